@@ -1,0 +1,95 @@
+#include "app.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "engine.hpp"
+#include "input_error.hpp"
+#include "presets_command.hpp"
+#include "report_csv.hpp"
+#include "report_json.hpp"
+#include "report_view.hpp"
+#include "spec_loader.hpp"
+#include "workload_options.hpp"
+
+namespace roofline::cli {
+
+namespace {
+
+struct MainArgs {
+  WorkloadArgs point;
+  bool ops = false;
+  std::string format = "table";
+};
+
+void print_report(const Report& r, const MainArgs& a, std::ostream& out) {
+  if (a.format == "json") {
+    out << report_json(r).dump(2) << "\n";
+  } else if (a.format == "csv") {
+    std::string csv;
+    if (a.ops) {
+      csv = ops_csv(r);
+    } else {
+      append_csv_header(csv);
+      append_csv_row(csv, r);
+    }
+    out << csv;
+  } else if (a.format == "markdown") {
+    out << render_report_markdown(r, a.ops);
+  } else {
+    out << render_report_plain(r, a.ops);
+  }
+}
+
+void run_point(const MainArgs& a, std::ostream& out, std::ostream& err) {
+  if (a.point.model.empty() || a.point.gpu.empty()) {
+    throw InputError("--model and --gpu are required (files or preset names; `rooflineplan presets` lists them)");
+  }
+  const ModelSpec model = load_model(a.point.model);
+  const GpuSpec gpu = load_gpu(a.point.gpu);
+  const Workload w = make_workload(a.point, model, gpu);
+  const Report r = evaluate(model, gpu, w);
+  for (const std::string& warning : r.warnings) err << "warning: " << warning << "\n";
+  print_report(r, a, out);
+}
+
+}  // namespace
+
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{"rooflineplan: roofline performance model and capacity planner for LLM inference.\n"
+               "Prefill is compute-bound, decode is memory-bound; this shows by how much and why.",
+               "rooflineplan"};
+  app.require_subcommand(0, 1);
+  MainArgs main_args;
+  add_workload_options(app, main_args.point);
+  app.add_flag("--ops", main_args.ops, "add the per-operator table");
+  app.add_option("--format,-f", main_args.format, "output format")
+      ->check(CLI::IsMember({"table", "json", "csv", "markdown"}))
+      ->capture_default_str();
+  CLI::App* presets = app.add_subcommand("presets", "list the bundled models and GPUs");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e, out, err);
+    return code == 0 ? 0 : kExitInputError;
+  }
+  try {
+    if (presets->parsed()) {
+      print_presets(out);
+    } else {
+      run_point(main_args, out, err);
+    }
+  } catch (const InputError& e) {
+    err << "error: " << e.what() << "\n";
+    return kExitInputError;
+  } catch (const std::invalid_argument& e) {
+    err << "error: " << e.what() << "\n";
+    return kExitInputError;
+  }
+  return 0;
+}
+
+}  // namespace roofline::cli

@@ -1,0 +1,41 @@
+#include "human_units.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cmath>
+
+namespace roofline::cli {
+
+std::string three_digits(double value) {
+  const double a = std::fabs(value);
+  if (a >= 100 || a == 0) return fmt::format("{:.0f}", value);
+  if (a >= 10) return fmt::format("{:.1f}", value);
+  if (a >= 1) return fmt::format("{:.2f}", value);
+  return fmt::format("{:.3g}", value);
+}
+
+std::string si(double value, std::string_view unit) {
+  struct Prefix {
+    double scale;
+    std::string_view symbol;
+  };
+  static constexpr std::array kPrefixes = {Prefix{1e15, "P"}, Prefix{1e12, "T"}, Prefix{1e9, "G"},
+                                           Prefix{1e6, "M"},  Prefix{1e3, "k"},  Prefix{1, ""},
+                                           Prefix{1e-3, "m"}, Prefix{1e-6, "u"}, Prefix{1e-9, "n"}};
+  if (!std::isfinite(value)) return fmt::format("{} {}", value, unit);
+  const double a = std::fabs(value);
+  for (const Prefix& p : kPrefixes) {
+    // Rounding to three digits can carry into the next prefix (999.7 → "1000"): take that one.
+    if (a >= p.scale * 0.9995) return fmt::format("{} {}{}", three_digits(value / p.scale), p.symbol, unit);
+  }
+  return fmt::format("{} {}", three_digits(value), unit);
+}
+
+std::string human_count(double value) {
+  if (std::fabs(value) >= 1e9) return three_digits(value / 1e9) + " B";
+  if (std::fabs(value) >= 1e6) return three_digits(value / 1e6) + " M";
+  return three_digits(value);
+}
+
+}  // namespace roofline::cli

@@ -1,0 +1,115 @@
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <array>
+#include <stdexcept>
+
+#include "input_error.hpp"
+#include "nearest_word.hpp"
+#include "presets.hpp"
+#include "spec_loader.hpp"
+
+namespace roofline::cli {
+
+namespace {
+
+constexpr std::array<std::string_view, 11> kArchitectureKeys = {
+    "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "ffn_type", "vocab", "tied_embeddings",
+    "attention_bias", "moe"};
+
+int small_count(const MapReader& r, std::string_view key) {
+  const long v = r.count(key);
+  if (v > 1'000'000 || v < -1'000'000) r.fail(key, fmt::format("{} is implausibly large", v));
+  return static_cast<int>(v);
+}
+
+FfnType read_ffn_type(const MapReader& r) {
+  const std::string s = r.string("ffn_type");
+  if (s == "gated") return FfnType::gated;
+  if (s == "plain") return FfnType::plain;
+  r.fail("ffn_type", fmt::format("must be `gated` (SwiGLU/GeGLU, 3 matrices) or `plain` (2 matrices), got \"{}\"", s));
+}
+
+Architecture read_architecture(const MapReader& r) {
+  Architecture a;
+  a.layers = small_count(r, "layers");
+  a.hidden = r.count("hidden");
+  a.heads = small_count(r, "heads");
+  a.kv_heads = small_count(r, "kv_heads");
+  a.vocab = r.count("vocab");
+  a.ffn_type = read_ffn_type(r);
+  a.tied_embeddings = r.optional_bool("tied_embeddings").value_or(false);
+  a.attention_bias = r.optional_bool("attention_bias").value_or(false);
+  if (r.has("head_dim")) {
+    a.head_dim = r.count("head_dim");
+  } else if (a.heads > 0 && a.hidden % a.heads != 0) {
+    r.fail("heads", fmt::format("heads {} does not divide hidden {}; give head_dim if the model's head "
+                                "width is not hidden / heads",
+                                a.heads, a.hidden));
+  } else if (a.heads > 0) {
+    a.head_dim = a.hidden / a.heads;
+  }
+  if (auto moe = r.optional_child("moe", {"experts", "top_k", "ffn", "shared_experts"})) {
+    a.moe = MoeSpec{small_count(*moe, "experts"), small_count(*moe, "top_k"), moe->count("ffn"),
+                    moe->has("shared_experts") ? small_count(*moe, "shared_experts") : 0};
+    if (r.has("ffn")) r.fail("ffn", "a MoE model gives its expert width as moe.ffn, not ffn");
+  } else {
+    a.ffn = r.count("ffn");
+  }
+  return a;
+}
+
+bool has_any_architecture_key(const MapReader& r) {
+  for (std::string_view k : kArchitectureKeys) {
+    if (r.has(k)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+DType parse_dtype(const std::string& text) {
+  if (auto t = dtype_from_name(text)) return *t;
+  std::vector<std::string> names;
+  for (DType t : kAllDTypes) names.emplace_back(name(t));
+  throw std::invalid_argument(
+      fmt::format("unknown dtype \"{}\"{} (one of {})", text, did_you_mean(text, names), fmt::join(names, ", ")));
+}
+
+ModelSpec read_model(const YamlDocument& doc) {
+  const MapReader r(doc, doc.root, "",
+                    {"name", "source", "params", "dtype", "max_context", "layers", "hidden", "heads", "kv_heads",
+                     "head_dim", "ffn", "ffn_type", "vocab", "tied_embeddings", "attention_bias", "moe"});
+  ModelSpec m;
+  m.name = r.string("name");
+  m.source = r.optional_string("source").value_or("");
+  try {
+    m.dtype = parse_dtype(r.string("dtype"));
+  } catch (const std::invalid_argument& e) {
+    r.fail("dtype", e.what());
+  }
+  m.max_context = r.optional_count("max_context");
+  const bool architecture = has_any_architecture_key(r);
+  if (r.has("params")) {
+    if (architecture) r.fail("params", "give either `params` (a model known by its size) or the architecture, not both");
+    m.declared_params = r.number("params");
+  } else if (!architecture) {
+    r.fail_here("missing field `layers` (give the architecture: layers, hidden, heads, kv_heads, ffn, "
+                "ffn_type, vocab; or `params` for a model known only by its size)");
+  } else {
+    m.architecture = read_architecture(r);
+  }
+  if (const auto e = validate(m)) {
+    // The rule names a dotted field (`moe.top_k`): point at the mapping that holds it.
+    const auto dot = e->field.find('.');
+    if (dot == std::string::npos) r.fail(e->field, e->message);
+    r.child(e->field.substr(0, dot), {}).fail(e->field.substr(dot + 1), e->message);
+  }
+  return m;
+}
+
+ModelSpec load_model(const std::string& file_or_preset) {
+  return read_model(load_yaml_file(resolve_preset(PresetKind::model, file_or_preset)));
+}
+
+}  // namespace roofline::cli

@@ -1,0 +1,75 @@
+#include "report_csv.hpp"
+
+#include <fmt/format.h>
+
+#include <iterator>
+
+#include "report_columns.hpp"
+
+namespace roofline::cli {
+
+namespace {
+
+void append_cell(std::string& out, const Cell& c) {
+  std::visit(
+      [&out](const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::monostate>) {
+          // An empty cell: not applicable.
+        } else if constexpr (std::is_same_v<T, std::string_view>) {
+          append_csv_field(out, v);
+        } else if constexpr (std::is_same_v<T, bool>) {
+          out += v ? "true" : "false";
+        } else {
+          fmt::format_to(std::back_inserter(out), "{}", v);
+        }
+      },
+      c);
+}
+
+template <class Columns, class Get>
+void append_row(std::string& out, const Columns& columns, Get get) {
+  bool first = true;
+  for (const auto& c : columns) {
+    if (!first) out += ',';
+    first = false;
+    append_cell(out, get(c));
+  }
+  out += "\r\n";
+}
+
+}  // namespace
+
+void append_csv_field(std::string& out, std::string_view field) {
+  if (field.find_first_of(",\"\r\n") == std::string_view::npos) {
+    out += field;
+    return;
+  }
+  out += '"';
+  for (char ch : field) {
+    if (ch == '"') out += '"';
+    out += ch;
+  }
+  out += '"';
+}
+
+void append_csv_header(std::string& out) {
+  append_row(out, report_columns(), [](const Column& c) { return Cell(c.csv_name); });
+}
+
+void append_csv_row(std::string& out, const Report& r) {
+  append_row(out, report_columns(), [&r](const Column& c) { return c.get(r); });
+}
+
+std::string ops_csv(const Report& r) {
+  std::string out;
+  append_row(out, op_columns(), [](const OpColumn& c) { return Cell(c.csv_name); });
+  for (const auto& [phase, result] : {std::pair{Phase::prefill, &r.prefill}, std::pair{Phase::decode, &r.decode.step}}) {
+    for (const OpResult& op : result->ops) {
+      append_row(out, op_columns(), [&](const OpColumn& c) { return c.get(phase, op); });
+    }
+  }
+  return out;
+}
+
+}  // namespace roofline::cli

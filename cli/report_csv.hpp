@@ -1,0 +1,19 @@
+#pragma once
+// CSV for spreadsheets: header first, RFC 4180 quoting, SI values with units in column names.
+// Rows are appended to a buffer so that a sweep writes millions without a stream per cell.
+#include <string>
+
+#include "report.hpp"
+
+namespace roofline::cli {
+
+void append_csv_header(std::string& out);
+void append_csv_row(std::string& out, const Report& r);
+
+// The per-operator table: one row per operator of both phases, with its own header.
+[[nodiscard]] std::string ops_csv(const Report& r);
+
+// RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled.
+void append_csv_field(std::string& out, std::string_view field);
+
+}  // namespace roofline::cli

@@ -1,0 +1,34 @@
+#pragma once
+// The flags that describe one point (model, GPU, batch, lengths, formats, tp), shared by every
+// command that evaluates points, and their translation into a validated Workload.
+#include <CLI/CLI.hpp>
+
+#include <optional>
+#include <string>
+
+#include "gpu_spec.hpp"
+#include "model_spec.hpp"
+#include "workload.hpp"
+
+namespace roofline::cli {
+
+struct WorkloadArgs {
+  std::string model;
+  std::string gpu;
+  long batch = 1;
+  long prompt = 512;
+  long gen = 256;
+  std::optional<long> context;
+  std::string weights, kv, activations, compute;  // empty: follow the model's dtype
+  std::optional<int> group_size;
+  int tp = 1;
+  std::string attention = "flash";
+  double reserve = 0.1;
+};
+
+void add_workload_options(CLI::App& app, WorkloadArgs& args);
+
+// Throws InputError naming the flag (`--batch: must be at least 1, got 0`).
+[[nodiscard]] Workload make_workload(const WorkloadArgs& args, const ModelSpec& m, const GpuSpec& g);
+
+}  // namespace roofline::cli

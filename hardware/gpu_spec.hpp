@@ -1,0 +1,53 @@
+#pragma once
+// What a roofline needs to know about one accelerator: its datasheet ceilings, how much of them
+// is reachable (efficiency), and, once measured, the calibrated ceilings that replace both.
+#include <array>
+#include <optional>
+#include <string>
+
+#include "dtype.hpp"
+#include "quantity.hpp"
+
+namespace roofline {
+
+struct Interconnect {
+  BytesPerSecond bandwidth;  // per direction, per GPU
+  Seconds latency;
+};
+
+struct Efficiency {
+  double memory = 1.0;   // fraction of datasheet bandwidth reachable
+  double compute = 1.0;  // fraction of datasheet peak reachable
+};
+
+using PeakTable = std::array<std::optional<FlopsPerSecond>, kDTypeCount>;
+
+struct Calibration {
+  std::optional<BytesPerSecond> bandwidth;
+  PeakTable peak{};
+  std::string device;
+  std::string toolchain;  // driver and compiler versions, as the calibration run saw them
+  std::string date;
+  int repetitions = 0;
+  double spread = 0.0;  // (max - min) / median of the repeated runs
+};
+
+struct GpuSpec {
+  std::string name;
+  std::string source;
+  Bytes memory_capacity;
+  BytesPerSecond memory_bandwidth;
+  PeakTable peak{};
+  std::optional<Interconnect> interconnect;
+  Efficiency efficiency;
+  std::optional<Calibration> calibration;
+
+  [[nodiscard]] std::optional<FlopsPerSecond> datasheet_peak(DType t) const {
+    return peak[static_cast<std::size_t>(t)];
+  }
+  // The ceilings the roofline uses: measured where calibrated, else datasheet × efficiency.
+  [[nodiscard]] BytesPerSecond effective_bandwidth() const;
+  [[nodiscard]] std::optional<FlopsPerSecond> effective_peak(DType t) const;
+};
+
+}  // namespace roofline

@@ -1,0 +1,29 @@
+#include "critical_batch.hpp"
+
+#include "operators.hpp"
+#include "parameters.hpp"
+
+namespace roofline {
+
+CriticalBatch critical_batch(const ModelSpec& m, const Workload& w, const Ceilings& c) {
+  const ParameterCount params = count_parameters(m);
+  CriticalBatch r;
+  const Seconds weight_time = weight_bytes(params, w.precision) / c.bandwidth;
+  r.weights_only = weight_time.value() * c.peak.value() / (2 * params.active());
+
+  // One sequence with every expert read: weights are the fixed cost, the rest scales with B.
+  Workload one = w;
+  one.batch = 1;
+  Flops per_seq_flops;
+  Bytes per_seq_bytes, fixed_bytes;
+  for (const OpCost& op : build_ops(Phase::decode, m, one, ExpertRouting::all)) {
+    per_seq_flops += op.flops;
+    per_seq_bytes += op.bytes - op.weight_bytes;
+    fixed_bytes += op.weight_bytes;
+  }
+  const Seconds gain = per_seq_flops / c.peak - per_seq_bytes / c.bandwidth;
+  if (gain > Seconds(0)) r.at_context = (fixed_bytes / c.bandwidth) / gain;
+  return r;
+}
+
+}  // namespace roofline

@@ -1,0 +1,11 @@
+#pragma once
+// The engine: a pure function of (ModelSpec, GpuSpec, Workload) → Report. No I/O, no parsing.
+// The report points at the specs it was given, which must outlive it.
+#include "report.hpp"
+
+namespace roofline {
+
+// Throws std::invalid_argument when validate(workload, model, gpu) or validate(model) fails.
+[[nodiscard]] Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& workload);
+
+}  // namespace roofline

@@ -1,0 +1,31 @@
+#pragma once
+// Where the GPU memory of a tensor-parallel group goes, and how many sequences fit.
+#include <optional>
+
+#include "gpu_spec.hpp"
+#include "model_spec.hpp"
+#include "quantity.hpp"
+#include "workload.hpp"
+
+namespace roofline {
+
+struct MemoryLedger {
+  Bytes weights;      // every expert, all GPUs of the group
+  Bytes kv_cache;     // B × (prompt + gen) × KV bytes per token
+  Bytes activations;  // peak live activations of the prefill pass
+  Bytes reserve;      // reserve_fraction × capacity
+  Bytes total;
+  Bytes capacity;     // per-GPU capacity × tp
+  bool fits = false;
+  // Largest batch whose KV cache and activations fit beside the weights at prompt + gen tokens;
+  // empty when nothing per sequence is modelled (a model known only by its size).
+  std::optional<long> max_batch;
+};
+
+[[nodiscard]] MemoryLedger memory_ledger(const ModelSpec& m, const GpuSpec& g, const Workload& w);
+
+// KV bytes per token held by the whole group: replicated K/V heads (kv_heads < tp) count once
+// per copy.
+[[nodiscard]] Bytes group_kv_bytes_per_token(const ModelSpec& m, const Workload& w);
+
+}  // namespace roofline

@@ -1,0 +1,54 @@
+#include "model_spec.hpp"
+
+#include <fmt/format.h>
+
+namespace roofline {
+
+namespace {
+
+std::optional<SpecError> positive(std::string_view field, double v) {
+  if (v > 0) return std::nullopt;
+  return SpecError{std::string(field), fmt::format("must be positive, got {}", v)};
+}
+
+std::optional<SpecError> validate_moe(const MoeSpec& moe) {
+  if (auto e = positive("moe.experts", moe.experts)) return e;
+  if (auto e = positive("moe.top_k", moe.top_k)) return e;
+  if (auto e = positive("moe.ffn", static_cast<double>(moe.ffn))) return e;
+  if (moe.shared_experts < 0) return SpecError{"moe.shared_experts", "must not be negative"};
+  if (moe.top_k > moe.experts) {
+    return SpecError{"moe.top_k", fmt::format("top_k {} exceeds the {} experts", moe.top_k, moe.experts)};
+  }
+  return std::nullopt;
+}
+
+std::optional<SpecError> validate_architecture(const Architecture& a) {
+  if (auto e = positive("layers", a.layers)) return e;
+  if (auto e = positive("hidden", static_cast<double>(a.hidden))) return e;
+  if (auto e = positive("heads", a.heads)) return e;
+  if (auto e = positive("kv_heads", a.kv_heads)) return e;
+  if (auto e = positive("head_dim", static_cast<double>(a.head_dim))) return e;
+  if (auto e = positive("vocab", static_cast<double>(a.vocab))) return e;
+  if (!a.moe) {
+    if (auto e = positive("ffn", static_cast<double>(a.ffn))) return e;
+  } else if (auto e = validate_moe(*a.moe)) {
+    return e;
+  }
+  // Grouped-query attention shares each K/V head among heads / kv_heads query heads.
+  if (a.heads % a.kv_heads != 0) {
+    return SpecError{"kv_heads", fmt::format("kv_heads {} does not divide heads {}", a.kv_heads, a.heads)};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<SpecError> validate(const ModelSpec& m) {
+  if (m.max_context) {
+    if (auto e = positive("max_context", static_cast<double>(*m.max_context))) return e;
+  }
+  if (m.architecture) return validate_architecture(*m.architecture);
+  return positive("params", m.declared_params);
+}
+
+}  // namespace roofline

@@ -1,0 +1,50 @@
+#pragma once
+// One generic decoder-only transformer description covers the families (Llama, Mistral, Qwen,
+// Mixtral, ...). A model known only by its size (the teaching form) has no architecture.
+#include <optional>
+#include <string>
+
+#include "dtype.hpp"
+#include "spec_error.hpp"
+
+namespace roofline {
+
+enum class FfnType { gated, plain };  // gated: SwiGLU/GeGLU, 3 matrices; plain: up, act, down
+
+struct MoeSpec {
+  int experts = 0;
+  int top_k = 0;
+  long ffn = 0;            // width of one expert
+  int shared_experts = 0;  // always-active experts of the same width (DeepSeek, Qwen-MoE style)
+};
+
+struct Architecture {
+  int layers = 0;
+  long hidden = 0;
+  int heads = 0;
+  int kv_heads = 0;
+  long head_dim = 0;  // hidden / heads unless the model says otherwise (Gemma)
+  long ffn = 0;
+  FfnType ffn_type = FfnType::gated;
+  long vocab = 0;
+  bool tied_embeddings = false;
+  bool attention_bias = false;  // Q/K/V biases (Qwen2)
+  std::optional<MoeSpec> moe;
+
+  [[nodiscard]] long q_dim() const { return heads * head_dim; }
+  [[nodiscard]] long kv_dim() const { return kv_heads * head_dim; }
+};
+
+struct ModelSpec {
+  std::string name;
+  std::string source;
+  std::optional<Architecture> architecture;
+  double declared_params = 0;  // the teaching form's `params:`; 0 when the architecture is given
+  DType dtype = DType::fp16;
+  std::optional<long> max_context;
+};
+
+// The first rule the spec breaks, naming the field so the loader can point at it.
+[[nodiscard]] std::optional<SpecError> validate(const ModelSpec& m);
+
+}  // namespace roofline

@@ -1,0 +1,33 @@
+#pragma once
+// Per-operator FLOP and byte accounting for one prefill pass and one decode step, as run on one
+// GPU of a tensor-parallel group. Each operator is summed over all layers.
+#include <string_view>
+#include <vector>
+
+#include "model_spec.hpp"
+#include "quantity.hpp"
+#include "workload.hpp"
+
+namespace roofline {
+
+enum class Phase { prefill, decode };
+[[nodiscard]] std::string_view name(Phase p);
+
+struct OpCost {
+  std::string_view name;
+  Flops flops;
+  Bytes bytes;         // memory traffic: weights + activations + KV cache
+  Bytes weight_bytes;  // the part of `bytes` that is weights: read once per pass, whatever the batch
+  Bytes comm_bytes;    // all-reduce buffer; such an op is timed on the interconnect
+};
+
+using OpList = std::vector<OpCost>;
+
+// uniform: tokens pick top_k experts independently and uniformly, so a decode step at batch B
+// reads E·(1 − (1 − top_k/E)^B) experts; all: every expert is read (the large-batch limit).
+enum class ExpertRouting { uniform, all };
+
+[[nodiscard]] OpList build_ops(Phase phase, const ModelSpec& m, const Workload& w,
+                               ExpertRouting routing = ExpertRouting::uniform);
+
+}  // namespace roofline

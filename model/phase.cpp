@@ -1,0 +1,34 @@
+#include "phase.hpp"
+
+namespace roofline {
+
+PhaseResult evaluate_phase(const OpList& ops, const Ceilings& c, const std::optional<Interconnect>& link,
+                           int tp) {
+  PhaseResult r;
+  r.ops.reserve(ops.size());
+  for (const OpCost& op : ops) {
+    OpResult o{op, {}, {}, {}, Bound::memory};
+    if (op.comm_bytes > Bytes(0) && link) {
+      o.time = ring_allreduce_time(op.comm_bytes, tp, link->bandwidth, link->latency);
+      o.bound = Bound::interconnect;
+      r.comm_time += o.time;
+    } else {
+      const RooflineTime t = roofline_time(op.flops, op.bytes, c);
+      o.compute_time = t.compute;
+      o.memory_time = t.memory;
+      o.time = t.time();
+      o.bound = t.bound();
+    }
+    r.flops += op.flops;
+    r.bytes += op.bytes;
+    r.time += o.time;
+    r.ops.push_back(o);
+  }
+  r.compute_time = r.flops / c.peak;
+  r.memory_time = r.bytes / c.bandwidth;
+  r.bound = r.compute_time > r.memory_time ? Bound::compute : Bound::memory;
+  if (r.comm_time > r.compute_time && r.comm_time > r.memory_time) r.bound = Bound::interconnect;
+  return r;
+}
+
+}  // namespace roofline

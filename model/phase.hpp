@@ -1,0 +1,37 @@
+#pragma once
+// A phase is the sum of its operators, each timed on its own roofline: kernels run one after
+// another, so the phase takes Σ max(compute, memory), not max(Σ compute, Σ memory).
+#include <optional>
+#include <vector>
+
+#include "gpu_spec.hpp"
+#include "operators.hpp"
+#include "roofline.hpp"
+
+namespace roofline {
+
+struct OpResult {
+  OpCost cost;
+  Seconds compute_time;
+  Seconds memory_time;
+  Seconds time;
+  Bound bound;
+  [[nodiscard]] FlopsPerByte intensity() const { return cost.flops / cost.bytes; }
+};
+
+struct PhaseResult {
+  Flops flops;
+  Bytes bytes;
+  Seconds compute_time;  // all FLOPs at peak
+  Seconds memory_time;   // all bytes at bandwidth
+  Seconds comm_time;     // all-reduces on the interconnect
+  Seconds time;          // Σ per-operator roofline time
+  Bound bound;           // the largest of the three totals
+  std::vector<OpResult> ops;
+  [[nodiscard]] FlopsPerByte intensity() const { return flops / bytes; }
+};
+
+[[nodiscard]] PhaseResult evaluate_phase(const OpList& ops, const Ceilings& c,
+                                         const std::optional<Interconnect>& link, int tp);
+
+}  // namespace roofline
