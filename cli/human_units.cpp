@@ -9,9 +9,10 @@ namespace roofline::cli {
 
 std::string three_digits(double value) {
   const double a = std::fabs(value);
-  if (a >= 100 || a == 0) return fmt::format("{:.0f}", value);
-  if (a >= 10) return fmt::format("{:.1f}", value);
-  if (a >= 1) return fmt::format("{:.2f}", value);
+  // Thresholds sit where rounding carries (9.996 prints as "10.0", not "10.00").
+  if (a >= 99.95 || a == 0) return fmt::format("{:.0f}", value);
+  if (a >= 9.995) return fmt::format("{:.1f}", value);
+  if (a >= 0.9995) return fmt::format("{:.2f}", value);
   return fmt::format("{:.3g}", value);
 }
 

@@ -24,17 +24,19 @@ std::vector<std::size_t> column_widths(const TextTable& t) {
   return w;
 }
 
-// Numbers align right so that digits line up; text aligns left. A column is numeric when every
-// filled cell of its body starts like a number.
+// Numbers align right so that digits line up; text aligns left. A column is numeric when most
+// of its filled body cells start like a number (a "compute" among times stays aligned).
 std::vector<bool> numeric_columns(const TextTable& t) {
-  std::vector<bool> numeric(t.header.size(), true);
+  std::vector<int> votes(t.header.size(), 0);
   for (const auto& row : t.rows) {
-    for (std::size_t i = 0; i < row.size() && i < numeric.size(); ++i) {
-      const char c = row[i].empty() ? '0' : row[i][0];
-      if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '.')) numeric[i] = false;
+    for (std::size_t i = 0; i < row.size() && i < votes.size(); ++i) {
+      if (row[i].empty()) continue;
+      const char c = row[i][0];
+      votes[i] += std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '.' ? 1 : -1;
     }
   }
-  numeric[0] = false;
+  std::vector<bool> numeric(votes.size());
+  for (std::size_t i = 1; i < votes.size(); ++i) numeric[i] = votes[i] > 0;
   return numeric;
 }
 

@@ -81,12 +81,11 @@ class OpBuilder {
   }
 
   void allreduce(std::string_view name, double rows, double width) {
-    OpCost op{name, Flops(0), Bytes(0), Bytes(0), Bytes(rows * width * ab_ * layers_)};
-    ops_.push_back(op);
+    ops_.push_back({name, Flops(0), Bytes(0), Bytes(0), Bytes(rows * width * ab_ * layers_), layers_});
   }
 
   void add(std::string_view name, double flops, double bytes, double weights) {
-    ops_.push_back({name, Flops(flops * layers_), Bytes(bytes * layers_), Bytes(weights * layers_), Bytes(0)});
+    ops_.push_back({name, Flops(flops * layers_), Bytes(bytes * layers_), Bytes(weights * layers_), Bytes(0), 0});
   }
 
   [[nodiscard]] double activation_bytes() const { return ab_; }
@@ -196,7 +195,7 @@ OpList build_ops(Phase phase, const ModelSpec& m, const Workload& w, ExpertRouti
     // Known only by its size: every parameter is read once and used in one multiply-add per token.
     const double weights = m.declared_params * w.precision.weight_bytes_per_element();
     ops.push_back({"model_weights", Flops(2 * p.rows * m.declared_params), Bytes(weights), Bytes(weights),
-                   Bytes(0)});
+                   Bytes(0), 0});
   }
   return ops;
 }

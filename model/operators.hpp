@@ -18,7 +18,8 @@ struct OpCost {
   Flops flops;
   Bytes bytes;         // memory traffic: weights + activations + KV cache
   Bytes weight_bytes;  // the part of `bytes` that is weights: read once per pass, whatever the batch
-  Bytes comm_bytes;    // all-reduce buffer; such an op is timed on the interconnect
+  Bytes comm_bytes;    // all-reduce buffers, summed; such an op is timed on the interconnect
+  double comm_calls = 0;  // all-reduces those bytes are split into: each pays the link latency
 };
 
 using OpList = std::vector<OpCost>;

@@ -9,7 +9,7 @@ PhaseResult evaluate_phase(const OpList& ops, const Ceilings& c, const std::opti
   for (const OpCost& op : ops) {
     OpResult o{op, {}, {}, {}, Bound::memory};
     if (op.comm_bytes > Bytes(0) && link) {
-      o.time = ring_allreduce_time(op.comm_bytes, tp, link->bandwidth, link->latency);
+      o.time = ring_allreduce_time(op.comm_bytes / op.comm_calls, tp, link->bandwidth, link->latency) * op.comm_calls;
       o.bound = Bound::interconnect;
       r.comm_time += o.time;
     } else {

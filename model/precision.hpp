@@ -25,8 +25,8 @@ struct Precision {
 };
 
 struct PrecisionOverrides {
-  std::optional<DType> weights, kv, activations, compute;
-  std::optional<int> group_size;
+  std::optional<DType> weights{}, kv{}, activations{}, compute{};
+  std::optional<int> group_size{};
 };
 
 // Defaults follow the model's dtype: weights in it; activations in it when it is a wide float,

@@ -1,0 +1,26 @@
+#pragma once
+// Runs the rooflineplan command in-process, as a user would from a shell, and keeps what it
+// printed and its exit code.
+#include <string>
+#include <vector>
+
+#include "engine.hpp"
+#include "spec_loader.hpp"
+
+namespace roofline::test {
+
+struct CliResult {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+CliResult run_cli(const std::vector<std::string>& args);
+
+std::string data_file(const std::string& relative);  // tests/data/<relative>
+std::string example_file(const std::string& name);   // examples/<name>
+
+// A workload with the defaults of the command line, resolved for this model.
+Workload default_workload(const ModelSpec& m, long batch = 1);
+
+}  // namespace roofline::test
