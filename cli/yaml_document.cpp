@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <type_traits>
 #include <utility>
 
 #include "input_error.hpp"
@@ -100,12 +101,27 @@ std::optional<std::string> MapReader::optional_string(std::string_view key) cons
   return string(key);
 }
 
+namespace {
+
+// The whole text must be the number: "32 layers" or "4096.5" is not a count.
+template <class T>
+std::optional<T> parse_whole(const std::string& s) {
+  T v{};
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  if constexpr (std::is_floating_point_v<T>) {
+    if (!std::isfinite(v)) return std::nullopt;
+  }
+  return v;
+}
+
+}  // namespace
+
 long MapReader::count(std::string_view key) const {
   const std::string s = scalar(key);
-  long v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size()) fail(key, fmt::format("must be a whole number, got \"{}\"", s));
-  return v;
+  const auto v = parse_whole<long>(s);
+  if (!v) fail(key, fmt::format("must be a whole number, got \"{}\"", s));
+  return *v;
 }
 
 std::optional<long> MapReader::optional_count(std::string_view key) const {
@@ -115,12 +131,9 @@ std::optional<long> MapReader::optional_count(std::string_view key) const {
 
 double MapReader::number(std::string_view key) const {
   const std::string s = scalar(key);
-  double v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v)) {
-    fail(key, fmt::format("must be a number, got \"{}\"", s));
-  }
-  return v;
+  const auto v = parse_whole<double>(s);
+  if (!v) fail(key, fmt::format("must be a number, got \"{}\"", s));
+  return *v;
 }
 
 std::optional<bool> MapReader::optional_bool(std::string_view key) const {
