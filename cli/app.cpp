@@ -7,11 +7,13 @@
 
 #include "engine.hpp"
 #include "input_error.hpp"
+#include "plan_command.hpp"
 #include "presets_command.hpp"
 #include "report_csv.hpp"
 #include "report_json.hpp"
 #include "report_view.hpp"
 #include "spec_loader.hpp"
+#include "sweep_command.hpp"
 #include "workload_options.hpp"
 
 namespace roofline::cli {
@@ -69,6 +71,10 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       ->check(CLI::IsMember({"table", "json", "csv", "markdown"}))
       ->capture_default_str();
   CLI::App* presets = app.add_subcommand("presets", "list the bundled models and GPUs");
+  SweepArgs sweep_args;
+  CLI::App* sweep = add_sweep_command(app, sweep_args);
+  PlanArgs plan_args;
+  CLI::App* plan = add_plan_command(app, plan_args);
 
   try {
     app.parse(argc, argv);
@@ -79,6 +85,10 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   try {
     if (presets->parsed()) {
       print_presets(out);
+    } else if (plan->parsed()) {
+      run_plan(plan_args, out);
+    } else if (sweep->parsed()) {
+      run_sweep(sweep_args, out, err);
     } else {
       run_point(main_args, out, err);
     }

@@ -8,9 +8,7 @@
 
 namespace roofline::cli {
 
-namespace {
-
-void append_cell(std::string& out, const Cell& c) {
+void append_csv_cell(std::string& out, const Cell& c) {
   std::visit(
       [&out](const auto& v) {
         using T = std::decay_t<decltype(v)>;
@@ -27,13 +25,15 @@ void append_cell(std::string& out, const Cell& c) {
       c);
 }
 
+namespace {
+
 template <class Columns, class Get>
 void append_row(std::string& out, const Columns& columns, Get get) {
   bool first = true;
   for (const auto& c : columns) {
     if (!first) out += ',';
     first = false;
-    append_cell(out, get(c));
+    append_csv_cell(out, get(c));
   }
   out += "\r\n";
 }

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "report.hpp"
+#include "report_columns.hpp"
 
 namespace roofline::cli {
 
@@ -12,6 +13,9 @@ void append_csv_row(std::string& out, const Report& r);
 
 // The per-operator table: one row per operator of both phases, with its own header.
 [[nodiscard]] std::string ops_csv(const Report& r);
+
+// One cell: empty for "not applicable", true/false, shortest round-trip numbers, quoted text.
+void append_csv_cell(std::string& out, const Cell& c);
 
 // RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled.
 void append_csv_field(std::string& out, std::string_view field);

@@ -6,9 +6,7 @@
 
 namespace roofline::cli {
 
-namespace {
-
-nlohmann::ordered_json to_json(const Cell& c) {
+nlohmann::ordered_json cell_json(const Cell& c) {
   return std::visit(
       [](const auto& v) -> nlohmann::ordered_json {
         using T = std::decay_t<decltype(v)>;
@@ -23,25 +21,29 @@ nlohmann::ordered_json to_json(const Cell& c) {
       c);
 }
 
+namespace {
+
 void append_ops(nlohmann::ordered_json& out, Phase phase, const PhaseResult& p) {
   for (const OpResult& op : p.ops) {
     nlohmann::ordered_json row;
-    for (const OpColumn& c : op_columns()) row[std::string(c.json_key)] = to_json(c.get(phase, op));
+    for (const OpColumn& c : op_columns()) row[std::string(c.json_key)] = cell_json(c.get(phase, op));
     out.push_back(std::move(row));
   }
 }
 
 }  // namespace
 
-nlohmann::ordered_json report_json(const Report& r) {
+nlohmann::ordered_json report_json(const Report& r, bool with_ops) {
   nlohmann::ordered_json j;
   for (const Column& c : report_columns()) {
     const auto dot = c.json_path.find('.');
-    j[std::string(c.json_path.substr(0, dot))][std::string(c.json_path.substr(dot + 1))] = to_json(c.get(r));
+    j[std::string(c.json_path.substr(0, dot))][std::string(c.json_path.substr(dot + 1))] = cell_json(c.get(r));
   }
-  j["ops"] = nlohmann::ordered_json::array();
-  append_ops(j["ops"], Phase::prefill, r.prefill);
-  append_ops(j["ops"], Phase::decode, r.decode.step);
+  if (with_ops) {
+    j["ops"] = nlohmann::ordered_json::array();
+    append_ops(j["ops"], Phase::prefill, r.prefill);
+    append_ops(j["ops"], Phase::decode, r.decode.step);
+  }
   j["warnings"] = r.warnings;
   return j;
 }

@@ -9,8 +9,6 @@
 
 namespace roofline::cli {
 
-namespace {
-
 std::optional<DType> dtype_flag(const std::string& value, std::string_view flag) {
   if (value.empty()) return std::nullopt;
   try {
@@ -19,8 +17,6 @@ std::optional<DType> dtype_flag(const std::string& value, std::string_view flag)
     throw InputError(fmt::format("--{}: {}", flag, e.what()));
   }
 }
-
-}  // namespace
 
 void add_workload_options(CLI::App& app, WorkloadArgs& a) {
   app.add_option("--model,-m", a.model, "model: a YAML file or a preset name (llama-2-7b)");

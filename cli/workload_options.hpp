@@ -28,6 +28,9 @@ struct WorkloadArgs {
 
 void add_workload_options(CLI::App& app, WorkloadArgs& args);
 
+// A format flag: empty means "follow the model"; a typo is an InputError naming the flag.
+[[nodiscard]] std::optional<DType> dtype_flag(const std::string& value, std::string_view flag);
+
 // Throws InputError naming the flag (`--batch: must be at least 1, got 0`).
 [[nodiscard]] Workload make_workload(const WorkloadArgs& args, const ModelSpec& m, const GpuSpec& g);
 

@@ -1,0 +1,28 @@
+#pragma once
+// A progress bar on stderr, drawn only when stderr is a terminal, so that it never lands in a
+// file or pipe the data goes to.
+#include <cstddef>
+#include <ostream>
+
+namespace roofline::cli {
+
+class ProgressBar {
+ public:
+  // Silent unless `enabled` and the work is long enough to be worth watching.
+  ProgressBar(std::ostream& err, std::size_t total, bool enabled);
+  void advance() {
+    if (++done_ >= next_) draw();
+  }
+  void finish();
+
+ private:
+  void draw();
+  std::ostream& err_;
+  std::size_t total_, done_ = 0, next_;
+  bool enabled_;
+};
+
+// True when file descriptor 2 is a terminal.
+[[nodiscard]] bool stderr_is_terminal();
+
+}  // namespace roofline::cli

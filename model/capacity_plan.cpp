@@ -1,0 +1,103 @@
+#include "capacity_plan.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace roofline {
+
+namespace {
+
+// Batches beyond this are not searched when memory does not bound them (a model known only by
+// its size): no serving stack runs a million sequences on one replica.
+constexpr long kLargestSearchedBatch = 1L << 20;
+
+struct Latency {
+  Seconds decode_step;
+  Seconds tpot;
+  Seconds ttft;
+};
+
+// At batch B a sequence waits the decode step, plus (colocated) the B/gen prefills interleaved
+// with each step; a new request waits its prefill, plus (colocated) the step in flight.
+Latency latency_at(const ModelSpec& m, const GpuSpec& g, Workload w, long batch, Seconds prefill, bool colocated) {
+  w.batch = batch;
+  const Seconds step = evaluate(m, g, w).decode.step.time;
+  if (!colocated) return {step, step, prefill};
+  return {step, step + prefill * (static_cast<double>(batch) / static_cast<double>(w.gen_tokens)), prefill + step};
+}
+
+bool meets(const Latency& l, const LoadTarget& t) { return l.tpot <= t.tpot && l.ttft <= t.ttft; }
+
+// The largest batch in [1, limit] that meets both targets; 0 if none. Both latencies grow with
+// the batch, so a binary search finds the edge.
+long largest_batch(const ModelSpec& m, const GpuSpec& g, const Workload& w, long limit, Seconds prefill,
+                   bool colocated, const LoadTarget& target) {
+  if (!meets(latency_at(m, g, w, 1, prefill, colocated), target)) return 0;
+  long lo = 1, hi = limit;
+  while (lo < hi) {
+    const long mid = lo + (hi - lo + 1) / 2;
+    if (meets(latency_at(m, g, w, mid, prefill, colocated), target)) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return lo;
+}
+
+long replicas_for(double rate, double per_replica) {
+  return std::max(1L, static_cast<long>(std::ceil(rate / per_replica - 1e-9)));
+}
+
+}  // namespace
+
+CapacityPlan plan_capacity(const ModelSpec& m, const GpuSpec& g, const Workload& base, const LoadTarget& target) {
+  CapacityPlan p;
+  Workload one = base;
+  one.batch = 1;
+  const Report single = evaluate(m, g, one);
+  p.prefill = single.prefill.time;
+  p.max_batch = single.memory.max_batch;
+  const bool colocated = !target.disaggregate;
+  const double gen = static_cast<double>(base.gen_tokens);
+
+  if (p.max_batch && *p.max_batch < 1) {
+    p.reason = fmt::format("does not fit: the weights and one sequence need {:.1f} GB of {:.1f} GB",
+                           (single.memory.total.value()) / 1e9, single.memory.capacity.value() / 1e9);
+    return p;
+  }
+  const long limit = p.max_batch ? std::min(*p.max_batch, kLargestSearchedBatch) : kLargestSearchedBatch;
+  p.batch = largest_batch(m, g, base, limit, p.prefill, colocated, target);
+  const Latency at = latency_at(m, g, base, std::max(p.batch, 1L), p.prefill, colocated);
+  p.decode_step = at.decode_step;
+  p.tpot = at.tpot;
+  p.ttft = at.ttft;
+  if (p.batch == 0) {
+    p.reason = at.tpot > target.tpot
+                   ? fmt::format("no batch size meets TPOT {:.4g} ms: batch 1 already takes {:.4g} ms per token",
+                                 target.tpot.value() * 1e3, at.tpot.value() * 1e3)
+                   : fmt::format("no batch size meets TTFT {:.4g} ms: at batch 1 the first token takes {:.4g} ms",
+                                 target.ttft.value() * 1e3, at.ttft.value() * 1e3);
+    return p;
+  }
+  const auto B = static_cast<double>(p.batch);
+  p.decode_tokens_per_s = B / p.tpot.value();
+  p.requests_per_s_per_replica = p.decode_tokens_per_s / gen;
+  p.replicas = replicas_for(target.requests_per_s, p.requests_per_s_per_replica);
+  if (colocated) {
+    p.prefill_share = (p.prefill * (B / gen)) / p.tpot;
+  } else {
+    p.prefill_replicas = replicas_for(target.requests_per_s, 1.0 / p.prefill.value());
+  }
+  p.gpus = (p.replicas + p.prefill_replicas) * base.tp;
+  p.feasible = true;
+  if (target.price_per_gpu_hour) {
+    const double tokens_per_hour = target.requests_per_s * gen * 3600;
+    p.cost_per_million_tokens = *target.price_per_gpu_hour * static_cast<double>(p.gpus) * 1e6 / tokens_per_hour;
+  }
+  return p;
+}
+
+}  // namespace roofline

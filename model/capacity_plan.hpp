@@ -1,0 +1,52 @@
+#pragma once
+// Capacity planning: how many GPUs a load needs under latency targets, from the engine's
+// prefill and decode times.
+//
+// Assumptions (steady state, continuous batching as in vLLM/TGI): a replica (one GPU, or one
+// tensor-parallel group) keeps B sequences decoding; each lives `gen` steps, so B/gen requests
+// finish and B/gen new prefills are interleaved per decode step. A sequence therefore waits
+// T_decode(B) + (B/gen)·T_prefill per output token, and a replica serves
+// B / (gen·T_decode(B) + B·T_prefill) requests/s. TTFT ≈ T_prefill + T_decode(B): a new request
+// waits for the step in flight. Queueing delay beyond that is not modelled.
+//
+// Disaggregated serving sizes two pools: prefill replicas run prefills back to back (compute-
+// bound, one request at a time), decode replicas run batches with no prefill interleaved. The
+// KV transfer between them is not modelled.
+#include <optional>
+#include <string>
+
+#include "engine.hpp"
+
+namespace roofline {
+
+struct LoadTarget {
+  double requests_per_s = 1;
+  Seconds ttft{1.0};
+  Seconds tpot{0.05};
+  std::optional<double> price_per_gpu_hour{};
+  bool disaggregate = false;
+};
+
+struct CapacityPlan {
+  bool feasible = false;
+  std::string reason;  // why not, when not feasible
+  long batch = 0;      // sequences per decode replica
+  std::optional<long> max_batch;  // what memory allows (empty: not limited by modelled memory)
+  Seconds decode_step;  // T_decode(batch)
+  Seconds prefill;      // T_prefill of one request
+  Seconds tpot;         // per output token, prefills included when colocated
+  Seconds ttft;
+  double decode_tokens_per_s = 0;  // per decode replica, prefill stalls included when colocated
+  double prefill_share = 0;        // share of a colocated replica's time spent in prefill
+  double requests_per_s_per_replica = 0;  // colocated: per replica; disaggregated: per decode replica
+  long replicas = 0;          // colocated replicas, or decode replicas
+  long prefill_replicas = 0;  // disaggregated only
+  long gpus = 0;
+  std::optional<double> cost_per_million_tokens;  // output tokens, at the fleet's size
+};
+
+// `base` gives the prompt, gen, formats and tp; its batch is what the plan chooses.
+[[nodiscard]] CapacityPlan plan_capacity(const ModelSpec& m, const GpuSpec& g, const Workload& base,
+                                         const LoadTarget& target);
+
+}  // namespace roofline
