@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 
+#include "calibrate_command.hpp"
 #include "engine.hpp"
 #include "input_error.hpp"
 #include "plan_command.hpp"
@@ -14,6 +15,7 @@
 #include "report_view.hpp"
 #include "spec_loader.hpp"
 #include "sweep_command.hpp"
+#include "validate_command.hpp"
 #include "workload_options.hpp"
 
 namespace roofline::cli {
@@ -75,6 +77,10 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   CLI::App* sweep = add_sweep_command(app, sweep_args);
   PlanArgs plan_args;
   CLI::App* plan = add_plan_command(app, plan_args);
+  CalibrateArgs calibrate_args;
+  CLI::App* calibrate = add_calibrate_command(app, calibrate_args);
+  ValidateArgs validate_args;
+  CLI::App* validate = add_validate_command(app, validate_args);
 
   try {
     app.parse(argc, argv);
@@ -85,6 +91,10 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   try {
     if (presets->parsed()) {
       print_presets(out);
+    } else if (calibrate->parsed()) {
+      run_calibrate(calibrate_args, out, err);
+    } else if (validate->parsed()) {
+      run_validate(validate_args, out);
     } else if (plan->parsed()) {
       run_plan(plan_args, out);
     } else if (sweep->parsed()) {

@@ -42,6 +42,15 @@ Calibration read_calibration(const MapReader& r) {
   c.date = r.optional_string("date").value_or("");
   c.repetitions = static_cast<int>(r.optional_count("repetitions").value_or(0));
   if (r.has("spread")) c.spread = r.number("spread");
+  if (auto kernels = r.optional_child("kernels", {})) {
+    for (const std::string& name : kernels->keys()) {
+      const MapReader k = kernels->child(name, {"best", "median", "spread"});
+      // A kernel measures either bandwidth or compute; its unit says which.
+      const bool bandwidth = k.string("best").find("B/s") != std::string::npos;
+      const Dimension d = bandwidth ? Dimension::bandwidth : Dimension::flops_rate;
+      c.kernels.push_back({name, bandwidth, k.quantity("best", d), k.quantity("median", d), k.number("spread")});
+    }
+  }
   return c;
 }
 
@@ -69,7 +78,7 @@ GpuSpec read_gpu(const YamlDocument& doc) {
     g.efficiency = {fraction(*eff, "memory"), fraction(*eff, "compute")};
   }
   if (auto cal = r.optional_child("calibration", {"bandwidth", "peak", "device", "toolchain", "date",
-                                                  "repetitions", "spread"})) {
+                                                  "repetitions", "spread", "kernels"})) {
     g.calibration = read_calibration(*cal);
   }
   return g;

@@ -27,8 +27,6 @@ struct PlanRow {
   CapacityPlan plan;
 };
 
-Cell optional_cell(const std::optional<double>& v) { return v ? Cell(*v) : Cell(); }
-Cell optional_cell(const std::optional<long>& v) { return v ? Cell(*v) : Cell(); }
 
 struct PlanColumn {
   std::string_view json_key;
@@ -58,16 +56,6 @@ const std::array kPlanColumns = {
     PlanColumn{"cost_per_million_tokens", "cost_per_million_tokens_usd",
                [](const PlanRow& r) -> Cell { return optional_cell(r.plan.cost_per_million_tokens); }},
 };
-
-Seconds time_flag(const std::string& text, std::string_view flag) {
-  try {
-    const double v = parse_quantity(text, Dimension::time);
-    if (!(v > 0)) throw std::invalid_argument(fmt::format("\"{}\" must be positive", text));
-    return Seconds(v);
-  } catch (const std::invalid_argument& e) {
-    throw InputError(fmt::format("--{}: {}", flag, e.what()));
-  }
-}
 
 // Feasible plans first, cheapest (or fewest GPUs) first; then the ones that cannot meet the target.
 void rank(std::vector<PlanRow>& rows) {
@@ -166,7 +154,8 @@ void run_plan(const PlanArgs& a, std::ostream& out) {
   const ModelSpec m = load_model(a.model);
   std::vector<GpuSpec> gpus;
   for (const std::string& g : a.gpus) gpus.push_back(load_gpu(g));
-  LoadTarget target{a.rate, time_flag(a.ttft, "ttft"), time_flag(a.tpot, "tpot"), std::nullopt, a.disaggregate};
+  LoadTarget target{a.rate, Seconds(quantity_flag(a.ttft, Dimension::time, "ttft")),
+                    Seconds(quantity_flag(a.tpot, Dimension::time, "tpot")), std::nullopt, a.disaggregate};
 
   std::vector<PlanRow> rows;
   for (std::size_t i = 0; i < gpus.size(); ++i) {

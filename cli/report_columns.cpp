@@ -6,8 +6,6 @@ namespace roofline::cli {
 
 namespace {
 
-Cell optional_cell(const std::optional<double>& v) { return v ? Cell(*v) : Cell(); }
-Cell optional_cell(const std::optional<long>& v) { return v ? Cell(*v) : Cell(); }
 
 // Written as a table so that the JSON keys and CSV columns read side by side.
 const std::array kColumns = {

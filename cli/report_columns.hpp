@@ -1,6 +1,7 @@
 #pragma once
 // The scalar fields of a Report, listed once. JSON nests them by `json_path`; CSV flattens them
 // under `csv_name` (units in the name). Adding a field here adds it to both, in step.
+#include <optional>
 #include <span>
 #include <string_view>
 #include <variant>
@@ -11,6 +12,11 @@ namespace roofline::cli {
 
 // monostate is JSON null / an empty CSV cell: "not applicable", never a silent zero.
 using Cell = std::variant<std::monostate, double, long, bool, std::string_view>;
+
+template <class T>
+[[nodiscard]] Cell optional_cell(const std::optional<T>& v) {
+  return v ? Cell(*v) : Cell();
+}
 
 struct Column {
   std::string_view json_path;  // "decode.step_time"

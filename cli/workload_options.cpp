@@ -18,6 +18,17 @@ std::optional<DType> dtype_flag(const std::string& value, std::string_view flag)
   }
 }
 
+double quantity_flag(const std::string& value, Dimension d, std::string_view flag) {
+  double v = 0;
+  try {
+    v = parse_quantity(value, d);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(fmt::format("--{}: {}", flag, e.what()));
+  }
+  if (!(v > 0)) throw InputError(fmt::format("--{}: \"{}\" must be positive", flag, value));
+  return v;
+}
+
 void add_workload_options(CLI::App& app, WorkloadArgs& a) {
   app.add_option("--model,-m", a.model, "model: a YAML file or a preset name (llama-2-7b)");
   app.add_option("--gpu,-g", a.gpu, "GPU: a YAML file or a preset name (a100-80gb)");

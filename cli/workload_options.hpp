@@ -8,6 +8,7 @@
 
 #include "gpu_spec.hpp"
 #include "model_spec.hpp"
+#include "units_parse.hpp"
 #include "workload.hpp"
 
 namespace roofline::cli {
@@ -30,6 +31,9 @@ void add_workload_options(CLI::App& app, WorkloadArgs& args);
 
 // A format flag: empty means "follow the model"; a typo is an InputError naming the flag.
 [[nodiscard]] std::optional<DType> dtype_flag(const std::string& value, std::string_view flag);
+
+// A positive dimensioned flag ("50ms", "2 GiB"), in SI units; an InputError naming the flag else.
+[[nodiscard]] double quantity_flag(const std::string& value, Dimension d, std::string_view flag);
 
 // Throws InputError naming the flag (`--batch: must be at least 1, got 0`).
 [[nodiscard]] Workload make_workload(const WorkloadArgs& args, const ModelSpec& m, const GpuSpec& g);

@@ -4,6 +4,7 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "dtype.hpp"
 #include "quantity.hpp"
@@ -22,6 +23,15 @@ struct Efficiency {
 
 using PeakTable = std::array<std::optional<FlopsPerSecond>, kDTypeCount>;
 
+// One calibration kernel's result, as a rate: bytes/s for bandwidth kernels, FLOP/s otherwise.
+struct KernelRecord {
+  std::string name;
+  bool bandwidth = true;
+  double best = 0;
+  double median = 0;
+  double spread = 0;
+};
+
 struct Calibration {
   std::optional<BytesPerSecond> bandwidth;
   PeakTable peak{};
@@ -30,6 +40,7 @@ struct Calibration {
   std::string date;
   int repetitions = 0;
   double spread = 0.0;  // (max - min) / median of the repeated runs
+  std::vector<KernelRecord> kernels;
 };
 
 struct GpuSpec {

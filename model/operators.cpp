@@ -67,6 +67,7 @@ class OpBuilder {
     const double wb = l.weight_bytes > 0 ? l.weight_bytes : wb_;
     const double weights = l.copies * l.in * l.out * wb + l.bias * ab_;
     add(l.name, 2 * l.rows * l.in * l.out, weights + l.rows * (l.in * ab_ + l.out * ob), weights);
+    ops_.back().shape = {l.rows, l.in, l.out, layers_ * l.copies};
   }
 
   // A fused residual-add + RMSNorm: reads x and the residual, writes both, ≈ 5 FLOPs an element.
@@ -181,6 +182,7 @@ void add_architecture_ops(OpList& ops, const Pass& p, const Architecture& a, con
   const double head_weights = s.hidden * s.vocab * eb;
   once.add("lm_head", 2 * p.head_rows * s.hidden * s.vocab,
            head_weights + p.head_rows * (s.hidden + s.vocab) * ab, head_weights);
+  ops.back().shape = {p.head_rows, s.hidden, s.vocab, 1};
 }
 
 }  // namespace

@@ -13,6 +13,12 @@ namespace roofline {
 enum class Phase { prefill, decode };
 [[nodiscard]] std::string_view name(Phase p);
 
+// The matrix product behind a linear op, per layer: [rows × in] · [in × out], `count` times
+// (layers × weight copies). Empty for ops that are not matrix products.
+struct MatmulShape {
+  double rows = 0, in = 0, out = 0, count = 0;
+};
+
 struct OpCost {
   std::string_view name;
   Flops flops;
@@ -20,6 +26,7 @@ struct OpCost {
   Bytes weight_bytes;  // the part of `bytes` that is weights: read once per pass, whatever the batch
   Bytes comm_bytes;    // all-reduce buffers, summed; such an op is timed on the interconnect
   double comm_calls = 0;  // all-reduces those bytes are split into: each pays the link latency
+  MatmulShape shape{};    // what a benchmark must multiply to reproduce this op
 };
 
 using OpList = std::vector<OpCost>;

@@ -1,0 +1,54 @@
+#pragma once
+// One interface over the machines we can measure (after BabelStream's Stream<T>): each backend
+// measures memory bandwidth, peak FMA throughput and a practical GEMM ceiling, and runs a
+// synthetic step of matrix products shaped like a model's, so that predictions can be checked
+// against measurements. Backends: cpu/ (threads + Eigen, everywhere) and cuda/ (built when nvcc
+// exists). This header is compiled by nvcc too, so it stays within C++17.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dtype.hpp"
+#include "measurement.hpp"
+
+namespace roofline::calibrate {
+
+// [rows × in] · [in × out], `count` independent times (layers), one after another.
+struct GemmShape {
+  long rows = 0, in = 0, out = 0, count = 1;
+};
+
+struct CalibrationOptions {
+  int repetitions = 10;
+  std::size_t stream_bytes = std::size_t{256} << 20;  // per array; far beyond any last-level cache
+};
+
+class CalibrationDevice {
+ public:
+  virtual ~CalibrationDevice() = default;
+  [[nodiscard]] virtual std::string description() const = 0;  // "cpu: <model>, 2 threads"
+  [[nodiscard]] virtual std::string toolchain() const = 0;
+  // The format its GEMMs and synthetic steps compute in (fp32 on a CPU, fp16 on a GPU).
+  [[nodiscard]] virtual DType gemm_dtype() const = 0;
+
+  // STREAM copy (c = a, 2 arrays moved) and triad (a = b + s·c, 3 arrays), verified.
+  virtual Measurement copy(const CalibrationOptions& o) = 0;
+  virtual Measurement triad(const CalibrationOptions& o) = 0;
+  // A read-only sum over one array (BabelStream's dot without the second array): the traffic of
+  // a decode step, which reads weights and KV and writes almost nothing.
+  virtual Measurement read(const CalibrationOptions& o) = 0;
+  // Peak fp32 FMA throughput from many independent chains, verified against the closed form.
+  virtual Measurement fma_peak(const CalibrationOptions& o) = 0;
+  // Practical matrix-multiply ceilings (one per format the backend runs), verified.
+  virtual std::vector<Measurement> gemm(const CalibrationOptions& o) = 0;
+
+  // Runs the products one after another, as a model's kernels run, and returns the seconds of
+  // each repetition. Operands are allocated once per call and the results spot-checked.
+  virtual std::vector<double> run_step(const std::vector<GemmShape>& shapes, int repetitions) = 0;
+};
+
+// "cpu" or "cuda". Throws std::runtime_error with a clear message when the backend is not
+// built into this binary or finds no device.
+[[nodiscard]] std::unique_ptr<CalibrationDevice> make_device(const std::string& kind);
+
+}  // namespace roofline::calibrate

@@ -1,0 +1,28 @@
+#pragma once
+// `rooflineplan calibrate`: measures this machine's ceilings and writes a GPU description with a
+// `calibration:` block.
+#include <CLI/CLI.hpp>
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "calibration_device.hpp"
+
+namespace roofline::cli {
+
+struct CalibrateArgs {
+  std::string device = "cpu";
+  std::string out;   // empty: YAML to stdout, the summary to stderr
+  std::string base;  // a GPU description whose fields the result keeps
+  int repetitions = 10;
+  std::string stream_size = "256 MiB";
+};
+
+CLI::App* add_calibrate_command(CLI::App& app, CalibrateArgs& args);
+void run_calibrate(const CalibrateArgs& args, std::ostream& out, std::ostream& err);
+
+// The backend of that name, or an InputError saying why there is none ("no CUDA device").
+[[nodiscard]] std::unique_ptr<calibrate::CalibrationDevice> open_device(const std::string& kind);
+
+}  // namespace roofline::cli
