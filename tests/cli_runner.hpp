@@ -23,4 +23,11 @@ std::string example_file(const std::string& name);   // examples/<name>
 // A workload with the defaults of the command line, resolved for this model.
 Workload default_workload(const ModelSpec& m, long batch = 1);
 
+// examples/7b.yaml on examples/a100.yaml: 7e9 fp16 parameters, 2 TB/s, 312 TFLOP/s.
+struct TeachingExample {
+  ModelSpec model = cli::load_model(example_file("7b.yaml"));
+  GpuSpec gpu = cli::load_gpu(example_file("a100.yaml"));
+  [[nodiscard]] Report at(long batch) const { return evaluate(model, gpu, default_workload(model, batch)); }
+};
+
 }  // namespace roofline::test

@@ -10,9 +10,7 @@ using Catch::Matchers::WithinRel;
 
 namespace {
 
-struct Teaching {
-  ModelSpec model = cli::load_model(test::example_file("7b.yaml"));
-  GpuSpec gpu = cli::load_gpu(test::example_file("a100.yaml"));
+struct Teaching : test::TeachingExample {
   CapacityPlan plan(LoadTarget t) const { return plan_capacity(model, gpu, test::default_workload(model), t); }
 };
 

@@ -6,15 +6,7 @@
 using namespace roofline;
 using Catch::Matchers::WithinRel;
 
-namespace {
-
-struct Seed {
-  ModelSpec model = cli::load_model(test::example_file("7b.yaml"));
-  GpuSpec gpu = cli::load_gpu(test::example_file("a100.yaml"));
-  Report at(long batch) const { return evaluate(model, gpu, test::default_workload(model, batch)); }
-};
-
-}  // namespace
+using Seed = test::TeachingExample;
 
 TEST_CASE("seed: 7e9 fp16 parameters are 14 GB of weights") {
   const Seed s;
