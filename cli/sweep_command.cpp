@@ -104,12 +104,16 @@ class RowSink {
   TextTable table_;
 };
 
-struct Skipped {
-  std::size_t count = 0;
-  std::map<std::string, std::size_t> by_reason;
+// Points the sweep did not write (invalid) or wrote with a caveat (warnings), counted so that
+// neither passes silently.
+struct Tally {
+  std::size_t skipped = 0;
+  std::map<std::string, std::size_t> skip_reasons;
+  std::size_t warned = 0;
+  std::string first_warning;
 };
 
-void sweep(const Axes& x, const SweepArgs& a, RowSink& sink, ProgressBar& progress, Skipped& skipped) {
+void sweep(const Axes& x, const SweepArgs& a, RowSink& sink, ProgressBar& progress, Tally& tally) {
   Workload w;
   w.attention = a.attention == "naive" ? AttentionKernel::naive : AttentionKernel::flash;
   w.reserve_fraction = a.reserve;
@@ -131,11 +135,13 @@ void sweep(const Axes& x, const SweepArgs& a, RowSink& sink, ProgressBar& progre
                       w.tp = static_cast<int>(tp);
                       w.precision = resolve_precision(m.dtype, {.weights = weights, .kv = kv, .compute = compute});
                       if (const auto e = validate(w, m, g)) {
-                        ++skipped.count;
-                        ++skipped.by_reason[fmt::format("--{}: {}", e->field, e->message)];
+                        ++tally.skipped;
+                        ++tally.skip_reasons[fmt::format("--{}: {}", e->field, e->message)];
                         continue;
                       }
-                      sink.add(evaluate(m, g, w));
+                      const Report r = evaluate(m, g, w);
+                      if (!r.warnings.empty() && tally.warned++ == 0) tally.first_warning = r.warnings.front();
+                      sink.add(r);
                     }
 }
 
@@ -174,13 +180,17 @@ void run_sweep(const SweepArgs& a, std::ostream& out, std::ostream& err) {
   }
   RowSink sink(a.format, a.out.empty() ? out : file);
   ProgressBar progress(err, axes.points(), stderr_is_terminal());
-  Skipped skipped;
-  sweep(axes, a, sink, progress, skipped);
+  Tally tally;
+  sweep(axes, a, sink, progress, tally);
   sink.finish();
   progress.finish();
-  if (skipped.count > 0) {
-    err << fmt::format("skipped {} of {} points that are not valid:\n", skipped.count, axes.points());
-    for (const auto& [reason, n] : skipped.by_reason) err << fmt::format("  {} × {}\n", n, reason);
+  if (tally.skipped > 0) {
+    err << fmt::format("skipped {} of {} points that are not valid:\n", tally.skipped, axes.points());
+    for (const auto& [reason, n] : tally.skip_reasons) err << fmt::format("  {} × {}\n", n, reason);
+  }
+  if (tally.warned > 0) {
+    err << fmt::format("warning: {} of the rows written carry warnings, the first: {}\n", tally.warned,
+                       tally.first_warning);
   }
 }
 

@@ -65,3 +65,12 @@ TEST_CASE("sweep: bad values name their flag and exit 2") {
   CHECK(r.code == 2);
   CHECK_THAT(r.err, Catch::Contains("--weights: unknown dtype \"fp61\", did you mean `fp16`?"));
 }
+
+TEST_CASE("sweep: rows past the model's max_context are written but counted as warned") {
+  const auto r = test::run_cli({"sweep", "-m", test::data_file("good/short-context.yaml"), "-g", "a100-80gb", "-p",
+                                "512,2048"});
+  REQUIRE(r.code == 0);
+  CHECK(lines(r.out) == 1 + 2);
+  CHECK_THAT(r.err, Catch::Contains("warning: 1 of the rows written carry warnings") &&
+                        Catch::Contains("exceed the model's max_context of 1024"));
+}
