@@ -55,7 +55,10 @@ void run_point(const MainArgs& a, std::ostream& out, std::ostream& err) {
   const GpuSpec gpu = load_gpu(a.point.gpu);
   const Workload w = make_workload(a.point, model, gpu);
   const Report r = evaluate(model, gpu, w);
-  for (const std::string& warning : r.warnings) err << "warning: " << warning << "\n";
+  // JSON carries its warnings in the document; every other format says them on stderr.
+  if (a.format != "json") {
+    for (const std::string& warning : r.warnings) err << "warning: " << warning << "\n";
+  }
   print_report(r, a, out);
 }
 

@@ -43,6 +43,9 @@ TEST_CASE("json: the seed example carries the contract's keys and numbers") {
   CHECK(j["workload"]["context_tokens"] == 640);
   CHECK(j["memory"]["max_batch"].is_null());  // not modelled for a params-only model: null, not 0
   CHECK(j["ops"][0]["phase"] == "prefill");
+  // The params-only warning is in the document, and stderr stays empty.
+  CHECK_THAT(j["warnings"][0].get<std::string>(), Catch::Contains("architecture unknown"));
+  CHECK(r.err.empty());
 }
 
 TEST_CASE("csv: a header and one row - same column count - SI values with units in the names") {
