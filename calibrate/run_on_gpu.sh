@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The device check of issue 4, prepared for a session that is lent a GPU: one short run that
+# builds the CUDA backend for the chip, calibrates it and validates a model on it, and leaves the
+# raw output under $OUT (the device tool brings it back) for calibrate/results/.
+#   run: bash calibrate/run_on_gpu.sh   (timeout ≈ 540 s; the build takes ~3 min of it)
+set -uo pipefail
+out=${OUT:-calibrate/results}
+arch=${CUDA_ARCH:-90}
+base=${BASE_GPU:-h200}
+mkdir -p "$out"
+{
+  echo "# $(date -u +%FT%TZ) on $(hostname)"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv
+  cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$arch" -DBUILD_TESTING=OFF >/dev/null &&
+    cmake --build build-gpu -j"$(nproc)" --target rooflineplan 2>&1 | tail -3
+  echo "\$ rooflineplan calibrate --device cuda --base $base"
+  ./build-gpu/rooflineplan calibrate --device cuda --base "$base" --repetitions 20 --out "$out/$base-measured.yaml"
+  echo "\$ rooflineplan validate --device cuda -m llama-3.1-8b"
+  ./build-gpu/rooflineplan validate --device cuda -m llama-3.1-8b -g "$out/$base-measured.yaml" --budget 40GiB \
+    --batch 1..512:x2 --prompt 2048 --repetitions 10
+  echo "\$ rooflineplan calibrate --device cpu (the host, for comparison)"
+  ./build-gpu/rooflineplan calibrate --device cpu --repetitions 5 --out "$out/$base-host-cpu.yaml"
+} 2>&1 | tee "$out/$base-run.txt"
