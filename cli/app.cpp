@@ -7,6 +7,7 @@
 
 #include "calibrate_command.hpp"
 #include "engine.hpp"
+#include "explain_command.hpp"
 #include "input_error.hpp"
 #include "plan_command.hpp"
 #include "presets_command.hpp"
@@ -82,6 +83,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   CLI::App* plan = add_plan_command(app, plan_args);
   CalibrateArgs calibrate_args;
   CLI::App* calibrate = add_calibrate_command(app, calibrate_args);
+  ExplainArgs explain_args;
+  CLI::App* explain = add_explain_command(app, explain_args);
   ValidateArgs validate_args;
   CLI::App* validate = add_validate_command(app, validate_args);
 
@@ -94,6 +97,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   try {
     if (presets->parsed()) {
       print_presets(out);
+    } else if (explain->parsed()) {
+      run_explain(explain_args, out);
     } else if (calibrate->parsed()) {
       run_calibrate(calibrate_args, out, err);
     } else if (validate->parsed()) {

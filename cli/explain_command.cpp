@@ -1,0 +1,183 @@
+#include "explain_command.hpp"
+
+#include <fmt/args.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "engine.hpp"
+#include "explain_phrases.hpp"
+#include "human_units.hpp"
+#include "input_error.hpp"
+#include "spec_loader.hpp"
+
+namespace roofline::cli {
+
+namespace {
+
+// The base point and the variations the story compares it with, each a full engine report.
+struct Story {
+  Report base, batch64, twice_critical, int4, kv8, naive, speculative;
+};
+
+Report at(const ModelSpec& m, const GpuSpec& g, Workload w, auto&& change) {
+  change(w);
+  return evaluate(m, g, w);
+}
+
+Story tell(const ModelSpec& m, const GpuSpec& g, const Workload& w) {
+  Story s{evaluate(m, g, w), {}, {}, {}, {}, {}, {}};
+  const long b2 = std::max(2L, std::lround(2 * s.base.critical_batch.weights_only));
+  s.batch64 = at(m, g, w, [](Workload& x) { x.batch = 64; });
+  s.twice_critical = at(m, g, w, [b2](Workload& x) { x.batch = b2; });
+  s.int4 = at(m, g, w, [](Workload& x) { x.precision.weights = DType::int4; });
+  s.kv8 = at(m, g, w, [](Workload& x) { x.precision.kv = DType::fp8; });
+  s.naive = at(m, g, w, [](Workload& x) { x.attention = AttentionKernel::naive; });
+  // Verifying 4 drafted tokens per sequence is a step over 4× the rows with one weight read.
+  s.speculative = at(m, g, w, [](Workload& x) { x.batch *= 4; });
+  return s;
+}
+
+Seconds request_time(const Report& r) { return r.prefill.time + r.decode.step.time * static_cast<double>(r.workload.gen_tokens); }
+
+class Writer {
+ public:
+  Writer(const Phrases& p, std::ostream& out) : p_(p), out_(out) {}
+
+  template <class... Args>
+  void say(std::string_view phrase, const Args&... args) {
+    out_ << fmt::vformat(phrase, fmt::make_format_args(args...)) << "\n";
+  }
+  [[nodiscard]] std::string bound(Bound b) const {
+    return std::string(b == Bound::compute ? p_.compute : b == Bound::memory ? p_.memory : p_.interconnect);
+  }
+  [[nodiscard]] std::string ratio(FlopsPerByte intensity, FlopsPerByte ridge) const {
+    const double r = intensity / ridge;
+    return fmt::format(fmt::runtime(r >= 1 ? p_.above : p_.below), fmt::arg("x", three_digits(r >= 1 ? r : 1 / r)));
+  }
+  const Phrases& p_;
+
+ private:
+  std::ostream& out_;
+};
+
+template <class... Args>
+std::string fill(std::string_view phrase, const Args&... args) {
+  return fmt::vformat(phrase, fmt::make_format_args(args...));
+}
+
+void explain_phases(const Story& s, Writer& w) {
+  const Report& r = s.base;
+  const Phrases& p = w.p_;
+  const FlopsPerByte ridge = r.gpu.ridge_point();
+  const std::string tps = three_digits(r.decode.tokens_per_s), step = human(r.decode.step.time);
+  Bytes weights;
+  for (const OpResult& o : r.decode.step.ops) weights += o.cost.weight_bytes;
+  w.say(p.ridge, fmt::arg("model", r.model.spec->name), fmt::arg("gpu", r.gpu.spec->name),
+        fmt::arg("peak", human(r.gpu.ceilings.peak)), fmt::arg("bw", human(r.gpu.ceilings.bandwidth)),
+        fmt::arg("ridge", three_digits(ridge.value())));
+  w.say(p.prefill, fmt::arg("n", r.workload.batch * r.workload.prompt_tokens),
+        fmt::arg("ip", three_digits(r.prefill.intensity().value())), fmt::arg("ratio", w.ratio(r.prefill.intensity(), ridge)),
+        fmt::arg("bound", w.bound(r.prefill.bound)), fmt::arg("ttft", human(r.prefill.time)));
+  w.say(p.decode, fmt::arg("weights", human(weights)), fmt::arg("kv", human(r.decode.step.bytes - weights)),
+        fmt::arg("id", three_digits(r.decode.step.intensity().value())),
+        fmt::arg("ratio", w.ratio(r.decode.step.intensity(), ridge)), fmt::arg("bound", w.bound(r.decode.step.bound)),
+        fmt::arg("step", step), fmt::arg("tps", tps));
+  w.say(p.batching, fmt::arg("bstar", three_digits(r.critical_batch.weights_only)), fmt::arg("s1", step),
+        fmt::arg("s64", human(s.batch64.decode.step.time)), fmt::arg("tps64", three_digits(s.batch64.decode.tokens_per_s)),
+        fmt::arg("b2", s.twice_critical.workload.batch), fmt::arg("s2", human(s.twice_critical.decode.step.time)),
+        fmt::arg("bound2", w.bound(s.twice_critical.decode.step.bound)));
+  w.say(p.utilisation, fmt::arg("b", r.workload.batch),
+        fmt::arg("util", fmt::format("{:.1f}", 100 * (r.decode.step.compute_time / r.decode.step.time))),
+        fmt::arg("ct", human(r.decode.step.compute_time)), fmt::arg("step", step));
+  w.say(p.remedies_title);
+  w.say(fmt::format("  - {}", p.remedy_prefill), fmt::arg("naive", human(s.naive.prefill.time)),
+        fmt::arg("flash", human(r.prefill.time)));
+  w.say(fmt::format("  - {}", p.remedy_decode), fmt::arg("step", step), fmt::arg("step_int4", human(s.int4.decode.step.time)),
+        fmt::arg("tps64", three_digits(s.batch64.decode.tokens_per_s)), fmt::arg("step_kv8", human(s.kv8.decode.step.time)),
+        fmt::arg("spec", human(s.speculative.decode.step.time)));
+  w.say(p.wrong_medicine);
+}
+
+void explain_quiz(const Report& r, Writer& w) {
+  const Phrases& p = w.p_;
+  const std::string bound = w.bound(r.decode.step.bound);
+  w.say(p.quiz_title);
+  w.say(fmt::format("  Q1. {}", p.q1), fmt::arg("bound", bound));
+  w.say(fmt::format("      {}", p.a1), fmt::arg("id", three_digits(r.decode.step.intensity().value())),
+        fmt::arg("ratio", w.ratio(r.decode.step.intensity(), r.gpu.ridge_point())),
+        fmt::arg("ridge", three_digits(r.gpu.ridge_point().value())), fmt::arg("b", r.workload.batch));
+  w.say(fmt::format("  Q2. {}", p.q2));
+  w.say(fmt::format("      {}", p.a2), fmt::arg("tps", three_digits(r.decode.tokens_per_s)),
+        fmt::arg("step", human(r.decode.step.time)));
+  w.say(fmt::format("  Q3. {}", p.q3));
+  std::string answer = fill(p.a3, fmt::arg("bstar", three_digits(r.critical_batch.weights_only)));
+  if (r.model.spec->architecture) {
+    answer += r.critical_batch.at_context
+                  ? fill(p.a3_context, fmt::arg("t", r.workload.context_tokens),
+                         fmt::arg("bctx", three_digits(*r.critical_batch.at_context)))
+                  : fill(p.a3_no_crossover, fmt::arg("t", r.workload.context_tokens));
+  }
+  w.say(fmt::format("      {}", answer));
+}
+
+void explain_scenario(const Story& s, const std::string& name, Writer& w) {
+  const Report& r = s.base;
+  const Phrases& p = w.p_;
+  const Seconds total = request_time(r);
+  const double share = 100 * (r.prefill.time / total);
+  w.say(p.scenario, fmt::arg("name", name), fmt::arg("n", r.workload.prompt_tokens), fmt::arg("g", r.workload.gen_tokens),
+        fmt::arg("ttft", human(r.prefill.time)), fmt::arg("step", human(r.decode.step.time)), fmt::arg("total", human(total)),
+        fmt::arg("share", fmt::format("{:.0f}", share)), fmt::arg("dshare", fmt::format("{:.0f}", 100 - share)));
+  const auto gen = static_cast<double>(r.workload.gen_tokens);
+  struct Saving {
+    std::string_view what;
+    Seconds saved;
+  };
+  std::vector<Saving> savings{
+      {p.int4, total - request_time(s.int4)},
+      {p.kv8, total - request_time(s.kv8)},
+      {p.flash, request_time(s.naive) - total},
+      {p.speculative, r.decode.step.time * gen - s.speculative.decode.step.time * std::ceil(gen / 4)},
+  };
+  std::stable_sort(savings.begin(), savings.end(), [](const Saving& a, const Saving& b) { return a.saved > b.saved; });
+  w.say(p.ranked_title);
+  int i = 1;
+  for (const Saving& v : savings) {
+    w.say(fmt::format("  {}", p.rank_line), fmt::arg("i", i++), fmt::arg("what", v.what), fmt::arg("saving", human(v.saved)),
+          fmt::arg("pct", fmt::format("{:.0f}", 100 * (v.saved / total))));
+  }
+}
+
+}  // namespace
+
+CLI::App* add_explain_command(CLI::App& app, ExplainArgs& a) {
+  CLI::App* e = app.add_subcommand("explain", "the two-phase story, step by step, from your model's and GPU's numbers");
+  add_workload_options(*e, a.point);
+  e->add_option("--lang", a.lang, "en or zh")->check(CLI::IsMember({"en", "zh"}))->capture_default_str();
+  e->add_option("--scenario", a.scenario, "summarize (8k in, 200 out) or chat (50 in, 800 out)")
+      ->check(CLI::IsMember({"summarize", "chat"}));
+  return e;
+}
+
+void run_explain(const ExplainArgs& a, std::ostream& out) {
+  if (a.point.model.empty() || a.point.gpu.empty()) throw InputError("explain: --model and --gpu are required");
+  WorkloadArgs point = a.point;
+  if (a.scenario == "summarize") point.prompt = 8192, point.gen = 200;
+  if (a.scenario == "chat") point.prompt = 50, point.gen = 800;
+  const ModelSpec m = load_model(point.model);
+  const GpuSpec g = load_gpu(point.gpu);
+  const Story s = tell(m, g, make_workload(point, m, g));
+  Writer w(phrases(a.lang), out);
+  if (!a.scenario.empty()) {
+    explain_scenario(s, a.scenario, w);
+    out << "\n";
+  }
+  explain_phases(s, w);
+  out << "\n";
+  explain_quiz(s.base, w);
+}
+
+}  // namespace roofline::cli

@@ -1,0 +1,22 @@
+#pragma once
+// `rooflineplan explain`: the two-phase story told from the user's own model and GPU, every
+// number read from engine reports (the base point and a few variations of it), never recomputed.
+#include <CLI/CLI.hpp>
+
+#include <ostream>
+#include <string>
+
+#include "workload_options.hpp"
+
+namespace roofline::cli {
+
+struct ExplainArgs {
+  WorkloadArgs point;
+  std::string lang = "en";
+  std::string scenario;  // empty, summarize (8k in, 200 out) or chat (50 in, 800 out)
+};
+
+CLI::App* add_explain_command(CLI::App& app, ExplainArgs& args);
+void run_explain(const ExplainArgs& args, std::ostream& out);
+
+}  // namespace roofline::cli
