@@ -85,7 +85,8 @@ void explain_phases(const Story& s, Writer& w) {
         fmt::arg("id", three_digits(r.decode.step.intensity().value())),
         fmt::arg("ratio", w.ratio(r.decode.step.intensity(), ridge)), fmt::arg("bound", w.bound(r.decode.step.bound)),
         fmt::arg("step", step), fmt::arg("tps", tps));
-  w.say(p.batching, fmt::arg("bstar", three_digits(r.critical_batch.weights_only)), fmt::arg("s1", step),
+  const bool moe = r.model.spec->architecture && r.model.spec->architecture->moe;
+  w.say(moe ? p.batching_moe : p.batching, fmt::arg("bstar", three_digits(r.critical_batch.weights_only)), fmt::arg("s1", step),
         fmt::arg("s64", human(s.batch64.decode.step.time)), fmt::arg("tps64", three_digits(s.batch64.decode.tokens_per_s)),
         fmt::arg("b2", s.twice_critical.workload.batch), fmt::arg("s2", human(s.twice_critical.decode.step.time)),
         fmt::arg("bound2", w.bound(s.twice_critical.decode.step.bound)));

@@ -10,12 +10,16 @@ constexpr Phrases kEnglish{
     .prefill = "Prefill: {n} prompt tokens pass through the model at once, so each weight read from memory is used "
                "{n} times: intensity {ip} FLOP/byte, {ratio}. It is {bound}-bound and takes {ttft} "
                "(the time to first token).",
-    .decode = "Decode: each step makes one token per sequence but re-reads all {weights} of weights and {kv} of KV "
+    .decode = "Decode: each step makes one token per sequence but re-reads {weights} of weights and {kv} of KV "
               "cache: intensity {id} FLOP/byte, {ratio}. It is {bound}-bound: T_decode ≈ bytes / "
               "bandwidth = {step}, so one stream gets at most {tps} tokens/s.",
     .batching = "Batching: the weights are read once per step whatever the batch, so up to B* = {bstar} the step "
                 "barely grows: batch 1 takes {s1}, batch 64 takes {s64} ({tps64} tokens/s); at 2·B* = {b2} it takes "
                 "{s2} ({bound2}-bound).",
+    .batching_moe = "Batching a mixture of experts: each token reads only the experts it picks, so a larger batch "
+                    "reads more of them: batch 1 takes {s1}, batch 64 takes {s64} ({tps64} tokens/s). The classic "
+                    "B* = {bstar} assumes every weight is read every step; at 2·B* = {b2} the step takes {s2} "
+                    "({bound2}-bound).",
     .utilisation = "GPU utilisation misleads in decode: the GPU is busy for the whole step, yet at batch {b} its "
                    "compute units do useful work for only {util}% of it ({ct} of {step}); the rest is waiting on "
                    "memory.",
@@ -57,10 +61,12 @@ constexpr Phrases kChinese{
              "高于它的在等算力。",
     .prefill = "预填充（Prefill）：{n} 个提示词元一次性通过模型，每个从显存读出的权重被使用 {n} 次：算术强度 {ip} FLOP/字节，"
                "{ratio}。它受{bound}限制，耗时 {ttft}（首词元时间 TTFT）。",
-    .decode = "解码（Decode）：每一步每个序列只生成一个词元，却要重新读出全部 {weights} 权重和 {kv} KV 缓存：算术强度 {id} "
+    .decode = "解码（Decode）：每一步每个序列只生成一个词元，却要重新读出 {weights} 权重和 {kv} KV 缓存：算术强度 {id} "
               "FLOP/字节，{ratio}。它受{bound}限制：T_decode ≈ 字节数 / 带宽 = {step}，单路生成最多 {tps} 词元/秒。",
     .batching = "批处理：无论批大小，每步权重只读一次，所以在 B* = {bstar} 之前步长几乎不变：批 1 为 {s1}，批 64 为 {s64}"
                 "（{tps64} 词元/秒）；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）。",
+    .batching_moe = "混合专家模型的批处理：每个词元只读取它选中的专家，所以批越大读到的专家越多：批 1 为 {s1}，批 64 为 {s64}"
+                    "（{tps64} 词元/秒）。经典的 B* = {bstar} 假设每步读出全部权重；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）。",
     .utilisation = "解码阶段的 GPU 利用率具有误导性：整个步长 GPU 都显示忙碌，但在批 {b} 时计算单元只有 {util}% 的时间在做有用功"
                    "（{step} 中的 {ct}），其余时间都在等内存。",
     .remedies_title = "各阶段真正有效的优化：",

@@ -77,3 +77,10 @@ TEST_CASE("explain --scenario: summarize is prefill-heavy and chat decode-heavy,
   CHECK_THAT(sum.out, Catch::Contains("prefill " + cli::human(r.prefill.time) + " + 200 steps × " +
                                       cli::human(r.decode.step.time)));
 }
+
+TEST_CASE("explain: a mixture of experts is not told that batching is free below B*") {
+  const auto r = test::run_cli({"explain", "-m", "mixtral-8x7b", "-g", "h100-sxm"});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("each token reads only the experts it picks"));
+  CHECK_THAT(r.out, !Catch::Contains("the step barely grows"));
+}
