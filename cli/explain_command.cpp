@@ -42,13 +42,18 @@ Story tell(const ModelSpec& m, const GpuSpec& g, const Workload& w) {
 
 Seconds request_time(const Report& r) { return r.prefill.time + r.decode.step.time * static_cast<double>(r.workload.gen_tokens); }
 
+template <class... Args>
+std::string fill(std::string_view phrase, const Args&... args) {
+  return fmt::vformat(phrase, fmt::make_format_args(args...));
+}
+
 class Writer {
  public:
   Writer(const Phrases& p, std::ostream& out) : p_(p), out_(out) {}
 
   template <class... Args>
   void say(std::string_view phrase, const Args&... args) {
-    out_ << fmt::vformat(phrase, fmt::make_format_args(args...)) << "\n";
+    out_ << fill(phrase, args...) << "\n";
   }
   [[nodiscard]] std::string bound(Bound b) const {
     return std::string(b == Bound::compute ? p_.compute : b == Bound::memory ? p_.memory : p_.interconnect);
@@ -63,18 +68,13 @@ class Writer {
   std::ostream& out_;
 };
 
-template <class... Args>
-std::string fill(std::string_view phrase, const Args&... args) {
-  return fmt::vformat(phrase, fmt::make_format_args(args...));
-}
 
 void explain_phases(const Story& s, Writer& w) {
   const Report& r = s.base;
   const Phrases& p = w.p_;
   const FlopsPerByte ridge = r.gpu.ridge_point();
   const std::string tps = three_digits(r.decode.tokens_per_s), step = human(r.decode.step.time);
-  Bytes weights;
-  for (const OpResult& o : r.decode.step.ops) weights += o.cost.weight_bytes;
+  const Bytes weights = r.decode.step.weight_bytes;
   w.say(p.ridge, fmt::arg("model", r.model.spec->name), fmt::arg("gpu", r.gpu.spec->name),
         fmt::arg("peak", human(r.gpu.ceilings.peak)), fmt::arg("bw", human(r.gpu.ceilings.bandwidth)),
         fmt::arg("ridge", three_digits(ridge.value())));

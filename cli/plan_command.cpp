@@ -100,15 +100,8 @@ void print(const std::vector<PlanRow>& rows, const PlanArgs& a, const ModelSpec&
   }
   if (a.format == "csv") {
     std::string csv;
-    auto row = [&](auto get) {
-      for (std::size_t i = 0; i < kPlanColumns.size(); ++i) {
-        if (i > 0) csv += ',';
-        append_csv_cell(csv, get(kPlanColumns[i]));
-      }
-      csv += "\r\n";
-    };
-    row([](const PlanColumn& c) { return Cell(c.csv_name); });
-    for (const PlanRow& r : rows) row([&r](const PlanColumn& c) { return c.get(r); });
+    append_csv_row_of(csv, kPlanColumns, [](const PlanColumn& c) { return Cell(c.csv_name); });
+    for (const PlanRow& r : rows) append_csv_row_of(csv, kPlanColumns, [&r](const PlanColumn& c) { return c.get(r); });
     out << csv;
     return;
   }

@@ -25,20 +25,6 @@ void append_csv_cell(std::string& out, const Cell& c) {
       c);
 }
 
-namespace {
-
-template <class Columns, class Get>
-void append_row(std::string& out, const Columns& columns, Get get) {
-  bool first = true;
-  for (const auto& c : columns) {
-    if (!first) out += ',';
-    first = false;
-    append_csv_cell(out, get(c));
-  }
-  out += "\r\n";
-}
-
-}  // namespace
 
 void append_csv_field(std::string& out, std::string_view field) {
   if (field.find_first_of(",\"\r\n") == std::string_view::npos) {
@@ -54,19 +40,19 @@ void append_csv_field(std::string& out, std::string_view field) {
 }
 
 void append_csv_header(std::string& out) {
-  append_row(out, report_columns(), [](const Column& c) { return Cell(c.csv_name); });
+  append_csv_row_of(out, report_columns(), [](const Column& c) { return Cell(c.csv_name); });
 }
 
 void append_csv_row(std::string& out, const Report& r) {
-  append_row(out, report_columns(), [&r](const Column& c) { return c.get(r); });
+  append_csv_row_of(out, report_columns(), [&r](const Column& c) { return c.get(r); });
 }
 
 std::string ops_csv(const Report& r) {
   std::string out;
-  append_row(out, op_columns(), [](const OpColumn& c) { return Cell(c.csv_name); });
+  append_csv_row_of(out, op_columns(), [](const OpColumn& c) { return Cell(c.csv_name); });
   for (const auto& [phase, result] : {std::pair{Phase::prefill, &r.prefill}, std::pair{Phase::decode, &r.decode.step}}) {
     for (const OpResult& op : result->ops) {
-      append_row(out, op_columns(), [&](const OpColumn& c) { return c.get(phase, op); });
+      append_csv_row_of(out, op_columns(), [&](const OpColumn& c) { return c.get(phase, op); });
     }
   }
   return out;

@@ -11,12 +11,6 @@ namespace roofline::cli {
 
 namespace {
 
-Bytes weights_read(const PhaseResult& p) {
-  Bytes b;
-  for (const OpResult& o : p.ops) b += o.cost.weight_bytes;
-  return b;
-}
-
 std::string bound_cell(const PhaseResult& p) { return std::string(name(p.bound)); }
 
 // "3.28× above the ridge point" or "156× below the ridge point".
@@ -130,7 +124,7 @@ std::vector<std::string> verdicts(const Report& r) {
       "TTFT {} ({} of compute at {})",
       name(pre.bound), w.batch * w.prompt_tokens, three_digits(pre.intensity().value()),
       versus_ridge(pre.intensity(), ridge), human(pre.time), human(pre.flops), human(r.gpu.ceilings.peak)));
-  const Bytes weights = weights_read(dec);
+  const Bytes weights = dec.weight_bytes;
   out.push_back(fmt::format(
       "decode is {}-bound: each step reads {} ({} weights, {} KV cache and activations) to make {} token{}, "
       "intensity {} FLOP/B is {}; step {} → {} tokens/s",

@@ -21,6 +21,7 @@ PhaseResult evaluate_phase(const OpList& ops, const Ceilings& c, const std::opti
     }
     r.flops += op.flops;
     r.bytes += op.bytes;
+    r.weight_bytes += op.weight_bytes;
     r.time += o.time;
     r.ops.push_back(o);
   }

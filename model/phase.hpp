@@ -22,6 +22,7 @@ struct OpResult {
 struct PhaseResult {
   Flops flops;
   Bytes bytes;
+  Bytes weight_bytes;    // the part of `bytes` that is weights
   Seconds compute_time;  // all FLOPs at peak
   Seconds memory_time;   // all bytes at bandwidth
   Seconds comm_time;     // all-reduces on the interconnect
