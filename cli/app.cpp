@@ -10,6 +10,7 @@
 #include "explain_command.hpp"
 #include "input_error.hpp"
 #include "plan_command.hpp"
+#include "plot_command.hpp"
 #include "presets_command.hpp"
 #include "report_csv.hpp"
 #include "report_json.hpp"
@@ -85,6 +86,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   CLI::App* calibrate = add_calibrate_command(app, calibrate_args);
   ExplainArgs explain_args;
   CLI::App* explain = add_explain_command(app, explain_args);
+  PlotArgs plot_args;
+  CLI::App* plot = add_plot_command(app, plot_args);
   ValidateArgs validate_args;
   CLI::App* validate = add_validate_command(app, validate_args);
 
@@ -99,6 +102,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       print_presets(out);
     } else if (explain->parsed()) {
       run_explain(explain_args, out);
+    } else if (plot->parsed()) {
+      run_plot(plot_args, out);
     } else if (calibrate->parsed()) {
       run_calibrate(calibrate_args, out, err);
     } else if (validate->parsed()) {

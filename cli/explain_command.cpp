@@ -11,6 +11,8 @@
 #include "explain_phrases.hpp"
 #include "human_units.hpp"
 #include "input_error.hpp"
+#include "plot_charts.hpp"
+#include "plot_command.hpp"
 #include "spec_loader.hpp"
 
 namespace roofline::cli {
@@ -160,6 +162,7 @@ CLI::App* add_explain_command(CLI::App& app, ExplainArgs& a) {
   e->add_option("--lang", a.lang, "en or zh")->check(CLI::IsMember({"en", "zh"}))->capture_default_str();
   e->add_option("--scenario", a.scenario, "summarize (8k in, 200 out) or chat (50 in, 800 out)")
       ->check(CLI::IsMember({"summarize", "chat"}));
+  e->add_option("--plot", a.plot, "write the roofline with every operator to this .svg or .png [drawn in characters]");
   return e;
 }
 
@@ -178,6 +181,11 @@ void run_explain(const ExplainArgs& a, std::ostream& out) {
   }
   explain_phases(s, w);
   out << "\n";
+  if (a.plot.empty()) {
+    out << text_figure(roofline_figure(s.base, Detail::summary), 80, 26) << "\n";
+  } else {
+    write_figure(roofline_figure(s.base, Detail::full), a.plot);
+  }
   explain_quiz(s.base, w);
 }
 

@@ -14,6 +14,7 @@ struct ExplainArgs {
   WorkloadArgs point;
   std::string lang = "en";
   std::string scenario;  // empty, summarize (8k in, 200 out) or chat (50 in, 800 out)
+  std::string plot;      // the roofline to this .svg/.png; empty: drawn in characters
 };
 
 CLI::App* add_explain_command(CLI::App& app, ExplainArgs& args);

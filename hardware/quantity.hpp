@@ -43,6 +43,8 @@ using FlopsPerByte = Quantity<struct FlopsPerByteTag>;  // arithmetic intensity
 
 constexpr Seconds operator/(Bytes b, BytesPerSecond bw) { return Seconds(b.value() / bw.value()); }
 constexpr Seconds operator/(Flops f, FlopsPerSecond p) { return Seconds(f.value() / p.value()); }
+// Attained performance: where an operation sits on the roofline chart's vertical axis.
+constexpr FlopsPerSecond operator/(Flops f, Seconds t) { return FlopsPerSecond(f.value() / t.value()); }
 constexpr FlopsPerByte operator/(Flops f, Bytes b) { return FlopsPerByte(f.value() / b.value()); }
 // The ridge point of a roofline: the intensity at which compute and memory time are equal.
 constexpr FlopsPerByte operator/(FlopsPerSecond p, BytesPerSecond bw) {
