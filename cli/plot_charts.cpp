@@ -134,7 +134,8 @@ Figure batch_figure(const ModelSpec& m, const GpuSpec& g, const Workload& w) {
   rate.curves = {tps};
   for (Panel* p : {&time, &rate}) {
     p->rules.push_back(Rule{fmt::format("B* = {}", three_digits(bstar)), bstar, true, Stroke{kCritical, 1.2, true}});
-    if (const auto& at = base.critical_batch.at_context) {
+    // A model known only by its size has no KV cache: its B* at context is the classic one again.
+    if (const auto& at = base.critical_batch.at_context; at && m.architecture) {
       p->rules.push_back(Rule{fmt::format("B* with KV at {} tokens = {}", w.context_tokens, three_digits(*at)), *at, true,
                               Stroke{kCritical, 1.2, true}});
     }
