@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "calibrate_command.hpp"
+#include "convert_command.hpp"
 #include "engine.hpp"
 #include "explain_command.hpp"
 #include "input_error.hpp"
@@ -86,6 +87,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   CLI::App* calibrate = add_calibrate_command(app, calibrate_args);
   ExplainArgs explain_args;
   CLI::App* explain = add_explain_command(app, explain_args);
+  std::string convert_model;
+  CLI::App* convert = add_convert_command(app, convert_model);
   PlotArgs plot_args;
   CLI::App* plot = add_plot_command(app, plot_args);
   ValidateArgs validate_args;
@@ -102,6 +105,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       print_presets(out);
     } else if (explain->parsed()) {
       run_explain(explain_args, out);
+    } else if (convert->parsed()) {
+      run_convert(convert_model, out);
     } else if (plot->parsed()) {
       run_plot(plot_args, out);
     } else if (calibrate->parsed()) {

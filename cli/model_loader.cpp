@@ -4,6 +4,7 @@
 #include <array>
 #include <stdexcept>
 
+#include "hf_config.hpp"
 #include "input_error.hpp"
 #include "nearest_word.hpp"
 #include "presets.hpp"
@@ -17,12 +18,6 @@ constexpr std::array<std::string_view, 11> kArchitectureKeys = {
     "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "ffn_type", "vocab", "tied_embeddings",
     "attention_bias", "moe"};
 
-int small_count(const MapReader& r, std::string_view key) {
-  const long v = r.count(key);
-  if (v > 1'000'000 || v < -1'000'000) r.fail(key, fmt::format("{} is implausibly large", v));
-  return static_cast<int>(v);
-}
-
 FfnType read_ffn_type(const MapReader& r) {
   const std::string s = r.string("ffn_type");
   if (s == "gated") return FfnType::gated;
@@ -32,10 +27,10 @@ FfnType read_ffn_type(const MapReader& r) {
 
 Architecture read_architecture(const MapReader& r) {
   Architecture a;
-  a.layers = small_count(r, "layers");
+  a.layers = r.small_count("layers");
   a.hidden = r.count("hidden");
-  a.heads = small_count(r, "heads");
-  a.kv_heads = small_count(r, "kv_heads");
+  a.heads = r.small_count("heads");
+  a.kv_heads = r.small_count("kv_heads");
   a.vocab = r.count("vocab");
   a.ffn_type = read_ffn_type(r);
   a.tied_embeddings = r.optional_bool("tied_embeddings").value_or(false);
@@ -50,8 +45,8 @@ Architecture read_architecture(const MapReader& r) {
     a.head_dim = a.hidden / a.heads;
   }
   if (auto moe = r.optional_child("moe", {"experts", "top_k", "ffn", "shared_experts"})) {
-    a.moe = MoeSpec{small_count(*moe, "experts"), small_count(*moe, "top_k"), moe->count("ffn"),
-                    moe->has("shared_experts") ? small_count(*moe, "shared_experts") : 0};
+    a.moe = MoeSpec{moe->small_count("experts"), moe->small_count("top_k"), moe->count("ffn"),
+                    moe->has("shared_experts") ? moe->small_count("shared_experts") : 0};
     if (r.has("ffn")) r.fail("ffn", "a MoE model gives its expert width as moe.ffn, not ffn");
   } else {
     a.ffn = r.count("ffn");
@@ -77,6 +72,7 @@ DType parse_dtype(const std::string& text) {
 }
 
 ModelSpec read_model(const YamlDocument& doc) {
+  if (is_hf_config(doc)) return read_hf_config(doc);
   const MapReader r(doc, doc.root, "",
                     {"name", "source", "params", "dtype", "max_context", "layers", "hidden", "heads", "kv_heads",
                      "head_dim", "ffn", "ffn_type", "vocab", "tied_embeddings", "attention_bias", "moe"});

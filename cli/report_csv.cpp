@@ -50,9 +50,10 @@ void append_csv_row(std::string& out, const Report& r) {
 std::string ops_csv(const Report& r) {
   std::string out;
   append_csv_row_of(out, op_columns(), [](const OpColumn& c) { return Cell(c.csv_name); });
-  for (const auto& [phase, result] : {std::pair{Phase::prefill, &r.prefill}, std::pair{Phase::decode, &r.decode.step}}) {
-    for (const OpResult& op : result->ops) {
-      append_csv_row_of(out, op_columns(), [&](const OpColumn& c) { return c.get(phase, op); });
+  // A plain pair, not a structured binding: clang 14 (the fuzzing build) cannot capture those.
+  for (const auto& phase_ops : {std::pair{Phase::prefill, &r.prefill}, std::pair{Phase::decode, &r.decode.step}}) {
+    for (const OpResult& op : phase_ops.second->ops) {
+      append_csv_row_of(out, op_columns(), [&](const OpColumn& c) { return c.get(phase_ops.first, op); });
     }
   }
   return out;

@@ -1,6 +1,7 @@
 #include "yaml_document.hpp"
 
 #include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
 
 #include <algorithm>
 #include <charconv>
@@ -18,9 +19,45 @@
 
 namespace roofline::cli {
 
+namespace {
+
+// Descriptions are a few levels deep and a few hundred values long. Anchors and aliases let a
+// short file stand for an exponential tree (billion laughs): its walk runs out of budget at once.
+constexpr int kMaxDepth = 32;
+constexpr long kMaxValues = 100'000;
+
+InputError too_deep(const std::string& path, const YAML::Mark& mark, int depth) {
+  return InputError(fmt::format("{}:{}:{}: nested more than {} levels deep; a description needs three", path,
+                                mark.line + 1, mark.column + 1, depth));
+}
+
+void check_size(const YAML::Node& node, int depth, long& budget, const std::string& path) {
+  if (--budget < 0) {
+    throw InputError(fmt::format("{}:{}:{}: the document expands to more than {} values (anchors and aliases "
+                                 "repeating a structure?); a description needs a few hundred",
+                                 path, node.Mark().line + 1, node.Mark().column + 1, kMaxValues));
+  }
+  if (depth > kMaxDepth) throw too_deep(path, node.Mark(), kMaxDepth);
+  if (node.IsSequence()) {
+    for (const YAML::Node& child : node) check_size(child, depth + 1, budget, path);
+  } else if (node.IsMap()) {
+    for (const auto& entry : node) {
+      check_size(entry.first, depth + 1, budget, path);
+      check_size(entry.second, depth + 1, budget, path);
+    }
+  }
+}
+
+}  // namespace
+
 YamlDocument parse_yaml(const std::string& text, const std::string& path) {
   try {
-    return {path, YAML::Load(text)};
+    YamlDocument doc{path, YAML::Load(text)};
+    long budget = kMaxValues;
+    check_size(doc.root, 0, budget, path);
+    return doc;
+  } catch (const YAML::DeepRecursion& e) {
+    throw too_deep(path, e.mark, e.depth() - 1);
   } catch (const YAML::Exception& e) {
     throw InputError(fmt::format("{}:{}:{}: malformed YAML: {}", path, e.mark.line + 1, e.mark.column + 1, e.msg));
   }
@@ -76,6 +113,11 @@ void MapReader::fail_here(std::string_view message) const {
 
 bool MapReader::has(std::string_view key) const { return std::as_const(node_)[std::string(key)].IsDefined(); }
 
+bool MapReader::has_value(std::string_view key) const {
+  const YAML::Node v = std::as_const(node_)[std::string(key)];
+  return v.IsDefined() && !v.IsNull();
+}
+
 YAML::Node MapReader::value(std::string_view key) const {
   YAML::Node v = std::as_const(node_)[std::string(key)];
   if (!v.IsDefined()) {
@@ -127,6 +169,12 @@ long MapReader::count(std::string_view key) const {
 std::optional<long> MapReader::optional_count(std::string_view key) const {
   if (!has(key)) return std::nullopt;
   return count(key);
+}
+
+int MapReader::small_count(std::string_view key) const {
+  const long v = count(key);
+  if (v > 1'000'000 || v < -1'000'000) fail(key, fmt::format("{} is implausibly large", v));
+  return static_cast<int>(v);
 }
 
 double MapReader::number(std::string_view key) const {

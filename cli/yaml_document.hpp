@@ -30,10 +30,13 @@ class MapReader {
             std::initializer_list<std::string_view> allowed);
 
   [[nodiscard]] bool has(std::string_view key) const;
+  [[nodiscard]] bool has_value(std::string_view key) const;  // present and not null (JSON's null)
   [[nodiscard]] std::string string(std::string_view key) const;
   [[nodiscard]] std::optional<std::string> optional_string(std::string_view key) const;
   [[nodiscard]] long count(std::string_view key) const;  // a whole number, may be <= 0 (checked later)
   [[nodiscard]] std::optional<long> optional_count(std::string_view key) const;
+  // A count that must fit an int (layers, heads, experts): beyond a million is refused.
+  [[nodiscard]] int small_count(std::string_view key) const;
   [[nodiscard]] double number(std::string_view key) const;
   [[nodiscard]] std::optional<bool> optional_bool(std::string_view key) const;
   // A positive dimensioned value: "2 TB/s".

@@ -1,5 +1,6 @@
 // Bad input: each gives a message naming file:line:column and the field, exit code 2, no crash.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include "cli_runner.hpp"
 
@@ -105,4 +106,19 @@ TEST_CASE("a context above max_context is a warning - not an error") {
   const auto r = run_cli({"--model", data_file("good/short-context.yaml"), "--gpu", "a100-80gb", "--prompt", "2000"});
   CHECK(r.code == 0);
   CHECK_THAT(r.err, Catch::Contains("warning: 2256 tokens exceed the model's max_context of 1024"));
+}
+
+TEST_CASE("bad input: billion laughs and deep nesting are refused at once, with the line") {
+  // Nine levels of nine aliases each: 9^9 = 387 million values if expanded.
+  std::string laughs = "name: x\nsource: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
+  for (char level = 'b', previous = 'a'; level <= 'i'; previous = level++) {
+    laughs += fmt::format("{}: &{} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n", level, level, fmt::arg("p", previous));
+  }
+  CHECK_THROWS_WITH(cli::parse_yaml(laughs, "laughs.yaml"), Catch::Contains("laughs.yaml:") && Catch::Contains("more than 100000 values"));
+  // yaml-cpp's own guard stops a flow sequence 2000 deep; a block one is stopped at 33 levels.
+  CHECK_THROWS_WITH(cli::parse_yaml("name: " + std::string(100000, '['), "flow.yaml"),
+                    Catch::StartsWith("flow.yaml:1:") && Catch::Contains("levels deep"));
+  std::string block = "name:\n";
+  for (int i = 0; i < 40; ++i) block += std::string(static_cast<std::size_t>(2 * i), ' ') + "-\n";
+  CHECK_THROWS_WITH(cli::parse_yaml(block, "block.yaml"), Catch::Contains("block.yaml:") && Catch::Contains("nested more than 32 levels deep"));
 }

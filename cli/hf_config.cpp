@@ -1,0 +1,176 @@
+#include "hf_config.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include "input_error.hpp"
+#include "spec_loader.hpp"
+
+namespace roofline::cli {
+
+namespace {
+
+enum class Moe { none, mixtral, qwen2 };
+
+struct Family {
+  std::string_view architecture, model_type;
+  bool attention_bias;   // Q/K/V biases (Qwen2)
+  bool tied_by_default;  // what transformers assumes when tie_word_embeddings is absent
+  Moe moe;
+};
+
+// The Llama family's field names, shared by every architecture here.
+constexpr std::array kFamilies = {
+    Family{"LlamaForCausalLM", "llama", false, false, Moe::none},
+    Family{"MistralForCausalLM", "mistral", false, false, Moe::none},
+    Family{"MixtralForCausalLM", "mixtral", false, false, Moe::mixtral},
+    Family{"Qwen2ForCausalLM", "qwen2", true, false, Moe::none},
+    Family{"Qwen2MoeForCausalLM", "qwen2_moe", true, false, Moe::qwen2},
+    Family{"GemmaForCausalLM", "gemma", false, true, Moe::none},
+    Family{"Gemma2ForCausalLM", "gemma2", false, true, Moe::none},
+    Family{"Phi3ForCausalLM", "phi3", false, false, Moe::none},
+};
+
+// Latent attention caches a compressed K/V that the generic description cannot express:
+// reading such a config as a Llama would price its KV cache 30× too high.
+constexpr std::array<std::string_view, 3> kUnmodelledFields = {"kv_lora_rank", "q_lora_rank", "n_routed_experts"};
+
+// validate() names rooflineplan's fields; the user's file has these.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 9> kFieldNames = {{
+    {"layers", "num_hidden_layers"},
+    {"hidden", "hidden_size"},
+    {"heads", "num_attention_heads"},
+    {"kv_heads", "num_key_value_heads"},
+    {"ffn", "intermediate_size"},
+    {"vocab", "vocab_size"},
+    {"moe.experts", "num_experts"},
+    {"moe.top_k", "num_experts_per_tok"},
+    {"moe.ffn", "moe_intermediate_size"},
+}};
+
+std::string architecture_of(const YamlDocument& doc) {
+  const YAML::Node list = doc.root["architectures"];
+  if (list && list.IsSequence() && list.size() > 0 && list[0].IsScalar()) return list[0].Scalar();
+  const YAML::Node type = doc.root["model_type"];
+  if (type && type.IsScalar()) {
+    for (const Family& f : kFamilies) {
+      if (type.Scalar() == f.model_type) return std::string(f.architecture);
+    }
+    return type.Scalar();
+  }
+  return "";
+}
+
+std::string known_list() {
+  std::vector<std::string_view> names;
+  for (const Family& f : kFamilies) names.push_back(f.architecture);
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+DType dtype_of(const MapReader& r) {
+  for (std::string_view key : {"torch_dtype", "dtype"}) {
+    if (!r.has_value(key)) continue;
+    const std::string s = r.string(key);
+    if (s == "bfloat16") return DType::bf16;
+    if (s == "float16") return DType::fp16;
+    if (s == "float32") return DType::fp32;
+    r.fail(key, fmt::format("\"{}\" is not a weight format rooflineplan knows (bfloat16, float16, float32)", s));
+  }
+  return DType::fp32;  // transformers loads a config without a dtype in float32
+}
+
+// Every field a family needs, checked at once so the error lists all that are missing.
+void require(const MapReader& r, const std::string& architecture, std::vector<std::string_view> fields) {
+  std::vector<std::string_view> missing;
+  for (std::string_view f : fields) {
+    if (!r.has_value(f)) missing.push_back(f);
+  }
+  if (!missing.empty()) {
+    r.fail_here(fmt::format("{} config lacks {}", architecture, fmt::join(missing, ", ")));
+  }
+}
+
+MoeSpec read_moe(const MapReader& r, const std::string& architecture, Moe kind) {
+  if (kind == Moe::mixtral) {
+    require(r, architecture, {"num_local_experts", "num_experts_per_tok"});
+    return {r.small_count("num_local_experts"), r.small_count("num_experts_per_tok"),
+            r.count("intermediate_size"), 0};
+  }
+  require(r, architecture, {"num_experts", "num_experts_per_tok", "moe_intermediate_size"});
+  MoeSpec moe{r.small_count("num_experts"), r.small_count("num_experts_per_tok"),
+              r.count("moe_intermediate_size"), 0};
+  // The shared expert is one wide FFN; rooflineplan counts shared experts of the expert width.
+  if (r.has_value("shared_expert_intermediate_size")) {
+    const long shared = r.count("shared_expert_intermediate_size");
+    if (moe.ffn <= 0 || shared % moe.ffn != 0) {
+      r.fail("shared_expert_intermediate_size",
+             fmt::format("{} is not a whole number of experts of width {}", shared, moe.ffn));
+    }
+    moe.shared_experts = static_cast<int>(shared / moe.ffn);
+  }
+  return moe;
+}
+
+}  // namespace
+
+bool is_hf_config(const YamlDocument& doc) {
+  return doc.root.IsMap() && (doc.root["architectures"] || doc.root["model_type"]);
+}
+
+ModelSpec read_hf_config(const YamlDocument& doc) {
+  const MapReader r(doc, doc.root, "", {});  // configs carry many fields this model does not need
+  const std::string architecture = architecture_of(doc);
+  for (std::string_view f : kUnmodelledFields) {
+    if (r.has_value(f)) {
+      r.fail(f, fmt::format("{} uses multi-head latent attention or DeepSeek-style routed experts, which "
+                            "rooflineplan does not model yet; describe it in rooflineplan's YAML by hand",
+                            architecture.empty() ? "this model" : architecture));
+    }
+  }
+  const auto family = std::find_if(kFamilies.begin(), kFamilies.end(),
+                                   [&](const Family& f) { return f.architecture == architecture; });
+  const std::vector<std::string_view> generic = {"num_hidden_layers", "hidden_size", "num_attention_heads",
+                                                 "intermediate_size", "vocab_size"};
+  if (family == kFamilies.end()) {
+    try {
+      require(r, architecture, generic);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{}; `{}` is not an architecture rooflineplan knows ({}), and it can be read "
+                                   "as a generic decoder only with {}",
+                                   e.what(), architecture, known_list(), fmt::join(generic, ", ")));
+    }
+  }
+  const Family f = family == kFamilies.end() ? Family{"", "", false, false, Moe::none} : *family;
+  require(r, architecture, generic);
+
+  ModelSpec m;
+  m.name = r.has_value("_name_or_path") ? r.string("_name_or_path") : architecture;
+  m.source = fmt::format("Hugging Face config.json ({})", architecture);
+  m.dtype = dtype_of(r);
+  if (r.has_value("max_position_embeddings")) m.max_context = r.count("max_position_embeddings");
+  Architecture a;
+  a.layers = r.small_count("num_hidden_layers");
+  a.hidden = r.count("hidden_size");
+  a.heads = r.small_count("num_attention_heads");
+  a.kv_heads = r.has_value("num_key_value_heads") ? r.small_count("num_key_value_heads") : a.heads;
+  a.vocab = r.count("vocab_size");
+  a.ffn_type = FfnType::gated;  // SwiGLU or GeGLU in every family above
+  a.tied_embeddings = r.optional_bool("tie_word_embeddings").value_or(f.tied_by_default);
+  a.attention_bias = f.attention_bias || r.optional_bool("attention_bias").value_or(false);
+  if (r.has_value("head_dim")) a.head_dim = r.count("head_dim");
+  else if (a.heads > 0) a.head_dim = a.hidden / a.heads;
+  if (f.moe != Moe::none) a.moe = read_moe(r, architecture, f.moe);
+  else a.ffn = r.count("intermediate_size");
+  m.architecture = a;
+  if (const auto e = validate(m)) {
+    const auto hf = std::find_if(kFieldNames.begin(), kFieldNames.end(), [&](const auto& n) { return n.first == e->field; });
+    r.fail(hf == kFieldNames.end() ? e->field : hf->second, e->message);
+  }
+  return m;
+}
+
+}  // namespace roofline::cli

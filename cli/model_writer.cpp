@@ -1,0 +1,47 @@
+#include "model_writer.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+namespace roofline::cli {
+
+namespace {
+
+void emit_architecture(YAML::Emitter& e, const Architecture& a) {
+  e << YAML::Key << "layers" << YAML::Value << a.layers;
+  e << YAML::Key << "hidden" << YAML::Value << a.hidden;
+  e << YAML::Key << "heads" << YAML::Value << a.heads;
+  e << YAML::Key << "kv_heads" << YAML::Value << a.kv_heads;
+  // head_dim only where it is not hidden / heads, as the schema expects.
+  if (a.head_dim * a.heads != a.hidden) e << YAML::Key << "head_dim" << YAML::Value << a.head_dim;
+  if (!a.moe) e << YAML::Key << "ffn" << YAML::Value << a.ffn;
+  e << YAML::Key << "ffn_type" << YAML::Value << (a.ffn_type == FfnType::gated ? "gated" : "plain");
+  e << YAML::Key << "vocab" << YAML::Value << a.vocab;
+  e << YAML::Key << "tied_embeddings" << YAML::Value << a.tied_embeddings;
+  if (a.attention_bias) e << YAML::Key << "attention_bias" << YAML::Value << true;
+  if (a.moe) {
+    e << YAML::Key << "moe" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "experts" << YAML::Value
+      << a.moe->experts << YAML::Key << "top_k" << YAML::Value << a.moe->top_k << YAML::Key << "ffn" << YAML::Value
+      << a.moe->ffn;
+    if (a.moe->shared_experts > 0) e << YAML::Key << "shared_experts" << YAML::Value << a.moe->shared_experts;
+    e << YAML::EndMap;
+  }
+}
+
+}  // namespace
+
+std::string model_yaml(const ModelSpec& m) {
+  YAML::Emitter e;
+  e.SetBoolFormat(YAML::TrueFalseBool);
+  e << YAML::BeginMap;
+  e << YAML::Key << "name" << YAML::Value << m.name;
+  if (!m.source.empty()) e << YAML::Key << "source" << YAML::Value << m.source;
+  if (m.architecture) emit_architecture(e, *m.architecture);
+  else e << YAML::Key << "params" << YAML::Value << fmt::format("{}", m.declared_params);
+  e << YAML::Key << "dtype" << YAML::Value << std::string(name(m.dtype));
+  if (m.max_context) e << YAML::Key << "max_context" << YAML::Value << *m.max_context;
+  e << YAML::EndMap;
+  return std::string(e.c_str()) + "\n";
+}
+
+}  // namespace roofline::cli

@@ -1,0 +1,60 @@
+#pragma once
+// What every fuzz target holds the tool to: bad input is refused with an InputError (or the
+// engine's std::invalid_argument), and whatever is accepted evaluates to finite numbers.
+// Anything else aborts, which libFuzzer reports as a finding.
+#include <cmath>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "engine.hpp"
+#include "input_error.hpp"
+#include "spec_loader.hpp"
+
+namespace roofline::fuzz {
+
+template <class Body>
+void refused_or(Body&& body) {
+  try {
+    body();
+  } catch (const cli::InputError&) {
+  } catch (const std::invalid_argument&) {
+  }
+}
+
+inline void check_finite(const Report& r) {
+  for (double v : {r.prefill.time.value(), r.decode.step.time.value(), r.decode.tokens_per_s,
+                   r.critical_batch.weights_only, r.memory.total.value(), r.model.weight_bytes.value()}) {
+    if (!std::isfinite(v) || v < 0) std::abort();
+  }
+}
+
+inline Workload workload_for(const ModelSpec& m) {
+  Workload w;
+  w.precision = resolve_precision(m.dtype, {});
+  return w;
+}
+
+inline GpuSpec reference_gpu() {
+  return cli::read_gpu(cli::parse_yaml(R"(name: fuzz A100
+memory: { capacity: "80 GB", bandwidth: "2 TB/s" }
+compute:
+  peak: { fp32: "19.5 TFLOPS", tf32: "156 TFLOPS", fp16: "312 TFLOPS", bf16: "312 TFLOPS", fp8: "624 TFLOPS", int8: "624 TOPS", int4: "1248 TOPS", fp4: "1248 TFLOPS" }
+)",
+                                       "reference-gpu.yaml"));
+}
+
+inline ModelSpec reference_model() {
+  return cli::read_model(cli::parse_yaml(R"(name: fuzz tiny
+layers: 2
+hidden: 64
+heads: 4
+kv_heads: 2
+ffn: 128
+ffn_type: gated
+vocab: 1000
+dtype: fp16
+)",
+                                         "reference-model.yaml"));
+}
+
+}  // namespace roofline::fuzz
