@@ -61,6 +61,9 @@ TEST_CASE("HF configs refuse what is not modelled, naming the fields") {
   CHECK(deepseek.code == 2);
   CHECK_THAT(deepseek.err, Catch::Contains("deepseek-v3.json:") && Catch::Contains("kv_lora_rank") &&
                                Catch::Contains("multi-head latent attention"));
+  const auto gpt2 = test::run_cli({"-m", test::data_file("hf/gpt2.json"), "-g", "h100-sxm"});
+  CHECK(gpt2.code == 2);
+  CHECK_THAT(gpt2.err, Catch::Contains("gpt2.json:") && Catch::Contains("GPT2LMHeadModel has learned position embeddings"));
   const auto falcon = test::run_cli({"-m", test::data_file("hf/unknown-falcon.json"), "-g", "h100-sxm"});
   CHECK(falcon.code == 2);
   CHECK_THAT(falcon.err, Catch::Contains("FalconForCausalLM config lacks num_hidden_layers, intermediate_size") &&
