@@ -53,7 +53,7 @@ struct Marker {
   std::string tooltip;
   double x = 0, y = 0;
   Color color;
-  double radius = 4;  // in em / 3.5: 4 is an ordinary point, larger for a phase total
+  double radius = 4;  // in thirteenths of an em: 4 is an ordinary point, larger for a phase total
   char glyph = '*';
 };
 

@@ -17,7 +17,7 @@ namespace roofline::cli {
 
 namespace {
 
-// 960 units wide, 600 per panel stacked above one another; PNGs have two pixels per unit.
+// 960 units wide; 180 of height for titles and legend plus 420 a panel; PNGs have two pixels a unit.
 constexpr double kWidth = 960, kPanelHeight = 420, kChrome = 180, kPngScale = 2;
 
 }  // namespace
