@@ -147,17 +147,16 @@ ModelSpec read_hf_config(const YamlDocument& doc) {
                                    [&](const Family& f) { return f.architecture == architecture; });
   const std::vector<std::string_view> generic = {"num_hidden_layers", "hidden_size", "num_attention_heads",
                                                  "intermediate_size", "vocab_size"};
-  if (family == kFamilies.end()) {
-    try {
-      require(r, architecture, generic);
-    } catch (const InputError& e) {
-      throw InputError(fmt::format("{}; `{}` is not an architecture rooflineplan knows ({}), and it can be read "
-                                   "as a generic decoder only with {}",
-                                   e.what(), architecture, known_list(), fmt::join(generic, ", ")));
-    }
+  const bool known = family != kFamilies.end();
+  try {
+    require(r, architecture, generic);
+  } catch (const InputError& e) {
+    if (known) throw;
+    throw InputError(fmt::format("{}; `{}` is not an architecture rooflineplan knows ({}), and it can be read "
+                                 "as a generic decoder only with {}",
+                                 e.what(), architecture, known_list(), fmt::join(generic, ", ")));
   }
-  const Family f = family == kFamilies.end() ? Family{"", "", false, false, Moe::none} : *family;
-  require(r, architecture, generic);
+  const Family f = known ? *family : Family{"", "", false, false, Moe::none};
 
   ModelSpec m;
   m.name = r.has_value("_name_or_path") ? r.string("_name_or_path") : architecture;
@@ -173,8 +172,15 @@ ModelSpec read_hf_config(const YamlDocument& doc) {
   a.ffn_type = FfnType::gated;  // SwiGLU or GeGLU in every family above
   a.tied_embeddings = r.optional_bool("tie_word_embeddings").value_or(f.tied_by_default);
   a.attention_bias = f.attention_bias || r.optional_bool("attention_bias").value_or(false);
-  if (r.has_value("head_dim")) a.head_dim = r.count("head_dim");
-  else if (a.heads > 0) a.head_dim = a.hidden / a.heads;
+  if (r.has_value("head_dim")) {
+    a.head_dim = r.count("head_dim");
+  } else if (a.heads > 0 && a.hidden % a.heads != 0) {
+    // As the YAML reader: a truncated head width would be silently wrong.
+    r.fail("num_attention_heads", fmt::format("{} heads do not divide hidden_size {}, and the config gives no head_dim",
+                                              a.heads, a.hidden));
+  } else if (a.heads > 0) {
+    a.head_dim = a.hidden / a.heads;
+  }
   if (f.moe != Moe::none) a.moe = read_moe(r, architecture, f.moe);
   else a.ffn = r.count("intermediate_size");
   m.architecture = a;

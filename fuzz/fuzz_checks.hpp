@@ -3,8 +3,10 @@
 // engine's std::invalid_argument), and whatever is accepted evaluates to finite numbers.
 // Anything else aborts, which libFuzzer reports as a finding.
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <stdexcept>
+#include <string>
 
 #include "engine.hpp"
 #include "input_error.hpp"
@@ -26,6 +28,14 @@ inline void check_finite(const Report& r) {
                    r.critical_batch.weights_only, r.memory.total.value(), r.model.weight_bytes.value()}) {
     if (!std::isfinite(v) || v < 0) std::abort();
   }
+}
+
+// One fuzz input parsed as a document and handed to `read_and_check` (which reads it, evaluates
+// it while the specs are alive, and checks the report): refused, or finite.
+template <class ReadAndCheck>
+void fuzz_document(const std::uint8_t* data, std::size_t size, ReadAndCheck&& read_and_check) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  refused_or([&] { read_and_check(cli::parse_yaml(text, "fuzz.yaml")); });
 }
 
 inline Workload workload_for(const ModelSpec& m) {

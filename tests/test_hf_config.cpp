@@ -99,3 +99,10 @@ TEST_CASE("convert: a config.json becomes model YAML that reads back to the same
   const auto qwen = test::run_cli({"convert", test::data_file("hf/qwen1.5-moe-a2.7b.json")});
   CHECK_THAT(qwen.out, Catch::Contains("moe: {experts: 60, top_k: 4, ffn: 1408, shared_experts: 4}"));
 }
+
+TEST_CASE("HF config whose heads do not divide hidden_size, without head_dim, is refused") {
+  const auto doc = cli::parse_yaml(R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096,
+"num_attention_heads": 30, "num_hidden_layers": 32, "intermediate_size": 11008, "vocab_size": 32000})",
+                                   "odd.json");
+  CHECK_THROWS_WITH(cli::read_model(doc), Catch::Contains("odd.json:2:24: num_attention_heads: 30 heads do not divide"));
+}
