@@ -16,46 +16,52 @@ namespace {
 
 enum class Moe { none, mixtral, qwen2 };
 
+// What a family calls the fields of the generic description. An empty name: the field is absent.
+struct FieldNames {
+  std::string_view layers, hidden, heads, kv_heads, ffn, vocab, max_context;
+};
+constexpr FieldNames kLlamaNames{"num_hidden_layers", "hidden_size",      "num_attention_heads",    "num_key_value_heads",
+                                 "intermediate_size", "vocab_size",       "max_position_embeddings"};
+constexpr FieldNames kGpt2Names{"n_layer", "n_embd", "n_head", "", "n_inner", "vocab_size", "n_positions"};
+
 struct Family {
   std::string_view architecture, model_type;
   bool attention_bias;   // Q/K/V biases (Qwen2)
   bool tied_by_default;  // what transformers assumes when tie_word_embeddings is absent
-  Moe moe;
+  Moe moe = Moe::none;
+  const FieldNames* names = &kLlamaNames;
+  // GPT-2: plain GELU FFN of n_inner (4 × n_embd when null), LayerNorm, a bias on every linear,
+  // learned positions.
+  bool gpt2_shape = false;
 };
 
-// The Llama family's field names, shared by every architecture here.
 constexpr std::array kFamilies = {
-    Family{"LlamaForCausalLM", "llama", false, false, Moe::none},
-    Family{"MistralForCausalLM", "mistral", false, false, Moe::none},
+    Family{"LlamaForCausalLM", "llama", false, false},
+    Family{"MistralForCausalLM", "mistral", false, false},
     Family{"MixtralForCausalLM", "mixtral", false, false, Moe::mixtral},
-    Family{"Qwen2ForCausalLM", "qwen2", true, false, Moe::none},
+    Family{"Qwen2ForCausalLM", "qwen2", true, false},
     Family{"Qwen2MoeForCausalLM", "qwen2_moe", true, false, Moe::qwen2},
-    Family{"GemmaForCausalLM", "gemma", false, true, Moe::none},
-    Family{"Gemma2ForCausalLM", "gemma2", false, true, Moe::none},
-    Family{"Phi3ForCausalLM", "phi3", false, false, Moe::none},
+    Family{"GemmaForCausalLM", "gemma", false, true},
+    Family{"Gemma2ForCausalLM", "gemma2", false, true},
+    Family{"Phi3ForCausalLM", "phi3", false, false},
+    Family{"GPT2LMHeadModel", "gpt2", false, true, Moe::none, &kGpt2Names, true},
 };
 
 // Latent attention caches a compressed K/V that the generic description cannot express:
 // reading such a config as a Llama would price its KV cache 30× too high.
 constexpr std::array<std::string_view, 3> kUnmodelledFields = {"kv_lora_rank", "q_lora_rank", "n_routed_experts"};
 
-// validate() names rooflineplan's fields; the user's file has these.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 9> kFieldNames = {{
-    {"layers", "num_hidden_layers"},
-    {"hidden", "hidden_size"},
-    {"heads", "num_attention_heads"},
-    {"kv_heads", "num_key_value_heads"},
-    {"ffn", "intermediate_size"},
-    {"vocab", "vocab_size"},
-    {"moe.experts", "num_experts"},
-    {"moe.top_k", "num_experts_per_tok"},
-    {"moe.ffn", "moe_intermediate_size"},
-}};
-
-// Architectures whose shape the generic description does not hold yet, and what it lacks.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 1> kUnmodelledArchitectures = {{
-    {"GPT2LMHeadModel", "learned position embeddings, LayerNorm and a bias on every linear layer"},
-}};
+// validate() names rooflineplan's fields; the error names the user's.
+std::string_view hf_field(std::string_view field, const FieldNames& n) {
+  for (const auto& [ours, theirs] : {std::pair{"layers", n.layers}, {"hidden", n.hidden}, {"heads", n.heads},
+                                     {"kv_heads", n.kv_heads}, {"ffn", n.ffn}, {"vocab", n.vocab},
+                                     {"max_context", n.max_context}, {"position_embeddings", n.max_context},
+                                     {"moe.experts", "num_experts"},
+                                     {"moe.top_k", "num_experts_per_tok"}, {"moe.ffn", "moe_intermediate_size"}}) {
+    if (field == ours && !theirs.empty()) return theirs;
+  }
+  return field;
+}
 
 std::string architecture_of(const YamlDocument& doc) {
   const YAML::Node list = doc.root["architectures"];
@@ -136,58 +142,57 @@ ModelSpec read_hf_config(const YamlDocument& doc) {
                             architecture.empty() ? "this model" : architecture));
     }
   }
-  for (const auto& [name, lacks] : kUnmodelledArchitectures) {
-    if (architecture == name) {
-      r.fail_here(fmt::format("{} has {}, which rooflineplan does not model yet; describe it in rooflineplan's YAML "
-                              "by hand (it would be priced without them)",
-                              name, lacks));
-    }
-  }
   const auto family = std::find_if(kFamilies.begin(), kFamilies.end(),
                                    [&](const Family& f) { return f.architecture == architecture; });
-  const std::vector<std::string_view> generic = {"num_hidden_layers", "hidden_size", "num_attention_heads",
-                                                 "intermediate_size", "vocab_size"};
   const bool known = family != kFamilies.end();
+  const Family f = known ? *family : Family{"", "", false, false};
+  const FieldNames& n = *f.names;
+  std::vector<std::string_view> needed = {n.layers, n.hidden, n.heads, n.vocab};
+  needed.push_back(f.gpt2_shape ? n.max_context : n.ffn);  // GPT-2's positions; its n_inner may be null
   try {
-    require(r, architecture, generic);
+    require(r, architecture, needed);
   } catch (const InputError& e) {
     if (known) throw;
     throw InputError(fmt::format("{}; `{}` is not an architecture rooflineplan knows ({}), and it can be read "
                                  "as a generic decoder only with {}",
-                                 e.what(), architecture, known_list(), fmt::join(generic, ", ")));
+                                 e.what(), architecture, known_list(), fmt::join(needed, ", ")));
   }
-  const Family f = known ? *family : Family{"", "", false, false, Moe::none};
 
   ModelSpec m;
   m.name = r.has_value("_name_or_path") ? r.string("_name_or_path") : architecture;
   m.source = fmt::format("Hugging Face config.json ({})", architecture);
   m.dtype = dtype_of(r);
-  if (r.has_value("max_position_embeddings")) m.max_context = r.count("max_position_embeddings");
+  if (r.has_value(n.max_context)) m.max_context = r.count(n.max_context);
   Architecture a;
-  a.layers = r.small_count("num_hidden_layers");
-  a.hidden = r.count("hidden_size");
-  a.heads = r.small_count("num_attention_heads");
-  a.kv_heads = r.has_value("num_key_value_heads") ? r.small_count("num_key_value_heads") : a.heads;
-  a.vocab = r.count("vocab_size");
-  a.ffn_type = FfnType::gated;  // SwiGLU or GeGLU in every family above
+  a.layers = r.small_count(n.layers);
+  a.hidden = r.count(n.hidden);
+  a.heads = r.small_count(n.heads);
+  a.kv_heads = !n.kv_heads.empty() && r.has_value(n.kv_heads) ? r.small_count(n.kv_heads) : a.heads;
+  a.vocab = r.count(n.vocab);
   a.tied_embeddings = r.optional_bool("tie_word_embeddings").value_or(f.tied_by_default);
   a.attention_bias = f.attention_bias || r.optional_bool("attention_bias").value_or(false);
   if (r.has_value("head_dim")) {
     a.head_dim = r.count("head_dim");
   } else if (a.heads > 0 && a.hidden % a.heads != 0) {
     // As the YAML reader: a truncated head width would be silently wrong.
-    r.fail("num_attention_heads", fmt::format("{} heads do not divide hidden_size {}, and the config gives no head_dim",
-                                              a.heads, a.hidden));
+    r.fail(n.heads, fmt::format("{} heads do not divide {} {}, and the config gives no head_dim", a.heads, n.hidden,
+                                a.hidden));
   } else if (a.heads > 0) {
     a.head_dim = a.hidden / a.heads;
   }
-  if (f.moe != Moe::none) a.moe = read_moe(r, architecture, f.moe);
-  else a.ffn = r.count("intermediate_size");
-  m.architecture = a;
-  if (const auto e = validate(m)) {
-    const auto hf = std::find_if(kFieldNames.begin(), kFieldNames.end(), [&](const auto& n) { return n.first == e->field; });
-    r.fail(hf == kFieldNames.end() ? e->field : hf->second, e->message);
+  if (f.gpt2_shape) {
+    a.ffn_type = FfnType::plain;
+    a.ffn = r.has_value(n.ffn) ? r.count(n.ffn) : 4 * a.hidden;  // transformers' GPT-2 default
+    a.norm = NormType::layernorm;
+    a.linear_bias = true;
+    a.position_embeddings = r.count(n.max_context);
+  } else {
+    a.ffn_type = FfnType::gated;  // SwiGLU or GeGLU in every other family here
+    if (f.moe != Moe::none) a.moe = read_moe(r, architecture, f.moe);
+    else a.ffn = r.count(n.ffn);
   }
+  m.architecture = a;
+  if (const auto e = validate(m)) r.fail(hf_field(e->field, n), e->message);
   return m;
 }
 

@@ -14,15 +14,23 @@ namespace roofline::cli {
 
 namespace {
 
-constexpr std::array<std::string_view, 11> kArchitectureKeys = {
+constexpr std::array<std::string_view, 14> kArchitectureKeys = {
     "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "ffn_type", "vocab", "tied_embeddings",
-    "attention_bias", "moe"};
+    "attention_bias", "linear_bias", "norm", "position_embeddings", "moe"};
 
 FfnType read_ffn_type(const MapReader& r) {
   const std::string s = r.string("ffn_type");
   if (s == "gated") return FfnType::gated;
   if (s == "plain") return FfnType::plain;
   r.fail("ffn_type", fmt::format("must be `gated` (SwiGLU/GeGLU, 3 matrices) or `plain` (2 matrices), got \"{}\"", s));
+}
+
+NormType read_norm(const MapReader& r) {
+  if (!r.has("norm")) return NormType::rmsnorm;
+  const std::string s = r.string("norm");
+  if (s == "rmsnorm") return NormType::rmsnorm;
+  if (s == "layernorm") return NormType::layernorm;
+  r.fail("norm", fmt::format("must be `rmsnorm` (a scale) or `layernorm` (a scale and a bias), got \"{}\"", s));
 }
 
 Architecture read_architecture(const MapReader& r) {
@@ -35,6 +43,9 @@ Architecture read_architecture(const MapReader& r) {
   a.ffn_type = read_ffn_type(r);
   a.tied_embeddings = r.optional_bool("tied_embeddings").value_or(false);
   a.attention_bias = r.optional_bool("attention_bias").value_or(false);
+  a.linear_bias = r.optional_bool("linear_bias").value_or(false);
+  a.norm = read_norm(r);
+  a.position_embeddings = r.optional_count("position_embeddings").value_or(0);
   if (r.has("head_dim")) {
     a.head_dim = r.count("head_dim");
   } else if (a.heads > 0 && a.hidden % a.heads != 0) {
@@ -75,7 +86,8 @@ ModelSpec read_model(const YamlDocument& doc) {
   if (is_hf_config(doc)) return read_hf_config(doc);
   const MapReader r(doc, doc.root, "",
                     {"name", "source", "params", "dtype", "max_context", "layers", "hidden", "heads", "kv_heads",
-                     "head_dim", "ffn", "ffn_type", "vocab", "tied_embeddings", "attention_bias", "moe"});
+                     "head_dim", "ffn", "ffn_type", "vocab", "tied_embeddings", "attention_bias", "linear_bias",
+                     "norm", "position_embeddings", "moe"});
   ModelSpec m;
   m.name = r.string("name");
   m.source = r.optional_string("source").value_or("");

@@ -19,6 +19,9 @@ void emit_architecture(YAML::Emitter& e, const Architecture& a) {
   e << YAML::Key << "vocab" << YAML::Value << a.vocab;
   e << YAML::Key << "tied_embeddings" << YAML::Value << a.tied_embeddings;
   if (a.attention_bias) e << YAML::Key << "attention_bias" << YAML::Value << true;
+  if (a.linear_bias) e << YAML::Key << "linear_bias" << YAML::Value << true;
+  if (a.norm == NormType::layernorm) e << YAML::Key << "norm" << YAML::Value << "layernorm";
+  if (a.position_embeddings > 0) e << YAML::Key << "position_embeddings" << YAML::Value << a.position_embeddings;
   if (a.moe) {
     e << YAML::Key << "moe" << YAML::Value << YAML::Flow << YAML::BeginMap << YAML::Key << "experts" << YAML::Value
       << a.moe->experts << YAML::Key << "top_k" << YAML::Value << a.moe->top_k << YAML::Key << "ffn" << YAML::Value

@@ -29,6 +29,7 @@ std::optional<SpecError> validate_architecture(const Architecture& a) {
   if (auto e = positive("kv_heads", a.kv_heads)) return e;
   if (auto e = positive("head_dim", static_cast<double>(a.head_dim))) return e;
   if (auto e = positive("vocab", static_cast<double>(a.vocab))) return e;
+  if (a.position_embeddings < 0) return SpecError{"position_embeddings", "must not be negative"};
   if (!a.moe) {
     if (auto e = positive("ffn", static_cast<double>(a.ffn))) return e;
   } else if (auto e = validate_moe(*a.moe)) {

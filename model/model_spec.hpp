@@ -10,6 +10,7 @@
 namespace roofline {
 
 enum class FfnType { gated, plain };  // gated: SwiGLU/GeGLU, 3 matrices; plain: up, act, down
+enum class NormType { rmsnorm, layernorm };  // LayerNorm has a bias beside its scale: 2 × width
 
 struct MoeSpec {
   int experts = 0;
@@ -29,10 +30,15 @@ struct Architecture {
   long vocab = 0;
   bool tied_embeddings = false;
   bool attention_bias = false;  // Q/K/V biases (Qwen2)
+  bool linear_bias = false;     // a bias on every linear layer, Q/K/V/O and FFN (GPT-2)
+  NormType norm = NormType::rmsnorm;
+  long position_embeddings = 0;  // rows of a learned absolute position table (GPT-2); 0: none (RoPE)
   std::optional<MoeSpec> moe;
 
   [[nodiscard]] long q_dim() const { return heads * head_dim; }
   [[nodiscard]] long kv_dim() const { return kv_heads * head_dim; }
+  [[nodiscard]] double norm_params_per_element() const { return norm == NormType::layernorm ? 2 : 1; }
+  [[nodiscard]] bool qkv_bias() const { return attention_bias || linear_bias; }
 };
 
 struct ModelSpec {

@@ -70,9 +70,11 @@ class OpBuilder {
     ops_.back().shape = {l.rows, l.in, l.out, layers_ * l.copies};
   }
 
-  // A fused residual-add + RMSNorm: reads x and the residual, writes both, ≈ 5 FLOPs an element.
-  void norm(std::string_view name, double rows, double width) {
-    add(name, 5 * rows * width, 4 * rows * width * ab_ + width * ab_, width * ab_);
+  // A fused residual-add + norm: reads x and the residual, writes both, ≈ 5 FLOPs an element;
+  // its weights are a scale (RMSNorm) or a scale and a bias (LayerNorm) per element.
+  void norm(std::string_view name, double rows, double width, double params_per_element) {
+    const double weights = params_per_element * width * ab_;
+    add(name, 5 * rows * width, 4 * rows * width * ab_ + weights, weights);
   }
 
   // Elementwise activation: SiLU(gate)·up reads two tensors, GELU one; both write one.
@@ -100,13 +102,15 @@ struct FfnNames {
   std::string_view gate, up, act, down;
 };
 
+// `bias`: 1 when every linear has a bias (one per output element and weight copy), else 0.
 void add_ffn(OpBuilder& b, const FfnNames& names, FfnType type, double rows, double hidden, double width,
-             double copies) {
+             double copies, double bias) {
   const bool gated = type == FfnType::gated;
-  if (gated) b.linear({.name = names.gate, .rows = rows, .in = hidden, .out = width, .copies = copies});
-  b.linear({.name = names.up, .rows = rows, .in = hidden, .out = width, .copies = copies});
+  const double up_bias = bias * copies * width, down_bias = bias * copies * hidden;
+  if (gated) b.linear({.name = names.gate, .rows = rows, .in = hidden, .out = width, .copies = copies, .bias = up_bias});
+  b.linear({.name = names.up, .rows = rows, .in = hidden, .out = width, .copies = copies, .bias = up_bias});
   b.activation(names.act, rows, width, gated);
-  b.linear({.name = names.down, .rows = rows, .in = width, .out = hidden, .copies = copies});
+  b.linear({.name = names.down, .rows = rows, .in = width, .out = hidden, .copies = copies, .bias = down_bias});
 }
 
 // Expected distinct experts hit when `rows` tokens each choose top_k of E uniformly.
@@ -134,8 +138,9 @@ void add_attention(OpBuilder& b, const Pass& p, const Shard& s, const Workload& 
 }
 
 void add_ffn_block(OpBuilder& b, const Pass& p, const Shard& s, const Architecture& a, ExpertRouting routing) {
+  const double bias = a.linear_bias ? 1.0 : 0.0;
   if (!a.moe) {
-    add_ffn(b, {"ffn_gate", "ffn_up", "ffn_act", "ffn_down"}, a.ffn_type, p.rows, s.hidden, s.ffn, 1.0);
+    add_ffn(b, {"ffn_gate", "ffn_up", "ffn_act", "ffn_down"}, a.ffn_type, p.rows, s.hidden, s.ffn, 1.0, bias);
     return;
   }
   const MoeSpec& moe = *a.moe;
@@ -143,10 +148,10 @@ void add_ffn_block(OpBuilder& b, const Pass& p, const Shard& s, const Architectu
   b.linear({.name = "moe_router", .rows = p.rows, .in = s.hidden, .out = static_cast<double>(moe.experts),
             .weight_bytes = b.activation_bytes()});
   add_ffn(b, {"expert_gate", "expert_up", "expert_act", "expert_down"}, a.ffn_type, p.rows * moe.top_k,
-          s.hidden, s.expert_ffn, experts_touched(moe, p.rows, routing));
+          s.hidden, s.expert_ffn, experts_touched(moe, p.rows, routing), bias);
   if (moe.shared_experts > 0) {
     add_ffn(b, {"shared_gate", "shared_up", "shared_act", "shared_down"}, a.ffn_type, p.rows, s.hidden,
-            s.expert_ffn * moe.shared_experts, 1.0);
+            s.expert_ffn * moe.shared_experts, 1.0, bias);
   }
 }
 
@@ -158,27 +163,30 @@ void add_architecture_ops(OpList& ops, const Pass& p, const Architecture& a, con
   const double eb = bytes_per_element(prec.embedding_dtype());
   const double kb = bytes_per_element(prec.kv);
   const double kv = s.kv_heads * s.head_dim;
-  const double bias = a.attention_bias ? 1.0 : 0.0;
+  const double bias = a.qkv_bias() ? 1.0 : 0.0;
+  const double norm = a.norm_params_per_element();
 
   OpBuilder once(ops, prec, 1.0);
-  // A gather: only the rows of the tokens in the pass are read, never the whole table.
-  once.add("embedding", 0, p.rows * s.hidden * (eb / w.tp + ab), 0);
+  // A gather: only the rows of the tokens in the pass are read, never the whole table (nor the
+  // whole learned position table, where there is one).
+  const double tables = a.position_embeddings > 0 ? 2 : 1;
+  once.add("embedding", 0, p.rows * s.hidden * (tables * eb / w.tp + ab), 0);
 
   OpBuilder layer(ops, prec, s.layers);
-  layer.norm("attn_norm", p.rows, s.hidden);
+  layer.norm("attn_norm", p.rows, s.hidden, norm);
   const double q = s.heads * s.head_dim;
   layer.linear({.name = "q_proj", .rows = p.rows, .in = s.hidden, .out = q, .bias = bias * q});
   // K and V are written straight into the cache, in the cache's format.
   layer.linear({.name = "k_proj", .rows = p.rows, .in = s.hidden, .out = kv, .out_bytes = kb, .bias = bias * kv});
   layer.linear({.name = "v_proj", .rows = p.rows, .in = s.hidden, .out = kv, .out_bytes = kb, .bias = bias * kv});
   add_attention(layer, p, s, w);
-  layer.linear({.name = "o_proj", .rows = p.rows, .in = q, .out = s.hidden});
+  layer.linear({.name = "o_proj", .rows = p.rows, .in = q, .out = s.hidden, .bias = a.linear_bias ? s.hidden : 0.0});
   if (w.tp > 1) layer.allreduce("allreduce_attn", p.rows, s.hidden);
-  layer.norm("ffn_norm", p.rows, s.hidden);
+  layer.norm("ffn_norm", p.rows, s.hidden, norm);
   add_ffn_block(layer, p, s, a, routing);
   if (w.tp > 1) layer.allreduce("allreduce_ffn", p.rows, s.hidden);
 
-  once.norm("final_norm", p.rows, s.hidden);
+  once.norm("final_norm", p.rows, s.hidden, norm);
   const double head_weights = s.hidden * s.vocab * eb;
   once.add("lm_head", 2 * p.head_rows * s.hidden * s.vocab,
            head_weights + p.head_rows * (s.hidden + s.vocab) * ab, head_weights);

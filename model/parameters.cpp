@@ -21,13 +21,20 @@ ParameterCount count_parameters(const ModelSpec& m) {
   } else {
     ffn_total = ffn_active = matrices_per_ffn * h * static_cast<double>(a.ffn);
   }
-  const double norms = 2 * h;
-  const double biases = a.attention_bias ? static_cast<double>(a.q_dim() + 2 * a.kv_dim()) : 0;
+  const double norm = h * a.norm_params_per_element();
+  double biases = a.qkv_bias() ? static_cast<double>(a.q_dim() + 2 * a.kv_dim()) : 0;
+  if (a.linear_bias) {
+    // O's bias, and each FFN's: gate and up are `width` wide, down `h`; every expert has its own.
+    const double width = static_cast<double>(a.moe ? a.moe->ffn : a.ffn);
+    const double copies = a.moe ? a.moe->experts + a.moe->shared_experts : 1;
+    biases += h + copies * ((matrices_per_ffn - 1) * width + h);
+  }
   p.linear_total = a.layers * (attention + ffn_total);
   p.linear_active = a.layers * (attention + ffn_active);
-  p.small = a.layers * (norms + biases + router) + h;  // + the final norm
-  p.embedding = static_cast<double>(a.vocab) * h;
-  p.lm_head = a.tied_embeddings ? 0 : p.embedding;
+  p.small = a.layers * (2 * norm + biases + router) + norm;  // two norms a layer, and the final one
+  const double vocab_table = static_cast<double>(a.vocab) * h;
+  p.embedding = vocab_table + static_cast<double>(a.position_embeddings) * h;
+  p.lm_head = a.tied_embeddings ? 0 : vocab_table;
   return p;
 }
 
