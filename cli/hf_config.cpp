@@ -14,7 +14,7 @@ namespace roofline::cli {
 
 namespace {
 
-enum class Moe { none, mixtral, qwen2 };
+enum class Moe { none, mixtral, qwen2, deepseek };
 
 // What a family calls the fields of the generic description. An empty name: the field is absent.
 struct FieldNames {
@@ -33,6 +33,7 @@ struct Family {
   // GPT-2: plain GELU FFN of n_inner (4 × n_embd when null), LayerNorm, a bias on every linear,
   // learned positions.
   bool gpt2_shape = false;
+  bool latent_attention = false;  // DeepSeek-V2/V3: kv_lora_rank, qk_nope/rope_head_dim, v_head_dim
 };
 
 constexpr std::array kFamilies = {
@@ -45,10 +46,12 @@ constexpr std::array kFamilies = {
     Family{"Gemma2ForCausalLM", "gemma2", false, true},
     Family{"Phi3ForCausalLM", "phi3", false, false},
     Family{"GPT2LMHeadModel", "gpt2", false, true, Moe::none, &kGpt2Names, true},
+    Family{"DeepseekV2ForCausalLM", "deepseek_v2", false, false, Moe::deepseek, &kLlamaNames, false, true},
+    Family{"DeepseekV3ForCausalLM", "deepseek_v3", false, false, Moe::deepseek, &kLlamaNames, false, true},
 };
 
-// Latent attention caches a compressed K/V that the generic description cannot express:
-// reading such a config as a Llama would price its KV cache 30× too high.
+// Latent attention caches a compressed K/V: reading such a config as a Llama (an unknown
+// architecture with these fields) would price its KV cache 30× too high.
 constexpr std::array<std::string_view, 3> kUnmodelledFields = {"kv_lora_rank", "q_lora_rank", "n_routed_experts"};
 
 // validate() names rooflineplan's fields; the error names the user's.
@@ -111,6 +114,16 @@ MoeSpec read_moe(const MapReader& r, const std::string& architecture, Moe kind) 
     return {r.small_count("num_local_experts"), r.small_count("num_experts_per_tok"),
             r.count("intermediate_size"), 0};
   }
+  if (kind == Moe::deepseek) {
+    require(r, architecture, {"n_routed_experts", "num_experts_per_tok", "moe_intermediate_size"});
+    // Every layer after the first `first_k_dense_replace` is sparse only when moe_layer_freq is 1.
+    if (r.has_value("moe_layer_freq") && r.count("moe_layer_freq") != 1) {
+      r.fail("moe_layer_freq", "only every layer being a MoE layer (1) is modelled");
+    }
+    return {r.small_count("n_routed_experts"), r.small_count("num_experts_per_tok"), r.count("moe_intermediate_size"),
+            r.has_value("n_shared_experts") ? r.small_count("n_shared_experts") : 0,
+            r.has_value("first_k_dense_replace") ? r.small_count("first_k_dense_replace") : 0};
+  }
   require(r, architecture, {"num_experts", "num_experts_per_tok", "moe_intermediate_size"});
   MoeSpec moe{r.small_count("num_experts"), r.small_count("num_experts_per_tok"),
               r.count("moe_intermediate_size"), 0};
@@ -135,17 +148,18 @@ bool is_hf_config(const YamlDocument& doc) {
 ModelSpec read_hf_config(const YamlDocument& doc) {
   const MapReader r(doc, doc.root, "", {});  // configs carry many fields this model does not need
   const std::string architecture = architecture_of(doc);
-  for (std::string_view f : kUnmodelledFields) {
-    if (r.has_value(f)) {
-      r.fail(f, fmt::format("{} uses multi-head latent attention or DeepSeek-style routed experts, which "
-                            "rooflineplan does not model yet; describe it in rooflineplan's YAML by hand",
-                            architecture.empty() ? "this model" : architecture));
-    }
-  }
   const auto family = std::find_if(kFamilies.begin(), kFamilies.end(),
                                    [&](const Family& f) { return f.architecture == architecture; });
   const bool known = family != kFamilies.end();
   const Family f = known ? *family : Family{"", "", false, false};
+  for (std::string_view field : kUnmodelledFields) {
+    if (!f.latent_attention && r.has_value(field)) {
+      r.fail(field, fmt::format("{} uses multi-head latent attention or DeepSeek-style routed experts, which "
+                                "rooflineplan reads only from DeepseekV2ForCausalLM and DeepseekV3ForCausalLM "
+                                "configs; describe it in rooflineplan's YAML (mla, moe) by hand",
+                                architecture.empty() ? "this model" : architecture));
+    }
+  }
   const FieldNames& n = *f.names;
   std::vector<std::string_view> needed = {n.layers, n.hidden, n.heads, n.vocab};
   needed.push_back(f.gpt2_shape ? n.max_context : n.ffn);  // GPT-2's positions; its n_inner may be null
@@ -180,6 +194,13 @@ ModelSpec read_hf_config(const YamlDocument& doc) {
   } else if (a.heads > 0) {
     a.head_dim = a.hidden / a.heads;
   }
+  if (f.latent_attention) {
+    require(r, architecture, {"kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"});
+    a.mla = LatentAttention{r.has_value("q_lora_rank") ? r.count("q_lora_rank") : 0, r.count("kv_lora_rank"),
+                            r.count("qk_nope_head_dim"), r.count("qk_rope_head_dim"), r.count("v_head_dim")};
+    a.head_dim = a.mla->nope_dim + a.mla->rope_dim;
+    a.kv_heads = a.heads;  // decompressed per head; the cache holds the latent
+  }
   if (f.gpt2_shape) {
     a.ffn_type = FfnType::plain;
     a.ffn = r.has_value(n.ffn) ? r.count(n.ffn) : 4 * a.hidden;  // transformers' GPT-2 default
@@ -189,7 +210,8 @@ ModelSpec read_hf_config(const YamlDocument& doc) {
   } else {
     a.ffn_type = FfnType::gated;  // SwiGLU or GeGLU in every other family here
     if (f.moe != Moe::none) a.moe = read_moe(r, architecture, f.moe);
-    else a.ffn = r.count(n.ffn);
+    // With MoE, intermediate_size is the width of the dense layers, where there are any.
+    if (a.dense_ffn_layers() > 0) a.ffn = r.count(n.ffn);
   }
   m.architecture = a;
   if (const auto e = validate(m)) r.fail(hf_field(e->field, n), e->message);

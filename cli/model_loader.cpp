@@ -14,9 +14,9 @@ namespace roofline::cli {
 
 namespace {
 
-constexpr std::array<std::string_view, 14> kArchitectureKeys = {
+constexpr std::array<std::string_view, 15> kArchitectureKeys = {
     "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "ffn_type", "vocab", "tied_embeddings",
-    "attention_bias", "linear_bias", "norm", "position_embeddings", "moe"};
+    "attention_bias", "linear_bias", "norm", "position_embeddings", "moe", "mla"};
 
 FfnType read_ffn_type(const MapReader& r) {
   const std::string s = r.string("ffn_type");
@@ -33,12 +33,22 @@ NormType read_norm(const MapReader& r) {
   r.fail("norm", fmt::format("must be `rmsnorm` (a scale) or `layernorm` (a scale and a bias), got \"{}\"", s));
 }
 
+std::optional<LatentAttention> read_mla(const MapReader& r) {
+  const auto mla = r.optional_child("mla", {"q_lora_rank", "kv_lora_rank", "nope_dim", "rope_dim", "v_dim"});
+  if (!mla) return std::nullopt;
+  if (r.has("head_dim")) r.fail("head_dim", "with mla the head width is mla.nope_dim + mla.rope_dim");
+  return LatentAttention{mla->optional_count("q_lora_rank").value_or(0), mla->count("kv_lora_rank"),
+                         mla->count("nope_dim"), mla->count("rope_dim"), mla->count("v_dim")};
+}
+
 Architecture read_architecture(const MapReader& r) {
   Architecture a;
   a.layers = r.small_count("layers");
   a.hidden = r.count("hidden");
   a.heads = r.small_count("heads");
-  a.kv_heads = r.small_count("kv_heads");
+  a.mla = read_mla(r);
+  // Latent attention decompresses a K and a V for every query head.
+  a.kv_heads = a.mla && !r.has("kv_heads") ? a.heads : r.small_count("kv_heads");
   a.vocab = r.count("vocab");
   a.ffn_type = read_ffn_type(r);
   a.tied_embeddings = r.optional_bool("tied_embeddings").value_or(false);
@@ -46,7 +56,9 @@ Architecture read_architecture(const MapReader& r) {
   a.linear_bias = r.optional_bool("linear_bias").value_or(false);
   a.norm = read_norm(r);
   a.position_embeddings = r.optional_count("position_embeddings").value_or(0);
-  if (r.has("head_dim")) {
+  if (a.mla) {
+    a.head_dim = a.mla->nope_dim + a.mla->rope_dim;
+  } else if (r.has("head_dim")) {
     a.head_dim = r.count("head_dim");
   } else if (a.heads > 0 && a.hidden % a.heads != 0) {
     r.fail("heads", fmt::format("heads {} does not divide hidden {}; give head_dim if the model's head "
@@ -55,10 +67,13 @@ Architecture read_architecture(const MapReader& r) {
   } else if (a.heads > 0) {
     a.head_dim = a.hidden / a.heads;
   }
-  if (auto moe = r.optional_child("moe", {"experts", "top_k", "ffn", "shared_experts"})) {
+  if (auto moe = r.optional_child("moe", {"experts", "top_k", "ffn", "shared_experts", "dense_layers"})) {
     a.moe = MoeSpec{moe->small_count("experts"), moe->small_count("top_k"), moe->count("ffn"),
-                    moe->has("shared_experts") ? moe->small_count("shared_experts") : 0};
-    if (r.has("ffn")) r.fail("ffn", "a MoE model gives its expert width as moe.ffn, not ffn");
+                    moe->has("shared_experts") ? moe->small_count("shared_experts") : 0,
+                    moe->has("dense_layers") ? moe->small_count("dense_layers") : 0};
+    // `ffn` is the width of the dense layers, so only a model with some has it.
+    if (a.moe->dense_layers > 0) a.ffn = r.count("ffn");
+    else if (r.has("ffn")) r.fail("ffn", "a MoE model gives its expert width as moe.ffn, not ffn (ffn is for moe.dense_layers)");
   } else {
     a.ffn = r.count("ffn");
   }
@@ -87,7 +102,7 @@ ModelSpec read_model(const YamlDocument& doc) {
   const MapReader r(doc, doc.root, "",
                     {"name", "source", "params", "dtype", "max_context", "layers", "hidden", "heads", "kv_heads",
                      "head_dim", "ffn", "ffn_type", "vocab", "tied_embeddings", "attention_bias", "linear_bias",
-                     "norm", "position_embeddings", "moe"});
+                     "norm", "position_embeddings", "moe", "mla"});
   ModelSpec m;
   m.name = r.string("name");
   m.source = r.optional_string("source").value_or("");

@@ -19,7 +19,7 @@ Bytes prefill_activations_per_sequence(const Architecture& a, const Workload& w)
   const double kv_heads = std::max(1.0, static_cast<double>(a.kv_heads) / w.tp);
   const double intermediates = a.ffn_type == FfnType::gated ? 2 : 1;
   double ffn_width = static_cast<double>(a.ffn);
-  if (a.moe) ffn_width = static_cast<double>(a.moe->ffn) * std::max(a.moe->top_k, a.moe->shared_experts);
+  if (a.moe) ffn_width = std::max(ffn_width, static_cast<double>(a.moe->ffn) * std::max(a.moe->top_k, a.moe->shared_experts));
   const double ffn = intermediates * ffn_width / w.tp;
   const double qkv = (heads + 2 * kv_heads) * static_cast<double>(a.head_dim);
   double bytes = n * ab * (2.0 * static_cast<double>(a.hidden) + std::max(ffn, qkv));
@@ -33,7 +33,8 @@ Bytes prefill_activations_per_sequence(const Architecture& a, const Workload& w)
 Bytes group_kv_bytes_per_token(const ModelSpec& m, const Workload& w) {
   if (!m.architecture) return Bytes(0);
   const Architecture& a = *m.architecture;
-  const double copies = std::max(1.0, static_cast<double>(w.tp) / a.kv_heads);
+  // Every GPU of the group needs the whole latent (latent attention) or at least one K/V head.
+  const double copies = a.mla ? w.tp : std::max(1.0, static_cast<double>(w.tp) / a.kv_heads);
   return kv_bytes_per_token(m, w.precision) * copies;
 }
 

@@ -16,6 +16,7 @@ std::optional<SpecError> validate_moe(const MoeSpec& moe) {
   if (auto e = positive("moe.top_k", moe.top_k)) return e;
   if (auto e = positive("moe.ffn", static_cast<double>(moe.ffn))) return e;
   if (moe.shared_experts < 0) return SpecError{"moe.shared_experts", "must not be negative"};
+  if (moe.dense_layers < 0) return SpecError{"moe.dense_layers", "must not be negative"};
   if (moe.top_k > moe.experts) {
     return SpecError{"moe.top_k", fmt::format("top_k {} exceeds the {} experts", moe.top_k, moe.experts)};
   }
@@ -30,10 +31,28 @@ std::optional<SpecError> validate_architecture(const Architecture& a) {
   if (auto e = positive("head_dim", static_cast<double>(a.head_dim))) return e;
   if (auto e = positive("vocab", static_cast<double>(a.vocab))) return e;
   if (a.position_embeddings < 0) return SpecError{"position_embeddings", "must not be negative"};
-  if (!a.moe) {
+  if (a.dense_ffn_layers() > 0) {
     if (auto e = positive("ffn", static_cast<double>(a.ffn))) return e;
-  } else if (auto e = validate_moe(*a.moe)) {
-    return e;
+  }
+  if (a.moe) {
+    if (auto e = validate_moe(*a.moe)) return e;
+    if (a.moe->dense_layers > a.layers) {
+      return SpecError{"moe.dense_layers", fmt::format("{} dense layers exceed the {} layers", a.moe->dense_layers, a.layers)};
+    }
+    if (a.linear_bias) return SpecError{"linear_bias", "biases on every linear are not modelled for mixtures of experts"};
+  }
+  if (a.mla) {
+    const LatentAttention& l = *a.mla;
+    if (a.kv_heads != a.heads) {
+      return SpecError{"kv_heads", fmt::format("latent attention decompresses a K and V per head: kv_heads {} must "
+                                               "equal heads {}",
+                                               a.kv_heads, a.heads)};
+    }
+    if (l.q_lora_rank < 0) return SpecError{"mla.q_lora_rank", "must not be negative"};
+    if (auto e = positive("mla.kv_lora_rank", static_cast<double>(l.kv_lora_rank))) return e;
+    if (auto e = positive("mla.nope_dim", static_cast<double>(l.nope_dim))) return e;
+    if (auto e = positive("mla.rope_dim", static_cast<double>(l.rope_dim))) return e;
+    if (auto e = positive("mla.v_dim", static_cast<double>(l.v_dim))) return e;
   }
   // Grouped-query attention shares each K/V head among heads / kv_heads query heads.
   if (a.heads % a.kv_heads != 0) {

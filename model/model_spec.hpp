@@ -17,6 +17,19 @@ struct MoeSpec {
   int top_k = 0;
   long ffn = 0;            // width of one expert
   int shared_experts = 0;  // always-active experts of the same width (DeepSeek, Qwen-MoE style)
+  int dense_layers = 0;    // leading layers with a dense FFN of width Architecture::ffn (DeepSeek)
+};
+
+// Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434 §2.1): K and V are decompressed
+// from one latent of kv_lora_rank per token, plus one RoPE key shared by all heads; the cache
+// holds only those two.
+struct LatentAttention {
+  long q_lora_rank = 0;  // Q through a low-rank bottleneck of this width; 0: projected directly
+  long kv_lora_rank = 0;
+  long nope_dim = 0;  // per-head Q/K width without position encoding
+  long rope_dim = 0;  // per-head Q/K width with RoPE
+  long v_dim = 0;     // per-head V width
+  [[nodiscard]] long cache_width() const { return kv_lora_rank + rope_dim; }
 };
 
 struct Architecture {
@@ -34,11 +47,16 @@ struct Architecture {
   NormType norm = NormType::rmsnorm;
   long position_embeddings = 0;  // rows of a learned absolute position table (GPT-2); 0: none (RoPE)
   std::optional<MoeSpec> moe;
+  // With latent attention, head_dim is the Q/K head width (nope + rope) and kv_heads = heads:
+  // prefill decompresses K and V and attends as multi-head attention.
+  std::optional<LatentAttention> mla;
 
   [[nodiscard]] long q_dim() const { return heads * head_dim; }
   [[nodiscard]] long kv_dim() const { return kv_heads * head_dim; }
   [[nodiscard]] double norm_params_per_element() const { return norm == NormType::layernorm ? 2 : 1; }
   [[nodiscard]] bool qkv_bias() const { return attention_bias || linear_bias; }
+  [[nodiscard]] int moe_layers() const { return moe ? layers - moe->dense_layers : 0; }
+  [[nodiscard]] int dense_ffn_layers() const { return layers - moe_layers(); }
 };
 
 struct ModelSpec {

@@ -19,16 +19,17 @@ struct Pass {
   double score_matrix;  // score elements per sequence and head that a naive kernel materialises
   double keys_read;     // cached K (and V) tokens read per sequence and layer
   double head_rows;     // rows through the LM head: only the last token of each sequence
+  bool decode;
 };
 
 Pass make_pass(Phase phase, const Workload& w) {
   const auto B = static_cast<double>(w.batch);
   if (phase == Phase::decode) {
     const auto t = static_cast<double>(w.context_tokens);
-    return {B, B, t, t, t, B};
+    return {B, B, t, t, t, B, true};
   }
   const auto n = static_cast<double>(w.prompt_tokens);
-  return {B * n, B, n * (n + 1) / 2, n * n, n, B};
+  return {B * n, B, n * (n + 1) / 2, n * n, n, B, false};
 }
 
 // One GPU's share of the architecture under tensor parallelism (Megatron-LM: column-parallel
@@ -120,38 +121,96 @@ double experts_touched(const MoeSpec& moe, double rows, ExpertRouting routing) {
   return E * (1.0 - std::pow(1.0 - static_cast<double>(moe.top_k) / E, rows));
 }
 
-void add_attention(OpBuilder& b, const Pass& p, const Shard& s, const Workload& w) {
+// What attention multiplies: per head, queries and keys of qk_dim, values of v_dim, and the bytes
+// of K and of V read per cached token (per sequence and layer, all heads on this GPU).
+struct AttentionShape {
+  double heads, qk_dim, v_dim, k_bytes_per_token, v_bytes_per_token;
+};
+
+void add_attention(OpBuilder& b, const Pass& p, const AttentionShape& a, const Workload& w) {
   const double ab = b.activation_bytes();
-  const double kb = bytes_per_element(w.precision.kv);
-  const double q = s.heads * s.head_dim;
-  const double kv_read = p.sequences * p.keys_read * s.kv_heads * s.head_dim * kb;
+  const double q_bytes = p.rows * a.heads * a.qk_dim * ab, out_bytes = p.rows * a.heads * a.v_dim * ab;
+  const double k_read = p.sequences * p.keys_read * a.k_bytes_per_token;
+  const double v_read = p.sequences * p.keys_read * a.v_bytes_per_token;
   if (w.attention == AttentionKernel::flash) {
     // Softmax (≈ 5 FLOPs a score) is fused into the score pass; no score touches memory.
-    b.add("attn_scores", p.sequences * s.heads * p.pairs * (2 * s.head_dim + 5), p.rows * q * ab + kv_read, 0);
-    b.add("attn_values", p.sequences * s.heads * p.pairs * 2 * s.head_dim, kv_read + p.rows * q * ab, 0);
+    b.add("attn_scores", p.sequences * a.heads * p.pairs * (2 * a.qk_dim + 5), q_bytes + k_read, 0);
+    b.add("attn_values", p.sequences * a.heads * p.pairs * 2 * a.v_dim, v_read + out_bytes, 0);
     return;
   }
-  const double scores = p.sequences * s.heads * p.score_matrix;
-  b.add("attn_scores", scores * 2 * s.head_dim, p.rows * q * ab + kv_read + scores * ab, 0);
+  const double scores = p.sequences * a.heads * p.score_matrix;
+  b.add("attn_scores", scores * 2 * a.qk_dim, q_bytes + k_read + scores * ab, 0);
   b.add("attn_softmax", scores * 5, 2 * scores * ab, 0);
-  b.add("attn_values", scores * 2 * s.head_dim, scores * ab + kv_read + p.rows * q * ab, 0);
+  b.add("attn_values", scores * 2 * a.v_dim, scores * ab + v_read + out_bytes, 0);
 }
 
-void add_ffn_block(OpBuilder& b, const Pass& p, const Shard& s, const Architecture& a, ExpertRouting routing) {
-  const double bias = a.linear_bias ? 1.0 : 0.0;
-  if (!a.moe) {
-    add_ffn(b, {"ffn_gate", "ffn_up", "ffn_act", "ffn_down"}, a.ffn_type, p.rows, s.hidden, s.ffn, 1.0, bias);
-    return;
+// Grouped-query attention: Q, K and V projected, K and V cached per head.
+void add_grouped_attention(OpBuilder& b, const Pass& p, const Shard& s, const Architecture& a, const Workload& w) {
+  const double kb = bytes_per_element(w.precision.kv);
+  const double bias = a.qkv_bias() ? 1.0 : 0.0;
+  const double q = s.heads * s.head_dim, kv = s.kv_heads * s.head_dim;
+  b.linear({.name = "q_proj", .rows = p.rows, .in = s.hidden, .out = q, .bias = bias * q});
+  // K and V are written straight into the cache, in the cache's format.
+  b.linear({.name = "k_proj", .rows = p.rows, .in = s.hidden, .out = kv, .out_bytes = kb, .bias = bias * kv});
+  b.linear({.name = "v_proj", .rows = p.rows, .in = s.hidden, .out = kv, .out_bytes = kb, .bias = bias * kv});
+  add_attention(b, p, {s.heads, s.head_dim, s.head_dim, kv * kb, kv * kb}, w);
+  b.linear({.name = "o_proj", .rows = p.rows, .in = q, .out = s.hidden, .bias = a.linear_bias ? s.hidden : 0.0});
+}
+
+// Latent attention. The down projections are replicated on every GPU of a tensor-parallel group
+// (each needs the whole latent); the up projections and O are split by heads.
+void add_latent_attention(OpBuilder& b, const Pass& p, const Shard& s, const Architecture& a, const Workload& w) {
+  const LatentAttention& l = *a.mla;
+  const double kb = bytes_per_element(w.precision.kv), ab = b.activation_bytes();
+  const double heads = s.heads, qk = static_cast<double>(l.nope_dim + l.rope_dim);
+  const auto rank = static_cast<double>(l.kv_lora_rank), cache = static_cast<double>(l.cache_width());
+  const auto nope = static_cast<double>(l.nope_dim), v = static_cast<double>(l.v_dim);
+  if (l.q_lora_rank > 0) {
+    const auto q_rank = static_cast<double>(l.q_lora_rank);
+    b.linear({.name = "q_a_proj", .rows = p.rows, .in = s.hidden, .out = q_rank});
+    b.norm("q_a_norm", p.rows, q_rank, a.norm_params_per_element());
+    b.linear({.name = "q_b_proj", .rows = p.rows, .in = q_rank, .out = heads * qk});
+  } else {
+    b.linear({.name = "q_proj", .rows = p.rows, .in = s.hidden, .out = heads * qk});
   }
+  // The latent and the shared RoPE key go straight into the cache, in the cache's format.
+  b.linear({.name = "kv_a_proj", .rows = p.rows, .in = s.hidden, .out = cache, .out_bytes = kb});
+  b.norm("kv_a_norm", p.rows, rank, a.norm_params_per_element());
+  if (p.decode) {
+    // Weight absorption (DeepSeek-V2 §2.1.2): K's up projection folds into each query and V's
+    // into the output, so every head attends over the cached latent itself: one cache entry of
+    // kv_lora_rank + rope_dim per token, read once for keys and values alike.
+    b.linear({.name = "q_absorb", .rows = p.rows * heads, .in = nope, .out = rank, .copies = heads});
+    add_attention(b, p, {heads, cache, rank, cache * kb, 0}, w);
+    b.linear({.name = "v_absorb", .rows = p.rows * heads, .in = rank, .out = v, .copies = heads});
+  } else {
+    // Prefill decompresses K and V for its own tokens and attends as multi-head attention.
+    b.linear({.name = "kv_b_proj", .rows = p.rows, .in = rank, .out = heads * (nope + v)});
+    add_attention(b, p, {heads, qk, v, heads * qk * ab, heads * v * ab}, w);
+  }
+  b.linear({.name = "o_proj", .rows = p.rows, .in = heads * v, .out = s.hidden});
+}
+
+// Dense layers (all without MoE; DeepSeek's first few with it) and MoE layers, each summed over
+// its own layer count.
+void add_ffn_blocks(OpList& ops, const Precision& prec, const Pass& p, const Shard& s, const Architecture& a,
+                    ExpertRouting routing) {
+  if (a.dense_ffn_layers() > 0) {
+    OpBuilder dense(ops, prec, a.dense_ffn_layers());
+    add_ffn(dense, {"ffn_gate", "ffn_up", "ffn_act", "ffn_down"}, a.ffn_type, p.rows, s.hidden, s.ffn, 1.0,
+            a.linear_bias ? 1.0 : 0.0);
+  }
+  if (a.moe_layers() == 0) return;
+  OpBuilder b(ops, prec, a.moe_layers());
   const MoeSpec& moe = *a.moe;
   // Routers stay in 16 bits under quantization, as ParameterCount::small prices them.
   b.linear({.name = "moe_router", .rows = p.rows, .in = s.hidden, .out = static_cast<double>(moe.experts),
             .weight_bytes = b.activation_bytes()});
   add_ffn(b, {"expert_gate", "expert_up", "expert_act", "expert_down"}, a.ffn_type, p.rows * moe.top_k,
-          s.hidden, s.expert_ffn, experts_touched(moe, p.rows, routing), bias);
+          s.hidden, s.expert_ffn, experts_touched(moe, p.rows, routing), 0);
   if (moe.shared_experts > 0) {
     add_ffn(b, {"shared_gate", "shared_up", "shared_act", "shared_down"}, a.ffn_type, p.rows, s.hidden,
-            s.expert_ffn * moe.shared_experts, 1.0, bias);
+            s.expert_ffn * moe.shared_experts, 1.0, 0);
   }
 }
 
@@ -161,9 +220,6 @@ void add_architecture_ops(OpList& ops, const Pass& p, const Architecture& a, con
   const Precision& prec = w.precision;
   const double ab = bytes_per_element(prec.activations);
   const double eb = bytes_per_element(prec.embedding_dtype());
-  const double kb = bytes_per_element(prec.kv);
-  const double kv = s.kv_heads * s.head_dim;
-  const double bias = a.qkv_bias() ? 1.0 : 0.0;
   const double norm = a.norm_params_per_element();
 
   OpBuilder once(ops, prec, 1.0);
@@ -174,16 +230,11 @@ void add_architecture_ops(OpList& ops, const Pass& p, const Architecture& a, con
 
   OpBuilder layer(ops, prec, s.layers);
   layer.norm("attn_norm", p.rows, s.hidden, norm);
-  const double q = s.heads * s.head_dim;
-  layer.linear({.name = "q_proj", .rows = p.rows, .in = s.hidden, .out = q, .bias = bias * q});
-  // K and V are written straight into the cache, in the cache's format.
-  layer.linear({.name = "k_proj", .rows = p.rows, .in = s.hidden, .out = kv, .out_bytes = kb, .bias = bias * kv});
-  layer.linear({.name = "v_proj", .rows = p.rows, .in = s.hidden, .out = kv, .out_bytes = kb, .bias = bias * kv});
-  add_attention(layer, p, s, w);
-  layer.linear({.name = "o_proj", .rows = p.rows, .in = q, .out = s.hidden, .bias = a.linear_bias ? s.hidden : 0.0});
+  if (a.mla) add_latent_attention(layer, p, s, a, w);
+  else add_grouped_attention(layer, p, s, a, w);
   if (w.tp > 1) layer.allreduce("allreduce_attn", p.rows, s.hidden);
   layer.norm("ffn_norm", p.rows, s.hidden, norm);
-  add_ffn_block(layer, p, s, a, routing);
+  add_ffn_blocks(ops, prec, p, s, a, routing);
   if (w.tp > 1) layer.allreduce("allreduce_ffn", p.rows, s.hidden);
 
   once.norm("final_norm", p.rows, s.hidden, norm);

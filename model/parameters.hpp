@@ -24,8 +24,8 @@ struct ParameterCount {
 // Bytes of all weights (every expert) as stored with this precision.
 [[nodiscard]] Bytes weight_bytes(const ParameterCount& p, const Precision& prec);
 
-// K and V for one token over all layers: 2 · L · kv_heads · head_dim · bytes(kv). 0 when the
-// architecture is unknown.
+// K and V for one token over all layers: 2 · L · kv_heads · head_dim · bytes(kv), or
+// L · (kv_lora_rank + rope_dim) · bytes(kv) with latent attention. 0 when the architecture is unknown.
 [[nodiscard]] Bytes kv_bytes_per_token(const ModelSpec& m, const Precision& prec);
 
 }  // namespace roofline

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "cli_runner.hpp"
+#include "memory_ledger.hpp"
 #include "parameters.hpp"
 
 using namespace roofline;
@@ -60,6 +61,51 @@ TEST_CASE("HF GPT-2: 124,439,808 parameters with LayerNorm, biases everywhere an
   CHECK(r.decode.step.weight_bytes.value() == Approx(4.0 * (12 * per_layer + 2 * 768 + 50257.0 * 768)));
 }
 
+TEST_CASE("HF DeepSeek-V3: 671 B parameters, 37.6 B active, and a 70,272-byte latent KV cache per token") {
+  const ModelSpec m = hf("deepseek-v3");
+  // Per layer, latent attention: q_a 7168·1536 + q_b 1536·128·192 + kv_a 7168·576 + kv_b 512·128·256
+  // + o 128·128·7168 = 187,105,280, and norms 1536 + 512 + 2·7168. Three dense layers of
+  // 3·7168·18432; 58 MoE layers of 256 routed + 1 shared experts of 3·7168·2048 and a 7168·256
+  // router; two 129280·7168 tables and the final norm. (The router's 256 correction biases per
+  // layer and the multi-token-prediction layer are not counted, as DeepSeek's 671 B does not.)
+  const double attention = 7168.0 * 1536 + 1536.0 * 128 * 192 + 7168.0 * 576 + 512.0 * 128 * 256 + 128.0 * 128 * 7168;
+  CHECK(attention == 187'105'280);
+  const double expert = 3.0 * 7168 * 2048;
+  const double total = 61 * (attention + 1536 + 512 + 2 * 7168) + 3 * (3.0 * 7168 * 18432) +
+                       58 * (257 * expert + 7168.0 * 256) + 2 * 129280.0 * 7168 + 7168;
+  CHECK(params(m) == total);
+  CHECK(params(m) == 671'026'404'352.0);
+  const double active = total - 58 * (256 - 8) * expert;
+  CHECK(count_parameters(m).active() == active);
+  CHECK(active == Approx(37.55e9).epsilon(0.001));
+  // The cache holds the 512-wide latent and the 64-wide shared RoPE key: 61 × 576 × 2 bytes.
+  CHECK(kv_bytes_per_token(m, resolve_precision(m.dtype, {})).value() == 70'272.0);
+}
+
+TEST_CASE("DeepSeek-V3 decode attends over the latent, read once: 4 × 1000 tokens × 576 × 2 bytes a layer") {
+  const ModelSpec m = hf("deepseek-v3");
+  Workload w = test::default_workload(m, 4);
+  w.context_tokens = 1000;
+  const Report r = evaluate(m, cli::load_gpu("h200"), w);
+  auto op = [&](std::string_view name) {
+    const auto it = std::find_if(r.decode.step.ops.begin(), r.decode.step.ops.end(),
+                                 [&](const OpResult& o) { return o.cost.name == name; });
+    REQUIRE(it != r.decode.step.ops.end());
+    return it->cost;
+  };
+  // Scores read the absorbed queries (4 × 128 heads × 576, bf16) and the cache; values read no
+  // more cache (the same latent) and write 4 × 128 × 512.
+  CHECK(op("attn_scores").bytes.value() == 61 * (4.0 * 128 * 576 * 2 + 4.0 * 1000 * 576 * 2));
+  CHECK(op("attn_values").bytes.value() == 61 * (4.0 * 128 * 512 * 2));
+  // Absorption reads K's and V's up projections once: 128 × 128 × 512 and 128 × 512 × 128 weights.
+  CHECK(op("q_absorb").weight_bytes.value() == 61 * 128.0 * 128 * 512 * 2);
+  CHECK(op("v_absorb").weight_bytes.value() == 61 * 128.0 * 512 * 128 * 2);
+  // Under tensor parallelism every GPU keeps the whole latent: 8 copies in the group's ledger.
+  Workload tp8 = w;
+  tp8.tp = 8;
+  CHECK(group_kv_bytes_per_token(m, tp8).value() == 8 * 70'272.0);
+}
+
 TEST_CASE("HF configs: GQA, head_dim, tied embeddings and shared experts are read") {
   const Architecture mistral = *hf("mistral-7b").architecture;
   CHECK(mistral.kv_heads == 8);
@@ -75,10 +121,12 @@ TEST_CASE("HF configs: GQA, head_dim, tied embeddings and shared experts are rea
 }
 
 TEST_CASE("HF configs refuse what is not modelled, naming the fields") {
-  const auto deepseek = test::run_cli({"-m", test::data_file("hf/deepseek-v3.json"), "-g", "h100-sxm"});
-  CHECK(deepseek.code == 2);
-  CHECK_THAT(deepseek.err, Catch::Contains("deepseek-v3.json:") && Catch::Contains("kv_lora_rank") &&
-                               Catch::Contains("multi-head latent attention"));
+  // Latent-attention fields under an architecture that is not DeepSeek's: not read as a Llama.
+  const auto latent = cli::parse_yaml(R"({"architectures": ["MyLatentForCausalLM"], "hidden_size": 4096,
+"num_attention_heads": 32, "num_hidden_layers": 32, "intermediate_size": 11008, "vocab_size": 32000, "kv_lora_rank": 512})",
+                                      "latent.json");
+  CHECK_THROWS_WITH(cli::read_model(latent), Catch::Contains("latent.json:2:") && Catch::Contains("kv_lora_rank") &&
+                                                 Catch::Contains("multi-head latent attention"));
   const auto falcon = test::run_cli({"-m", test::data_file("hf/unknown-falcon.json"), "-g", "h100-sxm"});
   CHECK(falcon.code == 2);
   CHECK_THAT(falcon.err, Catch::Contains("FalconForCausalLM config lacks num_hidden_layers, intermediate_size") &&
@@ -97,7 +145,7 @@ TEST_CASE("HF config with a broken field names the file, line and field") {
 }
 
 TEST_CASE("convert: a config.json becomes model YAML that reads back to the same model") {
-  for (const std::string name : {"qwen1.5-moe-a2.7b", "gemma-7b", "mistral-7b", "gpt2"}) {
+  for (const std::string name : {"qwen1.5-moe-a2.7b", "gemma-7b", "mistral-7b", "gpt2", "deepseek-v3"}) {
     INFO(name);
     const auto r = test::run_cli({"convert", test::data_file("hf/" + name + ".json")});
     REQUIRE(r.code == 0);
