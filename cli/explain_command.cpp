@@ -80,14 +80,15 @@ void explain_phases(const Story& s, Writer& w) {
   w.say(p.ridge, fmt::arg("model", r.model.spec->name), fmt::arg("gpu", r.gpu.spec->name),
         fmt::arg("peak", human(r.gpu.ceilings.peak)), fmt::arg("bw", human(r.gpu.ceilings.bandwidth)),
         fmt::arg("ridge", three_digits(ridge.value())));
-  w.say(p.prefill, fmt::arg("n", r.workload.batch * r.workload.prompt_tokens),
+  const std::optional<MoeSpec>& moe = r.model.spec->architecture ? r.model.spec->architecture->moe : std::nullopt;
+  w.say(moe ? p.prefill_moe : p.prefill, fmt::arg("n", r.workload.batch * r.workload.prompt_tokens),
+        fmt::arg("k", moe ? moe->top_k : 0), fmt::arg("e", moe ? moe->experts : 0),
         fmt::arg("ip", three_digits(r.prefill.intensity().value())), fmt::arg("ratio", w.ratio(r.prefill.intensity(), ridge)),
         fmt::arg("bound", w.bound(r.prefill.bound)), fmt::arg("ttft", human(r.prefill.time)));
   w.say(p.decode, fmt::arg("weights", human(weights)), fmt::arg("kv", human(r.decode.step.bytes - weights)),
         fmt::arg("id", three_digits(r.decode.step.intensity().value())),
         fmt::arg("ratio", w.ratio(r.decode.step.intensity(), ridge)), fmt::arg("bound", w.bound(r.decode.step.bound)),
         fmt::arg("step", step), fmt::arg("tps", tps));
-  const bool moe = r.model.spec->architecture && r.model.spec->architecture->moe;
   w.say(moe ? p.batching_moe : p.batching, fmt::arg("bstar", three_digits(r.critical_batch.weights_only)), fmt::arg("s1", step),
         fmt::arg("s64", human(s.batch64.decode.step.time)), fmt::arg("tps64", three_digits(s.batch64.decode.tokens_per_s)),
         fmt::arg("b2", s.twice_critical.workload.batch), fmt::arg("s2", human(s.twice_critical.decode.step.time)),
