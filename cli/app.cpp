@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "calibrate_command.hpp"
+#include "completion_command.hpp"
 #include "convert_command.hpp"
 #include "engine.hpp"
 #include "explain_command.hpp"
@@ -87,6 +88,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   CLI::App* calibrate = add_calibrate_command(app, calibrate_args);
   ExplainArgs explain_args;
   CLI::App* explain = add_explain_command(app, explain_args);
+  CLI::App* completion = app.add_subcommand("completion", "print a bash completion script for rooflineplan");
   std::string convert_model;
   CLI::App* convert = add_convert_command(app, convert_model);
   PlotArgs plot_args;
@@ -105,6 +107,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       print_presets(out);
     } else if (explain->parsed()) {
       run_explain(explain_args, out);
+    } else if (completion->parsed()) {
+      out << bash_completion(app);
     } else if (convert->parsed()) {
       run_convert(convert_model, out);
     } else if (plot->parsed()) {

@@ -1,0 +1,68 @@
+#include "completion_command.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "presets.hpp"
+
+namespace roofline::cli {
+
+namespace {
+
+// Every flag of one command, long and short, as typed.
+std::string flags_of(const CLI::App& app) {
+  std::vector<std::string> words;
+  for (const CLI::Option* o : app.get_options()) {
+    for (const std::string& l : o->get_lnames()) words.push_back("--" + l);
+    for (const std::string& s : o->get_snames()) words.push_back("-" + s);
+  }
+  return fmt::format("{}", fmt::join(words, " "));
+}
+
+std::string preset_ids(PresetKind kind) {
+  std::vector<std::string> ids;
+  for (const Preset& p : list_presets(kind)) ids.push_back(p.id);
+  return fmt::format("{}", fmt::join(ids, " "));
+}
+
+}  // namespace
+
+std::string bash_completion(const CLI::App& app) {
+  std::vector<std::string> names;
+  std::string cases;
+  for (const CLI::App* sub : app.get_subcommands({})) {
+    names.push_back(sub->get_name());
+    // A positional argument (convert's model) is a file or a model preset.
+    const auto options = sub->get_options();
+    const bool positional = std::any_of(options.begin(), options.end(), [](const CLI::Option* o) { return o->get_positional(); });
+    cases += positional ? fmt::format("    {}) words=\"{} {}\" files=1 ;;\n", sub->get_name(), flags_of(*sub),
+                                      preset_ids(PresetKind::model))
+                        : fmt::format("    {}) words=\"{}\" ;;\n", sub->get_name(), flags_of(*sub));
+  }
+  return fmt::format(R"(# bash completion for rooflineplan, written by `rooflineplan completion`
+_rooflineplan() {{
+  local cur=${{COMP_WORDS[COMP_CWORD]}} prev=${{COMP_WORDS[COMP_CWORD-1]}} sub="" words files="" i
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    case ${{COMP_WORDS[i]}} in {0}) sub=${{COMP_WORDS[i]}}; break ;; esac
+  done
+  case $prev in
+    --model|-m) COMPREPLY=($(compgen -W "{1}" -- "$cur") $(compgen -f -- "$cur")); return ;;
+    --gpu|-g|--base) COMPREPLY=($(compgen -W "{2}" -- "$cur") $(compgen -f -- "$cur")); return ;;
+    --out|-o|--plot) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+  esac
+  case $sub in
+{3}    *) words="{4} {5}" ;;
+  esac
+  COMPREPLY=($(compgen -W "$words" -- "$cur"))
+  [ -n "$files" ] && COMPREPLY+=($(compgen -f -- "$cur"))
+}}
+complete -F _rooflineplan rooflineplan
+)",
+                     fmt::join(names, "|"), preset_ids(PresetKind::model), preset_ids(PresetKind::gpu), cases,
+                     fmt::join(names, " "), flags_of(app));
+}
+
+}  // namespace roofline::cli

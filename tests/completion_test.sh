@@ -1,0 +1,20 @@
+#!/bin/sh
+# The generated bash completion completes subcommands, a subcommand's own flags and preset names.
+# $1: the script that `rooflineplan completion` wrote.
+exec bash -c '
+set -u
+. "$1"
+complete_words() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=(); _rooflineplan; echo "${COMPREPLY[*]}"; }
+fail=0
+check() { case " $2 " in *" $3 "*) ;; *) echo "FAIL: $1: \"$3\" not in: $2"; fail=1 ;; esac; }
+check "subcommand" "$(complete_words rooflineplan pl)" plot
+check "subcommand" "$(complete_words rooflineplan pl)" plan
+check "plot flag" "$(complete_words rooflineplan plot --ki)" --kind
+check "model preset" "$(complete_words rooflineplan plot -m llama-2-7)" llama-2-7b
+check "gpu preset" "$(complete_words rooflineplan --gpu h10)" h100-sxm
+check "convert preset" "$(complete_words rooflineplan convert mixt)" mixtral-8x7b
+out=$(complete_words rooflineplan plot --ki)
+case " $out " in *" --lang "*) echo "FAIL: explain'"'"'s --lang offered to plot"; fail=1 ;; esac
+[ $fail = 0 ] && echo "completion: 7 passed, 0 failed"
+exit $fail
+' sh "$1"
