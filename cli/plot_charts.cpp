@@ -93,7 +93,9 @@ Figure roofline_figure(const Report& r, Detail detail) {
                              own ? Stroke{kRoof, 2.5, false, false, '='} : Stroke{kOtherRoof, 1.2, true, false, '.'}});
   }
   p.rules.push_back(Rule{fmt::format("ridge {} FLOP/B", three_digits(ridge)), ridge, true, Stroke{kRidge, 1.2, true}});
-  return Figure{fmt::format("Roofline: prefill is compute-bound, decode memory-bound ({} compute)", name(compute)),
+  // The title says what this report found: a short MoE prefill can be memory-bound too.
+  return Figure{fmt::format("Roofline: prefill is {}-bound, decode {}-bound ({} compute)", name(r.prefill.bound),
+                            name(r.decode.step.bound), name(compute)),
                 subtitle(r), {std::move(p)}};
 }
 

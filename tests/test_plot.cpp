@@ -86,6 +86,7 @@ TEST_CASE("plot roofline: the seed example's phases sit at 512 and 1.00 FLOP/B, 
   CHECK(svg.only("decode (whole phase)").x == Approx(1.0));
   CHECK(svg.only("decode (whole phase)").y == Approx(2e12));
   CHECK(svg.has_text("ridge 156 FLOP/B"));
+  CHECK(svg.has_text("Roofline: prefill is compute-bound, decode memory-bound (fp16 compute)"));
   CHECK(svg.has_text("memory bandwidth 2.00 TB/s"));
   const Report report = seed.at(1);
   CHECK(svg.only("decode (whole phase)").y == Approx((report.decode.step.flops / report.decode.step.time).value()));
@@ -111,6 +112,13 @@ TEST_CASE("plot roofline: every operator of Llama-2-7B is a point, at the engine
   }
   // At batch 8 a decode matmul does 2·8·K·N FLOPs on K·N·2 bytes of fp16 weights: just under 8 FLOP/B.
   CHECK(decode_intensity.at("ffn_up") == Approx(8).epsilon(0.01));
+}
+
+TEST_CASE("plot roofline: the title says what the report found - Mixtral's 512-token prefill is memory-bound") {
+  const ModelSpec m = cli::load_model("mixtral-8x7b");
+  const Report r = evaluate(m, cli::load_gpu("h100-sxm"), test::default_workload(m));
+  REQUIRE(r.prefill.bound == Bound::memory);  // 2 of 8 experts a token: about 128 tokens per expert
+  CHECK(cli::roofline_figure(r, cli::Detail::full).title == "Roofline: prefill is memory-bound, decode memory-bound (bf16 compute)");
 }
 
 TEST_CASE("plot batch: B* 156 and the workload's own 7.00 ms step are marked") {
