@@ -17,7 +17,8 @@ TEST_CASE("Llama-2-7B on A100-80GB: B* = (13.48 GB / 2039 GB/s) Ã— 312e12 / (2 Ã
 
 TEST_CASE("MHA Llama-2-7B at 640 tokens has no crossover: 335 MB of KV per sequence take 164 us - compute 44 us") {
   const ModelSpec m = cli::load_model("llama-2-7b");
-  const Report r = evaluate(m, cli::load_gpu("a100-80gb"), test::default_workload(m));
+  const GpuSpec gpu = cli::load_gpu("a100-80gb");
+  const Report r = evaluate(m, gpu, test::default_workload(m));
   CHECK_FALSE(r.critical_batch.at_context.has_value());
   const auto cli = test::run_cli({"--model", "llama-2-7b", "--gpu", "a100-80gb"});
   CHECK_THAT(cli.out, Catch::Contains("decode stays memory-bound at this context"));

@@ -57,7 +57,8 @@ TEST_CASE("HF GPT-2: 124,439,808 parameters with LayerNorm, biases everywhere an
   CHECK(kv_bytes_per_token(m, resolve_precision(m.dtype, {})).value() == 73'728.0);
   // The decode step reads every weight but the two tables (gathered a row at a time): the
   // weights it reads are the 12 layers, the final norm and the tied head (the vocab table).
-  const Report r = evaluate(m, cli::load_gpu("a100-80gb"), test::default_workload(m));
+  const GpuSpec gpu = cli::load_gpu("a100-80gb");
+  const Report r = evaluate(m, gpu, test::default_workload(m));
   CHECK(r.decode.step.weight_bytes.value() == Approx(4.0 * (12 * per_layer + 2 * 768 + 50257.0 * 768)));
 }
 
@@ -86,7 +87,8 @@ TEST_CASE("DeepSeek-V3 decode attends over the latent, read once: 4 × 1000 toke
   const ModelSpec m = hf("deepseek-v3");
   Workload w = test::default_workload(m, 4);
   w.context_tokens = 1000;
-  const Report r = evaluate(m, cli::load_gpu("h200"), w);
+  const GpuSpec gpu = cli::load_gpu("h200");
+  const Report r = evaluate(m, gpu, w);
   auto op = [&](std::string_view name) {
     const auto it = std::find_if(r.decode.step.ops.begin(), r.decode.step.ops.end(),
                                  [&](const OpResult& o) { return o.cost.name == name; });

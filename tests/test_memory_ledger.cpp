@@ -7,7 +7,8 @@ using namespace roofline;
 
 TEST_CASE("Llama-2-7B on A100-80GB - 512 + 256 tokens: KV 768 × 0.5 MiB per sequence - max batch 134") {
   const ModelSpec m = cli::load_model("llama-2-7b");
-  const Report r = evaluate(m, cli::load_gpu("a100-80gb"), test::default_workload(m));
+  const GpuSpec gpu = cli::load_gpu("a100-80gb");
+  const Report r = evaluate(m, gpu, test::default_workload(m));
   const MemoryLedger& l = r.memory;
   CHECK(l.weights.value() == 13'476'831'232.0);
   CHECK(l.kv_cache.value() == 768.0 * 524'288);
@@ -26,14 +27,16 @@ TEST_CASE("Llama-2-70B in fp16 does not fit on an L4: said clearly - not an erro
   CHECK_THAT(r.out, Catch::Contains("does NOT fit"));
   CHECK_THAT(r.err, Catch::Contains("warning: does not fit"));
   const ModelSpec m = cli::load_model("llama-2-70b");
-  const Report report = evaluate(m, cli::load_gpu("l4"), test::default_workload(m));
+  const GpuSpec gpu = cli::load_gpu("l4");
+  const Report report = evaluate(m, gpu, test::default_workload(m));
   CHECK_FALSE(report.memory.fits);
   CHECK(report.memory.max_batch == 0L);
 }
 
 TEST_CASE("a model known only by its size is not limited by modelled memory") {
   const ModelSpec m = cli::load_model(test::example_file("7b.yaml"));
-  const Report r = evaluate(m, cli::load_gpu(test::example_file("a100.yaml")), test::default_workload(m));
+  const GpuSpec gpu = cli::load_gpu(test::example_file("a100.yaml"));
+  const Report r = evaluate(m, gpu, test::default_workload(m));
   CHECK_FALSE(r.memory.max_batch.has_value());
   CHECK(r.memory.kv_cache.value() == 0);
 }

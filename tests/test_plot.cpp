@@ -116,7 +116,8 @@ TEST_CASE("plot roofline: every operator of Llama-2-7B is a point, at the engine
 
 TEST_CASE("plot roofline: the title says what the report found - Mixtral's 512-token prefill is memory-bound") {
   const ModelSpec m = cli::load_model("mixtral-8x7b");
-  const Report r = evaluate(m, cli::load_gpu("h100-sxm"), test::default_workload(m));
+  const GpuSpec gpu = cli::load_gpu("h100-sxm");
+  const Report r = evaluate(m, gpu, test::default_workload(m));
   REQUIRE(r.prefill.bound == Bound::memory);  // 2 of 8 experts a token: about 128 tokens per expert
   CHECK(cli::roofline_figure(r, cli::Detail::full).title == "Roofline: prefill is memory-bound, decode memory-bound (bf16 compute)");
 }
