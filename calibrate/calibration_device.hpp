@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "dtype.hpp"
-#include "measurement.hpp"
+#include "hardware/dtype.hpp"
+#include "calibrate/measurement.hpp"
 
 namespace roofline::calibrate {
 

@@ -1,6 +1,6 @@
 #include <stdexcept>
 
-#include "calibration_device.hpp"
+#include "calibrate/calibration_device.hpp"
 
 namespace roofline::calibrate {
 

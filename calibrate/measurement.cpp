@@ -1,4 +1,4 @@
-#include "measurement.hpp"
+#include "calibrate/measurement.hpp"
 
 #include <algorithm>
 #include <stdexcept>

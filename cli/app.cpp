@@ -1,28 +1,31 @@
-#include "app.hpp"
+#include "cli/app.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <stdexcept>
 
-#include "calibrate_command.hpp"
-#include "completion_command.hpp"
-#include "convert_command.hpp"
-#include "engine.hpp"
-#include "explain_command.hpp"
-#include "input_error.hpp"
-#include "plan_command.hpp"
-#include "plot_command.hpp"
-#include "presets_command.hpp"
-#include "report_csv.hpp"
-#include "report_json.hpp"
-#include "report_view.hpp"
-#include "spec_loader.hpp"
-#include "sweep_command.hpp"
-#include "validate_command.hpp"
-#include "workload_options.hpp"
+#include "cli/calibrate_command.hpp"
+#include "cli/completion_command.hpp"
+#include "cli/convert_command.hpp"
+#include "model/engine.hpp"
+#include "cli/explain_command.hpp"
+#include "io/input_error.hpp"
+#include "cli/plan_command.hpp"
+#include "cli/plot_command.hpp"
+#include "cli/presets_command.hpp"
+#include "report/report_csv.hpp"
+#include "report/report_json.hpp"
+#include "report/report_view.hpp"
+#include "io/spec_loader.hpp"
+#include "cli/sweep_command.hpp"
+#include "cli/validate_command.hpp"
+#include "cli/workload_options.hpp"
 
 namespace roofline::cli {
+
+using namespace io;
+using namespace report;
 
 namespace {
 

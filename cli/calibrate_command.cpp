@@ -1,4 +1,4 @@
-#include "calibrate_command.hpp"
+#include "cli/calibrate_command.hpp"
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -8,15 +8,18 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "calibration_device.hpp"
-#include "gpu_writer.hpp"
-#include "human_units.hpp"
-#include "input_error.hpp"
-#include "spec_loader.hpp"
-#include "text_table.hpp"
-#include "workload_options.hpp"
+#include "calibrate/calibration_device.hpp"
+#include "io/gpu_writer.hpp"
+#include "report/human_units.hpp"
+#include "io/input_error.hpp"
+#include "io/spec_loader.hpp"
+#include "report/text_table.hpp"
+#include "cli/workload_options.hpp"
 
 namespace roofline::cli {
+
+using namespace io;
+using namespace report;
 
 std::unique_ptr<calibrate::CalibrationDevice> open_device(const std::string& kind) {
   try {

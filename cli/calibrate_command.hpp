@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "calibration_device.hpp"
+#include "calibrate/calibration_device.hpp"
 
 namespace roofline::cli {
 

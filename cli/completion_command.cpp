@@ -1,4 +1,4 @@
-#include "completion_command.hpp"
+#include "cli/completion_command.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <vector>
 
-#include "presets.hpp"
+#include "io/presets.hpp"
 
 namespace roofline::cli {
+
+using namespace io;
 
 namespace {
 

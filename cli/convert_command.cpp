@@ -1,9 +1,11 @@
-#include "convert_command.hpp"
+#include "cli/convert_command.hpp"
 
-#include "model_writer.hpp"
-#include "spec_loader.hpp"
+#include "io/model_writer.hpp"
+#include "io/spec_loader.hpp"
 
 namespace roofline::cli {
+
+using namespace io;
 
 CLI::App* add_convert_command(CLI::App& app, std::string& model) {
   CLI::App* c = app.add_subcommand("convert", "print a model (a Hugging Face config.json, a preset) as rooflineplan YAML");

@@ -1,4 +1,4 @@
-#include "explain_command.hpp"
+#include "cli/explain_command.hpp"
 
 #include <fmt/args.h>
 #include <fmt/format.h>
@@ -7,15 +7,19 @@
 #include <cmath>
 #include <vector>
 
-#include "engine.hpp"
-#include "explain_phrases.hpp"
-#include "human_units.hpp"
-#include "input_error.hpp"
-#include "plot_charts.hpp"
-#include "plot_command.hpp"
-#include "spec_loader.hpp"
+#include "model/engine.hpp"
+#include "report/explain_phrases.hpp"
+#include "report/human_units.hpp"
+#include "io/input_error.hpp"
+#include "chart/plot_charts.hpp"
+#include "chart/figure_file.hpp"
+#include "io/spec_loader.hpp"
 
 namespace roofline::cli {
+
+using namespace io;
+using namespace report;
+using namespace chart;
 
 namespace {
 

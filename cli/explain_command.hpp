@@ -6,7 +6,7 @@
 #include <ostream>
 #include <string>
 
-#include "workload_options.hpp"
+#include "cli/workload_options.hpp"
 
 namespace roofline::cli {
 

@@ -1,47 +1,17 @@
-#include "plot_command.hpp"
+#include "cli/plot_command.hpp"
 
 #include <fmt/format.h>
 
-#include <filesystem>
-#include <fstream>
-
-#include "engine.hpp"
-#include "input_error.hpp"
-#include "plot_charts.hpp"
-#include "png_canvas.hpp"
-#include "spec_loader.hpp"
-#include "svg_canvas.hpp"
-#include "text_canvas.hpp"
+#include "model/engine.hpp"
+#include "io/input_error.hpp"
+#include "chart/plot_charts.hpp"
+#include "io/spec_loader.hpp"
+#include "chart/figure_file.hpp"
 
 namespace roofline::cli {
 
-namespace {
-
-// 960 units wide; 180 of height for titles and legend plus 420 a panel; PNGs have two pixels a unit.
-constexpr double kWidth = 960, kPanelHeight = 420, kChrome = 180, kPngScale = 2;
-
-}  // namespace
-
-void write_figure(const Figure& figure, const std::string& path) {
-  const double height = kChrome + kPanelHeight * static_cast<double>(figure.panels.size());
-  const std::string ext = std::filesystem::path(path).extension().string();
-  if (ext == ".png") {
-    write_png(path, kWidth, height, kPngScale, [&](Canvas& c) { draw(figure, c); });
-    return;
-  }
-  if (ext != ".svg") throw InputError(fmt::format("--out {}: name a .svg or .png file", path));
-  SvgCanvas svg(kWidth, height);
-  draw(figure, svg);
-  std::ofstream file(path, std::ios::binary);
-  file << svg.document();
-  if (!file.flush()) throw InputError(fmt::format("--out {}: cannot write the file", path));
-}
-
-std::string text_figure(const Figure& figure, int columns, int rows) {
-  TextCanvas canvas(columns, rows);
-  draw(figure, canvas);
-  return canvas.lines();
-}
+using namespace io;
+using namespace chart;
 
 CLI::App* add_plot_command(CLI::App& app, PlotArgs& a) {
   CLI::App* p = app.add_subcommand("plot", "charts: the roofline with every operator, decode against batch or context");

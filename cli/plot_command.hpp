@@ -6,8 +6,8 @@
 #include <ostream>
 #include <string>
 
-#include "chart.hpp"
-#include "workload_options.hpp"
+#include "chart/chart.hpp"
+#include "cli/workload_options.hpp"
 
 namespace roofline::cli {
 
@@ -20,9 +20,5 @@ struct PlotArgs {
 CLI::App* add_plot_command(CLI::App& app, PlotArgs& args);
 void run_plot(const PlotArgs& args, std::ostream& out);
 
-// Writes a figure to `path` as SVG or PNG by its extension; InputError for anything else.
-void write_figure(const Figure& figure, const std::string& path);
-// The figure as characters, `columns` wide.
-[[nodiscard]] std::string text_figure(const Figure& figure, int columns, int rows);
 
 }  // namespace roofline::cli

@@ -1,14 +1,17 @@
-#include "presets_command.hpp"
+#include "cli/presets_command.hpp"
 
 #include <fmt/format.h>
 
-#include "human_units.hpp"
-#include "parameters.hpp"
-#include "presets.hpp"
-#include "spec_loader.hpp"
-#include "text_table.hpp"
+#include "report/human_units.hpp"
+#include "model/parameters.hpp"
+#include "io/presets.hpp"
+#include "io/spec_loader.hpp"
+#include "report/text_table.hpp"
 
 namespace roofline::cli {
+
+using namespace io;
+using namespace report;
 
 void print_presets(std::ostream& out) {
   out << fmt::format("presets from {}\n\n", presets_dir().string());

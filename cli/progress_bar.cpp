@@ -1,4 +1,4 @@
-#include "progress_bar.hpp"
+#include "cli/progress_bar.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>

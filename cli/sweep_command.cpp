@@ -1,4 +1,4 @@
-#include "sweep_command.hpp"
+#include "cli/sweep_command.hpp"
 
 #include <fmt/format.h>
 
@@ -6,18 +6,21 @@
 #include <map>
 #include <optional>
 
-#include "engine.hpp"
-#include "human_units.hpp"
-#include "input_error.hpp"
-#include "progress_bar.hpp"
-#include "report_csv.hpp"
-#include "report_json.hpp"
-#include "spec_loader.hpp"
-#include "text_table.hpp"
-#include "value_lists.hpp"
-#include "workload_options.hpp"
+#include "model/engine.hpp"
+#include "report/human_units.hpp"
+#include "io/input_error.hpp"
+#include "cli/progress_bar.hpp"
+#include "report/report_csv.hpp"
+#include "report/report_json.hpp"
+#include "io/spec_loader.hpp"
+#include "report/text_table.hpp"
+#include "cli/value_lists.hpp"
+#include "cli/workload_options.hpp"
 
 namespace roofline::cli {
+
+using namespace io;
+using namespace report;
 
 namespace {
 

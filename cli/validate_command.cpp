@@ -1,4 +1,4 @@
-#include "validate_command.hpp"
+#include "cli/validate_command.hpp"
 
 #include <fmt/format.h>
 
@@ -6,17 +6,20 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "calibrate_command.hpp"
-#include "engine.hpp"
-#include "human_units.hpp"
-#include "input_error.hpp"
-#include "parameters.hpp"
-#include "spec_loader.hpp"
-#include "text_table.hpp"
-#include "workload_options.hpp"
-#include "value_lists.hpp"
+#include "cli/calibrate_command.hpp"
+#include "model/engine.hpp"
+#include "report/human_units.hpp"
+#include "io/input_error.hpp"
+#include "model/parameters.hpp"
+#include "io/spec_loader.hpp"
+#include "report/text_table.hpp"
+#include "cli/workload_options.hpp"
+#include "cli/value_lists.hpp"
 
 namespace roofline::cli {
+
+using namespace io;
+using namespace report;
 
 namespace {
 

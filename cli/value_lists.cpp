@@ -1,12 +1,14 @@
-#include "value_lists.hpp"
+#include "cli/value_lists.hpp"
 
 #include <fmt/format.h>
 
 #include <charconv>
 
-#include "input_error.hpp"
+#include "io/input_error.hpp"
 
 namespace roofline::cli {
+
+using namespace io;
 
 namespace {
 

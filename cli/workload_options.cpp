@@ -1,13 +1,15 @@
-#include "workload_options.hpp"
+#include "cli/workload_options.hpp"
 
 #include <fmt/format.h>
 
 #include <stdexcept>
 
-#include "input_error.hpp"
-#include "spec_loader.hpp"
+#include "io/input_error.hpp"
+#include "io/spec_loader.hpp"
 
 namespace roofline::cli {
+
+using namespace io;
 
 std::optional<DType> dtype_flag(const std::string& value, std::string_view flag) {
   if (value.empty()) return std::nullopt;

@@ -6,10 +6,10 @@
 #include <optional>
 #include <string>
 
-#include "gpu_spec.hpp"
-#include "model_spec.hpp"
-#include "units_parse.hpp"
-#include "workload.hpp"
+#include "hardware/gpu_spec.hpp"
+#include "model/model_spec.hpp"
+#include "io/units_parse.hpp"
+#include "model/workload.hpp"
 
 namespace roofline::cli {
 
@@ -33,7 +33,7 @@ void add_workload_options(CLI::App& app, WorkloadArgs& args);
 [[nodiscard]] std::optional<DType> dtype_flag(const std::string& value, std::string_view flag);
 
 // A positive dimensioned flag ("50ms", "2 GiB"), in SI units; an InputError naming the flag else.
-[[nodiscard]] double quantity_flag(const std::string& value, Dimension d, std::string_view flag);
+[[nodiscard]] double quantity_flag(const std::string& value, io::Dimension d, std::string_view flag);
 
 // Throws InputError naming the flag (`--batch: must be at least 1, got 0`).
 [[nodiscard]] Workload make_workload(const WorkloadArgs& args, const ModelSpec& m, const GpuSpec& g);

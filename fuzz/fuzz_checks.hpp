@@ -8,9 +8,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "engine.hpp"
-#include "input_error.hpp"
-#include "spec_loader.hpp"
+#include "model/engine.hpp"
+#include "io/input_error.hpp"
+#include "io/spec_loader.hpp"
 
 namespace roofline::fuzz {
 
@@ -18,7 +18,7 @@ template <class Body>
 void refused_or(Body&& body) {
   try {
     body();
-  } catch (const cli::InputError&) {
+  } catch (const io::InputError&) {
   } catch (const std::invalid_argument&) {
   }
 }
@@ -35,7 +35,7 @@ inline void check_finite(const Report& r) {
 template <class ReadAndCheck>
 void fuzz_document(const std::uint8_t* data, std::size_t size, ReadAndCheck&& read_and_check) {
   const std::string text(reinterpret_cast<const char*>(data), size);
-  refused_or([&] { read_and_check(cli::parse_yaml(text, "fuzz.yaml")); });
+  refused_or([&] { read_and_check(io::parse_yaml(text, "fuzz.yaml")); });
 }
 
 inline Workload workload_for(const ModelSpec& m) {
@@ -45,7 +45,7 @@ inline Workload workload_for(const ModelSpec& m) {
 }
 
 inline GpuSpec reference_gpu() {
-  return cli::read_gpu(cli::parse_yaml(R"(name: fuzz A100
+  return io::read_gpu(io::parse_yaml(R"(name: fuzz A100
 memory: { capacity: "80 GB", bandwidth: "2 TB/s" }
 compute:
   peak: { fp32: "19.5 TFLOPS", tf32: "156 TFLOPS", fp16: "312 TFLOPS", bf16: "312 TFLOPS", fp8: "624 TFLOPS", int8: "624 TOPS", int4: "1248 TOPS", fp4: "1248 TFLOPS" }
@@ -54,7 +54,7 @@ compute:
 }
 
 inline ModelSpec reference_model() {
-  return cli::read_model(cli::parse_yaml(R"(name: fuzz tiny
+  return io::read_model(io::parse_yaml(R"(name: fuzz tiny
 layers: 2
 hidden: 64
 heads: 4

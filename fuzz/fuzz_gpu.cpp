@@ -5,8 +5,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace roofline;
   static const ModelSpec model = fuzz::reference_model();
-  fuzz::fuzz_document(data, size, [](const cli::YamlDocument& doc) {
-    const GpuSpec g = cli::read_gpu(doc);
+  fuzz::fuzz_document(data, size, [](const io::YamlDocument& doc) {
+    const GpuSpec g = io::read_gpu(doc);
     fuzz::check_finite(evaluate(model, g, fuzz::workload_for(model)));
   });
   return 0;

@@ -5,8 +5,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace roofline;
   static const GpuSpec gpu = fuzz::reference_gpu();
-  fuzz::fuzz_document(data, size, [](const cli::YamlDocument& doc) {
-    const ModelSpec m = cli::read_model(doc);
+  fuzz::fuzz_document(data, size, [](const io::YamlDocument& doc) {
+    const ModelSpec m = io::read_model(doc);
     fuzz::check_finite(evaluate(m, gpu, fuzz::workload_for(m)));
   });
   return 0;

@@ -6,14 +6,14 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "units_parse.hpp"
+#include "io/units_parse.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using roofline::cli::Dimension;
+  using roofline::io::Dimension;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   for (Dimension d : {Dimension::bytes, Dimension::bandwidth, Dimension::flops_rate, Dimension::time}) {
     try {
-      if (!std::isfinite(roofline::cli::parse_quantity(text, d))) std::abort();
+      if (!std::isfinite(roofline::io::parse_quantity(text, d))) std::abort();
     } catch (const std::invalid_argument&) {
     }
   }

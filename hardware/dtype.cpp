@@ -1,4 +1,4 @@
-#include "dtype.hpp"
+#include "hardware/dtype.hpp"
 
 namespace roofline {
 

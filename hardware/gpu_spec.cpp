@@ -1,4 +1,4 @@
-#include "gpu_spec.hpp"
+#include "hardware/gpu_spec.hpp"
 
 namespace roofline {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "dtype.hpp"
-#include "quantity.hpp"
+#include "hardware/dtype.hpp"
+#include "hardware/quantity.hpp"
 
 namespace roofline {
 

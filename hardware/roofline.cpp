@@ -1,4 +1,4 @@
-#include "roofline.hpp"
+#include "hardware/roofline.hpp"
 
 namespace roofline {
 

@@ -3,7 +3,7 @@
 // time = max(flops / peak, bytes / bandwidth) (Williams, Waterman, Patterson, CACM 2009).
 #include <string_view>
 
-#include "quantity.hpp"
+#include "hardware/quantity.hpp"
 
 namespace roofline {
 

@@ -1,4 +1,4 @@
-#include "capacity_plan.hpp"
+#include "model/capacity_plan.hpp"
 
 #include <fmt/format.h>
 

@@ -15,7 +15,7 @@
 #include <optional>
 #include <string>
 
-#include "engine.hpp"
+#include "model/engine.hpp"
 
 namespace roofline {
 

@@ -1,7 +1,7 @@
-#include "critical_batch.hpp"
+#include "model/critical_batch.hpp"
 
-#include "operators.hpp"
-#include "parameters.hpp"
+#include "model/operators.hpp"
+#include "model/parameters.hpp"
 
 namespace roofline {
 

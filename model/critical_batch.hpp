@@ -2,9 +2,9 @@
 // The critical batch B*: the decode batch at which a step turns from memory- to compute-bound.
 #include <optional>
 
-#include "model_spec.hpp"
-#include "roofline.hpp"
-#include "workload.hpp"
+#include "model/model_spec.hpp"
+#include "hardware/roofline.hpp"
+#include "model/workload.hpp"
 
 namespace roofline {
 

@@ -1,10 +1,10 @@
-#include "engine.hpp"
+#include "model/engine.hpp"
 
 #include <fmt/format.h>
 
 #include <stdexcept>
 
-#include "parameters.hpp"
+#include "model/parameters.hpp"
 
 namespace roofline {
 

@@ -1,7 +1,7 @@
 #pragma once
 // The engine: a pure function of (ModelSpec, GpuSpec, Workload) → Report. No I/O, no parsing.
 // The report points at the specs it was given, which must outlive it.
-#include "report.hpp"
+#include "model/report.hpp"
 
 namespace roofline {
 

@@ -1,9 +1,9 @@
-#include "memory_ledger.hpp"
+#include "model/memory_ledger.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "parameters.hpp"
+#include "model/parameters.hpp"
 
 namespace roofline {
 

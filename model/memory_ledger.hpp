@@ -2,10 +2,10 @@
 // Where the GPU memory of a tensor-parallel group goes, and how many sequences fit.
 #include <optional>
 
-#include "gpu_spec.hpp"
-#include "model_spec.hpp"
-#include "quantity.hpp"
-#include "workload.hpp"
+#include "hardware/gpu_spec.hpp"
+#include "model/model_spec.hpp"
+#include "hardware/quantity.hpp"
+#include "model/workload.hpp"
 
 namespace roofline {
 

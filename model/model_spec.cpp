@@ -1,4 +1,4 @@
-#include "model_spec.hpp"
+#include "model/model_spec.hpp"
 
 #include <fmt/format.h>
 

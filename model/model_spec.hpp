@@ -4,8 +4,8 @@
 #include <optional>
 #include <string>
 
-#include "dtype.hpp"
-#include "spec_error.hpp"
+#include "hardware/dtype.hpp"
+#include "model/spec_error.hpp"
 
 namespace roofline {
 

@@ -1,4 +1,4 @@
-#include "operators.hpp"
+#include "model/operators.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -4,9 +4,9 @@
 #include <string_view>
 #include <vector>
 
-#include "model_spec.hpp"
-#include "quantity.hpp"
-#include "workload.hpp"
+#include "model/model_spec.hpp"
+#include "hardware/quantity.hpp"
+#include "model/workload.hpp"
 
 namespace roofline {
 

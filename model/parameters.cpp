@@ -1,4 +1,4 @@
-#include "parameters.hpp"
+#include "model/parameters.hpp"
 
 namespace roofline {
 

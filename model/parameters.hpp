@@ -2,9 +2,9 @@
 // Parameter counts by storage class. Quantizers (GPTQ, AWQ) quantize the block linears and leave
 // embeddings, the LM head, norms, biases and MoE routers in 16 bits, so each class is counted
 // apart and priced in its own dtype.
-#include "model_spec.hpp"
-#include "precision.hpp"
-#include "quantity.hpp"
+#include "model/model_spec.hpp"
+#include "model/precision.hpp"
+#include "hardware/quantity.hpp"
 
 namespace roofline {
 

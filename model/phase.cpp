@@ -1,4 +1,4 @@
-#include "phase.hpp"
+#include "model/phase.hpp"
 
 namespace roofline {
 

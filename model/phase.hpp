@@ -4,9 +4,9 @@
 #include <optional>
 #include <vector>
 
-#include "gpu_spec.hpp"
-#include "operators.hpp"
-#include "roofline.hpp"
+#include "hardware/gpu_spec.hpp"
+#include "model/operators.hpp"
+#include "hardware/roofline.hpp"
 
 namespace roofline {
 

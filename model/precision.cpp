@@ -1,4 +1,4 @@
-#include "precision.hpp"
+#include "model/precision.hpp"
 
 namespace roofline {
 

@@ -3,7 +3,7 @@
 // what the matrix units run in. Weight-only quantization (W4A16) stores int4 but computes fp16.
 #include <optional>
 
-#include "dtype.hpp"
+#include "hardware/dtype.hpp"
 
 namespace roofline {
 

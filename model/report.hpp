@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "critical_batch.hpp"
-#include "memory_ledger.hpp"
-#include "phase.hpp"
-#include "workload.hpp"
+#include "model/critical_batch.hpp"
+#include "model/memory_ledger.hpp"
+#include "model/phase.hpp"
+#include "model/workload.hpp"
 
 namespace roofline {
 

@@ -1,4 +1,4 @@
-#include "workload.hpp"
+#include "model/workload.hpp"
 
 #include <fmt/format.h>
 

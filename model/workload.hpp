@@ -2,10 +2,10 @@
 // What is asked of the model: how many sequences, how long, in which formats, over how many GPUs.
 #include <optional>
 
-#include "model_spec.hpp"
-#include "precision.hpp"
-#include "spec_error.hpp"
-#include "gpu_spec.hpp"
+#include "model/model_spec.hpp"
+#include "model/precision.hpp"
+#include "model/spec_error.hpp"
+#include "hardware/gpu_spec.hpp"
 
 namespace roofline {
 

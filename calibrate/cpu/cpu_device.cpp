@@ -9,10 +9,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "calibration_device.hpp"
-#include "fma_chains.hpp"
-#include "sum_array.hpp"
-#include "thread_team.hpp"
+#include "calibrate/calibration_device.hpp"
+#include "calibrate/cpu/fma_chains.hpp"
+#include "calibrate/cpu/sum_array.hpp"
+#include "calibrate/cpu/thread_team.hpp"
 
 namespace roofline::calibrate {
 

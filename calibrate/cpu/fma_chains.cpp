@@ -1,4 +1,4 @@
-#include "fma_chains.hpp"
+#include "calibrate/cpu/fma_chains.hpp"
 
 #include <cmath>
 

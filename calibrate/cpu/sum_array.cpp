@@ -1,4 +1,4 @@
-#include "sum_array.hpp"
+#include "calibrate/cpu/sum_array.hpp"
 
 namespace roofline::calibrate {
 

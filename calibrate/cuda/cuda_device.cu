@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "calibration_device.hpp"
+#include "calibrate/calibration_device.hpp"
 
 namespace roofline::calibrate {
 

@@ -1,0 +1,26 @@
+#pragma once
+// The charts of `plot` and `explain`, filled from engine reports: every point is a number the
+// engine computed for that (model, GPU, workload); the builders only choose ranges and colours.
+#include "chart/chart.hpp"
+#include "model/engine.hpp"
+
+namespace roofline::chart {
+
+enum class Detail {
+  full,     // every operator as a point, every dtype's roof (files)
+  summary,  // the two phases and the roof they compute on (a terminal's 80 columns)
+};
+
+// Attainable FLOP/s against arithmetic intensity, log-log: the bandwidth slope, a compute roof
+// per dtype, the ridge point, and each operator and phase where it ran.
+[[nodiscard]] Figure roofline_figure(const Report& r, Detail detail);
+
+// Decode step time (with its compute and memory parts) and tokens/s against batch: B*, the
+// memory limit, and the workload's own batch marked.
+[[nodiscard]] Figure batch_figure(const ModelSpec& m, const GpuSpec& g, const Workload& w);
+
+// Decode step time against context, split into reading the weights and the rest (the KV cache);
+// the context where the batch no longer fits is shaded.
+[[nodiscard]] Figure context_figure(const ModelSpec& m, const GpuSpec& g, const Workload& w);
+
+}  // namespace roofline::chart

@@ -1,0 +1,112 @@
+#include "chart/png_canvas.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#ifdef ROOFLINEPLAN_HAVE_CAIRO
+#include <cairo.h>
+#endif
+
+namespace roofline::chart {
+
+#ifdef ROOFLINEPLAN_HAVE_CAIRO
+
+namespace {
+
+void set_color(cairo_t* cr, Color c, double alpha = 1) { cairo_set_source_rgba(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0, alpha); }
+
+void trace(cairo_t* cr, const std::vector<Pt>& points) {
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (i == 0) cairo_move_to(cr, points[i].x, points[i].y);
+    else cairo_line_to(cr, points[i].x, points[i].y);
+  }
+}
+
+class CairoCanvas final : public Canvas {
+ public:
+  CairoCanvas(cairo_t* cr, double width, double height) : cr_(cr), width_(width), height_(height) {
+    cairo_select_font_face(cr_, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+  }
+  [[nodiscard]] double width() const override { return width_; }
+  [[nodiscard]] double height() const override { return height_; }
+  [[nodiscard]] double em() const override { return 13; }
+  [[nodiscard]] double text_width(std::string_view text, double size) const override {
+    cairo_set_font_size(cr_, size);
+    cairo_text_extents_t e;
+    cairo_text_extents(cr_, std::string(text).c_str(), &e);
+    return e.x_advance;
+  }
+  void polyline(const std::vector<Pt>& points, const Stroke& s) override {
+    const double dash[] = {6, 4};
+    cairo_set_dash(cr_, dash, s.dashed ? 2 : 0, 0);
+    cairo_set_line_width(cr_, s.width);
+    set_color(cr_, s.color);
+    trace(cr_, points);
+    cairo_stroke(cr_);
+  }
+  void polygon(const std::vector<Pt>& points, Color fill, double opacity) override {
+    set_color(cr_, fill, opacity);
+    trace(cr_, points);
+    cairo_close_path(cr_);
+    cairo_fill(cr_);
+  }
+  void point(Pt at, double radius, Color fill, const Datum&) override {
+    cairo_new_path(cr_);  // else the arc is joined to wherever the last text ended
+    cairo_arc(cr_, at.x, at.y, radius, 0, 6.283185307179586);
+    set_color(cr_, fill);
+    cairo_fill_preserve(cr_);
+    cairo_set_dash(cr_, nullptr, 0, 0);
+    cairo_set_line_width(cr_, 0.8);
+    set_color(cr_, {255, 255, 255});
+    cairo_stroke(cr_);
+  }
+  void text(Pt at, std::string_view text, double size, Anchor anchor, Color color) override {
+    const double w = text_width(text, size);
+    const double x = anchor == Anchor::start ? at.x : anchor == Anchor::middle ? at.x - w / 2 : at.x - w;
+    set_color(cr_, color);
+    cairo_move_to(cr_, x, at.y);
+    cairo_show_text(cr_, std::string(text).c_str());
+  }
+
+ private:
+  cairo_t* cr_;
+  double width_, height_;
+};
+
+}  // namespace
+
+bool png_supported() { return true; }
+
+void write_png(const std::string& path, double width, double height, double scale,
+               const std::function<void(Canvas&)>& paint) {
+  using Surface = std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)>;
+  using Context = std::unique_ptr<cairo_t, decltype(&cairo_destroy)>;
+  const Surface surface(cairo_image_surface_create(CAIRO_FORMAT_RGB24, static_cast<int>(width * scale),
+                                                   static_cast<int>(height * scale)),
+                        cairo_surface_destroy);
+  const Context cr(cairo_create(surface.get()), cairo_destroy);
+  cairo_scale(cr.get(), scale, scale);
+  cairo_set_source_rgb(cr.get(), 1, 1, 1);
+  cairo_paint(cr.get());
+  CairoCanvas canvas(cr.get(), width, height);
+  paint(canvas);
+  cairo_surface_flush(surface.get());
+  if (const cairo_status_t s = cairo_surface_write_to_png(surface.get(), path.c_str()); s != CAIRO_STATUS_SUCCESS) {
+    throw std::invalid_argument(fmt::format("{}: cannot write the PNG: {}", path, cairo_status_to_string(s)));
+  }
+}
+
+#else
+
+bool png_supported() { return false; }
+
+void write_png(const std::string& path, double, double, double, const std::function<void(Canvas&)>&) {
+  throw std::invalid_argument(fmt::format("{}: this build cannot write PNG (Cairo was not found when it was built); "
+                               "write .svg instead",
+                               path));
+}
+
+#endif
+
+}  // namespace roofline::chart

@@ -1,0 +1,68 @@
+#include "chart/text_canvas.hpp"
+
+#include <cmath>
+
+#include "chart/svg_canvas.hpp"
+
+namespace roofline::chart {
+
+TextCanvas::TextCanvas(int columns, int rows)
+    : columns_(columns), cells_(static_cast<std::size_t>(columns) * static_cast<std::size_t>(rows), " ") {}
+
+double TextCanvas::text_width(std::string_view text, double) const { return static_cast<double>(utf8_length(text)); }
+
+void TextCanvas::put(double x, double y, std::string_view glyph) {
+  const double col = std::floor(x), row = std::floor(y);
+  if (col < 0 || row < 0 || col >= width() || row >= height()) return;
+  cells_[static_cast<std::size_t>(row) * static_cast<std::size_t>(columns_) + static_cast<std::size_t>(col)] = glyph;
+}
+
+void TextCanvas::polyline(const std::vector<Pt>& points, const Stroke& s) {
+  if (s.faint) return;
+  for (std::size_t i = 1; i < points.size(); ++i) {
+    const Pt a = points[i - 1], b = points[i];
+    const double dx = b.x - a.x, dy = b.y - a.y;
+    // A row is about twice as tall as a column is wide: the slope on screen is 2·dy/dx.
+    const double slope = dx == 0 ? 1e9 : 2 * std::fabs(dy / dx);
+    const char* glyph = slope < 0.25 ? "-" : slope > 4 ? (s.dashed ? ":" : "|") : (dy < 0) == (dx > 0) ? "/" : "\\";
+    const std::string own(1, s.glyph);
+    const int steps = static_cast<int>(std::ceil(std::max(std::fabs(dx), std::fabs(dy)) * 2)) + 1;
+    for (int k = 0; k < steps; ++k) {
+      const double t = steps == 1 ? 0 : static_cast<double>(k) / (steps - 1);
+      const double x = a.x + t * dx, y = a.y + t * dy;
+      if (s.dashed && slope < 0.25 && static_cast<long>(std::floor(x)) % 2 != 0) continue;
+      put(x, y, s.glyph != 0 ? std::string_view(own) : std::string_view(glyph));
+    }
+  }
+}
+
+void TextCanvas::point(Pt at, double, Color, const Datum& d) {
+  const std::string g(1, d.glyph);
+  put(at.x, at.y, g);
+}
+
+void TextCanvas::text(Pt at, std::string_view text, double size, Anchor anchor, Color) {
+  const double w = text_width(text, 1);
+  double x = std::round(anchor == Anchor::start ? at.x : anchor == Anchor::middle ? at.x - w / 2 : at.x - w);
+  // The row where the middle of the letters would be, so a tick's label shares the tick's row.
+  const double y = std::floor(at.y - 0.3 * size);
+  for (std::size_t i = 0; i < text.size();) {
+    std::size_t n = 1;
+    while (i + n < text.size() && (static_cast<unsigned char>(text[i + n]) & 0xC0) == 0x80) ++n;
+    put(x++, y, text.substr(i, n));
+    i += n;
+  }
+}
+
+std::string TextCanvas::lines() const {
+  std::string out;
+  for (std::size_t row = 0; row * static_cast<std::size_t>(columns_) < cells_.size(); ++row) {
+    std::string line;
+    for (int c = 0; c < columns_; ++c) line += cells_[row * static_cast<std::size_t>(columns_) + static_cast<std::size_t>(c)];
+    line.erase(line.find_last_not_of(' ') + 1);
+    out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace roofline::chart

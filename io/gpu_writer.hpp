@@ -1,0 +1,12 @@
+#pragma once
+// A GpuSpec as YAML, in the schema the loader reads (units on every dimensioned value), so that
+// `calibrate` output feeds straight back into every command.
+#include <string>
+
+#include "hardware/gpu_spec.hpp"
+
+namespace roofline::io {
+
+[[nodiscard]] std::string gpu_yaml(const GpuSpec& g);
+
+}  // namespace roofline::io

@@ -1,0 +1,64 @@
+#pragma once
+// A YAML file read once at the edge, and the reading of its mappings with the checks every
+// field needs: known keys only (with the nearest valid key as a hint), no duplicates, the right
+// type, units on dimensioned values. Every error names file:line:column and the field.
+#include <yaml-cpp/yaml.h>
+
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "io/units_parse.hpp"
+
+namespace roofline::io {
+
+struct YamlDocument {
+  std::string path;
+  YAML::Node root;
+};
+
+// Throws InputError for a missing or unreadable file and for malformed YAML.
+[[nodiscard]] YamlDocument load_yaml_file(const std::string& path);
+// The same for text already in memory (tests, fuzzing); `path` only names it in errors.
+[[nodiscard]] YamlDocument parse_yaml(const std::string& text, const std::string& path);
+
+class MapReader {
+ public:
+  // `prefix` is the dotted path of this mapping ("memory."), so errors name the full field.
+  MapReader(const YamlDocument& doc, const YAML::Node& node, std::string prefix,
+            std::initializer_list<std::string_view> allowed);
+
+  [[nodiscard]] bool has(std::string_view key) const;
+  [[nodiscard]] bool has_value(std::string_view key) const;  // present and not null (JSON's null)
+  [[nodiscard]] std::string string(std::string_view key) const;
+  [[nodiscard]] std::optional<std::string> optional_string(std::string_view key) const;
+  [[nodiscard]] long count(std::string_view key) const;  // a whole number, may be <= 0 (checked later)
+  [[nodiscard]] std::optional<long> optional_count(std::string_view key) const;
+  // A count that must fit an int (layers, heads, experts): beyond a million is refused.
+  [[nodiscard]] int small_count(std::string_view key) const;
+  [[nodiscard]] double number(std::string_view key) const;
+  [[nodiscard]] std::optional<bool> optional_bool(std::string_view key) const;
+  // A positive dimensioned value: "2 TB/s".
+  [[nodiscard]] double quantity(std::string_view key, Dimension d) const;
+  [[nodiscard]] MapReader child(std::string_view key, std::initializer_list<std::string_view> allowed) const;
+  [[nodiscard]] std::optional<MapReader> optional_child(std::string_view key,
+                                                        std::initializer_list<std::string_view> allowed) const;
+  // Keys of a mapping whose keys are data (a peak table's dtypes), in file order.
+  [[nodiscard]] std::vector<std::string> keys() const;
+
+  [[noreturn]] void fail(std::string_view key, std::string_view message) const;
+  [[noreturn]] void fail_here(std::string_view message) const;
+  [[nodiscard]] std::string field(std::string_view key) const { return prefix_ + std::string(key); }
+
+ private:
+  [[nodiscard]] YAML::Node value(std::string_view key) const;  // throws for a missing key
+  [[nodiscard]] std::string scalar(std::string_view key) const;
+  [[nodiscard]] std::string where(const YAML::Mark& mark) const;
+
+  const YamlDocument* doc_;
+  YAML::Node node_;
+  std::string prefix_;
+};
+
+}  // namespace roofline::io

@@ -1,0 +1,112 @@
+#include "report/explain_phrases.hpp"
+
+namespace roofline::report {
+
+namespace {
+
+constexpr Phrases kEnglish{
+    .ridge = "{model} on {gpu}: the ridge point is {peak} / {bw} = {ridge} FLOP/byte. An operation below that "
+             "intensity waits on memory; above it, on compute.",
+    .prefill = "Prefill: {n} prompt tokens pass through the model at once, so each weight read from memory is used "
+               "{n} times: intensity {ip} FLOP/byte, {ratio}. It is {bound}-bound and takes {ttft} "
+               "(the time to first token).",
+    .prefill_moe = "Prefill: {n} prompt tokens pass through the model at once, but a mixture of experts sends each "
+                   "token to {k} of its {e} experts, so each expert's weights serve only the tokens routed to it: "
+                   "intensity {ip} FLOP/byte, {ratio}. It is {bound}-bound and takes {ttft} (the time to first token).",
+    .decode = "Decode: each step makes one token per sequence but re-reads {weights} of weights and {kv} of KV "
+              "cache: intensity {id} FLOP/byte, {ratio}. It is {bound}-bound: T_decode ≈ bytes / "
+              "bandwidth = {step}, so one stream gets at most {tps} tokens/s.",
+    .batching = "Batching: the weights are read once per step whatever the batch, so up to B* = {bstar} the step "
+                "barely grows: batch 1 takes {s1}, batch 64 takes {s64} ({tps64} tokens/s); at 2·B* = {b2} it takes "
+                "{s2} ({bound2}-bound).",
+    .batching_moe = "Batching a mixture of experts: each token reads only the experts it picks, so a larger batch "
+                    "reads more of them: batch 1 takes {s1}, batch 64 takes {s64} ({tps64} tokens/s). The classic "
+                    "B* = {bstar} assumes every weight is read every step; at 2·B* = {b2} the step takes {s2} "
+                    "({bound2}-bound).",
+    .utilisation = "GPU utilisation misleads in decode: the GPU is busy for the whole step, yet at batch {b} its "
+                   "compute units do useful work for only {util}% of it ({ct} of {step}); the rest is waiting on "
+                   "memory.",
+    .remedies_title = "What pays in each phase:",
+    .remedy_prefill = "prefill: FlashAttention keeps the scores on chip ({naive} with naive attention → {flash}); "
+                      "chunked prefill splits long prompts so that decode steps are not stalled behind them.",
+    .remedy_decode = "decode: int4 weights cut the bytes of a step ({step} → {step_int4}); batching to 64 raises "
+                     "throughput to {tps64} tokens/s for little latency; an fp8 KV cache gives {step_kv8}; "
+                     "speculative decoding verifies 4 drafted tokens per weight read in {spec} instead of 4 × {step}.",
+    .wrong_medicine = "Giving prefill's medicine to decode (more FLOPS) or decode's to prefill (more bandwidth) changes "
+                      "little: each phase waits on the other resource.",
+    .quiz_title = "Self-test:",
+    .q1 = "Why is decode {bound}-bound here?",
+    .a1 = "Its intensity of {id} FLOP/byte is {ratio} ({ridge} FLOP/byte): each weight read serves only "
+          "{b} token(s).",
+    .q2 = "What is the single-stream ceiling?",
+    .a2 = "{tps} tokens/s: one step cannot take less than {step}.",
+    .q3 = "At what batch does decode turn compute-bound?",
+    .a3 = "B* = {bstar}, counting the weights only.",
+    .a3_context = " With the KV cache at {t} tokens: B* = {bctx}.",
+    .a3_no_crossover = " With the KV cache at {t} tokens there is no crossover: decode stays memory-bound.",
+    .scenario = "Scenario {name} ({n} in, {g} out): prefill {ttft} + {g} steps × {step} = {total}; prefill is "
+                "{share}% of the request, decode {dshare}%.",
+    .ranked_title = "Optimisations ranked by the time they save per request:",
+    .rank_line = "{i}. {what}: saves {saving} ({pct}%)",
+    .int4 = "int4 weights",
+    .kv8 = "fp8 KV cache",
+    .flash = "FlashAttention (against naive attention)",
+    .speculative = "speculative decoding, 4 tokens per step (all accepted: an upper bound)",
+    .above = "{x}× above the ridge point",
+    .below = "{x}× below the ridge point",
+    .compute = "compute",
+    .memory = "memory",
+    .interconnect = "interconnect",
+};
+
+constexpr Phrases kChinese{
+    .ridge = "{model} 在 {gpu} 上：拐点（ridge point）= {peak} / {bw} = {ridge} FLOP/字节。算术强度低于它的操作在等内存，"
+             "高于它的在等算力。",
+    .prefill = "预填充（Prefill）：{n} 个提示词元一次性通过模型，每个从显存读出的权重被使用 {n} 次：算术强度 {ip} FLOP/字节，"
+               "{ratio}。它受{bound}限制，耗时 {ttft}（首词元时间 TTFT）。",
+    .prefill_moe = "预填充（Prefill）：{n} 个提示词元一次性通过模型，但混合专家模型把每个词元只送往 {e} 个专家中的 {k} 个，"
+                   "所以每个专家的权重只服务路由给它的词元：算术强度 {ip} FLOP/字节，{ratio}。它受{bound}限制，耗时 {ttft}"
+                   "（首词元时间 TTFT）。",
+    .decode = "解码（Decode）：每一步每个序列只生成一个词元，却要重新读出 {weights} 权重和 {kv} KV 缓存：算术强度 {id} "
+              "FLOP/字节，{ratio}。它受{bound}限制：T_decode ≈ 字节数 / 带宽 = {step}，单路生成最多 {tps} 词元/秒。",
+    .batching = "批处理：无论批大小，每步权重只读一次，所以在 B* = {bstar} 之前步长几乎不变：批 1 为 {s1}，批 64 为 {s64}"
+                "（{tps64} 词元/秒）；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）。",
+    .batching_moe = "混合专家模型的批处理：每个词元只读取它选中的专家，所以批越大读到的专家越多：批 1 为 {s1}，批 64 为 {s64}"
+                    "（{tps64} 词元/秒）。经典的 B* = {bstar} 假设每步读出全部权重；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）。",
+    .utilisation = "解码阶段的 GPU 利用率具有误导性：整个步长 GPU 都显示忙碌，但在批 {b} 时计算单元只有 {util}% 的时间在做有用功"
+                   "（{step} 中的 {ct}），其余时间都在等内存。",
+    .remedies_title = "各阶段真正有效的优化：",
+    .remedy_prefill = "预填充：FlashAttention 把注意力分数留在片上（朴素注意力 {naive} → {flash}）；分块预填充（chunked prefill）"
+                      "把长提示切开，避免解码步被长时间阻塞。",
+    .remedy_decode = "解码：int4 权重减少每步读取的字节（{step} → {step_int4}）；批处理到 64 时吞吐升至 {tps64} 词元/秒，延迟几乎不变；"
+                     "fp8 KV 缓存为 {step_kv8}；投机解码每读一次权重验证 4 个草稿词元，耗时 {spec}，而不是 4 × {step}。",
+    .wrong_medicine = "把预填充的药（更多算力）开给解码，或把解码的药（更多带宽）开给预填充，收效甚微：两个阶段在等不同的资源。",
+    .quiz_title = "自测题：",
+    .q1 = "为什么这里的解码受{bound}限制？",
+    .a1 = "其算术强度 {id} FLOP/字节，{ratio}（{ridge} FLOP/字节）：每次读出的权重只服务 {b} 个词元。",
+    .q2 = "单路生成的上限是多少？",
+    .a2 = "{tps} 词元/秒：一步不可能快于 {step}。",
+    .q3 = "批大小到多少时解码转为受算力限制？",
+    .a3 = "B* = {bstar}（仅计权重）。",
+    .a3_context = "计入 {t} 个词元的 KV 缓存时：B* = {bctx}。",
+    .a3_no_crossover = "计入 {t} 个词元的 KV 缓存时没有交点：解码始终受内存限制。",
+    .scenario = "场景 {name}（输入 {n}，输出 {g}）：预填充 {ttft} + {g} 步 × {step} = {total}；预填充占请求时间的 {share}%，"
+                "解码占 {dshare}%。",
+    .ranked_title = "按每个请求节省的时间排序的优化：",
+    .rank_line = "{i}. {what}：节省 {saving}（{pct}%）",
+    .int4 = "int4 权重",
+    .kv8 = "fp8 KV 缓存",
+    .flash = "FlashAttention（相对朴素注意力）",
+    .speculative = "投机解码，每步 4 个词元（全部接受：上限）",
+    .above = "为拐点的 {x} 倍",
+    .below = "仅为拐点的 1/{x}",
+    .compute = "算力",
+    .memory = "内存带宽",
+    .interconnect = "互联带宽",
+};
+
+}  // namespace
+
+const Phrases& phrases(std::string_view lang) { return lang == "zh" ? kChinese : kEnglish; }
+
+}  // namespace roofline::report

@@ -1,0 +1,16 @@
+#pragma once
+// The words of `explain`, in English and Chinese (the course this tool serves is taught in
+// Chinese). Every number is a named argument filled from engine reports; no phrase computes one.
+#include <string_view>
+
+namespace roofline::report {
+
+struct Phrases {
+  std::string_view ridge, prefill, prefill_moe, decode, batching, batching_moe, utilisation, remedies_title, remedy_prefill, remedy_decode,
+      wrong_medicine, quiz_title, q1, a1, q2, a2, q3, a3, a3_context, a3_no_crossover, scenario, ranked_title,
+      rank_line, int4, kv8, flash, speculative, above, below, compute, memory, interconnect;
+};
+
+[[nodiscard]] const Phrases& phrases(std::string_view lang);
+
+}  // namespace roofline::report

@@ -1,0 +1,42 @@
+#include "report/human_units.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cmath>
+
+namespace roofline::report {
+
+std::string three_digits(double value) {
+  const double a = std::fabs(value);
+  // Thresholds sit where rounding carries (9.996 prints as "10.0", not "10.00").
+  if (a >= 99.95 || a == 0) return fmt::format("{:.0f}", value);
+  if (a >= 9.995) return fmt::format("{:.1f}", value);
+  if (a >= 0.9995) return fmt::format("{:.2f}", value);
+  return fmt::format("{:.3g}", value);
+}
+
+std::string si(double value, std::string_view unit) {
+  struct Prefix {
+    double scale;
+    std::string_view symbol;
+  };
+  static constexpr std::array kPrefixes = {Prefix{1e15, "P"}, Prefix{1e12, "T"}, Prefix{1e9, "G"},
+                                           Prefix{1e6, "M"},  Prefix{1e3, "k"},  Prefix{1, ""},
+                                           Prefix{1e-3, "m"}, Prefix{1e-6, "u"}, Prefix{1e-9, "n"}};
+  if (!std::isfinite(value)) return fmt::format("{} {}", value, unit);
+  const double a = std::fabs(value);
+  for (const Prefix& p : kPrefixes) {
+    // Rounding to three digits can carry into the next prefix (999.7 → "1000"): take that one.
+    if (a >= p.scale * 0.9995) return fmt::format("{} {}{}", three_digits(value / p.scale), p.symbol, unit);
+  }
+  return fmt::format("{} {}", three_digits(value), unit);
+}
+
+std::string human_count(double value) {
+  if (std::fabs(value) >= 1e9) return three_digits(value / 1e9) + " B";
+  if (std::fabs(value) >= 1e6) return three_digits(value / 1e6) + " M";
+  return three_digits(value);
+}
+
+}  // namespace roofline::report

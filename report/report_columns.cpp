@@ -1,0 +1,98 @@
+#include "report/report_columns.hpp"
+
+#include <array>
+
+namespace roofline::report {
+
+namespace {
+
+
+// Written as a table so that the JSON keys and CSV columns read side by side.
+const std::array kColumns = {
+    Column{"model.name", "model_name", [](const Report& r) -> Cell { return std::string_view(r.model.spec->name); }},
+    Column{"model.params", "model_params", [](const Report& r) -> Cell { return r.model.params; }},
+    Column{"model.params_active", "model_params_active", [](const Report& r) -> Cell { return r.model.params_active; }},
+    Column{"model.weight_bytes", "model_weight_bytes", [](const Report& r) -> Cell { return r.model.weight_bytes.value(); }},
+    Column{"model.kv_bytes_per_token", "model_kv_bytes_per_token",
+           [](const Report& r) -> Cell { return r.model.kv_bytes_per_token.value(); }},
+    Column{"gpu.name", "gpu_name", [](const Report& r) -> Cell { return std::string_view(r.gpu.spec->name); }},
+    Column{"gpu.bandwidth", "gpu_bandwidth_bytes_per_s",
+           [](const Report& r) -> Cell { return r.gpu.ceilings.bandwidth.value(); }},
+    Column{"gpu.peak_flops", "gpu_peak_flop_per_s", [](const Report& r) -> Cell { return r.gpu.ceilings.peak.value(); }},
+    Column{"gpu.ridge_point", "gpu_ridge_point_flop_per_byte",
+           [](const Report& r) -> Cell { return r.gpu.ridge_point().value(); }},
+    Column{"gpu.memory_capacity", "gpu_memory_capacity_bytes",
+           [](const Report& r) -> Cell { return r.gpu.spec->memory_capacity.value(); }},
+    Column{"workload.batch", "workload_batch", [](const Report& r) -> Cell { return r.workload.batch; }},
+    Column{"workload.prompt_tokens", "workload_prompt_tokens",
+           [](const Report& r) -> Cell { return r.workload.prompt_tokens; }},
+    Column{"workload.gen_tokens", "workload_gen_tokens", [](const Report& r) -> Cell { return r.workload.gen_tokens; }},
+    Column{"workload.context_tokens", "workload_context_tokens",
+           [](const Report& r) -> Cell { return r.workload.context_tokens; }},
+    Column{"workload.tp", "workload_tp", [](const Report& r) -> Cell { return static_cast<long>(r.workload.tp); }},
+    Column{"workload.weights", "workload_weights", [](const Report& r) -> Cell { return name(r.workload.precision.weights); }},
+    Column{"workload.kv", "workload_kv", [](const Report& r) -> Cell { return name(r.workload.precision.kv); }},
+    Column{"workload.compute", "workload_compute", [](const Report& r) -> Cell { return name(r.workload.precision.compute); }},
+    Column{"prefill.flops", "prefill_flops", [](const Report& r) -> Cell { return r.prefill.flops.value(); }},
+    Column{"prefill.bytes", "prefill_bytes", [](const Report& r) -> Cell { return r.prefill.bytes.value(); }},
+    Column{"prefill.intensity", "prefill_intensity_flop_per_byte",
+           [](const Report& r) -> Cell { return r.prefill.intensity().value(); }},
+    Column{"prefill.compute_time", "prefill_compute_time_s",
+           [](const Report& r) -> Cell { return r.prefill.compute_time.value(); }},
+    Column{"prefill.memory_time", "prefill_memory_time_s",
+           [](const Report& r) -> Cell { return r.prefill.memory_time.value(); }},
+    Column{"prefill.comm_time", "prefill_comm_time_s", [](const Report& r) -> Cell { return r.prefill.comm_time.value(); }},
+    Column{"prefill.time", "prefill_time_s", [](const Report& r) -> Cell { return r.prefill.time.value(); }},
+    Column{"prefill.bound", "prefill_bound", [](const Report& r) -> Cell { return name(r.prefill.bound); }},
+    Column{"decode.flops", "decode_flops", [](const Report& r) -> Cell { return r.decode.step.flops.value(); }},
+    Column{"decode.bytes", "decode_bytes", [](const Report& r) -> Cell { return r.decode.step.bytes.value(); }},
+    Column{"decode.intensity", "decode_intensity_flop_per_byte",
+           [](const Report& r) -> Cell { return r.decode.step.intensity().value(); }},
+    Column{"decode.compute_time", "decode_compute_time_s",
+           [](const Report& r) -> Cell { return r.decode.step.compute_time.value(); }},
+    Column{"decode.memory_time", "decode_memory_time_s",
+           [](const Report& r) -> Cell { return r.decode.step.memory_time.value(); }},
+    Column{"decode.comm_time", "decode_comm_time_s",
+           [](const Report& r) -> Cell { return r.decode.step.comm_time.value(); }},
+    Column{"decode.step_time", "decode_step_time_s", [](const Report& r) -> Cell { return r.decode.step.time.value(); }},
+    Column{"decode.tokens_per_s", "decode_tokens_per_s", [](const Report& r) -> Cell { return r.decode.tokens_per_s; }},
+    Column{"decode.bound", "decode_bound", [](const Report& r) -> Cell { return name(r.decode.step.bound); }},
+    Column{"critical_batch.weights_only", "critical_batch_weights_only",
+           [](const Report& r) -> Cell { return r.critical_batch.weights_only; }},
+    Column{"critical_batch.at_context", "critical_batch_at_context",
+           [](const Report& r) -> Cell { return optional_cell(r.critical_batch.at_context); }},
+    Column{"memory.weights", "memory_weights_bytes", [](const Report& r) -> Cell { return r.memory.weights.value(); }},
+    Column{"memory.kv_cache", "memory_kv_cache_bytes", [](const Report& r) -> Cell { return r.memory.kv_cache.value(); }},
+    Column{"memory.activations", "memory_activations_bytes",
+           [](const Report& r) -> Cell { return r.memory.activations.value(); }},
+    Column{"memory.reserve", "memory_reserve_bytes", [](const Report& r) -> Cell { return r.memory.reserve.value(); }},
+    Column{"memory.total", "memory_total_bytes", [](const Report& r) -> Cell { return r.memory.total.value(); }},
+    Column{"memory.capacity", "memory_capacity_bytes", [](const Report& r) -> Cell { return r.memory.capacity.value(); }},
+    Column{"memory.fits", "memory_fits", [](const Report& r) -> Cell { return r.memory.fits; }},
+    Column{"memory.max_batch", "memory_max_batch", [](const Report& r) -> Cell { return optional_cell(r.memory.max_batch); }},
+};
+
+// An all-reduce moves no bytes through HBM in this model: its intensity is not a number.
+Cell op_intensity(const OpResult& o) {
+  return o.cost.bytes > Bytes(0) ? Cell(o.intensity().value()) : Cell();
+}
+
+const std::array kOpColumns = {
+    OpColumn{"phase", "phase", [](Phase p, const OpResult&) -> Cell { return name(p); }},
+    OpColumn{"name", "name", [](Phase, const OpResult& o) -> Cell { return o.cost.name; }},
+    OpColumn{"flops", "flops", [](Phase, const OpResult& o) -> Cell { return o.cost.flops.value(); }},
+    OpColumn{"bytes", "bytes", [](Phase, const OpResult& o) -> Cell { return o.cost.bytes.value(); }},
+    OpColumn{"weight_bytes", "weight_bytes", [](Phase, const OpResult& o) -> Cell { return o.cost.weight_bytes.value(); }},
+    OpColumn{"intensity", "intensity_flop_per_byte", [](Phase, const OpResult& o) -> Cell { return op_intensity(o); }},
+    OpColumn{"compute_time", "compute_time_s", [](Phase, const OpResult& o) -> Cell { return o.compute_time.value(); }},
+    OpColumn{"memory_time", "memory_time_s", [](Phase, const OpResult& o) -> Cell { return o.memory_time.value(); }},
+    OpColumn{"time", "time_s", [](Phase, const OpResult& o) -> Cell { return o.time.value(); }},
+    OpColumn{"bound", "bound", [](Phase, const OpResult& o) -> Cell { return name(o.bound); }},
+};
+
+}  // namespace
+
+std::span<const Column> report_columns() { return kColumns; }
+std::span<const OpColumn> op_columns() { return kOpColumns; }
+
+}  // namespace roofline::report

@@ -1,0 +1,38 @@
+#pragma once
+// The scalar fields of a Report, listed once. JSON nests them by `json_path`; CSV flattens them
+// under `csv_name` (units in the name). Adding a field here adds it to both, in step.
+#include <optional>
+#include <span>
+#include <string_view>
+#include <variant>
+
+#include "model/report.hpp"
+
+namespace roofline::report {
+
+// monostate is JSON null / an empty CSV cell: "not applicable", never a silent zero.
+using Cell = std::variant<std::monostate, double, long, bool, std::string_view>;
+
+template <class T>
+[[nodiscard]] Cell optional_cell(const std::optional<T>& v) {
+  return v ? Cell(*v) : Cell();
+}
+
+struct Column {
+  std::string_view json_path;  // "decode.step_time"
+  std::string_view csv_name;   // "decode_step_time_s"
+  Cell (*get)(const Report&);
+};
+
+[[nodiscard]] std::span<const Column> report_columns();
+
+// One operator of one phase: the per-operator table (LLM-Viewer style) in JSON and CSV.
+struct OpColumn {
+  std::string_view json_key;
+  std::string_view csv_name;
+  Cell (*get)(Phase, const OpResult&);
+};
+
+[[nodiscard]] std::span<const OpColumn> op_columns();
+
+}  // namespace roofline::report

@@ -1,0 +1,62 @@
+#include "report/report_csv.hpp"
+
+#include <fmt/format.h>
+
+#include <iterator>
+
+#include "report/report_columns.hpp"
+
+namespace roofline::report {
+
+void append_csv_cell(std::string& out, const Cell& c) {
+  std::visit(
+      [&out](const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::monostate>) {
+          // An empty cell: not applicable.
+        } else if constexpr (std::is_same_v<T, std::string_view>) {
+          append_csv_field(out, v);
+        } else if constexpr (std::is_same_v<T, bool>) {
+          out += v ? "true" : "false";
+        } else {
+          fmt::format_to(std::back_inserter(out), "{}", v);
+        }
+      },
+      c);
+}
+
+
+void append_csv_field(std::string& out, std::string_view field) {
+  if (field.find_first_of(",\"\r\n") == std::string_view::npos) {
+    out += field;
+    return;
+  }
+  out += '"';
+  for (char ch : field) {
+    if (ch == '"') out += '"';
+    out += ch;
+  }
+  out += '"';
+}
+
+void append_csv_header(std::string& out) {
+  append_csv_row_of(out, report_columns(), [](const Column& c) { return Cell(c.csv_name); });
+}
+
+void append_csv_row(std::string& out, const Report& r) {
+  append_csv_row_of(out, report_columns(), [&r](const Column& c) { return c.get(r); });
+}
+
+std::string ops_csv(const Report& r) {
+  std::string out;
+  append_csv_row_of(out, op_columns(), [](const OpColumn& c) { return Cell(c.csv_name); });
+  // A plain pair, not a structured binding: clang 14 (the fuzzing build) cannot capture those.
+  for (const auto& phase_ops : {std::pair{Phase::prefill, &r.prefill}, std::pair{Phase::decode, &r.decode.step}}) {
+    for (const OpResult& op : phase_ops.second->ops) {
+      append_csv_row_of(out, op_columns(), [&](const OpColumn& c) { return c.get(phase_ops.first, op); });
+    }
+  }
+  return out;
+}
+
+}  // namespace roofline::report

@@ -1,0 +1,163 @@
+#include "report/report_view.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <iterator>
+
+#include "report/human_units.hpp"
+
+namespace roofline::report {
+
+namespace {
+
+std::string bound_cell(const PhaseResult& p) { return std::string(name(p.bound)); }
+
+// "3.28× above the ridge point" or "156× below the ridge point".
+std::string versus_ridge(FlopsPerByte intensity, FlopsPerByte ridge) {
+  const double ratio = intensity / ridge;
+  if (ratio >= 1) return fmt::format("{}× above the ridge point", three_digits(ratio));
+  return fmt::format("{}× below the ridge point", three_digits(1 / ratio));
+}
+
+}  // namespace
+
+std::vector<std::string> summary_lines(const Report& r) {
+  const ModelSpec& m = *r.model.spec;
+  const Workload& w = r.workload;
+  const Precision& p = w.precision;
+  std::vector<std::string> out;
+  std::string params = human_count(r.model.params) + " params";
+  if (r.model.params_active < r.model.params) params += fmt::format(" ({} active)", human_count(r.model.params_active));
+  out.push_back(fmt::format("model     {}: {}, weights {} ({}), KV cache {}/token ({})", m.name, params,
+                            human(r.model.weight_bytes), name(p.weights), human(r.model.kv_bytes_per_token),
+                            name(p.kv)));
+  out.push_back(fmt::format("gpu       {}: {}, {} {}, ridge point {} FLOP/byte, {}{}", r.gpu.spec->name,
+                            human(r.gpu.ceilings.bandwidth), human(r.gpu.ceilings.peak), name(p.compute),
+                            three_digits(r.gpu.ridge_point().value()), human(r.gpu.spec->memory_capacity),
+                            r.gpu.spec->calibration ? " (calibrated)" : ""));
+  out.push_back(fmt::format("workload  batch {}, prompt {} tokens, generate {}, decode step at context {}{}", w.batch,
+                            w.prompt_tokens, w.gen_tokens, w.context_tokens,
+                            w.tp > 1 ? fmt::format(", tensor parallel over {} GPUs", w.tp) : ""));
+  return out;
+}
+
+TextTable phase_table(const Report& r) {
+  const PhaseResult& pre = r.prefill;
+  const PhaseResult& dec = r.decode.step;
+  TextTable t{"Phases", {"", "prefill", "decode step"}, {}};
+  t.rows.push_back({"FLOPs", human(pre.flops), human(dec.flops)});
+  t.rows.push_back({"bytes", human(pre.bytes), human(dec.bytes)});
+  const double ridge = r.gpu.ridge_point().value();
+  t.rows.push_back({fmt::format("intensity (ridge {} FLOP/B)", three_digits(ridge)), human(pre.intensity()),
+                    human(dec.intensity())});
+  t.rows.push_back({"compute time", human(pre.compute_time), human(dec.compute_time)});
+  t.rows.push_back({"memory time", human(pre.memory_time), human(dec.memory_time)});
+  if (r.workload.tp > 1) t.rows.push_back({"all-reduce time", human(pre.comm_time), human(dec.comm_time)});
+  t.rows.push_back({"time", human(pre.time) + " (TTFT)", human(dec.time)});
+  t.rows.push_back({"bound", bound_cell(pre), bound_cell(dec)});
+  t.rows.push_back({"tokens/s", "", three_digits(r.decode.tokens_per_s)});
+  return t;
+}
+
+TextTable memory_table(const Report& r) {
+  const MemoryLedger& l = r.memory;
+  const Workload& w = r.workload;
+  TextTable t{fmt::format("Memory (batch {} × {} tokens{})", w.batch, w.prompt_tokens + w.gen_tokens,
+                          w.tp > 1 ? fmt::format(", {} GPUs", w.tp) : ""),
+              {"", "bytes", "share"},
+              {}};
+  auto row = [&](std::string label, Bytes b) {
+    t.rows.push_back({std::move(label), human(b), fmt::format("{:.1f}%", 100.0 * (b / l.capacity))});
+  };
+  row("weights", l.weights);
+  row("KV cache", l.kv_cache);
+  row("activations (prefill peak)", l.activations);
+  row(fmt::format("reserve ({:.0f}%)", 100 * w.reserve_fraction), l.reserve);
+  row("total", l.total);
+  row("capacity", l.capacity);
+  t.rows.push_back({"free", l.fits ? human(l.capacity - l.total) : "none: does NOT fit", ""});
+  t.rows.push_back({"max batch at this length",
+                    l.max_batch ? fmt::format("{}", *l.max_batch) : "not limited by modelled memory", ""});
+  return t;
+}
+
+TextTable ops_table(const Report& r) {
+  TextTable t{"Operators (all layers, per GPU)",
+              {"phase", "operator", "FLOPs", "bytes", "FLOP/B", "time", "share", "bound"},
+              {}};
+  for (const auto& [label, phase] : {std::pair{"prefill", &r.prefill}, std::pair{"decode", &r.decode.step}}) {
+    for (const OpResult& o : phase->ops) {
+      const std::string intensity = o.cost.bytes > Bytes(0) ? three_digits(o.intensity().value()) : "-";
+      t.rows.push_back({label, std::string(o.cost.name), human(o.cost.flops), human(o.cost.bytes), intensity,
+                        human(o.time), fmt::format("{:.1f}%", 100.0 * (o.time / phase->time)),
+                        std::string(name(o.bound))});
+    }
+  }
+  return t;
+}
+
+std::string critical_batch_line(const Report& r) {
+  const CriticalBatch& b = r.critical_batch;
+  std::string line = fmt::format(
+      "critical batch B* = (weights / bandwidth) × peak / (2 × active params) = {}: below it a decode step "
+      "costs about the same whatever the batch",
+      three_digits(b.weights_only));
+  if (!r.model.spec->architecture) return line;
+  if (b.at_context) {
+    return line + fmt::format("; with the KV cache at {} tokens, B* = {}", r.workload.context_tokens,
+                              three_digits(*b.at_context));
+  }
+  return line + fmt::format("; with the KV cache at {} tokens there is no crossover: decode stays memory-bound at "
+                            "this context (KV traffic grows as fast as compute)",
+                            r.workload.context_tokens);
+}
+
+std::vector<std::string> verdicts(const Report& r) {
+  const PhaseResult& pre = r.prefill;
+  const PhaseResult& dec = r.decode.step;
+  const FlopsPerByte ridge = r.gpu.ridge_point();
+  const Workload& w = r.workload;
+  std::vector<std::string> out;
+  out.push_back(fmt::format(
+      "prefill is {}-bound: {} prompt tokens share each weight read, intensity {} FLOP/B is {}; "
+      "TTFT {} ({} of compute at {})",
+      name(pre.bound), w.batch * w.prompt_tokens, three_digits(pre.intensity().value()),
+      versus_ridge(pre.intensity(), ridge), human(pre.time), human(pre.flops), human(r.gpu.ceilings.peak)));
+  const Bytes weights = dec.weight_bytes;
+  out.push_back(fmt::format(
+      "decode is {}-bound: each step reads {} ({} weights, {} KV cache and activations) to make {} token{}, "
+      "intensity {} FLOP/B is {}; step {} → {} tokens/s",
+      name(dec.bound), human(dec.bytes), human(weights), human(dec.bytes - weights), w.batch, w.batch == 1 ? "" : "s",
+      three_digits(dec.intensity().value()), versus_ridge(dec.intensity(), ridge), human(dec.time),
+      three_digits(r.decode.tokens_per_s)));
+  if (!r.memory.fits) {
+    out.push_back(fmt::format("memory: does NOT fit: batch {} needs {} but the {} GPU{} hold {}", w.batch,
+                              human(r.memory.total), w.tp, w.tp == 1 ? "" : "s", human(r.memory.capacity)));
+  }
+  return out;
+}
+
+// Both renderings tell the same story in the same order; only the table syntax differs.
+std::string render_report(const Report& r, bool with_ops, std::string (*render)(const TextTable&),
+                          std::string_view bullet) {
+  std::string out;
+  auto table = [&](const TextTable& t) { fmt::format_to(std::back_inserter(out), "\n{}", render(t)); };
+  table(phase_table(r));
+  table(memory_table(r));
+  if (with_ops) table(ops_table(r));
+  fmt::format_to(std::back_inserter(out), "\n{}\n\n", critical_batch_line(r));
+  for (const std::string& v : verdicts(r)) fmt::format_to(std::back_inserter(out), "{} {}\n", bullet, v);
+  return out;
+}
+
+std::string render_report_plain(const Report& r, bool with_ops) {
+  return fmt::format("{}\n{}", fmt::join(summary_lines(r), "\n"), render_report(r, with_ops, render_plain, "*"));
+}
+
+std::string render_report_markdown(const Report& r, bool with_ops) {
+  return fmt::format("## {} on {}\n\n- {}\n{}", r.model.spec->name, r.gpu.spec->name,
+                     fmt::join(summary_lines(r), "\n- "), render_report(r, with_ops, render_markdown, "-"));
+}
+
+}  // namespace roofline::report

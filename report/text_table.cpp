@@ -1,0 +1,98 @@
+#include "report/text_table.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+namespace roofline::report {
+
+namespace {
+
+// Display width in code points, so that "µs" and Chinese text align like ASCII does.
+std::size_t display_width(const std::string& s) {
+  return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+}
+
+std::vector<std::size_t> column_widths(const TextTable& t) {
+  std::vector<std::size_t> w(t.header.size(), 0);
+  auto widen = [&w](const std::vector<std::string>& row) {
+    for (std::size_t i = 0; i < row.size() && i < w.size(); ++i) w[i] = std::max(w[i], display_width(row[i]));
+  };
+  widen(t.header);
+  for (const auto& row : t.rows) widen(row);
+  return w;
+}
+
+// Numbers align right so that digits line up; text aligns left. A column is numeric when most
+// of its filled body cells start like a number (a "compute" among times stays aligned).
+std::vector<bool> numeric_columns(const TextTable& t) {
+  std::vector<int> votes(t.header.size(), 0);
+  for (const auto& row : t.rows) {
+    for (std::size_t i = 0; i < row.size() && i < votes.size(); ++i) {
+      if (row[i].empty()) continue;
+      const char c = row[i][0];
+      votes[i] += std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '.' ? 1 : -1;
+    }
+  }
+  std::vector<bool> numeric(votes.size());
+  for (std::size_t i = 1; i < votes.size(); ++i) numeric[i] = votes[i] > 0;
+  return numeric;
+}
+
+void append_cell(std::string& out, const std::string& cell, std::size_t width, bool left) {
+  const std::string pad(width - std::min(width, display_width(cell)), ' ');
+  out += left ? cell + pad : pad + cell;
+}
+
+// A pipe inside a cell would end it.
+std::string escape(const std::string& cell) {
+  std::string out;
+  for (char c : cell) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_plain(const TextTable& t) {
+  const auto widths = column_widths(t);
+  const auto numeric = numeric_columns(t);
+  std::string out;
+  if (!t.title.empty()) out += t.title + "\n";
+  auto line = [&](const std::vector<std::string>& row) {
+    out += "  ";
+    for (std::size_t i = 0; i < widths.size(); ++i) {
+      if (i > 0) out += "  ";
+      append_cell(out, i < row.size() ? row[i] : std::string(), widths[i], !numeric[i]);
+    }
+    while (!out.empty() && out.back() == ' ') out.pop_back();
+    out += "\n";
+  };
+  line(t.header);
+  std::size_t total = 0;
+  for (std::size_t w : widths) total += w + 2;
+  out += "  " + std::string(total - 2, '-') + "\n";
+  for (const auto& row : t.rows) line(row);
+  return out;
+}
+
+std::string render_markdown(const TextTable& t) {
+  std::string out;
+  if (!t.title.empty()) out += fmt::format("### {}\n\n", t.title);
+  auto line = [&](const std::vector<std::string>& row) {
+    out += "|";
+    for (std::size_t i = 0; i < t.header.size(); ++i) out += fmt::format(" {} |", escape(i < row.size() ? row[i] : ""));
+    out += "\n";
+  };
+  line(t.header);
+  out += "|";
+  for (std::size_t i = 0; i < t.header.size(); ++i) out += i == 0 ? "---|" : "---:|";
+  out += "\n";
+  for (const auto& row : t.rows) line(row);
+  return out;
+}
+
+}  // namespace roofline::report

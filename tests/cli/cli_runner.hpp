@@ -1,0 +1,33 @@
+#pragma once
+// Runs the rooflineplan command in-process, as a user would from a shell, and keeps what it
+// printed and its exit code.
+#include <string>
+#include <vector>
+
+#include "model/engine.hpp"
+#include "io/spec_loader.hpp"
+
+namespace roofline::test {
+
+struct CliResult {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+CliResult run_cli(const std::vector<std::string>& args);
+
+std::string data_file(const std::string& relative);  // tests/data/<relative>
+std::string example_file(const std::string& name);   // examples/<name>
+
+// A workload with the defaults of the command line, resolved for this model.
+Workload default_workload(const ModelSpec& m, long batch = 1);
+
+// examples/7b.yaml on examples/a100.yaml: 7e9 fp16 parameters, 2 TB/s, 312 TFLOP/s.
+struct TeachingExample {
+  ModelSpec model = io::load_model(example_file("7b.yaml"));
+  GpuSpec gpu = io::load_gpu(example_file("a100.yaml"));
+  [[nodiscard]] Report at(long batch) const { return evaluate(model, gpu, default_workload(model, batch)); }
+};
+
+}  // namespace roofline::test

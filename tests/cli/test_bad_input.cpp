@@ -1,0 +1,124 @@
+// Bad input: each gives a message naming file:line:column and the field, exit code 2, no crash.
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+
+#include "cli_runner.hpp"
+
+using namespace roofline;
+using test::data_file;
+using test::run_cli;
+
+namespace {
+
+test::CliResult with_model(const std::string& model) { return run_cli({"--model", model, "--gpu", "a100-80gb"}); }
+test::CliResult with_gpu(const std::string& gpu) { return run_cli({"--model", "llama-2-7b", "--gpu", gpu}); }
+
+void check_error(const test::CliResult& r, const std::string& where, const std::string& what) {
+  INFO(r.err);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK_THAT(r.err, Catch::StartsWith("error: " + where) && Catch::Contains(what));
+}
+
+}  // namespace
+
+TEST_CASE("bad input: a missing file names the path") {
+  check_error(with_model("no/such/model.yaml"), "no/such/model.yaml", "cannot open: No such file");
+}
+
+TEST_CASE("bad input: malformed YAML points at the line") {
+  check_error(with_model(data_file("bad/malformed.yaml")), data_file("bad/malformed.yaml") + ":3:", "malformed YAML");
+}
+
+TEST_CASE("bad input: an unknown key suggests the nearest valid one") {
+  check_error(with_model(data_file("bad/unknown_key.yaml")), data_file("bad/unknown_key.yaml") + ":5:1:",
+              "unknown key `kv_head`, did you mean `kv_heads`?");
+}
+
+TEST_CASE("bad input: a missing field is named") {
+  check_error(with_model(data_file("bad/missing_field.yaml")), data_file("bad/missing_field.yaml") + ":1:1:",
+              "missing field `vocab`");
+}
+
+TEST_CASE("bad input: a bare number where a unit is needed") {
+  check_error(with_gpu(data_file("bad/bare_number.yaml")), data_file("bad/bare_number.yaml") + ":2:41:",
+              "memory.bandwidth: \"2039\" has no unit");
+}
+
+TEST_CASE("bad input: a size where a bandwidth is needed") {
+  check_error(with_gpu(data_file("bad/wrong_unit.yaml")), data_file("bad/wrong_unit.yaml") + ":4:14:",
+              "\"80 GB\" is a size, but a bandwidth is needed");
+}
+
+TEST_CASE("bad input: zero and negative sizes") {
+  check_error(with_model(data_file("bad/zero_hidden.yaml")), data_file("bad/zero_hidden.yaml") + ":3:9:",
+              "hidden: must be positive, got 0");
+  check_error(with_gpu(data_file("bad/negative_capacity.yaml")), data_file("bad/negative_capacity.yaml") + ":2:21:",
+              "memory.capacity: must be positive");
+}
+
+TEST_CASE("bad input: heads that do not divide hidden - kv_heads that do not divide heads") {
+  check_error(with_model(data_file("bad/heads_not_dividing_hidden.yaml")),
+              data_file("bad/heads_not_dividing_hidden.yaml") + ":4:8:", "heads 30 does not divide hidden 4096");
+  check_error(with_model(data_file("bad/kv_heads_not_dividing_heads.yaml")),
+              data_file("bad/kv_heads_not_dividing_heads.yaml") + ":5:11:", "kv_heads 5 does not divide heads 32");
+}
+
+TEST_CASE("bad input: a rule inside a nested mapping points into it") {
+  check_error(with_model(data_file("bad/moe_top_k.yaml")), data_file("bad/moe_top_k.yaml") + ":11:10:",
+              "moe.top_k: top_k 9 exceeds the 8 experts");
+}
+
+TEST_CASE("bad input: dtype typos suggest the nearest dtype - in files and flags") {
+  check_error(with_model(data_file("bad/unknown_dtype.yaml")), data_file("bad/unknown_dtype.yaml") + ":3:8:",
+              "unknown dtype \"fp61\", did you mean `fp16`?");
+  check_error(with_gpu(data_file("bad/peak_dtype_typo.yaml")), data_file("bad/peak_dtype_typo.yaml") + ":6:",
+              "compute.peak.bf61: unknown dtype \"bf61\", did you mean `bf16`?");
+  check_error(run_cli({"-m", "llama-2-7b", "-g", "a100-80gb", "--weights", "in4"}), "--weights",
+              "did you mean `int4`?");
+}
+
+TEST_CASE("bad input: duplicate keys - a list for a document - an empty file") {
+  check_error(with_model(data_file("bad/duplicate_key.yaml")), data_file("bad/duplicate_key.yaml") + ":3:1:",
+              "duplicate key `params`");
+  check_error(with_model(data_file("bad/not_a_mapping.yaml")), data_file("bad/not_a_mapping.yaml") + ":1:1:",
+              "must be a mapping");
+  check_error(with_model(data_file("bad/empty.yaml")), data_file("bad/empty.yaml"), "must be a mapping");
+}
+
+TEST_CASE("bad input: batch 0 and other out-of-range flags name the flag") {
+  check_error(run_cli({"-m", "llama-2-7b", "-g", "a100-80gb", "--batch", "0"}), "--batch", "must be at least 1, got 0");
+  check_error(run_cli({"-m", "llama-2-7b", "-g", "a100-80gb", "--tp", "3"}), "--tp",
+              "tp 3 does not divide the 32 attention heads");
+  check_error(run_cli({"-m", "llama-2-7b", "-g", "a100-80gb", "--compute", "fp8"}), "--compute",
+              "gives no peak for fp8");
+}
+
+TEST_CASE("bad input: unknown presets and flags") {
+  check_error(with_model("llama-2-7"), "llama-2-7: no such file, and no model preset", "did you mean `llama-2-7b`?");
+  const auto r = run_cli({"--modle", "x"});
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--modle"));
+  check_error(run_cli({}), "--model and --gpu are required", "presets");
+}
+
+TEST_CASE("a context above max_context is a warning - not an error") {
+  const auto r = run_cli({"--model", data_file("good/short-context.yaml"), "--gpu", "a100-80gb", "--prompt", "2000"});
+  CHECK(r.code == 0);
+  CHECK_THAT(r.err, Catch::Contains("warning: 2256 tokens exceed the model's max_context of 1024"));
+}
+
+TEST_CASE("bad input: billion laughs and deep nesting are refused at once, with the line") {
+  // Nine levels of nine aliases each: 9^9 = 387 million values if expanded.
+  std::string laughs = "name: x\nsource: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
+  for (char level = 'b', previous = 'a'; level <= 'i'; previous = level++) {
+    laughs += fmt::format("{}: &{} [*{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}, *{p}]\n", level, level, fmt::arg("p", previous));
+  }
+  CHECK_THROWS_WITH(io::parse_yaml(laughs, "laughs.yaml"), Catch::Contains("laughs.yaml:") && Catch::Contains("more than 100000 values"));
+  // yaml-cpp's own guard stops a flow sequence 2000 deep; a block one is stopped at 33 levels.
+  CHECK_THROWS_WITH(io::parse_yaml("name: " + std::string(100000, '['), "flow.yaml"),
+                    Catch::StartsWith("flow.yaml:1:") && Catch::Contains("levels deep"));
+  std::string block = "name:\n";
+  for (int i = 0; i < 40; ++i) block += std::string(static_cast<std::size_t>(2 * i), ' ') + "-\n";
+  CHECK_THROWS_WITH(io::parse_yaml(block, "block.yaml"), Catch::Contains("block.yaml:") && Catch::Contains("nested more than 32 levels deep"));
+}

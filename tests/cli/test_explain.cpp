@@ -1,0 +1,89 @@
+// explain tells the engine's numbers, in both languages, without drift between story and math.
+#include <catch2/catch.hpp>
+
+#include "cli_runner.hpp"
+#include "report/human_units.hpp"
+
+using namespace roofline;
+
+namespace {
+
+// RFC 3629: lead bytes, continuation bytes, no overlong two-byte forms, nothing past U+10FFFF.
+bool valid_utf8(const std::string& s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const int extra = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xE ? 2 : (c >> 3) == 0x1E ? 3 : -1;
+    if (extra < 0 || c == 0xC0 || c == 0xC1 || c > 0xF4 || i + extra >= s.size() + (extra == 0 ? 1 : 0)) return false;
+    for (int k = 1; k <= extra; ++k) {
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
+    }
+    i += extra + 1;
+  }
+  return true;
+}
+
+std::vector<std::string> engine_numbers(const ModelSpec& m, const GpuSpec& g) {
+  const Report r = evaluate(m, g, test::default_workload(m));
+  Workload int4 = test::default_workload(m);
+  int4.precision.weights = DType::int4;
+  const Report q = evaluate(m, g, int4);
+  return {report::human(r.decode.step.time), report::three_digits(r.decode.tokens_per_s),
+          report::three_digits(r.critical_batch.weights_only), report::human(r.prefill.time),
+          report::three_digits(r.gpu.ridge_point().value()), report::human(q.decode.step.time)};
+}
+
+}  // namespace
+
+TEST_CASE("explain: the seed story - ridge 156, 7.00 ms, 143 tokens/s, B* 156, int4 1.80 ms") {
+  const auto r = test::run_cli({"explain", "-m", test::example_file("7b.yaml"), "-g", test::example_file("a100.yaml")});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("= 156 FLOP/byte") && Catch::Contains("T_decode ≈ bytes / bandwidth = 7.00 ms") &&
+                        Catch::Contains("at most 143 tokens/s") && Catch::Contains("B* = 156") &&
+                        Catch::Contains("(7.00 ms → 1.80 ms)") && Catch::Contains("Q3."));
+}
+
+TEST_CASE("explain: English and Chinese carry the engine's numbers, and Chinese is valid UTF-8") {
+  const ModelSpec m = io::load_model("llama-3.1-8b");
+  const GpuSpec g = io::load_gpu("h100-sxm");
+  const auto en = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm"});
+  const auto zh = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--lang", "zh"});
+  REQUIRE(en.code == 0);
+  REQUIRE(zh.code == 0);
+  for (const std::string& number : engine_numbers(m, g)) {
+    INFO(number);
+    CHECK_THAT(en.out, Catch::Contains(number));
+    CHECK_THAT(zh.out, Catch::Contains(number));
+  }
+  CHECK(valid_utf8(zh.out));
+  CHECK_THAT(zh.out, Catch::Contains("预填充") && Catch::Contains("解码") && Catch::Contains("自测题"));
+  CHECK_FALSE(valid_utf8(std::string("\xC3(", 2)));  // the checker itself refuses a broken sequence
+}
+
+TEST_CASE("explain --scenario: summarize is prefill-heavy and chat decode-heavy, optimisations ranked") {
+  const auto sum = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--scenario", "summarize"});
+  const auto chat = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--scenario", "chat"});
+  REQUIRE(sum.code == 0);
+  REQUIRE(chat.code == 0);
+  CHECK_THAT(sum.out, Catch::Contains("Scenario summarize (8192 in, 200 out)") && Catch::Contains("1. "));
+  CHECK_THAT(chat.out, Catch::Contains("Scenario chat (50 in, 800 out)") && Catch::Contains("decode 100%"));
+  // The prompt's share: 8k tokens of prefill weigh far more than 50.
+  const ModelSpec m = io::load_model("llama-3.1-8b");
+  const GpuSpec g = io::load_gpu("h100-sxm");
+  Workload w = test::default_workload(m);
+  w.prompt_tokens = 8192;
+  w.gen_tokens = 200;
+  w.context_tokens = default_context(8192, 200);
+  const Report r = evaluate(m, g, w);
+  CHECK_THAT(sum.out, Catch::Contains("prefill " + report::human(r.prefill.time) + " + 200 steps × " +
+                                      report::human(r.decode.step.time)));
+}
+
+TEST_CASE("explain: a mixture of experts is not told that batching is free below B*") {
+  const auto r = test::run_cli({"explain", "-m", "mixtral-8x7b", "-g", "h100-sxm"});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("each token reads only the experts it picks"));
+  // Nor that each weight serves all 512 prompt tokens: each token goes to 2 of 8 experts.
+  CHECK_THAT(r.out, Catch::Contains("sends each token to 2 of its 8 experts") &&
+                        !Catch::Contains("each weight read from memory is used 512 times"));
+  CHECK_THAT(r.out, !Catch::Contains("the step barely grows"));
+}

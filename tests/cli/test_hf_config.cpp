@@ -1,0 +1,173 @@
+// Hugging Face config.json files, read as they are: each family's parameter count against the
+// preset or the count its model card publishes.
+#include <catch2/catch.hpp>
+
+#include "cli_runner.hpp"
+#include "model/memory_ledger.hpp"
+#include "model/parameters.hpp"
+
+using namespace roofline;
+
+namespace {
+
+ModelSpec hf(const std::string& name) { return io::load_model(test::data_file("hf/" + name + ".json")); }
+double params(const ModelSpec& m) { return count_parameters(m).total(); }
+
+}  // namespace
+
+TEST_CASE("HF Llama-2-7B config: 6,738,415,616 parameters and 512 KiB of KV per token, as the preset") {
+  const ModelSpec m = hf("llama-2-7b");
+  const ModelSpec preset = io::load_model("llama-2-7b");
+  CHECK(params(m) == 6'738'415'616.0);
+  CHECK(params(m) == params(preset));
+  const Precision p = resolve_precision(m.dtype, {});
+  // 2 (K and V) × 32 layers × 32 heads × 128 × 2 bytes = 524,288.
+  CHECK(kv_bytes_per_token(m, p).value() == 524'288.0);
+  CHECK(m.dtype == DType::fp16);
+  CHECK(m.max_context == 4096);
+  CHECK(m.name == "meta-llama/Llama-2-7b-hf");
+}
+
+TEST_CASE("HF configs match the published parameter counts") {
+  // Exact where the preset was checked against the safetensors; else the model card's figure to
+  // its three digits (Qwen-MoE's 49,152 shared-expert gate weights and Gemma 2's extra norms are
+  // not modelled: both under 0.01 %).
+  CHECK(params(hf("mistral-7b")) == 7'241'732'096.0);
+  CHECK(params(hf("mixtral-8x7b")) == 46'702'792'704.0);
+  CHECK(count_parameters(hf("mixtral-8x7b")).active() == 12'879'925'248.0);
+  CHECK(params(hf("qwen2.5-7b")) == 7'615'616'512.0);
+  CHECK(params(hf("phi-3-mini")) == 3'821'079'552.0);
+  CHECK(params(hf("gemma-7b")) == 8'537'680'896.0);
+  CHECK(params(hf("gemma-2-9b")) == Approx(9.24e9).epsilon(0.005));
+  CHECK(params(hf("qwen1.5-moe-a2.7b")) == Approx(14.3e9).epsilon(0.005));
+  CHECK(params(hf("qwen1.5-moe-a2.7b")) == 14'315'784'192.0 - 24 * 2048);
+}
+
+TEST_CASE("HF GPT-2: 124,439,808 parameters with LayerNorm, biases everywhere and learned positions") {
+  const ModelSpec m = hf("gpt2");
+  // wte 50257·768 + wpe 1024·768 + 12 layers × (2 LayerNorms 2·2·768, c_attn 768·2304 + 2304,
+  // c_proj 768·768 + 768, c_fc 768·3072 + 3072, mlp c_proj 3072·768 + 768) + ln_f 2·768, tied head.
+  const double per_layer = 4 * 768 + (768 * 2304 + 2304) + (768 * 768 + 768) + (768 * 3072 + 3072) + (3072 * 768 + 768);
+  CHECK(per_layer == 7'087'872);
+  CHECK(params(m) == 50257.0 * 768 + 1024.0 * 768 + 12 * per_layer + 2 * 768);
+  CHECK(params(m) == 124'439'808.0);
+  CHECK(m.dtype == DType::fp32);  // no torch_dtype: transformers loads float32
+  CHECK(m.max_context == 1024);
+  // KV per token: 2 × 12 layers × 768 × 4 bytes = 73,728.
+  CHECK(kv_bytes_per_token(m, resolve_precision(m.dtype, {})).value() == 73'728.0);
+  // The decode step reads every weight but the two tables (gathered a row at a time): the
+  // weights it reads are the 12 layers, the final norm and the tied head (the vocab table).
+  const GpuSpec gpu = io::load_gpu("a100-80gb");
+  const Report r = evaluate(m, gpu, test::default_workload(m));
+  CHECK(r.decode.step.weight_bytes.value() == Approx(4.0 * (12 * per_layer + 2 * 768 + 50257.0 * 768)));
+}
+
+TEST_CASE("HF DeepSeek-V3: 671 B parameters, 37.6 B active, and a 70,272-byte latent KV cache per token") {
+  const ModelSpec m = hf("deepseek-v3");
+  // Per layer, latent attention: q_a 7168·1536 + q_b 1536·128·192 + kv_a 7168·576 + kv_b 512·128·256
+  // + o 128·128·7168 = 187,105,280, and norms 1536 + 512 + 2·7168. Three dense layers of
+  // 3·7168·18432; 58 MoE layers of 256 routed + 1 shared experts of 3·7168·2048 and a 7168·256
+  // router; two 129280·7168 tables and the final norm. (The router's 256 correction biases per
+  // layer and the multi-token-prediction layer are not counted, as DeepSeek's 671 B does not.)
+  const double attention = 7168.0 * 1536 + 1536.0 * 128 * 192 + 7168.0 * 576 + 512.0 * 128 * 256 + 128.0 * 128 * 7168;
+  CHECK(attention == 187'105'280);
+  const double expert = 3.0 * 7168 * 2048;
+  const double total = 61 * (attention + 1536 + 512 + 2 * 7168) + 3 * (3.0 * 7168 * 18432) +
+                       58 * (257 * expert + 7168.0 * 256) + 2 * 129280.0 * 7168 + 7168;
+  CHECK(params(m) == total);
+  CHECK(params(m) == 671'026'404'352.0);
+  const double active = total - 58 * (256 - 8) * expert;
+  CHECK(count_parameters(m).active() == active);
+  CHECK(active == Approx(37.55e9).epsilon(0.001));
+  // The cache holds the 512-wide latent and the 64-wide shared RoPE key: 61 × 576 × 2 bytes.
+  CHECK(kv_bytes_per_token(m, resolve_precision(m.dtype, {})).value() == 70'272.0);
+}
+
+TEST_CASE("DeepSeek-V3 decode attends over the latent, read once: 4 × 1000 tokens × 576 × 2 bytes a layer") {
+  const ModelSpec m = hf("deepseek-v3");
+  Workload w = test::default_workload(m, 4);
+  w.context_tokens = 1000;
+  const GpuSpec gpu = io::load_gpu("h200");
+  const Report r = evaluate(m, gpu, w);
+  auto op = [&](std::string_view name) {
+    const auto it = std::find_if(r.decode.step.ops.begin(), r.decode.step.ops.end(),
+                                 [&](const OpResult& o) { return o.cost.name == name; });
+    REQUIRE(it != r.decode.step.ops.end());
+    return it->cost;
+  };
+  // Scores read the absorbed queries (4 × 128 heads × 576, bf16) and the cache; values read no
+  // more cache (the same latent) and write 4 × 128 × 512.
+  CHECK(op("attn_scores").bytes.value() == 61 * (4.0 * 128 * 576 * 2 + 4.0 * 1000 * 576 * 2));
+  CHECK(op("attn_values").bytes.value() == 61 * (4.0 * 128 * 512 * 2));
+  // Absorption reads K's and V's up projections once: 128 × 128 × 512 and 128 × 512 × 128 weights.
+  CHECK(op("q_absorb").weight_bytes.value() == 61 * 128.0 * 128 * 512 * 2);
+  CHECK(op("v_absorb").weight_bytes.value() == 61 * 128.0 * 512 * 128 * 2);
+  // Under tensor parallelism every GPU keeps the whole latent: 8 copies in the group's ledger.
+  Workload tp8 = w;
+  tp8.tp = 8;
+  CHECK(group_kv_bytes_per_token(m, tp8).value() == 8 * 70'272.0);
+}
+
+TEST_CASE("HF configs: GQA, head_dim, tied embeddings and shared experts are read") {
+  const Architecture mistral = *hf("mistral-7b").architecture;
+  CHECK(mistral.kv_heads == 8);
+  CHECK_FALSE(mistral.tied_embeddings);
+  const Architecture gemma = *hf("gemma-7b").architecture;
+  CHECK(gemma.head_dim == 256);  // 16 heads × 256 = 4096, wider than hidden 3072
+  CHECK(gemma.tied_embeddings);  // Gemma ties by default: the config does not say
+  CHECK(hf("qwen2.5-7b").architecture->attention_bias);
+  const MoeSpec qmoe = *hf("qwen1.5-moe-a2.7b").architecture->moe;
+  CHECK(qmoe.experts == 60);
+  CHECK(qmoe.top_k == 4);
+  CHECK(qmoe.shared_experts == 4);  // one shared FFN of 5632 = 4 experts of 1408
+}
+
+TEST_CASE("HF configs refuse what is not modelled, naming the fields") {
+  // Latent-attention fields under an architecture that is not DeepSeek's: not read as a Llama.
+  const auto latent = io::parse_yaml(R"({"architectures": ["MyLatentForCausalLM"], "hidden_size": 4096,
+"num_attention_heads": 32, "num_hidden_layers": 32, "intermediate_size": 11008, "vocab_size": 32000, "kv_lora_rank": 512})",
+                                      "latent.json");
+  CHECK_THROWS_WITH(io::read_model(latent), Catch::Contains("latent.json:2:") && Catch::Contains("kv_lora_rank") &&
+                                                 Catch::Contains("multi-head latent attention"));
+  const auto falcon = test::run_cli({"-m", test::data_file("hf/unknown-falcon.json"), "-g", "h100-sxm"});
+  CHECK(falcon.code == 2);
+  CHECK_THAT(falcon.err, Catch::Contains("FalconForCausalLM config lacks num_hidden_layers, intermediate_size") &&
+                             Catch::Contains("LlamaForCausalLM"));
+}
+
+TEST_CASE("HF config with a broken field names the file, line and field") {
+  const auto doc = io::parse_yaml(R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096,
+"num_attention_heads": 32, "num_hidden_layers": "thirty-two", "intermediate_size": 11008, "vocab_size": 32000})",
+                                   "broken.json");
+  CHECK_THROWS_WITH(io::read_model(doc), Catch::StartsWith("broken.json:2:49: num_hidden_layers: must be a whole number"));
+  const auto zero = io::parse_yaml(R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096,
+"num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 0, "intermediate_size": 11008, "vocab_size": 32000})",
+                                    "zero.json");
+  CHECK_THROWS_WITH(io::read_model(zero), Catch::Contains("num_key_value_heads"));
+}
+
+TEST_CASE("convert: a config.json becomes model YAML that reads back to the same model") {
+  for (const std::string name : {"qwen1.5-moe-a2.7b", "gemma-7b", "mistral-7b", "gpt2", "deepseek-v3"}) {
+    INFO(name);
+    const auto r = test::run_cli({"convert", test::data_file("hf/" + name + ".json")});
+    REQUIRE(r.code == 0);
+    const ModelSpec back = io::read_model(io::parse_yaml(r.out, "converted.yaml"));
+    const ModelSpec original = hf(name);
+    CHECK(params(back) == params(original));
+    CHECK(back.architecture->kv_heads == original.architecture->kv_heads);
+    CHECK(back.architecture->head_dim == original.architecture->head_dim);
+    CHECK(back.max_context == original.max_context);
+    CHECK(back.dtype == original.dtype);
+  }
+  const auto gemma = test::run_cli({"convert", test::data_file("hf/gemma-7b.json")});
+  CHECK_THAT(gemma.out, Catch::Contains("head_dim: 256") && Catch::Contains("tied_embeddings: true"));
+  const auto qwen = test::run_cli({"convert", test::data_file("hf/qwen1.5-moe-a2.7b.json")});
+  CHECK_THAT(qwen.out, Catch::Contains("moe: {experts: 60, top_k: 4, ffn: 1408, shared_experts: 4}"));
+}
+
+TEST_CASE("HF config whose heads do not divide hidden_size, without head_dim, is refused") {
+  const auto doc = io::parse_yaml(R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096,
+"num_attention_heads": 30, "num_hidden_layers": 32, "intermediate_size": 11008, "vocab_size": 32000})",
+                                   "odd.json");
+  CHECK_THROWS_WITH(io::read_model(doc), Catch::Contains("odd.json:2:24: num_attention_heads: 30 heads do not divide"));
+}

@@ -1,0 +1,107 @@
+// The output contract: JSON keys of DESIGN.md, CSV header and quoting, Markdown tables.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+#include "cli_runner.hpp"
+#include "io/presets.hpp"
+#include "report/report_csv.hpp"
+#include "report/report_json.hpp"
+
+using namespace roofline;
+
+namespace {
+test::CliResult seed(std::initializer_list<std::string> extra) {
+  std::vector<std::string> args{"--model", test::example_file("7b.yaml"), "--gpu", test::example_file("a100.yaml")};
+  args.insert(args.end(), extra);
+  return test::run_cli(args);
+}
+}  // namespace
+
+TEST_CASE("json: the seed example carries the contract's keys and numbers") {
+  const auto r = seed({"--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* section : {"model", "gpu", "workload", "prefill", "decode", "critical_batch", "memory", "ops"}) {
+    CHECK(j.contains(section));
+  }
+  for (const char* key : {"name", "params", "params_active", "weight_bytes", "kv_bytes_per_token"}) CHECK(j["model"].contains(key));
+  for (const char* key : {"name", "bandwidth", "peak_flops", "ridge_point", "memory_capacity"}) CHECK(j["gpu"].contains(key));
+  for (const char* key : {"batch", "prompt_tokens", "gen_tokens", "context_tokens", "tp"}) CHECK(j["workload"].contains(key));
+  for (const char* key : {"flops", "bytes", "intensity", "compute_time", "memory_time", "time", "bound"}) CHECK(j["prefill"].contains(key));
+  for (const char* key : {"flops", "bytes", "intensity", "compute_time", "memory_time", "step_time", "tokens_per_s", "bound"}) {
+    CHECK(j["decode"].contains(key));
+  }
+  for (const char* key : {"weights", "kv_cache", "activations", "reserve", "total", "capacity", "fits", "max_batch"}) {
+    CHECK(j["memory"].contains(key));
+  }
+  CHECK(j["decode"]["step_time"].get<double>() == Approx(7.0e-3));
+  CHECK(j["decode"]["bound"] == "memory");
+  CHECK(j["prefill"]["bound"] == "compute");
+  CHECK(j["critical_batch"]["weights_only"].get<double>() == Approx(156.0));
+  CHECK(j["workload"]["context_tokens"] == 640);
+  CHECK(j["memory"]["max_batch"].is_null());  // not modelled for a params-only model: null, not 0
+  CHECK(j["ops"][0]["phase"] == "prefill");
+  // The params-only warning is in the document, and stderr stays empty.
+  CHECK_THAT(j["warnings"][0].get<std::string>(), Catch::Contains("architecture unknown"));
+  CHECK(r.err.empty());
+}
+
+TEST_CASE("csv: a header and one row - same column count - SI values with units in the names") {
+  const auto r = seed({"--format", "csv"});
+  REQUIRE(r.code == 0);
+  const auto header_end = r.out.find("\r\n");
+  const std::string header = r.out.substr(0, header_end);
+  const std::string row = r.out.substr(header_end + 2, r.out.size() - header_end - 4);
+  CHECK_THAT(header, Catch::StartsWith("model_name,model_params,") && Catch::Contains(",decode_step_time_s,") &&
+                         Catch::Contains(",decode_tokens_per_s,"));
+  CHECK(std::count(header.begin(), header.end(), ',') == std::count(row.begin(), row.end(), ','));
+  CHECK(r.out.ends_with("\r\n"));
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 2);
+}
+
+TEST_CASE("csv: fields with commas or quotes are quoted per RFC 4180") {
+  std::string out;
+  report::append_csv_field(out, "A100, \"80GB\"");
+  CHECK(out == "\"A100, \"\"80GB\"\"\"");
+  out.clear();
+  report::append_csv_field(out, "plain");
+  CHECK(out == "plain");
+}
+
+TEST_CASE("csv --ops: one row per operator of both phases") {
+  const auto r = test::run_cli({"-m", "llama-2-7b", "-g", "a100-80gb", "--ops", "--format", "csv"});
+  REQUIRE(r.code == 0);
+  // 15 operators per phase for a dense gated model with flash attention, plus the header.
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1 + 2 * 15);
+  CHECK_THAT(r.out, Catch::StartsWith("phase,name,flops,bytes,"));
+}
+
+TEST_CASE("markdown: the same tables as pipes") {
+  const auto r = seed({"--format", "markdown"});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("| time | 23.0 ms (TTFT) | 7.00 ms |") && Catch::Contains("|---|---:|---:|"));
+}
+
+TEST_CASE("no NaN or inf in any number - over every preset pair at several batches and tp") {
+  for (const auto& model : io::list_presets(io::PresetKind::model)) {
+    const ModelSpec m = io::load_model(model.id);
+    for (const auto& gpu : io::list_presets(io::PresetKind::gpu)) {
+      const GpuSpec g = io::load_gpu(gpu.id);
+      for (long batch : {1L, 7L, 256L}) {
+        for (int tp : {1, 8}) {
+          Workload w = test::default_workload(m, batch);
+          w.tp = tp;
+          if (!g.effective_peak(w.precision.compute)) w.precision.compute = DType::fp16;
+          if (validate(w, m, g)) continue;
+          const auto flat = report::report_json(evaluate(m, g, w)).flatten();
+          INFO(model.id << " on " << gpu.id << " batch " << batch << " tp " << tp);
+          for (const auto& [path, value] : flat.items()) {
+            if (value.is_number()) CHECK(std::isfinite(value.get<double>()));
+          }
+        }
+      }
+    }
+  }
+}

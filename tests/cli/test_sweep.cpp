@@ -1,0 +1,76 @@
+// Sweeps: lists and ranges expand as written; one row per valid point.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "cli_runner.hpp"
+#include "io/input_error.hpp"
+#include "cli/value_lists.hpp"
+
+using namespace roofline;
+using cli::expand_counts;
+
+namespace {
+long lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
+}  // namespace
+
+TEST_CASE("value lists: plain lists and arithmetic and geometric ranges") {
+  CHECK(expand_counts({"1", "2", "4"}, "batch") == std::vector<long>{1, 2, 4});
+  CHECK(expand_counts({"1..1024:x2"}, "batch") == std::vector<long>{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024});
+  CHECK(expand_counts({"128..512:+128"}, "prompt") == std::vector<long>{128, 256, 384, 512});
+  CHECK(expand_counts({"1..3", "8"}, "tp") == std::vector<long>{1, 2, 3, 8});
+  CHECK(expand_counts({"3..10:x3"}, "batch") == std::vector<long>{3, 9});  // 27 would pass the end
+}
+
+TEST_CASE("value lists: malformed items and endless ranges are refused naming the flag") {
+  CHECK_THROWS_WITH(expand_counts({"4..1"}, "batch"), Catch::Contains("--batch") && Catch::Contains("is empty"));
+  CHECK_THROWS_WITH(expand_counts({"1..8:x1"}, "batch"), Catch::Contains("never ends"));
+  CHECK_THROWS_WITH(expand_counts({"0..8:x2"}, "batch"), Catch::Contains("never ends"));
+  CHECK_THROWS_WITH(expand_counts({"1..8:*2"}, "batch"), Catch::Contains("+N (arithmetic) or xN"));
+  CHECK_THROWS_WITH(expand_counts({"two"}, "prompt"), Catch::Contains("--prompt: \"two\" is not a whole number"));
+}
+
+TEST_CASE("sweep: 2 models × 2 GPUs × 6 batches give a header and 24 rows") {
+  const auto r = test::run_cli({"sweep", "-m", "llama-2-7b,llama-3.1-8b", "-g", "a100-80gb,h100-sxm", "-b", "1..32:x2"});
+  REQUIRE(r.code == 0);
+  CHECK(lines(r.out) == 1 + 24);
+  CHECK_THAT(r.out, Catch::StartsWith("model_name,model_params,"));
+  CHECK(r.err.empty());  // no progress bar when stderr is not a terminal
+}
+
+TEST_CASE("sweep: invalid points are skipped and counted on stderr, not written") {
+  // Llama-2-13B has 40 heads: tp 3 does not divide them.
+  const auto r = test::run_cli({"sweep", "-m", "llama-2-13b", "-g", "a100-80gb", "--tp", "1..4"});
+  REQUIRE(r.code == 0);
+  CHECK(lines(r.out) == 1 + 3);
+  CHECK_THAT(r.err, Catch::Contains("skipped 1 of 4 points") && Catch::Contains("tp 3 does not divide the 40"));
+}
+
+TEST_CASE("sweep: JSON lines carry the report's sections, one object per line") {
+  const auto r = test::run_cli({"sweep", "-m", "llama-2-7b", "-g", "a100-80gb", "-b", "1,64", "-f", "jsonl"});
+  REQUIRE(r.code == 0);
+  CHECK(lines(r.out) == 2);
+  CHECK_THAT(r.out, Catch::Contains("\"decode\":{") && Catch::Contains("\"batch\":64"));
+}
+
+TEST_CASE("sweep: rows equal the single-point command's CSV row") {
+  const auto one = test::run_cli({"-m", "llama-3.1-8b", "-g", "h200", "-b", "8", "-f", "csv"});
+  const auto swept = test::run_cli({"sweep", "-m", "llama-3.1-8b", "-g", "h200", "-b", "4,8"});
+  const std::string row = one.out.substr(one.out.find("\r\n") + 2);
+  CHECK(swept.out.ends_with(row));
+}
+
+TEST_CASE("sweep: bad values name their flag and exit 2") {
+  const auto r = test::run_cli({"sweep", "-m", "llama-2-7b", "-g", "a100-80gb", "--weights", "fp61"});
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--weights: unknown dtype \"fp61\", did you mean `fp16`?"));
+}
+
+TEST_CASE("sweep: rows past the model's max_context are written but counted as warned") {
+  const auto r = test::run_cli({"sweep", "-m", test::data_file("good/short-context.yaml"), "-g", "a100-80gb", "-p",
+                                "512,2048"});
+  REQUIRE(r.code == 0);
+  CHECK(lines(r.out) == 1 + 2);
+  CHECK_THAT(r.err, Catch::Contains("warning: 1 of the rows written carry warnings") &&
+                        Catch::Contains("exceed the model's max_context of 1024"));
+}
