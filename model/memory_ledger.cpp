@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <variant>
 
 #include "model/parameters.hpp"
 
@@ -10,42 +11,59 @@ namespace roofline {
 namespace {
 
 // Peak live activations of one prefill sequence on one GPU: the residual stream and its normed
-// copy, plus the widest intermediate (gate and up outputs, or Q/K/V), plus a naive kernel's
-// n×n scores, plus the fp32 logits of the last token.
-Bytes prefill_activations_per_sequence(const Architecture& a, const Workload& w) {
+// copy, plus the widest intermediate (linears that read one input and whose outputs live together,
+// such as Q/K/V or gate and up; or attention's queries with decompressed K and V), plus a naive
+// kernel's n×n scores, plus the fp32 logits of the last token.
+Bytes prefill_activations_per_sequence(const LayerStack& stack, const Workload& w) {
   const double ab = bytes_per_element(w.precision.activations);
   const auto n = static_cast<double>(w.prompt_tokens);
-  const double heads = static_cast<double>(a.heads) / w.tp;
-  const double kv_heads = std::max(1.0, static_cast<double>(a.kv_heads) / w.tp);
-  const double intermediates = a.ffn_type == FfnType::gated ? 2 : 1;
-  double ffn_width = static_cast<double>(a.ffn);
-  if (a.moe) ffn_width = std::max(ffn_width, static_cast<double>(a.moe->ffn) * std::max(a.moe->top_k, a.moe->shared_experts));
-  const double ffn = intermediates * ffn_width / w.tp;
-  const double qkv = (heads + 2 * kv_heads) * static_cast<double>(a.head_dim);
-  double bytes = n * ab * (2.0 * static_cast<double>(a.hidden) + std::max(ffn, qkv));
-  if (w.attention == AttentionKernel::naive) bytes += heads * n * n * ab;
-  bytes += static_cast<double>(a.vocab) / w.tp * 4.0;
-  return Bytes(bytes * w.tp);
+  double widest = 0, together = 0, scores = 0, logits = 0;
+  for (const Block& block : stack.blocks) {
+    for (const PhasedStep& s : block.steps) {
+      if (!s.runs_in(Phase::prefill)) continue;
+      if (const auto* l = std::get_if<LinearStep>(&s.step)) {
+        const double width = l->out * l->rows_per_token;
+        together = l->joins_previous ? together + width : width;
+        if (l->last_token) logits = l->out * 4.0;
+        else widest = std::max(widest, together);
+      } else if (const auto* a = std::get_if<AttentionStep>(&s.step)) {
+        widest = std::max(widest, a->heads * a->qk_dim + (a->reads_cache ? 0 : a->k_width + a->v_width));
+        if (w.attention == AttentionKernel::naive) scores = a->heads * n * n * ab;
+      }
+    }
+  }
+  return Bytes((n * ab * (2.0 * stack.hidden + widest) + scores + logits) * w.tp);
 }
 
 }  // namespace
 
+Bytes group_kv_bytes_per_token(const LayerStack& stack, const Workload& w) {
+  // Every GPU of the group caches what its own shard writes: the whole latent (latent attention)
+  // or at least one K/V head, so replicated heads count once per copy.
+  return Bytes(cache_elements_per_token(stack) * w.tp * bytes_per_element(w.precision.kv));
+}
+
 Bytes group_kv_bytes_per_token(const ModelSpec& m, const Workload& w) {
   if (!m.architecture) return Bytes(0);
-  const Architecture& a = *m.architecture;
-  // Every GPU of the group needs the whole latent (latent attention) or at least one K/V head.
-  const double copies = a.mla ? w.tp : std::max(1.0, static_cast<double>(w.tp) / a.kv_heads);
-  return kv_bytes_per_token(m, w.precision) * copies;
+  return group_kv_bytes_per_token(describe_layers(*m.architecture, w.tp), w);
 }
 
 MemoryLedger memory_ledger(const ModelSpec& m, const GpuSpec& g, const Workload& w) {
+  return memory_ledger(m, count_parameters(m), g, w);
+}
+
+MemoryLedger memory_ledger(const ModelSpec& m, const ParameterCount& params, const GpuSpec& g, const Workload& w) {
   MemoryLedger l;
   const auto tokens = static_cast<double>(w.prompt_tokens + w.gen_tokens);
   const auto B = static_cast<double>(w.batch);
-  const Bytes kv_per_seq = group_kv_bytes_per_token(m, w) * tokens;
-  const Bytes act_per_seq = m.architecture ? prefill_activations_per_sequence(*m.architecture, w) : Bytes(0);
+  Bytes kv_per_seq, act_per_seq;
+  if (m.architecture) {
+    const LayerStack stack = describe_layers(*m.architecture, w.tp);
+    kv_per_seq = group_kv_bytes_per_token(stack, w) * tokens;
+    act_per_seq = prefill_activations_per_sequence(stack, w);
+  }
 
-  l.weights = weight_bytes(count_parameters(m), w.precision);
+  l.weights = weight_bytes(params, w.precision);
   l.kv_cache = kv_per_seq * B;
   l.activations = act_per_seq * B;
   l.capacity = g.memory_capacity * w.tp;

@@ -4,6 +4,7 @@
 
 #include "hardware/gpu_spec.hpp"
 #include "model/model_spec.hpp"
+#include "model/parameters.hpp"
 #include "hardware/quantity.hpp"
 #include "model/workload.hpp"
 
@@ -23,6 +24,9 @@ struct MemoryLedger {
 };
 
 [[nodiscard]] MemoryLedger memory_ledger(const ModelSpec& m, const GpuSpec& g, const Workload& w);
+// The same with the model's parameters already counted.
+[[nodiscard]] MemoryLedger memory_ledger(const ModelSpec& m, const ParameterCount& params, const GpuSpec& g,
+                                         const Workload& w);
 
 // KV bytes per token held by the whole group: replicated K/V heads (kv_heads < tp) count once
 // per copy.

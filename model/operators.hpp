@@ -4,14 +4,12 @@
 #include <string_view>
 #include <vector>
 
+#include "model/layers.hpp"
 #include "model/model_spec.hpp"
 #include "hardware/quantity.hpp"
 #include "model/workload.hpp"
 
 namespace roofline {
-
-enum class Phase { prefill, decode };
-[[nodiscard]] std::string_view name(Phase p);
 
 // The matrix product behind a linear op, per layer: [rows × in] · [in × out], `count` times
 // (layers × weight copies). Empty for ops that are not matrix products.
@@ -37,5 +35,7 @@ enum class ExpertRouting { uniform, all };
 
 [[nodiscard]] OpList build_ops(Phase phase, const ModelSpec& m, const Workload& w,
                                ExpertRouting routing = ExpertRouting::uniform);
+// The same from a layer stack already described for w.tp (the engine describes it once per point).
+[[nodiscard]] OpList build_ops(Phase phase, const LayerStack& stack, const Workload& w, ExpertRouting routing);
 
 }  // namespace roofline

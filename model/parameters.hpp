@@ -2,6 +2,7 @@
 // Parameter counts by storage class. Quantizers (GPTQ, AWQ) quantize the block linears and leave
 // embeddings, the LM head, norms, biases and MoE routers in 16 bits, so each class is counted
 // apart and priced in its own dtype.
+#include "model/layers.hpp"
 #include "model/model_spec.hpp"
 #include "model/precision.hpp"
 #include "hardware/quantity.hpp"
@@ -27,5 +28,7 @@ struct ParameterCount {
 // K and V for one token over all layers: 2 · L · kv_heads · head_dim · bytes(kv), or
 // L · (kv_lora_rank + rope_dim) · bytes(kv) with latent attention. 0 when the architecture is unknown.
 [[nodiscard]] Bytes kv_bytes_per_token(const ModelSpec& m, const Precision& prec);
+// Elements a token writes into the cache on one GPU of the stack's group, over all layers.
+[[nodiscard]] double cache_elements_per_token(const LayerStack& stack);
 
 }  // namespace roofline

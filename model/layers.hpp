@@ -1,0 +1,105 @@
+#pragma once
+// One description of a model's layer stack as one GPU of a tensor-parallel group runs it: every
+// linear (widths, weight copies, bias, storage class), norm, activation, attention core and
+// all-reduce, in the order the kernels run. Parameter counts (described at tp = 1), operator
+// costs and activation memory are all read from this one description, so a new kind of block
+// is written once, here, and the three cannot disagree.
+#include <optional>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "model/model_spec.hpp"
+
+namespace roofline {
+
+enum class Phase { prefill, decode };
+[[nodiscard]] std::string_view name(Phase p);
+
+// The format a weight is stored in. Quantizers (GPTQ, AWQ) quantize the block linears and leave
+// the tables (embedding, LM head) and the small tensors (norms, biases, routers) in 16 bits.
+enum class WeightClass { linear, table, small };
+
+// Latent attention multiplies the same K/V up-projection weights in two forms: as one product
+// in prefill, absorbed into the query and the output in decode. A step may run in one phase only.
+enum class Phases { both, prefill_only, decode_only };
+
+// y[rows, out] = x[rows, in] · W[in, out], for each of `copies` weight matrices.
+struct LinearStep {
+  std::string_view name;
+  double in = 0, out = 0;     // widths on this GPU
+  double copies = 1;          // weight matrices stored: every expert, or one per absorbed head
+  double rows_per_token = 1;  // product rows per token: top_k for routed experts, heads when absorbed
+  double bias = 0;            // bias elements on this GPU, stored in the activation format
+  WeightClass weights = WeightClass::linear;
+  bool to_cache = false;      // the output is written into the KV cache, in the cache's format
+  bool last_token = false;    // run on each sequence's last token only (the LM head)
+  bool counted = true;        // false: the weights are another step's (an LM head tied to the embedding)
+  bool routed = false;        // experts: each token picks rows_per_token of the `copies`
+  bool joins_previous = false;  // reads the previous linear's input (Q/K/V, gate/up): their outputs live together
+};
+
+// A fused residual-add + norm over `width` elements; its weights are a scale (RMSNorm) or a
+// scale and a bias (LayerNorm) per element.
+struct NormStep {
+  std::string_view name;
+  double width = 0;
+  double params_per_element = 1;
+};
+
+// The elementwise activation between an FFN's up and down products.
+struct ActivationStep {
+  std::string_view name;
+  double width = 0;
+  bool gated = true;          // SiLU(gate)·up reads two tensors; GELU one
+  double rows_per_token = 1;  // top_k for routed experts
+};
+
+// Scores and the weighted sum of values, per head: queries and keys of qk_dim, values of v_dim;
+// each cached token supplies k_width and v_width elements (all heads on this GPU), read from the
+// cache in its format, or (latent attention's prefill) decompressed in the activation format.
+struct AttentionStep {
+  double heads = 0, qk_dim = 0, v_dim = 0;
+  double k_width = 0, v_width = 0;
+  bool reads_cache = true;
+};
+
+// A row gather from the token embedding (and learned positions, where there are): only the rows
+// of the tokens in the pass are read, never a whole table.
+struct GatherStep {
+  std::string_view name;
+  double width = 0;
+  double tables = 1;  // tables a token reads on this GPU, each vocab-parallel: 1/tp of its rows here
+  double rows = 0;    // rows of all tables together (vocabulary + positions), for parameter counts
+};
+
+struct AllReduceStep {
+  std::string_view name;
+  double width = 0;
+};
+
+using Step = std::variant<LinearStep, NormStep, ActivationStep, AttentionStep, GatherStep, AllReduceStep>;
+
+struct PhasedStep {
+  Step step;
+  Phases phases = Phases::both;
+  [[nodiscard]] bool runs_in(Phase p) const {
+    return phases == Phases::both || (p == Phase::prefill ? phases == Phases::prefill_only : phases == Phases::decode_only);
+  }
+};
+
+// Steps repeated over `layers` layers (1 for the embedding and the head).
+struct Block {
+  double layers = 1;
+  std::vector<PhasedStep> steps;
+};
+
+struct LayerStack {
+  std::vector<Block> blocks;  // in the order the kernels run
+  double hidden = 0;          // the residual stream's width (never split)
+};
+
+// The architecture as run by one GPU of `tp`. tp = 1 describes the whole model.
+[[nodiscard]] LayerStack describe_layers(const Architecture& a, int tp);
+
+}  // namespace roofline
