@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 
+#include "model/scans.hpp"
 #include "report/human_units.hpp"
 
 namespace roofline::chart {
@@ -29,7 +30,7 @@ double decade_above(double v) { return std::pow(10.0, std::ceil(std::log10(v) - 
 
 std::string subtitle(const Report& r) {
   const Workload& w = r.workload;
-  return fmt::format("{} on {} · batch {} · context {} · {} weights{}", r.model.spec->name, r.gpu.spec->name, w.batch,
+  return fmt::format("{} on {} · batch {} · context {} · {} weights{}", r.model.spec.name, r.gpu.spec.name, w.batch,
                      w.context_tokens, name(w.precision.weights), w.tp > 1 ? fmt::format(" · tp {}", w.tp) : "");
 }
 
@@ -78,7 +79,7 @@ Figure roofline_figure(const Report& r, Detail detail) {
   p.markers.push_back(phase_marker("prefill", r.prefill, kPrefill, 'P'));
   p.markers.push_back(phase_marker("decode", r.decode.step, kDecode, 'D'));
 
-  const auto roof_table = roofs(*r.gpu.spec, compute, detail);
+  const auto roof_table = roofs(r.gpu.spec, compute, detail);
   const double top_roof = roof_table.rbegin()->first;
   double x_lo = ridge, x_hi = ridge, y_lo = top_roof;
   for (const Marker& m : p.markers) x_lo = std::min(x_lo, m.x), x_hi = std::max(x_hi, m.x), y_lo = std::min(y_lo, m.y);
@@ -101,29 +102,24 @@ Figure roofline_figure(const Report& r, Detail detail) {
                 subtitle(r), {std::move(p)}};
 }
 
-Figure batch_figure(const ModelSpec& m, const GpuSpec& g, const Workload& w) {
-  const Report base = evaluate(m, g, w);
+Figure batch_figure(const Report& base) {
+  const ModelSpec& m = base.model.spec;
+  const Workload& w = base.workload;
   const double bstar = base.critical_batch.weights_only;
   const double last = std::clamp(decade_above(2 * std::max({bstar, 50.0, static_cast<double>(w.batch)})), 100.0, 1e6);
   Panel time, rate;
   Curve step{"decode step time", {}, Stroke{kDecode, 2.5}}, mem{"memory time (all bytes at bandwidth)", {}, Stroke{kRoof, 1.2, true, false, '.'}},
       comp{"compute time (all FLOPs at peak)", {}, Stroke{kCompute, 1.2, true, false, ':'}}, tps{"tokens/s", {}, Stroke{kPrefill, 2.5}};
-  std::optional<long> full;
-  long previous = 0;
-  for (int i = 0; i <= 60; ++i) {
-    const long b = std::lround(std::pow(last, i / 60.0));
-    if (b == previous) continue;
-    previous = b;
-    Workload x = w;
-    x.batch = b;
-    const Report r = evaluate(m, g, x);
-    const double bv = static_cast<double>(b);
+  const std::vector<Report> scan = scan_batch(m, base.gpu.spec, w, static_cast<long>(last), 60);
+  for (const Report& r : scan) {
+    const auto bv = static_cast<double>(r.workload.batch);
     step.points.push_back({bv, r.decode.step.time.value()});
     mem.points.push_back({bv, r.decode.step.memory_time.value()});
     comp.points.push_back({bv, r.decode.step.compute_time.value()});
     tps.points.push_back({bv, r.decode.tokens_per_s});
-    if (!full && !r.memory.fits) full = b;
   }
+  const Report* overflow = first_overflow(scan);
+  const std::optional<long> full = overflow ? std::optional(overflow->workload.batch) : std::nullopt;
   const Axis batch{"batch (sequences decoded together)", "", Scale::log, 1, last};
   auto range = [](const std::vector<Pt>& pts) {
     const auto [lo, hi] = std::minmax_element(pts.begin(), pts.end(), [](Pt a, Pt b) { return a.y < b.y; });
@@ -158,26 +154,23 @@ Figure batch_figure(const ModelSpec& m, const GpuSpec& g, const Workload& w) {
                 {std::move(time), std::move(rate)}};
 }
 
-Figure context_figure(const ModelSpec& m, const GpuSpec& g, const Workload& w) {
-  const Report base = evaluate(m, g, w);
+Figure context_figure(const Report& base) {
+  const ModelSpec& m = base.model.spec;
+  const Workload& w = base.workload;
   const long last = m.max_context.value_or(std::max(32768L, 2 * w.context_tokens));
   Panel p;
   Curve step{"decode step time", {}, Stroke{kDecode, 2.5}};
   Band weights{"reading the weights", {}, {}, {}, kRoof, 0.25}, rest{"KV cache, activations, compute", {}, {}, {}, kDecode, 0.3};
   std::optional<long> full;
-  for (int i = 0; i <= 64; ++i) {
-    Workload x = w;
-    x.context_tokens = std::max(1L, last * i / 64);
-    // The ledger holds prompt + gen tokens per sequence: the context is where generation stands.
-    x.prompt_tokens = std::max(1L, x.context_tokens - x.gen_tokens);
-    const Report r = evaluate(m, g, x);
-    const double t = static_cast<double>(x.context_tokens), s = r.decode.step.time.value();
-    const double read_weights = std::min(s, (r.decode.step.weight_bytes / r.gpu.ceilings.bandwidth).value());
+  for (const Report& r : scan_context(m, base.gpu.spec, w, last, 64)) {
+    const auto t = static_cast<double>(r.workload.context_tokens);
+    const double s = r.decode.step.time.value();
+    const double read_weights = std::min(s, r.decode.weight_read_time.value());
     step.points.push_back({t, s});
     if (full) continue;  // past the memory limit the split is moot: only the total is drawn
     weights.x.push_back(t), weights.low.push_back(0), weights.high.push_back(read_weights);
     rest.x.push_back(t), rest.low.push_back(read_weights), rest.high.push_back(s);
-    if (!r.memory.fits) full = x.context_tokens;
+    if (!r.memory.fits) full = r.workload.context_tokens;
   }
   const double top = step.points.back().y;
   p.x = Axis{"context (tokens in the KV cache per sequence)", "", Scale::linear, 0, static_cast<double>(last)};

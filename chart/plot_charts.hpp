@@ -1,6 +1,7 @@
 #pragma once
-// The charts of `plot` and `explain`, filled from engine reports: every point is a number the
-// engine computed for that (model, GPU, workload); the builders only choose ranges and colours.
+// The charts of `plot` and `explain`, filled from engine reports (a point and its scans,
+// model/scans.hpp): every number drawn is one the engine computed; the builders only choose
+// ranges and colours.
 #include "chart/chart.hpp"
 #include "model/engine.hpp"
 
@@ -16,11 +17,11 @@ enum class Detail {
 [[nodiscard]] Figure roofline_figure(const Report& r, Detail detail);
 
 // Decode step time (with its compute and memory parts) and tokens/s against batch: B*, the
-// memory limit, and the workload's own batch marked.
-[[nodiscard]] Figure batch_figure(const ModelSpec& m, const GpuSpec& g, const Workload& w);
+// memory limit, and the report's own batch marked.
+[[nodiscard]] Figure batch_figure(const Report& base);
 
 // Decode step time against context, split into reading the weights and the rest (the KV cache);
 // the context where the batch no longer fits is shaded.
-[[nodiscard]] Figure context_figure(const ModelSpec& m, const GpuSpec& g, const Workload& w);
+[[nodiscard]] Figure context_figure(const Report& base);
 
 }  // namespace roofline::chart

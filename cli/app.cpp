@@ -17,6 +17,7 @@
 #include "report/report_csv.hpp"
 #include "report/report_json.hpp"
 #include "report/report_view.hpp"
+#include "report/warning_text.hpp"
 #include "io/spec_loader.hpp"
 #include "cli/sweep_command.hpp"
 #include "cli/validate_command.hpp"
@@ -64,7 +65,7 @@ void run_point(const MainArgs& a, std::ostream& out, std::ostream& err) {
   const Report r = evaluate(model, gpu, w);
   // JSON carries its warnings in the document; every other format says them on stderr.
   if (a.format != "json") {
-    for (const std::string& warning : r.warnings) err << "warning: " << warning << "\n";
+    for (const std::string& warning : warning_texts(r)) err << "warning: " << warning << "\n";
   }
   print_report(r, a, out);
 }

@@ -7,9 +7,10 @@
 #include <cmath>
 #include <vector>
 
-#include "model/engine.hpp"
+#include "model/scans.hpp"
 #include "report/explain_phrases.hpp"
 #include "report/human_units.hpp"
+#include "report/warning_text.hpp"
 #include "io/input_error.hpp"
 #include "chart/plot_charts.hpp"
 #include "chart/figure_file.hpp"
@@ -22,31 +23,6 @@ using namespace report;
 using namespace chart;
 
 namespace {
-
-// The base point and the variations the story compares it with, each a full engine report.
-struct Story {
-  Report base, batch64, twice_critical, int4, kv8, naive, speculative;
-};
-
-Report at(const ModelSpec& m, const GpuSpec& g, Workload w, auto&& change) {
-  change(w);
-  return evaluate(m, g, w);
-}
-
-Story tell(const ModelSpec& m, const GpuSpec& g, const Workload& w) {
-  Story s{evaluate(m, g, w), {}, {}, {}, {}, {}, {}};
-  const long b2 = std::max(2L, std::lround(2 * s.base.critical_batch.weights_only));
-  s.batch64 = at(m, g, w, [](Workload& x) { x.batch = 64; });
-  s.twice_critical = at(m, g, w, [b2](Workload& x) { x.batch = b2; });
-  s.int4 = at(m, g, w, [](Workload& x) { x.precision.weights = DType::int4; });
-  s.kv8 = at(m, g, w, [](Workload& x) { x.precision.kv = DType::fp8; });
-  s.naive = at(m, g, w, [](Workload& x) { x.attention = AttentionKernel::naive; });
-  // Verifying 4 drafted tokens per sequence is a step over 4× the rows with one weight read.
-  s.speculative = at(m, g, w, [](Workload& x) { x.batch *= 4; });
-  return s;
-}
-
-Seconds request_time(const Report& r) { return r.prefill.time + r.decode.step.time * static_cast<double>(r.workload.gen_tokens); }
 
 template <class... Args>
 std::string fill(std::string_view phrase, const Args&... args) {
@@ -75,16 +51,16 @@ class Writer {
 };
 
 
-void explain_phases(const Story& s, Writer& w) {
+void explain_phases(const Variations& s, Writer& w) {
   const Report& r = s.base;
   const Phrases& p = w.p_;
   const FlopsPerByte ridge = r.gpu.ridge_point();
   const std::string tps = three_digits(r.decode.tokens_per_s), step = human(r.decode.step.time);
   const Bytes weights = r.decode.step.weight_bytes;
-  w.say(p.ridge, fmt::arg("model", r.model.spec->name), fmt::arg("gpu", r.gpu.spec->name),
+  w.say(p.ridge, fmt::arg("model", r.model.spec.name), fmt::arg("gpu", r.gpu.spec.name),
         fmt::arg("peak", human(r.gpu.ceilings.peak)), fmt::arg("bw", human(r.gpu.ceilings.bandwidth)),
         fmt::arg("ridge", three_digits(ridge.value())));
-  const std::optional<MoeSpec>& moe = r.model.spec->architecture ? r.model.spec->architecture->moe : std::nullopt;
+  const std::optional<MoeSpec>& moe = r.model.spec.architecture ? r.model.spec.architecture->moe : std::nullopt;
   w.say(moe ? p.prefill_moe : p.prefill, fmt::arg("n", r.workload.batch * r.workload.prompt_tokens),
         fmt::arg("k", moe ? moe->top_k : 0), fmt::arg("e", moe ? moe->experts : 0),
         fmt::arg("ip", three_digits(r.prefill.intensity().value())), fmt::arg("ratio", w.ratio(r.prefill.intensity(), ridge)),
@@ -122,7 +98,7 @@ void explain_quiz(const Report& r, Writer& w) {
         fmt::arg("step", human(r.decode.step.time)));
   w.say(fmt::format("  Q3. {}", p.q3));
   std::string answer = fill(p.a3, fmt::arg("bstar", three_digits(r.critical_batch.weights_only)));
-  if (r.model.spec->architecture) {
+  if (r.model.spec.architecture) {
     answer += r.critical_batch.at_context
                   ? fill(p.a3_context, fmt::arg("t", r.workload.context_tokens),
                          fmt::arg("bctx", three_digits(*r.critical_batch.at_context)))
@@ -131,10 +107,10 @@ void explain_quiz(const Report& r, Writer& w) {
   w.say(fmt::format("      {}", answer));
 }
 
-void explain_scenario(const Story& s, const std::string& name, Writer& w) {
+void explain_scenario(const Variations& s, const std::string& name, Writer& w) {
   const Report& r = s.base;
   const Phrases& p = w.p_;
-  const Seconds total = request_time(r);
+  const Seconds total = r.request_time();
   const double share = 100 * (r.prefill.time / total);
   w.say(p.scenario, fmt::arg("name", name), fmt::arg("n", r.workload.prompt_tokens), fmt::arg("g", r.workload.gen_tokens),
         fmt::arg("ttft", human(r.prefill.time)), fmt::arg("step", human(r.decode.step.time)), fmt::arg("total", human(total)),
@@ -145,9 +121,9 @@ void explain_scenario(const Story& s, const std::string& name, Writer& w) {
     Seconds saved;
   };
   std::vector<Saving> savings{
-      {p.int4, total - request_time(s.int4)},
-      {p.kv8, total - request_time(s.kv8)},
-      {p.flash, request_time(s.naive) - total},
+      {p.int4, total - s.int4.request_time()},
+      {p.kv8, total - s.kv8.request_time()},
+      {p.flash, s.naive.request_time() - total},
       {p.speculative, r.decode.step.time * gen - s.speculative.decode.step.time * std::ceil(gen / 4)},
   };
   std::stable_sort(savings.begin(), savings.end(), [](const Saving& a, const Saving& b) { return a.saved > b.saved; });
@@ -178,8 +154,9 @@ void run_explain(const ExplainArgs& a, std::ostream& out) {
   if (a.scenario == "chat") point.prompt = 50, point.gen = 800;
   const ModelSpec m = load_model(point.model);
   const GpuSpec g = load_gpu(point.gpu);
-  const Story s = tell(m, g, make_workload(point, m, g));
+  const Variations s = variations(m, g, make_workload(point, m, g));
   Writer w(phrases(a.lang), out);
+  for (const std::string& warning : warning_texts(s.base, a.lang)) out << warning_label(a.lang) << warning << "\n";
   if (!a.scenario.empty()) {
     explain_scenario(s, a.scenario, w);
     out << "\n";

@@ -29,9 +29,10 @@ void run_plot(const PlotArgs& a, std::ostream& out) {
   const GpuSpec g = load_gpu(a.point.gpu);
   const Workload w = make_workload(a.point, m, g);
   const Detail detail = a.out.empty() ? Detail::summary : Detail::full;
-  const Figure f = a.kind == "batch"     ? batch_figure(m, g, w)
-                   : a.kind == "context" ? context_figure(m, g, w)
-                                         : roofline_figure(evaluate(m, g, w), detail);
+  const Report r = evaluate(m, g, w);
+  const Figure f = a.kind == "batch"     ? batch_figure(r)
+                   : a.kind == "context" ? context_figure(r)
+                                         : roofline_figure(r, detail);
   if (a.out.empty()) {
     out << text_figure(f, 100, f.panels.size() > 1 ? 44 : 30);
   } else {

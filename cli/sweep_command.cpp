@@ -14,6 +14,7 @@
 #include "report/report_json.hpp"
 #include "io/spec_loader.hpp"
 #include "report/text_table.hpp"
+#include "report/warning_text.hpp"
 #include "cli/value_lists.hpp"
 #include "cli/workload_options.hpp"
 
@@ -83,7 +84,7 @@ class RowSink {
       buffer_ += report_json(r, false).dump();
       buffer_ += '\n';
     } else {
-      table_.rows.push_back({r.model.spec->name, r.gpu.spec->name, fmt::format("{}", r.workload.tp),
+      table_.rows.push_back({r.model.spec.name, r.gpu.spec.name, fmt::format("{}", r.workload.tp),
                              std::string(name(r.workload.precision.weights)), fmt::format("{}", r.workload.batch),
                              fmt::format("{}", r.workload.prompt_tokens), fmt::format("{}", r.workload.context_tokens),
                              human(r.prefill.time), human(r.decode.step.time), three_digits(r.decode.tokens_per_s),
@@ -143,7 +144,7 @@ void sweep(const Axes& x, const SweepArgs& a, RowSink& sink, ProgressBar& progre
                         continue;
                       }
                       const Report r = evaluate(m, g, w);
-                      if (!r.warnings.empty() && tally.warned++ == 0) tally.first_warning = r.warnings.front();
+                      if (!r.warnings.empty() && tally.warned++ == 0) tally.first_warning = warning_text(r.warnings.front());
                       sink.add(r);
                     }
 }

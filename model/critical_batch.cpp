@@ -6,17 +6,21 @@
 namespace roofline {
 
 CriticalBatch critical_batch(const ModelSpec& m, const Workload& w, const Ceilings& c) {
-  const ParameterCount params = count_parameters(m);
+  Workload one = w;
+  one.batch = 1;
+  return critical_batch(count_parameters(m), build_ops(Phase::decode, m, one, ExpertRouting::all), w, c);
+}
+
+CriticalBatch critical_batch(const ParameterCount& params, const OpList& one_sequence_all_experts, const Workload& w,
+                             const Ceilings& c) {
   CriticalBatch r;
   const Seconds weight_time = weight_bytes(params, w.precision) / c.bandwidth;
   r.weights_only = weight_time.value() * c.peak.value() / (2 * params.active());
 
   // One sequence with every expert read: weights are the fixed cost, the rest scales with B.
-  Workload one = w;
-  one.batch = 1;
   Flops per_seq_flops;
   Bytes per_seq_bytes, fixed_bytes;
-  for (const OpCost& op : build_ops(Phase::decode, m, one, ExpertRouting::all)) {
+  for (const OpCost& op : one_sequence_all_experts) {
     per_seq_flops += op.flops;
     per_seq_bytes += op.bytes - op.weight_bytes;
     fixed_bytes += op.weight_bytes;

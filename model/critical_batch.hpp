@@ -3,6 +3,8 @@
 #include <optional>
 
 #include "model/model_spec.hpp"
+#include "model/operators.hpp"
+#include "model/parameters.hpp"
 #include "hardware/roofline.hpp"
 #include "model/workload.hpp"
 
@@ -19,5 +21,9 @@ struct CriticalBatch {
 };
 
 [[nodiscard]] CriticalBatch critical_batch(const ModelSpec& m, const Workload& w, const Ceilings& c);
+// The same with the parameters counted and the decode step at batch 1 with every expert read
+// already built (the engine builds them once per point).
+[[nodiscard]] CriticalBatch critical_batch(const ParameterCount& params, const OpList& one_sequence_all_experts,
+                                           const Workload& w, const Ceilings& c);
 
 }  // namespace roofline

@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
+#include "model/operators.hpp"
 #include "model/parameters.hpp"
 
 namespace roofline {
@@ -14,22 +16,14 @@ void check(const std::optional<SpecError>& e) {
   if (e) throw std::invalid_argument(fmt::format("{}: {}", e->field, e->message));
 }
 
-std::vector<std::string> warnings_for(const Report& r) {
-  std::vector<std::string> out;
-  const ModelSpec& m = *r.model.spec;
+std::vector<Warning> warnings_for(const Report& r) {
+  std::vector<Warning> out;
+  const ModelSpec& m = r.model.spec;
   const Workload& w = r.workload;
-  if (!m.architecture) {
-    out.push_back("architecture unknown (only `params` given): KV cache, attention and activations are "
-                  "not modelled; decode reads the weights only");
-  }
+  if (!m.architecture) out.emplace_back(ArchitectureUnknown{});
   const long longest = std::max(w.context_tokens, w.prompt_tokens + w.gen_tokens);
-  if (m.max_context && longest > *m.max_context) {
-    out.push_back(fmt::format("{} tokens exceed the model's max_context of {}", longest, *m.max_context));
-  }
-  if (!r.memory.fits) {
-    out.push_back(fmt::format("does not fit: needs {:.1f} GB of {:.1f} GB at batch {}", r.memory.total.value() / 1e9,
-                              r.memory.capacity.value() / 1e9, w.batch));
-  }
+  if (m.max_context && longest > *m.max_context) out.emplace_back(BeyondMaxContext{longest, *m.max_context});
+  if (!r.memory.fits) out.emplace_back(DoesNotFit{r.memory.total, r.memory.capacity, w.batch});
   return out;
 }
 
@@ -40,17 +34,37 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
   check(validate(workload, model, gpu));
   Report r;
   r.workload = workload;
-  const ParameterCount params = count_parameters(model);
-  r.model = {&model, params.total(), params.active(), weight_bytes(params, workload.precision),
-             kv_bytes_per_token(model, workload.precision)};
-  r.gpu = {&gpu, {*gpu.effective_peak(workload.precision.compute), gpu.effective_bandwidth()}};
+  Workload one = workload;
+  one.batch = 1;
+  ParameterCount params;
+  OpList prefill, decode, one_sequence;
+  Bytes kv_per_token;
+  std::optional<LayerStack> shard;
+  if (model.architecture) {
+    // The layers are described once for the whole model and once for one GPU of the group.
+    const LayerStack whole = describe_layers(*model.architecture, 1);
+    shard = workload.tp == 1 ? whole : describe_layers(*model.architecture, workload.tp);
+    params = count_parameters(whole);
+    kv_per_token = Bytes(cache_elements_per_token(whole) * bytes_per_element(workload.precision.kv));
+    prefill = build_ops(Phase::prefill, *shard, workload, ExpertRouting::uniform);
+    decode = build_ops(Phase::decode, *shard, workload, ExpertRouting::uniform);
+    one_sequence = build_ops(Phase::decode, *shard, one, ExpertRouting::all);
+  } else {
+    params = count_parameters(model);
+    prefill = build_ops(Phase::prefill, model, workload);
+    decode = build_ops(Phase::decode, model, workload);
+    one_sequence = build_ops(Phase::decode, model, one, ExpertRouting::all);
+  }
+  r.model = {model, params.total(), params.active(), weight_bytes(params, workload.precision), kv_per_token};
+  r.gpu = {gpu, {*gpu.effective_peak(workload.precision.compute), gpu.effective_bandwidth()}};
 
   const Ceilings& c = r.gpu.ceilings;
-  r.prefill = evaluate_phase(build_ops(Phase::prefill, model, workload), c, gpu.interconnect, workload.tp);
-  r.decode.step = evaluate_phase(build_ops(Phase::decode, model, workload), c, gpu.interconnect, workload.tp);
+  r.prefill = evaluate_phase(prefill, c, gpu.interconnect, workload.tp);
+  r.decode.step = evaluate_phase(decode, c, gpu.interconnect, workload.tp);
   r.decode.tokens_per_s = static_cast<double>(workload.batch) / r.decode.step.time.value();
-  r.critical_batch = critical_batch(model, workload, c);
-  r.memory = memory_ledger(model, gpu, workload);
+  r.decode.weight_read_time = r.decode.step.weight_bytes / c.bandwidth;
+  r.critical_batch = critical_batch(params, one_sequence, workload, c);
+  r.memory = memory_ledger(params, shard ? &*shard : nullptr, gpu, workload);
   r.warnings = warnings_for(r);
   return r;
 }

@@ -49,18 +49,19 @@ Bytes group_kv_bytes_per_token(const ModelSpec& m, const Workload& w) {
 }
 
 MemoryLedger memory_ledger(const ModelSpec& m, const GpuSpec& g, const Workload& w) {
-  return memory_ledger(m, count_parameters(m), g, w);
+  if (!m.architecture) return memory_ledger(count_parameters(m), nullptr, g, w);
+  const LayerStack shard = describe_layers(*m.architecture, w.tp);
+  return memory_ledger(count_parameters(m), &shard, g, w);
 }
 
-MemoryLedger memory_ledger(const ModelSpec& m, const ParameterCount& params, const GpuSpec& g, const Workload& w) {
+MemoryLedger memory_ledger(const ParameterCount& params, const LayerStack* shard, const GpuSpec& g, const Workload& w) {
   MemoryLedger l;
   const auto tokens = static_cast<double>(w.prompt_tokens + w.gen_tokens);
   const auto B = static_cast<double>(w.batch);
   Bytes kv_per_seq, act_per_seq;
-  if (m.architecture) {
-    const LayerStack stack = describe_layers(*m.architecture, w.tp);
-    kv_per_seq = group_kv_bytes_per_token(stack, w) * tokens;
-    act_per_seq = prefill_activations_per_sequence(stack, w);
+  if (shard) {
+    kv_per_seq = group_kv_bytes_per_token(*shard, w) * tokens;
+    act_per_seq = prefill_activations_per_sequence(*shard, w);
   }
 
   l.weights = weight_bytes(params, w.precision);

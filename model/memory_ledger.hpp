@@ -24,9 +24,12 @@ struct MemoryLedger {
 };
 
 [[nodiscard]] MemoryLedger memory_ledger(const ModelSpec& m, const GpuSpec& g, const Workload& w);
-// The same with the model's parameters already counted.
-[[nodiscard]] MemoryLedger memory_ledger(const ModelSpec& m, const ParameterCount& params, const GpuSpec& g,
+// The same with the parameters counted and the layers described for w.tp already (null: a model
+// known only by its size, with nothing per sequence to hold).
+[[nodiscard]] MemoryLedger memory_ledger(const ParameterCount& params, const LayerStack* shard, const GpuSpec& g,
                                          const Workload& w);
+// A group's cache per token from the layers described for w.tp.
+[[nodiscard]] Bytes group_kv_bytes_per_token(const LayerStack& shard, const Workload& w);
 
 // KV bytes per token held by the whole group: replicated K/V heads (kv_heads < tp) count once
 // per copy.

@@ -41,7 +41,12 @@ ParameterCount count_parameters(const ModelSpec& m) {
     p.linear_total = p.linear_active = m.declared_params;
     return p;
   }
-  for (const Block& block : describe_layers(*m.architecture, 1).blocks) {
+  return count_parameters(describe_layers(*m.architecture, 1));
+}
+
+ParameterCount count_parameters(const LayerStack& whole) {
+  ParameterCount p;
+  for (const Block& block : whole.blocks) {
     const Counter count{p, block.layers};
     for (const PhasedStep& s : block.steps) {
       if (s.runs_in(Phase::prefill)) std::visit(count, s.step);

@@ -21,6 +21,8 @@ struct ParameterCount {
 };
 
 [[nodiscard]] ParameterCount count_parameters(const ModelSpec& m);
+// The same from the layers described at tp = 1.
+[[nodiscard]] ParameterCount count_parameters(const LayerStack& whole);
 
 // Bytes of all weights (every expert) as stored with this precision.
 [[nodiscard]] Bytes weight_bytes(const ParameterCount& p, const Precision& prec);

@@ -1,18 +1,21 @@
 #pragma once
-// Everything the engine says about one (model, GPU, workload) point. Tables, JSON, CSV and
-// explanations all read this; none of them recomputes a formula.
-#include <string>
+// Everything the engine says about one (model, GPU, workload) point. Tables, JSON, CSV, charts
+// and explanations all read this; none of them recomputes a formula. A report is a value: it
+// holds copies of the specs it names, so it may outlive them.
 #include <vector>
 
+#include "hardware/gpu_spec.hpp"
 #include "model/critical_batch.hpp"
 #include "model/memory_ledger.hpp"
+#include "model/model_spec.hpp"
 #include "model/phase.hpp"
+#include "model/warning.hpp"
 #include "model/workload.hpp"
 
 namespace roofline {
 
 struct ModelSummary {
-  const ModelSpec* spec = nullptr;
+  ModelSpec spec;
   double params = 0;
   double params_active = 0;
   Bytes weight_bytes;
@@ -20,7 +23,7 @@ struct ModelSummary {
 };
 
 struct GpuSummary {
-  const GpuSpec* spec = nullptr;
+  GpuSpec spec;
   Ceilings ceilings;  // what the roofline used: measured, or datasheet × efficiency
   [[nodiscard]] FlopsPerByte ridge_point() const { return ceilings.ridge_point(); }
 };
@@ -28,6 +31,7 @@ struct GpuSummary {
 struct DecodeResult {
   PhaseResult step;
   double tokens_per_s = 0;  // B / step time, for the whole tensor-parallel group
+  Seconds weight_read_time;  // the step's weight bytes at bandwidth: the floor no batch lowers
 };
 
 struct Report {
@@ -38,7 +42,12 @@ struct Report {
   DecodeResult decode;
   CriticalBatch critical_batch;
   MemoryLedger memory;
-  std::vector<std::string> warnings;
+  std::vector<Warning> warnings;
+
+  // One request end to end without queueing: its prefill, then gen decode steps at this step time.
+  [[nodiscard]] Seconds request_time() const {
+    return prefill.time + decode.step.time * static_cast<double>(workload.gen_tokens);
+  }
 };
 
 }  // namespace roofline

@@ -9,20 +9,20 @@ namespace {
 
 // Written as a table so that the JSON keys and CSV columns read side by side.
 const std::array kColumns = {
-    Column{"model.name", "model_name", [](const Report& r) -> Cell { return std::string_view(r.model.spec->name); }},
+    Column{"model.name", "model_name", [](const Report& r) -> Cell { return std::string_view(r.model.spec.name); }},
     Column{"model.params", "model_params", [](const Report& r) -> Cell { return r.model.params; }},
     Column{"model.params_active", "model_params_active", [](const Report& r) -> Cell { return r.model.params_active; }},
     Column{"model.weight_bytes", "model_weight_bytes", [](const Report& r) -> Cell { return r.model.weight_bytes.value(); }},
     Column{"model.kv_bytes_per_token", "model_kv_bytes_per_token",
            [](const Report& r) -> Cell { return r.model.kv_bytes_per_token.value(); }},
-    Column{"gpu.name", "gpu_name", [](const Report& r) -> Cell { return std::string_view(r.gpu.spec->name); }},
+    Column{"gpu.name", "gpu_name", [](const Report& r) -> Cell { return std::string_view(r.gpu.spec.name); }},
     Column{"gpu.bandwidth", "gpu_bandwidth_bytes_per_s",
            [](const Report& r) -> Cell { return r.gpu.ceilings.bandwidth.value(); }},
     Column{"gpu.peak_flops", "gpu_peak_flop_per_s", [](const Report& r) -> Cell { return r.gpu.ceilings.peak.value(); }},
     Column{"gpu.ridge_point", "gpu_ridge_point_flop_per_byte",
            [](const Report& r) -> Cell { return r.gpu.ridge_point().value(); }},
     Column{"gpu.memory_capacity", "gpu_memory_capacity_bytes",
-           [](const Report& r) -> Cell { return r.gpu.spec->memory_capacity.value(); }},
+           [](const Report& r) -> Cell { return r.gpu.spec.memory_capacity.value(); }},
     Column{"workload.batch", "workload_batch", [](const Report& r) -> Cell { return r.workload.batch; }},
     Column{"workload.prompt_tokens", "workload_prompt_tokens",
            [](const Report& r) -> Cell { return r.workload.prompt_tokens; }},

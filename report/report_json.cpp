@@ -3,6 +3,7 @@
 #include <string>
 
 #include "report/report_columns.hpp"
+#include "report/warning_text.hpp"
 
 namespace roofline::report {
 
@@ -44,7 +45,7 @@ nlohmann::ordered_json report_json(const Report& r, bool with_ops) {
     append_ops(j["ops"], Phase::prefill, r.prefill);
     append_ops(j["ops"], Phase::decode, r.decode.step);
   }
-  j["warnings"] = r.warnings;
+  j["warnings"] = warning_texts(r);
   return j;
 }
 

@@ -23,7 +23,7 @@ std::string versus_ridge(FlopsPerByte intensity, FlopsPerByte ridge) {
 }  // namespace
 
 std::vector<std::string> summary_lines(const Report& r) {
-  const ModelSpec& m = *r.model.spec;
+  const ModelSpec& m = r.model.spec;
   const Workload& w = r.workload;
   const Precision& p = w.precision;
   std::vector<std::string> out;
@@ -32,10 +32,10 @@ std::vector<std::string> summary_lines(const Report& r) {
   out.push_back(fmt::format("model     {}: {}, weights {} ({}), KV cache {}/token ({})", m.name, params,
                             human(r.model.weight_bytes), name(p.weights), human(r.model.kv_bytes_per_token),
                             name(p.kv)));
-  out.push_back(fmt::format("gpu       {}: {}, {} {}, ridge point {} FLOP/byte, {}{}", r.gpu.spec->name,
+  out.push_back(fmt::format("gpu       {}: {}, {} {}, ridge point {} FLOP/byte, {}{}", r.gpu.spec.name,
                             human(r.gpu.ceilings.bandwidth), human(r.gpu.ceilings.peak), name(p.compute),
-                            three_digits(r.gpu.ridge_point().value()), human(r.gpu.spec->memory_capacity),
-                            r.gpu.spec->calibration ? " (calibrated)" : ""));
+                            three_digits(r.gpu.ridge_point().value()), human(r.gpu.spec.memory_capacity),
+                            r.gpu.spec.calibration ? " (calibrated)" : ""));
   out.push_back(fmt::format("workload  batch {}, prompt {} tokens, generate {}, decode step at context {}{}", w.batch,
                             w.prompt_tokens, w.gen_tokens, w.context_tokens,
                             w.tp > 1 ? fmt::format(", tensor parallel over {} GPUs", w.tp) : ""));
@@ -103,7 +103,7 @@ std::string critical_batch_line(const Report& r) {
       "critical batch B* = (weights / bandwidth) × peak / (2 × active params) = {}: below it a decode step "
       "costs about the same whatever the batch",
       three_digits(b.weights_only));
-  if (!r.model.spec->architecture) return line;
+  if (!r.model.spec.architecture) return line;
   if (b.at_context) {
     return line + fmt::format("; with the KV cache at {} tokens, B* = {}", r.workload.context_tokens,
                               three_digits(*b.at_context));
@@ -156,7 +156,7 @@ std::string render_report_plain(const Report& r, bool with_ops) {
 }
 
 std::string render_report_markdown(const Report& r, bool with_ops) {
-  return fmt::format("## {} on {}\n\n- {}\n{}", r.model.spec->name, r.gpu.spec->name,
+  return fmt::format("## {} on {}\n\n- {}\n{}", r.model.spec.name, r.gpu.spec.name,
                      fmt::join(summary_lines(r), "\n- "), render_report(r, with_ops, render_markdown, "-"));
 }
 

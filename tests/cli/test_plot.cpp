@@ -124,7 +124,7 @@ TEST_CASE("plot roofline: the title says what the report found - Mixtral's 512-t
 
 TEST_CASE("plot batch: B* 156 and the workload's own 7.00 ms step are marked") {
   const test::TeachingExample seed;
-  const ParsedSvg svg(svg_of(chart::batch_figure(seed.model, seed.gpu, test::default_workload(seed.model, 1))));
+  const ParsedSvg svg(svg_of(chart::batch_figure(seed.at(1))));
   CHECK(svg.has_text("B* = 156"));
   // One marker per panel: the step time above, the tokens/s below.
   REQUIRE(svg.count("this workload") == 2);
@@ -136,7 +136,7 @@ TEST_CASE("plot context: the memory limit is the first context the engine says d
   const ModelSpec m = io::load_model("llama-2-7b");
   const GpuSpec g = io::load_gpu("a100-80gb");
   const Workload w = test::default_workload(m, 32);
-  const chart::Figure f = chart::context_figure(m, g, w);
+  const chart::Figure f = chart::context_figure(evaluate(m, g, w));
   REQUIRE(f.panels.size() == 1);
   REQUIRE(f.panels[0].shades.size() == 1);
   // 32 sequences × 512 KiB per token: 66 GB free of 80 after weights and the reserve is about 4000 tokens each.

@@ -1,0 +1,33 @@
+#pragma once
+// A point's neighbours: the reports along one axis of its workload, and the variations the
+// explanation compares it with. Charts and explain arrange these reports; they never evaluate
+// a point or recompute a formula themselves.
+#include <optional>
+#include <vector>
+
+#include "model/report.hpp"
+
+namespace roofline {
+
+// Decode against batch: `points` + 1 batches spaced geometrically from 1 to `last` (rounded;
+// repeats dropped), the rest of the workload as given.
+[[nodiscard]] std::vector<Report> scan_batch(const ModelSpec& m, const GpuSpec& g, const Workload& w, long last,
+                                             int points);
+
+// Decode against context: `points` + 1 contexts spaced evenly from 0 to `last` (at least 1
+// token). The prompt moves with the context so that the ledger holds what generation has reached.
+[[nodiscard]] std::vector<Report> scan_context(const ModelSpec& m, const GpuSpec& g, const Workload& w, long last,
+                                               int points);
+
+// The first report along a scan whose ledger no longer fits.
+[[nodiscard]] const Report* first_overflow(const std::vector<Report>& scan);
+
+// What the explanation weighs a point against: a bigger batch, twice the critical batch, int4
+// weights, an fp8 cache, unfused attention, and speculative verification of 4 drafted tokens.
+struct Variations {
+  Report base, batch64, twice_critical, int4, kv8, naive, speculative;
+};
+
+[[nodiscard]] Variations variations(const ModelSpec& m, const GpuSpec& g, const Workload& w);
+
+}  // namespace roofline

@@ -1,0 +1,29 @@
+#pragma once
+// What the engine wants the reader to know about a point it still prices: typed, with the
+// numbers, never worded here. The output layer words each kind (report/warning_text.hpp) in the
+// reader's language and units.
+#include <variant>
+
+#include "hardware/quantity.hpp"
+
+namespace roofline {
+
+// Only `params` given: KV cache, attention and activations are not modelled.
+struct ArchitectureUnknown {};
+
+// The workload's longest sequence is past the model's trained context.
+struct BeyondMaxContext {
+  long tokens = 0;
+  long max_context = 0;
+};
+
+// The memory ledger's total is above the group's capacity at this batch.
+struct DoesNotFit {
+  Bytes needed;
+  Bytes capacity;
+  long batch = 0;
+};
+
+using Warning = std::variant<ArchitectureUnknown, BeyondMaxContext, DoesNotFit>;
+
+}  // namespace roofline
