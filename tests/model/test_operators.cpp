@@ -3,8 +3,9 @@
 
 #include <algorithm>
 
-#include "cli_runner.hpp"
+#include "model/engine.hpp"
 #include "model/parameters.hpp"
+#include "specs.hpp"
 
 using namespace roofline;
 using Catch::Matchers::WithinRel;
@@ -18,8 +19,8 @@ const OpResult& op(const PhaseResult& p, std::string_view name) {
 }
 
 struct Llama7B {
-  ModelSpec model = io::load_model("llama-2-7b");
-  GpuSpec gpu = io::load_gpu("a100-80gb");
+  ModelSpec model = test::llama_2_7b();
+  GpuSpec gpu = test::a100_80gb();
 };
 
 }  // namespace
@@ -67,8 +68,8 @@ TEST_CASE("naive attention writes the full 512×512 score matrix per head in pre
 }
 
 TEST_CASE("Mixtral decode reads the experts its tokens pick: 2 of 8 at batch 1 - 8·(1 − 0.75⁴) at batch 4") {
-  const ModelSpec m = io::load_model("mixtral-8x7b");
-  const GpuSpec g = io::load_gpu("h100-sxm");
+  const ModelSpec m = test::mixtral_8x7b();
+  const GpuSpec g = test::h100_sxm();
   const double expert_up = 32.0 * 4096 * 14336 * 2;  // one expert's up matrix over all layers, bf16
   const Report one = evaluate(m, g, test::default_workload(m, 1));
   CHECK_THAT(op(one.decode.step, "expert_up").cost.weight_bytes.value(), WithinRel(2 * expert_up, 1e-12));
@@ -80,8 +81,8 @@ TEST_CASE("Mixtral decode reads the experts its tokens pick: 2 of 8 at batch 1 -
 }
 
 TEST_CASE("tp 2 halves the weights per GPU and adds two ring all-reduces per layer") {
-  const ModelSpec m = io::load_model("llama-2-70b");
-  const GpuSpec g = io::load_gpu("a100-80gb");
+  const ModelSpec m = test::llama_2_70b();
+  const GpuSpec g = test::a100_80gb();
   Workload w = test::default_workload(m);
   const Report one = evaluate(m, g, w);
   w.tp = 2;

@@ -1,0 +1,193 @@
+#pragma once
+// The specs the engine's tests use, built in code so that tests/model links only the engine.
+// Each mirrors one preset or example file field for field, in the units the file is written in
+// (the loaders scale the written number by the unit, and so do the helpers here, which keeps
+// every double bit-identical). tests/cli/test_model_fixtures.cpp checks each against what io
+// loads from its file, so the two cannot drift apart.
+#include <initializer_list>
+#include <utility>
+
+#include "hardware/gpu_spec.hpp"
+#include "model/model_spec.hpp"
+#include "model/precision.hpp"
+#include "model/workload.hpp"
+
+namespace roofline::test {
+
+// Units as the YAML files write them (SI prefixes, as io/units_parse.cpp reads them).
+inline Bytes GB(double n) { return Bytes(n * 1e9); }
+inline BytesPerSecond GBps(double n) { return BytesPerSecond(n * 1e9); }
+inline BytesPerSecond TBps(double n) { return BytesPerSecond(n * 1e12); }
+inline FlopsPerSecond TFLOPS(double n) { return FlopsPerSecond(n * 1e12); }
+inline FlopsPerSecond TOPS(double n) { return FlopsPerSecond(n * 1e12); }
+inline Seconds us(double n) { return Seconds(n * 1e-6); }
+
+inline PeakTable peaks(std::initializer_list<std::pair<DType, FlopsPerSecond>> rates) {
+  PeakTable table{};
+  for (const auto& [dtype, rate] : rates) table[static_cast<std::size_t>(dtype)] = rate;
+  return table;
+}
+
+// A dense Llama-style decoder with head_dim = hidden / heads, as the loader defaults it.
+inline Architecture dense_gated(int layers, long hidden, int heads, int kv_heads, long ffn, long vocab) {
+  Architecture a;
+  a.layers = layers;
+  a.hidden = hidden;
+  a.heads = heads;
+  a.kv_heads = kv_heads;
+  a.head_dim = hidden / heads;
+  a.ffn = ffn;
+  a.ffn_type = FfnType::gated;
+  a.vocab = vocab;
+  a.tied_embeddings = false;
+  return a;
+}
+
+// ---- models ----
+
+// presets/models/llama-2-7b.yaml
+inline ModelSpec llama_2_7b() {
+  ModelSpec m;
+  m.name = "Llama-2-7B";
+  m.source = "HF meta-llama/Llama-2-7b-hf config.json (6.74 B parameters)";
+  m.architecture = dense_gated(32, 4096, 32, 32, 11008, 32000);
+  m.dtype = DType::fp16;
+  m.max_context = 4096;
+  return m;
+}
+
+// presets/models/llama-3.1-8b.yaml
+inline ModelSpec llama_3_1_8b() {
+  ModelSpec m;
+  m.name = "Llama-3.1-8B";
+  m.source = "HF meta-llama/Llama-3.1-8B config.json (8.03 B parameters, GQA with 8 KV heads)";
+  m.architecture = dense_gated(32, 4096, 32, 8, 14336, 128256);
+  m.dtype = DType::bf16;
+  m.max_context = 131072;
+  return m;
+}
+
+// presets/models/llama-2-70b.yaml
+inline ModelSpec llama_2_70b() {
+  ModelSpec m;
+  m.name = "Llama-2-70B";
+  m.source = "HF meta-llama/Llama-2-70b-hf config.json (69.0 B parameters, GQA with 8 KV heads)";
+  m.architecture = dense_gated(80, 8192, 64, 8, 28672, 32000);
+  m.dtype = DType::fp16;
+  m.max_context = 4096;
+  return m;
+}
+
+// presets/models/mixtral-8x7b.yaml: no dense FFN (ffn 0); each expert is 14336 wide.
+inline ModelSpec mixtral_8x7b() {
+  Architecture a = dense_gated(32, 4096, 32, 8, 0, 32000);
+  a.moe = MoeSpec{};
+  a.moe->experts = 8;
+  a.moe->top_k = 2;
+  a.moe->ffn = 14336;
+  ModelSpec m;
+  m.name = "Mixtral-8x7B";
+  m.source = "HF mistralai/Mixtral-8x7B-v0.1 config.json (46.7 B total, 12.9 B active parameters)";
+  m.architecture = a;
+  m.dtype = DType::bf16;
+  m.max_context = 32768;
+  return m;
+}
+
+// presets/models/qwen2.5-7b.yaml
+inline ModelSpec qwen2_5_7b() {
+  Architecture a = dense_gated(28, 3584, 28, 4, 18944, 152064);
+  a.attention_bias = true;
+  ModelSpec m;
+  m.name = "Qwen2.5-7B";
+  m.source = "HF Qwen/Qwen2.5-7B config.json (7.61 B parameters, 6.53 B non-embedding; QKV biases)";
+  m.architecture = a;
+  m.dtype = DType::bf16;
+  m.max_context = 131072;
+  return m;
+}
+
+// examples/7b.yaml: a dense 7B model known only by its size.
+inline ModelSpec teaching_7b() {
+  ModelSpec m;
+  m.name = "7B";
+  m.source = "teaching example (any dense 7B model, e.g. Llama-2-7B, rounded)";
+  m.declared_params = 7e9;
+  m.dtype = DType::fp16;
+  return m;
+}
+
+// ---- GPUs (no preset gives an efficiency: datasheet figures are used as they are) ----
+
+// presets/gpus/a100-80gb.yaml
+inline GpuSpec a100_80gb() {
+  GpuSpec g;
+  g.name = "NVIDIA A100 80GB SXM";
+  g.source = "NVIDIA A100 Tensor Core GPU datasheet (dense, without sparsity)";
+  g.memory_capacity = GB(80);
+  g.memory_bandwidth = GBps(2039);
+  g.peak = peaks({{DType::fp16, TFLOPS(312)}, {DType::bf16, TFLOPS(312)}, {DType::tf32, TFLOPS(156)},
+                 {DType::fp32, TFLOPS(19.5)}, {DType::int8, TOPS(624)}});
+  g.interconnect = Interconnect{GBps(300), us(5)};
+  g.efficiency.memory = 1.0;
+  g.efficiency.compute = 1.0;
+  return g;
+}
+
+// examples/a100.yaml: the A100 rounded to 2 TB/s for the teaching example.
+inline GpuSpec a100_teaching() {
+  GpuSpec g;
+  g.name = "NVIDIA A100 (teaching figures)";
+  g.source = "NVIDIA A100 datasheet, rounded to 2 TB/s and 312 TFLOPS";
+  g.memory_capacity = GB(80);
+  g.memory_bandwidth = TBps(2);
+  g.peak = peaks({{DType::fp16, TFLOPS(312)}, {DType::bf16, TFLOPS(312)}, {DType::fp32, TFLOPS(19.5)},
+                 {DType::tf32, TFLOPS(156)}, {DType::int8, TOPS(624)}});
+  g.interconnect = Interconnect{GBps(300), us(5)};
+  g.efficiency.memory = 1.0;
+  g.efficiency.compute = 1.0;
+  return g;
+}
+
+// presets/gpus/h100-sxm.yaml
+inline GpuSpec h100_sxm() {
+  GpuSpec g;
+  g.name = "NVIDIA H100 SXM";
+  g.source = "NVIDIA H100 Tensor Core GPU datasheet (dense, without sparsity)";
+  g.memory_capacity = GB(80);
+  g.memory_bandwidth = TBps(3.35);
+  g.peak = peaks({{DType::fp16, TFLOPS(989)}, {DType::bf16, TFLOPS(989)}, {DType::tf32, TFLOPS(494)},
+                 {DType::fp32, TFLOPS(67)}, {DType::fp8, TFLOPS(1979)}, {DType::int8, TOPS(1979)}});
+  g.interconnect = Interconnect{GBps(450), us(5)};
+  g.efficiency.memory = 1.0;
+  g.efficiency.compute = 1.0;
+  return g;
+}
+
+// presets/gpus/l4.yaml
+inline GpuSpec l4() {
+  GpuSpec g;
+  g.name = "NVIDIA L4";
+  g.source = "NVIDIA L4 Tensor Core GPU datasheet (dense, without sparsity)";
+  g.memory_capacity = GB(24);
+  g.memory_bandwidth = GBps(300);
+  g.peak = peaks({{DType::fp16, TFLOPS(121)}, {DType::bf16, TFLOPS(121)}, {DType::tf32, TFLOPS(60)},
+                 {DType::fp32, TFLOPS(30.3)}, {DType::fp8, TFLOPS(242.5)}, {DType::int8, TOPS(242.5)}});
+  g.interconnect = Interconnect{GBps(32), us(10)};
+  g.efficiency.memory = 1.0;
+  g.efficiency.compute = 1.0;
+  return g;
+}
+
+// ---- workloads ----
+
+// A workload with the defaults of the command line (512 tokens in, 256 out, tp 1), its formats
+// resolved for this model.
+inline Workload default_workload(const ModelSpec& m, long batch = 1) {
+  Workload w;
+  w.batch = batch;
+  w.precision = resolve_precision(m.dtype, {});
+  return w;
+}
+
+}  // namespace roofline::test

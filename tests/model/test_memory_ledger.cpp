@@ -1,0 +1,40 @@
+// The memory ledger and the largest batch that fits.
+#include <catch2/catch.hpp>
+
+#include "model/engine.hpp"
+#include "specs.hpp"
+
+using namespace roofline;
+
+TEST_CASE("Llama-2-7B on A100-80GB - 512 + 256 tokens: KV 768 × 0.5 MiB per sequence - max batch 134") {
+  const ModelSpec m = test::llama_2_7b();
+  const GpuSpec gpu = test::a100_80gb();
+  const Report r = evaluate(m, gpu, test::default_workload(m));
+  const MemoryLedger& l = r.memory;
+  CHECK(l.weights.value() == 13'476'831'232.0);
+  CHECK(l.kv_cache.value() == 768.0 * 524'288);
+  // Prefill peak per sequence: 512 tokens × 2 B × (2·4096 residual + 2·11008 gate/up) + 32000 fp32 logits.
+  CHECK(l.activations.value() == 512.0 * 2 * (2 * 4096 + 2 * 11008) + 32000 * 4);
+  CHECK(l.reserve.value() == 8e9);
+  CHECK(l.fits);
+  // (80 GB − 8 GB − 13.48 GB) / (402.7 MB + 31.06 MB) = 134.9.
+  REQUIRE(l.max_batch.has_value());
+  CHECK(*l.max_batch == 134);
+}
+
+TEST_CASE("Llama-2-70B in fp16 on an L4: 2 B × 68976648192 = 138 GB of weights in 24 GB - no batch fits") {
+  const ModelSpec m = test::llama_2_70b();
+  const GpuSpec gpu = test::l4();
+  const Report report = evaluate(m, gpu, test::default_workload(m));
+  CHECK(report.memory.weights.value() == 2 * 68'976'648'192.0);  // the HF count of Llama-2-70b-hf
+  CHECK_FALSE(report.memory.fits);
+  CHECK(report.memory.max_batch == 0L);
+}
+
+TEST_CASE("a model known only by its size is not limited by modelled memory") {
+  const ModelSpec m = test::teaching_7b();
+  const GpuSpec gpu = test::a100_teaching();
+  const Report r = evaluate(m, gpu, test::default_workload(m));
+  CHECK_FALSE(r.memory.max_batch.has_value());
+  CHECK(r.memory.kv_cache.value() == 0);
+}
