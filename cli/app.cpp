@@ -1,73 +1,75 @@
 #include "cli/app.hpp"
 
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include <stdexcept>
 
 #include "cli/calibrate_command.hpp"
+#include "cli/command.hpp"
 #include "cli/completion_command.hpp"
 #include "cli/convert_command.hpp"
-#include "model/engine.hpp"
 #include "cli/explain_command.hpp"
-#include "io/input_error.hpp"
 #include "cli/plan_command.hpp"
 #include "cli/plot_command.hpp"
+#include "cli/point_command.hpp"
 #include "cli/presets_command.hpp"
-#include "report/report_csv.hpp"
-#include "report/report_json.hpp"
-#include "report/report_view.hpp"
-#include "report/warning_text.hpp"
-#include "io/spec_loader.hpp"
 #include "cli/sweep_command.hpp"
 #include "cli/validate_command.hpp"
-#include "cli/workload_options.hpp"
+#include "io/input_error.hpp"
 
 namespace roofline::cli {
 
 using namespace io;
-using namespace report;
 
 namespace {
 
-struct MainArgs {
-  WorkloadArgs point;
-  bool ops = false;
-  std::string format = "table";
+// Every command's parsed flags, alive from parsing to running.
+struct Flags {
+  PointArgs point;
+  SweepArgs sweep;
+  PlanArgs plan;
+  CalibrateArgs calibrate;
+  ExplainArgs explain;
+  std::string convert_model;
+  PlotArgs plot;
+  ValidateArgs validate;
 };
 
-void print_report(const Report& r, const MainArgs& a, std::ostream& out) {
-  if (a.format == "json") {
-    out << report_json(r).dump(2) << "\n";
-  } else if (a.format == "csv") {
-    std::string csv;
-    if (a.ops) {
-      csv = ops_csv(r);
-    } else {
-      append_csv_header(csv);
-      append_csv_row(csv, r);
-    }
-    out << csv;
-  } else if (a.format == "markdown") {
-    out << render_report_markdown(r, a.ops);
-  } else {
-    out << render_report_plain(r, a.ops);
-  }
-}
-
-void run_point(const MainArgs& a, std::ostream& out, std::ostream& err) {
-  if (a.point.model.empty() || a.point.gpu.empty()) {
-    throw InputError("--model and --gpu are required (files or preset names; `rooflineplan presets` lists them)");
-  }
-  const ModelSpec model = load_model(a.point.model);
-  const GpuSpec gpu = load_gpu(a.point.gpu);
-  const Workload w = make_workload(a.point, model, gpu);
-  const Report r = evaluate(model, gpu, w);
-  // JSON carries its warnings in the document; every other format says them on stderr.
-  if (a.format != "json") {
-    for (const std::string& warning : warning_texts(r)) err << "warning: " << warning << "\n";
-  }
-  print_report(r, a, out);
+// The commands, in the order --help and completion list them. The first, without a name, is
+// `rooflineplan` itself.
+std::vector<Command> commands(Flags& f, const CLI::App& app) {
+  using Out = std::ostream;
+  return {
+      {"", "", [&f](Options& o) { add_point_options(o, f.point); },
+       [&f](Out& out, Out& err) { run_point(f.point, out, err); }},
+      {"presets", "list the bundled models and GPUs", nullptr, [](Out& out, Out&) { print_presets(out); }},
+      {"sweep", "evaluate every combination of the listed values; one row per point",
+       [&f](Options& o) { add_sweep_options(o, f.sweep); }, [&f](Out& out, Out& err) { run_sweep(f.sweep, out, err); }},
+      {"plan", "GPUs needed for a load under latency targets, ranked by cost",
+       [&f](Options& o) { add_plan_options(o, f.plan); }, [&f](Out& out, Out&) { run_plan(f.plan, out); }},
+      {"calibrate", "measure bandwidth and FLOPS and write a GPU description with them",
+       [&f](Options& o) { add_calibrate_options(o, f.calibrate); },
+       [&f](Out& out, Out& err) { run_calibrate(f.calibrate, out, err); }},
+      {"explain", "the two-phase story, step by step, from your model's and GPU's numbers",
+       [&f](Options& o) { add_explain_options(o, f.explain); },
+       [&f](Out& out, Out&) {
+         f.explain.point = one_point(f.explain.workload);
+         run_explain(f.explain, out);
+       }},
+      {"completion", "print a bash completion script for rooflineplan", nullptr,
+       [&app](Out& out, Out&) { out << bash_completion(app); }},
+      {"convert", "print a model (a Hugging Face config.json, a preset) as rooflineplan YAML",
+       [&f](Options& o) { add_convert_options(o, f.convert_model); },
+       [&f](Out& out, Out&) { run_convert(f.convert_model, out); }},
+      {"plot", "charts: the roofline with every operator, decode against batch or context",
+       [&f](Options& o) { add_plot_options(o, f.plot); },
+       [&f](Out& out, Out&) {
+         f.plot.point = one_point(f.plot.workload);
+         run_plot(f.plot, out);
+       }},
+      {"validate", "run a synthetic decode step shaped like the model: predicted vs measured",
+       [&f](Options& o) { add_validate_options(o, f.validate); }, [&f](Out& out, Out&) { run_validate(f.validate, out); }},
+  };
 }
 
 }  // namespace
@@ -77,28 +79,15 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
                "Prefill is compute-bound, decode is memory-bound; this shows by how much and why.",
                "rooflineplan"};
   app.require_subcommand(0, 1);
-  MainArgs main_args;
-  add_workload_options(app, main_args.point);
-  app.add_flag("--ops", main_args.ops, "add the per-operator table");
-  app.add_option("--format,-f", main_args.format, "output format")
-      ->check(CLI::IsMember({"table", "json", "csv", "markdown"}))
-      ->capture_default_str();
-  CLI::App* presets = app.add_subcommand("presets", "list the bundled models and GPUs");
-  SweepArgs sweep_args;
-  CLI::App* sweep = add_sweep_command(app, sweep_args);
-  PlanArgs plan_args;
-  CLI::App* plan = add_plan_command(app, plan_args);
-  CalibrateArgs calibrate_args;
-  CLI::App* calibrate = add_calibrate_command(app, calibrate_args);
-  ExplainArgs explain_args;
-  CLI::App* explain = add_explain_command(app, explain_args);
-  CLI::App* completion = app.add_subcommand("completion", "print a bash completion script for rooflineplan");
-  std::string convert_model;
-  CLI::App* convert = add_convert_command(app, convert_model);
-  PlotArgs plot_args;
-  CLI::App* plot = add_plot_command(app, plot_args);
-  ValidateArgs validate_args;
-  CLI::App* validate = add_validate_command(app, validate_args);
+  Flags flags;
+  const std::vector<Command> table = commands(flags, app);
+  std::vector<const CLI::App*> parsers;
+  for (const Command& c : table) {
+    CLI::App* parser = c.name.empty() ? &app : app.add_subcommand(std::string(c.name), std::string(c.description));
+    Options options(*parser);
+    if (c.add_options) c.add_options(options);
+    parsers.push_back(parser);
+  }
 
   try {
     app.parse(argc, argv);
@@ -107,27 +96,12 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     return code == 0 ? 0 : kExitInputError;
   }
   try {
-    if (presets->parsed()) {
-      print_presets(out);
-    } else if (explain->parsed()) {
-      run_explain(explain_args, out);
-    } else if (completion->parsed()) {
-      out << bash_completion(app);
-    } else if (convert->parsed()) {
-      run_convert(convert_model, out);
-    } else if (plot->parsed()) {
-      run_plot(plot_args, out);
-    } else if (calibrate->parsed()) {
-      run_calibrate(calibrate_args, out, err);
-    } else if (validate->parsed()) {
-      run_validate(validate_args, out);
-    } else if (plan->parsed()) {
-      run_plan(plan_args, out);
-    } else if (sweep->parsed()) {
-      run_sweep(sweep_args, out, err);
-    } else {
-      run_point(main_args, out, err);
+    // The subcommand that was given, else the point command itself.
+    std::size_t chosen = 0;
+    for (std::size_t i = 1; i < table.size(); ++i) {
+      if (parsers[i]->parsed()) chosen = i;
     }
+    table[chosen].run(out, err);
   } catch (const InputError& e) {
     err << "error: " << e.what() << "\n";
     return kExitInputError;

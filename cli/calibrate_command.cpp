@@ -55,14 +55,12 @@ TextTable kernel_table(const Calibration& c) {
 
 }  // namespace
 
-CLI::App* add_calibrate_command(CLI::App& app, CalibrateArgs& a) {
-  CLI::App* c = app.add_subcommand("calibrate", "measure bandwidth and FLOPS and write a GPU description with them");
-  c->add_option("--device", a.device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
-  c->add_option("--out,-o", a.out, "write the YAML here (default: stdout, with the summary on stderr)");
-  c->add_option("--base", a.base, "a GPU description (file or preset) whose datasheet fields to keep");
-  c->add_option("--repetitions", a.repetitions, "timed runs per kernel")->capture_default_str();
-  c->add_option("--stream-size", a.stream_size, "size of each STREAM array")->capture_default_str();
-  return c;
+void add_calibrate_options(Options& o, CalibrateArgs& a) {
+  o.add("--device", a.device, "cpu or cuda").one_of({"cpu", "cuda"}).show_default();
+  o.add("--out,-o", a.out, "write the YAML here (default: stdout, with the summary on stderr)");
+  o.add("--base", a.base, "a GPU description (file or preset) whose datasheet fields to keep");
+  o.add("--repetitions", a.repetitions, "timed runs per kernel").show_default();
+  o.add("--stream-size", a.stream_size, "size of each STREAM array").show_default();
 }
 
 void run_calibrate(const CalibrateArgs& a, std::ostream& out, std::ostream& err) {

@@ -1,13 +1,12 @@
 #pragma once
 // `rooflineplan calibrate`: measures this machine's ceilings and writes a GPU description with a
 // `calibration:` block.
-#include <CLI/CLI.hpp>
-
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "calibrate/calibration_device.hpp"
+#include "cli/command.hpp"
 
 namespace roofline::cli {
 
@@ -19,7 +18,7 @@ struct CalibrateArgs {
   std::string stream_size = "256 MiB";
 };
 
-CLI::App* add_calibrate_command(CLI::App& app, CalibrateArgs& args);
+void add_calibrate_options(Options& o, CalibrateArgs& args);
 void run_calibrate(const CalibrateArgs& args, std::ostream& out, std::ostream& err);
 
 // The backend of that name, or an InputError saying why there is none ("no CUDA device").

@@ -1,5 +1,7 @@
 #include "cli/completion_command.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 

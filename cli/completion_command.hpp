@@ -2,9 +2,9 @@
 // `rooflineplan completion`: a bash completion script made from the command's own CLI11
 // definition (subcommands, their flags) and the bundled presets, so it cannot drift from them.
 // The build writes it and `cmake --install` puts it in share/bash-completion/completions.
-#include <CLI/CLI.hpp>
-
 #include <string>
+
+#include "cli/command.hpp"
 
 namespace roofline::cli {
 

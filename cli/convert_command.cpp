@@ -7,10 +7,8 @@ namespace roofline::cli {
 
 using namespace io;
 
-CLI::App* add_convert_command(CLI::App& app, std::string& model) {
-  CLI::App* c = app.add_subcommand("convert", "print a model (a Hugging Face config.json, a preset) as rooflineplan YAML");
-  c->add_option("model", model, "config.json, a model YAML file or a preset name")->required();
-  return c;
+void add_convert_options(Options& o, std::string& model) {
+  o.add("model", model, "config.json, a model YAML file or a preset name").required();
 }
 
 void run_convert(const std::string& model, std::ostream& out) { out << model_yaml(load_model(model)); }

@@ -137,14 +137,11 @@ void explain_scenario(const Variations& s, const std::string& name, Writer& w) {
 
 }  // namespace
 
-CLI::App* add_explain_command(CLI::App& app, ExplainArgs& a) {
-  CLI::App* e = app.add_subcommand("explain", "the two-phase story, step by step, from your model's and GPU's numbers");
-  add_workload_options(*e, a.point);
-  e->add_option("--lang", a.lang, "en or zh")->check(CLI::IsMember({"en", "zh"}))->capture_default_str();
-  e->add_option("--scenario", a.scenario, "summarize (8k in, 200 out) or chat (50 in, 800 out)")
-      ->check(CLI::IsMember({"summarize", "chat"}));
-  e->add_option("--plot", a.plot, "write the roofline with every operator to this .svg or .png [drawn in characters]");
-  return e;
+void add_explain_options(Options& o, ExplainArgs& a) {
+  add_workload_options(o, a.workload);
+  o.add("--lang", a.lang, "en or zh").one_of({"en", "zh"}).show_default();
+  o.add("--scenario", a.scenario, "summarize (8k in, 200 out) or chat (50 in, 800 out)").one_of({"summarize", "chat"});
+  o.add("--plot", a.plot, "write the roofline with every operator to this .svg or .png [drawn in characters]");
 }
 
 void run_explain(const ExplainArgs& a, std::ostream& out) {

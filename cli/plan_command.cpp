@@ -12,9 +12,8 @@
 #include "report/report_csv.hpp"
 #include "report/report_json.hpp"
 #include "io/spec_loader.hpp"
-#include "report/text_table.hpp"
+#include "report/sink.hpp"
 #include "io/units_parse.hpp"
-#include "cli/value_lists.hpp"
 #include "cli/workload_options.hpp"
 
 namespace roofline::cli {
@@ -70,107 +69,101 @@ void rank(std::vector<PlanRow>& rows) {
   });
 }
 
-TextTable plan_table(const std::vector<PlanRow>& rows, bool disaggregate) {
-  TextTable t{"", {"gpu", "tp", "batch", "TPOT", "TTFT", "tok/s/replica", "prefill", "req/s/replica",
-                   disaggregate ? "decode+prefill" : "replicas", "GPUs", "$/M tokens"}, {}};
-  for (const PlanRow& r : rows) {
-    const CapacityPlan& p = r.plan;
-    if (!p.feasible) {
-      t.rows.push_back({r.gpu->name, fmt::format("{}", r.tp), "-", "-", "-", "-", "-", "-", "-", "-", "cannot (below)"});
-      continue;
-    }
-    t.rows.push_back({r.gpu->name, fmt::format("{}", r.tp), fmt::format("{}", p.batch), human(p.tpot), human(p.ttft),
-                      three_digits(p.decode_tokens_per_s),
-                      disaggregate ? "own pool" : fmt::format("{:.0f}%", 100 * p.prefill_share),
-                      three_digits(p.requests_per_s_per_replica),
-                      disaggregate ? fmt::format("{}+{}", p.replicas, p.prefill_replicas) : fmt::format("{}", p.replicas),
-                      fmt::format("{}", p.gpus),
-                      p.cost_per_million_tokens ? fmt::format("{:.4f}", *p.cost_per_million_tokens) : "-"});
-  }
-  return t;
+std::vector<std::string> plan_header(bool disaggregate) {
+  return {"gpu", "tp", "batch", "TPOT", "TTFT", "tok/s/replica", "prefill", "req/s/replica",
+          disaggregate ? "decode+prefill" : "replicas", "GPUs", "$/M tokens"};
 }
 
-void print(const std::vector<PlanRow>& rows, const PlanArgs& a, const ModelSpec& m, std::ostream& out) {
-  if (a.format == "json") {
-    nlohmann::ordered_json j = nlohmann::ordered_json::array();
-    for (const PlanRow& r : rows) {
-      nlohmann::ordered_json o;
-      for (const PlanColumn& c : kPlanColumns) o[std::string(c.json_key)] = cell_json(c.get(r));
-      j.push_back(std::move(o));
-    }
-    out << j.dump(2) << "\n";
-    return;
+void append_plan_csv_header(std::string& out) {
+  append_csv_row_of(out, kPlanColumns, [](const PlanColumn& c) { return Cell(c.csv_name); });
+}
+
+// One plan as the sinks read it: the plan's columns for CSV and JSON, its cells for people.
+class PlanRecord final : public Record {
+ public:
+  PlanRecord(const PlanRow& row, bool disaggregate) : row_(row), disaggregate_(disaggregate) {}
+  void append_csv(std::string& out) const override {
+    append_csv_row_of(out, kPlanColumns, [this](const PlanColumn& c) { return c.get(row_); });
   }
-  if (a.format == "csv") {
-    std::string csv;
-    append_csv_row_of(csv, kPlanColumns, [](const PlanColumn& c) { return Cell(c.csv_name); });
-    for (const PlanRow& r : rows) append_csv_row_of(csv, kPlanColumns, [&r](const PlanColumn& c) { return c.get(r); });
-    out << csv;
-    return;
+  [[nodiscard]] nlohmann::ordered_json json() const override {
+    nlohmann::ordered_json o;
+    for (const PlanColumn& c : kPlanColumns) o[std::string(c.json_key)] = cell_json(c.get(row_));
+    return o;
   }
-  out << fmt::format("{}: {} requests/s, {} prompt + {} generated tokens, TTFT ≤ {}, TPOT ≤ {}{}\n", m.name, a.rate,
-                     a.prompt, a.gen, a.ttft, a.tpot, a.disaggregate ? ", prefill and decode in separate pools" : "");
-  out << render_plain(plan_table(rows, a.disaggregate));
+  [[nodiscard]] std::vector<std::string> cells() const override {
+    const PlanRow& r = row_;
+    const CapacityPlan& p = r.plan;
+    if (!p.feasible) return {r.gpu->name, fmt::format("{}", r.tp), "-", "-", "-", "-", "-", "-", "-", "-", "cannot (below)"};
+    return {r.gpu->name, fmt::format("{}", r.tp), fmt::format("{}", p.batch), human(p.tpot), human(p.ttft),
+            three_digits(p.decode_tokens_per_s), disaggregate_ ? "own pool" : fmt::format("{:.0f}%", 100 * p.prefill_share),
+            three_digits(p.requests_per_s_per_replica),
+            disaggregate_ ? fmt::format("{}+{}", p.replicas, p.prefill_replicas) : fmt::format("{}", p.replicas),
+            fmt::format("{}", p.gpus), p.cost_per_million_tokens ? fmt::format("{:.4f}", *p.cost_per_million_tokens) : "-"};
+  }
+
+ private:
+  const PlanRow& row_;
+  bool disaggregate_;
+};
+
+void print(const std::vector<PlanRow>& rows, const PlanArgs& a, const ModelSpec& m, const Workload& w, std::ostream& out) {
+  const std::string title = fmt::format("{}: {} requests/s, {} prompt + {} generated tokens, TTFT ≤ {}, TPOT ≤ {}{}", m.name,
+                                        a.rate, w.prompt_tokens, w.gen_tokens, a.ttft, a.tpot,
+                                        a.disaggregate ? ", prefill and decode in separate pools" : "");
+  const auto sink = make_sink(output_format(a.format), Shape::rows, {title, plan_header(a.disaggregate), append_plan_csv_header}, out);
   for (const PlanRow& r : rows) {
-    if (!r.plan.feasible) out << fmt::format("{} with tp {} cannot meet the target: {}\n", r.gpu->name, r.tp, r.plan.reason);
+    sink->add(PlanRecord(r, a.disaggregate));
+    if (!r.plan.feasible) sink->note(fmt::format("{} with tp {} cannot meet the target: {}", r.gpu->name, r.tp, r.plan.reason));
   }
+  sink->finish();
 }
 
 }  // namespace
 
-CLI::App* add_plan_command(CLI::App& app, PlanArgs& a) {
-  CLI::App* p = app.add_subcommand("plan", "GPUs needed for a load under latency targets, ranked by cost");
-  p->add_option("--model,-m", a.model, "model: a file or a preset name")->required();
-  p->add_option("--gpu,-g", a.gpus, "GPUs to compare (list)")->delimiter(',')->required();
-  p->add_option("--tp", a.tp, "tensor-parallel sizes to try (list)")->delimiter(',');
-  p->add_option("--price", a.prices, "$ per GPU-hour: one for all, or one per --gpu")->delimiter(',');
-  p->add_option("--rate", a.rate, "requests per second")->capture_default_str();
-  p->add_option("--prompt,-p", a.prompt, "prompt tokens per request")->capture_default_str();
-  p->add_option("--gen", a.gen, "generated tokens per request")->capture_default_str();
-  p->add_option("--ttft", a.ttft, "time-to-first-token target, with a unit")->capture_default_str();
-  p->add_option("--tpot", a.tpot, "time-per-output-token target, with a unit")->capture_default_str();
-  p->add_option("--weights", a.weights, "weight format [model dtype]");
-  p->add_option("--kv", a.kv, "KV cache format");
-  p->add_option("--compute", a.compute, "compute format");
-  p->add_option("--reserve", a.reserve, "fraction of memory held back")->capture_default_str();
-  p->add_flag("--disaggregate", a.disaggregate, "size separate prefill and decode pools");
-  p->add_option("--format,-f", a.format, "table, csv or json")->check(CLI::IsMember({"table", "csv", "json"}))->capture_default_str();
-  return p;
+void add_plan_options(Options& o, PlanArgs& a) {
+  using enum WorkloadFlag;
+  add_workload_options(o, a.workload, {batch, context});
+  o.add("--price", a.prices, "$ per GPU-hour: one for all, or one per --gpu");
+  o.add("--rate", a.rate, "requests per second").show_default();
+  o.add("--ttft", a.ttft, "time-to-first-token target, with a unit").show_default();
+  o.add("--tpot", a.tpot, "time-per-output-token target, with a unit").show_default();
+  o.flag("--disaggregate", a.disaggregate, "size separate prefill and decode pools");
+  o.add("--format,-f", a.format, "table, markdown, csv, json or jsonl").one_of(output_format_names()).show_default();
 }
 
 void run_plan(const PlanArgs& a, std::ostream& out) {
+  if (a.workload.model.empty() || a.workload.gpu.empty()) throw InputError("plan: --model and --gpu are required");
+  const WorkloadAxes x = parse_workload(a.workload);
+  x.require_one({WorkloadFlag::gpu, WorkloadFlag::tp});
   if (!(a.rate > 0)) throw InputError(fmt::format("--rate: must be positive, got {}", a.rate));
-  if (!a.prices.empty() && a.prices.size() != 1 && a.prices.size() != a.gpus.size()) {
-    throw InputError(fmt::format("--price: give one price for all GPUs or one per GPU ({}), not {}", a.gpus.size(),
+  if (!a.prices.empty() && a.prices.size() != 1 && a.prices.size() != x.gpu.size()) {
+    throw InputError(fmt::format("--price: give one price for all GPUs or one per GPU ({}), not {}", x.gpu.size(),
                                  a.prices.size()));
   }
   for (double price : a.prices) {
     if (!(price >= 0)) throw InputError(fmt::format("--price: must not be negative, got {}", price));
   }
-  const ModelSpec m = load_model(a.model);
+  const ModelSpec m = load_model(x.model.front());
   std::vector<GpuSpec> gpus;
-  for (const std::string& g : a.gpus) gpus.push_back(load_gpu(g));
+  for (const std::string& g : x.gpu) gpus.push_back(load_gpu(g));
   LoadTarget target{a.rate, Seconds(quantity_flag(a.ttft, Dimension::time, "ttft")),
                     Seconds(quantity_flag(a.tpot, Dimension::time, "tpot")), std::nullopt, a.disaggregate};
 
+  // Every flag holds one value but the GPUs and tp sizes compared: a product over those two.
+  std::vector<std::size_t> index(kWorkloadFlags, 0);
   std::vector<PlanRow> rows;
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     if (!a.prices.empty()) target.price_per_gpu_hour = a.prices.size() == 1 ? a.prices[0] : a.prices[i];
-    for (long tp : expand_counts(a.tp, "tp")) {
-      WorkloadArgs point;
-      point.prompt = a.prompt;
-      point.gen = a.gen;
-      point.tp = static_cast<int>(tp);
-      point.weights = a.weights;
-      point.kv = a.kv;
-      point.compute = a.compute;
-      point.reserve = a.reserve;
-      const Workload w = make_workload(point, m, gpus[i]);
-      rows.push_back({&gpus[i], point.tp, plan_capacity(m, gpus[i], w, target)});
+    index[static_cast<std::size_t>(WorkloadFlag::gpu)] = i;
+    for (std::size_t t = 0; t < x.tp.size(); ++t) {
+      index[static_cast<std::size_t>(WorkloadFlag::tp)] = t;
+      const Workload w = workload_at(x, index, m);
+      require_valid(w, m, gpus[i]);
+      rows.push_back({&gpus[i], w.tp, plan_capacity(m, gpus[i], w, target)});
     }
   }
   rank(rows);
-  print(rows, a, m, out);
+  print(rows, a, m, workload_at(x, std::vector<std::size_t>(kWorkloadFlags, 0), m), out);
 }
 
 }  // namespace roofline::cli

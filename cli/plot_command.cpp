@@ -13,14 +13,10 @@ namespace roofline::cli {
 using namespace io;
 using namespace chart;
 
-CLI::App* add_plot_command(CLI::App& app, PlotArgs& a) {
-  CLI::App* p = app.add_subcommand("plot", "charts: the roofline with every operator, decode against batch or context");
-  add_workload_options(*p, a.point);
-  p->add_option("--kind,-k", a.kind, "roofline, batch or context")
-      ->check(CLI::IsMember({"roofline", "batch", "context"}))
-      ->capture_default_str();
-  p->add_option("--out,-o", a.out, "a .svg or .png file [characters on stdout]");
-  return p;
+void add_plot_options(Options& o, PlotArgs& a) {
+  add_workload_options(o, a.workload);
+  o.add("--kind,-k", a.kind, "roofline, batch or context").one_of({"roofline", "batch", "context"}).show_default();
+  o.add("--out,-o", a.out, "a .svg or .png file [characters on stdout]");
 }
 
 void run_plot(const PlotArgs& a, std::ostream& out) {

@@ -1,25 +1,24 @@
 #pragma once
 // `rooflineplan sweep`: every value flag takes a list or range; one output row per point of
-// their product, as CSV (default), JSON lines or a table.
-#include <CLI/CLI.hpp>
-
+// their product, streamed as CSV (default), JSON lines, JSON, a table or Markdown.
 #include <ostream>
 #include <string>
-#include <vector>
+
+#include "cli/command.hpp"
+#include "cli/workload_options.hpp"
 
 namespace roofline::cli {
 
+// A sweep of more points than this is a typo, not a plan: refused before the first point.
+inline constexpr std::size_t kMaxSweepPoints = 1'000'000'000;
+
 struct SweepArgs {
-  std::vector<std::string> models, gpus;
-  std::vector<std::string> batch{"1"}, prompt{"512"}, gen{"256"}, context, tp{"1"};
-  std::vector<std::string> weights, kv, compute;
-  std::string attention = "flash";
-  double reserve = 0.1;
+  WorkloadFlags workload;
   std::string format = "csv";
   std::string out;  // empty: stdout
 };
 
-CLI::App* add_sweep_command(CLI::App& app, SweepArgs& args);
+void add_sweep_options(Options& o, SweepArgs& args);
 void run_sweep(const SweepArgs& args, std::ostream& out, std::ostream& err);
 
 }  // namespace roofline::cli

@@ -14,7 +14,6 @@
 #include "io/spec_loader.hpp"
 #include "report/text_table.hpp"
 #include "cli/workload_options.hpp"
-#include "cli/value_lists.hpp"
 
 namespace roofline::cli {
 
@@ -76,29 +75,31 @@ double median_abs_error(std::vector<Point> points) {
 
 }  // namespace
 
-CLI::App* add_validate_command(CLI::App& app, ValidateArgs& a) {
-  CLI::App* v = app.add_subcommand("validate", "run a synthetic decode step shaped like the model: predicted vs measured");
-  v->add_option("--model,-m", a.model, "a dense model: file or preset")->required();
-  v->add_option("--gpu,-g", a.gpu, "the calibrated description of this device (rooflineplan calibrate)")->required();
-  v->add_option("--device", a.device, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
-  v->add_option("--batch,-b", a.batches, "decode batches (list or range)")->delimiter(',')->capture_default_str();
-  v->add_option("--prompt,-p", a.prompt, "prompt tokens of the synthetic prefill")->capture_default_str();
-  v->add_option("--budget", a.budget, "most weight memory the synthetic step may allocate")->capture_default_str();
-  v->add_option("--repetitions", a.repetitions, "timed runs per point (best is compared)")->capture_default_str();
-  return v;
+void add_validate_options(Options& o, ValidateArgs& a) {
+  using enum WorkloadFlag;
+  add_workload_options(o, a.workload, {attention, reserve, tp, weights, group_size, kv, activations, compute, gen, context});
+  o.add("--device", a.device, "cpu or cuda").one_of({"cpu", "cuda"}).show_default();
+  o.add("--budget", a.budget, "most weight memory the synthetic step may allocate").show_default();
+  o.add("--repetitions", a.repetitions, "timed runs per point (best is compared)").show_default();
 }
 
 void run_validate(const ValidateArgs& a, std::ostream& out) {
-  const ModelSpec model = load_model(a.model);
-  const GpuSpec gpu = load_gpu(a.gpu);
+  if (a.workload.model.empty() || a.workload.gpu.empty()) {
+    throw InputError("validate: --model (a dense model) and --gpu (this device, calibrated) are required");
+  }
+  const WorkloadAxes x = parse_workload(a.workload);
+  x.require_one({WorkloadFlag::batch});
+  const ModelSpec model = load_model(x.model.front());
+  const GpuSpec gpu = load_gpu(x.gpu.front());
   if (!model.architecture) throw InputError("validate: the model needs its architecture, not only `params`");
   if (model.architecture->moe) {
     throw InputError("validate: synthetic steps run dense models; expert routing is not reproduced");
   }
   if (a.repetitions < 1) throw InputError(fmt::format("--repetitions: must be at least 1, got {}", a.repetitions));
-  if (a.prompt < 1) throw InputError(fmt::format("--prompt: must be at least 1, got {}", a.prompt));
+  const long prompt = x.prompt.front();
+  if (prompt < 1) throw InputError(fmt::format("--prompt: must be at least 1, got {}", prompt));
   const Bytes budget(quantity_flag(a.budget, Dimension::bytes, "budget"));
-  const std::vector<long> batches = expand_counts(a.batches, "batch");
+  const std::vector<long>& batches = x.batch;
   if (*std::min_element(batches.begin(), batches.end()) < 1) throw InputError("--batch: batches must be at least 1");
 
   auto device = open_device(a.device);
@@ -108,9 +109,9 @@ void run_validate(const ValidateArgs& a, std::ostream& out) {
   }
   const ModelSpec scaled = scaled_to_budget(model, dtype, budget);
   Workload w;
-  w.prompt_tokens = a.prompt;
+  w.prompt_tokens = prompt;
   w.gen_tokens = 2;
-  w.context_tokens = a.prompt;
+  w.context_tokens = prompt;
   w.precision = {dtype, dtype, dtype, dtype};
 
   std::vector<Point> decode;

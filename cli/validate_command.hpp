@@ -3,25 +3,25 @@
 // shaped like the model (its real matrix shapes, fewer layers when the weights would not fit
 // the budget) at each batch, and a prefill, on the device; prints the engine's prediction from
 // the measured ceilings beside the measured time, the knee against B*, and the error.
-#include <CLI/CLI.hpp>
-
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "cli/command.hpp"
+#include "cli/workload_options.hpp"
+
 namespace roofline::cli {
 
 struct ValidateArgs {
-  std::string model;
-  std::string gpu;
+  // The device sets the formats, and a synthetic step has no tp or attention choice: only the
+  // model, the GPU, the decode batches and the prompt of the prefill are the user's.
+  WorkloadFlags workload{.prompt = {"128"}, .batch = {"1..256:x2"}};
   std::string device = "cpu";
-  std::vector<std::string> batches{"1..256:x2"};
-  long prompt = 128;
   std::string budget = "2 GiB";  // weights the synthetic step may allocate
   int repetitions = 3;
 };
 
-CLI::App* add_validate_command(CLI::App& app, ValidateArgs& args);
+void add_validate_options(Options& o, ValidateArgs& args);
 void run_validate(const ValidateArgs& args, std::ostream& out);
 
 }  // namespace roofline::cli

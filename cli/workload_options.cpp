@@ -2,14 +2,51 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <limits>
 #include <stdexcept>
 
+#include "cli/value_lists.hpp"
 #include "io/input_error.hpp"
 #include "io/spec_loader.hpp"
 
 namespace roofline::cli {
 
 using namespace io;
+
+namespace {
+
+constexpr std::array<std::string_view, kWorkloadFlags> kNames = {
+    "model", "gpu", "attention", "reserve", "tp", "weights", "group-size", "kv", "activations", "compute",
+    "prompt", "gen", "context", "batch"};
+
+std::vector<std::optional<DType>> dtype_list(const std::vector<std::string>& items, std::string_view flag) {
+  if (items.empty()) return {std::nullopt};
+  std::vector<std::optional<DType>> out;
+  for (const std::string& item : items) out.push_back(dtype_flag(item, flag));
+  return out;
+}
+
+// Counts the engine keeps in an int (tp, group size).
+std::vector<long> int_counts(const std::vector<std::string>& items, std::string_view flag) {
+  std::vector<long> out = expand_counts(items, flag);
+  for (long v : out) {
+    if (v > std::numeric_limits<int>::max() || v < std::numeric_limits<int>::min()) {
+      throw InputError(fmt::format("--{}: {} is out of range", flag, v));
+    }
+  }
+  return out;
+}
+
+template <class T>
+std::vector<std::optional<T>> optional_list(const std::vector<T>& values) {
+  if (values.empty()) return {std::nullopt};
+  return {values.begin(), values.end()};
+}
+
+}  // namespace
+
+std::string_view flag_name(WorkloadFlag f) { return kNames[static_cast<std::size_t>(f)]; }
 
 std::optional<DType> dtype_flag(const std::string& value, std::string_view flag) {
   if (value.empty()) return std::nullopt;
@@ -31,23 +68,104 @@ double quantity_flag(const std::string& value, Dimension d, std::string_view fla
   return v;
 }
 
-void add_workload_options(CLI::App& app, WorkloadArgs& a) {
-  app.add_option("--model,-m", a.model, "model: a YAML file or a preset name (llama-2-7b)");
-  app.add_option("--gpu,-g", a.gpu, "GPU: a YAML file or a preset name (a100-80gb)");
-  app.add_option("--batch,-b", a.batch, "sequences decoded together")->capture_default_str();
-  app.add_option("--prompt,-p", a.prompt, "prompt tokens per sequence (prefill)")->capture_default_str();
-  app.add_option("--gen", a.gen, "generated tokens per sequence (decode)")->capture_default_str();
-  app.add_option("--context", a.context, "tokens in the KV cache at the decode step evaluated [prompt + gen/2]");
-  app.add_option("--weights", a.weights, "weight format: fp16, bf16, fp8, int8, int4 ... [model dtype]");
-  app.add_option("--kv", a.kv, "KV cache format [activation format]");
-  app.add_option("--activations", a.activations, "activation format [model dtype, or fp16]");
-  app.add_option("--compute", a.compute, "format the matrix units compute in [activation format]");
-  app.add_option("--group-size", a.group_size, "weights per quantization scale for sub-byte formats [128]");
-  app.add_option("--tp", a.tp, "tensor-parallel GPUs")->capture_default_str();
-  app.add_option("--attention", a.attention, "attention kernel: flash (scores on chip) or naive")
-      ->check(CLI::IsMember({"flash", "naive"}))
-      ->capture_default_str();
-  app.add_option("--reserve", a.reserve, "fraction of memory held back (CUDA context, allocator)")->capture_default_str();
+void add_workload_options(Options& o, WorkloadFlags& f, std::initializer_list<WorkloadFlag> omit) {
+  using enum WorkloadFlag;
+  auto wants = [omit](WorkloadFlag flag) { return std::find(omit.begin(), omit.end(), flag) == omit.end(); };
+  if (wants(model)) o.add("--model,-m", f.model, "model: a YAML file or a preset name (llama-2-7b)");
+  if (wants(gpu)) o.add("--gpu,-g", f.gpu, "GPU: a YAML file or a preset name (a100-80gb)");
+  if (wants(batch)) o.add("--batch,-b", f.batch, "sequences decoded together").show_default();
+  if (wants(prompt)) o.add("--prompt,-p", f.prompt, "prompt tokens per sequence (prefill)").show_default();
+  if (wants(gen)) o.add("--gen", f.gen, "generated tokens per sequence (decode)").show_default();
+  if (wants(context)) o.add("--context", f.context, "tokens in the KV cache at the decode step evaluated [prompt + gen/2]");
+  if (wants(weights)) o.add("--weights", f.weights, "weight format: fp16, bf16, fp8, int8, int4 ... [model dtype]");
+  if (wants(kv)) o.add("--kv", f.kv, "KV cache format [activation format]");
+  if (wants(activations)) o.add("--activations", f.activations, "activation format [model dtype, or fp16]");
+  if (wants(compute)) o.add("--compute", f.compute, "format the matrix units compute in [activation format]");
+  if (wants(group_size)) o.add("--group-size", f.group_size, "weights per quantization scale for sub-byte formats [128]");
+  if (wants(tp)) o.add("--tp", f.tp, "tensor-parallel GPUs").show_default();
+  if (wants(attention)) {
+    o.add("--attention", f.attention, "attention kernel: flash (scores on chip) or naive").one_of({"flash", "naive"}).show_default();
+  }
+  if (wants(reserve)) o.add("--reserve", f.reserve, "fraction of memory held back (CUDA context, allocator)").show_default();
+}
+
+std::array<std::size_t, kWorkloadFlags> WorkloadAxes::sizes() const {
+  return {model.size(), gpu.size(),   attention.size(), reserve.size(),     tp.size(),      weights.size(), group_size.size(),
+          kv.size(),    activations.size(), compute.size(), prompt.size(), gen.size(), context.size(), batch.size()};
+}
+
+void WorkloadAxes::require_one(std::initializer_list<WorkloadFlag> lists) const {
+  const auto n = sizes();
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    const auto flag = static_cast<WorkloadFlag>(i);
+    if (n[i] > 1 && std::find(lists.begin(), lists.end(), flag) == lists.end()) {
+      throw InputError(fmt::format("--{}: takes one value here, got {}; lists and ranges are for `rooflineplan sweep`",
+                                   flag_name(flag), n[i]));
+    }
+  }
+}
+
+WorkloadAxes parse_workload(const WorkloadFlags& f) {
+  WorkloadAxes x;
+  x.model = f.model;
+  x.gpu = f.gpu;
+  for (const std::string& a : f.attention) x.attention.push_back(a == "naive" ? AttentionKernel::naive : AttentionKernel::flash);
+  x.reserve = f.reserve;
+  x.tp = int_counts(f.tp, "tp");
+  x.weights = dtype_list(f.weights, "weights");
+  x.group_size = optional_list(f.group_size.empty() ? std::vector<long>{} : int_counts(f.group_size, "group-size"));
+  x.kv = dtype_list(f.kv, "kv");
+  x.activations = dtype_list(f.activations, "activations");
+  x.compute = dtype_list(f.compute, "compute");
+  x.prompt = expand_counts(f.prompt, "prompt");
+  x.gen = expand_counts(f.gen, "gen");
+  x.context = optional_list(f.context.empty() ? std::vector<long>{} : expand_counts(f.context, "context"));
+  x.batch = expand_counts(f.batch, "batch");
+  return x;
+}
+
+Workload workload_at(const WorkloadAxes& x, std::span<const std::size_t> i, const ModelSpec& m) {
+  auto at = [&i](const auto& axis, WorkloadFlag f) { return axis[i[static_cast<std::size_t>(f)]]; };
+  using enum WorkloadFlag;
+  Workload w;
+  w.batch = at(x.batch, batch);
+  w.prompt_tokens = at(x.prompt, prompt);
+  w.gen_tokens = at(x.gen, gen);
+  w.context_tokens = at(x.context, context).value_or(default_context(w.prompt_tokens, w.gen_tokens));
+  w.tp = static_cast<int>(at(x.tp, tp));
+  w.attention = at(x.attention, attention);
+  w.reserve_fraction = at(x.reserve, reserve);
+  const std::optional<long> group = at(x.group_size, group_size);
+  w.precision = resolve_precision(m.dtype, {at(x.weights, weights), at(x.kv, kv), at(x.activations, activations),
+                                            at(x.compute, compute),
+                                            group ? std::optional<int>(static_cast<int>(*group)) : std::nullopt});
+  return w;
+}
+
+void require_valid(const Workload& w, const ModelSpec& m, const GpuSpec& g) {
+  if (const auto e = validate(w, m, g)) throw InputError(fmt::format("--{}: {}", e->field, e->message));
+}
+
+WorkloadArgs one_point(const WorkloadFlags& f) {
+  const WorkloadAxes x = parse_workload(f);
+  x.require_one();
+  auto first = [](const std::vector<std::string>& items) { return items.empty() ? std::string() : items.front(); };
+  WorkloadArgs a;
+  a.model = first(f.model);
+  a.gpu = first(f.gpu);
+  a.batch = x.batch.front();
+  a.prompt = x.prompt.front();
+  a.gen = x.gen.front();
+  a.context = x.context.front();
+  a.weights = first(f.weights);
+  a.kv = first(f.kv);
+  a.activations = first(f.activations);
+  a.compute = first(f.compute);
+  if (x.group_size.front()) a.group_size = static_cast<int>(*x.group_size.front());
+  a.tp = static_cast<int>(x.tp.front());
+  a.attention = first(f.attention);
+  a.reserve = x.reserve.front();
+  return a;
 }
 
 Workload make_workload(const WorkloadArgs& a, const ModelSpec& m, const GpuSpec& g) {
@@ -63,7 +181,7 @@ Workload make_workload(const WorkloadArgs& a, const ModelSpec& m, const GpuSpec&
                              dtype_flag(a.activations, "activations"), dtype_flag(a.compute, "compute"),
                              a.group_size};
   w.precision = resolve_precision(m.dtype, o);
-  if (const auto e = validate(w, m, g)) throw InputError(fmt::format("--{}: {}", e->field, e->message));
+  require_valid(w, m, g);
   return w;
 }
 

@@ -1,18 +1,73 @@
 #pragma once
-// The flags that describe one point (model, GPU, batch, lengths, formats, tp), shared by every
-// command that evaluates points, and their translation into a validated Workload.
-#include <CLI/CLI.hpp>
-
+// The flags that describe a workload, declared once for every command. Each value flag takes a
+// list (1,2,4) whose items may be ranges (1..1024:x2): a sweep walks the product of all of
+// them, a plan compares its GPUs and tp sizes, and a command that evaluates one point takes a
+// list of one.
+#include <array>
+#include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
+#include "cli/command.hpp"
 #include "hardware/gpu_spec.hpp"
-#include "model/model_spec.hpp"
 #include "io/units_parse.hpp"
+#include "model/model_spec.hpp"
 #include "model/workload.hpp"
 
 namespace roofline::cli {
 
+// The flags, in the order a sweep nests them: the first outermost, batch varying fastest.
+enum class WorkloadFlag { model, gpu, attention, reserve, tp, weights, group_size, kv, activations, compute, prompt, gen, context, batch };
+inline constexpr std::size_t kWorkloadFlags = 14;
+
+[[nodiscard]] std::string_view flag_name(WorkloadFlag f);  // "group-size"
+
+// The flags as typed, each a list of items.
+struct WorkloadFlags {
+  std::vector<std::string> model{}, gpu{};
+  std::vector<std::string> attention{"flash"};
+  std::vector<double> reserve{0.1};
+  std::vector<std::string> tp{"1"}, weights{}, group_size{}, kv{}, activations{}, compute{};
+  std::vector<std::string> prompt{"512"}, gen{"256"}, context{}, batch{"1"};
+};
+
+// Declares every flag but those in `omit`: the ones a command decides itself (plan finds the
+// batch; validate's device sets the formats).
+void add_workload_options(Options& o, WorkloadFlags& f, std::initializer_list<WorkloadFlag> omit = {});
+
+// The flags parsed, one list of values each. An empty format list is {nullopt}: follow the model.
+struct WorkloadAxes {
+  std::vector<std::string> model, gpu;
+  std::vector<AttentionKernel> attention;
+  std::vector<double> reserve;
+  std::vector<long> tp;
+  std::vector<std::optional<DType>> weights;
+  std::vector<std::optional<long>> group_size;
+  std::vector<std::optional<DType>> kv, activations, compute;
+  std::vector<long> prompt, gen;
+  std::vector<std::optional<long>> context;
+  std::vector<long> batch;
+
+  // Values per flag, in WorkloadFlag order.
+  [[nodiscard]] std::array<std::size_t, kWorkloadFlags> sizes() const;
+  // Throws InputError naming the first flag, but those in `lists`, given more than one value.
+  void require_one(std::initializer_list<WorkloadFlag> lists = {}) const;
+};
+
+// Throws InputError naming the flag of an item that is not a count, a format or in range.
+[[nodiscard]] WorkloadAxes parse_workload(const WorkloadFlags& f);
+
+// The workload at one point (a position per flag, in WorkloadFlag order) for this model; not
+// validated: a sweep skips what require_valid would refuse.
+[[nodiscard]] Workload workload_at(const WorkloadAxes& x, std::span<const std::size_t> index, const ModelSpec& m);
+
+// Throws InputError naming the flag (`--batch: must be at least 1, got 0`).
+void require_valid(const Workload& w, const ModelSpec& m, const GpuSpec& g);
+
+// One point, as the commands that evaluate one read it: every flag with a single value.
 struct WorkloadArgs {
   std::string model;
   std::string gpu;
@@ -27,7 +82,8 @@ struct WorkloadArgs {
   double reserve = 0.1;
 };
 
-void add_workload_options(CLI::App& app, WorkloadArgs& args);
+// Throws InputError naming the first flag given more than one value.
+[[nodiscard]] WorkloadArgs one_point(const WorkloadFlags& f);
 
 // A format flag: empty means "follow the model"; a typo is an InputError naming the flag.
 [[nodiscard]] std::optional<DType> dtype_flag(const std::string& value, std::string_view flag);

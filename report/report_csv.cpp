@@ -47,15 +47,23 @@ void append_csv_row(std::string& out, const Report& r) {
   append_csv_row_of(out, report_columns(), [&r](const Column& c) { return c.get(r); });
 }
 
-std::string ops_csv(const Report& r) {
-  std::string out;
+void append_ops_csv_header(std::string& out) {
   append_csv_row_of(out, op_columns(), [](const OpColumn& c) { return Cell(c.csv_name); });
+}
+
+void append_ops_csv_rows(std::string& out, const Report& r) {
   // A plain pair, not a structured binding: clang 14 (the fuzzing build) cannot capture those.
   for (const auto& phase_ops : {std::pair{Phase::prefill, &r.prefill}, std::pair{Phase::decode, &r.decode.step}}) {
     for (const OpResult& op : phase_ops.second->ops) {
       append_csv_row_of(out, op_columns(), [&](const OpColumn& c) { return c.get(phase_ops.first, op); });
     }
   }
+}
+
+std::string ops_csv(const Report& r) {
+  std::string out;
+  append_ops_csv_header(out);
+  append_ops_csv_rows(out, r);
   return out;
 }
 

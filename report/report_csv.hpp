@@ -13,6 +13,8 @@ void append_csv_row(std::string& out, const Report& r);
 
 // The per-operator table: one row per operator of both phases, with its own header.
 [[nodiscard]] std::string ops_csv(const Report& r);
+void append_ops_csv_header(std::string& out);
+void append_ops_csv_rows(std::string& out, const Report& r);
 
 // One cell: empty for "not applicable", true/false, shortest round-trip numbers, quoted text.
 void append_csv_cell(std::string& out, const Cell& c);

@@ -57,41 +57,48 @@ std::string escape(const std::string& cell) {
 
 }  // namespace
 
+PlainLayout plain_layout(const TextTable& t) { return {column_widths(t), numeric_columns(t)}; }
+
+void append_plain_row(std::string& out, const PlainLayout& layout, const std::vector<std::string>& row) {
+  out += "  ";
+  for (std::size_t i = 0; i < layout.widths.size(); ++i) {
+    if (i > 0) out += "  ";
+    append_cell(out, i < row.size() ? row[i] : std::string(), layout.widths[i], !layout.numeric[i]);
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  out += "\n";
+}
+
 std::string render_plain(const TextTable& t) {
-  const auto widths = column_widths(t);
-  const auto numeric = numeric_columns(t);
+  const PlainLayout layout = plain_layout(t);
   std::string out;
   if (!t.title.empty()) out += t.title + "\n";
-  auto line = [&](const std::vector<std::string>& row) {
-    out += "  ";
-    for (std::size_t i = 0; i < widths.size(); ++i) {
-      if (i > 0) out += "  ";
-      append_cell(out, i < row.size() ? row[i] : std::string(), widths[i], !numeric[i]);
-    }
-    while (!out.empty() && out.back() == ' ') out.pop_back();
-    out += "\n";
-  };
-  line(t.header);
+  append_plain_row(out, layout, t.header);
   std::size_t total = 0;
-  for (std::size_t w : widths) total += w + 2;
+  for (std::size_t w : layout.widths) total += w + 2;
   out += "  " + std::string(total - 2, '-') + "\n";
-  for (const auto& row : t.rows) line(row);
+  for (const auto& row : t.rows) append_plain_row(out, layout, row);
   return out;
+}
+
+void append_markdown_row(std::string& out, std::size_t columns, const std::vector<std::string>& row) {
+  out += "|";
+  for (std::size_t i = 0; i < columns; ++i) out += fmt::format(" {} |", escape(i < row.size() ? row[i] : ""));
+  out += "\n";
+}
+
+void append_markdown_head(std::string& out, const TextTable& t) {
+  if (!t.title.empty()) out += fmt::format("### {}\n\n", t.title);
+  append_markdown_row(out, t.header.size(), t.header);
+  out += "|";
+  for (std::size_t i = 0; i < t.header.size(); ++i) out += i == 0 ? "---|" : "---:|";
+  out += "\n";
 }
 
 std::string render_markdown(const TextTable& t) {
   std::string out;
-  if (!t.title.empty()) out += fmt::format("### {}\n\n", t.title);
-  auto line = [&](const std::vector<std::string>& row) {
-    out += "|";
-    for (std::size_t i = 0; i < t.header.size(); ++i) out += fmt::format(" {} |", escape(i < row.size() ? row[i] : ""));
-    out += "\n";
-  };
-  line(t.header);
-  out += "|";
-  for (std::size_t i = 0; i < t.header.size(); ++i) out += i == 0 ? "---|" : "---:|";
-  out += "\n";
-  for (const auto& row : t.rows) line(row);
+  append_markdown_head(out, t);
+  for (const auto& row : t.rows) append_markdown_row(out, t.header.size(), row);
   return out;
 }
 

@@ -1,0 +1,48 @@
+#pragma once
+// A command as the table in cli/app.cpp lists it, and the one way commands declare their flags.
+// CLI11 is only named here: its header costs seconds in every file that reads it, so only
+// options.cpp, app.cpp and completion_command.cpp read it.
+#include <functional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
+
+namespace roofline::cli {
+
+// Declares the flags of one command. `names` as CLI11 reads them ("--batch,-b"; a bare name is
+// positional). Each call returns *this, and a modifier applies to the flag declared last.
+class Options {
+ public:
+  explicit Options(CLI::App& app) : app_(app) {}
+  Options& add(const std::string& names, std::string& into, const std::string& help);
+  Options& add(const std::string& names, long& into, const std::string& help);
+  Options& add(const std::string& names, int& into, const std::string& help);
+  Options& add(const std::string& names, double& into, const std::string& help);
+  Options& add(const std::string& names, std::vector<std::string>& into, const std::string& help);  // a,b,c
+  Options& add(const std::string& names, std::vector<double>& into, const std::string& help);       // a,b,c
+  Options& flag(const std::string& names, bool& into, const std::string& help);
+  Options& one_of(std::vector<std::string> values);  // each value given must be one of these
+  Options& show_default();                           // --help shows the value held before parsing
+  Options& required();
+
+ private:
+  CLI::App& app_;
+  CLI::Option* last_ = nullptr;
+};
+
+// One command: its name (empty: the flags of `rooflineplan` itself, which evaluate one point), a
+// line for --help, how it declares its flags, and how it runs once they are parsed.
+struct Command {
+  std::string_view name;
+  std::string_view description;
+  std::function<void(Options&)> add_options;
+  std::function<void(std::ostream& out, std::ostream& err)> run;
+};
+
+}  // namespace roofline::cli

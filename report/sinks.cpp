@@ -1,0 +1,172 @@
+#include <optional>
+#include <stdexcept>
+
+#include "report/sink.hpp"
+#include "report/text_table.hpp"
+
+namespace roofline::report {
+
+namespace {
+
+// Rows are gathered into a buffer and written a megabyte at a time: a stream write per row
+// would dominate a sweep of cheap points.
+constexpr std::size_t kFlushBytes = 1 << 20;
+
+// A plain table lays its columns out from the first rows it holds, then draws the rest in the
+// same columns without holding them. A table this long is read from its top; past it, a wider
+// cell pushes its own row to the right rather than the sink keeping every row.
+constexpr std::size_t kTableWindow = 1000;
+
+class BufferedSink : public Sink {
+ public:
+  BufferedSink(Columns columns, std::ostream& out) : columns_(std::move(columns)), out_(out) {}
+  void note(std::string line) override { notes_.push_back(std::move(line)); }
+  void finish() override {
+    close();
+    flush();
+  }
+
+ protected:
+  // Ends the output; tables add their notes here, machine formats leave them out.
+  virtual void close() {}
+  void written() {
+    if (buffer_.size() >= kFlushBytes) flush();
+  }
+  void flush() {
+    out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    buffer_.clear();
+  }
+  void append_notes(std::string_view before = "") {
+    if (!notes_.empty()) buffer_ += before;
+    for (const std::string& n : notes_) buffer_ += n + "\n";
+  }
+  Columns columns_;
+  std::string buffer_;
+
+ private:
+  std::ostream& out_;
+  std::vector<std::string> notes_;
+};
+
+class CsvSink final : public BufferedSink {
+ public:
+  CsvSink(Columns columns, std::ostream& out) : BufferedSink(std::move(columns), out) {
+    if (columns_.append_csv_header) columns_.append_csv_header(buffer_);
+  }
+  void add(const Record& r) override {
+    r.append_csv(buffer_);
+    written();
+  }
+};
+
+class JsonLinesSink final : public BufferedSink {
+ public:
+  using BufferedSink::BufferedSink;
+  void add(const Record& r) override {
+    buffer_ += r.json().dump();
+    buffer_ += '\n';
+    written();
+  }
+};
+
+// The pretty JSON of one document, or of an array of records written as they come: each
+// element indented as nlohmann's dump(2) of the whole array would indent it.
+class JsonSink final : public BufferedSink {
+ public:
+  JsonSink(Shape shape, Columns columns, std::ostream& out) : BufferedSink(std::move(columns), out), shape_(shape) {}
+  void add(const Record& r) override {
+    const std::string element = r.json().dump(2);
+    if (shape_ == Shape::document) {
+      buffer_ += element + "\n";
+      return;
+    }
+    buffer_ += count_++ == 0 ? "[\n  " : ",\n  ";
+    for (char c : element) {
+      buffer_ += c;
+      if (c == '\n') buffer_ += "  ";  // JSON strings hold no raw line breaks: each one is layout
+    }
+    written();
+  }
+
+ private:
+  void close() override {
+    if (shape_ == Shape::rows) buffer_ += count_ == 0 ? "[]\n" : "\n]\n";
+  }
+  Shape shape_;
+  std::size_t count_ = 0;
+};
+
+class PlainTableSink final : public BufferedSink {
+ public:
+  PlainTableSink(Shape shape, Columns columns, std::ostream& out)
+      : BufferedSink(std::move(columns), out), shape_(shape), window_{columns_.title, columns_.table_header, {}} {}
+  void add(const Record& r) override {
+    if (shape_ == Shape::document) {
+      buffer_ += r.view(false, columns_);
+      return;
+    }
+    if (layout_) {
+      append_plain_row(buffer_, *layout_, r.cells());
+      written();
+      return;
+    }
+    window_.rows.push_back(r.cells());
+    if (window_.rows.size() == kTableWindow) draw_window();
+  }
+
+ private:
+  void draw_window() {
+    layout_ = plain_layout(window_);
+    buffer_ += render_plain(window_);
+    window_.rows.clear();
+    written();
+  }
+  void close() override {
+    if (shape_ == Shape::rows && !layout_) draw_window();
+    append_notes();
+  }
+  Shape shape_;
+  TextTable window_;
+  std::optional<PlainLayout> layout_;
+};
+
+class MarkdownSink final : public BufferedSink {
+ public:
+  MarkdownSink(Shape shape, Columns columns, std::ostream& out) : BufferedSink(std::move(columns), out), shape_(shape) {
+    if (shape_ == Shape::rows) append_markdown_head(buffer_, {columns_.title, columns_.table_header, {}});
+  }
+  void add(const Record& r) override {
+    if (shape_ == Shape::document) {
+      buffer_ += r.view(true, columns_);
+      return;
+    }
+    append_markdown_row(buffer_, columns_.table_header.size(), r.cells());
+    written();
+  }
+
+ private:
+  void close() override {
+    append_notes("\n");  // a line that is not a row ends the table
+  }
+  Shape shape_;
+};
+
+}  // namespace
+
+std::string Record::view(bool markdown, const Columns& columns) const {
+  const TextTable t{columns.title, columns.table_header, {cells()}};
+  return markdown ? render_markdown(t) : render_plain(t);
+}
+
+std::unique_ptr<Sink> make_sink(OutputFormat f, Shape shape, Columns columns, std::ostream& out) {
+  switch (f) {
+    case OutputFormat::table: return std::make_unique<PlainTableSink>(shape, std::move(columns), out);
+    case OutputFormat::markdown: return std::make_unique<MarkdownSink>(shape, std::move(columns), out);
+    case OutputFormat::csv: return std::make_unique<CsvSink>(std::move(columns), out);
+    case OutputFormat::json: return std::make_unique<JsonSink>(shape, std::move(columns), out);
+    case OutputFormat::jsonl: return std::make_unique<JsonLinesSink>(std::move(columns), out);
+  }
+  throw std::logic_error("an output format without a sink");
+}
+
+}  // namespace roofline::report

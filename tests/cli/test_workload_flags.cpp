@@ -1,0 +1,171 @@
+// One parser for the workload flags of every command: each value flag a list, a sweep the
+// product of them, a point a list of one.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include "cli/product.hpp"
+#include "cli_runner.hpp"
+
+using namespace roofline;
+using cli::Product;
+using cli::product_size;
+
+namespace {
+
+// The first data row of a CSV, by column name.
+std::map<std::string, std::string> first_row(const std::string& csv) {
+  std::istringstream in(csv);
+  std::string header, row;
+  std::getline(in, header);
+  std::getline(in, row);
+  std::map<std::string, std::string> out;
+  std::istringstream h(header), r(row);
+  for (std::string name, value; std::getline(h, name, ',') && std::getline(r, value, ',');) {
+    name.erase(std::remove(name.begin(), name.end(), '\r'), name.end());
+    value.erase(std::remove(value.begin(), value.end(), '\r'), value.end());
+    out[name] = value;
+  }
+  return out;
+}
+
+double number(const std::map<std::string, std::string>& row, const std::string& column) { return std::stod(row.at(column)); }
+
+std::vector<std::string> json_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+TEST_CASE("product: 2 × 3 points, the last axis fastest, as nested loops") {
+  Product p({2, 3});
+  CHECK(p.size() == 6);
+  std::vector<std::pair<std::size_t, std::size_t>> seen;
+  do {
+    seen.emplace_back(p.index()[0], p.index()[1]);
+  } while (p.next());
+  CHECK(seen == std::vector<std::pair<std::size_t, std::size_t>>{{0, 0}, {0, 1}, {0, 2}, {1, 0}, {1, 1}, {1, 2}});
+}
+
+TEST_CASE("product: the count stops at the limit without overflowing") {
+  const std::vector<std::size_t> sizes{1000, 1000, 1000};
+  CHECK(product_size(sizes, 1'000'000'000) == std::optional<std::size_t>(1'000'000'000));
+  CHECK_FALSE(product_size(std::vector<std::size_t>{1000, 1000, 1001}, 1'000'000'000));
+  // 2^32 · 2^32 overflows 64 bits: refused, not wrapped around to 0.
+  const std::size_t big = std::size_t{1} << 32;
+  CHECK_FALSE(product_size(std::vector<std::size_t>{big, big}, std::numeric_limits<std::size_t>::max()));
+  CHECK(product_size(std::vector<std::size_t>{big, 0}, 10) == std::optional<std::size_t>(0));
+}
+
+TEST_CASE("sweep: rows come in the order of the old nested loops - gpu, then tp, then batch fastest") {
+  const auto r = test::run_cli({"sweep", "-m", "llama-2-7b", "-g", "a100-80gb,h100-sxm", "--tp", "1,2", "-b", "1,8",
+                                "-f", "jsonl"});
+  REQUIRE(r.code == 0);
+  std::vector<std::tuple<std::string, long, long>> order;
+  for (const std::string& line : json_lines(r.out)) {
+    const auto j = nlohmann::json::parse(line);
+    order.emplace_back(j["gpu"]["name"], j["workload"]["tp"], j["workload"]["batch"]);
+  }
+  const std::string a100 = "NVIDIA A100 80GB SXM", h100 = "NVIDIA H100 SXM";
+  CHECK(order == std::vector<std::tuple<std::string, long, long>>{{a100, 1, 1}, {a100, 1, 8}, {a100, 2, 1}, {a100, 2, 8},
+                                                                  {h100, 1, 1}, {h100, 1, 8}, {h100, 2, 1}, {h100, 2, 8}});
+}
+
+TEST_CASE("sweep: more than 10^9 points are refused before the first, naming the flags") {
+  // 100,000 batches × 100,000 prompts = 10^10 points.
+  const auto r = test::run_cli({"sweep", "-m", "llama-2-7b", "-g", "a100-80gb", "-b", "1..100000", "-p", "1..100000"});
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK_THAT(r.err, Catch::Contains("more than 1000000000 points") && Catch::Contains("--batch has 100000") &&
+                        Catch::Contains("--prompt has 100000"));
+}
+
+TEST_CASE("sweep: --group-size and --activations are axes") {
+  // Llama-2-7B's 6,476,005,376 matrix weights in int4 carry one fp16 scale per group: 2/32 bytes
+  // per weight against 2/128, 303,562,752 bytes more at group 32.
+  const auto r = test::run_cli({"sweep", "-m", "llama-2-7b", "-g", "a100-80gb", "--weights", "int4", "--group-size",
+                                "32,128", "--activations", "fp16,fp32", "-f", "jsonl"});
+  REQUIRE(r.code == 0);
+  const auto lines = json_lines(r.out);
+  REQUIRE(lines.size() == 4);
+  const auto g32 = nlohmann::json::parse(lines[0]), g32_fp32 = nlohmann::json::parse(lines[1]),
+             g128 = nlohmann::json::parse(lines[2]);
+  CHECK(g32["model"]["weight_bytes"].get<double>() - g128["model"]["weight_bytes"].get<double>() == 6476005376.0 * 3 / 64);
+  // The KV cache follows the activation format: fp32 doubles it.
+  CHECK(g32["workload"]["kv"] == "fp16");
+  CHECK(g32_fp32["workload"]["kv"] == "fp32");
+}
+
+TEST_CASE("point: a list of two batches is refused naming --batch") {
+  const auto r = test::run_cli({"-m", "llama-2-7b", "-g", "a100-80gb", "--batch", "1,2"});
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::StartsWith("error: --batch: takes one value here, got 2"));
+  const auto range = test::run_cli({"plot", "-m", "llama-2-7b", "-g", "a100-80gb", "--prompt", "128..512:x2"});
+  CHECK(range.code == 2);
+  CHECK_THAT(range.err, Catch::Contains("--prompt: takes one value here, got 3"));
+}
+
+TEST_CASE("plan: --attention naive writes the prompt's scores to memory: a longer prefill, as the point command finds") {
+  auto plan = [](const std::string& attention) {
+    return test::run_cli({"plan", "-m", "llama-2-7b", "-g", "a100-80gb", "-p", "4096", "--attention", attention, "-f", "csv"});
+  };
+  const auto flash = plan("flash"), naive = plan("naive");
+  REQUIRE(flash.code == 0);
+  REQUIRE(naive.code == 0);
+  const double naive_prefill = number(first_row(naive.out), "prefill_time_s");
+  CHECK(naive_prefill > number(first_row(flash.out), "prefill_time_s"));
+  const auto point = test::run_cli({"-m", "llama-2-7b", "-g", "a100-80gb", "-p", "4096", "--attention", "naive", "-f", "csv"});
+  CHECK(naive_prefill == number(first_row(point.out), "prefill_time_s"));
+}
+
+TEST_CASE("plan: --group-size and --activations reach the plan") {
+  auto plan = [](std::initializer_list<std::string> extra) {
+    std::vector<std::string> args{"plan", "-m", "llama-2-7b", "-g", "a100-80gb", "-f", "csv"};
+    args.insert(args.end(), extra);
+    const auto r = test::run_cli(args);
+    REQUIRE(r.code == 0);
+    return first_row(r.out);
+  };
+  // 303.6 MB more scales at group 32 leave room for one sequence fewer: 157 → 156.
+  CHECK(number(plan({"--weights", "int4", "--group-size", "128"}), "max_batch") == 157);
+  CHECK(number(plan({"--weights", "int4", "--group-size", "32"}), "max_batch") == 156);
+  // fp32 activations compute in fp32: the prefill matches the point command's in fp32.
+  const auto fp32 = plan({"--activations", "fp32"});
+  const auto point = test::run_cli({"-m", "llama-2-7b", "-g", "a100-80gb", "--activations", "fp32", "-f", "csv"});
+  CHECK(number(fp32, "prefill_time_s") == number(first_row(point.out), "prefill_time_s"));
+  CHECK(number(fp32, "prefill_time_s") > 10 * number(plan({}), "prefill_time_s"));
+}
+
+TEST_CASE("jsonl: the point command writes its report on one line, plan one line per row") {
+  const auto point = test::run_cli({"-m", "llama-2-7b", "-g", "a100-80gb", "-b", "8", "-f", "jsonl"});
+  REQUIRE(point.code == 0);
+  REQUIRE(json_lines(point.out).size() == 1);
+  const auto pretty = test::run_cli({"-m", "llama-2-7b", "-g", "a100-80gb", "-b", "8", "-f", "json"});
+  CHECK(nlohmann::json::parse(point.out) == nlohmann::json::parse(pretty.out));
+  const auto plan = test::run_cli({"plan", "-m", "llama-2-7b", "-g", "a100-80gb,h100-sxm", "-f", "jsonl"});
+  REQUIRE(plan.code == 0);
+  const auto lines = json_lines(plan.out);
+  REQUIRE(lines.size() == 2);
+  const auto array = nlohmann::json::parse(test::run_cli({"plan", "-m", "llama-2-7b", "-g", "a100-80gb,h100-sxm", "-f", "json"}).out);
+  CHECK(nlohmann::json::parse(lines[1]) == array[1]);
+}
+
+TEST_CASE("sweep: JSON is one array, streamed, and a table past its 1000-row window keeps every row") {
+  const auto json = test::run_cli({"sweep", "-m", "llama-2-7b", "-g", "a100-80gb", "-b", "1..5", "-f", "json"});
+  REQUIRE(json.code == 0);
+  CHECK(nlohmann::json::parse(json.out).size() == 5);
+  const auto none = test::run_cli({"sweep", "-m", "llama-2-13b", "-g", "a100-80gb", "--tp", "3", "-f", "json"});
+  CHECK(none.out == "[]\n");
+  const auto table = test::run_cli({"sweep", "-m", "llama-2-7b", "-g", "a100-80gb", "-b", "1..1200", "-f", "table"});
+  REQUIRE(table.code == 0);
+  // A header, its rule, and 1200 rows.
+  CHECK(std::count(table.out.begin(), table.out.end(), '\n') == 2 + 1200);
+  CHECK_THAT(table.out, Catch::Contains("\n  Llama-2-7B  NVIDIA A100 80GB SXM   1  fp16      1200     512      640"));
+}
