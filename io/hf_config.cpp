@@ -54,14 +54,26 @@ constexpr std::array kFamilies = {
 // architecture with these fields) would price its KV cache 30× too high.
 constexpr std::array<std::string_view, 3> kUnmodelledFields = {"kv_lora_rank", "q_lora_rank", "n_routed_experts"};
 
+// A field of the model schema and the config key that holds it: a family's own name (a member of
+// FieldNames) or one name for all.
+struct HfName {
+  std::string_view ours;
+  std::string_view FieldNames::*family = nullptr;
+  std::string_view theirs = {};
+};
+constexpr std::array kHfNames = {
+    HfName{"layers", &FieldNames::layers},         HfName{"hidden", &FieldNames::hidden},
+    HfName{"heads", &FieldNames::heads},           HfName{"kv_heads", &FieldNames::kv_heads},
+    HfName{"ffn", &FieldNames::ffn},               HfName{"vocab", &FieldNames::vocab},
+    HfName{"max_context", &FieldNames::max_context}, HfName{"position_embeddings", &FieldNames::max_context},
+    HfName{"moe.experts", nullptr, "num_experts"}, HfName{"moe.top_k", nullptr, "num_experts_per_tok"},
+    HfName{"moe.ffn", nullptr, "moe_intermediate_size"}};
+
 // validate() names rooflineplan's fields; the error names the user's.
 std::string_view hf_field(std::string_view field, const FieldNames& n) {
-  for (const auto& [ours, theirs] : {std::pair{"layers", n.layers}, {"hidden", n.hidden}, {"heads", n.heads},
-                                     {"kv_heads", n.kv_heads}, {"ffn", n.ffn}, {"vocab", n.vocab},
-                                     {"max_context", n.max_context}, {"position_embeddings", n.max_context},
-                                     {"moe.experts", "num_experts"},
-                                     {"moe.top_k", "num_experts_per_tok"}, {"moe.ffn", "moe_intermediate_size"}}) {
-    if (field == ours && !theirs.empty()) return theirs;
+  for (const HfName& h : kHfNames) {
+    const std::string_view theirs = h.family ? n.*h.family : h.theirs;
+    if (field == h.ours && !theirs.empty()) return theirs;
   }
   return field;
 }
@@ -140,6 +152,12 @@ MoeSpec read_moe(const MapReader& r, const std::string& architecture, Moe kind) 
 }
 
 }  // namespace
+
+std::vector<std::string_view> model_fields_read_from_hf_config() {
+  std::vector<std::string_view> out;
+  for (const HfName& h : kHfNames) out.push_back(h.ours);
+  return out;
+}
 
 bool is_hf_config(const YamlDocument& doc) {
   return doc.root.IsMap() && (doc.root["architectures"] || doc.root["model_type"]);

@@ -1,5 +1,5 @@
 #pragma once
-// A ModelSpec as rooflineplan's model YAML (DESIGN.md schema): what `convert` prints, so a
+// A ModelSpec as rooflineplan's model YAML (io/model_schema.cpp): what `convert` prints, so a
 // Hugging Face config becomes a file the user can read and edit. Reading it back gives the same spec.
 #include <string>
 

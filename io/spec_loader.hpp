@@ -1,6 +1,6 @@
 #pragma once
-// Model and GPU descriptions from YAML (DESIGN.md schemas), validated where they are read so
-// that every error points at its line.
+// Model and GPU descriptions from YAML (the schema tables of io/schema.hpp), validated where
+// they are read so that every error points at its line.
 #include <string>
 
 #include "hardware/gpu_spec.hpp"

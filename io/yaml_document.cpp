@@ -74,7 +74,7 @@ YamlDocument load_yaml_file(const std::string& path) {
 }
 
 MapReader::MapReader(const YamlDocument& doc, const YAML::Node& node, std::string prefix,
-                     std::initializer_list<std::string_view> allowed)
+                     const std::vector<std::string_view>& allowed)
     : doc_(&doc), node_(node), prefix_(std::move(prefix)) {
   const std::string what = prefix_.empty() ? "the document" : fmt::format("`{}`", prefix_.substr(0, prefix_.size() - 1));
   if (!node_.IsMap()) fail_here(fmt::format("{} must be a mapping of `key: value` lines", what));
@@ -86,8 +86,10 @@ MapReader::MapReader(const YamlDocument& doc, const YAML::Node& node, std::strin
     }
     const std::string key = entry.first.Scalar();
     if (allowed.size() > 0 && std::find(valid.begin(), valid.end(), key) == valid.end()) {
+      // The suggestion is a whole field, as the key is named: `moe.topk`, did you mean `moe.top_k`?
+      const auto nearest = nearest_word(key, valid);
       throw InputError(fmt::format("{}: unknown key `{}{}`{}", where(entry.first.Mark()), prefix_, key,
-                                   did_you_mean(key, valid)));
+                                   nearest ? fmt::format(", did you mean `{}{}`?", prefix_, *nearest) : ""));
     }
     if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
       throw InputError(fmt::format("{}: duplicate key `{}{}`", where(entry.first.Mark()), prefix_, key));
@@ -111,6 +113,16 @@ void MapReader::fail_here(std::string_view message) const {
   throw InputError(fmt::format("{}: {}", where(node_.Mark()), message));
 }
 
+void MapReader::missing(std::string_view key) const {
+  throw InputError(fmt::format("{}: missing field `{}`", where(node_.Mark()), field(key)));
+}
+
+void MapReader::fail_at(std::string_view path, std::string_view message) const {
+  const auto dot = path.find('.');
+  if (dot == std::string_view::npos) fail(path, message);
+  child(path.substr(0, dot), {}).fail_at(path.substr(dot + 1), message);
+}
+
 bool MapReader::has(std::string_view key) const { return std::as_const(node_)[std::string(key)].IsDefined(); }
 
 bool MapReader::has_value(std::string_view key) const {
@@ -120,9 +132,7 @@ bool MapReader::has_value(std::string_view key) const {
 
 YAML::Node MapReader::value(std::string_view key) const {
   YAML::Node v = std::as_const(node_)[std::string(key)];
-  if (!v.IsDefined()) {
-    throw InputError(fmt::format("{}: missing field `{}`", where(node_.Mark()), field(key)));
-  }
+  if (!v.IsDefined()) missing(key);
   return v;
 }
 
@@ -204,12 +214,12 @@ double MapReader::quantity(std::string_view key, Dimension d) const {
   return v;
 }
 
-MapReader MapReader::child(std::string_view key, std::initializer_list<std::string_view> allowed) const {
+MapReader MapReader::child(std::string_view key, const std::vector<std::string_view>& allowed) const {
   return MapReader(*doc_, value(key), field(key) + ".", allowed);
 }
 
 std::optional<MapReader> MapReader::optional_child(std::string_view key,
-                                                   std::initializer_list<std::string_view> allowed) const {
+                                                   const std::vector<std::string_view>& allowed) const {
   if (!has(key)) return std::nullopt;
   return child(key, allowed);
 }

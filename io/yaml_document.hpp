@@ -4,10 +4,10 @@
 // type, units on dimensioned values. Every error names file:line:column and the field.
 #include <yaml-cpp/yaml.h>
 
-#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "io/units_parse.hpp"
 
@@ -26,8 +26,9 @@ struct YamlDocument {
 class MapReader {
  public:
   // `prefix` is the dotted path of this mapping ("memory."), so errors name the full field.
+  // `allowed`: the valid keys; none: any key (a table whose keys are data).
   MapReader(const YamlDocument& doc, const YAML::Node& node, std::string prefix,
-            std::initializer_list<std::string_view> allowed);
+            const std::vector<std::string_view>& allowed);
 
   [[nodiscard]] bool has(std::string_view key) const;
   [[nodiscard]] bool has_value(std::string_view key) const;  // present and not null (JSON's null)
@@ -41,14 +42,17 @@ class MapReader {
   [[nodiscard]] std::optional<bool> optional_bool(std::string_view key) const;
   // A positive dimensioned value: "2 TB/s".
   [[nodiscard]] double quantity(std::string_view key, Dimension d) const;
-  [[nodiscard]] MapReader child(std::string_view key, std::initializer_list<std::string_view> allowed) const;
+  [[nodiscard]] MapReader child(std::string_view key, const std::vector<std::string_view>& allowed) const;
   [[nodiscard]] std::optional<MapReader> optional_child(std::string_view key,
-                                                        std::initializer_list<std::string_view> allowed) const;
+                                                        const std::vector<std::string_view>& allowed) const;
   // Keys of a mapping whose keys are data (a peak table's dtypes), in file order.
   [[nodiscard]] std::vector<std::string> keys() const;
 
   [[noreturn]] void fail(std::string_view key, std::string_view message) const;
   [[noreturn]] void fail_here(std::string_view message) const;
+  [[noreturn]] void missing(std::string_view key) const;
+  // A dotted field ("moe.top_k", as the spec's rules name them): points into the mapping holding it.
+  [[noreturn]] void fail_at(std::string_view path, std::string_view message) const;
   [[nodiscard]] std::string field(std::string_view key) const { return prefix_ + std::string(key); }
 
  private:

@@ -1,0 +1,106 @@
+// The GPU YAML, field by field: what `--gpu file.yaml` reads, `calibrate` writes and the README
+// lists. Dimensioned values carry units; a calibration block replaces the datasheet ceilings.
+#include <algorithm>
+#include <array>
+
+#include "io/schema.hpp"
+
+namespace roofline::io {
+
+namespace {
+
+struct InGpu {
+  using Spec = GpuSpec;
+  static auto& of(auto& g) { return g; }
+};
+struct InInterconnect {
+  using Spec = GpuSpec;
+  static auto& of(auto& g) { return *g.interconnect; }
+};
+struct InEfficiency {
+  using Spec = GpuSpec;
+  static auto& of(auto& g) { return g.efficiency; }
+};
+struct InCalibration {
+  using Spec = GpuSpec;
+  static auto& of(auto& g) { return *g.calibration; }
+};
+
+using F = Field<GpuSpec>;
+
+void check(const MapReader& r, const GpuSpec& g) {
+  if (std::none_of(g.peak.begin(), g.peak.end(), [](const auto& p) { return p.has_value(); }) && r.has("compute")) {
+    const MapReader compute = r.child("compute", {});
+    if (compute.has("peak")) compute.fail("peak", "needs at least one dtype, like fp16: \"312 TFLOPS\"");
+  }
+}
+
+}  // namespace
+
+const Schema<GpuSpec>& gpu_schema() {
+  static const std::array memory = {
+      F{.key = "capacity", .kind = Kind::quantity, .need = Need::required, .doc = "memory size",
+        .access = member<InGpu, &GpuSpec::memory_capacity>(), .dimension = Dimension::bytes},
+      F{.key = "bandwidth", .kind = Kind::quantity, .need = Need::required, .doc = "datasheet memory bandwidth",
+        .access = member<InGpu, &GpuSpec::memory_bandwidth>(), .dimension = Dimension::bandwidth},
+  };
+  static const std::array compute = {
+      F{"peak", Kind::peaks, Need::required, "datasheet dense peak of each dtype it has; at least one",
+        member<InGpu, &GpuSpec::peak>()},
+  };
+  static const std::array interconnect = {
+      F{.key = "bandwidth", .kind = Kind::quantity, .need = Need::required, .doc = "per direction, per GPU",
+        .access = member<InInterconnect, &Interconnect::bandwidth>(), .dimension = Dimension::bandwidth},
+      F{.key = "latency", .kind = Kind::quantity, .need = Need::required, .doc = "of one transfer",
+        .access = member<InInterconnect, &Interconnect::latency>(), .dimension = Dimension::time},
+  };
+  static const std::array efficiency = {
+      F{.key = "memory", .kind = Kind::fraction, .need = Need::optional,
+        .doc = "fraction of the datasheet bandwidth reachable", .access = member<InEfficiency, &Efficiency::memory>(),
+        .fallback = 1.0},
+      F{.key = "compute", .kind = Kind::fraction, .need = Need::optional,
+        .doc = "fraction of the datasheet peak reachable", .access = member<InEfficiency, &Efficiency::compute>(),
+        .fallback = 1.0},
+  };
+  static const std::array calibration = {
+      F{.key = "device", .kind = Kind::text, .need = Need::optional, .doc = "the device measured",
+        .access = member<InCalibration, &Calibration::device>(), .fallback = std::string()},
+      F{.key = "toolchain", .kind = Kind::text, .need = Need::optional, .doc = "driver and compiler versions",
+        .access = member<InCalibration, &Calibration::toolchain>(), .fallback = std::string()},
+      F{.key = "date", .kind = Kind::text, .need = Need::optional, .doc = "when it was measured",
+        .access = member<InCalibration, &Calibration::date>(), .fallback = std::string()},
+      F{.key = "repetitions", .kind = Kind::count, .need = Need::optional, .doc = "runs of each kernel",
+        .access = member<InCalibration, &Calibration::repetitions>(), .fallback = 0L},
+      F{.key = "spread", .kind = Kind::number, .need = Need::optional, .doc = "(max - min) / median of the runs",
+        .access = member<InCalibration, &Calibration::spread>(), .fallback = 0.0},
+      F{.key = "bandwidth", .kind = Kind::quantity, .need = Need::optional,
+        .doc = "measured memory bandwidth: replaces datasheet × efficiency",
+        .access = member<InCalibration, &Calibration::bandwidth>(), .dimension = Dimension::bandwidth},
+      F{.key = "peak", .kind = Kind::peaks, .need = Need::optional,
+        .doc = "measured compute ceilings: replace datasheet × efficiency",
+        .access = member<InCalibration, &Calibration::peak>(), .fallback = PeakTable{}},
+      F{.key = "kernels", .kind = Kind::kernels, .need = Need::optional, .doc = "every kernel's measurements",
+        .access = member<InCalibration, &Calibration::kernels>(), .fallback = std::vector<KernelRecord>{}},
+  };
+  static const std::array fields = {
+      F{"name", Kind::text, Need::required, "the GPU's name", member<InGpu, &GpuSpec::name>()},
+      F{.key = "source", .kind = Kind::text, .need = Need::optional, .doc = "where the figures come from",
+        .access = member<InGpu, &GpuSpec::source>(), .fallback = std::string()},
+      F{.key = "memory", .kind = Kind::section, .need = Need::required, .doc = "the memory's size and bandwidth", .fields = memory, .flow = true},
+      F{.key = "compute", .kind = Kind::section, .need = Need::required, .doc = "the datasheet's compute ceilings", .fields = compute},
+      F{.key = "interconnect", .kind = Kind::section, .need = Need::optional,
+        .doc = "the link between GPUs; needed for `--tp` > 1", .fields = interconnect,
+        .present = [](const GpuSpec& g) { return g.interconnect.has_value(); },
+        .create = [](GpuSpec& g) { g.interconnect.emplace(); }, .flow = true},
+      F{.key = "efficiency", .kind = Kind::section, .need = Need::optional,
+        .doc = "the reachable share of the datasheet figures", .fields = efficiency, .flow = true},
+      F{.key = "calibration", .kind = Kind::section, .need = Need::optional,
+        .doc = "measured by `rooflineplan calibrate`: replaces datasheet × efficiency", .fields = calibration,
+        .present = [](const GpuSpec& g) { return g.calibration.has_value(); },
+        .create = [](GpuSpec& g) { g.calibration.emplace(); }},
+  };
+  static const Schema<GpuSpec> schema{fields, check};
+  return schema;
+}
+
+}  // namespace roofline::io

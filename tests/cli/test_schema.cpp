@@ -1,0 +1,210 @@
+// The schema tables: what is written reads back as the same spec, the README's field tables are
+// the ones the tables produce, and every error still names its place and suggests a key.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "cli_runner.hpp"
+#include "io/gpu_writer.hpp"
+#include "io/hf_config.hpp"
+#include "io/model_writer.hpp"
+#include "io/presets.hpp"
+#include "io/schema.hpp"
+
+using namespace roofline;
+
+namespace {
+
+// Member by member, written out here rather than through the schema, so that a field the
+// schema forgets to read or write shows up as a difference.
+void check_same(const ModelSpec& a, const ModelSpec& b) {
+  CHECK(a.name == b.name);
+  CHECK(a.source == b.source);
+  CHECK(a.declared_params == b.declared_params);
+  CHECK(a.dtype == b.dtype);
+  CHECK(a.max_context == b.max_context);
+  REQUIRE(a.architecture.has_value() == b.architecture.has_value());
+  if (!a.architecture) return;
+  const Architecture &x = *a.architecture, &y = *b.architecture;
+  CHECK(x.layers == y.layers);
+  CHECK(x.hidden == y.hidden);
+  CHECK(x.heads == y.heads);
+  CHECK(x.kv_heads == y.kv_heads);
+  CHECK(x.head_dim == y.head_dim);
+  CHECK(x.ffn == y.ffn);
+  CHECK(x.ffn_type == y.ffn_type);
+  CHECK(x.vocab == y.vocab);
+  CHECK(x.tied_embeddings == y.tied_embeddings);
+  CHECK(x.attention_bias == y.attention_bias);
+  CHECK(x.linear_bias == y.linear_bias);
+  CHECK(x.norm == y.norm);
+  CHECK(x.position_embeddings == y.position_embeddings);
+  REQUIRE(x.moe.has_value() == y.moe.has_value());
+  if (x.moe) {
+    CHECK(x.moe->experts == y.moe->experts);
+    CHECK(x.moe->top_k == y.moe->top_k);
+    CHECK(x.moe->ffn == y.moe->ffn);
+    CHECK(x.moe->shared_experts == y.moe->shared_experts);
+    CHECK(x.moe->dense_layers == y.moe->dense_layers);
+  }
+  REQUIRE(x.mla.has_value() == y.mla.has_value());
+  if (x.mla) {
+    CHECK(x.mla->q_lora_rank == y.mla->q_lora_rank);
+    CHECK(x.mla->kv_lora_rank == y.mla->kv_lora_rank);
+    CHECK(x.mla->nope_dim == y.mla->nope_dim);
+    CHECK(x.mla->rope_dim == y.mla->rope_dim);
+    CHECK(x.mla->v_dim == y.mla->v_dim);
+  }
+}
+
+void check_same(const GpuSpec& a, const GpuSpec& b) {
+  CHECK(a.name == b.name);
+  CHECK(a.source == b.source);
+  CHECK(a.memory_capacity == b.memory_capacity);
+  CHECK(a.memory_bandwidth == b.memory_bandwidth);
+  CHECK(a.peak == b.peak);
+  REQUIRE(a.interconnect.has_value() == b.interconnect.has_value());
+  if (a.interconnect) {
+    CHECK(a.interconnect->bandwidth == b.interconnect->bandwidth);
+    CHECK(a.interconnect->latency == b.interconnect->latency);
+  }
+  CHECK(a.efficiency.memory == b.efficiency.memory);
+  CHECK(a.efficiency.compute == b.efficiency.compute);
+  REQUIRE(a.calibration.has_value() == b.calibration.has_value());
+  if (!a.calibration) return;
+  const Calibration &x = *a.calibration, &y = *b.calibration;
+  CHECK(x.bandwidth == y.bandwidth);
+  CHECK(x.peak == y.peak);
+  CHECK(x.device == y.device);
+  CHECK(x.toolchain == y.toolchain);
+  CHECK(x.date == y.date);
+  CHECK(x.repetitions == y.repetitions);
+  CHECK(x.spread == y.spread);
+  REQUIRE(x.kernels.size() == y.kernels.size());
+  for (std::size_t i = 0; i < x.kernels.size(); ++i) {
+    CHECK(x.kernels[i].name == y.kernels[i].name);
+    CHECK(x.kernels[i].bandwidth == y.kernels[i].bandwidth);
+    CHECK(x.kernels[i].best == y.kernels[i].best);
+    CHECK(x.kernels[i].median == y.kernels[i].median);
+    CHECK(x.kernels[i].spread == y.kernels[i].spread);
+  }
+}
+
+ModelSpec model_from(const std::string& yaml) { return io::read_model(io::parse_yaml(yaml, "model.yaml")); }
+GpuSpec gpu_from(const std::string& yaml) { return io::read_gpu(io::parse_yaml(yaml, "gpu.yaml")); }
+
+// The README's text between `<!-- begin NAME -->` and `<!-- end NAME -->`.
+std::string readme_section(const std::string& name) {
+  std::ifstream in(ROOFLINEPLAN_README);
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string all = text.str(), begin = "<!-- begin " + name + " -->\n", end = "<!-- end " + name + " -->";
+  const auto from = all.find(begin), to = all.find(end);
+  if (from == std::string::npos || to == std::string::npos) return "(no section " + name + " in README.md)";
+  return all.substr(from + begin.size(), to - from - begin.size());
+}
+
+}  // namespace
+
+TEST_CASE("schema: every model preset and Hugging Face config, written and read back, is the same spec") {
+  for (const auto& p : io::list_presets(io::PresetKind::model)) {
+    INFO(p.id);
+    const ModelSpec m = io::load_model(p.id);
+    check_same(model_from(io::model_yaml(m)), m);
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(test::data_file("hf"))) {
+    if (entry.path().stem() == "unknown-falcon") continue;  // refused: not a known architecture
+    INFO(entry.path().filename());
+    const ModelSpec m = io::load_model(entry.path().string());
+    check_same(model_from(io::model_yaml(m)), m);
+  }
+  const ModelSpec teaching = io::load_model(test::example_file("7b.yaml"));
+  check_same(model_from(io::model_yaml(teaching)), teaching);
+}
+
+TEST_CASE("schema: every GPU preset and a calibrated GPU, written and read back, is the same spec") {
+  for (const auto& p : io::list_presets(io::PresetKind::gpu)) {
+    INFO(p.id);
+    const GpuSpec g = io::load_gpu(p.id);
+    check_same(gpu_from(io::gpu_yaml(g)), g);
+  }
+  const GpuSpec calibrated = io::load_gpu(test::data_file("good/calibrated-cpu.yaml"));
+  check_same(gpu_from(io::gpu_yaml(calibrated)), calibrated);
+  // A measured figure need not survive the trip through GB: 4028408320.3218 / 1e9 prints as
+  // 4.0284083203218, which reads back as ...320.3217998 B. Such a value is written in bytes.
+  GpuSpec g = calibrated;
+  g.memory_capacity = Bytes(4028408320.3218);
+  CHECK_THAT(io::gpu_yaml(g), Catch::Contains("capacity: 4028408320.3218 B"));
+  check_same(gpu_from(io::gpu_yaml(g)), g);
+  g.memory_capacity = Bytes(80.0 * 1024 * 1024 * 1024);  // 80 GiB is 85.89934592 GB exactly
+  CHECK_THAT(io::gpu_yaml(g), Catch::Contains("capacity: 85.89934592 GB"));
+}
+
+TEST_CASE("schema: the writer leaves out defaults and what the reader works out again") {
+  // tests/data/good/tiny.yaml: head_dim 128 / 4 = 32 is derived, tied_embeddings false is the
+  // default, so neither is written; the order is the table's.
+  CHECK(io::model_yaml(io::load_model(test::data_file("good/tiny.yaml"))) ==
+        "name: Tiny\nlayers: 2\nhidden: 128\nheads: 4\nkv_heads: 4\nffn: 256\nffn_type: gated\nvocab: 512\n"
+        "dtype: fp32\n");
+  // The teaching form: 7e9 parameters and no architecture.
+  CHECK_THAT(io::model_yaml(io::load_model(test::example_file("7b.yaml"))), Catch::Contains("params: 7000000000"));
+  // Efficiency 1 is the default: an uncalibrated datasheet GPU has no efficiency line.
+  CHECK_THAT(io::gpu_yaml(io::load_gpu("h100-sxm")), !Catch::Contains("efficiency") &&
+                                                         Catch::Contains("latency: 5 us") &&
+                                                         Catch::Contains("capacity: 80 GB"));
+}
+
+TEST_CASE("schema: the README's field tables are the ones the schema produces") {
+  CHECK(readme_section("model fields") == io::schema_markdown(io::SchemaKind::model));
+  CHECK(readme_section("gpu fields") == io::schema_markdown(io::SchemaKind::gpu));
+}
+
+TEST_CASE("schema: the table's rows - required, defaults, units - worked from the model and GPU tables") {
+  const std::string model = io::schema_markdown(io::SchemaKind::model);
+  CHECK_THAT(model, Catch::Contains("| `layers` | whole number | required |"));
+  CHECK_THAT(model, Catch::Contains("| `tied_embeddings` | `true` or `false` | optional, default `false` |"));
+  CHECK_THAT(model, Catch::Contains("| `norm` | `rmsnorm` (a scale) or `layernorm` (a scale and a bias) | optional, "
+                                    "default `rmsnorm` |"));
+  CHECK_THAT(model, Catch::Contains("| `moe.top_k` | whole number | required |"));
+  const std::string gpu = io::schema_markdown(io::SchemaKind::gpu);
+  CHECK_THAT(gpu, Catch::Contains("| `memory.bandwidth` | bandwidth, like \"2039 GB/s\" | required |"));
+  CHECK_THAT(gpu, Catch::Contains("| `efficiency.memory` | fraction in (0, 1] | optional, default `1` |"));
+}
+
+TEST_CASE("schema: an unknown key - nested or not - still names its place and the nearest field") {
+  const std::string head = "name: x\nlayers: 2\nhidden: 8\nheads: 2\nkv_heads: 2\nffn_type: gated\nvocab: 4\ndtype: fp16\n";
+  CHECK_THROWS_WITH(model_from(head + "moe: {experts: 4, topk: 2, ffn: 16}\n"),
+                    "model.yaml:9:19: unknown key `moe.topk`, did you mean `moe.top_k`?");
+  CHECK_THROWS_WITH(model_from(head + "ffn: 16\nhead_dims: 4\n"),
+                    "model.yaml:10:1: unknown key `head_dims`, did you mean `head_dim`?");
+  CHECK_THROWS_WITH(gpu_from("name: g\nmemory: {capacity: 1 GB, bandwith: 1 GB/s}\ncompute: {peak: {fp16: 1 TFLOPS}}\n"),
+                    "gpu.yaml:2:26: unknown key `memory.bandwith`, did you mean `memory.bandwidth`?");
+}
+
+TEST_CASE("schema: rules that join fields fail at the field") {
+  const std::string head = "name: x\nlayers: 2\nhidden: 8\nheads: 2\nffn_type: gated\nvocab: 4\ndtype: fp16\n";
+  CHECK_THROWS_WITH(model_from(head + "kv_heads: 2\nffn: 16\nparams: 7e9\n"),
+                    Catch::StartsWith("model.yaml:10:9: params: give either `params`"));
+  CHECK_THROWS_WITH(model_from(head + "head_dim: 4\nmla: {kv_lora_rank: 4, nope_dim: 2, rope_dim: 2, v_dim: 2}\n"),
+                    "model.yaml:8:11: head_dim: with mla the head width is mla.nope_dim + mla.rope_dim");
+  // With mla, kv_heads is heads (2) and head_dim nope + rope = 4; no ffn without dense layers.
+  const ModelSpec m = model_from(head + "mla: {kv_lora_rank: 4, nope_dim: 3, rope_dim: 1, v_dim: 2}\n"
+                                        "moe: {experts: 4, top_k: 2, ffn: 16}\n");
+  CHECK(m.architecture->kv_heads == 2);
+  CHECK(m.architecture->head_dim == 4);
+  CHECK(m.architecture->ffn == 0);
+  CHECK_THROWS_WITH(model_from(head + "kv_heads: 2\nffn: 16\nmoe: {experts: 4, top_k: 2, ffn: 16}\n"),
+                    Catch::StartsWith("model.yaml:9:6: ffn: a MoE model gives its expert width as moe.ffn"));
+  CHECK_THROWS_WITH(model_from(head + "kv_heads: 2\nmoe: {experts: 4, top_k: 2, ffn: 16, dense_layers: 1}\n"),
+                    "model.yaml:1:1: missing field `ffn`");
+}
+
+TEST_CASE("schema: the fields a config.json is mapped onto are fields of the model schema") {
+  for (std::string_view field : io::model_fields_read_from_hf_config()) {
+    INFO(field);
+    CHECK(io::has_field(io::model_schema(), field));
+  }
+  CHECK_FALSE(io::has_field(io::model_schema(), "moe.topk"));
+}
