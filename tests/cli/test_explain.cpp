@@ -87,3 +87,16 @@ TEST_CASE("explain: a mixture of experts is not told that batching is free below
                         !Catch::Contains("each weight read from memory is used 512 times"));
   CHECK_THAT(r.out, !Catch::Contains("the step barely grows"));
 }
+
+TEST_CASE("explain --lang zh words the engine's warnings in Chinese, with the numbers; the English says the same") {
+  const test::CliResult zh = test::run_cli({"explain", "-m", test::example_file("7b.yaml"), "-g",
+                                            test::example_file("a100.yaml"), "--lang", "zh"});
+  REQUIRE(zh.code == 0);
+  CHECK_THAT(zh.out, Catch::StartsWith("注意：架构未知（只给了 `params`）"));
+  const test::CliResult en = test::run_cli({"explain", "-m", "llama-2-70b", "-g", "l4"});
+  REQUIRE(en.code == 0);
+  CHECK_THAT(en.out, Catch::Contains("warning: does not fit: needs 1"));
+  CHECK_THAT(en.out, Catch::Contains("GB of 24.0 GB at batch 1"));
+  const test::CliResult zh_fit = test::run_cli({"explain", "-m", "llama-2-70b", "-g", "l4", "--lang", "zh"});
+  CHECK_THAT(zh_fit.out, Catch::Contains("放不下：批大小 1 需要 1") && Catch::Contains("GB，容量只有 24.0 GB"));
+}
