@@ -1,5 +1,5 @@
 #pragma once
-// The JSON contract of DESIGN.md: SI units, nested by section, ops and warnings as arrays.
+// The JSON contract (docs/architecture.md, "Output contracts"): SI units, nested by section, ops and warnings as arrays.
 #include <nlohmann/json.hpp>
 
 #include "model/report.hpp"

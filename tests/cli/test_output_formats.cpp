@@ -1,4 +1,4 @@
-// The output contract: JSON keys of DESIGN.md, CSV header and quoting, Markdown tables.
+// The output contract: JSON keys of docs/architecture.md, CSV header and quoting, Markdown tables.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
