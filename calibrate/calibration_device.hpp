@@ -2,8 +2,9 @@
 // One interface over the machines we can measure (after BabelStream's Stream<T>): each backend
 // measures memory bandwidth, peak FMA throughput and a practical GEMM ceiling, and runs a
 // synthetic step of matrix products shaped like a model's, so that predictions can be checked
-// against measurements. Backends: cpu/ (threads + Eigen, everywhere) and cuda/ (built when nvcc
-// exists). This header is compiled by nvcc too, so it stays within C++17.
+// against measurements. Backends: cpu/ (threads + Eigen, everywhere, in the main binary) and
+// cuda/ (a plugin built when nvcc exists, loaded only when asked for: plugin_abi.hpp). This header
+// is compiled by nvcc too, so it stays within C++17.
 #include <memory>
 #include <string>
 #include <vector>
@@ -47,8 +48,12 @@ class CalibrationDevice {
   virtual std::vector<double> run_step(const std::vector<GemmShape>& shapes, int repetitions) = 0;
 };
 
-// "cpu" or "cuda". Throws std::runtime_error with a clear message when the backend is not
-// built into this binary or finds no device.
-[[nodiscard]] std::unique_ptr<CalibrationDevice> make_device(const std::string& kind);
+// The names `--device` accepts: "cpu", "cuda".
+[[nodiscard]] std::vector<std::string> device_kinds();
+
+// The backend of that name. Throws std::invalid_argument naming `--device <kind>` and why there
+// is none: an unknown name, a plugin not built or not found, one that fails to load (the dynamic
+// loader's reason), or a backend that finds no device ("no CUDA device: ...").
+[[nodiscard]] std::unique_ptr<CalibrationDevice> open_device(const std::string& kind);
 
 }  // namespace roofline::calibrate

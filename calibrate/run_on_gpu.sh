@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The device check of issue 4, prepared for a session that is lent a GPU: one short run that
-# builds the CUDA backend for the chip, calibrates it and validates a model on it, and leaves the
-# raw output under $OUT (the device tool brings it back) for calibrate/results/.
+# builds the CUDA backend for the chip (the plugin build-gpu/librooflineplan_cuda.so, beside the
+# binary, which opens it for --device cuda), calibrates it and validates a model on it, and leaves
+# the raw output under $OUT (the device tool brings it back) for calibrate/results/. The
+# calibration compares the WMMA kernel with cuBLAS and the STREAM copy kernel (device to device)
+# with the read and triad ones.
 #   run: bash calibrate/run_on_gpu.sh   (timeout ≈ 540 s; the build takes ~3 min of it)
 set -uo pipefail
 out=${OUT:-calibrate/results}
@@ -12,7 +15,10 @@ mkdir -p "$out"
   echo "# $(date -u +%FT%TZ) on $(hostname)"
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv
   cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$arch" -DBUILD_TESTING=OFF >/dev/null &&
-    cmake --build build-gpu -j"$(nproc)" --target rooflineplan 2>&1 | tail -3
+    cmake --build build-gpu -j"$(nproc)" --target rooflineplan rooflineplan_cuda 2>&1 | tail -3
+  echo "\$ ldd rooflineplan (no CUDA library: only the plugin loads them)"
+  ldd build-gpu/rooflineplan | grep -E 'cuda|cublas' || echo "none"
+  ldd build-gpu/librooflineplan_cuda.so | grep -E 'cudart|cublas'
   echo "\$ rooflineplan calibrate --device cuda --base $base"
   ./build-gpu/rooflineplan calibrate --device cuda --base "$base" --repetitions 20 --out "$out/$base-measured.yaml"
   echo "\$ rooflineplan validate --device cuda -m llama-3.1-8b"

@@ -21,14 +21,6 @@ namespace roofline::cli {
 using namespace io;
 using namespace report;
 
-std::unique_ptr<calibrate::CalibrationDevice> open_device(const std::string& kind) {
-  try {
-    return calibrate::make_device(kind);
-  } catch (const std::runtime_error& e) {
-    throw InputError(fmt::format("--device {}: {}", kind, e.what()));
-  }
-}
-
 namespace {
 
 KernelRecord record(const calibrate::Measurement& m) {
@@ -56,7 +48,7 @@ TextTable kernel_table(const Calibration& c) {
 }  // namespace
 
 void add_calibrate_options(Options& o, CalibrateArgs& a) {
-  o.add("--device", a.device, "cpu or cuda").one_of({"cpu", "cuda"}).show_default();
+  o.add("--device", a.device, "cpu or cuda").one_of(calibrate::device_kinds()).show_default();
   o.add("--out,-o", a.out, "write the YAML here (default: stdout, with the summary on stderr)");
   o.add("--base", a.base, "a GPU description (file or preset) whose datasheet fields to keep");
   o.add("--repetitions", a.repetitions, "timed runs per kernel").show_default();
@@ -69,7 +61,7 @@ void run_calibrate(const CalibrateArgs& a, std::ostream& out, std::ostream& err)
   o.repetitions = a.repetitions;
   o.stream_bytes = static_cast<std::size_t>(quantity_flag(a.stream_size, Dimension::bytes, "stream-size"));
   if (o.stream_bytes < (1U << 20)) throw InputError("--stream-size: must be at least 1 MiB");
-  auto device = open_device(a.device);
+  auto device = calibrate::open_device(a.device);
   GpuSpec g = a.base.empty() ? unnamed_machine(*device) : load_gpu(a.base);
 
   std::vector<calibrate::Measurement> ms{device->copy(o), device->triad(o), device->read(o), device->fma_peak(o)};

@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "calibrate/calibration_device.hpp"
 #include "cli/command.hpp"
 
 namespace roofline::cli {
@@ -20,8 +19,5 @@ struct CalibrateArgs {
 
 void add_calibrate_options(Options& o, CalibrateArgs& args);
 void run_calibrate(const CalibrateArgs& args, std::ostream& out, std::ostream& err);
-
-// The backend of that name, or an InputError saying why there is none ("no CUDA device").
-[[nodiscard]] std::unique_ptr<calibrate::CalibrationDevice> open_device(const std::string& kind);
 
 }  // namespace roofline::cli

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "cli/calibrate_command.hpp"
+#include "calibrate/calibration_device.hpp"
 #include "model/engine.hpp"
 #include "report/human_units.hpp"
 #include "io/input_error.hpp"
@@ -78,7 +78,7 @@ double median_abs_error(std::vector<Point> points) {
 void add_validate_options(Options& o, ValidateArgs& a) {
   using enum WorkloadFlag;
   add_workload_options(o, a.workload, {attention, reserve, tp, weights, group_size, kv, activations, compute, gen, context});
-  o.add("--device", a.device, "cpu or cuda").one_of({"cpu", "cuda"}).show_default();
+  o.add("--device", a.device, "cpu or cuda").one_of(calibrate::device_kinds()).show_default();
   o.add("--budget", a.budget, "most weight memory the synthetic step may allocate").show_default();
   o.add("--repetitions", a.repetitions, "timed runs per point (best is compared)").show_default();
 }
@@ -102,7 +102,7 @@ void run_validate(const ValidateArgs& a, std::ostream& out) {
   const std::vector<long>& batches = x.batch;
   if (*std::min_element(batches.begin(), batches.end()) < 1) throw InputError("--batch: batches must be at least 1");
 
-  auto device = open_device(a.device);
+  auto device = calibrate::open_device(a.device);
   const DType dtype = device->gemm_dtype();
   if (!gpu.effective_peak(dtype)) {
     throw InputError(fmt::format("--gpu: {} gives no {} peak; calibrate it on this device first", gpu.name, name(dtype)));

@@ -340,7 +340,7 @@ class CudaDevice final : public CalibrationDevice {
 
 }  // namespace
 
-std::unique_ptr<CalibrationDevice> make_cuda_device() {
+std::unique_ptr<CalibrationDevice> make_plugin_device() {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {

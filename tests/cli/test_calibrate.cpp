@@ -2,13 +2,48 @@
 // prints its table. No timing is asserted: timings are measurements, not facts.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <optional>
+#include <stdexcept>
 
 #include "calibrate/calibration_device.hpp"
+#include "calibrate/plugin_abi.hpp"
 #include "cli_runner.hpp"
 #include "io/gpu_writer.hpp"
 
 using namespace roofline;
+
+namespace {
+
+// Points the plugin search at one folder for the life of the guard (the variable is the loader's
+// documented override), and puts back whatever was there.
+class PluginDir {
+ public:
+  explicit PluginDir(const std::string& dir) {
+    if (const char* old = std::getenv("ROOFLINEPLAN_PLUGIN_DIR")) old_ = old;
+    setenv("ROOFLINEPLAN_PLUGIN_DIR", dir.c_str(), 1);
+  }
+  ~PluginDir() {
+    if (old_) setenv("ROOFLINEPLAN_PLUGIN_DIR", old_->c_str(), 1);
+    else unsetenv("ROOFLINEPLAN_PLUGIN_DIR");
+  }
+  PluginDir(const PluginDir&) = delete;
+  PluginDir& operator=(const PluginDir&) = delete;
+
+ private:
+  std::optional<std::string> old_;
+};
+
+std::filesystem::path fresh_dir(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+}  // namespace
 
 TEST_CASE("calibrate: best, median and spread of rates from timings worked by hand") {
   // 10 units of work in 1, 2 and 4 s: rates 10, 5, 2.5; spread (10 − 2.5) / 5 = 1.5.
@@ -20,7 +55,7 @@ TEST_CASE("calibrate: best, median and spread of rates from timings worked by ha
 }
 
 TEST_CASE("calibrate: the CPU kernels run and pass their own result checks") {
-  auto cpu = calibrate::make_device("cpu");
+  auto cpu = calibrate::open_device("cpu");
   const calibrate::CalibrationOptions o{2, std::size_t{8} << 20};
   for (const auto& m : {cpu->copy(o), cpu->triad(o), cpu->read(o), cpu->fma_peak(o)}) {
     INFO(m.kernel);
@@ -32,7 +67,7 @@ TEST_CASE("calibrate: the CPU kernels run and pass their own result checks") {
 }
 
 TEST_CASE("calibrate: synthetic steps check their products - batched GEMV and GEMM paths") {
-  auto cpu = calibrate::make_device("cpu");
+  auto cpu = calibrate::open_device("cpu");
   // 3 rows take the batched matrix-vector path, 40 rows Eigen's GEMM; each is checked inside.
   const auto seconds = cpu->run_step({{3, 64, 48, 2}, {40, 96, 80, 1}}, 2);
   CHECK(seconds.size() == 2);
@@ -79,7 +114,42 @@ TEST_CASE("validate and calibrate refuse what they cannot run, with exit code 2"
   const auto moe = test::run_cli({"validate", "-m", "mixtral-8x7b", "-g", test::data_file("good/calibrated-cpu.yaml")});
   CHECK(moe.code == 2);
   CHECK_THAT(moe.err, Catch::Contains("dense models"));
+  // The test binary is not beside the plugin (and the machine may have no GPU): either way, exit 2.
   const auto cuda = test::run_cli({"calibrate", "--device", "cuda", "--repetitions", "1"});
-  CHECK(cuda.code == 2);  // this machine has no GPU; a build without nvcc has no backend
+  CHECK(cuda.code == 2);
   CHECK_THAT(cuda.err, Catch::Contains("no CUDA device") || Catch::Contains("no CUDA backend"));
+}
+
+TEST_CASE("open_device: an unknown backend is refused, naming --device and the choices") {
+  CHECK_THROWS_WITH(calibrate::open_device("tpu"), "--device tpu: unknown device; use cpu or cuda");
+  CHECK(calibrate::device_kinds() == std::vector<std::string>{"cpu", "cuda"});
+}
+
+TEST_CASE("calibrate --device cuda without its plugin: exit 2, saying where it was looked for") {
+  const auto dir = fresh_dir("rooflineplan-no-plugin");
+  const PluginDir only(dir.string());
+  const auto r = test::run_cli({"validate", "--device", "cuda", "-m", test::data_file("good/tiny.yaml"), "-g",
+                                test::data_file("good/calibrated-cpu.yaml")});
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::StartsWith("error: --device cuda: ") && Catch::Contains("no CUDA backend") &&
+                        Catch::Contains("librooflineplan_cuda.so is in none of: " + dir.string()));
+}
+
+TEST_CASE("calibrate --device cuda with a plugin that will not load: exit 2 with the dynamic loader's reason") {
+  const auto dir = fresh_dir("rooflineplan-broken-plugin");
+  std::ofstream(dir / "librooflineplan_cuda.so") << "not a shared object\n";
+  const PluginDir only(dir.string());
+  const auto r = test::run_cli({"calibrate", "--device", "cuda", "--repetitions", "1"});
+  CHECK(r.code == 2);
+  // glibc's own words follow the file name: "invalid ELF header" or "file too short".
+  CHECK_THAT(r.err, Catch::StartsWith("error: --device cuda: cannot load the backend: " +
+                                      (dir / "librooflineplan_cuda.so").string() + ": "));
+}
+
+TEST_CASE("calibrate --device cuda with a plugin of another ABI version: refused before anything in it runs") {
+  const PluginDir only(ROOFLINEPLAN_STALE_PLUGIN_DIR);
+  const auto r = test::run_cli({"calibrate", "--device", "cuda", "--repetitions", "1"});
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("librooflineplan_cuda.so was built for plugin ABI version 0, this rooflineplan "
+                                    "needs " + std::to_string(calibrate::kPluginAbiVersion) + ": rebuild and install them together"));
 }
