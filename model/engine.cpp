@@ -39,16 +39,18 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
   ParameterCount params;
   OpList prefill, decode, one_sequence;
   Bytes kv_per_token;
-  std::optional<LayerStack> shard;
+  std::optional<LayerStack> whole, split;
   if (model.architecture) {
-    // The layers are described once for the whole model and once for one GPU of the group.
-    const LayerStack whole = describe_layers(*model.architecture, 1);
-    shard = workload.tp == 1 ? whole : describe_layers(*model.architecture, workload.tp);
-    params = count_parameters(whole);
-    kv_per_token = Bytes(cache_elements_per_token(whole) * bytes_per_element(workload.precision.kv));
-    prefill = build_ops(Phase::prefill, *shard, workload, ExpertRouting::uniform);
-    decode = build_ops(Phase::decode, *shard, workload, ExpertRouting::uniform);
-    one_sequence = build_ops(Phase::decode, *shard, one, ExpertRouting::all);
+    // The layers are described once for the whole model and, under tensor parallelism, once for
+    // one GPU of the group.
+    whole = describe_layers(*model.architecture, 1);
+    if (workload.tp > 1) split = describe_layers(*model.architecture, workload.tp);
+    const LayerStack& shard = split ? *split : *whole;
+    params = count_parameters(*whole);
+    kv_per_token = Bytes(cache_elements_per_token(*whole) * bytes_per_element(workload.precision.kv));
+    prefill = build_ops(Phase::prefill, shard, workload, ExpertRouting::uniform);
+    decode = build_ops(Phase::decode, shard, workload, ExpertRouting::uniform);
+    one_sequence = build_ops(Phase::decode, shard, one, ExpertRouting::all);
   } else {
     params = count_parameters(model);
     prefill = build_ops(Phase::prefill, model, workload);
@@ -64,7 +66,7 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
   r.decode.tokens_per_s = static_cast<double>(workload.batch) / r.decode.step.time.value();
   r.decode.weight_read_time = r.decode.step.weight_bytes / c.bandwidth;
   r.critical_batch = critical_batch(params, one_sequence, workload, c);
-  r.memory = memory_ledger(params, shard ? &*shard : nullptr, gpu, workload);
+  r.memory = memory_ledger(params, split ? &*split : whole ? &*whole : nullptr, gpu, workload);
   r.warnings = warnings_for(r);
   return r;
 }

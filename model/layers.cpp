@@ -37,7 +37,7 @@ void grouped_attention(Block& b, const Shard& s, const Architecture& a) {
   add(b, LinearStep{.name = "k_proj", .in = s.hidden, .out = kv, .bias = bias * kv, .to_cache = true, .joins_previous = true});
   add(b, LinearStep{.name = "v_proj", .in = s.hidden, .out = kv, .bias = bias * kv, .to_cache = true, .joins_previous = true});
   add(b, AttentionStep{.heads = s.heads, .qk_dim = s.head_dim, .v_dim = s.head_dim, .k_width = kv, .v_width = kv});
-  add(b, LinearStep{.name = "o_proj", .in = q, .out = s.hidden, .bias = a.linear_bias ? s.hidden : 0.0});
+  add(b, LinearStep{.name = "o_proj", .in = q, .out = s.hidden, .bias = a.linear_bias ? s.hidden : 0.0, .to_residual = true});
 }
 
 // Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434 §2.1). The down projections are
@@ -66,14 +66,14 @@ void latent_attention(Block& b, const Shard& s, const Architecture& a) {
       Phases::decode_only);
   add(b, AttentionStep{.heads = heads, .qk_dim = cache, .v_dim = rank, .k_width = cache, .v_width = 0},
       Phases::decode_only);
-  add(b, LinearStep{.name = "v_absorb", .in = rank, .out = v, .copies = heads, .rows_per_token = heads},
+  add(b, LinearStep{.name = "v_absorb", .in = rank, .out = v, .copies = heads, .rows_per_token = heads, .to_residual = true},
       Phases::decode_only);
   // Prefill decompresses K and V for its own tokens and attends as multi-head attention.
   add(b, LinearStep{.name = "kv_b_proj", .in = rank, .out = heads * (nope + v)}, Phases::prefill_only);
   add(b, AttentionStep{.heads = heads, .qk_dim = qk, .v_dim = v, .k_width = heads * qk, .v_width = heads * v,
                        .reads_cache = false},
       Phases::prefill_only);
-  add(b, LinearStep{.name = "o_proj", .in = heads * v, .out = s.hidden});
+  add(b, LinearStep{.name = "o_proj", .in = heads * v, .out = s.hidden, .to_residual = true});
 }
 
 struct FfnNames {
@@ -96,7 +96,7 @@ void ffn(Block& b, const FfnNames& n, FfnType type, double hidden, double width,
   add(b, up);
   add(b, ActivationStep{n.act, width, gated, rows_per_token});
   add(b, LinearStep{.name = n.down, .in = width, .out = hidden, .copies = copies, .rows_per_token = rows_per_token,
-                    .bias = bias * copies * hidden, .routed = routed});
+                    .bias = bias * copies * hidden, .routed = routed, .to_residual = true});
 }
 
 }  // namespace
@@ -106,6 +106,7 @@ LayerStack describe_layers(const Architecture& a, int tp) {
   const double norm = a.norm_params_per_element();
   LayerStack stack;
   stack.hidden = s.hidden;
+  stack.tp = tp;
 
   Block embedding{1, {}};
   const double tables = a.position_embeddings > 0 ? 2 : 1;

@@ -37,6 +37,7 @@ struct LinearStep {
   bool counted = true;        // false: the weights are another step's (an LM head tied to the embedding)
   bool routed = false;        // experts: each token picks rows_per_token of the `copies`
   bool joins_previous = false;  // reads the previous linear's input (Q/K/V, gate/up): their outputs live together
+  bool to_residual = false;     // adds into the residual stream (O, down): no intermediate of its own
 };
 
 // A fused residual-add + norm over `width` elements; its weights are a scale (RMSNorm) or a
@@ -97,6 +98,7 @@ struct Block {
 struct LayerStack {
   std::vector<Block> blocks;  // in the order the kernels run
   double hidden = 0;          // the residual stream's width (never split)
+  int tp = 1;                 // the group whose one GPU this describes
 };
 
 // The architecture as run by one GPU of `tp`. tp = 1 describes the whole model.

@@ -1,7 +1,10 @@
 #include "model/memory_ledger.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <variant>
 
 #include "model/parameters.hpp"
@@ -22,6 +25,7 @@ Bytes prefill_activations_per_sequence(const LayerStack& stack, const Workload& 
     for (const PhasedStep& s : block.steps) {
       if (!s.runs_in(Phase::prefill)) continue;
       if (const auto* l = std::get_if<LinearStep>(&s.step)) {
+        if (l->to_residual) continue;
         const double width = l->out * l->rows_per_token;
         together = l->joins_previous ? together + width : width;
         if (l->last_token) logits = l->out * 4.0;
@@ -32,7 +36,7 @@ Bytes prefill_activations_per_sequence(const LayerStack& stack, const Workload& 
       }
     }
   }
-  return Bytes((n * ab * (2.0 * stack.hidden + widest) + scores + logits) * w.tp);
+  return Bytes((n * ab * (2.0 * stack.hidden + widest) + scores + logits) * stack.tp);
 }
 
 }  // namespace
@@ -40,7 +44,7 @@ Bytes prefill_activations_per_sequence(const LayerStack& stack, const Workload& 
 Bytes group_kv_bytes_per_token(const LayerStack& stack, const Workload& w) {
   // Every GPU of the group caches what its own shard writes: the whole latent (latent attention)
   // or at least one K/V head, so replicated heads count once per copy.
-  return Bytes(cache_elements_per_token(stack) * w.tp * bytes_per_element(w.precision.kv));
+  return Bytes(cache_elements_per_token(stack) * stack.tp * bytes_per_element(w.precision.kv));
 }
 
 Bytes group_kv_bytes_per_token(const ModelSpec& m, const Workload& w) {
@@ -55,6 +59,9 @@ MemoryLedger memory_ledger(const ModelSpec& m, const GpuSpec& g, const Workload&
 }
 
 MemoryLedger memory_ledger(const ParameterCount& params, const LayerStack* shard, const GpuSpec& g, const Workload& w) {
+  if (shard && shard->tp != w.tp) {
+    throw std::invalid_argument(fmt::format("memory_ledger: layers described for tp {}, workload at tp {}", shard->tp, w.tp));
+  }
   MemoryLedger l;
   const auto tokens = static_cast<double>(w.prompt_tokens + w.gen_tokens);
   const auto B = static_cast<double>(w.batch);

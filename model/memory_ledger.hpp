@@ -25,10 +25,11 @@ struct MemoryLedger {
 
 [[nodiscard]] MemoryLedger memory_ledger(const ModelSpec& m, const GpuSpec& g, const Workload& w);
 // The same with the parameters counted and the layers described for w.tp already (null: a model
-// known only by its size, with nothing per sequence to hold).
+// known only by its size, with nothing per sequence to hold). std::invalid_argument when the
+// shard was described for another tp than w.tp.
 [[nodiscard]] MemoryLedger memory_ledger(const ParameterCount& params, const LayerStack* shard, const GpuSpec& g,
                                          const Workload& w);
-// A group's cache per token from the layers described for w.tp.
+// A group's cache per token from the layers described for one GPU of it.
 [[nodiscard]] Bytes group_kv_bytes_per_token(const LayerStack& shard, const Workload& w);
 
 // KV bytes per token held by the whole group: replicated K/V heads (kv_heads < tp) count once

@@ -48,6 +48,9 @@ std::optional<SpecError> validate_architecture(const Architecture& a) {
                                                "equal heads {}",
                                                a.kv_heads, a.heads)};
     }
+    // Neither DeepSeek-V2 nor V3 has them; priced nowhere, they are refused rather than counted.
+    if (a.attention_bias) return SpecError{"attention_bias", "biases are not modelled with latent attention (mla)"};
+    if (a.linear_bias) return SpecError{"linear_bias", "biases are not modelled with latent attention (mla)"};
     if (l.q_lora_rank < 0) return SpecError{"mla.q_lora_rank", "must not be negative"};
     if (auto e = positive("mla.kv_lora_rank", static_cast<double>(l.kv_lora_rank))) return e;
     if (auto e = positive("mla.nope_dim", static_cast<double>(l.nope_dim))) return e;
