@@ -6,6 +6,8 @@
 
 #ifdef ROOFLINEPLAN_HAVE_CAIRO
 #include <cairo.h>
+
+#include "report/safe_text.hpp"
 #endif
 
 namespace roofline::chart {
@@ -34,7 +36,8 @@ class CairoCanvas final : public Canvas {
   [[nodiscard]] double text_width(std::string_view text, double size) const override {
     cairo_set_font_size(cr_, size);
     cairo_text_extents_t e;
-    cairo_text_extents(cr_, std::string(text).c_str(), &e);
+    // Cairo puts the whole context in an error state on bytes that are not UTF-8.
+    cairo_text_extents(cr_, report::terminal_text(text).c_str(), &e);
     return e.x_advance;
   }
   void polyline(const std::vector<Pt>& points, const Stroke& s) override {
@@ -66,7 +69,7 @@ class CairoCanvas final : public Canvas {
     const double x = anchor == Anchor::start ? at.x : anchor == Anchor::middle ? at.x - w / 2 : at.x - w;
     set_color(cr_, color);
     cairo_move_to(cr_, x, at.y);
-    cairo_show_text(cr_, std::string(text).c_str());
+    cairo_show_text(cr_, report::terminal_text(text).c_str());
   }
 
  private:

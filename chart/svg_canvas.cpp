@@ -2,11 +2,16 @@
 
 #include <fmt/format.h>
 
+#include "report/safe_text.hpp"
+
 namespace roofline::chart {
 
 namespace {
 
-std::string escaped(std::string_view s) {
+// Names come from files: characters XML 1.0 forbids even as references are dropped before the
+// markup characters are escaped, so the document stays well-formed.
+std::string escaped(std::string_view raw) {
+  const std::string s = report::xml_text(raw);
   std::string out;
   for (char ch : s) {
     switch (ch) {

@@ -3,13 +3,16 @@
 #include <cmath>
 
 #include "chart/svg_canvas.hpp"
+#include "report/safe_text.hpp"
 
 namespace roofline::chart {
 
 TextCanvas::TextCanvas(int columns, int rows)
     : columns_(columns), cells_(static_cast<std::size_t>(columns) * static_cast<std::size_t>(rows), " ") {}
 
-double TextCanvas::text_width(std::string_view text, double) const { return static_cast<double>(utf8_length(text)); }
+double TextCanvas::text_width(std::string_view text, double) const {
+  return static_cast<double>(utf8_length(report::terminal_text(text)));
+}
 
 void TextCanvas::put(double x, double y, std::string_view glyph) {
   const double col = std::floor(x), row = std::floor(y);
@@ -41,7 +44,10 @@ void TextCanvas::point(Pt at, double, Color, const Datum& d) {
   put(at.x, at.y, g);
 }
 
-void TextCanvas::text(Pt at, std::string_view text, double size, Anchor anchor, Color) {
+void TextCanvas::text(Pt at, std::string_view raw, double size, Anchor anchor, Color) {
+  // A name's control characters would drive the terminal the chart is printed on.
+  const std::string shown = report::terminal_text(raw);
+  const std::string_view text = shown;
   const double w = text_width(text, 1);
   double x = std::round(anchor == Anchor::start ? at.x : anchor == Anchor::middle ? at.x - w / 2 : at.x - w);
   // The row where the middle of the letters would be, so a tick's label shares the tick's row.

@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
+#include <new>
 #include <stdexcept>
 
 #include "cli/calibrate_command.hpp"
@@ -16,6 +18,8 @@
 #include "cli/sweep_command.hpp"
 #include "cli/validate_command.hpp"
 #include "io/input_error.hpp"
+#include "report/safe_text.hpp"
+#include "report/write_error.hpp"
 
 namespace roofline::cli {
 
@@ -68,17 +72,29 @@ std::vector<Command> commands(Flags& f, const CLI::App& app) {
          run_plot(f.plot, out);
        }},
       {"validate", "run a synthetic decode step shaped like the model: predicted vs measured",
-       [&f](Options& o) { add_validate_options(o, f.validate); }, [&f](Out& out, Out&) { run_validate(f.validate, out); }},
+       [&f](Options& o) { add_validate_options(o, f.validate); },
+       [&f](Out& out, Out& err) { run_validate(f.validate, out, err); }},
   };
 }
 
 }  // namespace
 
-int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+namespace {
+
+// Prints an error for a terminal: a name in the message cannot drive it.
+void print_error(std::ostream& err, std::string_view message) {
+  err << "error: " << report::terminal_text(message, true) << "\n";
+}
+
+// Parses and runs one command. Every exception ends here, as a message and an exit code: 2 for
+// input the user must fix, 1 for a failure that is not the input's (a write, a measurement, a
+// fault of ours); never std::terminate.
+int parse_and_run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"rooflineplan: roofline performance model and capacity planner for LLM inference.\n"
                "Prefill is compute-bound, decode is memory-bound; this shows by how much and why.",
                "rooflineplan"};
   app.require_subcommand(0, 1);
+  app.set_version_flag("--version", "rooflineplan " ROOFLINEPLAN_VERSION, "print the version and exit");
   Flags flags;
   const std::vector<Command> table = commands(flags, app);
   std::vector<const CLI::App*> parsers;
@@ -103,13 +119,55 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     }
     table[chosen].run(out, err);
   } catch (const InputError& e) {
-    err << "error: " << e.what() << "\n";
+    print_error(err, e.what());
     return kExitInputError;
   } catch (const std::invalid_argument& e) {
-    err << "error: " << e.what() << "\n";
+    print_error(err, e.what());
     return kExitInputError;
+  } catch (const report::WriteError& e) {
+    print_error(err, e.target().empty() ? "writing standard output: " + e.reason() : std::string(e.what()));
+    return kExitFailure;
+  } catch (const std::bad_alloc&) {
+    print_error(err, "out of memory");
+    return kExitFailure;
+  } catch (const std::exception& e) {
+    print_error(err, e.what());
+    return kExitFailure;
+  } catch (...) {
+    print_error(err, "an unexpected failure (not an exception of the standard library)");
+    return kExitFailure;
   }
   return 0;
+}
+
+}  // namespace
+
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  int code = kExitFailure;
+  try {
+    code = parse_and_run(argc, argv, out, err);
+  } catch (const std::exception& e) {  // building the parser itself: ours, never the input's
+    print_error(err, e.what());
+  }
+  // What was written but is still buffered, and whether every write went through: a full disk
+  // or a closed pipe is an error, not a success with nothing in the file. (A command that failed
+  // has said why already.)
+  errno = 0;
+  out.flush();
+  if (!out && code == 0) {
+    int reason = errno;
+    if (reason == 0) {
+      // The stream failed at an earlier write and no longer tries; clear it and flush once more
+      // so that errno says why the bytes cannot go.
+      out.clear();
+      out.flush();
+      reason = errno;
+    }
+    print_error(err, "writing standard output: " + report::write_failure_reason(reason));
+    out.setstate(std::ios::badbit);
+    return kExitFailure;
+  }
+  return code;
 }
 
 }  // namespace roofline::cli

@@ -4,7 +4,12 @@
 
 namespace roofline::cli {
 
-// Returns the exit code: 0 on success, 2 for bad input (files, flags, values).
+// A failure that is not the input's: a write that failed, a measurement that failed.
+inline constexpr int kExitFailure = 1;
+
+// Returns the exit code: 0 on success, 2 for bad input (files, flags, values), 1 for any other
+// failure, including a write to `out` that did not go through (checked after its last flush).
+// Every exception becomes a message on `err` and one of these codes.
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
 
 }  // namespace roofline::cli

@@ -5,15 +5,19 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <fstream>
+#include <memory>
 #include <stdexcept>
 
 #include "calibrate/calibration_device.hpp"
+#include "calibrate/host_machine.hpp"
+#include "cli/atomic_file.hpp"
+#include "cli/memory_check.hpp"
 #include "io/gpu_writer.hpp"
 #include "report/human_units.hpp"
 #include "io/input_error.hpp"
 #include "io/spec_loader.hpp"
 #include "report/text_table.hpp"
+#include "report/write_error.hpp"
 #include "cli/workload_options.hpp"
 
 namespace roofline::cli {
@@ -55,12 +59,50 @@ void add_calibrate_options(Options& o, CalibrateArgs& a) {
   o.add("--stream-size", a.stream_size, "size of each STREAM array").show_default();
 }
 
+namespace {
+
+// A spread above this says the machine was busy or its clock moved while it was measured.
+constexpr double kNoisySpread = 0.10;
+
+// The bytes of one STREAM array, checked before anything is allocated: three arrays must fit in
+// memory, and on a CPU each must be well beyond the last-level cache, else the "memory"
+// bandwidth measured is the cache's (four times it: the three arrays then spill it twelvefold).
+std::size_t stream_bytes(const CalibrateArgs& a) {
+  const double bytes = quantity_flag(a.stream_size, Dimension::bytes, "stream-size");
+  if (bytes < (1U << 20)) throw InputError("--stream-size: must be at least 1 MiB");
+  require_memory(3 * bytes, "stream-size", fmt::format("three STREAM arrays of {}", human(Bytes(bytes))));
+  const auto llc = a.device == "cpu" ? calibrate::last_level_cache() : std::nullopt;
+  if (llc && bytes < 4 * *llc) {
+    throw InputError(fmt::format("--stream-size: {} is below 4 × the last-level cache of {} ({}): the arrays would "
+                                 "stay in cache and measure its bandwidth, not memory's; give at least {}",
+                                 human(Bytes(bytes)), human(Bytes(*llc)), a.stream_size, human(Bytes(4 * *llc))));
+  }
+  return static_cast<std::size_t>(bytes);
+}
+
+}  // namespace
+
+std::string noise_warnings(const Calibration& c) {
+  std::string out;
+  for (const KernelRecord& k : c.kernels) {
+    if (k.spread > kNoisySpread) {
+      out += fmt::format("warning: {}'s runs spread {:.1f}% (more than {:.0f}%): the machine was busy or its clock "
+                         "changed, so its ceilings may read low; the spread is recorded in the file. Measure again "
+                         "on a quiet machine, or with more --repetitions\n",
+                         k.name, 100 * k.spread, 100 * kNoisySpread);
+    }
+  }
+  return out;
+}
+
 void run_calibrate(const CalibrateArgs& a, std::ostream& out, std::ostream& err) {
   if (a.repetitions < 1) throw InputError(fmt::format("--repetitions: must be at least 1, got {}", a.repetitions));
   calibrate::CalibrationOptions o;
   o.repetitions = a.repetitions;
-  o.stream_bytes = static_cast<std::size_t>(quantity_flag(a.stream_size, Dimension::bytes, "stream-size"));
-  if (o.stream_bytes < (1U << 20)) throw InputError("--stream-size: must be at least 1 MiB");
+  o.stream_bytes = stream_bytes(a);
+  // The file is reserved before measuring: a folder that cannot take it is refused now, not
+  // after minutes of measurement.
+  std::unique_ptr<AtomicFile> file = a.out.empty() ? nullptr : std::make_unique<AtomicFile>(a.out, "out");
   auto device = calibrate::open_device(a.device);
   GpuSpec g = a.base.empty() ? unnamed_machine(*device) : load_gpu(a.base);
 
@@ -89,17 +131,25 @@ void run_calibrate(const CalibrateArgs& a, std::ostream& out, std::ostream& err)
     g.peak[static_cast<std::size_t>(device->gemm_dtype())] = FlopsPerSecond(best_gemm->best);
   }
   g.calibration = c;
+  err << noise_warnings(c);
 
   const std::string yaml = gpu_yaml(g);
   const std::string summary = render_plain(kernel_table(c));
-  if (a.out.empty()) {
+  if (!file) {
     out << yaml;
     err << summary;
     return;
   }
-  std::ofstream file(a.out);
-  if (!file) throw InputError(fmt::format("--out: cannot write {}", a.out));
-  file << yaml;
+  try {
+    file->stream() << yaml;
+    file->commit();
+  } catch (const WriteError&) {
+    // A measurement is never lost: what could not be written goes to stdout, and the command
+    // still fails.
+    out << yaml;
+    err << summary;
+    throw;
+  }
   out << summary << fmt::format("wrote {}\n", a.out);
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "hardware/gpu_spec.hpp"
 
 namespace roofline::cli {
 
@@ -19,5 +20,9 @@ struct CalibrateArgs {
 
 void add_calibrate_options(Options& o, CalibrateArgs& args);
 void run_calibrate(const CalibrateArgs& args, std::ostream& out, std::ostream& err);
+
+// A warning line for each kernel whose runs spread more than 10 % (a busy machine, a clock that
+// moved); empty when the machine was quiet.
+[[nodiscard]] std::string noise_warnings(const Calibration& c);
 
 }  // namespace roofline::cli

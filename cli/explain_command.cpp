@@ -15,6 +15,8 @@
 #include "chart/plot_charts.hpp"
 #include "chart/figure_file.hpp"
 #include "io/spec_loader.hpp"
+#include "cli/plot_command.hpp"
+#include "report/safe_text.hpp"
 
 namespace roofline::cli {
 
@@ -57,7 +59,7 @@ void explain_phases(const Variations& s, Writer& w) {
   const FlopsPerByte ridge = r.gpu.ridge_point();
   const std::string tps = three_digits(r.decode.tokens_per_s), step = human(r.decode.step.time);
   const Bytes weights = r.decode.step.weight_bytes;
-  w.say(p.ridge, fmt::arg("model", r.model.spec.name), fmt::arg("gpu", r.gpu.spec.name),
+  w.say(p.ridge, fmt::arg("model", terminal_text(r.model.spec.name)), fmt::arg("gpu", terminal_text(r.gpu.spec.name)),
         fmt::arg("peak", human(r.gpu.ceilings.peak)), fmt::arg("bw", human(r.gpu.ceilings.bandwidth)),
         fmt::arg("ridge", three_digits(ridge.value())));
   const std::optional<MoeSpec>& moe = r.model.spec.architecture ? r.model.spec.architecture->moe : std::nullopt;
@@ -163,7 +165,7 @@ void run_explain(const ExplainArgs& a, std::ostream& out) {
   if (a.plot.empty()) {
     out << text_figure(roofline_figure(s.base, Detail::summary), 80, 26) << "\n";
   } else {
-    write_figure(roofline_figure(s.base, Detail::full), a.plot);
+    write_figure_file(roofline_figure(s.base, Detail::full), a.plot, "plot");
   }
   explain_quiz(s.base, w);
 }

@@ -135,13 +135,18 @@ void run_plan(const PlanArgs& a, std::ostream& out) {
   if (a.workload.model.empty() || a.workload.gpu.empty()) throw InputError("plan: --model and --gpu are required");
   const WorkloadAxes x = parse_workload(a.workload);
   x.require_one({WorkloadFlag::gpu, WorkloadFlag::tp});
+  // A billion requests a second is beyond any fleet: past it the rate is a typo, and replicas
+  // counted from it would not fit a count.
+  constexpr double kMaxRate = 1e9, kMaxPrice = 1e6;
   if (!(a.rate > 0)) throw InputError(fmt::format("--rate: must be positive, got {}", a.rate));
+  if (!(a.rate <= kMaxRate)) throw InputError(fmt::format("--rate: at most {:g} requests/s, got {:g}", kMaxRate, a.rate));
   if (!a.prices.empty() && a.prices.size() != 1 && a.prices.size() != x.gpu.size()) {
     throw InputError(fmt::format("--price: give one price for all GPUs or one per GPU ({}), not {}", x.gpu.size(),
                                  a.prices.size()));
   }
   for (double price : a.prices) {
     if (!(price >= 0)) throw InputError(fmt::format("--price: must not be negative, got {}", price));
+    if (!(price <= kMaxPrice)) throw InputError(fmt::format("--price: at most {:g} $ per GPU-hour, got {:g}", kMaxPrice, price));
   }
   const ModelSpec m = load_model(x.model.front());
   std::vector<GpuSpec> gpus;

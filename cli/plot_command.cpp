@@ -2,16 +2,39 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <filesystem>
+
 #include "model/engine.hpp"
 #include "io/input_error.hpp"
 #include "chart/plot_charts.hpp"
 #include "io/spec_loader.hpp"
 #include "chart/figure_file.hpp"
+#include "cli/atomic_file.hpp"
+#include "report/write_error.hpp"
 
 namespace roofline::cli {
 
 using namespace io;
 using namespace chart;
+
+void write_figure_file(const Figure& f, const std::string& path, std::string_view flag) {
+  const std::string ext = std::filesystem::path(path).extension().string();
+  if (ext != ".svg" && ext != ".png") throw InputError(fmt::format("--{} {}: name a .svg or .png file", flag, path));
+  AtomicFile file(path, flag);
+  try {
+    write_figure(f, file.temporary());
+  } catch (const std::invalid_argument& e) {
+    const int saved_errno = errno;
+    // The chart layer names the temporary; a write that failed is not the input's fault.
+    const std::string what = e.what();
+    if (what.find("cannot write") != std::string::npos) {
+      throw report::WriteError(fmt::format("--{} {}", flag, path), report::write_failure_reason(saved_errno));
+    }
+    throw InputError(fmt::format("--{} {}: {}", flag, path, what));
+  }
+  file.commit();
+}
 
 void add_plot_options(Options& o, PlotArgs& a) {
   add_workload_options(o, a.workload);
@@ -32,7 +55,7 @@ void run_plot(const PlotArgs& a, std::ostream& out) {
   if (a.out.empty()) {
     out << text_figure(f, 100, f.panels.size() > 1 ? 44 : 30);
   } else {
-    write_figure(f, a.out);
+    write_figure_file(f, a.out, "out");
     out << "wrote " << a.out << "\n";
   }
 }

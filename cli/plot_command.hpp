@@ -20,5 +20,10 @@ struct PlotArgs {
 void add_plot_options(Options& o, PlotArgs& args);
 void run_plot(const PlotArgs& args, std::ostream& out);
 
+// Writes a figure to the file `--flag path` names (.svg or .png), whole or not at all: the old
+// file stays until the new one is complete. io::InputError for another extension or a folder
+// that cannot take it; report::WriteError when the write fails.
+void write_figure_file(const chart::Figure& f, const std::string& path, std::string_view flag);
+
 
 }  // namespace roofline::cli

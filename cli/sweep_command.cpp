@@ -3,16 +3,19 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <fstream>
 #include <map>
+#include <memory>
 
+#include "cli/atomic_file.hpp"
 #include "cli/product.hpp"
 #include "cli/progress_bar.hpp"
 #include "io/input_error.hpp"
 #include "io/spec_loader.hpp"
 #include "model/engine.hpp"
 #include "report/report_record.hpp"
+#include "report/safe_text.hpp"
 #include "report/warning_text.hpp"
+#include "report/write_error.hpp"
 
 namespace roofline::cli {
 
@@ -59,7 +62,7 @@ void sweep(const WorkloadAxes& x, Product& p, Sink& sink, ProgressBar& progress,
     const ModelSpec& m = models[p.index()[static_cast<std::size_t>(WorkloadFlag::model)]];
     const GpuSpec& g = gpus[p.index()[static_cast<std::size_t>(WorkloadFlag::gpu)]];
     const Workload w = workload_at(x, p.index(), m);
-    if (const auto e = validate(w, m, g)) {
+    if (const auto e = workload_error(w, m, g)) {
       ++tally.skipped;
       ++tally.skip_reasons[fmt::format("--{}: {}", e->field, e->message)];
       continue;
@@ -86,24 +89,27 @@ void run_sweep(const SweepArgs& a, std::ostream& out, std::ostream& err) {
   }
   const WorkloadAxes axes = parse_workload(a.workload);
   Product product = points(axes);
-  std::ofstream file;
-  if (!a.out.empty()) {
-    file.open(a.out, std::ios::binary);
-    if (!file) throw InputError(fmt::format("--out: cannot write {}", a.out));
-  }
-  const auto sink = make_sink(output_format(a.format), Shape::rows, report_record_columns(false), a.out.empty() ? out : file);
+  // The old file stays whole until the new one is: rows go to a temporary beside it.
+  std::unique_ptr<AtomicFile> file = a.out.empty() ? nullptr : std::make_unique<AtomicFile>(a.out, "out");
+  const auto sink = make_sink(output_format(a.format), Shape::rows, report_record_columns(false), file ? file->stream() : out);
   ProgressBar progress(err, product.size(), stderr_is_terminal());
   Tally tally;
-  sweep(axes, product, *sink, progress, tally);
-  sink->finish();
+  try {
+    sweep(axes, product, *sink, progress, tally);
+    sink->finish();
+  } catch (const WriteError& e) {
+    if (!file || !e.target().empty()) throw;
+    throw WriteError(fmt::format("--out {}", a.out), e.reason());
+  }
+  if (file) file->commit();
   progress.finish();
   if (tally.skipped > 0) {
     err << fmt::format("skipped {} of {} points that are not valid:\n", tally.skipped, product.size());
-    for (const auto& [reason, n] : tally.skip_reasons) err << fmt::format("  {} × {}\n", n, reason);
+    for (const auto& [reason, n] : tally.skip_reasons) err << fmt::format("  {} × {}\n", n, terminal_text(reason));
   }
   if (tally.warned > 0) {
     err << fmt::format("warning: {} of the rows written carry warnings, the first: {}\n", tally.warned,
-                       tally.first_warning);
+                       terminal_text(tally.first_warning));
   }
 }
 

@@ -12,7 +12,9 @@
 #include "io/input_error.hpp"
 #include "model/parameters.hpp"
 #include "io/spec_loader.hpp"
+#include "report/safe_text.hpp"
 #include "report/text_table.hpp"
+#include "cli/memory_check.hpp"
 #include "cli/workload_options.hpp"
 
 namespace roofline::cli {
@@ -31,21 +33,54 @@ struct Point {
   [[nodiscard]] double error() const { return predicted.value() / measured.best - 1; }
 };
 
-// The engine's matrix products for a phase, and the time it predicts for exactly those.
-Point run_phase(const PhaseResult& phase, std::string name, long batch, calibrate::CalibrationDevice& device, int reps) {
+// The engine's matrix products for a phase.
+std::vector<calibrate::GemmShape> matmul_shapes(const PhaseResult& phase) {
   std::vector<calibrate::GemmShape> shapes;
-  Point p{std::move(name), batch, Seconds(0), {}, phase.bound};
-  Seconds compute, memory;
   for (const OpResult& op : phase.ops) {
     const MatmulShape& s = op.cost.shape;
     if (s.count <= 0) continue;
     shapes.push_back({std::lround(s.rows), std::lround(s.in), std::lround(s.out), std::lround(s.count)});
+  }
+  return shapes;
+}
+
+// The operands a synthetic step allocates (run_step keeps every product's operands at once):
+// weights [in × out] per layer, inputs [rows × in] and outputs [rows × out].
+struct StepBytes {
+  double weights = 0, activations = 0;
+};
+StepBytes step_bytes(const std::vector<calibrate::GemmShape>& shapes, DType dtype) {
+  StepBytes b;
+  for (const calibrate::GemmShape& s : shapes) {
+    const auto rows = static_cast<double>(s.rows), in = static_cast<double>(s.in), out = static_cast<double>(s.out);
+    b.weights += static_cast<double>(s.count) * in * out * bytes_per_element(dtype);
+    b.activations += rows * (in + out) * bytes_per_element(dtype);
+  }
+  return b;
+}
+
+// Refuses, before anything is allocated, a step the machine cannot hold, naming the flag that
+// made it large: the batch or prompt (activations) or the budget (weights).
+void require_step_fits(const PhaseResult& phase, DType dtype, std::string_view rows_flag, long rows) {
+  const StepBytes b = step_bytes(matmul_shapes(phase), dtype);
+  const bool activations = b.activations > b.weights;
+  require_memory(b.weights + b.activations, activations ? rows_flag : "budget",
+                 activations ? fmt::format("the synthetic step's operands at {} {}", rows_flag, rows)
+                             : std::string("the synthetic step's weights within --budget"));
+}
+
+// The time the engine predicts for exactly its matrix products, and the time they take.
+Point run_phase(const PhaseResult& phase, std::string name, long batch, calibrate::CalibrationDevice& device, int reps) {
+  Point p{std::move(name), batch, Seconds(0), {}, phase.bound};
+  Seconds compute, memory;
+  for (const OpResult& op : phase.ops) {
+    if (op.cost.shape.count <= 0) continue;
     p.predicted += op.time;
     compute += op.compute_time;
     memory += op.memory_time;
   }
   p.bound = compute > memory ? Bound::compute : Bound::memory;
-  p.measured = calibrate::summarize_seconds(device.run_step(shapes, reps));
+  p.measured = calibrate::summarize_seconds(device.run_step(matmul_shapes(phase), reps));
   return p;
 }
 
@@ -56,9 +91,10 @@ ModelSpec scaled_to_budget(const ModelSpec& m, DType dtype, Bytes budget) {
   const ParameterCount p = count_parameters(m);
   const double layer = p.linear_total / a.layers * bytes_per_element(dtype);
   const double head = static_cast<double>(a.vocab) * static_cast<double>(a.hidden) * bytes_per_element(dtype);
-  const long fit = static_cast<long>(std::floor((budget.value() - head) / layer));
+  // Clamped as a double: a budget far above the model would not fit a long.
+  const double fit = std::clamp(std::floor((budget.value() - head) / layer), 1.0, static_cast<double>(a.layers));
   ModelSpec scaled = m;
-  scaled.architecture->layers = static_cast<int>(std::clamp(fit, 1L, static_cast<long>(a.layers)));
+  scaled.architecture->layers = static_cast<int>(fit);
   if (scaled.architecture->layers < a.layers) {
     scaled.name = fmt::format("{} ({} of {} layers)", m.name, scaled.architecture->layers, a.layers);
   }
@@ -83,7 +119,7 @@ void add_validate_options(Options& o, ValidateArgs& a) {
   o.add("--repetitions", a.repetitions, "timed runs per point (best is compared)").show_default();
 }
 
-void run_validate(const ValidateArgs& a, std::ostream& out) {
+void run_validate(const ValidateArgs& a, std::ostream& out, std::ostream& err) {
   if (a.workload.model.empty() || a.workload.gpu.empty()) {
     throw InputError("validate: --model (a dense model) and --gpu (this device, calibrated) are required");
   }
@@ -107,6 +143,13 @@ void run_validate(const ValidateArgs& a, std::ostream& out) {
   if (!gpu.effective_peak(dtype)) {
     throw InputError(fmt::format("--gpu: {} gives no {} peak; calibrate it on this device first", gpu.name, name(dtype)));
   }
+  // Warned, not refused: a datasheet is a fair thing to check a device against (how far below
+  // it does this GPU run?), but the table must not read as a check of calibrated ceilings.
+  if (!gpu.calibration) {
+    err << fmt::format("warning: {} is not calibrated: predictions use its datasheet ceilings (× efficiency), not ones "
+                       "measured on this device; run `rooflineplan calibrate --base {}` for those\n",
+                       terminal_text(gpu.name), terminal_text(x.gpu.front()));
+  }
   const ModelSpec scaled = scaled_to_budget(model, dtype, budget);
   Workload w;
   w.prompt_tokens = prompt;
@@ -114,16 +157,23 @@ void run_validate(const ValidateArgs& a, std::ostream& out) {
   w.context_tokens = prompt;
   w.precision = {dtype, dtype, dtype, dtype};
 
-  std::vector<Point> decode;
-  double predicted_knee = 0;
+  // Every point's reports first, and their memory checked, before the first allocation.
+  std::vector<Report> decode_reports;
   for (long b : batches) {
     w.batch = b;
-    const Report r = evaluate(scaled, gpu, w);
-    predicted_knee = r.critical_batch.weights_only;
-    decode.push_back(run_phase(r.decode.step, "decode", b, *device, a.repetitions));
+    decode_reports.push_back(evaluate(scaled, gpu, w));
+    require_step_fits(decode_reports.back().decode.step, dtype, "batch", b);
   }
   w.batch = 1;
-  const Point prefill = run_phase(evaluate(scaled, gpu, w).prefill, "prefill", 1, *device, a.repetitions);
+  const Report prefill_report = evaluate(scaled, gpu, w);
+  require_step_fits(prefill_report.prefill, dtype, "prompt", prompt);
+
+  std::vector<Point> decode;
+  const double predicted_knee = decode_reports.back().critical_batch.weights_only;
+  for (const Report& r : decode_reports) {
+    decode.push_back(run_phase(r.decode.step, "decode", r.workload.batch, *device, a.repetitions));
+  }
+  const Point prefill = run_phase(prefill_report.prefill, "prefill", 1, *device, a.repetitions);
 
   TextTable t{fmt::format("{}: the matrix products of each step, in {} on {}, predicted from the ceilings of {}",
                           scaled.name, name(dtype), device->description(), gpu.name),

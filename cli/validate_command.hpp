@@ -22,6 +22,7 @@ struct ValidateArgs {
 };
 
 void add_validate_options(Options& o, ValidateArgs& args);
-void run_validate(const ValidateArgs& args, std::ostream& out);
+// Warns on `err` when the GPU file is not calibrated: the prediction then uses datasheet ceilings.
+void run_validate(const ValidateArgs& args, std::ostream& out, std::ostream& err);
 
 }  // namespace roofline::cli

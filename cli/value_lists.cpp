@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <limits>
 
 #include "io/input_error.hpp"
 
@@ -18,6 +19,10 @@ constexpr std::size_t kMaxValuesPerFlag = 10'000'000;
 long parse_long(std::string_view text, std::string_view flag, std::string_view item) {
   long v = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec == std::errc::result_out_of_range) {
+    throw InputError(fmt::format("--{}: \"{}\" is past the range of a whole number ({} to {})", flag, item,
+                                 std::numeric_limits<long>::min(), std::numeric_limits<long>::max()));
+  }
   if (ec != std::errc() || end != text.data() + text.size()) {
     throw InputError(fmt::format("--{}: \"{}\" is not a whole number, a list (1,2,4) or a range (1..1024:x2)", flag, item));
   }
@@ -48,8 +53,11 @@ void expand_range(std::string_view item, std::string_view flag, std::vector<long
       throw InputError(fmt::format("--{}: more than {} values", flag, kMaxValuesPerFlag));
     }
     out.push_back(v);
-    if (op == '+' ? v > last - step : v > last / step) break;  // the next value would pass `last` (or overflow)
-    v = op == '+' ? v + step : v * step;
+    // The next value, unless it would pass `last` or 64 bits.
+    long next = 0;
+    if (op == '+' ? __builtin_add_overflow(v, step, &next) : __builtin_mul_overflow(v, step, &next)) break;
+    if (next > last) break;
+    v = next;
   }
 }
 

@@ -27,13 +27,12 @@ std::vector<std::optional<DType>> dtype_list(const std::vector<std::string>& ite
   return out;
 }
 
-// Counts the engine keeps in an int (tp, group size).
-std::vector<long> int_counts(const std::vector<std::string>& items, std::string_view flag) {
+// Counts up to a documented maximum (below int's for those the engine keeps in an int: tp,
+// group size), so that no value is narrowed and no product of them overflows.
+std::vector<long> counts(const std::vector<std::string>& items, std::string_view flag, long most, std::string_view unit) {
   std::vector<long> out = expand_counts(items, flag);
   for (long v : out) {
-    if (v > std::numeric_limits<int>::max() || v < std::numeric_limits<int>::min()) {
-      throw InputError(fmt::format("--{}: {} is out of range", flag, v));
-    }
+    if (v > most) throw InputError(fmt::format("--{}: {} is more than the largest value it takes, {} {}", flag, v, most, unit));
   }
   return out;
 }
@@ -111,16 +110,17 @@ WorkloadAxes parse_workload(const WorkloadFlags& f) {
   x.gpu = f.gpu;
   for (const std::string& a : f.attention) x.attention.push_back(a == "naive" ? AttentionKernel::naive : AttentionKernel::flash);
   x.reserve = f.reserve;
-  x.tp = int_counts(f.tp, "tp");
+  static_assert(kMaxTp <= std::numeric_limits<int>::max() && kMaxGroupSize <= std::numeric_limits<int>::max());
+  x.tp = counts(f.tp, "tp", kMaxTp, "GPUs");
   x.weights = dtype_list(f.weights, "weights");
-  x.group_size = optional_list(f.group_size.empty() ? std::vector<long>{} : int_counts(f.group_size, "group-size"));
+  x.group_size = optional_list(f.group_size.empty() ? std::vector<long>{} : counts(f.group_size, "group-size", kMaxGroupSize, "weights"));
   x.kv = dtype_list(f.kv, "kv");
   x.activations = dtype_list(f.activations, "activations");
   x.compute = dtype_list(f.compute, "compute");
-  x.prompt = expand_counts(f.prompt, "prompt");
-  x.gen = expand_counts(f.gen, "gen");
-  x.context = optional_list(f.context.empty() ? std::vector<long>{} : expand_counts(f.context, "context"));
-  x.batch = expand_counts(f.batch, "batch");
+  x.prompt = counts(f.prompt, "prompt", kMaxTokens, "tokens");
+  x.gen = counts(f.gen, "gen", kMaxTokens, "tokens");
+  x.context = optional_list(f.context.empty() ? std::vector<long>{} : counts(f.context, "context", kMaxTokens, "tokens"));
+  x.batch = counts(f.batch, "batch", kMaxBatch, "sequences");
   return x;
 }
 
@@ -142,8 +142,17 @@ Workload workload_at(const WorkloadAxes& x, std::span<const std::size_t> i, cons
   return w;
 }
 
+std::optional<SpecError> workload_error(const Workload& w, const ModelSpec& m, const GpuSpec& g) {
+  if (auto e = validate(w, m, g)) return e;
+  if (w.context_tokens < w.prompt_tokens) {
+    return SpecError{"context", fmt::format("{} tokens is below --prompt {}: the decode step's context includes the prompt",
+                                            w.context_tokens, w.prompt_tokens)};
+  }
+  return std::nullopt;
+}
+
 void require_valid(const Workload& w, const ModelSpec& m, const GpuSpec& g) {
-  if (const auto e = validate(w, m, g)) throw InputError(fmt::format("--{}: {}", e->field, e->message));
+  if (const auto e = workload_error(w, m, g)) throw InputError(fmt::format("--{}: {}", e->field, e->message));
 }
 
 WorkloadArgs one_point(const WorkloadFlags& f) {

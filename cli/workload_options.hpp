@@ -25,6 +25,14 @@ inline constexpr std::size_t kWorkloadFlags = 14;
 
 [[nodiscard]] std::string_view flag_name(WorkloadFlag f);  // "group-size"
 
+// The largest values the workload flags take. Past them a number is a typo, not a workload, and
+// the products the engine forms from them (batch × tokens × widths × bytes) stay far inside the
+// 64 bits of a long and the 53 exact bits of a double.
+inline constexpr long kMaxBatch = 10'000'000;       // --batch: 10^7 sequences
+inline constexpr long kMaxTokens = 1'000'000'000;   // --prompt, --gen, --context: 10^9 tokens each
+inline constexpr long kMaxTp = 65'536;              // --tp: GPUs in one tensor-parallel group
+inline constexpr long kMaxGroupSize = 1L << 30;     // --group-size: weights per scale
+
 // The flags as typed, each a list of items.
 struct WorkloadFlags {
   std::vector<std::string> model{}, gpu{};
@@ -63,6 +71,10 @@ struct WorkloadAxes {
 // The workload at one point (a position per flag, in WorkloadFlag order) for this model; not
 // validated: a sweep skips what require_valid would refuse.
 [[nodiscard]] Workload workload_at(const WorkloadAxes& x, std::span<const std::size_t> index, const ModelSpec& m);
+
+// What is wrong with a workload, naming the flag: the engine's rules (model/workload.hpp) and the
+// command line's own (the decode step's context includes the prompt).
+[[nodiscard]] std::optional<SpecError> workload_error(const Workload& w, const ModelSpec& m, const GpuSpec& g);
 
 // Throws InputError naming the flag (`--batch: must be at least 1, got 0`).
 void require_valid(const Workload& w, const ModelSpec& m, const GpuSpec& g);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace roofline {
 
@@ -47,8 +48,15 @@ long largest_batch(const ModelSpec& m, const GpuSpec& g, const Workload& w, long
   return lo;
 }
 
-long replicas_for(double rate, double per_replica) {
-  return std::max(1L, static_cast<long>(std::ceil(rate / per_replica - 1e-9)));
+// More replicas than this is not a plan: the load or the model is a typo.
+constexpr double kMostReplicas = 1e12;
+
+// Replicas to serve `rate`, or nullopt past kMostReplicas (the quotient of a huge rate and a
+// tiny per-replica rate is past any long, and a cast of it would be undefined).
+std::optional<long> replicas_for(double rate, double per_replica) {
+  const double n = std::ceil(rate / per_replica - 1e-9);
+  if (!(n <= kMostReplicas)) return std::nullopt;
+  return std::max(1L, static_cast<long>(n));
 }
 
 }  // namespace
@@ -85,12 +93,16 @@ CapacityPlan plan_capacity(const ModelSpec& m, const GpuSpec& g, const Workload&
   const auto B = static_cast<double>(p.batch);
   p.decode_tokens_per_s = B / p.tpot.value();
   p.requests_per_s_per_replica = p.decode_tokens_per_s / gen;
-  p.replicas = replicas_for(target.requests_per_s, p.requests_per_s_per_replica);
-  if (colocated) {
-    p.prefill_share = (p.prefill * (B / gen)) / p.tpot;
-  } else {
-    p.prefill_replicas = replicas_for(target.requests_per_s, 1.0 / p.prefill.value());
+  const std::optional<long> replicas = replicas_for(target.requests_per_s, p.requests_per_s_per_replica);
+  const std::optional<long> prefill_replicas =
+      colocated ? std::optional<long>(0) : replicas_for(target.requests_per_s, 1.0 / p.prefill.value());
+  if (!replicas || !prefill_replicas) {
+    p.reason = fmt::format("the load needs more than {:g} replicas", kMostReplicas);
+    return p;
   }
+  p.replicas = *replicas;
+  p.prefill_replicas = *prefill_replicas;
+  if (colocated) p.prefill_share = (p.prefill * (B / gen)) / p.tpot;
   p.gpus = (p.replicas + p.prefill_replicas) * base.tp;
   p.feasible = true;
   if (target.price_per_gpu_hour) {

@@ -27,11 +27,16 @@ void append_csv_cell(std::string& out, const Cell& c) {
 
 
 void append_csv_field(std::string& out, std::string_view field) {
-  if (field.find_first_of(",\"\r\n") == std::string_view::npos) {
+  // A spreadsheet reads a cell starting with = + - @ (or a tab or carriage return before one) as
+  // a formula: a model named "=HYPERLINK(...)" would run when the CSV is opened. OWASP's rule:
+  // such a text cell starts with ' and is quoted, so it is read as text.
+  const bool formula = !field.empty() && std::string_view("=+-@\t\r").find(field.front()) != std::string_view::npos;
+  if (!formula && field.find_first_of(",\"\r\n") == std::string_view::npos) {
     out += field;
     return;
   }
   out += '"';
+  if (formula) out += '\'';
   for (char ch : field) {
     if (ch == '"') out += '"';
     out += ch;

@@ -31,7 +31,8 @@ void append_csv_row_of(std::string& out, const Columns& columns, Get get) {
   out += "\r\n";
 }
 
-// RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled.
+// RFC 4180: a field with a comma, quote or line break is quoted, its quotes doubled. A text
+// field a spreadsheet would read as a formula (= + - @ first) is quoted and starts with '.
 void append_csv_field(std::string& out, std::string_view field);
 
 }  // namespace roofline::report

@@ -6,6 +6,7 @@
 #include <iterator>
 
 #include "report/human_units.hpp"
+#include "report/safe_text.hpp"
 
 namespace roofline::report {
 
@@ -29,10 +30,10 @@ std::vector<std::string> summary_lines(const Report& r) {
   std::vector<std::string> out;
   std::string params = human_count(r.model.params) + " params";
   if (r.model.params_active < r.model.params) params += fmt::format(" ({} active)", human_count(r.model.params_active));
-  out.push_back(fmt::format("model     {}: {}, weights {} ({}), KV cache {}/token ({})", m.name, params,
+  out.push_back(fmt::format("model     {}: {}, weights {} ({}), KV cache {}/token ({})", terminal_text(m.name), params,
                             human(r.model.weight_bytes), name(p.weights), human(r.model.kv_bytes_per_token),
                             name(p.kv)));
-  out.push_back(fmt::format("gpu       {}: {}, {} {}, ridge point {} FLOP/byte, {}{}", r.gpu.spec.name,
+  out.push_back(fmt::format("gpu       {}: {}, {} {}, ridge point {} FLOP/byte, {}{}", terminal_text(r.gpu.spec.name),
                             human(r.gpu.ceilings.bandwidth), human(r.gpu.ceilings.peak), name(p.compute),
                             three_digits(r.gpu.ridge_point().value()), human(r.gpu.spec.memory_capacity),
                             r.gpu.spec.calibration ? " (calibrated)" : ""));
@@ -156,7 +157,7 @@ std::string render_report_plain(const Report& r, bool with_ops) {
 }
 
 std::string render_report_markdown(const Report& r, bool with_ops) {
-  return fmt::format("## {} on {}\n\n- {}\n{}", r.model.spec.name, r.gpu.spec.name,
+  return fmt::format("## {} on {}\n\n- {}\n{}", terminal_text(r.model.spec.name), terminal_text(r.gpu.spec.name),
                      fmt::join(summary_lines(r), "\n- "), render_report(r, with_ops, render_markdown, "-"));
 }
 

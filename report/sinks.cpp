@@ -1,8 +1,11 @@
+#include <cerrno>
 #include <optional>
 #include <stdexcept>
 
+#include "report/safe_text.hpp"
 #include "report/sink.hpp"
 #include "report/text_table.hpp"
+#include "report/write_error.hpp"
 
 namespace roofline::report {
 
@@ -32,13 +35,17 @@ class BufferedSink : public Sink {
   void written() {
     if (buffer_.size() >= kFlushBytes) flush();
   }
+  // A failed write stops the output here: a sweep on a full disk does not run its remaining
+  // points, and the command exits 1 with the reason.
   void flush() {
+    errno = 0;
     out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+    if (!out_) throw WriteError("", write_failure_reason(errno));
     buffer_.clear();
   }
   void append_notes(std::string_view before = "") {
     if (!notes_.empty()) buffer_ += before;
-    for (const std::string& n : notes_) buffer_ += n + "\n";
+    for (const std::string& n : notes_) buffer_ += terminal_text(n) + "\n";
   }
   Columns columns_;
   std::string buffer_;
@@ -59,11 +66,17 @@ class CsvSink final : public BufferedSink {
   }
 };
 
+// Text in JSON is escaped by nlohmann; bytes that are not UTF-8 (a Latin-1 name) become U+FFFD
+// rather than an exception.
+std::string json_text(const nlohmann::ordered_json& j, int indent) {
+  return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
 class JsonLinesSink final : public BufferedSink {
  public:
   using BufferedSink::BufferedSink;
   void add(const Record& r) override {
-    buffer_ += r.json().dump();
+    buffer_ += json_text(r.json(), -1);
     buffer_ += '\n';
     written();
   }
@@ -75,7 +88,7 @@ class JsonSink final : public BufferedSink {
  public:
   JsonSink(Shape shape, Columns columns, std::ostream& out) : BufferedSink(std::move(columns), out), shape_(shape) {}
   void add(const Record& r) override {
-    const std::string element = r.json().dump(2);
+    const std::string element = json_text(r.json(), 2);
     if (shape_ == Shape::document) {
       buffer_ += element + "\n";
       return;

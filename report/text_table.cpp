@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "report/safe_text.hpp"
+
 namespace roofline::report {
 
 namespace {
@@ -45,21 +47,31 @@ void append_cell(std::string& out, const std::string& cell, std::size_t width, b
   out += left ? cell + pad : pad + cell;
 }
 
-// A pipe inside a cell would end it.
-std::string escape(const std::string& cell) {
-  std::string out;
-  for (char c : cell) {
-    if (c == '|') out += '\\';
-    out += c;
-  }
+// Cells may hold names read from files: control characters would drive the terminal and a line
+// break would split a row, so each cell is laid out as it will be shown.
+std::vector<std::string> shown(const std::vector<std::string>& row) {
+  std::vector<std::string> out;
+  out.reserve(row.size());
+  for (const std::string& cell : row) out.push_back(terminal_text(cell));
+  return out;
+}
+
+TextTable shown(const TextTable& t) {
+  TextTable out{terminal_text(t.title), shown(t.header), {}};
+  out.rows.reserve(t.rows.size());
+  for (const auto& row : t.rows) out.rows.push_back(shown(row));
   return out;
 }
 
 }  // namespace
 
-PlainLayout plain_layout(const TextTable& t) { return {column_widths(t), numeric_columns(t)}; }
+PlainLayout plain_layout(const TextTable& t) {
+  const TextTable s = shown(t);
+  return {column_widths(s), numeric_columns(s)};
+}
 
-void append_plain_row(std::string& out, const PlainLayout& layout, const std::vector<std::string>& row) {
+void append_plain_row(std::string& out, const PlainLayout& layout, const std::vector<std::string>& raw) {
+  const std::vector<std::string> row = shown(raw);
   out += "  ";
   for (std::size_t i = 0; i < layout.widths.size(); ++i) {
     if (i > 0) out += "  ";
@@ -72,7 +84,7 @@ void append_plain_row(std::string& out, const PlainLayout& layout, const std::ve
 std::string render_plain(const TextTable& t) {
   const PlainLayout layout = plain_layout(t);
   std::string out;
-  if (!t.title.empty()) out += t.title + "\n";
+  if (!t.title.empty()) out += terminal_text(t.title) + "\n";
   append_plain_row(out, layout, t.header);
   std::size_t total = 0;
   for (std::size_t w : layout.widths) total += w + 2;
@@ -83,12 +95,12 @@ std::string render_plain(const TextTable& t) {
 
 void append_markdown_row(std::string& out, std::size_t columns, const std::vector<std::string>& row) {
   out += "|";
-  for (std::size_t i = 0; i < columns; ++i) out += fmt::format(" {} |", escape(i < row.size() ? row[i] : ""));
+  for (std::size_t i = 0; i < columns; ++i) out += fmt::format(" {} |", markdown_cell(i < row.size() ? row[i] : ""));
   out += "\n";
 }
 
 void append_markdown_head(std::string& out, const TextTable& t) {
-  if (!t.title.empty()) out += fmt::format("### {}\n\n", t.title);
+  if (!t.title.empty()) out += fmt::format("### {}\n\n", terminal_text(t.title));
   append_markdown_row(out, t.header.size(), t.header);
   out += "|";
   for (std::size_t i = 0; i < t.header.size(); ++i) out += i == 0 ? "---|" : "---:|";

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "calibrate/calibration_device.hpp"
+#include "calibrate/host_machine.hpp"
 #include "calibrate/plugin_abi.hpp"
 #include "cli_runner.hpp"
 #include "io/gpu_writer.hpp"
@@ -92,7 +93,10 @@ TEST_CASE("calibrate: the YAML written reads back to the same description") {
 
 TEST_CASE("calibrate: writes a GPU description that every command can read") {
   const std::string out = (std::filesystem::temp_directory_path() / "rooflineplan-calibrate-test.yaml").string();
-  const auto r = test::run_cli({"calibrate", "--repetitions", "1", "--stream-size", "4 MiB", "--out", out});
+  // Arrays of 4 × the last-level cache, the least calibrate takes: large enough to measure memory.
+  const double llc = calibrate::last_level_cache().value_or(1 << 20);
+  const std::string size = std::to_string(static_cast<long long>(4 * llc)) + " B";
+  const auto r = test::run_cli({"calibrate", "--repetitions", "1", "--stream-size", size, "--out", out});
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("read") && Catch::Contains("gemm_fp32") && Catch::Contains("wrote"));
   const auto point = test::run_cli({"-m", test::data_file("good/tiny.yaml"), "-g", out, "-f", "json"});

@@ -1,0 +1,18 @@
+#pragma once
+// What the host machine offers a measurement: the memory it can allocate now, and the size of
+// its last-level cache (STREAM arrays must be well beyond it, or the "memory" bandwidth
+// measured is the cache's).
+#include <optional>
+#include <string>
+
+namespace roofline::calibrate {
+
+// Bytes a process can allocate now: MemAvailable from /proc/meminfo, else physical memory
+// (sysconf); nullopt when neither is known.
+[[nodiscard]] std::optional<double> host_memory_available();
+
+// The largest cache of cpu0 as sysfs lists it (the last level, as one instance shares it),
+// else sysconf's L3, then L2; nullopt when none is known.
+[[nodiscard]] std::optional<double> last_level_cache();
+
+}  // namespace roofline::calibrate

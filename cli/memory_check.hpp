@@ -1,0 +1,13 @@
+#pragma once
+// Flags that size an allocation (validate's --batch, --prompt and --budget, calibrate's
+// --stream-size) are checked against the machine's memory before anything is allocated: a typo
+// is refused by name, not met by the kernel's out-of-memory killer.
+#include <string_view>
+
+namespace roofline::cli {
+
+// Throws io::InputError naming `flag`, the bytes `what` needs and the memory available, when
+// `bytes` exceeds what this machine can allocate now.
+void require_memory(double bytes, std::string_view flag, std::string_view what);
+
+}  // namespace roofline::cli

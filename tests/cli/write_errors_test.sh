@@ -1,0 +1,37 @@
+#!/bin/sh
+# Writes to a full device fail loudly: each command exits 1 and says why, and calibrate prints
+# the measurement it could not write rather than discarding it.
+# Usage: write_errors_test.sh <rooflineplan binary> <examples folder>
+set -u
+bin=$1
+ex=$2
+status=0
+expect_failure() {
+  "$@" > /dev/full 2> /tmp/rooflineplan-write-errors.$$
+  code=$?
+  if [ "$code" -ne 1 ] || ! grep -q "No space left on device" /tmp/rooflineplan-write-errors.$$; then
+    echo "FAIL (exit $code): $*"; cat /tmp/rooflineplan-write-errors.$$; status=1
+  fi
+}
+m="-m $ex/7b.yaml -g $ex/a100.yaml"
+expect_failure "$bin" $m
+expect_failure "$bin" $m -f json
+expect_failure "$bin" plan -m "$ex/7b.yaml" -g a100-80gb,h100-sxm
+expect_failure "$bin" explain $m
+expect_failure "$bin" convert llama-2-7b
+expect_failure "$bin" presets
+expect_failure "$bin" completion
+expect_failure "$bin" sweep $m -b 1..1024:+1
+expect_failure "$bin" sweep $m -b 1..64:x2 --out /dev/full
+expect_failure "$bin" --help
+rm -f /tmp/rooflineplan-write-errors.$$
+
+# calibrate --out /dev/full: exit 1 naming the file, and the YAML on stdout.
+yaml=$("$bin" calibrate --repetitions 1 --out /dev/full 2> /tmp/rooflineplan-calibrate-errors.$$)
+code=$?
+if [ "$code" -ne 1 ] || ! grep -q "writing --out /dev/full: No space left on device" /tmp/rooflineplan-calibrate-errors.$$ ||
+   ! printf '%s\n' "$yaml" | grep -q "^calibration:"; then
+  echo "FAIL (exit $code): calibrate --out /dev/full"; cat /tmp/rooflineplan-calibrate-errors.$$; status=1
+fi
+rm -f /tmp/rooflineplan-calibrate-errors.$$
+exit $status
