@@ -4,10 +4,12 @@
 // them in another fails here.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "cli_runner.hpp"
 #include "io/presets.hpp"
+#include "model/engine.hpp"
 #include "model/memory_ledger.hpp"
 #include "model/operators.hpp"
 #include "model/parameters.hpp"
@@ -74,16 +76,59 @@ TEST_CASE("layer description: a decode token multiplies 2 FLOPs by every active 
   }
 }
 
-TEST_CASE("layer description: the cache a group holds is one GPU's cache times tp, never less than the model's") {
+TEST_CASE("layer description: a group caches max(kv_heads, tp) K/V heads, or the whole latent on every GPU") {
   for (const ModelSpec& m : described_models()) {
     INFO(m.name);
-    Workload w = test::default_workload(m, 1);
-    const Bytes whole = kv_bytes_per_token(m, w.precision);
-    CHECK(group_kv_bytes_per_token(m, w) == whole);
-    for (const int tp : {2, 4, 8}) {
-      if (m.architecture->heads % tp != 0) continue;
+    const Architecture& a = *m.architecture;
+    for (const int tp : {1, 2, 4, 8}) {
+      if (a.heads % tp != 0 || (a.kv_heads % tp != 0 && tp % a.kv_heads != 0)) continue;
+      INFO("tp " << tp);
+      Workload w = test::default_workload(m, 1);
       w.tp = tp;
-      CHECK(group_kv_bytes_per_token(m, w) >= whole);
+      const double kb = bytes_per_element(w.precision.kv), layers = a.layers;
+      const double expected = a.mla ? layers * static_cast<double>(a.mla->cache_width()) * tp * kb
+                                    : layers * 2 * static_cast<double>(a.head_dim) * std::max(a.kv_heads, tp) * kb;
+      CHECK(group_kv_bytes_per_token(m, w).value() == expected);
     }
   }
+}
+
+TEST_CASE("layer description: split over tp, each pass still reads every counted weight once, replicas aside") {
+  // Under tensor parallelism each GPU holds 1/tp of every split linear; what is replicated (the
+  // router, latent attention's down projections, K/V heads fewer than tp, norms) is read whole.
+  for (const ModelSpec& m : described_models()) {
+    const Architecture& a = *m.architecture;
+    if (a.heads % 2 != 0 || a.mla || a.moe) continue;
+    INFO(m.name);
+    Workload w = test::default_workload(m, 1);
+    const Bytes one_gpu = weight_bytes_of(build_ops(Phase::decode, m, w, ExpertRouting::all));
+    w.tp = 2;
+    const OpList split = build_ops(Phase::decode, m, w, ExpertRouting::all);
+    // Dense GQA models with kv_heads >= 2: every linear splits in half; the norms (and GPT-2's
+    // row-parallel biases) are whole on each GPU.
+    const double ab = bytes_per_element(w.precision.activations);
+    const double h = static_cast<double>(a.hidden), L = a.layers;
+    const double whole = (2 * L + 1) * h * a.norm_params_per_element() * ab +
+                         (a.linear_bias ? 2 * L * h * ab : 0.0);  // O's and down's biases
+    CHECK(weight_bytes_of(split).value() == Approx((one_gpu.value() - whole) / 2 + whole).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("layer description: prefill activations hold the residual, its norm and the widest intermediate") {
+  // Llama-3.1-70B at tp 8, 4096 tokens, bf16, per GPU: 4096·2·(2·8192 + gate+up 2·28672/8) plus
+  // the fp32 logits of one token over 128256/8 rows; the group holds 8 of those.
+  const Workload tp8 = [] {
+    Workload w = test::default_workload(io::load_model("llama-3.1-70b"), 1);
+    w.tp = 8, w.prompt_tokens = 4096, w.context_tokens = 4096 + 128;
+    return w;
+  }();
+  const Report r = evaluate(io::load_model("llama-3.1-70b"), io::load_gpu("h100-sxm"), tp8);
+  CHECK(r.memory.activations.value() == 8 * (4096.0 * 2 * (2 * 8192 + 2 * 3584) + 128256.0 / 8 * 4));
+  CHECK(r.memory.activations.value() == 1'544'016'896.0);
+  // DeepSeek-V3, prefill of 512 tokens: latent attention decompresses K (192 a head) and V (128)
+  // beside its queries (192) for 128 heads: 65,536 wide, wider than any FFN (2·18432).
+  const ModelSpec v3 = io::load_model(test::data_file("hf/deepseek-v3.json"));
+  const Report d = evaluate(v3, io::load_gpu("h100-sxm"), test::default_workload(v3, 1));
+  CHECK(d.memory.activations.value() == 512.0 * 2 * (2 * 7168 + 128 * (192 + 192 + 128)) + 129280.0 * 4);
+  CHECK(d.memory.activations.value() == 82'306'048.0);
 }

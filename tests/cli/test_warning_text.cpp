@@ -1,0 +1,27 @@
+// The engine's typed warnings in words: each kind in English and Chinese, with its numbers.
+#include <catch2/catch.hpp>
+
+#include "report/warning_text.hpp"
+
+using namespace roofline;
+using report::warning_text;
+
+TEST_CASE("warning text: a size-only model, in English and Chinese") {
+  CHECK(warning_text(ArchitectureUnknown{}) ==
+        "architecture unknown (only `params` given): KV cache, attention and activations are not modelled; decode "
+        "reads the weights only");
+  CHECK(warning_text(ArchitectureUnknown{}, "zh") == "架构未知（只给了 `params`）：KV 缓存、注意力和激活均未建模；解码只读取权重");
+}
+
+TEST_CASE("warning text: 4200 tokens past a max_context of 4096") {
+  CHECK(warning_text(BeyondMaxContext{4200, 4096}) == "4200 tokens exceed the model's max_context of 4096");
+  CHECK(warning_text(BeyondMaxContext{4200, 4096}, "zh") == "4200 个 token 超过了模型的 max_context（4096）");
+}
+
+TEST_CASE("warning text: 143.2 GB needed of 24 GB at batch 1, in GB with one decimal") {
+  const DoesNotFit w{Bytes(143.2e9), Bytes(24e9), 1};
+  CHECK(warning_text(w) == "does not fit: needs 143.2 GB of 24.0 GB at batch 1");
+  CHECK(warning_text(w, "zh") == "放不下：批大小 1 需要 143.2 GB，容量只有 24.0 GB");
+  CHECK(report::warning_label() == "warning: ");
+  CHECK(report::warning_label("zh") == "注意：");
+}
