@@ -126,7 +126,7 @@ void explain_scenario(const Variations& s, const std::string& name, Writer& w) {
       {p.int4, total - s.int4.request_time()},
       {p.kv8, total - s.kv8.request_time()},
       {p.flash, s.naive.request_time() - total},
-      {p.speculative, r.decode.step.time * gen - s.speculative.decode.step.time * std::ceil(gen / 4)},
+      {p.speculative, r.decode.step.time * gen - s.speculative.decode.step.time * std::ceil(gen / Variations::kDraftedTokens)},
   };
   std::stable_sort(savings.begin(), savings.end(), [](const Saving& a, const Saving& b) { return a.saved > b.saved; });
   w.say(p.ranked_title);

@@ -13,6 +13,7 @@
 #include "report/report_json.hpp"
 #include "io/spec_loader.hpp"
 #include "report/sink.hpp"
+#include "report/warning_text.hpp"
 #include "io/units_parse.hpp"
 #include "cli/workload_options.hpp"
 
@@ -27,6 +28,7 @@ struct PlanRow {
   const GpuSpec* gpu;
   int tp;
   CapacityPlan plan;
+  std::string reason;  // the plan's refusal in words; empty when feasible
 };
 
 
@@ -41,7 +43,7 @@ const std::array kPlanColumns = {
     PlanColumn{"gpu", "gpu_name", [](const PlanRow& r) -> Cell { return std::string_view(r.gpu->name); }},
     PlanColumn{"tp", "tp", [](const PlanRow& r) -> Cell { return static_cast<long>(r.tp); }},
     PlanColumn{"feasible", "feasible", [](const PlanRow& r) -> Cell { return r.plan.feasible; }},
-    PlanColumn{"reason", "reason", [](const PlanRow& r) -> Cell { return std::string_view(r.plan.reason); }},
+    PlanColumn{"reason", "reason", [](const PlanRow& r) -> Cell { return std::string_view(r.reason); }},
     PlanColumn{"batch", "batch", [](const PlanRow& r) -> Cell { return r.plan.batch; }},
     PlanColumn{"max_batch", "max_batch", [](const PlanRow& r) -> Cell { return optional_cell(r.plan.max_batch); }},
     PlanColumn{"decode_step_time", "decode_step_time_s", [](const PlanRow& r) -> Cell { return r.plan.decode_step.value(); }},
@@ -113,7 +115,7 @@ void print(const std::vector<PlanRow>& rows, const PlanArgs& a, const ModelSpec&
   const auto sink = make_sink(output_format(a.format), Shape::rows, {title, plan_header(a.disaggregate), append_plan_csv_header}, out);
   for (const PlanRow& r : rows) {
     sink->add(PlanRecord(r, a.disaggregate));
-    if (!r.plan.feasible) sink->note(fmt::format("{} with tp {} cannot meet the target: {}", r.gpu->name, r.tp, r.plan.reason));
+    if (!r.plan.feasible) sink->note(fmt::format("{} with tp {} cannot meet the target: {}", r.gpu->name, r.tp, r.reason));
   }
   sink->finish();
 }
@@ -164,7 +166,9 @@ void run_plan(const PlanArgs& a, std::ostream& out) {
       index[static_cast<std::size_t>(WorkloadFlag::tp)] = t;
       const Workload w = workload_at(x, index, m);
       require_valid(w, m, gpus[i]);
-      rows.push_back({&gpus[i], w.tp, plan_capacity(m, gpus[i], w, target)});
+      CapacityPlan plan = plan_capacity(m, gpus[i], w, target);
+      std::string reason = plan.why_not ? infeasible_text(*plan.why_not) : std::string();
+      rows.push_back({&gpus[i], w.tp, std::move(plan), std::move(reason)});
     }
   }
   rank(rows);

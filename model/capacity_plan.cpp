@@ -1,7 +1,5 @@
 #include "model/capacity_plan.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -72,8 +70,7 @@ CapacityPlan plan_capacity(const ModelSpec& m, const GpuSpec& g, const Workload&
   const double gen = static_cast<double>(base.gen_tokens);
 
   if (p.max_batch && *p.max_batch < 1) {
-    p.reason = fmt::format("does not fit: the weights and one sequence need {:.1f} GB of {:.1f} GB",
-                           (single.memory.total.value()) / 1e9, single.memory.capacity.value() / 1e9);
+    p.why_not = WeightsDoNotFit{single.memory.total, single.memory.capacity};
     return p;
   }
   const long limit = p.max_batch ? std::min(*p.max_batch, kLargestSearchedBatch) : kLargestSearchedBatch;
@@ -83,11 +80,8 @@ CapacityPlan plan_capacity(const ModelSpec& m, const GpuSpec& g, const Workload&
   p.tpot = at.tpot;
   p.ttft = at.ttft;
   if (p.batch == 0) {
-    p.reason = at.tpot > target.tpot
-                   ? fmt::format("no batch size meets TPOT {:.4g} ms: batch 1 already takes {:.4g} ms per token",
-                                 target.tpot.value() * 1e3, at.tpot.value() * 1e3)
-                   : fmt::format("no batch size meets TTFT {:.4g} ms: at batch 1 the first token takes {:.4g} ms",
-                                 target.ttft.value() * 1e3, at.ttft.value() * 1e3);
+    if (at.tpot > target.tpot) p.why_not = TpotUnreachable{target.tpot, at.tpot};
+    else p.why_not = TtftUnreachable{target.ttft, at.ttft};
     return p;
   }
   const auto B = static_cast<double>(p.batch);
@@ -97,7 +91,7 @@ CapacityPlan plan_capacity(const ModelSpec& m, const GpuSpec& g, const Workload&
   const std::optional<long> prefill_replicas =
       colocated ? std::optional<long>(0) : replicas_for(target.requests_per_s, 1.0 / p.prefill.value());
   if (!replicas || !prefill_replicas) {
-    p.reason = fmt::format("the load needs more than {:g} replicas", kMostReplicas);
+    p.why_not = TooManyReplicas{kMostReplicas};
     return p;
   }
   p.replicas = *replicas;

@@ -13,7 +13,7 @@
 // bound, one request at a time), decode replicas run batches with no prefill interleaved. The
 // KV transfer between them is not modelled.
 #include <optional>
-#include <string>
+#include <variant>
 
 #include "model/engine.hpp"
 
@@ -27,9 +27,27 @@ struct LoadTarget {
   bool disaggregate = false;
 };
 
+// Why a plan is not feasible, with the numbers; worded by the output layer.
+struct WeightsDoNotFit {
+  Bytes needed;  // the weights, one sequence and the reserve
+  Bytes capacity;
+};
+struct TpotUnreachable {
+  Seconds target;
+  Seconds at_batch_1;
+};
+struct TtftUnreachable {
+  Seconds target;
+  Seconds at_batch_1;
+};
+struct TooManyReplicas {
+  double most = 0;  // replicas a plan may have
+};
+using Infeasible = std::variant<WeightsDoNotFit, TpotUnreachable, TtftUnreachable, TooManyReplicas>;
+
 struct CapacityPlan {
   bool feasible = false;
-  std::string reason;  // why not, when not feasible
+  std::optional<Infeasible> why_not;  // set when not feasible
   long batch = 0;      // sequences per decode replica
   std::optional<long> max_batch;  // what memory allows (empty: not limited by modelled memory)
   Seconds decode_step;  // T_decode(batch)

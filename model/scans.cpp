@@ -52,8 +52,9 @@ Variations variations(const ModelSpec& m, const GpuSpec& g, const Workload& w) {
   v.int4 = with(m, g, w, [](Workload& x) { x.precision.weights = DType::int4; });
   v.kv8 = with(m, g, w, [](Workload& x) { x.precision.kv = DType::fp8; });
   v.naive = with(m, g, w, [](Workload& x) { x.attention = AttentionKernel::naive; });
-  // Verifying 4 drafted tokens per sequence is a step over 4× the rows with one weight read.
-  v.speculative = with(m, g, w, [](Workload& x) { x.batch *= 4; });
+  // Verifying the drafted tokens of every sequence is one step over that many times the rows,
+  // with one weight read.
+  v.speculative = with(m, g, w, [](Workload& x) { x.batch *= Variations::kDraftedTokens; });
   return v;
 }
 

@@ -25,6 +25,8 @@ namespace roofline {
 // What the explanation weighs a point against: a bigger batch, twice the critical batch, int4
 // weights, an fp8 cache, unfused attention, and speculative verification of 4 drafted tokens.
 struct Variations {
+  // Speculative decoding verifies this many drafted tokens a sequence in one step.
+  static constexpr long kDraftedTokens = 4;
   Report base, batch64, twice_critical, int4, kv8, naive, speculative;
 };
 

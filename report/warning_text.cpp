@@ -8,17 +8,26 @@ namespace {
 
 struct Words {
   std::string_view architecture_unknown, beyond_max_context, does_not_fit;
+  std::string_view weights_do_not_fit, tpot_unreachable, ttft_unreachable, too_many_replicas;
 };
 
 constexpr Words kEnglish{
     "architecture unknown (only `params` given): KV cache, attention and activations are not modelled; decode "
     "reads the weights only",
     "{tokens} tokens exceed the model's max_context of {max}",
-    "does not fit: needs {needed:.1f} GB of {capacity:.1f} GB at batch {batch}"};
+    "does not fit: needs {needed:.1f} GB of {capacity:.1f} GB at batch {batch}",
+    "does not fit: the weights and one sequence need {needed:.1f} GB of {capacity:.1f} GB",
+    "no batch size meets TPOT {target:.4g} ms: batch 1 already takes {at:.4g} ms per token",
+    "no batch size meets TTFT {target:.4g} ms: at batch 1 the first token takes {at:.4g} ms",
+    "the load needs more than {most:g} replicas"};
 
 constexpr Words kChinese{"架构未知（只给了 `params`）：KV 缓存、注意力和激活均未建模；解码只读取权重",
                          "{tokens} 个 token 超过了模型的 max_context（{max}）",
-                         "放不下：批大小 {batch} 需要 {needed:.1f} GB，容量只有 {capacity:.1f} GB"};
+                         "放不下：批大小 {batch} 需要 {needed:.1f} GB，容量只有 {capacity:.1f} GB",
+                         "放不下：权重加一个序列需要 {needed:.1f} GB，容量只有 {capacity:.1f} GB",
+                         "没有批大小能满足 TPOT {target:.4g} ms：批大小 1 每个 token 已需 {at:.4g} ms",
+                         "没有批大小能满足 TTFT {target:.4g} ms：批大小 1 的首个 token 已需 {at:.4g} ms",
+                         "负载需要超过 {most:g} 个副本"};
 
 struct Wording {
   const Words& words;
@@ -31,9 +40,26 @@ struct Wording {
     return fmt::format(fmt::runtime(words.does_not_fit), fmt::arg("needed", w.needed.value() / 1e9),
                        fmt::arg("capacity", w.capacity.value() / 1e9), fmt::arg("batch", w.batch));
   }
+  std::string operator()(const WeightsDoNotFit& w) const {
+    return fmt::format(fmt::runtime(words.weights_do_not_fit), fmt::arg("needed", w.needed.value() / 1e9),
+                       fmt::arg("capacity", w.capacity.value() / 1e9));
+  }
+  std::string operator()(const TpotUnreachable& w) const { return latency(words.tpot_unreachable, w.target, w.at_batch_1); }
+  std::string operator()(const TtftUnreachable& w) const { return latency(words.ttft_unreachable, w.target, w.at_batch_1); }
+  std::string operator()(const TooManyReplicas& w) const {
+    return fmt::format(fmt::runtime(words.too_many_replicas), fmt::arg("most", w.most));
+  }
+
+  static std::string latency(std::string_view phrase, Seconds target, Seconds at) {
+    return fmt::format(fmt::runtime(phrase), fmt::arg("target", target.value() * 1e3), fmt::arg("at", at.value() * 1e3));
+  }
 };
 
 }  // namespace
+
+std::string infeasible_text(const Infeasible& why, std::string_view lang) {
+  return std::visit(Wording{lang == "zh" ? kChinese : kEnglish}, why);
+}
 
 std::string warning_text(const Warning& w, std::string_view lang) {
   return std::visit(Wording{lang == "zh" ? kChinese : kEnglish}, w);

@@ -1,15 +1,18 @@
 #pragma once
-// The engine's warnings in words, in the reader's language ("en" or "zh"), with the numbers in
+// The engine's warnings and a plan's refusals in words, in the reader's language ("en" or "zh"), with the numbers in
 // the units every other output uses.
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "model/capacity_plan.hpp"
 #include "model/report.hpp"
 
 namespace roofline::report {
 
 [[nodiscard]] std::string warning_text(const Warning& w, std::string_view lang = "en");
+// Why a capacity plan is not feasible.
+[[nodiscard]] std::string infeasible_text(const Infeasible& why, std::string_view lang = "en");
 // "warning: " or "注意：", what a line of warning starts with.
 [[nodiscard]] std::string_view warning_label(std::string_view lang = "en");
 [[nodiscard]] std::vector<std::string> warning_texts(const Report& r, std::string_view lang = "en");

@@ -25,3 +25,17 @@ TEST_CASE("warning text: 143.2 GB needed of 24 GB at batch 1, in GB with one dec
   CHECK(report::warning_label() == "warning: ");
   CHECK(report::warning_label("zh") == "注意：");
 }
+
+TEST_CASE("infeasible text: each refusal of a plan, with its numbers, in both languages") {
+  using report::infeasible_text;
+  CHECK(infeasible_text(TpotUnreachable{Seconds(0.005), Seconds(0.0070897)}) ==
+        "no batch size meets TPOT 5 ms: batch 1 already takes 7.09 ms per token");
+  CHECK(infeasible_text(TtftUnreachable{Seconds(0.010), Seconds(0.030)}) ==
+        "no batch size meets TTFT 10 ms: at batch 1 the first token takes 30 ms");
+  CHECK(infeasible_text(WeightsDoNotFit{Bytes(140.4e9), Bytes(24e9)}) ==
+        "does not fit: the weights and one sequence need 140.4 GB of 24.0 GB");
+  CHECK(infeasible_text(TooManyReplicas{1e12}) == "the load needs more than 1e+12 replicas");
+  CHECK(infeasible_text(TpotUnreachable{Seconds(0.005), Seconds(0.0070897)}, "zh") ==
+        "没有批大小能满足 TPOT 5 ms：批大小 1 每个 token 已需 7.09 ms");
+  CHECK(infeasible_text(TooManyReplicas{1e12}, "zh") == "负载需要超过 1e+12 个副本");
+}

@@ -57,15 +57,25 @@ TEST_CASE("plan: targets that no batch can meet say why") {
   const Teaching t;
   const CapacityPlan tpot = t.plan({.requests_per_s = 1, .ttft = Seconds(1), .tpot = Seconds(0.005)});
   CHECK_FALSE(tpot.feasible);
-  CHECK_THAT(tpot.reason, Catch::Contains("no batch size meets TPOT 5 ms"));
+  // Batch 1 takes 7 ms a step plus 1/256 of a 23 ms prefill: 7.0897 ms per token.
+  const auto* slow = std::get_if<TpotUnreachable>(&*tpot.why_not);
+  REQUIRE(slow != nullptr);
+  CHECK(slow->target.value() == 0.005);
+  CHECK_THAT(slow->at_batch_1.value(), WithinRel(7e-3 + kPrefill / 256, 1e-9));
   const CapacityPlan ttft = t.plan({.requests_per_s = 1, .ttft = Seconds(0.010), .tpot = Seconds(0.05)});
   CHECK_FALSE(ttft.feasible);
-  CHECK_THAT(ttft.reason, Catch::Contains("no batch size meets TTFT 10 ms"));
+  const auto* late = std::get_if<TtftUnreachable>(&*ttft.why_not);
+  REQUIRE(late != nullptr);
+  CHECK(late->target.value() == 0.010);
+  CHECK_THAT(late->at_batch_1.value(), WithinRel(kPrefill + 7e-3, 1e-9));
   const ModelSpec big = test::llama_2_70b();
   const GpuSpec l4 = test::l4();
   const CapacityPlan nofit = plan_capacity(big, l4, test::default_workload(big), {});
   CHECK_FALSE(nofit.feasible);
-  CHECK_THAT(nofit.reason, Catch::Contains("does not fit"));
+  const auto* big_weights = std::get_if<WeightsDoNotFit>(&*nofit.why_not);
+  REQUIRE(big_weights != nullptr);
+  CHECK(big_weights->capacity.value() == 24e9);
+  CHECK(big_weights->needed > big_weights->capacity);
 }
 
 TEST_CASE("plan: memory bounds the batch when the KV cache is modelled") {
