@@ -56,10 +56,7 @@ std::vector<Command> commands(Flags& f, const CLI::App& app) {
        [&f](Out& out, Out& err) { run_calibrate(f.calibrate, out, err); }},
       {"explain", "the two-phase story, step by step, from your model's and GPU's numbers",
        [&f](Options& o) { add_explain_options(o, f.explain); },
-       [&f](Out& out, Out&) {
-         f.explain.point = one_point(f.explain.workload);
-         run_explain(f.explain, out);
-       }},
+       [&f](Out& out, Out&) { run_explain(f.explain, out); }},
       {"completion", "print a bash completion script for rooflineplan", nullptr,
        [&app](Out& out, Out&) { out << bash_completion(app); }},
       {"convert", "print a model (a Hugging Face config.json, a preset) as rooflineplan YAML",
@@ -67,10 +64,7 @@ std::vector<Command> commands(Flags& f, const CLI::App& app) {
        [&f](Out& out, Out&) { run_convert(f.convert_model, out); }},
       {"plot", "charts: the roofline with every operator, decode against batch or context",
        [&f](Options& o) { add_plot_options(o, f.plot); },
-       [&f](Out& out, Out&) {
-         f.plot.point = one_point(f.plot.workload);
-         run_plot(f.plot, out);
-       }},
+       [&f](Out& out, Out&) { run_plot(f.plot, out); }},
       {"validate", "run a synthetic decode step shaped like the model: predicted vs measured",
        [&f](Options& o) { add_validate_options(o, f.validate); },
        [&f](Out& out, Out& err) { run_validate(f.validate, out, err); }},

@@ -147,13 +147,11 @@ void add_explain_options(Options& o, ExplainArgs& a) {
 }
 
 void run_explain(const ExplainArgs& a, std::ostream& out) {
-  if (a.point.model.empty() || a.point.gpu.empty()) throw InputError("explain: --model and --gpu are required");
-  WorkloadArgs point = a.point;
-  if (a.scenario == "summarize") point.prompt = 8192, point.gen = 200;
-  if (a.scenario == "chat") point.prompt = 50, point.gen = 800;
-  const ModelSpec m = load_model(point.model);
-  const GpuSpec g = load_gpu(point.gpu);
-  const Variations s = variations(m, g, make_workload(point, m, g));
+  WorkloadFlags flags = a.workload;
+  if (a.scenario == "summarize") flags.prompt = {"8192"}, flags.gen = {"200"};
+  if (a.scenario == "chat") flags.prompt = {"50"}, flags.gen = {"800"};
+  const OnePoint p = one_point(flags, "explain");
+  const Variations s = variations(p.model, p.gpu, p.workload);
   Writer w(phrases(a.lang), out);
   for (const std::string& warning : warning_texts(s.base, a.lang)) out << warning_label(a.lang) << warning << "\n";
   if (!a.scenario.empty()) {

@@ -10,8 +10,7 @@
 namespace roofline::cli {
 
 struct ExplainArgs {
-  WorkloadFlags workload;  // as parsed; `point` is its one point, set before run_explain
-  WorkloadArgs point;
+  WorkloadFlags workload;
   std::string lang = "en";
   std::string scenario;  // empty, summarize (8k in, 200 out) or chat (50 in, 800 out)
   std::string plot;      // the roofline to this .svg/.png; empty: drawn in characters

@@ -43,12 +43,9 @@ void add_plot_options(Options& o, PlotArgs& a) {
 }
 
 void run_plot(const PlotArgs& a, std::ostream& out) {
-  if (a.point.model.empty() || a.point.gpu.empty()) throw InputError("plot: --model and --gpu are required");
-  const ModelSpec m = load_model(a.point.model);
-  const GpuSpec g = load_gpu(a.point.gpu);
-  const Workload w = make_workload(a.point, m, g);
+  const OnePoint p = one_point(a.workload, "plot");
   const Detail detail = a.out.empty() ? Detail::summary : Detail::full;
-  const Report r = evaluate(m, g, w);
+  const Report r = evaluate(p.model, p.gpu, p.workload);
   const Figure f = a.kind == "batch"     ? batch_figure(r)
                    : a.kind == "context" ? context_figure(r)
                                          : roofline_figure(r, detail);

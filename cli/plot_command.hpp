@@ -11,8 +11,7 @@
 namespace roofline::cli {
 
 struct PlotArgs {
-  WorkloadFlags workload;  // as parsed; `point` is its one point, set before run_plot
-  WorkloadArgs point;
+  WorkloadFlags workload;
   std::string kind = "roofline";
   std::string out;  // .svg or .png; empty: characters on stdout
 };

@@ -18,13 +18,8 @@ void add_point_options(Options& o, PointArgs& a) {
 }
 
 void run_point(const PointArgs& a, std::ostream& out, std::ostream& err) {
-  const WorkloadArgs point = one_point(a.workload);
-  if (point.model.empty() || point.gpu.empty()) {
-    throw InputError("--model and --gpu are required (files or preset names; `rooflineplan presets` lists them)");
-  }
-  const ModelSpec model = load_model(point.model);
-  const GpuSpec gpu = load_gpu(point.gpu);
-  const Report r = evaluate(model, gpu, make_workload(point, model, gpu));
+  const OnePoint p = one_point(a.workload, "");
+  const Report r = evaluate(p.model, p.gpu, p.workload);
   const OutputFormat format = output_format(a.format);
   if (!info(format).carries_warnings) {
     for (const std::string& warning : warning_texts(r)) err << warning_label() << warning << "\n";

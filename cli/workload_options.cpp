@@ -155,43 +155,18 @@ void require_valid(const Workload& w, const ModelSpec& m, const GpuSpec& g) {
   if (const auto e = workload_error(w, m, g)) throw InputError(fmt::format("--{}: {}", e->field, e->message));
 }
 
-WorkloadArgs one_point(const WorkloadFlags& f) {
+OnePoint one_point(const WorkloadFlags& f, std::string_view command) {
   const WorkloadAxes x = parse_workload(f);
   x.require_one();
-  auto first = [](const std::vector<std::string>& items) { return items.empty() ? std::string() : items.front(); };
-  WorkloadArgs a;
-  a.model = first(f.model);
-  a.gpu = first(f.gpu);
-  a.batch = x.batch.front();
-  a.prompt = x.prompt.front();
-  a.gen = x.gen.front();
-  a.context = x.context.front();
-  a.weights = first(f.weights);
-  a.kv = first(f.kv);
-  a.activations = first(f.activations);
-  a.compute = first(f.compute);
-  if (x.group_size.front()) a.group_size = static_cast<int>(*x.group_size.front());
-  a.tp = static_cast<int>(x.tp.front());
-  a.attention = first(f.attention);
-  a.reserve = x.reserve.front();
-  return a;
-}
-
-Workload make_workload(const WorkloadArgs& a, const ModelSpec& m, const GpuSpec& g) {
-  Workload w;
-  w.batch = a.batch;
-  w.prompt_tokens = a.prompt;
-  w.gen_tokens = a.gen;
-  w.context_tokens = a.context.value_or(default_context(a.prompt, a.gen));
-  w.tp = a.tp;
-  w.attention = a.attention == "naive" ? AttentionKernel::naive : AttentionKernel::flash;
-  w.reserve_fraction = a.reserve;
-  const PrecisionOverrides o{dtype_flag(a.weights, "weights"), dtype_flag(a.kv, "kv"),
-                             dtype_flag(a.activations, "activations"), dtype_flag(a.compute, "compute"),
-                             a.group_size};
-  w.precision = resolve_precision(m.dtype, o);
-  require_valid(w, m, g);
-  return w;
+  if (x.model.empty() || x.gpu.empty()) {
+    throw InputError(fmt::format("{}{}--model and --gpu are required (files or preset names; `rooflineplan presets` "
+                                 "lists them)",
+                                 command, command.empty() ? "" : ": "));
+  }
+  OnePoint p{load_model(x.model.front()), load_gpu(x.gpu.front()), {}};
+  p.workload = workload_at(x, std::vector<std::size_t>(kWorkloadFlags, 0), p.model);
+  require_valid(p.workload, p.model, p.gpu);
+  return p;
 }
 
 }  // namespace roofline::cli

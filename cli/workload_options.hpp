@@ -79,31 +79,22 @@ struct WorkloadAxes {
 // Throws InputError naming the flag (`--batch: must be at least 1, got 0`).
 void require_valid(const Workload& w, const ModelSpec& m, const GpuSpec& g);
 
-// One point, as the commands that evaluate one read it: every flag with a single value.
-struct WorkloadArgs {
-  std::string model;
-  std::string gpu;
-  long batch = 1;
-  long prompt = 512;
-  long gen = 256;
-  std::optional<long> context;
-  std::string weights, kv, activations, compute;  // empty: follow the model's dtype
-  std::optional<int> group_size;
-  int tp = 1;
-  std::string attention = "flash";
-  double reserve = 0.1;
+// One point, as the commands that evaluate one read it: each flag with at most one value, the
+// specs loaded and the workload validated. `command` prefixes the error when --model or --gpu is
+// missing ("" for rooflineplan itself).
+struct OnePoint {
+  ModelSpec model;
+  GpuSpec gpu;
+  Workload workload;
 };
 
-// Throws InputError naming the first flag given more than one value.
-[[nodiscard]] WorkloadArgs one_point(const WorkloadFlags& f);
+// Throws InputError naming the first flag given more than one value, or what is wrong with it.
+[[nodiscard]] OnePoint one_point(const WorkloadFlags& f, std::string_view command);
 
 // A format flag: empty means "follow the model"; a typo is an InputError naming the flag.
 [[nodiscard]] std::optional<DType> dtype_flag(const std::string& value, std::string_view flag);
 
 // A positive dimensioned flag ("50ms", "2 GiB"), in SI units; an InputError naming the flag else.
 [[nodiscard]] double quantity_flag(const std::string& value, io::Dimension d, std::string_view flag);
-
-// Throws InputError naming the flag (`--batch: must be at least 1, got 0`).
-[[nodiscard]] Workload make_workload(const WorkloadArgs& args, const ModelSpec& m, const GpuSpec& g);
 
 }  // namespace roofline::cli
