@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "hardware/gpu_spec.hpp"
+#include "model/engine.hpp"
 #include "model/model_spec.hpp"
 #include "model/precision.hpp"
 #include "model/workload.hpp"
@@ -189,5 +190,12 @@ inline Workload default_workload(const ModelSpec& m, long batch = 1) {
   w.precision = resolve_precision(m.dtype, {});
   return w;
 }
+
+// examples/7b.yaml on examples/a100.yaml: 7e9 fp16 parameters, 2 TB/s, 312 TFLOP/s.
+struct TeachingExample {
+  ModelSpec model = teaching_7b();
+  GpuSpec gpu = a100_teaching();
+  [[nodiscard]] Report at(long batch) const { return evaluate(model, gpu, default_workload(model, batch)); }
+};
 
 }  // namespace roofline::test

@@ -10,9 +10,7 @@ using Catch::Matchers::WithinRel;
 
 namespace {
 
-struct Teaching {
-  ModelSpec model = test::teaching_7b();
-  GpuSpec gpu = test::a100_teaching();
+struct Teaching : test::TeachingExample {
   CapacityPlan plan(LoadTarget t) const { return plan_capacity(model, gpu, test::default_workload(model), t); }
 };
 

@@ -7,16 +7,7 @@
 using namespace roofline;
 using Catch::Matchers::WithinRel;
 
-namespace {
-
-// examples/7b.yaml on examples/a100.yaml, built in code.
-struct Seed {
-  ModelSpec model = test::teaching_7b();
-  GpuSpec gpu = test::a100_teaching();
-  [[nodiscard]] Report at(long batch) const { return evaluate(model, gpu, test::default_workload(model, batch)); }
-};
-
-}  // namespace
+using Seed = test::TeachingExample;
 
 TEST_CASE("seed: 7e9 fp16 parameters are 14 GB of weights") {
   const Seed s;
