@@ -5,9 +5,12 @@
 
 #include <algorithm>
 #include <array>
+#include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "io/input_error.hpp"
+#include "io/schema.hpp"
 #include "io/spec_loader.hpp"
 
 namespace roofline::io {
@@ -78,11 +81,16 @@ std::string_view hf_field(std::string_view field, const FieldNames& n) {
   return field;
 }
 
+// Quoted in errors and kept in the spec's source: printable text only.
 std::string architecture_of(const YamlDocument& doc) {
   const YAML::Node list = doc.root["architectures"];
-  if (list && list.IsSequence() && list.size() > 0 && list[0].IsScalar()) return list[0].Scalar();
+  if (list && list.IsSequence() && list.size() > 0 && list[0].IsScalar()) {
+    check_text(doc, list[0], "architectures[0]");
+    return list[0].Scalar();
+  }
   const YAML::Node type = doc.root["model_type"];
   if (type && type.IsScalar()) {
+    check_text(doc, type, "model_type");
     for (const Family& f : kFamilies) {
       if (type.Scalar() == f.model_type) return std::string(f.architecture);
     }
@@ -120,11 +128,24 @@ void require(const MapReader& r, const std::string& architecture, std::vector<st
   }
 }
 
+// A config's whole number, held to the range of the model field it becomes (io/model_schema.cpp),
+// so that the products formed from it below and in the engine stay inside 64 bits.
+long count(const MapReader& r, std::string_view key, std::string_view field) {
+  return r.count(key, field_range(model_schema(), field));
+}
+
+// The int members (layers, heads, experts): their ranges fit an int, so nothing wraps.
+int int_count(const MapReader& r, std::string_view key, std::string_view field) {
+  const long v = count(r, key, field);
+  if (!std::in_range<int>(v)) throw std::logic_error(fmt::format("the range of {} lets {} past an int", field, key));
+  return static_cast<int>(v);
+}
+
 MoeSpec read_moe(const MapReader& r, const std::string& architecture, Moe kind) {
   if (kind == Moe::mixtral) {
     require(r, architecture, {"num_local_experts", "num_experts_per_tok"});
-    return {r.small_count("num_local_experts"), r.small_count("num_experts_per_tok"),
-            r.count("intermediate_size"), 0};
+    return {int_count(r, "num_local_experts", "moe.experts"), int_count(r, "num_experts_per_tok", "moe.top_k"),
+            count(r, "intermediate_size", "moe.ffn"), 0};
   }
   if (kind == Moe::deepseek) {
     require(r, architecture, {"n_routed_experts", "num_experts_per_tok", "moe_intermediate_size"});
@@ -132,21 +153,23 @@ MoeSpec read_moe(const MapReader& r, const std::string& architecture, Moe kind) 
     if (r.has_value("moe_layer_freq") && r.count("moe_layer_freq") != 1) {
       r.fail("moe_layer_freq", "only every layer being a MoE layer (1) is modelled");
     }
-    return {r.small_count("n_routed_experts"), r.small_count("num_experts_per_tok"), r.count("moe_intermediate_size"),
-            r.has_value("n_shared_experts") ? r.small_count("n_shared_experts") : 0,
-            r.has_value("first_k_dense_replace") ? r.small_count("first_k_dense_replace") : 0};
+    return {int_count(r, "n_routed_experts", "moe.experts"), int_count(r, "num_experts_per_tok", "moe.top_k"),
+            count(r, "moe_intermediate_size", "moe.ffn"),
+            r.has_value("n_shared_experts") ? int_count(r, "n_shared_experts", "moe.shared_experts") : 0,
+            r.has_value("first_k_dense_replace") ? int_count(r, "first_k_dense_replace", "moe.dense_layers") : 0};
   }
   require(r, architecture, {"num_experts", "num_experts_per_tok", "moe_intermediate_size"});
-  MoeSpec moe{r.small_count("num_experts"), r.small_count("num_experts_per_tok"),
-              r.count("moe_intermediate_size"), 0};
+  MoeSpec moe{int_count(r, "num_experts", "moe.experts"), int_count(r, "num_experts_per_tok", "moe.top_k"),
+              count(r, "moe_intermediate_size", "moe.ffn"), 0};
   // The shared expert is one wide FFN; rooflineplan counts shared experts of the expert width.
   if (r.has_value("shared_expert_intermediate_size")) {
-    const long shared = r.count("shared_expert_intermediate_size");
-    if (moe.ffn <= 0 || shared % moe.ffn != 0) {
+    // A width like the expert's: 4294967297 wide is refused here, not wrapped into 1 expert.
+    const long shared = count(r, "shared_expert_intermediate_size", "moe.ffn");
+    if (shared % moe.ffn != 0) {
       r.fail("shared_expert_intermediate_size",
              fmt::format("{} is not a whole number of experts of width {}", shared, moe.ffn));
     }
-    moe.shared_experts = static_cast<int>(shared / moe.ffn);
+    moe.shared_experts = static_cast<int>(shared / moe.ffn);  // at most 10^6: the widths' range
   }
   return moe;
 }
@@ -194,17 +217,17 @@ ModelSpec read_hf_config(const YamlDocument& doc) {
   m.name = r.has_value("_name_or_path") ? r.string("_name_or_path") : architecture;
   m.source = fmt::format("Hugging Face config.json ({})", architecture);
   m.dtype = dtype_of(r);
-  if (r.has_value(n.max_context)) m.max_context = r.count(n.max_context);
+  if (r.has_value(n.max_context)) m.max_context = count(r, n.max_context, "max_context");
   Architecture a;
-  a.layers = r.small_count(n.layers);
-  a.hidden = r.count(n.hidden);
-  a.heads = r.small_count(n.heads);
-  a.kv_heads = !n.kv_heads.empty() && r.has_value(n.kv_heads) ? r.small_count(n.kv_heads) : a.heads;
-  a.vocab = r.count(n.vocab);
+  a.layers = int_count(r, n.layers, "layers");
+  a.hidden = count(r, n.hidden, "hidden");
+  a.heads = int_count(r, n.heads, "heads");
+  a.kv_heads = !n.kv_heads.empty() && r.has_value(n.kv_heads) ? int_count(r, n.kv_heads, "kv_heads") : a.heads;
+  a.vocab = count(r, n.vocab, "vocab");
   a.tied_embeddings = r.optional_bool("tie_word_embeddings").value_or(f.tied_by_default);
   a.attention_bias = f.attention_bias || r.optional_bool("attention_bias").value_or(false);
   if (r.has_value("head_dim")) {
-    a.head_dim = r.count("head_dim");
+    a.head_dim = count(r, "head_dim", "head_dim");
   } else if (a.heads > 0 && a.hidden % a.heads != 0) {
     // As the YAML reader: a truncated head width would be silently wrong.
     r.fail(n.heads, fmt::format("{} heads do not divide {} {}, and the config gives no head_dim", a.heads, n.hidden,
@@ -214,22 +237,24 @@ ModelSpec read_hf_config(const YamlDocument& doc) {
   }
   if (f.latent_attention) {
     require(r, architecture, {"kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"});
-    a.mla = LatentAttention{r.has_value("q_lora_rank") ? r.count("q_lora_rank") : 0, r.count("kv_lora_rank"),
-                            r.count("qk_nope_head_dim"), r.count("qk_rope_head_dim"), r.count("v_head_dim")};
+    a.mla = LatentAttention{r.has_value("q_lora_rank") ? count(r, "q_lora_rank", "mla.q_lora_rank") : 0,
+                            count(r, "kv_lora_rank", "mla.kv_lora_rank"), count(r, "qk_nope_head_dim", "mla.nope_dim"),
+                            count(r, "qk_rope_head_dim", "mla.rope_dim"), count(r, "v_head_dim", "mla.v_dim")};
     a.head_dim = a.mla->nope_dim + a.mla->rope_dim;
     a.kv_heads = a.heads;  // decompressed per head; the cache holds the latent
   }
   if (f.gpt2_shape) {
     a.ffn_type = FfnType::plain;
-    a.ffn = r.has_value(n.ffn) ? r.count(n.ffn) : 4 * a.hidden;  // transformers' GPT-2 default
+    // transformers' GPT-2 default; n_embd's range keeps 4 × n_embd far inside 64 bits.
+    a.ffn = r.has_value(n.ffn) ? count(r, n.ffn, "ffn") : 4 * a.hidden;
     a.norm = NormType::layernorm;
     a.linear_bias = true;
-    a.position_embeddings = r.count(n.max_context);
+    a.position_embeddings = count(r, n.max_context, "position_embeddings");
   } else {
     a.ffn_type = FfnType::gated;  // SwiGLU or GeGLU in every other family here
     if (f.moe != Moe::none) a.moe = read_moe(r, architecture, f.moe);
     // With MoE, intermediate_size is the width of the dense layers, where there are any.
-    if (a.dense_ffn_layers() > 0) a.ffn = r.count(n.ffn);
+    if (a.dense_ffn_layers() > 0) a.ffn = count(r, n.ffn, "ffn");
   }
   m.architecture = a;
   if (const auto e = validate(m)) r.fail(hf_field(e->field, n), e->message);

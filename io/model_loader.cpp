@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 
+#include "io/document_kind.hpp"
 #include "io/hf_config.hpp"
 #include "io/nearest_word.hpp"
 #include "io/presets.hpp"
@@ -20,6 +21,7 @@ DType parse_dtype(const std::string& text) {
 }
 
 ModelSpec read_model(const YamlDocument& doc) {
+  check_document_kind(doc, SchemaKind::model);
   if (is_hf_config(doc)) return read_hf_config(doc);
   ModelSpec m = read_document(model_schema(), doc);
   // The spec's own rules name the field as written (`moe.top_k`): point at it.

@@ -35,6 +35,22 @@ constexpr std::array kNorms = {Word{"rmsnorm", "a scale"}, Word{"layernorm", "a 
 
 using F = Field<ModelSpec>;
 
+// Physical ranges, ten to a thousand times past the largest models published (hidden 16,384 and
+// 126 layers in Llama 3.1 405B, a 256k vocabulary in Gemma, 256 routed experts in DeepSeek-V3).
+// Inside them every product the engine and the readers form of two or three values fits 64 bits
+// (heads × head_dim < 10^11); the int members (layers, heads, experts) fit 32 bits.
+constexpr Range kLayers{1, 100'000};
+constexpr Range kLayersOrNone{0, 100'000};
+constexpr Range kHeads{1, 100'000};
+constexpr Range kWidth{1, 1'000'000};  // hidden, ffn, head_dim, an expert's and the latents' widths
+constexpr Range kWidthOrNone{0, 1'000'000};
+constexpr Range kVocab{1, 100'000'000};
+constexpr Range kExperts{1, 10'000'000};  // PEER (arXiv 2407.04202) routes among 1,048,576 experts
+constexpr Range kExpertsOrNone{0, 10'000'000};
+constexpr Range kTokens{1, 1'000'000'000};
+constexpr Range kTokensOrNone{0, 1'000'000'000};
+constexpr Range kParams{1, 1e15};
+
 // Latent attention decompresses a K and a V for every query head.
 std::optional<Value> kv_heads_default(const ModelSpec& m) {
   const Architecture& a = *m.architecture;
@@ -83,45 +99,51 @@ void check(const MapReader& r, const ModelSpec& m) {
 
 const Schema<ModelSpec>& model_schema() {
   static const std::array moe = {
-      F{"experts", Kind::small_count, Need::required, "experts in each MoE layer", member<InMoe, &MoeSpec::experts>()},
-      F{"top_k", Kind::small_count, Need::required, "experts each token is routed to", member<InMoe, &MoeSpec::top_k>()},
-      F{"ffn", Kind::count, Need::required, "width of one expert", member<InMoe, &MoeSpec::ffn>()},
+      F{"experts", Kind::small_count, Need::required, "experts in each MoE layer", member<InMoe, &MoeSpec::experts>(),
+        kExperts},
+      F{"top_k", Kind::small_count, Need::required, "experts each token is routed to",
+        member<InMoe, &MoeSpec::top_k>(), kExperts},
+      F{"ffn", Kind::count, Need::required, "width of one expert", member<InMoe, &MoeSpec::ffn>(), kWidth},
       F{.key = "shared_experts", .kind = Kind::small_count, .need = Need::optional,
         .doc = "always-active experts of the same width (DeepSeek, Qwen-MoE)",
-        .access = member<InMoe, &MoeSpec::shared_experts>(), .fallback = 0L},
+        .access = member<InMoe, &MoeSpec::shared_experts>(), .range = kExpertsOrNone, .fallback = 0L},
       F{.key = "dense_layers", .kind = Kind::small_count, .need = Need::optional,
         .doc = "leading layers with a dense FFN of width `ffn` (DeepSeek)",
-        .access = member<InMoe, &MoeSpec::dense_layers>(), .fallback = 0L},
+        .access = member<InMoe, &MoeSpec::dense_layers>(), .range = kLayersOrNone, .fallback = 0L},
   };
   static const std::array mla = {
       F{.key = "q_lora_rank", .kind = Kind::count, .need = Need::optional,
         .doc = "Q through a low-rank bottleneck of this width; 0: projected directly",
-        .access = member<InMla, &LatentAttention::q_lora_rank>(), .fallback = 0L},
+        .access = member<InMla, &LatentAttention::q_lora_rank>(), .range = kWidthOrNone, .fallback = 0L},
       F{"kv_lora_rank", Kind::count, Need::required, "width of the K/V latent cached per token",
-        member<InMla, &LatentAttention::kv_lora_rank>()},
+        member<InMla, &LatentAttention::kv_lora_rank>(), kWidth},
       F{"nope_dim", Kind::count, Need::required, "per-head Q/K width without position encoding",
-        member<InMla, &LatentAttention::nope_dim>()},
+        member<InMla, &LatentAttention::nope_dim>(), kWidth},
       F{"rope_dim", Kind::count, Need::required, "per-head Q/K width with RoPE (one such key is cached per token)",
-        member<InMla, &LatentAttention::rope_dim>()},
-      F{"v_dim", Kind::count, Need::required, "per-head V width", member<InMla, &LatentAttention::v_dim>()},
+        member<InMla, &LatentAttention::rope_dim>(), kWidth},
+      F{"v_dim", Kind::count, Need::required, "per-head V width", member<InMla, &LatentAttention::v_dim>(), kWidth},
   };
   static const std::array architecture = {
-      F{"layers", Kind::small_count, Need::required, "transformer blocks", member<InArchitecture, &Architecture::layers>()},
-      F{"hidden", Kind::count, Need::required, "width of the residual stream", member<InArchitecture, &Architecture::hidden>()},
-      F{"heads", Kind::small_count, Need::required, "query heads", member<InArchitecture, &Architecture::heads>()},
+      F{"layers", Kind::small_count, Need::required, "transformer blocks",
+        member<InArchitecture, &Architecture::layers>(), kLayers},
+      F{"hidden", Kind::count, Need::required, "width of the residual stream",
+        member<InArchitecture, &Architecture::hidden>(), kWidth},
+      F{"heads", Kind::small_count, Need::required, "query heads", member<InArchitecture, &Architecture::heads>(),
+        kHeads},
       F{.key = "kv_heads", .kind = Kind::small_count, .need = Need::derived,
         .doc = "K/V heads (fewer than `heads`: grouped-query attention); required, except with `mla`, where it is `heads`",
-        .access = member<InArchitecture, &Architecture::kv_heads>(), .derive = kv_heads_default},
+        .access = member<InArchitecture, &Architecture::kv_heads>(), .range = kHeads, .derive = kv_heads_default},
       F{.key = "head_dim", .kind = Kind::count, .need = Need::derived,
         .doc = "per-head width; absent: hidden / heads, or with `mla` `mla.nope_dim + mla.rope_dim` (then not given)",
-        .access = member<InArchitecture, &Architecture::head_dim>(), .derive = head_dim_default},
+        .access = member<InArchitecture, &Architecture::head_dim>(), .range = kWidth, .derive = head_dim_default},
       F{.key = "ffn", .kind = Kind::count, .need = Need::derived,
         .doc = "FFN width; required, except with `moe`: then only the width of `moe.dense_layers` leading dense "
                "layers, given with them",
-        .access = member<InArchitecture, &Architecture::ffn>(), .derive = ffn_default},
+        .access = member<InArchitecture, &Architecture::ffn>(), .range = kWidth, .derive = ffn_default},
       F{.key = "ffn_type", .kind = Kind::choice, .need = Need::required, .doc = "FFN shape",
         .access = member<InArchitecture, &Architecture::ffn_type>(), .words = kFfnTypes},
-      F{"vocab", Kind::count, Need::required, "vocabulary size", member<InArchitecture, &Architecture::vocab>()},
+      F{"vocab", Kind::count, Need::required, "vocabulary size", member<InArchitecture, &Architecture::vocab>(),
+        kVocab},
       F{.key = "tied_embeddings", .kind = Kind::boolean, .need = Need::optional,
         .doc = "the output projection shares the embedding matrix",
         .access = member<InArchitecture, &Architecture::tied_embeddings>(), .fallback = false},
@@ -134,7 +156,7 @@ const Schema<ModelSpec>& model_schema() {
         .access = member<InArchitecture, &Architecture::norm>(), .fallback = Choice{0}, .words = kNorms},
       F{.key = "position_embeddings", .kind = Kind::count, .need = Need::optional,
         .doc = "rows of a learned absolute position table (GPT-2); 0: none (RoPE)",
-        .access = member<InArchitecture, &Architecture::position_embeddings>(), .fallback = 0L},
+        .access = member<InArchitecture, &Architecture::position_embeddings>(), .range = kTokensOrNone, .fallback = 0L},
       F{.key = "moe", .kind = Kind::section, .need = Need::optional,
         .doc = "a mixture of experts in place of the dense FFN", .fields = moe,
         .present = [](const ModelSpec& m) { return m.architecture->moe.has_value(); },
@@ -155,11 +177,12 @@ const Schema<ModelSpec>& model_schema() {
       F{.key = "params", .kind = Kind::number, .need = Need::optional,
         .doc = "parameter count of a model known only by its size, instead of the architecture (`7e9`)",
         .access = {[](const ModelSpec& m) { return m.architecture ? Value{} : Value{m.declared_params}; },
-                   [](ModelSpec& m, const Value& v) { m.declared_params = std::get<double>(v); }}},
+                   [](ModelSpec& m, const Value& v) { m.declared_params = std::get<double>(v); }},
+        .range = kParams},
       F{"dtype", Kind::dtype, Need::required, "weight format as published", member<InModel, &ModelSpec::dtype>()},
       F{.key = "max_context", .kind = Kind::count, .need = Need::optional,
         .doc = "longest context the model was trained for; a longer one is a warning",
-        .access = member<InModel, &ModelSpec::max_context>()},
+        .access = member<InModel, &ModelSpec::max_context>(), .range = kTokens},
   };
   static const Schema<ModelSpec> schema{fields, check};
   return schema;

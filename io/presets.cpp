@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 
 #include "io/input_error.hpp"
 #include "io/nearest_word.hpp"
@@ -14,9 +15,13 @@ namespace roofline::io {
 
 namespace {
 
-std::vector<fs::path> candidate_dirs() {
+constexpr const char* kPresetsVariable = "ROOFLINEPLAN_PRESETS";
+
+std::string_view subdir(PresetKind kind) { return kind == PresetKind::model ? "models" : "gpus"; }
+
+// The bundled folders: beside the installed binary, then the source tree it was built from.
+std::vector<fs::path> bundled_dirs() {
   std::vector<fs::path> dirs;
-  if (const char* env = std::getenv("ROOFLINEPLAN_PRESETS"); env && *env) dirs.emplace_back(env);
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) dirs.push_back(exe.parent_path().parent_path() / "share" / "rooflineplan" / "presets");
@@ -24,17 +29,45 @@ std::vector<fs::path> candidate_dirs() {
   return dirs;
 }
 
-std::string_view subdir(PresetKind kind) { return kind == PresetKind::model ? "models" : "gpus"; }
+// $ROOFLINEPLAN_PRESETS, searched before the bundled presets. A folder with neither models/ nor
+// gpus/ is a mistake to say, not to ignore: nothing in it could ever be found.
+std::optional<fs::path> user_dir() {
+  const char* env = std::getenv(kPresetsVariable);
+  if (!env || !*env) return std::nullopt;
+  const fs::path dir(env);
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw InputError(fmt::format("${}={}: no such folder", kPresetsVariable, env));
+  if (!fs::is_directory(dir / "models", ec) && !fs::is_directory(dir / "gpus", ec)) {
+    throw InputError(fmt::format("${}={}: has neither models/ nor gpus/; put model descriptions in {} and GPU "
+                                 "descriptions in {}",
+                                 kPresetsVariable, env, (dir / "models").string(), (dir / "gpus").string()));
+  }
+  return dir;
+}
+
+// The presets of one folder, by id.
+std::vector<Preset> presets_in(const fs::path& dir) {
+  std::vector<Preset> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".yaml") out.push_back({entry.path().stem().string(), entry.path()});
+  }
+  return out;
+}
 
 bool looks_like_path(const std::string& arg) {
   return arg.find('/') != std::string::npos || arg.ends_with(".yaml") || arg.ends_with(".yml") ||
          arg.ends_with(".json");
 }
 
+bool has_id(const std::vector<Preset>& presets, const std::string& id) {
+  return std::any_of(presets.begin(), presets.end(), [&](const Preset& p) { return p.id == id; });
+}
+
 }  // namespace
 
 fs::path presets_dir() {
-  for (const fs::path& d : candidate_dirs()) {
+  for (const fs::path& d : bundled_dirs()) {
     std::error_code ec;
     if (fs::is_directory(d / "models", ec)) return d;
   }
@@ -43,11 +76,12 @@ fs::path presets_dir() {
 
 std::vector<Preset> list_presets(PresetKind kind) {
   std::vector<Preset> out;
-  const fs::path dir = presets_dir();
-  if (dir.empty()) return out;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(dir / subdir(kind), ec)) {
-    if (entry.path().extension() == ".yaml") out.push_back({entry.path().stem().string(), entry.path()});
+  if (const auto dir = user_dir()) out = presets_in(*dir / subdir(kind));
+  // A bundled preset of the same id is shadowed by the user's.
+  if (const fs::path dir = presets_dir(); !dir.empty()) {
+    for (Preset& p : presets_in(dir / subdir(kind))) {
+      if (!has_id(out, p.id)) out.push_back(std::move(p));
+    }
   }
   std::sort(out.begin(), out.end(), [](const Preset& a, const Preset& b) { return a.id < b.id; });
   return out;
@@ -60,10 +94,20 @@ std::string resolve_preset(PresetKind kind, const std::string& arg) {
   for (const Preset& p : presets) {
     if (p.id == arg) return p.path.string();
   }
+  const PresetKind other = kind == PresetKind::model ? PresetKind::gpu : PresetKind::model;
+  if (has_id(list_presets(other), arg)) {
+    throw InputError(fmt::format("{}: is a {} preset; pass it as {}", arg, other == PresetKind::model ? "model" : "GPU",
+                                 other == PresetKind::model ? "--model" : "--gpu"));
+  }
   std::vector<std::string> ids;
   for (const Preset& p : presets) ids.push_back(p.id);
-  throw InputError(fmt::format("{}: no such file, and no {} preset of that name{} (`rooflineplan presets` lists them)",
-                               arg, kind == PresetKind::model ? "model" : "GPU", did_you_mean(arg, ids)));
+  const auto user = user_dir();
+  const std::string lacking = user && !fs::is_directory(*user / subdir(kind), ec)
+                                  ? fmt::format("; ${} has no {}/ folder", kPresetsVariable, subdir(kind))
+                                  : "";
+  throw InputError(fmt::format("{}: no such file, and no {} preset of that name{} (`rooflineplan presets` lists "
+                               "them){}",
+                               arg, kind == PresetKind::model ? "model" : "GPU", did_you_mean(arg, ids), lacking));
 }
 
 }  // namespace roofline::io

@@ -1,7 +1,8 @@
 #pragma once
-// Bundled descriptions of public models and GPUs, found by name. They are looked for in
-// $ROOFLINEPLAN_PRESETS, then beside the installed binary (../share/rooflineplan/presets), then
-// in the source tree the binary was built from.
+// Descriptions of public models and GPUs, found by name: first in $ROOFLINEPLAN_PRESETS (its
+// models/ and gpus/, either may be absent), then in the bundled presets, beside the installed
+// binary (../share/rooflineplan/presets) or else in the source tree the binary was built from.
+// A user's preset shadows a bundled one of the same name.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -15,12 +16,15 @@ struct Preset {
   std::filesystem::path path;
 };
 
-// The first presets folder that exists, or an empty path.
+// The bundled presets folder (the first with models/), or an empty path.
 [[nodiscard]] std::filesystem::path presets_dir();
+// The user's presets, then the bundled ones they do not shadow, by id. Throws InputError when
+// $ROOFLINEPLAN_PRESETS is set to a folder that does not exist or has neither models/ nor gpus/.
 [[nodiscard]] std::vector<Preset> list_presets(PresetKind kind);
 
 // `arg` itself when it names a file (or looks like a path), else the preset of that name.
-// Throws InputError naming the nearest preset when neither exists.
+// Throws InputError naming the nearest preset when neither exists, or saying that the name is
+// a preset of the other kind (a GPU given as --model).
 [[nodiscard]] std::string resolve_preset(PresetKind kind, const std::string& arg);
 
 }  // namespace roofline::io

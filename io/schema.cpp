@@ -87,7 +87,8 @@ std::vector<KernelRecord> read_kernels(const MapReader& r) {
     // A kernel measures either bandwidth or compute; its unit says which.
     const bool bandwidth = k.string("best").find("B/s") != std::string::npos;
     const Dimension d = bandwidth ? Dimension::bandwidth : Dimension::flops_rate;
-    kernels.push_back({name, bandwidth, k.quantity("best", d), k.quantity("median", d), k.number("spread")});
+    kernels.push_back(
+        {name, bandwidth, k.quantity("best", d), k.quantity("median", d), k.number("spread", kSpreadRange)});
   }
   return kernels;
 }
@@ -107,9 +108,9 @@ template <class Spec>
 Value read_value(const MapReader& r, const Field<Spec>& f) {
   switch (f.kind) {
     case Kind::text: return r.string(f.key);
-    case Kind::count: return r.count(f.key);
-    case Kind::small_count: return static_cast<long>(r.small_count(f.key));
-    case Kind::number: return r.number(f.key);
+    case Kind::count:
+    case Kind::small_count: return f.range ? r.count(f.key, *f.range) : r.count(f.key);
+    case Kind::number: return f.range ? r.number(f.key, *f.range) : r.number(f.key);
     case Kind::fraction: {
       const double v = r.number(f.key);
       if (!(v > 0 && v <= 1)) r.fail(f.key, fmt::format("must be a fraction in (0, 1], got {}", v));
@@ -333,6 +334,21 @@ std::string need_text(const Field<Spec>& f) {
   return "";
 }
 
+// Where a value may lie: the field's range, a dimension's, or what text must be.
+template <class Spec>
+std::string range_cell(const Field<Spec>& f) {
+  switch (f.kind) {
+    case Kind::text: return "printable UTF-8, one line";
+    case Kind::quantity: return range_text(physical_range(f.dimension), f.dimension);
+    case Kind::peaks: return range_text(physical_range(Dimension::flops_rate), Dimension::flops_rate);
+    case Kind::kernels:
+      return fmt::format("{}; {}; spread {}", range_text(physical_range(Dimension::bandwidth), Dimension::bandwidth),
+                         range_text(physical_range(Dimension::flops_rate), Dimension::flops_rate),
+                         range_text(kSpreadRange));
+    default: return f.range ? range_text(*f.range) : "";
+  }
+}
+
 template <class Spec>
 void markdown_rows(Fields<Spec> fields, const std::string& prefix, std::string& out) {
   for (const Field<Spec>& f : fields) {
@@ -340,31 +356,32 @@ void markdown_rows(Fields<Spec> fields, const std::string& prefix, std::string& 
       markdown_rows(f.fields, prefix, out);
       continue;
     }
-    out += fmt::format("| `{}{}` | {} | {} | {} |\n", prefix, f.key, kind_text(f), need_text(f), f.doc);
+    out += fmt::format("| `{}{}` | {} | {} | {} | {} |\n", prefix, f.key, kind_text(f), need_text(f), f.doc,
+                       range_cell(f));
     if (f.kind == Kind::section) markdown_rows(f.fields, fmt::format("{}{}.", prefix, f.key), out);
   }
 }
 
 template <class Spec>
 std::string markdown(const Schema<Spec>& schema) {
-  std::string out = "| field | value | if absent | meaning |\n|---|---|---|---|\n";
+  std::string out = "| field | value | if absent | meaning | range |\n|---|---|---|---|---|\n";
   markdown_rows(schema.fields, "", out);
   return out;
 }
 
 template <class Spec>
-bool has_path(Fields<Spec> fields, std::string_view path) {
+const Field<Spec>* find_path(Fields<Spec> fields, std::string_view path) {
   const auto dot = path.find('.');
   const std::string_view head = path.substr(0, dot);
   for (const Field<Spec>& f : fields) {
     if (f.kind == Kind::section && f.key.empty()) {
-      if (has_path(f.fields, path)) return true;
+      if (const Field<Spec>* inner = find_path(f.fields, path)) return inner;
     } else if (f.key == head) {
-      if (dot == std::string_view::npos) return true;
-      if (f.kind == Kind::section) return has_path(f.fields, path.substr(dot + 1));
+      if (dot == std::string_view::npos) return &f;
+      if (f.kind == Kind::section) return find_path(f.fields, path.substr(dot + 1));
     }
   }
-  return false;
+  return nullptr;
 }
 
 }  // namespace
@@ -392,7 +409,14 @@ std::string write_document(const Schema<Spec>& schema, const Spec& spec) {
 
 template <class Spec>
 bool has_field(const Schema<Spec>& schema, std::string_view path) {
-  return has_path(schema.fields, path);
+  return find_path(schema.fields, path) != nullptr;
+}
+
+template <class Spec>
+Range field_range(const Schema<Spec>& schema, std::string_view path) {
+  const Field<Spec>* f = find_path(schema.fields, path);
+  if (!f || !f->range) throw std::logic_error(fmt::format("schema: `{}` has no range", path));
+  return *f->range;
 }
 
 std::string schema_markdown(SchemaKind kind) {
@@ -405,5 +429,7 @@ template std::string write_document(const Schema<ModelSpec>&, const ModelSpec&);
 template std::string write_document(const Schema<GpuSpec>&, const GpuSpec&);
 template bool has_field(const Schema<ModelSpec>&, std::string_view);
 template bool has_field(const Schema<GpuSpec>&, std::string_view);
+template Range field_range(const Schema<ModelSpec>&, std::string_view);
+template Range field_range(const Schema<GpuSpec>&, std::string_view);
 
 }  // namespace roofline::io

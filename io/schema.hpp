@@ -5,13 +5,16 @@
 // so a field added to a table is read, written and documented with no other change.
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
 #include "hardware/gpu_spec.hpp"
+#include "io/ranges.hpp"
 #include "io/units_parse.hpp"
 #include "io/yaml_document.hpp"
 #include "model/model_spec.hpp"
@@ -69,6 +72,9 @@ struct Field {
   Need need;
   std::string_view doc;  // one line for the README table
   Access<Spec> access{};  // not for sections
+  // A count's or number's physical range (io/ranges.hpp), refused outside with the range named;
+  // every count and number has one. A quantity's is its dimension's.
+  std::optional<Range> range{};
   Value fallback{};
   std::optional<Value> (*derive)(const Spec&) = nullptr;
   Dimension dimension{};         // quantity
@@ -100,6 +106,10 @@ template <class Spec>
 template <class Spec>
 [[nodiscard]] std::string write_document(const Schema<Spec>& schema, const Spec& spec);
 
+// The range of the field `path` names ("moe.ffn"); std::logic_error for a path without one.
+template <class Spec>
+[[nodiscard]] Range field_range(const Schema<Spec>& schema, std::string_view path);
+
 // Whether `path` ("moe.top_k") names a field of the schema.
 template <class Spec>
 [[nodiscard]] bool has_field(const Schema<Spec>& schema, std::string_view path);
@@ -130,7 +140,12 @@ Value to_value(const T& x) {
 template <class T>
 T from_value(const Value& v) {
   if constexpr (std::is_same_v<T, bool>) return std::get<bool>(v);
-  else if constexpr (std::is_integral_v<T>) return static_cast<T>(std::get<long>(v));
+  else if constexpr (std::is_integral_v<T>) {
+    // The field's range keeps a value inside its member's type; a table that does not is a bug.
+    const long x = std::get<long>(v);
+    if (!std::in_range<T>(x)) throw std::logic_error("schema: a field's range lets a value past its member's type");
+    return static_cast<T>(x);
+  }
   else if constexpr (std::is_enum_v<T> && !std::is_same_v<T, DType>) return static_cast<T>(std::get<Choice>(v).index);
   else if constexpr (IsQuantity<T>::value) return T(std::get<double>(v));
   else if constexpr (IsOptional<T>::value) {
@@ -159,5 +174,7 @@ extern template std::string write_document(const Schema<ModelSpec>&, const Model
 extern template std::string write_document(const Schema<GpuSpec>&, const GpuSpec&);
 extern template bool has_field(const Schema<ModelSpec>&, std::string_view);
 extern template bool has_field(const Schema<GpuSpec>&, std::string_view);
+extern template Range field_range(const Schema<ModelSpec>&, std::string_view);
+extern template Range field_range(const Schema<GpuSpec>&, std::string_view);
 
 }  // namespace roofline::io

@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cerrno>
@@ -16,6 +18,7 @@
 
 #include "io/input_error.hpp"
 #include "io/nearest_word.hpp"
+#include "io/text_check.hpp"
 
 namespace roofline::io {
 
@@ -26,52 +29,183 @@ namespace {
 constexpr int kMaxDepth = 32;
 constexpr long kMaxValues = 100'000;
 
-InputError too_deep(const std::string& path, const YAML::Mark& mark, int depth) {
-  return InputError(fmt::format("{}:{}:{}: nested more than {} levels deep; a description needs three", path,
-                                mark.line + 1, mark.column + 1, depth));
+std::string location(const std::string& path, const YAML::Mark& mark) {
+  if (mark.is_null()) return path;
+  return fmt::format("{}:{}:{}", path, mark.line + 1, mark.column + 1);
 }
 
-void check_size(const YAML::Node& node, int depth, long& budget, const std::string& path) {
+// yaml-cpp nests flow collections recursively and stops at 500 levels itself; either way the
+// limit a user meets is ours.
+InputError too_deep(const std::string& path, const YAML::Mark& mark) {
+  return InputError(
+      fmt::format("{}: nested more than {} levels deep; a description needs three", location(path, mark), kMaxDepth));
+}
+
+// The field a node is, for errors: "memory.capacity", "architectures[0]"; the document itself "".
+std::string child_field(const std::string& parent, const std::string& key) {
+  return parent.empty() ? key : fmt::format("{}.{}", parent, key);
+}
+
+std::string named(const std::string& field) { return field.empty() ? "the document" : field; }
+
+// Every node once: the size and depth limits, and text an output could not carry (every scalar
+// must be UTF-8; a key, like a name, must also be free of control characters). Messages name
+// the field and its position, never the offending text.
+void check_node(const YAML::Node& node, int depth, long& budget, const std::string& path, const std::string& field) {
   if (--budget < 0) {
-    throw InputError(fmt::format("{}:{}:{}: the document expands to more than {} values (anchors and aliases "
+    throw InputError(fmt::format("{}: the document expands to more than {} values (anchors and aliases "
                                  "repeating a structure?); a description needs a few hundred",
-                                 path, node.Mark().line + 1, node.Mark().column + 1, kMaxValues));
+                                 location(path, node.Mark()), kMaxValues));
   }
-  if (depth > kMaxDepth) throw too_deep(path, node.Mark(), kMaxDepth);
-  if (node.IsSequence()) {
-    for (const YAML::Node& child : node) check_size(child, depth + 1, budget, path);
+  if (depth > kMaxDepth) throw too_deep(path, node.Mark());
+  if (node.IsScalar()) {
+    if (const auto p = text_problem(node.Scalar(), TextUse::file)) {
+      throw InputError(fmt::format("{}: {}: {}", location(path, node.Mark()), named(field), p->what));
+    }
+  } else if (node.IsSequence()) {
+    std::size_t i = 0;
+    for (const YAML::Node& child : node) check_node(child, depth + 1, budget, path, fmt::format("{}[{}]", field, i++));
   } else if (node.IsMap()) {
     for (const auto& entry : node) {
-      check_size(entry.first, depth + 1, budget, path);
-      check_size(entry.second, depth + 1, budget, path);
+      const YAML::Node& key = entry.first;
+      if (key.IsScalar()) {
+        if (const auto p = text_problem(key.Scalar(), TextUse::value)) {
+          throw InputError(fmt::format("{}: a key of {}: {}", location(path, key.Mark()), named(field), p->what));
+        }
+      }
+      check_node(key, depth + 1, budget, path, field);
+      check_node(entry.second, depth + 1, budget, path, key.IsScalar() ? child_field(field, key.Scalar()) : field);
     }
+  }
+}
+
+// Bytes no text file holds (NUL, DEL, the controls outside line breaks and tabs), or bytes that
+// are not UTF-8 anywhere in the file, comments included: refused by position only, so that a
+// binary file or a secret given by mistake is never echoed.
+void refuse_non_text(const std::string& text, const std::string& path) {
+  if (const auto p = text_problem(text, TextUse::file)) {
+    const TextPosition at = position_of(text, p->offset);
+    throw InputError(fmt::format("{}:{}:{}: {}; a description is UTF-8 text", path, at.line, at.column, p->what));
+  }
+}
+
+// Where the second document of a stream starts (its `---`), found by yaml-cpp's own event parser.
+class DocumentStarts final : public YAML::EventHandler {
+ public:
+  std::vector<YAML::Mark> starts;
+  void OnDocumentStart(const YAML::Mark& mark) override { starts.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+YAML::Mark second_document(const std::string& text) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentStarts starts;
+  while (starts.starts.size() < 2 && parser.HandleNextDocument(starts)) {
+  }
+  return starts.starts.size() >= 2 ? starts.starts[1] : YAML::Mark::null_mark();
+}
+
+// yaml-cpp's message up to its first colon: what follows quotes the input ("unknown escape
+// character: <byte>"), and a file that is not a description is not to be echoed.
+std::string_view without_quote(std::string_view message) { return message.substr(0, message.find(':')); }
+
+}  // namespace
+
+YamlDocument parse_yaml(const std::string& text, const std::string& path) {
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(text);
+  } catch (const YAML::DeepRecursion& e) {
+    throw too_deep(path, e.mark);
+  } catch (const YAML::Exception& e) {
+    refuse_non_text(text, path);
+    throw InputError(fmt::format("{}: malformed YAML: {}", location(path, e.mark), without_quote(e.msg)));
+  }
+  // yaml-cpp's Load reads the first document and drops the rest without a word.
+  if (documents.size() > 1) {
+    throw InputError(fmt::format("{}: a second YAML document starts here; a description is one document (give "
+                                 "each model or GPU its own file)",
+                                 location(path, second_document(text))));
+  }
+  YamlDocument doc{path, documents.empty() ? YAML::Node() : documents.front()};
+  long budget = kMaxValues;
+  check_node(doc.root, 0, budget, path, "");
+  refuse_non_text(text, path);
+  return doc;
+}
+
+namespace {
+
+std::string_view file_kind(const std::filesystem::file_status& s) {
+  switch (s.type()) {
+    case std::filesystem::file_type::fifo: return "a FIFO";
+    case std::filesystem::file_type::character: return "a character device";
+    case std::filesystem::file_type::block: return "a block device";
+    case std::filesystem::file_type::socket: return "a socket";
+    default: return "a special file";
   }
 }
 
 }  // namespace
 
-YamlDocument parse_yaml(const std::string& text, const std::string& path) {
-  try {
-    YamlDocument doc{path, YAML::Load(text)};
-    long budget = kMaxValues;
-    check_size(doc.root, 0, budget, path);
-    return doc;
-  } catch (const YAML::DeepRecursion& e) {
-    throw too_deep(path, e.mark, e.depth() - 1);
-  } catch (const YAML::Exception& e) {
-    throw InputError(fmt::format("{}:{}:{}: malformed YAML: {}", path, e.mark.line + 1, e.mark.column + 1, e.msg));
+YamlDocument load_yaml_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (ec) throw InputError(fmt::format("{}: cannot open: {}", path, ec.message()));
+  if (fs::is_directory(status)) throw InputError(fmt::format("{}: is a directory, not a file", path));
+  // A FIFO would block, /dev/zero and /dev/urandom never end: only a file has a size to check.
+  if (!fs::is_regular_file(status)) {
+    throw InputError(fmt::format("{}: is {}, not a file; a description is read from a regular file", path,
+                                 file_kind(status)));
+  }
+  const auto too_large = [&](std::string_view size) {
+    return InputError(fmt::format("{}: is {}; a description is at most {} MiB (is it the right file?)", path, size,
+                                  kMaxDescriptionBytes >> 20));
+  };
+  const std::uintmax_t size = fs::file_size(path, ec);
+  if (!ec && size > static_cast<std::uintmax_t>(kMaxDescriptionBytes)) {
+    throw too_large(fmt::format("{:.1f} MiB", static_cast<double>(size) / (1 << 20)));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  // Read no more than the limit even so: the file may grow, and /proc files report no size.
+  std::string text;
+  std::array<char, 1 << 16> chunk{};
+  while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0) {
+    text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
+    if (text.size() > static_cast<std::size_t>(kMaxDescriptionBytes)) {
+      throw too_large(fmt::format("more than {} MiB", kMaxDescriptionBytes >> 20));
+    }
+  }
+  if (in.bad()) throw InputError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
+  return parse_yaml(text, path);
+}
+
+void check_text(const YamlDocument& doc, const YAML::Node& value, std::string_view field) {
+  if (!value.IsScalar()) return;
+  if (const auto p = text_problem(value.Scalar(), TextUse::value)) {
+    throw InputError(fmt::format("{}: {}: {}", location(doc.path, value.Mark()), field, p->what));
   }
 }
 
-YamlDocument load_yaml_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError(fmt::format("{}: is a directory, not a file", path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_yaml(text.str(), path);
+namespace {
+
+bool plain_word(std::string_view key) {
+  return !key.empty() && key.size() <= 40 && std::all_of(key.begin(), key.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+  });
 }
+
+}  // namespace
 
 MapReader::MapReader(const YamlDocument& doc, const YAML::Node& node, std::string prefix,
                      const std::vector<std::string_view>& allowed)
@@ -86,6 +220,11 @@ MapReader::MapReader(const YamlDocument& doc, const YAML::Node& node, std::strin
     }
     const std::string key = entry.first.Scalar();
     if (allowed.size() > 0 && std::find(valid.begin(), valid.end(), key) == valid.end()) {
+      // Only a key that could be a misspelt field is quoted: a line of a file given by mistake
+      // (`-m /etc/shadow`) is not echoed.
+      if (!plain_word(key)) {
+        throw InputError(fmt::format("{}: unknown key in {}, not a field name", where(entry.first.Mark()), what));
+      }
       // The suggestion is a whole field, as the key is named: `moe.topk`, did you mean `moe.top_k`?
       const auto nearest = nearest_word(key, valid);
       throw InputError(fmt::format("{}: unknown key `{}{}`{}", where(entry.first.Mark()), prefix_, key,
@@ -103,10 +242,18 @@ std::string MapReader::where(const YAML::Mark& mark) const {
   return fmt::format("{}:{}:{}", doc_->path, mark.line + 1, mark.column + 1);
 }
 
+// An empty value (`params:`) has its mark on the next line: the key is where the user looks.
 void MapReader::fail(std::string_view key, std::string_view message) const {
   const YAML::Node v = std::as_const(node_)[std::string(key)];
-  const YAML::Mark mark = v.IsDefined() ? v.Mark() : node_.Mark();
+  const YAML::Mark mark = !v.IsDefined() ? node_.Mark() : v.IsNull() ? key_mark(key) : v.Mark();
   throw InputError(fmt::format("{}: {}: {}", where(mark), field(key), message));
+}
+
+YAML::Mark MapReader::key_mark(std::string_view key) const {
+  for (const auto& entry : node_) {
+    if (entry.first.IsScalar() && entry.first.Scalar() == key) return entry.first.Mark();
+  }
+  return node_.Mark();
 }
 
 void MapReader::fail_here(std::string_view message) const {
@@ -136,9 +283,13 @@ YAML::Node MapReader::value(std::string_view key) const {
   return v;
 }
 
+// Every value read: present, one value, printable text (names and sources reach terminals and
+// documents as they are).
 std::string MapReader::scalar(std::string_view key) const {
   const YAML::Node v = value(key);
+  if (v.IsNull()) fail(key, "has no value");
   if (!v.IsScalar()) fail(key, "must be a single value, not a list or mapping");
+  if (const auto p = text_problem(v.Scalar(), TextUse::value)) fail(key, p->what);
   return v.Scalar();
 }
 
@@ -176,6 +327,12 @@ long MapReader::count(std::string_view key) const {
   return *v;
 }
 
+long MapReader::count(std::string_view key, Range range) const {
+  const long v = count(key);
+  if (const auto problem = outside(static_cast<double>(v), fmt::format("{}", v), range)) fail(key, *problem);
+  return v;
+}
+
 std::optional<long> MapReader::optional_count(std::string_view key) const {
   if (!has(key)) return std::nullopt;
   return count(key);
@@ -192,6 +349,12 @@ double MapReader::number(std::string_view key) const {
   const auto v = parse_whole<double>(s);
   if (!v) fail(key, fmt::format("must be a number, got \"{}\"", s));
   return *v;
+}
+
+double MapReader::number(std::string_view key, Range range) const {
+  const double v = number(key);
+  if (const auto problem = outside(v, scalar(key), range)) fail(key, *problem);
+  return v;
 }
 
 std::optional<bool> MapReader::optional_bool(std::string_view key) const {
@@ -211,11 +374,14 @@ double MapReader::quantity(std::string_view key, Dimension d) const {
     fail(key, e.what());
   }
   if (!(v > 0)) fail(key, fmt::format("must be positive, got \"{}\"", s));
+  if (const auto problem = outside(v, fmt::format("\"{}\"", s), physical_range(d), d)) fail(key, *problem);
   return v;
 }
 
 MapReader MapReader::child(std::string_view key, const std::vector<std::string_view>& allowed) const {
-  return MapReader(*doc_, value(key), field(key) + ".", allowed);
+  const YAML::Node v = value(key);
+  if (v.IsNull()) fail(key, "has no value; it is a mapping of `key: value`");
+  return MapReader(*doc_, v, field(key) + ".", allowed);
 }
 
 std::optional<MapReader> MapReader::optional_child(std::string_view key,

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "io/ranges.hpp"
 #include "io/units_parse.hpp"
 
 namespace roofline::io {
@@ -18,10 +19,22 @@ struct YamlDocument {
   YAML::Node root;
 };
 
-// Throws InputError for a missing or unreadable file and for malformed YAML.
+// A description is a few kilobytes; a config.json a few more. Anything past this is not one
+// (`--model /dev/zero`, a checkpoint given by mistake) and is refused before it is read.
+inline constexpr long kMaxDescriptionBytes = 16L << 20;  // 16 MiB
+
+// Throws InputError for a missing or unreadable file, one that is not a regular file (a FIFO,
+// a device, a folder) or is larger than kMaxDescriptionBytes, and for what parse_yaml refuses.
 [[nodiscard]] YamlDocument load_yaml_file(const std::string& path);
-// The same for text already in memory (tests, fuzzing); `path` only names it in errors.
+// The same for text already in memory (tests, fuzzing); `path` only names it in errors. Refused:
+// malformed YAML, more than one document, text that is not UTF-8 or holds control characters
+// (outside line breaks and tabs), keys with control characters, nesting deeper than 32 levels or
+// more than 100,000 values. Errors name the position and never quote the text.
 [[nodiscard]] YamlDocument parse_yaml(const std::string& text, const std::string& path);
+
+// Refuses a text value that holds anything but printable UTF-8 (see io/text_check.hpp), naming
+// `field` and the value's position. For values read outside a MapReader (a config's architecture).
+void check_text(const YamlDocument& doc, const YAML::Node& value, std::string_view field);
 
 class MapReader {
  public:
@@ -35,12 +48,15 @@ class MapReader {
   [[nodiscard]] std::string string(std::string_view key) const;
   [[nodiscard]] std::optional<std::string> optional_string(std::string_view key) const;
   [[nodiscard]] long count(std::string_view key) const;  // a whole number, may be <= 0 (checked later)
+  // A whole number within `range`, else an error naming the range.
+  [[nodiscard]] long count(std::string_view key, Range range) const;
   [[nodiscard]] std::optional<long> optional_count(std::string_view key) const;
   // A count that must fit an int (layers, heads, experts): beyond a million is refused.
   [[nodiscard]] int small_count(std::string_view key) const;
   [[nodiscard]] double number(std::string_view key) const;
+  [[nodiscard]] double number(std::string_view key, Range range) const;
   [[nodiscard]] std::optional<bool> optional_bool(std::string_view key) const;
-  // A positive dimensioned value: "2 TB/s".
+  // A dimensioned value within its dimension's physical range (io/ranges.hpp): "2 TB/s".
   [[nodiscard]] double quantity(std::string_view key, Dimension d) const;
   [[nodiscard]] MapReader child(std::string_view key, const std::vector<std::string_view>& allowed) const;
   [[nodiscard]] std::optional<MapReader> optional_child(std::string_view key,
@@ -57,6 +73,7 @@ class MapReader {
 
  private:
   [[nodiscard]] YAML::Node value(std::string_view key) const;  // throws for a missing key
+  [[nodiscard]] YAML::Mark key_mark(std::string_view key) const;
   [[nodiscard]] std::string scalar(std::string_view key) const;
   [[nodiscard]] std::string where(const YAML::Mark& mark) const;
 

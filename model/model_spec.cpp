@@ -23,6 +23,36 @@ std::optional<SpecError> validate_moe(const MoeSpec& moe) {
   return std::nullopt;
 }
 
+// The sums and products of two dimensions that the spec's helpers form in 64 bits (q_dim(),
+// kv_dim(), the latent cache width, the embedding table's rows): a spec built in code is not held
+// to the readers' ranges, so these are checked where they are formed, naming the field.
+std::optional<SpecError> overflows(std::string_view field, std::string_view what, bool overflowed) {
+  if (!overflowed) return std::nullopt;
+  return SpecError{std::string(field), fmt::format("{} overflows a 64-bit integer", what)};
+}
+
+std::optional<SpecError> validate_sizes(const Architecture& a) {
+  long out = 0;
+  if (auto e = overflows("head_dim", "heads × head_dim", __builtin_mul_overflow(long{a.heads}, a.head_dim, &out))) {
+    return e;
+  }
+  if (auto e = overflows("head_dim", "kv_heads × head_dim",
+                         __builtin_mul_overflow(long{a.kv_heads}, a.head_dim, &out))) {
+    return e;
+  }
+  if (auto e = overflows("position_embeddings", "vocab + position_embeddings",
+                         __builtin_add_overflow(a.vocab, a.position_embeddings, &out))) {
+    return e;
+  }
+  if (a.mla) {
+    if (auto e = overflows("mla.rope_dim", "mla.kv_lora_rank + mla.rope_dim",
+                           __builtin_add_overflow(a.mla->kv_lora_rank, a.mla->rope_dim, &out))) {
+      return e;
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<SpecError> validate_architecture(const Architecture& a) {
   if (auto e = positive("layers", a.layers)) return e;
   if (auto e = positive("hidden", static_cast<double>(a.hidden))) return e;
@@ -61,7 +91,7 @@ std::optional<SpecError> validate_architecture(const Architecture& a) {
   if (a.heads % a.kv_heads != 0) {
     return SpecError{"kv_heads", fmt::format("kv_heads {} does not divide heads {}", a.kv_heads, a.heads)};
   }
-  return std::nullopt;
+  return validate_sizes(a);
 }
 
 }  // namespace
