@@ -1,5 +1,7 @@
 #include "cli_runner.hpp"
 
+#include <catch2/catch.hpp>
+
 #include <sstream>
 #include <vector>
 
@@ -13,6 +15,16 @@ CliResult run_cli(const std::vector<std::string>& args) {
   std::ostringstream out, err;
   const int code = cli::run(static_cast<int>(argv.size()), argv.data(), out, err);
   return {code, out.str(), err.str()};
+}
+
+CliResult with_model(const std::string& model) { return run_cli({"--model", model, "--gpu", "a100-80gb"}); }
+CliResult with_gpu(const std::string& gpu) { return run_cli({"--model", "llama-2-7b", "--gpu", gpu}); }
+
+void check_error(const CliResult& r, const std::string& where, const std::string& what) {
+  INFO(r.err);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK_THAT(r.err, Catch::StartsWith("error: " + where) && Catch::Contains(what));
 }
 
 std::string data_file(const std::string& relative) { return std::string(ROOFLINEPLAN_TEST_DATA) + "/" + relative; }

@@ -17,6 +17,13 @@ struct CliResult {
 
 CliResult run_cli(const std::vector<std::string>& args);
 
+// The point command with this model on an A100-80GB, or Llama-2-7B on this GPU.
+CliResult with_model(const std::string& model);
+CliResult with_gpu(const std::string& gpu);
+
+// Bad input: exit 2, nothing on stdout, an error starting with `where` and saying `what`.
+void check_error(const CliResult& r, const std::string& where, const std::string& what);
+
 std::string data_file(const std::string& relative);  // tests/data/<relative>
 std::string example_file(const std::string& name);   // examples/<name>
 

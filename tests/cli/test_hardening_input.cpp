@@ -20,20 +20,13 @@
 using namespace roofline;
 using test::data_file;
 using test::run_cli;
+using test::with_model;
+using test::with_gpu;
+using test::check_error;
 
 namespace fs = std::filesystem;
 
 namespace {
-
-test::CliResult with_model(const std::string& model) { return run_cli({"--model", model, "--gpu", "a100-80gb"}); }
-test::CliResult with_gpu(const std::string& gpu) { return run_cli({"--model", "llama-2-7b", "--gpu", gpu}); }
-
-void check_error(const test::CliResult& r, const std::string& where, const std::string& what) {
-  INFO(r.err);
-  CHECK(r.code == 2);
-  CHECK(r.out.empty());
-  CHECK_THAT(r.err, Catch::StartsWith("error: " + where) && Catch::Contains(what));
-}
 
 ModelSpec model_from(const std::string& text) { return io::read_model(io::parse_yaml(text, "model.yaml")); }
 GpuSpec gpu_from(const std::string& text) { return io::read_gpu(io::parse_yaml(text, "gpu.yaml")); }
