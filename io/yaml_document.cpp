@@ -104,13 +104,17 @@ class DocumentStarts final : public YAML::EventHandler {
   void OnMapEnd() override {}
 };
 
+// Where a second document starts, or a null mark when there is none. A second start where the
+// first one stood means the parser read nothing: text it cannot take (",") stops it at that spot.
 YAML::Mark second_document(const std::string& text) {
   std::istringstream in(text);
   YAML::Parser parser(in);
   DocumentStarts starts;
   while (starts.starts.size() < 2 && parser.HandleNextDocument(starts)) {
   }
-  return starts.starts.size() >= 2 ? starts.starts[1] : YAML::Mark::null_mark();
+  if (starts.starts.size() < 2) return YAML::Mark::null_mark();
+  if (starts.starts[1].pos == starts.starts[0].pos) throw YAML::ParserException(starts.starts[0], "unexpected text");
+  return starts.starts[1];
 }
 
 // yaml-cpp's message up to its first colon: what follows quotes the input ("unknown escape
@@ -120,9 +124,14 @@ std::string_view without_quote(std::string_view message) { return message.substr
 }  // namespace
 
 YamlDocument parse_yaml(const std::string& text, const std::string& path) {
-  std::vector<YAML::Node> documents;
+  // Not YAML::LoadAll: on some malformed inputs (",\na: 1") it returns empty documents forever
+  // without consuming the text, so memory grows until the process dies. Load reads the first
+  // document; the event parser, stopped at the second start, finds whether there is another.
+  YAML::Node root;
+  YAML::Mark second;
   try {
-    documents = YAML::LoadAll(text);
+    root = YAML::Load(text);
+    second = second_document(text);
   } catch (const YAML::DeepRecursion& e) {
     throw too_deep(path, e.mark);
   } catch (const YAML::Exception& e) {
@@ -130,12 +139,12 @@ YamlDocument parse_yaml(const std::string& text, const std::string& path) {
     throw InputError(fmt::format("{}: malformed YAML: {}", location(path, e.mark), without_quote(e.msg)));
   }
   // yaml-cpp's Load reads the first document and drops the rest without a word.
-  if (documents.size() > 1) {
+  if (!second.is_null()) {
     throw InputError(fmt::format("{}: a second YAML document starts here; a description is one document (give "
                                  "each model or GPU its own file)",
-                                 location(path, second_document(text))));
+                                 location(path, second)));
   }
-  YamlDocument doc{path, documents.empty() ? YAML::Node() : documents.front()};
+  YamlDocument doc{path, root};
   long budget = kMaxValues;
   check_node(doc.root, 0, budget, path, "");
   refuse_non_text(text, path);

@@ -228,6 +228,13 @@ TEST_CASE("hardening: a second YAML document is refused at its line - a lone lea
   CHECK(model_from("---\nname: x\nparams: 7e9\ndtype: fp16\n").declared_params == 7e9);
 }
 
+TEST_CASE("hardening: text the YAML parser cannot step past is refused at once - never read as endless documents") {
+  // yaml-cpp's LoadAll returned empty documents forever for this file, growing memory until the
+  // process died (found by fuzz_model); the file is read as one document and checked for a second.
+  check_error(with_model(data_file("bad/leading_comma.yaml")), data_file("bad/leading_comma.yaml") + ":1:1:",
+              "malformed YAML: unexpected text");
+}
+
 TEST_CASE("hardening: an empty value points at its key - not at the next line") {
   check_error(with_model(data_file("bad/empty_params.yaml")), data_file("bad/empty_params.yaml") + ":2:1:",
               "params: has no value");
