@@ -27,6 +27,14 @@ Shard make_shard(const Architecture& a, int tp) {
           a.moe ? static_cast<double>(a.moe->ffn) / n : 0.0};
 }
 
+// A block with room for its steps: the engine describes the layers at every point it evaluates,
+// so a description allocates once a block, not once a step.
+Block block(double layers) {
+  Block b{layers, {}};
+  b.steps.reserve(16);
+  return b;
+}
+
 void add(Block& b, Step s, Phases p = Phases::both) { b.steps.push_back({std::move(s), p}); }
 
 // Grouped-query attention: Q, K and V projected, K and V written straight into the cache.
@@ -105,16 +113,17 @@ LayerStack describe_layers(const Architecture& a, int tp) {
   const Shard s = make_shard(a, tp);
   const double norm = a.norm_params_per_element();
   LayerStack stack;
+  stack.blocks.reserve(6);
   stack.hidden = s.hidden;
   stack.tp = tp;
 
-  Block embedding{1, {}};
+  Block embedding = block(1);
   const double tables = a.position_embeddings > 0 ? 2 : 1;
   add(embedding, GatherStep{"embedding", s.hidden, tables / s.tp,
                             static_cast<double>(a.vocab + a.position_embeddings)});
   stack.blocks.push_back(std::move(embedding));
 
-  Block attention{static_cast<double>(a.layers), {}};
+  Block attention = block(static_cast<double>(a.layers));
   add(attention, NormStep{"attn_norm", s.hidden, norm});
   if (a.mla) latent_attention(attention, s, a);
   else grouped_attention(attention, s, a);
@@ -125,14 +134,14 @@ LayerStack describe_layers(const Architecture& a, int tp) {
   // Dense layers (all without MoE; DeepSeek's first few with it) and MoE layers, each over its
   // own layer count.
   if (a.dense_ffn_layers() > 0) {
-    Block dense{static_cast<double>(a.dense_ffn_layers()), {}};
+    Block dense = block(static_cast<double>(a.dense_ffn_layers()));
     ffn(dense, {"ffn_gate", "ffn_up", "ffn_act", "ffn_down"}, a.ffn_type, s.hidden, s.ffn, 1, 1, false,
         a.linear_bias ? 1.0 : 0.0);
     stack.blocks.push_back(std::move(dense));
   }
   if (a.moe_layers() > 0) {
     const MoeSpec& moe = *a.moe;
-    Block experts{static_cast<double>(a.moe_layers()), {}};
+    Block experts = block(static_cast<double>(a.moe_layers()));
     // Routers stay in 16 bits under quantization.
     add(experts, LinearStep{.name = "moe_router", .in = s.hidden, .out = static_cast<double>(moe.experts),
                             .weights = WeightClass::small});
@@ -146,7 +155,7 @@ LayerStack describe_layers(const Architecture& a, int tp) {
   }
   if (tp > 1) stack.blocks.push_back({static_cast<double>(a.layers), {{AllReduceStep{"allreduce_ffn", s.hidden}}}});
 
-  Block head{1, {}};
+  Block head = block(1);
   add(head, NormStep{"final_norm", s.hidden, norm});
   add(head, LinearStep{.name = "lm_head", .in = s.hidden, .out = s.vocab, .weights = WeightClass::table,
                        .last_token = true, .counted = !a.tied_embeddings});
