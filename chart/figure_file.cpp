@@ -1,10 +1,6 @@
 #include "chart/figure_file.hpp"
 
-#include <fmt/format.h>
-
 #include <filesystem>
-#include <fstream>
-#include <stdexcept>
 
 #include "chart/png_canvas.hpp"
 #include "chart/svg_canvas.hpp"
@@ -19,19 +15,22 @@ constexpr double kWidth = 960, kPanelHeight = 420, kChrome = 180, kPngScale = 2;
 
 }  // namespace
 
-void write_figure(const Figure& figure, const std::string& path) {
-  const double height = kChrome + kPanelHeight * static_cast<double>(figure.panels.size());
+std::optional<FigureFormat> figure_format(const std::string& path) {
   const std::string ext = std::filesystem::path(path).extension().string();
-  if (ext == ".png") {
-    write_png(path, kWidth, height, kPngScale, [&](Canvas& c) { draw(figure, c); });
+  if (ext == ".svg") return FigureFormat::svg;
+  if (ext == ".png") return FigureFormat::png;
+  return std::nullopt;
+}
+
+void write_figure(const Figure& figure, FigureFormat format, std::ostream& out) {
+  const double height = kChrome + kPanelHeight * static_cast<double>(figure.panels.size());
+  if (format == FigureFormat::png) {
+    write_png(out, kWidth, height, kPngScale, [&](Canvas& c) { draw(figure, c); });
     return;
   }
-  if (ext != ".svg") throw std::invalid_argument(fmt::format("--out {}: name a .svg or .png file", path));
   SvgCanvas svg(kWidth, height);
   draw(figure, svg);
-  std::ofstream file(path, std::ios::binary);
-  file << svg.document();
-  if (!file.flush()) throw std::invalid_argument(fmt::format("--out {}: cannot write the file", path));
+  out << svg.document();
 }
 
 std::string text_figure(const Figure& figure, int columns, int rows) {

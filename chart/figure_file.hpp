@@ -1,15 +1,24 @@
 #pragma once
-// A figure leaves the chart layer in one of three forms: an SVG or PNG file (by the path's
-// extension) or lines of characters for a terminal.
+// A figure leaves the chart layer in one of three forms: SVG or PNG bytes on a stream, or lines
+// of characters for a terminal. Files are the caller's: where the bytes go, and whether they
+// arrived, is decided where the file is opened.
+#include <optional>
+#include <ostream>
 #include <string>
 
 #include "chart/chart.hpp"
 
 namespace roofline::chart {
 
-// Writes a figure to `path` as SVG or PNG by its extension; std::invalid_argument naming the
-// path for any other extension or when the file cannot be written.
-void write_figure(const Figure& figure, const std::string& path);
+enum class FigureFormat { svg, png };
+
+// The format a file name asks for by its extension (.svg, .png), or nothing.
+[[nodiscard]] std::optional<FigureFormat> figure_format(const std::string& path);
+
+// Writes the figure to `out` in that format; a failed write shows in the stream's state.
+// std::invalid_argument for PNG in a build without Cairo.
+void write_figure(const Figure& figure, FigureFormat format, std::ostream& out);
+
 // The figure as characters, `columns` wide and `rows` high.
 [[nodiscard]] std::string text_figure(const Figure& figure, int columns, int rows);
 

@@ -81,7 +81,7 @@ class CairoCanvas final : public Canvas {
 
 bool png_supported() { return true; }
 
-void write_png(const std::string& path, double width, double height, double scale,
+void write_png(std::ostream& out, double width, double height, double scale,
                const std::function<void(Canvas&)>& paint) {
   using Surface = std::unique_ptr<cairo_surface_t, decltype(&cairo_surface_destroy)>;
   using Context = std::unique_ptr<cairo_t, decltype(&cairo_destroy)>;
@@ -95,8 +95,16 @@ void write_png(const std::string& path, double width, double height, double scal
   CairoCanvas canvas(cr.get(), width, height);
   paint(canvas);
   cairo_surface_flush(surface.get());
-  if (const cairo_status_t s = cairo_surface_write_to_png(surface.get(), path.c_str()); s != CAIRO_STATUS_SUCCESS) {
-    throw std::invalid_argument(fmt::format("{}: cannot write the PNG: {}", path, cairo_status_to_string(s)));
+  // Cairo hands the encoded bytes to this callback; a stream that fails stops the encoding, and
+  // the caller finds the failure in the stream.
+  const auto to_stream = [](void* closure, const unsigned char* data, unsigned int length) {
+    auto& stream = *static_cast<std::ostream*>(closure);
+    stream.write(reinterpret_cast<const char*>(data), length);
+    return stream ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
+  };
+  const cairo_status_t s = cairo_surface_write_to_png_stream(surface.get(), to_stream, &out);
+  if (s != CAIRO_STATUS_SUCCESS && s != CAIRO_STATUS_WRITE_ERROR) {
+    throw std::runtime_error(fmt::format("cannot encode the PNG: {}", cairo_status_to_string(s)));
   }
 }
 
@@ -104,10 +112,8 @@ void write_png(const std::string& path, double width, double height, double scal
 
 bool png_supported() { return false; }
 
-void write_png(const std::string& path, double, double, double, const std::function<void(Canvas&)>&) {
-  throw std::invalid_argument(fmt::format("{}: this build cannot write PNG (Cairo was not found when it was built); "
-                               "write .svg instead",
-                               path));
+void write_png(std::ostream&, double, double, double, const std::function<void(Canvas&)>&) {
+  throw std::invalid_argument("this build cannot write PNG (Cairo was not found when it was built); write .svg instead");
 }
 
 #endif

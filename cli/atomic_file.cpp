@@ -80,6 +80,9 @@ std::ostream& AtomicFile::stream() {
 
 void AtomicFile::commit() {
   if (stream_.is_open()) {
+    // A write that already failed (a whole figure is written before commit) left its reason in
+    // errno; only a stream still good gets a clean errno for its last flush.
+    if (!stream_) fail(errno);
     errno = 0;
     stream_.flush();
     if (!stream_) fail(errno);

@@ -2,8 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <filesystem>
+#include <optional>
 
 #include "model/engine.hpp"
 #include "io/input_error.hpp"
@@ -11,7 +10,6 @@
 #include "io/spec_loader.hpp"
 #include "chart/figure_file.hpp"
 #include "cli/atomic_file.hpp"
-#include "report/write_error.hpp"
 
 namespace roofline::cli {
 
@@ -19,19 +17,13 @@ using namespace io;
 using namespace chart;
 
 void write_figure_file(const Figure& f, const std::string& path, std::string_view flag) {
-  const std::string ext = std::filesystem::path(path).extension().string();
-  if (ext != ".svg" && ext != ".png") throw InputError(fmt::format("--{} {}: name a .svg or .png file", flag, path));
+  const std::optional<FigureFormat> format = figure_format(path);
+  if (!format) throw InputError(fmt::format("--{} {}: name a .svg or .png file", flag, path));
   AtomicFile file(path, flag);
   try {
-    write_figure(f, file.temporary());
+    write_figure(f, *format, file.stream());
   } catch (const std::invalid_argument& e) {
-    const int saved_errno = errno;
-    // The chart layer names the temporary; a write that failed is not the input's fault.
-    const std::string what = e.what();
-    if (what.find("cannot write") != std::string::npos) {
-      throw report::WriteError(fmt::format("--{} {}", flag, path), report::write_failure_reason(saved_errno));
-    }
-    throw InputError(fmt::format("--{} {}: {}", flag, path, what));
+    throw InputError(fmt::format("--{} {}: {}", flag, path, e.what()));
   }
   file.commit();
 }

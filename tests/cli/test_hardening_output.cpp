@@ -332,7 +332,10 @@ TEST_CASE("names: control characters never reach a terminal, Markdown or an SVG"
   const chart::Figure f = chart::roofline_figure(r, chart::Detail::full);
   CHECK(chart::text_figure(f, 100, 30).find('\x1b') == std::string::npos);
   const fs::path svg = scratch("svg") / "r.svg";
-  chart::write_figure(f, svg.string());
+  {
+    std::ofstream file(svg, std::ios::binary);
+    chart::write_figure(f, chart::FigureFormat::svg, file);
+  }
   tinyxml2::XMLDocument doc;
   CHECK(doc.LoadFile(svg.c_str()) == tinyxml2::XML_SUCCESS);
 }

@@ -24,7 +24,15 @@ expect_failure "$bin" completion
 expect_failure "$bin" sweep $m -b 1..1024:+1
 expect_failure "$bin" sweep $m -b 1..64:x2 --out /dev/full
 expect_failure "$bin" --help
-rm -f /tmp/rooflineplan-write-errors.$$
+# A figure is written whole before its file is committed: the reason of the failed write survives.
+full=/tmp/rooflineplan-full.$$
+mkdir -p "$full" && ln -sf /dev/full "$full/r.svg" && ln -sf /dev/full "$full/r.png"
+expect_failure "$bin" plot $m -o "$full/r.svg"
+if "$bin" plot $m -o "$full/probe.png" > /dev/null 2>&1; then  # a build with Cairo
+  expect_failure "$bin" plot $m -o "$full/r.png"
+fi
+expect_failure "$bin" explain $m --plot "$full/r.svg"
+rm -rf "$full" /tmp/rooflineplan-write-errors.$$
 
 # calibrate --out /dev/full: exit 1 naming the file, and the YAML on stdout.
 yaml=$("$bin" calibrate --repetitions 1 --out /dev/full 2> /tmp/rooflineplan-calibrate-errors.$$)
