@@ -3,35 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
+
+#include "text/utf8.hpp"
 
 namespace roofline::io {
 
 namespace {
-
-// One code point decoded from UTF-8 (RFC 3629): shortest form only, no surrogates, at most
-// U+10FFFF. `length` 0: the bytes at `s` are not UTF-8.
-struct Decoded {
-  char32_t code;
-  std::size_t length;
-};
-
-Decoded decode(std::string_view s) {
-  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
-  const unsigned char lead = byte(0);
-  if (lead < 0x80) return {lead, 1};
-  const std::size_t length = lead >= 0xF8 ? 0 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 0;
-  if (length == 0 || length > s.size()) return {0, 0};
-  char32_t code = lead & (0x7F >> length);
-  for (std::size_t i = 1; i < length; ++i) {
-    if ((byte(i) & 0xC0) != 0x80) return {0, 0};
-    code = (code << 6) | (byte(i) & 0x3F);
-  }
-  constexpr std::array<char32_t, 5> kSmallest = {0, 0, 0x80, 0x800, 0x10000};
-  if (code < kSmallest[length] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return {0, 0};
-  return {code, length};
-}
 
 // What a terminal, an SVG or a Markdown heading would act on: the C0 and C1 controls and DEL
 // (ESC starts the sequences that clear a screen or retitle a window), the Unicode line and
@@ -48,7 +26,7 @@ std::optional<std::string_view> control_name(char32_t c) {
     case 0x2029: return "paragraph separator";
     default: break;
   }
-  if (c < 0x20 || (c >= 0x80 && c < 0xA0)) return "control character";
+  if (text::is_control(c)) return "control character";
   if ((c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069) || c == 0x200E || c == 0x200F) {
     return "bidirectional control";
   }
@@ -63,7 +41,7 @@ bool allowed_in_file(char32_t c) {
 
 std::optional<TextProblem> text_problem(std::string_view text, TextUse use) {
   for (std::size_t i = 0; i < text.size();) {
-    const Decoded d = decode(text.substr(i));
+    const text::CodePoint d = text::decode_utf8(text.substr(i));
     if (d.length == 0) {
       return TextProblem{i, fmt::format("byte 0x{:02X} is not UTF-8 (a Latin-1 or Windows-1252 file? save it as UTF-8)",
                                         static_cast<unsigned char>(text[i]))};

@@ -1,38 +1,14 @@
 #include "report/safe_text.hpp"
 
 #include <algorithm>
-#include <cstdint>
+
+#include "text/utf8.hpp"
 
 namespace roofline::report {
 
 namespace {
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
-
-// The length of the well-formed UTF-8 sequence at the start of `s` (RFC 3629: no overlong
-// forms, no surrogates, nothing past U+10FFFF), or 0 when its first byte begins none.
-std::size_t sequence_length(std::string_view s, char32_t& code) {
-  const auto b = [&s](std::size_t i) { return static_cast<unsigned char>(s[i]); };
-  const unsigned char lead = b(0);
-  std::size_t n = 0;
-  if (lead < 0x80) {
-    code = lead;
-    return 1;
-  }
-  if (lead >= 0xC2 && lead <= 0xDF) n = 2, code = lead & 0x1F;
-  else if (lead >= 0xE0 && lead <= 0xEF) n = 3, code = lead & 0x0F;
-  else if (lead >= 0xF0 && lead <= 0xF4) n = 4, code = lead & 0x07;
-  else return 0;
-  if (s.size() < n) return 0;
-  for (std::size_t i = 1; i < n; ++i) {
-    if ((b(i) & 0xC0) != 0x80) return 0;
-    code = (code << 6) | (b(i) & 0x3F);
-  }
-  const bool overlong = (n == 3 && code < 0x800) || (n == 4 && code < 0x10000);
-  const bool surrogate = code >= 0xD800 && code <= 0xDFFF;
-  if (overlong || surrogate || code > 0x10FFFF) return 0;
-  return n;
-}
 
 // Copies `s`, each code point through `keep` (true: copy; false: `replace` in its place), each
 // byte that begins no UTF-8 sequence as U+FFFD.
@@ -43,8 +19,7 @@ std::string filtered(std::string_view s, Keep keep, std::string_view replace) {
   std::string out;
   out.reserve(s.size());
   while (!s.empty()) {
-    char32_t code = 0;
-    const std::size_t n = sequence_length(s, code);
+    const auto [code, n] = text::decode_utf8(s);
     if (n == 0) {
       out += kReplacement;
       s.remove_prefix(1);
@@ -60,13 +35,11 @@ std::string filtered(std::string_view s, Keep keep, std::string_view replace) {
   return out;
 }
 
-bool is_control(char32_t c) { return c < 0x20 || c == 0x7F || (c >= 0x80 && c <= 0x9F); }
-
 }  // namespace
 
 std::string terminal_text(std::string_view s, bool keep_newlines) {
   return filtered(
-      s, [keep_newlines](char32_t c) { return !is_control(c) || (keep_newlines && (c == '\n' || c == '\t')); },
+      s, [keep_newlines](char32_t c) { return !text::is_control(c) || (keep_newlines && (c == '\n' || c == '\t')); },
       kReplacement);
 }
 
