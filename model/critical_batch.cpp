@@ -5,12 +5,6 @@
 
 namespace roofline {
 
-CriticalBatch critical_batch(const ModelSpec& m, const Workload& w, const Ceilings& c) {
-  Workload one = w;
-  one.batch = 1;
-  return critical_batch(count_parameters(m), build_ops(Phase::decode, m, one, ExpertRouting::all), w, c);
-}
-
 CriticalBatch critical_batch(const ParameterCount& params, const OpList& one_sequence_all_experts, const Workload& w,
                              const Ceilings& c) {
   CriticalBatch r;

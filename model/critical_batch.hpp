@@ -2,7 +2,6 @@
 // The critical batch B*: the decode batch at which a step turns from memory- to compute-bound.
 #include <optional>
 
-#include "model/model_spec.hpp"
 #include "model/operators.hpp"
 #include "model/parameters.hpp"
 #include "hardware/roofline.hpp"
@@ -20,9 +19,8 @@ struct CriticalBatch {
   std::optional<double> at_context;
 };
 
-[[nodiscard]] CriticalBatch critical_batch(const ModelSpec& m, const Workload& w, const Ceilings& c);
-// The same with the parameters counted and the decode step at batch 1 with every expert read
-// already built (the engine builds them once per point).
+// From the parameters and the decode step of one sequence with every expert read (the engine
+// builds both once per point).
 [[nodiscard]] CriticalBatch critical_batch(const ParameterCount& params, const OpList& one_sequence_all_experts,
                                            const Workload& w, const Ceilings& c);
 

@@ -52,12 +52,6 @@ Bytes group_kv_bytes_per_token(const ModelSpec& m, const Workload& w) {
   return group_kv_bytes_per_token(describe_layers(*m.architecture, w.tp), w);
 }
 
-MemoryLedger memory_ledger(const ModelSpec& m, const GpuSpec& g, const Workload& w) {
-  if (!m.architecture) return memory_ledger(count_parameters(m), nullptr, g, w);
-  const LayerStack shard = describe_layers(*m.architecture, w.tp);
-  return memory_ledger(count_parameters(m), &shard, g, w);
-}
-
 MemoryLedger memory_ledger(const ParameterCount& params, const LayerStack* shard, const GpuSpec& g, const Workload& w) {
   if (shard && shard->tp != w.tp) {
     throw std::invalid_argument(fmt::format("memory_ledger: layers described for tp {}, workload at tp {}", shard->tp, w.tp));

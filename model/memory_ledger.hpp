@@ -23,8 +23,7 @@ struct MemoryLedger {
   std::optional<long> max_batch;
 };
 
-[[nodiscard]] MemoryLedger memory_ledger(const ModelSpec& m, const GpuSpec& g, const Workload& w);
-// The same with the parameters counted and the layers described for w.tp already (null: a model
+// The ledger from the parameters and the layers described for one GPU of w.tp (null: a model
 // known only by its size, with nothing per sequence to hold). std::invalid_argument when the
 // shard was described for another tp than w.tp.
 [[nodiscard]] MemoryLedger memory_ledger(const ParameterCount& params, const LayerStack* shard, const GpuSpec& g,
