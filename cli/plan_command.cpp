@@ -31,7 +31,6 @@ struct PlanRow {
   std::string reason;  // the plan's refusal in words; empty when feasible
 };
 
-
 struct PlanColumn {
   std::string_view json_key;
   std::string_view csv_name;

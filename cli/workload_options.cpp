@@ -20,6 +20,16 @@ constexpr std::array<std::string_view, kWorkloadFlags> kNames = {
     "model", "gpu", "attention", "reserve", "tp", "weights", "group-size", "kv", "activations", "compute",
     "prompt", "gen", "context", "batch"};
 
+// A format flag: empty means "follow the model"; a typo is an InputError naming the flag.
+std::optional<DType> dtype_flag(const std::string& value, std::string_view flag) {
+  if (value.empty()) return std::nullopt;
+  try {
+    return parse_dtype(value);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(fmt::format("--{}: {}", flag, e.what()));
+  }
+}
+
 std::vector<std::optional<DType>> dtype_list(const std::vector<std::string>& items, std::string_view flag) {
   if (items.empty()) return {std::nullopt};
   std::vector<std::optional<DType>> out;
@@ -46,15 +56,6 @@ std::vector<std::optional<T>> optional_list(const std::vector<T>& values) {
 }  // namespace
 
 std::string_view flag_name(WorkloadFlag f) { return kNames[static_cast<std::size_t>(f)]; }
-
-std::optional<DType> dtype_flag(const std::string& value, std::string_view flag) {
-  if (value.empty()) return std::nullopt;
-  try {
-    return parse_dtype(value);
-  } catch (const std::invalid_argument& e) {
-    throw InputError(fmt::format("--{}: {}", flag, e.what()));
-  }
-}
 
 double quantity_flag(const std::string& value, Dimension d, std::string_view flag) {
   double v = 0;

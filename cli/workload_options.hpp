@@ -22,6 +22,7 @@ namespace roofline::cli {
 // The flags, in the order a sweep nests them: the first outermost, batch varying fastest.
 enum class WorkloadFlag { model, gpu, attention, reserve, tp, weights, group_size, kv, activations, compute, prompt, gen, context, batch };
 inline constexpr std::size_t kWorkloadFlags = 14;
+static_assert(static_cast<std::size_t>(WorkloadFlag::batch) + 1 == kWorkloadFlags, "one count per flag");
 
 [[nodiscard]] std::string_view flag_name(WorkloadFlag f);  // "group-size"
 
@@ -90,9 +91,6 @@ struct OnePoint {
 
 // Throws InputError naming the first flag given more than one value, or what is wrong with it.
 [[nodiscard]] OnePoint one_point(const WorkloadFlags& f, std::string_view command);
-
-// A format flag: empty means "follow the model"; a typo is an InputError naming the flag.
-[[nodiscard]] std::optional<DType> dtype_flag(const std::string& value, std::string_view flag);
 
 // A positive dimensioned flag ("50ms", "2 GiB"), in SI units; an InputError naming the flag else.
 [[nodiscard]] double quantity_flag(const std::string& value, io::Dimension d, std::string_view flag);
