@@ -38,7 +38,8 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
   one.batch = 1;
   ParameterCount params;
   OpList prefill, decode, one_sequence;
-  Bytes kv_per_token;
+  Bytes kv_per_token, cache_per_sequence;
+  const auto sequence = static_cast<double>(workload.prompt_tokens + workload.gen_tokens);
   std::optional<LayerStack> whole, split;
   if (model.architecture) {
     // The layers are described once for the whole model and, under tensor parallelism, once for
@@ -47,7 +48,10 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
     if (workload.tp > 1) split = describe_layers(*model.architecture, workload.tp);
     const LayerStack& shard = split ? *split : *whole;
     params = count_parameters(*whole);
-    kv_per_token = Bytes(cache_elements_per_token(*whole) * bytes_per_element(workload.precision.kv));
+    const CacheElements cache = cache_elements(*whole, sequence);
+    const double kvb = bytes_per_element(workload.precision.kv);
+    cache_per_sequence = Bytes(cache.total() * kvb);
+    kv_per_token = Bytes(cache.kv * kvb / sequence);
     prefill = build_ops(Phase::prefill, shard, workload, ExpertRouting::uniform);
     decode = build_ops(Phase::decode, shard, workload, ExpertRouting::uniform);
     one_sequence = build_ops(Phase::decode, shard, one, ExpertRouting::all);
@@ -57,7 +61,8 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
     decode = build_ops(Phase::decode, model, workload);
     one_sequence = build_ops(Phase::decode, model, one, ExpertRouting::all);
   }
-  r.model = {model, params.total(), params.active(), weight_bytes(params, workload.precision), kv_per_token};
+  r.model = {model, params.total(), params.active(), weight_bytes(params, workload.precision), kv_per_token,
+             cache_per_sequence};
   r.gpu = {gpu, {*gpu.effective_peak(workload.precision.compute), gpu.effective_bandwidth()}};
 
   const Ceilings& c = r.gpu.ceilings;

@@ -10,7 +10,7 @@ namespace {
 
 // One GPU's share of the architecture under tensor parallelism (Megatron-LM: column-parallel
 // Q/K/V and up, row-parallel O and down, vocab-parallel embedding and head). K/V heads fewer
-// than tp are replicated, so each GPU keeps at least one.
+// than tp are replicated, so each GPU keeps at least one; so are recurrent key groups.
 struct Shard {
   double tp, hidden, head_dim, heads, kv_heads, ffn, vocab, expert_ffn;
 };
@@ -29,29 +29,58 @@ Shard make_shard(const Architecture& a, int tp) {
 
 // A block with room for its steps: the engine describes the layers at every point it evaluates,
 // so a description allocates once a block, not once a step.
-Block block(double layers) {
-  Block b{layers, {}};
+Block block(double layers, std::string_view label = {}) {
+  Block b{layers, {}, 0, 0, label};
   b.steps.reserve(16);
   return b;
 }
 
 void add(Block& b, Step s, Phases p = Phases::both) { b.steps.push_back({std::move(s), p}); }
 
+// What a layer of this mixer sees: its window or chunk, or (DeepSeek-V3.2) the indexer's top_k.
+struct Sight {
+  double window = 0, chunk = 0, top_k = 0;
+};
+
+void qk_norms(Block& b, const Shard& s, const Architecture& a, double q, double kv) {
+  if (!a.qk_norm) return;
+  add(b, NormStep{"q_norm", q, 1, s.head_dim, false});
+  add(b, NormStep{"k_norm", kv, 1, s.head_dim, false});
+}
+
 // Grouped-query attention: Q, K and V projected, K and V written straight into the cache.
-void grouped_attention(Block& b, const Shard& s, const Architecture& a) {
+// With an output gate (Qwen3-Next), Q projects a gate of its own width beside the queries.
+void grouped_attention(Block& b, const Shard& s, const Architecture& a, const Sight& sight) {
   const double q = s.heads * s.head_dim, kv = s.kv_heads * s.head_dim;
   const double bias = a.qkv_bias() ? 1.0 : 0.0;
-  add(b, LinearStep{.name = "q_proj", .in = s.hidden, .out = q, .bias = bias * q});
+  const double gate = a.attention_gate ? 2.0 : 1.0;
+  add(b, LinearStep{.name = "q_proj", .in = s.hidden, .out = gate * q, .bias = bias * gate * q});
   add(b, LinearStep{.name = "k_proj", .in = s.hidden, .out = kv, .bias = bias * kv, .to_cache = true, .joins_previous = true});
   add(b, LinearStep{.name = "v_proj", .in = s.hidden, .out = kv, .bias = bias * kv, .to_cache = true, .joins_previous = true});
-  add(b, AttentionStep{.heads = s.heads, .qk_dim = s.head_dim, .v_dim = s.head_dim, .k_width = kv, .v_width = kv});
+  qk_norms(b, s, a, q, kv);
+  add(b, AttentionStep{.heads = s.heads, .qk_dim = s.head_dim, .v_dim = s.head_dim, .k_width = kv, .v_width = kv,
+                       .window = sight.window, .chunk = sight.chunk, .params = a.attention_sinks ? s.heads : 0.0});
   add(b, LinearStep{.name = "o_proj", .in = q, .out = s.hidden, .bias = a.linear_bias ? s.hidden : 0.0, .to_residual = true});
+}
+
+// DeepSeek-V3.2's lightning indexer (arXiv 2512.02556): its own query heads from the Q latent,
+// one key per token cached beside the latent, per-head weights from the hidden state; it scores
+// every cached token, so it reads its whole key cache while attention reads top_k latents.
+void indexer(Block& b, const Architecture& a) {
+  const SparseAttention& sp = *a.sparse;
+  const auto hidden = static_cast<double>(a.hidden), heads = static_cast<double>(sp.index_heads);
+  const auto dim = static_cast<double>(sp.index_dim), q_rank = static_cast<double>(a.mla->q_lora_rank);
+  add(b, LinearStep{.name = "index_q", .in = q_rank > 0 ? q_rank : hidden, .out = heads * dim});
+  add(b, LinearStep{.name = "index_k", .in = hidden, .out = dim, .to_cache = true});
+  add(b, NormStep{"index_k_norm", dim, 2, 0, false});
+  add(b, LinearStep{.name = "index_weights", .in = hidden, .out = heads});
+  add(b, AttentionStep{.name = "index", .heads = heads, .qk_dim = dim, .v_dim = 0, .k_width = dim, .v_width = 0});
 }
 
 // Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434 §2.1). The down projections are
 // replicated on every GPU of a group (each needs the whole latent); the up projections and O
 // are split by heads.
-void latent_attention(Block& b, const Shard& s, const Architecture& a) {
+void latent_attention(Block& b, const Shard& s, const Architecture& a, const Sight& sight) {
   const LatentAttention& l = *a.mla;
   const double heads = s.heads, qk = static_cast<double>(l.nope_dim + l.rope_dim);
   const auto rank = static_cast<double>(l.kv_lora_rank), cache = static_cast<double>(l.cache_width());
@@ -68,20 +97,69 @@ void latent_attention(Block& b, const Shard& s, const Architecture& a) {
   // The latent and the shared RoPE key go straight into the cache.
   add(b, LinearStep{.name = "kv_a_proj", .in = s.hidden, .out = cache, .to_cache = true});
   add(b, NormStep{"kv_a_norm", rank, norm});
+  if (a.sparse) indexer(b, a);
   // Decode absorbs K's up projection into each query and V's into the output (DeepSeek-V2
   // §2.1.2), so every head attends over the cached latent itself, read once for keys and values.
   add(b, LinearStep{.name = "q_absorb", .in = nope, .out = rank, .copies = heads, .rows_per_token = heads},
       Phases::decode_only);
-  add(b, AttentionStep{.heads = heads, .qk_dim = cache, .v_dim = rank, .k_width = cache, .v_width = 0},
+  add(b, AttentionStep{.heads = heads, .qk_dim = cache, .v_dim = rank, .k_width = cache, .v_width = 0,
+                       .window = sight.window, .chunk = sight.chunk, .top_k = sight.top_k},
       Phases::decode_only);
   add(b, LinearStep{.name = "v_absorb", .in = rank, .out = v, .copies = heads, .rows_per_token = heads, .to_residual = true},
       Phases::decode_only);
   // Prefill decompresses K and V for its own tokens and attends as multi-head attention.
   add(b, LinearStep{.name = "kv_b_proj", .in = rank, .out = heads * (nope + v)}, Phases::prefill_only);
   add(b, AttentionStep{.heads = heads, .qk_dim = qk, .v_dim = v, .k_width = heads * qk, .v_width = heads * v,
-                       .reads_cache = false},
+                       .reads_cache = false, .window = sight.window, .chunk = sight.chunk, .top_k = sight.top_k},
       Phases::prefill_only);
   add(b, LinearStep{.name = "o_proj", .in = heads * v, .out = s.hidden, .to_residual = true});
+}
+
+// FLOPs per state element and token. Mamba: decay, input outer product and read-out (1 + 2 + 2)
+// plus the discretisation; Gated DeltaNet's delta rule: decay, the retrieval S·k, the rank-one
+// correction and the read-out S·q (1 + 2 + 3 + 2).
+constexpr double kScanFlops = 6, kDeltaFlops = 8;
+
+// The recurrent layers, split by heads (Mamba-1: by channels) under tensor parallelism, like
+// attention. Each takes its input projections, a short causal convolution, the scan, and an
+// output projection back to the residual stream.
+void recurrent_layer(Block& b, const Shard& s, const Recurrent& r) {
+  const auto inner = static_cast<double>(r.inner) / s.tp, state = static_cast<double>(r.state);
+  const double taps = static_cast<double>(r.conv_kernel), kept = taps - 1;
+  const double heads = static_cast<double>(r.heads) / s.tp, groups = std::max(1.0, r.groups / s.tp);
+  switch (r.kind) {
+    case RecurrentKind::mamba: {
+      const auto rank = static_cast<double>(r.dt_rank);
+      add(b, LinearStep{.name = "in_proj", .in = s.hidden, .out = 2 * inner});  // x and the gate z
+      add(b, ConvStep{"conv1d", inner, taps, r.conv_bias});
+      add(b, LinearStep{.name = "x_proj", .in = inner, .out = rank + 2 * state});  // Δ, B, C from x
+      add(b, LinearStep{.name = "dt_proj", .in = rank, .out = inner, .bias = inner});
+      add(b, RecurrentStep{"selective_scan", inner * state, inner * kept, kScanFlops, 3 * inner, inner,
+                           inner * state + inner});  // A (per channel and state) and D
+      break;
+    }
+    case RecurrentKind::mamba2: {
+      const double bc = 2 * groups * state;  // B and C, shared by the heads of a group
+      add(b, LinearStep{.name = "in_proj", .in = s.hidden, .out = 2 * inner + bc + heads});  // z, x, B, C, Δ
+      add(b, ConvStep{"conv1d", inner + bc, taps, r.conv_bias});
+      add(b, RecurrentStep{"ssd_scan", inner * state, (inner + bc) * kept, kScanFlops, inner + bc + heads, inner,
+                           3 * heads});  // A, D and Δ's bias per head
+      add(b, NormStep{"gated_norm", inner, 1, 0, false});
+      break;
+    }
+    case RecurrentKind::gated_deltanet: {
+      const double qk = 2 * groups * state;  // a query and a key per key head
+      add(b, LinearStep{.name = "in_proj_qkvz", .in = s.hidden, .out = qk + 2 * inner});
+      add(b, LinearStep{.name = "in_proj_ba", .in = s.hidden, .out = 2 * heads, .joins_previous = true});
+      add(b, ConvStep{"conv1d", qk + inner, taps, r.conv_bias});
+      // Each value head keeps a key-width × value-width state.
+      add(b, RecurrentStep{"delta_rule", inner * state, (qk + inner) * kept, kDeltaFlops, qk + inner + 2 * heads, inner,
+                           2 * heads});  // A and Δ's bias per head
+      add(b, NormStep{"gated_norm", inner, 1, static_cast<double>(r.inner / r.heads), false});
+      break;
+    }
+  }
+  add(b, LinearStep{.name = "out_proj", .in = inner, .out = s.hidden, .to_residual = true});
 }
 
 struct FfnNames {
@@ -90,11 +168,11 @@ struct FfnNames {
 
 // Up (and gate) to `width`, the activation, down to the residual; `copies` weight matrices each
 // (every expert), used by `rows_per_token` rows a token. `bias`: 1 when every linear has one.
-void ffn(Block& b, const FfnNames& n, FfnType type, double hidden, double width, double copies, double rows_per_token,
-         bool routed, double bias) {
+void ffn(Block& b, const FfnNames& n, FfnType type, WeightClass weights, double hidden, double width, double copies,
+         double rows_per_token, bool routed, double bias) {
   const bool gated = type == FfnType::gated;
   const LinearStep up{.name = n.up, .in = hidden, .out = width, .copies = copies, .rows_per_token = rows_per_token,
-                      .bias = bias * copies * width, .routed = routed, .joins_previous = gated};
+                      .bias = bias * copies * width, .weights = weights, .routed = routed, .joins_previous = gated};
   if (gated) {
     LinearStep gate = up;
     gate.name = n.gate;
@@ -104,16 +182,62 @@ void ffn(Block& b, const FfnNames& n, FfnType type, double hidden, double width,
   add(b, up);
   add(b, ActivationStep{n.act, width, gated, rows_per_token});
   add(b, LinearStep{.name = n.down, .in = width, .out = hidden, .copies = copies, .rows_per_token = rows_per_token,
-                    .bias = bias * copies * hidden, .routed = routed, .to_residual = true});
+                    .bias = bias * copies * hidden, .weights = weights, .routed = routed, .to_residual = true});
+}
+
+constexpr std::array<std::string_view, kMixerCount> kMixerLabels = {"", "sliding", "chunked", "linear", "ssm", ""};
+
+// The layers of one mixer kind: their norm, the mixer, and the all-reduce after its output.
+void mixer_block(LayerStack& stack, const Architecture& a, const Shard& s, Mixer kind, int layers) {
+  if (kind == Mixer::none || layers == 0) return;
+  Block b = block(layers, kMixerLabels[static_cast<std::size_t>(kind)]);
+  add(b, NormStep{"attn_norm", s.hidden, a.norm_params_per_element()});
+  Sight sight;
+  if (kind == Mixer::sliding) b.window = sight.window = static_cast<double>(a.sliding_window);
+  if (kind == Mixer::chunked) b.chunk = sight.chunk = static_cast<double>(a.attention_chunk);
+  if (a.sparse) sight.top_k = static_cast<double>(a.sparse->top_k);
+  if (kind == Mixer::linear || kind == Mixer::ssm) recurrent_layer(b, s, *a.recurrent);
+  else if (a.mla) latent_attention(b, s, a, sight);
+  else grouped_attention(b, s, a, sight);
+  if (s.tp > 1) add(b, AllReduceStep{"allreduce_attn", s.hidden});
+  stack.blocks.push_back(std::move(b));
+}
+
+void ffn_blocks(LayerStack& stack, const Architecture& a, const Shard& s) {
+  const auto counts = a.ffn_counts();
+  const double norm = a.norm_params_per_element();
+  if (const int dense = counts[static_cast<int>(FfnKind::dense)]; dense > 0) {
+    Block b = block(dense);
+    add(b, NormStep{"ffn_norm", s.hidden, norm});
+    ffn(b, {"ffn_gate", "ffn_up", "ffn_act", "ffn_down"}, a.ffn_type, WeightClass::dense_ffn, s.hidden, s.ffn, 1, 1,
+        false, a.linear_bias ? 1.0 : 0.0);
+    if (s.tp > 1) add(b, AllReduceStep{"allreduce_ffn", s.hidden});
+    stack.blocks.push_back(std::move(b));
+  }
+  if (const int sparse = counts[static_cast<int>(FfnKind::moe)]; sparse > 0) {
+    const MoeSpec& moe = *a.moe;
+    Block b = block(sparse, "moe");
+    add(b, NormStep{"ffn_norm", s.hidden, norm});
+    // Routers stay in 16 bits under quantization.
+    add(b, LinearStep{.name = "moe_router", .in = s.hidden, .out = static_cast<double>(moe.experts),
+                      .weights = WeightClass::small});
+    ffn(b, {"expert_gate", "expert_up", "expert_act", "expert_down"}, a.ffn_type, WeightClass::experts, s.hidden,
+        s.expert_ffn, moe.experts, moe.top_k, true, 0);
+    if (moe.shared_experts > 0) {
+      ffn(b, {"shared_gate", "shared_up", "shared_act", "shared_down"}, a.ffn_type, WeightClass::experts, s.hidden,
+          s.expert_ffn * moe.shared_experts, 1, 1, false, 0);
+    }
+    if (s.tp > 1) add(b, AllReduceStep{"allreduce_ffn", s.hidden});
+    stack.blocks.push_back(std::move(b));
+  }
 }
 
 }  // namespace
 
 LayerStack describe_layers(const Architecture& a, int tp) {
   const Shard s = make_shard(a, tp);
-  const double norm = a.norm_params_per_element();
   LayerStack stack;
-  stack.blocks.reserve(6);
+  stack.blocks.reserve(9);
   stack.hidden = s.hidden;
   stack.tp = tp;
 
@@ -123,41 +247,14 @@ LayerStack describe_layers(const Architecture& a, int tp) {
                             static_cast<double>(a.vocab + a.position_embeddings)});
   stack.blocks.push_back(std::move(embedding));
 
-  Block attention = block(static_cast<double>(a.layers));
-  add(attention, NormStep{"attn_norm", s.hidden, norm});
-  if (a.mla) latent_attention(attention, s, a);
-  else grouped_attention(attention, s, a);
-  if (tp > 1) add(attention, AllReduceStep{"allreduce_attn", s.hidden});
-  add(attention, NormStep{"ffn_norm", s.hidden, norm});
-  stack.blocks.push_back(std::move(attention));
-
-  // Dense layers (all without MoE; DeepSeek's first few with it) and MoE layers, each over its
-  // own layer count.
-  if (a.dense_ffn_layers() > 0) {
-    Block dense = block(static_cast<double>(a.dense_ffn_layers()));
-    ffn(dense, {"ffn_gate", "ffn_up", "ffn_act", "ffn_down"}, a.ffn_type, s.hidden, s.ffn, 1, 1, false,
-        a.linear_bias ? 1.0 : 0.0);
-    stack.blocks.push_back(std::move(dense));
-  }
-  if (a.moe_layers() > 0) {
-    const MoeSpec& moe = *a.moe;
-    Block experts = block(static_cast<double>(a.moe_layers()));
-    // Routers stay in 16 bits under quantization.
-    add(experts, LinearStep{.name = "moe_router", .in = s.hidden, .out = static_cast<double>(moe.experts),
-                            .weights = WeightClass::small});
-    ffn(experts, {"expert_gate", "expert_up", "expert_act", "expert_down"}, a.ffn_type, s.hidden, s.expert_ffn,
-        moe.experts, moe.top_k, true, 0);
-    if (moe.shared_experts > 0) {
-      ffn(experts, {"shared_gate", "shared_up", "shared_act", "shared_down"}, a.ffn_type, s.hidden,
-          s.expert_ffn * moe.shared_experts, 1, 1, false, 0);
-    }
-    stack.blocks.push_back(std::move(experts));
-  }
-  if (tp > 1) stack.blocks.push_back({static_cast<double>(a.layers), {{AllReduceStep{"allreduce_ffn", s.hidden}}}});
+  // Costs add up over layers, so the layers of one kind are priced together, whatever their order.
+  const auto mixers = a.mixer_counts();
+  for (int k = 0; k < kMixerCount; ++k) mixer_block(stack, a, s, static_cast<Mixer>(k), mixers[static_cast<std::size_t>(k)]);
+  ffn_blocks(stack, a, s);
 
   Block head = block(1);
-  add(head, NormStep{"final_norm", s.hidden, norm});
-  add(head, LinearStep{.name = "lm_head", .in = s.hidden, .out = s.vocab, .weights = WeightClass::table,
+  add(head, NormStep{"final_norm", s.hidden, a.norm_params_per_element()});
+  add(head, LinearStep{.name = "lm_head", .in = s.hidden, .out = s.vocab, .weights = WeightClass::lm_head,
                        .last_token = true, .counted = !a.tied_embeddings});
   stack.blocks.push_back(std::move(head));
   return stack;

@@ -16,9 +16,11 @@ namespace roofline {
 enum class Phase { prefill, decode };
 [[nodiscard]] std::string_view name(Phase p);
 
-// The format a weight is stored in. Quantizers (GPTQ, AWQ) quantize the block linears and leave
-// the tables (embedding, LM head) and the small tensors (norms, biases, routers) in 16 bits.
-enum class WeightClass { linear, table, small };
+// The class a weight is stored as, each in its own format (model/weight_format.hpp): a quantized
+// checkpoint picks a format per class, and leaves the small tensors (norms, biases, routers,
+// convolutions, recurrent decays) in 16 bits. A recurrent layer's projections are its mixer's:
+// attention.
+enum class WeightClass { attention, dense_ffn, experts, lm_head, small };
 
 // Latent attention multiplies the same K/V up-projection weights in two forms: as one product
 // in prefill, absorbed into the query and the output in decode. A step may run in one phase only.
@@ -31,7 +33,7 @@ struct LinearStep {
   double copies = 1;          // weight matrices stored: every expert, or one per absorbed head
   double rows_per_token = 1;  // product rows per token: top_k for routed experts, heads when absorbed
   double bias = 0;            // bias elements on this GPU, stored in the activation format
-  WeightClass weights = WeightClass::linear;
+  WeightClass weights = WeightClass::attention;
   bool to_cache = false;      // the output is written into the KV cache, in the cache's format
   bool last_token = false;    // run on each sequence's last token only (the LM head)
   bool counted = true;        // false: the weights are another step's (an LM head tied to the embedding)
@@ -46,6 +48,28 @@ struct NormStep {
   std::string_view name;
   double width = 0;
   double params_per_element = 1;
+  double param_width = 0;  // weights shared across heads (Q/K norms: head_dim); 0: `width`
+  bool residual = true;    // fused with the residual add, which reads and writes a second stream
+};
+
+// A causal depthwise convolution over `channels`, `kernel` taps (a recurrent layer's input).
+// Its last kernel − 1 inputs are kept per sequence, with the recurrent state.
+struct ConvStep {
+  std::string_view name;
+  double channels = 0, kernel = 0;
+  bool bias = true;
+};
+
+// A recurrent layer's scan: per token, every element of the state decays, takes the token's
+// update and is read out, at flops_per_element; decode reads and writes the whole state of each
+// sequence, prefill writes it once. `params`: per-channel decays, skips and step biases.
+struct RecurrentStep {
+  std::string_view name;
+  double state = 0;       // state elements per sequence on this GPU
+  double conv_state = 0;  // the convolution's kept inputs per sequence
+  double flops_per_element = 0;
+  double inputs = 0, outputs = 0;  // activation elements a token brings in and takes out
+  double params = 0;
 };
 
 // The elementwise activation between an FFN's up and down products.
@@ -59,10 +83,16 @@ struct ActivationStep {
 // Scores and the weighted sum of values, per head: queries and keys of qk_dim, values of v_dim;
 // each cached token supplies k_width and v_width elements (all heads on this GPU), read from the
 // cache in its format, or (latent attention's prefill) decompressed in the activation format.
+// window: a query sees the last `window` tokens (itself included); chunk: the earlier tokens of its
+// own chunk; both 0: every earlier token. top_k: of those, only the top_k an indexer picks
+// (DeepSeek-V3.2). `params`: per-head sink logits (gpt-oss), stored in 16 bits.
 struct AttentionStep {
+  std::string_view name = "attn";
   double heads = 0, qk_dim = 0, v_dim = 0;
   double k_width = 0, v_width = 0;
   bool reads_cache = true;
+  double window = 0, chunk = 0, top_k = 0;
+  double params = 0;
 };
 
 // A row gather from the token embedding (and learned positions, where there are): only the rows
@@ -79,7 +109,8 @@ struct AllReduceStep {
   double width = 0;
 };
 
-using Step = std::variant<LinearStep, NormStep, ActivationStep, AttentionStep, GatherStep, AllReduceStep>;
+using Step = std::variant<LinearStep, NormStep, ActivationStep, AttentionStep, GatherStep, AllReduceStep, ConvStep,
+                          RecurrentStep>;
 
 struct PhasedStep {
   Step step;
@@ -89,10 +120,14 @@ struct PhasedStep {
   }
 };
 
-// Steps repeated over `layers` layers (1 for the embedding and the head).
+// Steps repeated over `layers` layers (1 for the embedding and the head). A layer's cache keeps
+// only what its queries can still see: the last `window` tokens, or the current `chunk`; both 0:
+// every token. `label` tells blocks of one kind of layer from another's (sliding, moe).
 struct Block {
   double layers = 1;
   std::vector<PhasedStep> steps;
+  double window = 0, chunk = 0;
+  std::string_view label;
 };
 
 struct LayerStack {

@@ -41,15 +41,15 @@ Bytes prefill_activations_per_sequence(const LayerStack& stack, const Workload& 
 
 }  // namespace
 
-Bytes group_kv_bytes_per_token(const LayerStack& stack, const Workload& w) {
+Bytes group_cache_bytes_per_sequence(const LayerStack& stack, double tokens, const Workload& w) {
   // Every GPU of the group caches what its own shard writes: the whole latent (latent attention)
   // or at least one K/V head, so replicated heads count once per copy.
-  return Bytes(cache_elements_per_token(stack) * stack.tp * bytes_per_element(w.precision.kv));
+  return Bytes(cache_elements(stack, tokens).total() * stack.tp * bytes_per_element(w.precision.kv));
 }
 
-Bytes group_kv_bytes_per_token(const ModelSpec& m, const Workload& w) {
+Bytes group_cache_bytes_per_sequence(const ModelSpec& m, double tokens, const Workload& w) {
   if (!m.architecture) return Bytes(0);
-  return group_kv_bytes_per_token(describe_layers(*m.architecture, w.tp), w);
+  return group_cache_bytes_per_sequence(describe_layers(*m.architecture, w.tp), tokens, w);
 }
 
 MemoryLedger memory_ledger(const ParameterCount& params, const LayerStack* shard, const GpuSpec& g, const Workload& w) {
@@ -61,7 +61,7 @@ MemoryLedger memory_ledger(const ParameterCount& params, const LayerStack* shard
   const auto B = static_cast<double>(w.batch);
   Bytes kv_per_seq, act_per_seq;
   if (shard) {
-    kv_per_seq = group_kv_bytes_per_token(*shard, w) * tokens;
+    kv_per_seq = group_cache_bytes_per_sequence(*shard, tokens, w);
     act_per_seq = prefill_activations_per_sequence(*shard, w);
   }
 

@@ -12,7 +12,7 @@ namespace roofline {
 
 struct MemoryLedger {
   Bytes weights;      // every expert, all GPUs of the group
-  Bytes kv_cache;     // B × (prompt + gen) × KV bytes per token
+  Bytes kv_cache;     // B × the cache of a (prompt + gen)-token sequence: K/V in what each layer keeps, recurrent state
   Bytes activations;  // peak live activations of the prefill pass
   Bytes reserve;      // reserve_fraction × capacity
   Bytes total;
@@ -28,11 +28,10 @@ struct MemoryLedger {
 // shard was described for another tp than w.tp.
 [[nodiscard]] MemoryLedger memory_ledger(const ParameterCount& params, const LayerStack* shard, const GpuSpec& g,
                                          const Workload& w);
-// A group's cache per token from the layers described for one GPU of it.
-[[nodiscard]] Bytes group_kv_bytes_per_token(const LayerStack& shard, const Workload& w);
-
-// KV bytes per token held by the whole group: replicated K/V heads (kv_heads < tp) count once
+// The cache (K/V and recurrent state) of one sequence of `tokens` tokens held by the whole group,
+// from the layers described for one GPU of it: replicated K/V heads (kv_heads < tp) count once
 // per copy.
-[[nodiscard]] Bytes group_kv_bytes_per_token(const ModelSpec& m, const Workload& w);
+[[nodiscard]] Bytes group_cache_bytes_per_sequence(const LayerStack& shard, double tokens, const Workload& w);
+[[nodiscard]] Bytes group_cache_bytes_per_sequence(const ModelSpec& m, double tokens, const Workload& w);
 
 }  // namespace roofline

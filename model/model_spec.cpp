@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace roofline {
 
 namespace {
@@ -53,6 +55,63 @@ std::optional<SpecError> validate_sizes(const Architecture& a) {
   return std::nullopt;
 }
 
+// The kinds the layers use need their sections and widths.
+std::optional<SpecError> validate_kinds(const Architecture& a) {
+  const auto mixers = a.mixer_counts();
+  const auto ffns = a.ffn_counts();
+  const auto uses = [&](Mixer m) { return mixers[static_cast<int>(m)] > 0; };
+  if (uses(Mixer::sliding) && a.sliding_window <= 0) {
+    return SpecError{"sliding_window", "sliding layers need the window's width in tokens"};
+  }
+  if (uses(Mixer::chunked) && a.attention_chunk <= 0) {
+    return SpecError{"attention_chunk", "chunked layers need the chunk's width in tokens"};
+  }
+  for (Mixer m : {Mixer::linear, Mixer::ssm}) {
+    if (!uses(m)) continue;
+    const bool linear = m == Mixer::linear;
+    if (!a.recurrent) return SpecError{"recurrent", fmt::format("{} layers need the `recurrent` section", linear ? "linear" : "ssm")};
+    if (a.recurrent->is_linear_attention() != linear) {
+      return SpecError{"mixer_pattern", fmt::format("{} layers do not match the recurrent kind: gated_deltanet is linear "
+                                                    "attention, mamba and mamba2 are ssm",
+                                                    linear ? "linear" : "ssm")};
+    }
+  }
+  if (a.recurrent) {
+    const Recurrent& r = *a.recurrent;
+    if (auto e = positive("recurrent.inner", static_cast<double>(r.inner))) return e;
+    if (auto e = positive("recurrent.state", static_cast<double>(r.state))) return e;
+    if (auto e = positive("recurrent.conv_kernel", static_cast<double>(r.conv_kernel))) return e;
+    if (r.kind == RecurrentKind::mamba) {
+      if (auto e = positive("recurrent.dt_rank", static_cast<double>(r.dt_rank))) return e;
+    } else {
+      if (auto e = positive("recurrent.heads", r.heads)) return e;
+      if (auto e = positive("recurrent.groups", r.groups)) return e;
+      if (r.heads % r.groups != 0) {
+        return SpecError{"recurrent.groups", fmt::format("{} groups do not divide {} heads", r.groups, r.heads)};
+      }
+      if (r.inner % r.heads != 0) {
+        return SpecError{"recurrent.heads", fmt::format("{} heads do not divide the inner width {}", r.heads, r.inner)};
+      }
+    }
+  }
+  if (a.sparse) {
+    if (auto e = positive("sparse.top_k", static_cast<double>(a.sparse->top_k))) return e;
+    if (auto e = positive("sparse.index_heads", a.sparse->index_heads)) return e;
+    if (auto e = positive("sparse.index_dim", static_cast<double>(a.sparse->index_dim))) return e;
+    if (!a.mla) return SpecError{"sparse", "sparse attention is modelled with latent attention (mla) only"};
+  }
+  if (ffns[static_cast<int>(FfnKind::moe)] > 0 && !a.moe) {
+    return SpecError{"ffn_pattern", "moe layers need the `moe` section"};
+  }
+  if (a.moe && !a.ffn_pattern.empty() && a.moe->dense_layers > 0) {
+    return SpecError{"moe.dense_layers", "give the leading dense layers in ffn_pattern, not both"};
+  }
+  const long longest = 1'000'000'000;
+  if (a.sliding_window < 0 || a.sliding_window > longest) return SpecError{"sliding_window", "must be 0 to 10^9 tokens"};
+  if (a.attention_chunk < 0 || a.attention_chunk > longest) return SpecError{"attention_chunk", "must be 0 to 10^9 tokens"};
+  return std::nullopt;
+}
+
 std::optional<SpecError> validate_architecture(const Architecture& a) {
   if (auto e = positive("layers", a.layers)) return e;
   if (auto e = positive("hidden", static_cast<double>(a.hidden))) return e;
@@ -64,6 +123,7 @@ std::optional<SpecError> validate_architecture(const Architecture& a) {
   if (a.dense_ffn_layers() > 0) {
     if (auto e = positive("ffn", static_cast<double>(a.ffn))) return e;
   }
+  if (auto e = validate_kinds(a)) return e;
   if (a.moe) {
     if (auto e = validate_moe(*a.moe)) return e;
     if (a.moe->dense_layers > a.layers) {
@@ -95,6 +155,49 @@ std::optional<SpecError> validate_architecture(const Architecture& a) {
 }
 
 }  // namespace
+
+Mixer Architecture::mixer(int layer) const {
+  if (mixer_pattern.empty()) return Mixer::full;
+  return mixer_pattern[static_cast<std::size_t>(layer) % mixer_pattern.size()];
+}
+
+FfnKind Architecture::ffn_kind(int layer) const {
+  if (!ffn_pattern.empty()) return ffn_pattern[static_cast<std::size_t>(layer) % ffn_pattern.size()];
+  if (!moe) return FfnKind::dense;
+  return layer < moe->dense_layers ? FfnKind::dense : FfnKind::moe;
+}
+
+// Counted by each list's cycle, not layer by layer: a pattern of P kinds over L layers gives
+// position p the layers p, p + P, ... below L.
+std::array<int, kMixerCount> Architecture::mixer_counts() const {
+  std::array<int, kMixerCount> n{};
+  if (layers <= 0) return n;
+  if (mixer_pattern.empty()) {
+    n[static_cast<int>(Mixer::full)] = layers;
+    return n;
+  }
+  const auto period = static_cast<int>(mixer_pattern.size());
+  for (int p = 0; p < period && p < layers; ++p) {
+    n[static_cast<int>(mixer_pattern[static_cast<std::size_t>(p)])] += (layers - 1 - p) / period + 1;
+  }
+  return n;
+}
+
+std::array<int, kFfnKindCount> Architecture::ffn_counts() const {
+  std::array<int, kFfnKindCount> n{};
+  if (layers <= 0) return n;
+  if (ffn_pattern.empty()) {
+    const int dense = moe ? std::clamp(moe->dense_layers, 0, layers) : layers;
+    n[static_cast<int>(FfnKind::dense)] = dense;
+    n[static_cast<int>(FfnKind::moe)] = layers - dense;
+    return n;
+  }
+  const auto period = static_cast<int>(ffn_pattern.size());
+  for (int p = 0; p < period && p < layers; ++p) {
+    n[static_cast<int>(ffn_pattern[static_cast<std::size_t>(p)])] += (layers - 1 - p) / period + 1;
+  }
+  return n;
+}
 
 std::optional<SpecError> validate(const ModelSpec& m) {
   if (m.max_context) {

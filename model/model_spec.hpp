@@ -1,11 +1,14 @@
 #pragma once
 // One generic decoder-only transformer description covers the families (Llama, Mistral, Qwen,
 // Mixtral, ...). A model known only by its size (the teaching form) has no architecture.
+#include <array>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "hardware/dtype.hpp"
 #include "model/spec_error.hpp"
+#include "model/weight_format.hpp"
 
 namespace roofline {
 
@@ -32,6 +35,43 @@ struct LatentAttention {
   [[nodiscard]] long cache_width() const { return kv_lora_rank + rope_dim; }
 };
 
+// What mixes tokens in one layer. full: attends to every earlier token; sliding: to the last
+// `sliding_window` tokens (Mistral v0.1, Gemma 2/3, gpt-oss); chunked: to the earlier tokens of its
+// own `attention_chunk`-token chunk (Llama 4); linear and ssm: a recurrent layer (`recurrent`) that
+// keeps a fixed state per sequence instead of a cache (Gated DeltaNet, Mamba); none: the layer
+// has no token mixer, only an FFN (Nemotron-H's MLP layers).
+enum class Mixer { full, sliding, chunked, linear, ssm, none };
+inline constexpr int kMixerCount = 6;
+// What follows the mixer: a dense FFN of width `ffn`, the mixture of experts, or nothing
+// (Nemotron-H's Mamba and attention layers).
+enum class FfnKind { dense, moe, none };
+inline constexpr int kFfnKindCount = 3;
+
+// The recurrent layers a `linear` or `ssm` mixer runs, each with its own projections.
+// mamba: Mamba-1 (arXiv 2312.00752); mamba2: Mamba-2 (arXiv 2405.21060); gated_deltanet: Gated
+// DeltaNet (arXiv 2412.06464), Qwen3-Next's linear attention.
+enum class RecurrentKind { mamba, mamba2, gated_deltanet };
+
+struct Recurrent {
+  RecurrentKind kind = RecurrentKind::mamba2;
+  long inner = 0;        // width into the output projection: Mamba's d_inner; Gated DeltaNet's value heads × width
+  long state = 0;        // Mamba: the state per channel (d_state); Gated DeltaNet: the key head width
+  int heads = 0;         // Mamba-2 heads; Gated DeltaNet value heads; 0 for Mamba-1
+  int groups = 0;        // Mamba-2 groups sharing B and C; Gated DeltaNet key heads; 0 for Mamba-1
+  long conv_kernel = 4;  // taps of the causal convolution before the scan
+  long dt_rank = 0;      // Mamba-1: width of the Δ projection; 0 otherwise
+  bool conv_bias = true;
+  [[nodiscard]] bool is_linear_attention() const { return kind == RecurrentKind::gated_deltanet; }
+};
+
+// DeepSeek-V3.2's sparse attention (DSA): a lightning indexer of index_heads × index_dim scores
+// every cached token through its own cached key, and attention reads only the top_k best.
+struct SparseAttention {
+  long top_k = 0;
+  int index_heads = 0;
+  long index_dim = 0;
+};
+
 struct Architecture {
   int layers = 0;
   long hidden = 0;
@@ -50,13 +90,39 @@ struct Architecture {
   // With latent attention, head_dim is the Q/K head width (nope + rope) and kv_heads = heads:
   // prefill decompresses K and V and attends as multi-head attention.
   std::optional<LatentAttention> mla;
+  // Per-layer kinds, each list repeated over the layers from the first (a list as long as the
+  // stack gives each layer its own kind). Empty: every layer full attention; every layer MoE
+  // after moe.dense_layers when `moe` is given, else dense.
+  std::vector<Mixer> mixer_pattern;
+  std::vector<FfnKind> ffn_pattern;
+  long sliding_window = 0;    // tokens a sliding layer sees, itself included
+  long attention_chunk = 0;   // tokens of a chunked layer's chunk
+  bool attention_sinks = false;  // a learned sink logit per head and layer (gpt-oss): parameters, no cache
+  bool qk_norm = false;          // an RMSNorm of head_dim on each query and key head (Qwen3, Gemma 3)
+  bool attention_gate = false;   // Q projects a sigmoid gate on the output too (Qwen3-Next): Q twice as wide
+  std::optional<Recurrent> recurrent;
+  std::optional<SparseAttention> sparse;
+
+  [[nodiscard]] Mixer mixer(int layer) const;
+  [[nodiscard]] FfnKind ffn_kind(int layer) const;
+  // Layers of each kind, by the enums' order.
+  [[nodiscard]] std::array<int, kMixerCount> mixer_counts() const;
+  [[nodiscard]] std::array<int, kFfnKindCount> ffn_counts() const;
 
   [[nodiscard]] long q_dim() const { return heads * head_dim; }
   [[nodiscard]] long kv_dim() const { return kv_heads * head_dim; }
   [[nodiscard]] double norm_params_per_element() const { return norm == NormType::layernorm ? 2 : 1; }
   [[nodiscard]] bool qkv_bias() const { return attention_bias || linear_bias; }
-  [[nodiscard]] int moe_layers() const { return moe ? layers - moe->dense_layers : 0; }
-  [[nodiscard]] int dense_ffn_layers() const { return layers - moe_layers(); }
+  [[nodiscard]] int moe_layers() const { return ffn_counts()[static_cast<int>(FfnKind::moe)]; }
+  [[nodiscard]] int dense_ffn_layers() const { return ffn_counts()[static_cast<int>(FfnKind::dense)]; }
+};
+
+// What a reader assumed for a field its source left out, or left out of the model: stated in
+// every output beside the numbers it changes.
+enum class Assumption {
+  dtype_bf16,          // a config without torch_dtype: priced in bf16, as serving engines load it
+  vision_not_modelled, // a multimodal wrapper: only its text decoder is priced
+  mtp_not_modelled,    // multi-token-prediction layers shipped beside the model are not priced
 };
 
 struct ModelSpec {
@@ -66,6 +132,10 @@ struct ModelSpec {
   double declared_params = 0;  // the teaching form's `params:`; 0 when the architecture is given
   DType dtype = DType::fp16;
   std::optional<long> max_context;
+  // The formats the checkpoint stores its weights in, per tensor class, where they are not all
+  // `dtype` (a quantized checkpoint); empty: every weight in `dtype`.
+  std::optional<Quantization> quantization;
+  std::vector<Assumption> assumptions;
 };
 
 // The first rule the spec breaks, naming the field so the loader can point at it.

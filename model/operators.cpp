@@ -8,26 +8,47 @@ namespace roofline {
 
 namespace {
 
-// How one pass touches the model. Decode: one query per sequence against t cached keys.
-// Prefill: n queries per sequence; causal attention sees n(n+1)/2 query-key pairs, and a naive
-// kernel computes and stores the full n×n matrix before masking it.
+// How one pass touches the model. Decode: one query per sequence against the t tokens before it.
+// Prefill: n queries per sequence, the i-th seeing i tokens (causal) or fewer (a window).
 struct Pass {
-  double rows;          // tokens through the linears (M)
-  double sequences;     // B
-  double pairs;         // query-key pairs per sequence and head that a fused kernel computes
-  double score_matrix;  // score elements per sequence and head that a naive kernel materialises
-  double keys_read;     // cached K (and V) tokens read per sequence and layer
-  double head_rows;     // rows through the LM head: only the last token of each sequence
+  bool decode;
+  double rows;       // tokens through the linears (M)
+  double sequences;  // B
+  double tokens;     // decode: the context t; prefill: the prompt n
+  double head_rows;  // rows through the LM head: only the last token of each sequence
 };
 
 Pass make_pass(Phase phase, const Workload& w) {
   const auto B = static_cast<double>(w.batch);
-  if (phase == Phase::decode) {
-    const auto t = static_cast<double>(w.context_tokens);
-    return {B, B, t, t, t, B};
-  }
+  if (phase == Phase::decode) return {true, B, B, static_cast<double>(w.context_tokens), B};
   const auto n = static_cast<double>(w.prompt_tokens);
-  return {B * n, B, n * (n + 1) / 2, n * n, n, B};
+  return {false, B * n, B, n, B};
+}
+
+// The most keys a query sees: its window, or the indexer's top_k; 0: no limit.
+double limit(const AttentionStep& a) {
+  if (a.window > 0 && a.top_k > 0) return std::min(a.window, a.top_k);
+  return a.window > 0 ? a.window : a.top_k;
+}
+
+// Keys the query at position i (from 1) sees, itself included.
+double keys_seen(double i, const AttentionStep& a) {
+  if (a.chunk > 0) return std::fmod(i - 1, a.chunk) + 1;
+  const double l = limit(a);
+  return l > 0 ? std::min(i, l) : i;
+}
+
+// Σ over the queries i = 1..n of the keys each sees: n(n+1)/2 for causal attention; chunks
+// restart the sum, a limit L caps it at L per query from query L on.
+double pairs_seen(double n, const AttentionStep& a) {
+  const auto triangle = [](double k) { return k * (k + 1) / 2; };
+  if (a.chunk > 0) {
+    const double whole = std::floor(n / a.chunk);
+    return whole * triangle(a.chunk) + triangle(n - whole * a.chunk);
+  }
+  const double l = limit(a);
+  if (l <= 0 || n <= l) return triangle(n);
+  return triangle(l) + (n - l) * l;
 }
 
 class OpBuilder {
@@ -44,11 +65,19 @@ class OpBuilder {
     ops_.back().shape = {rows, in, out, layers_ * copies};
   }
 
-  // A fused residual-add + norm: reads x and the residual, writes both, ≈ 5 FLOPs an element;
-  // its weights are a scale (RMSNorm) or a scale and a bias (LayerNorm) per element.
-  void norm(std::string_view name, double rows, double width, double params_per_element) {
-    const double weights = params_per_element * width * ab_;
-    add(name, 5 * rows * width, 4 * rows * width * ab_ + weights, weights);
+  // A fused residual-add + norm: reads x and the residual, writes both, ≈ 5 FLOPs an element
+  // (a norm without the residual reads and writes one); its weights are a scale (RMSNorm) or a
+  // scale and a bias (LayerNorm) per element.
+  void norm(const NormStep& n, double rows) {
+    const double weights = n.params_per_element * (n.param_width > 0 ? n.param_width : n.width) * ab_;
+    add(n.name, 5 * rows * n.width, (n.residual ? 4 : 2) * rows * n.width * ab_ + weights, weights);
+  }
+
+  // A depthwise causal convolution: 2 FLOPs a tap; reads its input (and the kept inputs of each
+  // sequence, which the recurrent step accounts for) and writes its output.
+  void conv(const ConvStep& c, double rows) {
+    const double weights = c.channels * (c.kernel + (c.bias ? 1 : 0)) * ab_;
+    add(c.name, 2 * rows * c.channels * c.kernel, 2 * rows * c.channels * ab_ + weights, weights);
   }
 
   // Elementwise activation: SiLU(gate)·up reads two tensors, GELU one; both write one.
@@ -78,22 +107,47 @@ double experts_touched(double experts, double top_k, double tokens, ExpertRoutin
   return experts * (1.0 - std::pow(1.0 - top_k / experts, tokens));
 }
 
+// Names of an attention core's operators: the layers' own, or DeepSeek-V3.2's indexer.
+struct CoreNames {
+  std::string_view scores, softmax, values;
+};
+CoreNames core_names(const AttentionStep& a) {
+  if (a.name == "index") return {"index_scores", "index_softmax", "index_values"};
+  return {"attn_scores", "attn_softmax", "attn_values"};
+}
+
+// Decode reads the keys its query sees (a window's last tokens, the indexer's top_k); prefill
+// reads each token's K and V once, and its queries see pairs_seen of them. A naive kernel
+// materialises the whole n × n score matrix, masked part included.
 void add_attention(OpBuilder& b, const Pass& p, const AttentionStep& a, const Workload& w) {
   const double ab = b.activation_bytes();
   const double kvb = a.reads_cache ? bytes_per_element(w.precision.kv) : ab;
+  const double pairs = p.decode ? keys_seen(p.tokens, a) : pairs_seen(p.tokens, a);
+  const double keys_read = p.decode ? pairs : p.tokens;
+  const double sinks = a.params * ab;
   const double q_bytes = p.rows * a.heads * a.qk_dim * ab, out_bytes = p.rows * a.heads * a.v_dim * ab;
-  const double k_read = p.sequences * p.keys_read * a.k_width * kvb;
-  const double v_read = p.sequences * p.keys_read * a.v_width * kvb;
+  const double k_read = p.sequences * keys_read * a.k_width * kvb;
+  const double v_read = p.sequences * keys_read * a.v_width * kvb;
+  const CoreNames n = core_names(a);
   if (w.attention == AttentionKernel::flash) {
     // Softmax (≈ 5 FLOPs a score) is fused into the score pass; no score touches memory.
-    b.add("attn_scores", p.sequences * a.heads * p.pairs * (2 * a.qk_dim + 5), q_bytes + k_read, 0);
-    b.add("attn_values", p.sequences * a.heads * p.pairs * 2 * a.v_dim, v_read + out_bytes, 0);
+    b.add(n.scores, p.sequences * a.heads * pairs * (2 * a.qk_dim + 5), q_bytes + k_read + sinks, sinks);
+    if (a.v_dim > 0) b.add(n.values, p.sequences * a.heads * pairs * 2 * a.v_dim, v_read + out_bytes, 0);
     return;
   }
-  const double scores = p.sequences * a.heads * p.score_matrix;
-  b.add("attn_scores", scores * 2 * a.qk_dim, q_bytes + k_read + scores * ab, 0);
-  b.add("attn_softmax", scores * 5, 2 * scores * ab, 0);
-  b.add("attn_values", scores * 2 * a.v_dim, scores * ab + v_read + out_bytes, 0);
+  const double scores = p.sequences * a.heads * (p.decode ? pairs : p.tokens * p.tokens);
+  b.add(n.scores, scores * 2 * a.qk_dim, q_bytes + k_read + scores * ab + sinks, sinks);
+  b.add(n.softmax, scores * 5, 2 * scores * ab, 0);
+  if (a.v_dim > 0) b.add(n.values, scores * 2 * a.v_dim, scores * ab + v_read + out_bytes, 0);
+}
+
+// Decode reads and writes each sequence's state; prefill runs the scan over its n tokens from an
+// empty state and writes the final one. The tokens' inputs and outputs go through memory.
+void add_recurrent(OpBuilder& b, const Pass& p, const RecurrentStep& r, const Workload& w) {
+  const double ab = b.activation_bytes(), sb = bytes_per_element(w.precision.kv);
+  const double state = p.sequences * (r.state + r.conv_state) * sb * (p.decode ? 2 : 1);
+  const double weights = r.params * ab;
+  b.add(r.name, p.rows * r.state * r.flops_per_element, state + p.rows * (r.inputs + r.outputs) * ab + weights, weights);
 }
 
 // Prices each step of the description for this pass, in the order the kernels run.
@@ -104,15 +158,17 @@ class StepPricer {
 
   void operator()(const LinearStep& l) const {
     const Precision& prec = w_.precision;
-    const double wb = l.weights == WeightClass::linear  ? prec.weight_bytes_per_element()
-                      : l.weights == WeightClass::table ? bytes_per_element(prec.embedding_dtype())
-                                                        : b_.activation_bytes();
+    const double wb = l.weights == WeightClass::lm_head ? bytes_per_element(prec.embedding_dtype())
+                      : l.weights == WeightClass::small ? b_.activation_bytes()
+                                                        : prec.weight_bytes_per_element();
     const double ob = l.to_cache ? bytes_per_element(prec.kv) : b_.activation_bytes();
     const double tokens = l.last_token ? p_.head_rows : p_.rows;
     const double copies = l.routed ? experts_touched(l.copies, l.rows_per_token, tokens, routing_) : l.copies;
     b_.linear(l.name, tokens * l.rows_per_token, l.in, l.out, copies, l.bias, wb, ob);
   }
-  void operator()(const NormStep& n) const { b_.norm(n.name, p_.rows, n.width, n.params_per_element); }
+  void operator()(const NormStep& n) const { b_.norm(n, p_.rows); }
+  void operator()(const ConvStep& c) const { b_.conv(c, p_.rows); }
+  void operator()(const RecurrentStep& r) const { add_recurrent(b_, p_, r, w_); }
   void operator()(const ActivationStep& a) const {
     b_.activation(a.name, p_.rows * a.rows_per_token, a.width, a.gated);
   }

@@ -1,5 +1,6 @@
 #include "model/parameters.hpp"
 
+#include <algorithm>
 #include <variant>
 
 namespace roofline {
@@ -18,18 +19,24 @@ struct Counter {
     if (!l.counted) return;
     const double matrix = l.in * l.out;
     switch (l.weights) {
-      case WeightClass::linear:
+      case WeightClass::attention:
+      case WeightClass::dense_ffn:
+      case WeightClass::experts:
         p.linear_total += layers * matrix * l.copies;
         p.linear_active += layers * matrix * (l.routed ? l.rows_per_token : l.copies);
         break;
-      case WeightClass::table: p.lm_head += layers * matrix * l.copies; break;
+      case WeightClass::lm_head: p.lm_head += layers * matrix * l.copies; break;
       case WeightClass::small: p.small += layers * matrix * l.copies; break;
     }
   }
-  void operator()(const NormStep& n) const { p.small += layers * n.width * n.params_per_element; }
+  void operator()(const NormStep& n) const {
+    p.small += layers * (n.param_width > 0 ? n.param_width : n.width) * n.params_per_element;
+  }
   void operator()(const GatherStep& g) const { p.embedding += g.rows * g.width; }
+  void operator()(const ConvStep& c) const { p.small += layers * c.channels * (c.kernel + (c.bias ? 1 : 0)); }
+  void operator()(const RecurrentStep& r) const { p.small += layers * r.params; }
+  void operator()(const AttentionStep& a) const { p.small += layers * a.params; }
   void operator()(const ActivationStep&) const {}
-  void operator()(const AttentionStep&) const {}
   void operator()(const AllReduceStep&) const {}
 };
 
@@ -61,19 +68,36 @@ Bytes weight_bytes(const ParameterCount& p, const Precision& prec) {
                p.small * bytes_per_element(prec.activations));
 }
 
-double cache_elements_per_token(const LayerStack& stack) {
-  double elements = 0;
+double held_tokens(const Block& b, double tokens) {
+  if (b.window > 0) return std::min(tokens, b.window);
+  if (b.chunk > 0) return std::min(tokens, b.chunk);
+  return tokens;
+}
+
+CacheElements cache_elements(const LayerStack& stack, double tokens) {
+  CacheElements c;
   for (const Block& block : stack.blocks) {
+    const double held = held_tokens(block, tokens);
     for (const PhasedStep& s : block.steps) {
-      if (const auto* l = std::get_if<LinearStep>(&s.step); l && l->to_cache) elements += block.layers * l->out;
+      if (const auto* l = std::get_if<LinearStep>(&s.step); l && l->to_cache) c.kv += block.layers * l->out * held;
+      if (const auto* r = std::get_if<RecurrentStep>(&s.step)) c.state += block.layers * (r->state + r->conv_state);
     }
   }
-  return elements;
+  return c;
 }
+
+Bytes cache_bytes_per_sequence(const ModelSpec& m, const Precision& prec, double tokens) {
+  if (!m.architecture) return Bytes(0);
+  return Bytes(cache_elements(describe_layers(*m.architecture, 1), tokens).total() * bytes_per_element(prec.kv));
+}
+
+}  // namespace roofline
+
+namespace roofline {
 
 Bytes kv_bytes_per_token(const ModelSpec& m, const Precision& prec) {
   if (!m.architecture) return Bytes(0);
-  return Bytes(cache_elements_per_token(describe_layers(*m.architecture, 1)) * bytes_per_element(prec.kv));
+  return Bytes(cache_elements(describe_layers(*m.architecture, 1), 1).kv * bytes_per_element(prec.kv));
 }
 
 }  // namespace roofline

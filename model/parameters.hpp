@@ -27,10 +27,23 @@ struct ParameterCount {
 // Bytes of all weights (every expert) as stored with this precision.
 [[nodiscard]] Bytes weight_bytes(const ParameterCount& p, const Precision& prec);
 
-// K and V for one token over all layers: 2 · L · kv_heads · head_dim · bytes(kv), or
-// L · (kv_lora_rank + rope_dim) · bytes(kv) with latent attention. 0 when the architecture is unknown.
+// What one sequence of `tokens` tokens holds on one GPU of the stack's group, over all layers: the
+// K/V (or latent) cache, each layer keeping what its queries can still see (min(tokens, window)
+// for sliding layers), and the recurrent layers' fixed state. Both are stored in the KV format.
+struct CacheElements {
+  double kv = 0;
+  double state = 0;
+  [[nodiscard]] double total() const { return kv + state; }
+};
+[[nodiscard]] CacheElements cache_elements(const LayerStack& stack, double tokens);
+// The tokens a block's cache keeps of a sequence of `tokens`.
+[[nodiscard]] double held_tokens(const Block& b, double tokens);
+
+// K/V and recurrent state of one sequence of `tokens` tokens, whole model: for full attention
+// 2 · L · kv_heads · head_dim · tokens · bytes(kv). 0 when the architecture is unknown.
+// K/V a token adds while every layer still keeps it (before any window fills): 2 · L · kv_heads ·
+// head_dim · bytes(kv), or L · (kv_lora_rank + rope_dim) · bytes(kv) with latent attention.
 [[nodiscard]] Bytes kv_bytes_per_token(const ModelSpec& m, const Precision& prec);
-// Elements a token writes into the cache on one GPU of the stack's group, over all layers.
-[[nodiscard]] double cache_elements_per_token(const LayerStack& stack);
+[[nodiscard]] Bytes cache_bytes_per_sequence(const ModelSpec& m, const Precision& prec, double tokens);
 
 }  // namespace roofline

@@ -19,7 +19,10 @@ struct ModelSummary {
   double params = 0;
   double params_active = 0;
   Bytes weight_bytes;
+  // K/V of one sequence of prompt + gen tokens over those tokens: windows make it fall as
+  // sequences grow past them.
   Bytes kv_bytes_per_token;
+  Bytes cache_bytes_per_sequence;  // that sequence's K/V and recurrent state, whole model
 };
 
 struct GpuSummary {

@@ -105,7 +105,7 @@ TEST_CASE("DeepSeek-V3 decode attends over the latent, read once: 4 × 1000 toke
   // Under tensor parallelism every GPU keeps the whole latent: 8 copies in the group's ledger.
   Workload tp8 = w;
   tp8.tp = 8;
-  CHECK(group_kv_bytes_per_token(m, tp8).value() == 8 * 70'272.0);
+  CHECK(group_cache_bytes_per_sequence(m, 1, tp8).value() == 8 * 70'272.0);
 }
 
 TEST_CASE("HF configs: GQA, head_dim, tied embeddings and shared experts are read") {

@@ -88,7 +88,7 @@ TEST_CASE("layer description: a group caches max(kv_heads, tp) K/V heads, or the
       const double kb = bytes_per_element(w.precision.kv), layers = a.layers;
       const double expected = a.mla ? layers * static_cast<double>(a.mla->cache_width()) * tp * kb
                                     : layers * 2 * static_cast<double>(a.head_dim) * std::max(a.kv_heads, tp) * kb;
-      CHECK(group_kv_bytes_per_token(m, w).value() == expected);
+      CHECK(group_cache_bytes_per_sequence(m, 1, w).value() == expected);
     }
   }
 }

@@ -1,0 +1,70 @@
+#pragma once
+// How a checkpoint stores a class of weights: an element format, and the scales (and zero points)
+// that quantized formats keep beside the elements. Each named format has exact bytes per matrix,
+// so a published checkpoint is priced at what it loads, not at its element width alone.
+#include <array>
+#include <optional>
+#include <string_view>
+
+#include "hardware/dtype.hpp"
+
+namespace roofline {
+
+enum class WeightFormat {
+  fp32, fp16, bf16,
+  fp8,          // e4m3, one fp32 scale per matrix
+  fp8_channel,  // e4m3, one fp32 scale per output channel
+  fp8_block,    // e4m3, one fp32 scale per 128 × 128 block (DeepSeek-V3, Qwen3-FP8)
+  int8,         // weight-only int8, per-channel scales not counted (< 0.1% of the bytes)
+  int4,         // symmetric, one fp16 scale per group of the workload's group size
+  awq, gptq,    // int4, one fp16 scale and one 4-bit zero point per group
+  fp4,          // e2m1, one fp16 scale per group of the workload's group size
+  mxfp4,        // e2m1, one e8m0 scale per 32 (OCP MX): 4.25 bits a weight
+  nvfp4,        // e2m1, one e4m3 scale per 16 and one fp32 scale per matrix: 4.5 bits a weight
+};
+inline constexpr int kWeightFormatCount = 13;
+
+// Where the scales go. group: along the input, `group` elements a scale.
+enum class Scaling { none, matrix, channel, block, group };
+
+struct FormatLayout {
+  WeightFormat format;
+  std::string_view name;
+  DType element;
+  Scaling scaling = Scaling::none;
+  int group = 0;              // elements a scale; 0: the workload's group size
+  double scale_bytes = 0;     // one scale
+  double zero_bytes = 0;      // one zero point, per scale
+  double matrix_bytes = 0;    // a further scale per matrix (NVFP4's fp32 global scale)
+  std::string_view doc;
+};
+
+[[nodiscard]] const FormatLayout& layout(WeightFormat f);
+[[nodiscard]] std::string_view name(WeightFormat f);
+[[nodiscard]] std::optional<WeightFormat> weight_format_from_name(std::string_view name);
+// The plain format of a dtype (fp16 → fp16, int4 → int4).
+[[nodiscard]] WeightFormat weight_format_of(DType t);
+[[nodiscard]] DType element_of(WeightFormat f);
+[[nodiscard]] const std::array<FormatLayout, kWeightFormatCount>& all_weight_formats();
+
+// Bytes of `copies` matrices of in × out weights stored in `f`, scales and zero points included.
+// `group_size` is used by the formats whose group the workload chooses (int4, awq, gptq, fp4).
+[[nodiscard]] double stored_bytes(WeightFormat f, double in, double out, double copies, int group_size);
+
+// Tensor classes a checkpoint may store in different formats (gpt-oss: MXFP4 experts, bf16
+// attention; AWQ: int4 linears, 16-bit embeddings and head).
+enum class TensorClass { attention, dense_ffn, experts, lm_head, embedding };
+inline constexpr int kTensorClassCount = 5;
+[[nodiscard]] std::string_view name(TensorClass c);
+
+// The checkpoint's formats per class; an empty class is stored in the model's dtype.
+struct Quantization {
+  std::array<std::optional<WeightFormat>, kTensorClassCount> formats{};
+  std::optional<int> group_size;  // the checkpoint's group, for the formats that take one
+  [[nodiscard]] const std::optional<WeightFormat>& of(TensorClass c) const {
+    return formats[static_cast<std::size_t>(c)];
+  }
+  [[nodiscard]] std::optional<WeightFormat>& of(TensorClass c) { return formats[static_cast<std::size_t>(c)]; }
+};
+
+}  // namespace roofline
