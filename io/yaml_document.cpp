@@ -308,6 +308,21 @@ std::string MapReader::string(std::string_view key) const {
   return s;
 }
 
+std::vector<std::string> MapReader::strings(std::string_view key) const {
+  const YAML::Node v = value(key);
+  if (!v.IsSequence() || v.size() == 0) fail(key, "must be a non-empty list, like [sliding, full]");
+  std::vector<std::string> out;
+  out.reserve(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const YAML::Node item = v[i];
+    const std::string at = fmt::format("{}[{}]", key, i);
+    if (!item.IsScalar() || item.Scalar().empty()) fail(key, fmt::format("{} must be a word", at));
+    if (const auto p = text_problem(item.Scalar(), TextUse::value)) fail(key, fmt::format("{}: {}", at, p->what));
+    out.push_back(item.Scalar());
+  }
+  return out;
+}
+
 std::optional<std::string> MapReader::optional_string(std::string_view key) const {
   if (!has(key)) return std::nullopt;
   return string(key);

@@ -47,6 +47,8 @@ class MapReader {
   [[nodiscard]] bool has_value(std::string_view key) const;  // present and not null (JSON's null)
   [[nodiscard]] std::string string(std::string_view key) const;
   [[nodiscard]] std::optional<std::string> optional_string(std::string_view key) const;
+  // A non-empty list of words (`layer_types`, a mixer pattern), each printable text.
+  [[nodiscard]] std::vector<std::string> strings(std::string_view key) const;
   [[nodiscard]] long count(std::string_view key) const;  // a whole number, may be <= 0 (checked later)
   // A whole number within `range`, else an error naming the range.
   [[nodiscard]] long count(std::string_view key, Range range) const;
