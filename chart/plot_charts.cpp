@@ -36,8 +36,10 @@ std::string subtitle(const Report& r) {
 
 Marker op_marker(std::string_view phase, const OpResult& op, Color color, char glyph) {
   const double x = op.intensity().value(), y = (op.cost.flops / op.time).value();
-  return Marker{fmt::format("{} operators", phase), std::string(op.cost.name),
-                fmt::format("{} {}: {} FLOP/B, {} attained, {}, {}-bound", phase, op.cost.name, three_digits(x),
+  const std::string label =
+      op.cost.layers.empty() ? std::string(op.cost.name) : fmt::format("{} ({})", op.cost.name, op.cost.layers);
+  return Marker{fmt::format("{} operators", phase), label,
+                fmt::format("{} {}: {} FLOP/B, {} attained, {}, {}-bound", phase, label, three_digits(x),
                             si(y, "FLOP/s"), human(op.time), name(op.bound)),
                 x, y, color, 3.5, glyph};
 }

@@ -26,12 +26,32 @@ struct InMla {
   using Spec = ModelSpec;
   static auto& of(auto& m) { return *m.architecture->mla; }
 };
+struct InRecurrent {
+  using Spec = ModelSpec;
+  static auto& of(auto& m) { return *m.architecture->recurrent; }
+};
+struct InSparse {
+  using Spec = ModelSpec;
+  static auto& of(auto& m) { return *m.architecture->sparse; }
+};
 
 // A choice is stored as its word's index: the words follow the enums' order.
 static_assert(static_cast<int>(FfnType::gated) == 0 && static_cast<int>(FfnType::plain) == 1);
 static_assert(static_cast<int>(NormType::rmsnorm) == 0 && static_cast<int>(NormType::layernorm) == 1);
 constexpr std::array kFfnTypes = {Word{"gated", "SwiGLU/GeGLU, 3 matrices"}, Word{"plain", "2 matrices"}};
 constexpr std::array kNorms = {Word{"rmsnorm", "a scale"}, Word{"layernorm", "a scale and a bias"}};
+static_assert(static_cast<int>(Mixer::none) == 5 && static_cast<int>(FfnKind::none) == 2);
+static_assert(static_cast<int>(RecurrentKind::gated_deltanet) == 2);
+constexpr std::array kMixers = {Word{"full", "attends to every earlier token"},
+                                Word{"sliding", "to the last `sliding_window` tokens"},
+                                Word{"chunked", "to its own `attention_chunk`"},
+                                Word{"linear", "linear attention: `recurrent` gated_deltanet"},
+                                Word{"ssm", "state space: `recurrent` mamba or mamba2"},
+                                Word{"none", "no mixer: an FFN-only layer"}};
+constexpr std::array kFfnKinds = {Word{"dense", "an FFN of width `ffn`"}, Word{"moe", "the `moe` experts"},
+                                  Word{"none", "no FFN"}};
+constexpr std::array kRecurrentKinds = {Word{"mamba", "Mamba-1"}, Word{"mamba2", "Mamba-2"},
+                                        Word{"gated_deltanet", "Gated DeltaNet linear attention"}};
 
 using F = Field<ModelSpec>;
 
@@ -45,16 +65,26 @@ constexpr Range kHeads{1, 100'000};
 constexpr Range kWidth{1, 1'000'000};  // hidden, ffn, head_dim, an expert's and the latents' widths
 constexpr Range kWidthOrNone{0, 1'000'000};
 constexpr Range kVocab{1, 100'000'000};
-constexpr Range kExperts{1, 10'000'000};  // PEER (arXiv 2407.04202) routes among 1,048,576 experts
+constexpr Range kExperts{1, 10'000'000};
+constexpr Range kConvKernel{1, 1'000};  // PEER (arXiv 2407.04202) routes among 1,048,576 experts
 constexpr Range kExpertsOrNone{0, 10'000'000};
 constexpr Range kTokens{1, 1'000'000'000};
 constexpr Range kTokensOrNone{0, 1'000'000'000};
 constexpr Range kParams{1, 1e15};
+constexpr Range kPattern{1, 100'000};  // a kind per layer at most
+
+bool has_attention(const Architecture& a) { return a.attention_layers() > 0; }
+
+// A stack without attention layers (Mamba) has no heads.
+std::optional<Value> heads_default(const ModelSpec& m) {
+  if (!has_attention(*m.architecture)) return Value{0L};
+  return std::nullopt;
+}
 
 // Latent attention decompresses a K and a V for every query head.
 std::optional<Value> kv_heads_default(const ModelSpec& m) {
   const Architecture& a = *m.architecture;
-  if (a.mla) return Value{static_cast<long>(a.heads)};
+  if (a.mla || !has_attention(a)) return Value{static_cast<long>(a.heads)};
   return std::nullopt;
 }
 
@@ -69,8 +99,7 @@ std::optional<Value> head_dim_default(const ModelSpec& m) {
 
 // `ffn` is the width of the dense layers, so a MoE model has it only with some.
 std::optional<Value> ffn_default(const ModelSpec& m) {
-  const Architecture& a = *m.architecture;
-  if (a.moe && a.moe->dense_layers == 0) return Value{0L};
+  if (m.architecture->dense_ffn_layers() == 0) return Value{0L};
   return std::nullopt;
 }
 
@@ -90,8 +119,14 @@ void check(const MapReader& r, const ModelSpec& m) {
                                 "width is not hidden / heads",
                                 a.heads, a.hidden));
   }
-  if (a.moe && a.moe->dense_layers == 0 && r.has("ffn")) {
-    r.fail("ffn", "a MoE model gives its expert width as moe.ffn, not ffn (ffn is for moe.dense_layers)");
+  if (a.dense_ffn_layers() == 0 && r.has("ffn")) {
+    r.fail("ffn", a.moe ? "a MoE model gives its expert width as moe.ffn, not ffn (ffn is for its dense layers: "
+                          "moe.dense_layers or `dense` in ffn_pattern)"
+                        : "no layer has a dense FFN (ffn_pattern), so `ffn` is not used");
+  }
+  if (!has_attention(a) && (r.has("heads") || r.has("kv_heads") || r.has("head_dim"))) {
+    r.fail(r.has("heads") ? "heads" : r.has("kv_heads") ? "kv_heads" : "head_dim",
+           "no layer attends (mixer_pattern), so attention heads are not used");
   }
 }
 
@@ -123,13 +158,44 @@ const Schema<ModelSpec>& model_schema() {
         member<InMla, &LatentAttention::rope_dim>(), kWidth},
       F{"v_dim", Kind::count, Need::required, "per-head V width", member<InMla, &LatentAttention::v_dim>(), kWidth},
   };
+  static const std::array recurrent = {
+      F{.key = "kind", .kind = Kind::choice, .need = Need::required, .doc = "the recurrent layer",
+        .access = member<InRecurrent, &Recurrent::kind>(), .words = kRecurrentKinds},
+      F{"inner", Kind::count, Need::required,
+        "width into the output projection: Mamba's d_inner; Gated DeltaNet's value heads × value width",
+        member<InRecurrent, &Recurrent::inner>(), kWidth},
+      F{"state", Kind::count, Need::required, "Mamba: state per channel (d_state); Gated DeltaNet: key head width",
+        member<InRecurrent, &Recurrent::state>(), kWidth},
+      F{.key = "heads", .kind = Kind::small_count, .need = Need::optional,
+        .doc = "Mamba-2 heads; Gated DeltaNet value heads (required for both)",
+        .access = member<InRecurrent, &Recurrent::heads>(), .range = kExpertsOrNone, .fallback = 0L},
+      F{.key = "groups", .kind = Kind::small_count, .need = Need::optional,
+        .doc = "Mamba-2 groups sharing B and C; Gated DeltaNet key heads (required for both)",
+        .access = member<InRecurrent, &Recurrent::groups>(), .range = kExpertsOrNone, .fallback = 0L},
+      F{.key = "conv_kernel", .kind = Kind::count, .need = Need::optional, .doc = "taps of the causal convolution",
+        .access = member<InRecurrent, &Recurrent::conv_kernel>(), .range = kConvKernel, .fallback = 4L},
+      F{.key = "dt_rank", .kind = Kind::count, .need = Need::optional,
+        .doc = "Mamba-1: width of the step-size projection (required for it)",
+        .access = member<InRecurrent, &Recurrent::dt_rank>(), .range = kWidthOrNone, .fallback = 0L},
+      F{.key = "conv_bias", .kind = Kind::boolean, .need = Need::optional, .doc = "the convolution has a bias",
+        .access = member<InRecurrent, &Recurrent::conv_bias>(), .fallback = true},
+  };
+  static const std::array sparse = {
+      F{"top_k", Kind::count, Need::required, "cached tokens each query attends to, of those the indexer scores",
+        member<InSparse, &SparseAttention::top_k>(), kTokens},
+      F{"index_heads", Kind::small_count, Need::required, "the indexer's query heads",
+        member<InSparse, &SparseAttention::index_heads>(), kHeads},
+      F{"index_dim", Kind::count, Need::required, "the indexer's head width (one such key is cached per token)",
+        member<InSparse, &SparseAttention::index_dim>(), kWidth},
+  };
   static const std::array architecture = {
       F{"layers", Kind::small_count, Need::required, "transformer blocks",
         member<InArchitecture, &Architecture::layers>(), kLayers},
       F{"hidden", Kind::count, Need::required, "width of the residual stream",
         member<InArchitecture, &Architecture::hidden>(), kWidth},
-      F{"heads", Kind::small_count, Need::required, "query heads", member<InArchitecture, &Architecture::heads>(),
-        kHeads},
+      F{.key = "heads", .kind = Kind::small_count, .need = Need::derived,
+        .doc = "query heads; required, except when no layer attends (`mixer_pattern`)",
+        .access = member<InArchitecture, &Architecture::heads>(), .range = kHeads, .derive = heads_default},
       F{.key = "kv_heads", .kind = Kind::small_count, .need = Need::derived,
         .doc = "K/V heads (fewer than `heads`: grouped-query attention); required, except with `mla`, where it is `heads`",
         .access = member<InArchitecture, &Architecture::kv_heads>(), .range = kHeads, .derive = kv_heads_default},
@@ -137,8 +203,8 @@ const Schema<ModelSpec>& model_schema() {
         .doc = "per-head width; absent: hidden / heads, or with `mla` `mla.nope_dim + mla.rope_dim` (then not given)",
         .access = member<InArchitecture, &Architecture::head_dim>(), .range = kWidth, .derive = head_dim_default},
       F{.key = "ffn", .kind = Kind::count, .need = Need::derived,
-        .doc = "FFN width; required, except with `moe`: then only the width of `moe.dense_layers` leading dense "
-               "layers, given with them",
+        .doc = "width of the dense FFN layers; required when any layer has one (every layer without `moe` "
+               "or `ffn_pattern`; `moe.dense_layers` leading ones with it)",
         .access = member<InArchitecture, &Architecture::ffn>(), .range = kWidth, .derive = ffn_default},
       F{.key = "ffn_type", .kind = Kind::choice, .need = Need::required, .doc = "FFN shape",
         .access = member<InArchitecture, &Architecture::ffn_type>(), .words = kFfnTypes},
@@ -165,6 +231,36 @@ const Schema<ModelSpec>& model_schema() {
         .doc = "multi-head latent attention (DeepSeek-V2): the cache holds a latent and one RoPE key", .fields = mla,
         .present = [](const ModelSpec& m) { return m.architecture->mla.has_value(); },
         .create = [](ModelSpec& m) { m.architecture->mla.emplace(); }, .flow = true},
+      F{.key = "mixer_pattern", .kind = Kind::choices, .need = Need::optional,
+        .doc = "each layer's token mixer, the list repeated from the first layer: `[sliding, sliding, sliding, full]` "
+               "makes every fourth layer full; absent: all full",
+        .access = member<InArchitecture, &Architecture::mixer_pattern>(), .range = kPattern, .words = kMixers},
+      F{.key = "ffn_pattern", .kind = Kind::choices, .need = Need::optional,
+        .doc = "each layer's FFN, repeated the same way; absent: `moe` after `moe.dense_layers` with `moe`, else dense",
+        .access = member<InArchitecture, &Architecture::ffn_pattern>(), .range = kPattern, .words = kFfnKinds},
+      F{.key = "sliding_window", .kind = Kind::count, .need = Need::optional,
+        .doc = "tokens a sliding layer sees and keeps, itself included",
+        .access = member<InArchitecture, &Architecture::sliding_window>(), .range = kTokensOrNone, .fallback = 0L},
+      F{.key = "attention_chunk", .kind = Kind::count, .need = Need::optional,
+        .doc = "tokens of a chunked layer's chunk (Llama 4)",
+        .access = member<InArchitecture, &Architecture::attention_chunk>(), .range = kTokensOrNone, .fallback = 0L},
+      F{.key = "attention_sinks", .kind = Kind::boolean, .need = Need::optional,
+        .doc = "a learned sink logit per head and layer (gpt-oss)",
+        .access = member<InArchitecture, &Architecture::attention_sinks>(), .fallback = false},
+      F{.key = "qk_norm", .kind = Kind::boolean, .need = Need::optional,
+        .doc = "an RMSNorm of head_dim on every query and key head (Qwen3, Gemma 3)",
+        .access = member<InArchitecture, &Architecture::qk_norm>(), .fallback = false},
+      F{.key = "attention_gate", .kind = Kind::boolean, .need = Need::optional,
+        .doc = "Q also projects a gate on the attention output (Qwen3-Next): Q twice as wide",
+        .access = member<InArchitecture, &Architecture::attention_gate>(), .fallback = false},
+      F{.key = "recurrent", .kind = Kind::section, .need = Need::optional,
+        .doc = "the recurrent layer that `linear` and `ssm` layers run, with a fixed state per sequence",
+        .fields = recurrent, .present = [](const ModelSpec& m) { return m.architecture->recurrent.has_value(); },
+        .create = [](ModelSpec& m) { m.architecture->recurrent.emplace(); }, .flow = true},
+      F{.key = "sparse", .kind = Kind::section, .need = Need::optional,
+        .doc = "DeepSeek-V3.2 sparse attention: an indexer picks `top_k` cached tokens for each query",
+        .fields = sparse, .present = [](const ModelSpec& m) { return m.architecture->sparse.has_value(); },
+        .create = [](ModelSpec& m) { m.architecture->sparse.emplace(); }, .flow = true},
   };
   static const std::array fields = {
       F{"name", Kind::text, Need::required, "the model's name", member<InModel, &ModelSpec::name>()},

@@ -25,6 +25,7 @@ bool same(const Value& a, const Value& b) {
       [&](const auto& x) {
         using T = std::decay_t<decltype(x)>;
         if constexpr (std::is_same_v<T, std::vector<KernelRecord>>) return x.empty() && std::get<T>(b).empty();
+        else if constexpr (std::is_same_v<T, std::vector<Choice>>) return x == std::get<T>(b);
         else return x == std::get<T>(b);
       },
       a);
@@ -57,6 +58,7 @@ std::string value_text(const Field<Spec>& f, const Value& v) {
     case Kind::dtype: return std::string(name(std::get<DType>(v)));
     case Kind::choice: return std::string(f.words[static_cast<std::size_t>(std::get<Choice>(v).index)].word);
     case Kind::quantity: return quantity_text(std::get<double>(v), f.dimension);
+    case Kind::choices:
     case Kind::peaks:
     case Kind::kernels:
     case Kind::section: break;
@@ -105,6 +107,28 @@ Value read_choice(const MapReader& r, const Field<Spec>& f) {
 }
 
 template <class Spec>
+Value read_choices(const MapReader& r, const Field<Spec>& f) {
+  std::vector<Choice> out;
+  for (const std::string& s : r.strings(f.key)) {
+    std::size_t i = 0;
+    while (i < f.words.size() && f.words[i].word != s) ++i;
+    if (i == f.words.size()) {
+      std::vector<std::string> options;
+      for (const Word& w : f.words) options.push_back(fmt::format("`{}`", w.word));
+      r.fail(f.key, fmt::format("\"{}\" is not one of {}", s, fmt::join(options, ", ")));
+    }
+    out.push_back(Choice{static_cast<int>(i)});
+  }
+  // The engine walks a pattern per layer; a list longer than any stack is not a pattern.
+  if (f.range) {
+    if (const auto why = outside(static_cast<double>(out.size()), fmt::format("{} items", out.size()), *f.range)) {
+      r.fail(f.key, fmt::format("its length: {}", *why));
+    }
+  }
+  return out;
+}
+
+template <class Spec>
 Value read_value(const MapReader& r, const Field<Spec>& f) {
   switch (f.kind) {
     case Kind::text: return r.string(f.key);
@@ -124,6 +148,7 @@ Value read_value(const MapReader& r, const Field<Spec>& f) {
         r.fail(f.key, e.what());
       }
     case Kind::choice: return read_choice(r, f);
+    case Kind::choices: return read_choices(r, f);
     case Kind::quantity: return r.quantity(f.key, f.dimension);
     case Kind::peaks: return read_peaks(r.child(f.key, {}));
     case Kind::kernels: return read_kernels(r.child(f.key, {}));
@@ -250,6 +275,10 @@ void emit_value(YAML::Emitter& e, const Field<Spec>& f, const Value& v) {
         << YAML::Key << "spread" << YAML::Value << fmt::format("{}", k.spread) << YAML::EndMap;
     }
     e << YAML::EndMap;
+  } else if (f.kind == Kind::choices) {
+    e << YAML::Flow << YAML::BeginSeq;
+    for (const Choice c : std::get<std::vector<Choice>>(v)) e << std::string(f.words[static_cast<std::size_t>(c.index)].word);
+    e << YAML::EndSeq;
   } else if (f.kind == Kind::boolean) {
     e << std::get<bool>(v);
   } else if (f.kind == Kind::count || f.kind == Kind::small_count) {
@@ -309,6 +338,11 @@ std::string kind_text(const Field<Spec>& f) {
       std::vector<std::string> words;
       for (const Word& w : f.words) words.push_back(fmt::format("`{}` ({})", w.word, w.meaning));
       return fmt::format("{}", fmt::join(words, " or "));
+    }
+    case Kind::choices: {
+      std::vector<std::string> words;
+      for (const Word& w : f.words) words.push_back(fmt::format("`{}` ({})", w.word, w.meaning));
+      return fmt::format("list of {}", fmt::join(words, ", "));
     }
     case Kind::quantity: return fmt::format("{}, like {}", dimension_label(f.dimension), example(f.dimension));
     case Kind::peaks: return fmt::format("dtype: compute rate, like fp16: {}", example(Dimension::flops_rate));

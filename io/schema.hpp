@@ -30,6 +30,7 @@ enum class Kind {
   boolean,      // true or false
   dtype,        // a dtype name: fp16, bf16, ...
   choice,       // one of the field's `words`, stored as the word's index (the enum's value)
+  choices,      // a list of the field's `words`, each stored as its index
   quantity,     // a positive value with a unit of the field's `dimension`
   peaks,        // a mapping dtype -> compute rate
   kernels,      // a mapping kernel name -> {best, median, spread}, rates with units
@@ -43,8 +44,8 @@ struct Choice {
 };
 
 // One value read from or written to a field; monostate: absent (an optional without a value).
-using Value = std::variant<std::monostate, bool, long, double, std::string, DType, Choice, PeakTable,
-                           std::vector<KernelRecord>>;
+using Value = std::variant<std::monostate, bool, long, double, std::string, DType, Choice, std::vector<Choice>,
+                           PeakTable, std::vector<KernelRecord>>;
 
 struct Word {
   std::string_view word;
@@ -123,6 +124,11 @@ struct IsOptional : std::false_type {};
 template <class T>
 struct IsOptional<std::optional<T>> : std::true_type {};
 template <class T>
+struct IsEnumList : std::false_type {};
+template <class E>
+  requires std::is_enum_v<E>
+struct IsEnumList<std::vector<E>> : std::true_type {};
+template <class T>
 struct IsQuantity : std::false_type {};
 template <class Tag>
 struct IsQuantity<Quantity<Tag>> : std::true_type {};
@@ -134,7 +140,13 @@ Value to_value(const T& x) {
   else if constexpr (std::is_enum_v<T> && !std::is_same_v<T, DType>) return Choice{static_cast<int>(x)};
   else if constexpr (IsQuantity<T>::value) return x.value();
   else if constexpr (IsOptional<T>::value) return x ? to_value(*x) : Value{};
-  else return x;  // double, std::string, DType, PeakTable, kernels
+  else if constexpr (IsEnumList<T>::value) {
+    // An empty list is the default (no pattern): absent.
+    if (x.empty()) return Value{};
+    std::vector<Choice> out;
+    for (const auto e : x) out.push_back(Choice{static_cast<int>(e)});
+    return out;
+  } else return x;  // double, std::string, DType, PeakTable, kernels
 }
 
 template <class T>
@@ -151,6 +163,11 @@ T from_value(const Value& v) {
   else if constexpr (IsOptional<T>::value) {
     if (std::holds_alternative<std::monostate>(v)) return std::nullopt;
     return from_value<typename T::value_type>(v);
+  } else if constexpr (IsEnumList<T>::value) {
+    T out;
+    if (std::holds_alternative<std::monostate>(v)) return out;
+    for (const Choice c : std::get<std::vector<Choice>>(v)) out.push_back(static_cast<typename T::value_type>(c.index));
+    return out;
   } else return std::get<T>(v);
 }
 

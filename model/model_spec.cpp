@@ -115,9 +115,14 @@ std::optional<SpecError> validate_kinds(const Architecture& a) {
 std::optional<SpecError> validate_architecture(const Architecture& a) {
   if (auto e = positive("layers", a.layers)) return e;
   if (auto e = positive("hidden", static_cast<double>(a.hidden))) return e;
-  if (auto e = positive("heads", a.heads)) return e;
-  if (auto e = positive("kv_heads", a.kv_heads)) return e;
-  if (auto e = positive("head_dim", static_cast<double>(a.head_dim))) return e;
+  const bool attends = a.attention_layers() > 0;
+  if (attends) {
+    if (auto e = positive("heads", a.heads)) return e;
+    if (auto e = positive("kv_heads", a.kv_heads)) return e;
+    if (auto e = positive("head_dim", static_cast<double>(a.head_dim))) return e;
+  } else if (a.heads < 0 || a.kv_heads < 0 || a.head_dim < 0) {
+    return SpecError{"heads", "must not be negative"};
+  }
   if (auto e = positive("vocab", static_cast<double>(a.vocab))) return e;
   if (a.position_embeddings < 0) return SpecError{"position_embeddings", "must not be negative"};
   if (a.dense_ffn_layers() > 0) {
@@ -148,13 +153,18 @@ std::optional<SpecError> validate_architecture(const Architecture& a) {
     if (auto e = positive("mla.v_dim", static_cast<double>(l.v_dim))) return e;
   }
   // Grouped-query attention shares each K/V head among heads / kv_heads query heads.
-  if (a.heads % a.kv_heads != 0) {
+  if (attends && a.heads % a.kv_heads != 0) {
     return SpecError{"kv_heads", fmt::format("kv_heads {} does not divide heads {}", a.kv_heads, a.heads)};
   }
   return validate_sizes(a);
 }
 
 }  // namespace
+
+int Architecture::attention_layers() const {
+  const auto n = mixer_counts();
+  return n[static_cast<int>(Mixer::full)] + n[static_cast<int>(Mixer::sliding)] + n[static_cast<int>(Mixer::chunked)];
+}
 
 Mixer Architecture::mixer(int layer) const {
   if (mixer_pattern.empty()) return Mixer::full;

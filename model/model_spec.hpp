@@ -108,6 +108,7 @@ struct Architecture {
   // Layers of each kind, by the enums' order.
   [[nodiscard]] std::array<int, kMixerCount> mixer_counts() const;
   [[nodiscard]] std::array<int, kFfnKindCount> ffn_counts() const;
+  [[nodiscard]] int attention_layers() const;  // full, sliding and chunked: the layers with heads
 
   [[nodiscard]] long q_dim() const { return heads * head_dim; }
   [[nodiscard]] long kv_dim() const { return kv_heads * head_dim; }

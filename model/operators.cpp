@@ -53,8 +53,8 @@ double pairs_seen(double n, const AttentionStep& a) {
 
 class OpBuilder {
  public:
-  OpBuilder(OpList& ops, const Precision& p, double layers)
-      : ops_(ops), ab_(bytes_per_element(p.activations)), layers_(layers) {}
+  OpBuilder(OpList& ops, const Precision& p, const Block& block)
+      : ops_(ops), ab_(bytes_per_element(p.activations)), layers_(block.layers), label_(block.label) {}
 
   // y[rows, out] = x[rows, in] · W[in, out] over `copies` weight matrices (experts touched):
   // 2·M·K·N FLOPs; K·N weights, M·K inputs and M·N outputs through memory. `ob`: output element size.
@@ -87,11 +87,11 @@ class OpBuilder {
   }
 
   void allreduce(std::string_view name, double rows, double width) {
-    ops_.push_back({name, Flops(0), Bytes(0), Bytes(0), Bytes(rows * width * ab_ * layers_), layers_});
+    ops_.push_back({name, label_, Flops(0), Bytes(0), Bytes(0), Bytes(rows * width * ab_ * layers_), layers_});
   }
 
   void add(std::string_view name, double flops, double bytes, double weights) {
-    ops_.push_back({name, Flops(flops * layers_), Bytes(bytes * layers_), Bytes(weights * layers_), Bytes(0), 0});
+    ops_.push_back({name, label_, Flops(flops * layers_), Bytes(bytes * layers_), Bytes(weights * layers_), Bytes(0), 0});
   }
 
   [[nodiscard]] double activation_bytes() const { return ab_; }
@@ -99,6 +99,7 @@ class OpBuilder {
  private:
   OpList& ops_;
   double ab_, layers_;
+  std::string_view label_;
 };
 
 // Expected distinct experts hit when `tokens` tokens each choose top_k of E uniformly.
@@ -193,7 +194,7 @@ OpList build_ops(Phase phase, const LayerStack& stack, const Workload& w, Expert
   OpList ops;
   ops.reserve(28);
   for (const Block& block : stack.blocks) {
-    OpBuilder b(ops, w.precision, block.layers);
+    OpBuilder b(ops, w.precision, block);
     const StepPricer price(b, p, w, routing);
     for (const PhasedStep& s : block.steps) {
       if (s.runs_in(phase)) std::visit(price, s.step);
@@ -207,7 +208,7 @@ OpList build_ops(Phase phase, const ModelSpec& m, const Workload& w, ExpertRouti
   // Known only by its size: every parameter is read once and used in one multiply-add per token.
   const Pass p = make_pass(phase, w);
   const double weights = m.declared_params * w.precision.weight_bytes_per_element();
-  return {{"model_weights", Flops(2 * p.rows * m.declared_params), Bytes(weights), Bytes(weights), Bytes(0), 0}};
+  return {{"model_weights", {}, Flops(2 * p.rows * m.declared_params), Bytes(weights), Bytes(weights), Bytes(0), 0}};
 }
 
 }  // namespace roofline

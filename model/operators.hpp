@@ -19,6 +19,7 @@ struct MatmulShape {
 
 struct OpCost {
   std::string_view name;
+  std::string_view layers;  // the kind of layer it runs in (sliding, linear, moe...), or empty: the model's one kind
   Flops flops;
   Bytes bytes;         // memory traffic: weights + activations + KV cache
   Bytes weight_bytes;  // the part of `bytes` that is weights: read once per pass, whatever the batch

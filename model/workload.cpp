@@ -13,7 +13,23 @@ std::optional<SpecError> validate_tp(const Workload& w, const ModelSpec& m, cons
     return SpecError{"tp", "tensor parallelism needs the model's architecture (hidden size, heads); "
                            "this model gives only `params`"};
   }
+  if (!g.interconnect) {
+    return SpecError{"tp", fmt::format("tp {} needs `interconnect: {{bandwidth, latency}}` in the GPU "
+                                       "description of {}",
+                                       w.tp, g.name)};
+  }
   const Architecture& a = *m.architecture;
+  if (a.recurrent) {
+    // Split like attention: by heads (Mamba-1: by channels).
+    const Recurrent& r = *a.recurrent;
+    const bool channels = r.kind == RecurrentKind::mamba;
+    const long split = channels ? r.inner : r.heads;
+    if (split % w.tp != 0) {
+      return SpecError{"tp", fmt::format("tp {} does not divide the recurrent layers' {} {}", w.tp, split,
+                                         channels ? "channels" : "heads")};
+    }
+  }
+  if (a.attention_layers() == 0) return std::nullopt;
   if (a.heads % w.tp != 0) {
     return SpecError{"tp", fmt::format("tp {} does not divide the {} attention heads", w.tp, a.heads)};
   }
@@ -21,11 +37,6 @@ std::optional<SpecError> validate_tp(const Workload& w, const ModelSpec& m, cons
   if (a.kv_heads % w.tp != 0 && w.tp % a.kv_heads != 0) {
     return SpecError{"tp", fmt::format("tp {} neither divides nor is a multiple of the {} kv heads", w.tp,
                                        a.kv_heads)};
-  }
-  if (!g.interconnect) {
-    return SpecError{"tp", fmt::format("tp {} needs `interconnect: {{bandwidth, latency}}` in the GPU "
-                                       "description of {}",
-                                       w.tp, g.name)};
   }
   return std::nullopt;
 }

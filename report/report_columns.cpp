@@ -15,6 +15,8 @@ const std::array kColumns = {
     Column{"model.weight_bytes", "model_weight_bytes", [](const Report& r) -> Cell { return r.model.weight_bytes.value(); }},
     Column{"model.kv_bytes_per_token", "model_kv_bytes_per_token",
            [](const Report& r) -> Cell { return r.model.kv_bytes_per_token.value(); }},
+    Column{"model.cache_bytes_per_sequence", "model_cache_bytes_per_sequence",
+           [](const Report& r) -> Cell { return r.model.cache_bytes_per_sequence.value(); }},
     Column{"gpu.name", "gpu_name", [](const Report& r) -> Cell { return std::string_view(r.gpu.spec.name); }},
     Column{"gpu.bandwidth", "gpu_bandwidth_bytes_per_s",
            [](const Report& r) -> Cell { return r.gpu.ceilings.bandwidth.value(); }},
@@ -80,6 +82,10 @@ Cell op_intensity(const OpResult& o) {
 const std::array kOpColumns = {
     OpColumn{"phase", "phase", [](Phase p, const OpResult&) -> Cell { return name(p); }},
     OpColumn{"name", "name", [](Phase, const OpResult& o) -> Cell { return o.cost.name; }},
+    // Which kind of layer the operator runs in (sliding, chunked, linear, ssm, moe); empty: the
+    // model's one kind, or the embedding and head.
+    OpColumn{"layers", "layers",
+             [](Phase, const OpResult& o) -> Cell { return o.cost.layers.empty() ? Cell() : Cell(o.cost.layers); }},
     OpColumn{"flops", "flops", [](Phase, const OpResult& o) -> Cell { return o.cost.flops.value(); }},
     OpColumn{"bytes", "bytes", [](Phase, const OpResult& o) -> Cell { return o.cost.bytes.value(); }},
     OpColumn{"weight_bytes", "weight_bytes", [](Phase, const OpResult& o) -> Cell { return o.cost.weight_bytes.value(); }},

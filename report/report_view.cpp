@@ -90,7 +90,9 @@ TextTable ops_table(const Report& r) {
   for (const auto& [label, phase] : {std::pair{"prefill", &r.prefill}, std::pair{"decode", &r.decode.step}}) {
     for (const OpResult& o : phase->ops) {
       const std::string intensity = o.cost.bytes > Bytes(0) ? three_digits(o.intensity().value()) : "-";
-      t.rows.push_back({label, std::string(o.cost.name), human(o.cost.flops), human(o.cost.bytes), intensity,
+      const std::string op = o.cost.layers.empty() ? std::string(o.cost.name)
+                                                    : fmt::format("{} ({})", o.cost.name, o.cost.layers);
+      t.rows.push_back({label, op, human(o.cost.flops), human(o.cost.bytes), intensity,
                         human(o.time), fmt::format("{:.1f}%", 100.0 * (o.time / phase->time)),
                         std::string(name(o.bound))});
     }

@@ -75,7 +75,7 @@ TEST_CASE("csv --ops: one row per operator of both phases") {
   REQUIRE(r.code == 0);
   // 15 operators per phase for a dense gated model with flash attention, plus the header.
   CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1 + 2 * 15);
-  CHECK_THAT(r.out, Catch::StartsWith("phase,name,flops,bytes,"));
+  CHECK_THAT(r.out, Catch::StartsWith("phase,name,layers,flops,bytes,"));
 }
 
 TEST_CASE("markdown: the same tables as pipes") {

@@ -1,0 +1,192 @@
+// Per-layer kinds, worked by hand: sliding and chunked windows (what a layer keeps, what a query
+// sees), recurrent state, DeepSeek-V3.2's indexer, sinks, and patterns counted over the stack.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "model/engine.hpp"
+#include "model/memory_ledger.hpp"
+#include "model/parameters.hpp"
+#include "specs.hpp"
+
+using namespace roofline;
+
+namespace {
+
+const OpResult& op(const PhaseResult& p, std::string_view name, std::string_view layers = {}) {
+  const auto it = std::find_if(p.ops.begin(), p.ops.end(),
+                               [&](const OpResult& o) { return o.cost.name == name && o.cost.layers == layers; });
+  REQUIRE(it != p.ops.end());
+  return *it;
+}
+
+// Mistral-7B v0.1: 32 layers, 8 K/V heads of 128, every layer sliding over 4,096 tokens.
+ModelSpec mistral_7b_v01() {
+  ModelSpec m;
+  m.name = "Mistral-7B-v0.1";
+  m.architecture = test::dense_gated(32, 4096, 32, 8, 14336, 32000);
+  m.architecture->mixer_pattern = {Mixer::sliding};
+  m.architecture->sliding_window = 4096;
+  m.dtype = DType::bf16;
+  return m;
+}
+
+// Mamba-130m (state-spaces/mamba-130m): 24 Mamba-1 layers, d_inner 1536, d_state 16, Δ rank 48,
+// no attention and no FFN, embeddings tied.
+ModelSpec mamba_130m() {
+  ModelSpec m;
+  m.name = "Mamba-130m";
+  Architecture a;
+  a.layers = 24;
+  a.hidden = 768;
+  a.vocab = 50280;
+  a.tied_embeddings = true;
+  a.mixer_pattern = {Mixer::ssm};
+  a.ffn_pattern = {FfnKind::none};
+  a.recurrent = Recurrent{.kind = RecurrentKind::mamba, .inner = 1536, .state = 16, .conv_kernel = 4, .dt_rank = 48};
+  m.architecture = a;
+  m.dtype = DType::fp16;
+  return m;
+}
+
+// DeepSeek-V3 (config.json): latent attention and 256 routed experts after 3 dense layers.
+ModelSpec deepseek_v3() {
+  ModelSpec m;
+  m.name = "DeepSeek-V3";
+  Architecture a = test::dense_gated(61, 7168, 128, 128, 18432, 129280);
+  a.head_dim = 128 + 64;
+  a.moe = MoeSpec{256, 8, 2048, 1, 3};
+  a.mla = LatentAttention{1536, 512, 128, 64, 128};
+  m.architecture = a;
+  m.dtype = DType::bf16;
+  return m;
+}
+
+Workload at(const ModelSpec& m, long prompt, long gen, long context) {
+  Workload w = test::default_workload(m);
+  w.prompt_tokens = prompt;
+  w.gen_tokens = gen;
+  w.context_tokens = context;
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("sliding window: Mistral-7B v0.1 keeps 4,096 of 16,384 tokens - 0.54 GB of KV, not 2.15") {
+  const ModelSpec m = mistral_7b_v01();
+  const Precision p = resolve_precision(m.dtype, {});
+  // 32 layers × K and V × 8 heads × 128 × 2 B = 131,072 B a token, over min(16,384, 4,096) tokens.
+  CHECK(cache_bytes_per_sequence(m, p, 16384).value() == 131072.0 * 4096);
+  CHECK(cache_bytes_per_sequence(m, p, 1000).value() == 131072.0 * 1000);
+  CHECK(kv_bytes_per_token(m, p).value() == 131072.0);
+  // The ledger holds the window too: B = 4 sequences of 16,000 + 384 tokens.
+  Workload w = at(m, 16000, 384, 16192);
+  w.batch = 4;
+  const Report r = evaluate(m, test::a100_80gb(), w);
+  CHECK(r.memory.kv_cache.value() == 4 * 131072.0 * 4096);
+  CHECK(r.model.cache_bytes_per_sequence.value() == 131072.0 * 4096);
+  CHECK(r.model.kv_bytes_per_token.value() == 131072.0 * 4096 / 16384);
+}
+
+TEST_CASE("sliding window: a decode query at context 16,384 reads 4,096 keys; prefill of 8,192 sees 25,167,872 pairs") {
+  const ModelSpec m = mistral_7b_v01();
+  const Report r = evaluate(m, test::a100_80gb(), at(m, 8192, 256, 16384));
+  const OpResult& scores = op(r.decode.step, "attn_scores", "sliding");
+  // Per layer: 32 heads × 4,096 keys × (2·128 + 5); bytes: the query (4,096 × 2 B) and the keys
+  // (4,096 tokens × 1,024 wide × 2 B).
+  CHECK(scores.cost.flops.value() == 32.0 * 32 * 4096 * (2 * 128 + 5));
+  CHECK(scores.cost.bytes.value() == 32.0 * (4096 * 2 + 4096.0 * 1024 * 2));
+  // Prefill: Σ min(i, 4,096) for i = 1..8,192 = 4,096·4,097/2 + 4,096·4,096 = 25,167,872 pairs.
+  const OpResult& values = op(r.prefill, "attn_values", "sliding");
+  CHECK(values.cost.flops.value() == 32.0 * 32 * 25167872 * 2 * 128);
+}
+
+TEST_CASE("chunked attention (Llama 4): 3 of 4 layers see their own 8,192-token chunk") {
+  ModelSpec m;
+  m.name = "chunked";
+  m.architecture = test::dense_gated(48, 5120, 40, 8, 16384, 202048);
+  m.architecture->head_dim = 128;
+  m.architecture->mixer_pattern = {Mixer::chunked, Mixer::chunked, Mixer::chunked, Mixer::full};
+  m.architecture->attention_chunk = 8192;
+  m.dtype = DType::bf16;
+  const auto counts = m.architecture->mixer_counts();
+  CHECK(counts[static_cast<int>(Mixer::chunked)] == 36);
+  CHECK(counts[static_cast<int>(Mixer::full)] == 12);
+  // The query at position 20,000 is the 3,616th of its chunk (20,000 − 2 × 8,192).
+  const Report r = evaluate(m, test::a100_80gb(), at(m, 19800, 400, 20000));
+  CHECK(op(r.decode.step, "attn_scores", "chunked").cost.flops.value() == 36.0 * 40 * 3616 * (2 * 128 + 5));
+  CHECK(op(r.decode.step, "attn_scores").cost.flops.value() == 12.0 * 40 * 20000 * (2 * 128 + 5));
+  // Prefill of 19,800: chunks of 8,192, 8,192 and 3,416 → 2 × 8,192·8,193/2 + 3,416·3,417/2 pairs.
+  const double pairs = 2 * 8192.0 * 8193 / 2 + 3416.0 * 3417 / 2;
+  CHECK(op(r.prefill, "attn_values", "chunked").cost.flops.value() == 36.0 * 40 * pairs * 2 * 128);
+  // A chunked layer keeps at most its chunk: 2 × 8 × 128 × 2 B = 4,096 B a token and layer.
+  const Precision p = resolve_precision(m.dtype, {});
+  CHECK(cache_bytes_per_sequence(m, p, 20200).value() == 4096.0 * (36 * 8192 + 12 * 20200));
+}
+
+TEST_CASE("patterns repeat from the first layer: Gemma 3's 5 sliding to 1 full over 62 layers is 52 + 10") {
+  Architecture a = test::dense_gated(62, 5376, 32, 16, 21504, 262208);
+  a.mixer_pattern = {Mixer::sliding, Mixer::sliding, Mixer::sliding, Mixer::sliding, Mixer::sliding, Mixer::full};
+  a.sliding_window = 1024;
+  CHECK(a.mixer_counts()[static_cast<int>(Mixer::sliding)] == 52);
+  CHECK(a.mixer_counts()[static_cast<int>(Mixer::full)] == 10);
+  CHECK(a.mixer(5) == Mixer::full);
+  CHECK(a.mixer(61) == Mixer::sliding);  // layer 62 starts a cycle that ends with the stack
+  a.ffn_pattern = {FfnKind::dense, FfnKind::none};
+  CHECK(a.ffn_counts()[static_cast<int>(FfnKind::none)] == 31);
+}
+
+TEST_CASE("Mamba-130m: 129,135,360 parameters; a fixed 1.4 MB state per sequence, no KV cache") {
+  const ModelSpec m = mamba_130m();
+  REQUIRE_FALSE(validate(m));
+  const ParameterCount p = count_parameters(m);
+  // Per layer: in_proj 768·3,072 + conv 1,536·(4 + 1) + x_proj 1,536·(48 + 32) + dt_proj 48·1,536
+  // + 1,536 + A 1,536·16 + D 1,536 + out_proj 1,536·768 + norm 768 = 3,771,648; × 24, plus the
+  // embedding 50,280·768 and the final norm 768.
+  CHECK(p.total() == 24.0 * 3771648 + 50280.0 * 768 + 768);
+  // State: 1,536 × 16 for the scan and 1,536 × 3 kept convolution inputs, × 24 layers × 2 B.
+  const Precision prec = resolve_precision(m.dtype, {});
+  CHECK(cache_bytes_per_sequence(m, prec, 1).value() == 24.0 * (1536 * 16 + 1536 * 3) * 2);
+  CHECK(cache_bytes_per_sequence(m, prec, 100000).value() == 24.0 * (1536 * 16 + 1536 * 3) * 2);
+  CHECK(kv_bytes_per_token(m, prec).value() == 0);
+  // Decode at batch 1 reads and writes the state: 2 × 29,184 × 2 B, plus the token's inputs
+  // (3 × 1,536) and output (1,536) and the A and D weights ((1,536·16 + 1,536) × 2 B), per layer.
+  const Report r = evaluate(m, test::a100_80gb(), test::default_workload(m));
+  const OpResult& scan = op(r.decode.step, "selective_scan", "ssm");
+  CHECK(scan.cost.bytes.value() == 24.0 * (2 * 29184 * 2 + 4 * 1536 * 2 + 26112 * 2));
+  CHECK(scan.cost.flops.value() == 24.0 * 1536 * 16 * 6);
+}
+
+TEST_CASE("DeepSeek-V3.2's indexer reads every cached key; attention reads its top 2,048 latents") {
+  ModelSpec m = deepseek_v3();
+  m.architecture->sparse = SparseAttention{2048, 64, 128};
+  REQUIRE_FALSE(validate(m));
+  const Report r = evaluate(m, test::a100_80gb(), at(m, 9000, 2000, 10000));
+  const double layers = 61, latent = 512 + 64;
+  CHECK(op(r.decode.step, "index_scores").cost.flops.value() == layers * 64 * 10000 * (2 * 128 + 5));
+  // 128 heads score 2,048 latents of 576 each, read once in bf16.
+  const OpResult& scores = op(r.decode.step, "attn_scores");
+  CHECK(scores.cost.flops.value() == layers * 128 * 2048 * (2 * latent + 5));
+  CHECK(scores.cost.bytes.value() == layers * (128 * latent * 2 + 2048 * latent * 2));
+  // The cache keeps all 11,000 tokens: the latent and the indexer's key, 704 elements a layer.
+  const Precision p = resolve_precision(m.dtype, {});
+  CHECK(cache_bytes_per_sequence(m, p, 11000).value() == layers * (latent + 128) * 11000 * 2);
+}
+
+TEST_CASE("attention sinks are a logit per head and layer: gpt-oss-20b's 64 × 24") {
+  ModelSpec m = mistral_7b_v01();
+  const double without = count_parameters(m).total();
+  m.architecture->attention_sinks = true;
+  CHECK(count_parameters(m).total() - without == 32.0 * 32);
+}
+
+TEST_CASE("kinds a layer uses need their fields: a sliding layer without a window is refused, naming it") {
+  ModelSpec m = mistral_7b_v01();
+  m.architecture->sliding_window = 0;
+  REQUIRE(validate(m));
+  CHECK(validate(m)->field == "sliding_window");
+  m = mamba_130m();
+  m.architecture->recurrent->kind = RecurrentKind::gated_deltanet;
+  REQUIRE(validate(m));
+  CHECK(validate(m)->field == "mixer_pattern");
+}
