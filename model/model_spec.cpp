@@ -146,6 +146,10 @@ std::optional<SpecError> validate_architecture(const Architecture& a) {
     // Neither DeepSeek-V2 nor V3 has them; priced nowhere, they are refused rather than counted.
     if (a.attention_bias) return SpecError{"attention_bias", "biases are not modelled with latent attention (mla)"};
     if (a.linear_bias) return SpecError{"linear_bias", "biases are not modelled with latent attention (mla)"};
+    // Latent attention's layers have none of these; priced nowhere, they would be silently dropped.
+    if (a.attention_sinks) return SpecError{"attention_sinks", "sinks are not modelled with latent attention (mla)"};
+    if (a.qk_norm) return SpecError{"qk_norm", "Q/K norms are not modelled with latent attention (mla)"};
+    if (a.attention_gate) return SpecError{"attention_gate", "an output gate is not modelled with latent attention (mla)"};
     if (l.q_lora_rank < 0) return SpecError{"mla.q_lora_rank", "must not be negative"};
     if (auto e = positive("mla.kv_lora_rank", static_cast<double>(l.kv_lora_rank))) return e;
     if (auto e = positive("mla.nope_dim", static_cast<double>(l.nope_dim))) return e;

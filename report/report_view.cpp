@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cmath>
 #include <iterator>
 
 #include "report/human_units.hpp"
@@ -21,6 +22,20 @@ std::string versus_ridge(FlopsPerByte intensity, FlopsPerByte ridge) {
   return fmt::format("{}× below the ridge point", three_digits(1 / ratio));
 }
 
+// Per token while every layer keeps every token; per sequence once windows cap some layers or
+// recurrent layers hold a fixed state, where a per-token figure would mislead.
+std::string cache_text(const Report& r) {
+  const double tokens = static_cast<double>(r.workload.prompt_tokens + r.workload.gen_tokens);
+  const Bytes per_token = r.model.kv_bytes_per_token, per_sequence = r.model.cache_bytes_per_sequence;
+  const std::string_view kv = name(r.workload.precision.kv);
+  // per_token is per_sequence / tokens when nothing caps the cache; the product rounds.
+  if (std::abs((per_token * tokens - per_sequence).value()) <= 1e-9 * per_sequence.value()) {
+    return fmt::format("KV cache {}/token ({})", human(per_token), kv);
+  }
+  return fmt::format("cache {} a sequence of {} tokens ({}; windowed layers keep fewer, recurrent ones a fixed state)",
+                     human(per_sequence), tokens, kv);
+}
+
 }  // namespace
 
 std::vector<std::string> summary_lines(const Report& r) {
@@ -30,9 +45,8 @@ std::vector<std::string> summary_lines(const Report& r) {
   std::vector<std::string> out;
   std::string params = human_count(r.model.params) + " params";
   if (r.model.params_active < r.model.params) params += fmt::format(" ({} active)", human_count(r.model.params_active));
-  out.push_back(fmt::format("model     {}: {}, weights {} ({}), KV cache {}/token ({})", terminal_text(m.name), params,
-                            human(r.model.weight_bytes), name(p.weights), human(r.model.kv_bytes_per_token),
-                            name(p.kv)));
+  out.push_back(fmt::format("model     {}: {}, weights {} ({}), {}", terminal_text(m.name), params,
+                            human(r.model.weight_bytes), name(p.weights), cache_text(r)));
   out.push_back(fmt::format("gpu       {}: {}, {} {}, ridge point {} FLOP/byte, {}{}", terminal_text(r.gpu.spec.name),
                             human(r.gpu.ceilings.bandwidth), human(r.gpu.ceilings.peak), name(p.compute),
                             three_digits(r.gpu.ridge_point().value()), human(r.gpu.spec.memory_capacity),

@@ -58,6 +58,30 @@ void check_same(const ModelSpec& a, const ModelSpec& b) {
     CHECK(x.mla->rope_dim == y.mla->rope_dim);
     CHECK(x.mla->v_dim == y.mla->v_dim);
   }
+  CHECK(x.mixer_pattern == y.mixer_pattern);
+  CHECK(x.ffn_pattern == y.ffn_pattern);
+  CHECK(x.sliding_window == y.sliding_window);
+  CHECK(x.attention_chunk == y.attention_chunk);
+  CHECK(x.attention_sinks == y.attention_sinks);
+  CHECK(x.qk_norm == y.qk_norm);
+  CHECK(x.attention_gate == y.attention_gate);
+  REQUIRE(x.recurrent.has_value() == y.recurrent.has_value());
+  if (x.recurrent) {
+    CHECK(x.recurrent->kind == y.recurrent->kind);
+    CHECK(x.recurrent->inner == y.recurrent->inner);
+    CHECK(x.recurrent->state == y.recurrent->state);
+    CHECK(x.recurrent->heads == y.recurrent->heads);
+    CHECK(x.recurrent->groups == y.recurrent->groups);
+    CHECK(x.recurrent->conv_kernel == y.recurrent->conv_kernel);
+    CHECK(x.recurrent->dt_rank == y.recurrent->dt_rank);
+    CHECK(x.recurrent->conv_bias == y.recurrent->conv_bias);
+  }
+  REQUIRE(x.sparse.has_value() == y.sparse.has_value());
+  if (x.sparse) {
+    CHECK(x.sparse->top_k == y.sparse->top_k);
+    CHECK(x.sparse->index_heads == y.sparse->index_heads);
+    CHECK(x.sparse->index_dim == y.sparse->index_dim);
+  }
 }
 
 void check_same(const GpuSpec& a, const GpuSpec& b) {
@@ -123,6 +147,54 @@ TEST_CASE("schema: every model preset and Hugging Face config, written and read 
   }
   const ModelSpec teaching = io::load_model(test::example_file("7b.yaml"));
   check_same(model_from(io::model_yaml(teaching)), teaching);
+}
+
+// Nemotron-H's shape in small: Mamba-2 layers, an attention layer, FFN-only layers.
+constexpr const char* kHybrid = R"(name: hybrid
+dtype: bf16
+layers: 8
+hidden: 1024
+heads: 8
+kv_heads: 2
+ffn: 4096
+ffn_type: plain
+vocab: 32000
+mixer_pattern: [ssm, none, ssm, none, full, none, sliding, none]
+ffn_pattern: [none, dense]
+sliding_window: 512
+qk_norm: true
+attention_sinks: true
+recurrent: {kind: mamba2, inner: 2048, state: 128, heads: 32, groups: 4, conv_kernel: 4}
+)";
+
+TEST_CASE("schema: a hybrid model's kinds, patterns and recurrent layer read, write and read back the same") {
+  const ModelSpec m = model_from(kHybrid);
+  const Architecture& a = *m.architecture;
+  CHECK(a.mixer(4) == Mixer::full);
+  CHECK(a.mixer(6) == Mixer::sliding);
+  CHECK(a.ffn_kind(1) == FfnKind::dense);
+  CHECK(a.recurrent->heads == 32);
+  CHECK(a.recurrent->conv_bias);  // the default
+  const std::string yaml = io::model_yaml(m);
+  CHECK_THAT(yaml, Catch::Contains("mixer_pattern: [ssm, none, ssm, none, full, none, sliding, none]"));
+  CHECK_THAT(yaml, Catch::Contains("recurrent: {kind: mamba2, inner: 2048, state: 128, heads: 32, groups: 4}"));
+  check_same(model_from(yaml), m);
+}
+
+TEST_CASE("schema: a pattern word that is not a kind, or a kind without its fields, is refused at the field") {
+  const std::string head = "name: x\nlayers: 4\nhidden: 8\nheads: 2\nkv_heads: 2\nffn: 16\nffn_type: gated\n"
+                           "vocab: 4\ndtype: fp16\n";
+  CHECK_THROWS_WITH(model_from(head + "mixer_pattern: [sliding, global]\n"),
+                    Catch::StartsWith("model.yaml:10:16: mixer_pattern: \"global\" is not one of `full`, `sliding`"));
+  CHECK_THROWS_WITH(model_from(head + "mixer_pattern: sliding\n"),
+                    Catch::StartsWith("model.yaml:10:16: mixer_pattern: must be a non-empty list"));
+  // The engine's rule, located at the mapping that misses the window.
+  CHECK_THROWS_WITH(model_from(head + "mixer_pattern: [sliding, full]\n"),
+                    Catch::Contains("sliding_window: sliding layers need the window's width in tokens"));
+  CHECK_THROWS_WITH(model_from(head + "mixer_pattern: [ssm]\nffn_pattern: [dense]\n"),
+                    Catch::Contains("heads: no layer attends"));
+  CHECK_THROWS_WITH(model_from(head + "ffn_pattern: [dense, moe]\n"),
+                    Catch::Contains("ffn_pattern: moe layers need the `moe` section"));
 }
 
 TEST_CASE("schema: every GPU preset and a calibrated GPU, written and read back, is the same spec") {
