@@ -53,6 +53,21 @@ class Writer {
 };
 
 
+// Said only for models whose layers do not all keep every token (sliding, chunked, recurrent).
+void explain_cache_kinds(const Report& r, Writer& w) {
+  if (!r.model.spec.architecture) return;
+  const Architecture& a = *r.model.spec.architecture;
+  const auto n = a.mixer_counts();
+  const int windowed = n[static_cast<int>(Mixer::sliding)] + n[static_cast<int>(Mixer::chunked)];
+  const int recurrent = n[static_cast<int>(Mixer::linear)] + n[static_cast<int>(Mixer::ssm)];
+  if (windowed + recurrent == 0) return;
+  const long width = std::max(n[static_cast<int>(Mixer::sliding)] > 0 ? a.sliding_window : 0,
+                              n[static_cast<int>(Mixer::chunked)] > 0 ? a.attention_chunk : 0);
+  w.say(w.p_.cache_kinds, fmt::arg("layers", a.layers), fmt::arg("windowed", windowed), fmt::arg("w", width),
+        fmt::arg("recurrent", recurrent), fmt::arg("t", r.workload.prompt_tokens + r.workload.gen_tokens),
+        fmt::arg("cache", human(r.model.cache_bytes_per_sequence)));
+}
+
 void explain_phases(const Variations& s, Writer& w) {
   const Report& r = s.base;
   const Phrases& p = w.p_;
@@ -71,6 +86,7 @@ void explain_phases(const Variations& s, Writer& w) {
         fmt::arg("id", three_digits(r.decode.step.intensity().value())),
         fmt::arg("ratio", w.ratio(r.decode.step.intensity(), ridge)), fmt::arg("bound", w.bound(r.decode.step.bound)),
         fmt::arg("step", step), fmt::arg("tps", tps));
+  explain_cache_kinds(r, w);
   w.say(moe ? p.batching_moe : p.batching, fmt::arg("bstar", three_digits(r.critical_batch.weights_only)), fmt::arg("s1", step),
         fmt::arg("s64", human(s.batch64.decode.step.time)), fmt::arg("tps64", three_digits(s.batch64.decode.tokens_per_s)),
         fmt::arg("b2", s.twice_critical.workload.batch), fmt::arg("s2", human(s.twice_critical.decode.step.time)),

@@ -16,6 +16,9 @@ constexpr Phrases kEnglish{
     .decode = "Decode: each step makes one token per sequence but re-reads {weights} of weights and {kv} of KV "
               "cache: intensity {id} FLOP/byte, {ratio}. It is {bound}-bound: T_decode ≈ bytes / "
               "bandwidth = {step}, so one stream gets at most {tps} tokens/s.",
+    .cache_kinds = "Not every layer keeps every token: of the {layers} layers, {windowed} keep at most {w} tokens (a "
+                   "sliding window or a chunk) and {recurrent} are recurrent, with a fixed state per sequence. At {t} "
+                   "tokens one sequence holds {cache} of cache, and a decode step reads only what each layer keeps.",
     .batching = "Batching: the weights are read once per step whatever the batch, so up to B* = {bstar} the step "
                 "barely grows: batch 1 takes {s1}, batch 64 takes {s64} ({tps64} tokens/s); at 2·B* = {b2} it takes "
                 "{s2} ({bound2}-bound).",
@@ -69,6 +72,8 @@ constexpr Phrases kChinese{
                    "（首词元时间 TTFT）。",
     .decode = "解码（Decode）：每一步每个序列只生成一个词元，却要重新读出 {weights} 权重和 {kv} KV 缓存：算术强度 {id} "
               "FLOP/字节，{ratio}。它受{bound}限制：T_decode ≈ 字节数 / 带宽 = {step}，单路生成最多 {tps} 词元/秒。",
+    .cache_kinds = "并非每一层都保留全部词元：{layers} 层中，{windowed} 层最多保留 {w} 个词元（滑动窗口或分块），{recurrent} "
+                   "层是循环层，每个序列只保存固定大小的状态。{t} 个词元时一个序列占用 {cache} 缓存，解码每一步也只读取每层保留的部分。",
     .batching = "批处理：无论批大小，每步权重只读一次，所以在 B* = {bstar} 之前步长几乎不变：批 1 为 {s1}，批 64 为 {s64}"
                 "（{tps64} 词元/秒）；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）。",
     .batching_moe = "混合专家模型的批处理：每个词元只读取它选中的专家，所以批越大读到的专家越多：批 1 为 {s1}，批 64 为 {s64}"

@@ -100,3 +100,21 @@ TEST_CASE("explain --lang zh words the engine's warnings in Chinese, with the nu
   const test::CliResult zh_fit = test::run_cli({"explain", "-m", "llama-2-70b", "-g", "l4", "--lang", "zh"});
   CHECK_THAT(zh_fit.out, Catch::Contains("放不下：批大小 1 需要 1") && Catch::Contains("GB，容量只有 24.0 GB"));
 }
+
+TEST_CASE("explain: a model whose layers keep different spans says how many keep a window and how many a state") {
+  // 8 layers: 2 Mamba-2, 1 full, 1 sliding over 512, 4 FFN-only. At 512 + 256 tokens one sequence
+  // holds K/V 2 × 2 × 128 × 2 B × (768 + 512) = 1,310,720 B, plus a state of 2 layers ×
+  // (2,048 × 128 + (2,048 + 2·4·128) × 3) × 2 B = 1,089,536 B: 2.40 MB.
+  const std::string path = test::data_file("good/hybrid-mamba2.yaml");
+  const auto en = test::run_cli({"explain", "-m", path, "-g", "h100-sxm"});
+  REQUIRE(en.code == 0);
+  CHECK_THAT(en.out, Catch::Contains("of the 8 layers, 1 keep at most 512 tokens (a sliding window or a chunk) and 2 "
+                                     "are recurrent") &&
+                         Catch::Contains("At 768 tokens one sequence holds 2.40 MB of cache"));
+  const auto zh = test::run_cli({"explain", "-m", path, "-g", "h100-sxm", "--lang", "zh"});
+  REQUIRE(zh.code == 0);
+  CHECK_THAT(zh.out, Catch::Contains("8 层中，1 层最多保留 512 个词元") && Catch::Contains("2.40 MB 缓存"));
+  // A model whose every layer keeps every token hears nothing of it.
+  const auto dense = test::run_cli({"explain", "-m", "llama-2-7b", "-g", "h100-sxm"});
+  CHECK_THAT(dense.out, !Catch::Contains("Not every layer"));
+}
