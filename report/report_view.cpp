@@ -7,6 +7,7 @@
 
 #include "report/human_units.hpp"
 #include "report/safe_text.hpp"
+#include "report/weight_formats.hpp"
 
 namespace roofline::report {
 
@@ -31,7 +32,7 @@ std::vector<std::string> summary_lines(const Report& r) {
   std::string params = human_count(r.model.params) + " params";
   if (r.model.params_active < r.model.params) params += fmt::format(" ({} active)", human_count(r.model.params_active));
   out.push_back(fmt::format("model     {}: {}, weights {} ({}), KV cache {}/token ({})", terminal_text(m.name), params,
-                            human(r.model.weight_bytes), name(p.weights), human(r.model.kv_bytes_per_token),
+                            human(r.model.weight_bytes), weight_formats_text(r), human(r.model.kv_bytes_per_token),
                             name(p.kv)));
   out.push_back(fmt::format("gpu       {}: {}, {} {}, ridge point {} FLOP/byte, {}{}", terminal_text(r.gpu.spec.name),
                             human(r.gpu.ceilings.bandwidth), human(r.gpu.ceilings.peak), name(p.compute),

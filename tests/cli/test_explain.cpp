@@ -25,7 +25,7 @@ bool valid_utf8(const std::string& s) {
 std::vector<std::string> engine_numbers(const ModelSpec& m, const GpuSpec& g) {
   const Report r = evaluate(m, g, test::default_workload(m));
   Workload int4 = test::default_workload(m);
-  int4.precision.weights = DType::int4;
+  for (TensorClass c : kBlockClasses) int4.precision.set(c, WeightFormat::int4);
   const Report q = evaluate(m, g, int4);
   return {report::human(r.decode.step.time), report::three_digits(r.decode.tokens_per_s),
           report::three_digits(r.critical_batch.weights_only), report::human(r.prefill.time),
