@@ -148,6 +148,25 @@ TEST_CASE("point: --lm-head int4 changes the head alone, in every output") {
   CHECK(csv.at("workload_group_size") == "128");
 }
 
+TEST_CASE("point: a checkpoint's formats per class - gpt-oss-like MXFP4 experts beside bf16 - in the table and JSON") {
+  const std::string model = test::data_file("good/gpt-oss-like.yaml");
+  const auto table = test::run_cli({"-m", model, "-g", "h100-sxm"});
+  REQUIRE(table.code == 0);
+  // 13,747,605,120 B (tests/model/test_weight_formats.cpp).
+  CHECK_THAT(table.out, Catch::Contains("weights 13.7 GB (bf16: attention, lm_head, embedding; mxfp4: experts)"));
+  const auto j = nlohmann::json::parse(test::run_cli({"-m", model, "-g", "h100-sxm", "-f", "json"}).out);
+  CHECK(j["model"]["weight_bytes"] == 13747605120.0);
+  CHECK(j["workload"]["weights"] == "mixed");
+  CHECK(j["workload"]["weight_formats"]["experts"] == "mxfp4");
+  CHECK(j["workload"]["weight_formats"]["attention"] == "bf16");
+  CHECK(j["workload"]["weight_formats"]["dense_ffn"].is_null());
+  // --weights sets every block class, the checkpoint's experts included.
+  const auto all =
+      nlohmann::json::parse(test::run_cli({"-m", model, "-g", "h100-sxm", "--weights", "bf16", "-f", "json"}).out);
+  CHECK(all["workload"]["weights"] == "bf16");
+  CHECK(all["model"]["weight_bytes"] == 13747605120.0 + 19110297600.0 * (2 - 0.53125));
+}
+
 TEST_CASE("point: a list of two batches is refused naming --batch") {
   const auto r = test::run_cli({"-m", "llama-2-7b", "-g", "a100-80gb", "--batch", "1,2"});
   CHECK(r.code == 2);
