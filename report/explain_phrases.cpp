@@ -13,8 +13,8 @@ constexpr Phrases kEnglish{
     .prefill_moe = "Prefill: {n} prompt tokens pass through the model at once, but a mixture of experts sends each "
                    "token to {k} of its {e} experts, so each expert's weights serve only the tokens routed to it: "
                    "intensity {ip} FLOP/byte, {ratio}. It is {bound}-bound and takes {ttft} (the time to first token).",
-    .decode = "Decode: each step makes one token per sequence but re-reads {weights} of weights and {kv} of KV "
-              "cache: intensity {id} FLOP/byte, {ratio}. It is {bound}-bound: T_decode ≈ bytes / "
+    .decode = "Decode: each step makes one token per sequence but re-reads {weights} of weights ({formats}) and {kv} "
+              "of KV cache: intensity {id} FLOP/byte, {ratio}. It is {bound}-bound: T_decode ≈ bytes / "
               "bandwidth = {step}, so one stream gets at most {tps} tokens/s.",
     .batching = "Batching: the weights are read once per step whatever the batch, so up to B* = {bstar} the step "
                 "barely grows: batch 1 takes {s1}, batch 64 takes {s64} ({tps64} tokens/s); at 2·B* = {b2} it takes "
@@ -67,7 +67,7 @@ constexpr Phrases kChinese{
     .prefill_moe = "预填充（Prefill）：{n} 个提示词元一次性通过模型，但混合专家模型把每个词元只送往 {e} 个专家中的 {k} 个，"
                    "所以每个专家的权重只服务路由给它的词元：算术强度 {ip} FLOP/字节，{ratio}。它受{bound}限制，耗时 {ttft}"
                    "（首词元时间 TTFT）。",
-    .decode = "解码（Decode）：每一步每个序列只生成一个词元，却要重新读出 {weights} 权重和 {kv} KV 缓存：算术强度 {id} "
+    .decode = "解码（Decode）：每一步每个序列只生成一个词元，却要重新读出 {weights} 权重（{formats}）和 {kv} KV 缓存：算术强度 {id} "
               "FLOP/字节，{ratio}。它受{bound}限制：T_decode ≈ 字节数 / 带宽 = {step}，单路生成最多 {tps} 词元/秒。",
     .batching = "批处理：无论批大小，每步权重只读一次，所以在 B* = {bstar} 之前步长几乎不变：批 1 为 {s1}，批 64 为 {s64}"
                 "（{tps64} 词元/秒）；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）。",
