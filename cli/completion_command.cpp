@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "io/presets.hpp"
+#include "model/weight_format.hpp"
 
 namespace roofline::cli {
 
@@ -30,6 +31,12 @@ std::string preset_ids(PresetKind kind) {
   std::vector<std::string> ids;
   for (const Preset& p : list_presets(kind)) ids.push_back(p.id);
   return fmt::format("{}", fmt::join(ids, " "));
+}
+
+std::string dtype_names() {
+  std::vector<std::string_view> names;
+  for (DType t : kAllDTypes) names.push_back(name(t));
+  return fmt::format("{}", fmt::join(names, " "));
 }
 
 }  // namespace
@@ -56,6 +63,8 @@ _rooflineplan() {{
     --model|-m) COMPREPLY=($(compgen -W "{1}" -- "$cur") $(compgen -f -- "$cur")); return ;;
     --gpu|-g|--base) COMPREPLY=($(compgen -W "{2}" -- "$cur") $(compgen -f -- "$cur")); return ;;
     --out|-o|--plot) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --weights|--lm-head) COMPREPLY=($(compgen -W "{6}" -- "$cur")); return ;;
+    --kv|--activations|--compute) COMPREPLY=($(compgen -W "{7}" -- "$cur")); return ;;
   esac
   case $sub in
 {3}    *) words="{4} {5}" ;;
@@ -66,7 +75,7 @@ _rooflineplan() {{
 complete -F _rooflineplan rooflineplan
 )",
                      fmt::join(names, "|"), preset_ids(PresetKind::model), preset_ids(PresetKind::gpu), cases,
-                     fmt::join(names, " "), flags_of(app));
+                     fmt::join(names, " "), flags_of(app), weight_format_names(" "), dtype_names());
 }
 
 }  // namespace roofline::cli

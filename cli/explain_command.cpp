@@ -17,6 +17,7 @@
 #include "io/spec_loader.hpp"
 #include "cli/plot_command.hpp"
 #include "report/safe_text.hpp"
+#include "report/weight_formats.hpp"
 
 namespace roofline::cli {
 
@@ -82,7 +83,8 @@ void explain_phases(const Variations& s, Writer& w) {
         fmt::arg("k", moe ? moe->top_k : 0), fmt::arg("e", moe ? moe->experts : 0),
         fmt::arg("ip", three_digits(r.prefill.intensity().value())), fmt::arg("ratio", w.ratio(r.prefill.intensity(), ridge)),
         fmt::arg("bound", w.bound(r.prefill.bound)), fmt::arg("ttft", human(r.prefill.time)));
-  w.say(p.decode, fmt::arg("weights", human(weights)), fmt::arg("kv", human(r.decode.step.bytes - weights)),
+  w.say(p.decode, fmt::arg("weights", human(weights)), fmt::arg("formats", weight_formats_text(r)),
+        fmt::arg("kv", human(r.decode.step.bytes - weights)),
         fmt::arg("id", three_digits(r.decode.step.intensity().value())),
         fmt::arg("ratio", w.ratio(r.decode.step.intensity(), ridge)), fmt::arg("bound", w.bound(r.decode.step.bound)),
         fmt::arg("step", step), fmt::arg("tps", tps));

@@ -19,7 +19,7 @@ void print_presets(std::ostream& out) {
   for (const Preset& p : list_presets(PresetKind::model)) {
     const ModelSpec m = read_model(load_yaml_file(p.path.string()));
     const ParameterCount c = count_parameters(m);
-    const Precision prec = resolve_precision(m.dtype, {});
+    const Precision prec = resolve_precision(m);
     models.rows.push_back({p.id, m.name, human_count(c.total()), human_count(c.active()),
                            human(kv_bytes_per_token(m, prec)), m.source});
   }

@@ -113,7 +113,8 @@ double median_abs_error(std::vector<Point> points) {
 
 void add_validate_options(Options& o, ValidateArgs& a) {
   using enum WorkloadFlag;
-  add_workload_options(o, a.workload, {attention, reserve, tp, weights, group_size, kv, activations, compute, gen, context});
+  add_workload_options(o, a.workload,
+                       {attention, reserve, tp, weights, lm_head, group_size, kv, activations, compute, gen, context});
   o.add("--device", a.device, "cpu or cuda").one_of(calibrate::device_kinds()).show_default();
   o.add("--budget", a.budget, "most weight memory the synthetic step may allocate").show_default();
   o.add("--repetitions", a.repetitions, "timed runs per point (best is compared)").show_default();
@@ -155,7 +156,8 @@ void run_validate(const ValidateArgs& a, std::ostream& out, std::ostream& err) {
   w.prompt_tokens = prompt;
   w.gen_tokens = 2;
   w.context_tokens = prompt;
-  w.precision = {dtype, dtype, dtype, dtype};
+  w.precision.weights.fill(weight_format_of(dtype));
+  w.precision.kv = w.precision.activations = w.precision.compute = dtype;
 
   // Every point's reports first, and their memory checked, before the first allocation.
   std::vector<Report> decode_reports;

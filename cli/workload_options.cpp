@@ -17,7 +17,7 @@ using namespace io;
 namespace {
 
 constexpr std::array<std::string_view, kWorkloadFlags> kNames = {
-    "model", "gpu", "attention", "reserve", "tp", "weights", "group-size", "kv", "activations", "compute",
+    "model", "gpu", "attention", "reserve", "tp", "weights", "lm-head", "group-size", "kv", "activations", "compute",
     "prompt", "gen", "context", "batch"};
 
 // A format flag: empty means "follow the model"; a typo is an InputError naming the flag.
@@ -34,6 +34,25 @@ std::vector<std::optional<DType>> dtype_list(const std::vector<std::string>& ite
   if (items.empty()) return {std::nullopt};
   std::vector<std::optional<DType>> out;
   for (const std::string& item : items) out.push_back(dtype_flag(item, flag));
+  return out;
+}
+
+// A weight format flag: a format's name, or a dtype's (tf32 weights are stored as fp32).
+std::optional<WeightFormat> weight_format_flag(const std::string& value, std::string_view flag) {
+  if (value.empty()) return std::nullopt;
+  if (const auto t = dtype_from_name(value); t && !weight_format_from_name(value)) return weight_format_of(*t);
+  try {
+    return parse_weight_format(value);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(fmt::format("--{}: {}", flag, e.what()));
+  }
+}
+
+std::vector<std::optional<WeightFormat>> weight_format_list(const std::vector<std::string>& items,
+                                                           std::string_view flag) {
+  if (items.empty()) return {std::nullopt};
+  std::vector<std::optional<WeightFormat>> out;
+  for (const std::string& item : items) out.push_back(weight_format_flag(item, flag));
   return out;
 }
 
@@ -77,11 +96,23 @@ void add_workload_options(Options& o, WorkloadFlags& f, std::initializer_list<Wo
   if (wants(prompt)) o.add("--prompt,-p", f.prompt, "prompt tokens per sequence (prefill)").show_default();
   if (wants(gen)) o.add("--gen", f.gen, "generated tokens per sequence (decode)").show_default();
   if (wants(context)) o.add("--context", f.context, "tokens in the KV cache at the decode step evaluated [prompt + gen/2]");
-  if (wants(weights)) o.add("--weights", f.weights, "weight format: fp16, bf16, fp8, int8, int4 ... [model dtype]");
+  if (wants(weights)) {
+    o.add("--weights", f.weights,
+          fmt::format("format of the block linears (attention, FFN, experts): {} [the checkpoint's, or the model "
+                      "dtype]",
+                      weight_format_names(", ")));
+  }
+  if (wants(lm_head)) {
+    o.add("--lm-head", f.lm_head,
+          "format of the LM head (of the tied embedding table too), any --weights format [the checkpoint's; 16 "
+          "bits beside quantized blocks]");
+  }
   if (wants(kv)) o.add("--kv", f.kv, "KV cache format [activation format]");
   if (wants(activations)) o.add("--activations", f.activations, "activation format [model dtype, or fp16]");
   if (wants(compute)) o.add("--compute", f.compute, "format the matrix units compute in [activation format]");
-  if (wants(group_size)) o.add("--group-size", f.group_size, "weights per quantization scale for sub-byte formats [128]");
+  if (wants(group_size)) {
+    o.add("--group-size", f.group_size, "weights per scale of int4, awq, gptq and fp4 [the checkpoint's, or 128]");
+  }
   if (wants(tp)) o.add("--tp", f.tp, "tensor-parallel GPUs").show_default();
   if (wants(attention)) {
     o.add("--attention", f.attention, "attention kernel: flash (scores on chip) or naive").one_of({"flash", "naive"}).show_default();
@@ -90,8 +121,9 @@ void add_workload_options(Options& o, WorkloadFlags& f, std::initializer_list<Wo
 }
 
 std::array<std::size_t, kWorkloadFlags> WorkloadAxes::sizes() const {
-  return {model.size(), gpu.size(),   attention.size(), reserve.size(),     tp.size(),      weights.size(), group_size.size(),
-          kv.size(),    activations.size(), compute.size(), prompt.size(), gen.size(), context.size(), batch.size()};
+  return {model.size(),      gpu.size(),         attention.size(), reserve.size(), tp.size(),
+          weights.size(),    lm_head.size(),     group_size.size(), kv.size(),      activations.size(),
+          compute.size(),    prompt.size(),      gen.size(),       context.size(), batch.size()};
 }
 
 void WorkloadAxes::require_one(std::initializer_list<WorkloadFlag> lists) const {
@@ -113,7 +145,8 @@ WorkloadAxes parse_workload(const WorkloadFlags& f) {
   x.reserve = f.reserve;
   static_assert(kMaxTp <= std::numeric_limits<int>::max() && kMaxGroupSize <= std::numeric_limits<int>::max());
   x.tp = counts(f.tp, "tp", kMaxTp, "GPUs");
-  x.weights = dtype_list(f.weights, "weights");
+  x.weights = weight_format_list(f.weights, "weights");
+  x.lm_head = weight_format_list(f.lm_head, "lm-head");
   x.group_size = optional_list(f.group_size.empty() ? std::vector<long>{} : counts(f.group_size, "group-size", kMaxGroupSize, "weights"));
   x.kv = dtype_list(f.kv, "kv");
   x.activations = dtype_list(f.activations, "activations");
@@ -137,9 +170,9 @@ Workload workload_at(const WorkloadAxes& x, std::span<const std::size_t> i, cons
   w.attention = at(x.attention, attention);
   w.reserve_fraction = at(x.reserve, reserve);
   const std::optional<long> group = at(x.group_size, group_size);
-  w.precision = resolve_precision(m.dtype, {at(x.weights, weights), at(x.kv, kv), at(x.activations, activations),
-                                            at(x.compute, compute),
-                                            group ? std::optional<int>(static_cast<int>(*group)) : std::nullopt});
+  w.precision = resolve_precision(m, {at(x.weights, weights), at(x.lm_head, lm_head), at(x.kv, kv),
+                                      at(x.activations, activations), at(x.compute, compute),
+                                      group ? std::optional<int>(static_cast<int>(*group)) : std::nullopt});
   return w;
 }
 

@@ -20,8 +20,11 @@
 namespace roofline::cli {
 
 // The flags, in the order a sweep nests them: the first outermost, batch varying fastest.
-enum class WorkloadFlag { model, gpu, attention, reserve, tp, weights, group_size, kv, activations, compute, prompt, gen, context, batch };
-inline constexpr std::size_t kWorkloadFlags = 14;
+enum class WorkloadFlag {
+  model, gpu, attention, reserve, tp, weights, lm_head, group_size, kv, activations, compute, prompt, gen, context,
+  batch
+};
+inline constexpr std::size_t kWorkloadFlags = 15;
 static_assert(static_cast<std::size_t>(WorkloadFlag::batch) + 1 == kWorkloadFlags, "one count per flag");
 
 [[nodiscard]] std::string_view flag_name(WorkloadFlag f);  // "group-size"
@@ -39,7 +42,7 @@ struct WorkloadFlags {
   std::vector<std::string> model{}, gpu{};
   std::vector<std::string> attention{"flash"};
   std::vector<double> reserve{0.1};
-  std::vector<std::string> tp{"1"}, weights{}, group_size{}, kv{}, activations{}, compute{};
+  std::vector<std::string> tp{"1"}, weights{}, lm_head{}, group_size{}, kv{}, activations{}, compute{};
   std::vector<std::string> prompt{"512"}, gen{"256"}, context{}, batch{"1"};
 };
 
@@ -53,7 +56,7 @@ struct WorkloadAxes {
   std::vector<AttentionKernel> attention;
   std::vector<double> reserve;
   std::vector<long> tp;
-  std::vector<std::optional<DType>> weights;
+  std::vector<std::optional<WeightFormat>> weights, lm_head;
   std::vector<std::optional<long>> group_size;
   std::vector<std::optional<DType>> kv, activations, compute;
   std::vector<long> prompt, gen;

@@ -62,7 +62,7 @@ void fuzz_document(const std::uint8_t* data, std::size_t size, ReadAndCheck&& re
 
 inline Workload workload_for(const ModelSpec& m) {
   Workload w;
-  w.precision = resolve_precision(m.dtype, {});
+  w.precision = resolve_precision(m);
   return w;
 }
 

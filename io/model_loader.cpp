@@ -20,6 +20,14 @@ DType parse_dtype(const std::string& text) {
       fmt::format("unknown dtype \"{}\"{} (one of {})", text, did_you_mean(text, names), fmt::join(names, ", ")));
 }
 
+WeightFormat parse_weight_format(const std::string& text) {
+  if (auto f = weight_format_from_name(text)) return *f;
+  std::vector<std::string> names;
+  for (const FormatLayout& l : all_weight_formats()) names.emplace_back(l.name);
+  throw std::invalid_argument(fmt::format("unknown weight format \"{}\"{} (one of {})", text, did_you_mean(text, names),
+                                          fmt::join(names, ", ")));
+}
+
 ModelSpec read_model(const YamlDocument& doc) {
   check_document_kind(doc, SchemaKind::model);
   if (is_hf_config(doc)) return read_hf_config(doc);

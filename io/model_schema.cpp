@@ -262,6 +262,30 @@ const Schema<ModelSpec>& model_schema() {
         .fields = sparse, .present = [](const ModelSpec& m) { return m.architecture->sparse.has_value(); },
         .create = [](ModelSpec& m) { m.architecture->sparse.emplace(); }, .flow = true},
   };
+  using InQuantization = InOptional<ModelSpec, &ModelSpec::quantization>;
+  static const std::array quantization = {
+      F{.key = "attention", .kind = Kind::weight_format, .need = Need::optional,
+        .doc = "format of the attention (and recurrent) projections; absent: `dtype`",
+        .access = element<InQuantization, &Quantization::formats, TensorClass::attention>()},
+      F{.key = "dense_ffn", .kind = Kind::weight_format, .need = Need::optional,
+        .doc = "format of the dense FFN layers; absent: `dtype`",
+        .access = element<InQuantization, &Quantization::formats, TensorClass::dense_ffn>()},
+      F{.key = "experts", .kind = Kind::weight_format, .need = Need::optional,
+        .doc = "format of the routed and shared experts; absent: `dtype`",
+        .access = element<InQuantization, &Quantization::formats, TensorClass::experts>()},
+      F{.key = "lm_head", .kind = Kind::weight_format, .need = Need::optional,
+        .doc = "format of the LM head (with `tied_embeddings`, of the one table); absent: 16 bits beside quantized "
+               "blocks, else the blocks' format",
+        .access = element<InQuantization, &Quantization::formats, TensorClass::lm_head>()},
+      F{.key = "embedding", .kind = Kind::weight_format, .need = Need::optional,
+        .doc = "format of the embedding table (not with `tied_embeddings`: give `lm_head`); absent: as `lm_head`'s "
+               "default",
+        .access = element<InQuantization, &Quantization::formats, TensorClass::embedding>()},
+      F{.key = "group_size", .kind = Kind::small_count, .need = Need::optional,
+        .doc = "weights a scale of the int4, awq, gptq and fp4 formats, as quantized (`--group-size` overrides); "
+               "absent: 128",
+        .access = member<InQuantization, &Quantization::group_size>(), .range = kWidth},
+  };
   static const std::array fields = {
       F{"name", Kind::text, Need::required, "the model's name", member<InModel, &ModelSpec::name>()},
       F{.key = "source", .kind = Kind::text, .need = Need::optional, .doc = "where the figures come from",
@@ -276,6 +300,10 @@ const Schema<ModelSpec>& model_schema() {
                    [](ModelSpec& m, const Value& v) { m.declared_params = std::get<double>(v); }},
         .range = kParams},
       F{"dtype", Kind::dtype, Need::required, "weight format as published", member<InModel, &ModelSpec::dtype>()},
+      F{.key = "quantization", .kind = Kind::section, .need = Need::optional,
+        .doc = "a quantized checkpoint's formats per tensor class; norms, biases and routers stay in 16 bits",
+        .fields = quantization, .present = [](const ModelSpec& m) { return m.quantization.has_value(); },
+        .create = [](ModelSpec& m) { m.quantization.emplace(); }, .flow = true},
       F{.key = "max_context", .kind = Kind::count, .need = Need::optional,
         .doc = "longest context the model was trained for; a longer one is a warning",
         .access = member<InModel, &ModelSpec::max_context>(), .range = kTokens},

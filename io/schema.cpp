@@ -56,6 +56,7 @@ std::string value_text(const Field<Spec>& f, const Value& v) {
     case Kind::fraction: return fmt::format("{}", std::get<double>(v));  // shortest round-trip digits
     case Kind::boolean: return std::get<bool>(v) ? "true" : "false";
     case Kind::dtype: return std::string(name(std::get<DType>(v)));
+    case Kind::weight_format: return std::string(name(std::get<WeightFormat>(v)));
     case Kind::choice: return std::string(f.words[static_cast<std::size_t>(std::get<Choice>(v).index)].word);
     case Kind::quantity: return quantity_text(std::get<double>(v), f.dimension);
     case Kind::choices:
@@ -144,6 +145,12 @@ Value read_value(const MapReader& r, const Field<Spec>& f) {
     case Kind::dtype:
       try {
         return parse_dtype(r.string(f.key));
+      } catch (const std::invalid_argument& e) {
+        r.fail(f.key, e.what());
+      }
+    case Kind::weight_format:
+      try {
+        return parse_weight_format(r.string(f.key));
       } catch (const std::invalid_argument& e) {
         r.fail(f.key, e.what());
       }
@@ -334,6 +341,7 @@ std::string kind_text(const Field<Spec>& f) {
       for (DType t : kAllDTypes) names.push_back(fmt::format("`{}`", name(t)));
       return fmt::format("dtype: {}", fmt::join(names, " "));
     }
+    case Kind::weight_format: return "weight format: a name from the table of weight formats";
     case Kind::choice: {
       std::vector<std::string> words;
       for (const Word& w : f.words) words.push_back(fmt::format("`{}` ({})", w.word, w.meaning));
@@ -455,6 +463,39 @@ Range field_range(const Schema<Spec>& schema, std::string_view path) {
 
 std::string schema_markdown(SchemaKind kind) {
   return kind == SchemaKind::model ? markdown(model_schema()) : markdown(gpu_schema());
+}
+
+namespace {
+
+// Bytes a weight of an in × out matrix, as stored_bytes() prices it: "0.5 + 1 / 32 = 0.53125".
+std::string bytes_text(const FormatLayout& l) {
+  const double element = bytes_per_element(l.element), scale = l.scale_bytes + l.zero_bytes;
+  const std::string matrix = l.matrix_bytes > 0 ? fmt::format(", + {} a matrix", l.matrix_bytes) : "";
+  constexpr int kShown = 128;
+  switch (l.scaling) {
+    case Scaling::none: return fmt::format("{}", element);
+    case Scaling::matrix: return fmt::format("{}, + {} a matrix", element, scale);
+    case Scaling::channel: return fmt::format("{} + {} / in", element, scale);
+    case Scaling::block:
+      return fmt::format("{} + {} / {} = {}", element, scale, l.group * l.group, bytes_per_weight(l.format, 0));
+    case Scaling::group:
+      if (l.group > 0) {
+        return fmt::format("{} + {} / {} = {}{}", element, scale, l.group, bytes_per_weight(l.format, 0), matrix);
+      }
+      return fmt::format("{} + {} / group ({} at group {})", element, scale, bytes_per_weight(l.format, kShown),
+                         kShown);
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string weight_formats_markdown() {
+  std::string out = "| format | stored as | bytes a weight |\n|---|---|---|\n";
+  for (const FormatLayout& l : all_weight_formats()) {
+    out += fmt::format("| `{}` | {} | {} |\n", l.name, l.doc, bytes_text(l));
+  }
+  return out;
 }
 
 template ModelSpec read_document(const Schema<ModelSpec>&, const YamlDocument&);

@@ -29,6 +29,7 @@ enum class Kind {
   fraction,     // a number in (0, 1]
   boolean,      // true or false
   dtype,        // a dtype name: fp16, bf16, ...
+  weight_format,  // a weight format's name: bf16, fp8-block, mxfp4, awq, ... (model/weight_format.hpp)
   choice,       // one of the field's `words`, stored as the word's index (the enum's value)
   choices,      // a list of the field's `words`, each stored as its index
   quantity,     // a positive value with a unit of the field's `dimension`
@@ -44,8 +45,8 @@ struct Choice {
 };
 
 // One value read from or written to a field; monostate: absent (an optional without a value).
-using Value = std::variant<std::monostate, bool, long, double, std::string, DType, Choice, std::vector<Choice>,
-                           PeakTable, std::vector<KernelRecord>>;
+using Value = std::variant<std::monostate, bool, long, double, std::string, DType, WeightFormat, Choice,
+                           std::vector<Choice>, PeakTable, std::vector<KernelRecord>>;
 
 struct Word {
   std::string_view word;
@@ -133,11 +134,15 @@ struct IsQuantity : std::false_type {};
 template <class Tag>
 struct IsQuantity<Quantity<Tag>> : std::true_type {};
 
+// Enums with a Kind of their own travel as themselves; the others as a choice's index.
+template <class T>
+inline constexpr bool kIsChoice = std::is_enum_v<T> && !std::is_same_v<T, DType> && !std::is_same_v<T, WeightFormat>;
+
 template <class T>
 Value to_value(const T& x) {
   if constexpr (std::is_same_v<T, bool>) return x;
   else if constexpr (std::is_integral_v<T>) return static_cast<long>(x);
-  else if constexpr (std::is_enum_v<T> && !std::is_same_v<T, DType>) return Choice{static_cast<int>(x)};
+  else if constexpr (kIsChoice<T>) return Choice{static_cast<int>(x)};
   else if constexpr (IsQuantity<T>::value) return x.value();
   else if constexpr (IsOptional<T>::value) return x ? to_value(*x) : Value{};
   else if constexpr (IsEnumList<T>::value) {
@@ -146,7 +151,7 @@ Value to_value(const T& x) {
     std::vector<Choice> out;
     for (const auto e : x) out.push_back(Choice{static_cast<int>(e)});
     return out;
-  } else return x;  // double, std::string, DType, PeakTable, kernels
+  } else return x;  // double, std::string, DType, WeightFormat, PeakTable, kernels
 }
 
 template <class T>
@@ -158,7 +163,7 @@ T from_value(const Value& v) {
     if (!std::in_range<T>(x)) throw std::logic_error("schema: a field's range lets a value past its member's type");
     return static_cast<T>(x);
   }
-  else if constexpr (std::is_enum_v<T> && !std::is_same_v<T, DType>) return static_cast<T>(std::get<Choice>(v).index);
+  else if constexpr (kIsChoice<T>) return static_cast<T>(std::get<Choice>(v).index);
   else if constexpr (IsQuantity<T>::value) return T(std::get<double>(v));
   else if constexpr (IsOptional<T>::value) {
     if (std::holds_alternative<std::monostate>(v)) return std::nullopt;
@@ -182,8 +187,28 @@ constexpr Access<Spec> member() {
           }};
 }
 
+// `Part` for an optional member of the spec that is a section of its own (`quantization`): the
+// section's `create` makes it before any of its fields is set.
+template <class S, auto Section>
+struct InOptional {
+  using Spec = S;
+  static auto& of(auto& s) { return *(s.*Section); }
+};
+
+// One element of an array member indexed by an enum (Quantization::formats, a format per class).
+template <class Part, auto Member, auto Index, class Spec = typename Part::Spec>
+constexpr Access<Spec> element() {
+  return {[](const Spec& s) { return to_value((Part::of(s).*Member)[static_cast<std::size_t>(Index)]); },
+          [](Spec& s, const Value& v) {
+            auto& m = (Part::of(s).*Member)[static_cast<std::size_t>(Index)];
+            m = from_value<std::remove_cvref_t<decltype(m)>>(v);
+          }};
+}
+
 // The README's field table for one document kind, as GitHub Markdown.
 [[nodiscard]] std::string schema_markdown(SchemaKind kind);
+// The README's table of weight formats (model/weight_format.hpp): each one's layout and exact bytes.
+[[nodiscard]] std::string weight_formats_markdown();
 
 extern template ModelSpec read_document(const Schema<ModelSpec>&, const YamlDocument&);
 extern template GpuSpec read_document(const Schema<GpuSpec>&, const YamlDocument&);

@@ -18,5 +18,7 @@ namespace roofline::io {
 
 // A dtype name, or std::invalid_argument suggesting the nearest valid one.
 [[nodiscard]] DType parse_dtype(const std::string& text);
+// A weight format's name (model/weight_format.hpp), or std::invalid_argument listing them all.
+[[nodiscard]] WeightFormat parse_weight_format(const std::string& text);
 
 }  // namespace roofline::io

@@ -5,10 +5,10 @@
 
 namespace roofline {
 
-CriticalBatch critical_batch(const ParameterCount& params, const OpList& one_sequence_all_experts, const Workload& w,
+CriticalBatch critical_batch(const ParameterCount& params, Bytes weights, const OpList& one_sequence_all_experts,
                              const Ceilings& c) {
   CriticalBatch r;
-  const Seconds weight_time = weight_bytes(params, w.precision) / c.bandwidth;
+  const Seconds weight_time = weights / c.bandwidth;
   r.weights_only = weight_time.value() * c.peak.value() / (2 * params.active());
 
   // One sequence with every expert read: weights are the fixed cost, the rest scales with B.

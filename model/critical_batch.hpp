@@ -19,9 +19,9 @@ struct CriticalBatch {
   std::optional<double> at_context;
 };
 
-// From the parameters and the decode step of one sequence with every expert read (the engine
-// builds both once per point).
-[[nodiscard]] CriticalBatch critical_batch(const ParameterCount& params, const OpList& one_sequence_all_experts,
-                                           const Workload& w, const Ceilings& c);
+// From the parameters, the bytes of every weight as stored, and the decode step of one sequence
+// with every expert read (the engine works out all three once per point).
+[[nodiscard]] CriticalBatch critical_batch(const ParameterCount& params, Bytes weights,
+                                           const OpList& one_sequence_all_experts, const Ceilings& c);
 
 }  // namespace roofline

@@ -37,6 +37,7 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
   Workload one = workload;
   one.batch = 1;
   ParameterCount params;
+  WeightBytes stored;
   OpList prefill, decode, one_sequence;
   Bytes kv_per_token, cache_per_sequence;
   const auto sequence = static_cast<double>(workload.prompt_tokens + workload.gen_tokens);
@@ -47,22 +48,25 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
     whole = describe_layers(*model.architecture, 1);
     if (workload.tp > 1) split = describe_layers(*model.architecture, workload.tp);
     const LayerStack& shard = split ? *split : *whole;
-    params = count_parameters(*whole);
+    const WeightPricing pricing(workload.precision, *whole);
+    const Weights weights = weigh(*whole, pricing);
+    params = weights.params;
+    stored = weights.bytes;
     const CacheElements cache = cache_elements(*whole, sequence);
     const double kvb = bytes_per_element(workload.precision.kv);
     cache_per_sequence = Bytes(cache.total() * kvb);
     kv_per_token = Bytes(cache.kv * kvb / sequence);
-    prefill = build_ops(Phase::prefill, shard, workload, ExpertRouting::uniform);
-    decode = build_ops(Phase::decode, shard, workload, ExpertRouting::uniform);
-    one_sequence = build_ops(Phase::decode, shard, one, ExpertRouting::all);
+    prefill = build_ops(Phase::prefill, shard, workload, ExpertRouting::uniform, pricing);
+    decode = build_ops(Phase::decode, shard, workload, ExpertRouting::uniform, pricing);
+    one_sequence = build_ops(Phase::decode, shard, one, ExpertRouting::all, pricing);
   } else {
     params = count_parameters(model);
+    stored = weight_bytes(model.declared_params, workload.precision);
     prefill = build_ops(Phase::prefill, model, workload);
     decode = build_ops(Phase::decode, model, workload);
     one_sequence = build_ops(Phase::decode, model, one, ExpertRouting::all);
   }
-  r.model = {model, params.total(), params.active(), weight_bytes(params, workload.precision), kv_per_token,
-             cache_per_sequence};
+  r.model = {model, params.total(), params.active(), stored.total(), kv_per_token, cache_per_sequence, stored.by_class};
   r.gpu = {gpu, {*gpu.effective_peak(workload.precision.compute), gpu.effective_bandwidth()}};
 
   const Ceilings& c = r.gpu.ceilings;
@@ -70,8 +74,8 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
   r.decode.step = evaluate_phase(decode, c, gpu.interconnect, workload.tp);
   r.decode.tokens_per_s = static_cast<double>(workload.batch) / r.decode.step.time.value();
   r.decode.weight_read_time = r.decode.step.weight_bytes / c.bandwidth;
-  r.critical_batch = critical_batch(params, one_sequence, workload, c);
-  r.memory = memory_ledger(params, split ? &*split : whole ? &*whole : nullptr, gpu, workload);
+  r.critical_batch = critical_batch(params, stored.total(), one_sequence, c);
+  r.memory = memory_ledger(stored.total(), split ? &*split : whole ? &*whole : nullptr, gpu, workload);
   r.warnings = warnings_for(r);
   return r;
 }

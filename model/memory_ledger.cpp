@@ -52,7 +52,7 @@ Bytes group_cache_bytes_per_sequence(const ModelSpec& m, double tokens, const Wo
   return group_cache_bytes_per_sequence(describe_layers(*m.architecture, w.tp), tokens, w);
 }
 
-MemoryLedger memory_ledger(const ParameterCount& params, const LayerStack* shard, const GpuSpec& g, const Workload& w) {
+MemoryLedger memory_ledger(Bytes weights, const LayerStack* shard, const GpuSpec& g, const Workload& w) {
   if (shard && shard->tp != w.tp) {
     throw std::invalid_argument(fmt::format("memory_ledger: layers described for tp {}, workload at tp {}", shard->tp, w.tp));
   }
@@ -65,7 +65,7 @@ MemoryLedger memory_ledger(const ParameterCount& params, const LayerStack* shard
     act_per_seq = prefill_activations_per_sequence(*shard, w);
   }
 
-  l.weights = weight_bytes(params, w.precision);
+  l.weights = weights;
   l.kv_cache = kv_per_seq * B;
   l.activations = act_per_seq * B;
   l.capacity = g.memory_capacity * w.tp;

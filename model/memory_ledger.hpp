@@ -23,11 +23,10 @@ struct MemoryLedger {
   std::optional<long> max_batch;
 };
 
-// The ledger from the parameters and the layers described for one GPU of w.tp (null: a model
-// known only by its size, with nothing per sequence to hold). std::invalid_argument when the
-// shard was described for another tp than w.tp.
-[[nodiscard]] MemoryLedger memory_ledger(const ParameterCount& params, const LayerStack* shard, const GpuSpec& g,
-                                         const Workload& w);
+// The ledger from the bytes of every weight as stored and the layers described for one GPU of
+// w.tp (null: a model known only by its size, with nothing per sequence to hold).
+// std::invalid_argument when the shard was described for another tp than w.tp.
+[[nodiscard]] MemoryLedger memory_ledger(Bytes weights, const LayerStack* shard, const GpuSpec& g, const Workload& w);
 // The cache (K/V and recurrent state) of one sequence of `tokens` tokens held by the whole group,
 // from the layers described for one GPU of it: replicated K/V heads (kv_heads < tp) count once
 // per copy.

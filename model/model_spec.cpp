@@ -213,9 +213,40 @@ std::array<int, kFfnKindCount> Architecture::ffn_counts() const {
   return n;
 }
 
+namespace {
+
+// A checkpoint's formats must name tensors the model has, in one format each.
+std::optional<SpecError> validate_quantization(const ModelSpec& m) {
+  const Quantization& q = *m.quantization;
+  if (q.group_size && *q.group_size < 1) {
+    return SpecError{"quantization.group_size", fmt::format("must be at least 1, got {}", *q.group_size)};
+  }
+  for (int c = 0; c < kTensorClassCount && !m.architecture; ++c) {
+    const auto tensors = static_cast<TensorClass>(c);
+    if (q.of(tensors)) {
+      return SpecError{fmt::format("quantization.{}", name(tensors)),
+                       "a model known only by its size has no tensor classes: give its one format as `dtype`"};
+    }
+  }
+  // A tied table is one tensor, stored in the head's format: an embedding format apart from it
+  // would be priced as something it is not.
+  const auto& embedding = q.of(TensorClass::embedding);
+  if (m.architecture && m.architecture->tied_embeddings && embedding && embedding != q.of(TensorClass::lm_head)) {
+    return SpecError{"quantization.embedding",
+                     "the embeddings are tied to the LM head, one tensor: give its format as quantization.lm_head "
+                     "(and the same here, or nothing)"};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<SpecError> validate(const ModelSpec& m) {
   if (m.max_context) {
     if (auto e = positive("max_context", static_cast<double>(*m.max_context))) return e;
+  }
+  if (m.quantization) {
+    if (auto e = validate_quantization(m)) return e;
   }
   if (m.architecture) return validate_architecture(*m.architecture);
   return positive("params", m.declared_params);

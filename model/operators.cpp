@@ -57,10 +57,11 @@ class OpBuilder {
       : ops_(ops), ab_(bytes_per_element(p.activations)), layers_(block.layers), label_(block.label) {}
 
   // y[rows, out] = x[rows, in] · W[in, out] over `copies` weight matrices (experts touched):
-  // 2·M·K·N FLOPs; K·N weights, M·K inputs and M·N outputs through memory. `ob`: output element size.
-  void linear(std::string_view name, double rows, double in, double out, double copies, double bias, double wb,
+  // 2·M·K·N FLOPs; the matrices as stored (`matrices` bytes), M·K inputs and M·N outputs through
+  // memory. `ob`: output element size.
+  void linear(std::string_view name, double rows, double in, double out, double copies, double bias, double matrices,
               double ob) {
-    const double weights = copies * in * out * wb + bias * ab_;
+    const double weights = matrices + bias * ab_;
     add(name, 2 * rows * in * out, weights + rows * (in * ab_ + out * ob), weights);
     ops_.back().shape = {rows, in, out, layers_ * copies};
   }
@@ -154,18 +155,15 @@ void add_recurrent(OpBuilder& b, const Pass& p, const RecurrentStep& r, const Wo
 // Prices each step of the description for this pass, in the order the kernels run.
 class StepPricer {
  public:
-  StepPricer(OpBuilder& b, const Pass& p, const Workload& w, ExpertRouting routing)
-      : b_(b), p_(p), w_(w), routing_(routing) {}
+  StepPricer(OpBuilder& b, const Pass& p, const Workload& w, ExpertRouting routing, const WeightPricing& pricing)
+      : b_(b), p_(p), w_(w), routing_(routing), pricing_(pricing) {}
 
   void operator()(const LinearStep& l) const {
     const Precision& prec = w_.precision;
-    const double wb = l.weights == WeightClass::lm_head ? bytes_per_element(prec.embedding_dtype())
-                      : l.weights == WeightClass::small ? b_.activation_bytes()
-                                                        : prec.weight_bytes_per_element();
     const double ob = l.to_cache ? bytes_per_element(prec.kv) : b_.activation_bytes();
     const double tokens = l.last_token ? p_.head_rows : p_.rows;
     const double copies = l.routed ? experts_touched(l.copies, l.rows_per_token, tokens, routing_) : l.copies;
-    b_.linear(l.name, tokens * l.rows_per_token, l.in, l.out, copies, l.bias, wb, ob);
+    b_.linear(l.name, tokens * l.rows_per_token, l.in, l.out, copies, l.bias, pricing_.matrices(l, copies), ob);
   }
   void operator()(const NormStep& n) const { b_.norm(n, p_.rows); }
   void operator()(const ConvStep& c) const { b_.conv(c, p_.rows); }
@@ -174,9 +172,10 @@ class StepPricer {
     b_.activation(a.name, p_.rows * a.rows_per_token, a.width, a.gated);
   }
   void operator()(const AttentionStep& a) const { add_attention(b_, p_, a, w_); }
+  // Each token's row of each table on this GPU, as stored (a row is one output channel).
   void operator()(const GatherStep& g) const {
-    const double eb = bytes_per_element(w_.precision.embedding_dtype());
-    b_.add(g.name, 0, p_.rows * g.width * (g.tables * eb + b_.activation_bytes()), 0);
+    const double rows = pricing_.table(g.width, p_.rows, g.tables);
+    b_.add(g.name, 0, rows + p_.rows * g.width * b_.activation_bytes(), 0);
   }
   void operator()(const AllReduceStep& r) const { b_.allreduce(r.name, p_.rows, r.width); }
 
@@ -185,17 +184,23 @@ class StepPricer {
   const Pass& p_;
   const Workload& w_;
   ExpertRouting routing_;
+  const WeightPricing& pricing_;
 };
 
 }  // namespace
 
 OpList build_ops(Phase phase, const LayerStack& stack, const Workload& w, ExpertRouting routing) {
+  return build_ops(phase, stack, w, routing, WeightPricing(w.precision, stack));
+}
+
+OpList build_ops(Phase phase, const LayerStack& stack, const Workload& w, ExpertRouting routing,
+                 const WeightPricing& pricing) {
   const Pass p = make_pass(phase, w);
   OpList ops;
   ops.reserve(28);
   for (const Block& block : stack.blocks) {
     OpBuilder b(ops, w.precision, block);
-    const StepPricer price(b, p, w, routing);
+    const StepPricer price(b, p, w, routing, pricing);
     for (const PhasedStep& s : block.steps) {
       if (s.runs_in(phase)) std::visit(price, s.step);
     }
@@ -207,7 +212,7 @@ OpList build_ops(Phase phase, const ModelSpec& m, const Workload& w, ExpertRouti
   if (m.architecture) return build_ops(phase, describe_layers(*m.architecture, w.tp), w, routing);
   // Known only by its size: every parameter is read once and used in one multiply-add per token.
   const Pass p = make_pass(phase, w);
-  const double weights = m.declared_params * w.precision.weight_bytes_per_element();
+  const double weights = weight_bytes(m.declared_params, w.precision).total().value();
   return {{"model_weights", {}, Flops(2 * p.rows * m.declared_params), Bytes(weights), Bytes(weights), Bytes(0), 0}};
 }
 

@@ -6,6 +6,7 @@
 
 #include "model/layers.hpp"
 #include "model/model_spec.hpp"
+#include "model/parameters.hpp"
 #include "hardware/quantity.hpp"
 #include "model/workload.hpp"
 
@@ -38,5 +39,8 @@ enum class ExpertRouting { uniform, all };
                                ExpertRouting routing = ExpertRouting::uniform);
 // The same from a layer stack already described for w.tp (the engine describes it once per point).
 [[nodiscard]] OpList build_ops(Phase phase, const LayerStack& stack, const Workload& w, ExpertRouting routing);
+// The same with the weights' pricing under w.precision, which the engine works out once per point.
+[[nodiscard]] OpList build_ops(Phase phase, const LayerStack& stack, const Workload& w, ExpertRouting routing,
+                               const WeightPricing& pricing);
 
 }  // namespace roofline

@@ -1,22 +1,56 @@
 #include "model/parameters.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <stdexcept>
 #include <variant>
 
 namespace roofline {
 
 namespace {
 
-// Adds each step's weights, over its block's layers, to the class it is stored in. Steps that run
-// in decode only hold weights that prefill's steps already hold (latent attention's absorbed
-// forms), so parameters are counted from what prefill runs.
-struct Counter {
-  ParameterCount& p;
+// Visits each weight the stack stores, once: a linear's matrices (over its block's layers),
+// the gathered tables, and the small tensors as element counts. Steps that run in decode only
+// hold weights that prefill's steps already hold (latent attention's absorbed forms), and a head
+// tied to the embedding holds none of its own, so weights are taken from what prefill runs.
+template <class Sink>
+struct WeightWalk {
+  Sink& sink;
   double layers;
 
   void operator()(const LinearStep& l) const {
-    p.small += layers * l.bias;
-    if (!l.counted) return;
+    sink.small(layers * l.bias);
+    if (l.counted) sink.matrix(l, layers);
+  }
+  void operator()(const NormStep& n) const {
+    sink.small(layers * (n.param_width > 0 ? n.param_width : n.width) * n.params_per_element);
+  }
+  void operator()(const GatherStep& g) const { sink.table(g); }
+  void operator()(const ConvStep& c) const { sink.small(layers * c.channels * (c.kernel + (c.bias ? 1 : 0))); }
+  void operator()(const RecurrentStep& r) const { sink.small(layers * r.params); }
+  void operator()(const AttentionStep& a) const { sink.small(layers * a.params); }
+  void operator()(const ActivationStep&) const {}
+  void operator()(const AllReduceStep&) const {}
+};
+
+template <class Sink>
+void walk_weights(const LayerStack& whole, Sink& sink) {
+  for (const Block& block : whole.blocks) {
+    const WeightWalk<Sink> walk{sink, block.layers};
+    for (const PhasedStep& s : block.steps) {
+      if (s.runs_in(Phase::prefill)) std::visit(walk, s.step);
+    }
+  }
+}
+
+// Parameters by the class they are stored in, and (with a pricing) their bytes as stored.
+struct WeightSink {
+  ParameterCount& p;
+  WeightBytes* b = nullptr;
+  const WeightPricing* pricing = nullptr;
+
+  void matrix(const LinearStep& l, double layers) const {
     const double matrix = l.in * l.out;
     switch (l.weights) {
       case WeightClass::attention:
@@ -28,16 +62,24 @@ struct Counter {
       case WeightClass::lm_head: p.lm_head += layers * matrix * l.copies; break;
       case WeightClass::small: p.small += layers * matrix * l.copies; break;
     }
+    if (!b) return;
+    const Bytes bytes(layers * pricing->matrices(l, l.copies));
+    if (const auto c = tensor_class(l.weights)) b->by_class[static_cast<std::size_t>(*c)] += bytes;
+    else b->small += bytes;
   }
-  void operator()(const NormStep& n) const {
-    p.small += layers * (n.param_width > 0 ? n.param_width : n.width) * n.params_per_element;
+  // At tp = 1 a step's tables are whole: `tables` matrices of rows / tables rows each (exact for
+  // every scaling: elements, rows and matrices all add up).
+  void table(const GatherStep& g) const {
+    p.embedding += g.rows * g.width;
+    if (b) {
+      b->by_class[static_cast<std::size_t>(TensorClass::embedding)] +=
+          Bytes(pricing->table(g.width, g.rows / g.tables, g.tables));
+    }
   }
-  void operator()(const GatherStep& g) const { p.embedding += g.rows * g.width; }
-  void operator()(const ConvStep& c) const { p.small += layers * c.channels * (c.kernel + (c.bias ? 1 : 0)); }
-  void operator()(const RecurrentStep& r) const { p.small += layers * r.params; }
-  void operator()(const AttentionStep& a) const { p.small += layers * a.params; }
-  void operator()(const ActivationStep&) const {}
-  void operator()(const AllReduceStep&) const {}
+  void small(double elements) const {
+    p.small += elements;
+    if (b) b->small += Bytes(pricing->small(elements));
+  }
 };
 
 }  // namespace
@@ -53,19 +95,78 @@ ParameterCount count_parameters(const ModelSpec& m) {
 
 ParameterCount count_parameters(const LayerStack& whole) {
   ParameterCount p;
-  for (const Block& block : whole.blocks) {
-    const Counter count{p, block.layers};
-    for (const PhasedStep& s : block.steps) {
-      if (s.runs_in(Phase::prefill)) std::visit(count, s.step);
-    }
-  }
+  WeightSink sink{p};
+  walk_weights(whole, sink);
   return p;
 }
 
-Bytes weight_bytes(const ParameterCount& p, const Precision& prec) {
-  return Bytes(p.linear_total * prec.weight_bytes_per_element() +
-               (p.embedding + p.lm_head) * bytes_per_element(prec.embedding_dtype()) +
-               p.small * bytes_per_element(prec.activations));
+std::optional<TensorClass> tensor_class(WeightClass c) {
+  switch (c) {
+    case WeightClass::attention: return TensorClass::attention;
+    case WeightClass::dense_ffn: return TensorClass::dense_ffn;
+    case WeightClass::experts: return TensorClass::experts;
+    case WeightClass::lm_head: return TensorClass::lm_head;
+    case WeightClass::small: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+WeightFormat embedding_format(const LayerStack& stack, const Precision& prec) {
+  // The head is described last: search from the end.
+  for (auto block = stack.blocks.rbegin(); block != stack.blocks.rend(); ++block) {
+    for (const PhasedStep& s : block->steps) {
+      const auto* l = std::get_if<LinearStep>(&s.step);
+      if (l && l->weights == WeightClass::lm_head && !l->counted) return prec.of(TensorClass::lm_head);
+      if (l && l->weights == WeightClass::lm_head) return prec.of(TensorClass::embedding);
+    }
+  }
+  return prec.of(TensorClass::embedding);
+}
+
+// The classes line up with the tensor classes they are stored as; `small` comes after them.
+static_assert(static_cast<int>(WeightClass::attention) == static_cast<int>(TensorClass::attention) &&
+              static_cast<int>(WeightClass::dense_ffn) == static_cast<int>(TensorClass::dense_ffn) &&
+              static_cast<int>(WeightClass::experts) == static_cast<int>(TensorClass::experts) &&
+              static_cast<int>(WeightClass::lm_head) == static_cast<int>(TensorClass::lm_head));
+
+WeightPricing::WeightPricing(const Precision& prec, const LayerStack& stack)
+    : table_(storage_cost(embedding_format(stack, prec), prec.group_size)),
+      small_{bytes_per_element(prec.activations), 0, 0} {
+  for (int c = 0; c < kTensorClassCount; ++c) {
+    classes_[static_cast<std::size_t>(c)] = storage_cost(prec.of(static_cast<TensorClass>(c)), prec.group_size);
+  }
+}
+
+Bytes WeightBytes::total() const {
+  Bytes sum = small;
+  for (const Bytes& b : by_class) sum += b;
+  return sum;
+}
+
+Weights weigh(const LayerStack& whole, const WeightPricing& pricing) {
+  if (whole.tp != 1) {
+    throw std::invalid_argument(fmt::format("weigh: layers described for tp {}, not the whole model", whole.tp));
+  }
+  Weights w;
+  WeightSink sink{w.params, &w.bytes, &pricing};
+  walk_weights(whole, sink);
+  return w;
+}
+
+WeightBytes weight_bytes(const LayerStack& whole, const Precision& prec) {
+  return weigh(whole, WeightPricing(prec, whole)).bytes;
+}
+
+WeightBytes weight_bytes(double declared_params, const Precision& prec) {
+  WeightBytes b;
+  b.by_class[static_cast<std::size_t>(TensorClass::dense_ffn)] =
+      Bytes(declared_params * bytes_per_weight(prec.of(TensorClass::dense_ffn), prec.group_size));
+  return b;
+}
+
+WeightBytes weight_bytes(const ModelSpec& m, const Precision& prec) {
+  if (!m.architecture) return weight_bytes(m.declared_params, prec);
+  return weight_bytes(describe_layers(*m.architecture, 1), prec);
 }
 
 double held_tokens(const Block& b, double tokens) {

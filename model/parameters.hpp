@@ -1,7 +1,11 @@
 #pragma once
-// Parameter counts by storage class. Quantizers (GPTQ, AWQ) quantize the block linears and leave
-// embeddings, the LM head, norms, biases and MoE routers in 16 bits, so each class is counted
-// apart and priced in its own dtype.
+// Parameter counts by storage class, and the bytes they take as stored. Quantizers (GPTQ, AWQ)
+// quantize the block linears and leave embeddings, the LM head, norms, biases and MoE routers in
+// 16 bits; a checkpoint may store each tensor class in its own format (gpt-oss: MXFP4 experts,
+// bf16 attention), so each matrix is priced in its class's format, scales included.
+#include <array>
+#include <optional>
+
 #include "model/layers.hpp"
 #include "model/model_spec.hpp"
 #include "model/precision.hpp"
@@ -24,8 +28,63 @@ struct ParameterCount {
 // The same from the layers described at tp = 1.
 [[nodiscard]] ParameterCount count_parameters(const LayerStack& whole);
 
-// Bytes of all weights (every expert) as stored with this precision.
-[[nodiscard]] Bytes weight_bytes(const ParameterCount& p, const Precision& prec);
+// The tensor class a weight class is stored as; none for the small tensors (norms, biases,
+// routers), which stay in the activation format.
+[[nodiscard]] std::optional<TensorClass> tensor_class(WeightClass c);
+
+// The format the embedding table is stored and gathered in. A table tied to the LM head is one
+// tensor, stored in the head's format (`--lm-head` sets it; a checkpoint's tied table is its
+// head's, see validate(ModelSpec)).
+[[nodiscard]] WeightFormat embedding_format(const LayerStack& stack, const Precision& prec);
+
+// What each class of a stack's weights costs to store under a precision, worked out once a point:
+// the engine prices every linear of every pass, and the totals, with it.
+class WeightPricing {
+ public:
+  // `stack`: any description of the model (whether its table is tied is all that is read).
+  WeightPricing(const Precision& prec, const LayerStack& stack);
+  // Bytes of `copies` of a linear step's weight matrices as stored (its bias apart): each matrix
+  // in its class's format with its scales, exact per matrix (stored_bytes).
+  [[nodiscard]] double matrices(const LinearStep& l, double copies) const {
+    return (l.weights == WeightClass::small ? small_ : classes_[static_cast<std::size_t>(l.weights)])
+        .bytes(l.in, l.out, copies);
+  }
+  // The embedding table, `rows` × `width` in `tables` tables, one output channel a row.
+  [[nodiscard]] double table(double width, double rows, double tables) const {
+    return table_.bytes(width, rows, tables);
+  }
+  // Bytes of `elements` small tensors (norms, biases, routers, decays).
+  [[nodiscard]] double small(double elements) const { return elements * small_.per_weight; }
+
+ private:
+  std::array<StorageCost, kTensorClassCount> classes_;
+  StorageCost table_;  // the embedding's format, the head's when tied
+  StorageCost small_;  // the activation format
+};
+
+// Every weight of a model (every expert) as stored: per tensor class, and the small tensors.
+struct WeightBytes {
+  std::array<Bytes, kTensorClassCount> by_class{};
+  Bytes small;  // norms, biases, routers, convolutions, decays, sink logits: in the activation format
+  [[nodiscard]] Bytes of(TensorClass c) const { return by_class[static_cast<std::size_t>(c)]; }
+  [[nodiscard]] Bytes total() const;
+};
+
+// From the layers described at tp = 1 (std::invalid_argument for another tp).
+[[nodiscard]] WeightBytes weight_bytes(const LayerStack& whole, const Precision& prec);
+// A model known only by its size: every parameter a weight of a large block matrix, in the dense
+// FFN's format (bytes_per_weight: its per-matrix and per-channel scales are unknown and left out).
+[[nodiscard]] WeightBytes weight_bytes(double declared_params, const Precision& prec);
+// Either, as the spec says (describes its layers once).
+[[nodiscard]] WeightBytes weight_bytes(const ModelSpec& m, const Precision& prec);
+
+// The parameters and their bytes as stored, in one walk over the layers described at tp = 1:
+// what the engine needs of the whole model at every point.
+struct Weights {
+  ParameterCount params;
+  WeightBytes bytes;
+};
+[[nodiscard]] Weights weigh(const LayerStack& whole, const WeightPricing& pricing);
 
 // What one sequence of `tokens` tokens holds on one GPU of the stack's group, over all layers: the
 // K/V (or latent) cache, each layer keeping what its queries can still see (min(tokens, window)

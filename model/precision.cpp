@@ -2,14 +2,34 @@
 
 namespace roofline {
 
-Precision resolve_precision(DType model_dtype, const PrecisionOverrides& o) {
+std::optional<WeightFormat> Precision::block_format() const {
+  const WeightFormat first = of(kBlockClasses[0]);
+  for (TensorClass c : kBlockClasses) {
+    if (of(c) != first) return std::nullopt;
+  }
+  return first;
+}
+
+Precision resolve_precision(DType model_dtype, const std::optional<Quantization>& checkpoint,
+                            const PrecisionOverrides& o) {
+  const Quantization q = checkpoint.value_or(Quantization{});
   Precision p;
-  p.weights = o.weights.value_or(model_dtype);
+  for (TensorClass c : kBlockClasses) p.set(c, o.weights.value_or(q.of(c).value_or(weight_format_of(model_dtype))));
   p.activations = o.activations.value_or(is_wide_float(model_dtype) ? model_dtype : DType::fp16);
   p.kv = o.kv.value_or(p.activations);
   p.compute = o.compute.value_or(p.activations);
-  p.group_size = o.group_size.value_or(p.group_size);
+  p.group_size = o.group_size.value_or(q.group_size.value_or(p.group_size));
+  // The tables stay in 16 bits (the activation format) beside quantized blocks, and follow wide
+  // block weights (fp32 blocks, fp32 tables).
+  const std::optional<WeightFormat> block = p.block_format();
+  const WeightFormat table = block && is_wide_float(*block) ? *block : weight_format_of(p.activations);
+  p.set(TensorClass::embedding, q.of(TensorClass::embedding).value_or(table));
+  p.set(TensorClass::lm_head, o.lm_head.value_or(q.of(TensorClass::lm_head).value_or(table)));
   return p;
+}
+
+Precision resolve_precision(const ModelSpec& m, const PrecisionOverrides& o) {
+  return resolve_precision(m.dtype, m.quantization, o);
 }
 
 }  // namespace roofline

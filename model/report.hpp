@@ -2,6 +2,7 @@
 // Everything the engine says about one (model, GPU, workload) point. Tables, JSON, CSV, charts
 // and explanations all read this; none of them recomputes a formula. A report is a value: it
 // holds copies of the specs it names, so it may outlive them.
+#include <array>
 #include <vector>
 
 #include "hardware/gpu_spec.hpp"
@@ -23,6 +24,9 @@ struct ModelSummary {
   // sequences grow past them.
   Bytes kv_bytes_per_token;
   Bytes cache_bytes_per_sequence;  // that sequence's K/V and recurrent state, whole model
+  // weight_bytes by the class each tensor is stored as (workload.precision says in which format);
+  // a class the model lacks holds 0 (a dense model's experts).
+  std::array<Bytes, kTensorClassCount> weight_bytes_by_class{};
 };
 
 struct GpuSummary {

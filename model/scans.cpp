@@ -49,7 +49,10 @@ Variations variations(const ModelSpec& m, const GpuSpec& g, const Workload& w) {
   const long twice_critical = std::max(2L, std::lround(2 * v.base.critical_batch.weights_only));
   v.batch64 = with(m, g, w, [](Workload& x) { x.batch = 64; });
   v.twice_critical = with(m, g, w, [twice_critical](Workload& x) { x.batch = twice_critical; });
-  v.int4 = with(m, g, w, [](Workload& x) { x.precision.weights = DType::int4; });
+  // What `--weights int4` quantizes: the block linears; the head and embeddings keep their formats.
+  v.int4 = with(m, g, w, [](Workload& x) {
+    for (TensorClass c : kBlockClasses) x.precision.set(c, WeightFormat::int4);
+  });
   v.kv8 = with(m, g, w, [](Workload& x) { x.precision.kv = DType::fp8; });
   v.naive = with(m, g, w, [](Workload& x) { x.attention = AttentionKernel::naive; });
   // Verifying the drafted tokens of every sequence is one step over that many times the rows,

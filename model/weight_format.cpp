@@ -52,19 +52,56 @@ WeightFormat weight_format_of(DType t) {
   return fp16;
 }
 
-double stored_bytes(WeightFormat f, double in, double out, double copies, int group_size) {
-  const FormatLayout& l = layout(f);
-  const double elements = in * out;
-  double scales = 0;
+// A format's cost with its fixed scales in, and the scale bytes still to share over a group the
+// workload chooses: worked out once, since the engine asks for it on every pass.
+struct CostTemplate {
+  StorageCost fixed;
+  double per_workload_group = 0;
+};
+
+static CostTemplate cost_template(const FormatLayout& l) {
+  const double scale = l.scale_bytes + l.zero_bytes;
+  CostTemplate t{{bytes_per_element(l.element), 0, l.matrix_bytes}, 0};
   switch (l.scaling) {
     case Scaling::none: break;
-    case Scaling::matrix: scales = 1; break;
-    case Scaling::channel: scales = out; break;
-    // Per element, not rounded up to whole groups: a tensor-parallel shard may hold part of one.
-    case Scaling::block: scales = elements / (static_cast<double>(l.group) * l.group); break;
-    case Scaling::group: scales = elements / (l.group > 0 ? l.group : group_size); break;
+    case Scaling::matrix: t.fixed.per_matrix += scale; break;
+    case Scaling::channel: t.fixed.per_channel = scale; break;
+    case Scaling::block: t.fixed.per_weight += scale / (static_cast<double>(l.group) * l.group); break;
+    case Scaling::group:
+      if (l.group > 0) t.fixed.per_weight += scale / l.group;
+      else t.per_workload_group = scale;
+      break;
   }
-  return copies * (elements * bytes_per_element(l.element) + scales * (l.scale_bytes + l.zero_bytes) + l.matrix_bytes);
+  return t;
+}
+
+StorageCost storage_cost(WeightFormat f, int group_size) {
+  static const std::array<CostTemplate, kWeightFormatCount> templates = [] {
+    std::array<CostTemplate, kWeightFormatCount> t{};
+    for (std::size_t i = 0; i < t.size(); ++i) t[i] = cost_template(kLayouts[i]);
+    return t;
+  }();
+  const CostTemplate& t = templates[static_cast<std::size_t>(f)];
+  StorageCost c = t.fixed;
+  if (t.per_workload_group > 0) c.per_weight += t.per_workload_group / group_size;
+  return c;
+}
+
+double stored_bytes(WeightFormat f, double in, double out, double copies, int group_size) {
+  return storage_cost(f, group_size).bytes(in, out, copies);
+}
+
+double bytes_per_weight(WeightFormat f, int group_size) { return storage_cost(f, group_size).per_weight; }
+
+bool is_wide_float(WeightFormat f) { return layout(f).scaling == Scaling::none && is_wide_float(element_of(f)); }
+
+std::string weight_format_names(std::string_view separator) {
+  std::string out;
+  for (const FormatLayout& l : kLayouts) {
+    if (!out.empty()) out += separator;
+    out += l.name;
+  }
+  return out;
 }
 
 std::string_view name(TensorClass c) { return kClassNames[static_cast<std::size_t>(c)]; }

@@ -4,6 +4,7 @@
 // so a published checkpoint is priced at what it loads, not at its element width alone.
 #include <array>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "hardware/dtype.hpp"
@@ -47,9 +48,31 @@ struct FormatLayout {
 [[nodiscard]] DType element_of(WeightFormat f);
 [[nodiscard]] const std::array<FormatLayout, kWeightFormatCount>& all_weight_formats();
 
-// Bytes of `copies` matrices of in × out weights stored in `f`, scales and zero points included.
+// What a format costs to store, split by what the bytes scale with: each weight (its element and
+// its share of the group or block scales, counted per element, not rounded up to whole groups:
+// a tensor-parallel shard may hold part of one), each output channel, each matrix.
+struct StorageCost {
+  double per_weight = 0;
+  double per_channel = 0;
+  double per_matrix = 0;
+  // Bytes of `copies` matrices of in × out weights.
+  [[nodiscard]] double bytes(double in, double out, double copies) const {
+    return copies * (in * out * per_weight + out * per_channel + per_matrix);
+  }
+};
 // `group_size` is used by the formats whose group the workload chooses (int4, awq, gptq, fp4).
+[[nodiscard]] StorageCost storage_cost(WeightFormat f, int group_size);
+
+// Bytes of `copies` matrices of in × out weights stored in `f`, scales and zero points included.
 [[nodiscard]] double stored_bytes(WeightFormat f, double in, double out, double copies, int group_size);
+// Bytes a weight of a large matrix: the element and its share of the group or block scales. The
+// scales per matrix and per channel depend on the matrix's shape and are left out: this prices a
+// model known only by its size.
+[[nodiscard]] double bytes_per_weight(WeightFormat f, int group_size);
+// A 16- or 32-bit float without scales: what activations can stay in.
+[[nodiscard]] bool is_wide_float(WeightFormat f);
+// The formats' names, in the enum's order ("fp32, fp16, ..., nvfp4").
+[[nodiscard]] std::string weight_format_names(std::string_view separator);
 
 // Tensor classes a checkpoint may store in different formats (gpt-oss: MXFP4 experts, bf16
 // attention; AWQ: int4 linears, 16-bit embeddings and head).

@@ -13,8 +13,8 @@ constexpr Phrases kEnglish{
     .prefill_moe = "Prefill: {n} prompt tokens pass through the model at once, but a mixture of experts sends each "
                    "token to {k} of its {e} experts, so each expert's weights serve only the tokens routed to it: "
                    "intensity {ip} FLOP/byte, {ratio}. It is {bound}-bound and takes {ttft} (the time to first token).",
-    .decode = "Decode: each step makes one token per sequence but re-reads {weights} of weights and {kv} of KV "
-              "cache: intensity {id} FLOP/byte, {ratio}. It is {bound}-bound: T_decode ≈ bytes / "
+    .decode = "Decode: each step makes one token per sequence but re-reads {weights} of weights ({formats}) and {kv} "
+              "of KV cache: intensity {id} FLOP/byte, {ratio}. It is {bound}-bound: T_decode ≈ bytes / "
               "bandwidth = {step}, so one stream gets at most {tps} tokens/s.",
     .cache_kinds = "Not every layer keeps every token: of the {layers} layers, {windowed} keep at most {w} tokens (a "
                    "sliding window or a chunk) and {recurrent} are recurrent, with a fixed state per sequence. At {t} "
@@ -70,7 +70,7 @@ constexpr Phrases kChinese{
     .prefill_moe = "预填充（Prefill）：{n} 个提示词元一次性通过模型，但混合专家模型把每个词元只送往 {e} 个专家中的 {k} 个，"
                    "所以每个专家的权重只服务路由给它的词元：算术强度 {ip} FLOP/字节，{ratio}。它受{bound}限制，耗时 {ttft}"
                    "（首词元时间 TTFT）。",
-    .decode = "解码（Decode）：每一步每个序列只生成一个词元，却要重新读出 {weights} 权重和 {kv} KV 缓存：算术强度 {id} "
+    .decode = "解码（Decode）：每一步每个序列只生成一个词元，却要重新读出 {weights} 权重（{formats}）和 {kv} KV 缓存：算术强度 {id} "
               "FLOP/字节，{ratio}。它受{bound}限制：T_decode ≈ 字节数 / 带宽 = {step}，单路生成最多 {tps} 词元/秒。",
     .cache_kinds = "并非每一层都保留全部词元：{layers} 层中，{windowed} 层最多保留 {w} 个词元（滑动窗口或分块），{recurrent} "
                    "层是循环层，每个序列只保存固定大小的状态。{t} 个词元时一个序列占用 {cache} 缓存，解码每一步也只读取每层保留的部分。",

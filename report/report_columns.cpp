@@ -2,10 +2,29 @@
 
 #include <array>
 
+#include "report/weight_formats.hpp"
+
 namespace roofline::report {
 
 namespace {
 
+// A class's format, or null where the model has no weights of that class.
+template <TensorClass C>
+Cell format_cell(const Report& r) {
+  const std::optional<WeightFormat> f = class_format(r, C);
+  return f ? Cell(name(*f)) : Cell();
+}
+
+// The workload's group size, where a class the model has is in a format that takes it.
+Cell group_size_cell(const Report& r) {
+  for (int c = 0; c < kTensorClassCount; ++c) {
+    const std::optional<WeightFormat> f = class_format(r, static_cast<TensorClass>(c));
+    if (f && layout(*f).scaling == Scaling::group && layout(*f).group == 0) {
+      return static_cast<long>(r.workload.precision.group_size);
+    }
+  }
+  return {};
+}
 
 // Written as a table so that the JSON keys and CSV columns read side by side.
 const std::array kColumns = {
@@ -32,7 +51,16 @@ const std::array kColumns = {
     Column{"workload.context_tokens", "workload_context_tokens",
            [](const Report& r) -> Cell { return r.workload.context_tokens; }},
     Column{"workload.tp", "workload_tp", [](const Report& r) -> Cell { return static_cast<long>(r.workload.tp); }},
-    Column{"workload.weights", "workload_weights", [](const Report& r) -> Cell { return name(r.workload.precision.weights); }},
+    Column{"workload.weights", "workload_weights", [](const Report& r) -> Cell { return block_format_name(r); }},
+    Column{"workload.weight_formats.attention", "workload_weight_formats_attention",
+           format_cell<TensorClass::attention>},
+    Column{"workload.weight_formats.dense_ffn", "workload_weight_formats_dense_ffn",
+           format_cell<TensorClass::dense_ffn>},
+    Column{"workload.weight_formats.experts", "workload_weight_formats_experts", format_cell<TensorClass::experts>},
+    Column{"workload.weight_formats.lm_head", "workload_weight_formats_lm_head", format_cell<TensorClass::lm_head>},
+    Column{"workload.weight_formats.embedding", "workload_weight_formats_embedding",
+           format_cell<TensorClass::embedding>},
+    Column{"workload.group_size", "workload_group_size", group_size_cell},
     Column{"workload.kv", "workload_kv", [](const Report& r) -> Cell { return name(r.workload.precision.kv); }},
     Column{"workload.compute", "workload_compute", [](const Report& r) -> Cell { return name(r.workload.precision.compute); }},
     Column{"prefill.flops", "prefill_flops", [](const Report& r) -> Cell { return r.prefill.flops.value(); }},

@@ -37,8 +37,14 @@ void append_ops(nlohmann::ordered_json& out, Phase phase, const PhaseResult& p) 
 nlohmann::ordered_json report_json(const Report& r, bool with_ops) {
   nlohmann::ordered_json j;
   for (const Column& c : report_columns()) {
-    const auto dot = c.json_path.find('.');
-    j[std::string(c.json_path.substr(0, dot))][std::string(c.json_path.substr(dot + 1))] = cell_json(c.get(r));
+    // Each dot of the path opens a nested object: workload.weight_formats.experts.
+    nlohmann::ordered_json* at = &j;
+    std::string_view path = c.json_path;
+    for (auto dot = path.find('.'); dot != std::string_view::npos; dot = path.find('.')) {
+      at = &(*at)[std::string(path.substr(0, dot))];
+      path.remove_prefix(dot + 1);
+    }
+    (*at)[std::string(path)] = cell_json(c.get(r));
   }
   if (with_ops) {
     j["ops"] = nlohmann::ordered_json::array();

@@ -6,6 +6,7 @@
 #include "report/report_csv.hpp"
 #include "report/report_json.hpp"
 #include "report/report_view.hpp"
+#include "report/weight_formats.hpp"
 
 namespace roofline::report {
 
@@ -22,7 +23,7 @@ nlohmann::ordered_json ReportRecord::json() const { return report_json(r_, json_
 std::vector<std::string> ReportRecord::cells() const {
   const Report& r = r_;
   return {r.model.spec.name, r.gpu.spec.name, fmt::format("{}", r.workload.tp),
-          std::string(name(r.workload.precision.weights)), fmt::format("{}", r.workload.batch),
+          std::string(block_format_name(r)), fmt::format("{}", r.workload.batch),
           fmt::format("{}", r.workload.prompt_tokens), fmt::format("{}", r.workload.context_tokens),
           human(r.prefill.time), human(r.decode.step.time), three_digits(r.decode.tokens_per_s),
           std::string(name(r.decode.step.bound)), r.memory.fits ? "yes" : "no"};

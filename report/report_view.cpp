@@ -8,6 +8,7 @@
 
 #include "report/human_units.hpp"
 #include "report/safe_text.hpp"
+#include "report/weight_formats.hpp"
 
 namespace roofline::report {
 
@@ -46,7 +47,7 @@ std::vector<std::string> summary_lines(const Report& r) {
   std::string params = human_count(r.model.params) + " params";
   if (r.model.params_active < r.model.params) params += fmt::format(" ({} active)", human_count(r.model.params_active));
   out.push_back(fmt::format("model     {}: {}, weights {} ({}), {}", terminal_text(m.name), params,
-                            human(r.model.weight_bytes), name(p.weights), cache_text(r)));
+                            human(r.model.weight_bytes), weight_formats_text(r), cache_text(r)));
   out.push_back(fmt::format("gpu       {}: {}, {} {}, ridge point {} FLOP/byte, {}{}", terminal_text(r.gpu.spec.name),
                             human(r.gpu.ceilings.bandwidth), human(r.gpu.ceilings.peak), name(p.compute),
                             three_digits(r.gpu.ridge_point().value()), human(r.gpu.spec.memory_capacity),

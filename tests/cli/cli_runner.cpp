@@ -33,7 +33,7 @@ std::string example_file(const std::string& name) { return std::string(ROOFLINEP
 Workload default_workload(const ModelSpec& m, long batch) {
   Workload w;
   w.batch = batch;
-  w.precision = resolve_precision(m.dtype, {});
+  w.precision = resolve_precision(m);
   return w;
 }
 

@@ -13,8 +13,11 @@ check "plot flag" "$(complete_words rooflineplan plot --ki)" --kind
 check "model preset" "$(complete_words rooflineplan plot -m llama-2-7)" llama-2-7b
 check "gpu preset" "$(complete_words rooflineplan --gpu h10)" h100-sxm
 check "convert preset" "$(complete_words rooflineplan convert mixt)" mixtral-8x7b
+check "weight format" "$(complete_words rooflineplan --weights mx)" mxfp4
+check "lm-head format" "$(complete_words rooflineplan sweep --lm-head fp8-b)" fp8-block
+check "kv dtype" "$(complete_words rooflineplan --kv fp)" fp8
 out=$(complete_words rooflineplan plot --ki)
 case " $out " in *" --lang "*) echo "FAIL: explain'"'"'s --lang offered to plot"; fail=1 ;; esac
-[ $fail = 0 ] && echo "completion: 7 passed, 0 failed"
+[ $fail = 0 ] && echo "completion: 10 passed, 0 failed"
 exit $fail
 ' sh "$1"

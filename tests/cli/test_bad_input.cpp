@@ -67,6 +67,24 @@ TEST_CASE("bad input: dtype typos suggest the nearest dtype - in files and flags
               "did you mean `int4`?");
 }
 
+TEST_CASE("bad input: weight format typos list the formats - in files and flags; tied or shapeless formats refused") {
+  // "mxfp5" sits at line 5, column 12 of the file.
+  check_error(with_model(data_file("bad/unknown_weight_format.yaml")),
+              data_file("bad/unknown_weight_format.yaml") + ":5:12:",
+              "quantization.experts: unknown weight format \"mxfp5\", did you mean `mxfp4`? (one of fp32, fp16, bf16, "
+              "fp8, fp8-channel, fp8-block, int8, int4, awq, gptq, fp4, mxfp4, nvfp4)");
+  check_error(run_cli({"-m", "llama-2-7b", "-g", "a100-80gb", "--lm-head", "nvfp5"}), "--lm-head",
+              "unknown weight format \"nvfp5\", did you mean `nvfp4`? (one of fp32, fp16, bf16, fp8, fp8-channel, "
+              "fp8-block, int8, int4, awq, gptq, fp4, mxfp4, nvfp4)");
+  check_error(run_cli({"sweep", "-m", "llama-2-7b", "-g", "a100-80gb", "--weights", "mxfp4,fp8-blok"}), "--weights",
+              "did you mean `fp8-block`?");
+  check_error(with_model(data_file("bad/tied_embedding_format.yaml")),
+              data_file("bad/tied_embedding_format.yaml") + ":14:14:",
+              "quantization.embedding: the embeddings are tied to the LM head, one tensor");
+  check_error(with_model(data_file("bad/quantized_by_size.yaml")), data_file("bad/quantized_by_size.yaml") + ":4:",
+              "quantization.dense_ffn: a model known only by its size has no tensor classes");
+}
+
 TEST_CASE("bad input: duplicate keys - a list for a document - an empty file") {
   check_error(with_model(data_file("bad/duplicate_key.yaml")), data_file("bad/duplicate_key.yaml") + ":3:1:",
               "duplicate key `params`");

@@ -25,7 +25,7 @@ bool valid_utf8(const std::string& s) {
 std::vector<std::string> engine_numbers(const ModelSpec& m, const GpuSpec& g) {
   const Report r = evaluate(m, g, test::default_workload(m));
   Workload int4 = test::default_workload(m);
-  int4.precision.weights = DType::int4;
+  for (TensorClass c : kBlockClasses) int4.precision.set(c, WeightFormat::int4);
   const Report q = evaluate(m, g, int4);
   return {report::human(r.decode.step.time), report::three_digits(r.decode.tokens_per_s),
           report::three_digits(r.critical_batch.weights_only), report::human(r.prefill.time),
@@ -86,6 +86,20 @@ TEST_CASE("explain: a mixture of experts is not told that batching is free below
   CHECK_THAT(r.out, Catch::Contains("sends each token to 2 of its 8 experts") &&
                         !Catch::Contains("each weight read from memory is used 512 times"));
   CHECK_THAT(r.out, !Catch::Contains("the step barely grows"));
+}
+
+TEST_CASE("explain: decode names the format each class of weights is stored in") {
+  const auto seed =
+      test::run_cli({"explain", "-m", test::example_file("7b.yaml"), "-g", test::example_file("a100.yaml")});
+  REQUIRE(seed.code == 0);
+  CHECK_THAT(seed.out, Catch::Contains("re-reads 14.0 GB of weights (fp16) and"));
+  const std::string oss = test::data_file("good/gpt-oss-like.yaml");
+  const auto en = test::run_cli({"explain", "-m", oss, "-g", "h100-sxm"});
+  REQUIRE(en.code == 0);
+  CHECK_THAT(en.out, Catch::Contains("of weights (bf16: attention, lm_head, embedding; mxfp4: experts) and"));
+  const auto zh = test::run_cli({"explain", "-m", oss, "-g", "h100-sxm", "--lang", "zh"});
+  REQUIRE(zh.code == 0);
+  CHECK_THAT(zh.out, Catch::Contains("权重（bf16: attention, lm_head, embedding; mxfp4: experts）和"));
 }
 
 TEST_CASE("explain --lang zh words the engine's warnings in Chinese, with the numbers; the English says the same") {

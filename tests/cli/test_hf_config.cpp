@@ -20,7 +20,7 @@ TEST_CASE("HF Llama-2-7B config: 6,738,415,616 parameters and 512 KiB of KV per 
   const ModelSpec preset = io::load_model("llama-2-7b");
   CHECK(params(m) == 6'738'415'616.0);
   CHECK(params(m) == params(preset));
-  const Precision p = resolve_precision(m.dtype, {});
+  const Precision p = resolve_precision(m);
   // 2 (K and V) × 32 layers × 32 heads × 128 × 2 bytes = 524,288.
   CHECK(kv_bytes_per_token(m, p).value() == 524'288.0);
   CHECK(m.dtype == DType::fp16);
@@ -54,7 +54,7 @@ TEST_CASE("HF GPT-2: 124,439,808 parameters with LayerNorm, biases everywhere an
   CHECK(m.dtype == DType::fp32);  // no torch_dtype: transformers loads float32
   CHECK(m.max_context == 1024);
   // KV per token: 2 × 12 layers × 768 × 4 bytes = 73,728.
-  CHECK(kv_bytes_per_token(m, resolve_precision(m.dtype, {})).value() == 73'728.0);
+  CHECK(kv_bytes_per_token(m, resolve_precision(m)).value() == 73'728.0);
   // The decode step reads every weight but the two tables (gathered a row at a time): the
   // weights it reads are the 12 layers, the final norm and the tied head (the vocab table).
   const GpuSpec gpu = io::load_gpu("a100-80gb");
@@ -80,7 +80,7 @@ TEST_CASE("HF DeepSeek-V3: 671 B parameters, 37.6 B active, and a 70,272-byte la
   CHECK(count_parameters(m).active() == active);
   CHECK(active == Approx(37.55e9).epsilon(0.001));
   // The cache holds the 512-wide latent and the 64-wide shared RoPE key: 61 × 576 × 2 bytes.
-  CHECK(kv_bytes_per_token(m, resolve_precision(m.dtype, {})).value() == 70'272.0);
+  CHECK(kv_bytes_per_token(m, resolve_precision(m)).value() == 70'272.0);
 }
 
 TEST_CASE("DeepSeek-V3 decode attends over the latent, read once: 4 × 1000 tokens × 576 × 2 bytes a layer") {

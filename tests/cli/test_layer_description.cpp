@@ -50,13 +50,12 @@ TEST_CASE("layer description: each pass reads every weight but the gathered tabl
     INFO(m.name);
     const Architecture& a = *m.architecture;
     const Workload w = test::default_workload(m, 1);
-    const ParameterCount p = count_parameters(m);
     // The embedding (and learned positions) are gathered a row at a time; a tied LM head reads
     // the embedding's table once more as its own weights.
-    const double eb = bytes_per_element(w.precision.embedding_dtype());
-    const double tables = static_cast<double>(a.vocab + a.position_embeddings) * static_cast<double>(a.hidden);
+    const WeightBytes stored = weight_bytes(m, w.precision);
+    const double hb = bytes_per_weight(w.precision.of(TensorClass::lm_head), w.precision.group_size);
     const double tied_head = a.tied_embeddings ? static_cast<double>(a.vocab) * static_cast<double>(a.hidden) : 0;
-    const Bytes expected = weight_bytes(p, w.precision) - Bytes((tables - tied_head) * eb);
+    const Bytes expected = stored.total() - stored.of(TensorClass::embedding) + Bytes(tied_head * hb);
     for (const Phase phase : {Phase::prefill, Phase::decode}) {
       INFO(name(phase));
       CHECK(weight_bytes_of(build_ops(phase, m, w, ExpertRouting::all)).value() ==

@@ -26,6 +26,11 @@ void check_same(const ModelSpec& a, const ModelSpec& b) {
   CHECK(a.declared_params == b.declared_params);
   CHECK(a.dtype == b.dtype);
   CHECK(a.max_context == b.max_context);
+  REQUIRE(a.quantization.has_value() == b.quantization.has_value());
+  if (a.quantization) {
+    CHECK(a.quantization->formats == b.quantization->formats);
+    CHECK(a.quantization->group_size == b.quantization->group_size);
+  }
   REQUIRE(a.architecture.has_value() == b.architecture.has_value());
   if (!a.architecture) return;
   const Architecture &x = *a.architecture, &y = *b.architecture;
@@ -215,6 +220,24 @@ TEST_CASE("schema: every GPU preset and a calibrated GPU, written and read back,
   CHECK_THAT(io::gpu_yaml(g), Catch::Contains("capacity: 85.89934592 GB"));
 }
 
+TEST_CASE("schema: a quantization section is read, written on one line and read back") {
+  const ModelSpec m = io::load_model(test::data_file("good/gpt-oss-like.yaml"));
+  REQUIRE(m.quantization);
+  CHECK(m.quantization->of(TensorClass::experts) == WeightFormat::mxfp4);
+  CHECK_FALSE(m.quantization->of(TensorClass::attention));
+  CHECK_FALSE(m.quantization->group_size);
+  CHECK_THAT(io::model_yaml(m), Catch::Contains("dtype: bf16\nquantization: {experts: mxfp4}\n"));
+  check_same(model_from(io::model_yaml(m)), m);
+  // Every class and a group.
+  ModelSpec all = m;
+  all.quantization = Quantization{{WeightFormat::fp8_block, WeightFormat::awq, WeightFormat::nvfp4,
+                                   WeightFormat::fp8_channel, WeightFormat::int8},
+                                  64};
+  CHECK_THAT(io::model_yaml(all), Catch::Contains("quantization: {attention: fp8-block, dense_ffn: awq, experts: nvfp4, "
+                                                  "lm_head: fp8-channel, embedding: int8, group_size: 64}"));
+  check_same(model_from(io::model_yaml(all)), all);
+}
+
 TEST_CASE("schema: the writer leaves out defaults and what the reader works out again") {
   // tests/data/good/tiny.yaml: head_dim 128 / 4 = 32 is derived, tied_embeddings false is the
   // default, so neither is written; the order is the table's.
@@ -243,6 +266,7 @@ void check_readme_table(const std::string& name, io::SchemaKind kind) {
 TEST_CASE("schema: the README's field tables are the ones the schema produces") {
   check_readme_table("model fields", io::SchemaKind::model);
   check_readme_table("gpu fields", io::SchemaKind::gpu);
+  CHECK(readme_section("weight formats") == io::weight_formats_markdown());
 }
 
 TEST_CASE("schema: the table's rows - required, defaults, units - worked from the model and GPU tables") {

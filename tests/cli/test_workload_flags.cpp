@@ -103,6 +103,70 @@ TEST_CASE("sweep: --group-size and --activations are axes") {
   CHECK(g32_fp32["workload"]["kv"] == "fp32");
 }
 
+TEST_CASE("sweep: --weights takes every format by name, as a list; the outputs name each class's format") {
+  // Llama-2-7B: 6,476,005,376 weights in 224 block matrices; 262,144,000 in the fp16 tables;
+  // 266,240 in fp16 norms.
+  const auto r = test::run_cli({"sweep", "-m", "llama-2-7b", "-g", "h100-sxm", "--weights",
+                                "fp16,fp8-block,mxfp4,nvfp4,awq", "-f", "jsonl"});
+  REQUIRE(r.code == 0);
+  const auto lines = json_lines(r.out);
+  REQUIRE(lines.size() == 5);
+  const double blocks = 6476005376.0, rest = 262144000.0 * 2 + 266240.0 * 2;
+  const auto bytes = [&](std::size_t i) {
+    return nlohmann::json::parse(lines[i])["model"]["weight_bytes"].get<double>();
+  };
+  CHECK(bytes(0) == blocks * 2 + rest);
+  CHECK(bytes(1) == blocks * (1 + 4.0 / 16384) + rest);
+  CHECK(bytes(2) == blocks * 0.53125 + rest);
+  CHECK(bytes(3) == blocks * 0.5625 + 224 * 4 + rest);
+  CHECK(bytes(4) == blocks * (0.5 + 2.5 / 128) + rest);
+  const auto nv = nlohmann::json::parse(lines[3]), awq = nlohmann::json::parse(lines[4]);
+  CHECK(nv["workload"]["weights"] == "nvfp4");
+  CHECK(nv["workload"]["weight_formats"]["attention"] == "nvfp4");
+  CHECK(nv["workload"]["weight_formats"]["dense_ffn"] == "nvfp4");
+  CHECK(nv["workload"]["weight_formats"]["experts"].is_null());  // a dense model has none
+  CHECK(nv["workload"]["weight_formats"]["lm_head"] == "fp16");
+  CHECK(nv["workload"]["weight_formats"]["embedding"] == "fp16");
+  CHECK(nv["workload"]["group_size"].is_null());  // nvfp4 fixes its own group
+  CHECK(awq["workload"]["group_size"] == 128);
+}
+
+TEST_CASE("point: --lm-head int4 changes the head alone, in every output") {
+  // Llama-2-7B's head: 131,072,000 weights at 0.5 + 2/128 B, 67,584,000 B instead of 262,144,000.
+  const auto r = test::run_cli({"-m", "llama-2-7b", "-g", "a100-80gb", "--lm-head", "int4", "-f", "json"});
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["model"]["weight_bytes"] == 13476831232.0 - 262144000.0 + 67584000.0);
+  CHECK(j["workload"]["weights"] == "fp16");
+  CHECK(j["workload"]["weight_formats"]["lm_head"] == "int4");
+  CHECK(j["workload"]["weight_formats"]["embedding"] == "fp16");
+  CHECK(j["workload"]["weight_formats"]["attention"] == "fp16");
+  const auto csv =
+      first_row(test::run_cli({"-m", "llama-2-7b", "-g", "a100-80gb", "--lm-head", "int4", "-f", "csv"}).out);
+  CHECK(csv.at("workload_weight_formats_lm_head") == "int4");
+  CHECK(csv.at("workload_weight_formats_experts").empty());
+  CHECK(csv.at("workload_group_size") == "128");
+}
+
+TEST_CASE("point: a checkpoint's formats per class - gpt-oss-like MXFP4 experts beside bf16 - in the table and JSON") {
+  const std::string model = test::data_file("good/gpt-oss-like.yaml");
+  const auto table = test::run_cli({"-m", model, "-g", "h100-sxm"});
+  REQUIRE(table.code == 0);
+  // 13,747,605,120 B (tests/model/test_weight_formats.cpp).
+  CHECK_THAT(table.out, Catch::Contains("weights 13.7 GB (bf16: attention, lm_head, embedding; mxfp4: experts)"));
+  const auto j = nlohmann::json::parse(test::run_cli({"-m", model, "-g", "h100-sxm", "-f", "json"}).out);
+  CHECK(j["model"]["weight_bytes"] == 13747605120.0);
+  CHECK(j["workload"]["weights"] == "mixed");
+  CHECK(j["workload"]["weight_formats"]["experts"] == "mxfp4");
+  CHECK(j["workload"]["weight_formats"]["attention"] == "bf16");
+  CHECK(j["workload"]["weight_formats"]["dense_ffn"].is_null());
+  // --weights sets every block class, the checkpoint's experts included.
+  const auto all =
+      nlohmann::json::parse(test::run_cli({"-m", model, "-g", "h100-sxm", "--weights", "bf16", "-f", "json"}).out);
+  CHECK(all["workload"]["weights"] == "bf16");
+  CHECK(all["model"]["weight_bytes"] == 13747605120.0 + 19110297600.0 * (2 - 0.53125));
+}
+
 TEST_CASE("point: a list of two batches is refused naming --batch") {
   const auto r = test::run_cli({"-m", "llama-2-7b", "-g", "a100-80gb", "--batch", "1,2"});
   CHECK(r.code == 2);

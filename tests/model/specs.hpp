@@ -108,6 +108,27 @@ inline ModelSpec qwen2_5_7b() {
   return m;
 }
 
+// tests/data/good/gpt-oss-like.yaml: gpt-oss-20b's widths (24 layers of 2880, 64 query and 8 K/V
+// heads of 64, 32 experts of 2880 with top 4, a 201,088-token vocabulary) as the checkpoint
+// stores them: MXFP4 experts, bf16 attention, embedding and head. Its biases, attention sinks and
+// sliding window are left out, to keep the hand-worked numbers short.
+inline ModelSpec gpt_oss_like() {
+  Architecture a = dense_gated(24, 2880, 64, 8, 0, 201088);
+  a.head_dim = 64;
+  a.moe = MoeSpec{};
+  a.moe->experts = 32;
+  a.moe->top_k = 4;
+  a.moe->ffn = 2880;
+  ModelSpec m;
+  m.name = "gpt-oss-like";
+  m.source = "gpt-oss-20b's widths and formats, without biases, sinks or windows";
+  m.architecture = a;
+  m.dtype = DType::bf16;
+  m.quantization = Quantization{};
+  m.quantization->of(TensorClass::experts) = WeightFormat::mxfp4;
+  return m;
+}
+
 // examples/7b.yaml: a dense 7B model known only by its size.
 inline ModelSpec teaching_7b() {
   ModelSpec m;
@@ -187,7 +208,7 @@ inline GpuSpec l4() {
 inline Workload default_workload(const ModelSpec& m, long batch = 1) {
   Workload w;
   w.batch = batch;
-  w.precision = resolve_precision(m.dtype, {});
+  w.precision = resolve_precision(m);
   return w;
 }
 

@@ -74,7 +74,7 @@ Workload at(const ModelSpec& m, long prompt, long gen, long context) {
 
 TEST_CASE("sliding window: Mistral-7B v0.1 keeps 4,096 of 16,384 tokens - 0.54 GB of KV, not 2.15") {
   const ModelSpec m = mistral_7b_v01();
-  const Precision p = resolve_precision(m.dtype, {});
+  const Precision p = resolve_precision(m);
   // 32 layers × K and V × 8 heads × 128 × 2 B = 131,072 B a token, over min(16,384, 4,096) tokens.
   CHECK(cache_bytes_per_sequence(m, p, 16384).value() == 131072.0 * 4096);
   CHECK(cache_bytes_per_sequence(m, p, 1000).value() == 131072.0 * 1000);
@@ -120,7 +120,7 @@ TEST_CASE("chunked attention (Llama 4): 3 of 4 layers see their own 8,192-token 
   const double pairs = 2 * 8192.0 * 8193 / 2 + 3416.0 * 3417 / 2;
   CHECK(op(r.prefill, "attn_values", "chunked").cost.flops.value() == 36.0 * 40 * pairs * 2 * 128);
   // A chunked layer keeps at most its chunk: 2 × 8 × 128 × 2 B = 4,096 B a token and layer.
-  const Precision p = resolve_precision(m.dtype, {});
+  const Precision p = resolve_precision(m);
   CHECK(cache_bytes_per_sequence(m, p, 20200).value() == 4096.0 * (36 * 8192 + 12 * 20200));
 }
 
@@ -145,7 +145,7 @@ TEST_CASE("Mamba-130m: 129,135,360 parameters; a fixed 1.4 MB state per sequence
   // embedding 50,280·768 and the final norm 768.
   CHECK(p.total() == 24.0 * 3771648 + 50280.0 * 768 + 768);
   // State: 1,536 × 16 for the scan and 1,536 × 3 kept convolution inputs, × 24 layers × 2 B.
-  const Precision prec = resolve_precision(m.dtype, {});
+  const Precision prec = resolve_precision(m);
   CHECK(cache_bytes_per_sequence(m, prec, 1).value() == 24.0 * (1536 * 16 + 1536 * 3) * 2);
   CHECK(cache_bytes_per_sequence(m, prec, 100000).value() == 24.0 * (1536 * 16 + 1536 * 3) * 2);
   CHECK(kv_bytes_per_token(m, prec).value() == 0);
@@ -169,7 +169,7 @@ TEST_CASE("DeepSeek-V3.2's indexer reads every cached key; attention reads its t
   CHECK(scores.cost.flops.value() == layers * 128 * 2048 * (2 * latent + 5));
   CHECK(scores.cost.bytes.value() == layers * (128 * latent * 2 + 2048 * latent * 2));
   // The cache keeps all 11,000 tokens: the latent and the indexer's key, 704 elements a layer.
-  const Precision p = resolve_precision(m.dtype, {});
+  const Precision p = resolve_precision(m);
   CHECK(cache_bytes_per_sequence(m, p, 11000).value() == layers * (latent + 128) * 11000 * 2);
 }
 

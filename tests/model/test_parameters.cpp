@@ -7,7 +7,7 @@
 using namespace roofline;
 
 namespace {
-Bytes kv_per_token(const ModelSpec& m) { return kv_bytes_per_token(m, resolve_precision(m.dtype, {})); }
+Bytes kv_per_token(const ModelSpec& m) { return kv_bytes_per_token(m, resolve_precision(m)); }
 }  // namespace
 
 TEST_CASE("Llama-2-7B: 32 × (4·4096² + 3·4096·11008 + 2·4096) + 2·32000·4096 + 4096 = 6738415616") {
@@ -36,17 +36,19 @@ TEST_CASE("Qwen2.5-7B with Q/K/V biases: 7615616512 parameters - as Hugging Face
 }
 
 TEST_CASE("int4 weights with group 128 and fp16 scales: 0.5 + 2/128 bytes per block weight") {
-  const ParameterCount p = count_parameters(test::llama_2_7b());
-  Precision prec = resolve_precision(DType::fp16, {.weights = DType::int4});
-  CHECK(prec.weight_bytes_per_element() == 0.515625);
+  const ModelSpec m = test::llama_2_7b();
+  const Precision prec = resolve_precision(m, {.weights = WeightFormat::int4});
+  CHECK(bytes_per_weight(prec.of(TensorClass::attention), prec.group_size) == 0.515625);
   CHECK(prec.compute == DType::fp16);  // W4A16 computes in fp16
+  CHECK(prec.of(TensorClass::lm_head) == WeightFormat::fp16);
+  CHECK(prec.of(TensorClass::embedding) == WeightFormat::fp16);
   // Block linears 6,476,005,376 × 0.515625, embeddings and head 262,144,000 × 2 B stay fp16,
   // norms 266,240 × 2 B.
-  CHECK(weight_bytes(p, prec).value() == 6'476'005'376.0 * 0.515625 + 262'144'000.0 * 2 + 266'240.0 * 2);
+  CHECK(weight_bytes(m, prec).total().value() == 6'476'005'376.0 * 0.515625 + 262'144'000.0 * 2 + 266'240.0 * 2);
 }
 
 TEST_CASE("a model known only by its size counts its params and no KV cache") {
   const ModelSpec m = test::teaching_7b();
   CHECK(count_parameters(m).total() == 7e9);
-  CHECK(kv_bytes_per_token(m, resolve_precision(m.dtype, {})).value() == 0);
+  CHECK(kv_bytes_per_token(m, resolve_precision(m)).value() == 0);
 }
