@@ -52,9 +52,10 @@ void run_convert(const std::string& model, std::ostream& out) {
     lost = {"this model (the written file does not read back)"};  // a stack without attention: no heads to write
   }
   if (!lost.empty()) {
-    throw InputError(fmt::format("{}: rooflineplan's model YAML cannot hold {} yet; the converted file would price "
-                                 "the model differently, so none is written",
-                                 model, fmt::join(lost, ", ")));
+    throw InputError(
+        fmt::format("{}: rooflineplan's model YAML cannot hold {} yet; the converted file would price "
+                    "the model differently, so none is written",
+                    model, fmt::join(lost, ", ")));
   }
   out << yaml;
 }

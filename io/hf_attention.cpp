@@ -31,8 +31,9 @@ void read_latent(const HfFields& c, const HfFamily& f, Architecture& a) {
   a.kv_heads = a.heads;
   if (f.sparse) {
     c.require({"index_topk", "index_n_heads", "index_head_dim"});
-    a.sparse = SparseAttention{c.count("index_topk", "sparse.top_k"), c.small_count("index_n_heads", "sparse.index_heads"),
-                               c.count("index_head_dim", "sparse.index_dim")};
+    a.sparse =
+        SparseAttention{c.count("index_topk", "sparse.top_k"), c.small_count("index_n_heads", "sparse.index_heads"),
+                        c.count("index_head_dim", "sparse.index_dim")};
   }
 }
 
@@ -44,8 +45,9 @@ void read_attention(const HfFields& c, const HfFamily& f, Architecture& a, std::
   a.kv_heads = c.has("num_key_value_heads") ? c.small_count("num_key_value_heads", "kv_heads") : a.heads;
   a.attention_bias = c.flag("attention_bias", f.attention_bias);
   if (c.flag("mlp_bias", false)) {
-    c.fail("mlp_bias", "biases on the FFN alone are not modelled (rooflineplan knows Q/K/V biases, or a bias on "
-                       "every linear as GPT-2 has)");
+    c.fail("mlp_bias",
+           "biases on the FFN alone are not modelled (rooflineplan knows Q/K/V biases, or a bias on "
+           "every linear as GPT-2 has)");
   }
   if (f.latent) {
     read_latent(c, f, a);
@@ -61,8 +63,11 @@ void read_attention(const HfFields& c, const HfFamily& f, Architecture& a, std::
     a.head_dim = a.hidden / a.heads;
   }
   switch (f.qk_norm) {
-    case HfQkNorm::none: break;
-    case HfQkNorm::always: a.qk_norm = true; break;
+    case HfQkNorm::none:
+      break;
+    case HfQkNorm::always:
+      a.qk_norm = true;
+      break;
     // Llama 4's is a weightless L2 norm on its chunked layers, MiniMax-M2's one RMSNorm over all
     // heads (`qk_norm_type: per_layer`): priced as a per-head RMSNorm on every layer, a difference
     // of at most heads × head_dim weights a layer (under 0.001 % of either model).
@@ -71,7 +76,8 @@ void read_attention(const HfFields& c, const HfFamily& f, Architecture& a, std::
       if (c.given("qk_norm_type")) {
         const std::string type = c.text("qk_norm_type");
         if (type != "per_layer" && type != "per_head") {
-          c.fail("qk_norm_type", fmt::format("\"{}\" is not a Q/K norm rooflineplan knows (per_layer, per_head)", type));
+          c.fail("qk_norm_type",
+                 fmt::format("\"{}\" is not a Q/K norm rooflineplan knows (per_layer, per_head)", type));
         }
       }
       break;

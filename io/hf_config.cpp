@@ -14,11 +14,27 @@ namespace roofline::io {
 namespace {
 
 // The model schema's fields the reader fills that the schema carries, for the schema test.
-constexpr std::array<std::string_view, 21> kSchemaFieldsRead = {
-    "layers",        "hidden",          "heads",           "kv_heads",           "head_dim",     "ffn",
-    "vocab",         "max_context",     "position_embeddings", "tied_embeddings", "attention_bias", "moe.experts",
-    "moe.top_k",     "moe.ffn",         "moe.shared_experts", "moe.dense_layers", "mla.q_lora_rank", "mla.kv_lora_rank",
-    "mla.nope_dim",  "mla.rope_dim",    "mla.v_dim"};
+constexpr std::array<std::string_view, 21> kSchemaFieldsRead = {"layers",
+                                                                "hidden",
+                                                                "heads",
+                                                                "kv_heads",
+                                                                "head_dim",
+                                                                "ffn",
+                                                                "vocab",
+                                                                "max_context",
+                                                                "position_embeddings",
+                                                                "tied_embeddings",
+                                                                "attention_bias",
+                                                                "moe.experts",
+                                                                "moe.top_k",
+                                                                "moe.ffn",
+                                                                "moe.shared_experts",
+                                                                "moe.dense_layers",
+                                                                "mla.q_lora_rank",
+                                                                "mla.kv_lora_rank",
+                                                                "mla.nope_dim",
+                                                                "mla.rope_dim",
+                                                                "mla.v_dim"};
 
 // The architecture a config names (quoted in errors, kept in the spec's source: printable only),
 // and the key it was named by.
@@ -54,9 +70,10 @@ const HfFamily& family_of(const YamlDocument& doc) {
   const Named named = architecture_of(doc);
   if (const HfFamily* f = hf_family(named.name)) return *f;
   const MapReader r(doc, doc.root, "", {});
-  const std::string why = fmt::format("`{}` is not an architecture rooflineplan reads ({}); describe the model in "
-                                      "rooflineplan's YAML (see README, Describing a model)",
-                                      named.name.empty() ? "(none given)" : named.name, known_list());
+  const std::string why = fmt::format(
+      "`{}` is not an architecture rooflineplan reads ({}); describe the model in "
+      "rooflineplan's YAML (see README, Describing a model)",
+      named.name.empty() ? "(none given)" : named.name, known_list());
   if (r.has(named.key)) r.fail(named.key, why);
   r.fail_here(why);
 }
@@ -66,7 +83,8 @@ const HfFamily& text_family_of(const HfFields& text, const HfFamily& wrapper) {
   const std::string type = text.given("model_type") ? text.text("model_type") : std::string(wrapper.text_model_type);
   const HfFamily* f = hf_family_of_type(type);
   if (f == nullptr || !f->text_model_type.empty()) {
-    text.fail("model_type", fmt::format("\"{}\" is not a text decoder rooflineplan reads under {}", type, wrapper.architecture));
+    text.fail("model_type",
+              fmt::format("\"{}\" is not a text decoder rooflineplan reads under {}", type, wrapper.architecture));
   }
   return *f;
 }
@@ -118,8 +136,12 @@ Architecture read_architecture(const HfFields& c, const HfFamily& f) {
   a.vocab = c.count("vocab_size", "vocab");
   switch (f.shape) {
     case HfShape::mamba:
-    case HfShape::mamba2: read_mamba(c, f, a); break;
-    case HfShape::nemotron_h: read_nemotron_h(c, f, a); break;
+    case HfShape::mamba2:
+      read_mamba(c, f, a);
+      break;
+    case HfShape::nemotron_h:
+      read_nemotron_h(c, f, a);
+      break;
     case HfShape::gpt2:
     case HfShape::decoder:
       read_attention(c, f, a);
@@ -140,13 +162,39 @@ bool has_mtp(const HfFields& c) {
   return layers || modules || used;
 }
 
+// The text config's dtype where it gives one (Llama 4 gives both), else the wrapper's; none:
+// bf16, as serving engines load it (transformers would load fp32), and said so.
+DType dtype_of(const HfFields& top, const HfFields* text, std::vector<Assumption>& assumed) {
+  const std::optional<DType> text_dtype = text ? dtype_in(*text) : std::nullopt;
+  const std::optional<DType> top_dtype = dtype_in(top);
+  const std::optional<DType> dtype = text_dtype ? text_dtype : top_dtype;
+  if (!dtype) assumed.push_back(Assumption::dtype_bf16);
+  return dtype.value_or(DType::bf16);
+}
+
+// validate()'s rules name rooflineplan's fields: the error points at the config field the value
+// came from, in the text config or the wrapper, else at the mapping naming the field.
+void check(const ModelSpec& m, const HfFields& c, const HfFields& top) {
+  const auto e = validate(m);
+  if (!e) return;
+  if (!c.fail_at_origin(e->field, e->message) && !top.fail_at_origin(e->field, e->message)) {
+    c.fail_here(fmt::format("{}: {}", e->field, e->message));
+  }
+}
+
 std::string source_of(std::string_view architecture, const std::vector<Assumption>& assumed) {
   std::string s = fmt::format("Hugging Face config.json ({})", architecture);
   for (Assumption a : assumed) {
     switch (a) {
-      case Assumption::dtype_bf16: s += "; no torch_dtype: bf16 assumed"; break;
-      case Assumption::vision_not_modelled: s += "; the vision tower is not priced"; break;
-      case Assumption::mtp_not_modelled: s += "; the multi-token-prediction layers are not priced"; break;
+      case Assumption::dtype_bf16:
+        s += "; no torch_dtype: bf16 assumed";
+        break;
+      case Assumption::vision_not_modelled:
+        s += "; the vision tower is not priced";
+        break;
+      case Assumption::mtp_not_modelled:
+        s += "; the multi-token-prediction layers are not priced";
+        break;
     }
   }
   return s;
@@ -179,14 +227,7 @@ ModelSpec read_hf_config(const YamlDocument& doc) {
   }
   const HfFields& c = text ? *text : top;
 
-  // The text config's dtype where it gives one (Llama 4 gives both), else the wrapper's.
-  const std::optional<DType> text_dtype = text ? dtype_in(*text) : std::nullopt;
-  const std::optional<DType> top_dtype = dtype_in(top);
-  const std::optional<DType> dtype = text_dtype ? text_dtype : top_dtype;
-  // Serving engines load a config without a dtype in bf16 (transformers would load fp32).
-  m.dtype = dtype.value_or(DType::bf16);
-  if (!dtype) m.assumptions.push_back(Assumption::dtype_bf16);
-
+  m.dtype = dtype_of(top, text ? &*text : nullptr, m.assumptions);
   Architecture a = read_architecture(c, *decoder);
   const std::string_view positions = decoder->shape == HfShape::gpt2 ? "n_positions" : "max_position_embeddings";
   if (c.has(positions)) m.max_context = c.count(positions, "max_context");
@@ -198,19 +239,15 @@ ModelSpec read_hf_config(const YamlDocument& doc) {
   // A wrapper's quantization is the whole checkpoint's, given at the top.
   const HfFields& holder = top.given("quantization_config") || !text ? top : *text;
   if (holder.given("quantization_config")) {
-    m.quantization = read_quantization(holder.child("quantization_config", fmt::format("{} quantization_config", family.architecture)), a);
+    const std::string what = fmt::format("{} quantization_config", family.architecture);
+    m.quantization = read_quantization(holder.child("quantization_config", what), a);
   }
   top.use("quantization_config");
   m.architecture = a;
   c.refuse_unread(decoder->harmless);
   if (text) top.refuse_unread(family.harmless);
   m.source = source_of(family.architecture, m.assumptions);
-  if (const auto e = validate(m)) {
-    const std::string message = e->message;
-    if (!c.fail_at_origin(e->field, message) && !(text && top.fail_at_origin(e->field, message))) {
-      c.fail_here(fmt::format("{}: {}", e->field, message));
-    }
-  }
+  check(m, c, top);
   return m;
 }
 

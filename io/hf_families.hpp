@@ -36,13 +36,13 @@ struct HfFamily {
   HfMoe moe = HfMoe::none;
   HfLayers layers = HfLayers::full;
   HfQkNorm qk_norm = HfQkNorm::none;
-  bool qk_norm_default = false;   // use_qk_norm's default
-  bool attention_bias = false;    // attention_bias's default (Qwen2 always has Q/K/V biases)
-  bool tied = false;              // tie_word_embeddings' default
-  bool latent = false;            // multi-head latent attention (DeepSeek-V2/V3)
-  bool sparse = false;            // DeepSeek-V3.2's indexer
-  bool sinks = false;             // a learned sink per head (gpt-oss)
-  bool attention_gate = false;    // Q also projects an output gate (Qwen3-Next)
+  bool qk_norm_default = false;  // use_qk_norm's default
+  bool attention_bias = false;   // attention_bias's default (Qwen2 always has Q/K/V biases)
+  bool tied = false;             // tie_word_embeddings' default
+  bool latent = false;           // multi-head latent attention (DeepSeek-V2/V3)
+  bool sparse = false;           // DeepSeek-V3.2's indexer
+  bool sinks = false;            // a learned sink per head (gpt-oss)
+  bool attention_gate = false;   // Q also projects an output gate (Qwen3-Next)
   // A multimodal wrapper: its decoder is read from `text_config`, of this model_type unless the
   // text config names its own.
   std::string_view text_model_type = {};

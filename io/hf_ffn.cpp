@@ -14,7 +14,8 @@ constexpr Range kStep{1, 100'000};  // a MoE layer every so many layers
 
 MoeSpec experts(const HfFields& c, std::string_view count_key, std::string_view top_k_key, std::string_view width_key) {
   c.require({count_key, top_k_key, width_key});
-  return {c.small_count(count_key, "moe.experts"), c.small_count(top_k_key, "moe.top_k"), c.count(width_key, "moe.ffn")};
+  return {c.small_count(count_key, "moe.experts"), c.small_count(top_k_key, "moe.top_k"),
+          c.count(width_key, "moe.ffn")};
 }
 
 // A shared expert given as one FFN's width: rooflineplan counts shared experts of the routed
@@ -25,7 +26,7 @@ int shared_of_width(const HfFields& c, std::string_view key, long expert_width) 
     c.use(key);
     return 0;
   }
-  const long shared = c.count(key, "moe.ffn");
+  const long shared = c.number_in(key, {0, 1'000'000});  // 0: none (MiniMax-M2)
   if (shared % expert_width != 0) {
     c.fail(key, fmt::format("{} is not a whole number of experts of width {}", shared, expert_width));
   }
@@ -35,7 +36,8 @@ int shared_of_width(const HfFields& c, std::string_view key, long expert_width) 
 // The layers whose FFN is a MoE, as a per-layer kind: every layer MoE needs no list; leading
 // dense layers are moe.dense_layers (DeepSeek); any other arrangement is the ffn pattern. The dense
 // layers' width is `dense_width_key`, read only where there are dense layers.
-void set_moe_layers(const HfFields& c, Architecture& a, const std::vector<bool>& is_moe, std::string_view dense_width_key) {
+void set_moe_layers(const HfFields& c, Architecture& a, const std::vector<bool>& is_moe,
+                    std::string_view dense_width_key) {
   const auto first_moe = std::find(is_moe.begin(), is_moe.end(), true);
   const bool leading_dense = std::all_of(first_moe, is_moe.end(), [](bool m) { return m; });
   if (leading_dense) {
@@ -111,7 +113,9 @@ void read_ffn(const HfFields& c, const HfFamily& f, Architecture& a) {
       c.require({"intermediate_size"});
       a.ffn = c.count("intermediate_size", "ffn");
       return;
-    case HfMoe::mixtral: a.moe = experts(c, "num_local_experts", "num_experts_per_tok", "intermediate_size"); return;
+    case HfMoe::mixtral:
+      a.moe = experts(c, "num_local_experts", "num_experts_per_tok", "intermediate_size");
+      return;
     case HfMoe::gpt_oss:
       c.require({"num_local_experts", "intermediate_size"});
       a.moe = MoeSpec{c.small_count("num_local_experts", "moe.experts"), gpt_oss_top_k(c),

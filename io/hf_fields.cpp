@@ -19,34 +19,34 @@ namespace {
 // of the head: the same products and bytes), routing rules (which experts, not how many), the
 // activation's name (a gated FFN's three matrices are the family's, whatever the function), the
 // generation defaults every transformers config carries once loaded, and serving switches.
-constexpr auto kHarmlessFields = std::to_array<std::string_view>({
-    // what the file is
-    "architectures", "model_type", "_name_or_path", "_commit_hash", "auto_map", "transformers_version",
-    "_attn_implementation_autoset", "torchscript", "use_bfloat16", "tf_legacy_loss", "return_dict",
-    "use_return_dict", "finetuning_task", "id2label", "label2id", "tokenizer_class", "prefix", "task_specific_params",
-    "problem_type", "chunk_size_feed_forward", "tie_encoder_decoder", "is_decoder",
-    // generation defaults
-    "max_length", "min_length", "do_sample", "early_stopping", "num_beams", "num_beam_groups", "diversity_penalty",
-    "temperature", "top_k", "top_p", "typical_p", "repetition_penalty", "length_penalty", "no_repeat_ngram_size",
-    "encoder_no_repeat_ngram_size", "bad_words_ids", "num_return_sequences", "return_dict_in_generate",
-    "remove_invalid_values", "exponential_decay_length_penalty", "suppress_tokens", "begin_suppress_tokens",
-    // training and initialisation
-    "initializer_range", "initializer_factor", "pretraining_tp", "router_aux_loss_coef", "router_z_loss_coef",
-    "router_jitter_noise", "aux_loss_alpha", "seq_aux", "rescale_prenorm_residual", "residual_in_fp32",
-    // numerics
-    "rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon", "norm_epsilon", "query_pre_attn_scalar", "swiglu_limit",
-    "attn_temperature_tuning", "floor_scale", "attn_scale",
-    // positions
-    "rope_theta", "rope_scaling", "rope_parameters", "rope_local_base_freq", "partial_rotary_factor", "rotary_dim",
-    "original_max_position_embeddings", "initial_context_length", "use_mrope",
-    // routing: which experts a token takes, not how many or how wide
-    "norm_topk_prob", "routed_scaling_factor", "scoring_func", "topk_method", "n_group", "topk_group", "ep_size",
-    "use_routing_bias",
-    // activations and dropout
-    "hidden_act", "hidden_activation", "activation_function", "attention_dropout", "hidden_dropout",
-    // serving switches
-    "use_cache", "cache_implementation", "num_logits_to_keep", "use_mamba_kernels", "use_mambapy",
-    "attn_implementation", "pad_vocab_size_multiple"});
+constexpr auto kHarmlessFields = std::to_array<std::string_view>(
+    {// what the file is
+     "architectures", "model_type", "_name_or_path", "_commit_hash", "auto_map", "transformers_version",
+     "_attn_implementation_autoset", "torchscript", "use_bfloat16", "tf_legacy_loss", "return_dict", "use_return_dict",
+     "finetuning_task", "id2label", "label2id", "tokenizer_class", "prefix", "task_specific_params", "problem_type",
+     "chunk_size_feed_forward", "tie_encoder_decoder", "is_decoder",
+     // generation defaults
+     "max_length", "min_length", "do_sample", "early_stopping", "num_beams", "num_beam_groups", "diversity_penalty",
+     "temperature", "top_k", "top_p", "typical_p", "repetition_penalty", "length_penalty", "no_repeat_ngram_size",
+     "encoder_no_repeat_ngram_size", "bad_words_ids", "num_return_sequences", "return_dict_in_generate",
+     "remove_invalid_values", "exponential_decay_length_penalty", "suppress_tokens", "begin_suppress_tokens",
+     // training and initialisation
+     "initializer_range", "initializer_factor", "pretraining_tp", "router_aux_loss_coef", "router_z_loss_coef",
+     "router_jitter_noise", "aux_loss_alpha", "seq_aux", "rescale_prenorm_residual", "residual_in_fp32",
+     // numerics
+     "rms_norm_eps", "layer_norm_eps", "layer_norm_epsilon", "norm_epsilon", "query_pre_attn_scalar", "swiglu_limit",
+     "attn_temperature_tuning", "floor_scale", "attn_scale",
+     // positions
+     "rope_theta", "rope_scaling", "rope_parameters", "rope_local_base_freq", "partial_rotary_factor", "rotary_dim",
+     "original_max_position_embeddings", "initial_context_length", "use_mrope",
+     // routing: which experts a token takes, not how many or how wide
+     "norm_topk_prob", "routed_scaling_factor", "scoring_func", "topk_method", "n_group", "topk_group", "ep_size",
+     "use_routing_bias",
+     // activations and dropout
+     "hidden_act", "hidden_activation", "activation_function", "attention_dropout", "hidden_dropout",
+     // serving switches
+     "use_cache", "cache_implementation", "num_logits_to_keep", "use_mamba_kernels", "use_mambapy",
+     "attn_implementation", "pad_vocab_size_multiple"});
 
 constexpr auto kHarmlessSuffixes = std::to_array<std::string_view>(
     {"_token_id", "_token_ids", "_token_index", "_dropout", "_pdrop", "_eps", "_epsilon", "_softcapping", "_version"});
@@ -54,17 +54,18 @@ constexpr auto kHarmlessPrefixes = std::to_array<std::string_view>({"rope_", "ou
 
 bool harmless(std::string_view key, std::span<const std::string_view> family) {
   const auto is = [&](std::string_view k) { return k == key; };
-  return std::any_of(kHarmlessFields.begin(), kHarmlessFields.end(), is) || std::any_of(family.begin(), family.end(), is) ||
+  return std::any_of(kHarmlessFields.begin(), kHarmlessFields.end(), is) ||
+         std::any_of(family.begin(), family.end(), is) ||
          std::any_of(kHarmlessSuffixes.begin(), kHarmlessSuffixes.end(), [&](auto s) { return key.ends_with(s); }) ||
          std::any_of(kHarmlessPrefixes.begin(), kHarmlessPrefixes.end(), [&](auto p) { return key.starts_with(p); });
 }
 
 // Words in a field's name that say it may shape the model: such a field, unknown to the family,
 // is the most likely to be silently wrong if ignored.
-constexpr auto kShapeWords = std::to_array<std::string_view>({
-    "expert", "moe", "layer", "window", "head", "state", "conv", "lora", "rank", "quant", "sparse",
-    "index", "mtp", "nextn", "hidden", "intermediate", "ffn", "mlp", "vocab", "embed", "dim", "chunk",
-    "group", "attn", "attention", "kv", "bias", "norm", "shared", "dense", "pattern", "bits", "size"});
+constexpr auto kShapeWords = std::to_array<std::string_view>(
+    {"expert", "moe",  "layer",     "window", "head",         "state", "conv",   "lora",  "rank",    "quant", "sparse",
+     "index",  "mtp",  "nextn",     "hidden", "intermediate", "ffn",   "mlp",    "vocab", "embed",   "dim",   "chunk",
+     "group",  "attn", "attention", "kv",     "bias",         "norm",  "shared", "dense", "pattern", "bits",  "size"});
 
 std::optional<std::string_view> shape_word(std::string_view key) {
   for (std::string_view w : kShapeWords) {
@@ -202,7 +203,8 @@ std::vector<long> HfFields::numbers(std::string_view key, Range range) const {
   std::vector<long> out;
   for (std::size_t i = 0; i < v.size(); ++i) {
     long x = 0;
-    if (!v[i].IsScalar() || !YAML::convert<long>::decode(v[i], x) || outside(static_cast<double>(x), v[i].Scalar(), range)) {
+    if (!v[i].IsScalar() || !YAML::convert<long>::decode(v[i], x) ||
+        outside(static_cast<double>(x), v[i].Scalar(), range)) {
       fail(key, fmt::format("{}[{}] must be a whole number in {}", key, i, range_text(range)));
     }
     out.push_back(x);
@@ -226,8 +228,10 @@ void HfFields::require(std::initializer_list<std::string_view> keys) const {
     if (!has(k)) missing.push_back(k);
   }
   if (!missing.empty()) {
-    r_.fail_here(fmt::format("{} config{} lacks {}", what_, r_.field("").empty() ? "" : fmt::format(" (`{}`)", r_.field("").substr(0, r_.field("").size() - 1)),
-                             fmt::join(missing, ", ")));
+    r_.fail_here(
+        fmt::format("{} config{} lacks {}", what_,
+                    r_.field("").empty() ? "" : fmt::format(" (`{}`)", r_.field("").substr(0, r_.field("").size() - 1)),
+                    fmt::join(missing, ", ")));
   }
 }
 
@@ -237,12 +241,13 @@ void HfFields::refuse_unread(std::span<const std::string_view> family_harmless) 
     if (std::find(read_.begin(), read_.end(), key) != read_.end()) continue;
     if (empty_value(entry.second) || harmless(key, family_harmless)) continue;
     const auto word = shape_word(key);
-    fail(key, fmt::format("not a field rooflineplan reads in {} configs{}; rather than price the model without it, "
-                          "the config is refused: describe the model in rooflineplan's YAML, or remove the field from "
-                          "a copy of the config if it changes neither the architecture nor the weights",
-                          what_,
-                          word ? fmt::format(", and its name (`{}`) says it may change the architecture or its size", *word)
-                               : ""));
+    fail(key,
+         fmt::format(
+             "not a field rooflineplan reads in {} configs{}; rather than price the model without it, "
+             "the config is refused: describe the model in rooflineplan's YAML, or remove the field from "
+             "a copy of the config if it changes neither the architecture nor the weights",
+             what_,
+             word ? fmt::format(", and its name (`{}`) says it may change the architecture or its size", *word) : ""));
   }
 }
 

@@ -29,11 +29,13 @@ std::vector<Mixer> from_layer_types(const HfFields& c, int layers) {
   }
   std::vector<Mixer> kinds;
   for (std::size_t i = 0; i < words.size(); ++i) {
-    const auto t = std::find_if(kLayerTypes.begin(), kLayerTypes.end(), [&](const LayerType& l) { return l.word == words[i]; });
+    const auto t =
+        std::find_if(kLayerTypes.begin(), kLayerTypes.end(), [&](const LayerType& l) { return l.word == words[i]; });
     if (t == kLayerTypes.end()) {
-      c.fail("layer_types", fmt::format("layer_types[{}] \"{}\" is not a layer kind rooflineplan reads (full_attention, "
-                                        "sliding_attention, chunked_attention, linear_attention)",
-                                        i, words[i]));
+      c.fail("layer_types",
+             fmt::format("layer_types[{}] \"{}\" is not a layer kind rooflineplan reads (full_attention, "
+                         "sliding_attention, chunked_attention, linear_attention)",
+                         i, words[i]));
     }
     kinds.push_back(t->mixer);
   }
@@ -79,27 +81,35 @@ std::vector<Mixer> minimax_kinds(const HfFields& c, int layers) {
 // changed meaning across transformers versions (and serving engines ignore it).
 void refuse_qwen_sliding(const HfFields& c) {
   if (c.flag("use_sliding_window", false)) {
-    c.fail("use_sliding_window", "Qwen's sliding layers are not read: which layers slide (max_window_layers) has "
-                                 "been read differently across transformers versions; rooflineplan refuses rather "
-                                 "than guess");
+    c.fail("use_sliding_window",
+           "Qwen's sliding layers are not read: which layers slide (max_window_layers) has "
+           "been read differently across transformers versions; rooflineplan refuses rather "
+           "than guess");
   }
   c.use({"sliding_window", "max_window_layers"});  // unused while use_sliding_window is off
 }
 
 std::vector<Mixer> by_family(const HfFields& c, const HfFamily& f, int layers) {
   switch (f.layers) {
-    case HfLayers::full: break;
+    case HfLayers::full:
+      break;
     case HfLayers::sliding_when_set:
       if (c.has("sliding_window")) return std::vector<Mixer>(static_cast<std::size_t>(layers), Mixer::sliding);
       break;
-    case HfLayers::qwen: refuse_qwen_sliding(c); break;
-    case HfLayers::alternating: return every(layers, 2, Mixer::sliding, Mixer::full);
-    case HfLayers::gemma3: return every(layers, c.number_in("sliding_window_pattern", kPeriod), Mixer::sliding, Mixer::full);
-    case HfLayers::llama4: return llama4_kinds(c, layers);
+    case HfLayers::qwen:
+      refuse_qwen_sliding(c);
+      break;
+    case HfLayers::alternating:
+      return every(layers, 2, Mixer::sliding, Mixer::full);
+    case HfLayers::gemma3:
+      return every(layers, c.number_in("sliding_window_pattern", kPeriod), Mixer::sliding, Mixer::full);
+    case HfLayers::llama4:
+      return llama4_kinds(c, layers);
     case HfLayers::qwen3_next:
       refuse_qwen_sliding(c);
       return every(layers, c.number_in("full_attention_interval", kPeriod), Mixer::linear, Mixer::full);
-    case HfLayers::minimax: return minimax_kinds(c, layers);
+    case HfLayers::minimax:
+      return minimax_kinds(c, layers);
   }
   return std::vector<Mixer>(static_cast<std::size_t>(layers), Mixer::full);
 }

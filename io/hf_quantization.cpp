@@ -23,8 +23,8 @@ Classes only(std::initializer_list<TensorClass> list) {
   return out;
 }
 
-// What a module name or pattern covers. some: the classes in `classes`; nothing: a module priced in 16 bits anyway (routers), or
-// not priced at all (the vision tower, multi-token-prediction layers).
+// What a module name or pattern covers. some: the classes in `classes`; nothing: a module priced in 16 bits anyway
+// (routers), or not priced at all (the vision tower, multi-token-prediction layers).
 struct Covered {
   enum { some, nothing, part } what;
   Classes classes{};
@@ -59,7 +59,9 @@ Covered covered_by(std::string_view pattern, int layers) {
   const auto named = [&](std::initializer_list<std::string_view> names) {
     return any([&](const std::string& p) { return std::find(names.begin(), names.end(), p) != names.end(); });
   };
-  if (any([](const std::string& p) { return p.find("vision") != std::string::npos || p.find("visual") != std::string::npos; }) ||
+  if (any([](const std::string& p) {
+        return p.find("vision") != std::string::npos || p.find("visual") != std::string::npos;
+      }) ||
       named({"multi_modal_projector", "mm_projector", "image_newline", "patch_embed"})) {
     return {Covered::nothing};  // the vision tower, not modelled
   }
@@ -85,7 +87,8 @@ Covered covered_by(std::string_view pattern, int layers) {
   if (named({"mlp", "feed_forward", "block_sparse_moe"})) {
     return {Covered::some, only({TensorClass::dense_ffn, TensorClass::experts})};
   }
-  if (last == "Linear") return {Covered::some, only({TensorClass::attention, TensorClass::dense_ffn, TensorClass::experts})};
+  if (last == "Linear")
+    return {Covered::some, only({TensorClass::attention, TensorClass::dense_ffn, TensorClass::experts})};
   return {Covered::part};
 }
 
@@ -128,8 +131,9 @@ void keep_in_dtype(Quantization& out, const Classes& classes) {
 
 int group_size(const HfFields& q, std::string_view key) {
   if (q.given(key) && q.text(key) == "-1") {
-    q.fail(key, "-1 (one scale per output channel over the whole input) is not a format rooflineplan names; int4 "
-                "formats here keep one scale per group");
+    q.fail(key,
+           "-1 (one scale per output channel over the whole input) is not a format rooflineplan names; int4 "
+           "formats here keep one scale per group");
   }
   return static_cast<int>(q.number_in(key, {1, 1'000'000}));
 }
@@ -153,10 +157,6 @@ WeightFormat fp8(const HfFields& q) {
     q.fail("weight_block_size", "only 128 × 128 blocks are a named format (fp8-block)");
   }
   return WeightFormat::fp8_block;
-}
-
-void require_4_bits(const HfFields& q) {
-  if (q.number_in("bits", {1, 64}) != 4) q.fail("bits", "only 4-bit AWQ and GPTQ weights are formats rooflineplan names");
 }
 
 // compressed-tensors: one scheme's `weights` as a named format.
@@ -216,12 +216,69 @@ void read_compressed_tensors(const HfFields& q, const Architecture& a, Quantizat
   groups.refuse_unread({});
 }
 
+// AWQ and GPTQ: int4 in groups, with a zero point per group (GPTQ's format stores one even for
+// symmetric weights; AWQ without zero points is symmetric int4).
+void read_int4(const HfFields& q, const Architecture& a, bool awq, Quantization& out) {
+  if (q.number_in("bits", {1, 64}) != 4)
+    q.fail("bits", "only 4-bit AWQ and GPTQ weights are formats rooflineplan names");
+  out.group_size = group_size(q, "group_size");
+  if (awq) {
+    store(out, linears(a), q.flag("zero_point", true) ? WeightFormat::awq : WeightFormat::int4);
+    q.use({"version", "backend", "do_fuse", "fuse_max_seq_len", "modules_to_fuse", "exllama_config"});
+    return;
+  }
+  store(out, linears(a), WeightFormat::gptq);
+  if (q.flag("lm_head", false)) out.of(TensorClass::lm_head) = WeightFormat::gptq;
+  q.use("modules_in_block_to_quantize");
+  if (q.filled("modules_in_block_to_quantize")) {
+    q.fail("modules_in_block_to_quantize",
+           "a quantizer that converts some of a block's linears only is not mapped "
+           "onto tensor classes");
+  }
+  q.use({"sym",
+         "desc_act",
+         "damp_percent",
+         "true_sequential",
+         "static_groups",
+         "model_name_or_path",
+         "model_file_base_name",
+         "checkpoint_format",
+         "meta",
+         "pack_dtype",
+         "tokenizer",
+         "dataset",
+         "use_exllama",
+         "exllama_config",
+         "max_input_length",
+         "use_cuda_fp16",
+         "cache_block_outputs",
+         "batch_size",
+         "module_name_preceding_first_block",
+         "backend"});
+}
+
+void read_modelopt(const HfFields& q, const Architecture& a, Quantization& out) {
+  const std::string algo = q.text("quant_algo");
+  if (algo == "NVFP4") {
+    if (q.given("group_size") && q.number_in("group_size", {1, 1'000'000}) != 16)
+      q.fail("group_size", "NVFP4 scales groups of 16");
+    store(out, linears(a), WeightFormat::nvfp4);
+  } else if (algo == "FP8") {
+    store(out, linears(a), WeightFormat::fp8);
+  } else {
+    q.fail("quant_algo", fmt::format("\"{}\" is not a ModelOpt format rooflineplan names (NVFP4, FP8)", algo));
+  }
+  // The KV cache's format is the serving engine's choice (--kv): the checkpoint's scales only allow it.
+  q.use({"group_size", "kv_cache_quant_algo", "producer", "kv_cache_scheme"});
+}
+
 }  // namespace
 
 std::optional<Quantization> read_quantization(const HfFields& q, const Architecture& a) {
   q.require({"quant_method"});
   const std::string method = q.text("quant_method");
   Quantization out;
+  // The modules a method leaves in the model's dtype, by the names its configs use.
   std::vector<std::string_view> exclusions = {"modules_to_not_convert"};
   if (method == "fp8") {
     store(out, linears(a), fp8(q));
@@ -231,41 +288,13 @@ std::optional<Quantization> read_quantization(const HfFields& q, const Architect
     q.use("activation_scale_ub");
   } else if (method == "mxfp4") {
     // gpt-oss: transformers' Mxfp4 quantizer converts the experts only.
-    Classes experts = only({TensorClass::experts});
+    Classes experts{};
     experts[index(TensorClass::experts)] = a.moe_layers() > 0;
     store(out, experts, WeightFormat::mxfp4);
-  } else if (method == "awq") {
-    require_4_bits(q);
-    out.group_size = group_size(q, "group_size");
-    store(out, linears(a), q.flag("zero_point", true) ? WeightFormat::awq : WeightFormat::int4);
-    q.use({"version", "backend", "do_fuse", "fuse_max_seq_len", "modules_to_fuse", "exllama_config"});
-  } else if (method == "gptq") {
-    require_4_bits(q);
-    out.group_size = group_size(q, "group_size");
-    // The GPTQ format stores a zero point per group even for symmetric weights.
-    store(out, linears(a), WeightFormat::gptq);
-    if (q.flag("lm_head", false)) out.of(TensorClass::lm_head) = WeightFormat::gptq;
-    q.use("modules_in_block_to_quantize");
-    if (q.filled("modules_in_block_to_quantize")) {
-      q.fail("modules_in_block_to_quantize", "a quantizer that converts some of a block's linears only is not mapped "
-                                             "onto tensor classes");
-    }
-    q.use({"sym", "desc_act", "damp_percent", "true_sequential", "static_groups", "model_name_or_path",
-           "model_file_base_name", "checkpoint_format", "meta", "pack_dtype", "tokenizer", "dataset", "use_exllama",
-           "exllama_config", "max_input_length", "use_cuda_fp16", "cache_block_outputs", "batch_size",
-           "module_name_preceding_first_block", "backend"});
+  } else if (method == "awq" || method == "gptq") {
+    read_int4(q, a, method == "awq", out);
   } else if (method == "modelopt") {
-    const std::string algo = q.text("quant_algo");
-    if (algo == "NVFP4") {
-      if (q.given("group_size") && q.number_in("group_size", {1, 1'000'000}) != 16) q.fail("group_size", "NVFP4 scales groups of 16");
-      store(out, linears(a), WeightFormat::nvfp4);
-    } else if (algo == "FP8") {
-      store(out, linears(a), WeightFormat::fp8);
-    } else {
-      q.fail("quant_algo", fmt::format("\"{}\" is not a ModelOpt format rooflineplan names (NVFP4, FP8)", algo));
-    }
-    // The KV cache's format is the serving engine's choice (--kv): the checkpoint's scales only allow it.
-    q.use({"group_size", "kv_cache_quant_algo", "producer", "kv_cache_scheme"});
+    read_modelopt(q, a, out);
     exclusions.insert(exclusions.end(), {"exclude_modules", "ignore"});
   } else if (method == "compressed-tensors") {
     read_compressed_tensors(q, a, out);

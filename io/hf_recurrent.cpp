@@ -96,10 +96,18 @@ void read_nemotron_h(const HfFields& c, const HfFamily& f, Architecture& a) {
   std::vector<FfnKind> ffns;
   for (std::size_t i = 0; i < pattern.size(); ++i) {
     switch (pattern[i]) {
-      case 'M': mixers.push_back(Mixer::ssm), ffns.push_back(FfnKind::none); break;
-      case '*': mixers.push_back(Mixer::full), ffns.push_back(FfnKind::none); break;
-      case '-': mixers.push_back(Mixer::none), ffns.push_back(FfnKind::dense); break;
-      case 'E': mixers.push_back(Mixer::none), ffns.push_back(FfnKind::moe); break;
+      case 'M':
+        mixers.push_back(Mixer::ssm), ffns.push_back(FfnKind::none);
+        break;
+      case '*':
+        mixers.push_back(Mixer::full), ffns.push_back(FfnKind::none);
+        break;
+      case '-':
+        mixers.push_back(Mixer::none), ffns.push_back(FfnKind::dense);
+        break;
+      case 'E':
+        mixers.push_back(Mixer::none), ffns.push_back(FfnKind::moe);
+        break;
       default:
         c.fail("hybrid_override_pattern", fmt::format("layer {} is '{}', not a block rooflineplan reads (M Mamba-2, * "
                                                       "attention, - FFN, E mixture of experts)",
@@ -122,12 +130,14 @@ void read_nemotron_h(const HfFields& c, const HfFamily& f, Architecture& a) {
     c.require({"n_routed_experts", "num_experts_per_tok", "moe_intermediate_size"});
     a.moe = MoeSpec{c.small_count("n_routed_experts", "moe.experts"), c.small_count("num_experts_per_tok", "moe.top_k"),
                     c.count("moe_intermediate_size", "moe.ffn")};
-    a.moe->shared_experts = c.given("moe_shared_expert_intermediate_size")
-                                ? static_cast<int>(c.count("moe_shared_expert_intermediate_size", "moe.ffn") / a.moe->ffn)
-                                : 0;
+    a.moe->shared_experts =
+        c.given("moe_shared_expert_intermediate_size")
+            ? static_cast<int>(c.count("moe_shared_expert_intermediate_size", "moe.ffn") / a.moe->ffn)
+            : 0;
     if (c.given("moe_shared_expert_intermediate_size") &&
         c.count("moe_shared_expert_intermediate_size", "moe.ffn") % a.moe->ffn != 0) {
-      c.fail("moe_shared_expert_intermediate_size", fmt::format("not a whole number of experts of width {}", a.moe->ffn));
+      c.fail("moe_shared_expert_intermediate_size",
+             fmt::format("not a whole number of experts of width {}", a.moe->ffn));
     }
   }
   a.mixer_pattern = shortest_period(mixers);

@@ -375,3 +375,62 @@ TEST_CASE("Mistral-7B v0.1: every layer slides over 4096 tokens, so 32k tokens c
   // Under the window every token is kept: 16 × 32 layers × 4096 bytes at 16 tokens.
   CHECK(cache_bytes_per_sequence(m, resolve_precision(DType::bf16, std::nullopt, {}), 16).value() == 16 * 32 * 4096.0);
 }
+
+// Families with no config file among the test data: configs written out with the published
+// models' shapes (GLM-4.5-Air, MiniMax-M2), to show each family's fields are read.
+
+TEST_CASE("GLM-4.5-Air's shape: Q/K/V biases, 1 dense and 45 MoE layers of 128 + 1 experts; 105.6 B without tables") {
+  const ModelSpec m = io::read_model(io::parse_yaml(R"({"architectures": ["Glm4MoeForCausalLM"], "attention_bias": true,
+"head_dim": 128, "hidden_size": 4096, "partial_rotary_factor": 0.5, "intermediate_size": 10944,
+"max_position_embeddings": 131072, "model_type": "glm4_moe", "moe_intermediate_size": 1408, "norm_topk_prob": true,
+"num_attention_heads": 96, "n_group": 1, "topk_group": 1, "n_routed_experts": 128, "n_shared_experts": 1,
+"routed_scaling_factor": 1.0, "num_experts_per_tok": 8, "first_k_dense_replace": 1, "num_hidden_layers": 46,
+"num_key_value_heads": 8, "num_nextn_predict_layers": 1, "rms_norm_eps": 1e-05, "rope_theta": 1000000,
+"tie_word_embeddings": false, "torch_dtype": "bfloat16", "use_qk_norm": false, "vocab_size": 151552,
+"eos_token_id": [151329, 151336, 151338], "pad_token_id": 151329})",
+                                                    "glm-4.5-air.json"));
+  const Architecture& a = *m.architecture;
+  CHECK(a.attention_bias);
+  CHECK_FALSE(a.qk_norm);
+  CHECK(a.moe->dense_layers == 1);
+  CHECK(assumes(m, Assumption::mtp_not_modelled));
+  // Attention: Q 4096·12288 + 12288, K, V 4096·1024 + 1024, O 12288·4096, norms 2·4096 =
+  // 109,074,432. One dense FFN 3·4096·10944; 45 MoE layers of 129 experts of 3·4096·1408 =
+  // 17,301,504 and a 4096·128 router. Z.ai counts 106 B and 12 B active without the tables.
+  const double attention = 2 * 4096.0 * 12'288 + 2 * 4096.0 * 1024 + 12'288 + 2048 + 2 * 4096;
+  CHECK(attention == 109'074'432);
+  const double expert = 17'301'504, router = 4096.0 * 128;
+  CHECK(total(m) == 46 * attention + 3 * 4096.0 * 10'944 + 45 * (129 * expert + router) + 2 * 151'552.0 * 4096 + 4096);
+  CHECK(total(m) - tables(m) == Approx(106e9).epsilon(0.005));
+  CHECK(std::round((active(m) - tables(m)) / 1e9) == 12);
+}
+
+TEST_CASE("MiniMax-M2's shape: 62 full-attention layers of 256 experts, 228.7 B (MiniMax: 230 B, 10 B active)") {
+  std::string types;
+  for (int i = 0; i < 62; ++i) types += i == 0 ? "1" : ", 1";
+  const ModelSpec m = io::read_model(io::parse_yaml(R"({"architectures": ["MiniMaxM2ForCausalLM"], "attn_type_list": [)" +
+                                                        types + R"(], "head_dim": 128, "hidden_act": "silu",
+"hidden_size": 3072, "intermediate_size": 1536, "max_position_embeddings": 196608, "model_type": "minimax_m2",
+"mtp_transformer_layers": 1, "num_attention_heads": 48, "num_experts_per_tok": 8, "num_hidden_layers": 62,
+"num_key_value_heads": 8, "num_local_experts": 256, "num_mtp_modules": 3, "qk_norm_type": "per_layer",
+"rotary_dim": 64, "scoring_func": "sigmoid", "shared_intermediate_size": 0, "tie_word_embeddings": false,
+"use_mtp": true, "use_qk_norm": true, "use_routing_bias": true, "vocab_size": 200064, "torch_dtype": "bfloat16",
+"quantization_config": {"activation_scheme": "dynamic", "fmt": "float8_e4m3fn", "quant_method": "fp8",
+"weight_block_size": [128, 128]}})",
+                                                    "minimax-m2.json"));
+  const Architecture& a = *m.architecture;
+  CHECK(a.mixer_pattern.empty());
+  CHECK(a.qk_norm);
+  CHECK(a.moe->shared_experts == 0);
+  CHECK(assumes(m, Assumption::mtp_not_modelled));
+  CHECK(m.quantization->of(TensorClass::experts) == WeightFormat::fp8_block);
+  // Attention: Q 3072·6144, K, V 3072·1024, O 6144·3072 = 44,040,192, Q/K norms 2·128; 256
+  // experts of 3·3072·1536 = 14,155,776; router 3072·256; norms 2·3072.
+  const double layer_but_experts = 44'040'192.0 + 256 + 3072 * 256 + 2 * 3072, expert = 14'155'776;
+  const double embeddings = 2 * 200'064.0 * 3072 + 3072;
+  CHECK(total(m) == 62 * (layer_but_experts + 256 * expert) + embeddings);
+  CHECK(total(m) == 228'689'320'448.0);
+  // MiniMax gives both to two digits: 230 B in all, 10 B active without the tables.
+  CHECK(std::round(total(m) / 1e10) == 23);
+  CHECK(std::round((active(m) - tables(m)) / 1e9) == 10);
+}
