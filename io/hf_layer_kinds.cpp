@@ -102,7 +102,13 @@ std::vector<Mixer> by_family(const HfFields& c, const HfFamily& f, int layers) {
     case HfLayers::alternating:
       return every(layers, 2, Mixer::sliding, Mixer::full);
     case HfLayers::gemma3:
-      return every(layers, c.number_in("sliding_window_pattern", kPeriod), Mixer::sliding, Mixer::full);
+      // Later transformers write the period as `_sliding_window_pattern`.
+      c.use({"sliding_window_pattern", "_sliding_window_pattern"});
+      return every(
+          layers,
+          c.number_in(c.given("_sliding_window_pattern") ? "_sliding_window_pattern" : "sliding_window_pattern",
+                      kPeriod),
+          Mixer::sliding, Mixer::full);
     case HfLayers::llama4:
       return llama4_kinds(c, layers);
     case HfLayers::qwen3_next:
@@ -123,8 +129,8 @@ void read_layer_kinds(const HfFields& c, const HfFamily& f, Architecture& a) {
   if (c.given("layer_types")) {
     kinds = from_layer_types(c, a.layers);
     // transformers derives layer_types from these only when a config does not write them out.
-    c.use({"sliding_window_pattern", "full_attention_interval", "no_rope_layers", "no_rope_layer_interval",
-           "use_sliding_window", "max_window_layers"});
+    c.use({"sliding_window_pattern", "_sliding_window_pattern", "full_attention_interval", "no_rope_layers",
+           "no_rope_layer_interval", "use_sliding_window", "max_window_layers"});
   } else {
     kinds = by_family(c, f, a.layers);
   }

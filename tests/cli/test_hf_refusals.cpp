@@ -136,3 +136,16 @@ TEST_CASE("HF families: a wrapper's text config must name a decoder rooflineplan
   CHECK(m.architecture->vocab == 262'208);
   CHECK(m.assumptions == std::vector<Assumption>{Assumption::vision_not_modelled});
 }
+
+TEST_CASE("HF families: Gemma 3's period under the name later transformers write, and its layer_types") {
+  const std::string head = R"({"architectures": ["Gemma3ForCausalLM"], "hidden_size": 64, "num_attention_heads": 4,
+"num_key_value_heads": 2, "head_dim": 16, "num_hidden_layers": 4, "intermediate_size": 128, "torch_dtype": "bfloat16",
+"sliding_window": 8, )";
+  // Period 2: layer 1 and 3 full.
+  CHECK(read(head + R"("_sliding_window_pattern": 2})").architecture->mixer_pattern ==
+        std::vector<Mixer>{Mixer::sliding, Mixer::full});
+  // layer_types, written out, decide over the period.
+  CHECK(read(head + R"("sliding_window_pattern": 2, "layer_types": ["full_attention", "sliding_attention",
+"sliding_attention", "sliding_attention"]})").architecture->mixer_pattern ==
+        std::vector<Mixer>{Mixer::full, Mixer::sliding, Mixer::sliding, Mixer::sliding});
+}
