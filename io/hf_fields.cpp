@@ -74,37 +74,13 @@ std::optional<std::string_view> shape_word(std::string_view key) {
   return std::nullopt;
 }
 
-// Ranges of the model fields the schema does not carry yet: tokens of a window or chunk, widths
-// and heads as the schema's own (io/model_schema.cpp), a convolution of at most 1,000 taps.
-struct LocalRange {
-  std::string_view field;
-  Range range;
-};
-constexpr auto kLocalRanges = std::to_array<LocalRange>({
-    {"sliding_window", {1, 1'000'000'000}},
-    {"attention_chunk", {1, 1'000'000'000}},
-    {"recurrent.inner", {1, 10'000'000}},
-    {"recurrent.state", {1, 1'000'000}},
-    {"recurrent.heads", {1, 100'000}},
-    {"recurrent.groups", {1, 100'000}},
-    {"recurrent.conv_kernel", {1, 1'000}},
-    {"recurrent.dt_rank", {1, 1'000'000}},
-    {"recurrent.head_dim", {1, 1'000'000}},  // a recurrent head's width, before it becomes recurrent.inner
-    {"sparse.top_k", {1, 1'000'000'000}},
-    {"sparse.index_heads", {1, 100'000}},
-    {"sparse.index_dim", {1, 1'000'000}},
-});
-
 bool empty_value(const YAML::Node& v) { return v.IsNull() || ((v.IsSequence() || v.IsMap()) && v.size() == 0); }
 
 }  // namespace
 
 Range hf_range(std::string_view field) {
-  if (has_field(model_schema(), field)) return field_range(model_schema(), field);
-  for (const LocalRange& l : kLocalRanges) {
-    if (l.field == field) return l.range;
-  }
-  throw std::logic_error(fmt::format("hf_range: no range for {}", field));
+  // A recurrent head's width, before it is multiplied into recurrent.inner: a head width's range.
+  return field_range(model_schema(), field == "recurrent.head_dim" ? "head_dim" : field);
 }
 
 HfFields::HfFields(const YamlDocument& doc, const YAML::Node& node, std::string prefix, std::string what,

@@ -88,8 +88,9 @@ class HfFields {
   mutable std::vector<std::pair<std::string, std::string>> origins_;  // model field, config key
 };
 
-// The range a model field is held to: the model schema's (io/model_schema.cpp), or for the
-// fields the schema does not carry yet (sliding_window, recurrent.*, sparse.*) the reader's own.
+// The range a model field is held to: the model schema's (io/model_schema.cpp), so that a config
+// and a YAML file are held to the same ranges; `recurrent.head_dim` (a head's width, multiplied
+// into recurrent.inner) to head_dim's.
 [[nodiscard]] Range hf_range(std::string_view field);
 
 }  // namespace roofline::io
