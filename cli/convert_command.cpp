@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <array>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "io/input_error.hpp"
@@ -15,11 +18,16 @@ using namespace io;
 
 namespace {
 
-// What the model holds that the YAML written for it lost: the per-layer kinds, recurrent layers
-// and checkpoint formats the Hugging Face reader fills, until the model schema carries them all.
+// What the model holds that the YAML written for it lost: a guard on the writer, which must carry
+// every per-layer kind, recurrent layer and checkpoint format the Hugging Face reader fills.
 std::vector<std::string_view> lost_in_yaml(const ModelSpec& m, const ModelSpec& back) {
   std::vector<std::string_view> lost;
-  if (m.quantization.has_value() != back.quantization.has_value()) lost.push_back("quantization");
+  const auto formats = [](const ModelSpec& x) {
+    return x.quantization
+               ? std::make_pair(x.quantization->formats, x.quantization->group_size)
+               : std::make_pair(std::array<std::optional<WeightFormat>, kTensorClassCount>{}, std::optional<int>{});
+  };
+  if (formats(m) != formats(back)) lost.push_back("quantization");
   if (!m.architecture || !back.architecture) return lost;
   const Architecture &a = *m.architecture, &b = *back.architecture;
   if (a.mixer_pattern != b.mixer_pattern) lost.push_back("mixer_pattern");

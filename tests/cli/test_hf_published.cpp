@@ -82,6 +82,12 @@ TEST_CASE("Qwen3-32B-FP8: 32,762,123,264 parameters (Qwen: 32.8 B), fp8 128 × 1
   CHECK_FALSE(m.quantization->of(TensorClass::experts));
   CHECK_FALSE(m.quantization->of(TensorClass::lm_head));  // the head and the table stay in bf16
   CHECK_FALSE(m.quantization->of(TensorClass::embedding));
+  // Stored: the 64 layers' linears in fp8 with an fp32 scale per 128 × 128 block (1 + 4/16384
+  // bytes a weight), the tables, norms and Q/K norms in bf16: 34.3 GB, against 65.5 GB in bf16.
+  const double linears = 64 * (94'371'840.0 + 393'216'000);
+  const double stored = linears * (1 + 4.0 / 16'384) + 2 * (2 * 151'936.0 * 5120 + 64 * (2 * 5120 + 2 * 128) + 5120);
+  CHECK(weight_bytes(m, resolve_precision(m)).total().value() == Approx(stored).epsilon(1e-12));
+  CHECK(stored == 34'326'243'328.0);
   CHECK(cache_at_32k(m) == 64 * 2 * 8 * 128 * 2 * 32'768.0);  // 8 GiB
 }
 
@@ -115,6 +121,13 @@ TEST_CASE("gpt-oss-20b: 20.91 B total and 3.61 B active as OpenAI counts; a 128-
   CHECK_FALSE(m.quantization->of(TensorClass::attention));
   CHECK_FALSE(m.quantization->of(TensorClass::lm_head));
   CHECK_FALSE(m.quantization->of(TensorClass::embedding));
+  // Stored: the experts in MXFP4 (4 bits and an e8m0 scale per 32: 0.53125 bytes a weight), the
+  // rest in bf16: 24 · 32 · 3 · 2880² · 0.53125 + 2 · (24 · 26,542,080 attention + two tables
+  // + 24 · (5120 biases + 64 sinks + 92,160 router + 5760 norms) + 2880) = 13.75 GB, the
+  // published checkpoint's 12.8 GiB.
+  const double stored = 24 * 32 * expert * 0.53125 + 2 * (24 * 26'542'080.0 + 2 * table + 24 * (5184 + rest) + 2880);
+  CHECK(weight_bytes(m, resolve_precision(m)).total().value() == Approx(stored).epsilon(1e-12));
+  CHECK(stored == 13'747'853'952.0);
   // K/V per token and layer 2 × 8 × 64 × 2 = 2048 bytes: 12 full layers hold 32,768 tokens, 12
   // sliding ones 128: 805,306,368 + 3,145,728.
   CHECK(cache_at_32k(m) == 12 * 32'768 * 2048.0 + 12 * 128 * 2048.0);
