@@ -1,5 +1,14 @@
 #include "cli/convert_command.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <array>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "io/input_error.hpp"
 #include "io/model_writer.hpp"
 #include "io/spec_loader.hpp"
 
@@ -7,10 +16,56 @@ namespace roofline::cli {
 
 using namespace io;
 
+namespace {
+
+// What the model holds that the YAML written for it lost: a guard on the writer, which must carry
+// every per-layer kind, recurrent layer and checkpoint format the Hugging Face reader fills.
+std::vector<std::string_view> lost_in_yaml(const ModelSpec& m, const ModelSpec& back) {
+  std::vector<std::string_view> lost;
+  const auto formats = [](const ModelSpec& x) {
+    return x.quantization
+               ? std::make_pair(x.quantization->formats, x.quantization->group_size)
+               : std::make_pair(std::array<std::optional<WeightFormat>, kTensorClassCount>{}, std::optional<int>{});
+  };
+  if (formats(m) != formats(back)) lost.push_back("quantization");
+  if (!m.architecture || !back.architecture) return lost;
+  const Architecture &a = *m.architecture, &b = *back.architecture;
+  if (a.mixer_pattern != b.mixer_pattern) lost.push_back("mixer_pattern");
+  if (a.ffn_pattern != b.ffn_pattern) lost.push_back("ffn_pattern");
+  if (a.sliding_window != b.sliding_window) lost.push_back("sliding_window");
+  if (a.attention_chunk != b.attention_chunk) lost.push_back("attention_chunk");
+  if (a.attention_sinks != b.attention_sinks) lost.push_back("attention_sinks");
+  if (a.qk_norm != b.qk_norm) lost.push_back("qk_norm");
+  if (a.attention_gate != b.attention_gate) lost.push_back("attention_gate");
+  if (a.recurrent.has_value() != b.recurrent.has_value()) lost.push_back("recurrent");
+  if (a.sparse.has_value() != b.sparse.has_value()) lost.push_back("sparse");
+  return lost;
+}
+
+}  // namespace
+
 void add_convert_options(Options& o, std::string& model) {
   o.add("model", model, "config.json, a model YAML file or a preset name").required();
 }
 
-void run_convert(const std::string& model, std::ostream& out) { out << model_yaml(load_model(model)); }
+// A converted file that prices the model differently would be silently wrong: it is read back
+// before it is printed, and refused naming what the YAML cannot hold yet.
+void run_convert(const std::string& model, std::ostream& out) {
+  const ModelSpec m = load_model(model);
+  const std::string yaml = model_yaml(m);
+  std::vector<std::string_view> lost;
+  try {
+    lost = lost_in_yaml(m, read_model(parse_yaml(yaml, model)));
+  } catch (const InputError&) {
+    lost = {"this model (the written file does not read back)"};  // a stack without attention: no heads to write
+  }
+  if (!lost.empty()) {
+    throw InputError(
+        fmt::format("{}: rooflineplan's model YAML cannot hold {} yet; the converted file would price "
+                    "the model differently, so none is written",
+                    model, fmt::join(lost, ", ")));
+  }
+  out << yaml;
+}
 
 }  // namespace roofline::cli

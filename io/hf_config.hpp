@@ -1,6 +1,8 @@
 #pragma once
-// Hugging Face `config.json` files, read as they are (yaml-cpp reads JSON): the decoder families
-// whose shapes rooflineplan models, mapped onto its one generic transformer description.
+// Hugging Face `config.json` files, read as they are (yaml-cpp reads JSON): the families whose
+// shapes rooflineplan models (io/hf_families.cpp), mapped onto its one generic description with
+// per-layer kinds. Every field of a config is read, or known not to change what is priced, or the
+// config is refused naming it: a config is never priced on a guess.
 #include <string_view>
 #include <vector>
 
@@ -12,8 +14,9 @@ namespace roofline::io {
 // A config.json names its architecture or model type; rooflineplan's own YAML never does.
 [[nodiscard]] bool is_hf_config(const YamlDocument& doc);
 
-// Throws InputError naming the file and every missing field, or the feature that is not modelled
-// (DeepSeek's latent attention), with the architectures that are known.
+// Throws InputError naming file:line:column and the field: an architecture that is not read (with
+// the list of those that are), every missing field, a field neither read nor known to be harmless,
+// a quantization or layer kind that is not modelled.
 [[nodiscard]] ModelSpec read_hf_config(const YamlDocument& doc);
 
 // The model schema's fields (`moe.top_k`) that config.json keys are mapped onto, so a test can

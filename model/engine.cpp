@@ -21,6 +21,7 @@ std::vector<Warning> warnings_for(const Report& r) {
   const ModelSpec& m = r.model.spec;
   const Workload& w = r.workload;
   if (!m.architecture) out.emplace_back(ArchitectureUnknown{});
+  for (Assumption a : m.assumptions) out.emplace_back(Assumed{a});
   const long longest = std::max(w.context_tokens, w.prompt_tokens + w.gen_tokens);
   if (m.max_context && longest > *m.max_context) out.emplace_back(BeyondMaxContext{longest, *m.max_context});
   if (!r.memory.fits) out.emplace_back(DoesNotFit{r.memory.total, r.memory.capacity, w.batch});

@@ -125,6 +125,7 @@ enum class Assumption {
   vision_not_modelled, // a multimodal wrapper: only its text decoder is priced
   mtp_not_modelled,    // multi-token-prediction layers shipped beside the model are not priced
 };
+inline constexpr int kAssumptionCount = 3;
 
 struct ModelSpec {
   std::string name;

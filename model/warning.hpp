@@ -5,6 +5,7 @@
 #include <variant>
 
 #include "hardware/quantity.hpp"
+#include "model/model_spec.hpp"
 
 namespace roofline {
 
@@ -24,6 +25,12 @@ struct DoesNotFit {
   long batch = 0;
 };
 
-using Warning = std::variant<ArchitectureUnknown, BeyondMaxContext, DoesNotFit>;
+// What the model's reader assumed or left out (ModelSpec::assumptions): a config without a dtype
+// priced in bf16, a vision tower or multi-token-prediction layers not priced.
+struct Assumed {
+  Assumption what;
+};
+
+using Warning = std::variant<ArchitectureUnknown, BeyondMaxContext, DoesNotFit, Assumed>;
 
 }  // namespace roofline

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <array>
+
 namespace roofline::report {
 
 namespace {
@@ -9,6 +11,7 @@ namespace {
 struct Words {
   std::string_view architecture_unknown, beyond_max_context, does_not_fit;
   std::string_view weights_do_not_fit, tpot_unreachable, ttft_unreachable, too_many_replicas;
+  std::array<std::string_view, kAssumptionCount> assumed;  // by Assumption
 };
 
 constexpr Words kEnglish{
@@ -19,7 +22,11 @@ constexpr Words kEnglish{
     "does not fit: the weights and one sequence need {needed:.1f} GB of {capacity:.1f} GB",
     "no batch size meets TPOT {target:.4g} ms: batch 1 already takes {at:.4g} ms per token",
     "no batch size meets TTFT {target:.4g} ms: at batch 1 the first token takes {at:.4g} ms",
-    "the load needs more than {most:g} replicas"};
+    "the load needs more than {most:g} replicas",
+    {"the config gives no torch_dtype: the weights are priced in bf16, as serving engines load them",
+     "multimodal model: only the text decoder is priced; the vision tower and its projector (weights, memory, image "
+     "tokens) are not modelled",
+     "the model's multi-token-prediction layers are not priced (nor is speculative decoding with them)"}};
 
 constexpr Words kChinese{"架构未知（只给了 `params`）：KV 缓存、注意力和激活均未建模；解码只读取权重",
                          "{tokens} 个 token 超过了模型的 max_context（{max}）",
@@ -27,7 +34,10 @@ constexpr Words kChinese{"架构未知（只给了 `params`）：KV 缓存、注
                          "放不下：权重加一个序列需要 {needed:.1f} GB，容量只有 {capacity:.1f} GB",
                          "没有批大小能满足 TPOT {target:.4g} ms：批大小 1 每个 token 已需 {at:.4g} ms",
                          "没有批大小能满足 TTFT {target:.4g} ms：批大小 1 的首个 token 已需 {at:.4g} ms",
-                         "负载需要超过 {most:g} 个副本"};
+                         "负载需要超过 {most:g} 个副本",
+                         {"配置未给出 torch_dtype：权重按 bf16 计价（与推理引擎的加载方式一致）",
+                          "多模态模型：只计价文本解码器；视觉塔及其投影层（权重、显存、图像 token）均未建模",
+                          "模型附带的多 token 预测（MTP）层未计价（用它们做的投机解码也未建模）"}};
 
 struct Wording {
   const Words& words;
@@ -46,6 +56,9 @@ struct Wording {
   }
   std::string operator()(const TpotUnreachable& w) const { return latency(words.tpot_unreachable, w.target, w.at_batch_1); }
   std::string operator()(const TtftUnreachable& w) const { return latency(words.ttft_unreachable, w.target, w.at_batch_1); }
+  std::string operator()(const Assumed& w) const {
+    return std::string(words.assumed[static_cast<std::size_t>(w.what)]);
+  }
   std::string operator()(const TooManyReplicas& w) const {
     return fmt::format(fmt::runtime(words.too_many_replicas), fmt::arg("most", w.most));
   }

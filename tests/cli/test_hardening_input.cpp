@@ -209,7 +209,7 @@ TEST_CASE("hardening: an integer too large for its field is refused - never wrap
   // 4294967297 / 1 = 2^32 + 1 shared experts became 1 in a 32-bit int.
   check_error(with_model(data_file("bad/hf_shared_expert_wraps.json")),
               data_file("bad/hf_shared_expert_wraps.json") + ":11:38:",
-              "shared_expert_intermediate_size: 4294967297 is outside 1 … 1,000,000");
+              "shared_expert_intermediate_size: 4294967297 is outside 0 … 1,000,000");  // 0: no shared expert
   CHECK_THROWS_WITH(model_from("name: x\n" + kTinyArchitecture + "moe: {experts: 4294967297, top_k: 1, ffn: 8}\n"),
                     "model.yaml:10:16: moe.experts: 4294967297 is outside 1 … 10,000,000");
   CHECK_THROWS_WITH(gpu_from("name: g\n" + kGpuBody + "calibration: {repetitions: 4294967297}\n"),

@@ -51,15 +51,18 @@ TEST_CASE("HF GPT-2: 124,439,808 parameters with LayerNorm, biases everywhere an
   CHECK(per_layer == 7'087'872);
   CHECK(params(m) == 50257.0 * 768 + 1024.0 * 768 + 12 * per_layer + 2 * 768);
   CHECK(params(m) == 124'439'808.0);
-  CHECK(m.dtype == DType::fp32);  // no torch_dtype: transformers loads float32
+  // No torch_dtype: priced in bf16 as serving engines load it (transformers would load float32),
+  // and the assumption is carried to every output.
+  CHECK(m.dtype == DType::bf16);
+  CHECK(m.assumptions == std::vector<Assumption>{Assumption::dtype_bf16});
   CHECK(m.max_context == 1024);
-  // KV per token: 2 × 12 layers × 768 × 4 bytes = 73,728.
-  CHECK(kv_bytes_per_token(m, resolve_precision(m)).value() == 73'728.0);
+  // KV per token: 2 × 12 layers × 768 × 2 bytes = 36,864.
+  CHECK(kv_bytes_per_token(m, resolve_precision(m)).value() == 36'864.0);
   // The decode step reads every weight but the two tables (gathered a row at a time): the
   // weights it reads are the 12 layers, the final norm and the tied head (the vocab table).
   const GpuSpec gpu = io::load_gpu("a100-80gb");
   const Report r = evaluate(m, gpu, test::default_workload(m));
-  CHECK(r.decode.step.weight_bytes.value() == Approx(4.0 * (12 * per_layer + 2 * 768 + 50257.0 * 768)));
+  CHECK(r.decode.step.weight_bytes.value() == Approx(2.0 * (12 * per_layer + 2 * 768 + 50257.0 * 768)));
 }
 
 TEST_CASE("HF DeepSeek-V3: 671 B parameters, 37.6 B active, and a 70,272-byte latent KV cache per token") {
@@ -123,15 +126,19 @@ TEST_CASE("HF configs: GQA, head_dim, tied embeddings and shared experts are rea
 }
 
 TEST_CASE("HF configs refuse what is not modelled, naming the fields") {
-  // Latent-attention fields under an architecture that is not DeepSeek's: not read as a Llama.
-  const auto latent = io::parse_yaml(R"({"architectures": ["MyLatentForCausalLM"], "hidden_size": 4096,
+  // Latent-attention fields in a family that does not read them: refused at the field, not read as a Llama.
+  const auto latent = io::parse_yaml(R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096,
 "num_attention_heads": 32, "num_hidden_layers": 32, "intermediate_size": 11008, "vocab_size": 32000, "kv_lora_rank": 512})",
                                       "latent.json");
-  CHECK_THROWS_WITH(io::read_model(latent), Catch::Contains("latent.json:2:") && Catch::Contains("kv_lora_rank") &&
-                                                 Catch::Contains("multi-head latent attention"));
+  CHECK_THROWS_WITH(io::read_model(latent), Catch::StartsWith("latent.json:2:118: kv_lora_rank: not a field rooflineplan "
+                                                              "reads in LlamaForCausalLM configs") &&
+                                                Catch::Contains("may change the architecture"));
+  // An architecture that is not read is refused, never read as a generic decoder: Falcon's blocks
+  // (parallel attention and FFN, its own names) would be priced as a Llama's.
   const auto falcon = test::run_cli({"-m", test::data_file("hf/unknown-falcon.json"), "-g", "h100-sxm"});
   CHECK(falcon.code == 2);
-  CHECK_THAT(falcon.err, Catch::Contains("FalconForCausalLM config lacks num_hidden_layers, intermediate_size") &&
+  CHECK_THAT(falcon.err, Catch::Contains("unknown-falcon.json:2:20: architectures: `FalconForCausalLM` is not an "
+                                         "architecture rooflineplan reads") &&
                              Catch::Contains("LlamaForCausalLM"));
 }
 
@@ -164,6 +171,27 @@ TEST_CASE("convert: a config.json becomes model YAML that reads back to the same
   const auto qwen = test::run_cli({"convert", test::data_file("hf/qwen1.5-moe-a2.7b.json")});
   CHECK_THAT(qwen.out, Catch::Contains("moe: {experts: 60, top_k: 4, ffn: 1408, shared_experts: 4}"));
 }
+
+TEST_CASE("convert: every 2025-26 config becomes YAML that reads back to the same counts, cache and bytes") {
+  for (const std::string name : {"deepseek-v3.2", "gemma-3-27b-it", "glm-4.7-flash", "gpt-oss-20b", "llama-3.2-1b",
+                                 "llama-4-scout", "mamba-130m-subset", "mistral-small-3.1-24b", "nemotron-h-56b",
+                                 "phi-4", "qwen3-30b-a3b", "qwen3-32b-fp8", "qwen3-8b", "qwen3-next-80b-a3b"}) {
+    INFO(name);
+    const auto r = test::run_cli({"convert", test::data_file("hf-configs/" + name + ".json")});
+    REQUIRE(r.code == 0);
+    const ModelSpec back = io::read_model(io::parse_yaml(r.out, "converted.yaml"));
+    const ModelSpec original = io::load_model(test::data_file("hf-configs/" + name + ".json"));
+    CHECK(params(back) == params(original));
+    CHECK(count_parameters(back).active() == count_parameters(original).active());
+    const Precision bf16 = resolve_precision(DType::bf16, std::nullopt, {});
+    CHECK(cache_bytes_per_sequence(back, bf16, 32'768).value() == cache_bytes_per_sequence(original, bf16, 32'768).value());
+    CHECK(back.source == original.source);  // the reader's assumptions travel in the source
+    // The checkpoint's formats, and so the weights' bytes.
+    CHECK(weight_bytes(back, resolve_precision(back)).total().value() ==
+          weight_bytes(original, resolve_precision(original)).total().value());
+  }
+}
+
 
 TEST_CASE("HF config whose heads do not divide hidden_size, without head_dim, is refused") {
   const auto doc = io::parse_yaml(R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 4096,

@@ -21,11 +21,15 @@ namespace {
 std::vector<ModelSpec> described_models() {
   std::vector<ModelSpec> out;
   for (const io::Preset& p : io::list_presets(io::PresetKind::model)) out.push_back(io::load_model(p.path));
-  for (const auto& e : std::filesystem::directory_iterator(test::data_file("hf"))) {
-    if (e.path().stem() != "unknown-falcon") out.push_back(io::load_model(e.path().string()));
+  for (const std::string folder : {"hf", "hf-configs"}) {
+    for (const auto& e : std::filesystem::directory_iterator(test::data_file(folder))) {
+      if (e.path().extension() == ".json" && e.path().stem() != "unknown-falcon") {
+        out.push_back(io::load_model(e.path().string()));
+      }
+    }
   }
   out.push_back(io::load_model(test::data_file("good/hybrid-mamba2.yaml")));
-  REQUIRE(out.size() >= 19);
+  REQUIRE(out.size() >= 34);
   return out;
 }
 

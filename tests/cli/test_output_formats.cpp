@@ -105,3 +105,25 @@ TEST_CASE("no NaN or inf in any number - over every preset pair at several batch
     }
   }
 }
+
+TEST_CASE("assumptions of the model's reader show in every output: table and CSV on stderr, JSON in the document") {
+  // Mamba-130m's config gives no torch_dtype; Gemma 3's is a multimodal wrapper.
+  const std::string mamba = test::data_file("hf-configs/mamba-130m-subset.json");
+  const std::string bf16 = "the config gives no torch_dtype: the weights are priced in bf16";
+  const auto table = test::run_cli({"-m", mamba, "-g", "h100-sxm"});
+  REQUIRE(table.code == 0);
+  CHECK_THAT(table.err, Catch::Contains("warning: " + bf16));
+  const auto csv = test::run_cli({"-m", mamba, "-g", "h100-sxm", "--format", "csv"});
+  REQUIRE(csv.code == 0);
+  CHECK_THAT(csv.err, Catch::Contains(bf16));
+  CHECK_THAT(csv.out, !Catch::Contains("torch_dtype"));  // the rows stay data
+  const auto json = test::run_cli({"-m", mamba, "-g", "h100-sxm", "--format", "json"});
+  REQUIRE(json.code == 0);
+  const auto j = nlohmann::json::parse(json.out);
+  CHECK_THAT(j["warnings"][0].get<std::string>(), Catch::StartsWith(bf16));
+  CHECK(json.err.empty());
+  const auto gemma = test::run_cli({"-m", test::data_file("hf-configs/gemma-3-27b-it.json"), "-g", "h200", "--format", "json"});
+  REQUIRE(gemma.code == 0);
+  CHECK_THAT(nlohmann::json::parse(gemma.out)["warnings"][0].get<std::string>(),
+             Catch::StartsWith("multimodal model: only the text decoder is priced"));
+}

@@ -144,11 +144,14 @@ TEST_CASE("schema: every model preset and Hugging Face config, written and read 
     const ModelSpec m = io::load_model(p.id);
     check_same(model_from(io::model_yaml(m)), m);
   }
-  for (const auto& entry : std::filesystem::directory_iterator(test::data_file("hf"))) {
-    if (entry.path().stem() == "unknown-falcon") continue;  // refused: not a known architecture
-    INFO(entry.path().filename());
-    const ModelSpec m = io::load_model(entry.path().string());
-    check_same(model_from(io::model_yaml(m)), m);
+  for (const std::string folder : {"hf", "hf-configs"}) {
+    for (const auto& entry : std::filesystem::directory_iterator(test::data_file(folder))) {
+      // unknown-falcon is refused: not a known architecture.
+      if (entry.path().extension() != ".json" || entry.path().stem() == "unknown-falcon") continue;
+      INFO(entry.path().filename());
+      const ModelSpec m = io::load_model(entry.path().string());
+      check_same(model_from(io::model_yaml(m)), m);
+    }
   }
   const ModelSpec teaching = io::load_model(test::example_file("7b.yaml"));
   check_same(model_from(io::model_yaml(teaching)), teaching);

@@ -39,3 +39,17 @@ TEST_CASE("infeasible text: each refusal of a plan, with its numbers, in both la
         "没有批大小能满足 TPOT 5 ms：批大小 1 每个 token 已需 7.09 ms");
   CHECK(infeasible_text(TooManyReplicas{1e12}, "zh") == "负载需要超过 1e+12 个副本");
 }
+
+TEST_CASE("warning text: what a model's reader assumed, each in English and Chinese") {
+  CHECK(warning_text(Assumed{Assumption::dtype_bf16}) ==
+        "the config gives no torch_dtype: the weights are priced in bf16, as serving engines load them");
+  CHECK(warning_text(Assumed{Assumption::dtype_bf16}, "zh") == "配置未给出 torch_dtype：权重按 bf16 计价（与推理引擎的加载方式一致）");
+  CHECK(warning_text(Assumed{Assumption::vision_not_modelled}) ==
+        "multimodal model: only the text decoder is priced; the vision tower and its projector (weights, memory, image "
+        "tokens) are not modelled");
+  CHECK(warning_text(Assumed{Assumption::vision_not_modelled}, "zh") ==
+        "多模态模型：只计价文本解码器；视觉塔及其投影层（权重、显存、图像 token）均未建模");
+  CHECK(warning_text(Assumed{Assumption::mtp_not_modelled}) ==
+        "the model's multi-token-prediction layers are not priced (nor is speculative decoding with them)");
+  CHECK(warning_text(Assumed{Assumption::mtp_not_modelled}, "zh") == "模型附带的多 token 预测（MTP）层未计价（用它们做的投机解码也未建模）");
+}

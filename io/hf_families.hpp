@@ -1,0 +1,58 @@
+#pragma once
+// The Hugging Face families rooflineplan reads, one row each: what distinguishes a family's
+// config.json from the generic decoder (its experts, its layer kinds, its defaults), so that the
+// reading code is one set of functions switched by these columns.
+#include <span>
+#include <string_view>
+
+#include "io/hf_fields.hpp"
+
+namespace roofline::io {
+
+// The layer stack's overall shape. decoder: attention (or a recurrent mixer) then an FFN in every
+// layer, Llama's field names; gpt2: GPT-2's names, LayerNorm, biases, learned positions;
+// mamba / mamba2: recurrent layers with no FFN; nemotron_h: one mixer or one FFN per layer, by
+// `hybrid_override_pattern`.
+enum class HfShape { decoder, gpt2, mamba, mamba2, nemotron_h };
+
+// How a family names its experts (see hf_ffn.cpp).
+enum class HfMoe { none, mixtral, qwen, deepseek, llama4, gpt_oss, minimax };
+
+// How a family says which layers attend how (see hf_layer_kinds.cpp). full: every layer (a
+// `layer_types` list, where a config has one, is read in every family); sliding_when_set: every
+// layer slides when `sliding_window` is not null (Mistral, Mixtral, Phi-3); qwen: Qwen's
+// `use_sliding_window`, refused when on; alternating: sliding, full, ... (Gemma 2, gpt-oss);
+// gemma3: 5 sliding to 1 full (`sliding_window_pattern`); llama4: chunked but every 4th
+// (`no_rope_layers`); qwen3_next: linear attention but every 4th (`full_attention_interval`);
+// minimax: `attn_type_list`, 1 for full attention.
+enum class HfLayers { full, sliding_when_set, qwen, alternating, gemma3, llama4, qwen3_next, minimax };
+
+enum class HfQkNorm { none, always, when_asked };  // when_asked: `use_qk_norm`
+
+struct HfFamily {
+  std::string_view architecture;  // architectures[0]
+  std::string_view model_type;    // for a config that names only its model_type
+  HfShape shape = HfShape::decoder;
+  HfMoe moe = HfMoe::none;
+  HfLayers layers = HfLayers::full;
+  HfQkNorm qk_norm = HfQkNorm::none;
+  bool qk_norm_default = false;  // use_qk_norm's default
+  bool attention_bias = false;   // attention_bias's default (Qwen2 always has Q/K/V biases)
+  bool tied = false;             // tie_word_embeddings' default
+  bool latent = false;           // multi-head latent attention (DeepSeek-V2/V3)
+  bool sparse = false;           // DeepSeek-V3.2's indexer
+  bool sinks = false;            // a learned sink per head (gpt-oss)
+  bool attention_gate = false;   // Q also projects an output gate (Qwen3-Next)
+  // A multimodal wrapper: its decoder is read from `text_config`, of this model_type unless the
+  // text config names its own.
+  std::string_view text_model_type = {};
+  std::span<const HfDefault> defaults = {};         // transformers' defaults for fields left out
+  std::span<const std::string_view> harmless = {};  // the family's own fields that change nothing priced
+};
+
+// The family of an `architectures` entry, or of a `model_type` (the text config of a wrapper).
+[[nodiscard]] const HfFamily* hf_family(std::string_view architecture);
+[[nodiscard]] const HfFamily* hf_family_of_type(std::string_view model_type);
+[[nodiscard]] std::span<const HfFamily> hf_families();
+
+}  // namespace roofline::io

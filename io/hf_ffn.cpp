@@ -1,0 +1,148 @@
+// Each family's FFN: the dense width, its experts (how many, how many a token takes, how wide,
+// shared ones), and which layers are MoE by the family's rule.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "io/hf_reading.hpp"
+
+namespace roofline::io {
+
+namespace {
+
+constexpr Range kStep{1, 100'000};  // a MoE layer every so many layers
+
+MoeSpec experts(const HfFields& c, std::string_view count_key, std::string_view top_k_key, std::string_view width_key) {
+  c.require({count_key, top_k_key, width_key});
+  return {c.small_count(count_key, "moe.experts"), c.small_count(top_k_key, "moe.top_k"),
+          c.count(width_key, "moe.ffn")};
+}
+
+// A shared expert given as one FFN's width: rooflineplan counts shared experts of the routed
+// width, so the width must be a whole number of them (4294967297 wide is refused here, not
+// wrapped into 1 expert).
+int shared_of_width(const HfFields& c, std::string_view key, long expert_width) {
+  if (!c.given(key)) {
+    c.use(key);
+    return 0;
+  }
+  const long shared = c.number_in(key, {0, 1'000'000});  // 0: none (MiniMax-M2)
+  if (shared % expert_width != 0) {
+    c.fail(key, fmt::format("{} is not a whole number of experts of width {}", shared, expert_width));
+  }
+  return static_cast<int>(shared / expert_width);  // at most 10^6: the widths' range
+}
+
+// The layers whose FFN is a MoE, as a per-layer kind: every layer MoE needs no list; leading
+// dense layers are moe.dense_layers (DeepSeek); any other arrangement is the ffn pattern. The dense
+// layers' width is `dense_width_key`, read only where there are dense layers.
+void set_moe_layers(const HfFields& c, Architecture& a, const std::vector<bool>& is_moe,
+                    std::string_view dense_width_key) {
+  const auto first_moe = std::find(is_moe.begin(), is_moe.end(), true);
+  const bool leading_dense = std::all_of(first_moe, is_moe.end(), [](bool m) { return m; });
+  if (leading_dense) {
+    a.moe->dense_layers = static_cast<int>(first_moe - is_moe.begin());
+  } else {
+    std::vector<FfnKind> kinds;
+    for (bool m : is_moe) kinds.push_back(m ? FfnKind::moe : FfnKind::dense);
+    a.ffn_pattern = shortest_period(kinds);
+  }
+  if (a.dense_ffn_layers() > 0) {
+    c.require({dense_width_key});
+    a.ffn = c.count(dense_width_key, "ffn");
+  } else {
+    c.use(dense_width_key);  // the width of dense layers the model does not have
+  }
+}
+
+// gpt-oss's config carries the top-k twice, under its original name and transformers'.
+int gpt_oss_top_k(const HfFields& c) {
+  if (c.given("experts_per_token") && c.given("num_experts_per_tok")) {
+    const int k = c.small_count("experts_per_token", "moe.top_k");
+    if (k != c.small_count("num_experts_per_tok", "moe.top_k")) {
+      c.fail("experts_per_token", fmt::format("{} differs from num_experts_per_tok {}", k,
+                                              c.small_count("num_experts_per_tok", "moe.top_k")));
+    }
+    return k;
+  }
+  return c.small_count(c.given("experts_per_token") ? "experts_per_token" : "num_experts_per_tok", "moe.top_k");
+}
+
+std::vector<bool> qwen_moe_layers(const HfFields& c, int layers) {
+  // Qwen2-MoE/Qwen3-MoE: a layer is sparse unless listed in mlp_only_layers, every
+  // decoder_sparse_step-th layer (transformers' Qwen3MoeDecoderLayer).
+  const long step = c.number_in("decoder_sparse_step", kStep);
+  const std::vector<long> dense = c.numbers("mlp_only_layers", {0, static_cast<double>(layers - 1)});
+  std::vector<bool> is_moe;
+  for (int i = 0; i < layers; ++i) {
+    is_moe.push_back(std::find(dense.begin(), dense.end(), i) == dense.end() && (i + 1) % step == 0);
+  }
+  return is_moe;
+}
+
+std::vector<bool> deepseek_moe_layers(const HfFields& c, int layers) {
+  // DeepSeek, GLM-4.5: dense for the first first_k_dense_replace layers, then every
+  // moe_layer_freq-th layer sparse (transformers' DeepseekV3DecoderLayer).
+  const long first = c.given("first_k_dense_replace") ? c.number_in("first_k_dense_replace", {0, 100'000}) : 0;
+  const long freq = c.given("moe_layer_freq") ? c.number_in("moe_layer_freq", kStep) : 1;
+  c.use({"first_k_dense_replace", "moe_layer_freq"});
+  std::vector<bool> is_moe;
+  for (int i = 0; i < layers; ++i) is_moe.push_back(i >= first && i % freq == 0);
+  return is_moe;
+}
+
+std::vector<bool> llama4_moe_layers(const HfFields& c, int layers) {
+  // transformers' Llama4TextConfig: moe_layers, else every interleave_moe_layer_step-th layer
+  // counting from the step's last (step 1: all; Maverick's 2: layers 1, 3, 5, ...).
+  const bool given = c.given("moe_layers");  // an empty list: no MoE layer
+  const std::vector<long> listed = c.numbers("moe_layers", {0, static_cast<double>(layers - 1)});
+  const long step = c.number_in("interleave_moe_layer_step", kStep);
+  std::vector<bool> is_moe;
+  for (int i = 0; i < layers; ++i) {
+    is_moe.push_back(given ? std::find(listed.begin(), listed.end(), i) != listed.end() : (i + 1) % step == 0);
+  }
+  return is_moe;
+}
+
+}  // namespace
+
+void read_ffn(const HfFields& c, const HfFamily& f, Architecture& a) {
+  a.ffn_type = FfnType::gated;  // SwiGLU or GeGLU in every decoder family here
+  switch (f.moe) {
+    case HfMoe::none:
+      c.require({"intermediate_size"});
+      a.ffn = c.count("intermediate_size", "ffn");
+      return;
+    case HfMoe::mixtral:
+      a.moe = experts(c, "num_local_experts", "num_experts_per_tok", "intermediate_size");
+      return;
+    case HfMoe::gpt_oss:
+      c.require({"num_local_experts", "intermediate_size"});
+      a.moe = MoeSpec{c.small_count("num_local_experts", "moe.experts"), gpt_oss_top_k(c),
+                      c.count("intermediate_size", "moe.ffn")};
+      return;
+    case HfMoe::minimax:
+      a.moe = experts(c, "num_local_experts", "num_experts_per_tok", "intermediate_size");
+      a.moe->shared_experts = shared_of_width(c, "shared_intermediate_size", a.moe->ffn);
+      return;
+    case HfMoe::qwen:
+      a.moe = experts(c, "num_experts", "num_experts_per_tok", "moe_intermediate_size");
+      a.moe->shared_experts = shared_of_width(c, "shared_expert_intermediate_size", a.moe->ffn);
+      set_moe_layers(c, a, qwen_moe_layers(c, a.layers), "intermediate_size");
+      return;
+    case HfMoe::deepseek:
+      a.moe = experts(c, "n_routed_experts", "num_experts_per_tok", "moe_intermediate_size");
+      a.moe->shared_experts = c.given("n_shared_experts") ? c.small_count("n_shared_experts", "moe.shared_experts") : 0;
+      c.use("n_shared_experts");
+      set_moe_layers(c, a, deepseek_moe_layers(c, a.layers), "intermediate_size");
+      return;
+    case HfMoe::llama4:
+      // One shared expert as wide as a routed one (Llama4TextMoe), and dense layers of their own width.
+      a.moe = experts(c, "num_local_experts", "num_experts_per_tok", "intermediate_size");
+      a.moe->shared_experts = 1;
+      set_moe_layers(c, a, llama4_moe_layers(c, a.layers), "intermediate_size_mlp");
+      return;
+  }
+}
+
+}  // namespace roofline::io

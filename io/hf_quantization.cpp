@@ -1,0 +1,315 @@
+// A config's `quantization_config` as the format each tensor class is stored in
+// (model/weight_format.hpp): the quantizer's format for the block linears, the modules it leaves
+// alone (`modules_to_not_convert`, `ignore`) mapped onto tensor classes. What cannot be mapped onto
+// a whole class is refused with the field named, never priced as if it were.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+#include "io/hf_reading.hpp"
+
+namespace roofline::io {
+
+namespace {
+
+using Classes = std::array<bool, kTensorClassCount>;
+
+constexpr std::size_t index(TensorClass c) { return static_cast<std::size_t>(c); }
+
+Classes only(std::initializer_list<TensorClass> list) {
+  Classes out{};
+  for (TensorClass c : list) out[index(c)] = true;
+  return out;
+}
+
+// What a module name or pattern covers. some: the classes in `classes`; nothing: a module priced in 16 bits anyway
+// (routers), or not priced at all (the vision tower, multi-token-prediction layers).
+struct Covered {
+  enum { some, nothing, part } what;
+  Classes classes{};
+};
+
+// A pattern's module names, without the regular-expression decorations (`re:.*mlp.gate$`).
+std::vector<std::string> parts_of(std::string_view pattern) {
+  std::string s(pattern.starts_with("re:") ? pattern.substr(3) : pattern);
+  std::vector<std::string> parts;
+  std::string part;
+  for (char ch : s + ".") {
+    if (ch == '.') {
+      if (!part.empty()) parts.push_back(part);
+      part.clear();
+    } else if (std::string_view("*^$\\+?()").find(ch) == std::string_view::npos) {
+      part += ch;
+    }
+  }
+  return parts;
+}
+
+bool is_one_matrix(std::string_view part) {
+  return part.ends_with("_proj") || part.ends_with("_proj_with_mqa") ||
+         std::string_view("w1 w2 w3 c_attn c_proj c_fc qkv wo wqkv").find(part) != std::string_view::npos;
+}
+
+Covered covered_by(std::string_view pattern, int layers) {
+  if (pattern.find_first_of("|[") != std::string_view::npos) return {Covered::part};
+  const std::vector<std::string> parts = parts_of(pattern);
+  if (parts.empty()) return {Covered::part};
+  const auto any = [&](auto pred) { return std::any_of(parts.begin(), parts.end(), pred); };
+  const auto named = [&](std::initializer_list<std::string_view> names) {
+    return any([&](const std::string& p) { return std::find(names.begin(), names.end(), p) != names.end(); });
+  };
+  if (any([](const std::string& p) {
+        return p.find("vision") != std::string::npos || p.find("visual") != std::string::npos;
+      }) ||
+      named({"multi_modal_projector", "mm_projector", "image_newline", "patch_embed"})) {
+    return {Covered::nothing};  // the vision tower, not modelled
+  }
+  if (named({"mtp", "eh_proj", "enorm", "hnorm", "shared_head"})) return {Covered::nothing};
+  for (const std::string& p : parts) {
+    if (!std::all_of(p.begin(), p.end(), [](char ch) { return ch >= '0' && ch <= '9'; }) || p.size() > 6) continue;
+    if (std::stol(p) >= layers) return {Covered::nothing};  // DeepSeek's MTP layer follows the decoder's
+    return {Covered::part};                                 // one layer of many
+  }
+  const std::string& last = parts.back();
+  if (last == "lm_head") return {Covered::some, only({TensorClass::lm_head})};
+  if (named({"embed_tokens", "wte", "word_embeddings", "tok_embeddings"})) {
+    return {Covered::some, only({TensorClass::embedding})};
+  }
+  // Routers (and Qwen's shared-expert gate) are priced in 16 bits whatever the quantizer does.
+  if (last == "router" || last == "gate" || last == "shared_expert_gate") return {Covered::nothing};
+  // Shared experts are priced with the routed ones: leaving only them out is not a class.
+  if (named({"shared_expert", "shared_experts"}) || is_one_matrix(last)) return {Covered::part};
+  if (named({"experts"})) return {Covered::some, only({TensorClass::experts})};
+  if (named({"self_attn", "attention", "attn", "linear_attn", "mixer"})) {
+    return {Covered::some, only({TensorClass::attention})};
+  }
+  if (named({"mlp", "feed_forward", "block_sparse_moe"})) {
+    return {Covered::some, only({TensorClass::dense_ffn, TensorClass::experts})};
+  }
+  if (last == "Linear")
+    return {Covered::some, only({TensorClass::attention, TensorClass::dense_ffn, TensorClass::experts})};
+  return {Covered::part};
+}
+
+// The classes a list of patterns covers; a pattern covering part of a class is refused.
+Classes classes_of_list(const HfFields& q, std::string_view key, int layers) {
+  Classes out{};
+  for (const std::string& pattern : q.words(key)) {
+    const Covered c = covered_by(pattern, layers);
+    if (c.what == Covered::part) {
+      q.fail(key, fmt::format("\"{}\" names part of a tensor class (one layer, one matrix, the shared experts); "
+                              "rooflineplan prices formats per class (attention, dense_ffn, experts, lm_head, "
+                              "embedding) and cannot map it",
+                              pattern));
+    }
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = out[i] || c.classes[i];
+  }
+  return out;
+}
+
+// The block's linears a quantizer converts, where the model has them; the LM head and the
+// embedding stay in the model's dtype unless the config says otherwise.
+Classes linears(const Architecture& a) {
+  Classes out = only({TensorClass::attention});
+  out[index(TensorClass::dense_ffn)] = a.dense_ffn_layers() > 0;
+  out[index(TensorClass::experts)] = a.moe_layers() > 0;
+  return out;
+}
+
+void store(Quantization& out, const Classes& classes, WeightFormat f) {
+  for (std::size_t i = 0; i < classes.size(); ++i) {
+    if (classes[i]) out.formats[i] = f;
+  }
+}
+
+void keep_in_dtype(Quantization& out, const Classes& classes) {
+  for (std::size_t i = 0; i < classes.size(); ++i) {
+    if (classes[i]) out.formats[i].reset();
+  }
+}
+
+int group_size(const HfFields& q, std::string_view key) {
+  if (q.given(key) && q.text(key) == "-1") {
+    q.fail(key,
+           "-1 (one scale per output channel over the whole input) is not a format rooflineplan names; int4 "
+           "formats here keep one scale per group");
+  }
+  return static_cast<int>(q.number_in(key, {1, 1'000'000}));
+}
+
+// fp8 (transformers' FineGrainedFP8, vLLM's Fp8Config): 128 × 128 block scales where the
+// config gives them, else one scale per tensor.
+WeightFormat fp8(const HfFields& q) {
+  if (q.given("fmt")) {
+    const std::string f = q.text("fmt");
+    if (f != "e4m3" && f != "float8_e4m3fn" && f != "e5m2") {
+      q.fail("fmt", fmt::format("\"{}\" is not an fp8 element rooflineplan knows (e4m3, float8_e4m3fn, e5m2)", f));
+    }
+  }
+  q.use({"activation_scheme", "scale_fmt"});  // activations' scaling; scales stored as fp32 either way
+  if (!q.given("weight_block_size")) {
+    q.use("weight_block_size");
+    return WeightFormat::fp8;
+  }
+  const std::vector<long> block = q.numbers("weight_block_size", {1, 1'000'000});
+  if (block != std::vector<long>{128, 128}) {
+    q.fail("weight_block_size", "only 128 × 128 blocks are a named format (fp8-block)");
+  }
+  return WeightFormat::fp8_block;
+}
+
+// compressed-tensors: one scheme's `weights` as a named format.
+WeightFormat compressed_weights(const HfFields& w, Quantization& out) {
+  const long bits = w.number_in("num_bits", {1, 64});
+  const std::string type = w.text("type"), strategy = w.text("strategy");
+  w.use({"dynamic", "actorder", "observer", "observer_kwargs", "scale_dtype", "zp_dtype"});
+  const bool symmetric = w.flag("symmetric", true);
+  if (type == "float" && bits == 8) {
+    if (strategy == "tensor") return WeightFormat::fp8;
+    if (strategy == "channel") return WeightFormat::fp8_channel;
+    if (strategy == "block") {
+      if (w.numbers("block_structure", {1, 1'000'000}) != std::vector<long>{128, 128}) {
+        w.fail("block_structure", "only 128 × 128 blocks are a named format (fp8-block)");
+      }
+      return WeightFormat::fp8_block;
+    }
+  }
+  if (type == "float" && bits == 4 && strategy == "tensor_group") {
+    if (w.number_in("group_size", {1, 1'000'000}) != 16) w.fail("group_size", "NVFP4 scales groups of 16");
+    return WeightFormat::nvfp4;
+  }
+  if (type == "int" && bits == 4 && strategy == "group") {
+    out.group_size = static_cast<int>(w.number_in("group_size", {1, 1'000'000}));
+    return symmetric ? WeightFormat::int4 : WeightFormat::awq;  // asymmetric: a zero point per group, AWQ's layout
+  }
+  if (type == "int" && bits == 8 && (strategy == "channel" || strategy == "tensor")) return WeightFormat::int8;
+  w.fail("strategy",
+         fmt::format("{}-bit {} weights with strategy {} are not a format rooflineplan names", bits, type, strategy));
+}
+
+void read_compressed_tensors(const HfFields& q, const Architecture& a, Quantization& out) {
+  for (std::string_view key : {"sparsity_config", "transform_config"}) {
+    if (q.filled(key)) q.fail(key, "sparse or transformed weights are not modelled");
+    q.use(key);
+  }
+  q.use({"format", "kv_cache_scheme", "quantization_status", "global_compression_ratio", "provider"});
+  q.require({"config_groups"});
+  const HfFields groups = q.child("config_groups", q.what());
+  Classes done{};
+  for (const std::string& name : groups.keys()) {
+    const HfFields g = groups.child(name, q.what());
+    g.use({"input_activations", "output_activations", "format"});  // activations: the workload's compute format
+    const Classes named = classes_of_list(g, "targets", a.layers), present = linears(a);
+    Classes targets{};
+    for (std::size_t i = 0; i < targets.size(); ++i) targets[i] = named[i] && present[i];
+    if (g.given("weights")) {
+      const WeightFormat f = compressed_weights(g.child("weights", q.what()), out);
+      for (std::size_t i = 0; i < targets.size(); ++i) {
+        if (targets[i] && done[i] && out.formats[i] != f) g.fail("targets", "a tensor class in two formats");
+        done[i] = done[i] || targets[i];
+      }
+      store(out, targets, f);
+    }
+    g.refuse_unread({});
+  }
+  groups.refuse_unread({});
+}
+
+// AWQ and GPTQ: int4 in groups, with a zero point per group (GPTQ's format stores one even for
+// symmetric weights; AWQ without zero points is symmetric int4).
+void read_int4(const HfFields& q, const Architecture& a, bool awq, Quantization& out) {
+  if (q.number_in("bits", {1, 64}) != 4)
+    q.fail("bits", "only 4-bit AWQ and GPTQ weights are formats rooflineplan names");
+  out.group_size = group_size(q, "group_size");
+  if (awq) {
+    store(out, linears(a), q.flag("zero_point", true) ? WeightFormat::awq : WeightFormat::int4);
+    q.use({"version", "backend", "do_fuse", "fuse_max_seq_len", "modules_to_fuse", "exllama_config"});
+    return;
+  }
+  store(out, linears(a), WeightFormat::gptq);
+  if (q.flag("lm_head", false)) out.of(TensorClass::lm_head) = WeightFormat::gptq;
+  q.use("modules_in_block_to_quantize");
+  if (q.filled("modules_in_block_to_quantize")) {
+    q.fail("modules_in_block_to_quantize",
+           "a quantizer that converts some of a block's linears only is not mapped "
+           "onto tensor classes");
+  }
+  q.use({"sym",
+         "desc_act",
+         "damp_percent",
+         "true_sequential",
+         "static_groups",
+         "model_name_or_path",
+         "model_file_base_name",
+         "checkpoint_format",
+         "meta",
+         "pack_dtype",
+         "tokenizer",
+         "dataset",
+         "use_exllama",
+         "exllama_config",
+         "max_input_length",
+         "use_cuda_fp16",
+         "cache_block_outputs",
+         "batch_size",
+         "module_name_preceding_first_block",
+         "backend"});
+}
+
+void read_modelopt(const HfFields& q, const Architecture& a, Quantization& out) {
+  const std::string algo = q.text("quant_algo");
+  if (algo == "NVFP4") {
+    if (q.given("group_size") && q.number_in("group_size", {1, 1'000'000}) != 16)
+      q.fail("group_size", "NVFP4 scales groups of 16");
+    store(out, linears(a), WeightFormat::nvfp4);
+  } else if (algo == "FP8") {
+    store(out, linears(a), WeightFormat::fp8);
+  } else {
+    q.fail("quant_algo", fmt::format("\"{}\" is not a ModelOpt format rooflineplan names (NVFP4, FP8)", algo));
+  }
+  // The KV cache's format is the serving engine's choice (--kv): the checkpoint's scales only allow it.
+  q.use({"group_size", "kv_cache_quant_algo", "producer", "kv_cache_scheme"});
+}
+
+}  // namespace
+
+std::optional<Quantization> read_quantization(const HfFields& q, const Architecture& a) {
+  q.require({"quant_method"});
+  const std::string method = q.text("quant_method");
+  Quantization out;
+  // The modules a method leaves in the model's dtype, by the names its configs use.
+  std::vector<std::string_view> exclusions = {"modules_to_not_convert"};
+  if (method == "fp8") {
+    store(out, linears(a), fp8(q));
+    exclusions.push_back("ignored_layers");  // vLLM's name for them
+  } else if (method == "fbgemm_fp8") {
+    store(out, linears(a), WeightFormat::fp8_channel);  // e4m3 with a scale per output channel
+    q.use("activation_scale_ub");
+  } else if (method == "mxfp4") {
+    // gpt-oss: transformers' Mxfp4 quantizer converts the experts only.
+    Classes experts{};
+    experts[index(TensorClass::experts)] = a.moe_layers() > 0;
+    store(out, experts, WeightFormat::mxfp4);
+  } else if (method == "awq" || method == "gptq") {
+    read_int4(q, a, method == "awq", out);
+  } else if (method == "modelopt") {
+    read_modelopt(q, a, out);
+    exclusions.insert(exclusions.end(), {"exclude_modules", "ignore"});
+  } else if (method == "compressed-tensors") {
+    read_compressed_tensors(q, a, out);
+    exclusions = {"ignore"};
+  } else {
+    q.fail("quant_method", fmt::format("\"{}\" is not a quantization rooflineplan reads (fp8, fbgemm_fp8, mxfp4, "
+                                       "modelopt, awq, gptq, compressed-tensors); give the format with --weights",
+                                       method));
+  }
+  for (std::string_view key : exclusions) keep_in_dtype(out, classes_of_list(q, key, a.layers));
+  q.refuse_unread({});
+  if (std::none_of(out.formats.begin(), out.formats.end(), [](const auto& f) { return f.has_value(); })) {
+    return std::nullopt;
+  }
+  return out;
+}
+
+}  // namespace roofline::io

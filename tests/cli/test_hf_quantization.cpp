@@ -1,0 +1,117 @@
+// `quantization_config` read into ModelSpec::quantization: the format each tensor class is stored
+// in, the modules a quantizer leaves alone mapped onto classes, and what cannot be mapped refused
+// at the field. (The bytes of each format are the engine's, model/weight_format.cpp.)
+#include <catch2/catch.hpp>
+
+#include "cli_runner.hpp"
+
+using namespace roofline;
+
+namespace {
+
+// A small Mixtral-shaped model (attention and experts, no dense FFN) with this quantization_config.
+ModelSpec moe_with(const std::string& quantization) {
+  return io::read_model(io::parse_yaml(R"({"architectures": ["MixtralForCausalLM"], "hidden_size": 64,
+"num_attention_heads": 4, "num_hidden_layers": 2, "intermediate_size": 128, "vocab_size": 100,
+"num_local_experts": 4, "num_experts_per_tok": 2, "torch_dtype": "bfloat16", "sliding_window": null,
+"quantization_config": )" + quantization + "}",
+                                       "q.json"));
+}
+
+// A small dense Llama.
+ModelSpec dense_with(const std::string& quantization) {
+  return io::read_model(io::parse_yaml(R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 64,
+"num_attention_heads": 4, "num_hidden_layers": 2, "intermediate_size": 128, "vocab_size": 100,
+"torch_dtype": "float16", "quantization_config": )" + quantization + "}",
+                                       "q.json"));
+}
+
+using F = std::optional<WeightFormat>;
+std::vector<F> formats(const ModelSpec& m) {
+  REQUIRE(m.quantization);
+  return {m.quantization->formats.begin(), m.quantization->formats.end()};
+}
+// attention, dense_ffn, experts, lm_head, embedding
+const F none = std::nullopt;
+
+}  // namespace
+
+TEST_CASE("quantization: fp8 with 128 × 128 blocks, per tensor without them, per channel for fbgemm") {
+  const std::string block = R"({"quant_method": "fp8", "fmt": "e4m3", "activation_scheme": "dynamic", "weight_block_size": [128, 128]})";
+  CHECK(formats(moe_with(block)) == std::vector<F>{WeightFormat::fp8_block, none, WeightFormat::fp8_block, none, none});
+  CHECK(formats(dense_with(R"({"quant_method": "fp8", "activation_scheme": "static"})")) ==
+        std::vector<F>{WeightFormat::fp8, WeightFormat::fp8, none, none, none});
+  CHECK(formats(dense_with(R"({"quant_method": "fbgemm_fp8", "activation_scale_ub": 1200.0,
+"modules_to_not_convert": ["lm_head"]})")) ==
+        std::vector<F>{WeightFormat::fp8_channel, WeightFormat::fp8_channel, none, none, none});
+  CHECK_THROWS_WITH(dense_with(R"({"quant_method": "fp8", "weight_block_size": [64, 64]})"),
+                    Catch::Contains("quantization_config.weight_block_size: only 128 × 128 blocks"));
+  CHECK_THROWS_WITH(dense_with(R"({"quant_method": "fp8", "fmt": "e3m4"})"), Catch::Contains("\"e3m4\" is not an fp8 element"));
+}
+
+TEST_CASE("quantization: MXFP4 converts the experts only; the modules left alone are mapped onto classes") {
+  const ModelSpec m = moe_with(R"({"quant_method": "mxfp4", "modules_to_not_convert": ["model.layers.*.self_attn",
+"model.layers.*.mlp.router", "model.embed_tokens", "lm_head"]})");
+  CHECK(formats(m) == std::vector<F>{none, none, WeightFormat::mxfp4, none, none});
+  // Leaving the experts out too leaves nothing quantized: no quantization.
+  CHECK_FALSE(moe_with(R"({"quant_method": "mxfp4", "modules_to_not_convert": ["re:.*mlp.experts.*"]})").quantization);
+}
+
+TEST_CASE("quantization: AWQ and GPTQ int4 with their group and zero points; other widths refused at `bits`") {
+  const ModelSpec awq = dense_with(R"({"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": true,
+"version": "gemm", "modules_to_not_convert": null})");
+  CHECK(formats(awq) == std::vector<F>{WeightFormat::awq, WeightFormat::awq, none, none, none});
+  CHECK(awq.quantization->group_size == 128);
+  // Without zero points AWQ is symmetric int4: a scale per group only.
+  CHECK(formats(dense_with(R"({"quant_method": "awq", "bits": 4, "group_size": 64, "zero_point": false})"))[0] ==
+        WeightFormat::int4);
+  const ModelSpec gptq = dense_with(R"({"quant_method": "gptq", "bits": 4, "group_size": 32, "desc_act": true,
+"sym": true, "damp_percent": 0.01, "lm_head": true})");
+  CHECK(formats(gptq) == std::vector<F>{WeightFormat::gptq, WeightFormat::gptq, none, WeightFormat::gptq, none});
+  CHECK(gptq.quantization->group_size == 32);
+  CHECK_THROWS_WITH(dense_with(R"({"quant_method": "gptq", "bits": 8, "group_size": 128})"),
+                    Catch::Contains("quantization_config.bits: only 4-bit AWQ and GPTQ weights"));
+  CHECK_THROWS_WITH(dense_with(R"({"quant_method": "awq", "bits": 4, "group_size": -1})"),
+                    Catch::Contains("quantization_config.group_size: -1"));
+}
+
+TEST_CASE("quantization: NVFP4 from ModelOpt, and compressed-tensors' schemes read from their weights") {
+  const ModelSpec modelopt = moe_with(R"({"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16,
+"kv_cache_quant_algo": "FP8", "exclude_modules": ["lm_head", "model.layers.*.self_attn"]})");
+  CHECK(formats(modelopt) == std::vector<F>{none, none, WeightFormat::nvfp4, none, none});
+  const auto compressed = [](const std::string& weights, const std::string& ignore) {
+    return dense_with(R"({"quant_method": "compressed-tensors", "format": "pack-quantized", "quantization_status":
+"compressed", "config_groups": {"group_0": {"targets": ["Linear"], "input_activations": null, "weights": )" +
+                      weights + R"(}}, "ignore": )" + ignore + "}");
+  };
+  const ModelSpec w4a16 = compressed(R"({"num_bits": 4, "type": "int", "strategy": "group", "group_size": 128,
+"symmetric": true, "dynamic": false, "actorder": null, "observer": "minmax", "observer_kwargs": {}})", R"(["lm_head"])");
+  CHECK(formats(w4a16) == std::vector<F>{WeightFormat::int4, WeightFormat::int4, none, none, none});
+  CHECK(w4a16.quantization->group_size == 128);
+  CHECK(formats(compressed(R"({"num_bits": 8, "type": "float", "strategy": "channel", "symmetric": true})", "[]"))[1] ==
+        WeightFormat::fp8_channel);
+  CHECK(formats(compressed(R"({"num_bits": 4, "type": "float", "strategy": "tensor_group", "group_size": 16})", "[]"))[0] ==
+        WeightFormat::nvfp4);
+  CHECK_THROWS_WITH(compressed(R"({"num_bits": 2, "type": "int", "strategy": "group", "group_size": 16})", "[]"),
+                    Catch::Contains("weights.strategy: 2-bit int weights with strategy group are not a format"));
+  // One layer's module cannot be priced per class.
+  CHECK_THROWS_WITH(compressed(R"({"num_bits": 8, "type": "float", "strategy": "tensor"})",
+                               R"(["lm_head", "model.layers.0.mlp.down_proj"])"),
+                    Catch::Contains("quantization_config.ignore: \"model.layers.0.mlp.down_proj\" names part of a "
+                                    "tensor class"));
+}
+
+TEST_CASE("quantization: what cannot be mapped is refused, naming the field") {
+  CHECK_THROWS_WITH(dense_with(R"({"quant_method": "bitsandbytes", "load_in_4bit": true})"),
+                    Catch::Contains("quantization_config.quant_method: \"bitsandbytes\" is not a quantization "
+                                    "rooflineplan reads"));
+  CHECK_THROWS_WITH(dense_with(R"({"quant_method": "awq", "bits": 4, "group_size": 128,
+"modules_to_not_convert": ["model.layers.*.mlp.shared_expert"]})"),
+                    Catch::Contains("\"model.layers.*.mlp.shared_expert\" names part of a tensor class"));
+  CHECK_THROWS_WITH(dense_with(R"({"quant_method": "gptq", "bits": 4, "group_size": 128,
+"modules_in_block_to_quantize": [["self_attn.q_proj"]]})"),
+                    Catch::Contains("modules_in_block_to_quantize"));
+  // A field of the quantization config that is not read is refused like any other.
+  CHECK_THROWS_WITH(dense_with(R"({"quant_method": "fp8", "weight_per_row_scales": true})"),
+                    Catch::Contains("quantization_config.weight_per_row_scales: not a field rooflineplan reads"));
+}

@@ -1,0 +1,151 @@
+// What the Hugging Face reader refuses, and where it says so: every field of a config is read, or
+// on the list of fields known not to change what is priced, or the config is refused naming it
+// (file:line:column). A config is never priced on a guess.
+#include <catch2/catch.hpp>
+
+#include "cli_runner.hpp"
+#include "model/parameters.hpp"
+
+using namespace roofline;
+
+namespace {
+
+// A small Llama with `extra` fields added at the end of the one line.
+ModelSpec llama_with(const std::string& extra) {
+  return io::read_model(io::parse_yaml(R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 64, )"
+                                       R"("num_attention_heads": 4, "num_hidden_layers": 2, "intermediate_size": 128, )"
+                                       R"("vocab_size": 100, "torch_dtype": "bfloat16")" +
+                                           extra + "}",
+                                       "small.json"));
+}
+
+ModelSpec read(const std::string& json) { return io::read_model(io::parse_yaml(json, "c.json")); }
+
+}  // namespace
+
+TEST_CASE("HF fields: one that may change the architecture is refused at its line and column, with the reason") {
+  // "num_experts" in a Llama config: a family that has no experts, a field that speaks of them.
+  CHECK_THROWS_WITH(llama_with(R"(, "num_experts": 8)"),
+                    Catch::StartsWith("small.json:1:197: num_experts: not a field rooflineplan reads in "
+                                      "LlamaForCausalLM configs, and its name (`expert`) says it may change the "
+                                      "architecture or its size"));
+  CHECK_THROWS_WITH(llama_with(R"(, "sliding_window": 4096)"), Catch::Contains("sliding_window: not a field"));
+  CHECK_THROWS_WITH(llama_with(R"(, "num_nextn_predict_layers": "x")"), Catch::Contains("must be a whole number"));
+}
+
+TEST_CASE("HF fields: an unknown field without a shape word is refused too, and null ones are absent") {
+  // The decision: a name cannot tell harmless from harmful, so what is neither read nor on the
+  // harmless list is refused; only the wording differs.
+  CHECK_THROWS_WITH(llama_with(R"(, "frobnication": 3)"),
+                    Catch::Contains("frobnication: not a field rooflineplan reads in LlamaForCausalLM configs; rather "
+                                    "than price the model without it"));
+  // JSON's null, an empty list or mapping say nothing: read as absent.
+  CHECK_NOTHROW(llama_with(R"(, "frobnication": null, "moe_layers": [], "extra_config": {})"));
+  // Fields on the harmless list, and its suffixes and prefixes (token ids, dropout, RoPE, outputs).
+  const ModelSpec m = llama_with(R"(, "rope_scaling": {"factor": 8}, "pad_token_id": 0, "resid_pdrop": 0.1, )"
+                                 R"("output_attentions": false, "unsloth_version": "2025.1", "initializer_range": 0.02)");
+  CHECK(count_parameters(m).total() == 2 * (4 * 64 * 64 + 3 * 64 * 128 + 2 * 64) + 2 * 100 * 64 + 64);
+}
+
+TEST_CASE("HF fields: a family's own harmless fields are harmless in it only") {
+  // Gemma 2's logit soft-caps are on the global list (suffix _softcapping); GPT-2's n_ctx is GPT-2's.
+  CHECK_THROWS_WITH(llama_with(R"(, "n_ctx": 1024)"), Catch::Contains("n_ctx: not a field"));
+  CHECK_NOTHROW(llama_with(R"(, "final_logit_softcapping": 30.0)"));
+}
+
+TEST_CASE("HF families: biases and sliding layers that are not modelled are refused, naming the field") {
+  CHECK_THROWS_WITH(llama_with(R"(, "mlp_bias": true)"), Catch::Contains("mlp_bias: biases on the FFN alone"));
+  const std::string qwen = R"({"architectures": ["Qwen3ForCausalLM"], "hidden_size": 64, "num_attention_heads": 4,
+"num_hidden_layers": 2, "intermediate_size": 128, "vocab_size": 100, "torch_dtype": "bfloat16", "head_dim": 16,
+"use_sliding_window": true, "sliding_window": 32, "max_window_layers": 1})";
+  CHECK_THROWS_WITH(read(qwen), Catch::StartsWith("c.json:3:23: use_sliding_window: Qwen's sliding layers are not read"));
+  const std::string minimax = R"({"architectures": ["MiniMaxM2ForCausalLM"], "hidden_size": 64, "num_attention_heads": 4,
+"num_hidden_layers": 2, "intermediate_size": 32, "vocab_size": 100, "num_local_experts": 4, "num_experts_per_tok": 2,
+"attn_type_list": [0, 1]})";
+  CHECK_THROWS_WITH(read(minimax), Catch::Contains("attn_type_list: lightning attention layers"));
+}
+
+TEST_CASE("HF families: layer kinds that do not match the stack are refused") {
+  const std::string types = R"({"architectures": ["GptOssForCausalLM"], "hidden_size": 64, "num_attention_heads": 4,
+"num_hidden_layers": 3, "intermediate_size": 32, "vocab_size": 100, "num_local_experts": 4, "num_experts_per_tok": 2,
+"head_dim": 16, "layer_types": ["sliding_attention", "full_attention"]})";
+  CHECK_THROWS_WITH(read(types), Catch::Contains("layer_types: 2 entries for 3 layers"));
+  const std::string unknown_type = R"({"architectures": ["GptOssForCausalLM"], "hidden_size": 64, "num_attention_heads": 4,
+"num_hidden_layers": 2, "intermediate_size": 32, "vocab_size": 100, "num_local_experts": 4, "num_experts_per_tok": 2,
+"head_dim": 16, "layer_types": ["sliding_attention", "mamba"]})";
+  CHECK_THROWS_WITH(read(unknown_type), Catch::Contains("layer_types[1] \"mamba\" is not a layer kind"));
+  const std::string hybrid = R"({"architectures": ["NemotronHForCausalLM"], "hidden_size": 64, "num_attention_heads": 4,
+"num_key_value_heads": 2, "attention_head_dim": 16, "num_hidden_layers": 3, "hybrid_override_pattern": "M*X",
+"vocab_size": 100, "intermediate_size": 128, "mamba_num_heads": 8, "mamba_head_dim": 16, "ssm_state_size": 16,
+"n_groups": 2, "conv_kernel": 4})";
+  CHECK_THROWS_WITH(read(hybrid), Catch::Contains("hybrid_override_pattern: layer 2 is 'X'"));
+}
+
+TEST_CASE("HF families: transformers' defaults fill what a config leaves out, and null means none") {
+  // Mistral without sliding_window: MistralConfig's 4096; with null, no window.
+  const std::string mistral = R"({"architectures": ["MistralForCausalLM"], "hidden_size": 64, "num_attention_heads": 4,
+"num_hidden_layers": 2, "intermediate_size": 128, "vocab_size": 100, "torch_dtype": "bfloat16")";
+  CHECK(read(mistral + "}").architecture->sliding_window == 4096);
+  CHECK(read(mistral + R"(, "sliding_window": null})").architecture->mixer_pattern.empty());
+  // Llama 4 with MoE every other layer (Maverick's interleave_moe_layer_step 2): layers 1, 3, ...
+  // MoE; the others dense FFNs of intermediate_size_mlp.
+  const ModelSpec maverick = read(R"({"architectures": ["Llama4ForCausalLM"], "hidden_size": 64, "num_attention_heads": 4,
+"num_key_value_heads": 2, "head_dim": 16, "num_hidden_layers": 4, "intermediate_size": 32, "intermediate_size_mlp": 128,
+"vocab_size": 100, "num_local_experts": 4, "num_experts_per_tok": 1, "interleave_moe_layer_step": 2,
+"attention_chunk_size": 64, "torch_dtype": "bfloat16"})");
+  const Architecture& a = *maverick.architecture;
+  CHECK(a.ffn_pattern == std::vector<FfnKind>{FfnKind::dense, FfnKind::moe});
+  CHECK(a.ffn == 128);
+  CHECK(a.moe->ffn == 32);
+  CHECK(a.mixer_pattern == std::vector<Mixer>{Mixer::chunked, Mixer::chunked, Mixer::chunked, Mixer::full});
+  // Qwen3-MoE with mlp_only_layers [0] and decoder_sparse_step 1: a leading dense layer.
+  const ModelSpec qwen = read(R"({"architectures": ["Qwen3MoeForCausalLM"], "hidden_size": 64, "num_attention_heads": 4,
+"head_dim": 16, "num_hidden_layers": 3, "intermediate_size": 128, "moe_intermediate_size": 32, "num_experts": 4,
+"num_experts_per_tok": 2, "mlp_only_layers": [0], "vocab_size": 100, "torch_dtype": "bfloat16"})");
+  CHECK(qwen.architecture->moe->dense_layers == 1);
+  CHECK(qwen.architecture->ffn == 128);
+}
+
+TEST_CASE("HF families: a Mamba-2 stack is read with its heads, groups and state") {
+  const ModelSpec m = read(R"({"architectures": ["Mamba2ForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2,
+"vocab_size": 100, "num_heads": 8, "head_dim": 16, "state_size": 16, "n_groups": 2, "expand": 2, "conv_kernel": 4,
+"torch_dtype": "bfloat16", "chunk_size": 256, "time_step_limit": [0.0, 1.0]})");
+  const Recurrent& r = *m.architecture->recurrent;
+  CHECK(r.kind == RecurrentKind::mamba2);
+  CHECK(r.inner == 128);
+  // Per layer: in_proj 64·(2·128 + 2·2·16 + 8), convolution (128 + 64)·(4 + 1), A, D and Δ bias
+  // 3·8, gated norm 128, out_proj 128·64, norm 64. Two 100 × 64 tables (Mamba2Config does not
+  // tie), final norm.
+  const double layer = 64.0 * 328 + 192 * 5 + 24 + 128 + 128.0 * 64 + 64;
+  CHECK(count_parameters(m).total() == 2 * layer + 2 * 100 * 64 + 64);
+  // expand × hidden must be the heads' width.
+  CHECK_THROWS_WITH(read(R"({"architectures": ["Mamba2ForCausalLM"], "hidden_size": 64, "num_hidden_layers": 2,
+"vocab_size": 100, "num_heads": 8, "head_dim": 16, "expand": 4})"),
+                    Catch::Contains("num_heads: num_heads × head_dim = 128 differs from expand × hidden_size = 256"));
+}
+
+TEST_CASE("HF families: a wrapper's text config must name a decoder rooflineplan reads") {
+  const std::string gemma = R"({"architectures": ["Gemma3ForConditionalGeneration"], "torch_dtype": "bfloat16",
+"text_config": {"model_type": "t5"}})";
+  CHECK_THROWS_WITH(read(gemma), Catch::Contains("text_config.model_type: \"t5\" is not a text decoder rooflineplan reads"));
+  // A wrapper's own vision settings are not refused: the vision tower is stated as not priced.
+  const ModelSpec m = read(R"({"architectures": ["Gemma3ForConditionalGeneration"], "torch_dtype": "bfloat16",
+"mm_tokens_per_image": 256, "image_token_index": 262144, "vision_config": {"hidden_size": 1152},
+"text_config": {"num_hidden_layers": 6, "hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4,
+"num_key_value_heads": 2, "head_dim": 16, "sliding_window": 8}})");
+  CHECK(m.architecture->vocab == 262'208);
+  CHECK(m.assumptions == std::vector<Assumption>{Assumption::vision_not_modelled});
+}
+
+TEST_CASE("HF families: Gemma 3's period under the name later transformers write, and its layer_types") {
+  const std::string head = R"({"architectures": ["Gemma3ForCausalLM"], "hidden_size": 64, "num_attention_heads": 4,
+"num_key_value_heads": 2, "head_dim": 16, "num_hidden_layers": 4, "intermediate_size": 128, "torch_dtype": "bfloat16",
+"sliding_window": 8, )";
+  // Period 2: layer 1 and 3 full.
+  CHECK(read(head + R"("_sliding_window_pattern": 2})").architecture->mixer_pattern ==
+        std::vector<Mixer>{Mixer::sliding, Mixer::full});
+  // layer_types, written out, decide over the period.
+  CHECK(read(head + R"("sliding_window_pattern": 2, "layer_types": ["full_attention", "sliding_attention",
+"sliding_attention", "sliding_attention"]})").architecture->mixer_pattern ==
+        std::vector<Mixer>{Mixer::full, Mixer::sliding, Mixer::sliding, Mixer::sliding});
+}
