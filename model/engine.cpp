@@ -56,7 +56,7 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
     const CacheElements cache = cache_elements(*whole, sequence);
     const double kvb = bytes_per_element(workload.precision.kv);
     cache_per_sequence = Bytes(cache.total() * kvb);
-    kv_per_token = Bytes(cache.kv * kvb / sequence);
+    kv_per_token = Bytes(cache_elements(*whole, 1).kv * kvb);
     prefill = build_ops(Phase::prefill, shard, workload, ExpertRouting::uniform, pricing);
     decode = build_ops(Phase::decode, shard, workload, ExpertRouting::uniform, pricing);
     one_sequence = build_ops(Phase::decode, shard, one, ExpertRouting::all, pricing);

@@ -20,8 +20,7 @@ struct ModelSummary {
   double params = 0;
   double params_active = 0;
   Bytes weight_bytes;
-  // K/V of one sequence of prompt + gen tokens over those tokens: windows make it fall as
-  // sequences grow past them.
+  // K/V a token adds while every layer still keeps it (before any window fills).
   Bytes kv_bytes_per_token;
   Bytes cache_bytes_per_sequence;  // that sequence's K/V and recurrent state, whole model
   // weight_bytes by the class each tensor is stored as (workload.precision says in which format);

@@ -29,7 +29,7 @@ std::string cache_text(const Report& r) {
   const double tokens = static_cast<double>(r.workload.prompt_tokens + r.workload.gen_tokens);
   const Bytes per_token = r.model.kv_bytes_per_token, per_sequence = r.model.cache_bytes_per_sequence;
   const std::string_view kv = name(r.workload.precision.kv);
-  // per_token is per_sequence / tokens when nothing caps the cache; the product rounds.
+  // A sequence holds tokens × per_token when every layer keeps every token; the product rounds.
   if (std::abs((per_token * tokens - per_sequence).value()) <= 1e-9 * per_sequence.value()) {
     return fmt::format("KV cache {}/token ({})", human(per_token), kv);
   }

@@ -127,3 +127,17 @@ TEST_CASE("assumptions of the model's reader show in every output: table and CSV
   CHECK_THAT(nlohmann::json::parse(gemma.out)["warnings"][0].get<std::string>(),
              Catch::StartsWith("multimodal model: only the text decoder is priced"));
 }
+
+TEST_CASE("summary: a windowed model's cache is given per sequence - gpt-oss-20b at 32,000 tokens holds 790 MB") {
+  // 12 full layers × K and V × 8 heads × 64 × 2 B = 24,576 B a token over 32,000 tokens, and 12
+  // sliding layers × 2,048 B over their 128: 789,577,728 B. Per token, as if all kept all: 49.2 kB.
+  const auto r = test::run_cli({"-m", test::data_file("hf-configs/gpt-oss-20b.json"), "-g", "h100-sxm", "--prompt",
+                                "30000", "--gen", "2000", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["model"]["cache_bytes_per_sequence"].get<double>() == 789'577'728.0);
+  CHECK(j["model"]["kv_bytes_per_token"].get<double>() == 24 * 2048.0);
+  const auto table = test::run_cli({"-m", test::data_file("hf-configs/gpt-oss-20b.json"), "-g", "h100-sxm", "--prompt",
+                                    "30000", "--gen", "2000"});
+  CHECK_THAT(table.out, Catch::Contains("cache 790 MB a sequence of 32000 tokens"));
+}
