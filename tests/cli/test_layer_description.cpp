@@ -28,6 +28,9 @@ std::vector<ModelSpec> described_models() {
       }
     }
   }
+  for (const auto& e : std::filesystem::directory_iterator(test::data_file("hf-configs"))) {
+    if (e.path().extension() == ".json") out.push_back(io::load_model(e.path().string()));
+  }
   out.push_back(io::load_model(test::data_file("good/hybrid-mamba2.yaml")));
   REQUIRE(out.size() >= 34);
   return out;
