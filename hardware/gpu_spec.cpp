@@ -1,5 +1,7 @@
 #include "hardware/gpu_spec.hpp"
 
+#include <algorithm>
+
 namespace roofline {
 
 BytesPerSecond GpuSpec::effective_bandwidth() const {
@@ -12,6 +14,26 @@ std::optional<FlopsPerSecond> GpuSpec::effective_peak(DType t) const {
   if (calibration && calibration->peak[i]) return calibration->peak[i];
   if (!peak[i]) return std::nullopt;
   return *peak[i] * efficiency.compute;
+}
+
+ExpectedModel GpuSpec::expected_model() const {
+  if (expected) return *expected;
+  ExpectedModel m;
+  if (calibration && calibration->bandwidth) m.memory = 1.0;
+  if (calibration && std::any_of(calibration->peak.begin(), calibration->peak.end(), [](const auto& p) { return p.has_value(); })) {
+    m.compute = 1.0;
+  }
+  if (m.memory == 1.0 || m.compute == 1.0) m.source += "; the calibrated ceilings taken as reached";
+  return m;
+}
+
+std::string_view name(Regime r) {
+  switch (r) {
+    case Regime::memory: return "memory";
+    case Regime::compute: return "compute";
+    case Regime::overhead: return "overhead";
+  }
+  return "";
 }
 
 }  // namespace roofline

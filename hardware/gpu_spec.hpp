@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "hardware/dtype.hpp"
+#include "hardware/expected_model.hpp"
 #include "hardware/quantity.hpp"
 
 namespace roofline {
@@ -52,6 +53,9 @@ struct GpuSpec {
   std::optional<Interconnect> interconnect;
   Efficiency efficiency;
   std::optional<Calibration> calibration;
+  // How far kernels fall short of this GPU's ceilings; absent: the published fit
+  // (ExpectedModel's defaults), made for datasheet ceilings.
+  std::optional<ExpectedModel> expected;
 
   [[nodiscard]] std::optional<FlopsPerSecond> datasheet_peak(DType t) const {
     return peak[static_cast<std::size_t>(t)];
@@ -59,6 +63,9 @@ struct GpuSpec {
   // The ceilings the roofline uses: measured where calibrated, else datasheet × efficiency.
   [[nodiscard]] BytesPerSecond effective_bandwidth() const;
   [[nodiscard]] std::optional<FlopsPerSecond> effective_peak(DType t) const;
+  // The expected-performance coefficients: the GPU's own, else the published fit. A measured
+  // ceiling is already what kernels reach, so against it the fit's share of the ceiling is 1.
+  [[nodiscard]] ExpectedModel expected_model() const;
 };
 
 }  // namespace roofline

@@ -25,6 +25,14 @@ struct InCalibration {
   using Spec = GpuSpec;
   static auto& of(auto& g) { return *g.calibration; }
 };
+struct InExpected {
+  using Spec = GpuSpec;
+  static auto& of(auto& g) { return *g.expected; }
+};
+
+// A field left out keeps the published fit's value (hardware/expected_model.hpp).
+const ExpectedModel kFit{};
+constexpr Range kSpread{0, 5};  // log-normal spread: 0 … e^(±6.4) at 10–90%
 
 using F = Field<GpuSpec>;
 
@@ -82,6 +90,46 @@ const Schema<GpuSpec>& gpu_schema() {
       F{.key = "kernels", .kind = Kind::kernels, .need = Need::optional, .doc = "every kernel's measurements",
         .access = member<InCalibration, &Calibration::kernels>(), .fallback = std::vector<KernelRecord>{}},
   };
+  static const std::array expected = {
+      F{.key = "memory", .kind = Kind::fraction, .need = Need::optional,
+        .doc = "share of the bandwidth a long weight stream reaches", .access = member<InExpected, &ExpectedModel::memory>(),
+        .fallback = kFit.memory},
+      F{.key = "compute", .kind = Kind::fraction, .need = Need::optional,
+        .doc = "share of the peak a large GEMM reaches", .access = member<InExpected, &ExpectedModel::compute>(),
+        .fallback = kFit.compute},
+      F{.key = "launch", .kind = Kind::quantity, .need = Need::optional,
+        .doc = "fixed time per operator and layer (launch gap, ramp, tail)",
+        .access = member<InExpected, &ExpectedModel::launch>(), .fallback = kFit.launch.value(),
+        .dimension = Dimension::time},
+      F{.key = "step", .kind = Kind::quantity, .need = Need::optional,
+        .doc = "fixed time per pass (sampling, scheduling); absent: none",
+        .access = member<InExpected, &ExpectedModel::step>(), .fallback = kFit.step.value(),
+        .dimension = Dimension::time},
+      F{.key = "hop_latency", .kind = Kind::quantity, .need = Need::optional,
+        .doc = "per hop of a ring all-reduce, 2(tp - 1) hops a call",
+        .access = member<InExpected, &ExpectedModel::hop_latency>(), .fallback = kFit.hop_latency.value(),
+        .dimension = Dimension::time},
+      F{.key = "dequant_int8", .kind = Kind::fraction, .need = Need::optional,
+        .doc = "share of `memory` a weight-only one-byte GEMM streams at",
+        .access = member<InExpected, &ExpectedModel::dequant_int8>(), .fallback = kFit.dequant_int8},
+      F{.key = "dequant_int4", .kind = Kind::fraction, .need = Need::optional,
+        .doc = "the same for sub-byte weights (int4, fp4, mxfp4...)",
+        .access = member<InExpected, &ExpectedModel::dequant_int4>(), .fallback = kFit.dequant_int4},
+      F{.key = "spread_memory", .kind = Kind::number, .need = Need::optional,
+        .doc = "log-normal spread of measured / expected, memory-bound phases: 10-90% is e^(±1.28 s)",
+        .access = member<InExpected, &ExpectedModel::spread_memory>(), .range = kSpread,
+        .fallback = kFit.spread_memory},
+      F{.key = "spread_compute", .kind = Kind::number, .need = Need::optional,
+        .doc = "the same for phases with compute ≥ 20% of the time",
+        .access = member<InExpected, &ExpectedModel::spread_compute>(), .range = kSpread,
+        .fallback = kFit.spread_compute},
+      F{.key = "spread_overhead", .kind = Kind::number, .need = Need::optional,
+        .doc = "the same for phases with launches and all-reduces ≥ 30% of the time",
+        .access = member<InExpected, &ExpectedModel::spread_overhead>(), .range = kSpread,
+        .fallback = kFit.spread_overhead},
+      F{.key = "source", .kind = Kind::text, .need = Need::optional, .doc = "where the coefficients come from",
+        .access = member<InExpected, &ExpectedModel::source>(), .fallback = kFit.source},
+  };
   static const std::array fields = {
       F{"name", Kind::text, Need::required, "the GPU's name", member<InGpu, &GpuSpec::name>()},
       F{.key = "source", .kind = Kind::text, .need = Need::optional, .doc = "where the figures come from",
@@ -98,6 +146,11 @@ const Schema<GpuSpec>& gpu_schema() {
         .doc = "measured by `rooflineplan calibrate`: replaces datasheet × efficiency", .fields = calibration,
         .present = [](const GpuSpec& g) { return g.calibration.has_value(); },
         .create = [](GpuSpec& g) { g.calibration.emplace(); }},
+      F{.key = "expected", .kind = Kind::section, .need = Need::optional,
+        .doc = "how far kernels fall short of the ceilings, for expected times beside the bound; absent: the "
+               "published fit (`rooflineplan fit`, `calibrate`)",
+        .fields = expected, .present = [](const GpuSpec& g) { return g.expected.has_value(); },
+        .create = [](GpuSpec& g) { g.expected.emplace(); }},
   };
   static const Schema<GpuSpec> schema{fields, check};
   return schema;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "model/expected.hpp"
 #include "model/operators.hpp"
 #include "model/parameters.hpp"
 
@@ -74,6 +75,10 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
   r.prefill = evaluate_phase(prefill, c, gpu.interconnect, workload.tp);
   r.decode.step = evaluate_phase(decode, c, gpu.interconnect, workload.tp);
   r.decode.tokens_per_s = static_cast<double>(workload.batch) / r.decode.step.time.value();
+  const ExpectedModel em = gpu.expected_model();
+  r.prefill.expected = expected_phase(r.prefill, em, c, gpu.interconnect, workload.tp);
+  r.decode.step.expected = expected_phase(r.decode.step, em, c, gpu.interconnect, workload.tp);
+  r.decode.expected_tokens_per_s = static_cast<double>(workload.batch) / r.decode.step.expected.time.value();
   r.decode.weight_read_time = r.decode.step.weight_bytes / c.bandwidth;
   r.critical_batch = critical_batch(params, stored.total(), one_sequence, c);
   r.memory = memory_ledger(stored.total(), split ? &*split : whole ? &*whole : nullptr, gpu, workload);

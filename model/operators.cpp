@@ -65,6 +65,7 @@ class OpBuilder {
     add(name, 2 * rows * in * out, weights + rows * (in * ab_ + out * ob), weights);
     ops_.back().shape = {rows, in, out, layers_ * copies};
   }
+  void dequant(Dequant d) { ops_.back().dequant = d; }
 
   // A fused residual-add + norm: reads x and the residual, writes both, ≈ 5 FLOPs an element
   // (a norm without the residual reads and writes one); its weights are a scale (RMSNorm) or a
@@ -92,7 +93,8 @@ class OpBuilder {
   }
 
   void add(std::string_view name, double flops, double bytes, double weights) {
-    ops_.push_back({name, label_, Flops(flops * layers_), Bytes(bytes * layers_), Bytes(weights * layers_), Bytes(0), 0});
+    ops_.push_back({name, label_, Flops(flops * layers_), Bytes(bytes * layers_), Bytes(weights * layers_), Bytes(0), 0,
+                    MatmulShape{}, layers_});
   }
 
   [[nodiscard]] double activation_bytes() const { return ab_; }
@@ -152,6 +154,14 @@ void add_recurrent(OpBuilder& b, const Pass& p, const RecurrentStep& r, const Wo
   b.add(r.name, p.rows * r.state * r.flops_per_element, state + p.rows * (r.inputs + r.outputs) * ab + weights, weights);
 }
 
+// A weight-only format narrower than the compute format is unpacked inside the GEMM, which then
+// streams its weights slower than a plain one (fp8 weights with fp8 compute are not unpacked).
+Dequant dequant_of(WeightFormat f, DType compute) {
+  const double stored = bytes_per_element(element_of(f)), used = bytes_per_element(compute);
+  if (stored >= used) return Dequant::none;
+  return stored < 1 ? Dequant::int4 : Dequant::int8;
+}
+
 // Prices each step of the description for this pass, in the order the kernels run.
 class StepPricer {
  public:
@@ -164,6 +174,7 @@ class StepPricer {
     const double tokens = l.last_token ? p_.head_rows : p_.rows;
     const double copies = l.routed ? experts_touched(l.copies, l.rows_per_token, tokens, routing_) : l.copies;
     b_.linear(l.name, tokens * l.rows_per_token, l.in, l.out, copies, l.bias, pricing_.matrices(l, copies), ob);
+    if (const auto c = tensor_class(l.weights)) b_.dequant(dequant_of(prec.of(*c), prec.compute));
   }
   void operator()(const NormStep& n) const { b_.norm(n, p_.rows); }
   void operator()(const ConvStep& c) const { b_.conv(c, p_.rows); }

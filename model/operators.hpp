@@ -27,6 +27,8 @@ struct OpCost {
   Bytes comm_bytes;    // all-reduce buffers, summed; such an op is timed on the interconnect
   double comm_calls = 0;  // all-reduces those bytes are split into: each pays the link latency
   MatmulShape shape{};    // what a benchmark must multiply to reproduce this op
+  double launches = 0;    // kernels it runs as in a pass: one a layer (an all-reduce: none counted)
+  Dequant dequant = Dequant::none;  // what its weights cost to unpack (model/expected.hpp)
 };
 
 using OpList = std::vector<OpCost>;

@@ -19,6 +19,16 @@ struct OpResult {
   [[nodiscard]] FlopsPerByte intensity() const { return cost.flops / cost.bytes; }
 };
 
+// A phase's expected time beside its bound (model/expected.hpp).
+struct Expected {
+  Seconds time;  // the central estimate
+  Seconds low;   // 10th percentile of the time: no faster than the bound
+  Seconds high;  // 90th percentile
+  Regime regime = Regime::memory;
+  // Where the central estimate goes: fixed costs (launches, per pass), all-reduces, compute terms.
+  Seconds overhead, comm, compute;
+};
+
 struct PhaseResult {
   Flops flops;
   Bytes bytes;
@@ -29,6 +39,7 @@ struct PhaseResult {
   Seconds time;          // Σ per-operator roofline time
   Bound bound;           // the largest of the three totals
   std::vector<OpResult> ops;
+  Expected expected;     // beside the bound, never below it
   [[nodiscard]] FlopsPerByte intensity() const { return flops / bytes; }
 };
 

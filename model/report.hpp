@@ -38,6 +38,7 @@ struct DecodeResult {
   PhaseResult step;
   double tokens_per_s = 0;  // B / step time, for the whole tensor-parallel group
   Seconds weight_read_time;  // the step's weight bytes at bandwidth: the floor no batch lowers
+  double expected_tokens_per_s = 0;  // B / the expected step time
 };
 
 struct Report {

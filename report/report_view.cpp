@@ -37,6 +37,11 @@ std::string cache_text(const Report& r) {
                      human(per_sequence), tokens, kv);
 }
 
+// "9.80 ms (8.90 ms-11.6 ms)": the expected time beside the bound, never below it.
+std::string expected_cell(const Expected& e) {
+  return fmt::format("{} ({}-{})", human(e.time), human(e.low), human(e.high));
+}
+
 }  // namespace
 
 std::vector<std::string> summary_lines(const Report& r) {
@@ -71,8 +76,10 @@ TextTable phase_table(const Report& r) {
   t.rows.push_back({"memory time", human(pre.memory_time), human(dec.memory_time)});
   if (r.workload.tp > 1) t.rows.push_back({"all-reduce time", human(pre.comm_time), human(dec.comm_time)});
   t.rows.push_back({"time", human(pre.time) + " (TTFT)", human(dec.time)});
+  t.rows.push_back({"expected (10-90%)", expected_cell(pre.expected), expected_cell(dec.expected)});
   t.rows.push_back({"bound", bound_cell(pre), bound_cell(dec)});
   t.rows.push_back({"tokens/s", "", three_digits(r.decode.tokens_per_s)});
+  t.rows.push_back({"expected tokens/s", "", three_digits(r.decode.expected_tokens_per_s)});
   return t;
 }
 

@@ -102,6 +102,21 @@ void check_same(const GpuSpec& a, const GpuSpec& b) {
   }
   CHECK(a.efficiency.memory == b.efficiency.memory);
   CHECK(a.efficiency.compute == b.efficiency.compute);
+  REQUIRE(a.expected.has_value() == b.expected.has_value());
+  if (a.expected) {
+    const ExpectedModel &x = *a.expected, &y = *b.expected;
+    CHECK(x.memory == y.memory);
+    CHECK(x.compute == y.compute);
+    CHECK(x.launch == y.launch);
+    CHECK(x.step == y.step);
+    CHECK(x.hop_latency == y.hop_latency);
+    CHECK(x.dequant_int8 == y.dequant_int8);
+    CHECK(x.dequant_int4 == y.dequant_int4);
+    CHECK(x.spread_memory == y.spread_memory);
+    CHECK(x.spread_compute == y.spread_compute);
+    CHECK(x.spread_overhead == y.spread_overhead);
+    CHECK(x.source == y.source);
+  }
   REQUIRE(a.calibration.has_value() == b.calibration.has_value());
   if (!a.calibration) return;
   const Calibration &x = *a.calibration, &y = *b.calibration;

@@ -1,0 +1,20 @@
+#pragma once
+// The expected time of a phase beside its roofline bound: the bound's own per-operator
+// quantities, priced with the GPU's ExpectedModel (hardware/expected_model.hpp), and a 10–90%
+// interval from the spread measured on published runs in the phase's regime. Never below the
+// bound: each operator's expected time is at least its bound time.
+#include <optional>
+
+#include "hardware/expected_model.hpp"
+#include "hardware/gpu_spec.hpp"
+#include "model/phase.hpp"
+
+namespace roofline {
+
+// z of the normal's 90th percentile: a log-normal spread s gives 10–90% at exp(±1.2816·s).
+inline constexpr double kZ90 = 1.2815515655446004;
+
+[[nodiscard]] Expected expected_phase(const PhaseResult& bound, const ExpectedModel& m, const Ceilings& c,
+                                      const std::optional<Interconnect>& link, int tp);
+
+}  // namespace roofline
