@@ -29,7 +29,23 @@ struct PlanRow {
   int tp;
   CapacityPlan plan;
   std::string reason;  // the plan's refusal in words; empty when feasible
+  std::string sized_on;
 };
+
+// The times a plan was sized on, as a column: `expected` (the central estimate), `expected p90`,
+// or `bound`.
+std::string sizing_name(const Sizing& s) {
+  if (s.bound) return "bound";
+  if (s.confidence == 0.5) return "expected";
+  return fmt::format("expected p{:g}", 100 * s.confidence);
+}
+
+// ... and in words, for the table's title.
+std::string sizing_text(const Sizing& s) {
+  if (s.bound) return "sized on the roofline bound (optimistic: real systems reach 0.12-0.85 of it)";
+  if (s.confidence == 0.5) return "sized on the expected times (the central estimate; --bound for the bound)";
+  return fmt::format("sized on the {:g}th percentile of the expected times", 100 * s.confidence);
+}
 
 struct PlanColumn {
   std::string_view json_key;
@@ -41,6 +57,7 @@ struct PlanColumn {
 const std::array kPlanColumns = {
     PlanColumn{"gpu", "gpu_name", [](const PlanRow& r) -> Cell { return std::string_view(r.gpu->name); }},
     PlanColumn{"tp", "tp", [](const PlanRow& r) -> Cell { return static_cast<long>(r.tp); }},
+    PlanColumn{"sized_on", "sized_on", [](const PlanRow& r) -> Cell { return std::string_view(r.sized_on); }},
     PlanColumn{"feasible", "feasible", [](const PlanRow& r) -> Cell { return r.plan.feasible; }},
     PlanColumn{"reason", "reason", [](const PlanRow& r) -> Cell { return std::string_view(r.reason); }},
     PlanColumn{"batch", "batch", [](const PlanRow& r) -> Cell { return r.plan.batch; }},
@@ -108,9 +125,10 @@ class PlanRecord final : public Record {
 };
 
 void print(const std::vector<PlanRow>& rows, const PlanArgs& a, const ModelSpec& m, const Workload& w, std::ostream& out) {
-  const std::string title = fmt::format("{}: {} requests/s, {} prompt + {} generated tokens, TTFT ≤ {}, TPOT ≤ {}{}", m.name,
-                                        a.rate, w.prompt_tokens, w.gen_tokens, a.ttft, a.tpot,
-                                        a.disaggregate ? ", prefill and decode in separate pools" : "");
+  const std::string title = fmt::format("{}: {} requests/s, {} prompt + {} generated tokens, TTFT ≤ {}, TPOT ≤ {}{}; {}",
+                                        m.name, a.rate, w.prompt_tokens, w.gen_tokens, a.ttft, a.tpot,
+                                        a.disaggregate ? ", prefill and decode in separate pools" : "",
+                                        sizing_text(Sizing{a.bound, a.confidence}));
   const auto sink = make_sink(output_format(a.format), Shape::rows, {title, plan_header(a.disaggregate), append_plan_csv_header}, out);
   for (const PlanRow& r : rows) {
     sink->add(PlanRecord(r, a.disaggregate));
@@ -129,6 +147,10 @@ void add_plan_options(Options& o, PlanArgs& a) {
   o.add("--ttft", a.ttft, "time-to-first-token target, with a unit").show_default();
   o.add("--tpot", a.tpot, "time-per-output-token target, with a unit").show_default();
   o.flag("--disaggregate", a.disaggregate, "size separate prefill and decode pools");
+  o.add("--confidence", a.confidence,
+        "size on the expected times' quantile: 0.5 the central estimate, 0.9 the pessimistic end of the 10-90% interval")
+      .show_default();
+  o.flag("--bound", a.bound, "size on the roofline bound itself (optimistic: no system reaches it)");
   o.add("--format,-f", a.format, "table, markdown, csv, json or jsonl").one_of(output_format_names()).show_default();
 }
 
@@ -152,8 +174,14 @@ void run_plan(const PlanArgs& a, std::ostream& out) {
   const ModelSpec m = load_model(x.model.front());
   std::vector<GpuSpec> gpus;
   for (const std::string& g : x.gpu) gpus.push_back(load_gpu(g));
+  // Quantiles past 0.99 read the log-normal's tail further than 26 published runs can say.
+  if (!(a.confidence >= 0.5 && a.confidence <= 0.99)) {
+    throw InputError(fmt::format("--confidence: must be in [0.5, 0.99], got {}", a.confidence));
+  }
+  if (a.bound && a.confidence != 0.5) throw InputError("--confidence: not with --bound, which sizes on the bound itself");
   LoadTarget target{a.rate, Seconds(quantity_flag(a.ttft, Dimension::time, "ttft")),
-                    Seconds(quantity_flag(a.tpot, Dimension::time, "tpot")), std::nullopt, a.disaggregate};
+                    Seconds(quantity_flag(a.tpot, Dimension::time, "tpot")), std::nullopt, a.disaggregate,
+                    Sizing{a.bound, a.confidence}};
 
   // Every flag holds one value but the GPUs and tp sizes compared: a product over those two.
   std::vector<std::size_t> index(kWorkloadFlags, 0);
@@ -167,7 +195,8 @@ void run_plan(const PlanArgs& a, std::ostream& out) {
       require_valid(w, m, gpus[i]);
       CapacityPlan plan = plan_capacity(m, gpus[i], w, target);
       std::string reason = plan.why_not ? infeasible_text(*plan.why_not) : std::string();
-      rows.push_back({&gpus[i], w.tp, std::move(plan), std::move(reason)});
+      std::string sized_on = sizing_name(plan.sizing);
+      rows.push_back({&gpus[i], w.tp, std::move(plan), std::move(reason), std::move(sized_on)});
     }
   }
   rank(rows);

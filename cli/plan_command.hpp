@@ -17,6 +17,8 @@ struct PlanArgs {
   std::string ttft = "1 s";
   std::string tpot = "50 ms";
   bool disaggregate = false;
+  double confidence = 0.5;  // the expected time's quantile the plan sizes on
+  bool bound = false;       // size on the roofline bound instead
   std::string format = "table";
 };
 

@@ -20,9 +20,10 @@ struct Latency {
 
 // At batch B a sequence waits the decode step, plus (colocated) the B/gen prefills interleaved
 // with each step; a new request waits its prefill, plus (colocated) the step in flight.
-Latency latency_at(const ModelSpec& m, const GpuSpec& g, Workload w, long batch, Seconds prefill, bool colocated) {
+Latency latency_at(const ModelSpec& m, const GpuSpec& g, Workload w, long batch, Seconds prefill, bool colocated,
+                   const Sizing& sizing) {
   w.batch = batch;
-  const Seconds step = evaluate(m, g, w).decode.step.time;
+  const Seconds step = sizing.time(evaluate(m, g, w).decode.step);
   if (!colocated) return {step, step, prefill};
   return {step, step + prefill * (static_cast<double>(batch) / static_cast<double>(w.gen_tokens)), prefill + step};
 }
@@ -33,11 +34,11 @@ bool meets(const Latency& l, const LoadTarget& t) { return l.tpot <= t.tpot && l
 // the batch, so a binary search finds the edge.
 long largest_batch(const ModelSpec& m, const GpuSpec& g, const Workload& w, long limit, Seconds prefill,
                    bool colocated, const LoadTarget& target) {
-  if (!meets(latency_at(m, g, w, 1, prefill, colocated), target)) return 0;
+  if (!meets(latency_at(m, g, w, 1, prefill, colocated, target.sizing), target)) return 0;
   long lo = 1, hi = limit;
   while (lo < hi) {
     const long mid = lo + (hi - lo + 1) / 2;
-    if (meets(latency_at(m, g, w, mid, prefill, colocated), target)) {
+    if (meets(latency_at(m, g, w, mid, prefill, colocated, target.sizing), target)) {
       lo = mid;
     } else {
       hi = mid - 1;
@@ -64,7 +65,8 @@ CapacityPlan plan_capacity(const ModelSpec& m, const GpuSpec& g, const Workload&
   Workload one = base;
   one.batch = 1;
   const Report single = evaluate(m, g, one);
-  p.prefill = single.prefill.time;
+  p.sizing = target.sizing;
+  p.prefill = target.sizing.time(single.prefill);
   p.max_batch = single.memory.max_batch;
   const bool colocated = !target.disaggregate;
   const double gen = static_cast<double>(base.gen_tokens);
@@ -75,7 +77,7 @@ CapacityPlan plan_capacity(const ModelSpec& m, const GpuSpec& g, const Workload&
   }
   const long limit = p.max_batch ? std::min(*p.max_batch, kLargestSearchedBatch) : kLargestSearchedBatch;
   p.batch = largest_batch(m, g, base, limit, p.prefill, colocated, target);
-  const Latency at = latency_at(m, g, base, std::max(p.batch, 1L), p.prefill, colocated);
+  const Latency at = latency_at(m, g, base, std::max(p.batch, 1L), p.prefill, colocated, target.sizing);
   p.decode_step = at.decode_step;
   p.tpot = at.tpot;
   p.ttft = at.ttft;

@@ -1,6 +1,6 @@
 #pragma once
 // Capacity planning: how many GPUs a load needs under latency targets, from the engine's
-// prefill and decode times.
+// prefill and decode times: the expected ones by default, or a quantile of them, or the bound.
 //
 // Assumptions (steady state, continuous batching as in vLLM/TGI): a replica (one GPU, or one
 // tensor-parallel group) keeps B sequences decoding; each lives `gen` steps, so B/gen requests
@@ -19,12 +19,22 @@
 
 namespace roofline {
 
+// The times a plan is sized on. Real systems reach 0.12-0.85 of the roofline bound, so a fleet
+// sized on the bound is short; the expected time's `confidence` quantile is what a run beats with
+// that probability (0.5: the central estimate; 0.9: the interval's pessimistic end).
+struct Sizing {
+  bool bound = false;  // the roofline bound itself: optimistic, no system reaches it
+  double confidence = 0.5;
+  [[nodiscard]] Seconds time(const PhaseResult& p) const { return bound ? p.time : p.expected.quantile(confidence); }
+};
+
 struct LoadTarget {
   double requests_per_s = 1;
   Seconds ttft{1.0};
   Seconds tpot{0.05};
   std::optional<double> price_per_gpu_hour{};
   bool disaggregate = false;
+  Sizing sizing{};
 };
 
 // Why a plan is not feasible, with the numbers; worded by the output layer.
@@ -50,6 +60,7 @@ struct CapacityPlan {
   std::optional<Infeasible> why_not;  // set when not feasible
   long batch = 0;      // sequences per decode replica
   std::optional<long> max_batch;  // what memory allows (empty: not limited by modelled memory)
+  Sizing sizing;         // the times it was sized on
   Seconds decode_step;  // T_decode(batch)
   Seconds prefill;      // T_prefill of one request
   Seconds tpot;         // per output token, prefills included when colocated

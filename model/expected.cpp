@@ -47,10 +47,28 @@ Expected expected_phase(const PhaseResult& bound, const ExpectedModel& m, const 
     const double fixed_share = (e.overhead + e.comm) / e.time, compute_share = e.compute / e.time;
     e.regime = fixed_share >= 0.3 ? Regime::overhead : compute_share >= 0.2 ? Regime::compute : Regime::memory;
   }
-  const double spread = std::exp(kZ90 * m.spread(e.regime));
-  e.low = std::max(bound.time, e.time / spread);
-  e.high = e.time * spread;
+  e.spread = m.spread(e.regime);
+  e.bound = bound.time;
+  // Φ⁻¹(0.9), written out: the interval is priced at every point, the bisection only by `plan`.
+  constexpr double kZ90 = 1.2815515655446004;
+  const double factor = std::exp(kZ90 * e.spread);
+  e.low = std::max(e.bound, e.time / factor);
+  e.high = e.time * factor;
   return e;
+}
+
+double normal_quantile(double p) {
+  // Φ(z) = (1 + erf(z/√2)) / 2 is increasing: bisect it on [−10, 10] to below 1e−12.
+  double lo = -10, hi = 10;
+  for (int i = 0; i < 60; ++i) {
+    const double mid = (lo + hi) / 2;
+    (0.5 * (1 + std::erf(mid / std::sqrt(2.0))) < p ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+Seconds Expected::quantile(double p) const {
+  return std::max(bound, time * std::exp(normal_quantile(p) * spread));
 }
 
 }  // namespace roofline

@@ -11,8 +11,8 @@
 
 namespace roofline {
 
-// z of the normal's 90th percentile: a log-normal spread s gives 10–90% at exp(±1.2816·s).
-inline constexpr double kZ90 = 1.2815515655446004;
+// z of the standard normal's p-th quantile: Φ⁻¹(p), 1.2816 at 0.9.
+[[nodiscard]] double normal_quantile(double p);
 
 [[nodiscard]] Expected expected_phase(const PhaseResult& bound, const ExpectedModel& m, const Ceilings& c,
                                       const std::optional<Interconnect>& link, int tp);

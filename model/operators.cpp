@@ -224,7 +224,9 @@ OpList build_ops(Phase phase, const ModelSpec& m, const Workload& w, ExpertRouti
   // Known only by its size: every parameter is read once and used in one multiply-add per token.
   const Pass p = make_pass(phase, w);
   const double weights = weight_bytes(m.declared_params, w.precision).total().value();
-  return {{"model_weights", {}, Flops(2 * p.rows * m.declared_params), Bytes(weights), Bytes(weights), Bytes(0), 0}};
+  // One operator, one launch: without the layers nothing says how many kernels run.
+  return {{"model_weights", {}, Flops(2 * p.rows * m.declared_params), Bytes(weights), Bytes(weights), Bytes(0), 0,
+           MatmulShape{}, 1}};
 }
 
 }  // namespace roofline

@@ -25,8 +25,12 @@ struct Expected {
   Seconds low;   // 10th percentile of the time: no faster than the bound
   Seconds high;  // 90th percentile
   Regime regime = Regime::memory;
+  double spread = 0;  // the log-normal spread of measured / expected in this regime
   // Where the central estimate goes: fixed costs (launches, per pass), all-reduces, compute terms.
   Seconds overhead, comm, compute;
+  Seconds bound;  // the phase's roofline time, the floor of every quantile
+  // The time a run beats with probability p: the central estimate at p = 0.5, `high` at 0.9.
+  [[nodiscard]] Seconds quantile(double p) const;
 };
 
 struct PhaseResult {

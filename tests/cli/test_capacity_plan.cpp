@@ -13,7 +13,7 @@ TEST_CASE("plan: several GPUs are ranked by cost - the cheapest first") {
   const auto a100 = r.out.find("NVIDIA A100"), h200 = r.out.find("NVIDIA H200"), l4 = r.out.find("NVIDIA L4");
   CHECK(a100 < h200);
   CHECK(h200 < l4);  // the L4 cannot meet TPOT 50 ms: last
-  CHECK_THAT(r.out, Catch::StartsWith("gpu_name,tp,feasible,reason,batch,"));
+  CHECK_THAT(r.out, Catch::StartsWith("gpu_name,tp,sized_on,feasible,reason,batch,"));
 }
 
 TEST_CASE("plan: bad targets exit 2 naming the flag") {

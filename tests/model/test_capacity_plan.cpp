@@ -2,6 +2,8 @@
 // 2 TB/s and 312 TFLOP/s, 512 tokens in, 256 out, TPOT ≤ 50 ms, 100 requests/s.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "model/capacity_plan.hpp"
 #include "specs.hpp"
 
@@ -18,13 +20,15 @@ struct Teaching : test::TeachingExample {
 // max(7 ms, B · 44.87 us). Colocated, each token also waits B/256 prefills: B · 89.74 us.
 constexpr double kPrefill = 2.0 * 512 * 7e9 / 312e12;
 constexpr double kComputePerSequence = 2.0 * 7e9 / 312e12;
+// The plans worked on the bound size on it; a plan sizes on the expected times by default.
+constexpr Sizing kBound{.bound = true};
 
 }  // namespace
 
 TEST_CASE("plan: colocated - the largest batch is 371 and 100 requests/s need 4 GPUs") {
   // Past B* = 156 compute binds: B · (44.87 + 89.74) us ≤ 50 ms → B ≤ 371.4.
   const CapacityPlan p = Teaching().plan({.requests_per_s = 100, .ttft = Seconds(1), .tpot = Seconds(0.05),
-                                          .price_per_gpu_hour = 2.0});
+                                          .price_per_gpu_hour = 2.0, .sizing = kBound});
   REQUIRE(p.feasible);
   CHECK(p.batch == 371);
   CHECK_THAT(p.tpot.value(), WithinRel(371 * (kComputePerSequence + kPrefill / 256), 1e-9));
@@ -42,7 +46,7 @@ TEST_CASE("plan: disaggregated - 3 prefill GPUs and 2 decode GPUs") {
   // Prefill pool: 100 requests/s × 22.97 ms = 2.3 GPUs → 3. Decode pool: B · 44.87 us ≤ 50 ms →
   // B = 1114, 22,286 tokens/s = 87.05 requests/s per GPU → 2.
   const CapacityPlan p = Teaching().plan({.requests_per_s = 100, .ttft = Seconds(1), .tpot = Seconds(0.05),
-                                          .disaggregate = true});
+                                          .disaggregate = true, .sizing = kBound});
   REQUIRE(p.feasible);
   CHECK(p.batch == 1114);
   CHECK(p.prefill_replicas == 3);
@@ -53,14 +57,14 @@ TEST_CASE("plan: disaggregated - 3 prefill GPUs and 2 decode GPUs") {
 
 TEST_CASE("plan: targets that no batch can meet say why") {
   const Teaching t;
-  const CapacityPlan tpot = t.plan({.requests_per_s = 1, .ttft = Seconds(1), .tpot = Seconds(0.005)});
+  const CapacityPlan tpot = t.plan({.requests_per_s = 1, .ttft = Seconds(1), .tpot = Seconds(0.005), .sizing = kBound});
   CHECK_FALSE(tpot.feasible);
   // Batch 1 takes 7 ms a step plus 1/256 of a 23 ms prefill: 7.0897 ms per token.
   const auto* slow = std::get_if<TpotUnreachable>(&*tpot.why_not);
   REQUIRE(slow != nullptr);
   CHECK(slow->target.value() == 0.005);
   CHECK_THAT(slow->at_batch_1.value(), WithinRel(7e-3 + kPrefill / 256, 1e-9));
-  const CapacityPlan ttft = t.plan({.requests_per_s = 1, .ttft = Seconds(0.010), .tpot = Seconds(0.05)});
+  const CapacityPlan ttft = t.plan({.requests_per_s = 1, .ttft = Seconds(0.010), .tpot = Seconds(0.05), .sizing = kBound});
   CHECK_FALSE(ttft.feasible);
   const auto* late = std::get_if<TtftUnreachable>(&*ttft.why_not);
   REQUIRE(late != nullptr);
@@ -83,4 +87,26 @@ TEST_CASE("plan: memory bounds the batch when the KV cache is modelled") {
   REQUIRE(p.feasible);
   CHECK(p.batch == 134);  // the ledger's max batch at 768 tokens
   CHECK(p.max_batch == 134L);
+}
+
+TEST_CASE("plan: on the expected times by default - 195 sequences, 7 GPUs where the bound says 371 and 4") {
+  // The published fit (hardware/expected_model.hpp): a step at batch B is B · 2·7e9 / (312e12 ·
+  // 0.741) + 14e9 / (2e12 · 0.856) + one launch of 5.1 us = 8.1827 ms + B · 60.55 us; a 512-token
+  // prefill 39.19 ms. Colocated: 8.1827 ms + B · (60.55 + 39.19 ms / 256) us ≤ 50 ms → B = 195.
+  const CapacityPlan p = Teaching().plan({.requests_per_s = 100, .ttft = Seconds(1), .tpot = Seconds(0.05)});
+  REQUIRE(p.feasible);
+  CHECK_FALSE(p.sizing.bound);
+  const double step = 14e9 / (2e12 * 0.856) + 5.1e-6, per_sequence = 2 * 7e9 / (312e12 * 0.741);
+  const double prefill = 512 * per_sequence + step;
+  CHECK_THAT(p.prefill.value(), WithinRel(prefill, 1e-12));
+  CHECK(p.batch == 195);
+  CHECK_THAT(p.tpot.value(), WithinRel(step + 195 * (per_sequence + prefill / 256), 1e-12));
+  // 195 / 49.84 ms = 3912 tokens/s = 15.28 requests/s a GPU → ceil(100 / 15.28) = 7.
+  CHECK(p.replicas == 7);
+  // The 90th percentile: × e^(1.2816 · 0.158) on the compute-bound prefill and on decode steps
+  // whose compute share passes 20% (from B = 34 on) → 152 sequences.
+  const CapacityPlan p90 = Teaching().plan({.requests_per_s = 100, .ttft = Seconds(1), .tpot = Seconds(0.05),
+                                            .sizing = {.confidence = 0.9}});
+  CHECK(p90.batch == 152);
+  CHECK_THAT(p90.prefill.value(), WithinRel(prefill * std::exp(1.2815515655446004 * 0.158), 1e-9));
 }
