@@ -151,9 +151,10 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   if (!out && code == 0) {
     int reason = errno;
     if (reason == 0) {
-      // The stream failed at an earlier write and no longer tries; clear it and flush once more
-      // so that errno says why the bytes cannot go.
+      // The stream failed at an earlier write and no longer tries, and what it held may be gone:
+      // clear it and write one byte more, so that errno says why the bytes cannot go.
       out.clear();
+      out.put('\n');
       out.flush();
       reason = errno;
     }

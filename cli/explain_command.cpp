@@ -54,6 +54,29 @@ class Writer {
 };
 
 
+// Why the bound is not reached: the expected step's parts (model/expected.hpp), worded.
+void explain_expected(const Report& r, Writer& w) {
+  const Expected& e = r.decode.step.expected;
+  const ExpectedModel m = r.gpu.spec.expected_model();
+  double kernels = 0;
+  for (const OpResult& o : r.decode.step.ops) kernels += o.cost.launches;
+  const Phrases& p = w.p_;
+  std::string deq, comm;
+  if (e.dequant > Seconds(0)) {
+    deq = fmt::format(fmt::runtime(p.expected_dequant), fmt::arg("d", human(e.dequant)),
+                      fmt::arg("fmt", r.workload.precision.block_format() ? name(*r.workload.precision.block_format())
+                                                                          : std::string_view("quantized")));
+  }
+  if (r.workload.tp > 1) {
+    comm = fmt::format(fmt::runtime(p.expected_comm), fmt::arg("ar", human(e.comm)), fmt::arg("hops", 2 * (r.workload.tp - 1)));
+  }
+  w.say(p.expected, fmt::arg("exp", human(e.time)), fmt::arg("low", human(e.low)), fmt::arg("high", human(e.high)),
+        fmt::arg("step", human(r.decode.step.time)), fmt::arg("mem", human(e.memory)),
+        fmt::arg("eta", fmt::format("{:.0f}", 100 * m.memory)), fmt::arg("deq", deq), fmt::arg("comp", human(e.compute)),
+        fmt::arg("b", r.workload.batch), fmt::arg("over", human(e.overhead)), fmt::arg("n", kernels),
+        fmt::arg("launch", human(m.launch)), fmt::arg("comm", comm));
+}
+
 // Said only for models whose layers do not all keep every token (sliding, chunked, recurrent).
 void explain_cache_kinds(const Report& r, Writer& w) {
   if (!r.model.spec.architecture) return;
@@ -93,6 +116,7 @@ void explain_phases(const Variations& s, Writer& w) {
         fmt::arg("s64", human(s.batch64.decode.step.time)), fmt::arg("tps64", three_digits(s.batch64.decode.tokens_per_s)),
         fmt::arg("b2", s.twice_critical.workload.batch), fmt::arg("s2", human(s.twice_critical.decode.step.time)),
         fmt::arg("bound2", w.bound(s.twice_critical.decode.step.bound)));
+  explain_expected(r, w);
   w.say(p.utilisation, fmt::arg("b", r.workload.batch),
         fmt::arg("util", fmt::format("{:.1f}", 100 * (r.decode.step.compute_time / r.decode.step.time))),
         fmt::arg("ct", human(r.decode.step.compute_time)), fmt::arg("step", step));

@@ -20,7 +20,6 @@ Seconds allreduce(const OpResult& o, const ExpectedModel& m, const Interconnect&
 Expected expected_phase(const PhaseResult& bound, const ExpectedModel& m, const Ceilings& c,
                         const std::optional<Interconnect>& link, int tp) {
   Expected e;
-  Seconds memory;
   for (const OpResult& o : bound.ops) {
     if (o.cost.comm_bytes > Bytes(0) && link) {
       e.comm += allreduce(o, m, *link, tp);
@@ -28,21 +27,23 @@ Expected expected_phase(const PhaseResult& bound, const ExpectedModel& m, const 
     }
     const Bytes weights = o.cost.weight_bytes;
     const Seconds compute = o.cost.flops / (c.peak * m.compute);
-    const Seconds streams = (o.cost.bytes - weights) / (c.bandwidth * m.memory) +
-                            weights / (c.bandwidth * (m.memory * m.dequant(o.cost.dequant)));
+    const Seconds plain = weights / (c.bandwidth * m.memory);
+    const Seconds unpacked = weights / (c.bandwidth * (m.memory * m.dequant(o.cost.dequant)));
+    const Seconds streams = (o.cost.bytes - weights) / (c.bandwidth * m.memory) + unpacked;
     const Seconds fixed = m.launch * o.cost.launches;
     const Seconds t = compute + streams + fixed;
     if (t <= o.time) {
       // The bound binds (rare: an op its fixed costs do not reach): its time, split as it is.
-      (o.bound == Bound::compute ? e.compute : memory) += o.time;
+      (o.bound == Bound::compute ? e.compute : e.memory) += o.time;
       continue;
     }
     e.compute += compute;
-    memory += streams;
+    e.memory += streams;
+    e.dequant += unpacked - plain;
     e.overhead += fixed;
   }
   e.overhead += m.step;
-  e.time = e.overhead + e.comm + e.compute + memory;
+  e.time = e.overhead + e.comm + e.compute + e.memory;
   if (e.time > Seconds(0)) {
     const double fixed_share = (e.overhead + e.comm) / e.time, compute_share = e.compute / e.time;
     e.regime = fixed_share >= 0.3 ? Regime::overhead : compute_share >= 0.2 ? Regime::compute : Regime::memory;

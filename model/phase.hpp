@@ -26,8 +26,9 @@ struct Expected {
   Seconds high;  // 90th percentile
   Regime regime = Regime::memory;
   double spread = 0;  // the log-normal spread of measured / expected in this regime
-  // Where the central estimate goes: fixed costs (launches, per pass), all-reduces, compute terms.
-  Seconds overhead, comm, compute;
+  // Where the central estimate goes: fixed costs (launches, per pass), all-reduces, compute terms
+  // and memory streams, of which `dequant` is the unpacking of weight-only formats.
+  Seconds overhead, comm, compute, memory, dequant;
   Seconds bound;  // the phase's roofline time, the floor of every quantile
   // The time a run beats with probability p: the central estimate at p = 0.5, `high` at 0.9.
   [[nodiscard]] Seconds quantile(double p) const;

@@ -19,6 +19,13 @@ constexpr Phrases kEnglish{
     .cache_kinds = "Not every layer keeps every token: of the {layers} layers, {windowed} keep at most {w} tokens (a "
                    "sliding window or a chunk) and {recurrent} are recurrent, with a fixed state per sequence. At {t} "
                    "tokens one sequence holds {cache} of cache, and a decode step reads only what each layer keeps.",
+    .expected = "Real runs do not reach the bound: a decode step is expected to take {exp} ({low} to {high} for 8 "
+                "runs in 10), against the bound's {step}. Of it, {mem} is memory traffic at {eta}% of the "
+                "bandwidth{deq}; {comp} is compute that the bound hides under the memory reads but a GEMM of "
+                "only {b} row(s) cannot (it waits for its weights, then computes); {over} is launching {n} kernels at "
+                "{launch} each{comm}.",
+    .expected_dequant = ", {d} of it unpacking {fmt} weights, which stream slower than plain ones",
+    .expected_comm = "; and {ar} is all-reduces, each paying a latency per hop of the ring, 2·(tp − 1) = {hops} hops",
     .batching = "Batching: the weights are read once per step whatever the batch, so up to B* = {bstar} the step "
                 "barely grows: batch 1 takes {s1}, batch 64 takes {s64} ({tps64} tokens/s); at 2·B* = {b2} it takes "
                 "{s2} ({bound2}-bound).",
@@ -74,6 +81,11 @@ constexpr Phrases kChinese{
               "FLOP/字节，{ratio}。它受{bound}限制：T_decode ≈ 字节数 / 带宽 = {step}，单路生成最多 {tps} 词元/秒。",
     .cache_kinds = "并非每一层都保留全部词元：{layers} 层中，{windowed} 层最多保留 {w} 个词元（滑动窗口或分块），{recurrent} "
                    "层是循环层，每个序列只保存固定大小的状态。{t} 个词元时一个序列占用 {cache} 缓存，解码每一步也只读取每层保留的部分。",
+    .expected = "实际运行达不到这个上界：一个解码步预计需要 {exp}（十次运行中八次在 {low} 到 {high} 之间），而上界是 {step}。"
+                "其中 {mem} 是以 {eta}% 带宽进行的内存读写{deq}；{comp} 是计算时间：上界把它藏在内存读取之下，但 {b} 行的小矩阵乘法"
+                "做不到（它先等权重，再计算）；{over} 是启动 {n} 个核函数、每个 {launch} 的开销{comm}。",
+    .expected_dequant = "，其中 {d} 用于解包 {fmt} 权重，它们比普通权重流得更慢",
+    .expected_comm = "；还有 {ar} 是全归约，环上每一跳都要付一次延迟，共 2·(tp − 1) = {hops} 跳",
     .batching = "批处理：无论批大小，每步权重只读一次，所以在 B* = {bstar} 之前步长几乎不变：批 1 为 {s1}，批 64 为 {s64}"
                 "（{tps64} 词元/秒）；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）。",
     .batching_moe = "混合专家模型的批处理：每个词元只读取它选中的专家，所以批越大读到的专家越多：批 1 为 {s1}，批 64 为 {s64}"

@@ -132,3 +132,19 @@ TEST_CASE("explain: a model whose layers keep different spans says how many keep
   const auto dense = test::run_cli({"explain", "-m", "llama-2-7b", "-g", "h100-sxm"});
   CHECK_THAT(dense.out, !Catch::Contains("Not every layer"));
 }
+
+TEST_CASE("explain: why real runs miss the bound - Llama-2-7B's step expected at 9.80 ms of which 1.97 ms launches") {
+  // tests/model/test_expected.cpp works the parts: 13.56 GB at 85.6% of 2,039 GB/s, 13.6 GFLOP at
+  // 74.1% of 312 TFLOP/s, 387 launches of 5.1 us.
+  const auto en = test::run_cli({"explain", "-m", "llama-2-7b", "-g", "a100-80gb"});
+  REQUIRE(en.code == 0);
+  CHECK_THAT(en.out, Catch::Contains("a decode step is expected to take 9.80 ms (8.15 ms to 11.8 ms for 8 runs in 10), "
+                                     "against the bound's 6.65 ms") &&
+                         Catch::Contains("7.77 ms is memory traffic at 86% of the bandwidth;") &&
+                         Catch::Contains("1.97 ms is launching 387 kernels at 5.10 us each"));
+  const auto zh = test::run_cli({"explain", "-m", "llama-2-7b", "-g", "a100-80gb", "--lang", "zh"});
+  CHECK_THAT(zh.out, Catch::Contains("一个解码步预计需要 9.80 ms") && Catch::Contains("启动 387 个核函数"));
+  // Weight-only int4 and tensor parallelism add their parts.
+  const auto tp = test::run_cli({"explain", "-m", "llama-2-70b", "-g", "h100-sxm", "--tp", "4", "--weights", "int4"});
+  CHECK_THAT(tp.out, Catch::Contains("of it unpacking int4 weights") && Catch::Contains("2·(tp − 1) = 6 hops"));
+}
