@@ -113,6 +113,10 @@ Figure batch_figure(const Report& base) {
   Panel time, rate;
   Curve step{"decode step time", {}, Stroke{kDecode, 2.5}}, mem{"memory time (all bytes at bandwidth)", {}, Stroke{kRoof, 1.2, true, false, '.'}},
       comp{"compute time (all FLOPs at peak)", {}, Stroke{kCompute, 1.2, true, false, ':'}}, tps{"tokens/s", {}, Stroke{kPrefill, 2.5}};
+  // What real runs take (model/expected.hpp): the central estimate and its 10-90% band, above the bound.
+  Curve expected{"expected step time (10-90% shaded)", {}, Stroke{kDecode, 1.5, true, false, '~'}},
+      expected_tps{"expected tokens/s", {}, Stroke{kPrefill, 1.5, true, false, '~'}};
+  Band interval{"expected, 10-90%", {}, {}, {}, kDecode, 0.15};
   const std::vector<Report> scan = scan_batch(m, base.gpu.spec, w, static_cast<long>(last), 60);
   for (const Report& r : scan) {
     const auto bv = static_cast<double>(r.workload.batch);
@@ -120,21 +124,30 @@ Figure batch_figure(const Report& base) {
     mem.points.push_back({bv, r.decode.step.memory_time.value()});
     comp.points.push_back({bv, r.decode.step.compute_time.value()});
     tps.points.push_back({bv, r.decode.tokens_per_s});
+    const Expected& e = r.decode.step.expected;
+    expected.points.push_back({bv, e.time.value()});
+    expected_tps.points.push_back({bv, r.decode.expected_tokens_per_s});
+    interval.x.push_back(bv);
+    interval.low.push_back(e.low.value());
+    interval.high.push_back(e.high.value());
   }
   const Report* overflow = first_overflow(scan);
-  const std::optional<long> full = overflow ? std::optional(overflow->workload.batch) : std::nullopt;
+  const long full = overflow ? overflow->workload.batch : 0;  // 0: every batch scanned fits
   const Axis batch{"batch (sequences decoded together)", "", Scale::log, 1, last};
   auto range = [](const std::vector<Pt>& pts) {
     const auto [lo, hi] = std::minmax_element(pts.begin(), pts.end(), [](Pt a, Pt b) { return a.y < b.y; });
     return std::pair{decade_below(lo->y), decade_above(hi->y * 1.01)};
   };
-  const auto [t_lo, t_hi] = range(step.points);
+  const double t_lo = range(step.points).first;
+  const double t_hi = decade_above(*std::max_element(interval.high.begin(), interval.high.end()) * 1.01);
   time.x = rate.x = batch;
   time.y = Axis{"decode step time", "s", Scale::log, t_lo, t_hi};
-  const auto [r_lo, r_hi] = range(tps.points);
+  const auto [r_lo_bound, r_hi] = range(tps.points);
+  const double r_lo = std::min(r_lo_bound, decade_below(expected_tps.points.front().y));
   rate.y = Axis{"throughput (tokens/s, whole group)", "", Scale::log, r_lo, r_hi};
-  time.curves = {step, mem, comp};  // the parts over the total: dashes show where they coincide
-  rate.curves = {tps};
+  time.curves = {step, mem, comp, expected};  // the parts over the total: dashes show where they coincide
+  time.bands = {interval};
+  rate.curves = {tps, expected_tps};
   for (Panel* p : {&time, &rate}) {
     p->rules.push_back(Rule{fmt::format("B* = {}", three_digits(bstar)), bstar, true, Stroke{kCritical, 1.2, true}});
     // A model known only by its size has no KV cache: its B* at context is the classic one again.
@@ -142,9 +155,9 @@ Figure batch_figure(const Report& base) {
       p->rules.push_back(Rule{fmt::format("B* with KV at {} tokens = {}", w.context_tokens, three_digits(*at)), *at, true,
                               Stroke{kCritical, 1.2, true}});
     }
-    if (full) {
-      p->shades.push_back(Shade{"does not fit in memory", static_cast<double>(*full), last, kMemoryFull});
-      p->rules.push_back(Rule{fmt::format("memory full at batch {}", *full), static_cast<double>(*full), true,
+    if (full > 0) {
+      p->shades.push_back(Shade{"does not fit in memory", static_cast<double>(full), last, kMemoryFull});
+      p->rules.push_back(Rule{fmt::format("memory full at batch {}", full), static_cast<double>(full), true,
                               Stroke{kMemoryFull, 1.2}});
     }
   }

@@ -132,6 +132,14 @@ TEST_CASE("plot batch: B* 156 and the workload's own 7.00 ms step are marked") {
   CHECK(svg.points[1].y == Approx(1 / 7.0e-3));
 }
 
+TEST_CASE("plot batch: the expected step time and its 10-90% band sit above the bound, named in the legend") {
+  const test::TeachingExample seed;
+  const ParsedSvg svg(svg_of(chart::batch_figure(seed.at(1))));
+  CHECK(svg.has_text("expected step time (10-90% shaded)"));
+  CHECK(svg.has_text("expected, 10-90%"));
+  CHECK(svg.has_text("expected tokens/s"));
+}
+
 TEST_CASE("plot context: the memory limit is the first context the engine says does not fit") {
   const ModelSpec m = io::load_model("llama-2-7b");
   const GpuSpec g = io::load_gpu("a100-80gb");
