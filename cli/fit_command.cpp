@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <stdexcept>
+#include <type_traits>
 
 #include "cli/atomic_file.hpp"
 #include "cli/workload_options.hpp"

@@ -68,6 +68,27 @@ Matrix jacobian(std::span<const MeasuredRun* const> runs, const Vector& x, const
   return J;
 }
 
+// The Gauss–Newton normal equations JᵀJ·δ = −Jᵀr, with each coefficient that sits on a bound
+// and is pushed against it held there (its row and column replaced by δ = 0).
+struct NormalEquations {
+  Matrix A;
+  Vector rhs;
+};
+NormalEquations normal_equations(const Matrix& J, const Vector& r, const Vector& x, const Vector& lo,
+                                 const Vector& hi) {
+  const Vector g = J.transpose() * r;
+  NormalEquations n{J.transpose() * J, -g};
+  for (Eigen::Index i = 0; i < kN; ++i) {
+    const bool pinned = (x[i] >= hi[i] && g[i] < 0) || (x[i] <= lo[i] && g[i] > 0);
+    if (!pinned) continue;
+    n.A.row(i).setZero();
+    n.A.col(i).setZero();
+    n.A(i, i) = 1;
+    n.rhs[i] = 0;
+  }
+  return n;
+}
+
 }  // namespace
 
 std::span<const FittedCoefficient> fitted_coefficients() { return kCoefficients; }
@@ -93,18 +114,7 @@ ExpectedModel fit_expected(std::span<const MeasuredRun* const> runs, ExpectedMod
   double cost = 0.5 * r.squaredNorm();
   double lambda = 1e-3;
   for (int iteration = 0; iteration < 500; ++iteration) {
-    const Matrix J = jacobian(runs, x, start, r.size());
-    const Vector g = J.transpose() * r;
-    Matrix A = J.transpose() * J;
-    Vector rhs = -g;
-    for (Eigen::Index i = 0; i < kN; ++i) {
-      const bool pinned = (x[i] >= hi[i] && g[i] < 0) || (x[i] <= lo[i] && g[i] > 0);
-      if (!pinned) continue;
-      A.row(i).setZero();
-      A.col(i).setZero();
-      A(i, i) = 1;
-      rhs[i] = 0;
-    }
+    const auto [A, rhs] = normal_equations(jacobian(runs, x, start, r.size()), r, x, lo, hi);
     bool improved = false;
     for (int attempt = 0; attempt < 30 && !improved; ++attempt) {
       Matrix damped = A;
