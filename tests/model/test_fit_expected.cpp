@@ -168,7 +168,7 @@ TEST_CASE("fit: what no run says about stays at its prior") {
   CHECK(fit_expected(pointers(runs)).dequant_int8 == Approx(0.85));
 }
 
-TEST_CASE("leave one source out: three sources priced alike predict each other; spreads by regime") {
+TEST_CASE("leave one source out: three sources priced alike predict each other, and the spreads by regime are small") {
   std::vector<MeasuredRun> runs;
   for (const std::string source : {"a", "b", "c"}) {
     const std::vector<MeasuredRun> more = priced_runs(truth(), source);
