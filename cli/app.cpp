@@ -11,6 +11,7 @@
 #include "cli/completion_command.hpp"
 #include "cli/convert_command.hpp"
 #include "cli/explain_command.hpp"
+#include "cli/fit_command.hpp"
 #include "cli/plan_command.hpp"
 #include "cli/plot_command.hpp"
 #include "cli/point_command.hpp"
@@ -37,6 +38,7 @@ struct Flags {
   std::string convert_model;
   PlotArgs plot;
   ValidateArgs validate;
+  FitArgs fit;
 };
 
 // The commands, in the order --help and completion list them. The first, without a name, is
@@ -68,6 +70,8 @@ std::vector<Command> commands(Flags& f, const CLI::App& app) {
       {"validate", "run a synthetic decode step shaped like the model: predicted vs measured",
        [&f](Options& o) { add_validate_options(o, f.validate); },
        [&f](Out& out, Out& err) { run_validate(f.validate, out, err); }},
+      {"fit", "fit the expected-performance coefficients to measured runs: residuals, each source held out",
+       [&f](Options& o) { add_fit_options(o, f.fit); }, [&f](Out& out, Out& err) { run_fit(f.fit, out, err); }},
   };
 }
 

@@ -36,6 +36,12 @@ class Options {
   CLI::Option* last_ = nullptr;
 };
 
+// Parses `line`, flags split as a shell would split them, with the flags `declare` adds: a
+// command line held in a file (a measurements row's extra_flags), read by the same declarations
+// as the real one. Throws io::InputError with CLI11's reason: an unknown flag, a value missing or
+// refused.
+void parse_flag_line(const std::string& line, const std::function<void(Options&)>& declare);
+
 // One command: its name (empty: the flags of `rooflineplan` itself, which evaluate one point), a
 // line for --help, how it declares its flags, and how it runs once they are parsed.
 struct Command {

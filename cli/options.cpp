@@ -1,6 +1,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/command.hpp"
+#include "io/input_error.hpp"
 
 namespace roofline::cli {
 
@@ -52,6 +53,18 @@ Options& Options::show_default() {
 Options& Options::required() {
   last_->required();
   return *this;
+}
+
+void parse_flag_line(const std::string& line, const std::function<void(Options&)>& declare) {
+  CLI::App app;
+  app.set_help_flag();  // --help in a file is an unknown flag, not a request
+  Options options(app);
+  declare(options);
+  try {
+    app.parse(line, false);
+  } catch (const CLI::ParseError& e) {
+    throw io::InputError(e.what());
+  }
 }
 
 }  // namespace roofline::cli

@@ -9,4 +9,8 @@ namespace roofline::io {
 
 [[nodiscard]] std::string gpu_yaml(const GpuSpec& g);
 
+// A GPU YAML's `expected:` block holding every coefficient of `m`, defaults included: what
+// `rooflineplan fit --out` writes for pasting into a GPU file.
+[[nodiscard]] std::string expected_yaml(const ExpectedModel& m);
+
 }  // namespace roofline::io

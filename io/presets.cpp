@@ -110,4 +110,10 @@ std::string resolve_preset(PresetKind kind, const std::string& arg) {
                                arg, kind == PresetKind::model ? "model" : "GPU", did_you_mean(arg, ids), lacking));
 }
 
+std::string resolve_beside(PresetKind kind, const std::string& cell, const fs::path& folder) {
+  if (!looks_like_path(cell)) return resolve_preset(kind, cell);
+  const fs::path path(cell);
+  return path.is_absolute() ? cell : (folder / path).string();
+}
+
 }  // namespace roofline::io

@@ -27,4 +27,9 @@ struct Preset {
 // a preset of the other kind (a GPU given as --model).
 [[nodiscard]] std::string resolve_preset(PresetKind kind, const std::string& arg);
 
+// For a file that names models and GPUs (a measurements CSV in `folder`): a cell that looks like
+// a path (a `/`, a .yaml, .yml or .json name) is a file relative to `folder` unless absolute;
+// any other cell is a preset's name, resolved as resolve_preset does.
+[[nodiscard]] std::string resolve_beside(PresetKind kind, const std::string& cell, const std::filesystem::path& folder);
+
 }  // namespace roofline::io

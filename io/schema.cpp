@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <charconv>
 #include <stdexcept>
 
 #include "io/spec_loader.hpp"
@@ -31,7 +33,8 @@ bool same(const Value& a, const Value& b) {
       a);
 }
 
-// The first unit in which the value reads back exactly; the base unit always does.
+// The shortest text in the readable unit that reads back exactly ("5.1 us", not the quotient's
+// own digits "5.1000000000000005 us"), else the base unit, which always does.
 std::string quantity_text(double v, Dimension d) {
   struct Units {
     std::string_view readable, base;
@@ -41,8 +44,15 @@ std::string quantity_text(double v, Dimension d) {
                   : d == Dimension::time      ? Units{"us", "s"}
                                               : Units{"GFLOPS", "FLOPS"};
   const double scale = parse_quantity(fmt::format("1 {}", u.readable), d);
-  const std::string readable = fmt::format("{} {}", v / scale, u.readable);
-  if (parse_quantity(readable, d) == v) return readable;
+  for (int digits = 1; digits <= 17; ++digits) {
+    // Rounded to `digits` significant digits, then written in its own shortest digits ("80",
+    // not "8e+01").
+    const std::string rounded = fmt::format("{:.{}g}", v / scale, digits);
+    double number = 0;
+    std::from_chars(rounded.data(), rounded.data() + rounded.size(), number);
+    const std::string readable = fmt::format("{} {}", number, u.readable);
+    if (parse_quantity(readable, d) == v) return readable;
+  }
   return fmt::format("{} {}", v, u.base);
 }
 
@@ -295,12 +305,23 @@ void emit_value(YAML::Emitter& e, const Field<Spec>& f, const Value& v) {
   }
 }
 
+// Written even when it is the default, for a block that says every value it holds: all but an
+// absent value and a zero quantity, which the reader takes only as an absence ("none").
 template <class Spec>
-void emit_fields(YAML::Emitter& e, Fields<Spec> fields, const Spec& s) {
+bool shown_in_full(const Field<Spec>& f, const Spec& s) {
+  if (f.kind == Kind::section) return true;
+  const Value v = f.access.get(s);
+  if (std::holds_alternative<std::monostate>(v)) return false;
+  return !(f.kind == Kind::quantity && std::get<double>(v) == 0);
+}
+
+// `every`: defaults too (shown_in_full).
+template <class Spec>
+void emit_fields(YAML::Emitter& e, Fields<Spec> fields, const Spec& s, bool every = false) {
   for (const Field<Spec>& f : fields) {
-    if (!written(f, s)) continue;
+    if (every ? !shown_in_full(f, s) : !written(f, s)) continue;
     if (f.kind == Kind::section && f.key.empty()) {
-      emit_fields(e, f.fields, s);
+      emit_fields(e, f.fields, s, every);
       continue;
     }
     e << YAML::Key << std::string(f.key) << YAML::Value;
@@ -310,7 +331,7 @@ void emit_fields(YAML::Emitter& e, Fields<Spec> fields, const Spec& s) {
     }
     if (f.flow) e << YAML::Flow;
     e << YAML::BeginMap;
-    emit_fields(e, f.fields, s);
+    emit_fields(e, f.fields, s, every);
     e << YAML::EndMap;
   }
 }
@@ -450,6 +471,19 @@ std::string write_document(const Schema<Spec>& schema, const Spec& spec) {
 }
 
 template <class Spec>
+std::string write_section(const Schema<Spec>& schema, const Spec& spec, std::string_view key) {
+  const auto f = std::find_if(schema.fields.begin(), schema.fields.end(),
+                              [key](const Field<Spec>& x) { return x.key == key && x.kind == Kind::section; });
+  if (f == schema.fields.end()) throw std::logic_error(fmt::format("schema: no section `{}`", key));
+  YAML::Emitter e;
+  e.SetBoolFormat(YAML::TrueFalseBool);
+  e << YAML::BeginMap << YAML::Key << std::string(key) << YAML::Value << YAML::BeginMap;
+  emit_fields(e, f->fields, spec, true);
+  e << YAML::EndMap << YAML::EndMap;
+  return std::string(e.c_str()) + "\n";
+}
+
+template <class Spec>
 bool has_field(const Schema<Spec>& schema, std::string_view path) {
   return find_path(schema.fields, path) != nullptr;
 }
@@ -502,6 +536,7 @@ template ModelSpec read_document(const Schema<ModelSpec>&, const YamlDocument&);
 template GpuSpec read_document(const Schema<GpuSpec>&, const YamlDocument&);
 template std::string write_document(const Schema<ModelSpec>&, const ModelSpec&);
 template std::string write_document(const Schema<GpuSpec>&, const GpuSpec&);
+template std::string write_section(const Schema<GpuSpec>&, const GpuSpec&, std::string_view);
 template bool has_field(const Schema<ModelSpec>&, std::string_view);
 template bool has_field(const Schema<GpuSpec>&, std::string_view);
 template Range field_range(const Schema<ModelSpec>&, std::string_view);

@@ -108,6 +108,11 @@ template <class Spec>
 template <class Spec>
 [[nodiscard]] std::string write_document(const Schema<Spec>& schema, const Spec& spec);
 
+// One top-level section alone (`key:` and its fields), defaults written too: a block to paste
+// into a document, which says every value it holds (`rooflineplan fit --out`).
+template <class Spec>
+[[nodiscard]] std::string write_section(const Schema<Spec>& schema, const Spec& spec, std::string_view key);
+
 // The range of the field `path` names ("moe.ffn"); std::logic_error for a path without one.
 template <class Spec>
 [[nodiscard]] Range field_range(const Schema<Spec>& schema, std::string_view path);

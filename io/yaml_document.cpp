@@ -8,10 +8,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
-#include <cerrno>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 #include <type_traits>
 #include <utility>
@@ -19,6 +16,7 @@
 #include "io/input_error.hpp"
 #include "io/nearest_word.hpp"
 #include "io/text_check.hpp"
+#include "io/text_file.hpp"
 
 namespace roofline::io {
 
@@ -151,52 +149,8 @@ YamlDocument parse_yaml(const std::string& text, const std::string& path) {
   return doc;
 }
 
-namespace {
-
-std::string_view file_kind(const std::filesystem::file_status& s) {
-  switch (s.type()) {
-    case std::filesystem::file_type::fifo: return "a FIFO";
-    case std::filesystem::file_type::character: return "a character device";
-    case std::filesystem::file_type::block: return "a block device";
-    case std::filesystem::file_type::socket: return "a socket";
-    default: return "a special file";
-  }
-}
-
-}  // namespace
-
 YamlDocument load_yaml_file(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::file_status status = fs::status(path, ec);
-  if (ec) throw InputError(fmt::format("{}: cannot open: {}", path, ec.message()));
-  if (fs::is_directory(status)) throw InputError(fmt::format("{}: is a directory, not a file", path));
-  // A FIFO would block, /dev/zero and /dev/urandom never end: only a file has a size to check.
-  if (!fs::is_regular_file(status)) {
-    throw InputError(fmt::format("{}: is {}, not a file; a description is read from a regular file", path,
-                                 file_kind(status)));
-  }
-  const auto too_large = [&](std::string_view size) {
-    return InputError(fmt::format("{}: is {}; a description is at most {} MiB (is it the right file?)", path, size,
-                                  kMaxDescriptionBytes >> 20));
-  };
-  const std::uintmax_t size = fs::file_size(path, ec);
-  if (!ec && size > static_cast<std::uintmax_t>(kMaxDescriptionBytes)) {
-    throw too_large(fmt::format("{:.1f} MiB", static_cast<double>(size) / (1 << 20)));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
-  // Read no more than the limit even so: the file may grow, and /proc files report no size.
-  std::string text;
-  std::array<char, 1 << 16> chunk{};
-  while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0) {
-    text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
-    if (text.size() > static_cast<std::size_t>(kMaxDescriptionBytes)) {
-      throw too_large(fmt::format("more than {} MiB", kMaxDescriptionBytes >> 20));
-    }
-  }
-  if (in.bad()) throw InputError(fmt::format("{}: cannot read: {}", path, std::strerror(errno)));
-  return parse_yaml(text, path);
+  return parse_yaml(read_text_file(path, "a description", static_cast<std::size_t>(kMaxDescriptionBytes)), path);
 }
 
 void check_text(const YamlDocument& doc, const YAML::Node& value, std::string_view field) {

@@ -50,8 +50,6 @@ Expected expected_phase(const PhaseResult& bound, const ExpectedModel& m, const 
   }
   e.spread = m.spread(e.regime);
   e.bound = bound.time;
-  // Φ⁻¹(0.9), written out: the interval is priced at every point, the bisection only by `plan`.
-  constexpr double kZ90 = 1.2815515655446004;
   const double factor = std::exp(kZ90 * e.spread);
   e.low = std::max(e.bound, e.time / factor);
   e.high = e.time * factor;

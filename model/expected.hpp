@@ -11,6 +11,10 @@
 
 namespace roofline {
 
+// Φ⁻¹(0.9), written out: a log-normal spread s gives 10–90% at exp(±kZ90·s). The interval is
+// priced at every point; the bisection below only by `plan` at other quantiles.
+inline constexpr double kZ90 = 1.2815515655446004;
+
 // z of the standard normal's p-th quantile: Φ⁻¹(p), 1.2816 at 0.9.
 [[nodiscard]] double normal_quantile(double p);
 

@@ -24,6 +24,7 @@ expect_failure "$bin" completion
 expect_failure "$bin" sweep $m -b 1..1024:+1
 expect_failure "$bin" sweep $m -b 1..64:x2 --out /dev/full
 expect_failure "$bin" --help
+expect_failure "$bin" fit "$ex/../tests/data/measurements/training.csv"
 # A figure is written whole before its file is committed: the reason of the failed write survives.
 full=/tmp/rooflineplan-full.$$
 mkdir -p "$full" && ln -sf /dev/full "$full/r.svg" && ln -sf /dev/full "$full/r.png"

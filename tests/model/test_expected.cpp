@@ -62,10 +62,11 @@ TEST_CASE("expected: a tp-2 all-reduce pays 2 hop latencies, a tp-8 one 14, neve
     Workload w = test::default_workload(m);
     w.tp = tp;
     const Report r = evaluate(m, g, w);
-    // Per call: 2(tp − 1) hops of 0.67 us and 2(tp − 1)/tp of the 8,192 × 2 B buffer at 300 GB/s;
+    // Per call: 2(tp − 1) hops of 0.673 us and 2(tp − 1)/tp of the 8,192 × 2 B buffer at 300 GB/s;
     // the bound's call pays one 5 us latency and the same transfer.
     const double hops = 2.0 * (tp - 1), transfer = 8192 * 2.0 * hops / tp / 300e9;
-    const double per_call = std::max(hops * 0.67e-6 + transfer, 5e-6 + transfer);
+    REQUIRE_THAT(kFit.hop_latency.value(), WithinRel(0.673e-6, 1e-12));
+    const double per_call = std::max(hops * kFit.hop_latency.value() + transfer, 5e-6 + transfer);
     CHECK_THAT(r.decode.step.expected.comm.value(), WithinRel(2 * 80 * per_call, 1e-9));
   }
 }

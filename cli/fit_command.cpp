@@ -1,0 +1,200 @@
+#include "cli/fit_command.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cerrno>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <type_traits>
+
+#include "cli/atomic_file.hpp"
+#include "cli/workload_options.hpp"
+#include "io/gpu_writer.hpp"
+#include "io/input_error.hpp"
+#include "io/measurements_csv.hpp"
+#include "io/presets.hpp"
+#include "io/spec_loader.hpp"
+#include "model/engine.hpp"
+#include "model/leave_one_source_out.hpp"
+#include "report/fit_view.hpp"
+#include "report/safe_text.hpp"
+#include "report/warning_text.hpp"
+#include "report/write_error.hpp"
+
+namespace roofline::cli {
+
+using namespace io;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The workload flags a measurements file gives as columns of their own; extra_flags gives any
+// other (--group-size, --compute, --activations, --context, ...).
+constexpr std::array kColumnFlags = {WorkloadFlag::model, WorkloadFlag::gpu,   WorkloadFlag::weights,
+                                     WorkloadFlag::kv,    WorkloadFlag::tp,    WorkloadFlag::batch,
+                                     WorkloadFlag::prompt, WorkloadFlag::gen};
+
+std::string where(const std::string& path, const MeasurementRow& row) { return fmt::format("{}:{}", path, row.line); }
+
+// A workload flag's error ("--tp: must be at least 1, got 0") at the row and column that gave the
+// flag: the column of that name, else extra_flags.
+InputError located(const std::string& path, const MeasurementRow& row, const std::string& message) {
+  for (WorkloadFlag f : kColumnFlags) {
+    const std::string prefix = fmt::format("--{}: ", flag_name(f));
+    if (message.starts_with(prefix)) {
+      return InputError(fmt::format("{}: {}: {}", where(path, row), flag_name(f), message.substr(prefix.size())));
+    }
+  }
+  return InputError(fmt::format("{}: extra_flags: {}", where(path, row), message));
+}
+
+std::vector<std::string> cell(const std::string& text) {
+  return text.empty() ? std::vector<std::string>{} : std::vector<std::string>{text};
+}
+
+// The row's workload, read by the command line's own parser: the columns as their flags, the
+// extra flags on top.
+Workload workload_of(const MeasurementRow& row, const ModelSpec& m, const GpuSpec& g, const std::string& path) {
+  WorkloadFlags f;
+  try {
+    parse_flag_line(row.extra_flags, [&f](Options& o) {
+      add_workload_options(o, f, {WorkloadFlag::model, WorkloadFlag::gpu, WorkloadFlag::weights, WorkloadFlag::kv,
+                                  WorkloadFlag::tp, WorkloadFlag::batch, WorkloadFlag::prompt, WorkloadFlag::gen});
+    });
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: extra_flags: {} (--weights, --kv, --tp, --batch, --prompt and --gen are columns "
+                                 "of their own)",
+                                 where(path, row), e.what()));
+  }
+  f.weights = cell(row.weights);
+  f.kv = cell(row.kv);
+  f.tp = {row.tp};
+  f.batch = {row.batch};
+  f.prompt = {row.prompt};
+  f.gen = {row.gen};
+  try {
+    const WorkloadAxes x = parse_workload(f);
+    x.require_one();
+    const Workload w = workload_at(x, std::vector<std::size_t>(kWorkloadFlags, 0), m);
+    if (const auto e = workload_error(w, m, g)) throw InputError(fmt::format("--{}: {}", e->field, e->message));
+    return w;
+  } catch (const InputError& e) {
+    throw located(path, row, e.what());
+  } catch (const std::invalid_argument& e) {
+    throw located(path, row, e.what());
+  }
+}
+
+// Each model and GPU file is read once, however many rows name it.
+class SpecCache {
+ public:
+  explicit SpecCache(fs::path folder) : folder_(std::move(folder)) {}
+  const ModelSpec& model(const MeasurementRow& row, const std::string& path) {
+    return get(models_, PresetKind::model, row.model, row, path, "model");
+  }
+  const GpuSpec& gpu(const MeasurementRow& row, const std::string& path) {
+    return get(gpus_, PresetKind::gpu, row.gpu, row, path, "gpu");
+  }
+
+ private:
+  template <class Spec>
+  const Spec& get(std::map<std::string, Spec>& cache, PresetKind kind, const std::string& cell,
+                  const MeasurementRow& row, const std::string& path, std::string_view column) {
+    try {
+      const std::string file = resolve_beside(kind, cell, folder_);
+      auto it = cache.find(file);
+      if (it == cache.end()) {
+        if constexpr (std::is_same_v<Spec, ModelSpec>) it = cache.emplace(file, load_model(file)).first;
+        else it = cache.emplace(file, load_gpu(file)).first;
+      }
+      return it->second;
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{}: {}: {}", where(path, row), column, e.what()));
+    }
+  }
+  fs::path folder_;
+  std::map<std::string, ModelSpec> models_;
+  std::map<std::string, GpuSpec> gpus_;
+};
+
+// Every row evaluated once, before any fitting: the fit reprices the kept phases, and a bad row
+// stops the command before it prints anything.
+std::vector<MeasuredRun> evaluate_rows(const std::vector<MeasurementRow>& rows, const std::string& path,
+                                       std::ostream& err) {
+  SpecCache specs(fs::path(path).parent_path());
+  std::vector<MeasuredRun> runs;
+  bool calibrated = false, datasheet = false;
+  for (const MeasurementRow& row : rows) {
+    const ModelSpec& m = specs.model(row, path);
+    const GpuSpec& g = specs.gpu(row, path);
+    (g.calibration ? calibrated : datasheet) = true;
+    const Workload w = workload_of(row, m, g, path);
+    Report r;
+    try {
+      r = evaluate(m, g, w);
+    } catch (const std::invalid_argument& e) {
+      throw located(path, row, e.what());
+    }
+    for (const std::string& warning : report::warning_texts(r)) {
+      err << report::warning_label() << report::terminal_text(fmt::format("{} ({}): {}", where(path, row), row.id, warning))
+          << "\n";
+    }
+    runs.push_back(measured_run(row.id, source_group(row.source), row.metric, row.measured, r));
+  }
+  // The shares are of the ceilings each row's GPU gives: one set of shares for measured and for
+  // datasheet ceilings mixes two different things.
+  if (calibrated && datasheet) {
+    err << report::warning_label()
+        << "some rows' GPUs are calibrated and some give datasheet ceilings: one fit of the shares of their ceilings "
+           "(memory, compute) mixes the two\n";
+  }
+  return runs;
+}
+
+}  // namespace
+
+void add_fit_options(Options& o, FitArgs& a) {
+  o.add("measurements", a.measurements,
+        "CSV of measured runs (columns: id, source, model, gpu, weights, kv, tp, batch, prompt, gen, extra_flags, "
+        "metric, measured, note)")
+      .required();
+  o.add("--format,-f", a.format, "output format").one_of({"table", "markdown", "json"}).show_default();
+  o.add("--out,-o", a.out, "write the fitted GPU YAML `expected:` block here");
+}
+
+void run_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
+  // Reserved first, so that a folder that cannot take the file is refused before any work.
+  std::unique_ptr<AtomicFile> file = a.out.empty() ? nullptr : std::make_unique<AtomicFile>(a.out, "out");
+  const std::vector<MeasurementRow> rows = read_measurements(a.measurements);
+  const std::vector<MeasuredRun> runs = evaluate_rows(rows, a.measurements, err);
+  const FitCheck f = fit_and_check(runs);
+  const std::string name = fs::path(a.measurements).filename().string();
+  std::string text;
+  if (a.format == "json") {
+    text = report::fit_json(f, runs, name);
+  } else {
+    const bool markdown = a.format == "markdown";
+    for (const report::TextTable& t : report::fit_tables(f, runs)) {
+      text += (markdown ? report::render_markdown(t) : report::render_plain(t)) + "\n";
+    }
+    text += report::fit_summary(f, runs);
+  }
+  // Written at once and checked at once, so that a full disk is reported with its reason (errno
+  // is the write's) and the --out block is not written after output that was lost.
+  errno = 0;
+  out << text;
+  out.flush();
+  if (!out) throw report::WriteError("", report::write_failure_reason(errno));
+  if (!file) return;
+  ExpectedModel fitted = report::as_printed(f.model);
+  fitted.source = report::fit_provenance(f, runs, name);
+  file->stream() << io::expected_yaml(fitted);
+  file->commit();
+  (a.format == "json" ? err : out) << fmt::format("wrote the expected: block to {}\n", report::terminal_text(a.out));
+}
+
+}  // namespace roofline::cli

@@ -1,0 +1,208 @@
+#include "io/measurements_csv.hpp"
+
+#include <csv.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <optional>
+
+#include "io/input_error.hpp"
+#include "io/nearest_word.hpp"
+#include "io/text_check.hpp"
+#include "io/text_file.hpp"
+
+namespace roofline::io {
+
+namespace {
+
+// A measurements file is a few hundred rows; past this it is the wrong file.
+constexpr std::size_t kMaxMeasurementsBytes = 16U << 20;
+
+// The columns, each with where its cell goes; extra_flags and note may be absent.
+struct Column {
+  std::string_view name;
+  std::string MeasurementRow::*text;  // nullptr: metric and measured, typed below
+  bool required;
+};
+constexpr std::array<Column, 14> kColumns = {{
+    {"id", &MeasurementRow::id, true},
+    {"source", &MeasurementRow::source, true},
+    {"model", &MeasurementRow::model, true},
+    {"gpu", &MeasurementRow::gpu, true},
+    {"weights", &MeasurementRow::weights, true},
+    {"kv", &MeasurementRow::kv, true},
+    {"tp", &MeasurementRow::tp, true},
+    {"batch", &MeasurementRow::batch, true},
+    {"prompt", &MeasurementRow::prompt, true},
+    {"gen", &MeasurementRow::gen, true},
+    {"extra_flags", &MeasurementRow::extra_flags, false},
+    {"metric", nullptr, true},
+    {"measured", nullptr, true},
+    {"note", &MeasurementRow::note, false},
+}};
+// Cells that may not be empty: a row without them names no run.
+constexpr std::array<std::string_view, 4> kNonEmpty = {"id", "source", "model", "gpu"};
+
+struct Record {
+  std::size_t line = 0;
+  std::vector<std::string> cells;
+};
+
+// libcsv calls back per field and per record; it knows no lines, so the file is fed one line at
+// a time and each record keeps the line its first field ended on (where it starts, unless its
+// first cell spans lines).
+struct Collector {
+  std::size_t line = 0;
+  Record current;
+  std::vector<Record> records;
+};
+
+void on_field(void* field, std::size_t size, void* data) {
+  auto& c = *static_cast<Collector*>(data);
+  if (c.current.cells.empty()) c.current.line = c.line;
+  c.current.cells.emplace_back(static_cast<const char*>(field), size);
+}
+
+void on_record(int, void* data) {
+  auto& c = *static_cast<Collector*>(data);
+  c.records.push_back(std::move(c.current));
+  c.current = {};
+}
+
+std::vector<Record> parse_records(const std::string& text, const std::string& path) {
+  csv_parser parser{};
+  if (csv_init(&parser, CSV_STRICT | CSV_STRICT_FINI) != 0) throw std::bad_alloc();
+  Collector c;
+  const auto fail = [&](std::string_view why) {
+    const std::string reason = fmt::format("{}:{}: not CSV: {}", path, c.line, why);
+    csv_free(&parser);
+    throw InputError(reason);
+  };
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size() - 1) + 1;
+    ++c.line;
+    if (csv_parse(&parser, text.data() + start, end - start, on_field, on_record, &c) != end - start) {
+      fail(csv_strerror(csv_error(&parser)));
+    }
+    start = end;
+  }
+  if (csv_fini(&parser, on_field, on_record, &c) != 0) fail("a quoted cell is not closed");
+  csv_free(&parser);
+  return std::move(c.records);
+}
+
+std::vector<std::string> column_names() {
+  std::vector<std::string> names;
+  for (const Column& col : kColumns) names.emplace_back(col.name);
+  return names;
+}
+
+// Where each column is in the file (nullopt: absent, which only optional columns may be).
+std::array<std::optional<std::size_t>, kColumns.size()> read_header(const Record& header, const std::string& path) {
+  std::array<std::optional<std::size_t>, kColumns.size()> at{};
+  const std::vector<std::string> names = column_names();
+  for (std::size_t i = 0; i < header.cells.size(); ++i) {
+    const std::string& cell = header.cells[i];
+    const auto known = std::find(names.begin(), names.end(), cell);
+    if (known == names.end()) {
+      throw InputError(fmt::format("{}:{}: column `{}`: not a column of a measurements file{} (they are {})", path,
+                                   header.line, cell, did_you_mean(cell, names), fmt::join(names, ", ")));
+    }
+    auto& slot = at[static_cast<std::size_t>(known - names.begin())];
+    if (slot) throw InputError(fmt::format("{}:{}: column `{}`: given twice", path, header.line, cell));
+    slot = i;
+  }
+  for (std::size_t k = 0; k < kColumns.size(); ++k) {
+    if (kColumns[k].required && !at[k]) {
+      throw InputError(fmt::format("{}:{}: column `{}` is missing (a measurements file has {})", path, header.line,
+                                   kColumns[k].name, fmt::join(names, ", ")));
+    }
+  }
+  return at;
+}
+
+std::vector<std::string> metric_names() {
+  std::vector<std::string> names;
+  for (Metric m : kMetrics) names.emplace_back(name(m));
+  return names;
+}
+
+// A positive finite number, read whole by std::from_chars.
+std::optional<double> positive_number(const std::string& cell) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), v);
+  if (ec != std::errc() || end != cell.data() + cell.size() || !std::isfinite(v) || v <= 0) return std::nullopt;
+  return v;
+}
+
+MeasurementRow read_row(const Record& r, const std::array<std::optional<std::size_t>, kColumns.size()>& at,
+                        std::size_t width, const std::string& path) {
+  const auto error = [&](std::string_view column, std::string_view what) {
+    return InputError(fmt::format("{}:{}: {}: {}", path, r.line, column, what));
+  };
+  if (r.cells.size() != width) {
+    throw InputError(fmt::format("{}:{}: has {} cells, the header {}", path, r.line, r.cells.size(), width));
+  }
+  MeasurementRow row;
+  row.line = r.line;
+  for (std::size_t k = 0; k < kColumns.size(); ++k) {
+    if (!at[k]) continue;
+    const Column& col = kColumns[k];
+    const std::string& cell = r.cells[*at[k]];
+    // A note is never printed and may run over lines; every other cell is shown on one.
+    const TextUse use = col.name == "note" ? TextUse::file : TextUse::value;
+    if (const auto p = text_problem(cell, use)) throw error(col.name, p->what);
+    if (cell.empty() && std::find(kNonEmpty.begin(), kNonEmpty.end(), col.name) != kNonEmpty.end()) {
+      throw error(col.name, "is empty");
+    }
+    if (col.text) {
+      row.*col.text = cell;
+    } else if (col.name == "metric") {
+      const auto m = metric_from_name(cell);
+      if (!m) {
+        const std::vector<std::string> names = metric_names();
+        throw error(col.name, fmt::format("`{}` is not a metric{} (one of {})", cell, did_you_mean(cell, names),
+                                          fmt::join(names, ", ")));
+      }
+      row.metric = *m;
+    } else {
+      const auto v = positive_number(cell);
+      if (!v) throw error(col.name, fmt::format("`{}` is not a positive number", cell));
+      row.measured = *v;
+    }
+  }
+  return row;
+}
+
+}  // namespace
+
+std::vector<MeasurementRow> read_measurements(const std::string& path) {
+  std::string text = read_text_file(path, "a measurements file", kMaxMeasurementsBytes);
+  // A spreadsheet's UTF-8 export starts with a byte-order mark, which is not part of the header.
+  if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);
+  if (const auto p = text_problem(text, TextUse::file)) {
+    const TextPosition at = position_of(text, p->offset);
+    throw InputError(fmt::format("{}:{}:{}: {}", path, at.line, at.column, p->what));
+  }
+  const std::vector<Record> records = parse_records(text, path);
+  if (records.empty()) throw InputError(fmt::format("{}: is empty; a measurements file starts with its header", path));
+  const auto at = read_header(records.front(), path);
+  std::vector<MeasurementRow> rows;
+  for (std::size_t i = 1; i < records.size(); ++i) {
+    MeasurementRow row = read_row(records[i], at, records.front().cells.size(), path);
+    const auto same = std::find_if(rows.begin(), rows.end(), [&](const MeasurementRow& r) { return r.id == row.id; });
+    if (same != rows.end()) {
+      throw InputError(fmt::format("{}:{}: id: `{}` is the id of line {} too", path, row.line, row.id, same->line));
+    }
+    rows.push_back(std::move(row));
+  }
+  if (rows.empty()) throw InputError(fmt::format("{}: has a header and no rows", path));
+  return rows;
+}
+
+}  // namespace roofline::io

@@ -1,0 +1,177 @@
+#include "model/leave_one_source_out.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "model/expected.hpp"
+#include "model/fit_expected.hpp"
+
+namespace roofline {
+
+namespace {
+
+constexpr std::array kRegimes = {Regime::memory, Regime::compute, Regime::overhead};
+
+// numpy's median: the mean of the two middle values of an even count.
+double median(std::vector<double> v) {
+  if (v.empty()) return std::nan("");
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double rms(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x * x;
+  return v.empty() ? 0 : std::sqrt(s / static_cast<double>(v.size()));
+}
+
+std::vector<SourceCheck> group_by_source(const std::vector<MeasuredRun>& runs) {
+  std::vector<SourceCheck> sources;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    auto it = std::find_if(sources.begin(), sources.end(), [&](const SourceCheck& s) { return s.source == runs[i].source; });
+    if (it == sources.end()) it = sources.insert(sources.end(), SourceCheck{runs[i].source, {}, {}});
+    it->runs.push_back(i);
+  }
+  return sources;
+}
+
+// The runs of every source but those in `out`.
+std::vector<const MeasuredRun*> all_but(const std::vector<MeasuredRun>& runs, const std::vector<SourceCheck>& sources,
+                                        std::initializer_list<std::size_t> out) {
+  std::vector<const MeasuredRun*> kept;
+  for (std::size_t s = 0; s < sources.size(); ++s) {
+    if (std::find(out.begin(), out.end(), s) != out.end()) continue;
+    for (std::size_t i : sources[s].runs) kept.push_back(&runs[i]);
+  }
+  return kept;
+}
+
+// The regime-normal spread of each regime from residuals: the regime's rms, shrunk toward the
+// pooled rms. Centred on 0: the fit is unbiased by construction (its residuals' median is ~0).
+std::vector<RegimeSpread> spreads_of(const std::vector<double>& residuals, const std::vector<Regime>& regimes) {
+  const double pooled = rms(residuals);
+  std::vector<RegimeSpread> out;
+  for (Regime g : kRegimes) {
+    std::vector<double> mine;
+    for (std::size_t i = 0; i < residuals.size(); ++i) {
+      if (regimes[i] == g) mine.push_back(residuals[i]);
+    }
+    const auto n = static_cast<double>(mine.size());
+    const double own = rms(mine);
+    const double spread =
+        std::sqrt((n * own * own + kSpreadShrinkRuns * pooled * pooled) / (n + kSpreadShrinkRuns));
+    out.push_back({g, mine.size(), own, spread});
+  }
+  return out;
+}
+
+double spread_for(const std::vector<RegimeSpread>& spreads, Regime g) {
+  for (const RegimeSpread& s : spreads) {
+    if (s.regime == g) return s.spread;
+  }
+  return 0;
+}
+
+// The nested interval of each run of source `held`: regimes by the fit without it, widths from
+// the residuals of every other source, each predicted by a fit without `held` and itself.
+void nested_bands(const std::vector<MeasuredRun>& runs, const std::vector<SourceCheck>& sources, std::size_t held,
+                  const ExpectedModel& start, std::vector<RunCheck>& checks) {
+  std::vector<double> residuals;
+  std::vector<Regime> regimes;
+  for (std::size_t t = 0; t < sources.size(); ++t) {
+    if (t == held) continue;
+    const ExpectedModel inner = fit_expected(all_but(runs, sources, {held, t}), start);
+    for (std::size_t i : sources[t].runs) {
+      residuals.push_back(predict(runs[i], inner).log_ratio);
+      regimes.push_back(predict(runs[i], sources[held].without).regime);
+    }
+  }
+  const std::vector<RegimeSpread> spreads = spreads_of(residuals, regimes);
+  for (std::size_t i : sources[held].runs) {
+    checks[i].band = kZ90 * spread_for(spreads, predict(runs[i], sources[held].without).regime);
+  }
+}
+
+std::vector<double> log_bound_ratios(const std::vector<MeasuredRun>& runs) {
+  std::vector<double> out;
+  for (const MeasuredRun& r : runs) out.push_back(std::log(bound_ratio(r)));
+  return out;
+}
+
+}  // namespace
+
+ResidualFigures residual_figures(const std::vector<double>& logs, const std::vector<bool>& inside) {
+  ResidualFigures f;
+  f.count = logs.size();
+  std::vector<double> abs;
+  std::size_t near = 0;
+  for (double v : logs) {
+    abs.push_back(std::fabs(v));
+    if (std::fabs(v) < std::log(1.25)) ++near;
+  }
+  f.median_abs = median(abs);
+  f.within_25 = logs.empty() ? 0 : static_cast<double>(near) / static_cast<double>(logs.size());
+  f.bias = median(logs);
+  if (!inside.empty()) {
+    f.coverage = static_cast<double>(std::count(inside.begin(), inside.end(), true)) / static_cast<double>(inside.size());
+  }
+  return f;
+}
+
+FitCheck fit_and_check(const std::vector<MeasuredRun>& runs, const ExpectedModel& start) {
+  FitCheck f;
+  f.sources = group_by_source(runs);
+  f.model = fit_expected(all_but(runs, f.sources, {}), start);
+  f.runs.resize(runs.size());
+  std::vector<double> in_sample;
+  std::vector<Regime> regimes;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    f.runs[i].fitted = predict(runs[i], f.model);
+    in_sample.push_back(f.runs[i].fitted.log_ratio);
+    regimes.push_back(f.runs[i].fitted.regime);
+  }
+  f.in_sample = residual_figures(in_sample);
+  const std::vector<double> bound = log_bound_ratios(runs);
+  const double share = median(bound);
+  std::vector<double> constant_in, constant_out;
+  for (double b : bound) constant_in.push_back(b - share);
+  f.constant_in_sample = residual_figures(constant_in);
+
+  f.held_out = f.sources.size() >= 2;
+  f.nested = f.sources.size() >= 3;
+  std::vector<double> held(runs.size());
+  if (f.held_out) {
+    constant_out.resize(runs.size());
+    for (std::size_t s = 0; s < f.sources.size(); ++s) {
+      const std::vector<const MeasuredRun*> others = all_but(runs, f.sources, {s});
+      f.sources[s].without = fit_expected(others, start);
+      std::vector<double> other_bounds;
+      for (const MeasuredRun* r : others) other_bounds.push_back(std::log(bound_ratio(*r)));
+      for (std::size_t i : f.sources[s].runs) {
+        held[i] = predict(runs[i], f.sources[s].without).log_ratio;
+        f.runs[i].held_out = held[i];
+        constant_out[i] = bound[i] - median(other_bounds);
+      }
+    }
+    if (f.nested) {
+      for (std::size_t s = 0; s < f.sources.size(); ++s) nested_bands(runs, f.sources, s, start, f.runs);
+    }
+    std::vector<bool> inside;
+    for (const RunCheck& c : f.runs) {
+      if (const auto in = c.inside()) inside.push_back(*in);
+    }
+    f.loso = residual_figures(held, inside);
+    f.constant_loso = residual_figures(constant_out);
+  }
+  // One source: no run is out of sample, and the spreads are the fit's own residuals (narrower
+  // than the truth; the command says so).
+  f.spreads = spreads_of(f.held_out ? held : in_sample, regimes);
+  f.model.spread_memory = spread_for(f.spreads, Regime::memory);
+  f.model.spread_compute = spread_for(f.spreads, Regime::compute);
+  f.model.spread_overhead = spread_for(f.spreads, Regime::overhead);
+  return f;
+}
+
+}  // namespace roofline
