@@ -67,7 +67,7 @@ TEST_CASE("bad input: dtype typos suggest the nearest dtype - in files and flags
               "did you mean `int4`?");
 }
 
-TEST_CASE("bad input: weight format typos list the formats - in files and flags; tied or shapeless formats refused") {
+TEST_CASE("bad input: weight format typos list the formats - in files and flags - tied or shapeless formats refused") {
   // "mxfp5" sits at line 5, column 12 of the file.
   check_error(with_model(data_file("bad/unknown_weight_format.yaml")),
               data_file("bad/unknown_weight_format.yaml") + ":5:12:",

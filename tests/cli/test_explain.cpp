@@ -102,7 +102,7 @@ TEST_CASE("explain: decode names the format each class of weights is stored in")
   CHECK_THAT(zh.out, Catch::Contains("权重（bf16: attention, lm_head, embedding; mxfp4: experts）和"));
 }
 
-TEST_CASE("explain --lang zh words the engine's warnings in Chinese, with the numbers; the English says the same") {
+TEST_CASE("explain --lang zh words the engine's warnings in Chinese, with the numbers - the English says the same") {
   const test::CliResult zh = test::run_cli({"explain", "-m", test::example_file("7b.yaml"), "-g",
                                             test::example_file("a100.yaml"), "--lang", "zh"});
   REQUIRE(zh.code == 0);

@@ -174,7 +174,7 @@ TEST_CASE("sweep --out: a sweep that succeeds replaces the file, header and 7 ro
   CHECK(files_in(dir) == 1);
 }
 
-TEST_CASE("plot --out: a figure is written whole; a wrong extension or a missing folder exits 2 with nothing written") {
+TEST_CASE("plot --out: a figure is written whole - a wrong extension or a missing folder exits 2 with nothing written") {
   const fs::path dir = scratch("plot");
   std::vector<std::string> plot{"plot"};
   for (const auto& a : seed({"-o", (dir / "r.svg").string()})) plot.push_back(a);
@@ -275,13 +275,15 @@ TEST_CASE("workload flags: --context below --prompt is refused naming --context"
   CHECK_THAT(s.err, Catch::Contains("skipped 1 of 2 points"));
 }
 
-TEST_CASE("plan: --rate past 10^9 requests/s is refused; a load past 10^12 replicas is infeasible, not 1 GPU") {
+TEST_CASE("plan: --rate past 10^9 requests/s is refused - a load past 10^12 replicas is infeasible, not 1 GPU") {
   const auto r = test::run_cli({"plan", "-m", test::example_file("7b.yaml"), "-g", "a100-80gb", "--rate", "1e300"});
   CHECK(r.code == 2);
   CHECK_THAT(r.err, Catch::Contains("--rate: at most 1e+09 requests/s, got 1e+300"));
-  // 10^9 requests/s of 10^6 generated tokens each: 10^15 tokens/s, past 10^12 replicas.
+  // 10^9 requests/s of 10^9 generated tokens each: 10^18 tokens/s. A replica decodes at most
+  // 1 / (2·7e9 FLOP / 312 TFLOP/s) = 22,286 tokens/s (compute-bound), so past 4·10^13 replicas.
+  // (At 10^6 tokens a request it is 4.5·10^10: feasible, which this test once claimed it was not.)
   const auto huge = test::run_cli({"plan", "-m", test::example_file("7b.yaml"), "-g", "a100-80gb", "--rate", "1e9",
-                                   "--gen", "1000000", "--prompt", "1", "--tpot", "1 s", "--ttft", "1000 s", "-f", "json"});
+                                   "--gen", "1000000000", "--prompt", "1", "--tpot", "1 s", "--ttft", "1000 s", "-f", "json"});
   REQUIRE(huge.code == 0);
   const auto j = nlohmann::json::parse(huge.out);
   CHECK(j[0]["feasible"] == false);
@@ -340,7 +342,7 @@ TEST_CASE("names: control characters never reach a terminal, Markdown or an SVG"
   CHECK(doc.LoadFile(svg.c_str()) == tinyxml2::XML_SUCCESS);
 }
 
-TEST_CASE("safe text: controls, DEL, C1 and bytes that are not UTF-8 become U+FFFD; XML drops what it forbids") {
+TEST_CASE("safe text: controls, DEL, C1 and bytes that are not UTF-8 become U+FFFD - XML drops what it forbids") {
   CHECK(report::terminal_text("a\x01" "b\x7F" "c\xC2\x9B" "d\xFF" "e") == "a" + kFffd + "b" + kFffd + "c" + kFffd + "d" + kFffd + "e");
   CHECK(report::terminal_text("µs 中文") == "µs 中文");
   CHECK(report::terminal_text("one\ntwo\tthree", true) == "one\ntwo\tthree");
@@ -371,7 +373,7 @@ TEST_CASE("calibrate: STREAM arrays below 4 × the last-level cache are refused 
                         Catch::Contains("measure its bandwidth, not memory's"));
 }
 
-TEST_CASE("calibrate: a kernel whose runs spread more than 10% is warned about; 10% or less is not") {
+TEST_CASE("calibrate: a kernel whose runs spread more than 10% is warned about - 10% or less is not") {
   Calibration c;
   c.kernels = {{"copy", true, 10e9, 9e9, 0.05}, {"read", true, 12e9, 10e9, 0.234}, {"gemm_fp32", false, 1e11, 1e11, 0.10}};
   const std::string w = cli::noise_warnings(c);

@@ -31,7 +31,7 @@ bool assumes(const ModelSpec& m, Assumption a) {
 
 }  // namespace
 
-TEST_CASE("Qwen3-8B: 8,190,735,360 parameters (Qwen: 8.2 B, 6.95 B without embeddings); 4.5 GiB of KV at 32k") {
+TEST_CASE("Qwen3-8B: 8,190,735,360 parameters (Qwen: 8.2 B, 6.95 B without embeddings) - 4.5 GiB of KV at 32k") {
   const ModelSpec m = config("qwen3-8b");
   // Per layer: Q 4096·4096 + K, V 4096·1024 each + O 4096·4096 = 41,943,040; FFN 3·4096·12288 =
   // 150,994,944; norms 2·4096 and Q/K norms 2·128. 36 layers, two 151,936 × 4096 tables, final norm.
@@ -91,7 +91,7 @@ TEST_CASE("Qwen3-32B-FP8: 32,762,123,264 parameters (Qwen: 32.8 B), fp8 128 × 1
   CHECK(cache_at_32k(m) == 64 * 2 * 8 * 128 * 2 * 32'768.0);  // 8 GiB
 }
 
-TEST_CASE("gpt-oss-20b: 20.91 B total and 3.61 B active as OpenAI counts; a 128-token window on half the layers") {
+TEST_CASE("gpt-oss-20b: 20.91 B total and 3.61 B active as OpenAI counts - a 128-token window on half the layers") {
   const ModelSpec m = config("gpt-oss-20b");
   const Architecture& a = *m.architecture;
   // Per layer, attention: Q 2880·4096 + K, V 2880·512 each + O 4096·2880 = 26,542,080, Q/K/V
@@ -193,7 +193,7 @@ TEST_CASE("Llama-4-Scout: a text decoder of 107.77 B, 17.17 B active (Meta: 109 
   CHECK(cache_at_32k(m) == 2'818'572'288.0);
 }
 
-TEST_CASE("Mistral-Small-3.1-24B: a text decoder of 23.57 B; with its Pixtral tower 24.01 B (Mistral: 24 B)") {
+TEST_CASE("Mistral-Small-3.1-24B: a text decoder of 23.57 B - with its Pixtral tower 24.01 B (Mistral: 24 B)") {
   const ModelSpec m = config("mistral-small-3.1-24b");
   CHECK(m.architecture->mixer_pattern.empty());  // sliding_window: null
   CHECK_FALSE(m.architecture->tied_embeddings);   // MistralConfig's default
@@ -211,7 +211,7 @@ TEST_CASE("Mistral-Small-3.1-24B: a text decoder of 23.57 B; with its Pixtral to
   CHECK(cache_at_32k(m) == 40 * 2 * 8 * 128 * 2 * 32'768.0);
 }
 
-TEST_CASE("Qwen3-Next-80B-A3B: 79.67 B (Qwen: 80 B), 3.25 B active without the tables (A3B); 36 Gated DeltaNet layers") {
+TEST_CASE("Qwen3-Next-80B-A3B: 79.67 B (Qwen: 80 B), 3.25 B active without the tables (A3B) - 36 Gated DeltaNet layers") {
   const ModelSpec m = config("qwen3-next-80b-a3b");
   const Architecture& a = *m.architecture;
   // Linear attention but every 4th layer (full_attention_interval 4).
@@ -392,7 +392,7 @@ TEST_CASE("Mistral-7B v0.1: every layer slides over 4096 tokens, so 32k tokens c
 // Families with no config file among the test data: configs written out with the published
 // models' shapes (GLM-4.5-Air, MiniMax-M2), to show each family's fields are read.
 
-TEST_CASE("GLM-4.5-Air's shape: Q/K/V biases, 1 dense and 45 MoE layers of 128 + 1 experts; 105.6 B without tables") {
+TEST_CASE("GLM-4.5-Air's shape: Q/K/V biases, 1 dense and 45 MoE layers of 128 + 1 experts - 105.6 B without tables") {
   const ModelSpec m = io::read_model(io::parse_yaml(R"({"architectures": ["Glm4MoeForCausalLM"], "attention_bias": true,
 "head_dim": 128, "hidden_size": 4096, "partial_rotary_factor": 0.5, "intermediate_size": 10944,
 "max_position_embeddings": 131072, "model_type": "glm4_moe", "moe_intermediate_size": 1408, "norm_topk_prob": true,

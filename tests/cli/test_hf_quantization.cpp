@@ -49,7 +49,7 @@ TEST_CASE("quantization: fp8 with 128 × 128 blocks, per tensor without them, pe
   CHECK_THROWS_WITH(dense_with(R"({"quant_method": "fp8", "fmt": "e3m4"})"), Catch::Contains("\"e3m4\" is not an fp8 element"));
 }
 
-TEST_CASE("quantization: MXFP4 converts the experts only; the modules left alone are mapped onto classes") {
+TEST_CASE("quantization: MXFP4 converts the experts only - the modules left alone are mapped onto classes") {
   const ModelSpec m = moe_with(R"({"quant_method": "mxfp4", "modules_to_not_convert": ["model.layers.*.self_attn",
 "model.layers.*.mlp.router", "model.embed_tokens", "lm_head"]})");
   CHECK(formats(m) == std::vector<F>{none, none, WeightFormat::mxfp4, none, none});
@@ -57,7 +57,7 @@ TEST_CASE("quantization: MXFP4 converts the experts only; the modules left alone
   CHECK_FALSE(moe_with(R"({"quant_method": "mxfp4", "modules_to_not_convert": ["re:.*mlp.experts.*"]})").quantization);
 }
 
-TEST_CASE("quantization: AWQ and GPTQ int4 with their group and zero points; other widths refused at `bits`") {
+TEST_CASE("quantization: AWQ and GPTQ int4 with their group and zero points - other widths refused at `bits`") {
   const ModelSpec awq = dense_with(R"({"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": true,
 "version": "gemm", "modules_to_not_convert": null})");
   CHECK(formats(awq) == std::vector<F>{WeightFormat::awq, WeightFormat::awq, none, none, none});

@@ -103,7 +103,7 @@ TEST_CASE("sweep: --group-size and --activations are axes") {
   CHECK(g32_fp32["workload"]["kv"] == "fp32");
 }
 
-TEST_CASE("sweep: --weights takes every format by name, as a list; the outputs name each class's format") {
+TEST_CASE("sweep: --weights takes every format by name, as a list - the outputs name each class's format") {
   // Llama-2-7B: 6,476,005,376 weights in 224 block matrices; 262,144,000 in the fp16 tables;
   // 266,240 in fp16 norms.
   const auto r = test::run_cli({"sweep", "-m", "llama-2-7b", "-g", "h100-sxm", "--weights",

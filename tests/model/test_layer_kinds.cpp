@@ -88,7 +88,7 @@ TEST_CASE("sliding window: Mistral-7B v0.1 keeps 4,096 of 16,384 tokens - 0.54 G
   CHECK(r.model.kv_bytes_per_token.value() == 131072.0);
 }
 
-TEST_CASE("sliding window: a decode query at context 16,384 reads 4,096 keys; prefill of 8,192 sees 25,167,872 pairs") {
+TEST_CASE("sliding window: a decode query at context 16,384 reads 4,096 keys - prefill of 8,192 sees 25,167,872 pairs") {
   const ModelSpec m = mistral_7b_v01();
   const Report r = evaluate(m, test::a100_80gb(), at(m, 8192, 256, 16384));
   const OpResult& scores = op(r.decode.step, "attn_scores", "sliding");
@@ -136,7 +136,7 @@ TEST_CASE("patterns repeat from the first layer: Gemma 3's 5 sliding to 1 full o
   CHECK(a.ffn_counts()[static_cast<int>(FfnKind::none)] == 31);
 }
 
-TEST_CASE("Mamba-130m: 129,135,360 parameters; a fixed 1.4 MB state per sequence, no KV cache") {
+TEST_CASE("Mamba-130m: 129,135,360 parameters - a fixed 1.4 MB state per sequence, no KV cache") {
   const ModelSpec m = mamba_130m();
   REQUIRE_FALSE(validate(m));
   const ParameterCount p = count_parameters(m);
@@ -157,7 +157,7 @@ TEST_CASE("Mamba-130m: 129,135,360 parameters; a fixed 1.4 MB state per sequence
   CHECK(scan.cost.flops.value() == 24.0 * 1536 * 16 * 6);
 }
 
-TEST_CASE("DeepSeek-V3.2's indexer reads every cached key; attention reads its top 2,048 latents") {
+TEST_CASE("DeepSeek-V3.2's indexer reads every cached key - attention reads its top 2,048 latents") {
   ModelSpec m = deepseek_v3();
   m.architecture->sparse = SparseAttention{2048, 64, 128};
   REQUIRE_FALSE(validate(m));

@@ -77,7 +77,7 @@ TEST_CASE("formats: bytes a weight of a large matrix, per-matrix and per-channel
   CHECK(bytes_per_weight(fp16, 128) == 2);
 }
 
-TEST_CASE("precision: the checkpoint's formats win over the dtype; --weights sets the blocks; tables stay 16-bit") {
+TEST_CASE("precision: the checkpoint's formats win over the dtype - --weights sets the blocks - tables stay 16-bit") {
   const Precision oss = resolve_precision(test::gpt_oss_like());
   CHECK(oss.of(TensorClass::experts) == mxfp4);
   CHECK(oss.of(TensorClass::attention) == bf16);
