@@ -27,19 +27,16 @@ Expected expected_phase(const PhaseResult& bound, const ExpectedModel& m, const 
       continue;
     }
     const Bytes weights = o.cost.weight_bytes;
-    const Seconds compute = o.cost.flops / (c.peak * m.compute);
-    const Seconds streams = (o.cost.bytes - weights) / (c.bandwidth * m.memory) +
-                            weights / (c.bandwidth * (m.memory * m.dequant(o.cost.dequant)));
-    const Seconds fixed = m.launch * o.cost.launches;
-    const Seconds t = compute + streams + fixed;
-    if (t <= o.time) {
+    const KernelTime k = m.kernel_time(
+        {o.cost.flops, o.cost.bytes - weights, weights, o.cost.shape.rows, o.cost.launches, o.cost.dequant}, c);
+    if (k.total() <= o.time) {
       // The bound binds (rare: an op its fixed costs do not reach): its time, split as it is.
       (o.bound == Bound::compute ? e.compute : memory) += o.time;
       continue;
     }
-    e.compute += compute;
-    memory += streams;
-    e.overhead += fixed;
+    e.compute += k.compute;
+    memory += k.memory;
+    e.overhead += k.fixed;
   }
   e.overhead += m.step;
   e.time = e.overhead + e.comm + e.compute + memory;
