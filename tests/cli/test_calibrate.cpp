@@ -98,7 +98,14 @@ TEST_CASE("calibrate: writes a GPU description that every command can read") {
   const std::string size = std::to_string(static_cast<long long>(4 * llc)) + " B";
   const auto r = test::run_cli({"calibrate", "--repetitions", "1", "--stream-size", size, "--out", out});
   REQUIRE(r.code == 0);
-  CHECK_THAT(r.out, Catch::Contains("read") && Catch::Contains("gemm_fp32") && Catch::Contains("wrote"));
+  CHECK_THAT(r.out, Catch::Contains("read") && Catch::Contains("gemm_fp32") && Catch::Contains("gemv_fp32") &&
+                        Catch::Contains("bandwidth against transfer size") && Catch::Contains("GEMM efficiency") &&
+                        Catch::Contains("skinny_rows") && Catch::Contains("wrote"));
+  // The expected model's coefficients, fitted on this device, with where and when.
+  const GpuSpec g = io::load_gpu(out);
+  REQUIRE(g.expected.has_value());
+  CHECK_THAT(g.expected->source, Catch::StartsWith("measured by rooflineplan calibrate on cpu: ") &&
+                                     Catch::Contains(g.calibration->date));
   const auto point = test::run_cli({"-m", test::data_file("good/tiny.yaml"), "-g", out, "-f", "json"});
   CHECK(point.code == 0);
 }
