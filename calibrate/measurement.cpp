@@ -27,4 +27,11 @@ Timing summarize_seconds(std::vector<double> seconds) {
   return {*std::min_element(seconds.begin(), seconds.end()), median_of(seconds)};
 }
 
+Coverage coverage(const std::vector<double>& seconds, double low, double high) {
+  Coverage c;
+  for (double s : seconds) c.inside += (s >= low && s <= high) ? 1 : 0;
+  c.total = static_cast<int>(seconds.size());
+  return c;
+}
+
 }  // namespace roofline::calibrate

@@ -27,4 +27,16 @@ struct Timing {
 };
 [[nodiscard]] Timing summarize_seconds(std::vector<double> seconds);
 
+// How many timings fell inside an interval [low, high] (ends included): its coverage, counted.
+struct Coverage {
+  int inside = 0;
+  int total = 0;
+  Coverage& operator+=(const Coverage& o) {
+    inside += o.inside;
+    total += o.total;
+    return *this;
+  }
+};
+[[nodiscard]] Coverage coverage(const std::vector<double>& seconds, double low, double high);
+
 }  // namespace roofline::calibrate

@@ -3,16 +3,25 @@
 // roofline bound stays exactly what it is; these give an expected time beside it, and an interval
 // whose width was measured on published runs (README, "Expected performance"; `rooflineplan fit`).
 //
-// Per operator: t = max(bound, flops/(compute·P) + activation bytes/(memory·BW)
-//                              + weight bytes/(memory·dequant·BW) + launches·launch)
+// Per operator, with c its compute time and m = activation bytes/(memory·BW)
+// + weight bytes/(memory·dequant·BW) its memory time:
+//   t = max(bound, (c^p + m^p)^(1/p) + launches·launch),   p = overlap
 // Per all-reduce call: max(bound, 2(tp−1)·hop_latency + 2(tp−1)/tp · buffer / link bandwidth).
 // Per pass: Σ operators + step.
-// Adding compute and memory time, rather than taking the larger, is what makes a skinny GEMM
-// (decode's M = batch rows) reach only ~M/(M + m½) of peak, with m½ the ridge point in rows: no
-// coefficient of its own.
+// With p = 1 (the published fit) compute and memory time add, which is what makes a skinny GEMM
+// (decode's M = batch rows) reach only ~M/(M + ridge) of peak: no coefficient of its own. Where
+// a kernel hides part of its memory stream under its arithmetic (a CPU core's prefetchers and
+// out-of-order loads do; calibrate measures how much) p > 1; p → ∞ is the roofline's max.
+// A GEMM's compute time is flops/(compute·P), except that its first skinny_rows rows run at
+// skinny_compute of the peak: c = flops/M · (min(M, s)/(skinny_compute·P) + max(M − s, 0)/(compute·P)).
+// Those are the rows a kernel handles one matrix-vector product at a time, each re-reading the
+// weights from cache, or the first tile of a blocked GEMM that packs them; past them its tiles
+// fill. (A shortfall of the form compute·M/(M + m½) cannot say this: added to the memory time it
+// is 2·K·N·m½ FLOPs whatever M, the same as a lower `memory` for the weights.)
 #include <string>
 
 #include "hardware/quantity.hpp"
+#include "hardware/roofline.hpp"
 
 namespace roofline {
 
@@ -24,6 +33,23 @@ enum class Dequant { none, int8, int4 };
 // overhead: launches, the per-pass cost and all-reduces together ≥ 30% of it; compute: compute
 // terms ≥ 20%; memory: the rest.
 enum class Regime { memory, compute, overhead };
+
+// What one operator asks of the machine.
+struct KernelWork {
+  Flops flops;
+  Bytes activations;    // bytes other than weights (inputs, outputs, KV cache)
+  Bytes weights;
+  double rows = 0;      // a GEMM's M; 0: not a GEMM
+  double launches = 0;  // kernels it runs as
+  Dequant dequant = Dequant::none;
+};
+
+// Its expected time in three parts that add up: the combined time shared between compute and
+// memory in proportion to their own times (under p = 1 exactly those times), and the launches.
+struct KernelTime {
+  Seconds compute, memory, fixed;
+  [[nodiscard]] Seconds total() const { return compute + memory + fixed; }
+};
 
 struct ExpectedModel {
   double memory = 0.856;           // share of the bandwidth a long weight stream reaches
@@ -38,6 +64,11 @@ struct ExpectedModel {
   double spread_memory = 0.144;
   double spread_compute = 0.158;
   double spread_overhead = 0.256;
+  // How a kernel's memory and compute times combine: (c^p + m^p)^(1/p). 1: they add, none hidden.
+  double overlap = 1.0;
+  // A GEMM's first skinny_rows rows compute at skinny_compute of the peak; 0 rows: none do.
+  double skinny_rows = 0.0;
+  double skinny_compute = 1.0;
   // `rooflineplan fit tests/data/measurements/training.csv` prints these values and writes this
   // line (tests/cli/test_fit.cpp checks that they agree).
   std::string source = "rooflineplan fit training.csv: 26 runs from 3 sources (pytorch-labs/gpt-fast, "
@@ -50,6 +81,8 @@ struct ExpectedModel {
   [[nodiscard]] double spread(Regime r) const {
     return r == Regime::compute ? spread_compute : r == Regime::overhead ? spread_overhead : spread_memory;
   }
+  // One kernel's expected time, split; the caller keeps the larger of it and the kernel's bound.
+  [[nodiscard]] KernelTime kernel_time(const KernelWork& w, const Ceilings& c) const;
 };
 
 [[nodiscard]] std::string_view name(Regime r);

@@ -27,13 +27,4 @@ ExpectedModel GpuSpec::expected_model() const {
   return m;
 }
 
-std::string_view name(Regime r) {
-  switch (r) {
-    case Regime::memory: return "memory";
-    case Regime::compute: return "compute";
-    case Regime::overhead: return "overhead";
-  }
-  return "";
-}
-
 }  // namespace roofline

@@ -33,6 +33,8 @@ struct InExpected {
 // A field left out keeps the published fit's value (hardware/expected_model.hpp).
 const ExpectedModel kFit{};
 constexpr Range kSpread{0, 5};  // log-normal spread: 0 … e^(±6.4) at 10–90%
+constexpr Range kOverlap{1, 100};   // 1: the sum; 100: the larger time within 0.7%
+constexpr Range kSkinnyRows{0, 1e5};  // beyond any batch or prompt a GEMM is run at
 
 using F = Field<GpuSpec>;
 
@@ -115,6 +117,16 @@ const Schema<GpuSpec>& gpu_schema() {
       F{.key = "dequant_int4", .kind = Kind::fraction, .need = Need::optional,
         .doc = "the same for sub-byte weights (int4, fp4, mxfp4...)",
         .access = member<InExpected, &ExpectedModel::dequant_int4>(), .fallback = kFit.dequant_int4},
+      F{.key = "overlap", .kind = Kind::number, .need = Need::optional,
+        .doc = "how a kernel's memory and compute times combine, (c^p + m^p)^(1/p): 1 adds them, large takes the larger",
+        .access = member<InExpected, &ExpectedModel::overlap>(), .range = kOverlap, .fallback = kFit.overlap},
+      F{.key = "skinny_rows", .kind = Kind::number, .need = Need::optional,
+        .doc = "a GEMM's first rows, computed at `skinny_compute` (one matrix-vector product each, or a first tile); 0: none",
+        .access = member<InExpected, &ExpectedModel::skinny_rows>(), .range = kSkinnyRows,
+        .fallback = kFit.skinny_rows},
+      F{.key = "skinny_compute", .kind = Kind::fraction, .need = Need::optional,
+        .doc = "share of the peak those rows reach", .access = member<InExpected, &ExpectedModel::skinny_compute>(),
+        .fallback = kFit.skinny_compute},
       F{.key = "spread_memory", .kind = Kind::number, .need = Need::optional,
         .doc = "log-normal spread of measured / expected, memory-bound phases: 10-90% is e^(±1.28 s)",
         .access = member<InExpected, &ExpectedModel::spread_memory>(), .range = kSpread,

@@ -26,21 +26,19 @@ Expected expected_phase(const PhaseResult& bound, const ExpectedModel& m, const 
       continue;
     }
     const Bytes weights = o.cost.weight_bytes;
-    const Seconds compute = o.cost.flops / (c.peak * m.compute);
-    const Seconds plain = weights / (c.bandwidth * m.memory);
-    const Seconds unpacked = weights / (c.bandwidth * (m.memory * m.dequant(o.cost.dequant)));
-    const Seconds streams = (o.cost.bytes - weights) / (c.bandwidth * m.memory) + unpacked;
-    const Seconds fixed = m.launch * o.cost.launches;
-    const Seconds t = compute + streams + fixed;
-    if (t <= o.time) {
+    const KernelTime k = m.kernel_time(
+        {o.cost.flops, o.cost.bytes - weights, weights, o.cost.shape.rows, o.cost.launches, o.cost.dequant}, c);
+    if (k.total() <= o.time) {
       // The bound binds (rare: an op its fixed costs do not reach): its time, split as it is.
       (o.bound == Bound::compute ? e.compute : e.memory) += o.time;
       continue;
     }
-    e.compute += compute;
-    e.memory += streams;
-    e.dequant += unpacked - plain;
-    e.overhead += fixed;
+    e.compute += k.compute;
+    e.memory += k.memory;
+    // What unpacking costs over a plain stream of the same weights (under overlap, before sharing).
+    const Seconds plain = weights / (c.bandwidth * m.memory);
+    e.dequant += plain / m.dequant(o.cost.dequant) - plain;
+    e.overhead += k.fixed;
   }
   e.overhead += m.step;
   e.time = e.overhead + e.comm + e.compute + e.memory;

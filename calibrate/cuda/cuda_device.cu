@@ -7,7 +7,7 @@
 #include <mma.h>
 
 #include <cmath>
-#include <random>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -152,11 +152,15 @@ void check(bool ok, const std::string& what) {
   if (!ok) throw std::runtime_error("CUDA calibration kernel gave a wrong result: " + what);
 }
 
+// Values in [-1, 1) from a linear congruential sequence: the curves fill gigabytes of weights,
+// which std::mt19937 and a distribution took seconds a point to make.
 std::vector<half> random_halves(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  std::uint32_t s = seed * 2654435761u + 1;
   std::vector<half> h(n);
-  for (auto& x : h) x = __float2half(d(rng));
+  for (auto& x : h) {
+    s = s * 1664525u + 1013904223u;
+    x = __float2half(static_cast<float>(static_cast<std::int32_t>(s)) * (1.0f / 2147483648.0f));
+  }
   return h;
 }
 

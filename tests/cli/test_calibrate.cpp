@@ -98,20 +98,51 @@ TEST_CASE("calibrate: writes a GPU description that every command can read") {
   const std::string size = std::to_string(static_cast<long long>(4 * llc)) + " B";
   const auto r = test::run_cli({"calibrate", "--repetitions", "1", "--stream-size", size, "--out", out});
   REQUIRE(r.code == 0);
-  CHECK_THAT(r.out, Catch::Contains("read") && Catch::Contains("gemm_fp32") && Catch::Contains("wrote"));
+  CHECK_THAT(r.out, Catch::Contains("read") && Catch::Contains("gemm_fp32") && Catch::Contains("gemv_fp32") &&
+                        Catch::Contains("bandwidth against transfer size") && Catch::Contains("GEMM efficiency") &&
+                        Catch::Contains("skinny_rows") && Catch::Contains("wrote"));
+  // The expected model's coefficients, fitted on this device, with where and when.
+  const GpuSpec g = io::load_gpu(out);
+  REQUIRE(g.expected.has_value());
+  CHECK_THAT(g.expected->source, Catch::StartsWith("measured by rooflineplan calibrate on cpu: ") &&
+                                     Catch::Contains(g.calibration->date));
   const auto point = test::run_cli({"-m", test::data_file("good/tiny.yaml"), "-g", out, "-f", "json"});
   CHECK(point.code == 0);
 }
 
-TEST_CASE("validate: one row per batch and a prefill, the knee and the median error") {
+TEST_CASE("validate's coverage: 2, 3 and 4 of the runs 1 … 5 lie in [2, 4], ends included - counts add") {
+  calibrate::Coverage c = calibrate::coverage({1, 2, 3, 4, 5}, 2, 4);
+  CHECK(c.inside == 3);
+  CHECK(c.total == 5);
+  c += calibrate::coverage({10, 20}, 0, 15);
+  CHECK(c.inside == 4);
+  CHECK(c.total == 7);
+}
+
+TEST_CASE("validate: one row per batch and a prefill - the knee, both errors, the coverage and the bound's check") {
   const auto r = test::run_cli({"validate", "-m", test::data_file("good/tiny.yaml"), "-g",
-                                test::data_file("good/calibrated-cpu.yaml"), "-b", "1,4,16", "--repetitions", "1",
+                                test::data_file("good/calibrated-cpu.yaml"), "-b", "1,4,16", "--repetitions", "2",
                                 "-p", "8"});
   REQUIRE(r.code == 0);
-  CHECK_THAT(r.out, Catch::Contains("predicted  measured") && Catch::Contains("knee: measured") &&
-                        Catch::Contains("predicted B*") && Catch::Contains("median |error|"));
-  // Title, header and rule; 3 decode rows and a prefill; the knee and the error lines.
-  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 3 + 4 + 2);
+  CHECK_THAT(r.out, Catch::Contains("bound") && Catch::Contains("expected (10-90%)") && Catch::Contains("expected err") &&
+                        Catch::Contains("knee: measured") && Catch::Contains("predicted B*") &&
+                        Catch::Contains("median |error| over the 3 decode points: bound") &&
+                        Catch::Contains("of 8 runs") && Catch::Contains("inside the 10-90% interval") &&
+                        Catch::Contains("bound: ") &&
+                        Catch::Contains("coefficients: written for the tests, as calibrate writes it"));
+  // Title, header and rule; 3 decode rows and a prefill; knee, errors, coverage, bound, coefficients.
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 3 + 4 + 5);
+}
+
+TEST_CASE("validate: ceilings far below the device (1 GB/s, 1 GFLOP/s) are beaten, and it says where") {
+  const auto file = std::filesystem::temp_directory_path() / "rooflineplan-slow-ceilings.yaml";
+  std::ofstream(file) << "name: slow\nmemory: {capacity: 16 GB, bandwidth: 1 GB/s}\ncompute: {peak: {fp32: 1 GFLOPS}}\n"
+                         "calibration: {bandwidth: 1 GB/s, peak: {fp32: 1 GFLOPS}}\n";
+  const auto r = test::run_cli({"validate", "-m", test::data_file("good/tiny.yaml"), "-g", file.string(), "-b", "1",
+                                "--repetitions", "1", "-p", "8"});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("bound: BEATEN at decode 1 (fastest run") && Catch::Contains("prefill 1") &&
+                        Catch::Contains("calibrate again on a quiet machine"));
 }
 
 TEST_CASE("validate and calibrate refuse what they cannot run, with exit code 2") {

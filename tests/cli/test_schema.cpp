@@ -115,6 +115,9 @@ void check_same(const GpuSpec& a, const GpuSpec& b) {
     CHECK(x.spread_memory == y.spread_memory);
     CHECK(x.spread_compute == y.spread_compute);
     CHECK(x.spread_overhead == y.spread_overhead);
+    CHECK(x.overlap == y.overlap);
+    CHECK(x.skinny_rows == y.skinny_rows);
+    CHECK(x.skinny_compute == y.skinny_compute);
     CHECK(x.source == y.source);
   }
   REQUIRE(a.calibration.has_value() == b.calibration.has_value());

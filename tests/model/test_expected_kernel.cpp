@@ -1,0 +1,105 @@
+// The expected time beside the bound (hardware/expected_model.hpp, model/expected.hpp), worked by
+// hand: the published fit's form (compute and memory add), and what a calibrated device may add:
+// an overlap of the two, and a GEMM's first rows at a lower share of the peak.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "hardware/expected_model.hpp"
+#include "model/expected.hpp"
+
+using namespace roofline;
+using Catch::Matchers::WithinRel;
+
+namespace {
+
+// 1 TFLOP/s and 100 GB/s, so that times read in round milliseconds.
+const Ceilings kCeilings{FlopsPerSecond(1e12), BytesPerSecond(100e9)};
+
+// A GEMM of 4 rows: 1.6 GFLOP, 100 MB of weights and 20 MB of activations, 10 kernels.
+const KernelWork kGemm{Flops(1.6e9), Bytes(20e6), Bytes(100e6), 4, 10, Dequant::none};
+
+ExpectedModel coefficients() {
+  ExpectedModel m;
+  m.memory = 0.8;
+  m.compute = 0.5;
+  m.launch = Seconds(5e-6);
+  return m;
+}
+
+OpResult gemm_op(double rows) {
+  OpResult o;
+  o.cost.flops = kGemm.flops;
+  o.cost.bytes = kGemm.activations + kGemm.weights;
+  o.cost.weight_bytes = kGemm.weights;
+  o.cost.shape = {rows, 1000, 1000, 10};
+  o.cost.launches = kGemm.launches;
+  const RooflineTime t = roofline_time(o.cost.flops, o.cost.bytes, kCeilings);
+  o.compute_time = t.compute, o.memory_time = t.memory, o.time = t.time(), o.bound = t.bound();
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("expected kernel, published form: 1.6 GFLOP at 0.5 TFLOP/s = 3.2 ms, 120 MB at 80 GB/s = 1.5 ms, 10 × 5 us") {
+  const KernelTime k = coefficients().kernel_time(kGemm, kCeilings);
+  CHECK_THAT(k.compute.value(), WithinRel(3.2e-3, 1e-12));
+  CHECK_THAT(k.memory.value(), WithinRel(1.5e-3, 1e-12));
+  CHECK_THAT(k.fixed.value(), WithinRel(50e-6, 1e-12));
+  CHECK_THAT(k.total().value(), WithinRel(4.75e-3, 1e-12));
+}
+
+TEST_CASE("expected kernel, overlap 2: sqrt(3.2² + 1.5²) = 3.534 ms, shared 3.2 : 1.5 between compute and memory") {
+  ExpectedModel m = coefficients();
+  m.overlap = 2;
+  const KernelTime k = m.kernel_time(kGemm, kCeilings);
+  const double both = std::sqrt(3.2 * 3.2 + 1.5 * 1.5) * 1e-3;  // 3.5341 ms
+  CHECK_THAT((k.compute + k.memory).value(), WithinRel(both, 1e-12));
+  CHECK_THAT(k.compute.value(), WithinRel(both * 3.2 / 4.7, 1e-12));
+  CHECK_THAT(k.fixed.value(), WithinRel(50e-6, 1e-12));
+  // A large overlap is the roofline's max: (1.5/3.2)^100 = 1e-33 vanishes beside 1, leaving 3.2 ms.
+  m.overlap = 100;
+  const KernelTime far = m.kernel_time(kGemm, kCeilings);
+  CHECK_THAT((far.compute + far.memory).value(), WithinRel(3.2e-3, 1e-12));
+}
+
+TEST_CASE("expected kernel, 3 skinny rows at 0.1: 3 × 0.4 GFLOP at 0.1 TFLOP/s + 0.4 GFLOP at 0.5 = 12.8 ms") {
+  // 1.6 GFLOP over 4 rows is 0.4 GFLOP a row: 12 ms for the three skinny ones, 0.8 ms for the last.
+  ExpectedModel m = coefficients();
+  m.skinny_rows = 3;
+  m.skinny_compute = 0.1;
+  CHECK_THAT(m.kernel_time(kGemm, kCeilings).compute.value(), WithinRel(12.8e-3, 1e-12));
+  // Every row skinny (8 of 4): 16 ms. Not a GEMM (no rows): the plain 3.2 ms.
+  m.skinny_rows = 8;
+  CHECK_THAT(m.kernel_time(kGemm, kCeilings).compute.value(), WithinRel(16e-3, 1e-12));
+  KernelWork elementwise = kGemm;
+  elementwise.rows = 0;
+  CHECK_THAT(m.kernel_time(elementwise, kCeilings).compute.value(), WithinRel(3.2e-3, 1e-12));
+}
+
+TEST_CASE("expected phase: never below the bound, the coefficients' times otherwise, the regime from the shares") {
+  PhaseResult phase;
+  phase.ops.push_back(gemm_op(4));
+  phase.time = phase.ops.front().time;  // the bound: 1.6 ms of compute at 1 TFLOP/s
+  REQUIRE(phase.time.value() == 1.6e-3);
+  ExpectedModel m = coefficients();
+  m.overlap = 2;
+  m.skinny_rows = 3;
+  m.skinny_compute = 0.1;
+  // Compute 12.8 ms, memory 1.5 ms: sqrt(12.8² + 1.5²) = 12.888 ms, + 50 us of launches, + 1 ms a pass.
+  m.step = Seconds(1e-3);
+  const Expected e = expected_phase(phase, m, kCeilings, std::nullopt, 1);
+  const double both = std::sqrt(12.8 * 12.8 + 1.5 * 1.5) * 1e-3;
+  CHECK_THAT(e.time.value(), WithinRel(both + 50e-6 + 1e-3, 1e-12));
+  CHECK_THAT(e.compute.value(), WithinRel(both * 12.8 / 14.3, 1e-12));
+  CHECK(e.regime == Regime::compute);
+  // The interval: e^(±1.2816 × 0.158) around it, its low end never under the bound.
+  CHECK_THAT(e.high.value(), WithinRel(e.time.value() * std::exp(kZ90 * m.spread_compute), 1e-12));
+  CHECK(e.low >= phase.time);
+  // Shares of 2 (a device faster than its ceilings): 0.8 + 0.6 ms is under the bound, which stays.
+  m = ExpectedModel{};
+  m.memory = m.compute = 2;
+  m.launch = m.step = Seconds(0);
+  const Expected at_bound = expected_phase(phase, m, kCeilings, std::nullopt, 1);
+  CHECK(at_bound.time == phase.time);
+}
