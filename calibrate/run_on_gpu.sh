@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# The device check of issue 4, prepared for a session that is lent a GPU: one short run that
+# The device check of issues 4 and 13, prepared for a session that is lent a GPU: one short run that
 # builds the CUDA backend for the chip (the plugin build-gpu/librooflineplan_cuda.so, beside the
 # binary, which opens it for --device cuda), calibrates it and validates a model on it, and leaves
 # the raw output under $OUT (the device tool brings it back) for calibrate/results/. The
 # calibration compares the WMMA kernel with cuBLAS and the STREAM copy kernel (device to device)
-# with the read and triad ones.
+# with the read and triad ones, then measures the expected model's curves (cuBLAS products, 39
+# points, each filled from the host once per pass) and writes the fitted `expected:` section;
+# validate then reports the bound and the expected time. Its budget is 8 GiB: validate fills every
+# point's weights from the host once per pass (3 passes × 11 points), and 40 GiB of halves would
+# take minutes of that alone.
 #   run: bash calibrate/run_on_gpu.sh   (timeout ≈ 540 s; the build takes ~3 min of it)
 set -uo pipefail
 out=${OUT:-calibrate/results}
@@ -22,7 +26,7 @@ mkdir -p "$out"
   echo "\$ rooflineplan calibrate --device cuda --base $base"
   ./build-gpu/rooflineplan calibrate --device cuda --base "$base" --repetitions 20 --out "$out/$base-measured.yaml"
   echo "\$ rooflineplan validate --device cuda -m llama-3.1-8b"
-  ./build-gpu/rooflineplan validate --device cuda -m llama-3.1-8b -g "$out/$base-measured.yaml" --budget 40GiB \
+  ./build-gpu/rooflineplan validate --device cuda -m llama-3.1-8b -g "$out/$base-measured.yaml" --budget 8GiB \
     --batch 1..512:x2 --prompt 2048 --repetitions 10
   echo "\$ rooflineplan calibrate --device cpu (the host, for comparison)"
   ./build-gpu/rooflineplan calibrate --device cpu --repetitions 5 --out "$out/$base-host-cpu.yaml"
