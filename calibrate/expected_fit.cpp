@@ -9,15 +9,11 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "calibrate/measurement.hpp"
+
 namespace roofline::calibrate {
 
 namespace {
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // One point as the fit sees it: what one product asks, its bound, and its measured seconds.
 struct Sample {

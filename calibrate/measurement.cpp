@@ -5,13 +5,11 @@
 
 namespace roofline::calibrate {
 
-namespace {
 double median_of(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
-}  // namespace
 
 Measurement summarize(std::string kernel, Rate rate, double work, const std::vector<double>& seconds) {
   if (seconds.empty()) throw std::invalid_argument("summarize: no timings");

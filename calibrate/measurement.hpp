@@ -17,6 +17,9 @@ struct Measurement {
   int repetitions = 0;
 };
 
+// The middle value (the mean of the two middle ones for an even count).
+[[nodiscard]] double median_of(std::vector<double> v);
+
 // Rates from work done / each run's seconds.
 [[nodiscard]] Measurement summarize(std::string kernel, Rate rate, double work, const std::vector<double>& seconds);
 

@@ -17,6 +17,12 @@ Seconds allreduce(const OpResult& o, const ExpectedModel& m, const Interconnect&
 
 }  // namespace
 
+Regime regime_of(double fixed_share, double compute_share) {
+  if (fixed_share >= 0.3) return Regime::overhead;
+  if (compute_share >= 0.2) return Regime::compute;
+  return Regime::memory;
+}
+
 Expected expected_phase(const PhaseResult& bound, const ExpectedModel& m, const Ceilings& c,
                         const std::optional<Interconnect>& link, int tp) {
   Expected e;
@@ -44,7 +50,7 @@ Expected expected_phase(const PhaseResult& bound, const ExpectedModel& m, const 
   e.time = e.overhead + e.comm + e.compute + e.memory;
   if (e.time > Seconds(0)) {
     const double fixed_share = (e.overhead + e.comm) / e.time, compute_share = e.compute / e.time;
-    e.regime = fixed_share >= 0.3 ? Regime::overhead : compute_share >= 0.2 ? Regime::compute : Regime::memory;
+    e.regime = regime_of(fixed_share, compute_share);
   }
   e.spread = m.spread(e.regime);
   e.bound = bound.time;

@@ -18,6 +18,10 @@ inline constexpr double kZ90 = 1.2815515655446004;
 // z of the standard normal's p-th quantile: Φ⁻¹(p), 1.2816 at 0.9.
 [[nodiscard]] double normal_quantile(double p);
 
+// A phase's regime from the shares of its expected time: fixed costs (launches, per pass,
+// all-reduces) ≥ 30%, then compute terms ≥ 20%, else memory.
+[[nodiscard]] Regime regime_of(double fixed_share, double compute_share);
+
 [[nodiscard]] Expected expected_phase(const PhaseResult& bound, const ExpectedModel& m, const Ceilings& c,
                                       const std::optional<Interconnect>& link, int tp);
 

@@ -27,14 +27,6 @@ PhaseWeights weights_of(const MeasuredRun& r) {
   return {0, 1};
 }
 
-// The regime rule of model/expected.cpp, applied to the mix of phases the metric reads: fixed
-// costs (launches, per pass, all-reduces) ≥ 30% of the time, then compute terms ≥ 20%.
-Regime regime_of(double fixed_share, double compute_share) {
-  if (fixed_share >= 0.3) return Regime::overhead;
-  if (compute_share >= 0.2) return Regime::compute;
-  return Regime::memory;
-}
-
 }  // namespace
 
 std::string_view name(Metric m) { return kMetricNames[static_cast<std::size_t>(m)]; }
