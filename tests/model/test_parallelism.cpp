@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "model/engine.hpp"
+#include "model/layouts.hpp"
 #include "model/pipeline.hpp"
 #include "specs.hpp"
 
@@ -140,4 +141,20 @@ TEST_CASE("parallelism: a layout the model or the fabric cannot take is refused,
   CHECK_FALSE(validate(w, ds, two_nodes).has_value());
   w.expert_imbalance = 2;  // above ep 1
   CHECK(validate(w, ds, two_nodes)->field == "expert-imbalance");
+}
+
+TEST_CASE("parallelism: the layouts a plan searches - powers of two within the NVLink domain") {
+  // Llama-2-7B on an A100 node (8 GPUs, no network): tp × pp ≤ 8 with tp, pp powers of two:
+  // (1,1) (1,2) (1,4) (1,8) (2,1) (2,2) (2,4) (4,1) (4,2) (8,1).
+  const ModelSpec m = llama_2_7b();
+  const std::vector<Workload> dense = candidate_layouts(m, a100_80gb(), default_workload(m));
+  REQUIRE(dense.size() == 10);
+  CHECK(std::all_of(dense.begin(), dense.end(), [](const Workload& w) { return gpus(w) <= 8 && w.ep == 1; }));
+  // Mixtral's 8 experts add ep = tp, with and without data-parallel attention, where tp > 1:
+  // 4 single-GPU-stage layouts with tp 1, and 3 a layout for the 6 with tp > 1.
+  const ModelSpec moe = mixtral_8x7b();
+  int skipped = 0;
+  const std::vector<Workload> sparse = candidate_layouts(moe, a100_80gb(), default_workload(moe), &skipped);
+  CHECK(sparse.size() + static_cast<std::size_t>(skipped) == 4 + 3 * 6);
+  CHECK(skipped == 1);  // 93 GB of bf16 weights on one 80 GB A100
 }
