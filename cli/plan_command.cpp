@@ -9,6 +9,7 @@
 #include "model/capacity_plan.hpp"
 #include "model/layouts.hpp"
 #include "report/human_units.hpp"
+#include "report/layout_label.hpp"
 #include "io/input_error.hpp"
 #include "report/report_csv.hpp"
 #include "report/report_json.hpp"
@@ -32,15 +33,6 @@ struct PlanRow {
   std::string reason;  // the plan's refusal in words; empty when feasible
   std::string sized_on;
 };
-
-// "tp 8", "tp 8 ep 8 dp-attn", "tp 4 × pp 2": the layout of one replica.
-std::string layout_name(const Workload& w) {
-  std::string s = fmt::format("tp {}", w.tp);
-  if (w.pp > 1) s += fmt::format(" × pp {}", w.pp);
-  if (w.ep > 1) s += fmt::format(" ep {}", w.ep);
-  if (w.dp_attention) s += " dp-attn";
-  return s;
-}
 
 // The times a plan was sized on, as a column: `expected` (the central estimate), `expected p90`,
 // or `bound`.
@@ -125,8 +117,8 @@ class PlanRecord final : public Record {
   [[nodiscard]] std::vector<std::string> cells() const override {
     const PlanRow& r = row_;
     const CapacityPlan& p = r.plan;
-    if (!p.feasible) return {r.gpu->name, layout_name(r.layout), "-", "-", "-", "-", "-", "-", "-", "-", "cannot (below)"};
-    return {r.gpu->name, layout_name(r.layout), fmt::format("{}", p.batch), human(p.tpot), human(p.ttft),
+    if (!p.feasible) return {r.gpu->name, layout_label(r.layout), "-", "-", "-", "-", "-", "-", "-", "-", "cannot (below)"};
+    return {r.gpu->name, layout_label(r.layout), fmt::format("{}", p.batch), human(p.tpot), human(p.ttft),
             three_digits(p.decode_tokens_per_s), disaggregate_ ? "own pool" : fmt::format("{:.0f}%", 100 * p.prefill_share),
             three_digits(p.requests_per_s_per_replica),
             disaggregate_ ? fmt::format("{}+{}", p.replicas, p.prefill_replicas) : fmt::format("{}", p.replicas),
@@ -148,7 +140,7 @@ void print(const std::vector<PlanRow>& rows, const PlanArgs& a, const ModelSpec&
   for (const PlanRow& r : rows) {
     sink->add(PlanRecord(r, a.disaggregate));
     if (!r.plan.feasible) {
-      sink->note(fmt::format("{} with {} cannot meet the target: {}", r.gpu->name, layout_name(r.layout), r.reason));
+      sink->note(fmt::format("{} with {} cannot meet the target: {}", r.gpu->name, layout_label(r.layout), r.reason));
     }
   }
   if (too_big > 0) sink->note(fmt::format("{} layouts searched leave no room for one sequence beside the weights", too_big));

@@ -179,7 +179,8 @@ std::vector<std::string> verdicts(const Report& r) {
       three_digits(r.decode.tokens_per_s)));
   if (!r.memory.fits) {
     out.push_back(fmt::format("memory: does NOT fit: batch {} needs {} but the {} GPU{} hold {}", w.batch,
-                              human(r.memory.total), w.tp, w.tp == 1 ? "" : "s", human(r.memory.capacity)));
+                              human(r.memory.total), r.memory.gpus, r.memory.gpus == 1 ? "" : "s",
+                              human(r.memory.capacity)));
   }
   return out;
 }
