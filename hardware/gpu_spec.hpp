@@ -51,6 +51,8 @@ struct GpuSpec {
   BytesPerSecond memory_bandwidth;
   PeakTable peak{};
   std::optional<Interconnect> interconnect;
+  // The board's power limit (TDP/TBP) as the datasheet gives it: what `plan` prices energy at.
+  std::optional<Watts> power;
   Efficiency efficiency;
   std::optional<Calibration> calibration;
   // How far kernels fall short of this GPU's ceilings; absent: the published fit

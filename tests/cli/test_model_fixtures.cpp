@@ -57,6 +57,8 @@ void check_same_numbers(const GpuSpec& built, const GpuSpec& loaded) {
     CHECK(built.interconnect->bandwidth.value() == loaded.interconnect->bandwidth.value());
     CHECK(built.interconnect->latency.value() == loaded.interconnect->latency.value());
   }
+  REQUIRE(built.power.has_value() == loaded.power.has_value());
+  if (built.power) CHECK(built.power->value() == loaded.power->value());
   CHECK(built.efficiency.memory == loaded.efficiency.memory);
   CHECK(built.efficiency.compute == loaded.efficiency.compute);
   CHECK(built.calibration.has_value() == loaded.calibration.has_value());

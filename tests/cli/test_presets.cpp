@@ -30,7 +30,27 @@ TEST_CASE("presets: A100-80GB is 2039 GB/s and 312 TFLOP/s fp16 dense - ridge 15
   const GpuSpec g = io::load_gpu("a100-80gb");
   CHECK(g.memory_bandwidth.value() == 2039e9);
   CHECK(g.datasheet_peak(DType::fp16)->value() == 312e12);
-  CHECK(g.memory_capacity.value() == 80e9);
+  // 81920 MiB as nvidia-smi reports it: 80 × 2^30 = 85,899,345,920 B, not the decimal 80e9.
+  CHECK(g.memory_capacity.value() == 85'899'345'920.0);
+  CHECK(g.power->value() == 400);
+}
+
+TEST_CASE("presets: capacities as the devices report them - H100 81559 MiB, H200 143771 MiB, MI300X 192 GiB") {
+  // 81559 × 2^20 = 85,520,809,984 B: 6.9% more than the datasheet's "80 GB" read as 80e9.
+  CHECK(io::load_gpu("h100-sxm").memory_capacity.value() == 85'520'809'984.0);
+  CHECK(io::load_gpu("h100-pcie").memory_capacity.value() == 85'520'809'984.0);
+  // 143771 × 2^20 = 150,754,820,096 B, where "141 GB" was 141e9.
+  CHECK(io::load_gpu("h200").memory_capacity.value() == 150'754'820'096.0);
+  // 8 stacks × 24 GiB = 206,158,430,208 B.
+  CHECK(io::load_gpu("mi300x").memory_capacity.value() == 206'158'430'208.0);
+}
+
+TEST_CASE("presets: every GPU states its power - H100 SXM 700 W") {
+  for (const auto& p : io::list_presets(io::PresetKind::gpu)) {
+    INFO(p.id);
+    CHECK(io::load_gpu(p.id).power.has_value());
+  }
+  CHECK(io::load_gpu("h100-sxm").power->value() == 700);
 }
 
 TEST_CASE("presets: `rooflineplan presets` lists models with counts and GPUs with figures") {
