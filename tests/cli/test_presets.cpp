@@ -21,7 +21,8 @@ TEST_CASE("presets: the issue's models and GPUs are all bundled - each with a so
     CHECK(std::find(models.begin(), models.end(), id) != models.end());
   }
   for (const char* id : {"a100-40gb", "a100-80gb", "h100-sxm", "h100-pcie", "h200", "l4", "l40s", "rtx-4090", "mi300x",
-                         "b200"}) {
+                         "b200", "h20", "b300", "gb200", "mi325x", "mi355x", "rtx-5090", "rtx-4090-fp16acc",
+                         "rtx-5090-fp16acc", "gaudi3", "m3-ultra", "m4-max", "tpu-v5e", "tpu-v6e"}) {
     CHECK(std::find(gpus.begin(), gpus.end(), id) != gpus.end());
   }
 }
@@ -45,10 +46,30 @@ TEST_CASE("presets: capacities as the devices report them - H100 81559 MiB, H200
   CHECK(io::load_gpu("mi300x").memory_capacity.value() == 206'158'430'208.0);
 }
 
-TEST_CASE("presets: every GPU states its power - H100 SXM 700 W") {
+TEST_CASE("presets: GeForce peaks by accumulation - RTX 4090 fp16 165.2 TFLOP/s with fp32 accumulate, 330.3 with fp16") {
+  const GpuSpec fp32acc = io::load_gpu("rtx-4090"), fp16acc = io::load_gpu("rtx-4090-fp16acc");
+  CHECK(fp32acc.datasheet_peak(DType::fp16)->value() == 165.2e12);
+  CHECK(fp16acc.datasheet_peak(DType::fp16)->value() == 330.3e12);
+  // bf16 has no fp16 accumulate: the same in both.
+  CHECK(fp16acc.datasheet_peak(DType::bf16)->value() == 165.2e12);
+  CHECK(io::load_gpu("rtx-5090").datasheet_peak(DType::fp16)->value() == 209.5e12);
+  CHECK(io::load_gpu("rtx-5090-fp16acc").datasheet_peak(DType::fp16)->value() == 419e12);
+}
+
+TEST_CASE("presets: fp6 peaks where the vendor gives them - MI355X at the fp4 rate, B200 at the fp8 rate") {
+  const GpuSpec mi355x = io::load_gpu("mi355x"), b200 = io::load_gpu("b200");
+  CHECK(mi355x.datasheet_peak(DType::fp6)->value() == 10066.3e12);
+  CHECK(mi355x.datasheet_peak(DType::fp6) == mi355x.datasheet_peak(DType::fp4));
+  CHECK(b200.datasheet_peak(DType::fp6) == b200.datasheet_peak(DType::fp8));
+  CHECK_FALSE(io::load_gpu("h200").datasheet_peak(DType::fp6).has_value());
+}
+
+TEST_CASE("presets: every GPU but Apple's and Google's TPUs states its power - H100 SXM 700 W") {
   for (const auto& p : io::list_presets(io::PresetKind::gpu)) {
+    const GpuSpec g = io::load_gpu(p.id);
+    const bool unpublished = p.id.starts_with("m3-") || p.id.starts_with("m4-") || p.id.starts_with("tpu-");
     INFO(p.id);
-    CHECK(io::load_gpu(p.id).power.has_value());
+    CHECK(g.power.has_value() != unpublished);
   }
   CHECK(io::load_gpu("h100-sxm").power->value() == 700);
 }
