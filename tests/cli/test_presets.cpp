@@ -1,8 +1,12 @@
 // Every bundled preset loads, says where its figures come from, and is listed.
 #include <catch2/catch.hpp>
 
+#include <tuple>
+
 #include "cli_runner.hpp"
 #include "io/presets.hpp"
+#include "model/parameters.hpp"
+#include "model/precision.hpp"
 
 using namespace roofline;
 
@@ -17,7 +21,7 @@ TEST_CASE("presets: the issue's models and GPUs are all bundled - each with a so
     CHECK_FALSE(io::load_gpu(p.id).source.empty());
   }
   for (const char* id : {"llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3.1-8b", "llama-3.1-70b", "mistral-7b",
-                         "mixtral-8x7b", "qwen2.5-7b", "qwen2.5-72b"}) {
+                         "mixtral-8x7b", "qwen2.5-7b", "qwen2.5-72b", "deepseek-v3", "kimi-k2"}) {
     CHECK(std::find(models.begin(), models.end(), id) != models.end());
   }
   for (const char* id : {"a100-40gb", "a100-80gb", "h100-sxm", "h100-pcie", "h200", "l4", "l40s", "rtx-4090", "mi300x",
@@ -79,4 +83,24 @@ TEST_CASE("presets: `rooflineplan presets` lists models with counts and GPUs wit
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("llama-2-7b") && Catch::Contains("6.74 B") && Catch::Contains("46.7 B") &&
                         Catch::Contains("12.9 B") && Catch::Contains("h200") && Catch::Contains("4.80 TB/s"));
+}
+
+TEST_CASE("presets: DeepSeek-V3 and Kimi-K2 are their published configs - 671.03 B / 37.55 B, 1.026 T / 32.86 B, fp8 blocks") {
+  // The counts are worked by hand in test_hf_published.cpp from the configs the presets were
+  // converted from (`rooflineplan convert tests/data/hf-configs/<model>.json`).
+  for (const auto& [preset, config, total, active] :
+       {std::tuple{"deepseek-v3", "deepseek-v3", 671'026'404'352.0, 37'552'282'624.0},
+        std::tuple{"kimi-k2", "kimi-k2", 1'026'408'209'408.0, 32'861'477'888.0}}) {
+    INFO(preset);
+    const ModelSpec m = io::load_model(preset);
+    const ModelSpec hf = io::load_model(test::data_file(std::string("hf-configs/") + config + ".json"));
+    CHECK(count_parameters(m).total() == total);
+    CHECK(count_parameters(m).active() == active);
+    CHECK(count_parameters(hf).total() == total);
+    REQUIRE(m.quantization);
+    CHECK(m.quantization->of(TensorClass::experts) == WeightFormat::fp8_block);
+    // Stored as published: fp8 blocks with an fp32 scale per 128 × 128, 16-bit tables.
+    CHECK(weight_bytes(m, resolve_precision(m)).total().value() ==
+          weight_bytes(hf, resolve_precision(hf)).total().value());
+  }
 }
