@@ -82,7 +82,8 @@ TEST_CASE("presets: `rooflineplan presets` lists models with counts and GPUs wit
   const auto r = test::run_cli({"presets"});
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("llama-2-7b") && Catch::Contains("6.74 B") && Catch::Contains("46.7 B") &&
-                        Catch::Contains("12.9 B") && Catch::Contains("h200") && Catch::Contains("4.80 TB/s"));
+                        Catch::Contains("12.9 B") && Catch::Contains("h200") && Catch::Contains("4.80 TB/s") &&
+                        Catch::Contains("700 W"));
 }
 
 TEST_CASE("presets: DeepSeek-V3 and Kimi-K2 are their published configs - 671.03 B / 37.55 B, 1.026 T / 32.86 B, fp8 blocks") {
