@@ -105,3 +105,20 @@ TEST_CASE("presets: DeepSeek-V3 and Kimi-K2 are their published configs - 671.03
           weight_bytes(hf, resolve_precision(hf)).total().value());
   }
 }
+
+TEST_CASE("presets: how GPUs are joined - MI300X a mesh of 7 × 64 GB/s, GB200 72 in one NVLink domain, 400 Gb/s NICs") {
+  const GpuSpec mi300x = io::load_gpu("mi300x"), gb200 = io::load_gpu("gb200"), h200 = io::load_gpu("h200");
+  // A pair of MI300X shares one 64 GB/s link; the sum 448 GB/s is reached only by all 8.
+  CHECK(mi300x.interconnect->topology == Topology::mesh);
+  CHECK(mi300x.interconnect->links == 7);
+  CHECK(mi300x.interconnect->bandwidth.value() == 64e9);
+  CHECK(gb200.interconnect->topology == Topology::switched);
+  CHECK(gb200.interconnect->domain == 72);
+  CHECK(h200.interconnect->domain == 8);
+  CHECK(h200.interconnect->bandwidth.value() == 450e9);
+  // 400 Gb/s = 50 GB/s a GPU between nodes.
+  CHECK(h200.network->bandwidth.value() == 50e9);
+  const GpuSpec l4 = io::load_gpu("l4");
+  CHECK(l4.interconnect->topology == Topology::pcie);
+  CHECK_FALSE(l4.network.has_value());
+}

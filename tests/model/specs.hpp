@@ -173,7 +173,8 @@ inline GpuSpec a100_80gb() {
   g.memory_bandwidth = GBps(2039);
   g.peak = peaks({{DType::fp16, TFLOPS(312)}, {DType::bf16, TFLOPS(312)}, {DType::tf32, TFLOPS(156)},
                  {DType::fp32, TFLOPS(19.5)}, {DType::int8, TOPS(624)}});
-  g.interconnect = Interconnect{GBps(300), us(5)};
+  g.interconnect = Interconnect{GBps(300), us(5), Topology::switched, 1, 8};
+  g.network = Network{GBps(25), us(10)};
   g.efficiency.memory = 1.0;
   g.efficiency.compute = 1.0;
   return g;
@@ -204,7 +205,8 @@ inline GpuSpec h100_sxm() {
   g.memory_bandwidth = TBps(3.35);
   g.peak = peaks({{DType::fp16, TFLOPS(989)}, {DType::bf16, TFLOPS(989)}, {DType::tf32, TFLOPS(494)},
                  {DType::fp32, TFLOPS(67)}, {DType::fp8, TFLOPS(1979)}, {DType::int8, TOPS(1979)}});
-  g.interconnect = Interconnect{GBps(450), us(5)};
+  g.interconnect = Interconnect{GBps(450), us(5), Topology::switched, 1, 8};
+  g.network = Network{GBps(50), us(10)};
   g.efficiency.memory = 1.0;
   g.efficiency.compute = 1.0;
   return g;
@@ -220,7 +222,7 @@ inline GpuSpec l4() {
   g.memory_bandwidth = GBps(300);
   g.peak = peaks({{DType::fp16, TFLOPS(121)}, {DType::bf16, TFLOPS(121)}, {DType::tf32, TFLOPS(60)},
                  {DType::fp32, TFLOPS(30.3)}, {DType::fp8, TFLOPS(242.5)}, {DType::int8, TOPS(242.5)}});
-  g.interconnect = Interconnect{GBps(32), us(10)};
+  g.interconnect = Interconnect{GBps(32), us(10), Topology::pcie};
   g.efficiency.memory = 1.0;
   g.efficiency.compute = 1.0;
   return g;
