@@ -81,6 +81,9 @@ const std::array kPlanColumns = {
     PlanColumn{"gpus", "gpus", [](const PlanRow& r) -> Cell { return r.plan.gpus; }},
     PlanColumn{"cost_per_million_tokens", "cost_per_million_tokens_usd",
                [](const PlanRow& r) -> Cell { return optional_cell(r.plan.cost_per_million_tokens); }},
+    // kWh, not SI joules, in JSON too: the unit energy is bought in; the key says so.
+    PlanColumn{"energy_per_million_tokens_kwh", "energy_per_million_tokens_kwh",
+               [](const PlanRow& r) -> Cell { return optional_cell(r.plan.kwh_per_million_tokens); }},
 };
 
 // Feasible plans first, cheapest (or fewest GPUs) first; then the ones that cannot meet the target.
@@ -95,7 +98,7 @@ void rank(std::vector<PlanRow>& rows) {
 
 std::vector<std::string> plan_header(bool disaggregate) {
   return {"gpu", "layout", "batch", "TPOT", "TTFT", "tok/s/replica", "prefill", "req/s/replica",
-          disaggregate ? "decode+prefill" : "replicas", "GPUs", "$/M tokens"};
+          disaggregate ? "decode+prefill" : "replicas", "GPUs", "$/M tokens", "kWh/M tokens"};
 }
 
 void append_plan_csv_header(std::string& out) {
@@ -117,12 +120,15 @@ class PlanRecord final : public Record {
   [[nodiscard]] std::vector<std::string> cells() const override {
     const PlanRow& r = row_;
     const CapacityPlan& p = r.plan;
-    if (!p.feasible) return {r.gpu->name, layout_label(r.layout), "-", "-", "-", "-", "-", "-", "-", "-", "cannot (below)"};
+    if (!p.feasible) {
+      return {r.gpu->name, layout_label(r.layout), "-", "-", "-", "-", "-", "-", "-", "-", "cannot (below)", "-"};
+    }
     return {r.gpu->name, layout_label(r.layout), fmt::format("{}", p.batch), human(p.tpot), human(p.ttft),
             three_digits(p.decode_tokens_per_s), disaggregate_ ? "own pool" : fmt::format("{:.0f}%", 100 * p.prefill_share),
             three_digits(p.requests_per_s_per_replica),
             disaggregate_ ? fmt::format("{}+{}", p.replicas, p.prefill_replicas) : fmt::format("{}", p.replicas),
-            fmt::format("{}", p.gpus), p.cost_per_million_tokens ? fmt::format("{:.4f}", *p.cost_per_million_tokens) : "-"};
+            fmt::format("{}", p.gpus), p.cost_per_million_tokens ? fmt::format("{:.4f}", *p.cost_per_million_tokens) : "-",
+            p.kwh_per_million_tokens ? three_digits(*p.kwh_per_million_tokens) : "-"};
   }
 
  private:

@@ -24,12 +24,12 @@ void print_presets(std::ostream& out) {
                            human(kv_bytes_per_token(m, prec)), m.source});
   }
   out << render_plain(models) << "\n";
-  TextTable gpus{"GPUs", {"preset", "name", "memory", "bandwidth", "fp16", "source"}, {}};
+  TextTable gpus{"GPUs", {"preset", "name", "memory", "bandwidth", "fp16", "power", "source"}, {}};
   for (const Preset& p : list_presets(PresetKind::gpu)) {
     const GpuSpec g = read_gpu(load_yaml_file(p.path.string()));
     const auto fp16 = g.datasheet_peak(DType::fp16);
     gpus.rows.push_back({p.id, g.name, human(g.memory_capacity), human(g.memory_bandwidth),
-                         fp16 ? human(*fp16) : "-", g.source});
+                         fp16 ? human(*fp16) : "-", g.power ? fmt::format("{:g} W", g.power->value()) : "-", g.source});
   }
   out << render_plain(gpus);
 }

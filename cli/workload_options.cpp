@@ -111,7 +111,7 @@ void add_workload_options(Options& o, WorkloadFlags& f, std::initializer_list<Wo
   if (wants(activations)) o.add("--activations", f.activations, "activation format [model dtype, or fp16]");
   if (wants(compute)) o.add("--compute", f.compute, "format the matrix units compute in [activation format]");
   if (wants(group_size)) {
-    o.add("--group-size", f.group_size, "weights per scale of int4, awq, gptq and fp4 [the checkpoint's, or 128]");
+    o.add("--group-size", f.group_size, "weights per scale of int4, awq, gptq, fp4 and fp6 [the checkpoint's, or 128]");
   }
   if (wants(tp)) o.add("--tp", f.tp, "tensor-parallel GPUs (of each pipeline stage)").show_default();
   if (wants(pp)) {

@@ -7,10 +7,11 @@
 
 namespace roofline {
 
-enum class DType { fp32, tf32, fp16, bf16, fp8, int8, int4, fp4 };
+// fp6 comes last so that no older value moves: a calibration plugin passes a DType across its ABI.
+enum class DType { fp32, tf32, fp16, bf16, fp8, int8, int4, fp4, fp6 };
 
-inline constexpr std::array kAllDTypes = {DType::fp32, DType::tf32, DType::fp16, DType::bf16,
-                                          DType::fp8,  DType::int8, DType::int4, DType::fp4};
+inline constexpr std::array kAllDTypes = {DType::fp32, DType::tf32, DType::fp16, DType::bf16, DType::fp8,
+                                          DType::int8, DType::int4, DType::fp4,  DType::fp6};
 inline constexpr std::size_t kDTypeCount = kAllDTypes.size();
 
 [[nodiscard]] std::string_view name(DType t);

@@ -70,6 +70,8 @@ struct GpuSpec {
   PeakTable peak{};
   std::optional<Interconnect> interconnect;
   std::optional<Network> network;
+  // The board's power limit (TDP/TBP) as the datasheet gives it: what `plan` prices energy at.
+  std::optional<Watts> power;
   Efficiency efficiency;
   std::optional<Calibration> calibration;
   // How far kernels fall short of this GPU's ceilings; absent: the published fit

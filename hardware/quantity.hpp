@@ -40,6 +40,7 @@ using Seconds = Quantity<struct SecondsTag>;
 using BytesPerSecond = Quantity<struct BytesPerSecondTag>;
 using FlopsPerSecond = Quantity<struct FlopsPerSecondTag>;
 using FlopsPerByte = Quantity<struct FlopsPerByteTag>;  // arithmetic intensity
+using Watts = Quantity<struct WattsTag>;
 
 constexpr Seconds operator/(Bytes b, BytesPerSecond bw) { return Seconds(b.value() / bw.value()); }
 constexpr Seconds operator/(Flops f, FlopsPerSecond p) { return Seconds(f.value() / p.value()); }

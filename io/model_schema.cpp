@@ -282,7 +282,7 @@ const Schema<ModelSpec>& model_schema() {
                "default",
         .access = element<InQuantization, &Quantization::formats, TensorClass::embedding>()},
       F{.key = "group_size", .kind = Kind::small_count, .need = Need::optional,
-        .doc = "weights a scale of the int4, awq, gptq and fp4 formats, as quantized (`--group-size` overrides); "
+        .doc = "weights a scale of the int4, awq, gptq, fp4 and fp6 formats, as quantized (`--group-size` overrides); "
                "absent: 128",
         .access = member<InQuantization, &Quantization::group_size>(), .range = kWidth},
   };

@@ -19,6 +19,7 @@ Bounds bounds(Dimension d) {
     case Dimension::bandwidth: return {"1 MB/s", "1 PB/s"};
     case Dimension::flops_rate: return {"1 MFLOPS", "1 EFLOPS"};
     case Dimension::time: return {"1 ns", "1 s"};
+    case Dimension::power: return {"1 W", "100 kW"};
   }
   return {};
 }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <optional>
 #include <stdexcept>
 
 #include "io/spec_loader.hpp"
@@ -33,8 +34,25 @@ bool same(const Value& a, const Value& b) {
       a);
 }
 
-// The shortest text in the readable unit that reads back exactly ("5.1 us", not the quotient's
+// The shortest text in a readable unit that reads back exactly ("5.1 us", not the quotient's
 // own digits "5.1000000000000005 us"), else the base unit, which always does.
+std::optional<std::string> exact_text(double v, Dimension d, std::string_view unit) {
+  const double scale = parse_quantity(fmt::format("1 {}", unit), d);
+  for (int digits = 1; digits <= 17; ++digits) {
+    // Rounded to `digits` significant digits, then written in its own shortest digits ("80",
+    // not "8e+01").
+    const std::string rounded = fmt::format("{:.{}g}", v / scale, digits);
+    double number = 0;
+    std::from_chars(rounded.data(), rounded.data() + rounded.size(), number);
+    std::string readable = fmt::format("{} {}", number, unit);
+    if (parse_quantity(readable, d) == v) return readable;
+  }
+  return std::nullopt;
+}
+
+// The readable unit's text, else the base unit's. A size may read better in a binary unit: a
+// capacity as nvidia-smi reports it is "81559 MiB", not "85.520809984 GB"; a binary unit is taken
+// when its text is shorter than the decimal one and no longer than the bytes themselves.
 std::string quantity_text(double v, Dimension d) {
   struct Units {
     std::string_view readable, base;
@@ -42,18 +60,17 @@ std::string quantity_text(double v, Dimension d) {
   const Units u = d == Dimension::bytes       ? Units{"GB", "B"}
                   : d == Dimension::bandwidth ? Units{"GB/s", "B/s"}
                   : d == Dimension::time      ? Units{"us", "s"}
+                  : d == Dimension::power     ? Units{"W", "W"}
                                               : Units{"GFLOPS", "FLOPS"};
-  const double scale = parse_quantity(fmt::format("1 {}", u.readable), d);
-  for (int digits = 1; digits <= 17; ++digits) {
-    // Rounded to `digits` significant digits, then written in its own shortest digits ("80",
-    // not "8e+01").
-    const std::string rounded = fmt::format("{:.{}g}", v / scale, digits);
-    double number = 0;
-    std::from_chars(rounded.data(), rounded.data() + rounded.size(), number);
-    const std::string readable = fmt::format("{} {}", number, u.readable);
-    if (parse_quantity(readable, d) == v) return readable;
+  const std::string base = fmt::format("{} {}", v, u.base);
+  std::optional<std::string> text = exact_text(v, d, u.readable);
+  if (d == Dimension::bytes) {
+    for (const std::string_view unit : {"GiB", "MiB"}) {
+      const std::optional<std::string> binary = exact_text(v, d, unit);
+      if (binary && binary->size() <= base.size() && (!text || binary->size() < text->size())) text = binary;
+    }
   }
-  return fmt::format("{} {}", v, u.base);
+  return text ? *text : base;
 }
 
 template <class Spec>
@@ -344,6 +361,7 @@ std::string_view dimension_label(Dimension d) {
     case Dimension::bandwidth: return "bandwidth";
     case Dimension::flops_rate: return "compute rate";
     case Dimension::time: return "time";
+    case Dimension::power: return "power";
   }
   return "";
 }

@@ -37,6 +37,7 @@ constexpr std::array kUnits = {
     Unit{"s", 1, Dimension::time},           Unit{"ms", 1e-3, Dimension::time},
     Unit{"us", 1e-6, Dimension::time},       Unit{"µs", 1e-6, Dimension::time},
     Unit{"ns", 1e-9, Dimension::time},
+    Unit{"W", 1, Dimension::power},          Unit{"kW", 1e3, Dimension::power},
 };
 
 std::string_view trim(std::string_view s) {
@@ -51,6 +52,7 @@ std::string_view dimension_name(Dimension d) {
     case Dimension::bandwidth: return "a bandwidth";
     case Dimension::flops_rate: return "a compute rate";
     case Dimension::time: return "a time";
+    case Dimension::power: return "a power";
   }
   return "a value";
 }
@@ -85,6 +87,7 @@ std::string_view example(Dimension d) {
     case Dimension::bandwidth: return "\"2039 GB/s\"";
     case Dimension::flops_rate: return "\"312 TFLOPS\"";
     case Dimension::time: return "\"5 us\"";
+    case Dimension::power: return "\"700 W\"";
   }
   return "";
 }

@@ -115,6 +115,10 @@ CapacityPlan plan_capacity(const ModelSpec& m, const GpuSpec& g, const Workload&
     const double tokens_per_hour = target.requests_per_s * gen * 3600;
     p.cost_per_million_tokens = *target.price_per_gpu_hour * static_cast<double>(p.gpus) * 1e6 / tokens_per_hour;
   }
+  if (g.power) {
+    const double seconds_per_million = 1e6 / (target.requests_per_s * gen);
+    p.kwh_per_million_tokens = static_cast<double>(p.gpus) * g.power->value() * seconds_per_million / 3.6e6;
+  }
   return p;
 }
 

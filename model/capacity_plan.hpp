@@ -75,6 +75,10 @@ struct CapacityPlan {
   long prefill_replicas = 0;  // disaggregated only
   long gpus = 0;
   std::optional<double> cost_per_million_tokens;  // output tokens, at the fleet's size
+  // The fleet's GPUs at their board power (GpuSpec::power) for as long as a million output
+  // tokens take at the target rate, in kWh; empty when the GPU gives no power. GPUs only (no
+  // host, network or cooling), each drawing its TDP all the time: a ceiling, as the cost is.
+  std::optional<double> kwh_per_million_tokens;
 };
 
 // `base` gives the prompt, gen, formats and tp; its batch is what the plan chooses.

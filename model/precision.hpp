@@ -18,7 +18,7 @@ struct Precision {
   DType kv = DType::fp16;
   DType activations = DType::fp16;
   DType compute = DType::fp16;
-  int group_size = 128;  // elements a scale, for the formats whose group the workload chooses (int4, awq, gptq, fp4)
+  int group_size = 128;  // elements a scale, for the formats whose group the workload chooses (int4, awq, gptq, fp4, fp6)
 
   [[nodiscard]] WeightFormat of(TensorClass c) const { return weights[static_cast<std::size_t>(c)]; }
   void set(TensorClass c, WeightFormat f) { weights[static_cast<std::size_t>(c)] = f; }

@@ -19,6 +19,8 @@ constexpr std::array<FormatLayout, kWeightFormatCount> kLayouts = {{
     {fp4, "fp4", DType::fp4, Scaling::group, 0, 2, 0, 0, "e2m1, an fp16 scale per group"},
     {mxfp4, "mxfp4", DType::fp4, Scaling::group, 32, 1, 0, 0, "e2m1, an e8m0 scale per 32"},
     {nvfp4, "nvfp4", DType::fp4, Scaling::group, 16, 1, 0, 4, "e2m1, an e4m3 scale per 16 and an fp32 one per matrix"},
+    {fp6, "fp6", DType::fp6, Scaling::group, 0, 2, 0, 0, "e2m3, an fp16 scale per group"},
+    {mxfp6, "mxfp6", DType::fp6, Scaling::group, 32, 1, 0, 0, "e2m3, an e8m0 scale per 32"},
 }};
 
 constexpr std::array<std::string_view, kTensorClassCount> kClassNames = {"attention", "dense_ffn", "experts",
@@ -48,6 +50,7 @@ WeightFormat weight_format_of(DType t) {
     case DType::int8: return int8;
     case DType::int4: return int4;
     case DType::fp4: return fp4;
+    case DType::fp6: return fp6;
   }
   return fp16;
 }

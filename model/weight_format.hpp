@@ -23,8 +23,10 @@ enum class WeightFormat {
   fp4,          // e2m1, one fp16 scale per group of the workload's group size
   mxfp4,        // e2m1, one e8m0 scale per 32 (OCP MX): 4.25 bits a weight
   nvfp4,        // e2m1, one e4m3 scale per 16 and one fp32 scale per matrix: 4.5 bits a weight
+  fp6,          // e2m3, one fp16 scale per group of the workload's group size
+  mxfp6,        // e2m3, one e8m0 scale per 32 (OCP MX; MI355X, Blackwell): 6.25 bits a weight
 };
-inline constexpr int kWeightFormatCount = 13;
+inline constexpr int kWeightFormatCount = 15;
 
 // Where the scales go. group: along the input, `group` elements a scale.
 enum class Scaling { none, matrix, channel, block, group };
@@ -64,7 +66,7 @@ struct StorageCost {
     return copies * (in * out * per_weight + out * per_channel + per_matrix + blocks * per_block);
   }
 };
-// `group_size` is used by the formats whose group the workload chooses (int4, awq, gptq, fp4).
+// `group_size` is used by the formats whose group the workload chooses (int4, awq, gptq, fp4, fp6).
 [[nodiscard]] StorageCost storage_cost(WeightFormat f, int group_size);
 
 // Bytes of `copies` matrices of in × out weights stored in `f`, scales and zero points included.

@@ -72,10 +72,10 @@ TEST_CASE("bad input: weight format typos list the formats - in files and flags 
   check_error(with_model(data_file("bad/unknown_weight_format.yaml")),
               data_file("bad/unknown_weight_format.yaml") + ":5:12:",
               "quantization.experts: unknown weight format \"mxfp5\", did you mean `mxfp4`? (one of fp32, fp16, bf16, "
-              "fp8, fp8-channel, fp8-block, int8, int4, awq, gptq, fp4, mxfp4, nvfp4)");
+              "fp8, fp8-channel, fp8-block, int8, int4, awq, gptq, fp4, mxfp4, nvfp4, fp6, mxfp6)");
   check_error(run_cli({"-m", "llama-2-7b", "-g", "a100-80gb", "--lm-head", "nvfp5"}), "--lm-head",
               "unknown weight format \"nvfp5\", did you mean `nvfp4`? (one of fp32, fp16, bf16, fp8, fp8-channel, "
-              "fp8-block, int8, int4, awq, gptq, fp4, mxfp4, nvfp4)");
+              "fp8-block, int8, int4, awq, gptq, fp4, mxfp4, nvfp4, fp6, mxfp6)");
   check_error(run_cli({"sweep", "-m", "llama-2-7b", "-g", "a100-80gb", "--weights", "mxfp4,fp8-blok"}), "--weights",
               "did you mean `fp8-block`?");
   check_error(with_model(data_file("bad/tied_embedding_format.yaml")),

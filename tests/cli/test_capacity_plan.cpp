@@ -51,7 +51,10 @@ TEST_CASE("plan: --tp, --pp and --ep lists are compared, and a layout the GPU ca
   const auto r = test::run_cli({"plan", "-m", "mixtral-8x7b", "-g", "h100-sxm", "--tp", "2,4", "--ep", "1,2", "-f", "csv"});
   REQUIRE(r.code == 0);
   CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1 + 4);
-  const auto tp16 = test::run_cli({"plan", "-m", "llama-3.1-70b", "-g", "h100-sxm", "--tp", "16"});
+  // L40S boards sit 8 to a PCIe host with no network between hosts.
+  const auto tp16 = test::run_cli({"plan", "-m", "llama-3.1-70b", "-g", "l40s", "--tp", "16"});
   CHECK(tp16.code == 2);
   CHECK_THAT(tp16.err, Catch::Contains("--tp: 16 GPUs") && Catch::Contains("network"));
+  // H100 nodes have one: tp 16 spans two of them.
+  CHECK(test::run_cli({"plan", "-m", "llama-3.1-70b", "-g", "h100-sxm", "--tp", "16"}).code == 0);
 }

@@ -173,7 +173,8 @@ TEST_CASE("convert: a config.json becomes model YAML that reads back to the same
 }
 
 TEST_CASE("convert: every 2025-26 config becomes YAML that reads back to the same counts, cache and bytes") {
-  for (const std::string name : {"deepseek-v3.2", "gemma-3-27b-it", "glm-4.7-flash", "gpt-oss-20b", "llama-3.2-1b",
+  for (const std::string name : {"deepseek-v3", "deepseek-v3.2", "kimi-k2", "gemma-3-27b-it", "glm-4.7-flash",
+                                 "gpt-oss-20b", "llama-3.2-1b",
                                  "llama-4-scout", "mamba-130m-subset", "mistral-small-3.1-24b", "nemotron-h-56b",
                                  "phi-4", "qwen3-30b-a3b", "qwen3-32b-fp8", "qwen3-8b", "qwen3-next-80b-a3b"}) {
     INFO(name);

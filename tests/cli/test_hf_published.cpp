@@ -313,6 +313,61 @@ TEST_CASE("DeepSeek-V3.2: V3's 671.03 B and its indexer's 0.85 B (DeepSeek: 671 
   CHECK(cache_at_32k(m) == 61 * (512 + 64 + 128) * 2 * 32'768.0);
 }
 
+TEST_CASE("DeepSeek-V3: 671.03 B total, 37.55 B active (DeepSeek: 671 B and 37 B, without the 14 B MTP module) - fp8 blocks") {
+  const ModelSpec m = config("deepseek-v3");
+  // Attention (latent, 128 heads): q_a 7168·1536, its norm 1536, q_b 1536·128·(128 + 64), kv_a
+  // 7168·(512 + 64), its norm 512, kv_b 512·128·(128 + 128), O 128·128·7168, norm 7168 =
+  // 187,114,496. Three dense layers of 3·7168·18432 and a norm; 58 MoE layers of 256 + 1 experts
+  // of 3·7168·2048 = 44,040,192, a 7168·256 router and a norm; two 129,280 × 7168 tables and the
+  // final norm.
+  const double attention = 7168.0 * 1536 + 1536 + 1536.0 * 128 * 192 + 7168.0 * 576 + 512 + 512.0 * 128 * 256 +
+                           128.0 * 128 * 7168 + 7168;
+  CHECK(attention == 187'114'496);
+  const double expert = 3 * 7168.0 * 2048, dense = 3 * 7168.0 * 18'432 + 7168, router = 7168.0 * 256;
+  const double embeddings = 2 * 129'280.0 * 7168 + 7168;
+  CHECK(total(m) == 61 * attention + 3 * dense + 58 * (257 * expert + router + 7168) + embeddings);
+  CHECK(total(m) == 671'026'404'352.0);
+  CHECK(total(m) == Approx(671e9).epsilon(0.005));
+  // Active: 8 routed and the shared expert of each MoE layer.
+  CHECK(active(m) == 61 * attention + 3 * dense + 58 * (9 * expert + router + 7168) + embeddings);
+  CHECK(active(m) == 37'552'282'624.0);
+  CHECK(std::round(active(m) / 1e9) == 38);  // DeepSeek's "37 B" is rounded down: 1.5 % below ours
+  CHECK(active(m) == Approx(37e9).epsilon(0.015));
+  CHECK(assumes(m, Assumption::mtp_not_modelled));
+  REQUIRE(m.quantization);
+  for (TensorClass c : {TensorClass::attention, TensorClass::dense_ffn, TensorClass::experts}) {
+    CHECK(m.quantization->of(c) == WeightFormat::fp8_block);
+  }
+  // The 512-wide latent and the 64-wide RoPE key, 61 layers.
+  CHECK(cache_at_32k(m) == 61 * (512 + 64) * 2 * 32'768.0);
+  // V3.2 is V3 and its lightning indexer.
+  CHECK(total(config("deepseek-v3.2")) - total(m) == 61 * (1536.0 * 8192 + 7168.0 * 128 + 256 + 7168.0 * 64));
+}
+
+TEST_CASE("Kimi-K2: 1.026 T total, 32.86 B active (Moonshot: 1 T and 32 B) - V3's blocks, 64 heads, 384 experts") {
+  const ModelSpec m = config("kimi-k2");
+  // Attention as V3's with 64 heads: q_b 1536·64·192, kv_b 512·64·256, O 64·128·7168 =
+  // 101,131,264. One dense layer; 60 MoE layers of 384 + 1 experts and a 7168·384 router; two
+  // 163,840 × 7168 tables.
+  const double attention = 7168.0 * 1536 + 1536 + 1536.0 * 64 * 192 + 7168.0 * 576 + 512 + 512.0 * 64 * 256 +
+                           64.0 * 128 * 7168 + 7168;
+  CHECK(attention == 101'131'264);
+  const double expert = 3 * 7168.0 * 2048, dense = 3 * 7168.0 * 18'432 + 7168, router = 7168.0 * 384;
+  const double embeddings = 2 * 163'840.0 * 7168 + 7168;
+  CHECK(total(m) == 61 * attention + dense + 60 * (385 * expert + router + 7168) + embeddings);
+  CHECK(total(m) == 1'026'408'209'408.0);
+  // Moonshot's card says "1 T"; 1.04 T, a figure also quoted, is 1.3 % above this count.
+  CHECK(std::round(total(m) / 1e11) == 10);
+  CHECK(active(m) == 61 * attention + dense + 60 * (9 * expert + router + 7168) + embeddings);
+  CHECK(active(m) == 32'861'477'888.0);
+  // "32 B activated": ours less the gathered embedding table is 31.69 B.
+  CHECK(std::round((active(m) - 163'840.0 * 7168) / 1e9) == 32);
+  CHECK_FALSE(assumes(m, Assumption::mtp_not_modelled));  // num_nextn_predict_layers 0
+  REQUIRE(m.quantization);
+  CHECK(m.quantization->of(TensorClass::experts) == WeightFormat::fp8_block);
+  CHECK(cache_at_32k(m) == 61 * (512 + 64) * 2 * 32'768.0);
+}
+
 TEST_CASE("GLM-4.7-Flash: latent attention and 64 + 1 experts, 29.94 B total, 3.26 B active without tables (30B-A3B)") {
   const ModelSpec m = config("glm-4.7-flash");
   const Architecture& a = *m.architecture;

@@ -56,7 +56,17 @@ void check_same_numbers(const GpuSpec& built, const GpuSpec& loaded) {
   if (built.interconnect) {
     CHECK(built.interconnect->bandwidth.value() == loaded.interconnect->bandwidth.value());
     CHECK(built.interconnect->latency.value() == loaded.interconnect->latency.value());
+    CHECK(built.interconnect->topology == loaded.interconnect->topology);
+    CHECK(built.interconnect->links == loaded.interconnect->links);
+    CHECK(built.interconnect->domain == loaded.interconnect->domain);
   }
+  REQUIRE(built.network.has_value() == loaded.network.has_value());
+  if (built.network) {
+    CHECK(built.network->bandwidth.value() == loaded.network->bandwidth.value());
+    CHECK(built.network->latency.value() == loaded.network->latency.value());
+  }
+  REQUIRE(built.power.has_value() == loaded.power.has_value());
+  if (built.power) CHECK(built.power->value() == loaded.power->value());
   CHECK(built.efficiency.memory == loaded.efficiency.memory);
   CHECK(built.efficiency.compute == loaded.efficiency.compute);
   CHECK(built.calibration.has_value() == loaded.calibration.has_value());

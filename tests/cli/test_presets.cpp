@@ -1,8 +1,12 @@
 // Every bundled preset loads, says where its figures come from, and is listed.
 #include <catch2/catch.hpp>
 
+#include <tuple>
+
 #include "cli_runner.hpp"
 #include "io/presets.hpp"
+#include "model/parameters.hpp"
+#include "model/precision.hpp"
 
 using namespace roofline;
 
@@ -17,11 +21,12 @@ TEST_CASE("presets: the issue's models and GPUs are all bundled - each with a so
     CHECK_FALSE(io::load_gpu(p.id).source.empty());
   }
   for (const char* id : {"llama-2-7b", "llama-2-13b", "llama-2-70b", "llama-3.1-8b", "llama-3.1-70b", "mistral-7b",
-                         "mixtral-8x7b", "qwen2.5-7b", "qwen2.5-72b"}) {
+                         "mixtral-8x7b", "qwen2.5-7b", "qwen2.5-72b", "deepseek-v3", "kimi-k2"}) {
     CHECK(std::find(models.begin(), models.end(), id) != models.end());
   }
   for (const char* id : {"a100-40gb", "a100-80gb", "h100-sxm", "h100-pcie", "h200", "l4", "l40s", "rtx-4090", "mi300x",
-                         "b200"}) {
+                         "b200", "h20", "b300", "gb200", "mi325x", "mi355x", "rtx-5090", "rtx-4090-fp16acc",
+                         "rtx-5090-fp16acc", "gaudi3", "m3-ultra", "m4-max", "tpu-v5e", "tpu-v6e"}) {
     CHECK(std::find(gpus.begin(), gpus.end(), id) != gpus.end());
   }
 }
@@ -30,12 +35,90 @@ TEST_CASE("presets: A100-80GB is 2039 GB/s and 312 TFLOP/s fp16 dense - ridge 15
   const GpuSpec g = io::load_gpu("a100-80gb");
   CHECK(g.memory_bandwidth.value() == 2039e9);
   CHECK(g.datasheet_peak(DType::fp16)->value() == 312e12);
-  CHECK(g.memory_capacity.value() == 80e9);
+  // 81920 MiB as nvidia-smi reports it: 80 × 2^30 = 85,899,345,920 B, not the decimal 80e9.
+  CHECK(g.memory_capacity.value() == 85'899'345'920.0);
+  CHECK(g.power->value() == 400);
+}
+
+TEST_CASE("presets: capacities as the devices report them - H100 81559 MiB, H200 143771 MiB, MI300X 192 GiB") {
+  // 81559 × 2^20 = 85,520,809,984 B: 6.9% more than the datasheet's "80 GB" read as 80e9.
+  CHECK(io::load_gpu("h100-sxm").memory_capacity.value() == 85'520'809'984.0);
+  CHECK(io::load_gpu("h100-pcie").memory_capacity.value() == 85'520'809'984.0);
+  // 143771 × 2^20 = 150,754,820,096 B, where "141 GB" was 141e9.
+  CHECK(io::load_gpu("h200").memory_capacity.value() == 150'754'820'096.0);
+  // 8 stacks × 24 GiB = 206,158,430,208 B.
+  CHECK(io::load_gpu("mi300x").memory_capacity.value() == 206'158'430'208.0);
+}
+
+TEST_CASE("presets: GeForce peaks by accumulation - RTX 4090 fp16 165.2 TFLOP/s with fp32 accumulate, 330.3 with fp16") {
+  const GpuSpec fp32acc = io::load_gpu("rtx-4090"), fp16acc = io::load_gpu("rtx-4090-fp16acc");
+  CHECK(fp32acc.datasheet_peak(DType::fp16)->value() == 165.2e12);
+  CHECK(fp16acc.datasheet_peak(DType::fp16)->value() == 330.3e12);
+  // bf16 has no fp16 accumulate: the same in both.
+  CHECK(fp16acc.datasheet_peak(DType::bf16)->value() == 165.2e12);
+  CHECK(io::load_gpu("rtx-5090").datasheet_peak(DType::fp16)->value() == 209.5e12);
+  CHECK(io::load_gpu("rtx-5090-fp16acc").datasheet_peak(DType::fp16)->value() == 419e12);
+}
+
+TEST_CASE("presets: fp6 peaks where the vendor gives them - MI355X at the fp4 rate, B200 at the fp8 rate") {
+  const GpuSpec mi355x = io::load_gpu("mi355x"), b200 = io::load_gpu("b200");
+  CHECK(mi355x.datasheet_peak(DType::fp6)->value() == 10066.3e12);
+  CHECK(mi355x.datasheet_peak(DType::fp6) == mi355x.datasheet_peak(DType::fp4));
+  CHECK(b200.datasheet_peak(DType::fp6) == b200.datasheet_peak(DType::fp8));
+  CHECK_FALSE(io::load_gpu("h200").datasheet_peak(DType::fp6).has_value());
+}
+
+TEST_CASE("presets: every GPU but Apple's and Google's TPUs states its power - H100 SXM 700 W") {
+  for (const auto& p : io::list_presets(io::PresetKind::gpu)) {
+    const GpuSpec g = io::load_gpu(p.id);
+    const bool unpublished = p.id.starts_with("m3-") || p.id.starts_with("m4-") || p.id.starts_with("tpu-");
+    INFO(p.id);
+    CHECK(g.power.has_value() != unpublished);
+  }
+  CHECK(io::load_gpu("h100-sxm").power->value() == 700);
 }
 
 TEST_CASE("presets: `rooflineplan presets` lists models with counts and GPUs with figures") {
   const auto r = test::run_cli({"presets"});
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("llama-2-7b") && Catch::Contains("6.74 B") && Catch::Contains("46.7 B") &&
-                        Catch::Contains("12.9 B") && Catch::Contains("h200") && Catch::Contains("4.80 TB/s"));
+                        Catch::Contains("12.9 B") && Catch::Contains("h200") && Catch::Contains("4.80 TB/s") &&
+                        Catch::Contains("700 W"));
+}
+
+TEST_CASE("presets: DeepSeek-V3 and Kimi-K2 are their published configs - 671.03 B / 37.55 B, 1.026 T / 32.86 B, fp8 blocks") {
+  // The counts are worked by hand in test_hf_published.cpp from the configs the presets were
+  // converted from (`rooflineplan convert tests/data/hf-configs/<model>.json`).
+  for (const auto& [preset, config, total, active] :
+       {std::tuple{"deepseek-v3", "deepseek-v3", 671'026'404'352.0, 37'552'282'624.0},
+        std::tuple{"kimi-k2", "kimi-k2", 1'026'408'209'408.0, 32'861'477'888.0}}) {
+    INFO(preset);
+    const ModelSpec m = io::load_model(preset);
+    const ModelSpec hf = io::load_model(test::data_file(std::string("hf-configs/") + config + ".json"));
+    CHECK(count_parameters(m).total() == total);
+    CHECK(count_parameters(m).active() == active);
+    CHECK(count_parameters(hf).total() == total);
+    REQUIRE(m.quantization);
+    CHECK(m.quantization->of(TensorClass::experts) == WeightFormat::fp8_block);
+    // Stored as published: fp8 blocks with an fp32 scale per 128 × 128, 16-bit tables.
+    CHECK(weight_bytes(m, resolve_precision(m)).total().value() ==
+          weight_bytes(hf, resolve_precision(hf)).total().value());
+  }
+}
+
+TEST_CASE("presets: how GPUs are joined - MI300X a mesh of 7 × 64 GB/s, GB200 72 in one NVLink domain, 400 Gb/s NICs") {
+  const GpuSpec mi300x = io::load_gpu("mi300x"), gb200 = io::load_gpu("gb200"), h200 = io::load_gpu("h200");
+  // A pair of MI300X shares one 64 GB/s link; the sum 448 GB/s is reached only by all 8.
+  CHECK(mi300x.interconnect->topology == Topology::mesh);
+  CHECK(mi300x.interconnect->links == 7);
+  CHECK(mi300x.interconnect->bandwidth.value() == 64e9);
+  CHECK(gb200.interconnect->topology == Topology::switched);
+  CHECK(gb200.interconnect->domain == 72);
+  CHECK(h200.interconnect->domain == 8);
+  CHECK(h200.interconnect->bandwidth.value() == 450e9);
+  // 400 Gb/s = 50 GB/s a GPU between nodes.
+  CHECK(h200.network->bandwidth.value() == 50e9);
+  const GpuSpec l4 = io::load_gpu("l4");
+  CHECK(l4.interconnect->topology == Topology::pcie);
+  CHECK_FALSE(l4.network.has_value());
 }

@@ -232,13 +232,19 @@ TEST_CASE("schema: every GPU preset and a calibrated GPU, written and read back,
   const GpuSpec calibrated = io::load_gpu(test::data_file("good/calibrated-cpu.yaml"));
   check_same(gpu_from(io::gpu_yaml(calibrated)), calibrated);
   // A measured figure need not survive the trip through GB: 4028408320.3218 / 1e9 prints as
-  // 4.0284083203218, which reads back as ...320.3217998 B. Such a value is written in bytes.
+  // 4.0284083203218, which reads back as ...320.3217998 B. Such a value is written in bytes (it
+  // does read back in GiB, but in 17 digits: "3.7517476084845143 GiB" is the longer text).
   GpuSpec g = calibrated;
   g.memory_capacity = Bytes(4028408320.3218);
   CHECK_THAT(io::gpu_yaml(g), Catch::Contains("capacity: 4028408320.3218 B"));
   check_same(gpu_from(io::gpu_yaml(g)), g);
-  g.memory_capacity = Bytes(80.0 * 1024 * 1024 * 1024);  // 80 GiB is 85.89934592 GB exactly
-  CHECK_THAT(io::gpu_yaml(g), Catch::Contains("capacity: 85.89934592 GB"));
+  // 80 GiB is 85.89934592 GB exactly; a binary size is written as one, as nvidia-smi gives it.
+  g.memory_capacity = Bytes(80.0 * 1024 * 1024 * 1024);
+  CHECK_THAT(io::gpu_yaml(g), Catch::Contains("capacity: 80 GiB"));
+  g.memory_capacity = Bytes(81559.0 * 1024 * 1024);
+  CHECK_THAT(io::gpu_yaml(g), Catch::Contains("capacity: 81559 MiB"));
+  g.memory_capacity = Bytes(80e9);
+  CHECK_THAT(io::gpu_yaml(g), Catch::Contains("capacity: 80 GB"));
 }
 
 TEST_CASE("schema: a quantization section is read, written on one line and read back") {
@@ -270,7 +276,7 @@ TEST_CASE("schema: the writer leaves out defaults and what the reader works out 
   // Efficiency 1 is the default: an uncalibrated datasheet GPU has no efficiency line.
   CHECK_THAT(io::gpu_yaml(io::load_gpu("h100-sxm")), !Catch::Contains("efficiency") &&
                                                          Catch::Contains("latency: 5 us") &&
-                                                         Catch::Contains("capacity: 80 GB"));
+                                                         Catch::Contains("capacity: 81559 MiB"));
 }
 
 // On a mismatch the table the schema produces is left in the working directory

@@ -23,6 +23,13 @@ TEST_CASE("units: bandwidths - compute rates and times") {
   CHECK(parse_quantity("50 ms", Dimension::time) == Approx(0.05));
 }
 
+TEST_CASE("units: powers in W and kW - a TDP of 700 W, a rack's 1.2 kW GPU") {
+  CHECK(parse_quantity("700 W", Dimension::power) == 700);
+  CHECK(parse_quantity("1.2 kW", Dimension::power) == 1200);
+  CHECK_THROWS_WITH(parse_quantity("700 W", Dimension::bandwidth), Catch::Contains("is a power"));
+  CHECK_THROWS_WITH(parse_quantity("700", Dimension::power), Catch::Contains("has no unit"));
+}
+
 TEST_CASE("units: refused with a reason") {
   CHECK_THROWS_WITH(parse_quantity("2039", Dimension::bandwidth), Catch::Contains("has no unit"));
   CHECK_THROWS_WITH(parse_quantity("80 GB", Dimension::bandwidth), Catch::Contains("is a size"));

@@ -15,8 +15,9 @@
 
 namespace roofline::test {
 
-// Units as the YAML files write them (SI prefixes, as io/units_parse.cpp reads them).
+// Units as the YAML files write them (SI and binary prefixes, as io/units_parse.cpp reads them).
 inline Bytes GB(double n) { return Bytes(n * 1e9); }
+inline Bytes MiB(double n) { return Bytes(n * 0x1p20); }
 inline BytesPerSecond GBps(double n) { return BytesPerSecond(n * 1e9); }
 inline BytesPerSecond TBps(double n) { return BytesPerSecond(n * 1e12); }
 inline FlopsPerSecond TFLOPS(double n) { return FlopsPerSecond(n * 1e12); }
@@ -167,11 +168,13 @@ inline GpuSpec a100_80gb() {
   GpuSpec g;
   g.name = "NVIDIA A100 80GB SXM";
   g.source = "NVIDIA A100 Tensor Core GPU datasheet (dense, without sparsity)";
-  g.memory_capacity = GB(80);
+  g.memory_capacity = MiB(81920);  // as nvidia-smi reports it: 85.9e9 B
+  g.power = Watts(400);
   g.memory_bandwidth = GBps(2039);
   g.peak = peaks({{DType::fp16, TFLOPS(312)}, {DType::bf16, TFLOPS(312)}, {DType::tf32, TFLOPS(156)},
                  {DType::fp32, TFLOPS(19.5)}, {DType::int8, TOPS(624)}});
-  g.interconnect = Interconnect{GBps(300), us(5)};
+  g.interconnect = Interconnect{GBps(300), us(5), Topology::switched, 1, 8};
+  g.network = Network{GBps(25), us(10)};
   g.efficiency.memory = 1.0;
   g.efficiency.compute = 1.0;
   return g;
@@ -197,11 +200,13 @@ inline GpuSpec h100_sxm() {
   GpuSpec g;
   g.name = "NVIDIA H100 SXM";
   g.source = "NVIDIA H100 Tensor Core GPU datasheet (dense, without sparsity)";
-  g.memory_capacity = GB(80);
+  g.memory_capacity = MiB(81559);  // as nvidia-smi reports it: 85.5e9 B
+  g.power = Watts(700);
   g.memory_bandwidth = TBps(3.35);
   g.peak = peaks({{DType::fp16, TFLOPS(989)}, {DType::bf16, TFLOPS(989)}, {DType::tf32, TFLOPS(494)},
                  {DType::fp32, TFLOPS(67)}, {DType::fp8, TFLOPS(1979)}, {DType::int8, TOPS(1979)}});
-  g.interconnect = Interconnect{GBps(450), us(5)};
+  g.interconnect = Interconnect{GBps(450), us(5), Topology::switched, 1, 8};
+  g.network = Network{GBps(50), us(10)};
   g.efficiency.memory = 1.0;
   g.efficiency.compute = 1.0;
   return g;
@@ -212,11 +217,12 @@ inline GpuSpec l4() {
   GpuSpec g;
   g.name = "NVIDIA L4";
   g.source = "NVIDIA L4 Tensor Core GPU datasheet (dense, without sparsity)";
-  g.memory_capacity = GB(24);
+  g.memory_capacity = MiB(23034);  // as nvidia-smi reports it: 24.15e9 B
+  g.power = Watts(72);
   g.memory_bandwidth = GBps(300);
   g.peak = peaks({{DType::fp16, TFLOPS(121)}, {DType::bf16, TFLOPS(121)}, {DType::tf32, TFLOPS(60)},
                  {DType::fp32, TFLOPS(30.3)}, {DType::fp8, TFLOPS(242.5)}, {DType::int8, TOPS(242.5)}});
-  g.interconnect = Interconnect{GBps(32), us(10)};
+  g.interconnect = Interconnect{GBps(32), us(10), Topology::pcie};
   g.efficiency.memory = 1.0;
   g.efficiency.compute = 1.0;
   return g;

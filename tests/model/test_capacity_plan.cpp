@@ -40,6 +40,23 @@ TEST_CASE("plan: colocated - the largest batch is 371 and 100 requests/s need 4 
   CHECK_THAT(p.prefill_share, WithinRel(2.0 / 3.0, 1e-9));
   // 4 GPUs × $2/h for 100 · 256 · 3600 tokens an hour: $0.0868 per million.
   CHECK_THAT(*p.cost_per_million_tokens, WithinRel(4 * 2.0 * 1e6 / (100 * 256 * 3600.0), 1e-12));
+  // The teaching A100 states no power: no energy, rather than a guess.
+  CHECK_FALSE(p.kwh_per_million_tokens.has_value());
+}
+
+TEST_CASE("plan: energy - 4 GPUs at 400 W for 1e6 / 25,600 = 39.06 s per million tokens = 0.0174 kWh") {
+  Teaching t;
+  t.gpu.power = Watts(400);
+  const CapacityPlan p = t.plan({.requests_per_s = 100, .ttft = Seconds(1), .tpot = Seconds(0.05), .sizing = kBound});
+  REQUIRE(p.gpus == 4);
+  // 4 × 400 W × 39.0625 s = 62,500 J = 62,500 / 3.6e6 kWh = 0.01736 kWh.
+  REQUIRE(p.kwh_per_million_tokens.has_value());
+  CHECK_THAT(*p.kwh_per_million_tokens, WithinRel(62'500.0 / 3.6e6, 1e-12));
+  // Disaggregated, the prefill pool draws power too: 5 GPUs, 78,125 J.
+  const CapacityPlan d = t.plan({.requests_per_s = 100, .ttft = Seconds(1), .tpot = Seconds(0.05), .disaggregate = true,
+                                 .sizing = kBound});
+  REQUIRE(d.gpus == 5);
+  CHECK_THAT(*d.kwh_per_million_tokens, WithinRel(78'125.0 / 3.6e6, 1e-12));
 }
 
 TEST_CASE("plan: disaggregated - 3 prefill GPUs and 2 decode GPUs") {
@@ -76,7 +93,7 @@ TEST_CASE("plan: targets that no batch can meet say why") {
   CHECK_FALSE(nofit.feasible);
   const auto* big_weights = std::get_if<WeightsDoNotFit>(&*nofit.why_not);
   REQUIRE(big_weights != nullptr);
-  CHECK(big_weights->capacity.value() == 24e9);
+  CHECK(big_weights->capacity.value() == 23034.0 * 1024 * 1024);  // 23034 MiB, as nvidia-smi reports an L4
   CHECK(big_weights->needed > big_weights->capacity);
 }
 
@@ -85,8 +102,8 @@ TEST_CASE("plan: memory bounds the batch when the KV cache is modelled") {
   const GpuSpec g = test::a100_80gb();
   const CapacityPlan p = plan_capacity(m, g, test::default_workload(m), {.tpot = Seconds(1)});
   REQUIRE(p.feasible);
-  CHECK(p.batch == 134);  // the ledger's max batch at 768 tokens
-  CHECK(p.max_batch == 134L);
+  CHECK(p.batch == 147);  // the ledger's max batch at 768 tokens
+  CHECK(p.max_batch == 147L);
 }
 
 TEST_CASE("plan: on the expected times by default - 195 sequences, 7 GPUs where the bound says 371 and 4") {

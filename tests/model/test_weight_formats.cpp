@@ -66,6 +66,25 @@ TEST_CASE("formats: bytes of a 4096 x 1024 matrix in each format, scales and zer
   // nvfp4: an e4m3 scale per 16 and an fp32 one per matrix: 0.5 + 1/16 = 0.5625 a weight + 4 B.
   CHECK(stored_bytes(nvfp4, in, out, 1, 128) == n * 0.5625 + 4);
   CHECK(stored_bytes(nvfp4, in, out, 32, 128) == 32 * (n * 0.5625 + 4));
+  // fp6 at group 128: 6 bits and an fp16 scale per 128, 0.75 + 2/128 = 0.765625 a weight.
+  CHECK(stored_bytes(fp6, in, out, 1, 128) == n * 0.765625);
+  // mxfp6: an e8m0 scale per 32, whatever the group asked: 0.75 + 1/32 = 0.78125 a weight.
+  CHECK(stored_bytes(mxfp6, in, out, 1, 64) == n * 0.78125);
+}
+
+TEST_CASE("fp6: 0.75 B an element, narrower than a byte, its plain format fp6 - a peak of its own") {
+  CHECK(bytes_per_element(DType::fp6) == 0.75);
+  CHECK(is_sub_byte(DType::fp6));
+  CHECK_FALSE(is_wide_float(DType::fp6));
+  CHECK(dtype_from_name("fp6") == DType::fp6);
+  CHECK(name(DType::fp6) == "fp6");
+  CHECK(weight_format_of(DType::fp6) == fp6);
+  CHECK(element_of(mxfp6) == DType::fp6);
+  // A peak table has a slot for it apart from fp8's and fp4's.
+  PeakTable p{};
+  p[static_cast<std::size_t>(DType::fp6)] = FlopsPerSecond(10e15);
+  CHECK_FALSE(p[static_cast<std::size_t>(DType::fp4)].has_value());
+  CHECK_FALSE(p[static_cast<std::size_t>(DType::fp8)].has_value());
 }
 
 TEST_CASE("formats: bytes a weight of a large matrix, per-matrix and per-channel scales left out") {
