@@ -33,11 +33,14 @@ TEST_CASE("plan --search: DeepSeek-V3.2 on H200 ranks EP 8 with data-parallel at
                                 "csv"});
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::StartsWith("gpu_name,tp,pp,ep,dp_attention,gpus_per_replica,"));
-  // The first row is the cheapest layout: tp 8, pp 1, ep 8, attention data-parallel. Tensor
-  // parallelism alone caches the 576-wide latent on all 8 GPUs and fits a smaller batch.
-  const std::string first = r.out.substr(r.out.find('\n') + 1, r.out.find('\n', r.out.find('\n') + 1) - r.out.find('\n') - 1);
-  CHECK_THAT(first, Catch::StartsWith("NVIDIA H200 SXM,8,1,8,true,8,"));
-  CHECK(r.out.find("NVIDIA H200 SXM,8,1,1,false,8,") != std::string::npos);
+  // Within a node, tp 8 with ep 8 and data-parallel attention needs fewer GPUs than tp 8 alone,
+  // which caches the 576-wide latent on all 8 GPUs and fits a smaller batch.
+  const auto dp = r.out.find("NVIDIA H200 SXM,8,1,8,true,8,"), tp = r.out.find("NVIDIA H200 SXM,8,1,1,false,8,");
+  CHECK(dp < tp);
+  CHECK(tp != std::string::npos);
+  // The cheapest layout is data-parallel attention with experts over two nodes: each GPU holds
+  // half the experts it holds within one.
+  CHECK_THAT(r.out.substr(r.out.find('\n') + 1), Catch::StartsWith("NVIDIA H200 SXM,16,1,16,true,16,"));
   // One H200 (141 GB) cannot hold 674 GB of weights: such layouts are counted, not listed.
   CHECK(r.out.find("NVIDIA H200 SXM,1,1,1,") == std::string::npos);
   // The table says how many there were (machine formats leave notes out).

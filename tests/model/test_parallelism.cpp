@@ -150,14 +150,19 @@ TEST_CASE("parallelism: the layouts a plan searches - powers of two within the N
   // Llama-2-7B on an A100 node (8 GPUs, no network): tp × pp ≤ 8 with tp, pp powers of two:
   // (1,1) (1,2) (1,4) (1,8) (2,1) (2,2) (2,4) (4,1) (4,2) (8,1).
   const ModelSpec m = llama_2_7b();
-  const std::vector<Workload> dense = candidate_layouts(m, a100_80gb(), default_workload(m));
+  GpuSpec node = a100_80gb();
+  node.network.reset();
+  const std::vector<Workload> dense = candidate_layouts(m, node, default_workload(m));
   REQUIRE(dense.size() == 10);
   CHECK(std::all_of(dense.begin(), dense.end(), [](const Workload& w) { return gpus(w) <= 8 && w.ep == 1; }));
+  // With a network, up to 64 GPUs: tp 1, 2, 4 and 8 each with pp 1-8 (16), tp 16 with pp 1, 2, 4
+  // and tp 32 with pp 1, 2; tp 64 does not divide the 32 heads: 21.
+  CHECK(candidate_layouts(m, a100_80gb(), default_workload(m)).size() == 21);
   // Mixtral's 8 experts add ep = tp, with and without data-parallel attention, where tp > 1:
   // 4 single-GPU-stage layouts with tp 1, and 3 a layout for the 6 with tp > 1.
   const ModelSpec moe = mixtral_8x7b();
   int skipped = 0;
-  const std::vector<Workload> sparse = candidate_layouts(moe, a100_80gb(), default_workload(moe), &skipped);
+  const std::vector<Workload> sparse = candidate_layouts(moe, node, default_workload(moe), &skipped);
   CHECK(sparse.size() + static_cast<std::size_t>(skipped) == 4 + 3 * 6);
   CHECK(skipped == 1);  // 93 GB of bf16 weights on one 80 GB A100
 }
