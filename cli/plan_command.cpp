@@ -137,6 +137,16 @@ void print(const std::vector<PlanRow>& rows, const PlanArgs& a, const ModelSpec&
   sink->finish();
 }
 
+// --percentile and the flags that go with it, or against it.
+void check_percentile(const PlanArgs& a) {
+  const double p = a.percentile.percentile;
+  if (!(p >= 50 && p < 100)) throw InputError(fmt::format("--percentile: must be 50 to below 100, got {}", p));
+  if (a.disaggregate) throw InputError("--percentile: not with --disaggregate yet (the simulator runs colocated replicas)");
+  if (a.confidence != 0.5) {
+    throw InputError("--confidence: not with --percentile, whose simulation runs on the central expected step times");
+  }
+}
+
 }  // namespace
 
 void add_plan_options(Options& o, PlanArgs& a) {
@@ -152,6 +162,11 @@ void add_plan_options(Options& o, PlanArgs& a) {
       .show_default();
   o.flag("--bound", a.bound, "size on the roofline bound itself (optimistic: no system reaches it)");
   o.add("--format,-f", a.format, "table, markdown, csv, json or jsonl").one_of(output_format_names()).show_default();
+  o.add("--percentile", a.percentile.percentile,
+        "size so that this percentile of TTFT and TPOT meets the targets under --arrivals, confirmed by simulation");
+  o.add("--arrivals", a.percentile.arrivals, "with --percentile: poisson or gamma:CV").show_default();
+  o.add("--duration", a.percentile.duration, "with --percentile: traffic simulated per check").show_default();
+  o.add("--seed", a.percentile.seed, "with --percentile: seed of the simulated traffic").show_default();
 }
 
 void run_plan(const PlanArgs& a, std::ostream& out) {
@@ -186,6 +201,7 @@ void run_plan(const PlanArgs& a, std::ostream& out) {
   // Every flag holds one value but the GPUs and tp sizes compared: a product over those two.
   std::vector<std::size_t> index(kWorkloadFlags, 0);
   std::vector<PlanRow> rows;
+  std::vector<SteadyPlan> steady;
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     if (!a.prices.empty()) target.price_per_gpu_hour = a.prices.size() == 1 ? a.prices[0] : a.prices[i];
     index[static_cast<std::size_t>(WorkloadFlag::gpu)] = i;
@@ -196,8 +212,21 @@ void run_plan(const PlanArgs& a, std::ostream& out) {
       CapacityPlan plan = plan_capacity(m, gpus[i], w, target);
       std::string reason = plan.why_not ? infeasible_text(*plan.why_not) : std::string();
       std::string sized_on = sizing_name(plan.sizing);
+      steady.push_back({&gpus[i], w, plan, reason});
       rows.push_back({&gpus[i], w.tp, std::move(plan), std::move(reason), std::move(sized_on)});
     }
+  }
+  const PercentileArgs unset;
+  if (a.percentile.percentile == 0 && (a.percentile.arrivals != unset.arrivals || a.percentile.duration != unset.duration ||
+                                       a.percentile.seed != unset.seed)) {
+    throw InputError("--arrivals, --duration and --seed: only with --percentile");
+  }
+  if (a.percentile.percentile != 0) {
+    check_percentile(a);
+    PercentileArgs p = a.percentile;
+    p.format = a.format;
+    print_percentile_plans(m, steady, target, p, out);
+    return;
   }
   rank(rows);
   print(rows, a, m, workload_at(x, std::vector<std::size_t>(kWorkloadFlags, 0), m), out);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "cli/percentile_plan.hpp"
 #include "cli/workload_options.hpp"
 
 namespace roofline::cli {
@@ -20,6 +21,7 @@ struct PlanArgs {
   double confidence = 0.5;  // the expected time's quantile the plan sizes on
   bool bound = false;       // size on the roofline bound instead
   std::string format = "table";
+  PercentileArgs percentile;  // --percentile: size on a latency percentile under an arrival process
 };
 
 void add_plan_options(Options& o, PlanArgs& args);
