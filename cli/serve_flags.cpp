@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "io/input_error.hpp"
+#include "io/spec_loader.hpp"
 #include "io/trace_csv.hpp"
 #include "model/engine.hpp"
 #include "report/warning_text.hpp"
@@ -63,6 +64,28 @@ void add_serve_options(Options& o, ServeFlags& f) {
   o.add("--seed", f.seed, "seed of the generated traffic").show_default();
   o.add("--ttft", f.ttft, "time-to-first-token target for goodput, with a unit");
   o.add("--tpot", f.tpot, "time-per-output-token target for goodput, with a unit");
+  o.add("--speculative", f.speculative,
+        "K:ACCEPT[:draft-model]: K draft tokens a step, each accepted with probability ACCEPT; without a draft "
+        "model the drafts cost nothing (prompt lookup)");
+}
+
+SpeculativeFlag speculative_flag(const std::string& value) {
+  const std::vector<std::string_view> p = parts(value);
+  const auto bad = [&](std::string_view why) {
+    return InputError(fmt::format("--speculative: `{}` {} (give K:ACCEPT or K:ACCEPT:draft-model)", value, why));
+  };
+  if (p.size() < 2) throw bad("is not K:ACCEPT");
+  const auto k = number(p[0]), accept = number(p[1]);
+  if (!k || *k < 1 || *k > 64 || *k != std::floor(*k)) throw bad("has a K that is not 1 to 64 tokens");
+  if (!accept || *accept < 0 || *accept > 1) throw bad("has an acceptance that is not 0 to 1");
+  SpeculativeFlag f{{static_cast<int>(*k), *accept}, std::nullopt};
+  if (p.size() > 2) {
+    // A model file's path may hold colons: the rest of the value is the draft.
+    const std::string draft = value.substr(p[0].size() + p[1].size() + 2);
+    f.draft = io::load_model(draft);
+    if (const auto why = serve::unsupported(*f.draft)) throw InputError(fmt::format("--speculative: the draft: {}", *why));
+  }
+  return f;
 }
 
 LengthDistribution length_flag(const std::string& value, std::string_view flag) {
@@ -98,7 +121,14 @@ Replica replica(const ServeFlags& f, std::string_view command) {
   check_range(f.block_tokens, 1, 4096, "block-tokens");
   Replica r{one_point(f.workload, command), {}, {}, {}};
   if (const auto why = serve::unsupported(r.point.model)) throw InputError(fmt::format("--model: {}", *why));
-  r.cache = serve::cache_blocks(r.point.model, r.point.gpu, r.point.workload, f.block_tokens, f.max_batched_tokens);
+  if (!f.speculative.empty()) {
+    SpeculativeFlag spec = speculative_flag(f.speculative);
+    r.config.speculation = spec.speculation;
+    r.draft = std::move(spec.draft);
+  }
+  r.config.seed = static_cast<std::uint64_t>(std::max(0L, f.seed));
+  r.cache = serve::cache_blocks(r.point.model, r.point.gpu, r.point.workload, f.block_tokens, f.max_batched_tokens,
+                                r.draft ? &*r.draft : nullptr);
   if (r.cache.blocks == 0) {
     throw InputError(fmt::format("--model: the weights and one step's activations ({} tokens) leave no room for a "
                                  "KV cache on {} x {}; raise --tp or lower --max-batched-tokens",
@@ -112,6 +142,9 @@ Replica replica(const ServeFlags& f, std::string_view command) {
   r.config.max_context = r.point.model.max_context.value_or(0);
   for (std::string& w : report::warning_texts(evaluate(r.point.model, r.point.gpu, r.point.workload))) {
     r.warnings.push_back(std::move(w));
+  }
+  if (r.draft) {
+    r.warnings.push_back(fmt::format("the draft {} is priced in the target's formats and tensor-parallel size", r.draft->name));
   }
   if (r.cache.windowed) {
     r.warnings.emplace_back("some layers keep only a window of each sequence; the simulator counts every block at "

@@ -25,6 +25,7 @@ struct ServeFlags {
   double prefix_hit = 0;
   long seed = 1;
   std::string ttft, tpot;
+  std::string speculative;  // K:ACCEPT[:draft-model]
 };
 
 // Declares them; `plan` leaves out the ones it decides (the rate is per replica there).
@@ -40,6 +41,7 @@ struct Replica {
   serve::ServerConfig config;
   serve::CacheBlocks cache;
   std::vector<std::string> warnings;
+  std::optional<ModelSpec> draft;  // --speculative's draft model, run in the target's formats
 };
 [[nodiscard]] Replica replica(const ServeFlags& f, std::string_view command);
 
@@ -51,6 +53,13 @@ struct Traffic {
   bool trace = false;
 };
 [[nodiscard]] Traffic traffic(const ServeFlags& f, double rate, long block_tokens);
+
+// --speculative K:ACCEPT[:draft-model]; InputError naming the flag.
+struct SpeculativeFlag {
+  serve::Speculation speculation;
+  std::optional<ModelSpec> draft;
+};
+[[nodiscard]] SpeculativeFlag speculative_flag(const std::string& value);
 
 // --ttft and --tpot, when given.
 [[nodiscard]] serve::Targets targets(const ServeFlags& f);

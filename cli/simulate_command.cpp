@@ -4,12 +4,15 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 
 #include "chart/chart.hpp"
 #include "cli/plot_command.hpp"
 #include "report/human_units.hpp"
 #include "report/safe_text.hpp"
 #include "report/warning_text.hpp"
+#include "serve/speculative.hpp"
 
 namespace roofline::cli {
 
@@ -23,6 +26,51 @@ struct Runs {
   SimResult expected, bound;
   Summary e, b;
 };
+
+// What speculation does to one sequence and where it stops paying, at the traffic's mean context.
+struct SpeculationView {
+  Speculation s;
+  long context = 0;
+  SpeculativeRate one;  // batch 1
+  std::optional<long> stop_expected, stop_bound;
+};
+
+SpeculationView speculation_view(const Replica& r, const Traffic& t, StepCost& cost, StepCost* draft) {
+  SpeculationView v{*r.config.speculation};
+  double tokens = 0;
+  for (const Request& q : t.requests) tokens += static_cast<double>(q.prompt) + static_cast<double>(q.gen) / 2;
+  v.context = t.requests.empty() ? 1 : std::max(1L, std::lround(tokens / static_cast<double>(t.requests.size())));
+  v.one = speculative_rate(cost, draft, 1, v.context, v.s);
+  v.stop_expected = break_even_batch(cost, draft, v.context, v.s, r.config.max_batch, Timing::expected);
+  v.stop_bound = break_even_batch(cost, draft, v.context, v.s, r.config.max_batch, Timing::bound);
+  return v;
+}
+
+nlohmann::ordered_json json_of(const Replica& r, const SpeculationView& v) {
+  const auto stop = [](const std::optional<long>& b) { return b ? nlohmann::ordered_json(*b) : nlohmann::ordered_json(nullptr); };
+  return {{"k", v.s.k},
+          {"accept", v.s.accept},
+          {"draft", r.draft ? nlohmann::ordered_json(r.draft->name) : nlohmann::ordered_json(nullptr)},
+          {"tokens_per_step", v.one.tokens},
+          {"context", v.context},
+          {"batch_1_tokens_per_s", {{"plain", v.one.plain_per_s(false)}, {"speculative", v.one.speculative_per_s(false)},
+                                    {"plain_bound", v.one.plain_per_s(true)}, {"speculative_bound", v.one.speculative_per_s(true)}}},
+          {"stops_paying_at_batch", stop(v.stop_expected)},
+          {"stops_paying_at_batch_bound", stop(v.stop_bound)}};
+}
+
+std::string text_of(const Replica& r, const SpeculationView& v) {
+  const auto stop = [&](const std::optional<long>& b) {
+    return b ? fmt::format("from batch {}", *b) : fmt::format("at every batch up to {}", r.config.max_batch);
+  };
+  return fmt::format(
+      "speculative: K {} at acceptance {:g}{}: {:.2f} tokens a verify step; one sequence at context {}: {} tokens/s "
+      "against {} without ({} against {} on the bound); it stops paying {} ({} on the bound)",
+      v.s.k, v.s.accept, r.draft ? " with draft " + r.draft->name : std::string(" (drafts cost nothing)"), v.one.tokens,
+      v.context, report::three_digits(v.one.speculative_per_s(false)), report::three_digits(v.one.plain_per_s(false)),
+      report::three_digits(v.one.speculative_per_s(true)), report::three_digits(v.one.plain_per_s(true)),
+      stop(v.stop_expected), stop(v.stop_bound));
+}
 
 nlohmann::ordered_json json_of(const Distribution& d) {
   return {{"mean", d.mean}, {"p50", d.p50}, {"p90", d.p90}, {"p99", d.p99}};
@@ -40,7 +88,8 @@ nlohmann::ordered_json latencies(const Summary& s) {
   return j;
 }
 
-void write_json(const Replica& r, const Traffic& t, const Runs& runs, std::ostream& out) {
+void write_json(const Replica& r, const Traffic& t, const Runs& runs, const std::optional<SpeculationView>& spec,
+                std::ostream& out) {
   nlohmann::ordered_json j;
   j["model"] = r.point.model.name;
   j["gpu"] = r.point.gpu.name;
@@ -62,6 +111,7 @@ void write_json(const Replica& r, const Traffic& t, const Runs& runs, std::ostre
   j["mean_running"] = runs.e.mean_running;
   j["peak_kv_share"] = runs.e.peak_kv_share;
   j["bound"] = latencies(runs.b);
+  j["speculative"] = spec ? json_of(r, *spec) : nlohmann::ordered_json(nullptr);
   j["warnings"] = r.warnings;
   out << j.dump(2) << "\n";
 }
@@ -72,7 +122,8 @@ std::string row(std::string_view name, const Distribution& d, const Distribution
                      human(Seconds(b.p99)));
 }
 
-void write_table(const Replica& r, const Traffic& t, const Runs& runs, const Targets& goal, std::ostream& out) {
+void write_table(const Replica& r, const Traffic& t, const Runs& runs, const Targets& goal,
+                 const std::optional<SpeculationView>& spec, std::ostream& out) {
   const ServerConfig& c = r.config;
   out << report::terminal_text(fmt::format("{} on {}, tp {}: one replica, continuous batching", r.point.model.name,
                                            r.point.gpu.name, r.point.workload.tp), false)
@@ -100,6 +151,7 @@ void write_table(const Replica& r, const Traffic& t, const Runs& runs, const Tar
   }
   out << fmt::format("batch: {:.1f} sequences running on average; KV cache at most {:.1f}% full; {} steps\n",
                      runs.e.mean_running, 100 * runs.e.peak_kv_share, runs.expected.steps);
+  if (spec) out << report::terminal_text(text_of(r, *spec), false) << "\n";
 }
 
 chart::Figure figure(const Replica& r, const SimResult& s) {
@@ -139,18 +191,23 @@ void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
   ServerConfig config = r.config;
   config.sample_every = std::max(t.duration / 1000, 1e-3);
   StepCost cost(r.point.model, r.point.gpu, r.point.workload);
+  std::optional<StepCost> draft;
+  if (r.draft) draft.emplace(*r.draft, r.point.gpu, r.point.workload);
+  StepCost* d = draft ? &*draft : nullptr;
   Runs runs;
-  runs.expected = simulate(t.requests, cost, config, Timing::expected);
-  runs.bound = simulate(t.requests, cost, config, Timing::bound);
+  runs.expected = simulate(t.requests, cost, config, Timing::expected, d);
+  runs.bound = simulate(t.requests, cost, config, Timing::bound, d);
+  std::optional<SpeculationView> spec;
+  if (config.speculation) spec = speculation_view(r, t, cost, d);
   runs.e = summarize(runs.expected, goal);
   runs.b = summarize(runs.bound, goal);
   if (!a.plot.empty()) write_figure_file(figure(r, runs.expected), a.plot, "plot");
   if (a.format == "json") {
-    write_json(r, t, runs, out);
+    write_json(r, t, runs, spec, out);
     return;
   }
   for (const std::string& w : r.warnings) err << report::warning_label() << w << "\n";
-  write_table(r, t, runs, goal, out);
+  write_table(r, t, runs, goal, spec, out);
 }
 
 }  // namespace roofline::cli

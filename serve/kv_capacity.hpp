@@ -16,7 +16,9 @@ struct CacheBlocks {
   bool windowed = false;
 };
 
+// draft: a speculative draft model held beside the target, in the same formats: its weights
+// come off the free memory and its K/V rides in every block.
 [[nodiscard]] CacheBlocks cache_blocks(const ModelSpec& m, const GpuSpec& g, const Workload& base, long block_tokens,
-                                       long max_batched_tokens);
+                                       long max_batched_tokens, const ModelSpec* draft = nullptr);
 
 }  // namespace roofline::serve

@@ -21,8 +21,9 @@ struct Seq {
 
 class Server {
  public:
-  Server(const std::vector<Request>& r, StepCost& c, const ServerConfig& cfg, Timing t)
-      : req_(r), cost_(c), cfg_(cfg), timing_(t), free_(cfg.kv_blocks) {}
+  Server(const std::vector<Request>& r, StepCost& c, const ServerConfig& cfg, Timing t, StepCost* draft)
+      : req_(r), cost_(c), draft_(draft), cfg_(cfg), timing_(t), free_(cfg.kv_blocks), rng_(cfg.seed),
+        decode_tokens_(cfg.speculation ? cfg.speculation->k + 1 : 1) {}
 
   SimResult run() {
     while (next_ < req_.size() || !waiting_.empty() || !running_.empty()) {
@@ -77,7 +78,8 @@ class Server {
   // the cache has no block for them. False when it was preempted itself.
   bool grant(std::size_t i, long& budget) {
     Seq& s = running_[i];
-    s.chunk = s.prefilling() ? std::min(s.target - s.computed, budget) : (budget > 0 ? 1 : 0);
+    // A decode computes its last token (and, speculating, the K drafts after it), or waits a step.
+    s.chunk = s.prefilling() ? std::min(s.target - s.computed, budget) : (budget >= decode_tokens_ ? decode_tokens_ : 0);
     if (s.chunk == 0) return true;
     const long need = blocks_for(s.computed + s.chunk) - s.blocks;
     while (need > free_ && running_.size() > i + 1) {
@@ -121,21 +123,31 @@ class Server {
   }
 
   void step() {
-    long tokens = 0, emitting = 0;
-    AttentionWork attention;
+    long tokens = 0, emitting = 0, drafting = 0;
+    AttentionWork attention, drafts;
     for (const Seq& s : running_) {
       if (s.chunk == 0) continue;
       tokens += s.chunk;
       if (s.prefilling()) {
         attention += cost_.prefill_attention(s.computed, s.chunk);
         if (s.computed + s.chunk == s.target) ++emitting;
+      } else if (cfg_.speculation) {
+        // The verify pass: the last token and K drafts after the context, each through the head.
+        attention += cost_.prefill_attention(s.computed, s.chunk);
+        emitting += s.chunk;
+        ++drafting;
+        if (draft_) drafts += draft_->decode_attention(s.computed + 1);
       } else {
         attention += cost_.decode_attention(s.computed + 1);
         ++emitting;
       }
     }
     if (tokens == 0) throw std::logic_error("simulate: a step with nothing to compute");
-    const StepTime t = cost_.time(tokens, emitting, attention);
+    StepTime t = cost_.time(tokens, emitting, attention);
+    if (draft_ && drafting > 0) {
+      const StepTime d = draft_->time(drafting, drafting, drafts);
+      t = {t.bound + d.bound * cfg_.speculation->k, t.expected + d.expected * cfg_.speculation->k};
+    }
     clock_ += (timing_ == Timing::expected ? t.expected : t.bound).value();
     ++out_.steps;
     std::size_t kept = 0;
@@ -145,17 +157,31 @@ class Server {
     running_.resize(kept);
   }
 
+  // Tokens a decode step yields: one, or speculating the accepted drafts and one of the target's.
+  long decode_yield() {
+    if (!cfg_.speculation) return 1;
+    long accepted = 0;
+    while (accepted < cfg_.speculation->k && rng_.uniform() < cfg_.speculation->accept) ++accepted;
+    return accepted + 1;
+  }
+
   // Applies this step to a sequence; true when it finished.
   bool advance(Seq& s) {
     if (s.chunk == 0) return false;
     const Request& r = req_[s.req];
-    const bool emits = !s.prefilling() || s.computed + s.chunk == s.target;
-    if (s.prefilling()) out_.recomputed_tokens += static_cast<double>(s.chunk);  // less the first pass, at the end
-    s.computed += s.chunk;
+    long emitted = 0;
+    if (s.prefilling()) {
+      out_.recomputed_tokens += static_cast<double>(s.chunk);  // less the first pass, at the end
+      s.computed += s.chunk;
+      emitted = s.computed == s.target ? 1 : 0;
+    } else {
+      emitted = std::min(decode_yield(), r.gen - s.generated);
+      s.computed += emitted;  // the rejected drafts' K/V is dropped
+    }
     s.chunk = 0;
-    if (!emits) return false;
-    ++s.generated;
-    out_.output_tokens += 1;
+    if (emitted == 0) return false;
+    s.generated += emitted;
+    out_.output_tokens += static_cast<double>(emitted);
     if (s.first_token < 0) s.first_token = clock_;
     if (s.generated < r.gen) return false;
     free_ += s.blocks;
@@ -168,12 +194,15 @@ class Server {
 
   const std::vector<Request>& req_;
   StepCost& cost_;
+  StepCost* draft_;
   const ServerConfig& cfg_;
   Timing timing_;
   long free_;
   std::size_t next_ = 0;
   double clock_ = 0, next_sample_ = 0;
   bool preempted_ = false;
+  Rng rng_;
+  long decode_tokens_;
   std::deque<Seq> waiting_;
   std::vector<Seq> running_;
   SimResult out_;
@@ -181,11 +210,12 @@ class Server {
 
 }  // namespace
 
-SimResult simulate(const std::vector<Request>& requests, StepCost& cost, const ServerConfig& config, Timing timing) {
+SimResult simulate(const std::vector<Request>& requests, StepCost& cost, const ServerConfig& config, Timing timing,
+                   StepCost* draft) {
   if (config.kv_blocks <= 0 || config.block_tokens <= 0 || config.max_batch <= 0 || config.max_batched_tokens <= 0) {
     throw std::invalid_argument("simulate: the server needs a cache, a batch and a token budget");
   }
-  SimResult r = Server(requests, cost, config, timing).run();
+  SimResult r = Server(requests, cost, config, timing, draft).run();
   // Every prompt token not cached was computed once; what else went through prefill was recomputed.
   r.recomputed_tokens -= r.prompt_tokens - r.cached_tokens;
   return r;

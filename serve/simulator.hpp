@@ -6,12 +6,20 @@
 // recomputed later from its prompt and the tokens it had produced), and a token budget per step
 // that a prefill fills whole or, chunked, in pieces. Each step is timed by StepCost for what it
 // holds: its prefill tokens and each decode sequence at its own context.
+#include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "serve/step_cost.hpp"
 #include "serve/traffic.hpp"
 
 namespace roofline::serve {
+
+// Speculative decoding: K draft tokens a step, each accepted with probability `accept`.
+struct Speculation {
+  int k = 0;
+  double accept = 0;
+};
 
 struct ServerConfig {
   long max_batch = 256;            // sequences running at once
@@ -21,6 +29,10 @@ struct ServerConfig {
   long kv_blocks = 0;              // blocks the cache holds
   long max_context = 0;            // longest prompt + output served; 0: no limit but the cache
   double sample_every = 1;         // seconds between samples of the batch and the cache
+  // Decode as speculation: each decoding sequence verifies K + 1 tokens a step and keeps the
+  // accepted draft tokens and one more (drawn with `seed`); the draft's K steps are timed first.
+  std::optional<Speculation> speculation;
+  std::uint64_t seed = 1;
 };
 
 // Which time a step takes in the simulation: the expected one, or the roofline bound.
@@ -55,7 +67,8 @@ struct SimResult {
   std::vector<Sample> samples;
 };
 
+// draft: the draft model's steps under speculation (null: drafts cost nothing).
 [[nodiscard]] SimResult simulate(const std::vector<Request>& requests, StepCost& cost, const ServerConfig& config,
-                                 Timing timing);
+                                 Timing timing, StepCost* draft = nullptr);
 
 }  // namespace roofline::serve

@@ -99,6 +99,10 @@ TEST_CASE("simulate: each bad flag is refused by name with exit 2") {
   check_error(run_cli({"simulate", "--model", test::example_file("7b.yaml"), "--gpu", "h100-sxm", "--rate", "1",
                        "--prompt", "1", "--gen", "1"}),
               "--model", "known only by its size");
+  check_error(with({"--speculative", "0:0.7"}), "--speculative", "K that is not 1 to 64");
+  check_error(with({"--speculative", "4:1.5"}), "--speculative", "acceptance that is not 0 to 1");
+  check_error(with({"--speculative", "4"}), "--speculative", "is not K:ACCEPT");
+  check_error(with({"--speculative", "4:0.7:no-such-model"}), "", "no-such-model");
   CHECK(with({"--format", "xml"}).code == 2);
   check_error(run_cli(sim({"--rate", "5", "--gen", "10"})), "--prompt", "required without a trace");
 }
@@ -115,4 +119,20 @@ TEST_CASE("simulate --plot writes the batch and the KV cache over time as SVG") 
   std::remove(path.c_str());
   check_error(run_cli(sim({"--rate", "5", "--prompt", "200", "--gen", "20", "--plot", "x.txt"})), "--plot x.txt",
               "name a .svg or .png file");
+}
+
+TEST_CASE("simulate --speculative 5:0.8:llama-2-7b: the draft's tokens per step, its batch-1 rates and where it stops paying") {
+  // gpt-fast's setting: Llama-2-70B int4 on an A100 with a Llama-2-7B draft, K 5.
+  const auto r = run_cli({"simulate", "--model", "llama-2-70b", "--gpu", "a100-80gb", "--weights", "int4", "--group-size",
+                          "16", "--rate", "0.2", "--prompt", "5", "--gen", "200", "--duration", "100s", "--max-batch",
+                          "64", "--speculative", "5:0.8:llama-2-7b", "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto s = nlohmann::json::parse(r.out)["speculative"];
+  CHECK(s["tokens_per_step"].get<double>() == Approx(3.68928));
+  CHECK(s["draft"] == "Llama-2-7B");
+  // The published 48.4 tok/s (25.25 without) lies under the bound.
+  CHECK(s["batch_1_tokens_per_s"]["speculative_bound"].get<double>() > 48.4);
+  CHECK(s["batch_1_tokens_per_s"]["plain_bound"].get<double>() > 25.25);
+  CHECK(s["stops_paying_at_batch"].get<long>() > 1);
 }
