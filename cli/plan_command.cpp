@@ -75,6 +75,14 @@ const std::array kPlanColumns = {
     PlanColumn{"gpus", "gpus", [](const PlanRow& r) -> Cell { return r.plan.gpus; }},
     PlanColumn{"cost_per_million_tokens", "cost_per_million_tokens_usd",
                [](const PlanRow& r) -> Cell { return optional_cell(r.plan.cost_per_million_tokens); }},
+    PlanColumn{"kv_transfer_bytes", "kv_transfer_bytes",
+               [](const PlanRow& r) -> Cell {
+                 return r.plan.kv_transfer_bytes ? Cell(r.plan.kv_transfer_bytes->value()) : Cell();
+               }},
+    PlanColumn{"kv_transfer_time", "kv_transfer_time_s",
+               [](const PlanRow& r) -> Cell {
+                 return r.plan.kv_transfer ? Cell(r.plan.kv_transfer->value()) : Cell();
+               }},
 };
 
 // Feasible plans first, cheapest (or fewest GPUs) first; then the ones that cannot meet the target.
@@ -124,6 +132,19 @@ class PlanRecord final : public Record {
   bool disaggregate_;
 };
 
+// What the disaggregated TTFT includes for the cache's trip between the pools.
+std::string kv_transfer_note(const PlanRow& r) {
+  if (!r.plan.kv_transfer_bytes) {
+    return fmt::format("{} with tp {}: the model is known only by its size, so the KV cache it sends between the pools "
+                       "is not priced (TTFT leaves it out)", r.gpu->name, r.tp);
+  }
+  const std::string what = fmt::format("{} with tp {}: each request's prompt cache ({}) goes from the prefill to the decode pool",
+                                       r.gpu->name, r.tp, human(*r.plan.kv_transfer_bytes));
+  if (!r.plan.kv_transfer) return what + "; the GPU names no interconnect, so its time is not priced (TTFT leaves it out)";
+  return what + fmt::format(" in {} over the GPU's interconnect, inside the TTFT (over a network between nodes it is slower)",
+                            human(*r.plan.kv_transfer));
+}
+
 void print(const std::vector<PlanRow>& rows, const PlanArgs& a, const ModelSpec& m, const Workload& w, std::ostream& out) {
   const std::string title = fmt::format("{}: {} requests/s, {} prompt + {} generated tokens, TTFT ≤ {}, TPOT ≤ {}{}; {}",
                                         m.name, a.rate, w.prompt_tokens, w.gen_tokens, a.ttft, a.tpot,
@@ -133,6 +154,7 @@ void print(const std::vector<PlanRow>& rows, const PlanArgs& a, const ModelSpec&
   for (const PlanRow& r : rows) {
     sink->add(PlanRecord(r, a.disaggregate));
     if (!r.plan.feasible) sink->note(fmt::format("{} with tp {} cannot meet the target: {}", r.gpu->name, r.tp, r.reason));
+    if (a.disaggregate && r.plan.feasible) sink->note(kv_transfer_note(r));
   }
   sink->finish();
 }

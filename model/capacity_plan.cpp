@@ -4,6 +4,8 @@
 #include <cmath>
 #include <optional>
 
+#include "model/kv_transfer.hpp"
+
 namespace roofline {
 
 namespace {
@@ -75,9 +77,17 @@ CapacityPlan plan_capacity(const ModelSpec& m, const GpuSpec& g, const Workload&
     p.why_not = WeightsDoNotFit{single.memory.total, single.memory.capacity};
     return p;
   }
+  // Disaggregated, the first token also waits for the prompt's cache to reach the decode pool.
+  Seconds first = p.prefill;
+  if (!colocated) {
+    const KvTransfer kv = kv_transfer(m, g, base);
+    p.kv_transfer_bytes = kv.bytes;
+    p.kv_transfer = kv.time;
+    first += kv.time.value_or(Seconds(0));
+  }
   const long limit = p.max_batch ? std::min(*p.max_batch, kLargestSearchedBatch) : kLargestSearchedBatch;
-  p.batch = largest_batch(m, g, base, limit, p.prefill, colocated, target);
-  const Latency at = latency_at(m, g, base, std::max(p.batch, 1L), p.prefill, colocated, target.sizing);
+  p.batch = largest_batch(m, g, base, limit, first, colocated, target);
+  const Latency at = latency_at(m, g, base, std::max(p.batch, 1L), first, colocated, target.sizing);
   p.decode_step = at.decode_step;
   p.tpot = at.tpot;
   p.ttft = at.ttft;

@@ -10,8 +10,9 @@
 // waits for the step in flight. Queueing delay beyond that is not modelled.
 //
 // Disaggregated serving sizes two pools: prefill replicas run prefills back to back (compute-
-// bound, one request at a time), decode replicas run batches with no prefill interleaved. The
-// KV transfer between them is not modelled.
+// bound, one request at a time), decode replicas run batches with no prefill interleaved. Each
+// request's prompt cache then crosses the link between them (model/kv_transfer.hpp), which its
+// TTFT waits for; the prefill replica moves on to the next prompt meanwhile.
 #include <optional>
 #include <variant>
 
@@ -72,6 +73,10 @@ struct CapacityPlan {
   long prefill_replicas = 0;  // disaggregated only
   long gpus = 0;
   std::optional<double> cost_per_million_tokens;  // output tokens, at the fleet's size
+  // Disaggregated: one request's prompt cache sent from the prefill to the decode pool, and how
+  // long it takes (empty: colocated, or not priced: see model/kv_transfer.hpp).
+  std::optional<Bytes> kv_transfer_bytes;
+  std::optional<Seconds> kv_transfer;
 };
 
 // `base` gives the prompt, gen, formats and tp; its batch is what the plan chooses.
