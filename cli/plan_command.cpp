@@ -136,12 +136,13 @@ class PlanRecord final : public Record {
 std::string kv_transfer_note(const PlanRow& r) {
   if (!r.plan.kv_transfer_bytes) {
     return fmt::format("{} with tp {}: the model is known only by its size, so the KV cache it sends between the pools "
-                       "is not priced (TTFT leaves it out)", r.gpu->name, r.tp);
+                       "is not priced (TPOT leaves it out)", r.gpu->name, r.tp);
   }
   const std::string what = fmt::format("{} with tp {}: each request's prompt cache ({}) goes from the prefill to the decode pool",
                                        r.gpu->name, r.tp, human(*r.plan.kv_transfer_bytes));
-  if (!r.plan.kv_transfer) return what + "; the GPU names no interconnect, so its time is not priced (TTFT leaves it out)";
-  return what + fmt::format(" in {} over the GPU's interconnect, inside the TTFT (over a network between nodes it is slower)",
+  if (!r.plan.kv_transfer) return what + "; the GPU names no interconnect, so its time is not priced (TPOT leaves it out)";
+  return what + fmt::format(" in {} over the GPU's interconnect, before the second token: TPOT carries it over the "
+                            "gen - 1 gaps (over a network between nodes it is slower)",
                             human(*r.plan.kv_transfer));
 }
 

@@ -10,9 +10,10 @@
 // waits for the step in flight. Queueing delay beyond that is not modelled.
 //
 // Disaggregated serving sizes two pools: prefill replicas run prefills back to back (compute-
-// bound, one request at a time), decode replicas run batches with no prefill interleaved. Each
-// request's prompt cache then crosses the link between them (model/kv_transfer.hpp), which its
-// TTFT waits for; the prefill replica moves on to the next prompt meanwhile.
+// bound, one request at a time), decode replicas run batches with no prefill interleaved. The
+// prefill replica returns the first token; each request's prompt cache then crosses the link to
+// the decode pool (model/kv_transfer.hpp), which its second token waits for: TPOT, the mean gap,
+// carries transfer/(gen − 1). The prefill replica moves on to the next prompt meanwhile.
 #include <optional>
 #include <variant>
 

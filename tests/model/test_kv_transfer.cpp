@@ -28,14 +28,16 @@ TEST_CASE("kv transfer: Llama-3.1-8B's 512-token prompt is 67108864 bytes, 154.1
   CHECK_FALSE(kv_transfer(test::teaching_7b(), test::h100_sxm(), w).bytes.has_value());
 }
 
-TEST_CASE("plan: a disaggregated TTFT is the prefill plus the cache's transfer") {
+TEST_CASE("plan: disaggregated, the first token is the prefill's and the cache's transfer delays the second: TPOT = step + transfer / 255") {
   const ModelSpec m = test::llama_3_1_8b();
   const GpuSpec g = test::h100_sxm();
   const Workload w = test::default_workload(m);
   const LoadTarget t{.requests_per_s = 10, .ttft = Seconds(1), .tpot = Seconds(0.05), .disaggregate = true};
   const CapacityPlan p = plan_capacity(m, g, w, t);
   REQUIRE(p.kv_transfer.has_value());
-  CHECK_THAT(p.ttft.value(), WithinRel((p.prefill + *p.kv_transfer).value(), 1e-12));
+  CHECK_THAT(p.ttft.value(), WithinRel(p.prefill.value(), 1e-12));
+  // 256 output tokens: 255 gaps, the first of which also waits for the cache.
+  CHECK_THAT(p.tpot.value(), WithinRel((p.decode_step + *p.kv_transfer / 255.0).value(), 1e-12));
   CHECK(p.kv_transfer_bytes->value() == 67108864.0);
   // Colocated, nothing crosses.
   LoadTarget colocated = t;
