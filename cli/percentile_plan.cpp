@@ -35,13 +35,29 @@ constexpr int kSteps = 24;  // simulations a correction may take
 constexpr double kCliffStep = 1.25;
 constexpr int kCliffSteps = 8;
 
+// The pool whose replicas are searched: colocated replicas, or (disaggregated) the prefill pool,
+// whose replicas run one prompt at a time and return its first token; the decode pool keeps the
+// steady plan's count and TPOT (its batch is sized for it, and no prefill stalls it).
+struct Pool {
+  bool prefill_only = false;
+  double mu = 0;       // requests/s a replica serves
+  double ttft = 0;     // a request's TTFT without queueing
+  long steady = 0;     // the steady plan's count
+};
+
+Pool pool_of(const SteadyPlan& s) {
+  if (s.plan.prefill_replicas == 0) return {false, s.plan.requests_per_s_per_replica, s.plan.ttft.value(), s.plan.replicas};
+  return {true, 1 / s.plan.prefill.value(), s.plan.ttft.value(), s.plan.prefill_replicas};
+}
+
 // One replica of a steady plan, ready to simulate at any rate.
 class Checker {
  public:
   Checker(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& t, const PercentileArgs& a, double duration)
-      : plan_(s), target_(t), args_(a), duration_(duration), cost_(m, *s.gpu, s.workload) {
-    config_.max_batch = s.plan.batch;
-    config_.chunked_prefill = true;
+      : plan_(s), target_(t), args_(a), duration_(duration), cost_(m, *s.gpu, s.workload), pool_(pool_of(s)) {
+    config_.max_batch = pool_.prefill_only ? 1 : s.plan.batch;
+    config_.chunked_prefill = !pool_.prefill_only;
+    config_.max_batched_tokens = std::max(config_.max_batched_tokens, s.workload.prompt_tokens);
     config_.kv_blocks = cache_blocks(m, *s.gpu, s.workload, config_.block_tokens, config_.max_batched_tokens).blocks;
     config_.max_context = m.max_context.value_or(0);
     config_.sample_every = 1e9;
@@ -55,7 +71,9 @@ class Checker {
   // The P-th percentiles of TTFT and TPOT at `rate` requests/s on one replica.
   Point at(double rate, const ArrivalProcess& arrivals) {
     const LengthDistribution prompt{LengthDistribution::Kind::fixed, static_cast<double>(plan_.workload.prompt_tokens), 0};
-    const LengthDistribution gen{LengthDistribution::Kind::fixed, static_cast<double>(plan_.workload.gen_tokens), 0};
+    // A prefill replica's work ends with the first token.
+    const auto out = pool_.prefill_only ? 1.0 : static_cast<double>(plan_.workload.gen_tokens);
+    const LengthDistribution gen{LengthDistribution::Kind::fixed, out, 0};
     const double span = std::max(duration_, 5000 / rate);
     const auto requests = generate(arrivals, rate, span, prompt, gen, 0, config_.block_tokens,
                                    static_cast<std::uint64_t>(args_.seed));
@@ -67,6 +85,7 @@ class Checker {
     }
     std::sort(ttft.begin(), ttft.end());
     std::sort(tpot.begin(), tpot.end());
+    if (pool_.prefill_only) return {percentile(ttft, args_.percentile), plan_.plan.tpot.value()};
     return {percentile(ttft, args_.percentile), percentile(tpot, args_.percentile)};
   }
 
@@ -76,11 +95,13 @@ class Checker {
   const PercentileArgs& args_;
   double duration_;
   StepCost cost_;
+  Pool pool_;
   ServerConfig config_;
 };
 
 struct Row {
   const SteadyPlan* steady;
+  // The searched pool's count: colocated replicas, or the prefill pool's.
   long closed_form = 0, replicas = 0;
   Checker::Point at_plan;
   double cliff = 0;  // requests/s per replica at which the P-th TTFT doubles; 0: not found
@@ -89,13 +110,12 @@ struct Row {
 };
 
 // The fewest replicas whose closed-form P-th TTFT meets the target, from the steady count up.
-long closed_form_replicas(const SteadyPlan& s, const LoadTarget& t, double cv, double p) {
-  const double mu = s.plan.requests_per_s_per_replica;
+long closed_form_replicas(const Pool& pool, const LoadTarget& t, double cv, double p) {
   const auto ttft = [&](long n) {
     const double k = static_cast<double>(n);
-    return s.plan.ttft.value() + closed_form_wait(t.requests_per_s / k, mu, cv * cv / k, 0, p);
+    return pool.ttft + closed_form_wait(t.requests_per_s / k, pool.mu, cv * cv / k, 0, p);
   };
-  long lo = std::max(1L, s.plan.replicas), hi = lo;
+  long lo = std::max(1L, pool.steady), hi = lo;
   while (ttft(hi) > t.ttft.value()) {
     if (hi >= kMaxReplicas) return 0;
     lo = hi;
@@ -137,7 +157,7 @@ Row size(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& t, const Per
     row.reason = s.reason;
     return row;
   }
-  row.closed_form = closed_form_replicas(s, t, cv, a.percentile / 100);
+  row.closed_form = closed_form_replicas(pool_of(s), t, cv, a.percentile / 100);
   Checker c(m, s, t, a, duration);
   const auto check = [&](long n) { return c.at(t.requests_per_s / static_cast<double>(n), per_replica(cv, n)); };
   // Bisection between a count that misses (lo) and one that meets (hi), from the closed form's.
@@ -162,6 +182,12 @@ Row size(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& t, const Per
   return row;
 }
 
+bool disaggregated(const Row& r) { return r.steady->plan.prefill_replicas > 0; }
+
+long gpus(const Row& r) {
+  return (r.replicas + (disaggregated(r) ? r.steady->plan.replicas : 0)) * r.steady->workload.tp;
+}
+
 struct Column {
   std::string_view key;
   Cell (*get)(const Row&);
@@ -173,10 +199,11 @@ const std::array kColumns = {
     Column{"feasible", [](const Row& r) -> Cell { return r.feasible; }},
     Column{"reason", [](const Row& r) -> Cell { return std::string_view(r.reason); }},
     Column{"batch", [](const Row& r) -> Cell { return r.steady->plan.batch; }},
-    Column{"steady_replicas", [](const Row& r) -> Cell { return r.steady->plan.replicas; }},
+    Column{"steady_replicas", [](const Row& r) -> Cell { return pool_of(*r.steady).steady; }},
     Column{"closed_form_replicas", [](const Row& r) -> Cell { return r.closed_form; }},
-    Column{"replicas", [](const Row& r) -> Cell { return r.replicas; }},
-    Column{"gpus", [](const Row& r) -> Cell { return r.replicas * r.steady->workload.tp; }},
+    Column{"replicas", [](const Row& r) -> Cell { return disaggregated(r) ? r.steady->plan.replicas : r.replicas; }},
+    Column{"prefill_replicas", [](const Row& r) -> Cell { return disaggregated(r) ? r.replicas : 0L; }},
+    Column{"gpus", [](const Row& r) -> Cell { return gpus(r); }},
     Column{"ttft_percentile_s", [](const Row& r) -> Cell { return r.at_plan.ttft; }},
     Column{"tpot_percentile_s", [](const Row& r) -> Cell { return r.at_plan.tpot; }},
     Column{"cliff_requests_per_s_per_replica", [](const Row& r) -> Cell { return r.cliff; }},
@@ -199,11 +226,12 @@ class RowRecord final : public report::Record {
   }
   [[nodiscard]] std::vector<std::string> cells() const override {
     const SteadyPlan& s = *r_.steady;
-    if (!r_.feasible) return {s.gpu->name, fmt::format("{}", s.workload.tp), "-", "-", "-", "-", "-", "-", "-", "cannot (below)"};
+    if (!r_.feasible) return {s.gpu->name, fmt::format("{}", s.workload.tp), "-", "-", "-", "-", "-", "-", "-", "-", "cannot (below)"};
     const double rate = load_ / static_cast<double>(r_.replicas);
     return {s.gpu->name, fmt::format("{}", s.workload.tp), fmt::format("{}", s.plan.batch),
-            fmt::format("{}", s.plan.replicas), fmt::format("{}", r_.closed_form), fmt::format("{}", r_.replicas),
-            human(Seconds(r_.at_plan.ttft)), human(Seconds(r_.at_plan.tpot)), report::three_digits(rate),
+            fmt::format("{}", pool_of(s).steady), fmt::format("{}", r_.closed_form),
+            disaggregated(r_) ? fmt::format("{}+{}", s.plan.replicas, r_.replicas) : fmt::format("{}", r_.replicas),
+            fmt::format("{}", gpus(r_)), human(Seconds(r_.at_plan.ttft)), human(Seconds(r_.at_plan.tpot)), report::three_digits(rate),
             r_.cliff > 0 ? fmt::format("{} (+{:.0f}%)", report::three_digits(r_.cliff), 100 * (r_.cliff / rate - 1))
                          : fmt::format("beyond +{:.0f}%", 100 * (std::pow(kCliffStep, kCliffSteps + 1) - 1))};
   }
@@ -242,11 +270,11 @@ void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& p
   const std::string pct = fmt::format("P{:g}", a.percentile);
   const std::string title = fmt::format(
       "{}: {:g} requests/s ({}, routed round robin), P{:g} TTFT <= {} and TPOT <= {}; replicas searched with a "
-      "closed form (Kingman, exponential tail) and confirmed by simulation ({} step times, chunked prefill, seed {}); the cliff is the rate "
-      "per replica at which P{:g} TTFT doubles",
+      "closed form (Kingman, exponential tail) and confirmed by simulation ({} step times, chunked prefill; a prefill "
+      "pool one prompt at a time; seed {}); the cliff is the rate per replica at which P{:g} TTFT doubles",
       m.name, target.requests_per_s, a.arrivals, a.percentile, human(target.ttft), human(target.tpot),
       target.sizing.bound ? "bound" : "expected", a.seed, a.percentile);
-  const std::vector<std::string> header{"gpu", "tp", "batch", "steady", "closed form", "replicas", pct + " TTFT",
+  const std::vector<std::string> header{"gpu", "tp", "batch", "steady", "closed form", "replicas", "GPUs", pct + " TTFT",
                                         pct + " TPOT", "req/s/replica", "cliff req/s/replica"};
   const auto sink = report::make_sink(report::output_format(a.format), report::Shape::rows, {title, header, csv_header}, out);
   std::vector<Row> rows;
@@ -256,6 +284,12 @@ void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& p
   for (const Row& r : rows) {
     sink->add(RowRecord(r, target.requests_per_s));
     if (!r.feasible) sink->note(fmt::format("{} with tp {} cannot meet the target: {}", r.steady->gpu->name, r.steady->workload.tp, r.reason));
+    if (r.feasible && disaggregated(r)) {
+      sink->note(fmt::format("{} with tp {}: disaggregated, the prefill pool is searched (replicas decode+prefill; steady, "
+                             "closed form and req/s/replica are the prefill pool's); the decode pool keeps the steady "
+                             "plan's {} replicas and TPOT, the cache's transfer included",
+                             r.steady->gpu->name, r.steady->workload.tp, r.steady->plan.replicas));
+    }
   }
   sink->finish();
 }

@@ -164,7 +164,6 @@ void print(const std::vector<PlanRow>& rows, const PlanArgs& a, const ModelSpec&
 void check_percentile(const PlanArgs& a) {
   const double p = a.percentile.percentile;
   if (!(p >= 50 && p < 100)) throw InputError(fmt::format("--percentile: must be 50 to below 100, got {}", p));
-  if (a.disaggregate) throw InputError("--percentile: not with --disaggregate yet (the simulator runs colocated replicas)");
   if (a.confidence != 0.5) {
     throw InputError("--confidence: not with --percentile, whose simulation runs on the central expected step times");
   }

@@ -24,10 +24,12 @@ TEST_CASE("the closed form is M/M/1's exact tail at k = 1: mu 10, rate 7, p99 wa
 
 namespace {
 
-nlohmann::json plan(const std::string& arrivals) {
-  const auto r = run_cli({"plan", "--model", "llama-3.1-8b", "--gpu", "a100-80gb", "--rate", "100", "--prompt", "512",
-                          "--gen", "128", "--ttft", "500ms", "--tpot", "50ms", "--percentile", "99", "--arrivals",
-                          arrivals, "--format", "json"});
+nlohmann::json plan(const std::string& arrivals, bool disaggregate = false) {
+  std::vector<std::string> args{"plan", "--model", "llama-3.1-8b", "--gpu", "a100-80gb", "--rate", "100", "--prompt", "512",
+                                "--gen", "128", "--ttft", "500ms", "--tpot", "50ms", "--percentile", "99", "--arrivals",
+                                arrivals, "--format", "json"};
+  if (disaggregate) args.emplace_back("--disaggregate");
+  const auto r = run_cli(args);
   INFO(r.err);
   REQUIRE(r.code == 0);
   return nlohmann::json::parse(r.out).at(0);
@@ -50,7 +52,17 @@ TEST_CASE("plan --percentile 99: the simulated replicas meet both P99 targets, a
   CHECK(bursty["closed_form_replicas"].get<long>() > poisson["closed_form_replicas"].get<long>());
 }
 
-TEST_CASE("plan: --percentile out of range, with --disaggregate, or --arrivals without it, is refused by name") {
+TEST_CASE("plan --percentile 99 --disaggregate: the prefill pool is searched, the decode pool keeps its steady count") {
+  const auto p = plan("gamma:4", true);
+  CHECK(p["feasible"] == true);
+  CHECK(p["prefill_replicas"].get<long>() >= p["steady_replicas"].get<long>());
+  CHECK(p["gpus"].get<long>() == p["replicas"].get<long>() + p["prefill_replicas"].get<long>());
+  CHECK(p["ttft_percentile_s"].get<double>() <= 0.5);
+  // Colocated, nothing is a prefill replica.
+  CHECK(plan("poisson")["prefill_replicas"] == 0);
+}
+
+TEST_CASE("plan: --percentile out of range, or --arrivals without it, is refused by name") {
   const std::vector<std::string> base{"plan", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--rate", "10"};
   const auto with = [&](std::vector<std::string> extra) {
     std::vector<std::string> a = base;
@@ -58,7 +70,6 @@ TEST_CASE("plan: --percentile out of range, with --disaggregate, or --arrivals w
     return run_cli(a);
   };
   check_error(with({"--percentile", "100"}), "--percentile", "must be 50 to below 100");
-  check_error(with({"--percentile", "99", "--disaggregate"}), "--percentile", "not with --disaggregate");
   check_error(with({"--arrivals", "gamma:4"}), "--arrivals", "only with --percentile");
   check_error(with({"--percentile", "99", "--arrivals", "weibull"}), "--arrivals", "not poisson or gamma:CV");
   check_error(with({"--percentile", "99", "--confidence", "0.9"}), "--confidence", "not with --percentile");
