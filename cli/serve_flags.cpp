@@ -164,13 +164,18 @@ Traffic traffic(const ServeFlags& f, double rate, long block_tokens) {
     if (rate > 0 || !f.prompt.empty() || !f.gen.empty()) {
       throw InputError(fmt::format("--arrivals {}: a trace gives the arrivals and lengths; drop --rate, --prompt and --gen", f.arrivals));
     }
-    for (const TraceRow& row : read_trace(f.arrivals)) {
+    const std::vector<TraceRow> rows = read_trace(f.arrivals);
+    for (const TraceRow& row : rows) {
       if (row.arrival >= duration) break;
       const long cached = std::max(row.cached, serve::cached_tokens(row.prompt, f.prefix_hit, block_tokens));
       t.requests.push_back({row.arrival, row.prompt, row.output, cached});
     }
     t.trace = true;
-    t.description = fmt::format("trace {} ({} requests in {:g} s)", f.arrivals, t.requests.size(), duration);
+    t.description = fmt::format("trace {}: {} requests arriving before {:g} s", f.arrivals, t.requests.size(), duration);
+    if (t.requests.size() < rows.size()) {
+      t.description += fmt::format(" (--duration leaves out the {} after)", rows.size() - t.requests.size());
+    }
+    if (t.requests.empty()) throw InputError(fmt::format("--duration: no request of {} arrives before {:g} s", f.arrivals, duration));
     return t;
   }
   ArrivalProcess a;
@@ -187,6 +192,9 @@ Traffic traffic(const ServeFlags& f, double rate, long block_tokens) {
   if (f.prompt.empty() || f.gen.empty()) throw InputError(fmt::format("--{}: required without a trace", f.prompt.empty() ? "prompt" : "gen"));
   const LengthDistribution prompt = length_flag(f.prompt, "prompt"), gen = length_flag(f.gen, "gen");
   t.requests = serve::generate(a, rate, duration, prompt, gen, f.prefix_hit, block_tokens, static_cast<std::uint64_t>(f.seed));
+  if (t.requests.empty()) {
+    throw InputError(fmt::format("--rate x --duration: no request arrives in {:g} s at {:g} a second (seed {})", duration, rate, f.seed));
+  }
   t.description = fmt::format("{} at {:g} req/s for {:g} s, prompt {}, output {}, seed {}",
                               a.kind == ArrivalProcess::Kind::poisson ? "Poisson" : fmt::format("gamma (CV {:g})", a.cv),
                               rate, duration, describe(prompt), describe(gen), f.seed);

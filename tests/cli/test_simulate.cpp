@@ -54,6 +54,9 @@ TEST_CASE("simulate reads a trace: every row served, cached prefixes skipped, th
   // One output token: no gap between tokens, so TPOT is over the other four.
   const auto table = run_cli(sim({"--arrivals", data_file("traces/small.csv")}));
   CHECK_THAT(table.out, Catch::Contains("served 5, dropped 0"));
+  // --duration cuts a trace, and says so.
+  const auto cut = run_cli(sim({"--arrivals", data_file("traces/small.csv"), "--duration", "0.3s"}));
+  CHECK_THAT(cut.out, Catch::Contains("4 requests arriving before 0.3 s (--duration leaves out the 1 after)"));
   CHECK_THAT(table.out, Catch::Contains("1536 prompt tokens from the prefix cache"));
 }
 
@@ -96,6 +99,7 @@ TEST_CASE("simulate: each bad flag is refused by name with exit 2") {
   check_error(with({"--duration", "10"}), "--duration", "no unit");
   check_error(with({"--ttft", "fast"}), "--ttft", "");
   check_error(with({"--seed", "-1"}), "--seed", "at least 0");
+  check_error(with({"--rate", "0.001", "--duration", "1s"}), "--rate x --duration", "no request arrives");
   check_error(run_cli({"simulate", "--model", test::example_file("7b.yaml"), "--gpu", "h100-sxm", "--rate", "1",
                        "--prompt", "1", "--gen", "1"}),
               "--model", "known only by its size");
