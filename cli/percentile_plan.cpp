@@ -74,7 +74,8 @@ class Checker {
     // A prefill replica's work ends with the first token.
     const auto out = pool_.prefill_only ? 1.0 : static_cast<double>(plan_.workload.gen_tokens);
     const LengthDistribution gen{LengthDistribution::Kind::fixed, out, 0};
-    const double span = std::max(duration_, 5000 / rate);
+    // At least 5000 requests, for a 99th percentile of 50 above it; at most 200 000 a check.
+    const double span = std::min(std::max(duration_, 5000 / rate), 200000 / rate);
     const auto requests = generate(arrivals, rate, span, prompt, gen, 0, config_.block_tokens,
                                    static_cast<std::uint64_t>(args_.seed));
     const SimResult r = simulate(requests, cost_, config_, target_.sizing.bound ? Timing::bound : Timing::expected);
