@@ -8,6 +8,7 @@
 
 #include "model/scans.hpp"
 #include "report/human_units.hpp"
+#include "report/layout_label.hpp"
 #include "report/weight_formats.hpp"
 
 namespace roofline::chart {
@@ -32,7 +33,7 @@ double decade_above(double v) { return std::pow(10.0, std::ceil(std::log10(v) - 
 std::string subtitle(const Report& r) {
   const Workload& w = r.workload;
   return fmt::format("{} on {} · batch {} · context {} · {} weights{}", r.model.spec.name, r.gpu.spec.name, w.batch,
-                     w.context_tokens, block_format_name(r), w.tp > 1 ? fmt::format(" · tp {}", w.tp) : "");
+                     w.context_tokens, block_format_name(r), gpus(w) > 1 ? " · " + report::layout_label(w) : "");
 }
 
 Marker op_marker(std::string_view phase, const OpResult& op, Color color, char glyph) {

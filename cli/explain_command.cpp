@@ -67,8 +67,10 @@ void explain_expected(const Report& r, Writer& w) {
                       fmt::arg("fmt", r.workload.precision.block_format() ? name(*r.workload.precision.block_format())
                                                                           : std::string_view("quantized")));
   }
-  if (r.workload.tp > 1) {
-    comm = fmt::format(fmt::runtime(p.expected_comm), fmt::arg("ar", human(e.comm)), fmt::arg("hops", 2 * (r.workload.tp - 1)));
+  if (gpus(r.workload) > 1) {
+    double hops = 0;
+    for (const OpResult& o : r.decode.step.ops) hops += o.comm.hops * o.cost.comm_calls;
+    comm = fmt::format(fmt::runtime(p.expected_comm), fmt::arg("ar", human(e.comm)), fmt::arg("hops", hops));
   }
   w.say(p.expected, fmt::arg("exp", human(e.time)), fmt::arg("low", human(e.low)), fmt::arg("high", human(e.high)),
         fmt::arg("step", human(r.decode.step.time)), fmt::arg("mem", human(e.memory)),

@@ -13,6 +13,7 @@
 #include "io/input_error.hpp"
 #include "io/units_parse.hpp"
 #include "report/human_units.hpp"
+#include "report/layout_label.hpp"
 #include "report/report_csv.hpp"
 #include "report/report_json.hpp"
 #include "report/sink.hpp"
@@ -158,6 +159,10 @@ Row size(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& t, const Per
     row.reason = s.reason;
     return row;
   }
+  if (const auto why = unsupported(s.workload)) {
+    row.reason = "not simulated: " + *why;
+    return row;
+  }
   row.closed_form = closed_form_replicas(pool_of(s), t, cv, a.percentile / 100);
   Checker c(m, s, t, a, duration);
   const auto check = [&](long n) { return c.at(t.requests_per_s / static_cast<double>(n), per_replica(cv, n)); };
@@ -186,7 +191,7 @@ Row size(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& t, const Per
 bool disaggregated(const Row& r) { return r.steady->plan.prefill_replicas > 0; }
 
 long gpus(const Row& r) {
-  return (r.replicas + (disaggregated(r) ? r.steady->plan.replicas : 0)) * r.steady->workload.tp;
+  return (r.replicas + (disaggregated(r) ? r.steady->plan.replicas : 0)) * gpus(r.steady->workload);
 }
 
 struct Column {
@@ -197,6 +202,8 @@ struct Column {
 const std::array kColumns = {
     Column{"gpu", [](const Row& r) -> Cell { return std::string_view(r.steady->gpu->name); }},
     Column{"tp", [](const Row& r) -> Cell { return static_cast<long>(r.steady->workload.tp); }},
+    Column{"pp", [](const Row& r) -> Cell { return static_cast<long>(r.steady->workload.pp); }},
+    Column{"ep", [](const Row& r) -> Cell { return static_cast<long>(r.steady->workload.ep); }},
     Column{"feasible", [](const Row& r) -> Cell { return r.feasible; }},
     Column{"reason", [](const Row& r) -> Cell { return std::string_view(r.reason); }},
     Column{"batch", [](const Row& r) -> Cell { return r.steady->plan.batch; }},
@@ -227,9 +234,9 @@ class RowRecord final : public report::Record {
   }
   [[nodiscard]] std::vector<std::string> cells() const override {
     const SteadyPlan& s = *r_.steady;
-    if (!r_.feasible) return {s.gpu->name, fmt::format("{}", s.workload.tp), "-", "-", "-", "-", "-", "-", "-", "-", "cannot (below)"};
+    if (!r_.feasible) return {s.gpu->name, report::layout_label(s.workload), "-", "-", "-", "-", "-", "-", "-", "-", "cannot (below)"};
     const double rate = load_ / static_cast<double>(r_.replicas);
-    return {s.gpu->name, fmt::format("{}", s.workload.tp), fmt::format("{}", s.plan.batch),
+    return {s.gpu->name, report::layout_label(s.workload), fmt::format("{}", s.plan.batch),
             fmt::format("{}", pool_of(s).steady), fmt::format("{}", r_.closed_form),
             disaggregated(r_) ? fmt::format("{}+{}", s.plan.replicas, r_.replicas) : fmt::format("{}", r_.replicas),
             fmt::format("{}", gpus(r_)), human(Seconds(r_.at_plan.ttft)), human(Seconds(r_.at_plan.tpot)), report::three_digits(rate),
@@ -275,7 +282,7 @@ void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& p
       "pool one prompt at a time; seed {}); the cliff is the rate per replica at which P{:g} TTFT doubles",
       m.name, target.requests_per_s, a.arrivals, a.percentile, human(target.ttft), human(target.tpot),
       target.sizing.bound ? "bound" : "expected", a.seed, a.percentile);
-  const std::vector<std::string> header{"gpu", "tp", "batch", "steady", "closed form", "replicas", "GPUs", pct + " TTFT",
+  const std::vector<std::string> header{"gpu", "layout", "batch", "steady", "closed form", "replicas", "GPUs", pct + " TTFT",
                                         pct + " TPOT", "req/s/replica", "cliff req/s/replica"};
   const auto sink = report::make_sink(report::output_format(a.format), report::Shape::rows, {title, header, csv_header}, out);
   std::vector<Row> rows;
@@ -284,12 +291,13 @@ void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& p
   for (const SteadyPlan& s : plans) rows.push_back(size(m, s, target, a, cv, duration));
   for (const Row& r : rows) {
     sink->add(RowRecord(r, target.requests_per_s));
-    if (!r.feasible) sink->note(fmt::format("{} with tp {} cannot meet the target: {}", r.steady->gpu->name, r.steady->workload.tp, r.reason));
+    const std::string who = fmt::format("{} with {}", r.steady->gpu->name, report::layout_label(r.steady->workload));
+    if (!r.feasible) sink->note(fmt::format("{} cannot meet the target: {}", who, r.reason));
     if (r.feasible && disaggregated(r)) {
-      sink->note(fmt::format("{} with tp {}: disaggregated, the prefill pool is searched (replicas decode+prefill; steady, "
+      sink->note(fmt::format("{}: disaggregated, the prefill pool is searched (replicas decode+prefill; steady, "
                              "closed form and req/s/replica are the prefill pool's); the decode pool keeps the steady "
                              "plan's {} replicas and TPOT, the cache's transfer included",
-                             r.steady->gpu->name, r.steady->workload.tp, r.steady->plan.replicas));
+                             who, r.steady->plan.replicas));
     }
   }
   sink->finish();

@@ -7,7 +7,9 @@
 #include <stdexcept>
 
 #include "model/capacity_plan.hpp"
+#include "model/layouts.hpp"
 #include "report/human_units.hpp"
+#include "report/layout_label.hpp"
 #include "io/input_error.hpp"
 #include "report/report_csv.hpp"
 #include "report/report_json.hpp"
@@ -26,7 +28,7 @@ namespace {
 
 struct PlanRow {
   const GpuSpec* gpu;
-  int tp;
+  Workload layout;  // its tp, pp, ep and attention
   CapacityPlan plan;
   std::string reason;  // the plan's refusal in words; empty when feasible
   std::string sized_on;
@@ -56,7 +58,11 @@ struct PlanColumn {
 // The plan's columns, once, for both CSV and JSON.
 const std::array kPlanColumns = {
     PlanColumn{"gpu", "gpu_name", [](const PlanRow& r) -> Cell { return std::string_view(r.gpu->name); }},
-    PlanColumn{"tp", "tp", [](const PlanRow& r) -> Cell { return static_cast<long>(r.tp); }},
+    PlanColumn{"tp", "tp", [](const PlanRow& r) -> Cell { return static_cast<long>(r.layout.tp); }},
+    PlanColumn{"pp", "pp", [](const PlanRow& r) -> Cell { return static_cast<long>(r.layout.pp); }},
+    PlanColumn{"ep", "ep", [](const PlanRow& r) -> Cell { return static_cast<long>(r.layout.ep); }},
+    PlanColumn{"dp_attention", "dp_attention", [](const PlanRow& r) -> Cell { return r.layout.dp_attention; }},
+    PlanColumn{"gpus_per_replica", "gpus_per_replica", [](const PlanRow& r) -> Cell { return static_cast<long>(gpus(r.layout)); }},
     PlanColumn{"sized_on", "sized_on", [](const PlanRow& r) -> Cell { return std::string_view(r.sized_on); }},
     PlanColumn{"feasible", "feasible", [](const PlanRow& r) -> Cell { return r.plan.feasible; }},
     PlanColumn{"reason", "reason", [](const PlanRow& r) -> Cell { return std::string_view(r.reason); }},
@@ -96,7 +102,7 @@ void rank(std::vector<PlanRow>& rows) {
 }
 
 std::vector<std::string> plan_header(bool disaggregate) {
-  return {"gpu", "tp", "batch", "TPOT", "TTFT", "tok/s/replica", "prefill", "req/s/replica",
+  return {"gpu", "layout", "batch", "TPOT", "TTFT", "tok/s/replica", "prefill", "req/s/replica",
           disaggregate ? "decode+prefill" : "replicas", "GPUs", "$/M tokens"};
 }
 
@@ -119,8 +125,8 @@ class PlanRecord final : public Record {
   [[nodiscard]] std::vector<std::string> cells() const override {
     const PlanRow& r = row_;
     const CapacityPlan& p = r.plan;
-    if (!p.feasible) return {r.gpu->name, fmt::format("{}", r.tp), "-", "-", "-", "-", "-", "-", "-", "-", "cannot (below)"};
-    return {r.gpu->name, fmt::format("{}", r.tp), fmt::format("{}", p.batch), human(p.tpot), human(p.ttft),
+    if (!p.feasible) return {r.gpu->name, layout_label(r.layout), "-", "-", "-", "-", "-", "-", "-", "-", "cannot (below)"};
+    return {r.gpu->name, layout_label(r.layout), fmt::format("{}", p.batch), human(p.tpot), human(p.ttft),
             three_digits(p.decode_tokens_per_s), disaggregate_ ? "own pool" : fmt::format("{:.0f}%", 100 * p.prefill_share),
             three_digits(p.requests_per_s_per_replica),
             disaggregate_ ? fmt::format("{}+{}", p.replicas, p.prefill_replicas) : fmt::format("{}", p.replicas),
@@ -132,21 +138,24 @@ class PlanRecord final : public Record {
   bool disaggregate_;
 };
 
-// What the disaggregated TTFT includes for the cache's trip between the pools.
+// What the disaggregated TPOT includes for the cache's trip between the pools.
 std::string kv_transfer_note(const PlanRow& r) {
+  const std::string who = fmt::format("{} with {}", r.gpu->name, layout_label(r.layout));
   if (!r.plan.kv_transfer_bytes) {
-    return fmt::format("{} with tp {}: the model is known only by its size, so the KV cache it sends between the pools "
-                       "is not priced (TPOT leaves it out)", r.gpu->name, r.tp);
+    return who + ": the model is known only by its size, so the KV cache it sends between the pools is not priced "
+                 "(TPOT leaves it out)";
   }
-  const std::string what = fmt::format("{} with tp {}: each request's prompt cache ({}) goes from the prefill to the decode pool",
-                                       r.gpu->name, r.tp, human(*r.plan.kv_transfer_bytes));
+  const std::string what =
+      who + fmt::format(": each request's prompt cache ({}) goes from the prefill to the decode pool",
+                        human(*r.plan.kv_transfer_bytes));
   if (!r.plan.kv_transfer) return what + "; the GPU names no interconnect, so its time is not priced (TPOT leaves it out)";
   return what + fmt::format(" in {} over the GPU's interconnect, before the second token: TPOT carries it over the "
                             "gen - 1 gaps (over a network between nodes it is slower)",
                             human(*r.plan.kv_transfer));
 }
 
-void print(const std::vector<PlanRow>& rows, const PlanArgs& a, const ModelSpec& m, const Workload& w, std::ostream& out) {
+void print(const std::vector<PlanRow>& rows, const PlanArgs& a, const ModelSpec& m, const Workload& w, int too_big,
+           std::ostream& out) {
   const std::string title = fmt::format("{}: {} requests/s, {} prompt + {} generated tokens, TTFT ≤ {}, TPOT ≤ {}{}; {}",
                                         m.name, a.rate, w.prompt_tokens, w.gen_tokens, a.ttft, a.tpot,
                                         a.disaggregate ? ", prefill and decode in separate pools" : "",
@@ -154,9 +163,12 @@ void print(const std::vector<PlanRow>& rows, const PlanArgs& a, const ModelSpec&
   const auto sink = make_sink(output_format(a.format), Shape::rows, {title, plan_header(a.disaggregate), append_plan_csv_header}, out);
   for (const PlanRow& r : rows) {
     sink->add(PlanRecord(r, a.disaggregate));
-    if (!r.plan.feasible) sink->note(fmt::format("{} with tp {} cannot meet the target: {}", r.gpu->name, r.tp, r.reason));
+    if (!r.plan.feasible) {
+      sink->note(fmt::format("{} with {} cannot meet the target: {}", r.gpu->name, layout_label(r.layout), r.reason));
+    }
     if (a.disaggregate && r.plan.feasible) sink->note(kv_transfer_note(r));
   }
+  if (too_big > 0) sink->note(fmt::format("{} layouts searched leave no room for one sequence beside the weights", too_big));
   sink->finish();
 }
 
@@ -183,6 +195,9 @@ void add_plan_options(Options& o, PlanArgs& a) {
         "size on the expected times' quantile: 0.5 the central estimate, 0.9 the pessimistic end of the 10-90% interval")
       .show_default();
   o.flag("--bound", a.bound, "size on the roofline bound itself (optimistic: no system reaches it)");
+  o.flag("--search", a.search,
+         "rank every layout of each GPU that holds the weights: tp up to the interconnect's domain (whole domains "
+         "beyond it with a network), pp 1-8, and for models with experts ep = tp with and without --dp-attention");
   o.add("--format,-f", a.format, "table, markdown, csv, json or jsonl").one_of(output_format_names()).show_default();
   o.add("--percentile", a.percentile.percentile,
         "size so that this percentile of TTFT and TPOT meets the targets under --arrivals, confirmed by simulation");
@@ -194,7 +209,7 @@ void add_plan_options(Options& o, PlanArgs& a) {
 void run_plan(const PlanArgs& a, std::ostream& out) {
   if (a.workload.model.empty() || a.workload.gpu.empty()) throw InputError("plan: --model and --gpu are required");
   const WorkloadAxes x = parse_workload(a.workload);
-  x.require_one({WorkloadFlag::gpu, WorkloadFlag::tp});
+  x.require_one({WorkloadFlag::gpu, WorkloadFlag::tp, WorkloadFlag::pp, WorkloadFlag::ep});
   // A billion requests a second is beyond any fleet: past it the rate is a typo, and replicas
   // counted from it would not fit a count.
   constexpr double kMaxRate = 1e9, kMaxPrice = 1e6;
@@ -220,23 +235,42 @@ void run_plan(const PlanArgs& a, std::ostream& out) {
                     Seconds(quantity_flag(a.tpot, Dimension::time, "tpot")), std::nullopt, a.disaggregate,
                     Sizing{a.bound, a.confidence}};
 
-  // Every flag holds one value but the GPUs and tp sizes compared: a product over those two.
+  // Every flag holds one value but the GPUs and layouts compared: a product over those, or with
+  // --search every layout each GPU can hold the weights in.
   std::vector<std::size_t> index(kWorkloadFlags, 0);
   std::vector<PlanRow> rows;
-  std::vector<SteadyPlan> steady;
+  auto add = [&](const GpuSpec& g, const Workload& w) {
+    CapacityPlan plan = plan_capacity(m, g, w, target);
+    std::string reason = plan.why_not ? infeasible_text(*plan.why_not) : std::string();
+    std::string sized_on = sizing_name(plan.sizing);
+    rows.push_back({&g, w, std::move(plan), std::move(reason), std::move(sized_on)});
+  };
+  int too_big = 0;
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     if (!a.prices.empty()) target.price_per_gpu_hour = a.prices.size() == 1 ? a.prices[0] : a.prices[i];
     index[static_cast<std::size_t>(WorkloadFlag::gpu)] = i;
-    for (std::size_t t = 0; t < x.tp.size(); ++t) {
-      index[static_cast<std::size_t>(WorkloadFlag::tp)] = t;
-      const Workload w = workload_at(x, index, m);
-      require_valid(w, m, gpus[i]);
-      CapacityPlan plan = plan_capacity(m, gpus[i], w, target);
-      std::string reason = plan.why_not ? infeasible_text(*plan.why_not) : std::string();
-      std::string sized_on = sizing_name(plan.sizing);
-      steady.push_back({&gpus[i], w, plan, reason});
-      rows.push_back({&gpus[i], w.tp, std::move(plan), std::move(reason), std::move(sized_on)});
+    if (a.search) {
+      int skipped = 0;
+      for (const Workload& w : candidate_layouts(m, gpus[i], workload_at(x, index, m), &skipped)) add(gpus[i], w);
+      too_big += skipped;
+      continue;
     }
+    for (std::size_t t = 0; t < x.tp.size(); ++t) {
+      for (std::size_t s = 0; s < x.pp.size(); ++s) {
+        for (std::size_t e = 0; e < x.ep.size(); ++e) {
+          index[static_cast<std::size_t>(WorkloadFlag::tp)] = t;
+          index[static_cast<std::size_t>(WorkloadFlag::pp)] = s;
+          index[static_cast<std::size_t>(WorkloadFlag::ep)] = e;
+          const Workload w = workload_at(x, index, m);
+          require_valid(w, m, gpus[i]);
+          add(gpus[i], w);
+        }
+      }
+    }
+  }
+  if (a.search && rows.empty()) {
+    throw InputError(fmt::format("plan --search: no layout of up to {} GPUs holds {}'s weights on {}", kMostGpusSearched,
+                                 m.name, a.workload.gpu.size() == 1 ? gpus.front().name : "these GPUs"));
   }
   const PercentileArgs unset;
   if (a.percentile.percentile == 0 && (a.percentile.arrivals != unset.arrivals || a.percentile.duration != unset.duration ||
@@ -245,13 +279,15 @@ void run_plan(const PlanArgs& a, std::ostream& out) {
   }
   if (a.percentile.percentile != 0) {
     check_percentile(a);
+    std::vector<SteadyPlan> steady;
+    for (const PlanRow& r : rows) steady.push_back({r.gpu, r.layout, r.plan, r.reason});
     PercentileArgs p = a.percentile;
     p.format = a.format;
     print_percentile_plans(m, steady, target, p, out);
     return;
   }
   rank(rows);
-  print(rows, a, m, workload_at(x, std::vector<std::size_t>(kWorkloadFlags, 0), m), out);
+  print(rows, a, m, workload_at(x, std::vector<std::size_t>(kWorkloadFlags, 0), m), too_big, out);
 }
 
 }  // namespace roofline::cli

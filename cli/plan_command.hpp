@@ -12,7 +12,7 @@
 namespace roofline::cli {
 
 struct PlanArgs {
-  WorkloadFlags workload;      // --gpu and --tp are lists to compare; the batch is what a plan finds
+  WorkloadFlags workload;      // --gpu, --tp, --pp and --ep are lists to compare; the batch is what a plan finds
   std::vector<double> prices;  // $/GPU-hour: one for all GPUs, or one per GPU
   double rate = 1;
   std::string ttft = "1 s";
@@ -20,6 +20,7 @@ struct PlanArgs {
   bool disaggregate = false;
   double confidence = 0.5;  // the expected time's quantile the plan sizes on
   bool bound = false;       // size on the roofline bound instead
+  bool search = false;      // rank every layout (tp × pp × ep, data-parallel attention) that fits
   std::string format = "table";
   PercentileArgs percentile;  // --percentile: size on a latency percentile under an arrival process
 };

@@ -121,6 +121,7 @@ Replica replica(const ServeFlags& f, std::string_view command) {
   check_range(f.block_tokens, 1, 4096, "block-tokens");
   Replica r{one_point(f.workload, command), {}, {}, {}};
   if (const auto why = serve::unsupported(r.point.model)) throw InputError(fmt::format("--model: {}", *why));
+  if (const auto why = serve::unsupported(r.point.workload)) throw InputError(*why);
   if (!f.speculative.empty()) {
     SpeculativeFlag spec = speculative_flag(f.speculative);
     r.config.speculation = spec.speculation;

@@ -100,7 +100,7 @@ Point predict(const Report& r, const PhaseResult& phase, std::string name, long 
   const PhaseResult products = products_of(phase);
   ExpectedModel m = r.gpu.spec.expected_model();
   m.step = Seconds(0);
-  return {std::move(name), batch, products.time, expected_phase(products, m, r.gpu.ceilings, std::nullopt, 1), {}, {},
+  return {std::move(name), batch, products.time, expected_phase(products, m, r.gpu.ceilings), {}, {},
           products.bound};
 }
 

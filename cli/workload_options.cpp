@@ -17,8 +17,8 @@ using namespace io;
 namespace {
 
 constexpr std::array<std::string_view, kWorkloadFlags> kNames = {
-    "model", "gpu", "attention", "reserve", "tp", "weights", "lm-head", "group-size", "kv", "activations", "compute",
-    "prompt", "gen", "context", "batch"};
+    "model", "gpu", "attention", "reserve", "tp", "pp", "ep", "weights", "lm-head", "group-size", "kv", "activations",
+    "compute", "prompt", "gen", "context", "batch"};
 
 // A format flag: empty means "follow the model"; a typo is an InputError naming the flag.
 std::optional<DType> dtype_flag(const std::string& value, std::string_view flag) {
@@ -113,7 +113,19 @@ void add_workload_options(Options& o, WorkloadFlags& f, std::initializer_list<Wo
   if (wants(group_size)) {
     o.add("--group-size", f.group_size, "weights per scale of int4, awq, gptq and fp4 [the checkpoint's, or 128]");
   }
-  if (wants(tp)) o.add("--tp", f.tp, "tensor-parallel GPUs").show_default();
+  if (wants(tp)) o.add("--tp", f.tp, "tensor-parallel GPUs (of each pipeline stage)").show_default();
+  if (wants(pp)) {
+    o.add("--pp", f.pp, "pipeline stages, each on --tp GPUs of its own").show_default();
+    o.add("--microbatches", f.microbatches, "micro-batches a pass is split into through the pipeline [min(pp, batch)]");
+  }
+  if (wants(ep)) {
+    o.add("--ep", f.ep, "GPUs of a stage the routed experts are sharded over (--tp a multiple of it)").show_default();
+    o.flag("--dp-attention", f.dp_attention,
+          "attention, dense FFNs and shared experts data-parallel over the stage's GPUs, routed experts over --ep = --tp "
+          "(DeepSeek-style)");
+    o.add("--expert-imbalance", f.expert_imbalance,
+          "the busiest GPU's expert rows over the mean under --ep (1: perfectly balanced)").show_default();
+  }
   if (wants(attention)) {
     o.add("--attention", f.attention, "attention kernel: flash (scores on chip) or naive").one_of({"flash", "naive"}).show_default();
   }
@@ -121,9 +133,10 @@ void add_workload_options(Options& o, WorkloadFlags& f, std::initializer_list<Wo
 }
 
 std::array<std::size_t, kWorkloadFlags> WorkloadAxes::sizes() const {
-  return {model.size(),      gpu.size(),         attention.size(), reserve.size(), tp.size(),
-          weights.size(),    lm_head.size(),     group_size.size(), kv.size(),      activations.size(),
-          compute.size(),    prompt.size(),      gen.size(),       context.size(), batch.size()};
+  return {model.size(),   gpu.size(),     attention.size(), reserve.size(),    tp.size(),
+          pp.size(),      ep.size(),      weights.size(),   lm_head.size(),    group_size.size(),
+          kv.size(),      activations.size(), compute.size(), prompt.size(),   gen.size(),
+          context.size(), batch.size()};
 }
 
 void WorkloadAxes::require_one(std::initializer_list<WorkloadFlag> lists) const {
@@ -145,6 +158,17 @@ WorkloadAxes parse_workload(const WorkloadFlags& f) {
   x.reserve = f.reserve;
   static_assert(kMaxTp <= std::numeric_limits<int>::max() && kMaxGroupSize <= std::numeric_limits<int>::max());
   x.tp = counts(f.tp, "tp", kMaxTp, "GPUs");
+  x.pp = counts(f.pp, "pp", kMaxTp, "stages");
+  x.ep = counts(f.ep, "ep", kMaxTp, "GPUs");
+  if (f.microbatches < 0 || f.microbatches > kMaxBatch) {
+    throw InputError(fmt::format("--microbatches: must be 1 … {}, got {}", kMaxBatch, f.microbatches));
+  }
+  if (!(f.expert_imbalance >= 1 && f.expert_imbalance <= static_cast<double>(kMaxTp))) {
+    throw InputError(fmt::format("--expert-imbalance: must be 1 … ep, got {}", f.expert_imbalance));
+  }
+  x.dp_attention = f.dp_attention;
+  x.microbatches = f.microbatches;
+  x.expert_imbalance = f.expert_imbalance;
   x.weights = weight_format_list(f.weights, "weights");
   x.lm_head = weight_format_list(f.lm_head, "lm-head");
   x.group_size = optional_list(f.group_size.empty() ? std::vector<long>{} : counts(f.group_size, "group-size", kMaxGroupSize, "weights"));
@@ -167,6 +191,11 @@ Workload workload_at(const WorkloadAxes& x, std::span<const std::size_t> i, cons
   w.gen_tokens = at(x.gen, gen);
   w.context_tokens = at(x.context, context).value_or(default_context(w.prompt_tokens, w.gen_tokens));
   w.tp = static_cast<int>(at(x.tp, tp));
+  w.pp = static_cast<int>(at(x.pp, pp));
+  w.ep = static_cast<int>(at(x.ep, ep));
+  w.dp_attention = x.dp_attention;
+  w.microbatches = static_cast<int>(x.microbatches);
+  w.expert_imbalance = x.expert_imbalance;
   w.attention = at(x.attention, attention);
   w.reserve_fraction = at(x.reserve, reserve);
   const std::optional<long> group = at(x.group_size, group_size);

@@ -21,10 +21,10 @@ namespace roofline::cli {
 
 // The flags, in the order a sweep nests them: the first outermost, batch varying fastest.
 enum class WorkloadFlag {
-  model, gpu, attention, reserve, tp, weights, lm_head, group_size, kv, activations, compute, prompt, gen, context,
-  batch
+  model, gpu, attention, reserve, tp, pp, ep, weights, lm_head, group_size, kv, activations, compute, prompt, gen,
+  context, batch
 };
-inline constexpr std::size_t kWorkloadFlags = 15;
+inline constexpr std::size_t kWorkloadFlags = 17;
 static_assert(static_cast<std::size_t>(WorkloadFlag::batch) + 1 == kWorkloadFlags, "one count per flag");
 
 [[nodiscard]] std::string_view flag_name(WorkloadFlag f);  // "group-size"
@@ -34,7 +34,7 @@ static_assert(static_cast<std::size_t>(WorkloadFlag::batch) + 1 == kWorkloadFlag
 // 64 bits of a long and the 53 exact bits of a double.
 inline constexpr long kMaxBatch = 10'000'000;       // --batch: 10^7 sequences
 inline constexpr long kMaxTokens = 1'000'000'000;   // --prompt, --gen, --context: 10^9 tokens each
-inline constexpr long kMaxTp = 65'536;              // --tp: GPUs in one tensor-parallel group
+inline constexpr long kMaxTp = 65'536;              // --tp: GPUs in one tensor-parallel group; --pp, --ep too
 inline constexpr long kMaxGroupSize = 1L << 30;     // --group-size: weights per scale
 
 // The flags as typed, each a list of items.
@@ -42,8 +42,12 @@ struct WorkloadFlags {
   std::vector<std::string> model{}, gpu{};
   std::vector<std::string> attention{"flash"};
   std::vector<double> reserve{0.1};
-  std::vector<std::string> tp{"1"}, weights{}, lm_head{}, group_size{}, kv{}, activations{}, compute{};
+  std::vector<std::string> tp{"1"}, pp{"1"}, ep{"1"}, weights{}, lm_head{}, group_size{}, kv{}, activations{}, compute{};
   std::vector<std::string> prompt{"512"}, gen{"256"}, context{}, batch{"1"};
+  // The layout's other choices: one value for every point.
+  bool dp_attention = false;
+  long microbatches = 0;
+  double expert_imbalance = 1.0;
 };
 
 // Declares every flag but those in `omit`: the ones a command decides itself (plan finds the
@@ -55,7 +59,10 @@ struct WorkloadAxes {
   std::vector<std::string> model, gpu;
   std::vector<AttentionKernel> attention;
   std::vector<double> reserve;
-  std::vector<long> tp;
+  std::vector<long> tp, pp, ep;
+  bool dp_attention = false;
+  long microbatches = 0;
+  double expert_imbalance = 1.0;
   std::vector<std::optional<WeightFormat>> weights, lm_head;
   std::vector<std::optional<long>> group_size;
   std::vector<std::optional<DType>> kv, activations, compute;

@@ -12,8 +12,26 @@
 
 namespace roofline {
 
+// How the GPUs of one scale-up domain (a node; a rack for NVL72) reach each other.
+//   switched: each GPU has `bandwidth` into a switch (NVLink Switch): any group gets all of it.
+//   mesh: each GPU has `links` links of `bandwidth`, one to each peer (Infinity Fabric on
+//         MI300X: 7 × 64 GB/s): a group of k GPUs uses k − 1 of them, a pair one.
+//   pcie: each GPU has `bandwidth` to a PCIe switch or the host bridge.
+enum class Topology { switched, mesh, pcie };
+inline constexpr int kTopologyCount = 3;
+
 struct Interconnect {
-  BytesPerSecond bandwidth;  // per direction, per GPU
+  BytesPerSecond bandwidth;  // per direction: per GPU (switched, pcie) or per link (mesh)
+  Seconds latency;           // of one transfer
+  Topology topology = Topology::switched;
+  int links = 1;   // mesh: links per GPU, one to each peer
+  int domain = 8;  // GPUs the fabric joins; a larger group needs the network between domains
+};
+
+// The network between domains (InfiniBand, RoCE): per GPU, per direction (a 400 Gb/s NIC per GPU
+// is 50 GB/s).
+struct Network {
+  BytesPerSecond bandwidth;
   Seconds latency;
 };
 
@@ -51,6 +69,7 @@ struct GpuSpec {
   BytesPerSecond memory_bandwidth;
   PeakTable peak{};
   std::optional<Interconnect> interconnect;
+  std::optional<Network> network;
   Efficiency efficiency;
   std::optional<Calibration> calibration;
   // How far kernels fall short of this GPU's ceilings; absent: the published fit

@@ -11,10 +11,4 @@ std::string_view name(Bound b) {
   return "memory";
 }
 
-Seconds ring_allreduce_time(Bytes buffer, int ranks, BytesPerSecond link_bandwidth, Seconds latency) {
-  if (ranks <= 1) return Seconds(0);
-  const double share = 2.0 * (ranks - 1) / ranks;
-  return buffer * share / link_bandwidth + latency;
-}
-
 }  // namespace roofline

@@ -28,9 +28,4 @@ struct RooflineTime {
   return {flops / c.peak, bytes / c.bandwidth};
 }
 
-// A ring all-reduce over `ranks` GPUs moves 2(ranks-1)/ranks of the buffer over each link
-// (Patarasuk & Yuan 2009), plus one link latency per call.
-[[nodiscard]] Seconds ring_allreduce_time(Bytes buffer, int ranks, BytesPerSecond link_bandwidth,
-                                          Seconds latency);
-
 }  // namespace roofline

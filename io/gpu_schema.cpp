@@ -17,6 +17,10 @@ struct InInterconnect {
   using Spec = GpuSpec;
   static auto& of(auto& g) { return *g.interconnect; }
 };
+struct InNetwork {
+  using Spec = GpuSpec;
+  static auto& of(auto& g) { return *g.network; }
+};
 struct InEfficiency {
   using Spec = GpuSpec;
   static auto& of(auto& g) { return g.efficiency; }
@@ -35,6 +39,14 @@ const ExpectedModel kFit{};
 constexpr Range kSpread{0, 5};  // log-normal spread: 0 … e^(±6.4) at 10–90%
 constexpr Range kOverlap{1, 100};   // 1: the sum; 100: the larger time within 0.7%
 constexpr Range kSkinnyRows{0, 1e5};  // beyond any batch or prompt a GEMM is run at
+constexpr Range kLinks{1, 64};
+constexpr Range kDomain{1, 1e5};  // GPUs of one fabric: 8 in a node, 72 in an NVL72 rack
+
+// In the order of `Topology`.
+constexpr std::array kTopologies = {
+    Word{"switch", "each GPU has `bandwidth` into a switch (NVLink Switch): any group gets all of it"},
+    Word{"mesh", "each GPU has `links` links of `bandwidth`, one to each peer (Infinity Fabric): k GPUs use k - 1"},
+    Word{"pcie", "each GPU has `bandwidth` to a PCIe switch"}};
 
 using F = Field<GpuSpec>;
 
@@ -42,6 +54,11 @@ void check(const MapReader& r, const GpuSpec& g) {
   if (std::none_of(g.peak.begin(), g.peak.end(), [](const auto& p) { return p.has_value(); }) && r.has("compute")) {
     const MapReader compute = r.child("compute", {});
     if (compute.has("peak")) compute.fail("peak", "needs at least one dtype, like fp16: \"312 TFLOPS\"");
+  }
+  if (g.network && !g.interconnect) r.fail("network", "needs `interconnect:` too: groups within a domain use it");
+  if (g.interconnect && g.interconnect->topology != Topology::mesh && r.has("interconnect")) {
+    const MapReader link = r.child("interconnect", {});
+    if (link.has("links")) link.fail("links", "is for `topology: mesh` only: a switch gives each GPU one `bandwidth`");
   }
 }
 
@@ -63,6 +80,22 @@ const Schema<GpuSpec>& gpu_schema() {
         .access = member<InInterconnect, &Interconnect::bandwidth>(), .dimension = Dimension::bandwidth},
       F{.key = "latency", .kind = Kind::quantity, .need = Need::required, .doc = "of one transfer",
         .access = member<InInterconnect, &Interconnect::latency>(), .dimension = Dimension::time},
+      F{.key = "topology", .kind = Kind::choice, .need = Need::optional,
+        .doc = "how the GPUs of a domain are joined; absent: switch", .access = member<InInterconnect, &Interconnect::topology>(),
+        .fallback = Choice{0}, .words = kTopologies},
+      F{.key = "links", .kind = Kind::small_count, .need = Need::optional,
+        .doc = "mesh: links per GPU, one to each peer (`bandwidth` is one link's)",
+        .access = member<InInterconnect, &Interconnect::links>(), .range = kLinks, .fallback = 1L},
+      F{.key = "domain", .kind = Kind::small_count, .need = Need::optional,
+        .doc = "GPUs the fabric joins (8 in a node, 72 in an NVL72 rack); larger groups need `network`; absent: 8",
+        .access = member<InInterconnect, &Interconnect::domain>(), .range = kDomain, .fallback = 8L},
+  };
+  static const std::array network = {
+      F{.key = "bandwidth", .kind = Kind::quantity, .need = Need::required,
+        .doc = "per direction, per GPU (a 400 Gb/s NIC each: 50 GB/s)",
+        .access = member<InNetwork, &Network::bandwidth>(), .dimension = Dimension::bandwidth},
+      F{.key = "latency", .kind = Kind::quantity, .need = Need::required, .doc = "of one transfer between domains",
+        .access = member<InNetwork, &Network::latency>(), .dimension = Dimension::time},
   };
   static const std::array efficiency = {
       F{.key = "memory", .kind = Kind::fraction, .need = Need::optional,
@@ -152,6 +185,10 @@ const Schema<GpuSpec>& gpu_schema() {
         .doc = "the link between GPUs; needed for `--tp` > 1", .fields = interconnect,
         .present = [](const GpuSpec& g) { return g.interconnect.has_value(); },
         .create = [](GpuSpec& g) { g.interconnect.emplace(); }, .flow = true},
+      F{.key = "network", .kind = Kind::section, .need = Need::optional,
+        .doc = "the network between domains (InfiniBand, RoCE); needed for groups larger than `interconnect.domain`",
+        .fields = network, .present = [](const GpuSpec& g) { return g.network.has_value(); },
+        .create = [](GpuSpec& g) { g.network.emplace(); }, .flow = true},
       F{.key = "efficiency", .kind = Kind::section, .need = Need::optional,
         .doc = "the reachable share of the datasheet figures", .fields = efficiency, .flow = true},
       F{.key = "calibration", .kind = Kind::section, .need = Need::optional,

@@ -24,12 +24,14 @@ struct Latency {
 // with each step; a new request waits its prefill, plus (colocated) the step in flight.
 // Disaggregated, the prefill pool returns the first token and the second waits for the prompt's
 // cache to reach the decode pool (`handoff`, Splitwise's second-token delay): gen − 1 gaps share it.
-Latency latency_at(const ModelSpec& m, const GpuSpec& g, Workload w, long batch, Seconds prefill, bool colocated,
-                   const Sizing& sizing, Seconds handoff = Seconds(0)) {
+// `prefill`: one request's prefill as it waits for it; `per_request`: what it costs the replica
+// (less under data-parallel attention, whose ranks prefill a request each at once).
+Latency latency_at(const ModelSpec& m, const GpuSpec& g, Workload w, long batch, Seconds prefill, Seconds per_request,
+                   bool colocated, const Sizing& sizing, Seconds handoff = Seconds(0)) {
   w.batch = batch;
   const Seconds step = sizing.time(evaluate(m, g, w).decode.step);
   if (!colocated) return {step, step + handoff / static_cast<double>(std::max(1L, w.gen_tokens - 1)), prefill};
-  return {step, step + prefill * (static_cast<double>(batch) / static_cast<double>(w.gen_tokens)), prefill + step};
+  return {step, step + per_request * (static_cast<double>(batch) / static_cast<double>(w.gen_tokens)), prefill + step};
 }
 
 bool meets(const Latency& l, const LoadTarget& t) { return l.tpot <= t.tpot && l.ttft <= t.ttft; }
@@ -37,12 +39,12 @@ bool meets(const Latency& l, const LoadTarget& t) { return l.tpot <= t.tpot && l
 // The largest batch in [1, limit] that meets both targets; 0 if none. Both latencies grow with
 // the batch, so a binary search finds the edge.
 long largest_batch(const ModelSpec& m, const GpuSpec& g, const Workload& w, long limit, Seconds prefill,
-                   bool colocated, const LoadTarget& target, Seconds handoff) {
-  if (!meets(latency_at(m, g, w, 1, prefill, colocated, target.sizing, handoff), target)) return 0;
+                   Seconds per_request, bool colocated, const LoadTarget& target, Seconds handoff) {
+  if (!meets(latency_at(m, g, w, 1, prefill, per_request, colocated, target.sizing, handoff), target)) return 0;
   long lo = 1, hi = limit;
   while (lo < hi) {
     const long mid = lo + (hi - lo + 1) / 2;
-    if (meets(latency_at(m, g, w, mid, prefill, colocated, target.sizing, handoff), target)) {
+    if (meets(latency_at(m, g, w, mid, prefill, per_request, colocated, target.sizing, handoff), target)) {
       lo = mid;
     } else {
       hi = mid - 1;
@@ -71,6 +73,14 @@ CapacityPlan plan_capacity(const ModelSpec& m, const GpuSpec& g, const Workload&
   const Report single = evaluate(m, g, one);
   p.sizing = target.sizing;
   p.prefill = target.sizing.time(single.prefill);
+  // Under data-parallel attention each of the tp ranks prefills its own request: tp prefills
+  // take about as long as one, and each costs the replica a tp-th of that.
+  Seconds per_request = p.prefill;
+  if (base.dp_attention) {
+    Workload ranks = base;
+    ranks.batch = base.tp;
+    per_request = target.sizing.time(evaluate(m, g, ranks).prefill) / static_cast<double>(base.tp);
+  }
   p.max_batch = single.memory.max_batch;
   const bool colocated = !target.disaggregate;
   const double gen = static_cast<double>(base.gen_tokens);
@@ -87,8 +97,9 @@ CapacityPlan plan_capacity(const ModelSpec& m, const GpuSpec& g, const Workload&
     handoff = kv.time.value_or(Seconds(0));
   }
   const long limit = p.max_batch ? std::min(*p.max_batch, kLargestSearchedBatch) : kLargestSearchedBatch;
-  p.batch = largest_batch(m, g, base, limit, p.prefill, colocated, target, handoff);
-  const Latency at = latency_at(m, g, base, std::max(p.batch, 1L), p.prefill, colocated, target.sizing, handoff);
+  p.batch = largest_batch(m, g, base, limit, p.prefill, per_request, colocated, target, handoff);
+  const Latency at =
+      latency_at(m, g, base, std::max(p.batch, 1L), p.prefill, per_request, colocated, target.sizing, handoff);
   p.decode_step = at.decode_step;
   p.tpot = at.tpot;
   p.ttft = at.ttft;
@@ -102,15 +113,15 @@ CapacityPlan plan_capacity(const ModelSpec& m, const GpuSpec& g, const Workload&
   p.requests_per_s_per_replica = p.decode_tokens_per_s / gen;
   const std::optional<long> replicas = replicas_for(target.requests_per_s, p.requests_per_s_per_replica);
   const std::optional<long> prefill_replicas =
-      colocated ? std::optional<long>(0) : replicas_for(target.requests_per_s, 1.0 / p.prefill.value());
+      colocated ? std::optional<long>(0) : replicas_for(target.requests_per_s, 1.0 / per_request.value());
   if (!replicas || !prefill_replicas) {
     p.why_not = TooManyReplicas{kMostReplicas};
     return p;
   }
   p.replicas = *replicas;
   p.prefill_replicas = *prefill_replicas;
-  if (colocated) p.prefill_share = (p.prefill * (B / gen)) / p.tpot;
-  p.gpus = (p.replicas + p.prefill_replicas) * base.tp;
+  if (colocated) p.prefill_share = (per_request * (B / gen)) / p.tpot;
+  p.gpus = (p.replicas + p.prefill_replicas) * gpus(base);
   p.feasible = true;
   if (target.price_per_gpu_hour) {
     const double tokens_per_hour = target.requests_per_s * gen * 3600;

@@ -7,7 +7,10 @@
 // finish and B/gen new prefills are interleaved per decode step. A sequence therefore waits
 // T_decode(B) + (B/gen)·T_prefill per output token, and a replica serves
 // B / (gen·T_decode(B) + B·T_prefill) requests/s. TTFT ≈ T_prefill + T_decode(B): a new request
-// waits for the step in flight. Queueing delay beyond that is not modelled.
+// waits for the step in flight. Queueing delay beyond that is not modelled. A replica is one
+// layout (Workload::tp, pp, ep, dp_attention): gpus(w) GPUs. Under data-parallel attention each
+// of its tp ranks prefills a request of its own at once, so a request costs the replica
+// T_prefill(tp)/tp of its time, and waits T_prefill(tp).
 //
 // Disaggregated serving sizes two pools: prefill replicas run prefills back to back (compute-
 // bound, one request at a time), decode replicas run batches with no prefill interleaved. The

@@ -7,12 +7,10 @@ namespace roofline {
 
 namespace {
 
-// A ring all-reduce call: 2(tp−1) hops each paying hop_latency, and 2(tp−1)/tp of the buffer over
-// each link; never faster than the bound's one latency per call.
-Seconds allreduce(const OpResult& o, const ExpectedModel& m, const Interconnect& link, int tp) {
-  const double calls = o.cost.comm_calls, hops = 2.0 * (tp - 1);
-  const Seconds transfer = (o.cost.comm_bytes / calls) * (hops / tp) / link.bandwidth;
-  return std::max(o.time, (m.hop_latency * hops + transfer) * calls);
+// A collective call: each of its sequential steps (a ring all-reduce: 2(k−1)) pays hop_latency
+// beside its transfer; never faster than the bound's one latency per call.
+Seconds collective(const OpResult& o, const ExpectedModel& m) {
+  return std::max(o.time, (m.hop_latency * o.comm.hops + o.comm.transfer) * o.cost.comm_calls);
 }
 
 }  // namespace
@@ -23,12 +21,11 @@ Regime regime_of(double fixed_share, double compute_share) {
   return Regime::memory;
 }
 
-Expected expected_phase(const PhaseResult& bound, const ExpectedModel& m, const Ceilings& c,
-                        const std::optional<Interconnect>& link, int tp) {
+Expected expected_phase(const PhaseResult& bound, const ExpectedModel& m, const Ceilings& c) {
   Expected e;
   for (const OpResult& o : bound.ops) {
-    if (o.cost.comm_bytes > Bytes(0) && link) {
-      e.comm += allreduce(o, m, *link, tp);
+    if (o.bound == Bound::interconnect) {
+      e.comm += collective(o, m);
       continue;
     }
     const Bytes weights = o.cost.weight_bytes;

@@ -22,7 +22,7 @@ inline constexpr double kZ90 = 1.2815515655446004;
 // all-reduces) ≥ 30%, then compute terms ≥ 20%, else memory.
 [[nodiscard]] Regime regime_of(double fixed_share, double compute_share);
 
-[[nodiscard]] Expected expected_phase(const PhaseResult& bound, const ExpectedModel& m, const Ceilings& c,
-                                      const std::optional<Interconnect>& link, int tp);
+// From the bound's own operators: their FLOPs, bytes, launches and collectives' costs.
+[[nodiscard]] Expected expected_phase(const PhaseResult& bound, const ExpectedModel& m, const Ceilings& c);
 
 }  // namespace roofline

@@ -37,6 +37,12 @@ Block block(double layers, std::string_view label = {}) {
 
 void add(Block& b, Step s, Phases p = Phases::both) { b.steps.push_back({std::move(s), p}); }
 
+// Under data-parallel attention the steps added from `from` on run on each GPU's own sequences.
+void own_rows(Block& b, std::size_t from, bool data_parallel) {
+  if (!data_parallel) return;
+  for (std::size_t i = from; i < b.steps.size(); ++i) b.steps[i].rows = Rows::own;
+}
+
 // What a layer of this mixer sees: its window or chunk, or (DeepSeek-V3.2) the indexer's top_k.
 struct Sight {
   double window = 0, chunk = 0, top_k = 0;
@@ -188,7 +194,8 @@ void ffn(Block& b, const FfnNames& n, FfnType type, WeightClass weights, double 
 constexpr std::array<std::string_view, kMixerCount> kMixerLabels = {"", "sliding", "chunked", "linear", "ssm", ""};
 
 // The layers of one mixer kind: their norm, the mixer, and the all-reduce after its output.
-void mixer_block(LayerStack& stack, const Architecture& a, const Shard& s, Mixer kind, int layers) {
+// `s`: the attention's shard (whole weights under data-parallel attention).
+void mixer_block(LayerStack& stack, const Architecture& a, const Shard& s, Mixer kind, int layers, bool dp) {
   if (kind == Mixer::none || layers == 0) return;
   Block b = block(layers, kMixerLabels[static_cast<std::size_t>(kind)]);
   add(b, NormStep{"attn_norm", s.hidden, a.norm_params_per_element()});
@@ -199,65 +206,100 @@ void mixer_block(LayerStack& stack, const Architecture& a, const Shard& s, Mixer
   if (kind == Mixer::linear || kind == Mixer::ssm) recurrent_layer(b, s, *a.recurrent);
   else if (a.mla) latent_attention(b, s, a, sight);
   else grouped_attention(b, s, a, sight);
-  if (s.tp > 1) add(b, AllReduceStep{"allreduce_attn", s.hidden});
+  if (s.tp > 1) add(b, CollectiveStep{"allreduce_attn", Collective::all_reduce, s.hidden, 1, static_cast<int>(s.tp)});
+  own_rows(b, 0, dp);
   stack.blocks.push_back(std::move(b));
 }
 
-void ffn_blocks(LayerStack& stack, const Architecture& a, const Shard& s) {
+// The FFNs. `s`: the dense FFNs' and shared experts' shard (whole under data-parallel attention);
+// `sh`: the stage's sharding, which places the routed experts.
+void ffn_blocks(LayerStack& stack, const Architecture& a, const Shard& s, const Sharding& sh) {
   const auto counts = a.ffn_counts();
   const double norm = a.norm_params_per_element();
+  const bool dp = sh.dp_attention;
   if (const int dense = counts[static_cast<int>(FfnKind::dense)]; dense > 0) {
     Block b = block(dense);
     add(b, NormStep{"ffn_norm", s.hidden, norm});
     ffn(b, {"ffn_gate", "ffn_up", "ffn_act", "ffn_down"}, a.ffn_type, WeightClass::dense_ffn, s.hidden, s.ffn, 1, 1,
         false, a.linear_bias ? 1.0 : 0.0);
-    if (s.tp > 1) add(b, AllReduceStep{"allreduce_ffn", s.hidden});
+    if (s.tp > 1) add(b, CollectiveStep{"allreduce_ffn", Collective::all_reduce, s.hidden, 1, static_cast<int>(s.tp)});
+    own_rows(b, 0, dp);
     stack.blocks.push_back(std::move(b));
   }
   if (const int sparse = counts[static_cast<int>(FfnKind::moe)]; sparse > 0) {
     const MoeSpec& moe = *a.moe;
+    const auto experts = static_cast<double>(moe.experts), top_k = static_cast<double>(moe.top_k);
     Block b = block(sparse, "moe");
     add(b, NormStep{"ffn_norm", s.hidden, norm});
     // Routers stay in 16 bits under quantization.
-    add(b, LinearStep{.name = "moe_router", .in = s.hidden, .out = static_cast<double>(moe.experts),
-                      .weights = WeightClass::small});
+    add(b, LinearStep{.name = "moe_router", .in = s.hidden, .out = experts, .weights = WeightClass::small});
+    own_rows(b, 0, dp);
+    // Each GPU holds experts / ep experts, each split over tp / ep GPUs, and runs the stage's
+    // tokens' picks of them: top_k / ep rows a token on average, `imbalance` times that on the
+    // busiest GPU, which the others wait for.
+    const double ep = sh.ep, expert_tp = static_cast<double>(sh.tp) / ep;
+    const double rows = ep > 1 ? top_k * sh.imbalance / ep : top_k;
+    if (dp) add(b, CollectiveStep{"moe_dispatch", Collective::all_to_all, s.hidden, top_k, sh.tp}, Phases::both);
+    own_rows(b, b.steps.size() - (dp ? 1 : 0), dp);
+    const std::size_t first = b.steps.size();
     ffn(b, {"expert_gate", "expert_up", "expert_act", "expert_down"}, a.ffn_type, WeightClass::experts, s.hidden,
-        s.expert_ffn, moe.experts, moe.top_k, true, 0);
+        static_cast<double>(moe.ffn) / expert_tp, experts / ep, rows, true, 0);
+    for (std::size_t i = first; i < b.steps.size(); ++i) {
+      if (auto* l = std::get_if<LinearStep>(&b.steps[i].step)) {
+        l->picks = top_k;
+        l->pool = experts;
+      }
+    }
+    if (dp) {
+      add(b, CollectiveStep{"moe_combine", Collective::all_to_all, s.hidden, top_k, sh.tp});
+      own_rows(b, b.steps.size() - 1, dp);
+    }
     if (moe.shared_experts > 0) {
+      const std::size_t shared = b.steps.size();
       ffn(b, {"shared_gate", "shared_up", "shared_act", "shared_down"}, a.ffn_type, WeightClass::experts, s.hidden,
           s.expert_ffn * moe.shared_experts, 1, 1, false, 0);
+      own_rows(b, shared, dp);
     }
-    if (s.tp > 1) add(b, AllReduceStep{"allreduce_ffn", s.hidden});
+    if (s.tp > 1) add(b, CollectiveStep{"allreduce_ffn", Collective::all_reduce, s.hidden, 1, static_cast<int>(s.tp)});
     stack.blocks.push_back(std::move(b));
   }
 }
 
 }  // namespace
 
-LayerStack describe_layers(const Architecture& a, int tp) {
-  const Shard s = make_shard(a, tp);
+LayerStack describe_layers(const Architecture& a, const Sharding& sh) {
+  const bool dp = sh.dp_attention;
+  // Under data-parallel attention every GPU holds whole weights but the routed experts'.
+  const Shard s = make_shard(a, dp ? 1 : sh.tp);
   LayerStack stack;
   stack.blocks.reserve(9);
   stack.hidden = s.hidden;
-  stack.tp = tp;
+  stack.tp = sh.tp;
+  stack.data_parallel = dp ? sh.tp : 1;
 
   Block embedding = block(1);
   const double tables = a.position_embeddings > 0 ? 2 : 1;
   add(embedding, GatherStep{"embedding", s.hidden, tables / s.tp,
-                            static_cast<double>(a.vocab + a.position_embeddings)});
+                            static_cast<double>(a.vocab + a.position_embeddings), s.tp});
+  own_rows(embedding, 0, dp);
   stack.blocks.push_back(std::move(embedding));
 
   // Costs add up over layers, so the layers of one kind are priced together, whatever their order.
   const auto mixers = a.mixer_counts();
-  for (int k = 0; k < kMixerCount; ++k) mixer_block(stack, a, s, static_cast<Mixer>(k), mixers[static_cast<std::size_t>(k)]);
-  ffn_blocks(stack, a, s);
+  for (int k = 0; k < kMixerCount; ++k) {
+    mixer_block(stack, a, s, static_cast<Mixer>(k), mixers[static_cast<std::size_t>(k)], dp);
+  }
+  ffn_blocks(stack, a, s, sh);
 
   Block head = block(1);
   add(head, NormStep{"final_norm", s.hidden, a.norm_params_per_element()});
   add(head, LinearStep{.name = "lm_head", .in = s.hidden, .out = s.vocab, .weights = WeightClass::lm_head,
                        .last_token = true, .counted = !a.tied_embeddings});
+  own_rows(head, 0, dp);
   stack.blocks.push_back(std::move(head));
   return stack;
 }
+
+LayerStack describe_layers(const Architecture& a, int tp) { return describe_layers(a, Sharding{.tp = tp}); }
 
 }  // namespace roofline

@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "hardware/collectives.hpp"
 #include "model/model_spec.hpp"
 
 namespace roofline {
@@ -37,7 +38,8 @@ struct LinearStep {
   bool to_cache = false;      // the output is written into the KV cache, in the cache's format
   bool last_token = false;    // run on each sequence's last token only (the LM head)
   bool counted = true;        // false: the weights are another step's (an LM head tied to the embedding)
-  bool routed = false;        // experts: each token picks rows_per_token of the `copies`
+  bool routed = false;        // experts: each token picks `picks` of the `pool`, of which this GPU holds `copies`
+  double picks = 0, pool = 0; // routed: top_k and all experts
   bool joins_previous = false;  // reads the previous linear's input (Q/K/V, gate/up): their outputs live together
   bool to_residual = false;     // adds into the residual stream (O, down): no intermediate of its own
 };
@@ -102,19 +104,31 @@ struct GatherStep {
   double width = 0;
   double tables = 1;  // tables a token reads on this GPU, each vocab-parallel: 1/tp of its rows here
   double rows = 0;    // rows of all tables together (vocabulary + positions), for parameter counts
+  double split = 1;   // GPUs the tables' rows are split over (vocab-parallel)
 };
 
-struct AllReduceStep {
+// A collective over `group` GPUs of a pipeline stage on `width` elements per row (a row: a token,
+// or each of a token's `rows_per_token` expert picks): the all-reduce after a tensor-parallel
+// block, or the all-to-alls that send tokens to their experts and back.
+struct CollectiveStep {
   std::string_view name;
+  Collective kind = Collective::all_reduce;
   double width = 0;
+  double rows_per_token = 1;
+  int group = 1;
 };
 
-using Step = std::variant<LinearStep, NormStep, ActivationStep, AttentionStep, GatherStep, AllReduceStep, ConvStep,
+using Step = std::variant<LinearStep, NormStep, ActivationStep, AttentionStep, GatherStep, CollectiveStep, ConvStep,
                           RecurrentStep>;
+
+// Which rows of a pass a GPU runs a step on: every token of the stage (tensor parallelism splits
+// widths, not tokens), or (data-parallel attention) the tokens of its own sequences.
+enum class Rows { all, own };
 
 struct PhasedStep {
   Step step;
   Phases phases = Phases::both;
+  Rows rows = Rows::all;
   [[nodiscard]] bool runs_in(Phase p) const {
     return phases == Phases::both || (p == Phase::prefill ? phases == Phases::prefill_only : phases == Phases::decode_only);
   }
@@ -134,9 +148,28 @@ struct LayerStack {
   std::vector<Block> blocks;  // in the order the kernels run
   double hidden = 0;          // the residual stream's width (never split)
   int tp = 1;                 // the group whose one GPU this describes
+  int data_parallel = 1;      // GPUs the `Rows::own` steps split the sequences over (1: none)
+  // GPUs holding some of each sequence's cache: tp (each caches its heads, or a replica), or 1
+  // when each GPU caches only its own sequences (data-parallel attention).
+  [[nodiscard]] int cache_holders() const { return data_parallel > 1 ? 1 : tp; }
 };
 
-// The architecture as run by one GPU of `tp`. tp = 1 describes the whole model.
+// How a pipeline stage's GPUs share the layers (Workload::tp, ep, dp_attention).
+//   tp: attention, dense FFNs, shared experts, embedding and head split by width (Megatron-LM);
+//   ep: the routed experts sharded over ep of the tp GPUs, each expert split by tp / ep;
+//   dp_attention (DeepSeek-style, ep = tp): everything but the routed experts data-parallel, each
+//     GPU on its own sequences with whole weights; tokens sent to their experts and back by
+//     all-to-alls.
+// imbalance: the busiest GPU's expert rows over the mean (EP's load imbalance).
+struct Sharding {
+  int tp = 1;
+  int ep = 1;
+  bool dp_attention = false;
+  double imbalance = 1.0;
+};
+
+// The architecture as run by one GPU of a stage. tp = 1 describes the whole model.
+[[nodiscard]] LayerStack describe_layers(const Architecture& a, const Sharding& sharding);
 [[nodiscard]] LayerStack describe_layers(const Architecture& a, int tp);
 
 }  // namespace roofline

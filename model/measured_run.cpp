@@ -41,7 +41,7 @@ std::optional<Metric> metric_from_name(std::string_view word) {
 MeasuredRun measured_run(std::string id, std::string source, Metric metric, double measured, const Report& report) {
   const Workload& w = report.workload;
   return {std::move(id), std::move(source), metric, measured, w.batch, w.prompt_tokens, w.gen_tokens, w.tp,
-          report.prefill, report.decode.step, report.gpu.ceilings, report.gpu.spec.interconnect};
+          report.prefill, report.decode.step, report.gpu.ceilings};
 }
 
 std::string source_group(std::string_view source) {
@@ -72,8 +72,8 @@ double performance_ratio(const MeasuredRun& r, double figure) {
 
 RunPrediction predict(const MeasuredRun& r, const ExpectedModel& m) {
   RunPrediction p;
-  p.prefill = expected_phase(r.prefill, m, r.ceilings, r.link, r.tp);
-  p.step = expected_phase(r.step, m, r.ceilings, r.link, r.tp);
+  p.prefill = expected_phase(r.prefill, m, r.ceilings);
+  p.step = expected_phase(r.step, m, r.ceilings);
   p.figure = figure(r, p.prefill.time, p.step.time);
   p.log_ratio = std::log(performance_ratio(r, p.figure));
   const PhaseWeights w = weights_of(r);

@@ -36,7 +36,6 @@ struct MeasuredRun {
   int tp = 1;
   PhaseResult prefill, step;  // the bound's, with every operator
   Ceilings ceilings;
-  std::optional<Interconnect> link;
 };
 
 // The run as the engine evaluated it (`report` is the evaluation of this run's workload).

@@ -36,7 +36,7 @@ Bytes prefill_activations_per_sequence(const LayerStack& stack, const Workload& 
       }
     }
   }
-  return Bytes((n * ab * (2.0 * stack.hidden + widest) + scores + logits) * stack.tp);
+  return Bytes((n * ab * (2.0 * stack.hidden + widest) + scores + logits) * stack.cache_holders());
 }
 
 }  // namespace
@@ -44,7 +44,7 @@ Bytes prefill_activations_per_sequence(const LayerStack& stack, const Workload& 
 Bytes group_cache_bytes_per_sequence(const LayerStack& stack, double tokens, const Workload& w) {
   // Every GPU of the group caches what its own shard writes: the whole latent (latent attention)
   // or at least one K/V head, so replicated heads count once per copy.
-  return Bytes(cache_elements(stack, tokens).total() * stack.tp * bytes_per_element(w.precision.kv));
+  return Bytes(cache_elements(stack, tokens).total() * stack.cache_holders() * bytes_per_element(w.precision.kv));
 }
 
 Bytes group_cache_bytes_per_sequence(const ModelSpec& m, double tokens, const Workload& w) {
@@ -52,7 +52,8 @@ Bytes group_cache_bytes_per_sequence(const ModelSpec& m, double tokens, const Wo
   return group_cache_bytes_per_sequence(describe_layers(*m.architecture, w.tp), tokens, w);
 }
 
-MemoryLedger memory_ledger(Bytes weights, const LayerStack* shard, const GpuSpec& g, const Workload& w) {
+MemoryLedger memory_ledger(const WeightPlacement& weights, const LayerStack* shard, const GpuSpec& g,
+                           const Workload& w) {
   if (shard && shard->tp != w.tp) {
     throw std::invalid_argument(fmt::format("memory_ledger: layers described for tp {}, workload at tp {}", shard->tp, w.tp));
   }
@@ -65,17 +66,24 @@ MemoryLedger memory_ledger(Bytes weights, const LayerStack* shard, const GpuSpec
     act_per_seq = prefill_activations_per_sequence(*shard, w);
   }
 
-  l.weights = weights;
+  l.gpus = gpus(w);
+  const double n = l.gpus;
+  l.weights = weights.all;
   l.kv_cache = kv_per_seq * B;
-  l.activations = act_per_seq * B;
-  l.capacity = g.memory_capacity * w.tp;
+  // Each stage holds one micro-batch's activations at a time: pp of them live at once.
+  const double live = static_cast<double>(w.pp) / static_cast<double>(microbatches(w));
+  l.activations = act_per_seq * B * live;
+  l.capacity = g.memory_capacity * n;
   l.reserve = l.capacity * w.reserve_fraction;
   l.total = l.weights + l.kv_cache + l.activations + l.reserve;
-  l.fits = l.total <= l.capacity;
+  // Stages split the layers and their cache; the GPUs of a stage split (or each keep) the rest.
+  const Bytes reserve = g.memory_capacity * w.reserve_fraction;
+  const Bytes per_seq = (kv_per_seq + act_per_seq * live) / n;
+  l.fullest_gpu = weights.fullest + per_seq * B + reserve;
+  l.fits = l.fullest_gpu <= g.memory_capacity;
 
-  const Bytes per_seq = kv_per_seq + act_per_seq;
   if (per_seq > Bytes(0)) {
-    const Bytes free = l.capacity - l.reserve - l.weights;
+    const Bytes free = g.memory_capacity - reserve - weights.fullest;
     // Clamped so that a tiny per-sequence footprint cannot overflow the count.
     l.max_batch = free > Bytes(0) ? static_cast<long>(std::min(std::floor(free / per_seq), 1e15)) : 0L;
   }

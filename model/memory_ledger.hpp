@@ -10,26 +10,38 @@
 
 namespace roofline {
 
+// Every row is the replica's: the sum over its tp × pp GPUs. Whether it fits, and how many
+// sequences do, is decided on its fullest GPU (a pipeline's first or last stage holds the
+// embedding or the head beside its layers; otherwise all GPUs hold alike).
 struct MemoryLedger {
-  Bytes weights;      // every expert, all GPUs of the group
+  Bytes weights;      // as held: every expert once, replicated tensors once per copy
   Bytes kv_cache;     // B × the cache of a (prompt + gen)-token sequence: K/V in what each layer keeps, recurrent state
   Bytes activations;  // peak live activations of the prefill pass
   Bytes reserve;      // reserve_fraction × capacity
   Bytes total;
-  Bytes capacity;     // per-GPU capacity × tp
-  bool fits = false;
+  Bytes capacity;     // per-GPU capacity × GPUs
+  int gpus = 1;
+  Bytes fullest_gpu;  // the fullest GPU's weights, its share of the cache and activations, and its reserve
+  bool fits = false;  // fullest_gpu within one GPU's capacity
   // Largest batch whose KV cache and activations fit beside the weights at prompt + gen tokens;
   // empty when nothing per sequence is modelled (a model known only by its size).
   std::optional<long> max_batch;
 };
 
-// The ledger from the bytes of every weight as stored and the layers described for one GPU of
-// w.tp (null: a model known only by its size, with nothing per sequence to hold).
+// The weights a replica's GPUs hold: all together, and the most any one holds.
+struct WeightPlacement {
+  Bytes all;
+  Bytes fullest;
+};
+
+// The ledger from the weights as placed and the layers described for one GPU of a stage (null: a
+// model known only by its size, with nothing per sequence to hold).
 // std::invalid_argument when the shard was described for another tp than w.tp.
-[[nodiscard]] MemoryLedger memory_ledger(Bytes weights, const LayerStack* shard, const GpuSpec& g, const Workload& w);
+[[nodiscard]] MemoryLedger memory_ledger(const WeightPlacement& weights, const LayerStack* shard, const GpuSpec& g,
+                                         const Workload& w);
 // The cache (K/V and recurrent state) of one sequence of `tokens` tokens held by the whole group,
 // from the layers described for one GPU of it: replicated K/V heads (kv_heads < tp) count once
-// per copy.
+// per copy; under data-parallel attention one GPU holds it all.
 [[nodiscard]] Bytes group_cache_bytes_per_sequence(const LayerStack& shard, double tokens, const Workload& w);
 [[nodiscard]] Bytes group_cache_bytes_per_sequence(const ModelSpec& m, double tokens, const Workload& w);
 

@@ -18,8 +18,9 @@ struct Pass {
   double head_rows;  // rows through the LM head: only the last token of each sequence
 };
 
-Pass make_pass(Phase phase, const Workload& w) {
-  const auto B = static_cast<double>(w.batch);
+// `sequences`: the batch, or (data-parallel steps) the most any one of `ranks` GPUs runs.
+Pass make_pass(Phase phase, const Workload& w, int ranks = 1) {
+  const double B = std::ceil(static_cast<double>(w.batch) / ranks);
   if (phase == Phase::decode) return {true, B, B, static_cast<double>(w.context_tokens), B};
   const auto n = static_cast<double>(w.prompt_tokens);
   return {false, B * n, B, n, B};
@@ -88,8 +89,11 @@ class OpBuilder {
     add(name, (gated ? 5 : 8) * rows * width, (inputs + 1) * rows * width * ab_, 0);
   }
 
-  void allreduce(std::string_view name, double rows, double width) {
-    ops_.push_back({name, label_, Flops(0), Bytes(0), Bytes(0), Bytes(rows * width * ab_ * layers_), layers_});
+  // One call a layer, of rows × width activations on each GPU.
+  void collective(const CollectiveStep& c, double rows) {
+    ops_.push_back({c.name, label_, Flops(0), Bytes(0), Bytes(0), Bytes(rows * c.width * ab_ * layers_), layers_});
+    ops_.back().collective = c.kind;
+    ops_.back().group = c.group;
   }
 
   void add(std::string_view name, double flops, double bytes, double weights) {
@@ -105,10 +109,11 @@ class OpBuilder {
   std::string_view label_;
 };
 
-// Expected distinct experts hit when `tokens` tokens each choose top_k of E uniformly.
-double experts_touched(double experts, double top_k, double tokens, ExpertRouting routing) {
-  if (routing == ExpertRouting::all) return experts;
-  return experts * (1.0 - std::pow(1.0 - top_k / experts, tokens));
+// Expected distinct experts of the `held` on this GPU hit when `tokens` tokens each choose top_k
+// of `pool` uniformly.
+double experts_touched(double held, double top_k, double pool, double tokens, ExpertRouting routing) {
+  if (routing == ExpertRouting::all) return held;
+  return held * (1.0 - std::pow(1.0 - top_k / pool, tokens));
 }
 
 // Names of an attention core's operators: the layers' own, or DeepSeek-V3.2's indexer.
@@ -172,7 +177,7 @@ class StepPricer {
     const Precision& prec = w_.precision;
     const double ob = l.to_cache ? bytes_per_element(prec.kv) : b_.activation_bytes();
     const double tokens = l.last_token ? p_.head_rows : p_.rows;
-    const double copies = l.routed ? experts_touched(l.copies, l.rows_per_token, tokens, routing_) : l.copies;
+    const double copies = l.routed ? experts_touched(l.copies, l.picks, l.pool, tokens, routing_) : l.copies;
     b_.linear(l.name, tokens * l.rows_per_token, l.in, l.out, copies, l.bias, pricing_.matrices(l, copies), ob);
     if (const auto c = tensor_class(l.weights)) b_.dequant(dequant_of(prec.of(*c), prec.compute));
   }
@@ -188,7 +193,7 @@ class StepPricer {
     const double rows = pricing_.table(g.width, p_.rows, g.tables);
     b_.add(g.name, 0, rows + p_.rows * g.width * b_.activation_bytes(), 0);
   }
-  void operator()(const AllReduceStep& r) const { b_.allreduce(r.name, p_.rows, r.width); }
+  void operator()(const CollectiveStep& c) const { b_.collective(c, p_.rows * c.rows_per_token); }
 
  private:
   OpBuilder& b_;
@@ -206,14 +211,14 @@ OpList build_ops(Phase phase, const LayerStack& stack, const Workload& w, Expert
 
 OpList build_ops(Phase phase, const LayerStack& stack, const Workload& w, ExpertRouting routing,
                  const WeightPricing& pricing) {
-  const Pass p = make_pass(phase, w);
+  const Pass all = make_pass(phase, w), own = make_pass(phase, w, stack.data_parallel);
   OpList ops;
   ops.reserve(28);
   for (const Block& block : stack.blocks) {
     OpBuilder b(ops, w.precision, block);
-    const StepPricer price(b, p, w, routing, pricing);
+    const StepPricer every(b, all, w, routing, pricing), mine(b, own, w, routing, pricing);
     for (const PhasedStep& s : block.steps) {
-      if (s.runs_in(phase)) std::visit(price, s.step);
+      if (s.runs_in(phase)) std::visit(s.rows == Rows::own ? mine : every, s.step);
     }
   }
   return ops;

@@ -24,11 +24,14 @@ struct OpCost {
   Flops flops;
   Bytes bytes;         // memory traffic: weights + activations + KV cache
   Bytes weight_bytes;  // the part of `bytes` that is weights: read once per pass, whatever the batch
-  Bytes comm_bytes;    // all-reduce buffers, summed; such an op is timed on the interconnect
-  double comm_calls = 0;  // all-reduces those bytes are split into: each pays the link latency
+  Bytes comm_bytes;    // a collective's buffers, summed; such an op is timed on the interconnect
+  double comm_calls = 0;  // calls those bytes are split into: each pays the link latency
   MatmulShape shape{};    // what a benchmark must multiply to reproduce this op
   double launches = 0;    // kernels it runs as in a pass: one a layer (an all-reduce: none counted)
   Dequant dequant = Dequant::none;  // what its weights cost to unpack (model/expected.hpp)
+  Collective collective = Collective::all_reduce;  // what its comm_bytes are, over `group` GPUs
+  int group = 1;
+  bool across = false;    // a send between domains (a pipeline boundary at a node's edge)
 };
 
 using OpList = std::vector<OpCost>;

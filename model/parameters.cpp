@@ -31,7 +31,7 @@ struct WeightWalk {
   void operator()(const RecurrentStep& r) const { sink.small(layers * r.params); }
   void operator()(const AttentionStep& a) const { sink.small(layers * a.params); }
   void operator()(const ActivationStep&) const {}
-  void operator()(const AllReduceStep&) const {}
+  void operator()(const CollectiveStep&) const {}
 };
 
 template <class Sink>
@@ -57,7 +57,7 @@ struct WeightSink {
       case WeightClass::dense_ffn:
       case WeightClass::experts:
         p.linear_total += layers * matrix * l.copies;
-        p.linear_active += layers * matrix * (l.routed ? l.rows_per_token : l.copies);
+        p.linear_active += layers * matrix * (l.routed ? l.picks : l.copies);
         break;
       case WeightClass::lm_head: p.lm_head += layers * matrix * l.copies; break;
       case WeightClass::small: p.small += layers * matrix * l.copies; break;
@@ -67,13 +67,13 @@ struct WeightSink {
     if (const auto c = tensor_class(l.weights)) b->by_class[static_cast<std::size_t>(*c)] += bytes;
     else b->small += bytes;
   }
-  // At tp = 1 a step's tables are whole: `tables` matrices of rows / tables rows each (exact for
+  // `tables` matrices of rows / (tables · split) rows each on one GPU; whole at tp = 1 (exact for
   // every scaling: elements, rows and matrices all add up).
   void table(const GatherStep& g) const {
-    p.embedding += g.rows * g.width;
+    p.embedding += g.rows * g.width / g.split;
     if (b) {
       b->by_class[static_cast<std::size_t>(TensorClass::embedding)] +=
-          Bytes(pricing->table(g.width, g.rows / g.tables, g.tables));
+          Bytes(pricing->table(g.width, g.rows / (g.tables * g.split), g.tables));
     }
   }
   void small(double elements) const {
@@ -144,9 +144,6 @@ Bytes WeightBytes::total() const {
 }
 
 Weights weigh(const LayerStack& whole, const WeightPricing& pricing) {
-  if (whole.tp != 1) {
-    throw std::invalid_argument(fmt::format("weigh: layers described for tp {}, not the whole model", whole.tp));
-  }
   Weights w;
   WeightSink sink{w.params, &w.bytes, &pricing};
   walk_weights(whole, sink);

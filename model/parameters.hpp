@@ -78,8 +78,9 @@ struct WeightBytes {
 // Either, as the spec says (describes its layers once).
 [[nodiscard]] WeightBytes weight_bytes(const ModelSpec& m, const Precision& prec);
 
-// The parameters and their bytes as stored, in one walk over the layers described at tp = 1:
-// what the engine needs of the whole model at every point.
+// The parameters and their bytes as stored, in one walk over the layers: described at tp = 1,
+// the whole model (what the engine needs of it at every point); for one GPU of a stage, what
+// that GPU holds (its parameter counts are then its shares, not the model's).
 struct Weights {
   ParameterCount params;
   WeightBytes bytes;

@@ -3,13 +3,14 @@
 namespace roofline {
 
 PhaseResult evaluate_phase(const OpList& ops, const Ceilings& c, const std::optional<Interconnect>& link,
-                           int tp) {
+                           const std::optional<Network>& network) {
   PhaseResult r;
   r.ops.reserve(ops.size());
   for (const OpCost& op : ops) {
     OpResult o{op, {}, {}, {}, Bound::memory};
     if (op.comm_bytes > Bytes(0) && link) {
-      o.time = ring_allreduce_time(op.comm_bytes / op.comm_calls, tp, link->bandwidth, link->latency) * op.comm_calls;
+      o.comm = collective_cost(op.collective, op.comm_bytes / op.comm_calls, Group{op.group, op.across}, *link, network);
+      o.time = o.comm.bound() * op.comm_calls;
       o.bound = Bound::interconnect;
       r.comm_time += o.time;
     } else {

@@ -4,6 +4,7 @@
 #include <optional>
 #include <vector>
 
+#include "hardware/collectives.hpp"
 #include "hardware/gpu_spec.hpp"
 #include "model/operators.hpp"
 #include "hardware/roofline.hpp"
@@ -16,6 +17,7 @@ struct OpResult {
   Seconds memory_time;
   Seconds time;
   Bound bound;
+  CollectiveCost comm{};  // a collective's cost of one call (the expected time prices its hops)
   [[nodiscard]] FlopsPerByte intensity() const { return cost.flops / cost.bytes; }
 };
 
@@ -40,7 +42,7 @@ struct PhaseResult {
   Bytes weight_bytes;    // the part of `bytes` that is weights
   Seconds compute_time;  // all FLOPs at peak
   Seconds memory_time;   // all bytes at bandwidth
-  Seconds comm_time;     // all-reduces on the interconnect
+  Seconds comm_time;     // collectives on the interconnect and network
   Seconds time;          // Σ per-operator roofline time
   Bound bound;           // the largest of the three totals
   std::vector<OpResult> ops;
@@ -48,7 +50,8 @@ struct PhaseResult {
   [[nodiscard]] FlopsPerByte intensity() const { return flops / bytes; }
 };
 
-[[nodiscard]] PhaseResult evaluate_phase(const OpList& ops, const Ceilings& c,
-                                         const std::optional<Interconnect>& link, int tp);
+// Collectives are timed on the GPU's interconnect (and network, for groups beyond its domain).
+[[nodiscard]] PhaseResult evaluate_phase(const OpList& ops, const Ceilings& c, const std::optional<Interconnect>& link,
+                                         const std::optional<Network>& network);
 
 }  // namespace roofline

@@ -3,6 +3,7 @@
 // and explanations all read this; none of them recomputes a formula. A report is a value: it
 // holds copies of the specs it names, so it may outlive them.
 #include <array>
+#include <optional>
 #include <vector>
 
 #include "hardware/gpu_spec.hpp"
@@ -10,6 +11,7 @@
 #include "model/memory_ledger.hpp"
 #include "model/model_spec.hpp"
 #include "model/phase.hpp"
+#include "model/pipeline.hpp"
 #include "model/warning.hpp"
 #include "model/workload.hpp"
 
@@ -47,6 +49,8 @@ struct Report {
   Workload workload;
   PhaseResult prefill;  // its time is the batch's TTFT, without queueing
   DecodeResult decode;
+  // With pipeline stages (workload.pp > 1): how each phase went through them.
+  std::optional<Pipeline> prefill_pipeline, decode_pipeline;
   CriticalBatch critical_batch;
   MemoryLedger memory;
   std::vector<Warning> warnings;

@@ -66,7 +66,10 @@ static CostTemplate cost_template(const FormatLayout& l) {
     case Scaling::none: break;
     case Scaling::matrix: t.fixed.per_matrix += scale; break;
     case Scaling::channel: t.fixed.per_channel = scale; break;
-    case Scaling::block: t.fixed.per_weight += scale / (static_cast<double>(l.group) * l.group); break;
+    case Scaling::block:
+      t.fixed.block = l.group;
+      t.fixed.per_block = scale;
+      break;
     case Scaling::group:
       if (l.group > 0) t.fixed.per_weight += scale / l.group;
       else t.per_workload_group = scale;
@@ -91,7 +94,10 @@ double stored_bytes(WeightFormat f, double in, double out, double copies, int gr
   return storage_cost(f, group_size).bytes(in, out, copies);
 }
 
-double bytes_per_weight(WeightFormat f, int group_size) { return storage_cost(f, group_size).per_weight; }
+double bytes_per_weight(WeightFormat f, int group_size) {
+  const StorageCost c = storage_cost(f, group_size);
+  return c.per_weight + (c.block > 0 ? c.per_block / (c.block * c.block) : 0);
+}
 
 bool is_wide_float(WeightFormat f) { return layout(f).scaling == Scaling::none && is_wide_float(element_of(f)); }
 

@@ -3,6 +3,7 @@
 // that quantized formats keep beside the elements. Each named format has exact bytes per matrix,
 // so a published checkpoint is priced at what it loads, not at its element width alone.
 #include <array>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -55,9 +56,12 @@ struct StorageCost {
   double per_weight = 0;
   double per_channel = 0;
   double per_matrix = 0;
+  double block = 0;      // edge of the square blocks that share a scale (a partial block has its own)
+  double per_block = 0;
   // Bytes of `copies` matrices of in × out weights.
   [[nodiscard]] double bytes(double in, double out, double copies) const {
-    return copies * (in * out * per_weight + out * per_channel + per_matrix);
+    const double blocks = block > 0 ? std::ceil(in / block) * std::ceil(out / block) : 0;
+    return copies * (in * out * per_weight + out * per_channel + per_matrix + blocks * per_block);
   }
 };
 // `group_size` is used by the formats whose group the workload chooses (int4, awq, gptq, fp4).

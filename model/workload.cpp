@@ -6,17 +6,83 @@ namespace roofline {
 
 namespace {
 
+// The GPUs a replica spans, against the fabric that joins them.
+std::optional<SpecError> validate_placement(const Workload& w, const GpuSpec& g) {
+  const int n = gpus(w);
+  if (n == 1) return std::nullopt;
+  if (!g.interconnect) {
+    const std::string_view flag = w.tp > 1 ? "tp" : "pp";
+    return SpecError{std::string(flag), fmt::format("{} GPUs need `interconnect: {{bandwidth, latency}}` in the GPU "
+                                                    "description of {}",
+                                                    n, g.name)};
+  }
+  const int domain = g.interconnect->domain;
+  if (n <= domain) return std::nullopt;
+  if (!g.network) {
+    return SpecError{w.tp > domain ? "tp" : "pp",
+                     fmt::format("{} GPUs (tp {} × pp {}) leave {}'s {}-GPU interconnect domain: its description needs "
+                                 "`network: {{bandwidth, latency}}` between domains",
+                                 n, w.tp, w.pp, g.name, domain)};
+  }
+  if (w.tp > domain && w.tp % domain != 0) {
+    return SpecError{"tp", fmt::format("tp {} spans {}-GPU domains without filling them: a tensor-parallel group "
+                                       "is placed on whole domains",
+                                       w.tp, domain)};
+  }
+  return std::nullopt;
+}
+
+// Expert parallelism, data-parallel attention and the pipeline, against the model.
+std::optional<SpecError> validate_layout(const Workload& w, const ModelSpec& m) {
+  if (w.pp < 1) return SpecError{"pp", fmt::format("must be at least 1, got {}", w.pp)};
+  if (w.ep < 1) return SpecError{"ep", fmt::format("must be at least 1, got {}", w.ep)};
+  const bool layout = w.pp > 1 || w.ep > 1 || w.dp_attention;
+  if (layout && !m.architecture) {
+    return SpecError{w.pp > 1 ? "pp" : w.ep > 1 ? "ep" : "dp-attention",
+                     "needs the model's architecture (layers, experts); this model gives only `params`"};
+  }
+  if (w.pp > 1 && w.pp > m.architecture->layers) {
+    return SpecError{"pp", fmt::format("{} stages for {} layers", w.pp, m.architecture->layers)};
+  }
+  if (w.microbatches < 0 || (w.microbatches > 0 && w.pp == 1) || w.microbatches > w.batch) {
+    return SpecError{"microbatches", fmt::format("must be 1 … batch ({}) with --pp > 1, got {}", w.batch, w.microbatches)};
+  }
+  if (!(w.expert_imbalance >= 1 && w.expert_imbalance <= std::max(1, w.ep))) {
+    return SpecError{"expert-imbalance",
+                     fmt::format("must be 1 … ep ({}): the busiest GPU's share of the expert rows over the mean, "
+                                 "got {}",
+                                 w.ep, w.expert_imbalance)};
+  }
+  const MoeSpec* moe = m.architecture && m.architecture->moe ? &*m.architecture->moe : nullptr;
+  if (w.ep > 1) {
+    if (!moe) return SpecError{"ep", "expert parallelism needs a model with experts (`moe`)"};
+    if (w.tp % w.ep != 0) {
+      return SpecError{"ep", fmt::format("ep {} does not divide tp {}: the experts are sharded over a stage's GPUs",
+                                         w.ep, w.tp)};
+    }
+    if (moe->experts % w.ep != 0) {
+      return SpecError{"ep", fmt::format("ep {} does not divide the {} experts", w.ep, moe->experts)};
+    }
+  }
+  if (w.dp_attention) {
+    if (!moe) return SpecError{"dp-attention", "is for models with experts; a dense model runs as replicas (`plan`)"};
+    if (w.tp < 2 || w.ep != w.tp) {
+      return SpecError{"dp-attention", fmt::format("runs attention on each of the stage's tp GPUs and the experts "
+                                                   "over all of them: needs tp > 1 and --ep {} (the tp), got tp {} ep {}",
+                                                   w.tp, w.tp, w.ep)};
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<SpecError> validate_tp(const Workload& w, const ModelSpec& m, const GpuSpec& g) {
   if (w.tp < 1) return SpecError{"tp", fmt::format("must be at least 1, got {}", w.tp)};
-  if (w.tp == 1) return std::nullopt;
+  if (auto e = validate_layout(w, m)) return e;
+  if (auto e = validate_placement(w, g)) return e;
+  if (w.tp == 1 || w.dp_attention) return std::nullopt;  // data-parallel attention keeps whole heads
   if (!m.architecture) {
     return SpecError{"tp", "tensor parallelism needs the model's architecture (hidden size, heads); "
                            "this model gives only `params`"};
-  }
-  if (!g.interconnect) {
-    return SpecError{"tp", fmt::format("tp {} needs `interconnect: {{bandwidth, latency}}` in the GPU "
-                                       "description of {}",
-                                       w.tp, g.name)};
   }
   const Architecture& a = *m.architecture;
   if (a.recurrent) {

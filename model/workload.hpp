@@ -1,5 +1,6 @@
 #pragma once
 // What is asked of the model: how many sequences, how long, in which formats, over how many GPUs.
+#include <algorithm>
 #include <optional>
 
 #include "model/model_spec.hpp"
@@ -18,11 +19,30 @@ struct Workload {
   long prompt_tokens = 512;
   long gen_tokens = 256;
   long context_tokens = 640;  // tokens in the KV cache during the decode step that is evaluated
+  // Where the model runs: pp pipeline stages of tp GPUs each (model/layers.hpp, Sharding, says
+  // how a stage shares its layers).
   int tp = 1;
+  int pp = 1;                   // stages, each with its own layers and their cache
+  int ep = 1;                   // GPUs of a stage the routed experts are sharded over; tp a multiple of it
+  bool dp_attention = false;    // attention data-parallel over the stage's GPUs, experts over ep = tp
+  int microbatches = 0;         // the batch split through the pipeline; 0: min(pp, batch)
+  double expert_imbalance = 1;  // the busiest GPU's expert rows over the mean, under ep > 1
   AttentionKernel attention = AttentionKernel::flash;
   Precision precision;
   double reserve_fraction = 0.1;  // capacity held back (CUDA context, allocator, workspace)
 };
+
+// GPUs one replica uses.
+[[nodiscard]] inline int gpus(const Workload& w) { return w.tp * w.pp; }
+// Micro-batches a pass is split into, and the sequences in the largest.
+[[nodiscard]] inline long microbatches(const Workload& w) {
+  if (w.pp <= 1) return 1;
+  return w.microbatches > 0 ? w.microbatches : std::min<long>(w.pp, w.batch);
+}
+[[nodiscard]] inline long microbatch_size(const Workload& w) {
+  const long m = microbatches(w);
+  return (w.batch + m - 1) / m;
+}
 
 // The decode step is evaluated mid-generation by default: context = prompt + gen / 2.
 [[nodiscard]] inline long default_context(long prompt, long gen) { return prompt + gen / 2; }

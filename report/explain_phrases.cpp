@@ -25,7 +25,7 @@ constexpr Phrases kEnglish{
                 "only {b} row(s) cannot (it waits for its weights, then computes); {over} is launching {n} kernels at "
                 "{launch} each{comm}.",
     .expected_dequant = ", {d} of it unpacking {fmt} weights, which stream slower than plain ones",
-    .expected_comm = "; and {ar} is all-reduces, each paying a latency per hop of the ring, 2·(tp − 1) = {hops} hops",
+    .expected_comm = "; and {ar} is communication between the GPUs, each collective paying a latency per sequential hop ({hops} hops a step: a ring all-reduce over tp GPUs takes 2·(tp − 1))",
     .batching = "Batching: the weights are read once per step whatever the batch, so up to B* = {bstar} the step "
                 "barely grows: batch 1 takes {s1}, batch 64 takes {s64} ({tps64} tokens/s); at 2·B* = {b2} it takes "
                 "{s2} ({bound2}-bound).",
@@ -85,7 +85,7 @@ constexpr Phrases kChinese{
                 "其中 {mem} 是以 {eta}% 带宽进行的内存读写{deq}；{comp} 是计算时间：上界把它藏在内存读取之下，但 {b} 行的小矩阵乘法"
                 "做不到（它先等权重，再计算）；{over} 是启动 {n} 个核函数、每个 {launch} 的开销{comm}。",
     .expected_dequant = "，其中 {d} 用于解包 {fmt} 权重，它们比普通权重流得更慢",
-    .expected_comm = "；还有 {ar} 是全归约，环上每一跳都要付一次延迟，共 2·(tp − 1) = {hops} 跳",
+    .expected_comm = "；还有 {ar} 是 GPU 之间的通信，每个集合通信的每一跳都要付一次延迟（每步共 {hops} 跳；tp 个 GPU 上的环形全归约要 2·(tp − 1) 跳）",
     .batching = "批处理：无论批大小，每步权重只读一次，所以在 B* = {bstar} 之前步长几乎不变：批 1 为 {s1}，批 64 为 {s64}"
                 "（{tps64} 词元/秒）；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）。",
     .batching_moe = "混合专家模型的批处理：每个词元只读取它选中的专家，所以批越大读到的专家越多：批 1 为 {s1}，批 64 为 {s64}"

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "report/human_units.hpp"
+#include "report/layout_label.hpp"
 #include "report/report_csv.hpp"
 #include "report/report_json.hpp"
 #include "report/report_view.hpp"
@@ -22,7 +23,7 @@ nlohmann::ordered_json ReportRecord::json() const { return report_json(r_, json_
 
 std::vector<std::string> ReportRecord::cells() const {
   const Report& r = r_;
-  return {r.model.spec.name, r.gpu.spec.name, fmt::format("{}", r.workload.tp),
+  return {r.model.spec.name, r.gpu.spec.name, layout_label(r.workload),
           std::string(block_format_name(r)), fmt::format("{}", r.workload.batch),
           fmt::format("{}", r.workload.prompt_tokens), fmt::format("{}", r.workload.context_tokens),
           human(r.prefill.time), human(r.decode.step.time), three_digits(r.decode.tokens_per_s),
@@ -35,7 +36,7 @@ std::string ReportRecord::view(bool markdown, const Columns&) const {
 
 Columns report_record_columns(bool ops) {
   return {"",
-          {"model", "gpu", "tp", "weights", "batch", "prompt", "context", "TTFT", "step", "tokens/s", "decode", "fits"},
+          {"model", "gpu", "layout", "weights", "batch", "prompt", "context", "TTFT", "step", "tokens/s", "decode", "fits"},
           ops ? append_ops_csv_header : append_csv_header};
 }
 

@@ -42,6 +42,19 @@ std::string expected_cell(const Expected& e) {
   return fmt::format("{} ({}-{})", human(e.time), human(e.low), human(e.high));
 }
 
+// ", tensor parallel over 8 GPUs", or the whole layout when there is more than tensor parallelism.
+std::string layout_text(const Workload& w) {
+  if (gpus(w) == 1) return "";
+  if (w.pp == 1 && w.ep == 1 && !w.dp_attention) return fmt::format(", tensor parallel over {} GPUs", w.tp);
+  std::string s = fmt::format(", {} GPUs: ", gpus(w));
+  if (w.pp > 1) s += fmt::format("{} pipeline stages ({} micro-batches) × ", w.pp, microbatches(w));
+  s += fmt::format("tp {}", w.tp);
+  if (w.ep > 1) s += fmt::format(", experts over ep {}", w.ep);
+  if (w.expert_imbalance > 1) s += fmt::format(" (imbalance {})", three_digits(w.expert_imbalance));
+  if (w.dp_attention) s += ", attention data-parallel";
+  return s;
+}
+
 }  // namespace
 
 std::vector<std::string> summary_lines(const Report& r) {
@@ -58,8 +71,7 @@ std::vector<std::string> summary_lines(const Report& r) {
                             three_digits(r.gpu.ridge_point().value()), human(r.gpu.spec.memory_capacity),
                             r.gpu.spec.calibration ? " (calibrated)" : ""));
   out.push_back(fmt::format("workload  batch {}, prompt {} tokens, generate {}, decode step at context {}{}", w.batch,
-                            w.prompt_tokens, w.gen_tokens, w.context_tokens,
-                            w.tp > 1 ? fmt::format(", tensor parallel over {} GPUs", w.tp) : ""));
+                            w.prompt_tokens, w.gen_tokens, w.context_tokens, layout_text(w)));
   return out;
 }
 
@@ -74,8 +86,12 @@ TextTable phase_table(const Report& r) {
                     human(dec.intensity())});
   t.rows.push_back({"compute time", human(pre.compute_time), human(dec.compute_time)});
   t.rows.push_back({"memory time", human(pre.memory_time), human(dec.memory_time)});
-  if (r.workload.tp > 1) t.rows.push_back({"all-reduce time", human(pre.comm_time), human(dec.comm_time)});
+  if (gpus(r.workload) > 1) t.rows.push_back({"communication time", human(pre.comm_time), human(dec.comm_time)});
   t.rows.push_back({"time", human(pre.time) + " (TTFT)", human(dec.time)});
+  if (r.prefill_pipeline && r.decode_pipeline) {
+    t.rows.push_back({"pipeline bubble", fmt::format("{:.1f}%", 100 * r.prefill_pipeline->bubble),
+                      fmt::format("{:.1f}%", 100 * r.decode_pipeline->bubble)});
+  }
   t.rows.push_back({"expected (10-90%)", expected_cell(pre.expected), expected_cell(dec.expected)});
   t.rows.push_back({"bound", bound_cell(pre), bound_cell(dec)});
   t.rows.push_back({"tokens/s", "", three_digits(r.decode.tokens_per_s)});
@@ -87,7 +103,7 @@ TextTable memory_table(const Report& r) {
   const MemoryLedger& l = r.memory;
   const Workload& w = r.workload;
   TextTable t{fmt::format("Memory (batch {} × {} tokens{})", w.batch, w.prompt_tokens + w.gen_tokens,
-                          w.tp > 1 ? fmt::format(", {} GPUs", w.tp) : ""),
+                          l.gpus > 1 ? fmt::format(", {} GPUs", l.gpus) : ""),
               {"", "bytes", "share"},
               {}};
   auto row = [&](std::string label, Bytes b) {
@@ -99,6 +115,11 @@ TextTable memory_table(const Report& r) {
   row(fmt::format("reserve ({:.0f}%)", 100 * w.reserve_fraction), l.reserve);
   row("total", l.total);
   row("capacity", l.capacity);
+  if (l.gpus > 1) {
+    t.rows.push_back({"fullest GPU", human(l.fullest_gpu),
+                      fmt::format("{:.1f}% of its {}", 100.0 * (l.fullest_gpu / r.gpu.spec.memory_capacity),
+                                  human(r.gpu.spec.memory_capacity))});
+  }
   t.rows.push_back({"free", l.fits ? human(l.capacity - l.total) : "none: does NOT fit", ""});
   t.rows.push_back({"max batch at this length",
                     l.max_batch ? fmt::format("{}", *l.max_batch) : "not limited by modelled memory", ""});
@@ -158,7 +179,8 @@ std::vector<std::string> verdicts(const Report& r) {
       three_digits(r.decode.tokens_per_s)));
   if (!r.memory.fits) {
     out.push_back(fmt::format("memory: does NOT fit: batch {} needs {} but the {} GPU{} hold {}", w.batch,
-                              human(r.memory.total), w.tp, w.tp == 1 ? "" : "s", human(r.memory.capacity)));
+                              human(r.memory.total), r.memory.gpus, r.memory.gpus == 1 ? "" : "s",
+                              human(r.memory.capacity)));
   }
   return out;
 }

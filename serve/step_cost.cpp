@@ -48,13 +48,21 @@ std::optional<std::string> unsupported(const ModelSpec& m) {
   return std::nullopt;
 }
 
+std::optional<std::string> unsupported(const Workload& w) {
+  if (w.pp > 1) return "--pp: the simulator runs one pipeline stage; its steps do not model micro-batches in flight";
+  if (w.dp_attention) return "--dp-attention: the simulator runs one attention group, not a batch split over ranks";
+  return std::nullopt;
+}
+
 StepCost::StepCost(const ModelSpec& m, const GpuSpec& g, const Workload& base)
     : pricing_(pricing_for(m, base)),
       base_(base),
       ceilings_{*g.effective_peak(base.precision.compute), g.effective_bandwidth()},
       link_(g.interconnect),
+      network_(g.network),
       expected_(g.expected_model()) {
-  stack_ = describe_layers(*m.architecture, base.tp);
+  if (const auto why = unsupported(base)) throw std::invalid_argument(*why);
+  stack_ = describe_layers(*m.architecture, Sharding{base.tp, base.ep, base.dp_attention, base.expert_imbalance});
   base_.batch = 1;
   base_.context_tokens = 1;
   const OpList near = build_ops(Phase::decode, stack_, base_, ExpertRouting::uniform, pricing_);
@@ -120,8 +128,8 @@ StepTime StepCost::price(long rows, bool head) const {
   for (std::size_t i = 0; i < ops.size(); ++i) {
     if (head ? i == head_op_ : !attention_op_[i] && i != head_op_) part.push_back(ops[i]);
   }
-  const PhaseResult r = evaluate_phase(part, ceilings_, link_, base_.tp);
-  const Expected e = expected_phase(r, expected_, ceilings_, link_, base_.tp);
+  const PhaseResult r = evaluate_phase(part, ceilings_, link_, network_);
+  const Expected e = expected_phase(r, expected_, ceilings_);
   // The per-pass cost is the step's once: the token part carries it.
   return {r.time, head ? e.time - expected_.step : e.time};
 }

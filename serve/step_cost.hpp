@@ -41,6 +41,9 @@ struct StepTime {
 // list of operators, so a model whose prefill and decode run different steps (latent attention's
 // absorbed decode) or which holds a recurrent state per sequence is refused by name.
 [[nodiscard]] std::optional<std::string> unsupported(const ModelSpec& m);
+// Why a layout cannot be (nullopt: it can): a pipeline (pp > 1) or data-parallel attention,
+// whose steps the simulator does not compose.
+[[nodiscard]] std::optional<std::string> unsupported(const Workload& w);
 
 class StepCost {
  public:
@@ -78,6 +81,7 @@ class StepCost {
   Workload base_;
   Ceilings ceilings_;
   std::optional<Interconnect> link_;
+  std::optional<Network> network_;
   ExpectedModel expected_;
   std::vector<bool> attention_op_;  // per operator of a pass: depends on the context
   std::size_t head_op_ = 0;         // the LM head's operator

@@ -2,6 +2,8 @@
 // hand in tests/model/test_capacity_plan.cpp.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "cli_runner.hpp"
 
 using namespace roofline;
@@ -13,7 +15,7 @@ TEST_CASE("plan: several GPUs are ranked by cost - the cheapest first") {
   const auto a100 = r.out.find("NVIDIA A100"), h200 = r.out.find("NVIDIA H200"), l4 = r.out.find("NVIDIA L4");
   CHECK(a100 < h200);
   CHECK(h200 < l4);  // the L4 cannot meet TPOT 50 ms: last
-  CHECK_THAT(r.out, Catch::StartsWith("gpu_name,tp,sized_on,feasible,reason,batch,"));
+  CHECK_THAT(r.out, Catch::StartsWith("gpu_name,tp,pp,ep,dp_attention,gpus_per_replica,sized_on,feasible,reason,batch,"));
 }
 
 TEST_CASE("plan: bad targets exit 2 naming the flag") {
@@ -23,4 +25,33 @@ TEST_CASE("plan: bad targets exit 2 naming the flag") {
   const auto prices = test::run_cli({"plan", "-m", "llama-2-7b", "-g", "a100-80gb,h100-sxm,l4", "--price", "1,2"});
   CHECK(prices.code == 2);
   CHECK_THAT(prices.err, Catch::Contains("one per GPU (3), not 2"));
+}
+
+TEST_CASE("plan --search: DeepSeek-V3.2 on H200 ranks EP 8 with data-parallel attention ahead of tp 8") {
+  const auto r = test::run_cli({"plan", "-m", test::data_file("hf-configs/deepseek-v3.2.json"), "-g", "h200", "--rate",
+                                "20", "-p", "4096", "--gen", "1024", "--tpot", "50ms", "--ttft", "2s", "--search", "-f",
+                                "csv"});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("gpu_name,tp,pp,ep,dp_attention,gpus_per_replica,"));
+  // The first row is the cheapest layout: tp 8, pp 1, ep 8, attention data-parallel. Tensor
+  // parallelism alone caches the 576-wide latent on all 8 GPUs and fits a smaller batch.
+  const std::string first = r.out.substr(r.out.find('\n') + 1, r.out.find('\n', r.out.find('\n') + 1) - r.out.find('\n') - 1);
+  CHECK_THAT(first, Catch::StartsWith("NVIDIA H200 SXM,8,1,8,true,8,"));
+  CHECK(r.out.find("NVIDIA H200 SXM,8,1,1,false,8,") != std::string::npos);
+  // One H200 (141 GB) cannot hold 674 GB of weights: such layouts are counted, not listed.
+  CHECK(r.out.find("NVIDIA H200 SXM,1,1,1,") == std::string::npos);
+  // The table says how many there were (machine formats leave notes out).
+  const auto table = test::run_cli({"plan", "-m", test::data_file("hf-configs/deepseek-v3.2.json"), "-g", "h200",
+                                    "--search"});
+  REQUIRE(table.code == 0);
+  CHECK_THAT(table.out, Catch::Contains("layouts searched leave no room for one sequence beside the weights"));
+}
+
+TEST_CASE("plan: --tp, --pp and --ep lists are compared, and a layout the GPU cannot take exits 2") {
+  const auto r = test::run_cli({"plan", "-m", "mixtral-8x7b", "-g", "h100-sxm", "--tp", "2,4", "--ep", "1,2", "-f", "csv"});
+  REQUIRE(r.code == 0);
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 1 + 4);
+  const auto tp16 = test::run_cli({"plan", "-m", "llama-3.1-70b", "-g", "h100-sxm", "--tp", "16"});
+  CHECK(tp16.code == 2);
+  CHECK_THAT(tp16.err, Catch::Contains("--tp: 16 GPUs") && Catch::Contains("network"));
 }

@@ -232,5 +232,5 @@ TEST_CASE("sweep: JSON is one array, streamed, and a table past its 1000-row win
   REQUIRE(table.code == 0);
   // A header, its rule, and 1200 rows.
   CHECK(std::count(table.out.begin(), table.out.end(), '\n') == 2 + 1200);
-  CHECK_THAT(table.out, Catch::Contains("\n  Llama-2-7B  NVIDIA A100 80GB SXM   1  fp16      1200     512      640"));
+  CHECK_THAT(table.out, Catch::Contains("\n  Llama-2-7B  NVIDIA A100 80GB SXM  tp 1    fp16      1200     512      640"));
 }

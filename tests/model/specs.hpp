@@ -129,6 +129,27 @@ inline ModelSpec gpt_oss_like() {
   return m;
 }
 
+// DeepSeek-V3 (HF deepseek-ai/DeepSeek-V3 config.json): 61 layers of 7168, latent attention of
+// 128 heads (Q rank 1536, K/V rank 512, 128 + 64 Q/K and 128 V per head), 3 dense layers of 18432,
+// then 256 routed experts of 2048 (8 a token) and one shared; a 129,280-token vocabulary, untied;
+// weights fp8 in 128 × 128 blocks but the embedding and head (bf16). 671 B parameters, 37 B active.
+inline ModelSpec deepseek_v3() {
+  Architecture a = dense_gated(61, 7168, 128, 128, 18432, 129280);
+  a.head_dim = 192;
+  a.mla = LatentAttention{1536, 512, 128, 64, 128};
+  a.moe = MoeSpec{256, 8, 2048, 1, 3};
+  ModelSpec m;
+  m.name = "DeepSeek-V3";
+  m.source = "HF deepseek-ai/DeepSeek-V3 config.json (671 B total, 37 B active parameters)";
+  m.architecture = a;
+  m.dtype = DType::bf16;
+  m.quantization = Quantization{};
+  for (TensorClass c : {TensorClass::attention, TensorClass::dense_ffn, TensorClass::experts}) {
+    m.quantization->of(c) = WeightFormat::fp8_block;
+  }
+  return m;
+}
+
 // examples/7b.yaml: a dense 7B model known only by its size.
 inline ModelSpec teaching_7b() {
   ModelSpec m;

@@ -88,7 +88,7 @@ TEST_CASE("expected phase: never below the bound, the coefficients' times otherw
   m.skinny_compute = 0.1;
   // Compute 12.8 ms, memory 1.5 ms: sqrt(12.8² + 1.5²) = 12.888 ms, + 50 us of launches, + 1 ms a pass.
   m.step = Seconds(1e-3);
-  const Expected e = expected_phase(phase, m, kCeilings, std::nullopt, 1);
+  const Expected e = expected_phase(phase, m, kCeilings);
   const double both = std::sqrt(12.8 * 12.8 + 1.5 * 1.5) * 1e-3;
   CHECK_THAT(e.time.value(), WithinRel(both + 50e-6 + 1e-3, 1e-12));
   CHECK_THAT(e.compute.value(), WithinRel(both * 12.8 / 14.3, 1e-12));
@@ -100,6 +100,6 @@ TEST_CASE("expected phase: never below the bound, the coefficients' times otherw
   m = ExpectedModel{};
   m.memory = m.compute = 2;
   m.launch = m.step = Seconds(0);
-  const Expected at_bound = expected_phase(phase, m, kCeilings, std::nullopt, 1);
+  const Expected at_bound = expected_phase(phase, m, kCeilings);
   CHECK(at_bound.time == phase.time);
 }

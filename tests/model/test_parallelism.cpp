@@ -1,0 +1,160 @@
+// Expert, data-parallel-attention and pipeline layouts, worked by hand on DeepSeek-V3 over 8 H200s.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "model/engine.hpp"
+#include "model/layouts.hpp"
+#include "model/pipeline.hpp"
+#include "specs.hpp"
+
+using namespace roofline;
+using namespace roofline::test;
+
+namespace {
+
+// presets/gpus/h200.yaml's figures: 141 GB at 4.8 TB/s, NVLink 4 at 450 GB/s a direction, 8 a node.
+GpuSpec h200() {
+  GpuSpec g = h100_sxm();
+  g.name = "H200";
+  g.memory_capacity = GB(141);
+  g.memory_bandwidth = TBps(4.8);
+  return g;
+}
+
+Workload layout(const ModelSpec& m, int tp, int ep, bool dp, long batch) {
+  Workload w = default_workload(m, batch);
+  w.prompt_tokens = 4096;
+  w.gen_tokens = 1024;
+  w.context_tokens = 4096;
+  w.tp = tp;
+  w.ep = ep;
+  w.dp_attention = dp;
+  return w;
+}
+
+const OpResult& op(const PhaseResult& p, std::string_view name) {
+  const auto it = std::find_if(p.ops.begin(), p.ops.end(), [&](const OpResult& o) { return o.cost.name == name; });
+  REQUIRE(it != p.ops.end());
+  return *it;
+}
+
+}  // namespace
+
+TEST_CASE("parallelism: DeepSeek-V3 fp8 on 8 H200 at EP 8 with data-parallel attention - each GPU's ledger") {
+  const Report r = evaluate(deepseek_v3(), h200(), layout(deepseek_v3(), 8, 8, true, 256));
+  // One GPU holds, in fp8 with an fp32 scale per 128 × 128 block (n + 4·⌈in/128⌉·⌈out/128⌉ bytes):
+  //   attention, whole, 61 layers × 187,151,072 B (q_a 7168×1536, q_b 1536×24576, kv_a 7168×576,
+  //     kv_b 512×32768, o 16384×7168)                                        = 11,416,215,392
+  //   3 dense FFNs × 396,458,496 B (7168 × 18432, three matrices)             =  1,189,375,488
+  //   58 MoE layers × (32 routed + 1 shared experts × 44,050,944 B)           = 84,313,506,816
+  //   bf16: embedding and head 2 × 129,280 × 7168 × 2 B = 3,706,535,936; routers 58 × 7168 × 256
+  //     × 2 B = 212,860,928; norms 61 × (7168 + 1536 + 512 + 7168) × 2 + 7168 × 2 = 2,013,184
+  //                                                                    total 100,840,687,968 B
+  // and eight GPUs 806.7 GB: 133 GB more than the 673.2 GB model, since attention, the dense
+  // layers, the shared experts and the tables are on every GPU.
+  CHECK(r.memory.gpus == 8);
+  CHECK(r.memory.weights.value() == Approx(8 * 100'840'687'968.0).epsilon(1e-12));
+  CHECK(r.model.weight_bytes.value() == Approx(673'150'552'416.0).epsilon(1e-12));
+  // Each GPU caches its own 32 sequences: 5120 tokens × 61 layers × 576 latent × 2 B = 359.8 MB
+  // each, 11.51 GB a GPU, 92.1 GB the eight.
+  CHECK(r.memory.kv_cache.value() == Approx(256 * 5120 * 70'272.0).epsilon(1e-12));
+  // Its reserve 14.1 GB, its prefill activations (4096 × 2 B × (2 · 7168 + 65,536 for Q, K and V
+  // of 128 heads × 192, 192 and 128) + the fp32 logits 129,280 × 4 B) = 654.83 MB a sequence.
+  const double activations = 4096 * 2.0 * (2 * 7168 + 65536) + 129280 * 4.0;
+  CHECK(r.memory.activations.value() == Approx(256 * activations).epsilon(1e-12));
+  CHECK(r.memory.fullest_gpu.value() ==
+        Approx(100'840'687'968.0 + 32 * (5120 * 70'272.0 + activations) + 14.1e9).epsilon(1e-12));
+  // 147.4 GB: 256 prompts of 4096 tokens prefilled at once do not fit beside the weights.
+  CHECK_FALSE(r.memory.fits);
+  // Free: 141 − 14.1 − 100.84 = 26.06 GB for (359.8 + 654.8) MB / 8 a sequence: 205 sequences.
+  CHECK(r.memory.max_batch == 205);
+}
+
+TEST_CASE("parallelism: tensor parallelism replicates the latent cache on every GPU, data-parallel attention does not") {
+  const Report tp = evaluate(deepseek_v3(), h200(), layout(deepseek_v3(), 8, 1, false, 64));
+  const Report dp = evaluate(deepseek_v3(), h200(), layout(deepseek_v3(), 8, 8, true, 64));
+  // Latent attention caches one 576-wide latent a token, which no GPU can split by heads.
+  CHECK(tp.memory.kv_cache.value() == Approx(8 * dp.memory.kv_cache.value()).epsilon(1e-12));
+  // Tensor parallelism holds each weight once (but the replicated latent projections and norms).
+  CHECK(tp.memory.weights < dp.memory.weights);
+}
+
+TEST_CASE("parallelism: EP all-to-all of DeepSeek-V3 decode at batch 256 over NVLink") {
+  const Report r = evaluate(deepseek_v3(), h200(), layout(deepseek_v3(), 8, 8, true, 256));
+  // Each GPU sends its 32 sequences' tokens to their 8 experts: 32 × 8 × 7168 × 2 B = 3,670,016 B a
+  // layer, 7/8 of it to other GPUs: 7/8 × 3,670,016 / 450e9 = 7.136 µs + 5 µs a call, over 58 MoE
+  // layers = 703.9 µs; the combine brings as much back.
+  const OpResult& dispatch = op(r.decode.step, "moe_dispatch");
+  CHECK(dispatch.cost.comm_bytes.value() == 58 * 3'670'016.0);
+  CHECK(dispatch.time.value() * 1e6 == Approx(58 * (7.0 / 8 * 3'670'016 / 450e9 * 1e6 + 5)).epsilon(1e-9));
+  CHECK(op(r.decode.step, "moe_combine").time == dispatch.time);
+  // No all-reduce: attention runs whole on each GPU's own sequences.
+  CHECK(std::none_of(r.decode.step.ops.begin(), r.decode.step.ops.end(),
+                     [](const OpResult& o) { return o.cost.collective == Collective::all_reduce && o.bound == Bound::interconnect; }));
+  // The busiest GPU's experts see 256 × 8 / 8 = 256 rows a layer; imbalance 1.5 makes it 384.
+  CHECK(op(r.decode.step, "expert_up").cost.shape.rows == 256);
+  Workload skewed = layout(deepseek_v3(), 8, 8, true, 256);
+  skewed.expert_imbalance = 1.5;
+  CHECK(op(evaluate(deepseek_v3(), h200(), skewed).decode.step, "expert_up").cost.shape.rows == 384);
+}
+
+TEST_CASE("parallelism: a pipeline's bubble and its sends, worked from one micro-batch") {
+  // One micro-batch takes 8 ms of kernels through 4 stages (2 ms a stage) and 0.3 ms of sends.
+  PhaseResult micro;
+  OpResult kernels{};
+  kernels.time = Seconds(8e-3);
+  kernels.bound = Bound::memory;
+  OpResult sends{};
+  sends.time = Seconds(0.3e-3);
+  sends.bound = Bound::interconnect;
+  sends.cost.collective = Collective::send;
+  micro.ops = {kernels, sends};
+  micro.time = Seconds(8.3e-3);
+  micro.expected.time = Seconds(16.6e-3);
+  Pipeline p;
+  // Prefill, 4 micro-batches: (4 + 4 − 1) × 2 ms + 0.3 ms = 14.3 ms; busy 4 × 2 ms of it: bubble 44.1%.
+  const PhaseResult prefill = pipelined(micro, Phase::prefill, 4, 4, 1, p);
+  CHECK(prefill.time.value() == Approx(14.3e-3).epsilon(1e-12));
+  CHECK(p.bubble == Approx(1 - 8.0 / 14.3).epsilon(1e-12));
+  CHECK(prefill.expected.time.value() == Approx(16.6e-3 * 14.3 / 8.3).epsilon(1e-12));
+  // Decode, 4 micro-batches in flight: a token comes round after 4 × 2 + 0.3 ms = 8.3 ms.
+  CHECK(pipelined(micro, Phase::decode, 4, 4, 1, p).time.value() == Approx(8.3e-3).epsilon(1e-12));
+  // 8 in flight keep every stage busy: 8 × 2 ms = 16 ms for twice the tokens, no bubble.
+  CHECK(pipelined(micro, Phase::decode, 4, 8, 1, p).time.value() == Approx(16e-3).epsilon(1e-12));
+  CHECK(p.bubble == 0);
+}
+
+TEST_CASE("parallelism: a layout the model or the fabric cannot take is refused, naming the flag") {
+  const ModelSpec ds = deepseek_v3();
+  Workload w = layout(ds, 8, 3, false, 1);
+  CHECK(validate(w, ds, h200())->field == "ep");  // 3 divides neither tp 8 nor 256 experts
+  w = layout(ds, 8, 4, true, 1);
+  CHECK(validate(w, ds, h200())->field == "dp-attention");  // data-parallel attention needs ep = tp
+  w = layout(llama_2_7b(), 1, 2, false, 1);
+  CHECK(validate(w, llama_2_7b(), h200())->field == "ep");  // no experts
+  w = layout(ds, 8, 1, false, 1);
+  w.pp = 2;  // 16 GPUs, one 8-GPU NVLink domain, no network
+  CHECK(validate(w, ds, h200())->field == "pp");
+  GpuSpec two_nodes = h200();
+  two_nodes.network = Network{GBps(50), us(10)};
+  CHECK_FALSE(validate(w, ds, two_nodes).has_value());
+  w.expert_imbalance = 2;  // above ep 1
+  CHECK(validate(w, ds, two_nodes)->field == "expert-imbalance");
+}
+
+TEST_CASE("parallelism: the layouts a plan searches - powers of two within the NVLink domain") {
+  // Llama-2-7B on an A100 node (8 GPUs, no network): tp × pp ≤ 8 with tp, pp powers of two:
+  // (1,1) (1,2) (1,4) (1,8) (2,1) (2,2) (2,4) (4,1) (4,2) (8,1).
+  const ModelSpec m = llama_2_7b();
+  const std::vector<Workload> dense = candidate_layouts(m, a100_80gb(), default_workload(m));
+  REQUIRE(dense.size() == 10);
+  CHECK(std::all_of(dense.begin(), dense.end(), [](const Workload& w) { return gpus(w) <= 8 && w.ep == 1; }));
+  // Mixtral's 8 experts add ep = tp, with and without data-parallel attention, where tp > 1:
+  // 4 single-GPU-stage layouts with tp 1, and 3 a layout for the 6 with tp > 1.
+  const ModelSpec moe = mixtral_8x7b();
+  int skipped = 0;
+  const std::vector<Workload> sparse = candidate_layouts(moe, a100_80gb(), default_workload(moe), &skipped);
+  CHECK(sparse.size() + static_cast<std::size_t>(skipped) == 4 + 3 * 6);
+  CHECK(skipped == 1);  // 93 GB of bf16 weights on one 80 GB A100
+}
