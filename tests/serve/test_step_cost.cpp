@@ -33,6 +33,22 @@ TEST_CASE("a uniform decode step of 32 sequences at context 640 costs what the e
   CHECK_THAT(t.expected.value(), WithinRel(r.decode.step.expected.time.value(), 1e-12));
 }
 
+TEST_CASE("at tp 2 and on Mixtral-8x7B (experts routed by the step's tokens) the step still costs the engine's decode step") {
+  const GpuSpec g = test::h100_sxm();
+  for (const ModelSpec& m : {test::llama_3_1_8b(), test::mixtral_8x7b()}) {
+    Workload w = at(m, 48, 512, 900);
+    w.tp = 2;
+    const Report r = evaluate(m, g, w);
+    w.batch = 1;
+    StepCost cost(m, g, w);
+    AttentionWork a;
+    for (int i = 0; i < 48; ++i) a += cost.decode_attention(900);
+    const StepTime t = cost.time(48, 48, a);
+    CHECK_THAT(t.bound.value(), WithinRel(r.decode.step.time.value(), 1e-12));
+    CHECK_THAT(t.expected.value(), WithinRel(r.decode.step.expected.time.value(), 1e-12));
+  }
+}
+
 TEST_CASE("a whole prefill of 512 tokens costs what the engine's prefill costs, and the expected time is above it") {
   const ModelSpec m = test::llama_3_1_8b();
   const GpuSpec g = test::h100_sxm();
