@@ -16,6 +16,7 @@
 #include "cli/plot_command.hpp"
 #include "cli/point_command.hpp"
 #include "cli/presets_command.hpp"
+#include "cli/simulate_command.hpp"
 #include "cli/sweep_command.hpp"
 #include "cli/validate_command.hpp"
 #include "io/input_error.hpp"
@@ -39,6 +40,7 @@ struct Flags {
   PlotArgs plot;
   ValidateArgs validate;
   FitArgs fit;
+  SimulateArgs simulate;
 };
 
 // The commands, in the order --help and completion list them. The first, without a name, is
@@ -72,6 +74,9 @@ std::vector<Command> commands(Flags& f, const CLI::App& app) {
        [&f](Out& out, Out& err) { run_validate(f.validate, out, err); }},
       {"fit", "fit the expected-performance coefficients to measured runs: residuals, each source held out",
        [&f](Options& o) { add_fit_options(o, f.fit); }, [&f](Out& out, Out& err) { run_fit(f.fit, out, err); }},
+      {"simulate", "one replica serving a stream of requests: TTFT, TPOT and queue wait percentiles under load",
+       [&f](Options& o) { add_simulate_options(o, f.simulate); },
+       [&f](Out& out, Out& err) { run_simulate(f.simulate, out, err); }},
   };
 }
 

@@ -84,6 +84,14 @@ const std::array kPlanColumns = {
     // kWh, not SI joules, in JSON too: the unit energy is bought in; the key says so.
     PlanColumn{"energy_per_million_tokens_kwh", "energy_per_million_tokens_kwh",
                [](const PlanRow& r) -> Cell { return optional_cell(r.plan.kwh_per_million_tokens); }},
+    PlanColumn{"kv_transfer_bytes", "kv_transfer_bytes",
+               [](const PlanRow& r) -> Cell {
+                 return r.plan.kv_transfer_bytes ? Cell(r.plan.kv_transfer_bytes->value()) : Cell();
+               }},
+    PlanColumn{"kv_transfer_time", "kv_transfer_time_s",
+               [](const PlanRow& r) -> Cell {
+                 return r.plan.kv_transfer ? Cell(r.plan.kv_transfer->value()) : Cell();
+               }},
 };
 
 // Feasible plans first, cheapest (or fewest GPUs) first; then the ones that cannot meet the target.
@@ -136,6 +144,22 @@ class PlanRecord final : public Record {
   bool disaggregate_;
 };
 
+// What the disaggregated TPOT includes for the cache's trip between the pools.
+std::string kv_transfer_note(const PlanRow& r) {
+  const std::string who = fmt::format("{} with {}", r.gpu->name, layout_label(r.layout));
+  if (!r.plan.kv_transfer_bytes) {
+    return who + ": the model is known only by its size, so the KV cache it sends between the pools is not priced "
+                 "(TPOT leaves it out)";
+  }
+  const std::string what =
+      who + fmt::format(": each request's prompt cache ({}) goes from the prefill to the decode pool",
+                        human(*r.plan.kv_transfer_bytes));
+  if (!r.plan.kv_transfer) return what + "; the GPU names no interconnect, so its time is not priced (TPOT leaves it out)";
+  return what + fmt::format(" in {} over the GPU's interconnect, before the second token: TPOT carries it over the "
+                            "gen - 1 gaps (over a network between nodes it is slower)",
+                            human(*r.plan.kv_transfer));
+}
+
 void print(const std::vector<PlanRow>& rows, const PlanArgs& a, const ModelSpec& m, const Workload& w, int too_big,
            std::ostream& out) {
   const std::string title = fmt::format("{}: {} requests/s, {} prompt + {} generated tokens, TTFT ≤ {}, TPOT ≤ {}{}; {}",
@@ -148,9 +172,19 @@ void print(const std::vector<PlanRow>& rows, const PlanArgs& a, const ModelSpec&
     if (!r.plan.feasible) {
       sink->note(fmt::format("{} with {} cannot meet the target: {}", r.gpu->name, layout_label(r.layout), r.reason));
     }
+    if (a.disaggregate && r.plan.feasible) sink->note(kv_transfer_note(r));
   }
   if (too_big > 0) sink->note(fmt::format("{} layouts searched leave no room for one sequence beside the weights", too_big));
   sink->finish();
+}
+
+// --percentile and the flags that go with it, or against it.
+void check_percentile(const PlanArgs& a) {
+  const double p = a.percentile.percentile;
+  if (!(p >= 50 && p < 100)) throw InputError(fmt::format("--percentile: must be 50 to below 100, got {}", p));
+  if (a.confidence != 0.5) {
+    throw InputError("--confidence: not with --percentile, whose simulation runs on the central expected step times");
+  }
 }
 
 }  // namespace
@@ -171,6 +205,11 @@ void add_plan_options(Options& o, PlanArgs& a) {
          "rank every layout of each GPU that holds the weights: tp up to the interconnect's domain (whole domains "
          "beyond it with a network), pp 1-8, and for models with experts ep = tp with and without --dp-attention");
   o.add("--format,-f", a.format, "table, markdown, csv, json or jsonl").one_of(output_format_names()).show_default();
+  o.add("--percentile", a.percentile.percentile,
+        "size so that this percentile of TTFT and TPOT meets the targets under --arrivals, confirmed by simulation");
+  o.add("--arrivals", a.percentile.arrivals, "with --percentile: poisson or gamma:CV").show_default();
+  o.add("--duration", a.percentile.duration, "with --percentile: traffic simulated per check").show_default();
+  o.add("--seed", a.percentile.seed, "with --percentile: seed of the simulated traffic").show_default();
 }
 
 void run_plan(const PlanArgs& a, std::ostream& out) {
@@ -238,6 +277,20 @@ void run_plan(const PlanArgs& a, std::ostream& out) {
   if (a.search && rows.empty()) {
     throw InputError(fmt::format("plan --search: no layout of up to {} GPUs holds {}'s weights on {}", kMostGpusSearched,
                                  m.name, a.workload.gpu.size() == 1 ? gpus.front().name : "these GPUs"));
+  }
+  const PercentileArgs unset;
+  if (a.percentile.percentile == 0 && (a.percentile.arrivals != unset.arrivals || a.percentile.duration != unset.duration ||
+                                       a.percentile.seed != unset.seed)) {
+    throw InputError("--arrivals, --duration and --seed: only with --percentile");
+  }
+  if (a.percentile.percentile != 0) {
+    check_percentile(a);
+    std::vector<SteadyPlan> steady;
+    for (const PlanRow& r : rows) steady.push_back({r.gpu, r.layout, r.plan, r.reason});
+    PercentileArgs p = a.percentile;
+    p.format = a.format;
+    print_percentile_plans(m, steady, target, p, out);
+    return;
   }
   rank(rows);
   print(rows, a, m, workload_at(x, std::vector<std::size_t>(kWorkloadFlags, 0), m), too_big, out);

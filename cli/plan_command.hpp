@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/command.hpp"
+#include "cli/percentile_plan.hpp"
 #include "cli/workload_options.hpp"
 
 namespace roofline::cli {
@@ -21,6 +22,7 @@ struct PlanArgs {
   bool bound = false;       // size on the roofline bound instead
   bool search = false;      // rank every layout (tp × pp × ep, data-parallel attention) that fits
   std::string format = "table";
+  PercentileArgs percentile;  // --percentile: size on a latency percentile under an arrival process
 };
 
 void add_plan_options(Options& o, PlanArgs& args);

@@ -1,6 +1,5 @@
 #include "io/measurements_csv.hpp"
 
-#include <csv.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -10,6 +9,7 @@
 #include <cmath>
 #include <optional>
 
+#include "io/csv_records.hpp"
 #include "io/input_error.hpp"
 #include "io/nearest_word.hpp"
 #include "io/text_check.hpp"
@@ -47,54 +47,7 @@ constexpr std::array<Column, 14> kColumns = {{
 // Cells that may not be empty: a row without them names no run.
 constexpr std::array<std::string_view, 4> kNonEmpty = {"id", "source", "model", "gpu"};
 
-struct Record {
-  std::size_t line = 0;
-  std::vector<std::string> cells;
-};
-
-// libcsv calls back per field and per record; it knows no lines, so the file is fed one line at
-// a time and each record keeps the line its first field ended on (where it starts, unless its
-// first cell spans lines).
-struct Collector {
-  std::size_t line = 0;
-  Record current;
-  std::vector<Record> records;
-};
-
-void on_field(void* field, std::size_t size, void* data) {
-  auto& c = *static_cast<Collector*>(data);
-  if (c.current.cells.empty()) c.current.line = c.line;
-  c.current.cells.emplace_back(static_cast<const char*>(field), size);
-}
-
-void on_record(int, void* data) {
-  auto& c = *static_cast<Collector*>(data);
-  c.records.push_back(std::move(c.current));
-  c.current = {};
-}
-
-std::vector<Record> parse_records(const std::string& text, const std::string& path) {
-  csv_parser parser{};
-  if (csv_init(&parser, CSV_STRICT | CSV_STRICT_FINI) != 0) throw std::bad_alloc();
-  Collector c;
-  const auto fail = [&](std::string_view why) {
-    const std::string reason = fmt::format("{}:{}: not CSV: {}", path, c.line, why);
-    csv_free(&parser);
-    throw InputError(reason);
-  };
-  std::size_t start = 0;
-  while (start < text.size()) {
-    const std::size_t end = std::min(text.find('\n', start), text.size() - 1) + 1;
-    ++c.line;
-    if (csv_parse(&parser, text.data() + start, end - start, on_field, on_record, &c) != end - start) {
-      fail(csv_strerror(csv_error(&parser)));
-    }
-    start = end;
-  }
-  if (csv_fini(&parser, on_field, on_record, &c) != 0) fail("a quoted cell is not closed");
-  csv_free(&parser);
-  return std::move(c.records);
-}
+using Record = CsvRecord;
 
 std::vector<std::string> column_names() {
   std::vector<std::string> names;
@@ -189,7 +142,7 @@ std::vector<MeasurementRow> read_measurements(const std::string& path) {
     const TextPosition at = position_of(text, p->offset);
     throw InputError(fmt::format("{}:{}:{}: {}", path, at.line, at.column, p->what));
   }
-  const std::vector<Record> records = parse_records(text, path);
+  const std::vector<Record> records = csv_records(text, path);
   if (records.empty()) throw InputError(fmt::format("{}: is empty; a measurements file starts with its header", path));
   const auto at = read_header(records.front(), path);
   std::vector<MeasurementRow> rows;

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <optional>
 
+#include "model/kv_transfer.hpp"
+
 namespace roofline {
 
 namespace {
@@ -20,13 +22,15 @@ struct Latency {
 
 // At batch B a sequence waits the decode step, plus (colocated) the B/gen prefills interleaved
 // with each step; a new request waits its prefill, plus (colocated) the step in flight.
+// Disaggregated, the prefill pool returns the first token and the second waits for the prompt's
+// cache to reach the decode pool (`handoff`, Splitwise's second-token delay): gen − 1 gaps share it.
 // `prefill`: one request's prefill as it waits for it; `per_request`: what it costs the replica
 // (less under data-parallel attention, whose ranks prefill a request each at once).
 Latency latency_at(const ModelSpec& m, const GpuSpec& g, Workload w, long batch, Seconds prefill, Seconds per_request,
-                   bool colocated, const Sizing& sizing) {
+                   bool colocated, const Sizing& sizing, Seconds handoff = Seconds(0)) {
   w.batch = batch;
   const Seconds step = sizing.time(evaluate(m, g, w).decode.step);
-  if (!colocated) return {step, step, prefill};
+  if (!colocated) return {step, step + handoff / static_cast<double>(std::max(1L, w.gen_tokens - 1)), prefill};
   return {step, step + per_request * (static_cast<double>(batch) / static_cast<double>(w.gen_tokens)), prefill + step};
 }
 
@@ -35,12 +39,12 @@ bool meets(const Latency& l, const LoadTarget& t) { return l.tpot <= t.tpot && l
 // The largest batch in [1, limit] that meets both targets; 0 if none. Both latencies grow with
 // the batch, so a binary search finds the edge.
 long largest_batch(const ModelSpec& m, const GpuSpec& g, const Workload& w, long limit, Seconds prefill,
-                   Seconds per_request, bool colocated, const LoadTarget& target) {
-  if (!meets(latency_at(m, g, w, 1, prefill, per_request, colocated, target.sizing), target)) return 0;
+                   Seconds per_request, bool colocated, const LoadTarget& target, Seconds handoff) {
+  if (!meets(latency_at(m, g, w, 1, prefill, per_request, colocated, target.sizing, handoff), target)) return 0;
   long lo = 1, hi = limit;
   while (lo < hi) {
     const long mid = lo + (hi - lo + 1) / 2;
-    if (meets(latency_at(m, g, w, mid, prefill, per_request, colocated, target.sizing), target)) {
+    if (meets(latency_at(m, g, w, mid, prefill, per_request, colocated, target.sizing, handoff), target)) {
       lo = mid;
     } else {
       hi = mid - 1;
@@ -85,9 +89,17 @@ CapacityPlan plan_capacity(const ModelSpec& m, const GpuSpec& g, const Workload&
     p.why_not = WeightsDoNotFit{single.memory.total, single.memory.capacity};
     return p;
   }
+  Seconds handoff;
+  if (!colocated) {
+    const KvTransfer kv = kv_transfer(m, g, base);
+    p.kv_transfer_bytes = kv.bytes;
+    p.kv_transfer = kv.time;
+    handoff = kv.time.value_or(Seconds(0));
+  }
   const long limit = p.max_batch ? std::min(*p.max_batch, kLargestSearchedBatch) : kLargestSearchedBatch;
-  p.batch = largest_batch(m, g, base, limit, p.prefill, per_request, colocated, target);
-  const Latency at = latency_at(m, g, base, std::max(p.batch, 1L), p.prefill, per_request, colocated, target.sizing);
+  p.batch = largest_batch(m, g, base, limit, p.prefill, per_request, colocated, target, handoff);
+  const Latency at =
+      latency_at(m, g, base, std::max(p.batch, 1L), p.prefill, per_request, colocated, target.sizing, handoff);
   p.decode_step = at.decode_step;
   p.tpot = at.tpot;
   p.ttft = at.ttft;

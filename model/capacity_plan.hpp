@@ -14,7 +14,9 @@
 //
 // Disaggregated serving sizes two pools: prefill replicas run prefills back to back (compute-
 // bound, one request at a time), decode replicas run batches with no prefill interleaved. The
-// KV transfer between them is not modelled.
+// prefill replica returns the first token; each request's prompt cache then crosses the link to
+// the decode pool (model/kv_transfer.hpp), which its second token waits for: TPOT, the mean gap,
+// carries transfer/(gen − 1). The prefill replica moves on to the next prompt meanwhile.
 #include <optional>
 #include <variant>
 
@@ -79,6 +81,10 @@ struct CapacityPlan {
   // tokens take at the target rate, in kWh; empty when the GPU gives no power. GPUs only (no
   // host, network or cooling), each drawing its TDP all the time: a ceiling, as the cost is.
   std::optional<double> kwh_per_million_tokens;
+  // Disaggregated: one request's prompt cache sent from the prefill to the decode pool, and how
+  // long it takes (empty: colocated, or not priced: see model/kv_transfer.hpp).
+  std::optional<Bytes> kv_transfer_bytes;
+  std::optional<Seconds> kv_transfer;
 };
 
 // `base` gives the prompt, gen, formats and tp; its batch is what the plan chooses.

@@ -1,0 +1,306 @@
+#include "cli/percentile_plan.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "cli/workload_options.hpp"
+#include "io/input_error.hpp"
+#include "io/units_parse.hpp"
+#include "report/human_units.hpp"
+#include "report/layout_label.hpp"
+#include "report/report_csv.hpp"
+#include "report/report_json.hpp"
+#include "report/sink.hpp"
+#include "serve/kv_capacity.hpp"
+#include "serve/simulator.hpp"
+#include "serve/summary.hpp"
+
+namespace roofline::cli {
+
+using namespace serve;
+using report::Cell;
+using report::human;
+
+namespace {
+
+// Past these a fleet is not worth simulating replica by replica.
+constexpr long kMaxReplicas = 1'000'000;
+constexpr int kSteps = 24;  // simulations a correction may take
+// The cliff is looked for up to 1.25^9 = 7.45 times the planned rate per replica.
+constexpr double kCliffStep = 1.25;
+constexpr int kCliffSteps = 8;
+
+// The pool whose replicas are searched: colocated replicas, or (disaggregated) the prefill pool,
+// whose replicas run one prompt at a time and return its first token; the decode pool keeps the
+// steady plan's count and TPOT (its batch is sized for it, and no prefill stalls it).
+struct Pool {
+  bool prefill_only = false;
+  double mu = 0;       // requests/s a replica serves
+  double ttft = 0;     // a request's TTFT without queueing
+  long steady = 0;     // the steady plan's count
+};
+
+Pool pool_of(const SteadyPlan& s) {
+  if (s.plan.prefill_replicas == 0) return {false, s.plan.requests_per_s_per_replica, s.plan.ttft.value(), s.plan.replicas};
+  return {true, 1 / s.plan.prefill.value(), s.plan.ttft.value(), s.plan.prefill_replicas};
+}
+
+// One replica of a steady plan, ready to simulate at any rate.
+class Checker {
+ public:
+  Checker(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& t, const PercentileArgs& a, double duration)
+      : plan_(s), target_(t), args_(a), duration_(duration), cost_(m, *s.gpu, s.workload), pool_(pool_of(s)) {
+    config_.max_batch = pool_.prefill_only ? 1 : s.plan.batch;
+    config_.chunked_prefill = !pool_.prefill_only;
+    config_.max_batched_tokens = std::max(config_.max_batched_tokens, s.workload.prompt_tokens);
+    config_.kv_blocks = cache_blocks(m, *s.gpu, s.workload, config_.block_tokens, config_.max_batched_tokens).blocks;
+    config_.max_context = m.max_context.value_or(0);
+    config_.sample_every = 1e9;
+  }
+
+  struct Point {
+    double ttft = 0, tpot = 0;
+    [[nodiscard]] bool meets(const LoadTarget& t) const { return ttft <= t.ttft.value() && tpot <= t.tpot.value(); }
+  };
+
+  // The P-th percentiles of TTFT and TPOT at `rate` requests/s on one replica.
+  Point at(double rate, const ArrivalProcess& arrivals) {
+    const LengthDistribution prompt{LengthDistribution::Kind::fixed, static_cast<double>(plan_.workload.prompt_tokens), 0};
+    // A prefill replica's work ends with the first token.
+    const auto out = pool_.prefill_only ? 1.0 : static_cast<double>(plan_.workload.gen_tokens);
+    const LengthDistribution gen{LengthDistribution::Kind::fixed, out, 0};
+    // At least 5000 requests, for a 99th percentile of 50 above it; at most 200 000 a check.
+    const double span = std::min(std::max(duration_, 5000 / rate), 200000 / rate);
+    const auto requests = generate(arrivals, rate, span, prompt, gen, 0, config_.block_tokens,
+                                   static_cast<std::uint64_t>(args_.seed));
+    const SimResult r = simulate(requests, cost_, config_, target_.sizing.bound ? Timing::bound : Timing::expected);
+    std::vector<double> ttft, tpot;
+    for (const Outcome& o : r.served) {
+      ttft.push_back(o.ttft);
+      if (o.gen > 1) tpot.push_back(o.tpot);
+    }
+    std::sort(ttft.begin(), ttft.end());
+    std::sort(tpot.begin(), tpot.end());
+    if (pool_.prefill_only) return {percentile(ttft, args_.percentile), plan_.plan.tpot.value()};
+    return {percentile(ttft, args_.percentile), percentile(tpot, args_.percentile)};
+  }
+
+ private:
+  const SteadyPlan& plan_;
+  const LoadTarget& target_;
+  const PercentileArgs& args_;
+  double duration_;
+  StepCost cost_;
+  Pool pool_;
+  ServerConfig config_;
+};
+
+struct Row {
+  const SteadyPlan* steady;
+  // The searched pool's count: colocated replicas, or the prefill pool's.
+  long closed_form = 0, replicas = 0;
+  Checker::Point at_plan;
+  double cliff = 0;  // requests/s per replica at which the P-th TTFT doubles; 0: not found
+  bool feasible = false;
+  std::string reason;
+};
+
+// The fewest replicas whose closed-form P-th TTFT meets the target, from the steady count up.
+long closed_form_replicas(const Pool& pool, const LoadTarget& t, double cv, double p) {
+  const auto ttft = [&](long n) {
+    const double k = static_cast<double>(n);
+    return pool.ttft + closed_form_wait(t.requests_per_s / k, pool.mu, cv * cv / k, 0, p);
+  };
+  long lo = std::max(1L, pool.steady), hi = lo;
+  while (ttft(hi) > t.ttft.value()) {
+    if (hi >= kMaxReplicas) return 0;
+    lo = hi;
+    hi = std::min(kMaxReplicas, hi * 2);
+  }
+  if (ttft(lo) <= t.ttft.value()) return lo;
+  while (hi - lo > 1) {
+    const long mid = lo + (hi - lo) / 2;
+    (ttft(mid) <= t.ttft.value() ? hi : lo) = mid;
+  }
+  return hi;
+}
+
+// The rate per replica, above `rate`, at which the P-th TTFT reaches twice `ttft`: doubling then
+// bisecting, by simulation.
+double cliff(Checker& c, double rate, const ArrivalProcess& arrivals, double ttft) {
+  double lo = rate, hi = rate * kCliffStep;
+  int steps = 0;
+  while (c.at(hi, arrivals).ttft < 2 * ttft) {
+    if (++steps > kCliffSteps) return 0;
+    lo = hi;
+    hi *= kCliffStep;
+  }
+  for (int i = 0; i < 8; ++i) {
+    const double mid = (lo + hi) / 2;
+    (c.at(mid, arrivals).ttft < 2 * ttft ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+// Requests are routed round robin: each of n replicas sees every n-th arrival, so its gaps are
+// sums of n of the fleet's: gamma of shape n/CV², a CV of CV/√n (Poisson's CV is 1).
+ArrivalProcess per_replica(double cv, long n) { return {ArrivalProcess::Kind::gamma, cv / std::sqrt(static_cast<double>(n))}; }
+
+Row size(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& t, const PercentileArgs& a, double cv,
+         double duration) {
+  Row row{&s};
+  if (!s.plan.feasible) {
+    row.reason = s.reason;
+    return row;
+  }
+  if (const auto why = unsupported(s.workload)) {
+    row.reason = "not simulated: " + *why;
+    return row;
+  }
+  row.closed_form = closed_form_replicas(pool_of(s), t, cv, a.percentile / 100);
+  Checker c(m, s, t, a, duration);
+  const auto check = [&](long n) { return c.at(t.requests_per_s / static_cast<double>(n), per_replica(cv, n)); };
+  // Bisection between a count that misses (lo) and one that meets (hi), from the closed form's.
+  long lo = 0, hi = std::max(1L, row.closed_form);
+  int steps = 0;
+  while (!check(hi).meets(t)) {
+    if (++steps > kSteps || hi >= kMaxReplicas) {
+      row.reason = fmt::format("the P{:g} latencies miss the targets at {} replicas", a.percentile, hi);
+      return row;
+    }
+    lo = hi;
+    hi = std::min(kMaxReplicas, hi * 2);
+  }
+  while (hi - lo > 1) {
+    const long mid = lo + (hi - lo) / 2;
+    (check(mid).meets(t) ? hi : lo) = mid;
+  }
+  row.replicas = hi;
+  row.at_plan = check(hi);
+  row.feasible = true;
+  row.cliff = cliff(c, t.requests_per_s / static_cast<double>(hi), per_replica(cv, hi), row.at_plan.ttft);
+  return row;
+}
+
+bool disaggregated(const Row& r) { return r.steady->plan.prefill_replicas > 0; }
+
+long gpus(const Row& r) {
+  return (r.replicas + (disaggregated(r) ? r.steady->plan.replicas : 0)) * gpus(r.steady->workload);
+}
+
+struct Column {
+  std::string_view key;
+  Cell (*get)(const Row&);
+};
+
+const std::array kColumns = {
+    Column{"gpu", [](const Row& r) -> Cell { return std::string_view(r.steady->gpu->name); }},
+    Column{"tp", [](const Row& r) -> Cell { return static_cast<long>(r.steady->workload.tp); }},
+    Column{"pp", [](const Row& r) -> Cell { return static_cast<long>(r.steady->workload.pp); }},
+    Column{"ep", [](const Row& r) -> Cell { return static_cast<long>(r.steady->workload.ep); }},
+    Column{"feasible", [](const Row& r) -> Cell { return r.feasible; }},
+    Column{"reason", [](const Row& r) -> Cell { return std::string_view(r.reason); }},
+    Column{"batch", [](const Row& r) -> Cell { return r.steady->plan.batch; }},
+    Column{"steady_replicas", [](const Row& r) -> Cell { return pool_of(*r.steady).steady; }},
+    Column{"closed_form_replicas", [](const Row& r) -> Cell { return r.closed_form; }},
+    Column{"replicas", [](const Row& r) -> Cell { return disaggregated(r) ? r.steady->plan.replicas : r.replicas; }},
+    Column{"prefill_replicas", [](const Row& r) -> Cell { return disaggregated(r) ? r.replicas : 0L; }},
+    Column{"gpus", [](const Row& r) -> Cell { return gpus(r); }},
+    Column{"ttft_percentile_s", [](const Row& r) -> Cell { return r.at_plan.ttft; }},
+    Column{"tpot_percentile_s", [](const Row& r) -> Cell { return r.at_plan.tpot; }},
+    Column{"cliff_requests_per_s_per_replica", [](const Row& r) -> Cell { return r.cliff; }},
+};
+
+void csv_header(std::string& out) {
+  report::append_csv_row_of(out, kColumns, [](const Column& c) { return Cell(c.key); });
+}
+
+class RowRecord final : public report::Record {
+ public:
+  RowRecord(const Row& r, double load) : r_(r), load_(load) {}
+  void append_csv(std::string& out) const override {
+    report::append_csv_row_of(out, kColumns, [this](const Column& c) { return c.get(r_); });
+  }
+  [[nodiscard]] nlohmann::ordered_json json() const override {
+    nlohmann::ordered_json o;
+    for (const Column& c : kColumns) o[std::string(c.key)] = report::cell_json(c.get(r_));
+    return o;
+  }
+  [[nodiscard]] std::vector<std::string> cells() const override {
+    const SteadyPlan& s = *r_.steady;
+    if (!r_.feasible) return {s.gpu->name, report::layout_label(s.workload), "-", "-", "-", "-", "-", "-", "-", "-", "cannot (below)"};
+    const double rate = load_ / static_cast<double>(r_.replicas);
+    return {s.gpu->name, report::layout_label(s.workload), fmt::format("{}", s.plan.batch),
+            fmt::format("{}", pool_of(s).steady), fmt::format("{}", r_.closed_form),
+            disaggregated(r_) ? fmt::format("{}+{}", s.plan.replicas, r_.replicas) : fmt::format("{}", r_.replicas),
+            fmt::format("{}", gpus(r_)), human(Seconds(r_.at_plan.ttft)), human(Seconds(r_.at_plan.tpot)), report::three_digits(rate),
+            r_.cliff > 0 ? fmt::format("{} (+{:.0f}%)", report::three_digits(r_.cliff), 100 * (r_.cliff / rate - 1))
+                         : fmt::format("beyond +{:.0f}%", 100 * (std::pow(kCliffStep, kCliffSteps + 1) - 1))};
+  }
+
+ private:
+  const Row& r_;
+  double load_;
+};
+
+}  // namespace
+
+ArrivalProcess arrival_flag(const std::string& value) {
+  if (value == "poisson") return {};
+  if (value.starts_with("gamma:")) {
+    double cv = 0;
+    const std::string_view s = std::string_view(value).substr(6);
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), cv);
+    if (ec == std::errc() && end == s.data() + s.size() && cv > 0 && cv <= 100) return {ArrivalProcess::Kind::gamma, cv};
+  }
+  throw io::InputError(fmt::format("--arrivals: `{}` is not poisson or gamma:CV (CV above 0, at most 100)", value));
+}
+
+double closed_form_wait(double rate, double mu, double ca2, double cs2, double p) {
+  const double rho = rate / mu;
+  if (rho >= 1) return std::numeric_limits<double>::infinity();
+  if (rho <= 1 - p) return 0;
+  return (ca2 + cs2) / 2 / mu / (1 - rho) * std::log(rho / (1 - p));
+}
+
+void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& plans, const LoadTarget& target,
+                            const PercentileArgs& a, std::ostream& out) {
+  const ArrivalProcess arr = arrival_flag(a.arrivals);
+  const double duration = quantity_flag(a.duration, io::Dimension::time, "duration");
+  if (duration > 86400) throw io::InputError(fmt::format("--duration: at most a day of traffic a check, got {:g} s", duration));
+  if (a.seed < 0) throw io::InputError(fmt::format("--seed: must be at least 0, got {}", a.seed));
+  const std::string pct = fmt::format("P{:g}", a.percentile);
+  const std::string title = fmt::format(
+      "{}: {:g} requests/s ({}, routed round robin), P{:g} TTFT <= {} and TPOT <= {}; replicas searched with a "
+      "closed form (Kingman, exponential tail) and confirmed by simulation ({} step times, chunked prefill; a prefill "
+      "pool one prompt at a time; seed {}); the cliff is the rate per replica at which P{:g} TTFT doubles",
+      m.name, target.requests_per_s, a.arrivals, a.percentile, human(target.ttft), human(target.tpot),
+      target.sizing.bound ? "bound" : "expected", a.seed, a.percentile);
+  const std::vector<std::string> header{"gpu", "layout", "batch", "steady", "closed form", "replicas", "GPUs", pct + " TTFT",
+                                        pct + " TPOT", "req/s/replica", "cliff req/s/replica"};
+  const auto sink = report::make_sink(report::output_format(a.format), report::Shape::rows, {title, header, csv_header}, out);
+  std::vector<Row> rows;
+  rows.reserve(plans.size());
+  const double cv = arr.kind == ArrivalProcess::Kind::gamma ? arr.cv : 1;
+  for (const SteadyPlan& s : plans) rows.push_back(size(m, s, target, a, cv, duration));
+  for (const Row& r : rows) {
+    sink->add(RowRecord(r, target.requests_per_s));
+    const std::string who = fmt::format("{} with {}", r.steady->gpu->name, report::layout_label(r.steady->workload));
+    if (!r.feasible) sink->note(fmt::format("{} cannot meet the target: {}", who, r.reason));
+    if (r.feasible && disaggregated(r)) {
+      sink->note(fmt::format("{}: disaggregated, the prefill pool is searched (replicas decode+prefill; steady, "
+                             "closed form and req/s/replica are the prefill pool's); the decode pool keeps the steady "
+                             "plan's {} replicas and TPOT, the cache's transfer included",
+                             who, r.steady->plan.replicas));
+    }
+  }
+  sink->finish();
+}
+
+}  // namespace roofline::cli

@@ -1,0 +1,212 @@
+#include "cli/serve_flags.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+
+#include "io/input_error.hpp"
+#include "io/spec_loader.hpp"
+#include "io/trace_csv.hpp"
+#include "model/engine.hpp"
+#include "report/warning_text.hpp"
+
+namespace roofline::cli {
+
+using namespace io;
+using serve::ArrivalProcess;
+using serve::LengthDistribution;
+
+namespace {
+
+// Past these a value is a typo: 10^6 requests a second, a year of traffic, 10^8 requests a run.
+constexpr double kMaxRate = 1e6, kMaxDuration = 3.2e7, kMaxRequests = 1e8;
+
+std::optional<double> number(std::string_view text) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+// "a:b:c" split at its colons.
+std::vector<std::string_view> parts(std::string_view s) {
+  std::vector<std::string_view> out;
+  for (std::size_t start = 0;;) {
+    const std::size_t colon = s.find(':', start);
+    out.push_back(s.substr(start, colon == std::string_view::npos ? std::string_view::npos : colon - start));
+    if (colon == std::string_view::npos) return out;
+    start = colon + 1;
+  }
+}
+
+bool is_count(std::optional<double> v) { return v && *v >= 1 && *v <= static_cast<double>(kMaxTokens) && *v == std::floor(*v); }
+
+void check_range(long v, long least, long most, std::string_view flag) {
+  if (v < least || v > most) throw InputError(fmt::format("--{}: must be {} to {}, got {}", flag, least, most, v));
+}
+
+}  // namespace
+
+void add_serve_options(Options& o, ServeFlags& f) {
+  using enum WorkloadFlag;
+  add_workload_options(o, f.workload, {prompt, gen, context, batch});
+  o.add("--rate", f.rate, "requests per second arriving (not with a trace)");
+  o.add("--arrivals", f.arrivals, "poisson, gamma:CV (CV > 1: bursts) or a trace .csv").show_default();
+  o.add("--prompt", f.prompt, "prompt tokens: N, lognormal:MEAN:SIGMA or uniform:A:B (not with a trace)");
+  o.add("--gen", f.gen, "output tokens, in the same forms (not with a trace)");
+  o.add("--duration", f.duration, "time over which requests arrive, with a unit").show_default();
+  o.add("--max-batch", f.max_batch, "sequences running at once").show_default();
+  o.add("--max-batched-tokens", f.max_batched_tokens, "tokens a step computes (each decode counts one)").show_default();
+  o.flag("--chunked-prefill", f.chunked_prefill, "split prompts over steps under the token budget");
+  o.add("--block-tokens", f.block_tokens, "tokens a KV cache block holds").show_default();
+  o.add("--prefix-hit", f.prefix_hit, "share of each prompt a prefix cache holds, 0 to 1").show_default();
+  o.add("--seed", f.seed, "seed of the generated traffic").show_default();
+  o.add("--ttft", f.ttft, "time-to-first-token target for goodput, with a unit");
+  o.add("--tpot", f.tpot, "time-per-output-token target for goodput, with a unit");
+  o.add("--speculative", f.speculative,
+        "K:ACCEPT[:draft-model]: K draft tokens a step, each accepted with probability ACCEPT; without a draft "
+        "model the drafts cost nothing (prompt lookup)");
+}
+
+SpeculativeFlag speculative_flag(const std::string& value) {
+  const std::vector<std::string_view> p = parts(value);
+  const auto bad = [&](std::string_view why) {
+    return InputError(fmt::format("--speculative: `{}` {} (give K:ACCEPT or K:ACCEPT:draft-model)", value, why));
+  };
+  if (p.size() < 2) throw bad("is not K:ACCEPT");
+  const auto k = number(p[0]), accept = number(p[1]);
+  if (!k || *k < 1 || *k > 64 || *k != std::floor(*k)) throw bad("has a K that is not 1 to 64 tokens");
+  if (!accept || *accept < 0 || *accept > 1) throw bad("has an acceptance that is not 0 to 1");
+  SpeculativeFlag f{{static_cast<int>(*k), *accept}, std::nullopt};
+  if (p.size() > 2) {
+    // A model file's path may hold colons: the rest of the value is the draft.
+    const std::string draft = value.substr(p[0].size() + p[1].size() + 2);
+    f.draft = io::load_model(draft);
+    if (const auto why = serve::unsupported(*f.draft)) throw InputError(fmt::format("--speculative: the draft: {}", *why));
+  }
+  return f;
+}
+
+LengthDistribution length_flag(const std::string& value, std::string_view flag) {
+  const std::vector<std::string_view> p = parts(value);
+  const auto bad = [&](std::string_view why) {
+    return InputError(fmt::format("--{}: `{}` {} (give N, lognormal:MEAN:SIGMA or uniform:A:B)", flag, value, why));
+  };
+  if (value.empty()) throw bad("is empty");
+  if (p.size() == 1) {
+    if (!is_count(number(p[0]))) throw bad(fmt::format("is not a count of tokens from 1 to {}", kMaxTokens));
+    return {LengthDistribution::Kind::fixed, *number(p[0]), 0};
+  }
+  if (p.size() != 3 || (p[0] != "lognormal" && p[0] != "uniform")) throw bad("is not a distribution");
+  const auto a = number(p[1]), b = number(p[2]);
+  if (p[0] == "lognormal") {
+    if (!a || *a < 1 || *a > static_cast<double>(kMaxTokens)) throw bad("has a mean that is not 1 to 10^9 tokens");
+    if (!b || *b < 0 || *b > 5) throw bad("has a sigma that is not 0 to 5");
+    return {LengthDistribution::Kind::lognormal, *a, *b};
+  }
+  if (!is_count(a) || !is_count(b) || *a > *b) throw bad("needs counts A <= B");
+  return {LengthDistribution::Kind::uniform, *a, *b};
+}
+
+std::string describe(const LengthDistribution& d) {
+  if (d.kind == LengthDistribution::Kind::fixed) return fmt::format("{:g}", d.a);
+  if (d.kind == LengthDistribution::Kind::uniform) return fmt::format("uniform {:g}..{:g}", d.a, d.b);
+  return fmt::format("log-normal mean {:g} sigma {:g}", d.a, d.b);
+}
+
+Replica replica(const ServeFlags& f, std::string_view command) {
+  check_range(f.max_batch, 1, 1'000'000, "max-batch");
+  check_range(f.max_batched_tokens, 1, 100'000'000, "max-batched-tokens");
+  check_range(f.block_tokens, 1, 4096, "block-tokens");
+  Replica r{one_point(f.workload, command), {}, {}, {}};
+  if (const auto why = serve::unsupported(r.point.model)) throw InputError(fmt::format("--model: {}", *why));
+  if (const auto why = serve::unsupported(r.point.workload)) throw InputError(*why);
+  if (!f.speculative.empty()) {
+    SpeculativeFlag spec = speculative_flag(f.speculative);
+    r.config.speculation = spec.speculation;
+    r.draft = std::move(spec.draft);
+  }
+  r.config.seed = static_cast<std::uint64_t>(std::max(0L, f.seed));
+  r.cache = serve::cache_blocks(r.point.model, r.point.gpu, r.point.workload, f.block_tokens, f.max_batched_tokens,
+                                r.draft ? &*r.draft : nullptr);
+  if (r.cache.blocks == 0) {
+    throw InputError(fmt::format("--model: the weights and one step's activations ({} tokens) leave no room for a "
+                                 "KV cache on {} x {}; raise --tp or lower --max-batched-tokens",
+                                 f.max_batched_tokens, r.point.workload.tp, r.point.gpu.name));
+  }
+  r.config.max_batch = f.max_batch;
+  r.config.max_batched_tokens = f.max_batched_tokens;
+  r.config.chunked_prefill = f.chunked_prefill;
+  r.config.block_tokens = f.block_tokens;
+  r.config.kv_blocks = r.cache.blocks;
+  r.config.max_context = r.point.model.max_context.value_or(0);
+  for (std::string& w : report::warning_texts(evaluate(r.point.model, r.point.gpu, r.point.workload))) {
+    r.warnings.push_back(std::move(w));
+  }
+  if (r.draft) {
+    r.warnings.push_back(fmt::format("the draft {} is priced in the target's formats and tensor-parallel size", r.draft->name));
+  }
+  if (r.cache.windowed) {
+    r.warnings.emplace_back("some layers keep only a window of each sequence; the simulator counts every block at "
+                            "every layer, so it holds fewer sequences than the server would");
+  }
+  return r;
+}
+
+Traffic traffic(const ServeFlags& f, double rate, long block_tokens) {
+  if (!(f.prefix_hit >= 0 && f.prefix_hit <= 1)) throw InputError(fmt::format("--prefix-hit: must be 0 to 1, got {}", f.prefix_hit));
+  if (f.seed < 0) throw InputError(fmt::format("--seed: must be at least 0, got {}", f.seed));
+  const double duration = quantity_flag(f.duration, Dimension::time, "duration");
+  if (duration > kMaxDuration) throw InputError(fmt::format("--duration: {} s is over a year", duration));
+  Traffic t;
+  t.duration = duration;
+  if (f.arrivals.ends_with(".csv")) {
+    if (rate > 0 || !f.prompt.empty() || !f.gen.empty()) {
+      throw InputError(fmt::format("--arrivals {}: a trace gives the arrivals and lengths; drop --rate, --prompt and --gen", f.arrivals));
+    }
+    const std::vector<TraceRow> rows = read_trace(f.arrivals);
+    for (const TraceRow& row : rows) {
+      if (row.arrival >= duration) break;
+      const long cached = std::max(row.cached, serve::cached_tokens(row.prompt, f.prefix_hit, block_tokens));
+      t.requests.push_back({row.arrival, row.prompt, row.output, cached});
+    }
+    t.trace = true;
+    t.description = fmt::format("trace {}: {} requests arriving before {:g} s", f.arrivals, t.requests.size(), duration);
+    if (t.requests.size() < rows.size()) {
+      t.description += fmt::format(" (--duration leaves out the {} after)", rows.size() - t.requests.size());
+    }
+    if (t.requests.empty()) throw InputError(fmt::format("--duration: no request of {} arrives before {:g} s", f.arrivals, duration));
+    return t;
+  }
+  ArrivalProcess a;
+  const std::vector<std::string_view> p = parts(f.arrivals);
+  if (p.size() == 2 && p[0] == "gamma") {
+    const auto cv = number(p[1]);
+    if (!cv || *cv <= 0 || *cv > 100) throw InputError(fmt::format("--arrivals {}: the CV must be above 0, at most 100", f.arrivals));
+    a = {ArrivalProcess::Kind::gamma, *cv};
+  } else if (f.arrivals != "poisson") {
+    throw InputError(fmt::format("--arrivals: `{}` is not poisson, gamma:CV or a .csv trace", f.arrivals));
+  }
+  if (!(rate > 0 && rate <= kMaxRate)) throw InputError(fmt::format("--rate: must be above 0, at most {:g}, got {:g}", kMaxRate, rate));
+  if (rate * duration > kMaxRequests) throw InputError(fmt::format("--rate x --duration: {:g} requests, over {:g}", rate * duration, kMaxRequests));
+  if (f.prompt.empty() || f.gen.empty()) throw InputError(fmt::format("--{}: required without a trace", f.prompt.empty() ? "prompt" : "gen"));
+  const LengthDistribution prompt = length_flag(f.prompt, "prompt"), gen = length_flag(f.gen, "gen");
+  t.requests = serve::generate(a, rate, duration, prompt, gen, f.prefix_hit, block_tokens, static_cast<std::uint64_t>(f.seed));
+  if (t.requests.empty()) {
+    throw InputError(fmt::format("--rate x --duration: no request arrives in {:g} s at {:g} a second (seed {})", duration, rate, f.seed));
+  }
+  t.description = fmt::format("{} at {:g} req/s for {:g} s, prompt {}, output {}, seed {}",
+                              a.kind == ArrivalProcess::Kind::poisson ? "Poisson" : fmt::format("gamma (CV {:g})", a.cv),
+                              rate, duration, describe(prompt), describe(gen), f.seed);
+  return t;
+}
+
+serve::Targets targets(const ServeFlags& f) {
+  serve::Targets t;
+  if (!f.ttft.empty()) t.ttft = quantity_flag(f.ttft, Dimension::time, "ttft");
+  if (!f.tpot.empty()) t.tpot = quantity_flag(f.tpot, Dimension::time, "tpot");
+  return t;
+}
+
+}  // namespace roofline::cli

@@ -1,0 +1,67 @@
+#pragma once
+// The flags of a serving simulation as typed, parsed into the simulator's terms: length
+// distributions (512, lognormal:MEAN:SIGMA, uniform:A:B), arrival processes (poisson, gamma:CV,
+// a trace file) and the replica's server settings. Every error names its flag.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/workload_options.hpp"
+#include "serve/kv_capacity.hpp"
+#include "serve/simulator.hpp"
+#include "serve/summary.hpp"
+#include "serve/traffic.hpp"
+
+namespace roofline::cli {
+
+struct ServeFlags {
+  WorkloadFlags workload;  // model, GPU, tp, formats; the lengths are --prompt/--gen below
+  double rate = 0;
+  std::string arrivals = "poisson";
+  std::string prompt, gen;
+  std::string duration = "3600s";
+  long max_batch = 256, max_batched_tokens = 8192, block_tokens = 16;
+  bool chunked_prefill = false;
+  double prefix_hit = 0;
+  long seed = 1;
+  std::string ttft, tpot;
+  std::string speculative;  // K:ACCEPT[:draft-model]
+};
+
+// Declares them; `plan` leaves out the ones it decides (the rate is per replica there).
+void add_serve_options(Options& o, ServeFlags& f);
+
+// Throws InputError naming the flag.
+[[nodiscard]] serve::LengthDistribution length_flag(const std::string& value, std::string_view flag);
+[[nodiscard]] std::string describe(const serve::LengthDistribution& d);
+
+// A replica ready to simulate: the specs, the server and its cache, and the engine's warnings.
+struct Replica {
+  OnePoint point;
+  serve::ServerConfig config;
+  serve::CacheBlocks cache;
+  std::vector<std::string> warnings;
+  std::optional<ModelSpec> draft;  // --speculative's draft model, run in the target's formats
+};
+[[nodiscard]] Replica replica(const ServeFlags& f, std::string_view command);
+
+// The requests, generated at `rate` (per replica) or read from the trace --arrivals names.
+struct Traffic {
+  std::vector<serve::Request> requests;
+  std::string description;  // "Poisson at 50 req/s for 3600 s, prompt ..., output ..."
+  double duration = 0;
+  bool trace = false;
+};
+[[nodiscard]] Traffic traffic(const ServeFlags& f, double rate, long block_tokens);
+
+// --speculative K:ACCEPT[:draft-model]; InputError naming the flag.
+struct SpeculativeFlag {
+  serve::Speculation speculation;
+  std::optional<ModelSpec> draft;
+};
+[[nodiscard]] SpeculativeFlag speculative_flag(const std::string& value);
+
+// --ttft and --tpot, when given.
+[[nodiscard]] serve::Targets targets(const ServeFlags& f);
+
+}  // namespace roofline::cli

@@ -1,0 +1,213 @@
+#include "cli/simulate_command.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "chart/chart.hpp"
+#include "cli/plot_command.hpp"
+#include "report/human_units.hpp"
+#include "report/safe_text.hpp"
+#include "report/warning_text.hpp"
+#include "serve/speculative.hpp"
+
+namespace roofline::cli {
+
+using namespace serve;
+using report::human;
+
+namespace {
+
+// The run on the expected step time and the same traffic on the bound's.
+struct Runs {
+  SimResult expected, bound;
+  Summary e, b;
+};
+
+// What speculation does to one sequence and where it stops paying, at the traffic's mean context.
+struct SpeculationView {
+  Speculation s;
+  long context = 0;
+  SpeculativeRate one;  // batch 1
+  std::optional<long> stop_expected, stop_bound;
+};
+
+SpeculationView speculation_view(const Replica& r, const Traffic& t, StepCost& cost, StepCost* draft) {
+  SpeculationView v{*r.config.speculation};
+  double tokens = 0;
+  for (const Request& q : t.requests) tokens += static_cast<double>(q.prompt) + static_cast<double>(q.gen) / 2;
+  v.context = t.requests.empty() ? 1 : std::max(1L, std::lround(tokens / static_cast<double>(t.requests.size())));
+  v.one = speculative_rate(cost, draft, 1, v.context, v.s);
+  v.stop_expected = break_even_batch(cost, draft, v.context, v.s, r.config.max_batch, Timing::expected);
+  v.stop_bound = break_even_batch(cost, draft, v.context, v.s, r.config.max_batch, Timing::bound);
+  return v;
+}
+
+nlohmann::ordered_json json_of(const Replica& r, const SpeculationView& v) {
+  const auto stop = [](const std::optional<long>& b) { return b ? nlohmann::ordered_json(*b) : nlohmann::ordered_json(nullptr); };
+  return {{"k", v.s.k},
+          {"accept", v.s.accept},
+          {"draft", r.draft ? nlohmann::ordered_json(r.draft->name) : nlohmann::ordered_json(nullptr)},
+          {"tokens_per_step", v.one.tokens},
+          {"context", v.context},
+          {"batch_1_tokens_per_s", {{"plain", v.one.plain_per_s(false)}, {"speculative", v.one.speculative_per_s(false)},
+                                    {"plain_bound", v.one.plain_per_s(true)}, {"speculative_bound", v.one.speculative_per_s(true)}}},
+          {"stops_paying_at_batch", stop(v.stop_expected)},
+          {"stops_paying_at_batch_bound", stop(v.stop_bound)}};
+}
+
+std::string text_of(const Replica& r, const SpeculationView& v) {
+  const auto stop = [&](const std::optional<long>& b) {
+    return b ? fmt::format("from batch {}", *b) : fmt::format("at every batch up to {}", r.config.max_batch);
+  };
+  return fmt::format(
+      "speculative: K {} at acceptance {:g}{}: {:.2f} tokens a verify step; one sequence at context {}: {} tokens/s "
+      "against {} without ({} against {} on the bound); it stops paying {} ({} on the bound)",
+      v.s.k, v.s.accept, r.draft ? " with draft " + r.draft->name : std::string(" (drafts cost nothing)"), v.one.tokens,
+      v.context, report::three_digits(v.one.speculative_per_s(false)), report::three_digits(v.one.plain_per_s(false)),
+      report::three_digits(v.one.speculative_per_s(true)), report::three_digits(v.one.plain_per_s(true)),
+      stop(v.stop_expected), stop(v.stop_bound));
+}
+
+nlohmann::ordered_json json_of(const Distribution& d) {
+  return {{"mean", d.mean}, {"p50", d.p50}, {"p90", d.p90}, {"p99", d.p99}};
+}
+
+nlohmann::ordered_json latencies(const Summary& s) {
+  nlohmann::ordered_json j;
+  j["ttft"] = json_of(s.ttft);
+  j["tpot"] = json_of(s.tpot);
+  j["e2e"] = json_of(s.e2e);
+  j["queue_wait"] = json_of(s.queue_wait);
+  j["output_tokens_per_s"] = s.output_tokens_per_s;
+  j["requests_per_s"] = s.requests_per_s;
+  j["goodput"] = s.goodput ? nlohmann::ordered_json(*s.goodput) : nlohmann::ordered_json(nullptr);
+  return j;
+}
+
+void write_json(const Replica& r, const Traffic& t, const Runs& runs, const std::optional<SpeculationView>& spec,
+                std::ostream& out) {
+  nlohmann::ordered_json j;
+  j["model"] = r.point.model.name;
+  j["gpu"] = r.point.gpu.name;
+  j["tp"] = r.point.workload.tp;
+  j["server"] = {{"max_batch", r.config.max_batch},           {"max_batched_tokens", r.config.max_batched_tokens},
+                 {"chunked_prefill", r.config.chunked_prefill}, {"block_tokens", r.config.block_tokens},
+                 {"kv_blocks", r.config.kv_blocks},           {"kv_bytes", r.cache.free.value()}};
+  j["traffic"] = {{"description", t.description}, {"requests", t.requests.size()}, {"duration", t.duration}};
+  j["timing"] = "expected";
+  j["served"] = runs.e.served;
+  j["dropped"] = runs.e.dropped;
+  j["dropped_too_long"] = runs.expected.dropped_too_long;
+  j["dropped_no_room"] = runs.expected.dropped_no_room;
+  j["preemptions"] = runs.expected.preemptions;
+  j["recomputed_tokens"] = runs.expected.recomputed_tokens;
+  j["cached_tokens"] = runs.expected.cached_tokens;
+  j["steps"] = runs.expected.steps;
+  j.update(latencies(runs.e));
+  j["mean_running"] = runs.e.mean_running;
+  j["peak_kv_share"] = runs.e.peak_kv_share;
+  j["bound"] = latencies(runs.b);
+  j["speculative"] = spec ? json_of(r, *spec) : nlohmann::ordered_json(nullptr);
+  j["warnings"] = r.warnings;
+  out << j.dump(2) << "\n";
+}
+
+std::string row(std::string_view name, const Distribution& d, const Distribution& b) {
+  return fmt::format("{:<11} {:>10} {:>10} {:>10} {:>10}   {:>10} {:>10}\n", name, human(Seconds(d.mean)),
+                     human(Seconds(d.p50)), human(Seconds(d.p90)), human(Seconds(d.p99)), human(Seconds(b.p50)),
+                     human(Seconds(b.p99)));
+}
+
+void write_table(const Replica& r, const Traffic& t, const Runs& runs, const Targets& goal,
+                 const std::optional<SpeculationView>& spec, std::ostream& out) {
+  const ServerConfig& c = r.config;
+  out << report::terminal_text(fmt::format("{} on {}, tp {}: one replica, continuous batching", r.point.model.name,
+                                           r.point.gpu.name, r.point.workload.tp), false)
+      << "\n";
+  out << fmt::format("server: max batch {}, {} tokens a step, {} prefills; KV cache {} blocks of {} tokens ({})\n",
+                     c.max_batch, c.max_batched_tokens, c.chunked_prefill ? "chunked" : "whole", c.kv_blocks,
+                     c.block_tokens, human(r.cache.free));
+  out << report::terminal_text("traffic: " + t.description, false) << "\n";
+  out << fmt::format("served {}, dropped {} ({} longer than the context, {} larger than the cache); {} preemptions, "
+                     "{:.0f} tokens recomputed, {:.0f} prompt tokens from the prefix cache\n\n",
+                     runs.e.served, runs.e.dropped, runs.expected.dropped_too_long, runs.expected.dropped_no_room,
+                     runs.expected.preemptions, runs.expected.recomputed_tokens, runs.expected.cached_tokens);
+  out << "latencies on the expected step time (what a server sees); on the roofline bound beside (a bound)\n";
+  out << fmt::format("{:<11} {:>10} {:>10} {:>10} {:>10}   {:>10} {:>10}\n", "", "mean", "p50", "p90", "p99",
+                     "bound p50", "bound p99");
+  out << row("TTFT", runs.e.ttft, runs.b.ttft) << row("TPOT", runs.e.tpot, runs.b.tpot)
+      << row("end to end", runs.e.e2e, runs.b.e2e) << row("queue wait", runs.e.queue_wait, runs.b.queue_wait);
+  out << fmt::format("\nthroughput: {} output tokens/s ({} on the bound), {} requests/s\n",
+                     report::three_digits(runs.e.output_tokens_per_s), report::three_digits(runs.b.output_tokens_per_s),
+                     report::three_digits(runs.e.requests_per_s));
+  if (runs.e.goodput) {
+    out << fmt::format("goodput: {:.1f}% of requests meet {}{}{} ({:.1f}% on the bound)\n", 100 * *runs.e.goodput,
+                       goal.ttft ? "TTFT <= " + human(Seconds(*goal.ttft)) : "", goal.ttft && goal.tpot ? " and " : "",
+                       goal.tpot ? "TPOT <= " + human(Seconds(*goal.tpot)) : "", 100 * runs.b.goodput.value_or(0));
+  }
+  out << fmt::format("batch: {:.1f} sequences running on average; KV cache at most {:.1f}% full; {} steps\n",
+                     runs.e.mean_running, 100 * runs.e.peak_kv_share, runs.expected.steps);
+  if (spec) out << report::terminal_text(text_of(r, *spec), false) << "\n";
+}
+
+chart::Figure figure(const Replica& r, const SimResult& s) {
+  using namespace chart;
+  Figure f;
+  f.title = fmt::format("{} on {}: batch and KV cache over time", r.point.model.name, r.point.gpu.name);
+  f.subtitle = "expected step times";
+  Curve running{"running", {}, {{31, 119, 180}, 1.5}}, waiting{"waiting", {}, {{255, 127, 14}, 1.5}};
+  Curve kv{"KV cache held", {}, {{44, 160, 44}, 1.5}};
+  double top = 1, end = 1;
+  for (const Sample& x : s.samples) {
+    running.points.push_back({x.time, static_cast<double>(x.running)});
+    waiting.points.push_back({x.time, static_cast<double>(x.waiting)});
+    kv.points.push_back({x.time, 100 * x.kv_share});
+    top = std::max({top, static_cast<double>(x.running), static_cast<double>(x.waiting)});
+    end = std::max(end, x.time);
+  }
+  Panel batch{{"time", "s", Scale::linear, 0, end}, {"sequences", "", Scale::linear, 0, top * 1.05}, {}, {}, {running, waiting}, {}, {}};
+  batch.rules.push_back({"max batch", static_cast<double>(r.config.max_batch), false, {{120, 120, 120}, 1, true}});
+  Panel cache{{"time", "s", Scale::linear, 0, end}, {"KV cache held", "%", Scale::linear, 0, 100}, {}, {}, {kv}, {}, {}};
+  f.panels = {batch, cache};
+  return f;
+}
+
+}  // namespace
+
+void add_simulate_options(Options& o, SimulateArgs& a) {
+  add_serve_options(o, a.serve);
+  o.add("--plot", a.plot, "a .svg or .png of the batch and the KV cache over time");
+  o.add("--format,-f", a.format, "table or json").one_of({"table", "json"}).show_default();
+}
+
+void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
+  const Replica r = replica(a.serve, "simulate");
+  const Traffic t = traffic(a.serve, a.serve.rate, a.serve.block_tokens);
+  const Targets goal = targets(a.serve);
+  ServerConfig config = r.config;
+  config.sample_every = std::max(t.duration / 1000, 1e-3);
+  StepCost cost(r.point.model, r.point.gpu, r.point.workload);
+  std::optional<StepCost> draft;
+  if (r.draft) draft.emplace(*r.draft, r.point.gpu, r.point.workload);
+  StepCost* d = draft ? &*draft : nullptr;
+  Runs runs;
+  runs.expected = simulate(t.requests, cost, config, Timing::expected, d);
+  runs.bound = simulate(t.requests, cost, config, Timing::bound, d);
+  std::optional<SpeculationView> spec;
+  if (config.speculation) spec = speculation_view(r, t, cost, d);
+  runs.e = summarize(runs.expected, goal);
+  runs.b = summarize(runs.bound, goal);
+  if (!a.plot.empty()) write_figure_file(figure(r, runs.expected), a.plot, "plot");
+  if (a.format == "json") {
+    write_json(r, t, runs, spec, out);
+    return;
+  }
+  for (const std::string& w : r.warnings) err << report::warning_label() << w << "\n";
+  write_table(r, t, runs, goal, spec, out);
+}
+
+}  // namespace roofline::cli

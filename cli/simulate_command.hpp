@@ -1,0 +1,23 @@
+#pragma once
+// `rooflineplan simulate`: one replica serving a stream of requests with continuous batching,
+// each step timed by the engine for what it holds (serve/). Latencies come from the expected step
+// time, which is what a real server sees; the same run on the roofline bound is reported beside
+// them, and stays a bound.
+#include <ostream>
+#include <string>
+
+#include "cli/command.hpp"
+#include "cli/serve_flags.hpp"
+
+namespace roofline::cli {
+
+struct SimulateArgs {
+  ServeFlags serve;
+  std::string plot;  // a .svg or .png of the batch and the KV cache over time
+  std::string format = "table";
+};
+
+void add_simulate_options(Options& o, SimulateArgs& args);
+void run_simulate(const SimulateArgs& args, std::ostream& out, std::ostream& err);
+
+}  // namespace roofline::cli

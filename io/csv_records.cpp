@@ -1,0 +1,62 @@
+#include "io/csv_records.hpp"
+
+#include <csv.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <new>
+#include <string_view>
+
+#include "io/input_error.hpp"
+
+namespace roofline::io {
+
+namespace {
+
+// libcsv calls back per field and per record; it knows no lines, so the file is fed one line at
+// a time and each record keeps the line its first field ended on (where it starts, unless its
+// first cell spans lines).
+struct Collector {
+  std::size_t line = 0;
+  CsvRecord current;
+  std::vector<CsvRecord> records;
+};
+
+void on_field(void* field, std::size_t size, void* data) {
+  auto& c = *static_cast<Collector*>(data);
+  if (c.current.cells.empty()) c.current.line = c.line;
+  c.current.cells.emplace_back(static_cast<const char*>(field), size);
+}
+
+void on_record(int, void* data) {
+  auto& c = *static_cast<Collector*>(data);
+  c.records.push_back(std::move(c.current));
+  c.current = {};
+}
+
+}  // namespace
+
+std::vector<CsvRecord> csv_records(const std::string& text, const std::string& path) {
+  csv_parser parser{};
+  if (csv_init(&parser, CSV_STRICT | CSV_STRICT_FINI) != 0) throw std::bad_alloc();
+  Collector c;
+  const auto fail = [&](std::string_view why) {
+    const std::string reason = fmt::format("{}:{}: not CSV: {}", path, c.line, why);
+    csv_free(&parser);
+    throw InputError(reason);
+  };
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size() - 1) + 1;
+    ++c.line;
+    if (csv_parse(&parser, text.data() + start, end - start, on_field, on_record, &c) != end - start) {
+      fail(csv_strerror(csv_error(&parser)));
+    }
+    start = end;
+  }
+  if (csv_fini(&parser, on_field, on_record, &c) != 0) fail("a quoted cell is not closed");
+  csv_free(&parser);
+  return std::move(c.records);
+}
+
+}  // namespace roofline::io

@@ -1,0 +1,117 @@
+#include "io/trace_csv.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <optional>
+
+#include "io/csv_records.hpp"
+#include "io/input_error.hpp"
+#include "io/nearest_word.hpp"
+#include "io/text_check.hpp"
+#include "io/text_file.hpp"
+
+namespace roofline::io {
+
+namespace {
+
+// An hour at 1000 requests a second is 3.6 million rows, ~100 MB.
+constexpr std::size_t kMaxTraceBytes = 256U << 20;
+// Tokens of one request past this are a typo, as the workload flags' own limit says.
+constexpr double kMaxTokens = 1e9;
+
+enum Col { kArrival, kPrompt, kOutput, kCached, kCols };
+constexpr std::array<std::string_view, kCols> kNames = {"arrival_s", "prompt_tokens", "output_tokens", "cached_tokens"};
+
+std::array<std::optional<std::size_t>, kCols> read_header(const CsvRecord& h, const std::string& path) {
+  std::array<std::optional<std::size_t>, kCols> at{};
+  const std::vector<std::string> names(kNames.begin(), kNames.end());
+  for (std::size_t i = 0; i < h.cells.size(); ++i) {
+    const auto k = std::find(kNames.begin(), kNames.end(), h.cells[i]);
+    if (k == kNames.end()) {
+      throw InputError(fmt::format("{}:{}: column `{}`: not a column of a trace{} (they are {})", path, h.line,
+                                   h.cells[i], did_you_mean(h.cells[i], names), fmt::join(names, ", ")));
+    }
+    auto& slot = at[static_cast<std::size_t>(k - kNames.begin())];
+    if (slot) throw InputError(fmt::format("{}:{}: column `{}`: given twice", path, h.line, h.cells[i]));
+    slot = i;
+  }
+  for (std::size_t k = 0; k < kCached; ++k) {
+    if (!at[k]) {
+      throw InputError(fmt::format("{}:{}: column `{}` is missing (a trace has {}; cached_tokens may be left out)",
+                                   path, h.line, kNames[k], fmt::join(names, ", ")));
+    }
+  }
+  return at;
+}
+
+// A finite number at least `least`, read whole; a count when `whole`.
+std::optional<double> number(const std::string& cell, double least, bool whole) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), v);
+  if (ec != std::errc() || end != cell.data() + cell.size() || !std::isfinite(v) || v < least) return std::nullopt;
+  if (whole && (v != std::floor(v) || v > kMaxTokens)) return std::nullopt;
+  return v;
+}
+
+TraceRow read_row(const CsvRecord& r, const std::array<std::optional<std::size_t>, kCols>& at, std::size_t width,
+                  const std::string& path) {
+  if (r.cells.size() != width) {
+    throw InputError(fmt::format("{}:{}: has {} cells, the header {}", path, r.line, r.cells.size(), width));
+  }
+  TraceRow row;
+  row.line = r.line;
+  std::array<double, kCols> v{};
+  for (std::size_t k = 0; k < kCols; ++k) {
+    if (!at[k]) continue;
+    const std::string& cell = r.cells[*at[k]];
+    const double least = k == kPrompt || k == kOutput ? 1 : 0;
+    const auto x = number(cell, least, k != kArrival);
+    if (!x) {
+      const char* what = k == kArrival ? "seconds, at least 0" : least > 0 ? "a count of tokens, at least 1"
+                                                                           : "a count of tokens";
+      throw InputError(fmt::format("{}:{}: {}: `{}` is not {}", path, r.line, kNames[k], text_problem(cell, TextUse::value) ? "(unprintable)" : cell, what));
+    }
+    v[k] = *x;
+  }
+  row.arrival = v[kArrival];
+  row.prompt = static_cast<long>(v[kPrompt]);
+  row.output = static_cast<long>(v[kOutput]);
+  row.cached = static_cast<long>(v[kCached]);
+  if (row.cached >= row.prompt) {
+    throw InputError(fmt::format("{}:{}: cached_tokens: {} is not shorter than the prompt ({}): a prefill computes at "
+                                 "least one token", path, r.line, row.cached, row.prompt));
+  }
+  return row;
+}
+
+}  // namespace
+
+std::vector<TraceRow> read_trace(const std::string& path) {
+  std::string text = read_text_file(path, "a trace", kMaxTraceBytes);
+  if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);
+  if (const auto p = text_problem(text, TextUse::file)) {
+    const TextPosition at = position_of(text, p->offset);
+    throw InputError(fmt::format("{}:{}:{}: {}", path, at.line, at.column, p->what));
+  }
+  const std::vector<CsvRecord> records = csv_records(text, path);
+  if (records.size() < 2) throw InputError(fmt::format("{}: has no requests; a trace is a header and a row a request", path));
+  const auto at = read_header(records.front(), path);
+  std::vector<TraceRow> rows;
+  rows.reserve(records.size() - 1);
+  for (std::size_t i = 1; i < records.size(); ++i) {
+    TraceRow row = read_row(records[i], at, records.front().cells.size(), path);
+    if (!rows.empty() && row.arrival < rows.back().arrival) {
+      throw InputError(fmt::format("{}:{}: arrival_s: {} is before line {}'s {}: a trace is in order of arrival", path,
+                                   row.line, row.arrival, rows.back().line, rows.back().arrival));
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+}  // namespace roofline::io

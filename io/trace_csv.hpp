@@ -1,0 +1,22 @@
+#pragma once
+// A serving trace: one request a row, in columns found by their header's names, in any order:
+// arrival_s (seconds from the start, never going back), prompt_tokens, output_tokens, and
+// optionally cached_tokens (the prompt's prefix a cache already holds). Read with libcsv.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace roofline::io {
+
+struct TraceRow {
+  std::size_t line = 0;
+  double arrival = 0;
+  long prompt = 0, output = 0, cached = 0;
+};
+
+// Every row, or an InputError naming `path:line: column:` and what is wrong: a missing or unknown
+// column, a cell that is not a count (a non-negative time), an arrival before the one above it,
+// a cached prefix not shorter than its prompt. A file without rows is an error.
+[[nodiscard]] std::vector<TraceRow> read_trace(const std::string& path);
+
+}  // namespace roofline::io

@@ -1,0 +1,23 @@
+#pragma once
+// Disaggregated serving moves each request's KV cache from the prefill pool to the decode pool
+// (Splitwise, DistServe, Mooncake): the prompt's K/V (and recurrent state) in the cache format,
+// each GPU of the prefill replica sending its own shard to its peer over its own link. Priced on
+// the GPU's interconnect (NVLink within a node); pools on separate nodes move it over the
+// network, which is slower: the time is then a lower bound.
+#include <optional>
+
+#include "hardware/gpu_spec.hpp"
+#include "model/model_spec.hpp"
+#include "model/workload.hpp"
+
+namespace roofline {
+
+struct KvTransfer {
+  std::optional<Bytes> bytes;   // one request's prompt cache, whole group; empty: a model known only by its size
+  std::optional<Seconds> time;  // empty: no bytes, or the GPU names no interconnect
+};
+
+// bytes / (tp · pp) over each GPU's link, plus one link latency.
+[[nodiscard]] KvTransfer kv_transfer(const ModelSpec& m, const GpuSpec& g, const Workload& w);
+
+}  // namespace roofline

@@ -1,0 +1,45 @@
+#include "serve/kv_capacity.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "model/engine.hpp"
+#include "model/layers.hpp"
+#include "model/memory_ledger.hpp"
+
+namespace roofline::serve {
+
+namespace {
+
+// The engine's ledger for one sequence of the whole token budget: the weights as placed on the
+// replica's GPUs, the activations of the largest step and the reserve.
+MemoryLedger ledger(const ModelSpec& m, const GpuSpec& g, const Workload& base, long max_batched_tokens) {
+  Workload w = base;
+  w.batch = 1;
+  w.microbatches = 0;
+  w.prompt_tokens = max_batched_tokens;
+  w.gen_tokens = 1;
+  w.context_tokens = max_batched_tokens;
+  return evaluate(m, g, w).memory;
+}
+
+}  // namespace
+
+CacheBlocks cache_blocks(const ModelSpec& m, const GpuSpec& g, const Workload& base, long block_tokens,
+                         long max_batched_tokens, const ModelSpec* draft) {
+  const MemoryLedger l = ledger(m, g, base, max_batched_tokens);
+  CacheBlocks c;
+  c.free = l.capacity - l.reserve - l.weights - l.activations;
+  c.per_block = group_cache_bytes_per_sequence(m, static_cast<double>(block_tokens), base);
+  if (draft && draft->architecture) {
+    c.free -= ledger(*draft, g, base, 1).weights;
+    c.per_block += group_cache_bytes_per_sequence(*draft, static_cast<double>(block_tokens), base);
+  }
+  if (c.free > Bytes(0) && c.per_block > Bytes(0)) {
+    c.blocks = static_cast<long>(std::min(std::floor(c.free / c.per_block), 1e12));
+  }
+  for (const Block& b : describe_layers(*m.architecture, 1).blocks) c.windowed = c.windowed || b.window > 0 || b.chunk > 0;
+  return c;
+}
+
+}  // namespace roofline::serve

@@ -1,0 +1,24 @@
+#pragma once
+// How many KV blocks a replica's memory leaves, from the memory ledger: the group's capacity less
+// the reserve, the weights as stored, and the activations of a step of the token budget.
+#include "hardware/gpu_spec.hpp"
+#include "model/model_spec.hpp"
+#include "model/workload.hpp"
+
+namespace roofline::serve {
+
+struct CacheBlocks {
+  long blocks = 0;         // 0: the weights and one step's activations leave no room
+  Bytes per_block;         // K/V of block_tokens tokens, whole group
+  Bytes free;              // what the blocks share
+  // Some layers keep only a window (or a chunk) of the sequence; a block is counted at every
+  // layer's width whatever the sequence's length, which overstates what a long sequence holds.
+  bool windowed = false;
+};
+
+// draft: a speculative draft model held beside the target, in the same formats: its weights
+// come off the free memory and its K/V rides in every block.
+[[nodiscard]] CacheBlocks cache_blocks(const ModelSpec& m, const GpuSpec& g, const Workload& base, long block_tokens,
+                                       long max_batched_tokens, const ModelSpec* draft = nullptr);
+
+}  // namespace roofline::serve

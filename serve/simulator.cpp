@@ -1,0 +1,224 @@
+#include "serve/simulator.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <stdexcept>
+
+namespace roofline::serve {
+
+namespace {
+
+struct Seq {
+  std::size_t req = 0;
+  long target = 0;     // tokens in the cache when its prefill emits a token: the prompt (+ output, recomputed)
+  long computed = 0;   // tokens whose K/V is in the cache
+  long generated = 0;  // output tokens so far
+  long blocks = 0;
+  long chunk = 0;      // tokens this step computes for it
+  double first_step = -1, first_token = -1;
+  [[nodiscard]] bool prefilling() const { return computed < target; }
+};
+
+class Server {
+ public:
+  Server(const std::vector<Request>& r, StepCost& c, const ServerConfig& cfg, Timing t, StepCost* draft)
+      : req_(r), cost_(c), draft_(draft), cfg_(cfg), timing_(t), free_(cfg.kv_blocks), rng_(cfg.seed),
+        decode_tokens_(cfg.speculation ? cfg.speculation->k + 1 : 1) {}
+
+  SimResult run() {
+    while (next_ < req_.size() || !waiting_.empty() || !running_.empty()) {
+      if (running_.empty() && waiting_.empty()) clock_ = std::max(clock_, req_[next_].arrival);
+      admit_arrivals();
+      sample();
+      if (running_.empty() && waiting_.empty()) continue;  // every arrival so far was dropped
+      schedule();
+      step();
+    }
+    out_.end = clock_;
+    return std::move(out_);
+  }
+
+ private:
+  [[nodiscard]] long blocks_for(long tokens) const { return (tokens + cfg_.block_tokens - 1) / cfg_.block_tokens; }
+
+  void admit_arrivals() {
+    for (; next_ < req_.size() && req_[next_].arrival <= clock_; ++next_) {
+      const Request& r = req_[next_];
+      if (cfg_.max_context > 0 && r.prompt + r.gen > cfg_.max_context) {
+        ++out_.dropped_too_long;
+      } else if (blocks_for(r.prompt + r.gen) > cfg_.kv_blocks) {
+        ++out_.dropped_no_room;
+      } else {
+        waiting_.push_back({next_, r.prompt, r.cached, 0, 0, 0, -1, -1});
+      }
+    }
+  }
+
+  void sample() {
+    if (clock_ < next_sample_) return;
+    const double held = static_cast<double>(cfg_.kv_blocks - free_) / static_cast<double>(cfg_.kv_blocks);
+    out_.samples.push_back({clock_, static_cast<long>(running_.size()), static_cast<long>(waiting_.size()), held});
+    next_sample_ = clock_ + cfg_.sample_every;
+  }
+
+  // Frees a sequence's blocks and queues it first, to be recomputed from its prompt and output.
+  void preempt(Seq s) {
+    free_ += s.blocks;
+    const Request& r = req_[s.req];
+    s.blocks = 0;
+    s.chunk = 0;
+    s.computed = r.cached;
+    s.target = r.prompt + s.generated;
+    waiting_.push_front(s);
+    ++out_.preemptions;
+    preempted_ = true;
+  }
+
+  // Gives a running sequence its tokens for this step, preempting the latest admitted ones while
+  // the cache has no block for them. False when it was preempted itself.
+  bool grant(std::size_t i, long& budget) {
+    Seq& s = running_[i];
+    // A decode computes its last token (and, speculating, the K drafts after it), or waits a step.
+    s.chunk = s.prefilling() ? std::min(s.target - s.computed, budget) : (budget >= decode_tokens_ ? decode_tokens_ : 0);
+    if (s.chunk == 0) return true;
+    const long need = blocks_for(s.computed + s.chunk) - s.blocks;
+    while (need > free_ && running_.size() > i + 1) {
+      preempt(running_.back());
+      running_.pop_back();
+    }
+    if (need > free_) {
+      preempt(running_[i]);
+      running_.pop_back();
+      return false;
+    }
+    free_ -= need;
+    running_[i].blocks += need;
+    budget -= running_[i].chunk;
+    return true;
+  }
+
+  void schedule() {
+    long budget = cfg_.max_batched_tokens;
+    preempted_ = false;
+    for (std::size_t i = 0; i < running_.size(); ++i) {
+      if (!grant(i, budget)) break;
+    }
+    if (preempted_) return;  // no admissions in a step that had to preempt
+    while (!waiting_.empty() && static_cast<long>(running_.size()) < cfg_.max_batch && budget > 0) {
+      Seq s = waiting_.front();
+      const long rest = s.target - s.computed;
+      // Unchunked, a prompt goes whole: past the budget only alone in its step.
+      const bool alone = budget == cfg_.max_batched_tokens;
+      if (!cfg_.chunked_prefill && rest > budget && !alone) break;
+      s.chunk = cfg_.chunked_prefill ? std::min(rest, budget) : rest;
+      const long need = blocks_for(s.computed + s.chunk) - s.blocks;
+      if (need > free_) break;
+      free_ -= need;
+      s.blocks += need;
+      budget -= std::min(s.chunk, budget);
+      if (s.first_step < 0) s.first_step = clock_;
+      waiting_.pop_front();
+      running_.push_back(s);
+    }
+  }
+
+  void step() {
+    long tokens = 0, emitting = 0, drafting = 0;
+    AttentionWork attention, drafts;
+    for (const Seq& s : running_) {
+      if (s.chunk == 0) continue;
+      tokens += s.chunk;
+      if (s.prefilling()) {
+        attention += cost_.prefill_attention(s.computed, s.chunk);
+        if (s.computed + s.chunk == s.target) ++emitting;
+      } else if (cfg_.speculation) {
+        // The verify pass: the last token and K drafts after the context, each through the head.
+        attention += cost_.prefill_attention(s.computed, s.chunk);
+        emitting += s.chunk;
+        ++drafting;
+        if (draft_) drafts += draft_->decode_attention(s.computed + 1);
+      } else {
+        attention += cost_.decode_attention(s.computed + 1);
+        ++emitting;
+      }
+    }
+    if (tokens == 0) throw std::logic_error("simulate: a step with nothing to compute");
+    StepTime t = cost_.time(tokens, emitting, attention);
+    if (draft_ && drafting > 0) {
+      const StepTime d = draft_->time(drafting, drafting, drafts);
+      t = {t.bound + d.bound * cfg_.speculation->k, t.expected + d.expected * cfg_.speculation->k};
+    }
+    clock_ += (timing_ == Timing::expected ? t.expected : t.bound).value();
+    ++out_.steps;
+    std::size_t kept = 0;
+    for (Seq& s : running_) {
+      if (!advance(s)) running_[kept++] = s;
+    }
+    running_.resize(kept);
+  }
+
+  // Tokens a decode step yields: one, or speculating the accepted drafts and one of the target's.
+  long decode_yield() {
+    if (!cfg_.speculation) return 1;
+    long accepted = 0;
+    while (accepted < cfg_.speculation->k && rng_.uniform() < cfg_.speculation->accept) ++accepted;
+    return accepted + 1;
+  }
+
+  // Applies this step to a sequence; true when it finished.
+  bool advance(Seq& s) {
+    if (s.chunk == 0) return false;
+    const Request& r = req_[s.req];
+    long emitted = 0;
+    if (s.prefilling()) {
+      out_.recomputed_tokens += static_cast<double>(s.chunk);  // less the first pass, at the end
+      s.computed += s.chunk;
+      emitted = s.computed == s.target ? 1 : 0;
+    } else {
+      emitted = std::min(decode_yield(), r.gen - s.generated);
+      s.computed += emitted;  // the rejected drafts' K/V is dropped
+    }
+    s.chunk = 0;
+    if (emitted == 0) return false;
+    s.generated += emitted;
+    out_.output_tokens += static_cast<double>(emitted);
+    if (s.first_token < 0) s.first_token = clock_;
+    if (s.generated < r.gen) return false;
+    free_ += s.blocks;
+    out_.prompt_tokens += static_cast<double>(r.prompt);
+    out_.cached_tokens += static_cast<double>(r.cached);
+    const double tpot = r.gen > 1 ? (clock_ - s.first_token) / static_cast<double>(r.gen - 1) : 0;
+    out_.served.push_back({s.first_token - r.arrival, tpot, clock_ - r.arrival, s.first_step - r.arrival, r.gen});
+    return true;
+  }
+
+  const std::vector<Request>& req_;
+  StepCost& cost_;
+  StepCost* draft_;
+  const ServerConfig& cfg_;
+  Timing timing_;
+  long free_;
+  std::size_t next_ = 0;
+  double clock_ = 0, next_sample_ = 0;
+  bool preempted_ = false;
+  Rng rng_;
+  long decode_tokens_;
+  std::deque<Seq> waiting_;
+  std::vector<Seq> running_;
+  SimResult out_;
+};
+
+}  // namespace
+
+SimResult simulate(const std::vector<Request>& requests, StepCost& cost, const ServerConfig& config, Timing timing,
+                   StepCost* draft) {
+  if (config.kv_blocks <= 0 || config.block_tokens <= 0 || config.max_batch <= 0 || config.max_batched_tokens <= 0) {
+    throw std::invalid_argument("simulate: the server needs a cache, a batch and a token budget");
+  }
+  SimResult r = Server(requests, cost, config, timing, draft).run();
+  // Every prompt token not cached was computed once; what else went through prefill was recomputed.
+  r.recomputed_tokens -= r.prompt_tokens - r.cached_tokens;
+  return r;
+}
+
+}  // namespace roofline::serve

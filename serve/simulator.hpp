@@ -1,0 +1,74 @@
+#pragma once
+// One replica serving with continuous batching, as vLLM and SGLang schedule it: a waiting queue
+// served first come first served, a running batch limited by max_batch and by the KV cache's
+// blocks (allocated block by block as tokens are computed; when a running sequence needs a block
+// and none is free, the latest admitted sequence is preempted, its blocks freed, and it is
+// recomputed later from its prompt and the tokens it had produced), and a token budget per step
+// that a prefill fills whole or, chunked, in pieces. Each step is timed by StepCost for what it
+// holds: its prefill tokens and each decode sequence at its own context.
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "serve/step_cost.hpp"
+#include "serve/traffic.hpp"
+
+namespace roofline::serve {
+
+// Speculative decoding: K draft tokens a step, each accepted with probability `accept`.
+struct Speculation {
+  int k = 0;
+  double accept = 0;
+};
+
+struct ServerConfig {
+  long max_batch = 256;            // sequences running at once
+  long max_batched_tokens = 8192;  // tokens a step computes (decodes count one each)
+  bool chunked_prefill = false;    // a prompt may be split over steps; else it goes whole
+  long block_tokens = 16;          // tokens a KV block holds
+  long kv_blocks = 0;              // blocks the cache holds
+  long max_context = 0;            // longest prompt + output served; 0: no limit but the cache
+  double sample_every = 1;         // seconds between samples of the batch and the cache
+  // Decode as speculation: each decoding sequence verifies K + 1 tokens a step and keeps the
+  // accepted draft tokens and one more (drawn with `seed`); the draft's K steps are timed first.
+  std::optional<Speculation> speculation;
+  std::uint64_t seed = 1;
+};
+
+// Which time a step takes in the simulation: the expected one, or the roofline bound.
+enum class Timing { expected, bound };
+
+// A served request's times, in seconds.
+struct Outcome {
+  double ttft = 0;        // arrival to its first token
+  double tpot = 0;        // between its later tokens, on average (0 with one output token)
+  double e2e = 0;         // arrival to its last token
+  double queue_wait = 0;  // arrival to its first step
+  long gen = 0;
+};
+
+struct Sample {
+  double time = 0;
+  long running = 0;
+  long waiting = 0;
+  double kv_share = 0;  // blocks held / blocks in the cache
+};
+
+struct SimResult {
+  std::vector<Outcome> served;  // in the order they finished
+  long dropped_too_long = 0;    // longer than max_context
+  long dropped_no_room = 0;     // more blocks than the whole cache holds
+  long preemptions = 0;
+  long steps = 0;
+  double end = 0;               // when the last request finished
+  double prompt_tokens = 0, output_tokens = 0;  // of the served requests
+  double cached_tokens = 0;      // prompt tokens the prefix cache skipped
+  double recomputed_tokens = 0;  // computed again after a preemption
+  std::vector<Sample> samples;
+};
+
+// draft: the draft model's steps under speculation (null: drafts cost nothing).
+[[nodiscard]] SimResult simulate(const std::vector<Request>& requests, StepCost& cost, const ServerConfig& config,
+                                 Timing timing, StepCost* draft = nullptr);
+
+}  // namespace roofline::serve

@@ -1,0 +1,56 @@
+#include "serve/summary.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace roofline::serve {
+
+double percentile(const std::vector<double>& sorted, double p) {
+  if (sorted.empty()) return 0;
+  const double at = p / 100 * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(at));
+  const std::size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (at - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+}
+
+Distribution distribution(std::vector<double> values) {
+  if (values.empty()) return {};
+  std::sort(values.begin(), values.end());
+  const double mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
+  return {mean, percentile(values, 50), percentile(values, 90), percentile(values, 99)};
+}
+
+Summary summarize(const SimResult& r, const Targets& targets) {
+  Summary s;
+  s.served = static_cast<long>(r.served.size());
+  s.dropped = r.dropped_too_long + r.dropped_no_room;
+  std::vector<double> ttft, tpot, e2e, wait;
+  long good = 0;
+  for (const Outcome& o : r.served) {
+    ttft.push_back(o.ttft);
+    if (o.gen > 1) tpot.push_back(o.tpot);
+    e2e.push_back(o.e2e);
+    wait.push_back(o.queue_wait);
+    const bool ok = (!targets.ttft || o.ttft <= *targets.ttft) && (!targets.tpot || o.gen < 2 || o.tpot <= *targets.tpot);
+    good += ok ? 1 : 0;
+  }
+  s.ttft = distribution(std::move(ttft));
+  s.tpot = distribution(std::move(tpot));
+  s.e2e = distribution(std::move(e2e));
+  s.queue_wait = distribution(std::move(wait));
+  if (r.end > 0) {
+    s.output_tokens_per_s = r.output_tokens / r.end;
+    s.requests_per_s = static_cast<double>(s.served) / r.end;
+  }
+  if ((targets.ttft || targets.tpot) && s.served > 0) s.goodput = static_cast<double>(good) / static_cast<double>(s.served);
+  double running = 0;
+  for (const Sample& x : r.samples) {
+    running += static_cast<double>(x.running);
+    s.peak_kv_share = std::max(s.peak_kv_share, x.kv_share);
+  }
+  if (!r.samples.empty()) s.mean_running = running / static_cast<double>(r.samples.size());
+  return s;
+}
+
+}  // namespace roofline::serve

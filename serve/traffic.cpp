@@ -1,0 +1,75 @@
+#include "serve/traffic.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+namespace roofline::serve {
+
+std::uint64_t Rng::next() {
+  std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+double Rng::uniform() { return (static_cast<double>(next() >> 11) + 0.5) * 0x1.0p-53; }
+
+double Rng::normal() {
+  const double u = uniform(), v = uniform();
+  return std::sqrt(-2 * std::log(u)) * std::cos(2 * std::numbers::pi * v);
+}
+
+double Rng::gamma(double shape) {
+  // Below shape 1, draw at shape + 1 and scale by U^(1/shape) (Marsaglia & Tsang, section 6).
+  if (shape < 1) return gamma(shape + 1) * std::pow(uniform(), 1 / shape);
+  const double d = shape - 1.0 / 3, c = 1 / std::sqrt(9 * d);
+  for (;;) {
+    double x = 0, v = 0;
+    do {
+      x = normal();
+      v = 1 + c * x;
+    } while (v <= 0);
+    v = v * v * v;
+    const double u = uniform();
+    if (std::log(u) < 0.5 * x * x + d - d * v + d * std::log(v)) return d * v;
+  }
+}
+
+long LengthDistribution::draw(Rng& rng) const {
+  double x = a;
+  if (kind == Kind::lognormal) x = std::exp(std::log(a) - b * b / 2 + b * rng.normal());
+  if (kind == Kind::uniform) x = a + std::floor(rng.uniform() * (b - a + 1));
+  // A draw past 10^9 tokens is a tail no request has; the server drops it as too long anyway.
+  return static_cast<long>(std::clamp(std::round(x), 1.0, 1e9));
+}
+
+double LengthDistribution::mean() const { return kind == Kind::uniform ? (a + b) / 2 : a; }
+
+double ArrivalProcess::gap(Rng& rng, double rate) const {
+  if (kind == Kind::poisson) return -std::log(rng.uniform()) / rate;
+  // Gamma with shape k = 1/CV² and mean 1/rate: scale 1/(rate·k).
+  const double k = 1 / (cv * cv);
+  return rng.gamma(k) / (rate * k);
+}
+
+long cached_tokens(long prompt, double prefix_hit, long block_tokens) {
+  const auto hit = static_cast<long>(std::floor(prefix_hit * static_cast<double>(prompt)));
+  return std::min(hit / block_tokens * block_tokens, (prompt - 1) / block_tokens * block_tokens);
+}
+
+std::vector<Request> generate(const ArrivalProcess& arrivals, double rate, double duration,
+                              const LengthDistribution& prompt, const LengthDistribution& gen, double prefix_hit,
+                              long block_tokens, std::uint64_t seed) {
+  Rng rng(seed);
+  std::vector<Request> out;
+  out.reserve(static_cast<std::size_t>(std::min(rate * duration * 1.1 + 16, 1e8)));
+  for (double t = arrivals.gap(rng, rate); t < duration; t += arrivals.gap(rng, rate)) {
+    Request r{t, prompt.draw(rng), gen.draw(rng), 0};
+    r.cached = cached_tokens(r.prompt, prefix_hit, block_tokens);
+    out.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace roofline::serve

@@ -1,0 +1,58 @@
+#pragma once
+// The requests a server sees: when they arrive and how long their prompts and outputs are. The
+// random draws are written out here (splitmix64 and textbook transforms), not taken
+// from <random>'s distributions, whose algorithms the standard leaves to each library: a seed
+// gives the same requests on every platform.
+#include <cstdint>
+#include <vector>
+
+namespace roofline::serve {
+
+struct Request {
+  double arrival = 0;  // seconds from the start
+  long prompt = 0;     // prompt tokens
+  long gen = 0;        // output tokens, the first one included
+  long cached = 0;     // prompt tokens a prefix cache already holds (whole blocks)
+};
+
+// splitmix64 (Steele, Lea, Flood 2014): 64 bits a draw, and uniforms on (0, 1) from the top 53.
+class Rng {
+ public:
+  explicit Rng(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next();
+  double uniform();   // (0, 1), never 0: a logarithm of it is finite
+  double normal();    // Box–Muller
+  double gamma(double shape);  // Marsaglia & Tsang 2000, scale 1
+
+ private:
+  std::uint64_t state_;
+};
+
+// Token counts: a fixed number, log-normal with a given mean (sigma in log space: the median is
+// mean·exp(−σ²/2)), or uniform on [a, b]. Draws are rounded and at least 1.
+struct LengthDistribution {
+  enum class Kind { fixed, lognormal, uniform } kind = Kind::fixed;
+  double a = 1, b = 0;  // fixed: a; lognormal: mean a, sigma b; uniform: a..b
+  [[nodiscard]] long draw(Rng& rng) const;
+  [[nodiscard]] double mean() const;
+};
+
+// Interarrival times: exponential (Poisson arrivals), or gamma with a coefficient of variation
+// (CV 1 is Poisson; above 1, bursts), at `rate` requests a second.
+struct ArrivalProcess {
+  enum class Kind { poisson, gamma } kind = Kind::poisson;
+  double cv = 1;
+  [[nodiscard]] double gap(Rng& rng, double rate) const;
+};
+
+// Arrivals in [0, duration) at `rate`, each with a prompt, an output and the prompt share a
+// prefix cache holds (`prefix_hit`, rounded down to whole blocks of `block_tokens`, at least one
+// token left to compute).
+[[nodiscard]] std::vector<Request> generate(const ArrivalProcess& arrivals, double rate, double duration,
+                                            const LengthDistribution& prompt, const LengthDistribution& gen,
+                                            double prefix_hit, long block_tokens, std::uint64_t seed);
+
+// The cached part of a prompt under a hit share, in whole blocks, leaving at least one token.
+[[nodiscard]] long cached_tokens(long prompt, double prefix_hit, long block_tokens);
+
+}  // namespace roofline::serve

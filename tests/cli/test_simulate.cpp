@@ -1,0 +1,142 @@
+// `rooflineplan simulate` as a user runs it: the JSON's contract, traces read with their errors
+// located, every flag refused by name when wrong.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+
+#include "cli_runner.hpp"
+
+using namespace roofline;
+using test::check_error;
+using test::data_file;
+using test::run_cli;
+
+namespace {
+
+std::vector<std::string> sim(std::vector<std::string> extra) {
+  std::vector<std::string> args{"simulate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+}  // namespace
+
+TEST_CASE("simulate --format json: ttft, tpot, e2e and queue_wait each with mean, p50, p90, p99, and the bound beside") {
+  const auto r = run_cli(sim({"--rate", "10", "--prompt", "256", "--gen", "lognormal:64:0.5", "--duration", "60s",
+                              "--ttft", "200ms", "--tpot", "30ms", "--format", "json"}));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* key : {"ttft", "tpot", "e2e", "queue_wait"}) {
+    for (const char* p : {"mean", "p50", "p90", "p99"}) {
+      CHECK(j[key][p].get<double>() >= 0);
+      CHECK(j["bound"][key][p].get<double>() >= 0);
+    }
+    CHECK(j[key]["p50"].get<double>() <= j[key]["p99"].get<double>());
+  }
+  CHECK(j["timing"] == "expected");
+  CHECK(j["served"].get<long>() + j["dropped"].get<long>() == j["traffic"]["requests"].get<long>());
+  CHECK(j["goodput"].get<double>() <= 1);
+  // The bound is a bound: its tokens come no slower than the expected time's.
+  CHECK(j["bound"]["tpot"]["mean"].get<double>() < j["tpot"]["mean"].get<double>());
+}
+
+TEST_CASE("simulate reads a trace: every row served, cached prefixes skipped, the table says so") {
+  const auto r = run_cli(sim({"--arrivals", data_file("traces/small.csv"), "--format", "json"}));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["served"] == 5);
+  CHECK(j["cached_tokens"].get<double>() == 512 + 1024);
+  // One output token: no gap between tokens, so TPOT is over the other four.
+  const auto table = run_cli(sim({"--arrivals", data_file("traces/small.csv")}));
+  CHECK_THAT(table.out, Catch::Contains("served 5, dropped 0"));
+  // --duration cuts a trace, and says so.
+  const auto cut = run_cli(sim({"--arrivals", data_file("traces/small.csv"), "--duration", "0.3s"}));
+  CHECK_THAT(cut.out, Catch::Contains("4 requests arriving before 0.3 s (--duration leaves out the 1 after)"));
+  CHECK_THAT(table.out, Catch::Contains("1536 prompt tokens from the prefix cache"));
+}
+
+TEST_CASE("simulate: a trace's bad cell, column, order or cached prefix is refused at file:line") {
+  check_error(run_cli(sim({"--arrivals", data_file("traces/bad_cell.csv")})), data_file("traces/bad_cell.csv") + ":3:",
+              "prompt_tokens: `12x` is not a count of tokens");
+  check_error(run_cli(sim({"--arrivals", data_file("traces/unordered.csv")})), data_file("traces/unordered.csv") + ":3:",
+              "is before line 2's");
+  check_error(run_cli(sim({"--arrivals", data_file("traces/bad_column.csv")})),
+              data_file("traces/bad_column.csv") + ":1:", "column `arrival`: not a column of a trace, did you mean `arrival_s`?");
+  check_error(run_cli(sim({"--arrivals", data_file("traces/cached_whole.csv")})),
+              data_file("traces/cached_whole.csv") + ":2:", "cached_tokens: 512 is not shorter than the prompt");
+  check_error(run_cli(sim({"--arrivals", data_file("traces/small.csv"), "--rate", "5"})), "--arrivals",
+              "a trace gives the arrivals and lengths");
+}
+
+TEST_CASE("simulate: each bad flag is refused by name with exit 2") {
+  // Good values for every flag, one of them replaced at a time.
+  const auto with = [](std::vector<std::string> extra) {
+    std::vector<std::string> a{"--rate", "5", "--prompt", "100", "--gen", "10", "--duration", "10s"};
+    for (std::size_t i = 0; i + 1 < extra.size(); i += 2) {
+      const auto at = std::find(a.begin(), a.end(), extra[i]);
+      if (at != a.end()) {
+        *(at + 1) = extra[i + 1];
+      } else {
+        a.insert(a.end(), {extra[i], extra[i + 1]});
+      }
+    }
+    return run_cli(sim(a));
+  };
+  check_error(with({"--prompt", "lognormal:0:1"}), "--prompt", "mean that is not 1 to 10^9");
+  check_error(with({"--gen", "uniform:9:3"}), "--gen", "needs counts A <= B");
+  check_error(with({"--gen", "12.5"}), "--gen", "is not a count of tokens");
+  check_error(with({"--arrivals", "gamma:0"}), "--arrivals gamma:0", "the CV must be above 0");
+  check_error(with({"--arrivals", "weibull"}), "--arrivals", "not poisson, gamma:CV or a .csv trace");
+  check_error(with({"--rate", "0"}), "--rate", "must be above 0");
+  check_error(with({"--prefix-hit", "1.5"}), "--prefix-hit", "must be 0 to 1");
+  check_error(with({"--max-batch", "0"}), "--max-batch", "must be 1 to");
+  check_error(with({"--max-batched-tokens", "0"}), "--max-batched-tokens", "must be 1 to");
+  check_error(with({"--duration", "10"}), "--duration", "no unit");
+  check_error(with({"--ttft", "fast"}), "--ttft", "");
+  check_error(with({"--seed", "-1"}), "--seed", "at least 0");
+  check_error(with({"--rate", "0.001", "--duration", "1s"}), "--rate x --duration", "no request arrives");
+  check_error(run_cli({"simulate", "--model", test::example_file("7b.yaml"), "--gpu", "h100-sxm", "--rate", "1",
+                       "--prompt", "1", "--gen", "1"}),
+              "--model", "known only by its size");
+  check_error(with({"--speculative", "0:0.7"}), "--speculative", "K that is not 1 to 64");
+  check_error(with({"--speculative", "4:1.5"}), "--speculative", "acceptance that is not 0 to 1");
+  check_error(with({"--speculative", "4"}), "--speculative", "is not K:ACCEPT");
+  check_error(with({"--speculative", "4:0.7:no-such-model"}), "", "no-such-model");
+  CHECK(with({"--format", "xml"}).code == 2);
+  check_error(run_cli(sim({"--rate", "5", "--gen", "10"})), "--prompt", "required without a trace");
+}
+
+TEST_CASE("simulate --plot writes the batch and the KV cache over time as SVG") {
+  const std::string path = "simulate_plot_test.svg";
+  std::remove(path.c_str());
+  const auto r = run_cli(sim({"--rate", "5", "--prompt", "200", "--gen", "20", "--duration", "20s", "--plot", path}));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  std::ifstream in(path);
+  const std::string svg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK_THAT(svg, Catch::Contains("<svg") && Catch::Contains("KV cache held") && Catch::Contains("running"));
+  std::remove(path.c_str());
+  check_error(run_cli(sim({"--rate", "5", "--prompt", "200", "--gen", "20", "--plot", "x.txt"})), "--plot x.txt",
+              "name a .svg or .png file");
+}
+
+TEST_CASE("simulate --speculative 5:0.8:llama-2-7b: the draft's tokens per step, its batch-1 rates and where it stops paying") {
+  // gpt-fast's setting: Llama-2-70B int4 on an A100 with a Llama-2-7B draft, K 5.
+  const auto r = run_cli({"simulate", "--model", "llama-2-70b", "--gpu", "a100-80gb", "--weights", "int4", "--group-size",
+                          "16", "--rate", "0.2", "--prompt", "5", "--gen", "200", "--duration", "100s", "--max-batch",
+                          "64", "--speculative", "5:0.8:llama-2-7b", "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto s = nlohmann::json::parse(r.out)["speculative"];
+  CHECK(s["tokens_per_step"].get<double>() == Approx(3.68928));
+  CHECK(s["draft"] == "Llama-2-7B");
+  // The published 48.4 tok/s (25.25 without) lies under the bound.
+  CHECK(s["batch_1_tokens_per_s"]["speculative_bound"].get<double>() > 48.4);
+  CHECK(s["batch_1_tokens_per_s"]["plain_bound"].get<double>() > 25.25);
+  CHECK(s["stops_paying_at_batch"].get<long>() > 1);
+}

@@ -1,0 +1,46 @@
+// The KV cache a disaggregated request sends between pools, worked by hand.
+#include <catch2/catch.hpp>
+
+#include "model/capacity_plan.hpp"
+#include "model/kv_transfer.hpp"
+#include "specs.hpp"
+
+using namespace roofline;
+using Catch::Matchers::WithinRel;
+
+TEST_CASE("kv transfer: Llama-3.1-8B's 512-token prompt is 67108864 bytes, 154.13 us over an H100's NVLink, 79.57 us at tp 2") {
+  // 2 (K, V) · 32 layers · 8 KV heads · 128 · 2 bytes = 131072 bytes a token; each GPU of the group
+  // sends its share over its own 450 GB/s link, plus one 5 us latency.
+  const ModelSpec m = test::llama_3_1_8b();
+  Workload w = test::default_workload(m);
+  const KvTransfer one = kv_transfer(m, test::h100_sxm(), w);
+  CHECK(one.bytes->value() == 67108864.0);
+  CHECK_THAT(one.time->value(), WithinRel(67108864.0 / 450e9 + 5e-6, 1e-12));
+  w.tp = 2;
+  const KvTransfer two = kv_transfer(m, test::h100_sxm(), w);
+  CHECK(two.bytes->value() == 67108864.0);
+  CHECK_THAT(two.time->value(), WithinRel(33554432.0 / 450e9 + 5e-6, 1e-12));
+  // A GPU without an interconnect leaves the time unpriced, never zero.
+  GpuSpec lone = test::h100_sxm();
+  lone.interconnect.reset();
+  CHECK_FALSE(kv_transfer(m, lone, w).time.has_value());
+  // A model known only by its size has no cache to send: neither is priced.
+  CHECK_FALSE(kv_transfer(test::teaching_7b(), test::h100_sxm(), w).bytes.has_value());
+}
+
+TEST_CASE("plan: disaggregated, the first token is the prefill's and the cache's transfer delays the second: TPOT = step + transfer / 255") {
+  const ModelSpec m = test::llama_3_1_8b();
+  const GpuSpec g = test::h100_sxm();
+  const Workload w = test::default_workload(m);
+  const LoadTarget t{.requests_per_s = 10, .ttft = Seconds(1), .tpot = Seconds(0.05), .disaggregate = true};
+  const CapacityPlan p = plan_capacity(m, g, w, t);
+  REQUIRE(p.kv_transfer.has_value());
+  CHECK_THAT(p.ttft.value(), WithinRel(p.prefill.value(), 1e-12));
+  // 256 output tokens: 255 gaps, the first of which also waits for the cache.
+  CHECK_THAT(p.tpot.value(), WithinRel((p.decode_step + *p.kv_transfer / 255.0).value(), 1e-12));
+  CHECK(p.kv_transfer_bytes->value() == 67108864.0);
+  // Colocated, nothing crosses.
+  LoadTarget colocated = t;
+  colocated.disaggregate = false;
+  CHECK_FALSE(plan_capacity(m, g, w, colocated).kv_transfer.has_value());
+}

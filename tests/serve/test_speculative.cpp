@@ -1,0 +1,90 @@
+// Speculative decoding: the expected tokens of a verify step, gpt-fast's published 70B + 7B row
+// inside the bound, the batch past which it stops paying, and the simulator running it.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "serve/kv_capacity.hpp"
+#include "serve/speculative.hpp"
+#include "serve/summary.hpp"
+#include "specs.hpp"
+
+using namespace roofline;
+using namespace roofline::serve;
+
+namespace {
+
+// gpt-fast's int4 (G = 32, a bf16 scale and zero per 32 weights: 0.625 B a weight), entered as
+// int4 with a group of 16 as tests/data/measurements/training.csv enters it.
+Workload int4(const ModelSpec& m) {
+  PrecisionOverrides o;
+  o.weights = WeightFormat::int4;
+  o.group_size = 16;
+  Workload w = test::default_workload(m);
+  w.precision = resolve_precision(m, o);
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("a verify step yields (1 - a^(K+1))/(1 - a) tokens: 3.68928 at K 5 and a 0.8, 6 at a 1, 1 at a 0") {
+  CHECK(expected_tokens({5, 0.8}) == Approx(3.68928).epsilon(1e-12));
+  CHECK(expected_tokens({5, 1.0}) == 6);
+  CHECK(expected_tokens({5, 0.0}) == 1);
+}
+
+TEST_CASE("gpt-fast's Llama-2-70B int4 with a Llama-2-7B int4 draft on an A100 (48.4 tok/s, 25.25 without) lies inside the bound") {
+  // pytorch-labs/gpt-fast README @32971d3: batch 1, a 5-token prompt, 200 new tokens (context
+  // ~105 on average), speculate_k 5. The bound is an upper limit on tokens/s: both rows must be
+  // below it. With every draft accepted (the loosest bound) and at a = 0.8.
+  const ModelSpec target = test::llama_2_70b(), draft = test::llama_2_7b();
+  const GpuSpec gpu = test::a100_80gb();
+  StepCost t(target, gpu, int4(target)), d(draft, gpu, int4(draft));
+  const SpeculativeRate all = speculative_rate(t, &d, 1, 105, {5, 1.0});
+  const SpeculativeRate most = speculative_rate(t, &d, 1, 105, {5, 0.8});
+  CHECK(all.plain_per_s(true) > 25.25);
+  CHECK(all.speculative_per_s(true) > 48.4);
+  CHECK(most.speculative_per_s(true) > 48.4);
+  // The bound says what the run implies: with no draft accepted (one token per 5 drafts and a
+  // verify) speculation would be slower than plain decode, so the 48.4 needs acceptance.
+  const SpeculativeRate none = speculative_rate(t, &d, 1, 105, {5, 0.0});
+  CHECK(none.speculative_per_s(true) < none.plain_per_s(true));
+  // And it pays by a factor the measured ratio (1.92) does not exceed.
+  CHECK(most.speculative_per_s(true) / most.plain_per_s(true) > 48.4 / 25.25);
+}
+
+TEST_CASE("speculation pays at batch 1 and stops paying past a batch: Llama-3.1-8B on H100, K 4, a 0.7, free drafts, context 128") {
+  // Past the ridge the verify's 5 rows a sequence cost 5 times the linears' compute, and 2.77
+  // tokens do not repay it unless attention's reads (shared by the 5 queries) dominate: at 128
+  // tokens a sequence reads 16.8 MB of K/V (5 us) against 16 GFLOP of linears (16 us at peak).
+  // At 1024 tokens (40 us of reads) it would pay at every batch.
+  const ModelSpec m = test::llama_3_1_8b();
+  StepCost cost(m, test::h100_sxm(), test::default_workload(m));
+  const Speculation s{4, 0.7};
+  const auto at = [&](long b) { return speculative_rate(cost, nullptr, b, 128, s); };
+  CHECK(at(1).speculative_per_s(false) > 2 * at(1).plain_per_s(false));
+  const std::optional<long> stop = break_even_batch(cost, nullptr, 128, s, 4096, Timing::expected);
+  REQUIRE(stop.has_value());
+  CHECK(*stop > 1);
+  CHECK(at(*stop).speculative_per_s(false) <= at(*stop).plain_per_s(false));
+  CHECK(at(*stop - 1).speculative_per_s(false) > at(*stop - 1).plain_per_s(false));
+  CHECK_FALSE(break_even_batch(cost, nullptr, 1024, s, 4096, Timing::expected).has_value());
+}
+
+TEST_CASE("the simulator speculating at low load cuts TPOT, and serves every output token") {
+  const ModelSpec m = test::llama_3_1_8b();
+  const GpuSpec g = test::h100_sxm();
+  const Workload w = test::default_workload(m);
+  StepCost cost(m, g, w);
+  ServerConfig c;
+  c.kv_blocks = cache_blocks(m, g, w, c.block_tokens, c.max_batched_tokens).blocks;
+  const LengthDistribution n{LengthDistribution::Kind::fixed, 200, 0};
+  const auto requests = generate({}, 1, 120, n, n, 0, 16, 3);
+  const SimResult plain = simulate(requests, cost, c, Timing::expected);
+  c.speculation = Speculation{4, 0.7};
+  const SimResult fast = simulate(requests, cost, c, Timing::expected);
+  CHECK(fast.output_tokens == plain.output_tokens);
+  CHECK(fast.output_tokens == 200.0 * static_cast<double>(requests.size()));
+  // At a ~ 0.7 a verify yields (1 - 0.7^5)/0.3 = 2.77 tokens for little more than one step's time.
+  CHECK(summarize(fast, {}).tpot.mean < 0.5 * summarize(plain, {}).tpot.mean);
+}

@@ -1,0 +1,77 @@
+// The requests the simulator is fed: rates, burstiness and lengths as asked.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <algorithm>
+#include <array>
+#include <numeric>
+
+#include "serve/traffic.hpp"
+
+using namespace roofline::serve;
+
+namespace {
+
+// Mean and coefficient of variation of n gaps.
+std::pair<double, double> moments(const ArrivalProcess& a, double rate, int n) {
+  Rng rng(11);
+  double sum = 0, sq = 0;
+  for (int i = 0; i < n; ++i) {
+    const double g = a.gap(rng, rate);
+    sum += g;
+    sq += g * g;
+  }
+  const double mean = sum / n;
+  return {mean, std::sqrt(sq / n - mean * mean) / mean};
+}
+
+}  // namespace
+
+TEST_CASE("Poisson gaps at 50/s average 20 ms with CV 1, gamma CV 4 gaps too with CV 4") {
+  const auto [pm, pcv] = moments({}, 50, 1000000);
+  CHECK(pm == Approx(0.02).epsilon(0.01));
+  CHECK(pcv == Approx(1).epsilon(0.01));
+  const auto [gm, gcv] = moments({ArrivalProcess::Kind::gamma, 4}, 50, 1000000);
+  CHECK(gm == Approx(0.02).epsilon(0.02));
+  CHECK(gcv == Approx(4).epsilon(0.05));
+}
+
+TEST_CASE("a log-normal of mean 1000 and sigma 1 averages 1000 tokens with median 607") {
+  // The median of a log-normal is its mean · exp(−σ²/2) = 1000 · 0.6065.
+  const LengthDistribution d{LengthDistribution::Kind::lognormal, 1000, 1};
+  Rng rng(5);
+  std::vector<long> draws(200000);
+  for (long& x : draws) x = d.draw(rng);
+  const double mean = std::accumulate(draws.begin(), draws.end(), 0.0) / static_cast<double>(draws.size());
+  CHECK(mean == Approx(1000).epsilon(0.02));
+  std::nth_element(draws.begin(), draws.begin() + 100000, draws.end());
+  CHECK(static_cast<double>(draws[100000]) == Approx(607).epsilon(0.02));
+}
+
+TEST_CASE("uniform 10 to 12 draws each of 10, 11, 12 and nothing else") {
+  const LengthDistribution d{LengthDistribution::Kind::uniform, 10, 12};
+  Rng rng(1);
+  std::array<int, 3> seen{};
+  for (int i = 0; i < 3000; ++i) {
+    const long x = d.draw(rng);
+    REQUIRE(x >= 10);
+    REQUIRE(x <= 12);
+    ++seen[static_cast<std::size_t>(x - 10)];
+  }
+  for (int n : seen) CHECK(n > 900);
+}
+
+TEST_CASE("a prefix hit is whole blocks and leaves a token to compute: 0.8 of 1000 is 800, of 16 none, 1.0 of 32 is 16") {
+  CHECK(cached_tokens(1000, 0.8, 16) == 800);
+  CHECK(cached_tokens(16, 0.8, 16) == 0);
+  CHECK(cached_tokens(32, 1.0, 16) == 16);
+  CHECK(cached_tokens(1000, 0, 16) == 0);
+}
+
+TEST_CASE("arrivals at 50/s over 100 s number about 5000, in order, and a seed repeats them") {
+  const LengthDistribution n{LengthDistribution::Kind::fixed, 100, 0};
+  const auto a = generate({}, 50, 100, n, n, 0, 16, 9);
+  CHECK(static_cast<double>(a.size()) == Approx(5000).epsilon(0.05));
+  CHECK(std::is_sorted(a.begin(), a.end(), [](const Request& x, const Request& y) { return x.arrival < y.arrival; }));
+  CHECK(generate({}, 50, 100, n, n, 0, 16, 9).back().arrival == a.back().arrival);
+}
