@@ -130,7 +130,7 @@ inline ModelSpec gpt_oss_like() {
   return m;
 }
 
-// DeepSeek-V3 (HF deepseek-ai/DeepSeek-V3 config.json): 61 layers of 7168, latent attention of
+// presets/models/deepseek-v3.yaml (HF deepseek-ai/DeepSeek-V3 config.json): 61 layers of 7168, latent attention of
 // 128 heads (Q rank 1536, K/V rank 512, 128 + 64 Q/K and 128 V per head), 3 dense layers of 18432,
 // then 256 routed experts of 2048 (8 a token) and one shared; a 129,280-token vocabulary, untied;
 // weights fp8 in 128 × 128 blocks but the embedding and head (bf16). 671 B parameters, 37 B active.
@@ -141,7 +141,9 @@ inline ModelSpec deepseek_v3() {
   a.moe = MoeSpec{256, 8, 2048, 1, 3};
   ModelSpec m;
   m.name = "DeepSeek-V3";
-  m.source = "HF deepseek-ai/DeepSeek-V3 config.json (671 B total, 37 B active parameters)";
+  m.source = "HF deepseek-ai/DeepSeek-V3 config.json, fp8 128x128 block weights as published (671 B total, 37 B "
+             "active; the 14 B multi-token-prediction module is not priced)";
+  m.max_context = 163840;
   m.architecture = a;
   m.dtype = DType::bf16;
   m.quantization = Quantization{};
