@@ -182,6 +182,13 @@ try {
   const pasted = readFileSync(join(repo, 'examples/7b.yaml'), 'utf8');
   await act(`document.getElementById('model-text').value = ${JSON.stringify(pasted)}; document.getElementById('use-text').click()`);
   check(Number(await shown('decode-step')) === seed.decode.step_time, 'a pasted model YAML gives the same step');
+  // A Hugging Face config.json pasted (DeepSeek-V3: latent attention, experts) is read by the
+  // config reader, as `--model deepseek-v3.json` is.
+  const config = readFileSync(join(repo, 'tests/data/hf/deepseek-v3.json'), 'utf8');
+  await act(`document.getElementById('model-text').value = ${JSON.stringify(config)}; document.getElementById('use-text').click()`);
+  const deepseek = native(['--model', 'tests/data/hf/deepseek-v3.json', '--gpu', 'examples/a100.yaml']);
+  check(Number(await shown('decode-step')) === deepseek.decode.step_time,
+    `a pasted config.json (DeepSeek-V3) gives the native step ${deepseek.decode.step_time} s`);
   await evaluate(`document.getElementById('model-text').value = 'name: broken\\nparams: many\\n'; document.getElementById('use-text').click()`);
   await until(`!document.getElementById('error').hidden`, 'the error to show');
   const error = await evaluate(`document.getElementById('error').textContent`);
