@@ -167,6 +167,22 @@ function drawChart(kind) {
   $('chart-' + kind).innerHTML = a.exit === 0 ? Module.FS.readFile(path, { encoding: 'utf8' }) : `<pre>${escapeHtml(a.err)}</pre>`;
 }
 
+// The story, with the roofline drawn as SVG where the terminal draws it in characters: explain
+// --plot writes the chart to a file and leaves a blank line in its place, before the self-test.
+function drawExplain() {
+  const path = '/out/explain.svg';
+  const story = run(['explain', ...pointFlags(), '--lang', state.lang, '--plot', path]);
+  if (story.exit !== 0) {
+    $('explain').textContent = story.err;
+    $('explain-chart').innerHTML = $('explain-quiz').textContent = '';
+    return;
+  }
+  const gap = story.out.lastIndexOf('\n\n');
+  $('explain').textContent = story.out.slice(0, gap);
+  $('explain-chart').innerHTML = Module.FS.readFile(path, { encoding: 'utf8' });
+  $('explain-quiz').textContent = story.out.slice(gap + 2);
+}
+
 // Recomputes and redraws the whole view: the commands a terminal would run for this state.
 function update() {
   writeAddress();
@@ -185,8 +201,7 @@ function update() {
   drawPhases(r);
   $('table-text').textContent = run(pointFlags()).out;
   for (const kind of ['roofline', 'batch', 'context']) drawChart(kind);
-  const story = run(['explain', ...pointFlags(), '--lang', state.lang]);
-  $('explain').textContent = story.exit === 0 ? story.out : story.err;
+  drawExplain();
   if (window.rooflineplan.planCsv !== undefined) plan();  // a plan made once follows the controls
   window.rooflineplan.updates += 1;
   window.rooflineplan.lastUpdateMs = performance.now() - started;

@@ -166,6 +166,8 @@ try {
   // The explain story in Chinese.
   await act(`document.querySelector('.lang button[data-lang=zh]').click()`);
   check(/[\u4e00-\u9fff]/.test(await evaluate(`document.getElementById('explain').textContent`)), 'explain tells the story in Chinese');
+  check(/自测题/.test(await evaluate(`document.getElementById('explain-quiz').textContent`)) &&
+    await evaluate(`document.querySelectorAll('#explain-chart svg').length`) === 1, 'the story draws its roofline as SVG before the self-test');
   await evaluate(`document.querySelector('#tabs button[data-view=explain]').click()`);
   await screenshot('page-explain-zh.png');
   await evaluate(`document.querySelector('#tabs button[data-view=roofline]').click()`);
