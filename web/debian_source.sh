@@ -22,5 +22,6 @@ apt() {
 apt update
 (cd "$work/get" && apt source --download-only "$source=$version")
 rm -rf "$dest"
+mkdir -p "$(dirname "$dest")"
 dpkg-source --no-check -x "$work/get/${source}_${version#*:}.dsc" "$dest" >/dev/null
 echo "$source $version unpacked into $dest"

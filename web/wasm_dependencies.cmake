@@ -7,7 +7,9 @@
 # - compiled ones (yaml-cpp, libcsv) from the Debian source of the installed package
 #   (web/debian_source.sh), built here with the same compiler as the engine.
 enable_language(C)
-set(deps ${PROJECT_BINARY_DIR}/debian-sources)
+set(ROOFLINEPLAN_DEBIAN_SOURCES ${PROJECT_BINARY_DIR}/debian-sources CACHE PATH
+    "where the Debian sources of yaml-cpp and libcsv are unpacked (fetched when absent)")
+set(deps ${ROOFLINEPLAN_DEBIAN_SOURCES})
 set(headers ${PROJECT_BINARY_DIR}/debian-headers)
 file(MAKE_DIRECTORY ${deps} ${headers})
 foreach(dir fmt CLI nlohmann)
@@ -16,15 +18,11 @@ foreach(dir fmt CLI nlohmann)
   endif()
   file(CREATE_LINK /usr/include/${dir} ${headers}/${dir} SYMBOLIC)
 endforeach()
-foreach(package libyaml-cpp-dev libcsv-dev)
-  if(NOT EXISTS ${deps}/${package}/debian)
-    execute_process(COMMAND sh ${PROJECT_SOURCE_DIR}/web/debian_source.sh ${package} ${deps}/${package}
-                    RESULT_VARIABLE failed)
-    if(failed)
-      message(FATAL_ERROR "could not unpack the Debian source of ${package} (web/debian_source.sh)")
-    endif()
-  endif()
-endforeach()
+include(${PROJECT_SOURCE_DIR}/web/debian_sources.cmake)
+rooflineplan_debian_sources(${deps} fetched)
+if(NOT fetched)
+  message(FATAL_ERROR "could not unpack the Debian sources of yaml-cpp and libcsv (web/debian_source.sh)")
+endif()
 
 add_library(fmt::fmt INTERFACE IMPORTED)
 set_target_properties(fmt::fmt PROPERTIES INTERFACE_INCLUDE_DIRECTORIES ${headers}
