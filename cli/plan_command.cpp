@@ -155,9 +155,9 @@ std::string kv_transfer_note(const PlanRow& r) {
       who + fmt::format(": each request's prompt cache ({}) goes from the prefill to the decode pool",
                         human(*r.plan.kv_transfer_bytes));
   if (!r.plan.kv_transfer) return what + "; the GPU names no interconnect, so its time is not priced (TPOT leaves it out)";
-  return what + fmt::format(" in {} over the GPU's interconnect, before the second token: TPOT carries it over the "
-                            "gen - 1 gaps (over a network between nodes it is slower)",
-                            human(*r.plan.kv_transfer));
+  const bool network = r.gpu->network && r.gpu->interconnect && 2 * gpus(r.layout) > r.gpu->interconnect->domain;
+  return what + fmt::format(" in {} over the GPU's {}, before the second token: TPOT carries it over the gen - 1 gaps",
+                            human(*r.plan.kv_transfer), network ? "network (the two pools fill more than a node)" : "interconnect");
 }
 
 void print(const std::vector<PlanRow>& rows, const PlanArgs& a, const ModelSpec& m, const Workload& w, int too_big,

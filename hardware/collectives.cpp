@@ -29,12 +29,15 @@ namespace {
 // (k − 1)/k that is not its own at once.
 CollectiveCost within(Collective c, double S, int k, const Interconnect& link) {
   const double b = group_bandwidth(link, k).value(), share = (k - 1.0) / k;
+  const auto cost = [&](double seconds, double hops) {
+    return CollectiveCost{Seconds(seconds), link.latency, hops, Seconds(seconds)};
+  };
   switch (c) {
-    case Collective::all_reduce: return {Seconds(2 * share * S / b), link.latency, 2.0 * (k - 1)};
+    case Collective::all_reduce: return cost(2 * share * S / b, 2.0 * (k - 1));
     case Collective::all_gather:
-    case Collective::reduce_scatter: return {Seconds(share * S / b), link.latency, k - 1.0};
-    case Collective::all_to_all: return {Seconds(share * S / b), link.latency, 1};
-    case Collective::send: return {Seconds(S / link.bandwidth.value()), link.latency, 1};
+    case Collective::reduce_scatter: return cost(share * S / b, k - 1.0);
+    case Collective::all_to_all: return cost(share * S / b, 1);
+    case Collective::send: return cost(S / link.bandwidth.value(), 1);
   }
   return {};
 }
@@ -48,15 +51,21 @@ CollectiveCost across(Collective c, double S, int k, const Interconnect& link, c
   const double b = group_bandwidth(link, d).value(), nb = net.bandwidth.value();
   const Seconds latency = std::max(link.latency, net.latency);
   const double in = (d - 1.0) / d, out = (n - 1.0) / n;
+  // Two stages: the bound overlaps them, the expected time runs them one after the other.
+  const auto staged = [&](double inside, double between, double hops) {
+    return CollectiveCost{Seconds(std::max(inside, between)), latency, hops, Seconds(inside + between)};
+  };
   switch (c) {
     case Collective::all_reduce:
-      return {Seconds(2 * in * S / b + 2 * out * (S / d) / nb), latency, 2.0 * (d - 1) + 2.0 * (n - 1)};
+      return staged(2 * in * S / b, 2 * out * (S / d) / nb, 2.0 * (d - 1) + 2.0 * (n - 1));
     case Collective::all_gather:
-    case Collective::reduce_scatter:
-      return {Seconds(in * S / b + out * (S / d) / nb), latency, (d - 1.0) + (n - 1.0)};
-    case Collective::all_to_all:
-      return {Seconds(std::max((d - 1.0) / k * S / b, (k - d) * S / k / nb)), latency, 2};
-    case Collective::send: return {Seconds(S / nb), net.latency, 1};
+    case Collective::reduce_scatter: return staged(in * S / b, out * (S / d) / nb, (d - 1.0) + (n - 1.0));
+    case Collective::all_to_all: {
+      // Sent at once within and between domains: the slower, in both.
+      const Seconds t(std::max((d - 1.0) / k * S / b, (k - d) * S / k / nb));
+      return {t, latency, 2, t};
+    }
+    case Collective::send: return {Seconds(S / nb), net.latency, 1, Seconds(S / nb)};
   }
   return {};
 }

@@ -6,8 +6,8 @@
 // A group of k GPUs sits on consecutive GPUs of as few domains as it can (k ≤ domain: one; else
 // k / domain whole domains, which the caller checks). Within a domain each GPU moves data at
 // b(k): its switch bandwidth, or (mesh) k − 1 links at once. Across domains collectives are
-// hierarchical (NCCL's): within each domain first, then between them over the network, where
-// each GPU sends its own share.
+// hierarchical (NCCL's): within each domain, and between them over the network, where each GPU
+// sends its own share; the bound lets the two stages overlap, the expected time adds them.
 #include <optional>
 #include <string_view>
 
@@ -26,6 +26,10 @@ struct CollectiveCost {
   Seconds transfer;  // the bytes over the links each GPU uses, at their bandwidth
   Seconds latency;   // the bound's: one link latency a call (the network's when it leaves the domain)
   double hops = 0;   // sequential steps (a ring all-reduce: 2(k − 1)); the expected time pays each
+  // The transfer with a hierarchical collective's stages one after the other, as the expected
+  // time prices them; the bound's `transfer` lets them overlap (the slower stage), as NCCL's
+  // pipelined rings can. Equal within a domain.
+  Seconds serial;
   [[nodiscard]] Seconds bound() const { return transfer + latency; }
 };
 

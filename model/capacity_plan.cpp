@@ -76,6 +76,10 @@ CapacityPlan plan_capacity(const ModelSpec& m, const GpuSpec& g, const Workload&
   // Under data-parallel attention each of the tp ranks prefills its own request: tp prefills
   // take about as long as one, and each costs the replica a tp-th of that.
   Seconds per_request = p.prefill;
+  // A pipeline takes the next prompt into its first stage as soon as this one has left it.
+  if (single.prefill_pipeline && single.prefill.time > Seconds(0)) {
+    per_request = p.prefill * (single.prefill_pipeline->stage_time / single.prefill.time);
+  }
   if (base.dp_attention) {
     Workload ranks = base;
     ranks.batch = base.tp;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "model/expected.hpp"
@@ -35,17 +36,55 @@ std::vector<Warning> warnings_for(const Report& r) {
   return out;
 }
 
-Sharding sharding(const Workload& w) { return {w.tp, w.ep, w.dp_attention, w.expert_imbalance}; }
-
 // What the replica's GPUs hold, from one GPU of a stage holding all the layers at its widths: tp
-// such GPUs hold everything; stages split the layers evenly, and the first and the last also hold
-// the embedding and the head.
-WeightPlacement place_weights(const WeightBytes& one_gpu, const Workload& w) {
+// such GPUs hold everything. A stage of a pipeline holds ⌈layers / pp⌉ layers; the fullest is
+// counted as that many of the heaviest kind (mixer and FFN), beside the larger of the embedding
+// (the first stage's) and the head (the last's).
+WeightPlacement place_weights(const LayerStack& shard, const WeightPricing& pricing, const Workload& w) {
+  const WeightBytes one_gpu = weigh(shard, pricing).bytes;
   const Bytes all = one_gpu.total() * static_cast<double>(w.tp);
   if (w.pp == 1) return {all, one_gpu.total()};
-  const Bytes ends[] = {one_gpu.of(TensorClass::embedding), one_gpu.of(TensorClass::lm_head)};
-  const Bytes layers = one_gpu.total() - ends[0] - ends[1];
-  return {all, layers / static_cast<double>(w.pp) + std::max(ends[0], ends[1])};
+  // A layer block begins with its norm: the mixer's (attn_norm) or the FFN's (ffn_norm); the
+  // embedding and the head are the ends.
+  Bytes mixer, ffn;
+  double mixer_layers = 0, ffn_layers = 0;
+  for (const Block& b : shard.blocks) {
+    const auto* norm = b.steps.empty() ? nullptr : std::get_if<NormStep>(&b.steps.front().step);
+    if (!norm || (norm->name != "attn_norm" && norm->name != "ffn_norm")) continue;
+    const bool is_mixer = norm->name == "attn_norm";
+    LayerStack alone{{b}, shard.hidden, shard.tp, shard.data_parallel};
+    alone.blocks.front().layers = 1;
+    Bytes& heaviest = is_mixer ? mixer : ffn;
+    heaviest = std::max(heaviest, weigh(alone, pricing).bytes.total());
+    (is_mixer ? mixer_layers : ffn_layers) += b.layers;
+  }
+  const double stage_layers = std::ceil(std::max(mixer_layers, ffn_layers) / static_cast<double>(w.pp));
+  const Bytes ends = std::max(one_gpu.of(TensorClass::embedding), one_gpu.of(TensorClass::lm_head));
+  return {all, std::min(one_gpu.total(), (mixer + ffn) * stage_layers + ends)};
+}
+
+// A phase of a pipeline: each micro-batch size priced through every stage with its sends, then
+// composed (model/pipeline.hpp). B = q·m + r: r micro-batches of q + 1 sequences, m − r of q.
+PhaseResult pipeline_phase(Phase phase, const LayerStack& shard, const Workload& w, const WeightPricing& pricing,
+                           const GpuSpec& gpu, const Ceilings& c, const ExpectedModel& em, Pipeline& out) {
+  const long m = microbatches(w), q = w.batch / m, r = w.batch % m;
+  std::vector<PhaseResult> passes;
+  std::vector<MicroBatches> parts;
+  passes.reserve(2);
+  for (const auto& [size, count] : {std::pair{q + 1, r}, std::pair{q, m - r}}) {
+    if (count == 0 || size == 0) continue;
+    Workload micro = w;
+    micro.batch = size;
+    OpList ops = build_ops(phase, shard, micro, ExpertRouting::uniform, pricing);
+    const double rows = static_cast<double>(size) * (phase == Phase::prefill ? static_cast<double>(w.prompt_tokens) : 1.0);
+    for (const OpCost& op : pipeline_sends(w, rows, shard.hidden, shard, *gpu.interconnect)) ops.push_back(op);
+    PhaseResult pass = evaluate_phase(ops, c, gpu.interconnect, gpu.network);
+    pass.expected = expected_phase(pass, em, c);
+    passes.push_back(std::move(pass));
+    parts.push_back({nullptr, count, size});
+  }
+  for (std::size_t i = 0; i < parts.size(); ++i) parts[i].pass = &passes[i];
+  return pipelined(parts, phase, w.pp, out);
 }
 
 }  // namespace
@@ -58,9 +97,9 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
   Workload one = workload;
   one.batch = 1;
   one.microbatches = 0;
-  // A pipeline's passes are priced for one micro-batch through every stage, then composed.
-  Workload micro = workload;
-  micro.batch = microbatch_size(workload);
+  r.gpu = {gpu, {*gpu.effective_peak(workload.precision.compute), gpu.effective_bandwidth()}};
+  const Ceilings& c = r.gpu.ceilings;
+  const ExpectedModel em = gpu.expected_model();
   ParameterCount params;
   WeightBytes stored;
   WeightPlacement placed;
@@ -78,21 +117,18 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
     const Weights weights = weigh(*whole, pricing);
     params = weights.params;
     stored = weights.bytes;
-    placed = place_weights(split ? weigh(*split, pricing).bytes : stored, workload);
+    placed = place_weights(shard, pricing, workload);
     const CacheElements cache = cache_elements(*whole, sequence);
     const double kvb = bytes_per_element(workload.precision.kv);
     cache_per_sequence = Bytes(cache.total() * kvb);
     kv_per_token = Bytes(cache_elements(*whole, 1).kv * kvb);
-    prefill = build_ops(Phase::prefill, shard, micro, ExpertRouting::uniform, pricing);
-    decode = build_ops(Phase::decode, shard, micro, ExpertRouting::uniform, pricing);
     one_sequence = build_ops(Phase::decode, shard, one, ExpertRouting::all, pricing);
     if (workload.pp > 1) {
-      const auto b = static_cast<double>(micro.batch);
-      for (const OpCost& op : pipeline_sends(workload, b * static_cast<double>(workload.prompt_tokens), shard.hidden,
-                                             shard, *gpu.interconnect)) {
-        prefill.push_back(op);
-      }
-      for (const OpCost& op : pipeline_sends(workload, b, shard.hidden, shard, *gpu.interconnect)) decode.push_back(op);
+      r.prefill = pipeline_phase(Phase::prefill, shard, workload, pricing, gpu, c, em, r.prefill_pipeline.emplace());
+      r.decode.step = pipeline_phase(Phase::decode, shard, workload, pricing, gpu, c, em, r.decode_pipeline.emplace());
+    } else {
+      prefill = build_ops(Phase::prefill, shard, workload, ExpertRouting::uniform, pricing);
+      decode = build_ops(Phase::decode, shard, workload, ExpertRouting::uniform, pricing);
     }
   } else {
     params = count_parameters(model);
@@ -103,18 +139,12 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
     one_sequence = build_ops(Phase::decode, model, one, ExpertRouting::all);
   }
   r.model = {model, params.total(), params.active(), stored.total(), kv_per_token, cache_per_sequence, stored.by_class};
-  r.gpu = {gpu, {*gpu.effective_peak(workload.precision.compute), gpu.effective_bandwidth()}};
 
-  const Ceilings& c = r.gpu.ceilings;
-  const ExpectedModel em = gpu.expected_model();
-  r.prefill = evaluate_phase(prefill, c, gpu.interconnect, gpu.network);
-  r.decode.step = evaluate_phase(decode, c, gpu.interconnect, gpu.network);
-  r.prefill.expected = expected_phase(r.prefill, em, c);
-  r.decode.step.expected = expected_phase(r.decode.step, em, c);
-  if (workload.pp > 1) {
-    const long m = microbatches(workload);
-    r.prefill = pipelined(r.prefill, Phase::prefill, workload.pp, m, micro.batch, r.prefill_pipeline.emplace());
-    r.decode.step = pipelined(r.decode.step, Phase::decode, workload.pp, m, micro.batch, r.decode_pipeline.emplace());
+  if (workload.pp == 1) {
+    r.prefill = evaluate_phase(prefill, c, gpu.interconnect, gpu.network);
+    r.decode.step = evaluate_phase(decode, c, gpu.interconnect, gpu.network);
+    r.prefill.expected = expected_phase(r.prefill, em, c);
+    r.decode.step.expected = expected_phase(r.decode.step, em, c);
   }
   r.decode.tokens_per_s = static_cast<double>(workload.batch) / r.decode.step.time.value();
   r.decode.expected_tokens_per_s = static_cast<double>(workload.batch) / r.decode.step.expected.time.value();

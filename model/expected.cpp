@@ -10,7 +10,7 @@ namespace {
 // A collective call: each of its sequential steps (a ring all-reduce: 2(k−1)) pays hop_latency
 // beside its transfer; never faster than the bound's one latency per call.
 Seconds collective(const OpResult& o, const ExpectedModel& m) {
-  return std::max(o.time, (m.hop_latency * o.comm.hops + o.comm.transfer) * o.cost.comm_calls);
+  return std::max(o.time, (m.hop_latency * o.comm.hops + o.comm.serial) * o.cost.comm_calls);
 }
 
 }  // namespace

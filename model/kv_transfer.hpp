@@ -1,9 +1,8 @@
 #pragma once
 // Disaggregated serving moves each request's KV cache from the prefill pool to the decode pool
 // (Splitwise, DistServe, Mooncake): the prompt's K/V (and recurrent state) in the cache format,
-// each GPU of the prefill replica sending its own shard to its peer over its own link. Priced on
-// the GPU's interconnect (NVLink within a node); pools on separate nodes move it over the
-// network, which is slower: the time is then a lower bound.
+// each GPU of the prefill replica sending its own shard to its peer over its own link: the GPU's
+// interconnect when both replicas fit one domain (NVLink within a node), else its network.
 #include <optional>
 
 #include "hardware/gpu_spec.hpp"
@@ -17,7 +16,7 @@ struct KvTransfer {
   std::optional<Seconds> time;  // empty: no bytes, or the GPU names no interconnect
 };
 
-// bytes / (tp · pp) over each GPU's link, plus one link latency.
+// bytes / (tp · pp) over each GPU's link (or NIC), plus its latency.
 [[nodiscard]] KvTransfer kv_transfer(const ModelSpec& m, const GpuSpec& g, const Workload& w);
 
 }  // namespace roofline

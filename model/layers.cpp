@@ -211,6 +211,15 @@ void mixer_block(LayerStack& stack, const Architecture& a, const Shard& s, Mixer
   stack.blocks.push_back(std::move(b));
 }
 
+// The GPUs a token's top_k experts sit on, on average, with `experts` spread evenly over `gpus`:
+// gpus · (1 − P(none of its picks on a given GPU)), the picks distinct (hypergeometric).
+double destinations(double experts, double top_k, double gpus) {
+  const double elsewhere = experts - experts / gpus;
+  double none = 1;
+  for (int i = 0; i < static_cast<int>(top_k); ++i) none *= std::max(0.0, elsewhere - i) / (experts - i);
+  return gpus * (1 - none);
+}
+
 // The FFNs. `s`: the dense FFNs' and shared experts' shard (whole under data-parallel attention);
 // `sh`: the stage's sharding, which places the routed experts.
 void ffn_blocks(LayerStack& stack, const Architecture& a, const Shard& s, const Sharding& sh) {
@@ -239,8 +248,12 @@ void ffn_blocks(LayerStack& stack, const Architecture& a, const Shard& s, const 
     // busiest GPU, which the others wait for.
     const double ep = sh.ep, expert_tp = static_cast<double>(sh.tp) / ep;
     const double rows = ep > 1 ? top_k * sh.imbalance / ep : top_k;
-    if (dp) add(b, CollectiveStep{"moe_dispatch", Collective::all_to_all, s.hidden, top_k, sh.tp}, Phases::both);
-    own_rows(b, b.steps.size() - (dp ? 1 : 0), dp);
+    // A token goes once to each GPU holding one of its experts (DeepEP), not once an expert.
+    const double gpus_reached = destinations(experts, top_k, ep);
+    if (dp) {
+      add(b, CollectiveStep{"moe_dispatch", Collective::all_to_all, s.hidden, gpus_reached, sh.tp, true});
+      own_rows(b, b.steps.size() - 1, true);
+    }
     const std::size_t first = b.steps.size();
     ffn(b, {"expert_gate", "expert_up", "expert_act", "expert_down"}, a.ffn_type, WeightClass::experts, s.hidden,
         static_cast<double>(moe.ffn) / expert_tp, experts / ep, rows, true, 0);
@@ -251,8 +264,8 @@ void ffn_blocks(LayerStack& stack, const Architecture& a, const Shard& s, const 
       }
     }
     if (dp) {
-      add(b, CollectiveStep{"moe_combine", Collective::all_to_all, s.hidden, top_k, sh.tp});
-      own_rows(b, b.steps.size() - 1, dp);
+      add(b, CollectiveStep{"moe_combine", Collective::all_to_all, s.hidden, gpus_reached, sh.tp});
+      own_rows(b, b.steps.size() - 1, true);
     }
     if (moe.shared_experts > 0) {
       const std::size_t shared = b.steps.size();
@@ -301,5 +314,7 @@ LayerStack describe_layers(const Architecture& a, const Sharding& sh) {
 }
 
 LayerStack describe_layers(const Architecture& a, int tp) { return describe_layers(a, Sharding{.tp = tp}); }
+
+Sharding sharding(const Workload& w) { return {w.tp, w.ep, w.dp_attention, w.expert_imbalance}; }
 
 }  // namespace roofline

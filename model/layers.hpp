@@ -11,6 +11,7 @@
 
 #include "hardware/collectives.hpp"
 #include "model/model_spec.hpp"
+#include "model/workload.hpp"
 
 namespace roofline {
 
@@ -116,6 +117,9 @@ struct CollectiveStep {
   double width = 0;
   double rows_per_token = 1;
   int group = 1;
+  // Sent in 8 bits where the experts compute from 8-bit weights or narrower (DeepEP's fp8
+  // dispatch); else in the activation format.
+  bool quantized = false;
 };
 
 using Step = std::variant<LinearStep, NormStep, ActivationStep, AttentionStep, GatherStep, CollectiveStep, ConvStep,
@@ -167,6 +171,9 @@ struct Sharding {
   bool dp_attention = false;
   double imbalance = 1.0;
 };
+
+// The workload's layout of a stage.
+[[nodiscard]] Sharding sharding(const Workload& w);
 
 // The architecture as run by one GPU of a stage. tp = 1 describes the whole model.
 [[nodiscard]] LayerStack describe_layers(const Architecture& a, const Sharding& sharding);

@@ -49,7 +49,7 @@ Bytes group_cache_bytes_per_sequence(const LayerStack& stack, double tokens, con
 
 Bytes group_cache_bytes_per_sequence(const ModelSpec& m, double tokens, const Workload& w) {
   if (!m.architecture) return Bytes(0);
-  return group_cache_bytes_per_sequence(describe_layers(*m.architecture, w.tp), tokens, w);
+  return group_cache_bytes_per_sequence(describe_layers(*m.architecture, sharding(w)), tokens, w);
 }
 
 MemoryLedger memory_ledger(const WeightPlacement& weights, const LayerStack* shard, const GpuSpec& g,
@@ -68,24 +68,31 @@ MemoryLedger memory_ledger(const WeightPlacement& weights, const LayerStack* sha
 
   l.gpus = gpus(w);
   const double n = l.gpus;
+  // GPUs that split the sequences (data-parallel attention); the others share each sequence.
+  const double d = shard ? shard->data_parallel : 1;
+  // Each stage holds one micro-batch's activations at a time: pp micro-batches' worth live at once.
+  const auto live = [&w](long m) { return static_cast<double>(w.pp) / static_cast<double>(m); };
   l.weights = weights.all;
   l.kv_cache = kv_per_seq * B;
-  // Each stage holds one micro-batch's activations at a time: pp of them live at once.
-  const double live = static_cast<double>(w.pp) / static_cast<double>(microbatches(w));
-  l.activations = act_per_seq * B * live;
+  l.activations = act_per_seq * B * live(microbatches(w));
   l.capacity = g.memory_capacity * n;
   l.reserve = l.capacity * w.reserve_fraction;
   l.total = l.weights + l.kv_cache + l.activations + l.reserve;
-  // Stages split the layers and their cache; the GPUs of a stage split (or each keep) the rest.
+  // A sequence's cache and activations are spread over the n / d GPUs that hold it; the fullest
+  // GPU holds ⌈B / d⌉ sequences.
   const Bytes reserve = g.memory_capacity * w.reserve_fraction;
-  const Bytes per_seq = (kv_per_seq + act_per_seq * live) / n;
-  l.fullest_gpu = weights.fullest + per_seq * B + reserve;
+  const Bytes per_seq = (kv_per_seq + act_per_seq * live(microbatches(w))) / (n / d);
+  l.fullest_gpu = weights.fullest + per_seq * std::ceil(B / d) + reserve;
   l.fits = l.fullest_gpu <= g.memory_capacity;
 
-  if (per_seq > Bytes(0)) {
+  // At the largest batches a pipeline runs its --microbatches (pp by default).
+  const long most_microbatches = w.pp > 1 ? (w.microbatches > 0 ? w.microbatches : w.pp) : 1;
+  const Bytes per_seq_at_most = (kv_per_seq + act_per_seq * live(most_microbatches)) / (n / d);
+  if (per_seq_at_most > Bytes(0)) {
     const Bytes free = g.memory_capacity - reserve - weights.fullest;
-    // Clamped so that a tiny per-sequence footprint cannot overflow the count.
-    l.max_batch = free > Bytes(0) ? static_cast<long>(std::min(std::floor(free / per_seq), 1e15)) : 0L;
+    // Clamped so that a tiny per-sequence footprint cannot overflow the count, where a long has
+    // 32 bits too (WebAssembly): past 10^9 sequences no batch is limited by memory anyway.
+    l.max_batch = free > Bytes(0) ? static_cast<long>(std::min(d * std::floor(free / per_seq_at_most), 1e9)) : 0L;
   }
   return l;
 }

@@ -89,9 +89,9 @@ class OpBuilder {
     add(name, (gated ? 5 : 8) * rows * width, (inputs + 1) * rows * width * ab_, 0);
   }
 
-  // One call a layer, of rows × width activations on each GPU.
-  void collective(const CollectiveStep& c, double rows) {
-    ops_.push_back({c.name, label_, Flops(0), Bytes(0), Bytes(0), Bytes(rows * c.width * ab_ * layers_), layers_});
+  // One call a layer, of rows × width elements of `eb` bytes on each GPU.
+  void collective(const CollectiveStep& c, double rows, double eb) {
+    ops_.push_back({c.name, label_, Flops(0), Bytes(0), Bytes(0), Bytes(rows * c.width * eb * layers_), layers_});
     ops_.back().collective = c.kind;
     ops_.back().group = c.group;
   }
@@ -193,7 +193,10 @@ class StepPricer {
     const double rows = pricing_.table(g.width, p_.rows, g.tables);
     b_.add(g.name, 0, rows + p_.rows * g.width * b_.activation_bytes(), 0);
   }
-  void operator()(const CollectiveStep& c) const { b_.collective(c, p_.rows * c.rows_per_token); }
+  void operator()(const CollectiveStep& c) const {
+    const bool eight_bit = c.quantized && bytes_per_element(element_of(w_.precision.of(TensorClass::experts))) <= 1;
+    b_.collective(c, p_.rows * c.rows_per_token, eight_bit ? 1.0 : b_.activation_bytes());
+  }
 
  private:
   OpBuilder& b_;

@@ -28,44 +28,84 @@ OpList pipeline_sends(const Workload& w, double rows, double hidden, const Layer
   return ops;
 }
 
-PhaseResult pipelined(const PhaseResult& micro, Phase phase, int stages, long microbatches, long microbatch,
-                      Pipeline& out) {
-  const auto p = static_cast<double>(stages), m = static_cast<double>(microbatches);
-  Seconds sends;
-  for (const OpResult& o : micro.ops) {
-    if (is_send(o)) sends += o.time;
+PhaseResult pipelined(std::span<const MicroBatches> parts, Phase phase, int stages, Pipeline& out) {
+  const auto p = static_cast<double>(stages);
+  Seconds busy, slowest, sends_of_slowest, reference;
+  long count = 0;
+  const MicroBatches* largest = &parts.front();
+  for (const MicroBatches& part : parts) {
+    Seconds sends;
+    for (const OpResult& o : part.pass->ops) {
+      if (is_send(o)) sends += o.time;
+    }
+    const Seconds stage = (part.pass->time - sends) / p;
+    const auto n = static_cast<double>(part.count);
+    busy += stage * n;
+    reference += part.pass->time * n;
+    count += part.count;
+    if (stage >= slowest) {
+      slowest = stage;
+      sends_of_slowest = sends;
+      largest = &part;
+    }
   }
-  const Seconds stage = (micro.time - sends) / p;
-  const Seconds busy = stage * m;
-  const Seconds time = phase == Phase::prefill ? stage * (m + p - 1) + sends : std::max(busy, stage * p + sends);
-  out = {stages, microbatches, microbatch, stage, sends, time > Seconds(0) ? 1.0 - (busy / time) : 0.0};
+  const Seconds time = phase == Phase::prefill ? busy + slowest * (p - 1) + sends_of_slowest
+                                               : std::max(busy, slowest * p + sends_of_slowest);
+  out = {stages, count, largest->size, slowest, sends_of_slowest, time > Seconds(0) ? 1.0 - (busy / time) : 0.0};
 
-  PhaseResult r = micro;
-  const auto times = [m](auto q) { return q * m; };
-  r.flops = times(micro.flops);
-  r.bytes = times(micro.bytes);
-  r.weight_bytes = times(micro.weight_bytes);
-  r.compute_time = times(micro.compute_time);
-  r.memory_time = times(micro.memory_time);
-  r.comm_time = times(micro.comm_time);
+  // Work and costs: Σ count × part, over the stages.
+  PhaseResult r = *largest->pass;
+  r.flops = Flops(0);
+  r.bytes = r.weight_bytes = Bytes(0);
+  r.compute_time = r.memory_time = r.comm_time = Seconds(0);
   for (OpResult& o : r.ops) {
-    o.cost.flops = times(o.cost.flops);
-    o.cost.bytes = times(o.cost.bytes);
-    o.cost.weight_bytes = times(o.cost.weight_bytes);
-    o.cost.comm_bytes = times(o.cost.comm_bytes);
-    o.cost.comm_calls *= m;
-    o.cost.launches *= m;
-    o.compute_time = times(o.compute_time);
-    o.memory_time = times(o.memory_time);
-    o.time = times(o.time);
+    o.cost.flops = Flops(0);
+    o.cost.bytes = o.cost.weight_bytes = o.cost.comm_bytes = Bytes(0);
+    o.cost.comm_calls = o.cost.launches = 0;
+    o.compute_time = o.memory_time = o.time = Seconds(0);
+  }
+  Expected e = largest->pass->expected;
+  for (Seconds* s : {&e.time, &e.overhead, &e.comm, &e.compute, &e.memory, &e.dequant, &e.low, &e.high}) *s = Seconds(0);
+  for (const MicroBatches& part : parts) {
+    const PhaseResult& m = *part.pass;
+    const double k = static_cast<double>(part.count) / p;
+    r.flops += m.flops * k;
+    r.bytes += m.bytes * k;
+    r.weight_bytes += m.weight_bytes * k;
+    r.compute_time += m.compute_time * k;
+    r.memory_time += m.memory_time * k;
+    r.comm_time += m.comm_time * k;
+    for (std::size_t i = 0; i < r.ops.size() && i < m.ops.size(); ++i) {
+      OpResult& o = r.ops[i];
+      const OpResult& q = m.ops[i];
+      o.cost.flops += q.cost.flops * k;
+      o.cost.bytes += q.cost.bytes * k;
+      o.cost.weight_bytes += q.cost.weight_bytes * k;
+      o.cost.comm_bytes += q.cost.comm_bytes * k;
+      o.cost.comm_calls += q.cost.comm_calls * k;
+      o.cost.launches += q.cost.launches * k;
+      o.compute_time += q.compute_time * k;
+      o.memory_time += q.memory_time * k;
+      o.time += q.time * k;
+    }
+    const auto n = static_cast<double>(part.count);
+    const Expected& q = m.expected;
+    e.time += q.time * n;
+    e.overhead += q.overhead * n;
+    e.comm += q.comm * n;
+    e.compute += q.compute * n;
+    e.memory += q.memory * n;
+    e.dequant += q.dequant * n;
+    e.low += q.low * n;
+    e.high += q.high * n;
   }
   r.time = time;
   // The expected time follows the bound's composition: its parts scale with it.
-  const double k = micro.time > Seconds(0) ? time / micro.time : 1.0;
-  Expected& e = r.expected;
+  const double k = reference > Seconds(0) ? time / reference : 1.0;
   for (Seconds* s : {&e.time, &e.overhead, &e.comm, &e.compute, &e.memory, &e.dequant, &e.high}) *s = *s * k;
   e.bound = time;
   e.low = std::max(time, e.low * k);
+  r.expected = e;
   return r;
 }
 

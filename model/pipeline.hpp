@@ -8,9 +8,10 @@
 // and the stages idle (pp − 1)/(m + pp − 1) of the time: the bubble. A decode step advances every
 // sequence one token: with m ≥ pp micro-batches in flight each stage is always busy and the step
 // takes m·t_s; with fewer, a micro-batch's next token waits for its last one to come round,
-// pp·t_s + S. Neither phase is faster than on one GPU holding all the layers at that micro-batch:
+// pp·t_s + S. Work and op costs are one GPU's: each stage holds 1/pp of the layers. Neither phase is faster than on one GPU holding all the layers at that micro-batch:
 // a pipeline buys memory and throughput, not latency.
 #include <optional>
+#include <span>
 
 #include "model/layers.hpp"
 #include "model/operators.hpp"
@@ -21,9 +22,9 @@ namespace roofline {
 struct Pipeline {
   int stages = 1;
   long microbatches = 1;
-  long microbatch = 1;    // sequences in each
-  Seconds stage_time;     // one micro-batch through one stage
-  Seconds send_time;      // one micro-batch's activations over every boundary
+  long microbatch = 1;    // sequences in the largest
+  Seconds stage_time;     // the largest micro-batch through one stage
+  Seconds send_time;      // its activations over every boundary
   double bubble = 0;      // share of the stages' time spent idle
 };
 
@@ -32,10 +33,18 @@ struct Pipeline {
 [[nodiscard]] OpList pipeline_sends(const Workload& w, double rows, double hidden, const LayerStack& stack,
                                     const Interconnect& link);
 
-// The pass of the whole batch from the pass of one micro-batch through every stage (`micro`, its
-// ops including the sends): work and op costs times m, the time the pipeline's, and the expected
-// time scaled with it (its parts and interval in proportion).
-[[nodiscard]] PhaseResult pipelined(const PhaseResult& micro, Phase phase, int stages, long microbatches,
-                                    long microbatch, Pipeline& out);
+// `count` micro-batches whose pass through every stage (its sends included) is `pass`. A batch
+// that the micro-batches do not divide evenly has two sizes: B mod m of ⌈B/m⌉, the rest ⌊B/m⌋.
+struct MicroBatches {
+  const PhaseResult* pass;
+  long count;
+  long size;
+};
+
+// The pass of the whole batch: its time the pipeline's (the stages keep pace with the largest
+// micro-batch), its work and op costs those of one GPU (every micro-batch through one stage: the
+// sum over stages / pp), the expected time scaled with the bound (its parts and interval in
+// proportion).
+[[nodiscard]] PhaseResult pipelined(std::span<const MicroBatches> parts, Phase phase, int stages, Pipeline& out);
 
 }  // namespace roofline

@@ -29,6 +29,11 @@ std::optional<SpecError> validate_placement(const Workload& w, const GpuSpec& g)
                                        "is placed on whole domains",
                                        w.tp, domain)};
   }
+  if (w.tp < domain && domain % w.tp != 0) {
+    return SpecError{"tp", fmt::format("tp {} does not divide the {}-GPU domain: across domains a stage would "
+                                       "straddle two, its collectives half on the network",
+                                       w.tp, domain)};
+  }
   return std::nullopt;
 }
 
@@ -44,8 +49,9 @@ std::optional<SpecError> validate_layout(const Workload& w, const ModelSpec& m) 
   if (w.pp > 1 && w.pp > m.architecture->layers) {
     return SpecError{"pp", fmt::format("{} stages for {} layers", w.pp, m.architecture->layers)};
   }
-  if (w.microbatches < 0 || (w.microbatches > 0 && w.pp == 1) || w.microbatches > w.batch) {
-    return SpecError{"microbatches", fmt::format("must be 1 … batch ({}) with --pp > 1, got {}", w.batch, w.microbatches)};
+  if (w.microbatches < 0 || (w.microbatches > 0 && w.pp == 1)) {
+    return SpecError{"microbatches", fmt::format("must be at least 1, and with --pp > 1; got {} at pp {}",
+                                                 w.microbatches, w.pp)};
   }
   if (!(w.expert_imbalance >= 1 && w.expert_imbalance <= std::max(1, w.ep))) {
     return SpecError{"expert-imbalance",

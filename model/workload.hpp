@@ -25,7 +25,7 @@ struct Workload {
   int pp = 1;                   // stages, each with its own layers and their cache
   int ep = 1;                   // GPUs of a stage the routed experts are sharded over; tp a multiple of it
   bool dp_attention = false;    // attention data-parallel over the stage's GPUs, experts over ep = tp
-  int microbatches = 0;         // the batch split through the pipeline; 0: min(pp, batch)
+  int microbatches = 0;         // the batch split through the pipeline; 0: pp (at most the batch)
   double expert_imbalance = 1;  // the busiest GPU's expert rows over the mean, under ep > 1
   AttentionKernel attention = AttentionKernel::flash;
   Precision precision;
@@ -35,13 +35,10 @@ struct Workload {
 // GPUs one replica uses.
 [[nodiscard]] inline int gpus(const Workload& w) { return w.tp * w.pp; }
 // Micro-batches a pass is split into, and the sequences in the largest.
+// Micro-batches a pass is split into: --microbatches (pp by default), never more than the batch.
 [[nodiscard]] inline long microbatches(const Workload& w) {
   if (w.pp <= 1) return 1;
-  return w.microbatches > 0 ? w.microbatches : std::min<long>(w.pp, w.batch);
-}
-[[nodiscard]] inline long microbatch_size(const Workload& w) {
-  const long m = microbatches(w);
-  return (w.batch + m - 1) / m;
+  return std::min<long>(w.microbatches > 0 ? w.microbatches : w.pp, w.batch);
 }
 
 // The decode step is evaluated mid-generation by default: context = prompt + gen / 2.

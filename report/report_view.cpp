@@ -50,7 +50,10 @@ std::string layout_text(const Workload& w) {
   if (w.pp > 1) s += fmt::format("{} pipeline stages ({} micro-batches) × ", w.pp, microbatches(w));
   s += fmt::format("tp {}", w.tp);
   if (w.ep > 1) s += fmt::format(", experts over ep {}", w.ep);
-  if (w.expert_imbalance > 1) s += fmt::format(" (imbalance {})", three_digits(w.expert_imbalance));
+  if (w.ep > 1) {
+    s += w.expert_imbalance > 1 ? fmt::format(" (imbalance {})", three_digits(w.expert_imbalance))
+                                : " (balanced: --expert-imbalance 1)";
+  }
   if (w.dp_attention) s += ", attention data-parallel";
   return s;
 }

@@ -49,7 +49,7 @@ TEST_CASE("parallelism: DeepSeek-V3 fp8 on 8 H200 at EP 8 with data-parallel att
   //     kv_b 512×32768, o 16384×7168)                                        = 11,416,215,392
   //   3 dense FFNs × 396,458,496 B (7168 × 18432, three matrices)             =  1,189,375,488
   //   58 MoE layers × (32 routed + 1 shared experts × 44,050,944 B)           = 84,313,506,816
-  //   bf16: embedding and head 2 × 129,280 × 7168 × 2 B = 3,706,535,936; routers 58 × 7168 × 256
+  //   bf16: embedding and head 2 × 129,280 × 7168 × 2 B = 3,706,716,160; routers 58 × 7168 × 256
   //     × 2 B = 212,860,928; norms 61 × (7168 + 1536 + 512 + 7168) × 2 + 7168 × 2 = 2,013,184
   //                                                                    total 100,840,687,968 B
   // and eight GPUs 806.7 GB: 133 GB more than the 673.2 GB model, since attention, the dense
@@ -68,8 +68,9 @@ TEST_CASE("parallelism: DeepSeek-V3 fp8 on 8 H200 at EP 8 with data-parallel att
         Approx(100'840'687'968.0 + 32 * (5120 * 70'272.0 + activations) + 14.1e9).epsilon(1e-12));
   // 147.4 GB: 256 prompts of 4096 tokens prefilled at once do not fit beside the weights.
   CHECK_FALSE(r.memory.fits);
-  // Free: 141 − 14.1 − 100.84 = 26.06 GB for (359.8 + 654.8) MB / 8 a sequence: 205 sequences.
-  CHECK(r.memory.max_batch == 205);
+  // Free: 141 − 14.1 − 100.84 = 26.06 GB, for 25 whole sequences of (359.8 + 654.8) MB on each GPU:
+  // 200 over the 8 (205 would put 26 on one of them).
+  CHECK(r.memory.max_batch == 200);
 }
 
 TEST_CASE("parallelism: tensor parallelism replicates the latent cache on every GPU, data-parallel attention does not") {
@@ -83,13 +84,16 @@ TEST_CASE("parallelism: tensor parallelism replicates the latent cache on every 
 
 TEST_CASE("parallelism: EP all-to-all of DeepSeek-V3 decode at batch 256 over NVLink") {
   const Report r = evaluate(deepseek_v3(), h200(), layout(deepseek_v3(), 8, 8, true, 256));
-  // Each GPU sends its 32 sequences' tokens to their 8 experts: 32 × 8 × 7168 × 2 B = 3,670,016 B a
-  // layer, 7/8 of it to other GPUs: 7/8 × 3,670,016 / 450e9 = 7.136 µs + 5 µs a call, over 58 MoE
-  // layers = 703.9 µs; the combine brings as much back.
+  // Each GPU sends each of its 32 sequences' tokens once to every GPU holding one of its 8 experts
+  // (of 256, 32 a GPU): 8 · (1 − C(224, 8)/C(256, 8)) = 8 · (1 − 0.338168) = 5.2947 GPUs, itself
+  // included; in fp8 (the experts' format, DeepEP's dispatch): 32 × 5.2947 × 7168 × 1 B =
+  // 1,214,466 B a layer, 7/8 of it to other GPUs: 7/8 × 1,214,466 / 450e9 = 2.361 µs + 5 µs a
+  // call, 426.96 µs over 58 MoE layers. The combine brings bf16 back: twice the bytes, 563.93 µs.
+  const double reached = 8 * (1 - 0.33816849995218995);
   const OpResult& dispatch = op(r.decode.step, "moe_dispatch");
-  CHECK(dispatch.cost.comm_bytes.value() == 58 * 3'670'016.0);
-  CHECK(dispatch.time.value() * 1e6 == Approx(58 * (7.0 / 8 * 3'670'016 / 450e9 * 1e6 + 5)).epsilon(1e-9));
-  CHECK(op(r.decode.step, "moe_combine").time == dispatch.time);
+  CHECK(dispatch.cost.comm_bytes.value() == Approx(58 * 32 * reached * 7168).epsilon(1e-9));
+  CHECK(dispatch.time.value() * 1e6 == Approx(426.96).epsilon(1e-4));
+  CHECK(op(r.decode.step, "moe_combine").time.value() * 1e6 == Approx(563.93).epsilon(1e-4));
   // No all-reduce: attention runs whole on each GPU's own sequences.
   CHECK(std::none_of(r.decode.step.ops.begin(), r.decode.step.ops.end(),
                      [](const OpResult& o) { return o.cost.collective == Collective::all_reduce && o.bound == Bound::interconnect; }));
@@ -105,6 +109,7 @@ TEST_CASE("parallelism: a pipeline's bubble and its sends, worked from one micro
   PhaseResult micro;
   OpResult kernels{};
   kernels.time = Seconds(8e-3);
+  kernels.cost.flops = Flops(4e12);
   kernels.bound = Bound::memory;
   OpResult sends{};
   sends.time = Seconds(0.3e-3);
@@ -112,18 +117,43 @@ TEST_CASE("parallelism: a pipeline's bubble and its sends, worked from one micro
   sends.cost.collective = Collective::send;
   micro.ops = {kernels, sends};
   micro.time = Seconds(8.3e-3);
+  micro.flops = Flops(4e12);
   micro.expected.time = Seconds(16.6e-3);
   Pipeline p;
+  const MicroBatches four[] = {{&micro, 4, 1}};
   // Prefill, 4 micro-batches: (4 + 4 − 1) × 2 ms + 0.3 ms = 14.3 ms; busy 4 × 2 ms of it: bubble 44.1%.
-  const PhaseResult prefill = pipelined(micro, Phase::prefill, 4, 4, 1, p);
+  const PhaseResult prefill = pipelined(four, Phase::prefill, 4, p);
   CHECK(prefill.time.value() == Approx(14.3e-3).epsilon(1e-12));
   CHECK(p.bubble == Approx(1 - 8.0 / 14.3).epsilon(1e-12));
-  CHECK(prefill.expected.time.value() == Approx(16.6e-3 * 14.3 / 8.3).epsilon(1e-12));
+  CHECK(prefill.expected.time.value() == Approx(4 * 16.6e-3 * 14.3 / (4 * 8.3)).epsilon(1e-12));
+  // Work is one GPU's: 4 micro-batches × 4 TFLOP through all stages, over 4 stages.
+  CHECK(prefill.flops.value() == Approx(4e12).epsilon(1e-12));
   // Decode, 4 micro-batches in flight: a token comes round after 4 × 2 + 0.3 ms = 8.3 ms.
-  CHECK(pipelined(micro, Phase::decode, 4, 4, 1, p).time.value() == Approx(8.3e-3).epsilon(1e-12));
+  CHECK(pipelined(four, Phase::decode, 4, p).time.value() == Approx(8.3e-3).epsilon(1e-12));
   // 8 in flight keep every stage busy: 8 × 2 ms = 16 ms for twice the tokens, no bubble.
-  CHECK(pipelined(micro, Phase::decode, 4, 8, 1, p).time.value() == Approx(16e-3).epsilon(1e-12));
+  const MicroBatches eight[] = {{&micro, 8, 1}};
+  CHECK(pipelined(eight, Phase::decode, 4, p).time.value() == Approx(16e-3).epsilon(1e-12));
   CHECK(p.bubble == 0);
+}
+
+TEST_CASE("parallelism: a batch the micro-batches do not divide is priced at its own size") {
+  // Llama-2-70B on H100s, tp 2 × pp 4, 4 micro-batches: a batch of 5 runs one micro-batch of 2 and
+  // three of 1, and its prefill does 5/4 of batch 4's work (not batch 8's).
+  const ModelSpec m = llama_2_70b();
+  Workload w = default_workload(m, 4);
+  w.tp = 2;
+  w.pp = 4;
+  const Report four = evaluate(m, h100_sxm(), w);
+  w.batch = 5;
+  const Report five = evaluate(m, h100_sxm(), w);
+  w.batch = 8;
+  const Report eight = evaluate(m, h100_sxm(), w);
+  CHECK(five.prefill.flops.value() == Approx(four.prefill.flops.value() * 5 / 4).epsilon(1e-9));
+  CHECK(five.prefill.time < eight.prefill.time);
+  CHECK(five.prefill.time > four.prefill.time);
+  REQUIRE(five.prefill_pipeline);
+  CHECK(five.prefill_pipeline->microbatches == 4);
+  CHECK(five.prefill_pipeline->microbatch == 2);
 }
 
 TEST_CASE("parallelism: a layout the model or the fabric cannot take is refused, naming the flag") {
@@ -144,6 +174,13 @@ TEST_CASE("parallelism: a layout the model or the fabric cannot take is refused,
   CHECK_FALSE(validate(w, ds, two_nodes).has_value());
   w.expert_imbalance = 2;  // above ep 1
   CHECK(validate(w, ds, two_nodes)->field == "expert-imbalance");
+  // tp 6 × pp 2 on 8-GPU nodes: the second stage would sit on GPUs 6-11, across two nodes.
+  Workload straddling = layout(llama_2_70b(), 6, 1, false, 1);
+  straddling.pp = 2;
+  const auto e = validate(straddling, llama_2_70b(), two_nodes);
+  REQUIRE(e);
+  CHECK(e->field == "tp");
+  CHECK_THAT(e->message, Catch::Contains("straddle"));
 }
 
 TEST_CASE("parallelism: the layouts a plan searches - powers of two within the NVLink domain") {
