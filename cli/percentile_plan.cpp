@@ -66,7 +66,10 @@ class Checker {
 
   struct Point {
     double ttft = 0, tpot = 0;
-    [[nodiscard]] bool meets(const LoadTarget& t) const { return ttft <= t.ttft.value() && tpot <= t.tpot.value(); }
+    long too_long = 0, too_large = 0;  // requests the replica dropped: a percentile of the rest says nothing
+    [[nodiscard]] bool meets(const LoadTarget& t) const {
+      return too_long + too_large == 0 && ttft <= t.ttft.value() && tpot <= t.tpot.value();
+    }
   };
 
   // The P-th percentiles of TTFT and TPOT at `rate` requests/s on one replica.
@@ -87,8 +90,8 @@ class Checker {
     }
     std::sort(ttft.begin(), ttft.end());
     std::sort(tpot.begin(), tpot.end());
-    if (pool_.prefill_only) return {percentile(ttft, args_.percentile), plan_.plan.tpot.value()};
-    return {percentile(ttft, args_.percentile), percentile(tpot, args_.percentile)};
+    const double tpot_p = pool_.prefill_only ? plan_.plan.tpot.value() : percentile(tpot, args_.percentile);
+    return {percentile(ttft, args_.percentile), tpot_p, r.dropped_too_long, r.dropped_no_room};
   }
 
  private:
@@ -102,10 +105,10 @@ class Checker {
 };
 
 struct Row {
-  const SteadyPlan* steady;
+  const SteadyPlan* steady = nullptr;
   // The searched pool's count: colocated replicas, or the prefill pool's.
   long closed_form = 0, replicas = 0;
-  Checker::Point at_plan;
+  Checker::Point at_plan{};
   double cliff = 0;  // requests/s per replica at which the P-th TTFT doubles; 0: not found
   bool feasible = false;
   std::string reason;
@@ -154,7 +157,8 @@ ArrivalProcess per_replica(double cv, long n) { return {ArrivalProcess::Kind::ga
 
 Row size(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& t, const PercentileArgs& a, double cv,
          double duration) {
-  Row row{&s};
+  Row row;
+  row.steady = &s;
   if (!s.plan.feasible) {
     row.reason = s.reason;
     return row;
@@ -168,6 +172,13 @@ Row size(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& t, const Per
   const auto check = [&](long n) { return c.at(t.requests_per_s / static_cast<double>(n), per_replica(cv, n)); };
   // Bisection between a count that misses (lo) and one that meets (hi), from the closed form's.
   long lo = 0, hi = std::max(1L, row.closed_form);
+  // Drops come from the requests' lengths, not the load: no count of replicas serves them.
+  if (const Checker::Point first = check(hi); first.too_long + first.too_large > 0) {
+    row.reason = fmt::format("the simulated replica drops requests ({} longer than the model's context, {} larger "
+                             "than its whole KV cache): raise --tp or lower --reserve, --prompt or --gen",
+                             first.too_long, first.too_large);
+    return row;
+  }
   int steps = 0;
   while (!check(hi).meets(t)) {
     if (++steps > kSteps || hi >= kMaxReplicas) {

@@ -119,13 +119,18 @@ Replica replica(const ServeFlags& f, std::string_view command) {
   check_range(f.max_batch, 1, 1'000'000, "max-batch");
   check_range(f.max_batched_tokens, 1, 100'000'000, "max-batched-tokens");
   check_range(f.block_tokens, 1, 4096, "block-tokens");
-  Replica r{one_point(f.workload, command), {}, {}, {}};
+  Replica r{one_point(f.workload, command), {}, {}, {}, {}};
   if (const auto why = serve::unsupported(r.point.model)) throw InputError(fmt::format("--model: {}", *why));
   if (const auto why = serve::unsupported(r.point.workload)) throw InputError(*why);
   if (!f.speculative.empty()) {
     SpeculativeFlag spec = speculative_flag(f.speculative);
     r.config.speculation = spec.speculation;
     r.draft = std::move(spec.draft);
+    if (f.max_batched_tokens < spec.speculation.k + 1) {
+      throw InputError(fmt::format("--max-batched-tokens: {} cannot hold one verify step of --speculative K = {} "
+                                   "({} tokens)",
+                                   f.max_batched_tokens, spec.speculation.k, spec.speculation.k + 1));
+    }
   }
   r.config.seed = static_cast<std::uint64_t>(std::max(0L, f.seed));
   r.cache = serve::cache_blocks(r.point.model, r.point.gpu, r.point.workload, f.block_tokens, f.max_batched_tokens,
@@ -145,7 +150,9 @@ Replica replica(const ServeFlags& f, std::string_view command) {
     r.warnings.push_back(std::move(w));
   }
   if (r.draft) {
-    r.warnings.push_back(fmt::format("the draft {} is priced in the target's formats and tensor-parallel size", r.draft->name));
+    r.warnings.push_back(fmt::format("the draft {} is priced in the target's formats and tensor-parallel size, and "
+                                     "its prefill of each prompt is not priced (TTFT is optimistic by it)",
+                                     r.draft->name));
   }
   if (r.cache.windowed) {
     r.warnings.emplace_back("some layers keep only a window of each sequence; the simulator counts every block at "

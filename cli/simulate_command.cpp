@@ -12,6 +12,7 @@
 #include "report/human_units.hpp"
 #include "report/safe_text.hpp"
 #include "report/warning_text.hpp"
+#include "io/input_error.hpp"
 #include "serve/speculative.hpp"
 
 namespace roofline::cli {
@@ -36,7 +37,7 @@ struct SpeculationView {
 };
 
 SpeculationView speculation_view(const Replica& r, const Traffic& t, StepCost& cost, StepCost* draft) {
-  SpeculationView v{*r.config.speculation};
+  SpeculationView v{*r.config.speculation, 0, {}, {}, {}};
   double tokens = 0;
   for (const Request& q : t.requests) tokens += static_cast<double>(q.prompt) + static_cast<double>(q.gen) / 2;
   v.context = t.requests.empty() ? 1 : std::max(1L, std::lround(tokens / static_cast<double>(t.requests.size())));
@@ -61,11 +62,11 @@ nlohmann::ordered_json json_of(const Replica& r, const SpeculationView& v) {
 
 std::string text_of(const Replica& r, const SpeculationView& v) {
   const auto stop = [&](const std::optional<long>& b) {
-    return b ? fmt::format("from batch {}", *b) : fmt::format("at every batch up to {}", r.config.max_batch);
+    return b ? fmt::format("stops paying from batch {}", *b) : fmt::format("pays at every batch up to {}", r.config.max_batch);
   };
   return fmt::format(
       "speculative: K {} at acceptance {:g}{}: {:.2f} tokens a verify step; one sequence at context {}: {} tokens/s "
-      "against {} without ({} against {} on the bound); it stops paying {} ({} on the bound)",
+      "against {} without ({} against {} on the bound); it {} (on the bound it {})",
       v.s.k, v.s.accept, r.draft ? " with draft " + r.draft->name : std::string(" (drafts cost nothing)"), v.one.tokens,
       v.context, report::three_digits(v.one.speculative_per_s(false)), report::three_digits(v.one.plain_per_s(false)),
       report::three_digits(v.one.speculative_per_s(true)), report::three_digits(v.one.plain_per_s(true)),
@@ -201,6 +202,11 @@ void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
   if (config.speculation) spec = speculation_view(r, t, cost, d);
   runs.e = summarize(runs.expected, goal);
   runs.b = summarize(runs.bound, goal);
+  if (runs.e.served == 0 && runs.e.dropped > 0) {
+    throw io::InputError(fmt::format("simulate: every request was dropped ({} longer than the model's context, {} larger "
+                                 "than the whole KV cache): lower --prompt or --gen, or raise --tp",
+                                 runs.expected.dropped_too_long, runs.expected.dropped_no_room));
+  }
   if (!a.plot.empty()) write_figure_file(figure(r, runs.expected), a.plot, "plot");
   if (a.format == "json") {
     write_json(r, t, runs, spec, out);

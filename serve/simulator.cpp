@@ -46,7 +46,7 @@ class Server {
       const Request& r = req_[next_];
       if (cfg_.max_context > 0 && r.prompt + r.gen > cfg_.max_context) {
         ++out_.dropped_too_long;
-      } else if (blocks_for(r.prompt + r.gen) > cfg_.kv_blocks) {
+      } else if (blocks_for(r.prompt + r.gen + decode_tokens_ - 1) > cfg_.kv_blocks) {  // a last verify's drafts too
         ++out_.dropped_no_room;
       } else {
         waiting_.push_back({next_, r.prompt, r.cached, 0, 0, 0, -1, -1});

@@ -43,7 +43,10 @@ Summary summarize(const SimResult& r, const Targets& targets) {
     s.output_tokens_per_s = r.output_tokens / r.end;
     s.requests_per_s = static_cast<double>(s.served) / r.end;
   }
-  if ((targets.ttft || targets.tpot) && s.served > 0) s.goodput = static_cast<double>(good) / static_cast<double>(s.served);
+  // A dropped request met no target.
+  if ((targets.ttft || targets.tpot) && s.served + s.dropped > 0) {
+    s.goodput = static_cast<double>(good) / static_cast<double>(s.served + s.dropped);
+  }
   double running = 0;
   for (const Sample& x : r.samples) {
     running += static_cast<double>(x.running);

@@ -26,7 +26,7 @@ struct Summary {
   Distribution ttft, tpot, e2e, queue_wait;
   double output_tokens_per_s = 0;  // output tokens over the time from the start to the last token
   double requests_per_s = 0;
-  std::optional<double> goodput;   // share of served requests meeting every target given
+  std::optional<double> goodput;   // share of requests (dropped ones count as missing) meeting every target given
   double mean_running = 0, peak_kv_share = 0;
 };
 

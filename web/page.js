@@ -26,8 +26,10 @@ const defaults = {
 };
 const state = Object.assign({}, defaults);
 
+// The address is the whole state: what it leaves out is the default, not what was there before.
 function readAddress() {
   const params = new URLSearchParams(location.hash.slice(1));
+  Object.assign(state, defaults);
   for (const key of Object.keys(defaults)) {
     if (!params.has(key)) continue;
     const v = params.get(key);
@@ -305,7 +307,8 @@ function bindControls(choices) {
   }
   $('bench').addEventListener('click', benchmark);
   bindPlan(gpuIds.filter((g) => !g.startsWith('/')));
-  window.addEventListener('hashchange', () => { readAddress(); schedule(); });
+  if (state.view === 'plan') plan();  // a link to the plan view shows its plan
+  window.addEventListener('hashchange', () => { readAddress(); syncControls(); schedule(); });
 }
 
 // ---- plan -----------------------------------------------------------------------------------

@@ -74,3 +74,15 @@ TEST_CASE("plan: --percentile out of range, or --arrivals without it, is refused
   check_error(with({"--percentile", "99", "--arrivals", "weibull"}), "--arrivals", "not poisson or gamma:CV");
   check_error(with({"--percentile", "99", "--confidence", "0.9"}), "--confidence", "not with --percentile");
 }
+
+TEST_CASE("plan --percentile: a replica that drops requests fails its row instead of meeting the target on the rest") {
+  // 4000 + 500 tokens do not fit Llama-2-7B's 4096: every simulated request is dropped, and a P99
+  // over no request would read 0 s.
+  const auto r = test::run_cli({"plan", "--model", "llama-2-7b", "--gpu", "a100-80gb", "--prompt", "4000", "--gen",
+                                "500", "--rate", "5", "--ttft", "5s", "--percentile", "99", "--format", "json"});
+  REQUIRE(r.code == 0);
+  const auto rows = nlohmann::json::parse(r.out);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0]["feasible"] == false);
+  CHECK_THAT(rows[0]["reason"].get<std::string>(), Catch::Contains("drops requests") && Catch::Contains("longer than"));
+}

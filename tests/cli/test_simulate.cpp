@@ -109,6 +109,30 @@ TEST_CASE("simulate: each bad flag is refused by name with exit 2") {
   check_error(with({"--speculative", "4:0.7:no-such-model"}), "", "no-such-model");
   CHECK(with({"--format", "xml"}).code == 2);
   check_error(run_cli(sim({"--rate", "5", "--gen", "10"})), "--prompt", "required without a trace");
+  // A verify step of K = 8 is 9 tokens: a budget of 4 could never run one.
+  check_error(with({"--speculative", "8:0.5", "--max-batched-tokens", "4"}), "--max-batched-tokens",
+              "cannot hold one verify step");
+}
+
+TEST_CASE("simulate: dropped requests count against goodput, and a run that serves none is refused") {
+  // Llama-2-7B holds 4096 tokens: prompts of 4000 + 500 generated are all too long.
+  const auto on_llama2 = [](std::vector<std::string> extra) {
+    std::vector<std::string> a{"simulate", "--model", "llama-2-7b", "--gpu", "a100-80gb"};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return run_cli(a);
+  };
+  const auto none = on_llama2({"--rate", "2", "--prompt", "4000", "--gen", "500", "--duration", "10s"});
+  CHECK(none.code == 2);
+  CHECK_THAT(none.err, Catch::Contains("every request was dropped") && Catch::Contains("longer than the model's context"));
+  // Prompts uniform on 100..6000 with 10 generated: the ones above 4086 tokens are dropped, and
+  // every dropped one misses the targets, however easy they are.
+  const auto some = on_llama2({"--rate", "2", "--prompt", "uniform:100:6000", "--gen", "10", "--duration", "60s",
+                                "--ttft", "100s", "--tpot", "10s", "--format", "json"});
+  REQUIRE(some.code == 0);
+  const auto j = nlohmann::json::parse(some.out);
+  const double served = j["served"].get<double>(), dropped = j["dropped_too_long"].get<double>();
+  REQUIRE(dropped > 0);
+  CHECK(j["goodput"].get<double>() == Approx(served / (served + dropped)));
 }
 
 TEST_CASE("simulate --plot writes the batch and the KV cache over time as SVG") {

@@ -140,7 +140,8 @@ try {
   // The address holds the whole state: opening it afresh shows the same view.
   const address = await evaluate('location.href');
   check(/batch=64/.test(address) && /weights=int4/.test(address), `the address holds the state: ${address.split('#')[1]}`);
-  await open('about:blank').catch(() => {});
+  await send('Page.navigate', { url: 'about:blank' }, session);
+  await until('location.href === "about:blank"', 'the blank page');
   await send('Page.navigate', { url: address }, session);
   await until('window.rooflineplan && window.rooflineplan.ready === true', 'the page to restart');
   check(Number(await shown('decode-step')) === pageInt4, 'the address reproduces the int4 view');
