@@ -40,8 +40,9 @@ std::vector<Warning> warnings_for(const Report& r) {
 // such GPUs hold everything. A stage of a pipeline holds ⌈layers / pp⌉ layers; the fullest is
 // counted as that many of the heaviest kind (mixer and FFN), beside the larger of the embedding
 // (the first stage's) and the head (the last's).
-WeightPlacement place_weights(const LayerStack& shard, const WeightPricing& pricing, const Workload& w) {
-  const WeightBytes one_gpu = weigh(shard, pricing).bytes;
+// `one_gpu`: what `shard` weighs (the whole model's weights when it describes one GPU of tp 1).
+WeightPlacement place_weights(const LayerStack& shard, const WeightBytes& one_gpu, const WeightPricing& pricing,
+                              const Workload& w) {
   const Bytes all = one_gpu.total() * static_cast<double>(w.tp);
   if (w.pp == 1) return {all, one_gpu.total()};
   // A layer block begins with its norm: the mixer's (attn_norm) or the FFN's (ffn_norm); the
@@ -117,7 +118,7 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
     const Weights weights = weigh(*whole, pricing);
     params = weights.params;
     stored = weights.bytes;
-    placed = place_weights(shard, pricing, workload);
+    placed = place_weights(shard, split ? weigh(*split, pricing).bytes : stored, pricing, workload);
     const CacheElements cache = cache_elements(*whole, sequence);
     const double kvb = bytes_per_element(workload.precision.kv);
     cache_per_sequence = Bytes(cache.total() * kvb);
