@@ -119,8 +119,9 @@ std::vector<std::string> split(const std::string& text) {
 // the tool refuses (it will say so without walking anything).
 std::optional<double> points(const std::vector<std::pair<std::string, std::string>>& flags) {
   double product = 1;
-  for (const std::string_view name : {"--model", "--gpu", "--batch", "--prompt", "--gen", "--context", "--tp", "--group-size",
-                                      "--weights", "--kv", "--activations", "--compute", "--attention", "--reserve"}) {
+  for (const std::string_view name : {"--model", "--gpu", "--batch", "--prompt", "--gen", "--context", "--tp", "--pp", "--ep",
+                                      "--group-size", "--weights", "--kv", "--activations", "--compute", "--attention",
+                                      "--reserve"}) {
     std::vector<std::string> items;
     for (const auto& [flag, v] : flags) {
       if (flag == name) {
@@ -129,7 +130,7 @@ std::optional<double> points(const std::vector<std::pair<std::string, std::strin
     }
     if (items.empty()) continue;
     const bool counts = name == "--batch" || name == "--prompt" || name == "--gen" || name == "--context" || name == "--tp" ||
-                        name == "--group-size";
+                        name == "--pp" || name == "--ep" || name == "--group-size";
     try {
       product *= static_cast<double>(counts ? roofline::cli::expand_counts(items, name.substr(2)).size() : items.size());
     } catch (const roofline::io::InputError&) {
@@ -255,9 +256,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string& command = run.command;
   auto& flags = run.flags;
   const bool full_output = run.full_output;
-  // A file written is always the scratch SVG: a fuzzed path could land anywhere.
+  // A file written is always the scratch SVG: a fuzzed path could land anywhere. A value is what
+  // argv can carry: a C string ends at its first NUL, so count the points of what the tool sees.
   for (auto& [flag, v] : flags) {
     if (flag == "--out" || flag == "--plot" || flag == "-o") v = svg;
+    v = v.substr(0, v.find('\0'));
   }
   if (command == "sweep") flags.emplace_back("--format", "csv");
 
