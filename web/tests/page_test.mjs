@@ -3,7 +3,7 @@
 // built page from a file:// URL, works the controls as a user would, and checks what the page
 // shows against the native binary's JSON. Screenshots and the benchmark go to --out.
 //
-//   node web/tests/page_test.mjs --page build/web/page/index.html --chromium /usr/bin/chromium \
+//   node web/tests/page_test.mjs --page build/wasm/page/index.html --chromium /usr/bin/chromium \
 //        --rooflineplan build/rooflineplan --out build/web/test-output
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
