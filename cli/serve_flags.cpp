@@ -65,26 +65,33 @@ void add_serve_options(Options& o, ServeFlags& f) {
   o.add("--ttft", f.ttft, "time-to-first-token target for goodput, with a unit");
   o.add("--tpot", f.tpot, "time-per-output-token target for goodput, with a unit");
   o.add("--speculative", f.speculative,
-        "K:ACCEPT[:draft-model]: K draft tokens a step, each accepted with probability ACCEPT; without a draft "
-        "model the drafts cost nothing (prompt lookup)");
+        "K:ACCEPT[:draft-model|mtp]: K draft tokens a step, each accepted with probability ACCEPT, drafted by a "
+        "model, by the target's multi-token-prediction modules (mtp), or at no cost (none given: prompt lookup)");
 }
 
-SpeculativeFlag speculative_flag(const std::string& value) {
+SpeculativeFlag speculative_flag(const std::string& value, const ModelSpec& target) {
   const std::vector<std::string_view> p = parts(value);
   const auto bad = [&](std::string_view why) {
-    return InputError(fmt::format("--speculative: `{}` {} (give K:ACCEPT or K:ACCEPT:draft-model)", value, why));
+    return InputError(fmt::format("--speculative: `{}` {} (give K:ACCEPT, K:ACCEPT:draft-model or K:ACCEPT:mtp)", value, why));
   };
   if (p.size() < 2) throw bad("is not K:ACCEPT");
   const auto k = number(p[0]), accept = number(p[1]);
   if (!k || *k < 1 || *k > 64 || *k != std::floor(*k)) throw bad("has a K that is not 1 to 64 tokens");
   if (!accept || *accept < 0 || *accept > 1) throw bad("has an acceptance that is not 0 to 1");
   SpeculativeFlag f{{static_cast<int>(*k), *accept}, std::nullopt};
-  if (p.size() > 2) {
-    // A model file's path may hold colons: the rest of the value is the draft.
-    const std::string draft = value.substr(p[0].size() + p[1].size() + 2);
-    f.draft = io::load_model(draft);
-    if (const auto why = serve::unsupported(*f.draft)) throw InputError(fmt::format("--speculative: the draft: {}", *why));
+  if (p.size() == 2) return f;
+  // A model file's path may hold colons: the rest of the value is the draft.
+  const std::string draft = value.substr(p[0].size() + p[1].size() + 2);
+  if (draft == "mtp") {
+    try {
+      f.draft = serve::mtp_draft(target);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(fmt::format("--speculative: mtp: {}", e.what()));
+    }
+  } else {
+    f.draft = serve::model_draft(io::load_model(draft));
   }
+  if (const auto why = serve::unsupported(f.draft->model)) throw InputError(fmt::format("--speculative: the draft: {}", *why));
   return f;
 }
 
@@ -123,7 +130,7 @@ Replica replica(const ServeFlags& f, std::string_view command) {
   if (const auto why = serve::unsupported(r.point.model)) throw InputError(fmt::format("--model: {}", *why));
   if (const auto why = serve::unsupported(r.point.workload)) throw InputError(*why);
   if (!f.speculative.empty()) {
-    SpeculativeFlag spec = speculative_flag(f.speculative);
+    SpeculativeFlag spec = speculative_flag(f.speculative, r.point.model);
     r.config.speculation = spec.speculation;
     r.draft = std::move(spec.draft);
     if (f.max_batched_tokens < spec.speculation.k + 1) {
@@ -146,13 +153,21 @@ Replica replica(const ServeFlags& f, std::string_view command) {
   r.config.block_tokens = f.block_tokens;
   r.config.kv_blocks = r.cache.blocks;
   r.config.max_context = r.point.model.max_context.value_or(0);
+  // Drafting with the MTP modules prices them: the engine's "not priced" would say otherwise.
+  const std::string mtp_unpriced = report::warning_text(Assumed{Assumption::mtp_not_modelled});
   for (std::string& w : report::warning_texts(evaluate(r.point.model, r.point.gpu, r.point.workload))) {
+    if (r.draft && r.draft->shares_tables && w == mtp_unpriced) continue;
     r.warnings.push_back(std::move(w));
   }
   if (r.draft) {
-    r.warnings.push_back(fmt::format("the draft {} is priced in the target's formats and tensor-parallel size, and "
-                                     "its prefill of each prompt is not priced (TTFT is optimistic by it)",
-                                     r.draft->name));
+    const std::string& name = r.draft->model.name;
+    if (!r.draft->unpriced.empty()) {
+      r.warnings.push_back(fmt::format("the draft {} leaves out {}: the draft steps are optimistic by it", name,
+                                       r.draft->unpriced));
+    }
+    r.warnings.push_back(fmt::format("the draft {} is priced in the target's formats and layout, and its prefill of "
+                                     "each prompt is not priced (TTFT is optimistic by it)",
+                                     name));
   }
   if (r.cache.windowed) {
     r.warnings.emplace_back("some layers keep only a window of each sequence; the simulator counts every block at "

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/workload_options.hpp"
+#include "serve/draft.hpp"
 #include "serve/kv_capacity.hpp"
 #include "serve/simulator.hpp"
 #include "serve/summary.hpp"
@@ -25,7 +26,7 @@ struct ServeFlags {
   double prefix_hit = 0;
   long seed = 1;
   std::string ttft, tpot;
-  std::string speculative;  // K:ACCEPT[:draft-model]
+  std::string speculative;  // K:ACCEPT[:draft-model|mtp]
 };
 
 // Declares them; `plan` leaves out the ones it decides (the rate is per replica there).
@@ -41,7 +42,7 @@ struct Replica {
   serve::ServerConfig config;
   serve::CacheBlocks cache;
   std::vector<std::string> warnings;
-  std::optional<ModelSpec> draft;  // --speculative's draft model, run in the target's formats
+  std::optional<serve::Draft> draft;  // --speculative's draft, run in the target's formats
 };
 [[nodiscard]] Replica replica(const ServeFlags& f, std::string_view command);
 
@@ -54,12 +55,12 @@ struct Traffic {
 };
 [[nodiscard]] Traffic traffic(const ServeFlags& f, double rate, long block_tokens);
 
-// --speculative K:ACCEPT[:draft-model]; InputError naming the flag.
+// --speculative K:ACCEPT[:draft-model|mtp] for `target`; InputError naming the flag.
 struct SpeculativeFlag {
   serve::Speculation speculation;
-  std::optional<ModelSpec> draft;
+  std::optional<serve::Draft> draft;
 };
-[[nodiscard]] SpeculativeFlag speculative_flag(const std::string& value);
+[[nodiscard]] SpeculativeFlag speculative_flag(const std::string& value, const ModelSpec& target);
 
 // --ttft and --tpot, when given.
 [[nodiscard]] serve::Targets targets(const ServeFlags& f);

@@ -10,6 +10,7 @@
 #include "chart/chart.hpp"
 #include "cli/plot_command.hpp"
 #include "report/human_units.hpp"
+#include "report/layout_label.hpp"
 #include "report/safe_text.hpp"
 #include "report/warning_text.hpp"
 #include "io/input_error.hpp"
@@ -51,7 +52,7 @@ nlohmann::ordered_json json_of(const Replica& r, const SpeculationView& v) {
   const auto stop = [](const std::optional<long>& b) { return b ? nlohmann::ordered_json(*b) : nlohmann::ordered_json(nullptr); };
   return {{"k", v.s.k},
           {"accept", v.s.accept},
-          {"draft", r.draft ? nlohmann::ordered_json(r.draft->name) : nlohmann::ordered_json(nullptr)},
+          {"draft", r.draft ? nlohmann::ordered_json(r.draft->model.name) : nlohmann::ordered_json(nullptr)},
           {"tokens_per_step", v.one.tokens},
           {"context", v.context},
           {"batch_1_tokens_per_s", {{"plain", v.one.plain_per_s(false)}, {"speculative", v.one.speculative_per_s(false)},
@@ -67,7 +68,7 @@ std::string text_of(const Replica& r, const SpeculationView& v) {
   return fmt::format(
       "speculative: K {} at acceptance {:g}{}: {:.2f} tokens a verify step; one sequence at context {}: {} tokens/s "
       "against {} without ({} against {} on the bound); it {} (on the bound it {})",
-      v.s.k, v.s.accept, r.draft ? " with draft " + r.draft->name : std::string(" (drafts cost nothing)"), v.one.tokens,
+      v.s.k, v.s.accept, r.draft ? " with draft " + r.draft->model.name : std::string(" (drafts cost nothing)"), v.one.tokens,
       v.context, report::three_digits(v.one.speculative_per_s(false)), report::three_digits(v.one.plain_per_s(false)),
       report::three_digits(v.one.speculative_per_s(true)), report::three_digits(v.one.plain_per_s(true)),
       stop(v.stop_expected), stop(v.stop_bound));
@@ -95,6 +96,7 @@ void write_json(const Replica& r, const Traffic& t, const Runs& runs, const std:
   j["model"] = r.point.model.name;
   j["gpu"] = r.point.gpu.name;
   j["tp"] = r.point.workload.tp;
+  j["ep"] = r.point.workload.ep;
   j["server"] = {{"max_batch", r.config.max_batch},           {"max_batched_tokens", r.config.max_batched_tokens},
                  {"chunked_prefill", r.config.chunked_prefill}, {"block_tokens", r.config.block_tokens},
                  {"kv_blocks", r.config.kv_blocks},           {"kv_bytes", r.cache.free.value()}};
@@ -126,8 +128,8 @@ std::string row(std::string_view name, const Distribution& d, const Distribution
 void write_table(const Replica& r, const Traffic& t, const Runs& runs, const Targets& goal,
                  const std::optional<SpeculationView>& spec, std::ostream& out) {
   const ServerConfig& c = r.config;
-  out << report::terminal_text(fmt::format("{} on {}, tp {}: one replica, continuous batching", r.point.model.name,
-                                           r.point.gpu.name, r.point.workload.tp), false)
+  out << report::terminal_text(fmt::format("{} on {}, {}: one replica, continuous batching", r.point.model.name,
+                                           r.point.gpu.name, report::layout_label(r.point.workload)), false)
       << "\n";
   out << fmt::format("server: max batch {}, {} tokens a step, {} prefills; KV cache {} blocks of {} tokens ({})\n",
                      c.max_batch, c.max_batched_tokens, c.chunked_prefill ? "chunked" : "whole", c.kv_blocks,
@@ -193,7 +195,7 @@ void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
   config.sample_every = std::max(t.duration / 1000, 1e-3);
   StepCost cost(r.point.model, r.point.gpu, r.point.workload);
   std::optional<StepCost> draft;
-  if (r.draft) draft.emplace(*r.draft, r.point.gpu, r.point.workload);
+  if (r.draft) draft.emplace(r.draft->model, r.point.gpu, r.point.workload);
   StepCost* d = draft ? &*draft : nullptr;
   Runs runs;
   runs.expected = simulate(t.requests, cost, config, Timing::expected, d);

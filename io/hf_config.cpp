@@ -1,6 +1,8 @@
 #include "io/hf_config.hpp"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <fmt/ranges.h>
 
 #include <array>
@@ -139,14 +141,17 @@ Architecture read_architecture(const HfFields& c, const HfFamily& f) {
   return a;
 }
 
-// Multi-token-prediction layers (DeepSeek-V3's, GLM's, MiniMax-M2's) ship beside the model and
-// serve speculative decoding only: not priced, and said so.
-bool has_mtp(const HfFields& c) {
-  const bool layers = c.given("num_nextn_predict_layers") && c.number_in("num_nextn_predict_layers", {0, 1'000}) > 0;
-  const bool modules = c.given("num_mtp_modules") && c.number_in("num_mtp_modules", {0, 1'000}) > 0;
+// Multi-token-prediction modules (DeepSeek-V3's, GLM's, MiMo's) ship beside the model and serve
+// speculative decoding only: not priced in the model, and said so; `--speculative K:ACCEPT:mtp`
+// drafts with them. A config saying only use_mtp has one.
+int mtp_modules(const HfFields& c) {
+  const auto given = [&](std::string_view key) {
+    return c.given(key) ? static_cast<int>(c.number_in(key, {0, 1'000})) : 0;
+  };
+  const int layers = given("num_nextn_predict_layers"), modules = given("num_mtp_modules");
   const bool used = c.flag("use_mtp", false);
   c.use({"num_nextn_predict_layers", "num_mtp_modules", "mtp_transformer_layers"});
-  return layers || modules || used;
+  return std::max({layers, modules, used ? 1 : 0});
 }
 
 // The text config's dtype where it gives one (Llama 4 gives both), else the wrapper's; none:
@@ -218,7 +223,8 @@ ModelSpec read_hf_config(const YamlDocument& doc) {
   Architecture a = read_architecture(c, *decoder);
   const std::string_view positions = decoder->shape == HfShape::gpt2 ? "n_positions" : "max_position_embeddings";
   if (c.has(positions)) m.max_context = c.count(positions, "max_context");
-  if (has_mtp(c)) m.assumptions.push_back(Assumption::mtp_not_modelled);
+  a.mtp_modules = mtp_modules(c);
+  if (a.mtp_modules > 0) m.assumptions.push_back(Assumption::mtp_not_modelled);
   if (text && top.given("tie_word_embeddings") && top.flag("tie_word_embeddings", false) != a.tied_embeddings) {
     top.fail("tie_word_embeddings", "differs from the text config's, which the decoder follows");
   }

@@ -261,6 +261,10 @@ const Schema<ModelSpec>& model_schema() {
         .doc = "DeepSeek-V3.2 sparse attention: an indexer picks `top_k` cached tokens for each query",
         .fields = sparse, .present = [](const ModelSpec& m) { return m.architecture->sparse.has_value(); },
         .create = [](ModelSpec& m) { m.architecture->sparse.emplace(); }, .flow = true},
+      F{.key = "mtp_modules", .kind = Kind::small_count, .need = Need::optional,
+        .doc = "multi-token-prediction modules shipped beside the model (DeepSeek-V3: 1), not priced in its "
+               "weights; `--speculative K:ACCEPT:mtp` drafts with them",
+        .access = member<InArchitecture, &Architecture::mtp_modules>(), .range = kLayersOrNone, .fallback = 0L},
   };
   using InQuantization = InOptional<ModelSpec, &ModelSpec::quantization>;
   static const std::array quantization = {

@@ -102,6 +102,10 @@ struct Architecture {
   bool attention_gate = false;   // Q projects a sigmoid gate on the output too (Qwen3-Next): Q twice as wide
   std::optional<Recurrent> recurrent;
   std::optional<SparseAttention> sparse;
+  // Multi-token-prediction modules shipped beside the stack (DeepSeek-V3's num_nextn_predict_layers,
+  // arXiv 2412.19437 §2.2): each one block of the last layer's kind on the model's embedding and
+  // head. Not in the model's weights or steps; they draft for `--speculative K:ACCEPT:mtp`.
+  int mtp_modules = 0;
 
   [[nodiscard]] Mixer mixer(int layer) const;
   [[nodiscard]] FfnKind ffn_kind(int layer) const;

@@ -6,6 +6,7 @@
 #include "model/engine.hpp"
 #include "model/layers.hpp"
 #include "model/memory_ledger.hpp"
+#include "model/parameters.hpp"
 
 namespace roofline::serve {
 
@@ -26,14 +27,20 @@ MemoryLedger ledger(const ModelSpec& m, const GpuSpec& g, const Workload& base, 
 }  // namespace
 
 CacheBlocks cache_blocks(const ModelSpec& m, const GpuSpec& g, const Workload& base, long block_tokens,
-                         long max_batched_tokens, const ModelSpec* draft) {
+                         long max_batched_tokens, const Draft* draft) {
   const MemoryLedger l = ledger(m, g, base, max_batched_tokens);
   CacheBlocks c;
   c.free = l.capacity - l.reserve - l.weights - l.activations;
   c.per_block = group_cache_bytes_per_sequence(m, static_cast<double>(block_tokens), base);
-  if (draft && draft->architecture) {
-    c.free -= ledger(*draft, g, base, 1).weights;
-    c.per_block += group_cache_bytes_per_sequence(*draft, static_cast<double>(block_tokens), base);
+  if (draft) {
+    Bytes weights = ledger(draft->model, g, base, 1).weights;
+    if (draft->shares_tables) {
+      const WeightBytes w = weight_bytes(draft->model, base.precision);
+      weights -= w.of(TensorClass::embedding) + w.of(TensorClass::lm_head);
+    }
+    const double modules = draft->modules;
+    c.free -= weights * modules;
+    c.per_block += group_cache_bytes_per_sequence(draft->model, static_cast<double>(block_tokens), base) * modules;
   }
   if (c.free > Bytes(0) && c.per_block > Bytes(0)) {
     c.blocks = static_cast<long>(std::min(std::floor(c.free / c.per_block), 1e12));

@@ -4,6 +4,7 @@
 #include "hardware/gpu_spec.hpp"
 #include "model/model_spec.hpp"
 #include "model/workload.hpp"
+#include "serve/draft.hpp"
 
 namespace roofline::serve {
 
@@ -16,9 +17,10 @@ struct CacheBlocks {
   bool windowed = false;
 };
 
-// draft: a speculative draft model held beside the target, in the same formats: its weights
-// come off the free memory and its K/V rides in every block.
+// draft: a speculative draft held beside the target, in the same formats: its weights (each
+// module's, less the tables it shares with the target) come off the free memory and its K/V
+// rides in every block.
 [[nodiscard]] CacheBlocks cache_blocks(const ModelSpec& m, const GpuSpec& g, const Workload& base, long block_tokens,
-                                       long max_batched_tokens, const ModelSpec* draft = nullptr);
+                                       long max_batched_tokens, const Draft* draft = nullptr);
 
 }  // namespace roofline::serve

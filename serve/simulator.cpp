@@ -123,29 +123,33 @@ class Server {
   }
 
   void step() {
-    long tokens = 0, emitting = 0, drafting = 0;
-    AttentionWork attention, drafts;
+    StepMix mix, drafts;
     for (const Seq& s : running_) {
       if (s.chunk == 0) continue;
-      tokens += s.chunk;
       if (s.prefilling()) {
-        attention += cost_.prefill_attention(s.computed, s.chunk);
-        if (s.computed + s.chunk == s.target) ++emitting;
+        mix.prefill += s.chunk;
+        mix.attention += cost_.prefill_attention(s.computed, s.chunk);
+        if (s.computed + s.chunk == s.target) ++mix.emitting;
       } else if (cfg_.speculation) {
         // The verify pass: the last token and K drafts after the context, each through the head.
-        attention += cost_.prefill_attention(s.computed, s.chunk);
-        emitting += s.chunk;
-        ++drafting;
-        if (draft_) drafts += draft_->decode_attention(s.computed + 1);
+        mix.decode += s.chunk;
+        mix.attention += cost_.verify_attention(s.computed, s.chunk);
+        mix.emitting += s.chunk;
+        if (draft_) {
+          ++drafts.decode;
+          ++drafts.emitting;
+          drafts.attention += draft_->decode_attention(s.computed + 1);
+        }
       } else {
-        attention += cost_.decode_attention(s.computed + 1);
-        ++emitting;
+        ++mix.decode;
+        ++mix.emitting;
+        mix.attention += cost_.decode_attention(s.computed + 1);
       }
     }
-    if (tokens == 0) throw std::logic_error("simulate: a step with nothing to compute");
-    StepTime t = cost_.time(tokens, emitting, attention);
-    if (draft_ && drafting > 0) {
-      const StepTime d = draft_->time(drafting, drafting, drafts);
+    if (mix.prefill + mix.decode == 0) throw std::logic_error("simulate: a step with nothing to compute");
+    StepTime t = cost_.time(mix);
+    if (draft_ && drafts.decode > 0) {
+      const StepTime d = draft_->time(drafts);
       t = {t.bound + d.bound * cfg_.speculation->k, t.expected + d.expected * cfg_.speculation->k};
     }
     clock_ += (timing_ == Timing::expected ? t.expected : t.bound).value();

@@ -20,15 +20,12 @@ SpeculativeRate speculative_rate(StepCost& target, StepCost* draft, long batch, 
   const auto B = static_cast<double>(batch);
   SpeculativeRate r;
   r.tokens = expected_tokens(s);
-  AttentionWork one = target.decode_attention(context);
-  r.plain = target.time(batch, batch, {one.flops * B, one.bytes * B});
+  r.plain = target.time({0, batch, batch, target.decode_attention(context).times(B)});
   // The verify pass: K + 1 queries a sequence after its context, every one through the LM head.
-  const AttentionWork v = target.prefill_attention(context, s.k + 1);
   const long rows = batch * (s.k + 1);
-  r.verify = target.time(rows, rows, {v.flops * B, v.bytes * B});
+  r.verify = target.time({0, rows, rows, target.verify_attention(context, s.k + 1).times(B)});
   if (draft) {
-    const AttentionWork d = draft->decode_attention(context);
-    const StepTime step = draft->time(batch, batch, {d.flops * B, d.bytes * B});
+    const StepTime step = draft->time({0, batch, batch, draft->decode_attention(context).times(B)});
     r.draft = {step.bound * s.k, step.expected * s.k};
   }
   return r;

@@ -1,6 +1,7 @@
 #include "serve/step_cost.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <variant>
 
@@ -12,23 +13,31 @@ namespace roofline::serve {
 
 namespace {
 
-// A pass on which the operators are compared to tell attention (its cost moves with the context)
-// from the rest; long enough to pass any window a layer keeps.
-constexpr long kProbeContext = 1L << 20;
-
-std::string_view head_name(const LayerStack& s) {
-  for (const Block& b : s.blocks) {
-    for (const PhasedStep& p : b.steps) {
-      if (const auto* l = std::get_if<LinearStep>(&p.step); l && l->last_token) return l->name;
-    }
+// The steps of `whole` that `keep` picks, each made to run in both phases: a part is priced on
+// decode's pass, whose rows are the rows it is given.
+template <class Keep>
+LayerStack pick(const LayerStack& whole, Keep keep) {
+  LayerStack s = whole;
+  for (Block& b : s.blocks) {
+    std::erase_if(b.steps, [&](const PhasedStep& p) { return !keep(p); });
+    for (PhasedStep& p : b.steps) p.phases = Phases::both;
   }
-  return {};
+  return s;
+}
+
+bool is_attention(const PhasedStep& p) { return std::holds_alternative<AttentionStep>(p.step); }
+
+bool is_head(const PhasedStep& p) {
+  const auto* l = std::get_if<LinearStep>(&p.step);
+  return l && l->last_token;
 }
 
 WeightPricing pricing_for(const ModelSpec& m, const Workload& w) {
   if (const auto why = unsupported(m)) throw std::invalid_argument(*why);
   return WeightPricing(w.precision, describe_layers(*m.architecture, 1));
 }
+
+StepTime operator+(StepTime a, const StepTime& b) { return {a.bound + b.bound, a.expected + b.expected}; }
 
 }  // namespace
 
@@ -38,10 +47,6 @@ std::optional<std::string> unsupported(const ModelSpec& m) {
     for (const PhasedStep& p : b.steps) {
       if (std::holds_alternative<RecurrentStep>(p.step)) {
         return "the model holds a recurrent state per sequence, which the simulator does not allocate";
-      }
-      if (p.phases != Phases::both) {
-        return "the model runs different steps in prefill and decode (latent attention), which a mixed step "
-               "cannot price from one list of operators";
       }
     }
   }
@@ -54,6 +59,10 @@ std::optional<std::string> unsupported(const Workload& w) {
   return std::nullopt;
 }
 
+bool StepCost::Part::empty() const {
+  return std::all_of(stack.blocks.begin(), stack.blocks.end(), [](const Block& b) { return b.steps.empty(); });
+}
+
 StepCost::StepCost(const ModelSpec& m, const GpuSpec& g, const Workload& base)
     : pricing_(pricing_for(m, base)),
       base_(base),
@@ -62,30 +71,47 @@ StepCost::StepCost(const ModelSpec& m, const GpuSpec& g, const Workload& base)
       network_(g.network),
       expected_(g.expected_model()) {
   if (const auto why = unsupported(base)) throw std::invalid_argument(*why);
-  stack_ = describe_layers(*m.architecture, Sharding{base.tp, base.ep, base.dp_attention, base.expert_imbalance});
+  const LayerStack stack =
+      describe_layers(*m.architecture, Sharding{base.tp, base.ep, base.dp_attention, base.expert_imbalance});
   base_.batch = 1;
   base_.context_tokens = 1;
-  const OpList near = build_ops(Phase::decode, stack_, base_, ExpertRouting::uniform, pricing_);
-  Workload far = base_;
-  far.context_tokens = kProbeContext;
-  const OpList probe = build_ops(Phase::decode, stack_, far, ExpertRouting::uniform, pricing_);
-  const std::string_view head = head_name(stack_);
-  for (std::size_t i = 0; i < near.size(); ++i) {
-    const bool moves = near[i].flops != probe[i].flops || near[i].bytes != probe[i].bytes;
-    attention_op_.push_back(moves);
-    if (moves) attention_launches_ += near[i].launches;
-    if (near[i].name == head) head_op_ = i;
+  base_.prompt_tokens = 1;
+  const auto rows_part = [&](Phases only) {
+    return pick(stack, [&](const PhasedStep& p) { return p.phases == only && !is_attention(p) && !is_head(p); });
+  };
+  shared_.stack = rows_part(Phases::both);
+  shared_.carries_step = true;
+  head_.stack = pick(stack, is_head);
+  prefill_only_.stack = rows_part(Phases::prefill_only);
+  decode_only_.stack = rows_part(Phases::decode_only);
+  split_ = !prefill_only_.empty() || !decode_only_.empty();
+  // Latent attention's prefill-only up projection holds the matrices decode absorbs: in a step
+  // with decodes they are already read. Reused only where the bytes agree (they are one tensor).
+  prefill_reusing_ = prefill_only_;
+  const auto weights = [&](const Part& p) {
+    double sum = 0;
+    for (const OpCost& o : build_ops(Phase::decode, p.stack, base_, ExpertRouting::all, pricing_)) {
+      sum += o.weight_bytes.value();
+    }
+    return sum;
+  };
+  const double read_by_prefill = weights(prefill_only_), read_by_decode = weights(decode_only_);
+  prefill_reusing_.without_weights = read_by_prefill > 0 && std::abs(read_by_prefill - read_by_decode) <= 1e-9 * read_by_decode;
+  for (const Phase p : {Phase::prefill, Phase::decode}) {
+    attention_[static_cast<int>(p)] = pick(stack, [&](const PhasedStep& s) { return is_attention(s) && s.runs_in(p); });
+  }
+  for (const OpCost& o :
+       build_ops(Phase::decode, attention_[static_cast<int>(Phase::decode)], base_, ExpertRouting::uniform, pricing_)) {
+    attention_launches_ += o.launches;
   }
 }
 
 AttentionWork StepCost::attention_of(Phase p, long tokens) const {
   Workload w = base_;
   (p == Phase::decode ? w.context_tokens : w.prompt_tokens) = tokens;
-  const OpList ops = build_ops(p, stack_, w, ExpertRouting::uniform, pricing_);
-  if (ops.size() != attention_op_.size()) throw std::logic_error("step cost: passes list different operators");
   AttentionWork a;
-  for (std::size_t i = 0; i < ops.size(); ++i) {
-    if (attention_op_[i]) a += {ops[i].flops.value(), ops[i].bytes.value()};
+  for (const OpCost& o : build_ops(p, attention_[static_cast<int>(p)], w, ExpertRouting::uniform, pricing_)) {
+    a += {o.flops.value(), o.bytes.value()};
   }
   return a;
 }
@@ -109,7 +135,8 @@ AttentionWork StepCost::prefill_table(long tokens) {
 AttentionWork StepCost::prefill_attention(long cached, long fresh) {
   // The engine's prefill of n tokens sees pairs_seen(n) pairs and reads each token's K/V once:
   // the fresh queries' share is the difference of two prompts, plus the cached keys read (a
-  // decode query's reads at that context, less its own query and output).
+  // decode query's reads at that context, less its own query and output). Under latent
+  // attention the cached tokens are read as their latents, not decompressed again.
   const AttentionWork all = prefill_table(cached + fresh);
   const AttentionWork before = prefill_table(cached);
   AttentionWork a{all.flops - before.flops, all.bytes - before.bytes};
@@ -120,37 +147,53 @@ AttentionWork StepCost::prefill_attention(long cached, long fresh) {
   return a;
 }
 
-StepTime StepCost::price(long rows, bool head) const {
-  Workload w = base_;
-  w.batch = rows;
-  const OpList ops = build_ops(Phase::decode, stack_, w, ExpertRouting::uniform, pricing_);
-  OpList part;
-  for (std::size_t i = 0; i < ops.size(); ++i) {
-    if (head ? i == head_op_ : !attention_op_[i] && i != head_op_) part.push_back(ops[i]);
-  }
-  const PhaseResult r = evaluate_phase(part, ceilings_, link_, network_);
-  const Expected e = expected_phase(r, expected_, ceilings_);
-  // The per-pass cost is the step's once: the token part carries it.
-  return {r.time, head ? e.time - expected_.step : e.time};
+AttentionWork StepCost::verify_attention(long cached, long fresh) {
+  if (!split_) return prefill_attention(cached, fresh);
+  // Each query sees the keys before it, and the cache is read once for them all (FlashMLA's
+  // several queries a sequence); the later queries' own rows, a few kB, are left out.
+  AttentionWork a{0, decode_attention(cached + fresh).bytes};
+  for (long j = 1; j <= fresh; ++j) a.flops += decode_attention(cached + j).flops;
+  return a;
 }
 
-StepTime StepCost::time(long tokens, long emitting, const AttentionWork& attention) {
-  const auto lookup = [this](std::vector<Entry>& table, long n, bool head) -> const StepTime& {
-    const auto i = static_cast<std::size_t>(n);
-    if (i >= table.size()) table.resize(std::max(i + 1, table.size() * 2));
-    Entry& e = table[i];
-    if (!e.filled) e = {n == 0 ? StepTime{} : price(n, head), true};
-    return e.t;
-  };
-  const StepTime t = lookup(tokens_, tokens, false);
-  const StepTime h = lookup(head_, emitting, true);
-  const Seconds bound = std::max(Flops(attention.flops) / ceilings_.peak, Bytes(attention.bytes) / ceilings_.bandwidth);
+StepTime StepCost::price(const Part& part, long rows) const {
+  if (part.empty()) return {};
+  Workload w = base_;
+  w.batch = rows;
+  OpList ops = build_ops(Phase::decode, part.stack, w, ExpertRouting::uniform, pricing_);
+  if (part.without_weights) {
+    for (OpCost& o : ops) {
+      o.bytes -= o.weight_bytes;
+      o.weight_bytes = Bytes(0);
+    }
+  }
+  const PhaseResult r = evaluate_phase(ops, ceilings_, link_, network_);
+  const Expected e = expected_phase(r, expected_, ceilings_);
+  // The per-pass cost is the step's once: the shared part carries it.
+  return {r.time, part.carries_step ? e.time : e.time - expected_.step};
+}
+
+const StepTime& StepCost::lookup(Part& part, long rows) {
+  const auto i = static_cast<std::size_t>(rows);
+  if (i >= part.table.size()) part.table.resize(std::max(i + 1, part.table.size() * 2));
+  Entry& e = part.table[i];
+  if (!e.filled) e = {rows == 0 ? StepTime{} : price(part, rows), true};
+  return e.t;
+}
+
+StepTime StepCost::time(const StepMix& mix) {
+  StepTime t = lookup(shared_, mix.prefill + mix.decode) + lookup(head_, mix.emitting);
+  if (split_) {
+    t = t + lookup(mix.decode > 0 ? prefill_reusing_ : prefill_only_, mix.prefill) + lookup(decode_only_, mix.decode);
+  }
+  const AttentionWork& a = mix.attention;
+  const Seconds bound = std::max(Flops(a.flops) / ceilings_.peak, Bytes(a.bytes) / ceilings_.bandwidth);
   Seconds expected = bound;
-  if (attention.bytes > 0) {
-    const KernelWork k{Flops(attention.flops), Bytes(attention.bytes), Bytes(0), 0, attention_launches_, Dequant::none};
+  if (a.bytes > 0) {
+    const KernelWork k{Flops(a.flops), Bytes(a.bytes), Bytes(0), 0, attention_launches_, Dequant::none};
     expected = std::max(bound, expected_.kernel_time(k, ceilings_).total());
   }
-  return {t.bound + h.bound + bound, t.expected + h.expected + expected};
+  return {t.bound + bound, t.expected + expected};
 }
 
 }  // namespace roofline::serve

@@ -2,10 +2,16 @@
 // The time of one serving step for whatever it holds: prefill chunks and decode sequences at
 // their own contexts, mixed, as a continuous-batching server runs them. model::evaluate prices a
 // uniform batch; a mixed step is priced here from the engine's own operators (build_ops over the
-// one layer description), split into what scales with the tokens in the step (every linear, norm,
-// activation and all-reduce), the LM head (run on each sequence that emits a token) and attention
-// (its FLOPs and bytes summed over the step's sequences, each at its own context). Each part is
-// tabulated on first use, so a simulated step costs a few table reads.
+// one layer description), split by the steps that run them:
+//   - the steps both phases run (every linear, norm, activation and collective), on every token
+//     the step computes;
+//   - the steps only prefill runs, on its prompt tokens, and those only decode runs, on its
+//     decode rows. Latent attention (DeepSeek-V2 §2.1.2) prefills through K/V's up projection and
+//     decodes through the same matrices absorbed into the query and the output; a step holding
+//     both reads those matrices once (the prefill's share is priced without its weights);
+//   - the LM head, on each sequence that emits a token;
+//   - attention, its FLOPs and bytes summed over the step's sequences, each at its own context.
+// Each part is tabulated on first use, so a simulated step costs a few table reads.
 //
 // Bound and expected time are both kept: the bound is Σ per-operator roofline time, the
 // attention operators of the step merged into one (max(ΣF/peak, ΣB/BW), never above the sum of
@@ -31,15 +37,23 @@ struct AttentionWork {
     bytes += o.bytes;
     return *this;
   }
+  [[nodiscard]] AttentionWork times(double n) const { return {flops * n, bytes * n}; }
+};
+
+// What one step computes, gathered sequence by sequence.
+struct StepMix {
+  long prefill = 0;   // prompt tokens, through prefill's steps
+  long decode = 0;    // decode rows: one a decoding sequence, K + 1 a verifying one
+  long emitting = 0;  // sequences through the LM head
+  AttentionWork attention;
 };
 
 struct StepTime {
   Seconds bound, expected;
 };
 
-// Why a model cannot be priced step by step (nullopt: it can). A mixed step is priced from one
-// list of operators, so a model whose prefill and decode run different steps (latent attention's
-// absorbed decode) or which holds a recurrent state per sequence is refused by name.
+// Why a model cannot be priced step by step (nullopt: it can): known only by its size, or
+// holding a recurrent state per sequence, which the simulator does not allocate.
 [[nodiscard]] std::optional<std::string> unsupported(const ModelSpec& m);
 // Why a layout cannot be (nullopt: it can): a pipeline (pp > 1) or data-parallel attention,
 // whose steps the simulator does not compose.
@@ -57,10 +71,14 @@ class StepCost {
   // `fresh` prompt tokens after `cached` ones already in the cache (an earlier chunk, a prefix
   // hit): the pairs the fresh queries see, and the cached keys read once.
   [[nodiscard]] AttentionWork prefill_attention(long cached, long fresh);
-  // A step of `tokens` rows through the linears, `emitting` sequences through the LM head, and
-  // the summed attention work of its sequences.
-  [[nodiscard]] StepTime time(long tokens, long emitting, const AttentionWork& attention);
+  // A verify pass of `fresh` tokens after `cached`: a prefill chunk, or, where decode runs its
+  // own attention (latent attention's absorbed form), each query as a decode query with the
+  // cache read once.
+  [[nodiscard]] AttentionWork verify_attention(long cached, long fresh);
+  [[nodiscard]] StepTime time(const StepMix& mix);
 
+  // Whether prefill and decode run different steps (and so a verify runs decode's).
+  [[nodiscard]] bool split_phases() const { return split_; }
   [[nodiscard]] const Ceilings& ceilings() const { return ceilings_; }
 
  private:
@@ -72,21 +90,29 @@ class StepCost {
     AttentionWork w;
     bool filled = false;
   };
+  // Some of the layer stack's steps, run on a number of rows and tabulated by it.
+  struct Part {
+    LayerStack stack;
+    bool carries_step = false;    // the per-step cost of the expected model is this part's
+    bool without_weights = false;  // its weights were read by another part of the same step
+    std::vector<Entry> table;
+    [[nodiscard]] bool empty() const;
+  };
   [[nodiscard]] AttentionWork prefill_table(long tokens);
   [[nodiscard]] AttentionWork attention_of(Phase p, long tokens) const;
-  [[nodiscard]] StepTime price(long rows, bool head) const;
+  [[nodiscard]] StepTime price(const Part& part, long rows) const;
+  [[nodiscard]] const StepTime& lookup(Part& part, long rows);
 
-  LayerStack stack_;
   WeightPricing pricing_;
   Workload base_;
   Ceilings ceilings_;
   std::optional<Interconnect> link_;
   std::optional<Network> network_;
   ExpectedModel expected_;
-  std::vector<bool> attention_op_;  // per operator of a pass: depends on the context
-  std::size_t head_op_ = 0;         // the LM head's operator
+  bool split_ = false;
+  Part shared_, prefill_only_, prefill_reusing_, decode_only_, head_;
+  LayerStack attention_[2];  // by Phase: the attention steps each phase runs
   double attention_launches_ = 0;
-  std::vector<Entry> tokens_, head_;
   std::vector<Work> decode_, prefill_;
 };
 

@@ -107,6 +107,7 @@ TEST_CASE("simulate: each bad flag is refused by name with exit 2") {
   check_error(with({"--speculative", "4:1.5"}), "--speculative", "acceptance that is not 0 to 1");
   check_error(with({"--speculative", "4"}), "--speculative", "is not K:ACCEPT");
   check_error(with({"--speculative", "4:0.7:no-such-model"}), "", "no-such-model");
+  check_error(with({"--speculative", "2:0.8:mtp"}), "--speculative", "Llama-3.1-8B ships no multi-token-prediction modules");
   CHECK(with({"--format", "xml"}).code == 2);
   check_error(run_cli(sim({"--rate", "5", "--gen", "10"})), "--prompt", "required without a trace");
   // A verify step of K = 8 is 9 tokens: a budget of 4 could never run one.
@@ -163,4 +164,30 @@ TEST_CASE("simulate --speculative 5:0.8:llama-2-7b: the draft's tokens per step,
   CHECK(s["batch_1_tokens_per_s"]["speculative_bound"].get<double>() > 48.4);
   CHECK(s["batch_1_tokens_per_s"]["plain_bound"].get<double>() > 25.25);
   CHECK(s["stops_paying_at_batch"].get<long>() > 1);
+}
+
+TEST_CASE("simulate DeepSeek-V3 at EP 8 with --speculative 1:0.85:mtp: its own module drafts, and TPOT falls") {
+  // Latent attention is priced step by step (prefill through kv_b_proj, decode absorbed), and the
+  // model's one MTP module drafts; the engine's "MTP not priced" gives way to what is left out.
+  const auto run = [](std::vector<std::string> extra) {
+    std::vector<std::string> a{"simulate", "--model", "deepseek-v3", "--gpu", "h200", "--tp", "8", "--ep", "8",
+                               "--rate", "1", "--prompt", "1000", "--gen", "200", "--duration", "30s", "--format", "json"};
+    a.insert(a.end(), extra.begin(), extra.end());
+    const auto r = run_cli(a);
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    return nlohmann::json::parse(r.out);
+  };
+  const auto plain = run({}), mtp = run({"--speculative", "1:0.85:mtp"});
+  CHECK(plain["ep"] == 8);
+  CHECK(mtp["speculative"]["draft"] == "DeepSeek-V3 MTP");
+  CHECK(mtp["speculative"]["tokens_per_step"].get<double>() == Approx(1.85));
+  CHECK(mtp["tpot"]["mean"].get<double>() < 0.75 * plain["tpot"]["mean"].get<double>());
+  CHECK(mtp["served"] == plain["served"]);
+  const std::string warnings = mtp["warnings"].dump();
+  CHECK(warnings.find("nor is speculative decoding") == std::string::npos);
+  CHECK(warnings.find("input projection") != std::string::npos);
+  CHECK(plain["warnings"].dump().find("nor is speculative decoding") != std::string::npos);
+  // The module's weights and its layer of cache come off the blocks.
+  CHECK(mtp["server"]["kv_blocks"].get<long>() < plain["server"]["kv_blocks"].get<long>());
 }

@@ -133,18 +133,21 @@ inline ModelSpec gpt_oss_like() {
 // presets/models/deepseek-v3.yaml (HF deepseek-ai/DeepSeek-V3 config.json): 61 layers of 7168, latent attention of
 // 128 heads (Q rank 1536, K/V rank 512, 128 + 64 Q/K and 128 V per head), 3 dense layers of 18432,
 // then 256 routed experts of 2048 (8 a token) and one shared; a 129,280-token vocabulary, untied;
-// weights fp8 in 128 × 128 blocks but the embedding and head (bf16). 671 B parameters, 37 B active.
+// weights fp8 in 128 × 128 blocks but the embedding and head (bf16). 671 B parameters, 37 B active;
+// one multi-token-prediction module beside them, not priced.
 inline ModelSpec deepseek_v3() {
   Architecture a = dense_gated(61, 7168, 128, 128, 18432, 129280);
   a.head_dim = 192;
   a.mla = LatentAttention{1536, 512, 128, 64, 128};
   a.moe = MoeSpec{256, 8, 2048, 1, 3};
+  a.mtp_modules = 1;
   ModelSpec m;
   m.name = "DeepSeek-V3";
   m.source = "HF deepseek-ai/DeepSeek-V3 config.json, fp8 128x128 block weights as published (671 B total, 37 B "
              "active; the 14 B multi-token-prediction module is not priced)";
   m.max_context = 163840;
   m.architecture = a;
+  m.assumptions = {Assumption::mtp_not_modelled};
   m.dtype = DType::bf16;
   m.quantization = Quantization{};
   for (TensorClass c : {TensorClass::attention, TensorClass::dense_ffn, TensorClass::experts}) {
@@ -211,6 +214,16 @@ inline GpuSpec h100_sxm() {
   g.network = Network{GBps(50), us(10)};
   g.efficiency.memory = 1.0;
   g.efficiency.compute = 1.0;
+  return g;
+}
+
+// H200's datasheet figures: 141 GB at 4.8 TB/s, NVLink 4 at 450 GB/s a direction, 8 a node
+// (presets/gpus/h200.yaml holds the 143,771 MiB = 150.75 GB nvidia-smi reports).
+inline GpuSpec h200_141gb() {
+  GpuSpec g = h100_sxm();
+  g.name = "H200";
+  g.memory_capacity = GB(141);
+  g.memory_bandwidth = TBps(4.8);
   return g;
 }
 

@@ -13,16 +13,6 @@ using namespace roofline::test;
 
 namespace {
 
-// H200's datasheet figures: 141 GB at 4.8 TB/s, NVLink 4 at 450 GB/s a direction, 8 a node
-// (presets/gpus/h200.yaml holds the 143,771 MiB = 150.75 GB nvidia-smi reports).
-GpuSpec h200() {
-  GpuSpec g = h100_sxm();
-  g.name = "H200";
-  g.memory_capacity = GB(141);
-  g.memory_bandwidth = TBps(4.8);
-  return g;
-}
-
 Workload layout(const ModelSpec& m, int tp, int ep, bool dp, long batch) {
   Workload w = default_workload(m, batch);
   w.prompt_tokens = 4096;
@@ -43,7 +33,7 @@ const OpResult& op(const PhaseResult& p, std::string_view name) {
 }  // namespace
 
 TEST_CASE("parallelism: DeepSeek-V3 fp8 on 8 H200 at EP 8 with data-parallel attention - each GPU's ledger") {
-  const Report r = evaluate(deepseek_v3(), h200(), layout(deepseek_v3(), 8, 8, true, 256));
+  const Report r = evaluate(deepseek_v3(), h200_141gb(), layout(deepseek_v3(), 8, 8, true, 256));
   // One GPU holds, in fp8 with an fp32 scale per 128 × 128 block (n + 4·⌈in/128⌉·⌈out/128⌉ bytes):
   //   attention, whole, 61 layers × 187,151,072 B (q_a 7168×1536, q_b 1536×24576, kv_a 7168×576,
   //     kv_b 512×32768, o 16384×7168)                                        = 11,416,215,392
@@ -74,8 +64,8 @@ TEST_CASE("parallelism: DeepSeek-V3 fp8 on 8 H200 at EP 8 with data-parallel att
 }
 
 TEST_CASE("parallelism: tensor parallelism replicates the latent cache on every GPU, data-parallel attention does not") {
-  const Report tp = evaluate(deepseek_v3(), h200(), layout(deepseek_v3(), 8, 1, false, 64));
-  const Report dp = evaluate(deepseek_v3(), h200(), layout(deepseek_v3(), 8, 8, true, 64));
+  const Report tp = evaluate(deepseek_v3(), h200_141gb(), layout(deepseek_v3(), 8, 1, false, 64));
+  const Report dp = evaluate(deepseek_v3(), h200_141gb(), layout(deepseek_v3(), 8, 8, true, 64));
   // Latent attention caches one 576-wide latent a token, which no GPU can split by heads.
   CHECK(tp.memory.kv_cache.value() == Approx(8 * dp.memory.kv_cache.value()).epsilon(1e-12));
   // Tensor parallelism holds each weight once (but the replicated latent projections and norms).
@@ -83,7 +73,7 @@ TEST_CASE("parallelism: tensor parallelism replicates the latent cache on every 
 }
 
 TEST_CASE("parallelism: EP all-to-all of DeepSeek-V3 decode at batch 256 over NVLink") {
-  const Report r = evaluate(deepseek_v3(), h200(), layout(deepseek_v3(), 8, 8, true, 256));
+  const Report r = evaluate(deepseek_v3(), h200_141gb(), layout(deepseek_v3(), 8, 8, true, 256));
   // Each GPU sends each of its 32 sequences' tokens once to every GPU holding one of its 8 experts
   // (of 256, 32 a GPU): 8 · (1 − C(224, 8)/C(256, 8)) = 8 · (1 − 0.338168) = 5.2947 GPUs, itself
   // included; in fp8 (the experts' format, DeepEP's dispatch): 32 × 5.2947 × 7168 × 1 B =
@@ -101,7 +91,7 @@ TEST_CASE("parallelism: EP all-to-all of DeepSeek-V3 decode at batch 256 over NV
   CHECK(op(r.decode.step, "expert_up").cost.shape.rows == 256);
   Workload skewed = layout(deepseek_v3(), 8, 8, true, 256);
   skewed.expert_imbalance = 1.5;
-  CHECK(op(evaluate(deepseek_v3(), h200(), skewed).decode.step, "expert_up").cost.shape.rows == 384);
+  CHECK(op(evaluate(deepseek_v3(), h200_141gb(), skewed).decode.step, "expert_up").cost.shape.rows == 384);
 }
 
 TEST_CASE("parallelism: a pipeline's bubble and its sends, worked from one micro-batch") {
@@ -159,17 +149,17 @@ TEST_CASE("parallelism: a batch the micro-batches do not divide is priced at its
 TEST_CASE("parallelism: a layout the model or the fabric cannot take is refused, naming the flag") {
   const ModelSpec ds = deepseek_v3();
   Workload w = layout(ds, 8, 3, false, 1);
-  CHECK(validate(w, ds, h200())->field == "ep");  // 3 divides neither tp 8 nor 256 experts
+  CHECK(validate(w, ds, h200_141gb())->field == "ep");  // 3 divides neither tp 8 nor 256 experts
   w = layout(ds, 8, 4, true, 1);
-  CHECK(validate(w, ds, h200())->field == "dp-attention");  // data-parallel attention needs ep = tp
+  CHECK(validate(w, ds, h200_141gb())->field == "dp-attention");  // data-parallel attention needs ep = tp
   w = layout(llama_2_7b(), 1, 2, false, 1);
-  CHECK(validate(w, llama_2_7b(), h200())->field == "ep");  // no experts
+  CHECK(validate(w, llama_2_7b(), h200_141gb())->field == "ep");  // no experts
   w = layout(ds, 8, 1, false, 1);
   w.pp = 2;  // 16 GPUs, one 8-GPU NVLink domain, no network
-  GpuSpec one_node = h200();
+  GpuSpec one_node = h200_141gb();
   one_node.network.reset();  // h100_sxm() has the preset's 400 Gb/s NIC a GPU
   CHECK(validate(w, ds, one_node)->field == "pp");
-  GpuSpec two_nodes = h200();
+  GpuSpec two_nodes = h200_141gb();
   two_nodes.network = Network{GBps(50), us(10)};
   CHECK_FALSE(validate(w, ds, two_nodes).has_value());
   w.expert_imbalance = 2;  // above ep 1

@@ -8,6 +8,7 @@
 
 using namespace roofline;
 using namespace roofline::serve;
+using Catch::Matchers::WithinAbs;
 using Catch::Matchers::WithinRel;
 
 namespace {
@@ -26,9 +27,7 @@ TEST_CASE("a uniform decode step of 32 sequences at context 640 costs what the e
   const GpuSpec g = test::h100_sxm();
   const Report r = evaluate(m, g, at(m, 32, 512, 640));
   StepCost cost(m, g, at(m, 1, 512, 640));
-  AttentionWork a;
-  for (int i = 0; i < 32; ++i) a += cost.decode_attention(640);
-  const StepTime t = cost.time(32, 32, a);
+  const StepTime t = cost.time({0, 32, 32, cost.decode_attention(640).times(32)});
   CHECK_THAT(t.bound.value(), WithinRel(r.decode.step.time.value(), 1e-12));
   CHECK_THAT(t.expected.value(), WithinRel(r.decode.step.expected.time.value(), 1e-12));
 }
@@ -41,9 +40,7 @@ TEST_CASE("at tp 2 and on Mixtral-8x7B (experts routed by the step's tokens) the
     const Report r = evaluate(m, g, w);
     w.batch = 1;
     StepCost cost(m, g, w);
-    AttentionWork a;
-    for (int i = 0; i < 48; ++i) a += cost.decode_attention(900);
-    const StepTime t = cost.time(48, 48, a);
+    const StepTime t = cost.time({0, 48, 48, cost.decode_attention(900).times(48)});
     CHECK_THAT(t.bound.value(), WithinRel(r.decode.step.time.value(), 1e-12));
     CHECK_THAT(t.expected.value(), WithinRel(r.decode.step.expected.time.value(), 1e-12));
   }
@@ -54,7 +51,7 @@ TEST_CASE("a whole prefill of 512 tokens costs what the engine's prefill costs, 
   const GpuSpec g = test::h100_sxm();
   const Report r = evaluate(m, g, at(m, 1, 512, 640));
   StepCost cost(m, g, at(m, 1, 512, 640));
-  const StepTime t = cost.time(512, 1, cost.prefill_attention(0, 512));
+  const StepTime t = cost.time({512, 0, 1, cost.prefill_attention(0, 512)});
   CHECK_THAT(t.bound.value(), WithinRel(r.prefill.time.value(), 1e-12));
   CHECK_THAT(t.expected.value(), WithinRel(r.prefill.expected.time.value(), 1e-12));
   CHECK(t.expected > t.bound);
@@ -83,16 +80,82 @@ TEST_CASE("a mixed step costs less than its prefill and its decodes run as two s
   const AttentionWork prefill = cost.prefill_attention(0, 300);
   AttentionWork both = decodes;
   both += prefill;
-  const StepTime mixed = cost.time(316, 17, both);
-  const StepTime apart_p = cost.time(300, 1, prefill), apart_d = cost.time(16, 16, decodes);
+  const StepTime mixed = cost.time({300, 16, 17, both});
+  const StepTime apart_p = cost.time({300, 0, 1, prefill}), apart_d = cost.time({0, 16, 16, decodes});
   CHECK(mixed.bound < apart_p.bound + apart_d.bound);
   CHECK(mixed.expected < apart_p.expected + apart_d.expected);
   CHECK(mixed.bound > apart_p.bound);
 }
 
-TEST_CASE("a model known only by its size, or with latent attention, is refused by name") {
+TEST_CASE("a model known only by its size is refused by name, and latent attention is priced") {
   CHECK(unsupported(test::teaching_7b()).has_value());
   CHECK_FALSE(unsupported(test::llama_3_1_8b()).has_value());
+  CHECK_FALSE(unsupported(test::deepseek_v3()).has_value());
   CHECK_THROWS_AS(StepCost(test::teaching_7b(), test::h100_sxm(), test::default_workload(test::teaching_7b())),
                   std::invalid_argument);
+}
+
+TEST_CASE("DeepSeek-V3 at EP 8: a uniform decode step of 64 at context 5000, and a prefill of 2048, cost what the engine's do") {
+  // Latent attention decodes through the absorbed projections and prefills through kv_b_proj:
+  // each uniform step runs only its own phase's steps.
+  const ModelSpec m = test::deepseek_v3();
+  const GpuSpec g = test::h200_141gb();
+  Workload w = at(m, 64, 2048, 5000);
+  w.tp = 8;
+  w.ep = 8;
+  const Report r = evaluate(m, g, w);
+  StepCost cost(m, g, w);
+  CHECK(cost.split_phases());
+  const StepTime d = cost.time({0, 64, 64, cost.decode_attention(5000).times(64)});
+  // The bound merges the attention's operators into one roofline: FlashMLA's fused kernel reads
+  // the latent once for scores (memory-bound) and values (compute-bound: no bytes of their own).
+  double apart = 0, flops = 0, bytes = 0;
+  for (const OpResult& o : r.decode.step.ops) {
+    if (!o.cost.name.starts_with("attn_")) continue;
+    apart += o.time.value();
+    flops += o.cost.flops.value();
+    bytes += o.cost.bytes.value();
+  }
+  const double merged = std::max(flops / g.effective_peak(DType::bf16)->value(), bytes / g.memory_bandwidth.value());
+  CHECK(merged < 0.99 * apart);
+  CHECK_THAT(d.bound.value(), WithinRel(r.decode.step.time.value() - apart + merged, 1e-12));
+  CHECK_THAT(d.expected.value(), WithinRel(r.decode.step.expected.time.value(), 1e-12));
+  w.batch = 1;
+  const Report one = evaluate(m, g, w);
+  const StepTime p = cost.time({2048, 0, 1, cost.prefill_attention(0, 2048)});
+  CHECK_THAT(p.bound.value(), WithinRel(one.prefill.time.value(), 1e-12));
+  CHECK_THAT(p.expected.value(), WithinRel(one.prefill.expected.time.value(), 1e-12));
+}
+
+TEST_CASE("DeepSeek-V3: a step mixing a prefill with decodes reads kv_b_proj's 1 GB once, not in both its forms") {
+  // kv_b_proj at tp 1: 61 layers x 512 x 128 heads x (128 + 128) in fp8 with one fp32 scale a
+  // 128 x 128 block: 1023660032 bytes, 213 us at 4.8 TB/s. Decode's absorbed q_absorb and
+  // v_absorb are the same matrices, and a step with decodes has read them. Turning 16 of 32
+  // decode rows into prompt tokens keeps the shared rows, the head and the attention; it adds
+  // kv_b_proj on 16 rows without its weights, compute-bound at 989 TFLOP/s:
+  //   2 x 16 x 512 x 32768 x 61 = 32749125632 FLOPs (its 64962560 activation bytes take 13.5 us),
+  // and takes off 16 tokens of the absorbed products' activations, memory-bound (their weights
+  // are read at 16 rows as at 32): 2 ops x 16 x 128 heads x (128 + 512) x 2 bytes x 61 = 319815680.
+  const ModelSpec m = test::deepseek_v3();
+  const GpuSpec g = test::h200_141gb();
+  StepCost cost(m, g, at(m, 1, 512, 640));
+  const AttentionWork a = cost.decode_attention(1000).times(32);
+  const StepTime decodes = cost.time({0, 32, 32, a}), mixed = cost.time({16, 16, 32, a});
+  const double by_hand = 32749125632.0 / 989e12 - 319815680.0 / 4.8e12;  // -33.5 us
+  CHECK_THAT((mixed.bound - decodes.bound).value(), WithinAbs(by_hand, 1e-12));
+  // A prefill alone reads the matrices: 16 prompt tokens cost them, memory-bound at 1.089 GB.
+  const StepTime alone = cost.time({16, 0, 1, cost.prefill_attention(0, 16)});
+  CHECK(alone.bound > Bytes(1023660032.0) / g.memory_bandwidth);
+}
+
+TEST_CASE("DeepSeek-V3: a verify of 2 tokens after 4000 runs decode's absorbed attention, the latent read once") {
+  const ModelSpec m = test::deepseek_v3();
+  StepCost cost(m, test::h200_141gb(), at(m, 1, 512, 640));
+  const AttentionWork v = cost.verify_attention(4000, 2);
+  CHECK(v.flops == cost.decode_attention(4001).flops + cost.decode_attention(4002).flops);
+  CHECK(v.bytes == cost.decode_attention(4002).bytes);
+  // A model whose phases run the same steps verifies as a prefill chunk.
+  StepCost llama(test::llama_3_1_8b(), test::h100_sxm(), at(test::llama_3_1_8b(), 1, 512, 640));
+  CHECK(llama.verify_attention(4000, 2).flops == llama.prefill_attention(4000, 2).flops);
+  CHECK_FALSE(llama.split_phases());
 }
