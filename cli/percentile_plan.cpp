@@ -56,7 +56,9 @@ class Checker {
  public:
   Checker(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& t, const PercentileArgs& a, double duration)
       : plan_(s), target_(t), args_(a), duration_(duration), cost_(m, *s.gpu, s.workload), pool_(pool_of(s)) {
-    config_.max_batch = pool_.prefill_only ? 1 : s.plan.batch;
+    // Under data-parallel attention the batch is spread over the ranks, each its own server.
+    const long ranks = cost_.ranks();
+    config_.max_batch = pool_.prefill_only ? 1 : (s.plan.batch + ranks - 1) / ranks;
     config_.chunked_prefill = !pool_.prefill_only;
     config_.max_batched_tokens = std::max(config_.max_batched_tokens, s.workload.prompt_tokens);
     config_.kv_blocks = cache_blocks(m, *s.gpu, s.workload, config_.block_tokens, config_.max_batched_tokens).blocks;

@@ -97,6 +97,7 @@ void write_json(const Replica& r, const Traffic& t, const Runs& runs, const std:
   j["gpu"] = r.point.gpu.name;
   j["tp"] = r.point.workload.tp;
   j["ep"] = r.point.workload.ep;
+  j["dp_attention"] = r.point.workload.dp_attention;
   j["server"] = {{"max_batch", r.config.max_batch},           {"max_batched_tokens", r.config.max_batched_tokens},
                  {"chunked_prefill", r.config.chunked_prefill}, {"block_tokens", r.config.block_tokens},
                  {"kv_blocks", r.config.kv_blocks},           {"kv_bytes", r.cache.free.value()}};

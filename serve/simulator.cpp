@@ -1,6 +1,7 @@
 #include "serve/simulator.hpp"
 
 #include <algorithm>
+#include <vector>
 #include <deque>
 #include <stdexcept>
 
@@ -19,19 +20,32 @@ struct Seq {
   [[nodiscard]] bool prefilling() const { return computed < target; }
 };
 
+// One attention rank's sequences: all of the replica's, or under data-parallel attention one
+// rank's (requests dealt to the ranks round robin as they arrive, as SGLang's DP controller
+// does), each with its own queue, batch, token budget and share of the KV blocks.
+struct Rank {
+  std::deque<Seq> waiting;
+  std::vector<Seq> running;
+  long free = 0;
+};
+
 class Server {
  public:
   Server(const std::vector<Request>& r, StepCost& c, const ServerConfig& cfg, Timing t, StepCost* draft)
-      : req_(r), cost_(c), draft_(draft), cfg_(cfg), timing_(t), free_(cfg.kv_blocks), rng_(cfg.seed),
-        decode_tokens_(cfg.speculation ? cfg.speculation->k + 1 : 1) {}
+      : req_(r), cost_(c), draft_(draft), cfg_(cfg), timing_(t), rng_(cfg.seed),
+        decode_tokens_(cfg.speculation ? cfg.speculation->k + 1 : 1),
+        ranks_(static_cast<std::size_t>(c.ranks())),
+        rank_blocks_(cfg.kv_blocks / c.ranks()) {
+    for (Rank& k : ranks_) k.free = rank_blocks_;
+  }
 
   SimResult run() {
-    while (next_ < req_.size() || !waiting_.empty() || !running_.empty()) {
-      if (running_.empty() && waiting_.empty()) clock_ = std::max(clock_, req_[next_].arrival);
+    while (next_ < req_.size() || busy()) {
+      if (!busy()) clock_ = std::max(clock_, req_[next_].arrival);
       admit_arrivals();
       sample();
-      if (running_.empty() && waiting_.empty()) continue;  // every arrival so far was dropped
-      schedule();
+      if (!busy()) continue;  // every arrival so far was dropped
+      for (Rank& k : ranks_) schedule(k);
       step();
     }
     out_.end = clock_;
@@ -40,91 +54,100 @@ class Server {
 
  private:
   [[nodiscard]] long blocks_for(long tokens) const { return (tokens + cfg_.block_tokens - 1) / cfg_.block_tokens; }
+  [[nodiscard]] bool busy() const {
+    return std::any_of(ranks_.begin(), ranks_.end(), [](const Rank& k) { return !k.waiting.empty() || !k.running.empty(); });
+  }
 
   void admit_arrivals() {
     for (; next_ < req_.size() && req_[next_].arrival <= clock_; ++next_) {
       const Request& r = req_[next_];
       if (cfg_.max_context > 0 && r.prompt + r.gen > cfg_.max_context) {
         ++out_.dropped_too_long;
-      } else if (blocks_for(r.prompt + r.gen + decode_tokens_ - 1) > cfg_.kv_blocks) {  // a last verify's drafts too
+      } else if (blocks_for(r.prompt + r.gen + decode_tokens_ - 1) > rank_blocks_) {  // a last verify's drafts too
         ++out_.dropped_no_room;
       } else {
-        waiting_.push_back({next_, r.prompt, r.cached, 0, 0, 0, -1, -1});
+        ranks_[dealt_++ % ranks_.size()].waiting.push_back({next_, r.prompt, r.cached, 0, 0, 0, -1, -1});
       }
     }
   }
 
   void sample() {
     if (clock_ < next_sample_) return;
-    const double held = static_cast<double>(cfg_.kv_blocks - free_) / static_cast<double>(cfg_.kv_blocks);
-    out_.samples.push_back({clock_, static_cast<long>(running_.size()), static_cast<long>(waiting_.size()), held});
+    long running = 0, waiting = 0, free = 0;
+    for (const Rank& k : ranks_) {
+      running += static_cast<long>(k.running.size());
+      waiting += static_cast<long>(k.waiting.size());
+      free += k.free;
+    }
+    const auto all = static_cast<double>(rank_blocks_ * static_cast<long>(ranks_.size()));
+    out_.samples.push_back({clock_, running, waiting, static_cast<double>(all - static_cast<double>(free)) / all});
     next_sample_ = clock_ + cfg_.sample_every;
   }
 
   // Frees a sequence's blocks and queues it first, to be recomputed from its prompt and output.
-  void preempt(Seq s) {
-    free_ += s.blocks;
+  void preempt(Rank& k, Seq s) {
+    k.free += s.blocks;
     const Request& r = req_[s.req];
     s.blocks = 0;
     s.chunk = 0;
     s.computed = r.cached;
     s.target = r.prompt + s.generated;
-    waiting_.push_front(s);
+    k.waiting.push_front(s);
     ++out_.preemptions;
     preempted_ = true;
   }
 
   // Gives a running sequence its tokens for this step, preempting the latest admitted ones while
   // the cache has no block for them. False when it was preempted itself.
-  bool grant(std::size_t i, long& budget) {
-    Seq& s = running_[i];
+  bool grant(Rank& k, std::size_t i, long& budget) {
+    Seq& s = k.running[i];
     // A decode computes its last token (and, speculating, the K drafts after it), or waits a step.
     s.chunk = s.prefilling() ? std::min(s.target - s.computed, budget) : (budget >= decode_tokens_ ? decode_tokens_ : 0);
     if (s.chunk == 0) return true;
     const long need = blocks_for(s.computed + s.chunk) - s.blocks;
-    while (need > free_ && running_.size() > i + 1) {
-      preempt(running_.back());
-      running_.pop_back();
+    while (need > k.free && k.running.size() > i + 1) {
+      preempt(k, k.running.back());
+      k.running.pop_back();
     }
-    if (need > free_) {
-      preempt(running_[i]);
-      running_.pop_back();
+    if (need > k.free) {
+      preempt(k, k.running[i]);
+      k.running.pop_back();
       return false;
     }
-    free_ -= need;
-    running_[i].blocks += need;
-    budget -= running_[i].chunk;
+    k.free -= need;
+    k.running[i].blocks += need;
+    budget -= k.running[i].chunk;
     return true;
   }
 
-  void schedule() {
+  void schedule(Rank& k) {
     long budget = cfg_.max_batched_tokens;
     preempted_ = false;
-    for (std::size_t i = 0; i < running_.size(); ++i) {
-      if (!grant(i, budget)) break;
+    for (std::size_t i = 0; i < k.running.size(); ++i) {
+      if (!grant(k, i, budget)) break;
     }
     if (preempted_) return;  // no admissions in a step that had to preempt
-    while (!waiting_.empty() && static_cast<long>(running_.size()) < cfg_.max_batch && budget > 0) {
-      Seq s = waiting_.front();
+    while (!k.waiting.empty() && static_cast<long>(k.running.size()) < cfg_.max_batch && budget > 0) {
+      Seq s = k.waiting.front();
       const long rest = s.target - s.computed;
       // Unchunked, a prompt goes whole: past the budget only alone in its step.
       const bool alone = budget == cfg_.max_batched_tokens;
       if (!cfg_.chunked_prefill && rest > budget && !alone) break;
       s.chunk = cfg_.chunked_prefill ? std::min(rest, budget) : rest;
       const long need = blocks_for(s.computed + s.chunk) - s.blocks;
-      if (need > free_) break;
-      free_ -= need;
+      if (need > k.free) break;
+      k.free -= need;
       s.blocks += need;
       budget -= std::min(s.chunk, budget);
       if (s.first_step < 0) s.first_step = clock_;
-      waiting_.pop_front();
-      running_.push_back(s);
+      k.waiting.pop_front();
+      k.running.push_back(s);
     }
   }
 
-  void step() {
-    StepMix mix, drafts;
-    for (const Seq& s : running_) {
+  // What one rank's sequences compute this step, and what its drafts do.
+  void gather(const Rank& k, StepMix& mix, StepMix& drafts) {
+    for (const Seq& s : k.running) {
       if (s.chunk == 0) continue;
       if (s.prefilling()) {
         mix.prefill += s.chunk;
@@ -146,19 +169,32 @@ class Server {
         mix.attention += cost_.decode_attention(s.computed + 1);
       }
     }
-    if (mix.prefill + mix.decode == 0) throw std::logic_error("simulate: a step with nothing to compute");
-    StepTime t = cost_.time(mix);
-    if (draft_ && drafts.decode > 0) {
-      const StepTime d = draft_->time(drafts);
+  }
+
+  void step() {
+    mixes_.assign(ranks_.size(), StepMix{});
+    drafts_.assign(ranks_.size(), StepMix{});
+    long rows = 0, drafting = 0;
+    for (std::size_t r = 0; r < ranks_.size(); ++r) {
+      gather(ranks_[r], mixes_[r], drafts_[r]);
+      rows += mixes_[r].prefill + mixes_[r].decode;
+      drafting += drafts_[r].decode;
+    }
+    if (rows == 0) throw std::logic_error("simulate: a step with nothing to compute");
+    StepTime t = cost_.time(mixes_);
+    if (draft_ && drafting > 0) {
+      const StepTime d = draft_->time(drafts_);
       t = {t.bound + d.bound * cfg_.speculation->k, t.expected + d.expected * cfg_.speculation->k};
     }
     clock_ += (timing_ == Timing::expected ? t.expected : t.bound).value();
     ++out_.steps;
-    std::size_t kept = 0;
-    for (Seq& s : running_) {
-      if (!advance(s)) running_[kept++] = s;
+    for (Rank& k : ranks_) {
+      std::size_t kept = 0;
+      for (Seq& s : k.running) {
+        if (!advance(k, s)) k.running[kept++] = s;
+      }
+      k.running.resize(kept);
     }
-    running_.resize(kept);
   }
 
   // Tokens a decode step yields: one, or speculating the accepted drafts and one of the target's.
@@ -170,7 +206,7 @@ class Server {
   }
 
   // Applies this step to a sequence; true when it finished.
-  bool advance(Seq& s) {
+  bool advance(Rank& k, Seq& s) {
     if (s.chunk == 0) return false;
     const Request& r = req_[s.req];
     long emitted = 0;
@@ -188,7 +224,7 @@ class Server {
     out_.output_tokens += static_cast<double>(emitted);
     if (s.first_token < 0) s.first_token = clock_;
     if (s.generated < r.gen) return false;
-    free_ += s.blocks;
+    k.free += s.blocks;
     out_.prompt_tokens += static_cast<double>(r.prompt);
     out_.cached_tokens += static_cast<double>(r.cached);
     const double tpot = r.gen > 1 ? (clock_ - s.first_token) / static_cast<double>(r.gen - 1) : 0;
@@ -201,14 +237,14 @@ class Server {
   StepCost* draft_;
   const ServerConfig& cfg_;
   Timing timing_;
-  long free_;
-  std::size_t next_ = 0;
+  std::size_t next_ = 0, dealt_ = 0;
   double clock_ = 0, next_sample_ = 0;
   bool preempted_ = false;
   Rng rng_;
   long decode_tokens_;
-  std::deque<Seq> waiting_;
-  std::vector<Seq> running_;
+  std::vector<Rank> ranks_;
+  long rank_blocks_;
+  std::vector<StepMix> mixes_, drafts_;
   SimResult out_;
 };
 

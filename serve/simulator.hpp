@@ -5,7 +5,9 @@
 // and none is free, the latest admitted sequence is preempted, its blocks freed, and it is
 // recomputed later from its prompt and the tokens it had produced), and a token budget per step
 // that a prefill fills whole or, chunked, in pieces. Each step is timed by StepCost for what it
-// holds: its prefill tokens and each decode sequence at its own context.
+// holds: its prefill tokens and each decode sequence at its own context. Under data-parallel
+// attention (StepCost::ranks() > 1) each rank is such a server over its share of the blocks, the
+// requests dealt to the ranks round robin, and the ranks step together.
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -22,11 +24,11 @@ struct Speculation {
 };
 
 struct ServerConfig {
-  long max_batch = 256;            // sequences running at once
-  long max_batched_tokens = 8192;  // tokens a step computes (decodes count one each)
+  long max_batch = 256;            // sequences running at once (a rank's, under data-parallel attention)
+  long max_batched_tokens = 8192;  // tokens a step computes (decodes count one each; a rank's)
   bool chunked_prefill = false;    // a prompt may be split over steps; else it goes whole
   long block_tokens = 16;          // tokens a KV block holds
-  long kv_blocks = 0;              // blocks the cache holds
+  long kv_blocks = 0;              // blocks the cache holds (the replica's: each rank holds its share)
   long max_context = 0;            // longest prompt + output served; 0: no limit but the cache
   double sample_every = 1;         // seconds between samples of the batch and the cache
   // Decode as speculation: each decoding sequence verifies K + 1 tokens a step and keeps the

@@ -17,15 +17,14 @@ double SpeculativeRate::speculative_per_s(bool bound) const {
 }
 
 SpeculativeRate speculative_rate(StepCost& target, StepCost* draft, long batch, long context, const Speculation& s) {
-  const auto B = static_cast<double>(batch);
   SpeculativeRate r;
   r.tokens = expected_tokens(s);
-  r.plain = target.time({0, batch, batch, target.decode_attention(context).times(B)});
+  r.plain = target.uniform({0, 1, 1, target.decode_attention(context)}, batch);
   // The verify pass: K + 1 queries a sequence after its context, every one through the LM head.
-  const long rows = batch * (s.k + 1);
-  r.verify = target.time({0, rows, rows, target.verify_attention(context, s.k + 1).times(B)});
+  const long rows = s.k + 1;
+  r.verify = target.uniform({0, rows, rows, target.verify_attention(context, rows)}, batch);
   if (draft) {
-    const StepTime step = draft->time({0, batch, batch, draft->decode_attention(context).times(B)});
+    const StepTime step = draft->uniform({0, 1, 1, draft->decode_attention(context)}, batch);
     r.draft = {step.bound * s.k, step.expected * s.k};
   }
   return r;

@@ -13,14 +13,18 @@ namespace roofline::serve {
 
 namespace {
 
-// The steps of `whole` that `keep` picks, each made to run in both phases: a part is priced on
-// decode's pass, whose rows are the rows it is given.
+// The steps of `whole` that `keep` picks, each made to run in both phases and on every row it is
+// given: a part is priced on decode's pass at the rows of the step (or of a rank) it runs on.
 template <class Keep>
 LayerStack pick(const LayerStack& whole, Keep keep) {
   LayerStack s = whole;
+  s.data_parallel = 1;
   for (Block& b : s.blocks) {
     std::erase_if(b.steps, [&](const PhasedStep& p) { return !keep(p); });
-    for (PhasedStep& p : b.steps) p.phases = Phases::both;
+    for (PhasedStep& p : b.steps) {
+      p.phases = Phases::both;
+      p.rows = Rows::all;
+    }
   }
   return s;
 }
@@ -55,7 +59,6 @@ std::optional<std::string> unsupported(const ModelSpec& m) {
 
 std::optional<std::string> unsupported(const Workload& w) {
   if (w.pp > 1) return "--pp: the simulator runs one pipeline stage; its steps do not model micro-batches in flight";
-  if (w.dp_attention) return "--dp-attention: the simulator runs one attention group, not a batch split over ranks";
   return std::nullopt;
 }
 
@@ -76,18 +79,25 @@ StepCost::StepCost(const ModelSpec& m, const GpuSpec& g, const Workload& base)
   base_.batch = 1;
   base_.context_tokens = 1;
   base_.prompt_tokens = 1;
-  const auto rows_part = [&](Phases only) {
-    return pick(stack, [&](const PhasedStep& p) { return p.phases == only && !is_attention(p) && !is_head(p); });
+  ranks_ = stack.data_parallel;
+  const auto parts = [&](Rows rows) {
+    const auto of = [&](Phases only) {
+      return pick(stack, [&](const PhasedStep& p) {
+        return p.rows == rows && p.phases == only && !is_attention(p) && !is_head(p);
+      });
+    };
+    Parts out;
+    out.shared.stack = of(Phases::both);
+    out.head.stack = pick(stack, [&](const PhasedStep& p) { return p.rows == rows && is_head(p); });
+    out.prefill_only.stack = of(Phases::prefill_only);
+    out.decode_only.stack = of(Phases::decode_only);
+    return out;
   };
-  shared_.stack = rows_part(Phases::both);
-  shared_.carries_step = true;
-  head_.stack = pick(stack, is_head);
-  prefill_only_.stack = rows_part(Phases::prefill_only);
-  decode_only_.stack = rows_part(Phases::decode_only);
-  split_ = !prefill_only_.empty() || !decode_only_.empty();
+  every_ = parts(Rows::all);
+  own_ = parts(Rows::own);
+  for (Parts* p : {&every_, &own_}) split_ = split_ || !p->prefill_only.empty() || !p->decode_only.empty();
   // Latent attention's prefill-only up projection holds the matrices decode absorbs: in a step
   // with decodes they are already read. Reused only where the bytes agree (they are one tensor).
-  prefill_reusing_ = prefill_only_;
   const auto weights = [&](const Part& p) {
     double sum = 0;
     for (const OpCost& o : build_ops(Phase::decode, p.stack, base_, ExpertRouting::all, pricing_)) {
@@ -95,8 +105,11 @@ StepCost::StepCost(const ModelSpec& m, const GpuSpec& g, const Workload& base)
     }
     return sum;
   };
-  const double read_by_prefill = weights(prefill_only_), read_by_decode = weights(decode_only_);
-  prefill_reusing_.without_weights = read_by_prefill > 0 && std::abs(read_by_prefill - read_by_decode) <= 1e-9 * read_by_decode;
+  for (Parts* p : {&every_, &own_}) {
+    p->prefill_reusing = p->prefill_only;
+    const double by_prefill = weights(p->prefill_only), by_decode = weights(p->decode_only);
+    p->prefill_reusing.without_weights = by_prefill > 0 && std::abs(by_prefill - by_decode) <= 1e-9 * by_decode;
+  }
   for (const Phase p : {Phase::prefill, Phase::decode}) {
     attention_[static_cast<int>(p)] = pick(stack, [&](const PhasedStep& s) { return is_attention(s) && s.runs_in(p); });
   }
@@ -169,8 +182,8 @@ StepTime StepCost::price(const Part& part, long rows) const {
   }
   const PhaseResult r = evaluate_phase(ops, ceilings_, link_, network_);
   const Expected e = expected_phase(r, expected_, ceilings_);
-  // The per-pass cost is the step's once: the shared part carries it.
-  return {r.time, part.carries_step ? e.time : e.time - expected_.step};
+  // The per-pass cost is the step's once: time() adds it.
+  return {r.time, e.time - expected_.step};
 }
 
 const StepTime& StepCost::lookup(Part& part, long rows) {
@@ -181,19 +194,58 @@ const StepTime& StepCost::lookup(Part& part, long rows) {
   return e.t;
 }
 
-StepTime StepCost::time(const StepMix& mix) {
-  StepTime t = lookup(shared_, mix.prefill + mix.decode) + lookup(head_, mix.emitting);
+StepTime StepCost::rows_time(Parts& parts, const StepMix& mix) {
+  StepTime t = lookup(parts.shared, mix.prefill + mix.decode) + lookup(parts.head, mix.emitting);
   if (split_) {
-    t = t + lookup(mix.decode > 0 ? prefill_reusing_ : prefill_only_, mix.prefill) + lookup(decode_only_, mix.decode);
+    t = t + lookup(mix.decode > 0 ? parts.prefill_reusing : parts.prefill_only, mix.prefill) +
+        lookup(parts.decode_only, mix.decode);
   }
-  const AttentionWork& a = mix.attention;
+  return t;
+}
+
+StepTime StepCost::attention_time(const AttentionWork& a) const {
   const Seconds bound = std::max(Flops(a.flops) / ceilings_.peak, Bytes(a.bytes) / ceilings_.bandwidth);
   Seconds expected = bound;
   if (a.bytes > 0) {
     const KernelWork k{Flops(a.flops), Bytes(a.bytes), Bytes(0), 0, attention_launches_, Dequant::none};
     expected = std::max(bound, expected_.kernel_time(k, ceilings_).total());
   }
-  return {t.bound + bound, t.expected + expected};
+  return {bound, expected};
+}
+
+StepTime StepCost::uniform(const StepMix& one, long sequences) {
+  std::vector<StepMix> mixes(static_cast<std::size_t>(ranks_));
+  for (int r = 0; r < ranks_; ++r) {
+    const long n = sequences / ranks_ + (r < sequences % ranks_ ? 1 : 0);
+    mixes[static_cast<std::size_t>(r)] = {one.prefill * n, one.decode * n, one.emitting * n,
+                                          one.attention.times(static_cast<double>(n))};
+  }
+  return time(mixes);
+}
+
+StepTime StepCost::time(std::span<const StepMix> ranks) {
+  if (static_cast<int>(ranks.size()) != ranks_) throw std::logic_error("step cost: a step is one mix a rank");
+  StepMix total;
+  for (const StepMix& r : ranks) {
+    total.prefill += r.prefill;
+    total.decode += r.decode;
+    total.emitting += r.emitting;
+    total.attention += r.attention;
+  }
+  StepTime t = rows_time(every_, total);
+  if (ranks_ == 1) {
+    t = t + attention_time(total.attention);
+  } else {
+    // Every layer waits at its all-to-all for the slowest rank; the bound and the expected time
+    // each take their own slowest.
+    StepTime slowest;
+    for (const StepMix& r : ranks) {
+      const StepTime own = rows_time(own_, r) + attention_time(r.attention);
+      slowest = {std::max(slowest.bound, own.bound), std::max(slowest.expected, own.expected)};
+    }
+    t = t + slowest;
+  }
+  return {t.bound, t.expected + expected_.step};
 }
 
 }  // namespace roofline::serve

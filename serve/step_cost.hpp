@@ -13,11 +13,18 @@
 //   - attention, its FLOPs and bytes summed over the step's sequences, each at its own context.
 // Each part is tabulated on first use, so a simulated step costs a few table reads.
 //
+// Under data-parallel attention (DeepSeek-style) each of the tp ranks runs its own sequences
+// through everything but the routed experts, and the experts (with the all-to-alls that carry
+// tokens to them) run on every rank's tokens: a step is given one mix a rank, and takes the
+// experts' time at the ranks' total plus the slowest rank's own time (every layer waits for it
+// at its all-to-all).
+//
 // Bound and expected time are both kept: the bound is Σ per-operator roofline time, the
 // attention operators of the step merged into one (max(ΣF/peak, ΣB/BW), never above the sum of
 // their own maxima: the bound stays a bound); the expected time prices the same operators with
 // the GPU's ExpectedModel (model/expected.hpp), never below the bound.
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -55,8 +62,8 @@ struct StepTime {
 // Why a model cannot be priced step by step (nullopt: it can): known only by its size, or
 // holding a recurrent state per sequence, which the simulator does not allocate.
 [[nodiscard]] std::optional<std::string> unsupported(const ModelSpec& m);
-// Why a layout cannot be (nullopt: it can): a pipeline (pp > 1) or data-parallel attention,
-// whose steps the simulator does not compose.
+// Why a layout cannot be (nullopt: it can): a pipeline (pp > 1), whose micro-batches in flight
+// the simulator does not compose.
 [[nodiscard]] std::optional<std::string> unsupported(const Workload& w);
 
 class StepCost {
@@ -75,7 +82,13 @@ class StepCost {
   // own attention (latent attention's absorbed form), each query as a decode query with the
   // cache read once.
   [[nodiscard]] AttentionWork verify_attention(long cached, long fresh);
-  [[nodiscard]] StepTime time(const StepMix& mix);
+  // One mix a rank: ranks() of them (one, unless attention is data-parallel).
+  [[nodiscard]] StepTime time(std::span<const StepMix> ranks);
+  [[nodiscard]] StepTime time(const StepMix& mix) { return time(std::span<const StepMix>(&mix, 1)); }
+  // `sequences` alike, each `one`, spread over the ranks as evenly as whole sequences allow.
+  [[nodiscard]] StepTime uniform(const StepMix& one, long sequences);
+  // The ranks a step's sequences are spread over: tp under data-parallel attention, else 1.
+  [[nodiscard]] int ranks() const { return ranks_; }
 
   // Whether prefill and decode run different steps (and so a verify runs decode's).
   [[nodiscard]] bool split_phases() const { return split_; }
@@ -93,15 +106,20 @@ class StepCost {
   // Some of the layer stack's steps, run on a number of rows and tabulated by it.
   struct Part {
     LayerStack stack;
-    bool carries_step = false;    // the per-step cost of the expected model is this part's
     bool without_weights = false;  // its weights were read by another part of the same step
     std::vector<Entry> table;
     [[nodiscard]] bool empty() const;
+  };
+  // The rows' parts of the steps on every token of the step (Rows::all), or on a rank's own.
+  struct Parts {
+    Part shared, prefill_only, prefill_reusing, decode_only, head;
   };
   [[nodiscard]] AttentionWork prefill_table(long tokens);
   [[nodiscard]] AttentionWork attention_of(Phase p, long tokens) const;
   [[nodiscard]] StepTime price(const Part& part, long rows) const;
   [[nodiscard]] const StepTime& lookup(Part& part, long rows);
+  [[nodiscard]] StepTime rows_time(Parts& parts, const StepMix& mix);
+  [[nodiscard]] StepTime attention_time(const AttentionWork& a) const;
 
   WeightPricing pricing_;
   Workload base_;
@@ -110,7 +128,8 @@ class StepCost {
   std::optional<Network> network_;
   ExpectedModel expected_;
   bool split_ = false;
-  Part shared_, prefill_only_, prefill_reusing_, decode_only_, head_;
+  int ranks_ = 1;
+  Parts every_, own_;
   LayerStack attention_[2];  // by Phase: the attention steps each phase runs
   double attention_launches_ = 0;
   std::vector<Work> decode_, prefill_;

@@ -191,3 +191,22 @@ TEST_CASE("simulate DeepSeek-V3 at EP 8 with --speculative 1:0.85:mtp: its own m
   // The module's weights and its layer of cache come off the blocks.
   CHECK(mtp["server"]["kv_blocks"].get<long>() < plain["server"]["kv_blocks"].get<long>());
 }
+
+TEST_CASE("simulate DeepSeek-V3 with --dp-attention: the ranks serve their own requests, and a pipeline is refused by flag") {
+  std::vector<std::string> a{"simulate", "--model", "deepseek-v3", "--gpu", "h200", "--tp", "8", "--ep", "8",
+                             "--rate", "4", "--prompt", "1000", "--gen", "100", "--duration", "20s", "--format", "json"};
+  const auto tp = run_cli(a);
+  a.emplace_back("--dp-attention");
+  const auto dp = run_cli(a);
+  INFO(dp.err);
+  REQUIRE(tp.code == 0);
+  REQUIRE(dp.code == 0);
+  const auto t = nlohmann::json::parse(tp.out), d = nlohmann::json::parse(dp.out);
+  CHECK(d["dp_attention"] == true);
+  CHECK(d["served"] == t["served"]);
+  // Each rank caches only its own sequences' latents: far more blocks than under TP 8, where
+  // every GPU holds every sequence's.
+  CHECK(d["server"]["kv_blocks"].get<long>() > 4 * t["server"]["kv_blocks"].get<long>());
+  a.insert(a.end(), {"--pp", "2"});
+  check_error(run_cli(a), "--pp", "micro-batches in flight");
+}

@@ -254,6 +254,16 @@ inline Workload default_workload(const ModelSpec& m, long batch = 1) {
   return w;
 }
 
+// Eight GPUs of tp 8 with the routed experts over ep 8 (DeepSeek-V3's serving layout), with or
+// without data-parallel attention.
+inline Workload expert_parallel_8(const ModelSpec& m, bool dp_attention, long batch = 1) {
+  Workload w = default_workload(m, batch);
+  w.tp = 8;
+  w.ep = 8;
+  w.dp_attention = dp_attention;
+  return w;
+}
+
 // examples/7b.yaml on examples/a100.yaml: 7e9 fp16 parameters, 2 TB/s, 312 TFLOP/s.
 struct TeachingExample {
   ModelSpec model = teaching_7b();

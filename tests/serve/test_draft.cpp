@@ -53,9 +53,7 @@ TEST_CASE("DeepSeek-V3 with its MTP module at acceptance 0.85 yields 1.85 tokens
   // tokens per second. Here one sequence at context 2048 on 8 H200s at EP 8.
   const ModelSpec m = test::deepseek_v3();
   const GpuSpec g = test::h200_141gb();
-  Workload w = test::default_workload(m);
-  w.tp = 8;
-  w.ep = 8;
+  const Workload w = test::expert_parallel_8(m, false);
   const Draft d = mtp_draft(m);
   StepCost target(m, g, w), draft(d.model, g, w);
   const SpeculativeRate r = speculative_rate(target, &draft, 1, 2048, Speculation{1, 0.85});

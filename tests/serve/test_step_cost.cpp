@@ -13,8 +13,36 @@ using Catch::Matchers::WithinRel;
 
 namespace {
 
+// The engine's decode step with its attention operators (model/operators.cpp: scores, softmax,
+// values; not the norm before them) merged into one roofline, as a step's bound merges them
+// (FlashMLA's fused kernel reads the latent once for scores, memory-bound, and values,
+// compute-bound: no bytes of their own). `apart`: what they took as separate operators.
+struct Merged {
+  double step = 0, apart = 0, merged = 0;
+};
+Merged attention_merged(const Report& r, const GpuSpec& g) {
+  double apart = 0, flops = 0, bytes = 0;
+  for (const OpResult& o : r.decode.step.ops) {
+    const std::string_view n = o.cost.name;
+    if (n != "attn_scores" && n != "attn_softmax" && n != "attn_values") continue;
+    apart += o.time.value();
+    flops += o.cost.flops.value();
+    bytes += o.cost.bytes.value();
+  }
+  const double merged = std::max(flops / g.effective_peak(DType::bf16)->value(), bytes / g.memory_bandwidth.value());
+  return {r.decode.step.time.value() - apart + merged, apart, merged};
+}
+
 Workload at(const ModelSpec& m, long batch, long prompt, long context) {
   Workload w = test::default_workload(m, batch);
+  w.prompt_tokens = prompt;
+  w.context_tokens = context;
+  return w;
+}
+
+// DeepSeek-V3 over 8 GPUs at EP 8, with or without data-parallel attention.
+Workload ep8(long batch, long prompt, long context, bool dp_attention) {
+  Workload w = test::expert_parallel_8(test::deepseek_v3(), dp_attention, batch);
   w.prompt_tokens = prompt;
   w.context_tokens = context;
   return w;
@@ -100,25 +128,14 @@ TEST_CASE("DeepSeek-V3 at EP 8: a uniform decode step of 64 at context 5000, and
   // each uniform step runs only its own phase's steps.
   const ModelSpec m = test::deepseek_v3();
   const GpuSpec g = test::h200_141gb();
-  Workload w = at(m, 64, 2048, 5000);
-  w.tp = 8;
-  w.ep = 8;
+  Workload w = ep8(64, 2048, 5000, false);
   const Report r = evaluate(m, g, w);
   StepCost cost(m, g, w);
   CHECK(cost.split_phases());
   const StepTime d = cost.time({0, 64, 64, cost.decode_attention(5000).times(64)});
-  // The bound merges the attention's operators into one roofline: FlashMLA's fused kernel reads
-  // the latent once for scores (memory-bound) and values (compute-bound: no bytes of their own).
-  double apart = 0, flops = 0, bytes = 0;
-  for (const OpResult& o : r.decode.step.ops) {
-    if (!o.cost.name.starts_with("attn_")) continue;
-    apart += o.time.value();
-    flops += o.cost.flops.value();
-    bytes += o.cost.bytes.value();
-  }
-  const double merged = std::max(flops / g.effective_peak(DType::bf16)->value(), bytes / g.memory_bandwidth.value());
-  CHECK(merged < 0.99 * apart);
-  CHECK_THAT(d.bound.value(), WithinRel(r.decode.step.time.value() - apart + merged, 1e-12));
+  const Merged bound = attention_merged(r, g);
+  CHECK(bound.merged < 0.99 * bound.apart);
+  CHECK_THAT(d.bound.value(), WithinRel(bound.step, 1e-12));
   CHECK_THAT(d.expected.value(), WithinRel(r.decode.step.expected.time.value(), 1e-12));
   w.batch = 1;
   const Report one = evaluate(m, g, w);
@@ -158,4 +175,42 @@ TEST_CASE("DeepSeek-V3: a verify of 2 tokens after 4000 runs decode's absorbed a
   StepCost llama(test::llama_3_1_8b(), test::h100_sxm(), at(test::llama_3_1_8b(), 1, 512, 640));
   CHECK(llama.verify_attention(4000, 2).flops == llama.prefill_attention(4000, 2).flops);
   CHECK_FALSE(llama.split_phases());
+}
+
+TEST_CASE("DeepSeek-V3, EP 8 with data-parallel attention: 64 decodes spread over 8 ranks cost the engine's decode step") {
+  // Each rank runs 8 sequences through everything but the routed experts, which run on all 64
+  // tokens; the engine prices the fullest GPU the same way. The bound merges each rank's
+  // attention operators into one roofline (attention_merged), as on one GPU.
+  const ModelSpec m = test::deepseek_v3();
+  const GpuSpec g = test::h200_141gb();
+  Workload w = ep8(64, 2048, 5000, true);
+  const Report r = evaluate(m, g, w);
+  StepCost cost(m, g, w);
+  REQUIRE(cost.ranks() == 8);
+  const StepTime d = cost.uniform({0, 1, 1, cost.decode_attention(5000)}, 64);
+  CHECK_THAT(d.bound.value(), WithinRel(attention_merged(r, g).step, 1e-12));
+  CHECK_THAT(d.expected.value(), WithinRel(r.decode.step.expected.time.value(), 1e-12));
+  // 65 sequences: the ninth on one rank makes that rank the slowest, as the engine's fullest GPU.
+  w.batch = 65;
+  CHECK_THAT(cost.uniform({0, 1, 1, cost.decode_attention(5000)}, 65).expected.value(),
+             WithinRel(evaluate(m, g, w).decode.step.expected.time.value(), 1e-12));
+}
+
+TEST_CASE("DeepSeek-V3 with data-parallel attention: a prompt alone runs on its rank, as the engine's prefill of one") {
+  const ModelSpec m = test::deepseek_v3();
+  const GpuSpec g = test::h200_141gb();
+  Workload w = ep8(1, 2048, 2048, true);
+  const Report r = evaluate(m, g, w);
+  StepCost cost(m, g, w);
+  std::vector<StepMix> ranks(8);
+  ranks[3] = {2048, 0, 1, cost.prefill_attention(0, 2048)};
+  const StepTime t = cost.time(ranks);
+  CHECK_THAT(t.expected.value(), WithinRel(r.prefill.expected.time.value(), 1e-12));
+  CHECK(t.bound <= r.prefill.time);
+  CHECK(t.bound > 0.99 * r.prefill.time);
+  // Spread over the ranks, the same tokens take less: seven ranks no longer wait on one.
+  for (StepMix& k : ranks) k = {256, 0, 0, cost.prefill_attention(0, 256)};
+  CHECK(cost.time(ranks).expected < t.expected);
+  // A step is one mix a rank.
+  CHECK_THROWS_AS(cost.time(StepMix{1, 0, 1, {}}), std::logic_error);
 }
