@@ -1,6 +1,6 @@
 // libFuzzer target: the workload flags and their value lists, through the commands that take
-// them (the point command, sweep, plan, plot and explain), run in-process as a user would type
-// them. The input chooses a command, flags among the workload flags and the command's own, and
+// them (the point command, sweep, plan, plot, explain and simulate), run in-process as a user
+// would type them. The input chooses a command, flags among the workload flags and the command's own, and
 // each value from the flag's own words, the extreme numbers (fuzz/extreme.dict) or raw bytes.
 // The command must exit 0, 1 or 2 without an exception escaping, print finite numbers and JSON
 // that parses back, fail when its output cannot be written, and refuse what it cannot do.
@@ -12,6 +12,7 @@
 
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <exception>
 #include <filesystem>
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "cli/app.hpp"
+#include "cli/serve_flags.hpp"
 #include "cli/sweep_command.hpp"
 #include "cli/value_lists.hpp"
 #include "every_writer.hpp"
@@ -37,6 +39,9 @@ using Words = std::vector<std::string>;
 // sweep the tool must refuse (more than kMaxSweepPoints, counted here without wrapping) runs
 // too, and must be refused before its first point.
 constexpr double kMaxRunPoints = 64;
+// A simulation runs only while its steps, counted at the worst (one request a step, each output
+// token a step, the lengths' far tail), stay this few.
+constexpr double kMaxSimulatedSteps = 20'000;
 
 const Words kExtreme = {"4.9e-324", "2.2250738585072014e-308", "1e308", "1e-300", "9223372036854775807",
                         "9223372036854775808", "-9223372036854775808", "18446744073709551617", "4294967297",
@@ -86,6 +91,28 @@ std::vector<Flag> own_flags(std::string_view command, const std::string& svg) {
     return {{"--lang", {"en", "zh"}}, {"--scenario", {"summarize", "chat"}}, {"--plot", {svg}}};
   }
   if (command == "sweep") return {};
+  if (command == "simulate") {
+    const Words lengths = {"1", "16", "200", "lognormal:64:0.5", "lognormal:1:5", "uniform:1:300", "uniform:9:3",
+                           "lognormal:0:1", "normal:5:1", "1000000000"};
+    return {{"--rate", {"1", "20", "0.01", "1e6", "0", "-1"}},
+            {"--arrivals", {"poisson", "gamma:4", "gamma:0", "gamma:1e300", ROOFLINEPLAN_SOURCE_DIR "/tests/data/traces/small.csv",
+                            ROOFLINEPLAN_SOURCE_DIR "/tests/data/traces/bad_cell.csv", "weibull"}},
+            {"--prompt", lengths},
+            {"--gen", lengths},
+            {"--duration", {"10s", "1 s", "100 ms", "0 s", "1e300 s", "10"}},
+            {"--max-batch", {"1", "4", "256", "0", "9223372036854775807"}},
+            {"--max-batched-tokens", {"1", "16", "8192", "0"}},
+            {"--chunked-prefill", {}},
+            {"--block-tokens", {"1", "16", "4096", "0"}},
+            {"--prefix-hit", {"0", "0.5", "1", "1.5"}},
+            {"--seed", {"1", "0", "-1", "18446744073709551617"}},
+            {"--ttft", {"1 s", "0 s", "1 TB"}},
+            {"--tpot", {"50 ms", "1e-300 s"}},
+            {"--ep", {"1", "2", "8", "3"}},
+            {"--speculative", {"4:0.7", "1:0.85:mtp", "2:0.5:llama-2-7b", "0:1", "65:0.5", "3:0.5:/dev/zero", "4:nan"}},
+            {"--plot", {svg}},
+            {"--format", {"table", "json", "csv"}}};
+  }
   return {{"--ops", {}}, {"--format", formats}};
 }
 
@@ -171,7 +198,44 @@ struct Invocation {
   std::vector<std::pair<std::string, std::string>> flags;  // value "" for --ops, --disaggregate
 };
 
-bool takes_no_value(std::string_view flag) { return flag == "--ops" || flag == "--disaggregate"; }
+bool takes_no_value(std::string_view flag) {
+  return flag == "--ops" || flag == "--disaggregate" || flag == "--chunked-prefill";
+}
+
+// The most tokens a request of this length flag draws, far in a log-normal's tail (e^(5 sigma):
+// one request in 3.5 million beyond it); nullopt where the tool refuses the flag.
+std::optional<double> longest(const std::string& flag_value, std::string_view flag) {
+  try {
+    const roofline::serve::LengthDistribution d = roofline::cli::length_flag(flag_value, flag);
+    using Kind = roofline::serve::LengthDistribution::Kind;
+    return d.kind == Kind::fixed ? d.a : d.kind == Kind::uniform ? d.b : d.a * std::exp(5 * d.b);
+  } catch (const roofline::io::InputError&) {
+    return std::nullopt;
+  }
+}
+
+// The steps a simulation could take at the worst, for the flags as given (nullopt where the
+// tool refuses one of them before simulating); a trace holds a handful of short requests.
+std::optional<double> simulated_steps(const std::vector<std::pair<std::string, std::string>>& flags) {
+  std::string rate, duration = "3600s", prompt, gen, arrivals = "poisson";
+  for (const auto& [flag, v] : flags) {
+    for (auto [name, into] : {std::pair<std::string_view, std::string*>{"--rate", &rate}, {"--duration", &duration},
+                              {"--prompt", &prompt}, {"--gen", &gen}, {"--arrivals", &arrivals}}) {
+      if (flag == name) *into = v;
+    }
+  }
+  if (arrivals.ends_with(".csv")) return 100;
+  double r = 0, seconds = 0;
+  try {
+    r = std::stod(rate);
+    seconds = roofline::cli::quantity_flag(duration, roofline::io::Dimension::time, "duration");
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  const std::optional<double> in = longest(prompt, "prompt"), out = longest(gen, "gen");
+  if (!in || !out || !(r > 0) || !(seconds > 0)) return std::nullopt;
+  return r * seconds * 1.5 * (*out + *in) + 100;
+}
 
 // A regression input is readable: "#argv" on its first line, then the command (or "point") and
 // one argument a line, with $SRC for the source tree and $SECRET for the file an error must not
@@ -205,7 +269,7 @@ std::optional<Invocation> from_text(std::string_view text, const std::string& se
 }
 
 Invocation from_bytes(FuzzedDataProvider& in, const Words& specs, const std::vector<Flag>& workload, const std::string& svg) {
-  constexpr std::array<std::string_view, 5> kCommands = {"", "sweep", "plan", "plot", "explain"};
+  constexpr std::array<std::string_view, 6> kCommands = {"", "sweep", "plan", "plot", "explain", "simulate"};
   Invocation run;
   run.command = kCommands[in.ConsumeIntegralInRange<std::size_t>(0, kCommands.size() - 1)];
   run.full_output = in.ConsumeIntegralInRange(0, 7) == 0;
@@ -245,7 +309,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const std::string svg = fuzz::scratch_file("fuzz-workload", ".svg", "");
   // A file whose lines an error must not echo, as /etc/shadow's.
   static const std::string secret = fuzz::scratch_file("fuzz-secret", ".yaml", "root:$6$SECRETHASH$x:19000:0:99999:7:::\n");
-  static const Words specs = {"llama-2-7b", "mixtral-8x7b", "a100-80gb", "h100-sxm", ROOFLINEPLAN_SOURCE_DIR "/examples/7b.yaml",
+  static const Words specs = {"llama-2-7b", "mixtral-8x7b", "deepseek-v3", "a100-80gb", "h100-sxm", "h200",
+                              ROOFLINEPLAN_SOURCE_DIR "/examples/7b.yaml",
                               ROOFLINEPLAN_SOURCE_DIR "/presets/gpus/a100-80gb.yaml", secret, "/dev/zero", "/dev/null", "no-such-preset"};
   static const std::vector<Flag> workload = workload_flags(specs);
 
@@ -268,10 +333,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::optional<double> n = many ? points(flags) : std::nullopt;
   const bool refused_for_size = command == "sweep" && n && *n > static_cast<double>(cli::kMaxSweepPoints);
   if (many && n && *n > kMaxRunPoints && !refused_for_size) return 0;
+  if (command == "simulate") {
+    const std::optional<double> steps = simulated_steps(flags);
+    if (steps && *steps > kMaxSimulatedSteps) return 0;
+  }
 
   std::vector<std::string> args{"rooflineplan"};
   if (!command.empty()) args.push_back(command);
-  std::string format = command == "sweep" ? "csv" : command == "plan" || command.empty() ? "table" : "";
+  std::string format = command == "sweep" ? "csv" : command == "plan" || command == "simulate" || command.empty() ? "table" : "";
   for (const auto& [flag, v] : flags) {
     if (flag == "--format") format = v;
     args.push_back(flag);
