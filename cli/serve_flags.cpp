@@ -165,9 +165,7 @@ Replica replica(const ServeFlags& f, std::string_view command) {
       r.warnings.push_back(fmt::format("the draft {} leaves out {}: the draft steps are optimistic by it", name,
                                        r.draft->unpriced));
     }
-    r.warnings.push_back(fmt::format("the draft {} is priced in the target's formats and layout, and its prefill of "
-                                     "each prompt is not priced (TTFT is optimistic by it)",
-                                     name));
+    r.warnings.push_back(fmt::format("the draft {} is priced in the target's formats and layout", name));
   }
   if (r.cache.windowed) {
     r.warnings.emplace_back("some layers keep only a window of each sequence; the simulator counts every block at "

@@ -145,14 +145,20 @@ class Server {
     }
   }
 
-  // What one rank's sequences compute this step, and what its drafts do.
-  void gather(const Rank& k, StepMix& mix, StepMix& drafts) {
+  // What one rank's sequences compute this step, and what its drafts do: K steps of `drafts`,
+  // the first of them also taking in the prompt tokens of `draft_prompts` (a draft caches the
+  // prompt as the target does).
+  void gather(const Rank& k, StepMix& mix, StepMix& drafts, StepMix& draft_prompts) {
     for (const Seq& s : k.running) {
       if (s.chunk == 0) continue;
       if (s.prefilling()) {
         mix.prefill += s.chunk;
         mix.attention += cost_.prefill_attention(s.computed, s.chunk);
         if (s.computed + s.chunk == s.target) ++mix.emitting;
+        if (draft_) {
+          draft_prompts.prefill += s.chunk;
+          draft_prompts.attention += draft_->prefill_attention(s.computed, s.chunk);
+        }
       } else if (cfg_.speculation) {
         // The verify pass: the last token and K drafts after the context, each through the head.
         mix.decode += s.chunk;
@@ -174,17 +180,27 @@ class Server {
   void step() {
     mixes_.assign(ranks_.size(), StepMix{});
     drafts_.assign(ranks_.size(), StepMix{});
-    long rows = 0, drafting = 0;
+    draft_prompts_.assign(ranks_.size(), StepMix{});
+    long rows = 0, drafting = 0, prompting = 0;
     for (std::size_t r = 0; r < ranks_.size(); ++r) {
-      gather(ranks_[r], mixes_[r], drafts_[r]);
+      gather(ranks_[r], mixes_[r], drafts_[r], draft_prompts_[r]);
       rows += mixes_[r].prefill + mixes_[r].decode;
       drafting += drafts_[r].decode;
+      prompting += draft_prompts_[r].prefill;
     }
     if (rows == 0) throw std::logic_error("simulate: a step with nothing to compute");
     StepTime t = cost_.time(mixes_);
-    if (draft_ && drafting > 0) {
-      const StepTime d = draft_->time(drafts_);
-      t = {t.bound + d.bound * cfg_.speculation->k, t.expected + d.expected * cfg_.speculation->k};
+    if (draft_ && drafting + prompting > 0) {
+      // The draft's first step takes the prompt tokens with its first drafts; K - 1 more follow.
+      const StepTime later = drafting > 0 ? draft_->time(drafts_) : StepTime{};
+      for (std::size_t r = 0; r < ranks_.size(); ++r) {
+        draft_prompts_[r].decode = drafts_[r].decode;
+        draft_prompts_[r].emitting = drafts_[r].emitting;
+        draft_prompts_[r].attention += drafts_[r].attention;
+      }
+      const StepTime first = draft_->time(draft_prompts_);
+      const double more = drafting > 0 ? cfg_.speculation->k - 1 : 0;
+      t = {t.bound + first.bound + later.bound * more, t.expected + first.expected + later.expected * more};
     }
     clock_ += (timing_ == Timing::expected ? t.expected : t.bound).value();
     ++out_.steps;
@@ -244,7 +260,7 @@ class Server {
   long decode_tokens_;
   std::vector<Rank> ranks_;
   long rank_blocks_;
-  std::vector<StepMix> mixes_, drafts_;
+  std::vector<StepMix> mixes_, drafts_, draft_prompts_;
   SimResult out_;
 };
 

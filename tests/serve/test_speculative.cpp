@@ -88,3 +88,20 @@ TEST_CASE("the simulator speculating at low load cuts TPOT, and serves every out
   // At a ~ 0.7 a verify yields (1 - 0.7^5)/0.3 = 2.77 tokens for little more than one step's time.
   CHECK(summarize(fast, {}).tpot.mean < 0.5 * summarize(plain, {}).tpot.mean);
 }
+
+TEST_CASE("a speculating server prefills each prompt through the draft too: a lone request's TTFT is both prefills") {
+  // Llama-3.1-8B verifying, Llama-2-7B drafting, one prompt of 1000 tokens: its only step runs
+  // the target's prefill and the draft's (no sequence decodes yet, so no draft steps follow).
+  const ModelSpec m = test::llama_3_1_8b(), small = test::llama_2_7b();
+  const GpuSpec g = test::h100_sxm();
+  const Workload w = test::default_workload(m);
+  StepCost cost(m, g, w), draft(small, g, w);
+  ServerConfig c;
+  c.kv_blocks = 4096;
+  c.speculation = Speculation{4, 0.7};
+  const SimResult s = simulate({{0, 1000, 1, 0}}, cost, c, Timing::expected, &draft);
+  REQUIRE(s.served.size() == 1);
+  const double both = cost.time({1000, 0, 1, cost.prefill_attention(0, 1000)}).expected.value() +
+                      draft.time({1000, 0, 0, draft.prefill_attention(0, 1000)}).expected.value();
+  CHECK_THAT(s.served[0].ttft, Catch::Matchers::WithinRel(both, 1e-12));
+}
