@@ -9,6 +9,7 @@
 #include <limits>
 #include <optional>
 
+#include "cli/serve_flags.hpp"
 #include "cli/workload_options.hpp"
 #include "io/input_error.hpp"
 #include "io/units_parse.hpp"
@@ -37,8 +38,9 @@ constexpr double kCliffStep = 1.25;
 constexpr int kCliffSteps = 8;
 
 // The pool whose replicas are searched: colocated replicas, or (disaggregated) the prefill pool,
-// whose replicas run one prompt at a time and return its first token; the decode pool keeps the
-// steady plan's count and TPOT (its batch is sized for it, and no prefill stalls it).
+// whose replicas run one prompt at a time (a rank, under data-parallel attention) and return its
+// first token; the decode pool keeps the steady plan's count and TPOT (its batch is sized for it,
+// and no prefill stalls it).
 struct Pool {
   bool prefill_only = false;
   double mu = 0;       // requests/s a replica serves
@@ -48,7 +50,7 @@ struct Pool {
 
 Pool pool_of(const SteadyPlan& s) {
   if (s.plan.prefill_replicas == 0) return {false, s.plan.requests_per_s_per_replica, s.plan.ttft.value(), s.plan.replicas};
-  return {true, 1 / s.plan.prefill.value(), s.plan.ttft.value(), s.plan.prefill_replicas};
+  return {true, 1 / s.plan.prefill_per_request.value(), s.plan.ttft.value(), s.plan.prefill_replicas};
 }
 
 // One replica of a steady plan, ready to simulate at any rate.
@@ -176,9 +178,8 @@ Row size(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& t, const Per
   long lo = 0, hi = std::max(1L, row.closed_form);
   // Drops come from the requests' lengths, not the load: no count of replicas serves them.
   if (const Checker::Point first = check(hi); first.too_long + first.too_large > 0) {
-    row.reason = fmt::format("the simulated replica drops requests ({} longer than the model's context, {} larger "
-                             "than its whole KV cache): raise --tp or lower --reserve, --prompt or --gen",
-                             first.too_long, first.too_large);
+    row.reason = fmt::format("the simulated replica drops requests ({} longer than the model's context, {} larger {})",
+                             first.too_long, first.too_large, cache_dropped_from(s.workload));
     return row;
   }
   int steps = 0;
@@ -292,7 +293,7 @@ void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& p
   const std::string title = fmt::format(
       "{}: {:g} requests/s ({}, routed round robin), P{:g} TTFT <= {} and TPOT <= {}; replicas searched with a "
       "closed form (Kingman, exponential tail) and confirmed by simulation ({} step times, chunked prefill; a prefill "
-      "pool one prompt at a time; seed {}); the cliff is the rate per replica at which P{:g} TTFT doubles",
+      "pool one prompt at a time a rank; seed {}); the cliff is the rate per replica at which P{:g} TTFT doubles",
       m.name, target.requests_per_s, a.arrivals, a.percentile, human(target.ttft), human(target.tpot),
       target.sizing.bound ? "bound" : "expected", a.seed, a.percentile);
   const std::vector<std::string> header{"gpu", "layout", "batch", "steady", "closed form", "replicas", "GPUs", pct + " TTFT",

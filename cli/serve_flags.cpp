@@ -56,8 +56,9 @@ void add_serve_options(Options& o, ServeFlags& f) {
   o.add("--prompt", f.prompt, "prompt tokens: N, lognormal:MEAN:SIGMA or uniform:A:B (not with a trace)");
   o.add("--gen", f.gen, "output tokens, in the same forms (not with a trace)");
   o.add("--duration", f.duration, "time over which requests arrive, with a unit").show_default();
-  o.add("--max-batch", f.max_batch, "sequences running at once").show_default();
-  o.add("--max-batched-tokens", f.max_batched_tokens, "tokens a step computes (each decode counts one)").show_default();
+  o.add("--max-batch", f.max_batch, "sequences running at once (each rank's, under --dp-attention)").show_default();
+  o.add("--max-batched-tokens", f.max_batched_tokens, "tokens a step computes (each decode counts one; each rank's)")
+      .show_default();
   o.flag("--chunked-prefill", f.chunked_prefill, "split prompts over steps under the token budget");
   o.add("--block-tokens", f.block_tokens, "tokens a KV cache block holds").show_default();
   o.add("--prefix-hit", f.prefix_hit, "share of each prompt a prefix cache holds, 0 to 1").show_default();
@@ -133,6 +134,10 @@ Replica replica(const ServeFlags& f, std::string_view command) {
     SpeculativeFlag spec = speculative_flag(f.speculative, r.point.model);
     r.config.speculation = spec.speculation;
     r.draft = std::move(spec.draft);
+    if (const auto e = r.draft ? validate(r.point.workload, r.draft->model, r.point.gpu) : std::nullopt) {
+      throw InputError(fmt::format("--speculative: the draft {} runs in the target's layout, and --{}: {}",
+                                   r.draft->model.name, e->field, e->message));
+    }
     if (f.max_batched_tokens < spec.speculation.k + 1) {
       throw InputError(fmt::format("--max-batched-tokens: {} cannot hold one verify step of --speculative K = {} "
                                    "({} tokens)",
@@ -143,9 +148,15 @@ Replica replica(const ServeFlags& f, std::string_view command) {
   r.cache = serve::cache_blocks(r.point.model, r.point.gpu, r.point.workload, f.block_tokens, f.max_batched_tokens,
                                 r.draft ? &*r.draft : nullptr);
   if (r.cache.blocks == 0) {
-    throw InputError(fmt::format("--model: the weights and one step's activations ({} tokens) leave no room for a "
+    throw InputError(fmt::format("--model: the weights{} and one step's activations ({} tokens) leave no room for a "
                                  "KV cache on {} x {}; raise --tp or lower --max-batched-tokens",
-                                 f.max_batched_tokens, r.point.workload.tp, r.point.gpu.name));
+                                 r.draft ? " (the draft's with them)" : "", f.max_batched_tokens, r.point.workload.tp,
+                                 r.point.gpu.name));
+  }
+  if (const long ranks = r.point.workload.dp_attention ? r.point.workload.tp : 1; r.cache.blocks < ranks) {
+    throw InputError(fmt::format("--dp-attention: the KV cache holds {} blocks of {} tokens, fewer than its {} ranks "
+                                 "need (one each at least); lower --block-tokens or --reserve",
+                                 r.cache.blocks, f.block_tokens, ranks));
   }
   r.config.max_batch = f.max_batch;
   r.config.max_batched_tokens = f.max_batched_tokens;
@@ -172,6 +183,11 @@ Replica replica(const ServeFlags& f, std::string_view command) {
                             "every layer, so it holds fewer sequences than the server would");
   }
   return r;
+}
+
+std::string_view cache_dropped_from(const Workload& w) {
+  return w.dp_attention ? "than the KV cache one attention rank holds, an equal share (lower --reserve, --prompt or --gen)"
+                        : "than the whole KV cache (raise --tp, or lower --reserve, --prompt or --gen)";
 }
 
 Traffic traffic(const ServeFlags& f, double rate, long block_tokens) {

@@ -45,6 +45,9 @@ struct Replica {
   std::optional<serve::Draft> draft;  // --speculative's draft, run in the target's formats
 };
 [[nodiscard]] Replica replica(const ServeFlags& f, std::string_view command);
+// What a request dropped as too large did not fit, and what to change: the whole cache, or under
+// data-parallel attention one rank's share of it.
+[[nodiscard]] std::string_view cache_dropped_from(const Workload& w);
 
 // The requests, generated at `rate` (per replica) or read from the trace --arrivals names.
 struct Traffic {

@@ -34,22 +34,31 @@ struct SpeculationView {
   Speculation s;
   long context = 0;
   SpeculativeRate one;  // batch 1
-  std::optional<long> stop_expected, stop_bound;
+  long max_batch = 0;  // the replica's: every rank's under data-parallel attention
+  std::vector<BatchRange> pays_expected, pays_bound;
 };
 
 SpeculationView speculation_view(const Replica& r, const Traffic& t, StepCost& cost, StepCost* draft) {
-  SpeculationView v{*r.config.speculation, 0, {}, {}, {}};
+  SpeculationView v{*r.config.speculation, 0, {}, r.config.max_batch * cost.ranks(), {}, {}};
   double tokens = 0;
   for (const Request& q : t.requests) tokens += static_cast<double>(q.prompt) + static_cast<double>(q.gen) / 2;
   v.context = t.requests.empty() ? 1 : std::max(1L, std::lround(tokens / static_cast<double>(t.requests.size())));
   v.one = speculative_rate(cost, draft, 1, v.context, v.s);
-  v.stop_expected = break_even_batch(cost, draft, v.context, v.s, r.config.max_batch, Timing::expected);
-  v.stop_bound = break_even_batch(cost, draft, v.context, v.s, r.config.max_batch, Timing::bound);
+  v.pays_expected = paying_batches(cost, draft, v.context, v.s, v.max_batch, Timing::expected);
+  v.pays_bound = paying_batches(cost, draft, v.context, v.s, v.max_batch, Timing::bound);
   return v;
 }
 
 nlohmann::ordered_json json_of(const Replica& r, const SpeculationView& v) {
-  const auto stop = [](const std::optional<long>& b) { return b ? nlohmann::ordered_json(*b) : nlohmann::ordered_json(nullptr); };
+  const auto stop = [&](const std::vector<BatchRange>& pays) {
+    const std::optional<long> b = stops_paying(pays, v.max_batch);
+    return b ? nlohmann::ordered_json(*b) : nlohmann::ordered_json(nullptr);
+  };
+  const auto ranges = [](const std::vector<BatchRange>& pays) {
+    nlohmann::ordered_json a = nlohmann::ordered_json::array();
+    for (const BatchRange& r : pays) a.push_back({r.from, r.to});
+    return a;
+  };
   return {{"k", v.s.k},
           {"accept", v.s.accept},
           {"draft", r.draft ? nlohmann::ordered_json(r.draft->model.name) : nlohmann::ordered_json(nullptr)},
@@ -57,21 +66,37 @@ nlohmann::ordered_json json_of(const Replica& r, const SpeculationView& v) {
           {"context", v.context},
           {"batch_1_tokens_per_s", {{"plain", v.one.plain_per_s(false)}, {"speculative", v.one.speculative_per_s(false)},
                                     {"plain_bound", v.one.plain_per_s(true)}, {"speculative_bound", v.one.speculative_per_s(true)}}},
-          {"stops_paying_at_batch", stop(v.stop_expected)},
-          {"stops_paying_at_batch_bound", stop(v.stop_bound)}};
+          {"max_batch", v.max_batch},
+          {"pays_at_batches", ranges(v.pays_expected)},
+          {"pays_at_batches_bound", ranges(v.pays_bound)},
+          {"stops_paying_at_batch", stop(v.pays_expected)},
+          {"stops_paying_at_batch_bound", stop(v.pays_bound)}};
+}
+
+// "pays at every batch up to 256", "pays at batches 1-37 and 64-80 of 256", "pays at no batch up to 256".
+std::string where_it_pays(const std::vector<BatchRange>& pays, long max_batch) {
+  if (pays.empty()) return fmt::format("pays at no batch up to {}", max_batch);
+  if (pays.size() == 1 && pays[0].from == 1) {
+    return pays[0].to == max_batch ? fmt::format("pays at every batch up to {}", max_batch)
+                                   : fmt::format("stops paying from batch {}", pays[0].to + 1);
+  }
+  std::string list;
+  for (std::size_t i = 0; i < pays.size(); ++i) {
+    if (i > 0) list += i + 1 == pays.size() ? " and " : ", ";
+    list += pays[i].from == pays[i].to ? fmt::format("{}", pays[i].from) : fmt::format("{}-{}", pays[i].from, pays[i].to);
+  }
+  return fmt::format("pays at batches {} of {}", list, max_batch);
 }
 
 std::string text_of(const Replica& r, const SpeculationView& v) {
-  const auto stop = [&](const std::optional<long>& b) {
-    return b ? fmt::format("stops paying from batch {}", *b) : fmt::format("pays at every batch up to {}", r.config.max_batch);
-  };
   return fmt::format(
       "speculative: K {} at acceptance {:g}{}: {:.2f} tokens a verify step; one sequence at context {}: {} tokens/s "
-      "against {} without ({} against {} on the bound); it {} (on the bound it {})",
+      "against {} without ({} against {} on the bound); it {} (on the bound it {}){}",
       v.s.k, v.s.accept, r.draft ? " with draft " + r.draft->model.name : std::string(" (drafts cost nothing)"), v.one.tokens,
       v.context, report::three_digits(v.one.speculative_per_s(false)), report::three_digits(v.one.plain_per_s(false)),
       report::three_digits(v.one.speculative_per_s(true)), report::three_digits(v.one.plain_per_s(true)),
-      stop(v.stop_expected), stop(v.stop_bound));
+      where_it_pays(v.pays_expected, v.max_batch), where_it_pays(v.pays_bound, v.max_batch),
+      v.max_batch > r.config.max_batch ? " (batches of the replica, over its ranks)" : "");
 }
 
 nlohmann::ordered_json json_of(const Distribution& d) {
@@ -132,9 +157,11 @@ void write_table(const Replica& r, const Traffic& t, const Runs& runs, const Tar
   out << report::terminal_text(fmt::format("{} on {}, {}: one replica, continuous batching", r.point.model.name,
                                            r.point.gpu.name, report::layout_label(r.point.workload)), false)
       << "\n";
-  out << fmt::format("server: max batch {}, {} tokens a step, {} prefills; KV cache {} blocks of {} tokens ({})\n",
-                     c.max_batch, c.max_batched_tokens, c.chunked_prefill ? "chunked" : "whole", c.kv_blocks,
-                     c.block_tokens, human(r.cache.free));
+  const int ranks = r.point.workload.dp_attention ? r.point.workload.tp : 1;
+  out << fmt::format("server: {}max batch {}, {} tokens a step, {} prefills; KV cache {} blocks of {} tokens ({}{})\n",
+                     ranks > 1 ? fmt::format("{} attention ranks, each: ", ranks) : "", c.max_batch,
+                     c.max_batched_tokens, c.chunked_prefill ? "chunked" : "whole", c.kv_blocks, c.block_tokens,
+                     human(r.cache.free), ranks > 1 ? fmt::format(", {} blocks a rank", c.kv_blocks / ranks) : "");
   out << report::terminal_text("traffic: " + t.description, false) << "\n";
   out << fmt::format("served {}, dropped {} ({} longer than the context, {} larger than the cache); {} preemptions, "
                      "{:.0f} tokens recomputed, {:.0f} prompt tokens from the prefix cache\n\n",
@@ -174,7 +201,10 @@ chart::Figure figure(const Replica& r, const SimResult& s) {
     end = std::max(end, x.time);
   }
   Panel batch{{"time", "s", Scale::linear, 0, end}, {"sequences", "", Scale::linear, 0, top * 1.05}, {}, {}, {running, waiting}, {}, {}};
-  batch.rules.push_back({"max batch", static_cast<double>(r.config.max_batch), false, {{120, 120, 120}, 1, true}});
+  // The running count is the replica's: under data-parallel attention every rank's batch.
+  const int ranks = r.point.workload.dp_attention ? r.point.workload.tp : 1;
+  batch.rules.push_back({ranks > 1 ? "max batch, all ranks" : "max batch", static_cast<double>(r.config.max_batch * ranks),
+                         false, {{120, 120, 120}, 1, true}});
   Panel cache{{"time", "s", Scale::linear, 0, end}, {"KV cache held", "%", Scale::linear, 0, 100}, {}, {}, {kv}, {}, {}};
   f.panels = {batch, cache};
   return f;
@@ -207,8 +237,9 @@ void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
   runs.b = summarize(runs.bound, goal);
   if (runs.e.served == 0 && runs.e.dropped > 0) {
     throw io::InputError(fmt::format("simulate: every request was dropped ({} longer than the model's context, {} larger "
-                                 "than the whole KV cache): lower --prompt or --gen, or raise --tp",
-                                 runs.expected.dropped_too_long, runs.expected.dropped_no_room));
+                                     "{})",
+                                     runs.expected.dropped_too_long, runs.expected.dropped_no_room,
+                                     cache_dropped_from(r.point.workload)));
   }
   if (!a.plot.empty()) write_figure_file(figure(r, runs.expected), a.plot, "plot");
   if (a.format == "json") {

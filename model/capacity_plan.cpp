@@ -85,6 +85,7 @@ CapacityPlan plan_capacity(const ModelSpec& m, const GpuSpec& g, const Workload&
     ranks.batch = base.tp;
     per_request = target.sizing.time(evaluate(m, g, ranks).prefill) / static_cast<double>(base.tp);
   }
+  p.prefill_per_request = per_request;
   p.max_batch = single.memory.max_batch;
   const bool colocated = !target.disaggregate;
   const double gen = static_cast<double>(base.gen_tokens);

@@ -68,6 +68,9 @@ struct CapacityPlan {
   Sizing sizing;         // the times it was sized on
   Seconds decode_step;  // T_decode(batch)
   Seconds prefill;      // T_prefill of one request
+  // What one request's prefill costs a replica's time: T_prefill, a pipeline's first stage, or
+  // under data-parallel attention a tp-th of tp prefills run at once (one a rank).
+  Seconds prefill_per_request;
   Seconds tpot;         // per output token, prefills included when colocated
   Seconds ttft;
   double decode_tokens_per_s = 0;  // per decode replica, prefill stalls included when colocated

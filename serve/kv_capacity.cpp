@@ -35,8 +35,11 @@ CacheBlocks cache_blocks(const ModelSpec& m, const GpuSpec& g, const Workload& b
   if (draft) {
     Bytes weights = ledger(draft->model, g, base, 1).weights;
     if (draft->shares_tables) {
+      // The target holds them as placed: split by vocabulary over a tensor-parallel group (one
+      // copy in all), whole on every GPU under data-parallel attention.
       const WeightBytes w = weight_bytes(draft->model, base.precision);
-      weights -= w.of(TensorClass::embedding) + w.of(TensorClass::lm_head);
+      const double copies = base.dp_attention ? base.tp : 1;
+      weights -= (w.of(TensorClass::embedding) + w.of(TensorClass::lm_head)) * copies;
     }
     const double modules = draft->modules;
     c.free -= weights * modules;

@@ -154,6 +154,7 @@ class Server {
       if (s.prefilling()) {
         mix.prefill += s.chunk;
         mix.attention += cost_.prefill_attention(s.computed, s.chunk);
+        if (cost_.split_phases()) mix.decompressed += s.computed;
         if (s.computed + s.chunk == s.target) ++mix.emitting;
         if (draft_) {
           draft_prompts.prefill += s.chunk;

@@ -30,21 +30,26 @@ SpeculativeRate speculative_rate(StepCost& target, StepCost* draft, long batch, 
   return r;
 }
 
-std::optional<long> break_even_batch(StepCost& target, StepCost* draft, long context, const Speculation& s,
-                                     long max_batch, Timing timing) {
+std::vector<BatchRange> paying_batches(StepCost& target, StepCost* draft, long context, const Speculation& s,
+                                       long max_batch, Timing timing) {
   const bool bound = timing == Timing::bound;
-  const auto pays = [&](long b) {
+  std::vector<BatchRange> paying;
+  for (long b = 1; b <= max_batch; ++b) {
     const SpeculativeRate r = speculative_rate(target, draft, b, context, s);
-    return r.speculative_per_s(bound) > r.plain_per_s(bound);
-  };
-  if (pays(max_batch)) return std::nullopt;
-  if (!pays(1)) return 1;
-  long lo = 1, hi = max_batch;  // pays at lo, not at hi
-  while (hi - lo > 1) {
-    const long mid = lo + (hi - lo) / 2;
-    (pays(mid) ? lo : hi) = mid;
+    if (r.speculative_per_s(bound) <= r.plain_per_s(bound)) continue;
+    if (!paying.empty() && paying.back().to == b - 1) {
+      paying.back().to = b;
+    } else {
+      paying.push_back({b, b});
+    }
   }
-  return hi;
+  return paying;
+}
+
+std::optional<long> stops_paying(const std::vector<BatchRange>& paying, long max_batch) {
+  if (paying.empty()) return 1;
+  if (paying.back().to == max_batch) return std::nullopt;
+  return paying.back().to + 1;
 }
 
 }  // namespace roofline::serve

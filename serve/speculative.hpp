@@ -6,6 +6,7 @@
 // while the target's decode is memory-bound, where K + 1 tokens cost little more than one; as the
 // batch grows the verify's K + 1 rows reach the compute roof, and past a batch it stops paying.
 #include <optional>
+#include <vector>
 
 #include "serve/simulator.hpp"
 #include "serve/step_cost.hpp"
@@ -27,9 +28,16 @@ struct SpeculativeRate {
 [[nodiscard]] SpeculativeRate speculative_rate(StepCost& target, StepCost* draft, long batch, long context,
                                                const Speculation& s);
 
-// The smallest batch at which speculation no longer beats plain decode on `timing`'s step times;
-// nullopt when it still pays at max_batch.
-[[nodiscard]] std::optional<long> break_even_batch(StepCost& target, StepCost* draft, long context, const Speculation& s,
-                                                   long max_batch, Timing timing);
+// The batches (the replica's: spread over its ranks) at which speculation beats plain decode on
+// `timing`'s step times, as ranges [from, to], every batch from 1 to max_batch scanned: with
+// experts the weights a pass reads change with its rows, so speculation may pay again past a
+// batch where it stopped.
+struct BatchRange {
+  long from = 0, to = 0;
+};
+[[nodiscard]] std::vector<BatchRange> paying_batches(StepCost& target, StepCost* draft, long context,
+                                                     const Speculation& s, long max_batch, Timing timing);
+// The batch from which it pays at no batch up to max_batch; nullopt when it pays at max_batch.
+[[nodiscard]] std::optional<long> stops_paying(const std::vector<BatchRange>& paying, long max_batch);
 
 }  // namespace roofline::serve

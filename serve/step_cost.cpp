@@ -149,7 +149,8 @@ AttentionWork StepCost::prefill_attention(long cached, long fresh) {
   // The engine's prefill of n tokens sees pairs_seen(n) pairs and reads each token's K/V once:
   // the fresh queries' share is the difference of two prompts, plus the cached keys read (a
   // decode query's reads at that context, less its own query and output). Under latent
-  // attention the cached tokens are read as their latents, not decompressed again.
+  // attention the cached tokens are read as their latents (StepMix::decompressed prices their
+  // up projection in the expected time).
   const AttentionWork all = prefill_table(cached + fresh);
   const AttentionWork before = prefill_table(cached);
   AttentionWork a{all.flops - before.flops, all.bytes - before.bytes};
@@ -199,6 +200,8 @@ StepTime StepCost::rows_time(Parts& parts, const StepMix& mix) {
   if (split_) {
     t = t + lookup(mix.decode > 0 ? parts.prefill_reusing : parts.prefill_only, mix.prefill) +
         lookup(parts.decode_only, mix.decode);
+    // The chunk's own rows read the up projection's weights; the cached ones reuse them.
+    if (mix.decompressed > 0) t.expected += lookup(parts.prefill_reusing, mix.decompressed).expected;
   }
   return t;
 }
@@ -227,6 +230,7 @@ StepTime StepCost::time(std::span<const StepMix> ranks) {
   if (static_cast<int>(ranks.size()) != ranks_) throw std::logic_error("step cost: a step is one mix a rank");
   StepMix total;
   for (const StepMix& r : ranks) {
+    total.decompressed += r.decompressed;
     total.prefill += r.prefill;
     total.decode += r.decode;
     total.emitting += r.emitting;

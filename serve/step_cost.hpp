@@ -14,10 +14,10 @@
 // Each part is tabulated on first use, so a simulated step costs a few table reads.
 //
 // Under data-parallel attention (DeepSeek-style) each of the tp ranks runs its own sequences
-// through everything but the routed experts, and the experts (with the all-to-alls that carry
-// tokens to them) run on every rank's tokens: a step is given one mix a rank, and takes the
-// experts' time at the ranks' total plus the slowest rank's own time (every layer waits for it
-// at its all-to-all).
+// through everything but the routed experts (its all-to-alls send its own tokens), and the
+// experts run on every rank's tokens: a step is given one mix a rank, and takes the experts'
+// time at the ranks' total plus the slowest rank's own time (every layer waits for it at its
+// all-to-all).
 //
 // Bound and expected time are both kept: the bound is Σ per-operator roofline time, the
 // attention operators of the step merged into one (max(ΣF/peak, ΣB/BW), never above the sum of
@@ -53,6 +53,10 @@ struct StepMix {
   long decode = 0;    // decode rows: one a decoding sequence, K + 1 a verifying one
   long emitting = 0;  // sequences through the LM head
   AttentionWork attention;
+  // Cached tokens a prefill chunk up-projects again: under latent attention vLLM's and SGLang's
+  // chunked prefill decompress the cached latents through kv_b_proj for each chunk. Priced in
+  // the expected time only: the bound's ideal kernel attends over the latents as read.
+  long decompressed = 0;
 };
 
 struct StepTime {

@@ -164,6 +164,11 @@ TEST_CASE("simulate --speculative 5:0.8:llama-2-7b: the draft's tokens per step,
   CHECK(s["batch_1_tokens_per_s"]["speculative_bound"].get<double>() > 48.4);
   CHECK(s["batch_1_tokens_per_s"]["plain_bound"].get<double>() > 25.25);
   CHECK(s["stops_paying_at_batch"].get<long>() > 1);
+  // A dense model: it pays from batch 1 up to the batch before it stops.
+  REQUIRE(s["pays_at_batches"].size() == 1);
+  CHECK(s["pays_at_batches"][0][0] == 1);
+  CHECK(s["pays_at_batches"][0][1].get<long>() + 1 == s["stops_paying_at_batch"].get<long>());
+  CHECK(s["max_batch"] == 64);
 }
 
 TEST_CASE("simulate DeepSeek-V3 at EP 8 with --speculative 1:0.85:mtp: its own module drafts, and TPOT falls") {
@@ -209,4 +214,28 @@ TEST_CASE("simulate DeepSeek-V3 with --dp-attention: the ranks serve their own r
   CHECK(d["server"]["kv_blocks"].get<long>() > 4 * t["server"]["kv_blocks"].get<long>());
   a.insert(a.end(), {"--pp", "2"});
   check_error(run_cli(a), "--pp", "micro-batches in flight");
+}
+
+TEST_CASE("simulate under --dp-attention: errors say a rank's share, a dense draft at EP 8 is refused by --speculative") {
+  const auto deepseek = [](std::vector<std::string> extra) {
+    std::vector<std::string> a{"simulate", "--model", "deepseek-v3", "--gpu", "h200", "--tp", "8", "--ep", "8",
+                               "--rate", "1", "--gen", "10", "--duration", "5s"};
+    a.insert(a.end(), extra.begin(), extra.end());
+    if (std::find(a.begin(), a.end(), "--prompt") == a.end()) a.insert(a.end(), {"--prompt", "1000"});
+    return run_cli(a);
+  };
+  check_error(deepseek({"--speculative", "2:0.5:llama-2-7b"}), "--speculative",
+              "runs in the target's layout, and --ep: expert parallelism needs a model with experts");
+  // At --reserve 0.32 the cache holds 41 blocks of 4096 tokens, 5 a rank: a prompt of 30000
+  // tokens fits the cache but not a rank's share, and the error says which.
+  check_error(deepseek({"--dp-attention", "--prompt", "30000", "--block-tokens", "4096", "--reserve", "0.32"}),
+              "simulate", "than the KV cache one attention rank holds");
+  // At 0.329 it holds 4 blocks: fewer than the 8 ranks, none of which could hold a sequence.
+  check_error(deepseek({"--dp-attention", "--block-tokens", "4096", "--reserve", "0.329"}), "--dp-attention",
+              "holds 4 blocks of 4096 tokens, fewer than its 8 ranks");
+  // Speculation is tried at every batch of the replica: 8 ranks of --max-batch 4.
+  const auto spec = deepseek({"--dp-attention", "--max-batch", "4", "--speculative", "1:0.8:mtp", "--format", "json"});
+  INFO(spec.err);
+  REQUIRE(spec.code == 0);
+  CHECK(nlohmann::json::parse(spec.out)["speculative"]["max_batch"] == 32);
 }

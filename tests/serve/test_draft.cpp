@@ -48,6 +48,22 @@ TEST_CASE("DeepSeek-V3's MTP module takes its own weights from the cache's memor
   CHECK(plain.per_block.value() == 61 * 576 * 2 * 16.0);
 }
 
+TEST_CASE("under data-parallel attention each of 8 GPUs holds the MTP module's attention and shared expert whole: 13156394752 bytes") {
+  // A GPU holds, in fp8 with a 4-byte scale a 128 x 128 block: the attention's 187105280 weights
+  // (+ 11448 scales) and the shared expert's 44040192 (+ 2688), whole; 32 of the 256 routed
+  // experts (32 x (44040192 + 2688 x 4)); in bf16 the router (7168 x 256) and the norms (23552).
+  // 187151072 + 44050944 + 1409630208 + 3670016 + 47104 = 1644549344 bytes a GPU, 8 GPUs. Its
+  // embedding and head are the target's, whole on every GPU too, and not counted again.
+  const ModelSpec m = test::deepseek_v3();
+  GpuSpec g = test::h200_141gb();
+  const Workload w = test::expert_parallel_8(m, true);
+  const Draft d = mtp_draft(m);
+  const CacheBlocks plain = cache_blocks(m, g, w, 16, 8192), drafting = cache_blocks(m, g, w, 16, 8192, &d);
+  CHECK_THAT((plain.free - drafting.free).value(), WithinRel(8 * 1644549344.0, 1e-12));
+  // Each GPU caches its own sequences' latents: one layer more, 576 bf16 a token.
+  CHECK(drafting.per_block.value() - plain.per_block.value() == 18432.0);
+}
+
 TEST_CASE("DeepSeek-V3 with its MTP module at acceptance 0.85 yields 1.85 tokens a verify step, and pays at batch 1") {
   // DeepSeek-V3's report (§5.4.3): the second token is accepted 85-90% of the time, 1.8x the
   // tokens per second. Here one sequence at context 2048 on 8 H200s at EP 8.

@@ -63,12 +63,43 @@ TEST_CASE("speculation pays at batch 1 and stops paying past a batch: Llama-3.1-
   const Speculation s{4, 0.7};
   const auto at = [&](long b) { return speculative_rate(cost, nullptr, b, 128, s); };
   CHECK(at(1).speculative_per_s(false) > 2 * at(1).plain_per_s(false));
-  const std::optional<long> stop = break_even_batch(cost, nullptr, 128, s, 4096, Timing::expected);
+  const std::vector<BatchRange> paying = paying_batches(cost, nullptr, 128, s, 4096, Timing::expected);
+  // A dense model: one range from batch 1, as the verify's rows reach the compute roof.
+  REQUIRE(paying.size() == 1);
+  CHECK(paying[0].from == 1);
+  const std::optional<long> stop = stops_paying(paying, 4096);
   REQUIRE(stop.has_value());
-  CHECK(*stop > 1);
+  CHECK(*stop == paying[0].to + 1);
   CHECK(at(*stop).speculative_per_s(false) <= at(*stop).plain_per_s(false));
   CHECK(at(*stop - 1).speculative_per_s(false) > at(*stop - 1).plain_per_s(false));
-  CHECK_FALSE(break_even_batch(cost, nullptr, 1024, s, 4096, Timing::expected).has_value());
+  CHECK_FALSE(stops_paying(paying_batches(cost, nullptr, 1024, s, 4096, Timing::expected), 4096).has_value());
+}
+
+TEST_CASE("with experts speculation can pay again past a batch where it stopped: every batch is scanned") {
+  // Mixtral-8x7B at tp 2, K 4 at acceptance 0.4 ((1 - 0.4^5)/0.6 = 1.65 tokens a verify), drafts
+  // free, context 128. At batch 1 plain decode reads 2 of the 8 experts a layer and the verify's
+  // 5 rows 1 - (6/8)^5 = 76% of them (6.1): 3 times the expert weights, for 1.65 tokens. As the
+  // batch grows plain decode touches most experts too and the verify's rows come nearly free,
+  // until they reach the compute roof: it pays at batches 3-164 on the expected times.
+  const ModelSpec m = test::mixtral_8x7b();
+  Workload w = test::default_workload(m);
+  w.tp = 2;
+  StepCost cost(m, test::h100_sxm(), w);
+  const Speculation s{4, 0.4};
+  const std::vector<BatchRange> paying = paying_batches(cost, nullptr, 128, s, 256, Timing::expected);
+  REQUIRE(paying.size() == 1);
+  CHECK(paying.front().from > 1);  // not at batch 1
+  CHECK(paying.front().to < 256);
+  for (const BatchRange& r : paying) {
+    for (long b : {r.from, r.to}) {
+      const SpeculativeRate at = speculative_rate(cost, nullptr, b, 128, s);
+      CHECK(at.speculative_per_s(false) > at.plain_per_s(false));
+    }
+    if (r.from > 1) {
+      const SpeculativeRate before = speculative_rate(cost, nullptr, r.from - 1, 128, s);
+      CHECK(before.speculative_per_s(false) <= before.plain_per_s(false));
+    }
+  }
 }
 
 TEST_CASE("the simulator speculating at low load cuts TPOT, and serves every output token") {

@@ -214,3 +214,21 @@ TEST_CASE("DeepSeek-V3 with data-parallel attention: a prompt alone runs on its 
   // A step is one mix a rank.
   CHECK_THROWS_AS(cost.time(StepMix{1, 0, 1, {}}), std::logic_error);
 }
+
+TEST_CASE("DeepSeek-V3 at TP 8: a chunk after 57344 cached tokens decompresses their latents in the expected time only") {
+  // Each GPU's kv_b_proj is 512 x 16 heads x (128 + 128) = 4096 wide, over 61 layers, run on the
+  // cached rows without its weights (the chunk's own rows read them). At the shipped expected
+  // model (compute 0.741 of 989 TFLOP/s, memory 0.856 of 4.8 TB/s, 5.1 us a kernel, added):
+  //   2 x 57344 x 512 x 4096 x 61 = 14671608283136 FLOPs: 20.020 ms
+  //   57344 x (512 + 4096) x 2 bytes x 61 = 32237420544 bytes of activations: 7.846 ms
+  //   61 launches: 0.311 ms; 28.177 ms in all. The bound adds nothing.
+  const ModelSpec m = test::deepseek_v3();
+  Workload w = at(m, 1, 512, 640);
+  w.tp = 8;
+  StepCost cost(m, test::h200_141gb(), w);
+  const AttentionWork a = cost.prefill_attention(57344, 8192);
+  const StepTime read = cost.time({8192, 0, 1, a}), again = cost.time({8192, 0, 1, a, 57344});
+  CHECK(again.bound == read.bound);
+  const double by_hand = 14671608283136.0 / (989e12 * 0.741) + 32237420544.0 / (4.8e12 * 0.856) + 61 * 5.1e-6;
+  CHECK_THAT((again.expected - read.expected).value(), WithinRel(by_hand, 1e-9));
+}
