@@ -134,6 +134,7 @@ Replica replica(const ServeFlags& f, std::string_view command) {
     SpeculativeFlag spec = speculative_flag(f.speculative, r.point.model);
     r.config.speculation = spec.speculation;
     r.draft = std::move(spec.draft);
+    r.config.draft_reads_target = r.draft && r.draft->reads_target;
     if (const auto e = r.draft ? validate(r.point.workload, r.draft->model, r.point.gpu) : std::nullopt) {
       throw InputError(fmt::format("--speculative: the draft {} runs in the target's layout, and --{}: {}",
                                    r.draft->model.name, e->field, e->message));

@@ -6,7 +6,7 @@
 
 namespace roofline::serve {
 
-Draft model_draft(ModelSpec m) { return Draft{std::move(m), 1, false, {}}; }
+Draft model_draft(ModelSpec m) { return Draft{std::move(m), 1, false, false, {}}; }
 
 Draft mtp_draft(const ModelSpec& target) {
   if (!target.architecture || target.architecture->mtp_modules == 0) {
@@ -19,6 +19,7 @@ Draft mtp_draft(const ModelSpec& target) {
   Draft d;
   d.modules = a.mtp_modules;
   d.shares_tables = true;
+  d.reads_target = true;
   d.model = target;
   d.model.name = target.name + " MTP";
   d.model.assumptions.clear();

@@ -15,6 +15,7 @@ struct Draft {
   ModelSpec model;             // what one draft step runs
   int modules = 1;             // copies held in memory
   bool shares_tables = false;  // uses the target's embedding and LM head: held once, by the target
+  bool reads_target = false;   // drafts from the target's hidden states (MTP): ServerConfig::draft_reads_target
   // What the draft's steps leave out, for the warnings: empty when nothing.
   std::string unpriced;
 };

@@ -17,6 +17,7 @@ struct Seq {
   long blocks = 0;
   long chunk = 0;      // tokens this step computes for it
   double first_step = -1, first_token = -1;
+  long accepted = 0;   // draft tokens its last verify kept
   [[nodiscard]] bool prefilling() const { return computed < target; }
 };
 
@@ -66,7 +67,7 @@ class Server {
       } else if (blocks_for(r.prompt + r.gen + decode_tokens_ - 1) > rank_blocks_) {  // a last verify's drafts too
         ++out_.dropped_no_room;
       } else {
-        ranks_[dealt_++ % ranks_.size()].waiting.push_back({next_, r.prompt, r.cached, 0, 0, 0, -1, -1});
+        ranks_[dealt_++ % ranks_.size()].waiting.push_back({next_, r.prompt, r.cached, 0, 0, 0, -1, -1, 0});
       }
     }
   }
@@ -92,6 +93,7 @@ class Server {
     s.chunk = 0;
     s.computed = r.cached;
     s.target = r.prompt + s.generated;
+    s.accepted = 0;
     k.waiting.push_front(s);
     ++out_.preemptions;
     preempted_ = true;
@@ -146,8 +148,8 @@ class Server {
   }
 
   // What one rank's sequences compute this step, and what its drafts do: K steps of `drafts`,
-  // the first of them also taking in the prompt tokens of `draft_prompts` (a draft caches the
-  // prompt as the target does).
+  // the first of them also taking in `draft_prompts`: the prompt tokens (a draft caches the
+  // prompt as the target does) and, for a draft that reads the target, the tokens it accepted.
   void gather(const Rank& k, StepMix& mix, StepMix& drafts, StepMix& draft_prompts) {
     for (const Seq& s : k.running) {
       if (s.chunk == 0) continue;
@@ -169,6 +171,10 @@ class Server {
           ++drafts.decode;
           ++drafts.emitting;
           drafts.attention += draft_->decode_attention(s.computed + 1);
+          if (cfg_.draft_reads_target && s.accepted > 0) {  // before its first draft, the tokens it missed
+            draft_prompts.decode += s.accepted;
+            draft_prompts.attention += draft_->verify_attention(s.computed - s.accepted, s.accepted);
+          }
         }
       } else {
         ++mix.decode;
@@ -192,10 +198,11 @@ class Server {
     if (rows == 0) throw std::logic_error("simulate: a step with nothing to compute");
     StepTime t = cost_.time(mixes_);
     if (draft_ && drafting + prompting > 0) {
-      // The draft's first step takes the prompt tokens with its first drafts; K - 1 more follow.
+      // The draft's first step takes the prompt tokens and catch-up rows with its first drafts;
+      // K - 1 more follow.
       const StepTime later = drafting > 0 ? draft_->time(drafts_) : StepTime{};
       for (std::size_t r = 0; r < ranks_.size(); ++r) {
-        draft_prompts_[r].decode = drafts_[r].decode;
+        draft_prompts_[r].decode += drafts_[r].decode;
         draft_prompts_[r].emitting = drafts_[r].emitting;
         draft_prompts_[r].attention += drafts_[r].attention;
       }
@@ -234,6 +241,7 @@ class Server {
     } else {
       emitted = std::min(decode_yield(), r.gen - s.generated);
       s.computed += emitted;  // the rejected drafts' K/V is dropped
+      s.accepted = emitted - 1;
     }
     s.chunk = 0;
     if (emitted == 0) return false;

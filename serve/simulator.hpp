@@ -34,6 +34,10 @@ struct ServerConfig {
   // Decode as speculation: each decoding sequence verifies K + 1 tokens a step and keeps the
   // accepted draft tokens and one more (drawn with `seed`); the draft's K steps are timed first.
   std::optional<Speculation> speculation;
+  // The draft reads the target's hidden states (MTP, EAGLE): after a verify it runs again over
+  // the draft tokens accepted, to draft from them, in its first step; a separate draft model
+  // cached its own drafts and runs on the target's one token only.
+  bool draft_reads_target = false;
   std::uint64_t seed = 1;
 };
 

@@ -78,3 +78,27 @@ TEST_CASE("DeepSeek-V3 with its MTP module at acceptance 0.85 yields 1.85 tokens
   CHECK(gain > 1.3);
   CHECK(gain < 1.85);
 }
+
+TEST_CASE("an MTP draft runs again over the tokens a verify accepted: at acceptance 1 it costs more than a model draft") {
+  // Llama-3.1-8B drafting for itself at K 2 (a stand-in: any draft will do). At acceptance 0 no
+  // verify keeps a draft token and the two drafts cost the same; at acceptance 1 each verify
+  // keeps 2, and a draft that reads the target runs over them before drafting again.
+  const ModelSpec m = test::llama_3_1_8b();
+  const GpuSpec g = test::h100_sxm();
+  const Workload w = test::default_workload(m);
+  StepCost cost(m, g, w), draft(m, g, w);
+  ServerConfig c;
+  c.kv_blocks = 4096;
+  std::vector<Request> requests;
+  for (int i = 0; i < 8; ++i) requests.push_back({0.05 * i, 200, 64, 0});
+  const auto tpot = [&](double accept, bool reads) {
+    c.speculation = Speculation{2, accept};
+    c.draft_reads_target = reads;
+    const SimResult s = simulate(requests, cost, c, Timing::expected, &draft);
+    double sum = 0;
+    for (const Outcome& o : s.served) sum += o.tpot;
+    return sum / static_cast<double>(s.served.size());
+  };
+  CHECK(tpot(0, true) == tpot(0, false));
+  CHECK(tpot(1, true) > tpot(1, false));
+}
