@@ -165,6 +165,28 @@ std::string bound_check(const std::vector<Point>& points) {
 
 }  // namespace
 
+// The calibration's read stream and GEMM, measured again right before the points: a VM's
+// neighbours, a clock or a thermal state move them between calibrate and validate, and the
+// predictions (from the calibration) are then off by as much. Stated, not corrected: the
+// predictions stay the calibration's. Empty when the calibration recorded neither kernel.
+std::string drift_since(const Calibration& c, calibrate::CalibrationDevice& device) {
+  const calibrate::CalibrationOptions o{5};
+  std::string parts;
+  const auto compare = [&](const calibrate::Measurement& now) {
+    const auto then = std::find_if(c.kernels.begin(), c.kernels.end(),
+                                   [&](const KernelRecord& k) { return k.name == now.kernel; });
+    if (then == c.kernels.end() || !(then->best > 0) || !(now.best > 0)) return;
+    if (!parts.empty()) parts += ", ";
+    parts += fmt::format("{} {:+.0f}%", now.kernel, 100 * (now.best / then->best - 1));
+  };
+  compare(device.read(o));
+  for (const calibrate::Measurement& g : device.gemm(o)) compare(g);
+  if (parts.empty()) return {};
+  return fmt::format("drift since calibration ({}): {}, the best of 5 runs now against the calibration's; the "
+                     "predictions use the calibration's\n",
+                     terminal_text(c.date), parts);
+}
+
 void add_validate_options(Options& o, ValidateArgs& a) {
   using enum WorkloadFlag;
   add_workload_options(o, a.workload,
@@ -233,6 +255,7 @@ void run_validate(const ValidateArgs& a, std::ostream& out, std::ostream& err) {
   }
   all.push_back(predict(prefill_report, prefill_report.prefill, "prefill", 1));
   shapes.push_back(matmul_shapes(prefill_report.prefill));
+  const std::string drift = gpu.calibration ? drift_since(*gpu.calibration, *device) : std::string();
   run_points(all, shapes, *device, a.repetitions);
   const std::vector<Point> decode(all.begin(), all.end() - 1);
 
@@ -267,6 +290,7 @@ void run_validate(const ValidateArgs& a, std::ostream& out, std::ostream& err) {
   out << fmt::format("coverage: {} of {} runs ({:.0f}%) inside the 10-90% interval\n", covered.inside, covered.total,
                      100.0 * covered.inside / covered.total);
   out << bound_check(all);
+  out << drift;
   out << fmt::format("coefficients: {}\n", gpu.expected_model().source);
 }
 
