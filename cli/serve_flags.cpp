@@ -154,7 +154,7 @@ Replica replica(const ServeFlags& f, std::string_view command) {
                                  r.draft ? " (the draft's with them)" : "", f.max_batched_tokens, r.point.workload.tp,
                                  r.point.gpu.name));
   }
-  if (const long ranks = r.point.workload.dp_attention ? r.point.workload.tp : 1; r.cache.blocks < ranks) {
+  if (const int ranks = attention_ranks(r.point.workload); r.cache.blocks < ranks) {
     throw InputError(fmt::format("--dp-attention: the KV cache holds {} blocks of {} tokens, fewer than its {} ranks "
                                  "need (one each at least); lower --block-tokens or --reserve",
                                  r.cache.blocks, f.block_tokens, ranks));
@@ -165,10 +165,10 @@ Replica replica(const ServeFlags& f, std::string_view command) {
   r.config.block_tokens = f.block_tokens;
   r.config.kv_blocks = r.cache.blocks;
   r.config.max_context = r.point.model.max_context.value_or(0);
-  // Drafting with the MTP modules prices them: the engine's "not priced" would say otherwise.
-  const std::string mtp_unpriced = report::warning_text(Assumed{Assumption::mtp_not_modelled});
-  for (std::string& w : report::warning_texts(evaluate(r.point.model, r.point.gpu, r.point.workload))) {
-    if (r.draft && r.draft->shares_tables && w == mtp_unpriced) continue;
+  // Drafting with the MTP modules prices them: the engine's "not priced" no longer holds.
+  ModelSpec target = r.point.model;
+  if (r.draft && r.draft->reads_target) std::erase(target.assumptions, Assumption::mtp_not_modelled);
+  for (std::string& w : report::warning_texts(evaluate(target, r.point.gpu, r.point.workload))) {
     r.warnings.push_back(std::move(w));
   }
   if (r.draft) {

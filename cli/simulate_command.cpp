@@ -157,7 +157,7 @@ void write_table(const Replica& r, const Traffic& t, const Runs& runs, const Tar
   out << report::terminal_text(fmt::format("{} on {}, {}: one replica, continuous batching", r.point.model.name,
                                            r.point.gpu.name, report::layout_label(r.point.workload)), false)
       << "\n";
-  const int ranks = r.point.workload.dp_attention ? r.point.workload.tp : 1;
+  const int ranks = attention_ranks(r.point.workload);
   out << fmt::format("server: {}max batch {}, {} tokens a step, {} prefills; KV cache {} blocks of {} tokens ({}{})\n",
                      ranks > 1 ? fmt::format("{} attention ranks, each: ", ranks) : "", c.max_batch,
                      c.max_batched_tokens, c.chunked_prefill ? "chunked" : "whole", c.kv_blocks, c.block_tokens,
@@ -202,7 +202,7 @@ chart::Figure figure(const Replica& r, const SimResult& s) {
   }
   Panel batch{{"time", "s", Scale::linear, 0, end}, {"sequences", "", Scale::linear, 0, top * 1.05}, {}, {}, {running, waiting}, {}, {}};
   // The running count is the replica's: under data-parallel attention every rank's batch.
-  const int ranks = r.point.workload.dp_attention ? r.point.workload.tp : 1;
+  const int ranks = attention_ranks(r.point.workload);
   batch.rules.push_back({ranks > 1 ? "max batch, all ranks" : "max batch", static_cast<double>(r.config.max_batch * ranks),
                          false, {{120, 120, 120}, 1, true}});
   Panel cache{{"time", "s", Scale::linear, 0, end}, {"KV cache held", "%", Scale::linear, 0, 100}, {}, {}, {kv}, {}, {}};

@@ -163,8 +163,6 @@ std::string bound_check(const std::vector<Point>& points) {
                      beaten);
 }
 
-}  // namespace
-
 // The calibration's read stream and GEMM, measured again right before the points: a VM's
 // neighbours, a clock or a thermal state move them between calibrate and validate, and the
 // predictions (from the calibration) are then off by as much. Stated, not corrected: the
@@ -186,6 +184,8 @@ std::string drift_since(const Calibration& c, calibrate::CalibrationDevice& devi
                      "predictions use the calibration's\n",
                      terminal_text(c.date), parts);
 }
+
+}  // namespace
 
 void add_validate_options(Options& o, ValidateArgs& a) {
   using enum WorkloadFlag;

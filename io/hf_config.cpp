@@ -1,10 +1,9 @@
 #include "io/hf_config.hpp"
 
 #include <fmt/format.h>
-
-#include <algorithm>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <array>
 #include <vector>
 

@@ -34,6 +34,9 @@ struct Workload {
 
 // GPUs one replica uses.
 [[nodiscard]] inline int gpus(const Workload& w) { return w.tp * w.pp; }
+// The ranks a stage's sequences are spread over: its tp GPUs under data-parallel attention (each
+// runs its own sequences), else one group running them all.
+[[nodiscard]] inline int attention_ranks(const Workload& w) { return w.dp_attention ? w.tp : 1; }
 // Micro-batches a pass is split into, and the sequences in the largest.
 // Micro-batches a pass is split into: --microbatches (pp by default), never more than the batch.
 [[nodiscard]] inline long microbatches(const Workload& w) {

@@ -38,8 +38,7 @@ CacheBlocks cache_blocks(const ModelSpec& m, const GpuSpec& g, const Workload& b
       // The target holds them as placed: split by vocabulary over a tensor-parallel group (one
       // copy in all), whole on every GPU under data-parallel attention.
       const WeightBytes w = weight_bytes(draft->model, base.precision);
-      const double copies = base.dp_attention ? base.tp : 1;
-      weights -= (w.of(TensorClass::embedding) + w.of(TensorClass::lm_head)) * copies;
+      weights -= (w.of(TensorClass::embedding) + w.of(TensorClass::lm_head)) * attention_ranks(base);
     }
     const double modules = draft->modules;
     c.free -= weights * modules;

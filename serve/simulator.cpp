@@ -1,9 +1,9 @@
 #include "serve/simulator.hpp"
 
 #include <algorithm>
-#include <vector>
 #include <deque>
 #include <stdexcept>
+#include <vector>
 
 namespace roofline::serve {
 
@@ -81,7 +81,7 @@ class Server {
       free += k.free;
     }
     const auto all = static_cast<double>(rank_blocks_ * static_cast<long>(ranks_.size()));
-    out_.samples.push_back({clock_, running, waiting, static_cast<double>(all - static_cast<double>(free)) / all});
+    out_.samples.push_back({clock_, running, waiting, (all - static_cast<double>(free)) / all});
     next_sample_ = clock_ + cfg_.sample_every;
   }
 
@@ -201,11 +201,7 @@ class Server {
       // The draft's first step takes the prompt tokens and catch-up rows with its first drafts;
       // K - 1 more follow.
       const StepTime later = drafting > 0 ? draft_->time(drafts_) : StepTime{};
-      for (std::size_t r = 0; r < ranks_.size(); ++r) {
-        draft_prompts_[r].decode += drafts_[r].decode;
-        draft_prompts_[r].emitting = drafts_[r].emitting;
-        draft_prompts_[r].attention += drafts_[r].attention;
-      }
+      for (std::size_t r = 0; r < ranks_.size(); ++r) draft_prompts_[r] += drafts_[r];
       const StepTime first = draft_->time(draft_prompts_);
       const double more = drafting > 0 ? cfg_.speculation->k - 1 : 0;
       t = {t.bound + first.bound + later.bound * more, t.expected + first.expected + later.expected * more};

@@ -219,9 +219,7 @@ StepTime StepCost::attention_time(const AttentionWork& a) const {
 StepTime StepCost::uniform(const StepMix& one, long sequences) {
   std::vector<StepMix> mixes(static_cast<std::size_t>(ranks_));
   for (int r = 0; r < ranks_; ++r) {
-    const long n = sequences / ranks_ + (r < sequences % ranks_ ? 1 : 0);
-    mixes[static_cast<std::size_t>(r)] = {one.prefill * n, one.decode * n, one.emitting * n,
-                                          one.attention.times(static_cast<double>(n))};
+    mixes[static_cast<std::size_t>(r)] = one.times(sequences / ranks_ + (r < sequences % ranks_ ? 1 : 0));
   }
   return time(mixes);
 }
@@ -229,13 +227,7 @@ StepTime StepCost::uniform(const StepMix& one, long sequences) {
 StepTime StepCost::time(std::span<const StepMix> ranks) {
   if (static_cast<int>(ranks.size()) != ranks_) throw std::logic_error("step cost: a step is one mix a rank");
   StepMix total;
-  for (const StepMix& r : ranks) {
-    total.decompressed += r.decompressed;
-    total.prefill += r.prefill;
-    total.decode += r.decode;
-    total.emitting += r.emitting;
-    total.attention += r.attention;
-  }
+  for (const StepMix& r : ranks) total += r;
   StepTime t = rows_time(every_, total);
   if (ranks_ == 1) {
     t = t + attention_time(total.attention);

@@ -57,6 +57,17 @@ struct StepMix {
   // chunked prefill decompress the cached latents through kv_b_proj for each chunk. Priced in
   // the expected time only: the bound's ideal kernel attends over the latents as read.
   long decompressed = 0;
+  StepMix& operator+=(const StepMix& o) {
+    prefill += o.prefill;
+    decode += o.decode;
+    emitting += o.emitting;
+    attention += o.attention;
+    decompressed += o.decompressed;
+    return *this;
+  }
+  [[nodiscard]] StepMix times(long n) const {
+    return {prefill * n, decode * n, emitting * n, attention.times(static_cast<double>(n)), decompressed * n};
+  }
 };
 
 struct StepTime {
