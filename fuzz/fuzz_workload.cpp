@@ -371,7 +371,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (full_output) return 0;
 
   const std::string printed = text.str();
-  if (format == "json" || format == "jsonl") {
+  // A help flag the fuzzer spelled anywhere (`-h-`) prints the command's help, not its format.
+  const bool help = printed.find("\nUsage: ") != std::string::npos || printed.starts_with("Usage: ");
+  if ((format == "json" || format == "jsonl") && !help) {
     std::size_t start = 0;
     while (code == 0 && start < printed.size()) {
       const std::size_t end = format == "json" ? std::string::npos : printed.find('\n', start);
