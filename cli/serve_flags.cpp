@@ -171,13 +171,9 @@ Replica replica(const ServeFlags& f, std::string_view command) {
   for (std::string& w : report::warning_texts(evaluate(target, r.point.gpu, r.point.workload))) {
     r.warnings.push_back(std::move(w));
   }
-  if (r.draft) {
-    const std::string& name = r.draft->model.name;
-    if (!r.draft->unpriced.empty()) {
-      r.warnings.push_back(fmt::format("the draft {} leaves out {}: the draft steps are optimistic by it", name,
-                                       r.draft->unpriced));
-    }
-    r.warnings.push_back(fmt::format("the draft {} is priced in the target's formats and layout", name));
+  // A draft model of its own may ship in other formats; an MTP module is the target's checkpoint.
+  if (r.draft && !r.draft->reads_target) {
+    r.warnings.push_back(fmt::format("the draft {} is priced in the target's formats and layout", r.draft->model.name));
   }
   if (r.cache.windowed) {
     r.warnings.emplace_back("some layers keep only a window of each sequence; the simulator counts every block at "

@@ -43,9 +43,10 @@ SpeculationView speculation_view(const Replica& r, const Traffic& t, StepCost& c
   double tokens = 0;
   for (const Request& q : t.requests) tokens += static_cast<double>(q.prompt) + static_cast<double>(q.gen) / 2;
   v.context = t.requests.empty() ? 1 : std::max(1L, std::lround(tokens / static_cast<double>(t.requests.size())));
-  v.one = speculative_rate(cost, draft, 1, v.context, v.s);
-  v.pays_expected = paying_batches(cost, draft, v.context, v.s, v.max_batch, Timing::expected);
-  v.pays_bound = paying_batches(cost, draft, v.context, v.s, v.max_batch, Timing::bound);
+  const bool reads = r.config.draft_reads_target;
+  v.one = speculative_rate(cost, draft, 1, v.context, v.s, reads);
+  v.pays_expected = paying_batches(cost, draft, v.context, v.s, v.max_batch, Timing::expected, reads);
+  v.pays_bound = paying_batches(cost, draft, v.context, v.s, v.max_batch, Timing::bound, reads);
   return v;
 }
 
@@ -56,7 +57,7 @@ nlohmann::ordered_json json_of(const Replica& r, const SpeculationView& v) {
   };
   const auto ranges = [](const std::vector<BatchRange>& pays) {
     nlohmann::ordered_json a = nlohmann::ordered_json::array();
-    for (const BatchRange& r : pays) a.push_back({r.from, r.to});
+    for (const BatchRange& range : pays) a.push_back({range.from, range.to});
     return a;
   };
   return {{"k", v.s.k},

@@ -296,6 +296,16 @@ LayerStack describe_layers(const Architecture& a, const Sharding& sh) {
                             static_cast<double>(a.vocab + a.position_embeddings), s.tp});
   own_rows(embedding, 0, dp);
   stack.blocks.push_back(std::move(embedding));
+  if (a.mtp_input) {
+    // SGLang and vLLM hold eh_proj as a plain nn.Linear beside the module's quantized layers:
+    // whole on every GPU and in 16 bits, as a router is.
+    Block input = block(1);
+    add(input, NormStep{"enorm", s.hidden, a.norm_params_per_element(), 0, false});
+    add(input, NormStep{"hnorm", s.hidden, a.norm_params_per_element(), 0, false});
+    add(input, LinearStep{.name = "eh_proj", .in = 2 * s.hidden, .out = s.hidden, .weights = WeightClass::small});
+    own_rows(input, 0, dp);
+    stack.blocks.push_back(std::move(input));
+  }
 
   // Costs add up over layers, so the layers of one kind are priced together, whatever their order.
   const auto mixers = a.mixer_counts();

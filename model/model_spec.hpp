@@ -106,6 +106,10 @@ struct Architecture {
   // arXiv 2412.19437 §2.2): each one block of the last layer's kind on the model's embedding and
   // head. Not in the model's weights or steps; they draft for `--speculative K:ACCEPT:mtp`.
   int mtp_modules = 0;
+  // Set on an MTP module drafting (serve/draft.cpp), never read from a file: its block starts by
+  // normalising the next token's embedding and the target's hidden state (enorm, hnorm) and
+  // projecting the two joined back to hidden (eh_proj, 2·hidden × hidden).
+  bool mtp_input = false;
 
   [[nodiscard]] Mixer mixer(int layer) const;
   [[nodiscard]] FfnKind ffn_kind(int layer) const;

@@ -6,7 +6,7 @@
 
 namespace roofline::serve {
 
-Draft model_draft(ModelSpec m) { return Draft{std::move(m), 1, false, false, {}}; }
+Draft model_draft(ModelSpec m) { return Draft{std::move(m), 1, false, false}; }
 
 Draft mtp_draft(const ModelSpec& target) {
   if (!target.architecture || target.architecture->mtp_modules == 0) {
@@ -29,9 +29,7 @@ Draft mtp_draft(const ModelSpec& target) {
   one.ffn_pattern = {a.ffn_kind(a.layers - 1)};
   if (one.moe) one.moe->dense_layers = 0;
   one.mtp_modules = 0;
-  const double projection = 2.0 * static_cast<double>(a.hidden) * static_cast<double>(a.hidden);
-  d.unpriced = fmt::format("its input projection (2 x {} x {}: {:.3g} B weights, read each draft step)", a.hidden,
-                           a.hidden, projection / 1e9);
+  one.mtp_input = true;
   return d;
 }
 

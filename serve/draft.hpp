@@ -5,8 +5,6 @@
 // with the next token's embedding through a projection (2·hidden × hidden), and it emits through
 // the target's own LM head. Each draft step runs one module (K steps past the modules reuse the
 // last, as SGLang and vLLM run DeepSeek's one module K times).
-#include <string>
-
 #include "model/model_spec.hpp"
 
 namespace roofline::serve {
@@ -16,8 +14,6 @@ struct Draft {
   int modules = 1;             // copies held in memory
   bool shares_tables = false;  // uses the target's embedding and LM head: held once, by the target
   bool reads_target = false;   // drafts from the target's hidden states (MTP): ServerConfig::draft_reads_target
-  // What the draft's steps leave out, for the warnings: empty when nothing.
-  std::string unpriced;
 };
 
 // A separate draft model, in the target's formats and layout.

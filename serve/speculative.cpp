@@ -1,5 +1,6 @@
 #include "serve/speculative.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace roofline::serve {
@@ -16,7 +17,8 @@ double SpeculativeRate::speculative_per_s(bool bound) const {
   return tokens / step.value();
 }
 
-SpeculativeRate speculative_rate(StepCost& target, StepCost* draft, long batch, long context, const Speculation& s) {
+SpeculativeRate speculative_rate(StepCost& target, StepCost* draft, long batch, long context, const Speculation& s,
+                                 bool reads_target) {
   SpeculativeRate r;
   r.tokens = expected_tokens(s);
   r.plain = target.uniform({0, 1, 1, target.decode_attention(context)}, batch);
@@ -24,18 +26,30 @@ SpeculativeRate speculative_rate(StepCost& target, StepCost* draft, long batch, 
   const long rows = s.k + 1;
   r.verify = target.uniform({0, rows, rows, target.verify_attention(context, rows)}, batch);
   if (draft) {
-    const StepTime step = draft->uniform({0, 1, 1, draft->decode_attention(context)}, batch);
+    const AttentionWork one = draft->decode_attention(context);
+    const StepTime step = draft->uniform({0, 1, 1, one}, batch);
     r.draft = {step.bound * s.k, step.expected * s.k};
+    // The catch-up: a drafts accepted with probability α^a (1 − α), all K with α^K, each sequence
+    // of the batch taken alike, as the simulator's first draft step runs them.
+    for (long a = 1; reads_target && a <= s.k; ++a) {
+      const double p = a < s.k ? std::pow(s.accept, a) * (1 - s.accept) : std::pow(s.accept, s.k);
+      if (p == 0) continue;
+      AttentionWork attention = one;
+      attention += draft->verify_attention(std::max(0L, context - a), a);
+      const StepTime first = draft->uniform({0, 1 + a, 1, attention}, batch);
+      r.draft.bound += (first.bound - step.bound) * p;
+      r.draft.expected += (first.expected - step.expected) * p;
+    }
   }
   return r;
 }
 
 std::vector<BatchRange> paying_batches(StepCost& target, StepCost* draft, long context, const Speculation& s,
-                                       long max_batch, Timing timing) {
+                                       long max_batch, Timing timing, bool reads_target) {
   const bool bound = timing == Timing::bound;
   std::vector<BatchRange> paying;
   for (long b = 1; b <= max_batch; ++b) {
-    const SpeculativeRate r = speculative_rate(target, draft, b, context, s);
+    const SpeculativeRate r = speculative_rate(target, draft, b, context, s, reads_target);
     if (r.speculative_per_s(bound) <= r.plain_per_s(bound)) continue;
     if (!paying.empty() && paying.back().to == b - 1) {
       paying.back().to = b;

@@ -18,7 +18,9 @@ namespace roofline::serve {
 
 // Tokens per second of `batch` sequences at `context`, without and with speculation, on the bound
 // and on the expected times. draft: the draft model's steps; null: drafts cost nothing (prompt
-// lookup, or heads too small to count).
+// lookup, or heads too small to count). reads_target: the draft runs on the target's hidden
+// states (MTP, ServerConfig::draft_reads_target), and so its first step of each round also runs
+// over the drafts the last verify accepted.
 struct SpeculativeRate {
   StepTime plain, draft, verify;  // one decode step; K draft steps; one verify step
   double tokens = 0;              // per sequence per verify step
@@ -26,7 +28,7 @@ struct SpeculativeRate {
   [[nodiscard]] double speculative_per_s(bool bound) const;  // per sequence
 };
 [[nodiscard]] SpeculativeRate speculative_rate(StepCost& target, StepCost* draft, long batch, long context,
-                                               const Speculation& s);
+                                               const Speculation& s, bool reads_target = false);
 
 // The batches (the replica's: spread over its ranks) at which speculation beats plain decode on
 // `timing`'s step times, as ranges [from, to], every batch from 1 to max_batch scanned: with
@@ -36,7 +38,8 @@ struct BatchRange {
   long from = 0, to = 0;
 };
 [[nodiscard]] std::vector<BatchRange> paying_batches(StepCost& target, StepCost* draft, long context,
-                                                     const Speculation& s, long max_batch, Timing timing);
+                                                     const Speculation& s, long max_batch, Timing timing,
+                                                     bool reads_target = false);
 // The batch from which it pays at no batch up to max_batch; nullopt when it pays at max_batch.
 [[nodiscard]] std::optional<long> stops_paying(const std::vector<BatchRange>& paying, long max_batch);
 

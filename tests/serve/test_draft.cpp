@@ -18,6 +18,9 @@ TEST_CASE("DeepSeek-V3's MTP module drafts as one MoE layer with latent attentio
   //   latent attention: q_a 7168 x 1536 + q_b 1536 x 128 x 192 + kv_a 7168 x 576 + kv_b 512 x 128 x 256
   //                     + o 128 x 128 x 7168 = 187105280;
   //   257 experts (256 routed, 1 shared) of 3 x 7168 x 2048: 11318329344.
+  // Before it, the module's input: enorm and hnorm (7168 each) and eh_proj (2 x 7168 x 7168 =
+  // 102760448), held in 16 bits with the small tensors; with the block's norms (7168 x 2 + 1536 +
+  // 512), the head's (7168) and the router (7168 x 256): 104633344.
   const Draft d = mtp_draft(test::deepseek_v3());
   REQUIRE(d.model.architecture);
   const Architecture& a = *d.model.architecture;
@@ -27,15 +30,16 @@ TEST_CASE("DeepSeek-V3's MTP module drafts as one MoE layer with latent attentio
   CHECK(d.modules == 1);
   CHECK(d.shares_tables);
   CHECK(count_parameters(d.model).linear_total == 11505434624.0);
-  CHECK(d.unpriced.find("2 x 7168 x 7168") != std::string::npos);
+  CHECK(count_parameters(d.model).small == 104633344.0);
   CHECK_THROWS_WITH(mtp_draft(test::llama_3_1_8b()), Catch::Contains("ships no multi-token-prediction modules"));
 }
 
 TEST_CASE("DeepSeek-V3's MTP module takes its own weights from the cache's memory, not the tables it shares") {
   // At tp 1 nothing is replicated. The module as stored: its linears in fp8 (11505434624 bytes),
   // one fp32 scale a 128 x 128 block (11448 for attention, 257 x 2688 for the experts: 702264 x 4
-  // bytes = 2809056), and in bf16 its norms (7168 x 2 + 1536 + 512, and the head's norm 7168)
-  // and router (7168 x 256): 1858560 x 2 = 3717120 bytes. Total 11511960800 bytes.
+  // bytes = 2809056), and in bf16 its input (enorm, hnorm and eh_proj: 102774784), its norms (7168
+  // x 2 + 1536 + 512, and the head's norm 7168) and router (7168 x 256): 104633344 x 2 =
+  // 209266688 bytes. Total 11717510368 bytes.
   // Its cache: one layer's latent and RoPE key, 576 bf16 a token: 16 tokens a block, 18432 bytes.
   const ModelSpec m = test::deepseek_v3();
   GpuSpec g = test::h200_141gb();
@@ -43,23 +47,25 @@ TEST_CASE("DeepSeek-V3's MTP module takes its own weights from the cache's memor
   const Workload w = test::default_workload(m);
   const Draft d = mtp_draft(m);
   const CacheBlocks plain = cache_blocks(m, g, w, 16, 8192), drafting = cache_blocks(m, g, w, 16, 8192, &d);
-  CHECK_THAT((plain.free - drafting.free).value(), WithinRel(11511960800.0, 1e-12));
+  CHECK_THAT((plain.free - drafting.free).value(), WithinRel(11717510368.0, 1e-12));
   CHECK(drafting.per_block.value() - plain.per_block.value() == 18432.0);
   CHECK(plain.per_block.value() == 61 * 576 * 2 * 16.0);
 }
 
-TEST_CASE("under data-parallel attention each of 8 GPUs holds the MTP module's attention and shared expert whole: 13156394752 bytes") {
+TEST_CASE("under data-parallel attention each of 8 GPUs holds the MTP module's attention, input and shared expert whole: 14800791296 bytes") {
   // A GPU holds, in fp8 with a 4-byte scale a 128 x 128 block: the attention's 187105280 weights
   // (+ 11448 scales) and the shared expert's 44040192 (+ 2688), whole; 32 of the 256 routed
-  // experts (32 x (44040192 + 2688 x 4)); in bf16 the router (7168 x 256) and the norms (23552).
-  // 187151072 + 44050944 + 1409630208 + 3670016 + 47104 = 1644549344 bytes a GPU, 8 GPUs. Its
+  // experts (32 x (44040192 + 2688 x 4)); in bf16 the router (7168 x 256), the norms (23552) and
+  // the input (enorm, hnorm, eh_proj: 102774784).
+  // 187151072 + 44050944 + 1409630208 + 3670016 + 47104 + 205549568 = 1850098912 bytes a GPU,
+  // 8 GPUs. Its
   // embedding and head are the target's, whole on every GPU too, and not counted again.
   const ModelSpec m = test::deepseek_v3();
   GpuSpec g = test::h200_141gb();
   const Workload w = test::expert_parallel_8(m, true);
   const Draft d = mtp_draft(m);
   const CacheBlocks plain = cache_blocks(m, g, w, 16, 8192), drafting = cache_blocks(m, g, w, 16, 8192, &d);
-  CHECK_THAT((plain.free - drafting.free).value(), WithinRel(8 * 1644549344.0, 1e-12));
+  CHECK_THAT((plain.free - drafting.free).value(), WithinRel(8 * 1850098912.0, 1e-12));
   // Each GPU caches its own sequences' latents: one layer more, 576 bf16 a token.
   CHECK(drafting.per_block.value() - plain.per_block.value() == 18432.0);
 }
@@ -72,7 +78,7 @@ TEST_CASE("DeepSeek-V3 with its MTP module at acceptance 0.85 yields 1.85 tokens
   const Workload w = test::expert_parallel_8(m, false);
   const Draft d = mtp_draft(m);
   StepCost target(m, g, w), draft(d.model, g, w);
-  const SpeculativeRate r = speculative_rate(target, &draft, 1, 2048, Speculation{1, 0.85});
+  const SpeculativeRate r = speculative_rate(target, &draft, 1, 2048, Speculation{1, 0.85}, true);
   CHECK(r.tokens == Approx(1.85));
   const double gain = r.speculative_per_s(false) / r.plain_per_s(false);
   CHECK(gain > 1.3);
@@ -101,4 +107,32 @@ TEST_CASE("an MTP draft runs again over the tokens a verify accepted: at accepta
   };
   CHECK(tpot(0, true) == tpot(0, false));
   CHECK(tpot(1, true) > tpot(1, false));
+}
+
+TEST_CASE("the one-sequence rate of an MTP draft counts its catch-up rows: a verify that kept a drafts adds a rows to the next first draft step") {
+  // DeepSeek-V3 on 8 H200s at EP 8 drafting K 2 with its module, at context 1032. The first draft
+  // step of a round runs the new token and the a drafts the last verify kept, a from 0 to 2; the
+  // second runs one row. At acceptance 1 a is always 2; at 0.5 it is 0, 1 or 2 with probabilities
+  // 0.5, 0.25 and 0.25.
+  const ModelSpec m = test::deepseek_v3();
+  const GpuSpec g = test::h200_141gb();
+  const Workload w = test::expert_parallel_8(m, false);
+  const Draft d = mtp_draft(m);
+  StepCost target(m, g, w), draft(d.model, g, w);
+  const AttentionWork one = draft.decode_attention(1032);
+  const auto first = [&](long a) {
+    AttentionWork attention = one;
+    if (a > 0) attention += draft.verify_attention(1032 - a, a);
+    return draft.uniform({0, 1 + a, 1, attention}, 1).expected.value();
+  };
+  const double plain = first(0);
+  const auto drafts = [&](double accept, bool reads) {
+    return speculative_rate(target, &draft, 1, 1032, Speculation{2, accept}, reads).draft.expected.value();
+  };
+  CHECK(drafts(1.0, false) == Approx(2 * plain).epsilon(1e-12));
+  CHECK(drafts(1.0, true) == Approx(first(2) + plain).epsilon(1e-12));
+  CHECK(drafts(0.5, true) == Approx(2 * plain + 0.25 * (first(1) - plain) + 0.25 * (first(2) - plain)).epsilon(1e-12));
+  CHECK(drafts(0.0, true) == drafts(0.0, false));
+  // Two more tokens route to more experts: the catch-up is not free.
+  CHECK(first(2) > 1.1 * plain);
 }
