@@ -46,21 +46,25 @@ WeightPlacement place_weights(const LayerStack& shard, const WeightBytes& one_gp
   const Bytes all = one_gpu.total() * static_cast<double>(w.tp);
   if (w.pp == 1) return {all, one_gpu.total()};
   // A layer block begins with its norm: the mixer's (attn_norm) or the FFN's (ffn_norm); the
-  // embedding and the head are the ends.
-  Bytes mixer, ffn;
+  // embedding and the head are the ends, an MTP module's input (mtp_input) with the embedding.
+  Bytes mixer, ffn, input;
   double mixer_layers = 0, ffn_layers = 0;
+  const auto one_layer = [&](const Block& b) {
+    LayerStack alone{{b}, shard.hidden, shard.tp, shard.data_parallel};
+    alone.blocks.front().layers = 1;
+    return weigh(alone, pricing).bytes.total();
+  };
   for (const Block& b : shard.blocks) {
+    if (b.label == "mtp_input") input = one_layer(b);
     const auto* norm = b.steps.empty() ? nullptr : std::get_if<NormStep>(&b.steps.front().step);
     if (!norm || (norm->name != "attn_norm" && norm->name != "ffn_norm")) continue;
     const bool is_mixer = norm->name == "attn_norm";
-    LayerStack alone{{b}, shard.hidden, shard.tp, shard.data_parallel};
-    alone.blocks.front().layers = 1;
     Bytes& heaviest = is_mixer ? mixer : ffn;
-    heaviest = std::max(heaviest, weigh(alone, pricing).bytes.total());
+    heaviest = std::max(heaviest, one_layer(b));
     (is_mixer ? mixer_layers : ffn_layers) += b.layers;
   }
   const double stage_layers = std::ceil(std::max(mixer_layers, ffn_layers) / static_cast<double>(w.pp));
-  const Bytes ends = std::max(one_gpu.of(TensorClass::embedding), one_gpu.of(TensorClass::lm_head));
+  const Bytes ends = std::max(one_gpu.of(TensorClass::embedding) + input, one_gpu.of(TensorClass::lm_head));
   return {all, std::min(one_gpu.total(), (mixer + ffn) * stage_layers + ends)};
 }
 

@@ -299,7 +299,7 @@ LayerStack describe_layers(const Architecture& a, const Sharding& sh) {
   if (a.mtp_input) {
     // SGLang and vLLM hold eh_proj as a plain nn.Linear beside the module's quantized layers:
     // whole on every GPU and in 16 bits, as a router is.
-    Block input = block(1);
+    Block input = block(1, "mtp_input");
     add(input, NormStep{"enorm", s.hidden, a.norm_params_per_element(), 0, false});
     add(input, NormStep{"hnorm", s.hidden, a.norm_params_per_element(), 0, false});
     add(input, LinearStep{.name = "eh_proj", .in = 2 * s.hidden, .out = s.hidden, .weights = WeightClass::small});

@@ -29,13 +29,16 @@ SpeculativeRate speculative_rate(StepCost& target, StepCost* draft, long batch, 
     const AttentionWork one = draft->decode_attention(context);
     const StepTime step = draft->uniform({0, 1, 1, one}, batch);
     r.draft = {step.bound * s.k, step.expected * s.k};
-    // The catch-up: a drafts accepted with probability α^a (1 − α), all K with α^K, each sequence
-    // of the batch taken alike, as the simulator's first draft step runs them.
+    // The catch-up, as the simulator's first draft step runs it: a drafts accepted with
+    // probability α^a (1 − α), all K with α^K, after the context − 1 tokens cached before the
+    // new one. Every sequence of the batch is taken to keep the same a: exact at batch 1; at
+    // larger batches the sequences' draws spread and their total rows cluster near batch·E[a],
+    // which (expert reads growing slower than rows) costs somewhat more than this mixture.
     for (long a = 1; reads_target && a <= s.k; ++a) {
       const double p = a < s.k ? std::pow(s.accept, a) * (1 - s.accept) : std::pow(s.accept, s.k);
       if (p == 0) continue;
       AttentionWork attention = one;
-      attention += draft->verify_attention(std::max(0L, context - a), a);
+      attention += draft->verify_attention(std::max(0L, context - 1 - a), a);
       const StepTime first = draft->uniform({0, 1 + a, 1, attention}, batch);
       r.draft.bound += (first.bound - step.bound) * p;
       r.draft.expected += (first.expected - step.expected) * p;

@@ -28,7 +28,7 @@ struct SpeculativeRate {
   [[nodiscard]] double speculative_per_s(bool bound) const;  // per sequence
 };
 [[nodiscard]] SpeculativeRate speculative_rate(StepCost& target, StepCost* draft, long batch, long context,
-                                               const Speculation& s, bool reads_target = false);
+                                               const Speculation& s, bool reads_target);
 
 // The batches (the replica's: spread over its ranks) at which speculation beats plain decode on
 // `timing`'s step times, as ranges [from, to], every batch from 1 to max_batch scanned: with
@@ -39,7 +39,7 @@ struct BatchRange {
 };
 [[nodiscard]] std::vector<BatchRange> paying_batches(StepCost& target, StepCost* draft, long context,
                                                      const Speculation& s, long max_batch, Timing timing,
-                                                     bool reads_target = false);
+                                                     bool reads_target);
 // The batch from which it pays at no batch up to max_batch; nullopt when it pays at max_batch.
 [[nodiscard]] std::optional<long> stops_paying(const std::vector<BatchRange>& paying, long max_batch);
 

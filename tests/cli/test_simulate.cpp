@@ -191,6 +191,8 @@ TEST_CASE("simulate DeepSeek-V3 at EP 8 with --speculative 1:0.85:mtp: its own m
   CHECK(mtp["tpot"]["mean"].get<double>() < 0.75 * plain["tpot"]["mean"].get<double>());
   CHECK(mtp["served"] == plain["served"]);
   // Nothing is left to warn of: the module is the target's own checkpoint, priced whole.
+  REQUIRE(mtp.contains("warnings"));
+  REQUIRE(mtp["warnings"].is_array());
   CHECK(mtp["warnings"].empty());
   CHECK(plain["warnings"].dump().find("nor is speculative decoding") != std::string::npos);
   // The module's weights and its layer of cache come off the blocks.

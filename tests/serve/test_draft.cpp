@@ -2,6 +2,8 @@
 // the module takes from the KV cache's memory, worked by hand on DeepSeek-V3.
 #include <catch2/catch.hpp>
 
+#include "model/engine.hpp"
+#include "model/layers.hpp"
 #include "model/parameters.hpp"
 #include "serve/draft.hpp"
 #include "serve/kv_capacity.hpp"
@@ -13,7 +15,7 @@ using namespace roofline;
 using namespace roofline::serve;
 using Catch::Matchers::WithinRel;
 
-TEST_CASE("DeepSeek-V3's MTP module drafts as one MoE layer with latent attention: 11505434624 linear weights") {
+TEST_CASE("DeepSeek-V3's MTP module: one MoE layer with latent attention, 11505434624 linear weights") {
   // One layer of the model's last kind, on its embedding and head:
   //   latent attention: q_a 7168 x 1536 + q_b 1536 x 128 x 192 + kv_a 7168 x 576 + kv_b 512 x 128 x 256
   //                     + o 128 x 128 x 7168 = 187105280;
@@ -34,6 +36,26 @@ TEST_CASE("DeepSeek-V3's MTP module drafts as one MoE layer with latent attentio
   CHECK_THROWS_WITH(mtp_draft(test::llama_3_1_8b()), Catch::Contains("ships no multi-token-prediction modules"));
 }
 
+TEST_CASE("an MTP module's input projection is whole on each GPU of a tensor-parallel group, its norms too") {
+  // At tp 8 attention's widths split (q_b's 128 heads: 16 a GPU), but eh_proj stays 14336 x 7168,
+  // as SGLang and vLLM hold it: a plain nn.Linear on every rank.
+  const Draft d = mtp_draft(test::deepseek_v3());
+  const LayerStack stack = describe_layers(*d.model.architecture, 8);
+  const Block* input = nullptr;
+  for (const Block& b : stack.blocks) {
+    if (b.label == "mtp_input") input = &b;
+  }
+  REQUIRE(input != nullptr);
+  REQUIRE(input->steps.size() == 3);
+  const auto& projection = std::get<LinearStep>(input->steps[2].step);
+  CHECK(projection.name == "eh_proj");
+  CHECK(projection.in == 14336.0);
+  CHECK(projection.out == 7168.0);
+  CHECK(projection.weights == WeightClass::small);
+  CHECK(std::get<NormStep>(input->steps[0].step).width == 7168.0);
+  CHECK(std::get<NormStep>(input->steps[1].step).width == 7168.0);
+}
+
 TEST_CASE("DeepSeek-V3's MTP module takes its own weights from the cache's memory, not the tables it shares") {
   // At tp 1 nothing is replicated. The module as stored: its linears in fp8 (11505434624 bytes),
   // one fp32 scale a 128 x 128 block (11448 for attention, 257 x 2688 for the experts: 702264 x 4
@@ -52,7 +74,7 @@ TEST_CASE("DeepSeek-V3's MTP module takes its own weights from the cache's memor
   CHECK(plain.per_block.value() == 61 * 576 * 2 * 16.0);
 }
 
-TEST_CASE("under data-parallel attention each of 8 GPUs holds the MTP module's attention, input and shared expert whole: 14800791296 bytes") {
+TEST_CASE("MTP under data-parallel attention: each of 8 GPUs holds the module's attention, input and shared expert whole, 14800791296 bytes") {
   // A GPU holds, in fp8 with a 4-byte scale a 128 x 128 block: the attention's 187105280 weights
   // (+ 11448 scales) and the shared expert's 44040192 (+ 2688), whole; 32 of the 256 routed
   // experts (32 x (44040192 + 2688 x 4)); in bf16 the router (7168 x 256), the norms (23552) and
@@ -111,7 +133,8 @@ TEST_CASE("an MTP draft runs again over the tokens a verify accepted: at accepta
 
 TEST_CASE("the one-sequence rate of an MTP draft counts its catch-up rows: a verify that kept a drafts adds a rows to the next first draft step") {
   // DeepSeek-V3 on 8 H200s at EP 8 drafting K 2 with its module, at context 1032. The first draft
-  // step of a round runs the new token and the a drafts the last verify kept, a from 0 to 2; the
+  // step of a round runs the new token and the a drafts the last verify kept (after the 1031
+  // tokens cached before the new one), a from 0 to 2; the
   // second runs one row. At acceptance 1 a is always 2; at 0.5 it is 0, 1 or 2 with probabilities
   // 0.5, 0.25 and 0.25.
   const ModelSpec m = test::deepseek_v3();
@@ -122,7 +145,7 @@ TEST_CASE("the one-sequence rate of an MTP draft counts its catch-up rows: a ver
   const AttentionWork one = draft.decode_attention(1032);
   const auto first = [&](long a) {
     AttentionWork attention = one;
-    if (a > 0) attention += draft.verify_attention(1032 - a, a);
+    if (a > 0) attention += draft.verify_attention(1031 - a, a);
     return draft.uniform({0, 1 + a, 1, attention}, 1).expected.value();
   };
   const double plain = first(0);
@@ -135,4 +158,20 @@ TEST_CASE("the one-sequence rate of an MTP draft counts its catch-up rows: a ver
   CHECK(drafts(0.0, true) == drafts(0.0, false));
   // Two more tokens route to more experts: the catch-up is not free.
   CHECK(first(2) > 1.1 * plain);
+}
+
+TEST_CASE("MTP in a pipeline: the module's input sits with the embedding on the first stage, 205549568 bytes more on the fullest GPU") {
+  // A module is one layer, which no pipeline splits; two such layers at pp 2 put one on each
+  // stage beside the larger end: the embedding (129280 x 7168 in bf16) with the input (enorm,
+  // hnorm: 2 x 7168; eh_proj 14336 x 7168; all bf16: 205549568 bytes), against the head alone
+  // (the same table's size).
+  Draft d = mtp_draft(test::deepseek_v3());
+  d.model.architecture->layers = 2;
+  ModelSpec without = d.model;
+  without.architecture->mtp_input = false;
+  const GpuSpec g = test::h200_141gb();
+  Workload w = test::default_workload(d.model);
+  w.pp = 2;
+  const Report with_input = evaluate(d.model, g, w), bare = evaluate(without, g, w);
+  CHECK_THAT((with_input.memory.fullest_gpu - bare.memory.fullest_gpu).value(), WithinRel(205549568.0, 1e-9));
 }

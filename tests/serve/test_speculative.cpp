@@ -40,14 +40,14 @@ TEST_CASE("gpt-fast's Llama-2-70B int4 with a Llama-2-7B int4 draft on an A100 (
   const ModelSpec target = test::llama_2_70b(), draft = test::llama_2_7b();
   const GpuSpec gpu = test::a100_80gb();
   StepCost t(target, gpu, int4(target)), d(draft, gpu, int4(draft));
-  const SpeculativeRate all = speculative_rate(t, &d, 1, 105, {5, 1.0});
-  const SpeculativeRate most = speculative_rate(t, &d, 1, 105, {5, 0.8});
+  const SpeculativeRate all = speculative_rate(t, &d, 1, 105, {5, 1.0}, false);
+  const SpeculativeRate most = speculative_rate(t, &d, 1, 105, {5, 0.8}, false);
   CHECK(all.plain_per_s(true) > 25.25);
   CHECK(all.speculative_per_s(true) > 48.4);
   CHECK(most.speculative_per_s(true) > 48.4);
   // The bound says what the run implies: with no draft accepted (one token per 5 drafts and a
   // verify) speculation would be slower than plain decode, so the 48.4 needs acceptance.
-  const SpeculativeRate none = speculative_rate(t, &d, 1, 105, {5, 0.0});
+  const SpeculativeRate none = speculative_rate(t, &d, 1, 105, {5, 0.0}, false);
   CHECK(none.speculative_per_s(true) < none.plain_per_s(true));
   // And it pays by a factor the measured ratio (1.92) does not exceed.
   CHECK(most.speculative_per_s(true) / most.plain_per_s(true) > 48.4 / 25.25);
@@ -61,9 +61,9 @@ TEST_CASE("speculation pays at batch 1 and stops paying past a batch: Llama-3.1-
   const ModelSpec m = test::llama_3_1_8b();
   StepCost cost(m, test::h100_sxm(), test::default_workload(m));
   const Speculation s{4, 0.7};
-  const auto at = [&](long b) { return speculative_rate(cost, nullptr, b, 128, s); };
+  const auto at = [&](long b) { return speculative_rate(cost, nullptr, b, 128, s, false); };
   CHECK(at(1).speculative_per_s(false) > 2 * at(1).plain_per_s(false));
-  const std::vector<BatchRange> paying = paying_batches(cost, nullptr, 128, s, 4096, Timing::expected);
+  const std::vector<BatchRange> paying = paying_batches(cost, nullptr, 128, s, 4096, Timing::expected, false);
   // A dense model: one range from batch 1, as the verify's rows reach the compute roof.
   REQUIRE(paying.size() == 1);
   CHECK(paying[0].from == 1);
@@ -72,10 +72,10 @@ TEST_CASE("speculation pays at batch 1 and stops paying past a batch: Llama-3.1-
   CHECK(*stop == paying[0].to + 1);
   CHECK(at(*stop).speculative_per_s(false) <= at(*stop).plain_per_s(false));
   CHECK(at(*stop - 1).speculative_per_s(false) > at(*stop - 1).plain_per_s(false));
-  CHECK_FALSE(stops_paying(paying_batches(cost, nullptr, 1024, s, 4096, Timing::expected), 4096).has_value());
+  CHECK_FALSE(stops_paying(paying_batches(cost, nullptr, 1024, s, 4096, Timing::expected, false), 4096).has_value());
 }
 
-TEST_CASE("with experts speculation can pay again past a batch where it stopped: every batch is scanned") {
+TEST_CASE("speculation with experts: it can pay again past a batch where it stopped, so every batch is scanned") {
   // Mixtral-8x7B at tp 2, K 4 at acceptance 0.4 ((1 - 0.4^5)/0.6 = 1.65 tokens a verify), drafts
   // free, context 128. At batch 1 plain decode reads 2 of the 8 experts a layer and the verify's
   // 5 rows 1 - (6/8)^5 = 76% of them (6.1): 3 times the expert weights, for 1.65 tokens. As the
@@ -86,17 +86,17 @@ TEST_CASE("with experts speculation can pay again past a batch where it stopped:
   w.tp = 2;
   StepCost cost(m, test::h100_sxm(), w);
   const Speculation s{4, 0.4};
-  const std::vector<BatchRange> paying = paying_batches(cost, nullptr, 128, s, 256, Timing::expected);
+  const std::vector<BatchRange> paying = paying_batches(cost, nullptr, 128, s, 256, Timing::expected, false);
   REQUIRE(paying.size() == 1);
   CHECK(paying.front().from > 1);  // not at batch 1
   CHECK(paying.front().to < 256);
   for (const BatchRange& r : paying) {
     for (long b : {r.from, r.to}) {
-      const SpeculativeRate at = speculative_rate(cost, nullptr, b, 128, s);
+      const SpeculativeRate at = speculative_rate(cost, nullptr, b, 128, s, false);
       CHECK(at.speculative_per_s(false) > at.plain_per_s(false));
     }
     if (r.from > 1) {
-      const SpeculativeRate before = speculative_rate(cost, nullptr, r.from - 1, 128, s);
+      const SpeculativeRate before = speculative_rate(cost, nullptr, r.from - 1, 128, s, false);
       CHECK(before.speculative_per_s(false) <= before.plain_per_s(false));
     }
   }
