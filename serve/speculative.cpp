@@ -34,14 +34,16 @@ SpeculativeRate speculative_rate(StepCost& target, StepCost* draft, long batch, 
     // new one. Every sequence of the batch is taken to keep the same a: exact at batch 1; at
     // larger batches the sequences' draws spread and their total rows cluster near batch·E[a],
     // which (expert reads growing slower than rows) costs somewhat more than this mixture.
-    for (long a = 1; reads_target && a <= s.k; ++a) {
-      const double p = a < s.k ? std::pow(s.accept, a) * (1 - s.accept) : std::pow(s.accept, s.k);
-      if (p == 0) continue;
-      AttentionWork attention = one;
-      attention += draft->verify_attention(std::max(0L, context - 1 - a), a);
-      const StepTime first = draft->uniform({0, 1 + a, 1, attention}, batch);
-      r.draft.bound += (first.bound - step.bound) * p;
-      r.draft.expected += (first.expected - step.expected) * p;
+    if (reads_target) {
+      for (long a = 1; a <= s.k; ++a) {
+        const double p = a < s.k ? std::pow(s.accept, a) * (1 - s.accept) : std::pow(s.accept, s.k);
+        if (p == 0) continue;
+        AttentionWork attention = one;
+        attention += draft->verify_attention(std::max(0L, context - 1 - a), a);
+        const StepTime first = draft->uniform({0, 1 + a, 1, attention}, batch);
+        r.draft.bound += (first.bound - step.bound) * p;
+        r.draft.expected += (first.expected - step.expected) * p;
+      }
     }
   }
   return r;

@@ -92,15 +92,24 @@ TEST_CASE("MTP under data-parallel attention: each of 8 GPUs holds the module's 
   CHECK(drafting.per_block.value() - plain.per_block.value() == 18432.0);
 }
 
+namespace {
+
+// DeepSeek-V3 on 8 H200s at EP 8 (attention tensor-parallel), drafting with its own module.
+struct DeepSeekDrafting {
+  ModelSpec m = test::deepseek_v3();
+  Workload w = test::expert_parallel_8(m, false);
+  Draft d = mtp_draft(m);
+  StepCost target{m, test::h200_141gb(), w};
+  StepCost draft{d.model, test::h200_141gb(), w};
+};
+
+}  // namespace
+
 TEST_CASE("DeepSeek-V3 with its MTP module at acceptance 0.85 yields 1.85 tokens a verify step, and pays at batch 1") {
   // DeepSeek-V3's report (§5.4.3): the second token is accepted 85-90% of the time, 1.8x the
-  // tokens per second. Here one sequence at context 2048 on 8 H200s at EP 8.
-  const ModelSpec m = test::deepseek_v3();
-  const GpuSpec g = test::h200_141gb();
-  const Workload w = test::expert_parallel_8(m, false);
-  const Draft d = mtp_draft(m);
-  StepCost target(m, g, w), draft(d.model, g, w);
-  const SpeculativeRate r = speculative_rate(target, &draft, 1, 2048, Speculation{1, 0.85}, true);
+  // tokens per second. Here one sequence at context 2048.
+  DeepSeekDrafting s;
+  const SpeculativeRate r = speculative_rate(s.target, &s.draft, 1, 2048, Speculation{1, 0.85}, true);
   CHECK(r.tokens == Approx(1.85));
   const double gain = r.speculative_per_s(false) / r.plain_per_s(false);
   CHECK(gain > 1.3);
@@ -132,16 +141,12 @@ TEST_CASE("an MTP draft runs again over the tokens a verify accepted: at accepta
 }
 
 TEST_CASE("the one-sequence rate of an MTP draft counts its catch-up rows: a verify that kept a drafts adds a rows to the next first draft step") {
-  // DeepSeek-V3 on 8 H200s at EP 8 drafting K 2 with its module, at context 1032. The first draft
-  // step of a round runs the new token and the a drafts the last verify kept (after the 1031
-  // tokens cached before the new one), a from 0 to 2; the
-  // second runs one row. At acceptance 1 a is always 2; at 0.5 it is 0, 1 or 2 with probabilities
-  // 0.5, 0.25 and 0.25.
-  const ModelSpec m = test::deepseek_v3();
-  const GpuSpec g = test::h200_141gb();
-  const Workload w = test::expert_parallel_8(m, false);
-  const Draft d = mtp_draft(m);
-  StepCost target(m, g, w), draft(d.model, g, w);
+  // Drafting K 2 at context 1032. The first draft step of a round runs the new token and the a
+  // drafts the last verify kept (after the 1031 tokens cached before the new one), a from 0 to 2;
+  // the second runs one row. At acceptance 1 a is always 2; at 0.5 it is 0, 1 or 2 with
+  // probabilities 0.5, 0.25 and 0.25.
+  DeepSeekDrafting s;
+  StepCost& draft = s.draft;
   const AttentionWork one = draft.decode_attention(1032);
   const auto first = [&](long a) {
     AttentionWork attention = one;
@@ -150,7 +155,7 @@ TEST_CASE("the one-sequence rate of an MTP draft counts its catch-up rows: a ver
   };
   const double plain = first(0);
   const auto drafts = [&](double accept, bool reads) {
-    return speculative_rate(target, &draft, 1, 1032, Speculation{2, accept}, reads).draft.expected.value();
+    return speculative_rate(s.target, &draft, 1, 1032, Speculation{2, accept}, reads).draft.expected.value();
   };
   CHECK(drafts(1.0, false) == Approx(2 * plain).epsilon(1e-12));
   CHECK(drafts(1.0, true) == Approx(first(2) + plain).epsilon(1e-12));
