@@ -15,6 +15,16 @@ long copies_for(std::size_t cold_bytes, double product_bytes) {
   return std::max(1L, static_cast<long>(std::ceil(static_cast<double>(cold_bytes) / product_bytes)));
 }
 
+// Every other point of a doubling sequence, the first and the last always kept: the sizes then
+// grow fourfold, and the ends the fit leans on (the fixed cost, the compute-bound rows) stay.
+void thin_out(std::vector<GemmShape>& shapes) {
+  std::vector<GemmShape> kept;
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    if (i % 2 == 0 || i + 1 == shapes.size()) kept.push_back(shapes[i]);
+  }
+  shapes = std::move(kept);
+}
+
 }  // namespace
 
 PointWork point_work(const GemmShape& s, DType dtype) {
@@ -23,7 +33,7 @@ PointWork point_work(const GemmShape& s, DType dtype) {
   return {2 * rows * in * out, in * out * e, rows * (in + out) * e};
 }
 
-CurvePlan plan_curves(std::size_t cold_bytes, double ridge_rows, DType dtype) {
+CurvePlan plan_curves(std::size_t cold_bytes, double ridge_rows, DType dtype, CurveDensity density) {
   const double e = bytes_per_element(dtype);
   CurvePlan p;
   // 128² weights are 64 KiB in fp32, 32 KiB in fp16: small enough that the fixed cost shows. The
@@ -38,6 +48,19 @@ CurvePlan plan_curves(std::size_t cold_bytes, double ridge_rows, DType dtype) {
   for (const auto& [in, out] : {std::pair{kSquare, kSquare}, std::pair{kSquare, kWide}, std::pair{kWide, kSquare}}) {
     const long copies = copies_for(cold_bytes, static_cast<double>(in * out) * e);
     for (long rows = 1; rows <= largest; rows *= 2) p.gemm.push_back({rows, in, out, copies});
+  }
+  if (density == CurveDensity::quick) {
+    thin_out(p.transfer);
+    // Each shape's rows on their own: 1, 4, 16, … and the largest, past the ridge.
+    std::vector<GemmShape> gemm;
+    for (auto first = p.gemm.begin(); first != p.gemm.end();) {
+      const auto last = std::find_if(first, p.gemm.end(), [&](const GemmShape& s) { return s.in != first->in || s.out != first->out; });
+      std::vector<GemmShape> shape(first, last);
+      thin_out(shape);
+      gemm.insert(gemm.end(), shape.begin(), shape.end());
+      first = last;
+    }
+    p.gemm = std::move(gemm);
   }
   return p;
 }

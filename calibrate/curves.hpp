@@ -32,11 +32,17 @@ struct CurvePlan {
   std::vector<GemmShape> gemm;
 };
 
+// How finely the curves are sampled. quick (`calibrate --quick`): every fourth size and row
+// count (128², 512², …; M = 1, 4, 16, …, the largest always included), for a first look or a
+// test in a fraction of the time; the fit has fewer points to stand on, and says how many.
+enum class CurveDensity { full, quick };
+
 // The shapes to measure. `cold_bytes`: the weights each point cycles through, far beyond the
 // device's caches; `ridge_rows`: the rows at which a product turns compute-bound at the ceilings
 // (peak / bandwidth · element bytes / 2), which sets the largest M (16 × it, a power of two in
 // 256 … 8192); `dtype`: the format the device multiplies in.
-[[nodiscard]] CurvePlan plan_curves(std::size_t cold_bytes, double ridge_rows, DType dtype);
+[[nodiscard]] CurvePlan plan_curves(std::size_t cold_bytes, double ridge_rows, DType dtype,
+                                    CurveDensity density = CurveDensity::full);
 
 // Runs every shape of the plan on its own, `repetitions` timed runs each, in up to three passes
 // through the whole plan: on a shared machine other work comes in bursts of seconds, and a burst

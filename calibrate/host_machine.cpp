@@ -54,4 +54,6 @@ std::optional<double> last_level_cache() {
   return std::nullopt;
 }
 
+HostFacts host_facts() { return {last_level_cache(), host_memory_available()}; }
+
 }  // namespace roofline::calibrate

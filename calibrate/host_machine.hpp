@@ -15,4 +15,12 @@ namespace roofline::calibrate {
 // else sysconf's L3, then L2; nullopt when none is known.
 [[nodiscard]] std::optional<double> last_level_cache();
 
+// Both, read once: what `calibrate` sizes its arrays by. A value, so that tests can describe
+// hosts they do not run on (a 260 MiB last-level cache, a machine short of memory).
+struct HostFacts {
+  std::optional<double> last_level_cache;
+  std::optional<double> memory_available;
+};
+[[nodiscard]] HostFacts host_facts();
+
 }  // namespace roofline::calibrate

@@ -12,6 +12,7 @@
 #include "calibrate/curves.hpp"
 #include "calibrate/expected_fit.hpp"
 #include "calibrate/host_machine.hpp"
+#include "calibrate/stream_size.hpp"
 #include "cli/atomic_file.hpp"
 #include "cli/curve_tables.hpp"
 #include "cli/memory_check.hpp"
@@ -59,7 +60,10 @@ void add_calibrate_options(Options& o, CalibrateArgs& a) {
   o.add("--out,-o", a.out, "write the YAML here (default: stdout, with the summary on stderr)");
   o.add("--base", a.base, "a GPU description (file or preset) whose datasheet fields to keep");
   o.add("--repetitions", a.repetitions, "timed runs per kernel, and per point of the curves (in up to three passes)").show_default();
-  o.add("--stream-size", a.stream_size, "size of each STREAM array").show_default();
+  o.add("--stream-size", a.stream_size,
+        "size of each STREAM array; auto: at least 4 × the last-level cache, 256 MiB where memory allows")
+      .show_default();
+  o.flag("--quick", a.quick, "measure the curves at every other size and row count: about half the points");
 }
 
 namespace {
@@ -67,20 +71,54 @@ namespace {
 // A spread above this says the machine was busy or its clock moved while it was measured.
 constexpr double kNoisySpread = 0.10;
 
-// The bytes of one STREAM array, checked before anything is allocated: three arrays must fit in
-// memory, and on a CPU each must be well beyond the last-level cache, else the "memory"
-// bandwidth measured is the cache's (four times it: the three arrays then spill it twelvefold).
-std::size_t stream_bytes(const CalibrateArgs& a) {
+const CalibrationHost* g_host = nullptr;  // a test's, while its ScopedCalibrationHost lives
+
+CalibrationHost real_host() { return {calibrate::open_device, calibrate::host_facts()}; }
+
+// The bytes of one STREAM array and a line saying why that many, checked before anything is
+// allocated: three arrays must fit in memory, and on a CPU each must be well beyond the
+// last-level cache, else the "memory" bandwidth measured is the cache's (four times it: the three
+// arrays then spill it twelvefold).
+struct StreamChoice {
+  std::size_t bytes = 0;
+  std::string why;
+};
+
+StreamChoice stream_bytes(const CalibrateArgs& a, const calibrate::HostFacts& host) {
+  const bool cache_bound = a.device == "cpu";
+  const auto& llc = host.last_level_cache;
+  if (a.stream_size == "auto") {
+    const calibrate::StreamSize s = calibrate::default_stream_size(host, cache_bound);
+    const std::string each = fmt::format("STREAM arrays of {} each", human(Bytes(static_cast<double>(s.bytes))));
+    using Basis = calibrate::StreamSize::Basis;
+    switch (s.basis) {
+      case Basis::cache:
+        return {s.bytes, fmt::format("{} (--stream-size auto: 4 × the last-level cache of {})", each,
+                                     human(Bytes(*llc)))};
+      case Basis::memory_share:
+        return {s.bytes, fmt::format("{} (--stream-size auto: a sixth of the {} available{})", each,
+                                     human(Bytes(*host.memory_available)),
+                                     cache_bound && llc ? fmt::format(", and 4 × the last-level cache of {} or more",
+                                                                       human(Bytes(*llc)))
+                                                        : std::string())};
+      case Basis::preferred:
+        break;
+    }
+    return {s.bytes, fmt::format("{} (--stream-size auto{})", each,
+                                 cache_bound && llc ? fmt::format(": 256 MiB, above 4 × the last-level cache of {}", human(Bytes(*llc)))
+                                 : cache_bound      ? std::string(": 256 MiB; the last-level cache is unknown")
+                                                    : std::string(": 256 MiB; the device's arrays are 4 × this, past its L2"))};
+  }
   const double bytes = quantity_flag(a.stream_size, Dimension::bytes, "stream-size");
   if (bytes < (1U << 20)) throw InputError("--stream-size: must be at least 1 MiB");
-  require_memory(3 * bytes, "stream-size", fmt::format("three STREAM arrays of {}", human(Bytes(bytes))));
-  const auto llc = a.device == "cpu" ? calibrate::last_level_cache() : std::nullopt;
-  if (llc && bytes < 4 * *llc) {
+  require_memory(3 * bytes, "stream-size", fmt::format("three STREAM arrays of {}", human(Bytes(bytes))),
+                 host.memory_available);
+  if (cache_bound && llc && bytes < 4 * *llc) {
     throw InputError(fmt::format("--stream-size: {} is below 4 × the last-level cache of {} ({}): the arrays would "
-                                 "stay in cache and measure its bandwidth, not memory's; give at least {}",
+                                 "stay in cache and measure its bandwidth, not memory's; give at least {}, or auto",
                                  human(Bytes(bytes)), human(Bytes(*llc)), a.stream_size, human(Bytes(4 * *llc))));
   }
-  return static_cast<std::size_t>(bytes);
+  return {static_cast<std::size_t>(bytes), fmt::format("STREAM arrays of {} each", human(Bytes(bytes)))};
 }
 
 }  // namespace
@@ -149,12 +187,12 @@ Calibration measure_kernels(calibrate::CalibrationDevice& device, const calibrat
 // their products reached, and the coefficients fitted against those ceilings. Their tables are
 // appended to `summary`.
 ExpectedModel measure_expected(calibrate::CalibrationDevice& device, const calibrate::CalibrationOptions& o,
-                               Calibration& c, std::string& summary) {
+                               calibrate::CurveDensity density, Calibration& c, std::string& summary) {
   const DType dtype = device.gemm_dtype();
   auto& peak = c.peak[static_cast<std::size_t>(dtype)];
   const double ridge_rows = peak->value() / c.bandwidth->value() * bytes_per_element(dtype) / 2;
   // Twice the STREAM arrays: weights that far exceed the last-level cache (CPU) or L2 (GPU).
-  const auto plan = calibrate::plan_curves(2 * o.stream_bytes, ridge_rows, dtype);
+  const auto plan = calibrate::plan_curves(2 * o.stream_bytes, ridge_rows, dtype, density);
   const calibrate::Curves curves = calibrate::measure_curves(device, plan, o.repetitions);
   std::vector<calibrate::CurvePoint> single_row = curves.transfer;
   for (const calibrate::CurvePoint& p : curves.gemm) {
@@ -186,20 +224,28 @@ ExpectedModel measure_expected(calibrate::CalibrationDevice& device, const calib
 
 }  // namespace
 
+ScopedCalibrationHost::ScopedCalibrationHost(CalibrationHost host) : host_(std::move(host)), previous_(g_host) {
+  g_host = &host_;
+}
+ScopedCalibrationHost::~ScopedCalibrationHost() { g_host = previous_; }
+
 void run_calibrate(const CalibrateArgs& a, std::ostream& out, std::ostream& err) {
   if (a.repetitions < 1) throw InputError(fmt::format("--repetitions: must be at least 1, got {}", a.repetitions));
+  const CalibrationHost host = g_host ? *g_host : real_host();
   calibrate::CalibrationOptions o;
   o.repetitions = a.repetitions;
-  o.stream_bytes = stream_bytes(a);
+  const StreamChoice stream = stream_bytes(a, host.facts);
+  o.stream_bytes = stream.bytes;
   // The file is reserved before measuring: a folder that cannot take it is refused now, not
   // after minutes of measurement.
   std::unique_ptr<AtomicFile> file = a.out.empty() ? nullptr : std::make_unique<AtomicFile>(a.out, "out");
-  auto device = calibrate::open_device(a.device);
+  auto device = host.open_device(a.device);
   GpuSpec g = a.base.empty() ? unnamed_machine(*device) : load_gpu(a.base);
 
   Calibration c = measure_kernels(*device, o);
   std::string curve_summary;
-  g.expected = measure_expected(*device, o, c, curve_summary);
+  g.expected = measure_expected(*device, o, a.quick ? calibrate::CurveDensity::quick : calibrate::CurveDensity::full,
+                                c, curve_summary);
   for (const KernelRecord& k : c.kernels) c.spread = std::max(c.spread, k.spread);
   if (a.base.empty()) {
     const DType dtype = device->gemm_dtype();
@@ -210,8 +256,10 @@ void run_calibrate(const CalibrateArgs& a, std::ostream& out, std::ostream& err)
   g.calibration = c;
   err << noise_warnings(c);
 
-  const std::string yaml = gpu_yaml(g);
-  const std::string summary = render_plain(kernel_table(c)) + curve_summary;
+  // The size is part of the measurement: said in the summary and kept in the file, as a comment.
+  const std::string yaml = fmt::format("# measured with {}{}\n", stream.why, a.quick ? ", curves --quick" : "") + gpu_yaml(g);
+  const std::string summary = stream.why + (a.quick ? "; curves --quick" : "") + "\n" + render_plain(kernel_table(c)) +
+                              curve_summary;
   if (!file) {
     out << yaml;
     err << summary;

@@ -1,10 +1,14 @@
 #pragma once
 // `rooflineplan calibrate`: measures this machine's ceilings and writes a GPU description with a
 // `calibration:` block.
+#include <functional>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "calibrate/calibration_device.hpp"
+#include "calibrate/host_machine.hpp"
 #include "cli/command.hpp"
 #include "hardware/gpu_spec.hpp"
 
@@ -15,11 +19,31 @@ struct CalibrateArgs {
   std::string out;   // empty: YAML to stdout, the summary to stderr
   std::string base;  // a GPU description whose fields the result keeps
   int repetitions = 10;
-  std::string stream_size = "256 MiB";
+  std::string stream_size = "auto";  // from the host: calibrate/stream_size.hpp
+  bool quick = false;                 // the curves at every other point (calibrate/curves.hpp)
 };
 
 void add_calibrate_options(Options& o, CalibrateArgs& args);
 void run_calibrate(const CalibrateArgs& args, std::ostream& out, std::ostream& err);
+
+// Where calibrate gets its device and what it knows of the host: the real ones, unless a
+// ScopedCalibrationHost has put others in their place. Tests of calibrate's plumbing run on a
+// fake device and a described host, so that none depends on this machine's caches or speed.
+struct CalibrationHost {
+  std::function<std::unique_ptr<calibrate::CalibrationDevice>(const std::string& kind)> open_device;
+  calibrate::HostFacts facts;
+};
+class ScopedCalibrationHost {
+ public:
+  explicit ScopedCalibrationHost(CalibrationHost host);
+  ~ScopedCalibrationHost();
+  ScopedCalibrationHost(const ScopedCalibrationHost&) = delete;
+  ScopedCalibrationHost& operator=(const ScopedCalibrationHost&) = delete;
+
+ private:
+  CalibrationHost host_;
+  const CalibrationHost* previous_;
+};
 
 // A warning line for each kernel whose runs spread more than 10 % (a busy machine, a clock that
 // moved); empty when the machine was quiet.

@@ -9,7 +9,10 @@
 namespace roofline::cli {
 
 void require_memory(double bytes, std::string_view flag, std::string_view what) {
-  const auto available = calibrate::host_memory_available();
+  require_memory(bytes, flag, what, calibrate::host_memory_available());
+}
+
+void require_memory(double bytes, std::string_view flag, std::string_view what, std::optional<double> available) {
   if (!available || bytes <= *available) return;
   throw io::InputError(fmt::format("--{}: {} need {} ({:.0f} bytes), more than the {} this machine has available", flag,
                                    what, report::human(Bytes(bytes)), bytes, report::human(Bytes(*available))));

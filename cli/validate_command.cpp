@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "calibrate/calibration_device.hpp"
+#include "calibrate/stream_size.hpp"
 #include "model/engine.hpp"
 #include "model/expected.hpp"
 #include "report/human_units.hpp"
@@ -166,9 +167,10 @@ std::string bound_check(const std::vector<Point>& points) {
 // The calibration's read stream and GEMM, measured again right before the points: a VM's
 // neighbours, a clock or a thermal state move them between calibrate and validate, and the
 // predictions (from the calibration) are then off by as much. Stated, not corrected: the
-// predictions stay the calibration's. Empty when the calibration recorded neither kernel.
-std::string drift_since(const Calibration& c, calibrate::CalibrationDevice& device) {
-  const calibrate::CalibrationOptions o{5};
+// predictions stay the calibration's. Empty when the calibration recorded neither kernel. The
+// read stream is sized as calibrate sizes it by default, past this host's cache.
+std::string drift_since(const Calibration& c, calibrate::CalibrationDevice& device, bool cache_bound) {
+  const calibrate::CalibrationOptions o{5, calibrate::default_stream_size(calibrate::host_facts(), cache_bound).bytes};
   std::string parts;
   const auto compare = [&](const calibrate::Measurement& now) {
     const auto then = std::find_if(c.kernels.begin(), c.kernels.end(),
@@ -255,7 +257,7 @@ void run_validate(const ValidateArgs& a, std::ostream& out, std::ostream& err) {
   }
   all.push_back(predict(prefill_report, prefill_report.prefill, "prefill", 1));
   shapes.push_back(matmul_shapes(prefill_report.prefill));
-  const std::string drift = gpu.calibration ? drift_since(*gpu.calibration, *device) : std::string();
+  const std::string drift = gpu.calibration ? drift_since(*gpu.calibration, *device, a.device == "cpu") : std::string();
   run_points(all, shapes, *device, a.repetitions);
   const std::vector<Point> decode(all.begin(), all.end() - 1);
 

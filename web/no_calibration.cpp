@@ -17,5 +17,6 @@ std::unique_ptr<CalibrationDevice> make_cpu_device() {
 
 std::optional<double> host_memory_available() { return std::nullopt; }
 std::optional<double> last_level_cache() { return std::nullopt; }
+HostFacts host_facts() { return {}; }
 
 }  // namespace roofline::calibrate

@@ -7,11 +7,13 @@
 #include <fstream>
 #include <optional>
 #include <stdexcept>
+#include <tuple>
 
 #include "calibrate/calibration_device.hpp"
 #include "calibrate/host_machine.hpp"
 #include "calibrate/plugin_abi.hpp"
 #include "cli_runner.hpp"
+#include "fake_calibration_device.hpp"
 #include "io/gpu_writer.hpp"
 
 using namespace roofline;
@@ -91,23 +93,154 @@ TEST_CASE("calibrate: the YAML written reads back to the same description") {
   CHECK(again.effective_peak(DType::fp32)->value() == 200e9);
 }
 
-TEST_CASE("calibrate: writes a GPU description that every command can read") {
-  const std::string out = (std::filesystem::temp_directory_path() / "rooflineplan-calibrate-test.yaml").string();
-  // Arrays of 4 × the last-level cache, the least calibrate takes: large enough to measure memory.
-  const double llc = calibrate::last_level_cache().value_or(1 << 20);
-  const std::string size = std::to_string(static_cast<long long>(4 * llc)) + " B";
-  const auto r = test::run_cli({"calibrate", "--repetitions", "1", "--stream-size", size, "--out", out});
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0, kGiB = 1024 * kMiB;
+
+// A host of this machine's kind: a 32 MiB last-level cache and 16 GiB free.
+const calibrate::HostFacts kSmallCache{32 * kMiB, 16 * kGiB};
+// This project's CI machines: a 260 MiB last-level cache (and 16 GiB free).
+const calibrate::HostFacts kLargeCache{260 * kMiB, 16 * kGiB};
+
+std::string temp_file(const std::string& name) { return (std::filesystem::temp_directory_path() / name).string(); }
+
+}  // namespace
+
+TEST_CASE("calibrate on a fake device: the ceilings it reached and its fit come back from the file") {
+  const test::FakeCalibrationHost host(kSmallCache);
+  const std::string out = temp_file("rooflineplan-calibrate-fake.yaml");
+  const auto r = test::run_cli({"calibrate", "--repetitions", "3", "--out", out});
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("read") && Catch::Contains("gemm_fp32") && Catch::Contains("gemv_fp32") &&
                         Catch::Contains("bandwidth against transfer size") && Catch::Contains("GEMM efficiency") &&
-                        Catch::Contains("skinny_rows") && Catch::Contains("wrote"));
-  // The expected model's coefficients, fitted on this device, with where and when.
+                        Catch::Contains("skinny_rows") && Catch::Contains("wrote " + out));
   const GpuSpec g = io::load_gpu(out);
+  // The read and GEMM kernels reach 40 GB/s and 300 GFLOP/s exactly; the products only 90% and
+  // 80% of them, so the curves raise neither ceiling.
+  REQUIRE(g.calibration.has_value());
+  CHECK(g.calibration->bandwidth->value() == 40e9);
+  CHECK(g.effective_peak(DType::fp32)->value() == 300e9);
+  CHECK(g.calibration->repetitions == 3);
+  // The fit gives back the shares the products were timed with, against those ceilings.
   REQUIRE(g.expected.has_value());
-  CHECK_THAT(g.expected->source, Catch::StartsWith("measured by rooflineplan calibrate on cpu: ") &&
+  CHECK_THAT(g.expected->memory, Catch::Matchers::WithinRel(0.9, 0.02));
+  CHECK_THAT(g.expected->compute, Catch::Matchers::WithinRel(0.8, 0.02));
+  CHECK_THAT(g.expected->source, Catch::StartsWith("measured by rooflineplan calibrate on fake: 40 GB/s, 300 GFLOP/s, ") &&
                                      Catch::Contains(g.calibration->date));
   const auto point = test::run_cli({"-m", test::data_file("good/tiny.yaml"), "-g", out, "-f", "json"});
   CHECK(point.code == 0);
+}
+
+namespace {
+
+std::vector<std::tuple<long, long, long>> shapes_of(const test::FakeDeviceLog& log) {
+  std::vector<std::tuple<long, long, long>> shapes;
+  for (const auto& [s, runs] : log.steps) shapes.emplace_back(s.rows, s.in, s.out);
+  return shapes;
+}
+
+}  // namespace
+
+TEST_CASE("calibrate: every point of the curves gets the repetitions asked for, in passes") {
+  const test::FakeCalibrationHost host(kSmallCache);
+  REQUIRE(test::run_cli({"calibrate", "--repetitions", "2"}).code == 0);
+  // 256 MiB arrays: transfer 128² … 4096² (a quarter of 512 MiB of fp32 weights), GEMMs of
+  // M = 1 … 256 (16 × the ridge at 15 rows, at least 256) over three shapes: 6 + 27 points, each
+  // timed once in each of two passes through all of them.
+  const auto steps = shapes_of(*host.log);
+  REQUIRE(steps.size() == 2 * (6 + 27));
+  CHECK(std::vector(steps.begin(), steps.begin() + 33) == std::vector(steps.begin() + 33, steps.end()));
+  for (const auto& [s, runs] : host.log->steps) CHECK(runs == 1);
+  // Ten repetitions: passes of 4, 3 and 3 runs.
+  const test::FakeCalibrationHost ten(kSmallCache);
+  REQUIRE(test::run_cli({"calibrate", "--repetitions", "10"}).code == 0);
+  REQUIRE(ten.log->steps.size() == 3 * 33);
+  CHECK(ten.log->steps[0].second == 4);
+  CHECK(ten.log->steps[33].second == 3);
+  CHECK(ten.log->steps[66].second == 3);
+}
+
+TEST_CASE("calibrate --quick: the curves at every other point, the ends kept - 4 + 15 of 6 + 27") {
+  const test::FakeCalibrationHost host(kSmallCache);
+  const auto r = test::run_cli({"calibrate", "--repetitions", "1", "--quick"});
+  REQUIRE(r.code == 0);
+  // Transfer 128², 512², 2048² and the largest, 4096²; rows 1, 4, 16, 64, 256 per shape.
+  using Shape = std::tuple<long, long, long>;
+  const auto steps = shapes_of(*host.log);
+  CHECK(steps == std::vector<Shape>{{1, 128, 128},    {1, 512, 512},     {1, 2048, 2048},   {1, 4096, 4096},
+                                    {1, 4096, 4096},  {4, 4096, 4096},   {16, 4096, 4096},  {64, 4096, 4096},
+                                    {256, 4096, 4096}, {1, 4096, 14336}, {4, 4096, 14336},  {16, 4096, 14336},
+                                    {64, 4096, 14336}, {256, 4096, 14336}, {1, 14336, 4096}, {4, 14336, 4096},
+                                    {16, 14336, 4096}, {64, 14336, 4096}, {256, 14336, 4096}});
+  CHECK_THAT(r.err, Catch::Contains("over 19 points") && Catch::Contains("; curves --quick"));
+  CHECK_THAT(r.out, Catch::StartsWith("# measured with STREAM arrays of 268 MB each (--stream-size auto: 256 MiB, above "
+                                      "4 × the last-level cache of 33.6 MB), curves --quick\n"));
+}
+
+TEST_CASE("calibrate sizes its arrays from the host: 256 MiB past a 32 MiB cache, 1040 MiB past 260 MiB") {
+  {
+    const test::FakeCalibrationHost host(kSmallCache);
+    const auto r = test::run_cli({"calibrate", "--repetitions", "1", "--quick"});
+    REQUIRE(r.code == 0);
+    CHECK(host.log->stream_bytes == std::vector<std::size_t>(4, std::size_t{256} << 20));  // copy, triad, read, read_end
+  }
+  const test::FakeCalibrationHost host(kLargeCache);
+  const auto r = test::run_cli({"calibrate", "--repetitions", "1", "--quick"});
+  REQUIRE(r.code == 0);
+  // 4 × 260 MiB = 1040 MiB = 1090519040 bytes: the three arrays spill the cache twelvefold.
+  CHECK(host.log->stream_bytes == std::vector<std::size_t>(4, std::size_t{1040} << 20));
+  CHECK_THAT(r.err, Catch::StartsWith("STREAM arrays of 1.09 GB each (--stream-size auto: 4 × the last-level cache of "
+                                      "273 MB); curves --quick\n"));
+}
+
+TEST_CASE("calibrate on a host short of memory: a sixth of it, but never below 4 × the cache") {
+  {
+    // 600 MiB free: a sixth is 100 MiB, above 4 × a 16 MiB cache.
+    const test::FakeCalibrationHost host({16 * kMiB, 600 * kMiB});
+    const auto r = test::run_cli({"calibrate", "--repetitions", "1", "--quick"});
+    REQUIRE(r.code == 0);
+    CHECK(host.log->stream_bytes.front() == std::size_t{100} << 20);
+    CHECK_THAT(r.err, Catch::StartsWith("STREAM arrays of 105 MB each (--stream-size auto: a sixth of the 629 MB "
+                                        "available, and 4 × the last-level cache of 16.8 MB or more)"));
+  }
+  // A 32 MiB cache asks for 128 MiB: three of them (384 MiB) still fit in the 600 MiB.
+  const test::FakeCalibrationHost host({32 * kMiB, 600 * kMiB});
+  const auto r = test::run_cli({"calibrate", "--repetitions", "1", "--quick"});
+  REQUIRE(r.code == 0);
+  CHECK(host.log->stream_bytes.front() == std::size_t{128} << 20);
+  CHECK_THAT(r.err, Catch::StartsWith("STREAM arrays of 134 MB each (--stream-size auto: 4 × the last-level cache of 33.6 MB)"));
+}
+
+TEST_CASE("calibrate: a host whose memory cannot hold 4 × its cache is refused before measuring, exit 2") {
+  // 3 × 1040 MiB = 3120 MiB, more than 2048 MiB.
+  const test::FakeCalibrationHost host({260 * kMiB, 2 * kGiB});
+  const auto r = test::run_cli({"calibrate"});
+  CHECK(r.code == 2);
+  CHECK(r.err == "error: --stream-size: three STREAM arrays of 1040 MiB (4 × the last-level cache of 260 MiB) need more "
+                 "than the 2048 MiB this machine has available: free memory and run again\n");
+  CHECK(host.log->kernels == 0);
+}
+
+TEST_CASE("calibrate --out /dev/full: exit 1 naming the file, and the measurement still on stdout") {
+  const test::FakeCalibrationHost host(kSmallCache);
+  const auto r = test::run_cli({"calibrate", "--repetitions", "1", "--quick", "--out", "/dev/full"});
+  CHECK(r.code == 1);
+  CHECK_THAT(r.err, Catch::Contains("writing --out /dev/full: No space left on device"));
+  CHECK_THAT(r.out, Catch::Contains("\ncalibration:\n") && Catch::Contains("\nexpected:\n"));
+  CHECK_THAT(r.err, Catch::Contains("bandwidth against transfer size"));
+}
+
+// The one test that measures this machine: every kernel verified, a file every command reads.
+// Labelled slow (tests/cli/CMakeLists.txt): run by the gcc suite, not under the sanitizers.
+TEST_CASE("calibrate on this machine: --quick writes a description every command reads", "[slow]") {
+  const std::string out = temp_file("rooflineplan-calibrate-real.yaml");
+  const auto r = test::run_cli({"calibrate", "--repetitions", "1", "--quick", "--out", out});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("STREAM arrays of ") && Catch::Contains("--stream-size auto"));
+  const GpuSpec g = io::load_gpu(out);
+  REQUIRE(g.expected.has_value());
+  CHECK_THAT(g.expected->source, Catch::StartsWith("measured by rooflineplan calibrate on cpu: "));
+  CHECK(test::run_cli({"-m", test::data_file("good/tiny.yaml"), "-g", out, "-f", "json"}).code == 0);
 }
 
 TEST_CASE("validate's coverage: 2, 3 and 4 of the runs 1 … 5 lie in [2, 4], ends included - counts add") {

@@ -11,12 +11,12 @@
 #include <sstream>
 #include <streambuf>
 
-#include "calibrate/host_machine.hpp"
 #include "chart/figure_file.hpp"
 #include "chart/plot_charts.hpp"
 #include "cli/app.hpp"
 #include "cli/calibrate_command.hpp"
 #include "cli_runner.hpp"
+#include "fake_calibration_device.hpp"
 #include "report/report_csv.hpp"
 #include "report/report_record.hpp"
 #include "report/safe_text.hpp"
@@ -193,20 +193,23 @@ TEST_CASE("plot --out: a figure is written whole - a wrong extension or a missin
 }
 
 TEST_CASE("calibrate --out: a folder that cannot take the file is refused before measuring, exit 2") {
+  const test::FakeCalibrationHost host({32 << 20, 16.0 * (1 << 30)});
   const auto r = test::run_cli({"calibrate", "--repetitions", "1", "--out", "/no-such-folder/gpu.yaml"});
   CHECK(r.code == 2);
   CHECK_THAT(r.err, Catch::Contains("--out: cannot write /no-such-folder/gpu.yaml"));
   CHECK(r.out.empty());  // no kernel table: nothing was measured
+  CHECK(host.log->kernels == 0);
 }
 
 // ---- 7. Flags that size an allocation are checked against memory ------------------------------
 
 TEST_CASE("memory: calibrate --stream-size past the machine's memory is refused naming it, exit 2") {
+  const test::FakeCalibrationHost host({32 << 20, 16.0 * (1 << 30)});
   const auto r = test::run_cli({"calibrate", "--stream-size", "1 PB"});
   CHECK(r.code == 2);
-  CHECK_THAT(r.err, Catch::Contains("--stream-size: three STREAM arrays of 1.00 PB need 3.00 PB (3000000000000000 bytes), "
-                                    "more than the") &&
-                        Catch::Contains("available"));
+  CHECK(r.err == "error: --stream-size: three STREAM arrays of 1.00 PB need 3.00 PB (3000000000000000 bytes), more than "
+                 "the 17.2 GB this machine has available\n");
+  CHECK(host.log->kernels == 0);
 }
 
 TEST_CASE("memory: validate's --batch, --prompt and --budget are refused by name when the step cannot fit") {
@@ -365,12 +368,13 @@ TEST_CASE("validate: a GPU file without calibration is warned about on stderr, a
 }
 
 TEST_CASE("calibrate: STREAM arrays below 4 × the last-level cache are refused naming both") {
-  const auto llc = calibrate::last_level_cache();
-  if (!llc || *llc < 1024 * 1024) return;  // 1 MiB is the smallest --stream-size: nothing to refuse
-  const auto r = test::run_cli({"calibrate", "--repetitions", "1", "--stream-size", "1 MiB"});
+  // 256 MiB against 4 × 260 MiB: the arrays would stay in the cache.
+  const test::FakeCalibrationHost host({260 << 20, 16.0 * (1 << 30)});
+  const auto r = test::run_cli({"calibrate", "--repetitions", "1", "--stream-size", "256 MiB"});
   CHECK(r.code == 2);
-  CHECK_THAT(r.err, Catch::Contains("--stream-size: 1.05 MB is below 4 × the last-level cache of") &&
-                        Catch::Contains("measure its bandwidth, not memory's"));
+  CHECK(r.err == "error: --stream-size: 268 MB is below 4 × the last-level cache of 273 MB (256 MiB): the arrays would "
+                 "stay in cache and measure its bandwidth, not memory's; give at least 1.09 GB, or auto\n");
+  CHECK(host.log->kernels == 0);
 }
 
 TEST_CASE("calibrate: a kernel whose runs spread more than 10% is warned about - 10% or less is not") {

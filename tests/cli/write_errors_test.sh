@@ -1,6 +1,5 @@
 #!/bin/sh
-# Writes to a full device fail loudly: each command exits 1 and says why, and calibrate prints
-# the measurement it could not write rather than discarding it.
+# Writes to a full device fail loudly: each command exits 1 and says why.
 # Usage: write_errors_test.sh <rooflineplan binary> <examples folder>
 set -u
 bin=$1
@@ -35,12 +34,6 @@ fi
 expect_failure "$bin" explain $m --plot "$full/r.svg"
 rm -rf "$full" /tmp/rooflineplan-write-errors.$$
 
-# calibrate --out /dev/full: exit 1 naming the file, and the YAML on stdout.
-yaml=$("$bin" calibrate --repetitions 1 --out /dev/full 2> /tmp/rooflineplan-calibrate-errors.$$)
-code=$?
-if [ "$code" -ne 1 ] || ! grep -q "writing --out /dev/full: No space left on device" /tmp/rooflineplan-calibrate-errors.$$ ||
-   ! printf '%s\n' "$yaml" | grep -q "^calibration:"; then
-  echo "FAIL (exit $code): calibrate --out /dev/full"; cat /tmp/rooflineplan-calibrate-errors.$$; status=1
-fi
-rm -f /tmp/rooflineplan-calibrate-errors.$$
+# calibrate's own (the measurement kept on stdout) is tests/cli/test_calibrate.cpp's, on a fake
+# device: measuring this machine here would take minutes.
 exit $status
