@@ -73,8 +73,6 @@ constexpr double kNoisySpread = 0.10;
 
 const CalibrationHost* g_host = nullptr;  // a test's, while its ScopedCalibrationHost lives
 
-CalibrationHost real_host() { return {calibrate::open_device, calibrate::host_facts()}; }
-
 // The bytes of one STREAM array and a line saying why that many, checked before anything is
 // allocated: three arrays must fit in memory, and on a CPU each must be well beyond the
 // last-level cache, else the "memory" bandwidth measured is the cache's (four times it: the three
@@ -229,9 +227,14 @@ ScopedCalibrationHost::ScopedCalibrationHost(CalibrationHost host) : host_(std::
 }
 ScopedCalibrationHost::~ScopedCalibrationHost() { g_host = previous_; }
 
+CalibrationHost calibration_host() {
+  if (g_host) return *g_host;
+  return {calibrate::open_device, calibrate::host_facts()};
+}
+
 void run_calibrate(const CalibrateArgs& a, std::ostream& out, std::ostream& err) {
   if (a.repetitions < 1) throw InputError(fmt::format("--repetitions: must be at least 1, got {}", a.repetitions));
-  const CalibrationHost host = g_host ? *g_host : real_host();
+  const CalibrationHost host = calibration_host();
   calibrate::CalibrationOptions o;
   o.repetitions = a.repetitions;
   const StreamChoice stream = stream_bytes(a, host.facts);

@@ -44,6 +44,8 @@ class ScopedCalibrationHost {
   CalibrationHost host_;
   const CalibrationHost* previous_;
 };
+// The host in force: a test's, else this machine's (validate measures through it too).
+[[nodiscard]] CalibrationHost calibration_host();
 
 // A warning line for each kernel whose runs spread more than 10 % (a busy machine, a clock that
 // moved); empty when the machine was quiet.

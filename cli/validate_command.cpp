@@ -16,6 +16,7 @@
 #include "io/spec_loader.hpp"
 #include "report/safe_text.hpp"
 #include "report/text_table.hpp"
+#include "cli/calibrate_command.hpp"
 #include "cli/memory_check.hpp"
 #include "cli/workload_options.hpp"
 
@@ -169,18 +170,29 @@ std::string bound_check(const std::vector<Point>& points) {
 // predictions (from the calibration) are then off by as much. Stated, not corrected: the
 // predictions stay the calibration's. Empty when the calibration recorded neither kernel. The
 // read stream is sized as calibrate sizes it by default, past this host's cache.
-std::string drift_since(const Calibration& c, calibrate::CalibrationDevice& device, bool cache_bound) {
-  const calibrate::CalibrationOptions o{5, calibrate::default_stream_size(calibrate::host_facts(), cache_bound).bytes};
+std::string drift_since(const Calibration& c, calibrate::CalibrationDevice& device, const calibrate::HostFacts& host,
+                        bool cache_bound) {
+  const auto recorded = [&](std::string_view kernel) {
+    return std::find_if(c.kernels.begin(), c.kernels.end(), [&](const KernelRecord& k) { return k.name == kernel; });
+  };
+  // Only what the calibration recorded is measured again: a read stream past a large cache takes
+  // gigabytes and seconds, for nothing when there is no figure to hold it against.
+  const bool has_read = recorded("read") != c.kernels.end();
+  const bool has_gemm = std::any_of(c.kernels.begin(), c.kernels.end(),
+                                    [](const KernelRecord& k) { return k.name.starts_with("gemm_"); });
+  if (!has_read && !has_gemm) return {};
+  const calibrate::CalibrationOptions o{5, calibrate::default_stream_size(host, cache_bound).bytes};
   std::string parts;
   const auto compare = [&](const calibrate::Measurement& now) {
-    const auto then = std::find_if(c.kernels.begin(), c.kernels.end(),
-                                   [&](const KernelRecord& k) { return k.name == now.kernel; });
+    const auto then = recorded(now.kernel);
     if (then == c.kernels.end() || !(then->best > 0) || !(now.best > 0)) return;
     if (!parts.empty()) parts += ", ";
     parts += fmt::format("{} {:+.0f}%", now.kernel, 100 * (now.best / then->best - 1));
   };
-  compare(device.read(o));
-  for (const calibrate::Measurement& g : device.gemm(o)) compare(g);
+  if (has_read) compare(device.read(o));
+  if (has_gemm) {
+    for (const calibrate::Measurement& g : device.gemm(o)) compare(g);
+  }
   if (parts.empty()) return {};
   return fmt::format("drift since calibration ({}): {}, the best of 5 runs now against the calibration's; the "
                      "predictions use the calibration's\n",
@@ -217,7 +229,8 @@ void run_validate(const ValidateArgs& a, std::ostream& out, std::ostream& err) {
   const std::vector<long>& batches = x.batch;
   if (*std::min_element(batches.begin(), batches.end()) < 1) throw InputError("--batch: batches must be at least 1");
 
-  auto device = calibrate::open_device(a.device);
+  const CalibrationHost host = calibration_host();
+  auto device = host.open_device(a.device);
   const DType dtype = device->gemm_dtype();
   if (!gpu.effective_peak(dtype)) {
     throw InputError(fmt::format("--gpu: {} gives no {} peak; calibrate it on this device first", gpu.name, name(dtype)));
@@ -257,7 +270,7 @@ void run_validate(const ValidateArgs& a, std::ostream& out, std::ostream& err) {
   }
   all.push_back(predict(prefill_report, prefill_report.prefill, "prefill", 1));
   shapes.push_back(matmul_shapes(prefill_report.prefill));
-  const std::string drift = gpu.calibration ? drift_since(*gpu.calibration, *device, a.device == "cpu") : std::string();
+  const std::string drift = gpu.calibration ? drift_since(*gpu.calibration, *device, host.facts, a.device == "cpu") : std::string();
   run_points(all, shapes, *device, a.repetitions);
   const std::vector<Point> decode(all.begin(), all.end() - 1);
 

@@ -252,7 +252,11 @@ TEST_CASE("validate's coverage: 2, 3 and 4 of the runs 1 … 5 lie in [2, 4], en
   CHECK(c.total == 7);
 }
 
+// validate measures through the calibration host, so that these run on the fake device: its step
+// is exact (bytes at 90% of 40 GB/s, FLOPs at 80% of 300 GFLOP/s, 3 us a product), and no
+// assertion depends on how fast or busy this machine is.
 TEST_CASE("validate: one row per batch and a prefill - the knee, both errors, the coverage and the bound's check") {
+  const test::FakeCalibrationHost host(kSmallCache);
   const auto r = test::run_cli({"validate", "-m", test::data_file("good/tiny.yaml"), "-g",
                                 test::data_file("good/calibrated-cpu.yaml"), "-b", "1,4,16", "--repetitions", "2",
                                 "-p", "8"});
@@ -263,16 +267,21 @@ TEST_CASE("validate: one row per batch and a prefill - the knee, both errors, th
                         Catch::Contains("of 8 runs") && Catch::Contains("inside the 10-90% interval") &&
                         Catch::Contains("bound: ") &&
                         Catch::Contains("coefficients: written for the tests, as calibrate writes it"));
-  // The file records read and gemm_fp32 (38 GB/s, 200 GFLOP/s): both are measured again, and
-  // how far this machine now is from them is said (a timing: its value is not checked).
-  CHECK_THAT(r.out, Catch::Contains("drift since calibration (") && Catch::Contains(": read ") &&
-                        Catch::Contains("%, gemm_fp32 ") && Catch::Contains("the predictions use the calibration's"));
+  // The file records read at 38 GB/s and gemm_fp32 at 200 GFLOP/s; the fake reaches 40 and 300:
+  // 40/38 - 1 = +5%, 300/200 - 1 = +50%.
+  CHECK_THAT(r.out, Catch::Contains("drift since calibration (") &&
+                        Catch::Contains(": read +5%, gemm_fp32 +50%, the best of 5 runs now") &&
+                        Catch::Contains("the predictions use the calibration's"));
   // Title, header and rule; 3 decode rows and a prefill; knee, errors, coverage, bound, drift,
   // coefficients.
   CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 3 + 4 + 6);
+  // The three steps and the prefill, and the drift's read stream and GEMM: nothing else measured.
+  CHECK(host.log->steps.size() == 4 * 2);
+  CHECK(host.log->stream_bytes == std::vector<std::size_t>{256u << 20});
 }
 
 TEST_CASE("validate: ceilings far below the device (1 GB/s, 1 GFLOP/s) are beaten, and it says where") {
+  const test::FakeCalibrationHost host(kSmallCache);
   const auto file = std::filesystem::temp_directory_path() / "rooflineplan-slow-ceilings.yaml";
   std::ofstream(file) << "name: slow\nmemory: {capacity: 16 GB, bandwidth: 1 GB/s}\ncompute: {peak: {fp32: 1 GFLOPS}}\n"
                          "calibration: {bandwidth: 1 GB/s, peak: {fp32: 1 GFLOPS}}\n";
@@ -281,8 +290,13 @@ TEST_CASE("validate: ceilings far below the device (1 GB/s, 1 GFLOP/s) are beate
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("bound: BEATEN at decode 1 (fastest run") && Catch::Contains("prefill 1") &&
                         Catch::Contains("calibrate again on a quiet machine"));
-  // No kernel recorded in the file: no drift to state.
+  // The fake's decode step at batch 1, worked by hand over Tiny's products (2 layers; bytes at
+  // 36 GB/s, FLOPs at 240 GFLOP/s, 3 us each): 8 of 128x128 at 4.985 us, 6 of 128x256 or 256x128
+  // at 6.957 us, the head 128x512 at 10.90 us: 92.5 us.
+  CHECK_THAT(r.out, Catch::Contains("92.5 us"));
+  // No kernel recorded in the file: no drift to state, and nothing measured for one.
   CHECK_THAT(r.out, !Catch::Contains("drift since calibration"));
+  CHECK(host.log->stream_bytes.empty());
 }
 
 TEST_CASE("validate and calibrate refuse what they cannot run, with exit code 2") {
