@@ -20,6 +20,7 @@
 #include "cli/sweep_command.hpp"
 #include "cli/validate_command.hpp"
 #include "io/input_error.hpp"
+#include "io/text_file.hpp"
 #include "report/safe_text.hpp"
 #include "report/write_error.hpp"
 
@@ -54,7 +55,7 @@ std::vector<Command> commands(Flags& f, const CLI::App& app) {
       {"sweep", "evaluate every combination of the listed values; one row per point",
        [&f](Options& o) { add_sweep_options(o, f.sweep); }, [&f](Out& out, Out& err) { run_sweep(f.sweep, out, err); }},
       {"plan", "GPUs needed for a load under latency targets, ranked by cost",
-       [&f](Options& o) { add_plan_options(o, f.plan); }, [&f](Out& out, Out&) { run_plan(f.plan, out); }},
+       [&f](Options& o) { add_plan_options(o, f.plan); }, [&f](Out& out, Out& err) { run_plan(f.plan, out, err); }},
       {"calibrate", "measure bandwidth and FLOPS and write a GPU description with them",
        [&f](Options& o) { add_calibrate_options(o, f.calibrate); },
        [&f](Out& out, Out& err) { run_calibrate(f.calibrate, out, err); }},
@@ -147,6 +148,7 @@ int parse_and_run(int argc, const char* const* argv, std::ostream& out, std::ost
 
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   int code = kExitFailure;
+  io::forget_files_read();  // the inputs an --out must not replace are this command's
   try {
     code = parse_and_run(argc, argv, out, err);
   } catch (const std::exception& e) {  // building the parser itself: ours, never the input's

@@ -5,12 +5,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 
 #include "io/input_error.hpp"
+#include "io/text_file.hpp"
 #include "report/write_error.hpp"
 
 namespace roofline::cli {
@@ -18,6 +21,59 @@ namespace roofline::cli {
 namespace fs = std::filesystem;
 
 namespace {
+
+// The temporaries being written, for a SIGINT or SIGTERM to remove: a fixed table of paths, so
+// that the handler touches nothing but it and unlink(2), both safe in a signal handler. The
+// handlers are installed while a temporary is pending and the ones they replaced put back after.
+struct Pending {
+  volatile std::sig_atomic_t used = 0;
+  std::array<char, 4096> path{};
+};
+std::array<Pending, 8> g_pending;
+int g_pending_count = 0;
+constexpr std::array kSignals = {SIGINT, SIGTERM};
+std::array<struct sigaction, kSignals.size()> g_previous{};
+
+void remove_pending(int signal) {
+  for (Pending& p : g_pending) {
+    if (p.used) ::unlink(p.path.data());
+  }
+  // The handler that was there before (the default: end the process) gets the signal next.
+  for (std::size_t i = 0; i < kSignals.size(); ++i) {
+    if (kSignals[i] == signal) ::sigaction(signal, &g_previous[i], nullptr);
+  }
+  ::raise(signal);
+}
+
+int hold_for_signals(const std::string& path) {
+  if (path.size() >= Pending{}.path.size()) return -1;  // too long to hold: a signal leaves it
+  for (std::size_t i = 0; i < g_pending.size(); ++i) {
+    Pending& p = g_pending[i];
+    if (p.used) continue;
+    std::memcpy(p.path.data(), path.c_str(), path.size() + 1);
+    p.used = 1;
+    if (g_pending_count++ == 0) {
+      struct sigaction act {};
+      act.sa_handler = remove_pending;
+      sigemptyset(&act.sa_mask);
+      for (std::size_t k = 0; k < kSignals.size(); ++k) {
+        ::sigaction(kSignals[k], nullptr, &g_previous[k]);
+        // A signal the process ignores (SIGINT in a shell's background job) stays ignored.
+        if (g_previous[k].sa_handler != SIG_IGN) ::sigaction(kSignals[k], &act, nullptr);
+      }
+    }
+    return static_cast<int>(i);
+  }
+  return -1;
+}
+
+void release_for_signals(int slot) {
+  if (slot < 0) return;
+  g_pending[static_cast<std::size_t>(slot)].used = 0;
+  if (--g_pending_count == 0) {
+    for (std::size_t k = 0; k < kSignals.size(); ++k) ::sigaction(kSignals[k], &g_previous[k], nullptr);
+  }
+}
 
 // A name no other run uses: the process id and a counter, created exclusively. Mode 0666 before
 // the umask, as the target itself would have been created.
@@ -40,7 +96,8 @@ std::string reserve_beside(const fs::path& target, int& saved_errno) {
 
 }  // namespace
 
-AtomicFile::AtomicFile(std::string path, std::string_view flag) : path_(std::move(path)), flag_(flag) {
+AtomicFile::AtomicFile(std::string path, std::string_view flag, std::ostream* notes)
+    : path_(std::move(path)), flag_(flag), note_to_(notes) {
   fs::path target(path_);
   struct stat st {};
   if (::stat(target.c_str(), &st) == 0) {
@@ -50,23 +107,56 @@ AtomicFile::AtomicFile(std::string path, std::string_view flag) : path_(std::mov
       temporary_ = target_ = path_;
       return;
     }
+    // Refused as the user's shell would refuse `> file`: a file without write permission (root
+    // may write anyway, but a file made read-only was made so on purpose).
+    if ((st.st_mode & 0222) == 0 || ::access(target.c_str(), W_OK) != 0) {
+      throw io::InputError(fmt::format("--{}: {} is read-only (mode {:04o}); make it writable or name another file",
+                                       flag_, path_, st.st_mode & 07777));
+    }
+    existed_ = true;
+    mode_ = st.st_mode & 07777;
     // Through a symbolic link, the file it names is replaced, not the link.
     std::error_code ec;
     const fs::path real = fs::canonical(target, ec);
-    if (!ec) target = real;
+    if (!ec) {
+      if (fs::is_symlink(fs::symlink_status(target, ec))) {
+        notes_.push_back(fmt::format("--{} {}: a symbolic link; the file it names, {}, was replaced", flag_, path_,
+                                     real.string()));
+      }
+      target = real;
+    }
+    if (st.st_nlink > 1) {
+      notes_.push_back(fmt::format("--{} {}: had {} hard links; this name now holds the new file, the others "
+                                   "the old one",
+                                   flag_, path_, st.st_nlink));
+    }
   }
   int saved_errno = 0;
   temporary_ = reserve_beside(target, saved_errno);
   if (temporary_.empty()) {
     throw io::InputError(fmt::format("--{}: cannot write {}: {}", flag_, path_, std::strerror(saved_errno)));
   }
+  slot_ = hold_for_signals(temporary_);
   target_ = target.string();
+  // While it is written, the temporary is as private as the file it replaces (a 0600 file's
+  // contents are not readable by others halfway); the owner writes it.
+  if (existed_) ::chmod(temporary_.c_str(), mode_ | S_IWUSR);
+  if (existed_ && (st.st_uid != ::geteuid() || st.st_gid != ::getegid()) &&
+      ::chown(temporary_.c_str(), st.st_uid, st.st_gid) != 0) {
+    const int reason = errno;
+    std::remove(temporary_.c_str());
+    release_for_signals(slot_);
+    throw io::InputError(fmt::format("--{}: {} belongs to user {} and group {}; the new file could not be given "
+                                     "them ({}): write it as its owner, or remove it first",
+                                     flag_, path_, st.st_uid, st.st_gid, std::strerror(reason)));
+  }
 }
 
 AtomicFile::~AtomicFile() {
   if (committed_ || in_place_) return;
   if (stream_.is_open()) stream_.close();
   std::remove(temporary_.c_str());
+  release_for_signals(slot_);
 }
 
 std::ostream& AtomicFile::stream() {
@@ -78,7 +168,20 @@ std::ostream& AtomicFile::stream() {
   return stream_;
 }
 
+void AtomicFile::refuse_an_input() const {
+  if (in_place_) return;
+  struct stat st {};
+  if (::stat(target_.c_str(), &st) != 0) return;
+  for (const io::FileRead& f : io::files_read()) {
+    if (f.device == static_cast<unsigned long long>(st.st_dev) && f.inode == static_cast<unsigned long long>(st.st_ino)) {
+      throw io::InputError(fmt::format("--{}: {} is one of this command's inputs (read as {}); name another file",
+                                       flag_, path_, f.path));
+    }
+  }
+}
+
 void AtomicFile::commit() {
+  refuse_an_input();
   if (stream_.is_open()) {
     // A write that already failed (a whole figure is written before commit) left its reason in
     // errno; only a stream still good gets a clean errno for its last flush.
@@ -89,8 +192,15 @@ void AtomicFile::commit() {
     stream_.close();
     if (!stream_) fail(errno);
   }
-  if (!in_place_ && std::rename(temporary_.c_str(), target_.c_str()) != 0) fail(errno);
+  if (!in_place_) {
+    if (existed_ && ::chmod(temporary_.c_str(), mode_) != 0) fail(errno);
+    if (std::rename(temporary_.c_str(), target_.c_str()) != 0) fail(errno);
+    release_for_signals(slot_);
+  }
   committed_ = true;
+  if (note_to_) {
+    for (const std::string& n : notes_) *note_to_ << "note: " << n << "\n";
+  }
 }
 
 void AtomicFile::fail(int saved_errno) const {

@@ -241,7 +241,7 @@ void run_calibrate(const CalibrateArgs& a, std::ostream& out, std::ostream& err)
   o.stream_bytes = stream.bytes;
   // The file is reserved before measuring: a folder that cannot take it is refused now, not
   // after minutes of measurement.
-  std::unique_ptr<AtomicFile> file = a.out.empty() ? nullptr : std::make_unique<AtomicFile>(a.out, "out");
+  std::unique_ptr<AtomicFile> file = a.out.empty() ? nullptr : std::make_unique<AtomicFile>(a.out, "out", &err);
   auto device = host.open_device(a.device);
   GpuSpec g = a.base.empty() ? unnamed_machine(*device) : load_gpu(a.base);
 

@@ -3,6 +3,7 @@
 // CLI11 is only named here: its header costs seconds in every file that reads it, so only
 // options.cpp, app.cpp and completion_command.cpp read it.
 #include <functional>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -24,6 +25,9 @@ class Options {
   Options& add(const std::string& names, long& into, const std::string& help);
   Options& add(const std::string& names, int& into, const std::string& help);
   Options& add(const std::string& names, double& into, const std::string& help);
+  // A flag whose absence means something (a default the command works out): empty unless given.
+  Options& add(const std::string& names, std::optional<long>& into, const std::string& help);
+  Options& add(const std::string& names, std::optional<double>& into, const std::string& help);
   Options& add(const std::string& names, std::vector<std::string>& into, const std::string& help);  // a,b,c
   Options& add(const std::string& names, std::vector<double>& into, const std::string& help);       // a,b,c
   Options& flag(const std::string& names, bool& into, const std::string& help);

@@ -11,6 +11,8 @@
 #include "io/input_error.hpp"
 #include "io/model_writer.hpp"
 #include "io/spec_loader.hpp"
+#include "report/safe_text.hpp"
+#include "report/warning_text.hpp"
 
 namespace roofline::cli {
 
@@ -64,6 +66,11 @@ void run_convert(const std::string& model, std::ostream& out) {
         fmt::format("{}: rooflineplan's model YAML cannot hold {} yet; the converted file would price "
                     "the model differently, so none is written",
                     model, fmt::join(lost, ", ")));
+  }
+  // What the reader assumed or left out (a dtype taken as bf16, a vision tower not priced) is not
+  // a field of the YAML: it goes in as comments at the top, so the caveat travels with the file.
+  for (const Assumption a : m.assumptions) {
+    out << "# caveat, from " << report::terminal_text(model) << ": " << report::warning_text(Warning{Assumed{a}}) << "\n";
   }
   out << yaml;
 }

@@ -207,7 +207,7 @@ void run_explain(const ExplainArgs& a, std::ostream& out) {
   if (a.plot.empty()) {
     out << text_figure(roofline_figure(s.base, Detail::summary), 80, 26) << "\n";
   } else {
-    write_figure_file(roofline_figure(s.base, Detail::full), a.plot, "plot");
+    write_figure_file(roofline_figure(s.base, Detail::full), a.plot, "plot", out);
   }
   explain_quiz(s.base, w);
 }

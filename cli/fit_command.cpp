@@ -168,9 +168,10 @@ void add_fit_options(Options& o, FitArgs& a) {
 
 void run_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
   // Reserved first, so that a folder that cannot take the file is refused before any work.
-  std::unique_ptr<AtomicFile> file = a.out.empty() ? nullptr : std::make_unique<AtomicFile>(a.out, "out");
+  std::unique_ptr<AtomicFile> file = a.out.empty() ? nullptr : std::make_unique<AtomicFile>(a.out, "out", &err);
   const std::vector<MeasurementRow> rows = read_measurements(a.measurements);
   const std::vector<MeasuredRun> runs = evaluate_rows(rows, a.measurements, err);
+  if (file) file->refuse_an_input();  // before the tables are printed
   const FitCheck f = fit_and_check(runs);
   const std::string name = fs::path(a.measurements).filename().string();
   std::string text;

@@ -1,9 +1,53 @@
 #include <CLI/CLI.hpp>
 
+#include <charconv>
+#include <cmath>
+#include <limits>
+
 #include "cli/command.hpp"
 #include "io/input_error.hpp"
 
 namespace roofline::cli {
+
+namespace {
+
+// CLI11 2.1 reads an empty value as 0 and clamps an integer past its type (2^64 becomes
+// 2^63 - 1), both silently; a number flag takes only what std::from_chars reads whole, within
+// its type, and finite.
+template <class T>
+CLI::Validator whole_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (text.empty()) return "empty; give a number";
+        T value{};
+        const char* first = text.data() + (text.front() == '+' ? 1 : 0);
+        const auto [end, ec] = std::from_chars(first, text.data() + text.size(), value);
+        if (ec == std::errc::result_out_of_range) {
+          return "out of range (" + std::to_string(std::numeric_limits<T>::min()) + " to " +
+                 std::to_string(std::numeric_limits<T>::max()) + ")";
+        }
+        if (ec != std::errc() || end != text.data() + text.size()) return "`" + text + "` is not a whole number";
+        return {};
+      },
+      "INT");
+}
+
+CLI::Validator finite_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (text.empty()) return "empty; give a number";
+        double value = 0;
+        const char* first = text.data() + (text.front() == '+' ? 1 : 0);
+        const auto [end, ec] = std::from_chars(first, text.data() + text.size(), value);
+        if (ec == std::errc::result_out_of_range) return "`" + text + "` is out of a double's range";
+        if (ec != std::errc() || end != text.data() + text.size()) return "`" + text + "` is not a number";
+        if (!std::isfinite(value)) return "`" + text + "` is not finite";
+        return {};
+      },
+      "NUMBER");
+}
+
+}  // namespace
 
 Options& Options::add(const std::string& names, std::string& into, const std::string& help) {
   last_ = app_.add_option(names, into, help);
@@ -11,17 +55,27 @@ Options& Options::add(const std::string& names, std::string& into, const std::st
 }
 
 Options& Options::add(const std::string& names, long& into, const std::string& help) {
-  last_ = app_.add_option(names, into, help);
+  last_ = app_.add_option(names, into, help)->check(whole_number<long>());
   return *this;
 }
 
 Options& Options::add(const std::string& names, int& into, const std::string& help) {
-  last_ = app_.add_option(names, into, help);
+  last_ = app_.add_option(names, into, help)->check(whole_number<int>());
   return *this;
 }
 
 Options& Options::add(const std::string& names, double& into, const std::string& help) {
-  last_ = app_.add_option(names, into, help);
+  last_ = app_.add_option(names, into, help)->check(finite_number());
+  return *this;
+}
+
+Options& Options::add(const std::string& names, std::optional<long>& into, const std::string& help) {
+  last_ = app_.add_option_function<long>(names, [&into](const long& v) { into = v; }, help)->check(whole_number<long>());
+  return *this;
+}
+
+Options& Options::add(const std::string& names, std::optional<double>& into, const std::string& help) {
+  last_ = app_.add_option_function<double>(names, [&into](const double& v) { into = v; }, help)->check(finite_number());
   return *this;
 }
 
@@ -31,7 +85,7 @@ Options& Options::add(const std::string& names, std::vector<std::string>& into, 
 }
 
 Options& Options::add(const std::string& names, std::vector<double>& into, const std::string& help) {
-  last_ = app_.add_option(names, into, help)->delimiter(',');
+  last_ = app_.add_option(names, into, help)->delimiter(',')->check(finite_number());
   return *this;
 }
 
@@ -58,12 +112,20 @@ Options& Options::required() {
 void parse_flag_line(const std::string& line, const std::function<void(Options&)>& declare) {
   CLI::App app;
   app.set_help_flag();  // --help in a file is an unknown flag, not a request
+  // What is left over is said here, in the order written: CLI11's own message lists it
+  // backwards ("not expected: 4 --batch").
+  app.allow_extras();
   Options options(app);
   declare(options);
   try {
     app.parse(line, false);
   } catch (const CLI::ParseError& e) {
     throw io::InputError(e.what());
+  }
+  if (const std::vector<std::string> extra = app.remaining(); !extra.empty()) {
+    std::string words;
+    for (const std::string& w : extra) words += (words.empty() ? "" : " ") + w;
+    throw io::InputError("not a flag this line takes: " + words);
   }
 }
 

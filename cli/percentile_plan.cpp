@@ -36,6 +36,12 @@ constexpr int kSteps = 24;  // simulations a correction may take
 // The cliff is looked for up to 1.25^9 = 7.45 times the planned rate per replica.
 constexpr double kCliffStep = 1.25;
 constexpr int kCliffSteps = 8;
+// A check's traffic: at least 5000 requests, for a 99th percentile of 50 above it, and at most
+// 200 000, or as many as 2 × 10^7 sequence-steps allow (a request: its output tokens and its
+// prefill, about 0.4 s a check); a row takes up to some 40 checks. Past them --gen is refused.
+constexpr double kLeastCheckRequests = 5000, kMostCheckRequests = 200000, kMaxCheckSteps = 2e7;
+// A request's sequence-steps in a check: its output tokens and its prompt, one chunk.
+double check_steps(const Workload& w) { return static_cast<double>(w.gen_tokens) + 1; }
 
 // The pool whose replicas are searched: colocated replicas, or (disaggregated) the prefill pool,
 // whose replicas run one prompt at a time (a rank, under data-parallel attention) and return its
@@ -82,10 +88,16 @@ class Checker {
     // A prefill replica's work ends with the first token.
     const auto out = pool_.prefill_only ? 1.0 : static_cast<double>(plan_.workload.gen_tokens);
     const LengthDistribution gen{LengthDistribution::Kind::fixed, out, 0};
-    // At least 5000 requests, for a 99th percentile of 50 above it; at most 200 000 a check.
-    const double span = std::min(std::max(duration_, 5000 / rate), 200000 / rate);
+    const double most = std::min(kMostCheckRequests, kMaxCheckSteps / check_steps(plan_.workload));
+    const double span = std::min(std::max(duration_, kLeastCheckRequests / rate), most / rate);
+    // Bursts may draw more than rate × span: four times the most is as far as a check goes.
+    const auto cap = static_cast<std::size_t>(4 * most);
     const auto requests = generate(arrivals, rate, span, prompt, gen, 0, config_.block_tokens,
-                                   static_cast<std::uint64_t>(args_.seed));
+                                   static_cast<std::uint64_t>(args_.seed), cap);
+    if (requests.size() > cap) {
+      throw io::InputError(fmt::format("--arrivals {}: a check's bursts drew more than {} requests; lower the CV",
+                                       args_.arrivals, cap));
+    }
     const SimResult r = simulate(requests, cost_, config_, target_.sizing.bound ? Timing::bound : Timing::expected);
     std::vector<double> ttft, tpot;
     for (const Outcome& o : r.served) {
@@ -185,7 +197,7 @@ Row size(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& t, const Per
   int steps = 0;
   while (!check(hi).meets(t)) {
     if (++steps > kSteps || hi >= kMaxReplicas) {
-      row.reason = fmt::format("the P{:g} latencies miss the targets at {} replicas", a.percentile, hi);
+      row.reason = fmt::format("the P{} latencies miss the targets at {} replicas", a.percentile, hi);
       return row;
     }
     lo = hi;
@@ -289,11 +301,20 @@ void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& p
   const double duration = quantity_flag(a.duration, io::Dimension::time, "duration");
   if (duration > 86400) throw io::InputError(fmt::format("--duration: at most a day of traffic a check, got {:g} s", duration));
   if (a.seed < 0) throw io::InputError(fmt::format("--seed: must be at least 0, got {}", a.seed));
-  const std::string pct = fmt::format("P{:g}", a.percentile);
+  for (const SteadyPlan& s : plans) {
+    const double least = kLeastCheckRequests * check_steps(s.workload);
+    if (s.plan.feasible && least > kMaxCheckSteps) {
+      throw io::InputError(fmt::format("--gen: a --percentile check simulates at least {:g} requests of {} output "
+                                       "tokens ({:.3g} sequence-steps), over the {:g} a check may take; lower --gen, "
+                                       "or plan without --percentile",
+                                       kLeastCheckRequests, s.workload.gen_tokens, least, kMaxCheckSteps));
+    }
+  }
+  const std::string pct = fmt::format("P{}", a.percentile);
   const std::string title = fmt::format(
-      "{}: {:g} requests/s ({}, routed round robin), P{:g} TTFT <= {} and TPOT <= {}; replicas searched with a "
+      "{}: {:g} requests/s ({}, routed round robin), P{} TTFT <= {} and TPOT <= {}; replicas searched with a "
       "closed form (Kingman, exponential tail) and confirmed by simulation ({} step times, chunked prefill; a prefill "
-      "pool one prompt at a time a rank; seed {}); the cliff is the rate per replica at which P{:g} TTFT doubles",
+      "pool one prompt at a time a rank; seed {}); the cliff is the rate per replica at which P{} TTFT doubles",
       m.name, target.requests_per_s, a.arrivals, a.percentile, human(target.ttft), human(target.tpot),
       target.sizing.bound ? "bound" : "expected", a.seed, a.percentile);
   const std::vector<std::string> header{"gpu", "layout", "batch", "steady", "closed form", "replicas", "GPUs", pct + " TTFT",

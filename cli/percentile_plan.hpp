@@ -16,7 +16,7 @@
 namespace roofline::cli {
 
 struct PercentileArgs {
-  double percentile = 0;              // 0: not asked
+  double percentile = 0;              // 50 to below 100, when --percentile is given
   std::string arrivals = "poisson";   // poisson or gamma:CV
   std::string duration = "600s";      // simulated traffic per check (at least 5000 requests)
   long seed = 1;

@@ -13,6 +13,7 @@
 #include "io/input_error.hpp"
 #include "report/report_csv.hpp"
 #include "report/report_json.hpp"
+#include "report/safe_text.hpp"
 #include "io/spec_loader.hpp"
 #include "report/sink.hpp"
 #include "report/warning_text.hpp"
@@ -180,7 +181,7 @@ void print(const std::vector<PlanRow>& rows, const PlanArgs& a, const ModelSpec&
 
 // --percentile and the flags that go with it, or against it.
 void check_percentile(const PlanArgs& a) {
-  const double p = a.percentile.percentile;
+  const double p = *a.percentile_given;
   if (!(p >= 50 && p < 100)) throw InputError(fmt::format("--percentile: must be 50 to below 100, got {}", p));
   if (a.confidence != 0.5) {
     throw InputError("--confidence: not with --percentile, whose simulation runs on the central expected step times");
@@ -205,21 +206,23 @@ void add_plan_options(Options& o, PlanArgs& a) {
          "rank every layout of each GPU that holds the weights: tp up to the interconnect's domain (whole domains "
          "beyond it with a network), pp 1-8, and for models with experts ep = tp with and without --dp-attention");
   o.add("--format,-f", a.format, "table, markdown, csv, json or jsonl").one_of(output_format_names()).show_default();
-  o.add("--percentile", a.percentile.percentile,
+  o.add("--percentile", a.percentile_given,
         "size so that this percentile of TTFT and TPOT meets the targets under --arrivals, confirmed by simulation");
   o.add("--arrivals", a.percentile.arrivals, "with --percentile: poisson or gamma:CV").show_default();
   o.add("--duration", a.percentile.duration, "with --percentile: traffic simulated per check").show_default();
   o.add("--seed", a.percentile.seed, "with --percentile: seed of the simulated traffic").show_default();
 }
 
-void run_plan(const PlanArgs& a, std::ostream& out) {
+void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   if (a.workload.model.empty() || a.workload.gpu.empty()) throw InputError("plan: --model and --gpu are required");
   const WorkloadAxes x = parse_workload(a.workload);
   x.require_one({WorkloadFlag::gpu, WorkloadFlag::tp, WorkloadFlag::pp, WorkloadFlag::ep});
   // A billion requests a second is beyond any fleet: past it the rate is a typo, and replicas
-  // counted from it would not fit a count.
-  constexpr double kMaxRate = 1e9, kMaxPrice = 1e6;
+  // counted from it would not fit a count. Below one request in 11 days the cost and energy of a
+  // token divide by almost nothing (10^-310 gave inf $/M tokens).
+  constexpr double kMinRate = 1e-6, kMaxRate = 1e9, kMaxPrice = 1e6;
   if (!(a.rate > 0)) throw InputError(fmt::format("--rate: must be positive, got {}", a.rate));
+  if (!(a.rate >= kMinRate)) throw InputError(fmt::format("--rate: at least {:g} requests/s, got {:g}", kMinRate, a.rate));
   if (!(a.rate <= kMaxRate)) throw InputError(fmt::format("--rate: at most {:g} requests/s, got {:g}", kMaxRate, a.rate));
   if (!a.prices.empty() && a.prices.size() != 1 && a.prices.size() != x.gpu.size()) {
     throw InputError(fmt::format("--price: give one price for all GPUs or one per GPU ({}), not {}", x.gpu.size(),
@@ -252,6 +255,7 @@ void run_plan(const PlanArgs& a, std::ostream& out) {
     rows.push_back({&g, w, std::move(plan), std::move(reason), std::move(sized_on)});
   };
   int too_big = 0;
+  std::vector<std::string> skipped;
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     if (!a.prices.empty()) target.price_per_gpu_hour = a.prices.size() == 1 ? a.prices[0] : a.prices[i];
     index[static_cast<std::size_t>(WorkloadFlag::gpu)] = i;
@@ -268,7 +272,13 @@ void run_plan(const PlanArgs& a, std::ostream& out) {
           index[static_cast<std::size_t>(WorkloadFlag::pp)] = s;
           index[static_cast<std::size_t>(WorkloadFlag::ep)] = e;
           const Workload w = workload_at(x, index, m);
-          require_valid(w, m, gpus[i]);
+          // A pair the model or GPU cannot take is skipped and said, as sweep does: the others
+          // are still compared.
+          if (const auto e = validate(w, m, gpus[i])) {
+            skipped.push_back(fmt::format("skipped {} with {}: --{}: {}", gpus[i].name, layout_label(w), e->field,
+                                          e->message));
+            continue;
+          }
           add(gpus[i], w);
         }
       }
@@ -278,16 +288,23 @@ void run_plan(const PlanArgs& a, std::ostream& out) {
     throw InputError(fmt::format("plan --search: no layout of up to {} GPUs holds {}'s weights on {}", kMostGpusSearched,
                                  m.name, a.workload.gpu.size() == 1 ? gpus.front().name : "these GPUs"));
   }
+  if (rows.empty()) {
+    // Every pair was skipped: the first reason is the answer.
+    throw InputError(skipped.front().substr(skipped.front().find("--")));
+  }
+  // On stderr, as sweep's skips are: a CSV or JSON reader sees them too, and the rows stay rows.
+  for (const std::string& why : skipped) err << report::warning_label() << report::terminal_text(why) << "\n";
   const PercentileArgs unset;
-  if (a.percentile.percentile == 0 && (a.percentile.arrivals != unset.arrivals || a.percentile.duration != unset.duration ||
-                                       a.percentile.seed != unset.seed)) {
+  if (!a.percentile_given && (a.percentile.arrivals != unset.arrivals || a.percentile.duration != unset.duration ||
+                              a.percentile.seed != unset.seed)) {
     throw InputError("--arrivals, --duration and --seed: only with --percentile");
   }
-  if (a.percentile.percentile != 0) {
+  if (a.percentile_given) {
     check_percentile(a);
     std::vector<SteadyPlan> steady;
     for (const PlanRow& r : rows) steady.push_back({r.gpu, r.layout, r.plan, r.reason});
     PercentileArgs p = a.percentile;
+    p.percentile = *a.percentile_given;
     p.format = a.format;
     print_percentile_plans(m, steady, target, p, out);
     return;

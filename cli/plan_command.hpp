@@ -1,6 +1,7 @@
 #pragma once
 // `rooflineplan plan`: GPUs needed for a load under TTFT and TPOT targets, per GPU type and
 // tensor-parallel size, ranked by cost (or by GPU count when no price is given).
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -22,10 +23,11 @@ struct PlanArgs {
   bool bound = false;       // size on the roofline bound instead
   bool search = false;      // rank every layout (tp × pp × ep, data-parallel attention) that fits
   std::string format = "table";
-  PercentileArgs percentile;  // --percentile: size on a latency percentile under an arrival process
+  PercentileArgs percentile;  // --arrivals, --duration, --seed: the percentile plan's traffic
+  std::optional<double> percentile_given;  // --percentile: size on a latency percentile under an arrival process
 };
 
 void add_plan_options(Options& o, PlanArgs& args);
-void run_plan(const PlanArgs& args, std::ostream& out);
+void run_plan(const PlanArgs& args, std::ostream& out, std::ostream& err);
 
 }  // namespace roofline::cli

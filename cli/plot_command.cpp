@@ -16,10 +16,10 @@ namespace roofline::cli {
 using namespace io;
 using namespace chart;
 
-void write_figure_file(const Figure& f, const std::string& path, std::string_view flag) {
+void write_figure_file(const Figure& f, const std::string& path, std::string_view flag, std::ostream& notes) {
   const std::optional<FigureFormat> format = figure_format(path);
   if (!format) throw InputError(fmt::format("--{} {}: name a .svg or .png file", flag, path));
-  AtomicFile file(path, flag);
+  AtomicFile file(path, flag, &notes);
   try {
     write_figure(f, *format, file.stream());
   } catch (const std::invalid_argument& e) {
@@ -44,7 +44,7 @@ void run_plot(const PlotArgs& a, std::ostream& out) {
   if (a.out.empty()) {
     out << text_figure(f, 100, f.panels.size() > 1 ? 44 : 30);
   } else {
-    write_figure_file(f, a.out, "out");
+    write_figure_file(f, a.out, "out", out);
     out << "wrote " << a.out << "\n";
   }
 }

@@ -22,7 +22,8 @@ void run_plot(const PlotArgs& args, std::ostream& out);
 // Writes a figure to the file `--flag path` names (.svg or .png), whole or not at all: the old
 // file stays until the new one is complete. io::InputError for another extension or a folder
 // that cannot take it; report::WriteError when the write fails.
-void write_figure_file(const chart::Figure& f, const std::string& path, std::string_view flag);
+// `notes`: what replacing an existing file broke (a hard link) or followed (a symbolic link).
+void write_figure_file(const chart::Figure& f, const std::string& path, std::string_view flag, std::ostream& notes);
 
 
 }  // namespace roofline::cli

@@ -9,14 +9,13 @@
 namespace roofline::cli {
 
 namespace {
-constexpr std::size_t kWorthWatching = 10'000;  // points; below this the sweep is instant
 constexpr int kWidth = 40;
 }  // namespace
 
 bool stderr_is_terminal() { return isatty(STDERR_FILENO) == 1; }
 
-ProgressBar::ProgressBar(std::ostream& err, std::size_t total, bool enabled)
-    : err_(err), total_(total), next_(std::numeric_limits<std::size_t>::max()), enabled_(enabled && total >= kWorthWatching) {
+ProgressBar::ProgressBar(std::ostream& err, std::size_t total, bool enabled, std::size_t worth_watching)
+    : err_(err), total_(total), next_(std::numeric_limits<std::size_t>::max()), enabled_(enabled && total >= worth_watching && total > 0) {
   if (enabled_) next_ = 0;
 }
 

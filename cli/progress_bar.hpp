@@ -1,6 +1,7 @@
 #pragma once
 // A progress bar on stderr, drawn only when stderr is a terminal, so that it never lands in a
 // file or pipe the data goes to.
+#include <algorithm>
 #include <cstddef>
 #include <ostream>
 
@@ -8,10 +9,15 @@ namespace roofline::cli {
 
 class ProgressBar {
  public:
-  // Silent unless `enabled` and the work is long enough to be worth watching.
-  ProgressBar(std::ostream& err, std::size_t total, bool enabled);
+  // Silent unless `enabled` and the work is long enough to be worth watching: `total` at least
+  // `worth_watching` units.
+  ProgressBar(std::ostream& err, std::size_t total, bool enabled, std::size_t worth_watching = 10'000);
   void advance() {
     if (++done_ >= next_) draw();
+  }
+  void advance_to(std::size_t done) {
+    done_ = std::min(done, total_);
+    if (done_ >= next_) draw();
   }
   void finish();
 

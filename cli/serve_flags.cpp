@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "cli/memory_check.hpp"
 #include "io/input_error.hpp"
 #include "io/spec_loader.hpp"
 #include "io/trace_csv.hpp"
@@ -19,8 +20,10 @@ using serve::LengthDistribution;
 
 namespace {
 
-// Past these a value is a typo: 10^6 requests a second, a year of traffic, 10^8 requests a run.
-constexpr double kMaxRate = 1e6, kMaxDuration = 3.2e7, kMaxRequests = 1e8;
+// Past these a value is a typo: 10^6 requests a second, a year of traffic. A run holds its
+// requests and their outcomes, twice (the expected run and the bound's), about kBytesPerRequest
+// each in all: 10^7 requests take some 2.6 GB.
+constexpr double kMaxRate = 1e6, kMaxDuration = 3.2e7, kMaxRequests = 1e7, kBytesPerRequest = 256;
 
 std::optional<double> number(std::string_view text) {
   double v = 0;
@@ -83,6 +86,7 @@ SpeculativeFlag speculative_flag(const std::string& value, const ModelSpec& targ
   if (p.size() == 2) return f;
   // A model file's path may hold colons: the rest of the value is the draft.
   const std::string draft = value.substr(p[0].size() + p[1].size() + 2);
+  if (draft.empty()) throw bad("ends in a colon with no draft after it");
   if (draft == "mtp") {
     try {
       f.draft = serve::mtp_draft(target);
@@ -199,6 +203,11 @@ Traffic traffic(const ServeFlags& f, double rate, long block_tokens) {
       throw InputError(fmt::format("--arrivals {}: a trace gives the arrivals and lengths; drop --rate, --prompt and --gen", f.arrivals));
     }
     const std::vector<TraceRow> rows = read_trace(f.arrivals);
+    if (static_cast<double>(rows.size()) > kMaxRequests) {
+      throw InputError(fmt::format("--arrivals {}: {} requests, over the {:g} a run holds; cut the trace or lower "
+                                   "--duration",
+                                   f.arrivals, rows.size(), kMaxRequests));
+    }
     for (const TraceRow& row : rows) {
       if (row.arrival >= duration) break;
       const long cached = std::max(row.cached, serve::cached_tokens(row.prompt, f.prefix_hit, block_tokens));
@@ -222,10 +231,22 @@ Traffic traffic(const ServeFlags& f, double rate, long block_tokens) {
     throw InputError(fmt::format("--arrivals: `{}` is not poisson, gamma:CV or a .csv trace", f.arrivals));
   }
   if (!(rate > 0 && rate <= kMaxRate)) throw InputError(fmt::format("--rate: must be above 0, at most {:g}, got {:g}", kMaxRate, rate));
-  if (rate * duration > kMaxRequests) throw InputError(fmt::format("--rate x --duration: {:g} requests, over {:g}", rate * duration, kMaxRequests));
+  if (rate * duration > kMaxRequests) {
+    throw InputError(fmt::format("--rate x --duration: {:g} requests, over the {:g} a run holds (about {:g} bytes "
+                                 "each); lower --rate or --duration",
+                                 rate * duration, kMaxRequests, kBytesPerRequest));
+  }
+  require_memory(rate * duration * kBytesPerRequest, "duration",
+                 fmt::format("{:g} simulated requests (--rate x --duration)", rate * duration));
   if (f.prompt.empty() || f.gen.empty()) throw InputError(fmt::format("--{}: required without a trace", f.prompt.empty() ? "prompt" : "gen"));
   const LengthDistribution prompt = length_flag(f.prompt, "prompt"), gen = length_flag(f.gen, "gen");
-  t.requests = serve::generate(a, rate, duration, prompt, gen, f.prefix_hit, block_tokens, static_cast<std::uint64_t>(f.seed));
+  const auto most = static_cast<std::size_t>(kMaxRequests);
+  t.requests = serve::generate(a, rate, duration, prompt, gen, f.prefix_hit, block_tokens, static_cast<std::uint64_t>(f.seed), most);
+  if (t.requests.size() > most) {
+    throw InputError(fmt::format("--arrivals {}: the bursts drew more than {:g} requests in {:g} s at {:g} a second; "
+                                 "lower --duration or the CV",
+                                 f.arrivals, kMaxRequests, duration, rate));
+  }
   if (t.requests.empty()) {
     throw InputError(fmt::format("--rate x --duration: no request arrives in {:g} s at {:g} a second (seed {})", duration, rate, f.seed));
   }
@@ -233,6 +254,25 @@ Traffic traffic(const ServeFlags& f, double rate, long block_tokens) {
                               a.kind == ArrivalProcess::Kind::poisson ? "Poisson" : fmt::format("gamma (CV {:g})", a.cv),
                               rate, duration, describe(prompt), describe(gen), f.seed);
   return t;
+}
+
+double sequence_steps(const Traffic& t, const serve::ServerConfig& c) {
+  double rows = 0;
+  for (const serve::Request& r : t.requests) {
+    const auto budget = static_cast<double>(c.max_batched_tokens);
+    rows += static_cast<double>(r.gen) + std::ceil(static_cast<double>(r.prompt - r.cached) / budget);
+  }
+  return rows;
+}
+
+void require_bounded_work(const Traffic& t, const serve::ServerConfig& c) {
+  const double rows = sequence_steps(t, c);
+  if (rows > kMaxSequenceSteps) {
+    throw InputError(fmt::format("--gen, --rate and --duration: the run would take about {:.3g} sequence-steps (every "
+                                 "output token and prefill chunk of {} requests), over the {:g} a run may take; lower "
+                                 "one of them",
+                                 rows, t.requests.size(), kMaxSequenceSteps));
+  }
 }
 
 serve::Targets targets(const ServeFlags& f) {

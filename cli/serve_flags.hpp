@@ -65,6 +65,16 @@ struct SpeculativeFlag {
 };
 [[nodiscard]] SpeculativeFlag speculative_flag(const std::string& value, const ModelSpec& target);
 
+// A run's work, counted before it starts: a sequence in a step (one output token, or one prefill
+// chunk under the token budget) costs 20 ns of the simulator's time in a large batch, 50 ns
+// alone (measured: 3.5 × 10^8 steps at --max-batch 1 took 34 s for the two runs), so 2 × 10^8
+// of them take 4 to 10 s a run, and a run may take at most that many. A cache that thrashes
+// recomputes beyond the estimate: the simulator itself stops at twice the limit.
+inline constexpr double kMaxSequenceSteps = 2e8;
+[[nodiscard]] double sequence_steps(const Traffic& t, const serve::ServerConfig& c);
+// Throws InputError naming --gen, --rate and --duration past the limit.
+void require_bounded_work(const Traffic& t, const serve::ServerConfig& c);
+
 // --ttft and --tpot, when given.
 [[nodiscard]] serve::Targets targets(const ServeFlags& f);
 

@@ -9,6 +9,7 @@
 
 #include "chart/chart.hpp"
 #include "cli/plot_command.hpp"
+#include "cli/progress_bar.hpp"
 #include "report/human_units.hpp"
 #include "report/layout_label.hpp"
 #include "report/safe_text.hpp"
@@ -23,6 +24,9 @@ using report::human;
 
 namespace {
 
+// Past this many sequence-steps a run takes seconds: worth a progress bar.
+constexpr double kProgressSteps = 5e7;
+
 // The run on the expected step time and the same traffic on the bound's.
 struct Runs {
   SimResult expected, bound;
@@ -34,15 +38,24 @@ struct SpeculationView {
   Speculation s;
   long context = 0;
   SpeculativeRate one;  // batch 1
-  long max_batch = 0;  // the replica's: every rank's under data-parallel attention
+  long max_batch = 0;  // the replica's: every rank's under data-parallel attention, at most what the cache holds
+  bool cache_limited = false;  // max_batch is the cache's, below --max-batch
   std::vector<BatchRange> pays_expected, pays_bound;
 };
 
 SpeculationView speculation_view(const Replica& r, const Traffic& t, StepCost& cost, StepCost* draft) {
-  SpeculationView v{*r.config.speculation, 0, {}, r.config.max_batch * cost.ranks(), {}, {}};
+  SpeculationView v{*r.config.speculation, 0, {}, r.config.max_batch * cost.ranks(), false, {}, {}};
   double tokens = 0;
   for (const Request& q : t.requests) tokens += static_cast<double>(q.prompt) + static_cast<double>(q.gen) / 2;
   v.context = t.requests.empty() ? 1 : std::max(1L, std::lround(tokens / static_cast<double>(t.requests.size())));
+  // Batches past what the cache holds at this context never run: searching them (every batch is
+  // priced) took minutes and gigabytes at --max-batch 10^6.
+  const long blocks = (v.context + v.s.k + r.config.block_tokens - 1) / r.config.block_tokens;
+  const long held = std::max(1L, r.config.kv_blocks / blocks);
+  if (held < v.max_batch) {
+    v.max_batch = held;
+    v.cache_limited = true;
+  }
   const bool reads = r.config.draft_reads_target;
   v.one = speculative_rate(cost, draft, 1, v.context, v.s, reads);
   v.pays_expected = paying_batches(cost, draft, v.context, v.s, v.max_batch, Timing::expected, reads);
@@ -68,6 +81,7 @@ nlohmann::ordered_json json_of(const Replica& r, const SpeculationView& v) {
           {"batch_1_tokens_per_s", {{"plain", v.one.plain_per_s(false)}, {"speculative", v.one.speculative_per_s(false)},
                                     {"plain_bound", v.one.plain_per_s(true)}, {"speculative_bound", v.one.speculative_per_s(true)}}},
           {"max_batch", v.max_batch},
+          {"max_batch_held_by_cache", v.cache_limited},
           {"pays_at_batches", ranges(v.pays_expected)},
           {"pays_at_batches_bound", ranges(v.pays_bound)},
           {"stops_paying_at_batch", stop(v.pays_expected)},
@@ -97,10 +111,14 @@ std::string text_of(const Replica& r, const SpeculationView& v) {
       v.context, report::three_digits(v.one.speculative_per_s(false)), report::three_digits(v.one.plain_per_s(false)),
       report::three_digits(v.one.speculative_per_s(true)), report::three_digits(v.one.plain_per_s(true)),
       where_it_pays(v.pays_expected, v.max_batch), where_it_pays(v.pays_bound, v.max_batch),
-      v.max_batch > r.config.max_batch ? " (batches of the replica, over its ranks)" : "");
+      v.cache_limited ? fmt::format(" (the most sequences the KV cache holds at context {})", v.context)
+      : v.max_batch > r.config.max_batch ? " (batches of the replica, over its ranks)"
+                                         : "");
 }
 
+// null when nothing was measured (TPOT of one-token requests): never a 0 that reads as instant.
 nlohmann::ordered_json json_of(const Distribution& d) {
+  if (d.count == 0) return nullptr;
   return {{"mean", d.mean}, {"p50", d.p50}, {"p90", d.p90}, {"p99", d.p99}};
 }
 
@@ -113,6 +131,7 @@ nlohmann::ordered_json latencies(const Summary& s) {
   j["output_tokens_per_s"] = s.output_tokens_per_s;
   j["requests_per_s"] = s.requests_per_s;
   j["goodput"] = s.goodput ? nlohmann::ordered_json(*s.goodput) : nlohmann::ordered_json(nullptr);
+  j["goodput_unjudged"] = s.unjudged;
   return j;
 }
 
@@ -139,6 +158,7 @@ void write_json(const Replica& r, const Traffic& t, const Runs& runs, const std:
   j["steps"] = runs.expected.steps;
   j.update(latencies(runs.e));
   j["mean_running"] = runs.e.mean_running;
+  j["peak_running"] = runs.e.peak_running;
   j["peak_kv_share"] = runs.e.peak_kv_share;
   j["bound"] = latencies(runs.b);
   j["speculative"] = spec ? json_of(r, *spec) : nlohmann::ordered_json(nullptr);
@@ -147,9 +167,9 @@ void write_json(const Replica& r, const Traffic& t, const Runs& runs, const std:
 }
 
 std::string row(std::string_view name, const Distribution& d, const Distribution& b) {
-  return fmt::format("{:<11} {:>10} {:>10} {:>10} {:>10}   {:>10} {:>10}\n", name, human(Seconds(d.mean)),
-                     human(Seconds(d.p50)), human(Seconds(d.p90)), human(Seconds(d.p99)), human(Seconds(b.p50)),
-                     human(Seconds(b.p99)));
+  const auto cell = [](const Distribution& x, double v) { return x.count == 0 ? std::string("-") : human(Seconds(v)); };
+  return fmt::format("{:<11} {:>10} {:>10} {:>10} {:>10}   {:>10} {:>10}\n", name, cell(d, d.mean), cell(d, d.p50),
+                     cell(d, d.p90), cell(d, d.p99), cell(b, b.p50), cell(b, b.p99));
 }
 
 void write_table(const Replica& r, const Traffic& t, const Runs& runs, const Targets& goal,
@@ -176,13 +196,19 @@ void write_table(const Replica& r, const Traffic& t, const Runs& runs, const Tar
   out << fmt::format("\nthroughput: {} output tokens/s ({} on the bound), {} requests/s\n",
                      report::three_digits(runs.e.output_tokens_per_s), report::three_digits(runs.b.output_tokens_per_s),
                      report::three_digits(runs.e.requests_per_s));
+  const std::string unjudged =
+      runs.e.unjudged > 0 ? fmt::format("; {} one-token requests have no TPOT and are not judged", runs.e.unjudged) : "";
   if (runs.e.goodput) {
-    out << fmt::format("goodput: {:.1f}% of requests meet {}{}{} ({:.1f}% on the bound)\n", 100 * *runs.e.goodput,
+    out << fmt::format("goodput: {:.1f}% of requests meet {}{}{} ({:.1f}% on the bound){}\n", 100 * *runs.e.goodput,
                        goal.ttft ? "TTFT <= " + human(Seconds(*goal.ttft)) : "", goal.ttft && goal.tpot ? " and " : "",
-                       goal.tpot ? "TPOT <= " + human(Seconds(*goal.tpot)) : "", 100 * runs.b.goodput.value_or(0));
+                       goal.tpot ? "TPOT <= " + human(Seconds(*goal.tpot)) : "", 100 * runs.b.goodput.value_or(0),
+                       unjudged);
+  } else if (goal.ttft || goal.tpot) {
+    out << "goodput: - (every request made one token: none has a TPOT to judge)\n";
   }
-  out << fmt::format("batch: {:.1f} sequences running on average; KV cache at most {:.1f}% full; {} steps\n",
-                     runs.e.mean_running, 100 * runs.e.peak_kv_share, runs.expected.steps);
+  out << fmt::format("batch: {:.1f} sequences running on average over time, {} at most; KV cache at most {:.1f}% "
+                     "full; {} steps\n",
+                     runs.e.mean_running, runs.e.peak_running, 100 * runs.e.peak_kv_share, runs.expected.steps);
   if (spec) out << report::terminal_text(text_of(r, *spec), false) << "\n";
 }
 
@@ -225,13 +251,27 @@ void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
   const Targets goal = targets(a.serve);
   ServerConfig config = r.config;
   config.sample_every = std::max(t.duration / 1000, 1e-3);
+  require_bounded_work(t, config);
+  config.max_rows = 2 * kMaxSequenceSteps;
+  // Two runs, the expected one and the bound's: a bar of 2000 steps on a terminal, for long runs.
+  ProgressBar bar(err, 2000, stderr_is_terminal() && sequence_steps(t, config) > kProgressSteps, 0);
+  std::size_t done = 0;
   StepCost cost(r.point.model, r.point.gpu, r.point.workload);
   std::optional<StepCost> draft;
   if (r.draft) draft.emplace(r.draft->model, r.point.gpu, r.point.workload);
   StepCost* d = draft ? &*draft : nullptr;
   Runs runs;
-  runs.expected = simulate(t.requests, cost, config, Timing::expected, d);
-  runs.bound = simulate(t.requests, cost, config, Timing::bound, d);
+  try {
+    config.progress = [&](double share) { bar.advance_to(done + static_cast<std::size_t>(1000 * share)); };
+    runs.expected = simulate(t.requests, cost, config, Timing::expected, d);
+    done = 1000;
+    runs.bound = simulate(t.requests, cost, config, Timing::bound, d);
+  } catch (const WorkLimit& e) {
+    throw io::InputError(fmt::format("simulate: {}: the cache thrashes (sequences preempted and recomputed) or the "
+                                     "estimate was short; lower --rate, --duration, --gen or --max-batch",
+                                     e.what()));
+  }
+  bar.finish();
   std::optional<SpeculationView> spec;
   if (config.speculation) spec = speculation_view(r, t, cost, d);
   runs.e = summarize(runs.expected, goal);
@@ -242,7 +282,7 @@ void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
                                      runs.expected.dropped_too_long, runs.expected.dropped_no_room,
                                      cache_dropped_from(r.point.workload)));
   }
-  if (!a.plot.empty()) write_figure_file(figure(r, runs.expected), a.plot, "plot");
+  if (!a.plot.empty()) write_figure_file(figure(r, runs.expected), a.plot, "plot", err);
   if (a.format == "json") {
     write_json(r, t, runs, spec, out);
     return;

@@ -90,7 +90,7 @@ void run_sweep(const SweepArgs& a, std::ostream& out, std::ostream& err) {
   const WorkloadAxes axes = parse_workload(a.workload);
   Product product = points(axes);
   // The old file stays whole until the new one is: rows go to a temporary beside it.
-  std::unique_ptr<AtomicFile> file = a.out.empty() ? nullptr : std::make_unique<AtomicFile>(a.out, "out");
+  std::unique_ptr<AtomicFile> file = a.out.empty() ? nullptr : std::make_unique<AtomicFile>(a.out, "out", &err);
   const auto sink = make_sink(output_format(a.format), Shape::rows, report_record_columns(false), file ? file->stream() : out);
   ProgressBar progress(err, product.size(), stderr_is_terminal());
   Tally tally;

@@ -160,14 +160,14 @@ WorkloadAxes parse_workload(const WorkloadFlags& f) {
   x.tp = counts(f.tp, "tp", kMaxTp, "GPUs");
   x.pp = counts(f.pp, "pp", kMaxTp, "stages");
   x.ep = counts(f.ep, "ep", kMaxTp, "GPUs");
-  if (f.microbatches < 0 || f.microbatches > kMaxBatch) {
-    throw InputError(fmt::format("--microbatches: must be 1 … {}, got {}", kMaxBatch, f.microbatches));
+  if (f.microbatches && (*f.microbatches < 1 || *f.microbatches > kMaxBatch)) {
+    throw InputError(fmt::format("--microbatches: must be 1 … {}, got {}", kMaxBatch, *f.microbatches));
   }
   if (!(f.expert_imbalance >= 1 && f.expert_imbalance <= static_cast<double>(kMaxTp))) {
     throw InputError(fmt::format("--expert-imbalance: must be 1 … ep, got {}", f.expert_imbalance));
   }
   x.dp_attention = f.dp_attention;
-  x.microbatches = f.microbatches;
+  x.microbatches = f.microbatches.value_or(0);  // 0: the engine's default
   x.expert_imbalance = f.expert_imbalance;
   x.weights = weight_format_list(f.weights, "weights");
   x.lm_head = weight_format_list(f.lm_head, "lm-head");
@@ -207,6 +207,13 @@ Workload workload_at(const WorkloadAxes& x, std::span<const std::size_t> i, cons
 
 std::optional<SpecError> workload_error(const Workload& w, const ModelSpec& m, const GpuSpec& g) {
   if (auto e = validate(w, m, g)) return e;
+  // The engine splits a batch into at most as many micro-batches as it has sequences; more, asked
+  // for, would be priced as fewer without a word.
+  if (w.microbatches > w.batch) {
+    return SpecError{"microbatches", fmt::format("{} micro-batches of a batch of {}: each holds a sequence at least; "
+                                                 "lower --microbatches or raise --batch",
+                                                 w.microbatches, w.batch)};
+  }
   if (w.context_tokens < w.prompt_tokens) {
     return SpecError{"context", fmt::format("{} tokens is below --prompt {}: the decode step's context includes the prompt",
                                             w.context_tokens, w.prompt_tokens)};

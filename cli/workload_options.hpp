@@ -35,7 +35,7 @@ static_assert(static_cast<std::size_t>(WorkloadFlag::batch) + 1 == kWorkloadFlag
 inline constexpr long kMaxBatch = 10'000'000;       // --batch: 10^7 sequences
 inline constexpr long kMaxTokens = 1'000'000'000;   // --prompt, --gen, --context: 10^9 tokens each
 inline constexpr long kMaxTp = 65'536;              // --tp: GPUs in one tensor-parallel group; --pp, --ep too
-inline constexpr long kMaxGroupSize = 1L << 30;     // --group-size: weights per scale
+inline constexpr long kMaxGroupSize = 1'000'000;  // --group-size: weights per scale, as a model file's quantization.group_size
 
 // The flags as typed, each a list of items.
 struct WorkloadFlags {
@@ -46,7 +46,7 @@ struct WorkloadFlags {
   std::vector<std::string> prompt{"512"}, gen{"256"}, context{}, batch{"1"};
   // The layout's other choices: one value for every point.
   bool dp_attention = false;
-  long microbatches = 0;
+  std::optional<long> microbatches;  // not given: pp, at most the batch
   double expert_imbalance = 1.0;
 };
 

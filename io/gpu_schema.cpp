@@ -1,5 +1,7 @@
 // The GPU YAML, field by field: what `--gpu file.yaml` reads, `calibrate` writes and the README
 // lists. Dimensioned values carry units; a calibration block replaces the datasheet ceilings.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 
@@ -56,6 +58,23 @@ void check(const MapReader& r, const GpuSpec& g) {
     if (compute.has("peak")) compute.fail("peak", "needs at least one dtype, like fp16: \"312 TFLOPS\"");
   }
   if (g.network && !g.interconnect) r.fail("network", "needs `interconnect:` too: groups within a domain use it");
+  // The ceilings the engine prices with, datasheet × efficiency, stay in the physical range the
+  // datasheet figures are held to: a share of a thousandth of 1 MB/s made hours of a step.
+  if (r.has("efficiency")) {
+    const MapReader eff = r.child("efficiency", {});
+    const Range bandwidth = physical_range(Dimension::bandwidth), rate = physical_range(Dimension::flops_rate);
+    if (eff.has("memory") && g.memory_bandwidth.value() * g.efficiency.memory < bandwidth.min) {
+      eff.fail("memory", fmt::format("leaves {:g} B/s of the datasheet's bandwidth, outside {}",
+                                     g.memory_bandwidth.value() * g.efficiency.memory,
+                                     range_text(bandwidth, Dimension::bandwidth)));
+    }
+    for (const auto& p : g.peak) {
+      if (eff.has("compute") && p && p->value() * g.efficiency.compute < rate.min) {
+        eff.fail("compute", fmt::format("leaves {:g} FLOP/s of a datasheet peak, outside {}", p->value() * g.efficiency.compute,
+                                        range_text(rate, Dimension::flops_rate)));
+      }
+    }
+  }
   if (g.interconnect && g.interconnect->topology != Topology::mesh && r.has("interconnect")) {
     const MapReader link = r.child("interconnect", {});
     if (link.has("links")) link.fail("links", "is for `topology: mesh` only: a switch gives each GPU one `bandwidth`");

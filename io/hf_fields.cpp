@@ -179,7 +179,7 @@ std::vector<long> HfFields::numbers(std::string_view key, Range range) const {
   std::vector<long> out;
   for (std::size_t i = 0; i < v.size(); ++i) {
     long x = 0;
-    if (!v[i].IsScalar() || !YAML::convert<long>::decode(v[i], x) ||
+    if (!v[i].IsScalar() || is_quoted(v[i]) || !YAML::convert<long>::decode(v[i], x) ||
         outside(static_cast<double>(x), v[i].Scalar(), range)) {
       fail(key, fmt::format("{}[{}] must be a whole number in {}", key, i, range_text(range)));
     }

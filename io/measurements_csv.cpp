@@ -12,6 +12,7 @@
 #include "io/csv_records.hpp"
 #include "io/input_error.hpp"
 #include "io/nearest_word.hpp"
+#include "io/ranges.hpp"
 #include "io/text_check.hpp"
 #include "io/text_file.hpp"
 
@@ -128,6 +129,14 @@ MeasurementRow read_row(const Record& r, const std::array<std::optional<std::siz
       if (!v) throw error(col.name, fmt::format("`{}` is not a positive number", cell));
       row.measured = *v;
     }
+  }
+  // A figure no inference run has: a rate of 10^-300 or a time of 10^308 fits coefficients the
+  // tool itself refuses (shares of 10^-300).
+  const bool seconds = row.metric == Metric::ttft_s;
+  const Range physical = seconds ? Range{1e-6, 1e5} : Range{1e-3, 1e9};
+  if (!(row.measured >= physical.min && row.measured <= physical.max)) {
+    throw error("measured", fmt::format("{:g} {} is outside {:g} … {:g} {}", row.measured, seconds ? "s" : "tokens/s",
+                                        physical.min, physical.max, seconds ? "s" : "tokens/s"));
   }
   return row;
 }

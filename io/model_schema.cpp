@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <utility>
 
 #include "io/schema.hpp"
 
@@ -114,6 +115,13 @@ void check(const MapReader& r, const ModelSpec& m) {
   if (!m.architecture) return;
   const Architecture& a = *m.architecture;
   if (a.mla && r.has("head_dim")) r.fail("head_dim", "with mla the head width is mla.nope_dim + mla.rope_dim");
+  // A pattern repeats from the first layer; one longer than the stack has kinds no layer takes.
+  for (const auto& [key, size] : {std::pair<std::string_view, std::size_t>{"mixer_pattern", a.mixer_pattern.size()},
+                                  {"ffn_pattern", a.ffn_pattern.size()}}) {
+    if (size > static_cast<std::size_t>(a.layers)) {
+      r.fail(key, fmt::format("has {} kinds for {} layers: a pattern is at most one kind a layer", size, a.layers));
+    }
+  }
   if (!a.mla && !r.has("head_dim") && a.heads > 0 && a.hidden % a.heads != 0) {
     r.fail("heads", fmt::format("heads {} does not divide hidden {}; give head_dim if the model's head "
                                 "width is not hidden / heads",

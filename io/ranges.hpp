@@ -17,6 +17,9 @@ struct Range {
   bool operator==(const Range&) const = default;
 };
 
+// The least share of a ceiling (an efficiency, a fitted share) a description may give.
+inline constexpr double kLeastShare = 1e-3;
+
 // A calibration's spread, (max - min) / median of repeated runs: a ratio, never negative.
 inline constexpr Range kSpreadRange{0, 1000};
 

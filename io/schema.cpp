@@ -164,8 +164,10 @@ Value read_value(const MapReader& r, const Field<Spec>& f) {
     case Kind::small_count: return f.range ? r.count(f.key, *f.range) : r.count(f.key);
     case Kind::number: return f.range ? r.number(f.key, *f.range) : r.number(f.key);
     case Kind::fraction: {
+      // A share of a ceiling: below a thousandth it is a slip, and 1e-300 of a bandwidth made
+      // every time infinite.
       const double v = r.number(f.key);
-      if (!(v > 0 && v <= 1)) r.fail(f.key, fmt::format("must be a fraction in (0, 1], got {}", v));
+      if (!(v >= kLeastShare && v <= 1)) r.fail(f.key, fmt::format("must be a share in [0.001, 1], got {}", v));
       return v;
     }
     case Kind::boolean: return *r.optional_bool(f.key);
@@ -373,7 +375,7 @@ std::string kind_text(const Field<Spec>& f) {
     case Kind::count:
     case Kind::small_count: return "whole number";
     case Kind::number: return "number";
-    case Kind::fraction: return "fraction in (0, 1]";
+    case Kind::fraction: return "share in [0.001, 1]";
     case Kind::boolean: return "`true` or `false`";
     case Kind::dtype: {
       std::vector<std::string> names;

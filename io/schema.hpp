@@ -26,7 +26,7 @@ enum class Kind {
   count,        // a whole number
   small_count,  // a whole number that fits an int (layers, heads, experts)
   number,       // a finite real number
-  fraction,     // a number in (0, 1]
+  fraction,     // a share of a ceiling, in [kLeastShare, 1]
   boolean,      // true or false
   dtype,        // a dtype name: fp16, bf16, ...
   weight_format,  // a weight format's name: bf16, fp8-block, mxfp4, awq, ... (model/weight_format.hpp)

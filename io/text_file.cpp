@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sys/stat.h>
+
 #include "io/input_error.hpp"
 
 namespace roofline::io {
@@ -24,7 +26,15 @@ std::string_view file_kind(const std::filesystem::file_status& s) {
   }
 }
 
+std::vector<FileRead>& read_so_far() {
+  static std::vector<FileRead> files;
+  return files;
+}
+
 }  // namespace
+
+const std::vector<FileRead>& files_read() { return read_so_far(); }
+void forget_files_read() { read_so_far().clear(); }
 
 std::string read_text_file(const std::string& path, std::string_view kind, std::size_t limit) {
   namespace fs = std::filesystem;
@@ -45,6 +55,9 @@ std::string read_text_file(const std::string& path, std::string_view kind, std::
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  if (struct stat st {}; ::stat(path.c_str(), &st) == 0) {
+    read_so_far().push_back({static_cast<unsigned long long>(st.st_dev), static_cast<unsigned long long>(st.st_ino), path});
+  }
   // Read no more than the limit even so: the file may grow, and /proc files report no size.
   std::string text;
   std::array<char, 1 << 16> chunk{};

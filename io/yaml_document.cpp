@@ -119,6 +119,20 @@ YAML::Mark second_document(const std::string& text) {
 // character: <byte>"), and a file that is not a description is not to be echoed.
 std::string_view without_quote(std::string_view message) { return message.substr(0, message.find(':')); }
 
+// The first line of a .json file that opens with a comment (// or /*), 1-based; 0: none. A
+// config edited by hand often gains one, and JSON has none: the error says so, not "malformed
+// YAML" (the file is read as YAML, of which JSON is the flow style).
+std::size_t json_comment_line(const std::string& text) {
+  std::size_t line = 1;
+  for (std::size_t start = 0; start < text.size(); ++line) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    const std::size_t first = text.find_first_not_of(" \t\r", start);
+    if (first < end && (text.compare(first, 2, "//") == 0 || text.compare(first, 2, "/*") == 0)) return line;
+    start = end + 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 YamlDocument parse_yaml(const std::string& text, const std::string& path) {
@@ -134,6 +148,12 @@ YamlDocument parse_yaml(const std::string& text, const std::string& path) {
     throw too_deep(path, e.mark);
   } catch (const YAML::Exception& e) {
     refuse_non_text(text, path);
+    if (path.ends_with(".json")) {
+      if (const std::size_t line = json_comment_line(text); line > 0) {
+        throw InputError(fmt::format("{}:{}:1: a comment: JSON has none (remove it)", path, line));
+      }
+      throw InputError(fmt::format("{}: malformed JSON: {}", location(path, e.mark), without_quote(e.msg)));
+    }
     throw InputError(fmt::format("{}: malformed YAML: {}", location(path, e.mark), without_quote(e.msg)));
   }
   // yaml-cpp's Load reads the first document and drops the rest without a word.
@@ -298,8 +318,19 @@ std::optional<T> parse_whole(const std::string& s) {
 
 }  // namespace
 
+// A quoted scalar is text: `layers: "32"` or JSON's "num_experts": "128" says the file was
+// written by hand or by something that lost the type, and is not taken as a number.
+bool is_quoted(const YAML::Node& v) { return v.IsScalar() && v.Tag() == "!"; }
+
+void MapReader::require_unquoted(std::string_view key, std::string_view what) const {
+  if (is_quoted(value(key))) {
+    fail(key, fmt::format("must be {}, not the text \"{}\" (drop the quotes)", what, value(key).Scalar()));
+  }
+}
+
 long MapReader::count(std::string_view key) const {
   const std::string s = scalar(key);
+  require_unquoted(key, "a whole number");
   const auto v = parse_whole<long>(s);
   if (!v) fail(key, fmt::format("must be a whole number, got \"{}\"", s));
   return *v;
@@ -324,6 +355,7 @@ int MapReader::small_count(std::string_view key) const {
 
 double MapReader::number(std::string_view key) const {
   const std::string s = scalar(key);
+  require_unquoted(key, "a number");
   const auto v = parse_whole<double>(s);
   if (!v) fail(key, fmt::format("must be a number, got \"{}\"", s));
   return *v;

@@ -36,6 +36,9 @@ inline constexpr long kMaxDescriptionBytes = 16L << 20;  // 16 MiB
 // `field` and the value's position. For values read outside a MapReader (a config's architecture).
 void check_text(const YamlDocument& doc, const YAML::Node& value, std::string_view field);
 
+// A quoted scalar ("32"): text, never read as a number (yaml-cpp tags it "!", a plain one "?").
+[[nodiscard]] bool is_quoted(const YAML::Node& v);
+
 class MapReader {
  public:
   // `prefix` is the dotted path of this mapping ("memory."), so errors name the full field.
@@ -77,6 +80,8 @@ class MapReader {
   [[nodiscard]] YAML::Node value(std::string_view key) const;  // throws for a missing key
   [[nodiscard]] YAML::Mark key_mark(std::string_view key) const;
   [[nodiscard]] std::string scalar(std::string_view key) const;
+  // Refuses a quoted number: `layers: "32"`, JSON's "num_experts": "128".
+  void require_unquoted(std::string_view key, std::string_view what) const;
   [[nodiscard]] std::string where(const YAML::Mark& mark) const;
 
   const YamlDocument* doc_;

@@ -1,5 +1,7 @@
 #include "serve/simulator.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <deque>
 #include <stdexcept>
@@ -41,7 +43,12 @@ class Server {
   }
 
   SimResult run() {
+    long until_progress = 0;
     while (next_ < req_.size() || busy()) {
+      if (cfg_.progress && --until_progress < 0) {
+        cfg_.progress(static_cast<double>(next_) / static_cast<double>(std::max<std::size_t>(1, req_.size())));
+        until_progress = 1 << 14;
+      }
       if (!busy()) clock_ = std::max(clock_, req_[next_].arrival);
       admit_arrivals();
       sample();
@@ -196,6 +203,19 @@ class Server {
       prompting += draft_prompts_[r].prefill;
     }
     if (rows == 0) throw std::logic_error("simulate: a step with nothing to compute");
+    long running = 0, free = 0;
+    for (const Rank& k : ranks_) {
+      running += static_cast<long>(k.running.size());
+      free += k.free;
+    }
+    rows_ += static_cast<double>(running);
+    if (cfg_.max_rows > 0 && rows_ > cfg_.max_rows) {
+      throw WorkLimit(fmt::format("the run passed {:g} sequence-steps at {:.3g} s of {:.3g} s of arrivals ({} steps)",
+                                  cfg_.max_rows, clock_, req_.empty() ? 0.0 : req_.back().arrival, out_.steps));
+    }
+    const auto all = static_cast<double>(rank_blocks_ * static_cast<long>(ranks_.size()));
+    out_.peak_running = std::max(out_.peak_running, running);
+    out_.peak_kv_share = std::max(out_.peak_kv_share, (all - static_cast<double>(free)) / all);
     StepTime t = cost_.time(mixes_);
     if (draft_ && drafting + prompting > 0) {
       // The draft's first step takes the prompt tokens and catch-up rows with its first drafts;
@@ -206,7 +226,9 @@ class Server {
       const double more = drafting > 0 ? cfg_.speculation->k - 1 : 0;
       t = {t.bound + first.bound + later.bound * more, t.expected + first.expected + later.expected * more};
     }
-    clock_ += (timing_ == Timing::expected ? t.expected : t.bound).value();
+    const double dt = (timing_ == Timing::expected ? t.expected : t.bound).value();
+    clock_ += dt;
+    out_.running_seconds += dt * static_cast<double>(running);
     ++out_.steps;
     for (Rank& k : ranks_) {
       std::size_t kept = 0;
@@ -259,7 +281,7 @@ class Server {
   const ServerConfig& cfg_;
   Timing timing_;
   std::size_t next_ = 0, dealt_ = 0;
-  double clock_ = 0, next_sample_ = 0;
+  double clock_ = 0, next_sample_ = 0, rows_ = 0;
   bool preempted_ = false;
   Rng rng_;
   long decode_tokens_;

@@ -9,7 +9,9 @@
 // attention (StepCost::ranks() > 1) each rank is such a server over its share of the blocks, the
 // requests dealt to the ranks round robin, and the ranks step together.
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 #include "serve/step_cost.hpp"
@@ -39,6 +41,18 @@ struct ServerConfig {
   // cached its own drafts and runs on the target's one token only.
   bool draft_reads_target = false;
   std::uint64_t seed = 1;
+  // The most sequence-steps (a running sequence in a step: one token's work, or a chunk's) a run
+  // may take before it stops with WorkLimit; 0: no limit. A cache that thrashes recomputes
+  // without end in sight, and a long output at batch 1 takes a step a token.
+  double max_rows = 0;
+  // Called now and then with the share of the requests that have arrived (0 to 1).
+  std::function<void(double)> progress;
+};
+
+// A run stopped at ServerConfig::max_rows.
+class WorkLimit : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 // Which time a step takes in the simulation: the expected one, or the roofline bound.
@@ -47,7 +61,7 @@ enum class Timing { expected, bound };
 // A served request's times, in seconds.
 struct Outcome {
   double ttft = 0;        // arrival to its first token
-  double tpot = 0;        // between its later tokens, on average (0 with one output token)
+  double tpot = 0;        // between its later tokens, on average (0 with one output token: none to time)
   double e2e = 0;         // arrival to its last token
   double queue_wait = 0;  // arrival to its first step
   long gen = 0;
@@ -70,7 +84,12 @@ struct SimResult {
   double prompt_tokens = 0, output_tokens = 0;  // of the served requests
   double cached_tokens = 0;      // prompt tokens the prefix cache skipped
   double recomputed_tokens = 0;  // computed again after a preemption
-  std::vector<Sample> samples;
+  std::vector<Sample> samples;   // for the plot, every sample_every seconds
+  // Over every step, not the samples: the sequences running integrated over time (divide by
+  // `end` for the mean), and the most sequences and the largest share of the cache any step held.
+  double running_seconds = 0;
+  long peak_running = 0;
+  double peak_kv_share = 0;
 };
 
 // draft: the draft model's steps under speculation (null: drafts cost nothing).

@@ -131,6 +131,7 @@ AttentionWork StepCost::attention_of(Phase p, long tokens) const {
 
 AttentionWork StepCost::decode_attention(long context) {
   const auto i = static_cast<std::size_t>(context);
+  if (i >= kMostTabulatedTokens) return attention_of(Phase::decode, context);
   if (i >= decode_.size()) decode_.resize(std::max(i + 1, decode_.size() * 2));
   Work& e = decode_[i];
   if (!e.filled) e = {attention_of(Phase::decode, context), true};
@@ -139,6 +140,7 @@ AttentionWork StepCost::decode_attention(long context) {
 
 AttentionWork StepCost::prefill_table(long tokens) {
   const auto i = static_cast<std::size_t>(tokens);
+  if (i >= kMostTabulatedTokens) return attention_of(Phase::prefill, tokens);
   if (i >= prefill_.size()) prefill_.resize(std::max(i + 1, prefill_.size() * 2));
   Work& e = prefill_[i];
   if (!e.filled) e = {tokens == 0 ? AttentionWork{} : attention_of(Phase::prefill, tokens), true};
@@ -187,8 +189,9 @@ StepTime StepCost::price(const Part& part, long rows) const {
   return {r.time, e.time - expected_.step};
 }
 
-const StepTime& StepCost::lookup(Part& part, long rows) {
+StepTime StepCost::lookup(Part& part, long rows) {
   const auto i = static_cast<std::size_t>(rows);
+  if (i >= kMostTabulatedRows) return price(part, rows);
   if (i >= part.table.size()) part.table.resize(std::max(i + 1, part.table.size() * 2));
   Entry& e = part.table[i];
   if (!e.filled) e = {rows == 0 ? StepTime{} : price(part, rows), true};

@@ -132,7 +132,12 @@ class StepCost {
   [[nodiscard]] AttentionWork prefill_table(long tokens);
   [[nodiscard]] AttentionWork attention_of(Phase p, long tokens) const;
   [[nodiscard]] StepTime price(const Part& part, long rows) const;
-  [[nodiscard]] const StepTime& lookup(Part& part, long rows);
+  [[nodiscard]] StepTime lookup(Part& part, long rows);
+  // The tables stop here, and larger counts are priced each time: a batch of 10^6 sequences of
+  // 9 verify rows, or a budget of 10^8 tokens, would otherwise hold gigabytes of entries. At
+  // most 2^18 rows (6 MB a part) and 2^21 tokens of context (48 MB a phase).
+  static constexpr std::size_t kMostTabulatedRows = std::size_t{1} << 18;
+  static constexpr std::size_t kMostTabulatedTokens = std::size_t{1} << 21;
   [[nodiscard]] StepTime rows_time(Parts& parts, const StepMix& mix);
   [[nodiscard]] StepTime attention_time(const AttentionWork& a) const;
 

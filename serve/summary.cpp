@@ -18,7 +18,7 @@ Distribution distribution(std::vector<double> values) {
   if (values.empty()) return {};
   std::sort(values.begin(), values.end());
   const double mean = std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
-  return {mean, percentile(values, 50), percentile(values, 90), percentile(values, 99)};
+  return {mean, percentile(values, 50), percentile(values, 90), percentile(values, 99), values.size()};
 }
 
 Summary summarize(const SimResult& r, const Targets& targets) {
@@ -32,7 +32,11 @@ Summary summarize(const SimResult& r, const Targets& targets) {
     if (o.gen > 1) tpot.push_back(o.tpot);
     e2e.push_back(o.e2e);
     wait.push_back(o.queue_wait);
-    const bool ok = (!targets.ttft || o.ttft <= *targets.ttft) && (!targets.tpot || o.gen < 2 || o.tpot <= *targets.tpot);
+    if (targets.tpot && o.gen < 2) {
+      ++s.unjudged;
+      continue;
+    }
+    const bool ok = (!targets.ttft || o.ttft <= *targets.ttft) && (!targets.tpot || o.tpot <= *targets.tpot);
     good += ok ? 1 : 0;
   }
   s.ttft = distribution(std::move(ttft));
@@ -44,15 +48,13 @@ Summary summarize(const SimResult& r, const Targets& targets) {
     s.requests_per_s = static_cast<double>(s.served) / r.end;
   }
   // A dropped request met no target.
-  if ((targets.ttft || targets.tpot) && s.served + s.dropped > 0) {
-    s.goodput = static_cast<double>(good) / static_cast<double>(s.served + s.dropped);
+  const long judged = s.served - s.unjudged + s.dropped;
+  if ((targets.ttft || targets.tpot) && judged > 0) {
+    s.goodput = static_cast<double>(good) / static_cast<double>(judged);
   }
-  double running = 0;
-  for (const Sample& x : r.samples) {
-    running += static_cast<double>(x.running);
-    s.peak_kv_share = std::max(s.peak_kv_share, x.kv_share);
-  }
-  if (!r.samples.empty()) s.mean_running = running / static_cast<double>(r.samples.size());
+  if (r.end > 0) s.mean_running = r.running_seconds / r.end;
+  s.peak_running = r.peak_running;
+  s.peak_kv_share = r.peak_kv_share;
   return s;
 }
 

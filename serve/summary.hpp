@@ -10,8 +10,10 @@ namespace roofline::serve {
 
 // Percentiles by linear interpolation between order statistics (Hyndman & Fan type 7, numpy's
 // default): p50 of {1, 2, 3, 4} is 2.5.
+// `count` 0: nothing to describe (TPOT when every request made one token), shown as - and null.
 struct Distribution {
   double mean = 0, p50 = 0, p90 = 0, p99 = 0;
+  std::size_t count = 0;
 };
 [[nodiscard]] Distribution distribution(std::vector<double> values);
 // The p-th percentile (0..100) of values already sorted.
@@ -26,8 +28,14 @@ struct Summary {
   Distribution ttft, tpot, e2e, queue_wait;
   double output_tokens_per_s = 0;  // output tokens over the time from the start to the last token
   double requests_per_s = 0;
-  std::optional<double> goodput;   // share of requests (dropped ones count as missing) meeting every target given
-  double mean_running = 0, peak_kv_share = 0;
+  // Share of the requests judged (dropped ones count as missing) meeting every target given. A
+  // one-token request has no TPOT: under a TPOT target it is not judged (`unjudged`), and with
+  // none judged there is no goodput.
+  std::optional<double> goodput;
+  long unjudged = 0;
+  double mean_running = 0;  // time-weighted over the run
+  long peak_running = 0;
+  double peak_kv_share = 0;
 };
 
 // TPOT is taken over requests with more than one output token (one token has no gap).

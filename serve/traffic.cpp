@@ -21,6 +21,10 @@ double Rng::normal() {
 }
 
 double Rng::gamma(double shape) {
+  // Past 10^12 the draw's relative spread (1/sqrt(shape)) is below 10^-6: the mean itself. The
+  // sampler below would take d = infinity, and loop for ever on comparisons with NaN, from about
+  // shape 10^308 (a CV of 10^-154).
+  if (!(shape < kDeterministicShape)) return shape;
   // Below shape 1, draw at shape + 1 and scale by U^(1/shape) (Marsaglia & Tsang, section 6).
   if (shape < 1) return gamma(shape + 1) * std::pow(uniform(), 1 / shape);
   const double d = shape - 1.0 / 3, c = 1 / std::sqrt(9 * d);
@@ -48,8 +52,10 @@ double LengthDistribution::mean() const { return kind == Kind::uniform ? (a + b)
 
 double ArrivalProcess::gap(Rng& rng, double rate) const {
   if (kind == Kind::poisson) return -std::log(rng.uniform()) / rate;
-  // Gamma with shape k = 1/CV² and mean 1/rate: scale 1/(rate·k).
+  // Gamma with shape k = 1/CV² and mean 1/rate: scale 1/(rate·k). So regular (CV below 10^-6)
+  // that every gap is the mean; 1/CV² may then overflow to infinity.
   const double k = 1 / (cv * cv);
+  if (!(k < kDeterministicShape)) return 1 / rate;
   return rng.gamma(k) / (rate * k);
 }
 
@@ -60,11 +66,11 @@ long cached_tokens(long prompt, double prefix_hit, long block_tokens) {
 
 std::vector<Request> generate(const ArrivalProcess& arrivals, double rate, double duration,
                               const LengthDistribution& prompt, const LengthDistribution& gen, double prefix_hit,
-                              long block_tokens, std::uint64_t seed) {
+                              long block_tokens, std::uint64_t seed, std::size_t most) {
   Rng rng(seed);
   std::vector<Request> out;
-  out.reserve(static_cast<std::size_t>(std::min(rate * duration * 1.1 + 16, 1e8)));
-  for (double t = arrivals.gap(rng, rate); t < duration; t += arrivals.gap(rng, rate)) {
+  out.reserve(static_cast<std::size_t>(std::min(rate * duration * 1.1 + 16, static_cast<double>(most) + 1)));
+  for (double t = arrivals.gap(rng, rate); t < duration && out.size() <= most; t += arrivals.gap(rng, rate)) {
     Request r{t, prompt.draw(rng), gen.draw(rng), 0};
     r.cached = cached_tokens(r.prompt, prefix_hit, block_tokens);
     out.push_back(r);

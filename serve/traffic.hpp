@@ -15,6 +15,9 @@ struct Request {
   long cached = 0;     // prompt tokens a prefix cache already holds (whole blocks)
 };
 
+// A gamma shape past which a draw is taken as its mean (serve/traffic.cpp).
+inline constexpr double kDeterministicShape = 1e12;
+
 // splitmix64 (Steele, Lea, Flood 2014): 64 bits a draw, and uniforms on (0, 1) from the top 53.
 class Rng {
  public:
@@ -47,10 +50,12 @@ struct ArrivalProcess {
 
 // Arrivals in [0, duration) at `rate`, each with a prompt, an output and the prompt share a
 // prefix cache holds (`prefix_hit`, rounded down to whole blocks of `block_tokens`, at least one
-// token left to compute).
+// token left to compute). Bursty arrivals (a CV of 100) may draw many more than rate × duration:
+// past `most` the draws stop, at most + 1 requests, and the caller refuses the run.
 [[nodiscard]] std::vector<Request> generate(const ArrivalProcess& arrivals, double rate, double duration,
                                             const LengthDistribution& prompt, const LengthDistribution& gen,
-                                            double prefix_hit, long block_tokens, std::uint64_t seed);
+                                            double prefix_hit, long block_tokens, std::uint64_t seed,
+                                            std::size_t most = 100'000'000);
 
 // The cached part of a prompt under a hit share, in whole blocks, leaving at least one token.
 [[nodiscard]] long cached_tokens(long prompt, double prefix_hit, long block_tokens);

@@ -305,7 +305,7 @@ TEST_CASE("schema: the table's rows - required, defaults, units - worked from th
   CHECK_THAT(model, Catch::Contains("| `moe.top_k` | whole number | required |"));
   const std::string gpu = io::schema_markdown(io::SchemaKind::gpu);
   CHECK_THAT(gpu, Catch::Contains("| `memory.bandwidth` | bandwidth, like \"2039 GB/s\" | required |"));
-  CHECK_THAT(gpu, Catch::Contains("| `efficiency.memory` | fraction in (0, 1] | optional, default `1` |"));
+  CHECK_THAT(gpu, Catch::Contains("| `efficiency.memory` | share in [0.001, 1] | optional, default `1` |"));
 }
 
 TEST_CASE("schema: an unknown key - nested or not - still names its place and the nearest field") {

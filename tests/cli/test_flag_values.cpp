@@ -1,0 +1,104 @@
+// Issue 27, flags: a value the command line cannot hold is refused naming its flag, never read
+// as 0, clamped, or shown rounded; and the messages say what was given, in the order given.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cli_runner.hpp"
+
+using namespace roofline;
+using test::check_error;
+using test::data_file;
+using test::run_cli;
+
+namespace {
+
+const std::vector<std::string> kPoint = {"-m", "llama-2-7b", "-g", "a100-80gb"};
+
+std::vector<std::string> point(std::vector<std::string> more) {
+  std::vector<std::string> args = kPoint;
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+// A CLI11 refusal: exit 2, nothing on stdout, the flag and the reason on stderr.
+void check_refused(const test::CliResult& r, const std::string& flag_and_reason) {
+  INFO(r.err);
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK_THAT(r.err, Catch::Contains(flag_and_reason));
+}
+
+}  // namespace
+
+TEST_CASE("an empty number is refused by its flag, not read as 0 - --reserve, --tp, --rate") {
+  check_refused(run_cli(point({"--reserve", ""})), "--reserve: empty; give a number");
+  check_error(run_cli(point({"--tp", ""})), "--tp", "is not a whole number");
+  check_refused(run_cli({"plan", "-m", "llama-2-7b", "-g", "a100-80gb", "--rate", ""}), "--rate: empty; give a number");
+}
+
+TEST_CASE("a number past its type or not finite is refused, not clamped - a seed of 2^64, nan, 1e999") {
+  check_refused(run_cli({"simulate", "-m", "llama-2-7b", "-g", "a100-80gb", "--rate", "1", "--prompt", "10", "--gen",
+                         "10", "--seed", "18446744073709551616"}),
+                "--seed: out of range (-9223372036854775808 to 9223372036854775807)");
+  check_refused(run_cli(point({"--reserve", "nan"})), "--reserve: `nan` is not finite");
+  check_refused(run_cli(point({"--reserve", "1e999"})), "--reserve: `1e999` is out of a double's range");
+  // A whole number stays one: 2.5 repetitions are not 2.
+  check_refused(run_cli({"calibrate", "--repetitions", "2.5"}), "--repetitions: `2.5` is not a whole number");
+}
+
+TEST_CASE("microbatches: empty or 0 is refused like 1 without --pp, and more than the batch is refused, not 1") {
+  check_refused(run_cli(point({"--pp", "2", "--microbatches", ""})), "--microbatches: empty; give a number");
+  check_error(run_cli(point({"--pp", "2", "--microbatches", "0"})), "--microbatches", "must be 1");
+  check_error(run_cli(point({"--microbatches", "1"})), "--microbatches", "with --pp > 1");
+  check_error(run_cli(point({"--pp", "32", "--microbatches", "10000000"})), "--microbatches",
+              "10000000 micro-batches of a batch of 1: each holds a sequence at least");
+  // Given, within the batch, it is used; not given, the default still applies.
+  CHECK(run_cli(point({"--pp", "2", "--microbatches", "4", "--batch", "8"})).code == 0);
+  CHECK(run_cli(point({"--pp", "2", "--batch", "1"})).code == 0);
+}
+
+TEST_CASE("plan --percentile 0 or empty is refused, not the steady plan, and 99.99999 is labelled as given") {
+  const std::vector<std::string> plan = {"plan", "-m", "llama-2-7b", "-g", "a100-80gb", "--rate", "1"};
+  auto with = [&](std::vector<std::string> more) {
+    std::vector<std::string> args = plan;
+    args.insert(args.end(), more.begin(), more.end());
+    return run_cli(args);
+  };
+  check_error(with({"--percentile", "0"}), "--percentile", "must be 50 to below 100, got 0");
+  check_refused(with({"--percentile", ""}), "--percentile: empty; give a number");
+  // The label keeps every digit: {:g} printed P100 for a percentile below 100.
+  const auto r = with({"--percentile", "99.99999", "--duration", "60s"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("P99.99999 TTFT") && !Catch::Contains("P100"));
+}
+
+TEST_CASE("plan skips a --tp x --ep pair the model cannot take and says so, as sweep does, and all skipped is refused") {
+  const auto r = run_cli({"plan", "-m", "mixtral-8x7b", "-g", "h100-sxm", "--tp", "1,2", "--ep", "2", "-f", "csv"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.err, Catch::Contains("warning: skipped NVIDIA H100 SXM with tp 1 ep 2: --ep: ep 2 does not divide tp 1"));
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 2);  // the header and tp 2 ep 2
+  check_error(run_cli({"plan", "-m", "mixtral-8x7b", "-g", "h100-sxm", "--tp", "1", "--ep", "2"}), "--ep",
+              "ep 2 does not divide tp 1");
+}
+
+TEST_CASE("speculative 4:0.5: with nothing after the colon names the flag, not ': no such file'") {
+  check_error(run_cli({"simulate", "-m", "llama-2-7b", "-g", "a100-80gb", "--rate", "1", "--prompt", "10", "--gen", "10",
+                       "--speculative", "4:0.5:"}),
+              "--speculative", "`4:0.5:` ends in a colon with no draft after it");
+}
+
+TEST_CASE("a fit row's extra_flags that the row cannot take are quoted in the order written") {
+  const auto dir = std::filesystem::temp_directory_path() / "rooflineplan-fit-extra";
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy(data_file("measurements/gpus"), dir / "gpus", std::filesystem::copy_options::overwrite_existing |
+                                                                          std::filesystem::copy_options::recursive);
+  std::ofstream(dir / "runs.csv")
+      << "id,source,model,gpu,weights,kv,tp,batch,prompt,gen,extra_flags,metric,measured,note\n"
+         "A,me,llama-2-7b,gpus/a100-80gb-sxm.yaml,bf16,bf16,1,1,5,200,--batch 4,decode_tok_s_per_seq,80,\n";
+  check_error(run_cli({"fit", (dir / "runs.csv").string()}), (dir / "runs.csv").string() + ":2: extra_flags",
+              "not a flag this line takes: --batch 4");
+}

@@ -1,0 +1,75 @@
+// Issue 27, loose checks: a number must be written as one, a pattern must fit its stack, a flag
+// holds what the file's own field holds, a JSON file's comment is called one, and what a
+// conversion cannot hold as a field travels with it as a comment.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cli_runner.hpp"
+
+using namespace roofline;
+using test::check_error;
+using test::data_file;
+using test::run_cli;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path written(const std::string& name, const std::string& text) {
+  const fs::path p = fs::temp_directory_path() / name;
+  std::ofstream(p) << text;
+  return p;
+}
+
+const std::string kTiny = "name: Tiny\nhidden: 128\nheads: 4\nkv_heads: 4\nffn: 256\nffn_type: gated\nvocab: 512\n";
+
+}  // namespace
+
+TEST_CASE("a quoted number is text: layers: \"32\" in YAML and \"num_local_experts\": \"8\" in JSON are refused") {
+  const fs::path yaml = written("rooflineplan-quoted.yaml", kTiny + "layers: \"2\"\n");
+  check_error(test::with_model(yaml.string()), yaml.string() + ":8:9: layers",
+              "must be a whole number, not the text \"2\" (drop the quotes)");
+  std::ifstream in(data_file("hf/mixtral-8x7b.json"));
+  std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string field = "\"num_local_experts\": 8";
+  REQUIRE(json.find(field) != std::string::npos);
+  json.replace(json.find(field), field.size(), "\"num_local_experts\": \"8\"");
+  const fs::path config = written("rooflineplan-quoted.json", json);
+  check_error(test::with_model(config.string()), config.string(), "num_local_experts: must be a whole number, not the text \"8\"");
+}
+
+TEST_CASE("a mixer_pattern or ffn_pattern longer than the layers is refused at the field") {
+  const fs::path p = written("rooflineplan-long-pattern.yaml", kTiny + "layers: 2\nmixer_pattern: [full, full, sliding]\n"
+                                                                       "sliding_window: 64\n");
+  check_error(test::with_model(p.string()), p.string() + ":9:", "mixer_pattern: has 3 kinds for 2 layers");
+}
+
+TEST_CASE("group-size: the flag takes what a model file's group_size takes: 1000001 is refused") {
+  check_error(run_cli({"-m", "llama-2-7b", "-g", "a100-80gb", "--weights", "int4", "--group-size", "1000000001"}),
+              "--group-size", "1000000");
+  CHECK(run_cli({"-m", "llama-2-7b", "-g", "a100-80gb", "--weights", "int4", "--group-size", "1000000"}).code == 0);
+}
+
+TEST_CASE("a .json file with a comment is told so at its line, not called malformed YAML") {
+  const fs::path p = written("rooflineplan-comment.json", "{\n  \"hidden_size\": 4096,\n  // hand-edited\n  \"x\": 1\n}\n");
+  check_error(test::with_model(p.string()), p.string() + ":3:1", "a comment: JSON has none (remove it)");
+  // Malformed otherwise: JSON, by its extension.
+  const fs::path q = written("rooflineplan-broken.json", "{\n  \"hidden_size\": 4096,\n");
+  check_error(test::with_model(q.string()), q.string(), "malformed JSON");
+}
+
+TEST_CASE("convert keeps the model's caveats as comments: a vision tower not priced, MTP layers not priced") {
+  const auto gemma = run_cli({"convert", data_file("hf-configs/gemma-3-27b-it.json")});
+  REQUIRE(gemma.code == 0);
+  CHECK_THAT(gemma.out, Catch::StartsWith("# caveat, from " + data_file("hf-configs/gemma-3-27b-it.json") +
+                                          ": multimodal model: only the text decoder is priced"));
+  const auto v3 = run_cli({"convert", data_file("hf-configs/deepseek-v3.json")});
+  REQUIRE(v3.code == 0);
+  CHECK_THAT(v3.out, Catch::StartsWith("# caveat, from ") && Catch::Contains("multi-token-prediction layers are not priced"));
+  // A model with nothing assumed gets no comment.
+  const auto llama = run_cli({"convert", data_file("hf/llama-2-7b.json")});
+  REQUIRE(llama.code == 0);
+  CHECK_THAT(llama.out, !Catch::Contains("# caveat"));
+}
