@@ -7,10 +7,12 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <type_traits>
 
 #include "cli/atomic_file.hpp"
+#include "cli/progress_bar.hpp"
 #include "cli/workload_options.hpp"
 #include "io/gpu_writer.hpp"
 #include "io/input_error.hpp"
@@ -172,7 +174,13 @@ void run_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
   const std::vector<MeasurementRow> rows = read_measurements(a.measurements);
   const std::vector<MeasuredRun> runs = evaluate_rows(rows, a.measurements, err);
   if (file) file->refuse_an_input();  // before the tables are printed
-  const FitCheck f = fit_and_check(runs);
+  // A fit of thousands of runs takes seconds: a bar on a terminal, a tick a fit.
+  std::set<std::string> sources;
+  for (const MeasuredRun& r : runs) sources.insert(r.source);
+  const std::size_t fits = fits_of(std::min(sources.size(), held_out_groups(runs.size())));
+  ProgressBar bar(err, fits, stderr_is_terminal() && static_cast<double>(runs.size() * fits) > 2e4, 0);
+  const FitCheck f = fit_and_check(runs, {}, [&bar] { bar.advance(); });
+  bar.finish();
   const std::string name = fs::path(a.measurements).filename().string();
   std::string text;
   if (a.format == "json") {

@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cmath>
 #include <optional>
+#include <unordered_map>
 
 #include "io/csv_records.hpp"
 #include "io/input_error.hpp"
@@ -154,12 +155,18 @@ std::vector<MeasurementRow> read_measurements(const std::string& path) {
   const std::vector<Record> records = csv_records(text, path);
   if (records.empty()) throw InputError(fmt::format("{}: is empty; a measurements file starts with its header", path));
   const auto at = read_header(records.front(), path);
+  if (records.size() - 1 > kMaxMeasuredRuns) {
+    throw InputError(fmt::format("{}:{}: row {} of {}: a measurements file holds at most {} runs (fit checks them "
+                                 "in seconds); split it",
+                                 path, records[kMaxMeasuredRuns + 1].line, kMaxMeasuredRuns + 1, records.size() - 1,
+                                 kMaxMeasuredRuns));
+  }
   std::vector<MeasurementRow> rows;
+  std::unordered_map<std::string, std::size_t> lines;  // id -> the line that gave it first
   for (std::size_t i = 1; i < records.size(); ++i) {
     MeasurementRow row = read_row(records[i], at, records.front().cells.size(), path);
-    const auto same = std::find_if(rows.begin(), rows.end(), [&](const MeasurementRow& r) { return r.id == row.id; });
-    if (same != rows.end()) {
-      throw InputError(fmt::format("{}:{}: id: `{}` is the id of line {} too", path, row.line, row.id, same->line));
+    if (const auto [same, fresh] = lines.emplace(row.id, row.line); !fresh) {
+      throw InputError(fmt::format("{}:{}: id: `{}` is the id of line {} too", path, row.line, row.id, same->second));
     }
     rows.push_back(std::move(row));
   }

@@ -24,9 +24,13 @@ struct MeasurementRow {
   std::string note;
 };
 
+// The most runs a file holds: fit checks 10 000 in some 5 s (model/leave_one_source_out.hpp).
+inline constexpr std::size_t kMaxMeasuredRuns = 10'000;
+
 // Every row, or an InputError naming `path:line: column:` and what is wrong: a malformed record,
 // a missing or unknown column, an empty id, source, model or gpu, an id used twice, a metric not
-// in the list, a measured value that is not a positive number. A file without rows is an error.
+// in the list, a measured value outside its physical range, more than kMaxMeasuredRuns rows. A
+// file without rows is an error.
 [[nodiscard]] std::vector<MeasurementRow> read_measurements(const std::string& path);
 
 }  // namespace roofline::io

@@ -37,6 +37,20 @@ std::vector<SourceCheck> group_by_source(const std::vector<MeasuredRun>& runs) {
   return sources;
 }
 
+// At most `groups` groups: past that, sources are dealt round robin into groups held out whole
+// (a source is never split), named by their sources joined with " + ".
+std::vector<SourceCheck> folded(std::vector<SourceCheck> sources, std::size_t groups) {
+  if (sources.size() <= groups) return sources;
+  std::vector<SourceCheck> out(groups);
+  for (std::size_t s = 0; s < sources.size(); ++s) {
+    SourceCheck& g = out[s % groups];
+    g.source += (g.source.empty() ? "" : " + ") + sources[s].source;
+    g.runs.insert(g.runs.end(), sources[s].runs.begin(), sources[s].runs.end());
+  }
+  for (SourceCheck& g : out) std::sort(g.runs.begin(), g.runs.end());
+  return out;
+}
+
 // The runs of every source but those in `out`.
 std::vector<const MeasuredRun*> all_but(const std::vector<MeasuredRun>& runs, const std::vector<SourceCheck>& sources,
                                         std::initializer_list<std::size_t> out) {
@@ -76,13 +90,14 @@ double spread_for(const std::vector<RegimeSpread>& spreads, Regime g) {
 
 // The nested interval of each run of source `held`: regimes by the fit without it, widths from
 // the residuals of every other source, each predicted by a fit without `held` and itself.
+template <class Fit>
 void nested_bands(const std::vector<MeasuredRun>& runs, const std::vector<SourceCheck>& sources, std::size_t held,
-                  const ExpectedModel& start, std::vector<RunCheck>& checks) {
+                  const Fit& fit, std::vector<RunCheck>& checks) {
   std::vector<double> residuals;
   std::vector<Regime> regimes;
   for (std::size_t t = 0; t < sources.size(); ++t) {
     if (t == held) continue;
-    const ExpectedModel inner = fit_expected(all_but(runs, sources, {held, t}), start);
+    const ExpectedModel inner = fit(all_but(runs, sources, {held, t}));
     for (std::size_t i : sources[t].runs) {
       residuals.push_back(predict(runs[i], inner).log_ratio);
       regimes.push_back(predict(runs[i], sources[held].without).regime);
@@ -120,10 +135,23 @@ ResidualFigures residual_figures(const std::vector<double>& logs, const std::vec
   return f;
 }
 
-FitCheck fit_and_check(const std::vector<MeasuredRun>& runs, const ExpectedModel& start) {
+std::size_t held_out_groups(std::size_t runs) {
+  const double fit = std::floor(std::sqrt(kRunFitBudget / static_cast<double>(std::max<std::size_t>(runs, 1))));
+  return static_cast<std::size_t>(std::clamp(fit, 3.0, 10.0));
+}
+
+std::size_t fits_of(std::size_t groups) { return groups < 2 ? 1 : groups < 3 ? 1 + groups : 1 + groups * groups; }
+
+FitCheck fit_and_check(const std::vector<MeasuredRun>& runs, const ExpectedModel& start,
+                       const std::function<void()>& fitted) {
+  const auto fit = [&](std::span<const MeasuredRun* const> some) {
+    ExpectedModel m = fit_expected(some, start);
+    if (fitted) fitted();
+    return m;
+  };
   FitCheck f;
-  f.sources = group_by_source(runs);
-  f.model = fit_expected(all_but(runs, f.sources, {}), start);
+  f.sources = folded(group_by_source(runs), held_out_groups(runs.size()));
+  f.model = fit(all_but(runs, f.sources, {}));
   f.runs.resize(runs.size());
   std::vector<double> in_sample;
   std::vector<Regime> regimes;
@@ -146,7 +174,7 @@ FitCheck fit_and_check(const std::vector<MeasuredRun>& runs, const ExpectedModel
     constant_out.resize(runs.size());
     for (std::size_t s = 0; s < f.sources.size(); ++s) {
       const std::vector<const MeasuredRun*> others = all_but(runs, f.sources, {s});
-      f.sources[s].without = fit_expected(others, start);
+      f.sources[s].without = fit(others);
       std::vector<double> other_bounds;
       for (const MeasuredRun* r : others) other_bounds.push_back(std::log(bound_ratio(*r)));
       for (std::size_t i : f.sources[s].runs) {
@@ -156,7 +184,7 @@ FitCheck fit_and_check(const std::vector<MeasuredRun>& runs, const ExpectedModel
       }
     }
     if (f.nested) {
-      for (std::size_t s = 0; s < f.sources.size(); ++s) nested_bands(runs, f.sources, s, start, f.runs);
+      for (std::size_t s = 0; s < f.sources.size(); ++s) nested_bands(runs, f.sources, s, fit, f.runs);
     }
     std::vector<bool> inside;
     for (const RunCheck& c : f.runs) {

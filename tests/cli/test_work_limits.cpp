@@ -134,3 +134,49 @@ TEST_CASE("fit refuses a measured value outside its physical range: 4.9e-324 and
                 "tokens/s is outside 0.001 … 1e+09 tokens/s");
   }
 }
+
+namespace {
+
+// training.csv's rows again and again, `n` of them, each of source "src<i % sources>".
+std::filesystem::path repeated_runs(std::size_t n, std::size_t sources) {
+  const auto dir = std::filesystem::temp_directory_path() / "rooflineplan-fit-many";
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy(data_file("measurements/gpus"), dir / "gpus",
+                        std::filesystem::copy_options::overwrite_existing | std::filesystem::copy_options::recursive);
+  std::filesystem::copy(data_file("measurements/models"), dir / "models",
+                        std::filesystem::copy_options::overwrite_existing | std::filesystem::copy_options::recursive);
+  std::ifstream in(data_file("measurements/training.csv"));
+  std::string header, line;
+  std::getline(in, header);
+  std::vector<std::string> rows;
+  while (std::getline(in, line)) rows.push_back(line.substr(line.find(',') + 1));  // without the id
+  std::ofstream out(dir / "runs.csv");
+  out << header << "\n";
+  for (std::size_t i = 0; i < n; ++i) {
+    std::string rest = rows[i % rows.size()];
+    rest = rest.substr(rest.find(',') + 1);  // without the source, quoted or not
+    if (rows[i % rows.size()].front() == '"') rest = rows[i % rows.size()].substr(rows[i % rows.size()].find("\",") + 2);
+    out << "R" << i << ",src" << i % sources << "," << rest << "\n";
+  }
+  return dir / "runs.csv";
+}
+
+}  // namespace
+
+TEST_CASE("fit holds out 60 sources in 10 groups, each whole: 101 fits, not 3541 (7.3 s at 1000 rows, then)") {
+  const auto csv = repeated_runs(60, 60);
+  const auto r = run_cli({"fit", csv.string(), "-f", "json"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j["sources"].size() == 10);
+  // Dealt round robin: the first group holds sources 0, 10, ... 50, and 6 runs.
+  CHECK(j["sources"][0]["source"] == "src0 + src10 + src20 + src30 + src40 + src50");
+  CHECK(j["sources"][0]["runs"] == 6);
+}
+
+TEST_CASE("fit refuses a file of more than 10 000 runs at the first row past it") {
+  const auto csv = repeated_runs(10001, 3);
+  check_error(run_cli({"fit", csv.string()}), csv.string() + ":10002: row 10001 of 10001",
+              "a measurements file holds at most 10000 runs");
+}
