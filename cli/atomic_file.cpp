@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -51,6 +52,7 @@ int hold_for_signals(const std::string& path) {
     Pending& p = g_pending[i];
     if (p.used) continue;
     std::memcpy(p.path.data(), path.c_str(), path.size() + 1);
+    std::atomic_signal_fence(std::memory_order_release);  // the path is whole before it is used
     p.used = 1;
     if (g_pending_count++ == 0) {
       struct sigaction act {};
@@ -109,9 +111,13 @@ AtomicFile::AtomicFile(std::string path, std::string_view flag, std::ostream* no
     }
     // Refused as the user's shell would refuse `> file`: a file without write permission (root
     // may write anyway, but a file made read-only was made so on purpose).
-    if ((st.st_mode & 0222) == 0 || ::access(target.c_str(), W_OK) != 0) {
+    if ((st.st_mode & 0222) == 0) {
       throw io::InputError(fmt::format("--{}: {} is read-only (mode {:04o}); make it writable or name another file",
                                        flag_, path_, st.st_mode & 07777));
+    }
+    if (::access(target.c_str(), W_OK) != 0) {
+      throw io::InputError(fmt::format("--{}: {} is not writable by you (mode {:04o}, owner {}); name another file",
+                                       flag_, path_, st.st_mode & 07777, st.st_uid));
     }
     existed_ = true;
     mode_ = st.st_mode & 07777;
@@ -131,18 +137,28 @@ AtomicFile::AtomicFile(std::string path, std::string_view flag, std::ostream* no
                                    flag_, path_, st.st_nlink));
     }
   }
+  // SIGINT and SIGTERM wait while the temporary is created and entered in the handler's table:
+  // between the two, one would leave it behind.
+  sigset_t stop{}, before{};
+  sigemptyset(&stop);
+  for (int s : kSignals) sigaddset(&stop, s);
+  ::sigprocmask(SIG_BLOCK, &stop, &before);
   int saved_errno = 0;
   temporary_ = reserve_beside(target, saved_errno);
+  if (!temporary_.empty()) slot_ = hold_for_signals(temporary_);
+  ::sigprocmask(SIG_SETMASK, &before, nullptr);
   if (temporary_.empty()) {
     throw io::InputError(fmt::format("--{}: cannot write {}: {}", flag_, path_, std::strerror(saved_errno)));
   }
-  slot_ = hold_for_signals(temporary_);
   target_ = target.string();
   // While it is written, the temporary is as private as the file it replaces (a 0600 file's
   // contents are not readable by others halfway); the owner writes it.
   if (existed_) ::chmod(temporary_.c_str(), mode_ | S_IWUSR);
-  if (existed_ && (st.st_uid != ::geteuid() || st.st_gid != ::getegid()) &&
-      ::chown(temporary_.c_str(), st.st_uid, st.st_gid) != 0) {
+  // The temporary's owner as created (a setgid folder gives it the folder's group), against the
+  // old file's.
+  struct stat made {};
+  const bool same_owner = ::stat(temporary_.c_str(), &made) == 0 && made.st_uid == st.st_uid && made.st_gid == st.st_gid;
+  if (existed_ && !same_owner && ::chown(temporary_.c_str(), st.st_uid, st.st_gid) != 0) {
     const int reason = errno;
     std::remove(temporary_.c_str());
     release_for_signals(slot_);

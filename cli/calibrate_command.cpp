@@ -244,6 +244,7 @@ void run_calibrate(const CalibrateArgs& a, std::ostream& out, std::ostream& err)
   std::unique_ptr<AtomicFile> file = a.out.empty() ? nullptr : std::make_unique<AtomicFile>(a.out, "out", &err);
   auto device = host.open_device(a.device);
   GpuSpec g = a.base.empty() ? unnamed_machine(*device) : load_gpu(a.base);
+  if (file) file->refuse_an_input();  // --base g.yaml --out g.yaml: refused before measuring
 
   Calibration c = measure_kernels(*device, o);
   std::string curve_summary;
@@ -274,6 +275,10 @@ void run_calibrate(const CalibrateArgs& a, std::ostream& out, std::ostream& err)
   } catch (const WriteError&) {
     // A measurement is never lost: what could not be written goes to stdout, and the command
     // still fails.
+    out << yaml;
+    err << summary;
+    throw;
+  } catch (const InputError&) {  // the target became an input while it measured: the same
     out << yaml;
     err << summary;
     throw;

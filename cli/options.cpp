@@ -13,7 +13,8 @@ namespace {
 
 // CLI11 2.1 reads an empty value as 0 and clamps an integer past its type (2^64 becomes
 // 2^63 - 1), both silently; a number flag takes only what std::from_chars reads whole, within
-// its type, and finite.
+// its type, and finite. Integers are added with transform(), not check() (which marks a
+// validator as not modifying), so that the decimal digits read replace what CLI11 converts.
 template <class T>
 CLI::Validator whole_number() {
   return CLI::Validator(
@@ -27,6 +28,9 @@ CLI::Validator whole_number() {
                  std::to_string(std::numeric_limits<T>::max()) + ")";
         }
         if (ec != std::errc() || end != text.data() + text.size()) return "`" + text + "` is not a whole number";
+        // CLI11 converts with strtoll(base 0): "010" would be 8 and "08" refused. It gets the
+        // decimal digits just read.
+        text = std::to_string(value);
         return {};
       },
       "INT");
@@ -55,12 +59,12 @@ Options& Options::add(const std::string& names, std::string& into, const std::st
 }
 
 Options& Options::add(const std::string& names, long& into, const std::string& help) {
-  last_ = app_.add_option(names, into, help)->check(whole_number<long>());
+  last_ = app_.add_option(names, into, help)->transform(whole_number<long>());
   return *this;
 }
 
 Options& Options::add(const std::string& names, int& into, const std::string& help) {
-  last_ = app_.add_option(names, into, help)->check(whole_number<int>());
+  last_ = app_.add_option(names, into, help)->transform(whole_number<int>());
   return *this;
 }
 
@@ -70,7 +74,7 @@ Options& Options::add(const std::string& names, double& into, const std::string&
 }
 
 Options& Options::add(const std::string& names, std::optional<long>& into, const std::string& help) {
-  last_ = app_.add_option_function<long>(names, [&into](const long& v) { into = v; }, help)->check(whole_number<long>());
+  last_ = app_.add_option_function<long>(names, [&into](const long& v) { into = v; }, help)->transform(whole_number<long>());
   return *this;
 }
 

@@ -40,8 +40,6 @@ constexpr int kCliffSteps = 8;
 // 200 000, or as many as 2 × 10^7 sequence-steps allow (a request: its output tokens and its
 // prefill, about 0.4 s a check); a row takes up to some 40 checks. Past them --gen is refused.
 constexpr double kLeastCheckRequests = 5000, kMostCheckRequests = 200000, kMaxCheckSteps = 2e7;
-// A request's sequence-steps in a check: its output tokens and its prompt, one chunk.
-double check_steps(const Workload& w) { return static_cast<double>(w.gen_tokens) + 1; }
 
 // The pool whose replicas are searched: colocated replicas, or (disaggregated) the prefill pool,
 // whose replicas run one prompt at a time (a rank, under data-parallel attention) and return its
@@ -59,6 +57,12 @@ Pool pool_of(const SteadyPlan& s) {
   return {true, 1 / s.plan.prefill_per_request.value(), s.plan.ttft.value(), s.plan.prefill_replicas};
 }
 
+// A request's sequence-steps in a check: its output tokens and its prompt, one chunk; a prefill
+// pool's request makes its first token only.
+double check_steps(const SteadyPlan& s) {
+  return pool_of(s).prefill_only ? 2 : static_cast<double>(s.workload.gen_tokens) + 1;
+}
+
 // One replica of a steady plan, ready to simulate at any rate.
 class Checker {
  public:
@@ -72,6 +76,8 @@ class Checker {
     config_.kv_blocks = cache_blocks(m, *s.gpu, s.workload, config_.block_tokens, config_.max_batched_tokens).blocks;
     config_.max_context = m.max_context.value_or(0);
     config_.sample_every = 1e9;
+    // Bursts may draw up to four times a check's requests (below): so many steps at most.
+    config_.max_rows = 4 * kMaxCheckSteps;
   }
 
   struct Point {
@@ -88,7 +94,7 @@ class Checker {
     // A prefill replica's work ends with the first token.
     const auto out = pool_.prefill_only ? 1.0 : static_cast<double>(plan_.workload.gen_tokens);
     const LengthDistribution gen{LengthDistribution::Kind::fixed, out, 0};
-    const double most = std::min(kMostCheckRequests, kMaxCheckSteps / check_steps(plan_.workload));
+    const double most = std::min(kMostCheckRequests, kMaxCheckSteps / check_steps(plan_));
     const double span = std::min(std::max(duration_, kLeastCheckRequests / rate), most / rate);
     // Bursts may draw more than rate × span: four times the most is as far as a check goes.
     const auto cap = static_cast<std::size_t>(4 * most);
@@ -302,7 +308,7 @@ void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& p
   if (duration > 86400) throw io::InputError(fmt::format("--duration: at most a day of traffic a check, got {:g} s", duration));
   if (a.seed < 0) throw io::InputError(fmt::format("--seed: must be at least 0, got {}", a.seed));
   for (const SteadyPlan& s : plans) {
-    const double least = kLeastCheckRequests * check_steps(s.workload);
+    const double least = kLeastCheckRequests * check_steps(s);
     if (s.plan.feasible && least > kMaxCheckSteps) {
       throw io::InputError(fmt::format("--gen: a --percentile check simulates at least {:g} requests of {} output "
                                        "tokens ({:.3g} sequence-steps), over the {:g} a check may take; lower --gen, "
@@ -323,7 +329,11 @@ void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& p
   std::vector<Row> rows;
   rows.reserve(plans.size());
   const double cv = arr.kind == ArrivalProcess::Kind::gamma ? arr.cv : 1;
-  for (const SteadyPlan& s : plans) rows.push_back(size(m, s, target, a, cv, duration));
+  try {
+    for (const SteadyPlan& s : plans) rows.push_back(size(m, s, target, a, cv, duration));
+  } catch (const WorkLimit& e) {
+    throw io::InputError(fmt::format("--percentile: a check stopped: {}; lower --gen or the CV of --arrivals", e.what()));
+  }
   for (const Row& r : rows) {
     sink->add(RowRecord(r, target.requests_per_s));
     const std::string who = fmt::format("{} with {}", r.steady->gpu->name, report::layout_label(r.steady->workload));

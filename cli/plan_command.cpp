@@ -256,6 +256,7 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   };
   int too_big = 0;
   std::vector<std::string> skipped;
+  std::string first_skip;  // the first refusal, as require_valid words it
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     if (!a.prices.empty()) target.price_per_gpu_hour = a.prices.size() == 1 ? a.prices[0] : a.prices[i];
     index[static_cast<std::size_t>(WorkloadFlag::gpu)] = i;
@@ -275,6 +276,7 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
           // A pair the model or GPU cannot take is skipped and said, as sweep does: the others
           // are still compared.
           if (const auto e = validate(w, m, gpus[i])) {
+            if (skipped.empty()) first_skip = fmt::format("--{}: {}", e->field, e->message);
             skipped.push_back(fmt::format("skipped {} with {}: --{}: {}", gpus[i].name, layout_label(w), e->field,
                                           e->message));
             continue;
@@ -290,7 +292,7 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   }
   if (rows.empty()) {
     // Every pair was skipped: the first reason is the answer.
-    throw InputError(skipped.front().substr(skipped.front().find("--")));
+    throw InputError(first_skip);
   }
   // On stderr, as sweep's skips are: a CSV or JSON reader sees them too, and the rows stay rows.
   for (const std::string& why : skipped) err << report::warning_label() << report::terminal_text(why) << "\n";

@@ -204,8 +204,7 @@ Traffic traffic(const ServeFlags& f, double rate, long block_tokens) {
     }
     const std::vector<TraceRow> rows = read_trace(f.arrivals);
     if (static_cast<double>(rows.size()) > kMaxRequests) {
-      throw InputError(fmt::format("--arrivals {}: {} requests, over the {:g} a run holds; cut the trace or lower "
-                                   "--duration",
+      throw InputError(fmt::format("--arrivals {}: {} requests, over the {:g} a run holds; cut the trace",
                                    f.arrivals, rows.size(), kMaxRequests));
     }
     for (const TraceRow& row : rows) {
@@ -243,8 +242,8 @@ Traffic traffic(const ServeFlags& f, double rate, long block_tokens) {
   const auto most = static_cast<std::size_t>(kMaxRequests);
   t.requests = serve::generate(a, rate, duration, prompt, gen, f.prefix_hit, block_tokens, static_cast<std::uint64_t>(f.seed), most);
   if (t.requests.size() > most) {
-    throw InputError(fmt::format("--arrivals {}: the bursts drew more than {:g} requests in {:g} s at {:g} a second; "
-                                 "lower --duration or the CV",
+    throw InputError(fmt::format("--arrivals {}: the arrivals drew more than {:g} requests in {:g} s at {:g} a "
+                                 "second; lower --rate or --duration (or a gamma CV)",
                                  f.arrivals, kMaxRequests, duration, rate));
   }
   if (t.requests.empty()) {

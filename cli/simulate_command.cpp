@@ -198,6 +198,7 @@ void write_table(const Replica& r, const Traffic& t, const Runs& runs, const Tar
                      report::three_digits(runs.e.requests_per_s));
   const std::string unjudged =
       runs.e.unjudged > 0 ? fmt::format("; {} one-token requests have no TPOT and are not judged", runs.e.unjudged) : "";
+  // (With a TTFT target too, a one-token request is judged on its TTFT alone.)
   if (runs.e.goodput) {
     out << fmt::format("goodput: {:.1f}% of requests meet {}{}{} ({:.1f}% on the bound){}\n", 100 * *runs.e.goodput,
                        goal.ttft ? "TTFT <= " + human(Seconds(*goal.ttft)) : "", goal.ttft && goal.tpot ? " and " : "",

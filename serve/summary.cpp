@@ -32,11 +32,12 @@ Summary summarize(const SimResult& r, const Targets& targets) {
     if (o.gen > 1) tpot.push_back(o.tpot);
     e2e.push_back(o.e2e);
     wait.push_back(o.queue_wait);
-    if (targets.tpot && o.gen < 2) {
+    // One token has no TPOT: judged on TTFT when that is a target too, else not at all.
+    if (targets.tpot && o.gen < 2 && !targets.ttft) {
       ++s.unjudged;
       continue;
     }
-    const bool ok = (!targets.ttft || o.ttft <= *targets.ttft) && (!targets.tpot || o.tpot <= *targets.tpot);
+    const bool ok = (!targets.ttft || o.ttft <= *targets.ttft) && (!targets.tpot || o.gen < 2 || o.tpot <= *targets.tpot);
     good += ok ? 1 : 0;
   }
   s.ttft = distribution(std::move(ttft));

@@ -29,8 +29,8 @@ struct Summary {
   double output_tokens_per_s = 0;  // output tokens over the time from the start to the last token
   double requests_per_s = 0;
   // Share of the requests judged (dropped ones count as missing) meeting every target given. A
-  // one-token request has no TPOT: under a TPOT target it is not judged (`unjudged`), and with
-  // none judged there is no goodput.
+  // one-token request has no TPOT: it is judged on TTFT when that is a target, else not at all
+  // (`unjudged`), and with none judged there is no goodput.
   std::optional<double> goodput;
   long unjudged = 0;
   double mean_running = 0;  // time-weighted over the run

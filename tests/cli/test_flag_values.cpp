@@ -48,6 +48,17 @@ TEST_CASE("a number past its type or not finite is refused, not clamped - a seed
   check_refused(run_cli({"calibrate", "--repetitions", "2.5"}), "--repetitions: `2.5` is not a whole number");
 }
 
+TEST_CASE("a whole number is read in decimal: --seed 010 is seed 10, not octal 8 as CLI11's strtoll read it") {
+  const auto r = run_cli({"simulate", "-m", "llama-2-7b", "-g", "a100-80gb", "--rate", "1", "--prompt", "10", "--gen",
+                          "10", "--duration", "5s", "--seed", "010", "-f", "json"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains(", seed 10\""));
+  CHECK(run_cli({"simulate", "-m", "llama-2-7b", "-g", "a100-80gb", "--rate", "1", "--prompt", "10", "--gen", "10",
+                 "--duration", "5s", "--max-batch", "08"})
+            .code == 0);
+}
+
 TEST_CASE("microbatches: empty or 0 is refused like 1 without --pp, and more than the batch is refused, not 1") {
   check_refused(run_cli(point({"--pp", "2", "--microbatches", ""})), "--microbatches: empty; give a number");
   check_error(run_cli(point({"--pp", "2", "--microbatches", "0"})), "--microbatches", "must be 1");

@@ -46,7 +46,7 @@ TEST_CASE("a mixer_pattern or ffn_pattern longer than the layers is refused at t
   check_error(test::with_model(p.string()), p.string() + ":9:", "mixer_pattern: has 3 kinds for 2 layers");
 }
 
-TEST_CASE("group-size: the flag takes what a model file's group_size takes: 1000001 is refused") {
+TEST_CASE("group-size: the flag takes what a model file's group_size takes - 1000000001 is refused") {
   check_error(run_cli({"-m", "llama-2-7b", "-g", "a100-80gb", "--weights", "int4", "--group-size", "1000000001"}),
               "--group-size", "1000000");
   CHECK(run_cli({"-m", "llama-2-7b", "-g", "a100-80gb", "--weights", "int4", "--group-size", "1000000"}).code == 0);

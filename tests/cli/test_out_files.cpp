@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "cli_runner.hpp"
+#include "fake_calibration_device.hpp"
 
 using namespace roofline;
 using test::check_error;
@@ -84,6 +85,16 @@ TEST_CASE("out: naming one of the command's inputs is refused: sweep -m m.yaml -
   CHECK(r.out.empty());
   CHECK_THAT(r.err, Catch::Contains("error: --out: " + csv + " is one of this command's inputs"));
   CHECK(fs::file_size(csv) == before);
+}
+
+TEST_CASE("out: calibrate --base g.yaml --out g.yaml is refused before it measures anything") {
+  const Folder f;
+  const test::FakeCalibrationHost host({32.0 * (1 << 20), 16e9});
+  fs::copy_file(data_file("good/calibrated-cpu.yaml"), f / "g.yaml");
+  const auto r = run_cli({"calibrate", "--base", f / "g.yaml", "--out", f / "g.yaml", "--repetitions", "1"});
+  check_error(r, "--out: " + (f / "g.yaml"), "one of this command's inputs");
+  CHECK(host.log->kernels == 0);
+  CHECK(fs::file_size(f / "g.yaml") == fs::file_size(data_file("good/calibrated-cpu.yaml")));
 }
 
 TEST_CASE("out: through a symbolic link replaces the file it names and says so, and a hard link broken is said") {

@@ -86,6 +86,14 @@ TEST_CASE("one output token has no TPOT: the distribution is empty, and a TPOT t
   REQUIRE(ttft.goodput.has_value());
   CHECK(*ttft.goodput == 1);
   CHECK(ttft.unjudged == 0);
+  // With both targets, a one-token request is judged on its TTFT alone: a miss is a miss.
+  const Summary both = summarize(s, {1.0, 0.05});
+  CHECK(both.unjudged == 0);
+  REQUIRE(both.goodput.has_value());
+  CHECK(*both.goodput == 1);
+  const Summary missed = summarize(s, {1e-9, 0.05});
+  REQUIRE(missed.goodput.has_value());
+  CHECK(*missed.goodput == 0);
   // Mixed: the one-token request is left out of the TPOT-judged share.
   const SimResult mixed = r.run({{0, 50, 1, 0}, {0, 50, 20, 0}});
   const Summary m = summarize(mixed, {std::nullopt, 1.0});
