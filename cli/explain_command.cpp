@@ -99,6 +99,8 @@ void explain_phases(const Variations& s, Writer& w) {
   const Phrases& p = w.p_;
   const FlopsPerByte ridge = r.gpu.ridge_point();
   const std::string tps = three_digits(r.decode.tokens_per_s), step = human(r.decode.step.time);
+  // One stream's rate is a token a step at any batch; the batch's total is named apart from it.
+  const std::string per_stream = three_digits(1 / r.decode.step.time.value());
   const Bytes weights = r.decode.step.weight_bytes;
   w.say(p.ridge, fmt::arg("model", terminal_text(r.model.spec.name)), fmt::arg("gpu", terminal_text(r.gpu.spec.name)),
         fmt::arg("peak", human(r.gpu.ceilings.peak)), fmt::arg("bw", human(r.gpu.ceilings.bandwidth)),
@@ -112,11 +114,22 @@ void explain_phases(const Variations& s, Writer& w) {
         fmt::arg("kv", human(r.decode.step.bytes - weights)),
         fmt::arg("id", three_digits(r.decode.step.intensity().value())),
         fmt::arg("ratio", w.ratio(r.decode.step.intensity(), ridge)), fmt::arg("bound", w.bound(r.decode.step.bound)),
-        fmt::arg("step", step), fmt::arg("tps", tps));
+        fmt::arg("step", step), fmt::arg("per_stream", per_stream),
+        fmt::arg("total", r.workload.batch == 1 ? std::string()
+                                                : fill(p.decode_batch_total, fmt::arg("b", r.workload.batch),
+                                                       fmt::arg("tps", tps))));
   explain_cache_kinds(r, w);
-  w.say(moe ? p.batching_moe : p.batching, fmt::arg("bstar", three_digits(r.critical_batch.weights_only)), fmt::arg("s1", step),
-        fmt::arg("s64", human(s.batch64.decode.step.time)), fmt::arg("tps64", three_digits(s.batch64.decode.tokens_per_s)),
-        fmt::arg("b2", s.twice_critical.workload.batch), fmt::arg("s2", human(s.twice_critical.decode.step.time)),
+  // Batch 1 and batch 64 at the story's context. Where the cache's bytes pass the weights' at
+  // batch 64 the step does not "barely grow": that is said instead.
+  const PhaseResult& at64 = s.batch64.decode.step;
+  const bool cache_dominates = at64.bytes - at64.weight_bytes > at64.weight_bytes;
+  const std::string_view batching = moe ? p.batching_moe : cache_dominates ? p.batching_cache : p.batching;
+  w.say(batching, fmt::arg("bstar", three_digits(r.critical_batch.weights_only)), fmt::arg("t", r.workload.context_tokens),
+        fmt::arg("s1", human(s.batch1.decode.step.time)), fmt::arg("tps1", three_digits(s.batch1.decode.tokens_per_s)),
+        fmt::arg("s64", human(at64.time)), fmt::arg("tps64", three_digits(s.batch64.decode.tokens_per_s)),
+        fmt::arg("ps64", three_digits(1 / at64.time.value())), fmt::arg("kv64", human(at64.bytes - at64.weight_bytes)),
+        fmt::arg("w", human(at64.weight_bytes)), fmt::arg("b2", s.twice_critical.workload.batch),
+        fmt::arg("s2", human(s.twice_critical.decode.step.time)),
         fmt::arg("bound2", w.bound(s.twice_critical.decode.step.bound)));
   explain_expected(r, w);
   w.say(p.utilisation, fmt::arg("b", r.workload.batch),
@@ -131,7 +144,8 @@ void explain_phases(const Variations& s, Writer& w) {
   w.say(p.wrong_medicine);
 }
 
-void explain_quiz(const Report& r, Writer& w) {
+void explain_quiz(const Variations& s, Writer& w) {
+  const Report& r = s.base;
   const Phrases& p = w.p_;
   const std::string bound = w.bound(r.decode.step.bound);
   w.say(p.quiz_title);
@@ -140,8 +154,9 @@ void explain_quiz(const Report& r, Writer& w) {
         fmt::arg("ratio", w.ratio(r.decode.step.intensity(), r.gpu.ridge_point())),
         fmt::arg("ridge", three_digits(r.gpu.ridge_point().value())), fmt::arg("b", r.workload.batch));
   w.say(fmt::format("  Q2. {}", p.q2));
-  w.say(fmt::format("      {}", p.a2), fmt::arg("tps", three_digits(r.decode.tokens_per_s)),
-        fmt::arg("step", human(r.decode.step.time)));
+  // The single stream: batch 1 at the same context, whatever the story's batch.
+  w.say(fmt::format("      {}", p.a2), fmt::arg("tps", three_digits(s.batch1.decode.tokens_per_s)),
+        fmt::arg("step", human(s.batch1.decode.step.time)), fmt::arg("t", r.workload.context_tokens));
   w.say(fmt::format("  Q3. {}", p.q3));
   std::string answer = fill(p.a3, fmt::arg("bstar", three_digits(r.critical_batch.weights_only)));
   if (r.model.spec.architecture) {
@@ -209,7 +224,7 @@ void run_explain(const ExplainArgs& a, std::ostream& out) {
   } else {
     write_figure_file(roofline_figure(s.base, Detail::full), a.plot, "plot", out);
   }
-  explain_quiz(s.base, w);
+  explain_quiz(s, w);
 }
 
 }  // namespace roofline::cli

@@ -45,7 +45,8 @@ const Report* first_overflow(const std::vector<Report>& scan) {
 }
 
 Variations variations(const ModelSpec& m, const GpuSpec& g, const Workload& w) {
-  Variations v{evaluate(m, g, w), {}, {}, {}, {}, {}, {}};
+  Variations v{evaluate(m, g, w), {}, {}, {}, {}, {}, {}, {}};
+  v.batch1 = with(m, g, w, [](Workload& x) { x.batch = 1; });
   const long twice_critical = std::max(2L, std::lround(2 * v.base.critical_batch.weights_only));
   v.batch64 = with(m, g, w, [](Workload& x) { x.batch = 64; });
   v.twice_critical = with(m, g, w, [twice_critical](Workload& x) { x.batch = twice_critical; });

@@ -27,7 +27,8 @@ namespace roofline {
 struct Variations {
   // Speculative decoding verifies this many drafted tokens a sequence in one step.
   static constexpr long kDraftedTokens = 4;
-  Report base, batch64, twice_critical, int4, kv8, naive, speculative;
+  // batch1: one sequence at the same context, the single-stream ceiling the story compares with.
+  Report base, batch1, batch64, twice_critical, int4, kv8, naive, speculative;
 };
 
 [[nodiscard]] Variations variations(const ModelSpec& m, const GpuSpec& g, const Workload& w);

@@ -15,7 +15,8 @@ constexpr Phrases kEnglish{
                    "intensity {ip} FLOP/byte, {ratio}. It is {bound}-bound and takes {ttft} (the time to first token).",
     .decode = "Decode: each step makes one token per sequence but re-reads {weights} of weights ({formats}) and {kv} "
               "of KV cache: intensity {id} FLOP/byte, {ratio}. It is {bound}-bound: T_decode ≈ bytes / "
-              "bandwidth = {step}, so one stream gets at most {tps} tokens/s.",
+              "bandwidth = {step}, so one stream gets at most {per_stream} tokens/s{total}.",
+    .decode_batch_total = " (the batch of {b} makes {tps} tokens/s in all)",
     .cache_kinds = "Not every layer keeps every token: of the {layers} layers, {windowed} keep at most {w} tokens (a "
                    "sliding window or a chunk) and {recurrent} are recurrent, with a fixed state per sequence. At {t} "
                    "tokens one sequence holds {cache} of cache, and a decode step reads only what each layer keeps.",
@@ -27,12 +28,17 @@ constexpr Phrases kEnglish{
     .expected_dequant = ", {d} of it unpacking {fmt} weights, which stream slower than plain ones",
     .expected_comm = "; and {ar} is communication between the GPUs, each collective paying a latency per sequential hop ({hops} hops a step: a ring all-reduce over tp GPUs takes 2·(tp − 1))",
     .batching = "Batching: the weights are read once per step whatever the batch, so up to B* = {bstar} the step "
-                "barely grows: batch 1 takes {s1}, batch 64 takes {s64} ({tps64} tokens/s); at 2·B* = {b2} it takes "
-                "{s2} ({bound2}-bound).",
+                "barely grows: at context {t}, batch 1 takes {s1} ({tps1} tokens/s), batch 64 takes {s64} ({tps64} "
+                "tokens/s in all, {ps64} a stream); at 2·B* = {b2} it takes {s2} ({bound2}-bound).",
+    .batching_cache = "Batching: the weights are read once per step whatever the batch, but each sequence reads its "
+                      "own KV cache, and here the cache dominates: at context {t}, batch 64 reads {kv64} of it against "
+                      "{w} of weights, so the step grows with the batch: batch 1 takes {s1} ({tps1} tokens/s), batch "
+                      "64 takes {s64} ({tps64} tokens/s in all, {ps64} a stream). B* = {bstar} counts the weights "
+                      "only; at 2·B* = {b2} the step takes {s2} ({bound2}-bound).",
     .batching_moe = "Batching a mixture of experts: each token reads only the experts it picks, so a larger batch "
-                    "reads more of them: batch 1 takes {s1}, batch 64 takes {s64} ({tps64} tokens/s). The classic "
-                    "B* = {bstar} assumes every weight is read every step; at 2·B* = {b2} the step takes {s2} "
-                    "({bound2}-bound).",
+                    "reads more of them: at context {t}, batch 1 takes {s1} ({tps1} tokens/s), batch 64 takes {s64} "
+                    "({tps64} tokens/s in all, {ps64} a stream). The classic B* = {bstar} assumes every weight is "
+                    "read every step; at 2·B* = {b2} the step takes {s2} ({bound2}-bound).",
     .utilisation = "GPU utilisation misleads in decode: the GPU is busy for the whole step, yet at batch {b} its "
                    "compute units do useful work for only {util}% of it ({ct} of {step}); the rest is waiting on "
                    "memory.",
@@ -49,7 +55,7 @@ constexpr Phrases kEnglish{
     .a1 = "Its intensity of {id} FLOP/byte is {ratio} ({ridge} FLOP/byte): each weight read serves only "
           "{b} token(s).",
     .q2 = "What is the single-stream ceiling?",
-    .a2 = "{tps} tokens/s: one step cannot take less than {step}.",
+    .a2 = "{tps} tokens/s at batch 1: one step at context {t} cannot take less than {step}.",
     .q3 = "At what batch does decode turn compute-bound?",
     .a3 = "B* = {bstar}, counting the weights only.",
     .a3_context = " With the KV cache at {t} tokens: B* = {bctx}.",
@@ -78,7 +84,8 @@ constexpr Phrases kChinese{
                    "所以每个专家的权重只服务路由给它的词元：算术强度 {ip} FLOP/字节，{ratio}。它受{bound}限制，耗时 {ttft}"
                    "（首词元时间 TTFT）。",
     .decode = "解码（Decode）：每一步每个序列只生成一个词元，却要重新读出 {weights} 权重（{formats}）和 {kv} KV 缓存：算术强度 {id} "
-              "FLOP/字节，{ratio}。它受{bound}限制：T_decode ≈ 字节数 / 带宽 = {step}，单路生成最多 {tps} 词元/秒。",
+              "FLOP/字节，{ratio}。它受{bound}限制：T_decode ≈ 字节数 / 带宽 = {step}，单路生成最多 {per_stream} 词元/秒{total}。",
+    .decode_batch_total = "（批 {b} 合计 {tps} 词元/秒）",
     .cache_kinds = "并非每一层都保留全部词元：{layers} 层中，{windowed} 层最多保留 {w} 个词元（滑动窗口或分块），{recurrent} "
                    "层是循环层，每个序列只保存固定大小的状态。{t} 个词元时一个序列占用 {cache} 缓存，解码每一步也只读取每层保留的部分。",
     .expected = "实际运行达不到这个上界：一个解码步预计需要 {exp}（十次运行中八次在 {low} 到 {high} 之间），而上界是 {step}。"
@@ -86,11 +93,14 @@ constexpr Phrases kChinese{
                 "做不到（它先等权重，再计算）；{over} 是启动 {n} 个核函数、每个 {launch} 的开销{comm}。",
     .expected_dequant = "，其中 {d} 用于解包 {fmt} 权重，它们比普通权重流得更慢",
     .expected_comm = "；还有 {ar} 是 GPU 之间的通信，每个集合通信的每一跳都要付一次延迟（每步共 {hops} 跳；tp 个 GPU 上的环形全归约要 2·(tp − 1) 跳）",
-    .batching = "批处理：无论批大小，每步权重只读一次，所以在 B* = {bstar} 之前步长几乎不变：批 1 为 {s1}，批 64 为 {s64}"
-                "（{tps64} 词元/秒）；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）。",
-    .batching_moe = "混合专家模型的批处理：每个词元只读取它选中的专家，所以批越大读到的专家越多：批 1 为 {s1}，批 64 为 {s64}"
-                    "（{tps64} 词元/秒）。经典的 B* = {bstar} 假设每步读出全部权重；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）。",
-    .utilisation = "解码阶段的 GPU 利用率具有误导性：整个步长 GPU 都显示忙碌，但在批 {b} 时计算单元只有 {util}% 的时间在做有用功"
+    .batching = "批处理：无论批大小，每步权重只读一次，所以在 B* = {bstar} 之前单步耗时几乎不变：上下文 {t} 时，批 1 为 {s1}"
+                "（{tps1} 词元/秒），批 64 为 {s64}（合计 {tps64} 词元/秒，每路 {ps64}）；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）。",
+    .batching_cache = "批处理：无论批大小，每步权重只读一次，但每个序列要读自己的 KV 缓存，而这里缓存占主导：上下文 {t} 时，批 64 "
+                      "读取 {kv64} 缓存，权重只有 {w}，所以单步耗时随批增长：批 1 为 {s1}（{tps1} 词元/秒），批 64 为 {s64}"
+                      "（合计 {tps64} 词元/秒，每路 {ps64}）。B* = {bstar} 只计权重；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）。",
+    .batching_moe = "混合专家模型的批处理：每个词元只读取它选中的专家，所以批越大读到的专家越多：上下文 {t} 时，批 1 为 {s1}"
+                    "（{tps1} 词元/秒），批 64 为 {s64}（合计 {tps64} 词元/秒，每路 {ps64}）。经典的 B* = {bstar} 假设每步读出全部权重；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）。",
+    .utilisation = "解码阶段的 GPU 利用率具有误导性：整个单步耗时内 GPU 都显示忙碌，但在批 {b} 时计算单元只有 {util}% 的时间在做有用功"
                    "（{step} 中的 {ct}），其余时间都在等内存。",
     .remedies_title = "各阶段真正有效的优化：",
     .remedy_prefill = "预填充：FlashAttention 把注意力分数留在片上（朴素注意力 {naive} → {flash}）；分块预填充（chunked prefill）"
@@ -102,7 +112,7 @@ constexpr Phrases kChinese{
     .q1 = "为什么这里的解码受{bound}限制？",
     .a1 = "其算术强度 {id} FLOP/字节，{ratio}（{ridge} FLOP/字节）：每次读出的权重只服务 {b} 个词元。",
     .q2 = "单路生成的上限是多少？",
-    .a2 = "{tps} 词元/秒：一步不可能快于 {step}。",
+    .a2 = "批 1 时 {tps} 词元/秒：上下文 {t} 时一步不可能快于 {step}。",
     .q3 = "批大小到多少时解码转为受算力限制？",
     .a3 = "B* = {bstar}（仅计权重）。",
     .a3_context = "计入 {t} 个词元的 KV 缓存时：B* = {bctx}。",

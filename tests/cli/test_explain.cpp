@@ -149,3 +149,42 @@ TEST_CASE("explain: why real runs miss the bound - Llama-2-7B's step expected at
   // 80 layers × 2 all-reduces × 2·(4 − 1) hops.
   CHECK_THAT(tp.out, Catch::Contains("of it unpacking int4 weights") && Catch::Contains("(960 hops a step"));
 }
+
+TEST_CASE("explain -b 64: one stream's rate and the batch's total each named, batch 1 and 64 at the same context") {
+  const auto r = test::run_cli({"explain", "-m", "llama-2-7b", "-g", "a100-80gb", "-b", "64"});
+  REQUIRE(r.code == 0);
+  const ModelSpec m = io::load_model("llama-2-7b");
+  const GpuSpec g = io::load_gpu("a100-80gb");
+  const Report at64 = evaluate(m, g, test::default_workload(m, 64));
+  const Report at1 = evaluate(m, g, test::default_workload(m, 1));
+  REQUIRE(at1.workload.context_tokens == at64.workload.context_tokens);
+  const std::string step64 = report::human(at64.decode.step.time), step1 = report::human(at1.decode.step.time);
+  // 17.3 ms a step at batch 64: a stream gets 1 / 17.3 ms = 57.7 tokens/s, the batch 64 times it.
+  CHECK_THAT(r.out, Catch::Contains("= " + step64 + ", so one stream gets at most " +
+                                    report::three_digits(1 / at64.decode.step.time.value()) +
+                                    " tokens/s (the batch of 64 makes " +
+                                    report::three_digits(at64.decode.tokens_per_s) + " tokens/s in all)"));
+  // Batch 1 is batch 1 (6.65 ms), not the story's batch again; the cache (22.1 GB) passes the
+  // weights (13.2 GB) at batch 64, so the step is not said to barely grow.
+  CHECK(step1 != step64);
+  CHECK_THAT(r.out, Catch::Contains("batch 1 takes " + step1 + " (" + report::three_digits(at1.decode.tokens_per_s) +
+                                    " tokens/s), batch 64 takes " + step64));
+  CHECK_THAT(r.out, Catch::Contains("here the cache dominates: at context 640, batch 64 reads " +
+                                    report::human(at64.decode.step.bytes - at64.decode.step.weight_bytes)) &&
+                        !Catch::Contains("barely grows"));
+  // The single-stream ceiling is batch 1's.
+  CHECK_THAT(r.out, Catch::Contains(report::three_digits(at1.decode.tokens_per_s) + " tokens/s at batch 1: one step at "
+                                    "context 640 cannot take less than " + step1));
+}
+
+TEST_CASE("explain: where the weights dominate at batch 64 the step barely grows, and zh calls it 单步耗时") {
+  const auto r = test::run_cli({"explain", "-m", test::example_file("7b.yaml"), "-g", test::example_file("a100.yaml")});
+  REQUIRE(r.code == 0);
+  // The teaching model has no KV cache: 7.00 ms at batch 1 and at 64.
+  CHECK_THAT(r.out, Catch::Contains("the step barely grows: at context 640, batch 1 takes 7.00 ms (143 tokens/s), batch "
+                                    "64 takes 7.00 ms (9143 tokens/s in all, 143 a stream)"));
+  const auto zh = test::run_cli({"explain", "-m", test::example_file("7b.yaml"), "-g", test::example_file("a100.yaml"),
+                                 "--lang", "zh"});
+  REQUIRE(zh.code == 0);
+  CHECK_THAT(zh.out, Catch::Contains("单步耗时") && !Catch::Contains("步长"));
+}
