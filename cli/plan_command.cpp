@@ -50,6 +50,10 @@ std::string sizing_text(const Sizing& s) {
   return fmt::format("sized on the {:g}th percentile of the expected times", 100 * s.confidence);
 }
 
+// A planned figure, or an empty cell (JSON null) where no plan meets the target: a 0 for TPOT or
+// the batch would be picked by a spreadsheet's MIN().
+Cell planned(const PlanRow& r, Cell figure) { return r.plan.feasible ? figure : Cell(); }
+
 struct PlanColumn {
   std::string_view json_key;
   std::string_view csv_name;
@@ -67,19 +71,19 @@ const std::array kPlanColumns = {
     PlanColumn{"sized_on", "sized_on", [](const PlanRow& r) -> Cell { return std::string_view(r.sized_on); }},
     PlanColumn{"feasible", "feasible", [](const PlanRow& r) -> Cell { return r.plan.feasible; }},
     PlanColumn{"reason", "reason", [](const PlanRow& r) -> Cell { return std::string_view(r.reason); }},
-    PlanColumn{"batch", "batch", [](const PlanRow& r) -> Cell { return r.plan.batch; }},
+    PlanColumn{"batch", "batch", [](const PlanRow& r) -> Cell { return planned(r, r.plan.batch); }},
     PlanColumn{"max_batch", "max_batch", [](const PlanRow& r) -> Cell { return optional_cell(r.plan.max_batch); }},
-    PlanColumn{"decode_step_time", "decode_step_time_s", [](const PlanRow& r) -> Cell { return r.plan.decode_step.value(); }},
+    PlanColumn{"decode_step_time", "decode_step_time_s", [](const PlanRow& r) -> Cell { return planned(r, r.plan.decode_step.value()); }},
     PlanColumn{"prefill_time", "prefill_time_s", [](const PlanRow& r) -> Cell { return r.plan.prefill.value(); }},
-    PlanColumn{"tpot", "tpot_s", [](const PlanRow& r) -> Cell { return r.plan.tpot.value(); }},
-    PlanColumn{"ttft", "ttft_s", [](const PlanRow& r) -> Cell { return r.plan.ttft.value(); }},
-    PlanColumn{"decode_tokens_per_s", "decode_tokens_per_s", [](const PlanRow& r) -> Cell { return r.plan.decode_tokens_per_s; }},
-    PlanColumn{"prefill_share", "prefill_share", [](const PlanRow& r) -> Cell { return r.plan.prefill_share; }},
+    PlanColumn{"tpot", "tpot_s", [](const PlanRow& r) -> Cell { return planned(r, r.plan.tpot.value()); }},
+    PlanColumn{"ttft", "ttft_s", [](const PlanRow& r) -> Cell { return planned(r, r.plan.ttft.value()); }},
+    PlanColumn{"decode_tokens_per_s", "decode_tokens_per_s", [](const PlanRow& r) -> Cell { return planned(r, r.plan.decode_tokens_per_s); }},
+    PlanColumn{"prefill_share", "prefill_share", [](const PlanRow& r) -> Cell { return planned(r, r.plan.prefill_share); }},
     PlanColumn{"requests_per_s_per_replica", "requests_per_s_per_replica",
-               [](const PlanRow& r) -> Cell { return r.plan.requests_per_s_per_replica; }},
-    PlanColumn{"replicas", "replicas", [](const PlanRow& r) -> Cell { return r.plan.replicas; }},
-    PlanColumn{"prefill_replicas", "prefill_replicas", [](const PlanRow& r) -> Cell { return r.plan.prefill_replicas; }},
-    PlanColumn{"gpus", "gpus", [](const PlanRow& r) -> Cell { return r.plan.gpus; }},
+               [](const PlanRow& r) -> Cell { return planned(r, r.plan.requests_per_s_per_replica); }},
+    PlanColumn{"replicas", "replicas", [](const PlanRow& r) -> Cell { return planned(r, r.plan.replicas); }},
+    PlanColumn{"prefill_replicas", "prefill_replicas", [](const PlanRow& r) -> Cell { return planned(r, r.plan.prefill_replicas); }},
+    PlanColumn{"gpus", "gpus", [](const PlanRow& r) -> Cell { return planned(r, r.plan.gpus); }},
     PlanColumn{"cost_per_million_tokens", "cost_per_million_tokens_usd",
                [](const PlanRow& r) -> Cell { return optional_cell(r.plan.cost_per_million_tokens); }},
     // kWh, not SI joules, in JSON too: the unit energy is bought in; the key says so.

@@ -61,3 +61,20 @@ TEST_CASE("plan: --tp, --pp and --ep lists are compared, and a layout the GPU ca
   // H100 nodes have one: tp 16 spans two of them.
   CHECK(test::run_cli({"plan", "-m", "llama-3.1-70b", "-g", "h100-sxm", "--tp", "16"}).code == 0);
 }
+
+TEST_CASE("plan: a row that meets no target leaves batch, TPOT, TTFT and the counts empty (null in JSON), never 0") {
+  // Llama-2-70B in fp16 (138 GB) does not fit one A100-80GB: tp 1 is infeasible, tp 4 is not.
+  const auto csv = test::run_cli({"plan", "-m", "llama-2-70b", "-g", "a100-80gb", "--tp", "1,4", "-f", "csv"});
+  REQUIRE(csv.code == 0);
+  const std::string infeasible = csv.out.substr(csv.out.find("\nNVIDIA A100 80GB SXM,1,") + 1);
+  // feasible,reason,batch,max_batch,decode_step_time_s,prefill_time_s,tpot_s,ttft_s,...: the
+  // reason, then an empty batch, max_batch 0 (none fits), an empty step time, the prefill time.
+  CHECK_THAT(infeasible, Catch::StartsWith("NVIDIA A100 80GB SXM,1,1,1,false,1,expected,false,does not fit: ") &&
+                             Catch::Contains(" GB,,0,,0.") &&
+                             (Catch::EndsWith(",,,,,,,,,,,,\r\n") || Catch::EndsWith(",,,,,,,,,,,,\n")));
+  const auto json = test::run_cli({"plan", "-m", "llama-2-70b", "-g", "a100-80gb", "--tp", "1", "-f", "json"});
+  REQUIRE(json.code == 0);
+  for (const char* key : {"batch", "tpot", "ttft", "decode_step_time", "decode_tokens_per_s", "replicas", "gpus"}) {
+    CHECK_THAT(json.out, Catch::Contains(std::string("\"") + key + "\": null"));
+  }
+}
