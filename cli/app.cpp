@@ -1,6 +1,7 @@
 #include "cli/app.hpp"
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include <cerrno>
 #include <new>
@@ -20,6 +21,7 @@
 #include "cli/sweep_command.hpp"
 #include "cli/validate_command.hpp"
 #include "io/input_error.hpp"
+#include "io/nearest_word.hpp"
 #include "io/text_file.hpp"
 #include "report/safe_text.hpp"
 #include "report/write_error.hpp"
@@ -90,6 +92,33 @@ void print_error(std::ostream& err, std::string_view message) {
   err << "error: " << report::terminal_text(message, true) << "\n";
 }
 
+// What CLI11 could not place, in the order typed (its own message lists it backwards: "int4
+// --weigths"), each unknown flag with the command's flags nearest to it: "--weigths: not a flag
+// of `rooflineplan`, did you mean `--weights`?".
+std::string extras_message(const CLI::App& app, const std::vector<const CLI::App*>& parsers) {
+  const CLI::App* where = &app;
+  for (const CLI::App* p : parsers) {
+    if (p != &app && p->parsed()) where = p;
+  }
+  std::vector<std::string> flags;
+  for (const CLI::Option* o : where->get_options()) {
+    for (const std::string& name : o->get_lnames()) flags.push_back("--" + name);
+  }
+  const std::string command = where == &app ? "rooflineplan" : "rooflineplan " + where->get_name();
+  std::string message, others;
+  for (const std::string& extra : where->remaining()) {
+    if (extra.starts_with("--")) {
+      const std::string name = extra.substr(0, extra.find('='));
+      message += fmt::format("{}{}: not a flag of `{}`{}", message.empty() ? "" : "\n", report::terminal_text(name),
+                             command, io::did_you_mean(name, flags));
+    } else {
+      others += (others.empty() ? "" : " ") + report::terminal_text(extra);
+    }
+  }
+  if (!others.empty()) message += fmt::format("{}not expected by `{}`: {}", message.empty() ? "" : "\n", command, others);
+  return message;
+}
+
 // Parses and runs one command. Every exception ends here, as a message and an exit code: 2 for
 // input the user must fix, 1 for a failure that is not the input's (a write, a measurement, a
 // fault of ours); never std::terminate.
@@ -111,6 +140,11 @@ int parse_and_run(int argc, const char* const* argv, std::ostream& out, std::ost
 
   try {
     app.parse(argc, argv);
+  } catch (const CLI::ExtrasError& e) {
+    const std::string message = extras_message(app, parsers);
+    if (message.empty()) return app.exit(e, out, err) == 0 ? 0 : kExitInputError;
+    err << "error: " << message << "\nRun with --help for more information.\n";
+    return kExitInputError;
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e, out, err);
     return code == 0 ? 0 : kExitInputError;

@@ -29,22 +29,47 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
 
 }  // namespace
 
-std::optional<std::string> nearest_word(std::string_view word, std::span<const std::string> candidates) {
-  std::optional<std::string> best;
-  std::size_t best_distance = std::max<std::size_t>(2, word.size() / 3) + 1;
-  for (const std::string& c : candidates) {
-    const std::size_t d = edit_distance(word, c);
-    if (d < best_distance) {
-      best_distance = d;
-      best = c;
+std::vector<std::string> nearest_words(std::string_view word, std::span<const std::string> candidates) {
+  std::vector<std::string> out;
+  if (!word.empty()) {
+    for (const std::string& c : candidates) {
+      if (c.size() > word.size() && c.starts_with(word) && std::string_view("-._").find(c[word.size()]) != std::string_view::npos) {
+        out.push_back(c);
+      }
     }
   }
-  return best;
+  if (out.empty()) {
+    // Within reach: two edits, or a third of the word's length for long words.
+    std::size_t best_distance = std::max<std::size_t>(2, word.size() / 3);
+    for (const std::string& c : candidates) {
+      const std::size_t d = edit_distance(word, c);
+      if (d > best_distance) continue;
+      if (d < best_distance) {
+        best_distance = d;
+        out.clear();
+      }
+      out.push_back(c);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::optional<std::string> nearest_word(std::string_view word, std::span<const std::string> candidates) {
+  const std::vector<std::string> all = nearest_words(word, candidates);
+  if (all.empty()) return std::nullopt;
+  return all.front();
 }
 
 std::string did_you_mean(std::string_view word, std::span<const std::string> candidates) {
-  const auto best = nearest_word(word, candidates);
-  return best ? fmt::format(", did you mean `{}`?", *best) : std::string();
+  const std::vector<std::string> all = nearest_words(word, candidates);
+  if (all.empty()) return {};
+  std::string list;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    list += fmt::format("{}`{}`", i == 0 ? "" : i + 1 == all.size() ? " or " : ", ", all[i]);
+  }
+  return fmt::format(", did you mean {}?", list);
 }
 
 }  // namespace roofline::io

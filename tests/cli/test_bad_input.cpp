@@ -60,7 +60,7 @@ TEST_CASE("bad input: a rule inside a nested mapping points into it") {
 
 TEST_CASE("bad input: dtype typos suggest the nearest dtype - in files and flags") {
   check_error(with_model(data_file("bad/unknown_dtype.yaml")), data_file("bad/unknown_dtype.yaml") + ":3:8:",
-              "unknown dtype \"fp61\", did you mean `fp16`?");
+              "unknown dtype \"fp61\", did you mean `fp16` or `fp6`?");
   check_error(with_gpu(data_file("bad/peak_dtype_typo.yaml")), data_file("bad/peak_dtype_typo.yaml") + ":6:",
               "compute.peak.bf61: unknown dtype \"bf61\", did you mean `bf16`?");
   check_error(run_cli({"-m", "llama-2-7b", "-g", "a100-80gb", "--weights", "in4"}), "--weights",
@@ -71,7 +71,7 @@ TEST_CASE("bad input: weight format typos list the formats - in files and flags 
   // "mxfp5" sits at line 5, column 12 of the file.
   check_error(with_model(data_file("bad/unknown_weight_format.yaml")),
               data_file("bad/unknown_weight_format.yaml") + ":5:12:",
-              "quantization.experts: unknown weight format \"mxfp5\", did you mean `mxfp4`? (one of fp32, fp16, bf16, "
+              "quantization.experts: unknown weight format \"mxfp5\", did you mean `mxfp4` or `mxfp6`? (one of fp32, fp16, bf16, "
               "fp8, fp8-channel, fp8-block, int8, int4, awq, gptq, fp4, mxfp4, nvfp4, fp6, mxfp6)");
   check_error(run_cli({"-m", "llama-2-7b", "-g", "a100-80gb", "--lm-head", "nvfp5"}), "--lm-head",
               "unknown weight format \"nvfp5\", did you mean `nvfp4`? (one of fp32, fp16, bf16, fp8, fp8-channel, "

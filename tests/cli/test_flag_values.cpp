@@ -113,3 +113,23 @@ TEST_CASE("a fit row's extra_flags that the row cannot take are quoted in the or
   check_error(run_cli({"fit", (dir / "runs.csv").string()}), (dir / "runs.csv").string() + ":2: extra_flags",
               "not a flag this line takes: --batch 4");
 }
+
+TEST_CASE("a mistyped flag is named with the command's nearest flag, and what follows it in the order typed") {
+  const auto r = run_cli(point({"--weigths", "int4"}));
+  CHECK(r.code == 2);
+  CHECK(r.out.empty());
+  CHECK_THAT(r.err, Catch::StartsWith("error: --weigths: not a flag of `rooflineplan`, did you mean `--weights`?\n"
+                                      "not expected by `rooflineplan`: int4\n"));
+  const auto sweep = run_cli({"sweep", "-m", "llama-2-7b", "-g", "a100-80gb", "--bach", "1", "extra"});
+  CHECK(sweep.code == 2);
+  CHECK_THAT(sweep.err, Catch::Contains("--bach: not a flag of `rooflineplan sweep`, did you mean `--batch`?") &&
+                            Catch::Contains("not expected by `rooflineplan sweep`: 1 extra"));
+}
+
+TEST_CASE("a near-miss preset suggests every candidate of its stem: h100 is h100-pcie or h100-sxm, not h200") {
+  check_error(run_cli({"-m", "llama-2-7b", "-g", "h100"}), "h100: no such file, and no GPU preset of that name",
+              "did you mean `h100-pcie` or `h100-sxm`?");
+  // Ties at the least edit distance are all named: llama-3-8b is two edits from both.
+  check_error(run_cli({"-m", "llama-3-8b", "-g", "h100-sxm"}), "llama-3-8b: no such file",
+              "did you mean `llama-2-7b` or `llama-3.1-8b`?");
+}

@@ -63,7 +63,7 @@ TEST_CASE("sweep: rows equal the single-point command's CSV row") {
 TEST_CASE("sweep: bad values name their flag and exit 2") {
   const auto r = test::run_cli({"sweep", "-m", "llama-2-7b", "-g", "a100-80gb", "--weights", "fp61"});
   CHECK(r.code == 2);
-  CHECK_THAT(r.err, Catch::Contains("--weights: unknown weight format \"fp61\", did you mean `fp16`? (one of fp32, "
+  CHECK_THAT(r.err, Catch::Contains("--weights: unknown weight format \"fp61\", did you mean `fp16` or `fp6`? (one of fp32, "
                                     "fp16, bf16, fp8, fp8-channel, fp8-block, int8, int4, awq, gptq, fp4, mxfp4, nvfp4, fp6, mxfp6)"));
 }
 
