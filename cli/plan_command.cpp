@@ -210,6 +210,7 @@ void add_plan_options(Options& o, PlanArgs& a) {
          "rank every layout of each GPU that holds the weights: tp up to the interconnect's domain (whole domains "
          "beyond it with a network), pp 1-8, and for models with experts ep = tp with and without --dp-attention");
   o.add("--format,-f", a.format, "table, markdown, csv, json or jsonl").one_of(output_format_names()).show_default();
+  o.add("--top", a.top, "only the N best rows of the ranking (say so on stderr), in every format");
   o.add("--percentile", a.percentile_given,
         "size so that this percentile of TTFT and TPOT meets the targets under --arrivals, confirmed by simulation");
   o.add("--arrivals", a.percentile.arrivals, "with --percentile: poisson or gamma:CV").show_default();
@@ -305,7 +306,9 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
                               a.percentile.seed != unset.seed)) {
     throw InputError("--arrivals, --duration and --seed: only with --percentile");
   }
+  if (a.top && *a.top < 1) throw InputError(fmt::format("--top: must be at least 1, got {}", *a.top));
   if (a.percentile_given) {
+    if (a.top) throw InputError("--top: ranks the steady plans; a --percentile plan sizes every row given");
     check_percentile(a);
     std::vector<SteadyPlan> steady;
     for (const PlanRow& r : rows) steady.push_back({r.gpu, r.layout, r.plan, r.reason});
@@ -316,6 +319,10 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
     return;
   }
   rank(rows);
+  if (a.top && static_cast<std::size_t>(*a.top) < rows.size()) {
+    err << fmt::format("note: --top {}: the {} best of {} rows\n", *a.top, *a.top, rows.size());
+    rows.resize(static_cast<std::size_t>(*a.top));
+  }
   print(rows, a, m, workload_at(x, std::vector<std::size_t>(kWorkloadFlags, 0), m), too_big, out);
 }
 

@@ -25,6 +25,7 @@ struct PlanArgs {
   std::string format = "table";
   PercentileArgs percentile;  // --arrivals, --duration, --seed: the percentile plan's traffic
   std::optional<double> percentile_given;  // --percentile: size on a latency percentile under an arrival process
+  std::optional<long> top;                 // --top N: the N best ranked rows
 };
 
 void add_plan_options(Options& o, PlanArgs& args);

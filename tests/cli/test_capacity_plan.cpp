@@ -1,6 +1,7 @@
 // The plan command: several GPUs ranked, bad targets refused. The plans themselves are worked by
 // hand in tests/model/test_capacity_plan.cpp.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <algorithm>
 
@@ -77,4 +78,24 @@ TEST_CASE("plan: a row that meets no target leaves batch, TPOT, TTFT and the cou
   for (const char* key : {"batch", "tpot", "ttft", "decode_step_time", "decode_tokens_per_s", "replicas", "gpus"}) {
     CHECK_THAT(json.out, Catch::Contains(std::string("\"") + key + "\": null"));
   }
+}
+
+TEST_CASE("plan --top 3 keeps the 3 best of the ranking in every format and says how many there were") {
+  const std::vector<std::string> args = {"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm,a100-80gb", "--search",
+                                         "--price", "3,2", "--top", "3", "-f", "csv"};
+  const auto top = test::run_cli(args);
+  REQUIRE(top.code == 0);
+  std::vector<std::string> all_args = args;
+  all_args.resize(all_args.size() - 4);  // without --top 3
+  all_args.insert(all_args.end(), {"-f", "csv"});
+  const auto all = test::run_cli(all_args);
+  REQUIRE(all.code == 0);
+  const auto rows = [](const std::string& s) { return std::count(s.begin(), s.end(), '\n') - 1; };
+  CHECK(rows(top.out) == 3);
+  // The same first rows, in the same order: --top cuts the ranking, it does not rerank.
+  std::size_t end = 0;
+  for (int i = 0; i < 4; ++i) end = all.out.find('\n', end) + 1;
+  CHECK(top.out == all.out.substr(0, end));
+  CHECK_THAT(top.err, Catch::Contains(fmt::format("note: --top 3: the 3 best of {} rows", rows(all.out))));
+  CHECK(test::run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--top", "0"}).code == 2);
 }
