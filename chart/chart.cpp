@@ -115,8 +115,8 @@ class LabelPlacer {
   LabelPlacer(Canvas& c, Box bounds) : canvas_(c), bounds_(bounds) {}
   void reserve(Box b) { taken_.push_back(b); }
   // Tries each (offset, anchor) around `at`; leaves the label out when every one collides,
-  // unless it is forced.
-  void place(Pt at, double gap, const std::string& text, double size, Color color, bool force) {
+  // unless it is forced. True when it was placed.
+  bool place(Pt at, double gap, const std::string& text, double size, Color color, bool force) {
     const double w = canvas_.text_width(text, size), h = size;
     struct Candidate {
       double dx, dy;
@@ -149,6 +149,7 @@ class LabelPlacer {
       canvas_.text({at.x + k.dx, at.y + k.dy}, text, size, k.anchor, color);
       taken_.push_back(box);
     }
+    return chosen.has_value();
   }
 
  private:
@@ -223,7 +224,21 @@ void draw_rules(Canvas& c, const Frame& f, const Panel& p, LabelPlacer& labels) 
       placed.push_back({&r, {a.right - 0.3 * em, y - 0.1 * em}});
     }
   }
-  for (const Placed& q : placed) labels.place(q.label_at, 0.3 * em, q.rule->label, tick_size(c), q.rule->stroke.color, true);
+  // Two vertical rules close together (B* = 295 and memory full at batch 447) both want the top
+  // row, and below it each label would cross the other rule: a label with no free spot beside
+  // its rule goes to the panel's header line, right-aligned in its rule's colour, never over
+  // another label.
+  std::vector<const Rule*> overflow;
+  for (const Placed& q : placed) {
+    if (!labels.place(q.label_at, 0.3 * em, q.rule->label, tick_size(c), q.rule->stroke.color, false)) {
+      overflow.push_back(q.rule);
+    }
+  }
+  double x = a.right;
+  for (auto it = overflow.rbegin(); it != overflow.rend(); ++it) {
+    c.text({x, a.top - 0.6 * em}, (*it)->label, tick_size(c), Anchor::end, (*it)->stroke.color);
+    x -= c.text_width((*it)->label, tick_size(c)) + em;
+  }
 }
 
 // Points that land on the same spot (decode's matmuls share one intensity) get one label.

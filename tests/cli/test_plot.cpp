@@ -217,3 +217,34 @@ TEST_CASE("plot --out: PNG where Cairo is built in, a clear error for other exte
   CHECK(bad.code == 2);
   CHECK_THAT(bad.err, Catch::Contains("name a .svg or .png file"));
 }
+
+TEST_CASE("plot batch: B* = 295 and memory full at batch 447 (Llama-3.1-8B on H100) never print over each other") {
+  // 0.18 decades apart: beside their rules each label crosses the other rule, so one goes to the
+  // panel's header line. Boxes as the SVG canvas measures text: 0.56 em a character.
+  const ModelSpec m = io::load_model("llama-3.1-8b");
+  const GpuSpec g = io::load_gpu("h100-sxm");
+  const std::string svg = svg_of(chart::batch_figure(evaluate(m, g, test::default_workload(m))));
+  tinyxml2::XMLDocument doc;
+  REQUIRE(doc.Parse(svg.c_str(), svg.size()) == tinyxml2::XML_SUCCESS);
+  struct Label {
+    double left, right, y;
+  };
+  std::vector<Label> rules;
+  for (const auto* e = doc.FirstChildElement("svg")->FirstChildElement("text"); e != nullptr;
+       e = e->NextSiblingElement("text")) {
+    const std::string text = e->GetText() ? e->GetText() : "";
+    if (text != "B* = 295" && text != "memory full at batch 447") continue;
+    const double w = 0.56 * e->DoubleAttribute("font-size") * static_cast<double>(text.size());
+    const double x = e->DoubleAttribute("x");
+    const std::string anchor = e->Attribute("text-anchor");
+    const double left = anchor == "end" ? x - w : anchor == "middle" ? x - w / 2 : x;
+    rules.push_back({left, left + w, e->DoubleAttribute("y")});
+  }
+  REQUIRE(rules.size() == 4);  // each label in each of the two panels
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    for (std::size_t j = i + 1; j < rules.size(); ++j) {
+      const bool same_line = std::abs(rules[i].y - rules[j].y) < 11;
+      CHECK_FALSE((same_line && rules[i].left < rules[j].right && rules[j].left < rules[i].right));
+    }
+  }
+}
