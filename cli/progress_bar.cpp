@@ -19,7 +19,12 @@ ProgressBar::ProgressBar(std::ostream& err, std::size_t total, bool enabled, std
   if (enabled_) next_ = 0;
 }
 
+ProgressBar::~ProgressBar() {
+  if (drawn_ && !finished_) err_ << "\n" << std::flush;
+}
+
 void ProgressBar::draw() {
+  drawn_ = true;
   const int filled = static_cast<int>(kWidth * done_ / total_);
   err_ << fmt::format("\r[{}{}] {:3}% {}/{}", std::string(filled, '#'), std::string(kWidth - filled, ' '),
                       100 * done_ / total_, done_, total_)
@@ -28,7 +33,8 @@ void ProgressBar::draw() {
 }
 
 void ProgressBar::finish() {
-  if (!enabled_) return;
+  if (!enabled_ || finished_) return;
+  finished_ = true;
   done_ = total_;
   draw();
   err_ << "\n";

@@ -20,12 +20,18 @@ class ProgressBar {
     if (done_ >= next_) draw();
   }
   void finish();
+  // A bar drawn and not finished (an exception left the work) ends its line, so that the error
+  // after it starts on a line of its own.
+  ~ProgressBar();
+  ProgressBar(const ProgressBar&) = delete;
+  ProgressBar& operator=(const ProgressBar&) = delete;
 
  private:
   void draw();
   std::ostream& err_;
   std::size_t total_, done_ = 0, next_;
   bool enabled_;
+  bool drawn_ = false, finished_ = false;
 };
 
 // True when file descriptor 2 is a terminal.
