@@ -234,10 +234,19 @@ void draw_rules(Canvas& c, const Frame& f, const Panel& p, LabelPlacer& labels) 
       overflow.push_back(q.rule);
     }
   }
+  // The header holds the panel's own label at its left (draw_axes): what would reach it is forced
+  // beside its rule after all, the one overlap left.
+  const double floor = a.left + c.text_width(p.y.label, em) + em;
   double x = a.right;
   for (auto it = overflow.rbegin(); it != overflow.rend(); ++it) {
+    const double w = c.text_width((*it)->label, tick_size(c));
+    if (x - w < floor) {
+      const Placed& q = *std::find_if(placed.begin(), placed.end(), [&](const Placed& p) { return p.rule == *it; });
+      labels.place(q.label_at, 0.3 * em, q.rule->label, tick_size(c), q.rule->stroke.color, true);
+      continue;
+    }
     c.text({x, a.top - 0.6 * em}, (*it)->label, tick_size(c), Anchor::end, (*it)->stroke.color);
-    x -= c.text_width((*it)->label, tick_size(c)) + em;
+    x -= w + em;
   }
 }
 

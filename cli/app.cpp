@@ -106,7 +106,10 @@ std::string extras_message(const CLI::App& app, const std::vector<const CLI::App
   }
   const std::string command = where == &app ? "rooflineplan" : "rooflineplan " + where->get_name();
   std::string message, others;
-  for (const std::string& extra : where->remaining()) {
+  // Before the subcommand's name, the extras are the top level's: `rooflineplan --bach 1 sweep`.
+  std::vector<std::string> extras = where == &app ? std::vector<std::string>{} : app.remaining();
+  for (const std::string& e : where->remaining()) extras.push_back(e);
+  for (const std::string& extra : extras) {
     if (extra.starts_with("--")) {
       const std::string name = extra.substr(0, extra.find('='));
       message += fmt::format("{}{}: not a flag of `{}`{}", message.empty() ? "" : "\n", report::terminal_text(name),

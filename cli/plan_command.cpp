@@ -320,7 +320,7 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   }
   rank(rows);
   if (a.top && static_cast<std::size_t>(*a.top) < rows.size()) {
-    err << fmt::format("note: --top {}: the {} best of {} rows\n", *a.top, *a.top, rows.size());
+    err << fmt::format("note: --top {}: the first {} of {} ranked rows\n", *a.top, *a.top, rows.size());
     rows.resize(static_cast<std::size_t>(*a.top));
   }
   print(rows, a, m, workload_at(x, std::vector<std::size_t>(kWorkloadFlags, 0), m), too_big, out);

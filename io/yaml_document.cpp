@@ -209,9 +209,10 @@ MapReader::MapReader(const YamlDocument& doc, const YAML::Node& node, std::strin
         throw InputError(fmt::format("{}: unknown key in {}, not a field name", where(entry.first.Mark()), what));
       }
       // The suggestion is a whole field, as the key is named: `moe.topk`, did you mean `moe.top_k`?
-      const auto nearest = nearest_word(key, valid);
+      std::vector<std::string> whole;
+      for (const std::string& v : valid) whole.push_back(prefix_ + v);
       throw InputError(fmt::format("{}: unknown key `{}{}`{}", where(entry.first.Mark()), prefix_, key,
-                                   nearest ? fmt::format(", did you mean `{}{}`?", prefix_, *nearest) : ""));
+                                   did_you_mean(prefix_ + key, whole)));
     }
     if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
       throw InputError(fmt::format("{}: duplicate key `{}{}`", where(entry.first.Mark()), prefix_, key));

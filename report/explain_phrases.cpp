@@ -35,6 +35,11 @@ constexpr Phrases kEnglish{
                       "{w} of weights, so the step grows with the batch: batch 1 takes {s1} ({tps1} tokens/s), batch "
                       "64 takes {s64} ({tps64} tokens/s in all, {ps64} a stream). B* = {bstar} counts the weights "
                       "only; at 2·B* = {b2} the step takes {s2} ({bound2}-bound).",
+    .batching_grows = "Batching: the weights are read once per step whatever the batch, but each sequence reads its "
+                      "own KV cache: at context {t}, batch 64 reads {kv64} of it beside {w} of weights, so the step "
+                      "grows with the batch: batch 1 takes {s1} ({tps1} tokens/s), batch 64 takes {s64} ({tps64} "
+                      "tokens/s in all, {ps64} a stream). B* = {bstar} counts the weights only; at 2·B* = {b2} the "
+                      "step takes {s2} ({bound2}-bound).",
     .batching_moe = "Batching a mixture of experts: each token reads only the experts it picks, so a larger batch "
                     "reads more of them: at context {t}, batch 1 takes {s1} ({tps1} tokens/s), batch 64 takes {s64} "
                     "({tps64} tokens/s in all, {ps64} a stream). The classic B* = {bstar} assumes every weight is "
@@ -98,6 +103,9 @@ constexpr Phrases kChinese{
     .batching_cache = "批处理：无论批大小，每步权重只读一次，但每个序列要读自己的 KV 缓存，而这里缓存占主导：上下文 {t} 时，批 64 "
                       "读取 {kv64} 缓存，权重只有 {w}，所以单步耗时随批增长：批 1 为 {s1}（{tps1} 词元/秒），批 64 为 {s64}"
                       "（合计 {tps64} 词元/秒，每路 {ps64}）。B* = {bstar} 只计权重；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）。",
+    .batching_grows = "批处理：无论批大小，每步权重只读一次，但每个序列要读自己的 KV 缓存：上下文 {t} 时，批 64 读取 {kv64} 缓存，"
+                      "另有 {w} 权重，所以单步耗时随批增长：批 1 为 {s1}（{tps1} 词元/秒），批 64 为 {s64}（合计 {tps64} 词元/秒，"
+                      "每路 {ps64}）。B* = {bstar} 只计权重；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）。",
     .batching_moe = "混合专家模型的批处理：每个词元只读取它选中的专家，所以批越大读到的专家越多：上下文 {t} 时，批 1 为 {s1}"
                     "（{tps1} 词元/秒），批 64 为 {s64}（合计 {tps64} 词元/秒，每路 {ps64}）。经典的 B* = {bstar} 假设每步读出全部权重；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）。",
     .utilisation = "解码阶段的 GPU 利用率具有误导性：整个单步耗时内 GPU 都显示忙碌，但在批 {b} 时计算单元只有 {util}% 的时间在做有用功"

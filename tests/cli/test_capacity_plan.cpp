@@ -96,6 +96,6 @@ TEST_CASE("plan --top 3 keeps the 3 best of the ranking in every format and says
   std::size_t end = 0;
   for (int i = 0; i < 4; ++i) end = all.out.find('\n', end) + 1;
   CHECK(top.out == all.out.substr(0, end));
-  CHECK_THAT(top.err, Catch::Contains(fmt::format("note: --top 3: the 3 best of {} rows", rows(all.out))));
+  CHECK_THAT(top.err, Catch::Contains(fmt::format("note: --top 3: the first 3 of {} ranked rows", rows(all.out))));
   CHECK(test::run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--top", "0"}).code == 2);
 }

@@ -188,3 +188,21 @@ TEST_CASE("explain: where the weights dominate at batch 64 the step barely grows
   REQUIRE(zh.code == 0);
   CHECK_THAT(zh.out, Catch::Contains("单步耗时") && !Catch::Contains("步长"));
 }
+
+TEST_CASE("explain: a step that grows by more than a fifth to batch 64 is not said to barely grow - Llama-3.1-8B on H100") {
+  const auto r = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm"});
+  REQUIRE(r.code == 0);
+  const ModelSpec m = io::load_model("llama-3.1-8b");
+  const GpuSpec g = io::load_gpu("h100-sxm");
+  const Report at1 = evaluate(m, g, test::default_workload(m, 1));
+  const Report at64 = evaluate(m, g, test::default_workload(m, 64));
+  REQUIRE(at64.decode.step.time > 1.2 * at1.decode.step.time);
+  // The cache (6.07 GB at batch 64) is below the weights (15.0 GB): grows, but does not dominate.
+  REQUIRE(at64.decode.step.bytes - at64.decode.step.weight_bytes < at64.decode.step.weight_bytes);
+  CHECK_THAT(r.out, Catch::Contains("batch 64 reads " +
+                                    report::human(at64.decode.step.bytes - at64.decode.step.weight_bytes) +
+                                    " of it beside " + report::human(at64.decode.step.weight_bytes) +
+                                    " of weights, so the step grows with the batch: batch 1 takes " +
+                                    report::human(at1.decode.step.time)) &&
+                        !Catch::Contains("barely grows") && !Catch::Contains("the cache dominates"));
+}
