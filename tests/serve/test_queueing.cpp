@@ -5,27 +5,17 @@
 
 #include <cmath>
 
-#include "serve/kv_capacity.hpp"
 #include "serve/simulator.hpp"
 #include "serve/summary.hpp"
-#include "specs.hpp"
+#include "replica.hpp"
 
 using namespace roofline;
 using namespace roofline::serve;
 
 namespace {
 
-struct Replica {
-  ModelSpec model = test::llama_3_1_8b();
-  GpuSpec gpu = test::h100_sxm();
-  Workload base = test::default_workload(model);
-  StepCost cost{model, gpu, base};
-  ServerConfig config;
-  Replica() { config.kv_blocks = cache_blocks(model, gpu, base, config.block_tokens, config.max_batched_tokens).blocks; }
-  SimResult run(const std::vector<Request>& r, Timing t = Timing::expected) { return simulate(r, cost, config, t); }
-};
-
-LengthDistribution fixed(long n) { return {LengthDistribution::Kind::fixed, static_cast<double>(n), 0}; }
+using test::fixed;
+using test::Replica;
 
 std::vector<Request> traffic(ArrivalProcess a, double rate, double duration, std::uint64_t seed = 1) {
   const LengthDistribution prompt{LengthDistribution::Kind::lognormal, 512, 0.8};
