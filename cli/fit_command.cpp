@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <map>
 #include <memory>
-#include <set>
 #include <stdexcept>
 #include <type_traits>
 
@@ -175,9 +174,7 @@ void run_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
   const std::vector<MeasuredRun> runs = evaluate_rows(rows, a.measurements, err);
   if (file) file->refuse_an_input();  // before the tables are printed
   // A fit of thousands of runs takes seconds: a bar on a terminal, a tick a fit.
-  std::set<std::string> sources;
-  for (const MeasuredRun& r : runs) sources.insert(r.source);
-  const std::size_t fits = fits_of(std::min(sources.size(), held_out_groups(runs.size())));
+  const std::size_t fits = fits_for(runs);
   ProgressBar bar(err, fits, stderr_is_terminal() && static_cast<double>(runs.size() * fits) > 2e4, 0);
   const FitCheck f = fit_and_check(runs, {}, [&bar] { bar.advance(); });
   bar.finish();

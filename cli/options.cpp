@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "cli/command.hpp"
 #include "io/input_error.hpp"
@@ -16,39 +17,30 @@ namespace {
 // its type, and finite. Integers are added with transform(), not check() (which marks a
 // validator as not modifying), so that the decimal digits read replace what CLI11 converts.
 template <class T>
-CLI::Validator whole_number() {
+CLI::Validator number_of() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
         if (text.empty()) return "empty; give a number";
         T value{};
         const char* first = text.data() + (text.front() == '+' ? 1 : 0);
         const auto [end, ec] = std::from_chars(first, text.data() + text.size(), value);
-        if (ec == std::errc::result_out_of_range) {
-          return "out of range (" + std::to_string(std::numeric_limits<T>::min()) + " to " +
-                 std::to_string(std::numeric_limits<T>::max()) + ")";
+        if constexpr (std::is_integral_v<T>) {
+          if (ec == std::errc::result_out_of_range) {
+            return "out of range (" + std::to_string(std::numeric_limits<T>::min()) + " to " +
+                   std::to_string(std::numeric_limits<T>::max()) + ")";
+          }
+          if (ec != std::errc() || end != text.data() + text.size()) return "`" + text + "` is not a whole number";
+          // CLI11 converts with strtoll(base 0): "010" would be 8 and "08" refused. It gets the
+          // decimal digits just read.
+          text = std::to_string(value);
+        } else {
+          if (ec == std::errc::result_out_of_range) return "`" + text + "` is out of a double's range";
+          if (ec != std::errc() || end != text.data() + text.size()) return "`" + text + "` is not a number";
+          if (!std::isfinite(value)) return "`" + text + "` is not finite";
         }
-        if (ec != std::errc() || end != text.data() + text.size()) return "`" + text + "` is not a whole number";
-        // CLI11 converts with strtoll(base 0): "010" would be 8 and "08" refused. It gets the
-        // decimal digits just read.
-        text = std::to_string(value);
         return {};
       },
-      "INT");
-}
-
-CLI::Validator finite_number() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        if (text.empty()) return "empty; give a number";
-        double value = 0;
-        const char* first = text.data() + (text.front() == '+' ? 1 : 0);
-        const auto [end, ec] = std::from_chars(first, text.data() + text.size(), value);
-        if (ec == std::errc::result_out_of_range) return "`" + text + "` is out of a double's range";
-        if (ec != std::errc() || end != text.data() + text.size()) return "`" + text + "` is not a number";
-        if (!std::isfinite(value)) return "`" + text + "` is not finite";
-        return {};
-      },
-      "NUMBER");
+      std::is_integral_v<T> ? "INT" : "NUMBER");
 }
 
 }  // namespace
@@ -59,27 +51,27 @@ Options& Options::add(const std::string& names, std::string& into, const std::st
 }
 
 Options& Options::add(const std::string& names, long& into, const std::string& help) {
-  last_ = app_.add_option(names, into, help)->transform(whole_number<long>());
+  last_ = app_.add_option(names, into, help)->transform(number_of<long>());
   return *this;
 }
 
 Options& Options::add(const std::string& names, int& into, const std::string& help) {
-  last_ = app_.add_option(names, into, help)->transform(whole_number<int>());
+  last_ = app_.add_option(names, into, help)->transform(number_of<int>());
   return *this;
 }
 
 Options& Options::add(const std::string& names, double& into, const std::string& help) {
-  last_ = app_.add_option(names, into, help)->check(finite_number());
+  last_ = app_.add_option(names, into, help)->check(number_of<double>());
   return *this;
 }
 
 Options& Options::add(const std::string& names, std::optional<long>& into, const std::string& help) {
-  last_ = app_.add_option_function<long>(names, [&into](const long& v) { into = v; }, help)->transform(whole_number<long>());
+  last_ = app_.add_option_function<long>(names, [&into](const long& v) { into = v; }, help)->transform(number_of<long>());
   return *this;
 }
 
 Options& Options::add(const std::string& names, std::optional<double>& into, const std::string& help) {
-  last_ = app_.add_option_function<double>(names, [&into](const double& v) { into = v; }, help)->check(finite_number());
+  last_ = app_.add_option_function<double>(names, [&into](const double& v) { into = v; }, help)->check(number_of<double>());
   return *this;
 }
 
@@ -89,7 +81,7 @@ Options& Options::add(const std::string& names, std::vector<std::string>& into, 
 }
 
 Options& Options::add(const std::string& names, std::vector<double>& into, const std::string& help) {
-  last_ = app_.add_option(names, into, help)->delimiter(',')->check(finite_number());
+  last_ = app_.add_option(names, into, help)->delimiter(',')->check(number_of<double>());
   return *this;
 }
 

@@ -260,8 +260,11 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
     rows.push_back({&g, w, std::move(plan), std::move(reason), std::move(sized_on)});
   };
   int too_big = 0;
-  std::vector<std::string> skipped;
-  std::string first_skip;  // the first refusal, as require_valid words it
+  struct Skip {
+    std::string who;     // "NVIDIA H100 SXM with tp 1 ep 2"
+    std::string reason;  // "--ep: ...", as require_valid words it
+  };
+  std::vector<Skip> invalid;  // pairs of --tp, --pp, --ep the model or GPU cannot take
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     if (!a.prices.empty()) target.price_per_gpu_hour = a.prices.size() == 1 ? a.prices[0] : a.prices[i];
     index[static_cast<std::size_t>(WorkloadFlag::gpu)] = i;
@@ -280,10 +283,9 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
           const Workload w = workload_at(x, index, m);
           // A pair the model or GPU cannot take is skipped and said, as sweep does: the others
           // are still compared.
-          if (const auto e = validate(w, m, gpus[i])) {
-            if (skipped.empty()) first_skip = fmt::format("--{}: {}", e->field, e->message);
-            skipped.push_back(fmt::format("skipped {} with {}: --{}: {}", gpus[i].name, layout_label(w), e->field,
-                                          e->message));
+          if (const auto why = validate(w, m, gpus[i])) {
+            invalid.push_back({fmt::format("{} with {}", gpus[i].name, layout_label(w)),
+                               fmt::format("--{}: {}", why->field, why->message)});
             continue;
           }
           add(gpus[i], w);
@@ -297,10 +299,12 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   }
   if (rows.empty()) {
     // Every pair was skipped: the first reason is the answer.
-    throw InputError(first_skip);
+    throw InputError(invalid.front().reason);
   }
   // On stderr, as sweep's skips are: a CSV or JSON reader sees them too, and the rows stay rows.
-  for (const std::string& why : skipped) err << report::warning_label() << report::terminal_text(why) << "\n";
+  for (const Skip& s : invalid) {
+    err << report::warning_label() << report::terminal_text(fmt::format("skipped {}: {}", s.who, s.reason)) << "\n";
+  }
   const PercentileArgs unset;
   if (!a.percentile_given && (a.percentile.arrivals != unset.arrivals || a.percentile.duration != unset.duration ||
                               a.percentile.seed != unset.seed)) {

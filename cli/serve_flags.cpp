@@ -255,23 +255,19 @@ Traffic traffic(const ServeFlags& f, double rate, long block_tokens) {
   return t;
 }
 
-double sequence_steps(const Traffic& t, const serve::ServerConfig& c) {
+double require_bounded_work(const Traffic& t, const serve::ServerConfig& c) {
+  const auto budget = static_cast<double>(c.max_batched_tokens);
   double rows = 0;
   for (const serve::Request& r : t.requests) {
-    const auto budget = static_cast<double>(c.max_batched_tokens);
     rows += static_cast<double>(r.gen) + std::ceil(static_cast<double>(r.prompt - r.cached) / budget);
   }
-  return rows;
-}
-
-void require_bounded_work(const Traffic& t, const serve::ServerConfig& c) {
-  const double rows = sequence_steps(t, c);
   if (rows > kMaxSequenceSteps) {
     throw InputError(fmt::format("--gen, --rate and --duration: the run would take about {:.3g} sequence-steps (every "
                                  "output token and prefill chunk of {} requests), over the {:g} a run may take; lower "
                                  "one of them",
                                  rows, t.requests.size(), kMaxSequenceSteps));
   }
+  return rows;
 }
 
 serve::Targets targets(const ServeFlags& f) {

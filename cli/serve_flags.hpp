@@ -71,9 +71,9 @@ struct SpeculativeFlag {
 // of them take 4 to 10 s a run, and a run may take at most that many. A cache that thrashes
 // recomputes beyond the estimate: the simulator itself stops at twice the limit.
 inline constexpr double kMaxSequenceSteps = 2e8;
-[[nodiscard]] double sequence_steps(const Traffic& t, const serve::ServerConfig& c);
-// Throws InputError naming --gen, --rate and --duration past the limit.
-void require_bounded_work(const Traffic& t, const serve::ServerConfig& c);
+// The run's sequence-steps, estimated (every output token and prefill chunk); throws InputError
+// naming --gen, --rate and --duration past the limit.
+double require_bounded_work(const Traffic& t, const serve::ServerConfig& c);
 
 // --ttft and --tpot, when given.
 [[nodiscard]] serve::Targets targets(const ServeFlags& f);

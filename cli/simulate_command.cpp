@@ -252,10 +252,10 @@ void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
   const Targets goal = targets(a.serve);
   ServerConfig config = r.config;
   config.sample_every = std::max(t.duration / 1000, 1e-3);
-  require_bounded_work(t, config);
+  const double steps = require_bounded_work(t, config);
   config.max_rows = 2 * kMaxSequenceSteps;
   // Two runs, the expected one and the bound's: a bar of 2000 steps on a terminal, for long runs.
-  ProgressBar bar(err, 2000, stderr_is_terminal() && sequence_steps(t, config) > kProgressSteps, 0);
+  ProgressBar bar(err, 2000, stderr_is_terminal() && steps > kProgressSteps, 0);
   std::size_t done = 0;
   StepCost cost(r.point.model, r.point.gpu, r.point.workload);
   std::optional<StepCost> draft;

@@ -46,7 +46,7 @@ struct WorkloadFlags {
   std::vector<std::string> prompt{"512"}, gen{"256"}, context{}, batch{"1"};
   // The layout's other choices: one value for every point.
   bool dp_attention = false;
-  std::optional<long> microbatches;  // not given: pp, at most the batch
+  std::optional<long> microbatches{};  // not given: pp, at most the batch
   double expert_imbalance = 1.0;
 };
 

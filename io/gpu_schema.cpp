@@ -68,8 +68,8 @@ void check(const MapReader& r, const GpuSpec& g) {
                                      g.memory_bandwidth.value() * g.efficiency.memory,
                                      range_text(bandwidth, Dimension::bandwidth)));
     }
-    for (const auto& p : g.peak) {
-      if (eff.has("compute") && p && p->value() * g.efficiency.compute < rate.min) {
+    for (const auto& p : eff.has("compute") ? g.peak : PeakTable{}) {
+      if (p && p->value() * g.efficiency.compute < rate.min) {
         eff.fail("compute", fmt::format("leaves {:g} FLOP/s of a datasheet peak, outside {}", p->value() * g.efficiency.compute,
                                         range_text(rate, Dimension::flops_rate)));
       }

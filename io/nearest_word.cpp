@@ -56,12 +56,6 @@ std::vector<std::string> nearest_words(std::string_view word, std::span<const st
   return out;
 }
 
-std::optional<std::string> nearest_word(std::string_view word, std::span<const std::string> candidates) {
-  const std::vector<std::string> all = nearest_words(word, candidates);
-  if (all.empty()) return std::nullopt;
-  return all.front();
-}
-
 std::string did_you_mean(std::string_view word, std::span<const std::string> candidates) {
   const std::vector<std::string> all = nearest_words(word, candidates);
   if (all.empty()) return {};

@@ -1,15 +1,12 @@
 #pragma once
 // "Did you mean ...?": the candidate closest to a misspelt word by edit distance, if close enough
 // to be a plausible typo.
-#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace roofline::io {
-
-[[nodiscard]] std::optional<std::string> nearest_word(std::string_view word, std::span<const std::string> candidates);
 
 // Every plausible candidate, sorted: those whose stem the word is (`h100` → `h100-pcie`,
 // `h100-sxm`: the word then a '-', '.' or '_'), else all at the least edit distance within

@@ -68,7 +68,7 @@ struct FitCheck {
 };
 
 // `start` supplies what the fit does not estimate (model/fit_expected.hpp); `fitted`, when
-// given, is called after each fit (fits_of(groups) of them), for a progress bar.
+// given, is called after each fit (fits_for(runs) of them), for a progress bar.
 [[nodiscard]] FitCheck fit_and_check(const std::vector<MeasuredRun>& runs, const ExpectedModel& start = {},
                                      const std::function<void()>& fitted = {});
 
@@ -77,9 +77,8 @@ struct FitCheck {
 // most 10) the sources are dealt into that many groups, each held out whole, so that a file of
 // 10 000 runs is checked in seconds (3 groups), and one of 26 from 3 sources as it always was.
 inline constexpr double kRunFitBudget = 5e4;
-[[nodiscard]] std::size_t held_out_groups(std::size_t runs);
-// The fits fit_and_check makes for this many groups (sources, or groups of them).
-[[nodiscard]] std::size_t fits_of(std::size_t groups);
+// The fits fit_and_check makes for these runs.
+[[nodiscard]] std::size_t fits_for(const std::vector<MeasuredRun>& runs);
 
 // Spreads, pooled with this many runs' weight: regime rms² and pooled rms² averaged n : 6.
 inline constexpr double kSpreadShrinkRuns = 6;

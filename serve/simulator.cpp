@@ -79,8 +79,8 @@ class Server {
     }
   }
 
-  void sample() {
-    if (clock_ < next_sample_) return;
+  // The ranks' sequences and the share of the cache they hold, now.
+  [[nodiscard]] Sample occupancy() const {
     long running = 0, waiting = 0, free = 0;
     for (const Rank& k : ranks_) {
       running += static_cast<long>(k.running.size());
@@ -88,7 +88,12 @@ class Server {
       free += k.free;
     }
     const auto all = static_cast<double>(rank_blocks_ * static_cast<long>(ranks_.size()));
-    out_.samples.push_back({clock_, running, waiting, (all - static_cast<double>(free)) / all});
+    return {clock_, running, waiting, (all - static_cast<double>(free)) / all};
+  }
+
+  void sample() {
+    if (clock_ < next_sample_) return;
+    out_.samples.push_back(occupancy());
     next_sample_ = clock_ + cfg_.sample_every;
   }
 
@@ -203,19 +208,14 @@ class Server {
       prompting += draft_prompts_[r].prefill;
     }
     if (rows == 0) throw std::logic_error("simulate: a step with nothing to compute");
-    long running = 0, free = 0;
-    for (const Rank& k : ranks_) {
-      running += static_cast<long>(k.running.size());
-      free += k.free;
-    }
-    rows_ += static_cast<double>(running);
+    const Sample now = occupancy();
+    rows_ += static_cast<double>(now.running);
     if (cfg_.max_rows > 0 && rows_ > cfg_.max_rows) {
       throw WorkLimit(fmt::format("the run passed {:g} sequence-steps at {:.3g} s of {:.3g} s of arrivals ({} steps)",
                                   cfg_.max_rows, clock_, req_.empty() ? 0.0 : req_.back().arrival, out_.steps));
     }
-    const auto all = static_cast<double>(rank_blocks_ * static_cast<long>(ranks_.size()));
-    out_.peak_running = std::max(out_.peak_running, running);
-    out_.peak_kv_share = std::max(out_.peak_kv_share, (all - static_cast<double>(free)) / all);
+    out_.peak_running = std::max(out_.peak_running, now.running);
+    out_.peak_kv_share = std::max(out_.peak_kv_share, now.kv_share);
     StepTime t = cost_.time(mixes_);
     if (draft_ && drafting + prompting > 0) {
       // The draft's first step takes the prompt tokens and catch-up rows with its first drafts;
@@ -228,7 +228,7 @@ class Server {
     }
     const double dt = (timing_ == Timing::expected ? t.expected : t.bound).value();
     clock_ += dt;
-    out_.running_seconds += dt * static_cast<double>(running);
+    out_.running_seconds += dt * static_cast<double>(now.running);
     ++out_.steps;
     for (Rank& k : ranks_) {
       std::size_t kept = 0;
