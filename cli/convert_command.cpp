@@ -5,6 +5,7 @@
 
 #include <array>
 #include <optional>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -41,6 +42,13 @@ std::vector<std::string_view> lost_in_yaml(const ModelSpec& m, const ModelSpec& 
   if (a.attention_gate != b.attention_gate) lost.push_back("attention_gate");
   if (a.recurrent.has_value() != b.recurrent.has_value()) lost.push_back("recurrent");
   if (a.sparse.has_value() != b.sparse.has_value()) lost.push_back("sparse");
+  const auto full = [](const Architecture& x) {
+    return x.full_attention ? std::make_tuple(x.full_attention->kv_heads, x.full_attention->head_dim,
+                                              x.full_attention->shared_kv)
+                            : std::make_tuple(0, 0L, false);
+  };
+  if (full(a) != full(b)) lost.push_back("full_attention");
+  if (a.tower_params != b.tower_params) lost.push_back("tower_params");
   return lost;
 }
 

@@ -16,10 +16,14 @@ void read_latent(const HfFields& c, const HfFamily& f, Architecture& a) {
                           c.count("kv_lora_rank", "mla.kv_lora_rank"), c.count("qk_nope_head_dim", "mla.nope_dim"),
                           c.count("qk_rope_head_dim", "mla.rope_dim"), c.count("v_head_dim", "mla.v_dim")};
   c.use("q_lora_rank");  // null: Q projected directly (DeepSeek-V2-Lite)
-  if (c.given("head_dim") && c.count("head_dim", "mla.rope_dim") != a.mla->rope_dim) {
-    c.fail("head_dim", fmt::format("with latent attention head_dim is qk_rope_head_dim ({}) in transformers' "
-                                   "DeepSeek configs; another value is not a layout rooflineplan knows",
-                                   a.mla->rope_dim));
+  // transformers' DeepSeek configs set head_dim to qk_rope_head_dim; GLM-5.2's to the whole Q/K
+  // head (nope + rope). Any other value is a layout this reading does not understand.
+  const long qk = a.mla->nope_dim + a.mla->rope_dim;
+  if (c.given("head_dim") && c.count("head_dim", "mla.rope_dim") != a.mla->rope_dim &&
+      c.count("head_dim", "mla.rope_dim") != qk) {
+    c.refuse("head_dim", fmt::format("with latent attention head_dim is qk_rope_head_dim ({}) or the whole Q/K head "
+                                     "({}); another value is not a layout rooflineplan knows",
+                                     a.mla->rope_dim, qk));
   }
   a.head_dim = a.mla->nope_dim + a.mla->rope_dim;
   // Decompressed per head: the cache holds the latent, and K/V heads are the query heads.
@@ -44,10 +48,15 @@ void read_attention(const HfFields& c, const HfFamily& f, Architecture& a, std::
   a.heads = c.small_count("num_attention_heads", "heads");
   a.kv_heads = c.has("num_key_value_heads") ? c.small_count("num_key_value_heads", "kv_heads") : a.heads;
   a.attention_bias = c.flag("attention_bias", f.attention_bias);
+  // Qwen3-Coder's name for the same switch: accepted where it says what the family has.
+  if (c.given("qkv_bias") && c.flag("qkv_bias", false) != a.attention_bias) {
+    c.refuse("qkv_bias", fmt::format("says {} where attention_bias says {}: the Q/K/V biases are ambiguous",
+                                     c.flag("qkv_bias", false), a.attention_bias));
+  }
   if (c.flag("mlp_bias", false)) {
-    c.fail("mlp_bias",
-           "biases on the FFN alone are not modelled (rooflineplan knows Q/K/V biases, or a bias on "
-           "every linear as GPT-2 has)");
+    c.refuse("mlp_bias",
+             "biases on the FFN alone are not modelled (rooflineplan knows Q/K/V biases, or a bias on "
+             "every linear as GPT-2 has)");
   }
   if (f.latent) {
     read_latent(c, f, a);
@@ -66,7 +75,11 @@ void read_attention(const HfFields& c, const HfFamily& f, Architecture& a, std::
     case HfQkNorm::none:
       break;
     case HfQkNorm::always:
+      // A config may say so (Qwen3-Coder's use_qk_norm: true); saying otherwise changes the model.
       a.qk_norm = true;
+      if (!c.flag("use_qk_norm", true)) {
+        c.refuse("use_qk_norm", fmt::format("{} models have Q/K norms; one without them is not this family", c.what()));
+      }
       break;
     // Llama 4's is a weightless L2 norm on its chunked layers, MiniMax-M2's one RMSNorm over all
     // heads (`qk_norm_type: per_layer`): priced as a per-head RMSNorm on every layer, a difference
@@ -83,7 +96,36 @@ void read_attention(const HfFields& c, const HfFamily& f, Architecture& a, std::
       break;
   }
   a.attention_sinks = f.sinks;
-  a.attention_gate = f.attention_gate;
+  a.attention_gate = f.gate_key.empty() ? f.attention_gate : c.flag(f.gate_key, f.attention_gate);
+}
+
+void read_global_attention(const HfFields& c, const HfFamily& f, Architecture& a) {
+  if (!f.global_attention) return;
+  // Gemma 4 E2B/E4B: per-layer embeddings and later layers reading earlier layers' cache.
+  if (c.given("hidden_size_per_layer_input") && c.number_in("hidden_size_per_layer_input", {0, 1'000'000}) > 0) {
+    c.refuse("hidden_size_per_layer_input", "per-layer input embeddings (Gemma 4 E2B, E4B) are not modelled");
+  }
+  if (c.given("num_kv_shared_layers") && c.number_in("num_kv_shared_layers", {0, 100'000}) > 0) {
+    c.refuse("num_kv_shared_layers", "layers that reuse an earlier layer's K/V cache are not modelled");
+  }
+  c.use({"hidden_size_per_layer_input", "num_kv_shared_layers"});
+  // "vision": an image's tokens see each other both ways, which text tokens never do.
+  if (c.given("use_bidirectional_attention") && c.text("use_bidirectional_attention") != "vision") {
+    c.refuse("use_bidirectional_attention", "attention both ways over text tokens is not a decoder rooflineplan prices");
+  }
+  const bool full_layers = a.mixer_counts()[static_cast<int>(Mixer::full)] > 0;
+  const bool shared_kv = c.flag("attention_k_eq_v", false);
+  // transformers' Gemma 4: a full layer's heads are global_head_dim wide, and with K = V it has
+  // num_global_key_value_heads of them (the sliding layers keep head_dim and their own V).
+  FullAttention full{a.kv_heads, a.head_dim, shared_kv};
+  if (c.given("global_head_dim")) full.head_dim = c.count("global_head_dim", "full_attention.head_dim");
+  if (shared_kv && c.given("num_global_key_value_heads")) {
+    full.kv_heads = c.small_count("num_global_key_value_heads", "full_attention.kv_heads");
+  }
+  c.use({"global_head_dim", "num_global_key_value_heads"});
+  if (full_layers && (full.kv_heads != a.kv_heads || full.head_dim != a.head_dim || full.shared_kv)) {
+    a.full_attention = full;
+  }
 }
 
 }  // namespace roofline::io

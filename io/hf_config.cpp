@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <filesystem>
 #include <vector>
 
 #include "io/hf_reading.hpp"
@@ -22,7 +23,8 @@ constexpr auto kSchemaFieldsRead = std::to_array<std::string_view>(
      "mixer_pattern", "ffn_pattern", "sliding_window", "attention_chunk", "attention_sinks", "qk_norm",
      "attention_gate", "recurrent.kind", "recurrent.inner", "recurrent.state", "recurrent.heads", "recurrent.groups",
      "recurrent.conv_kernel", "recurrent.dt_rank", "recurrent.conv_bias", "sparse.top_k", "sparse.index_heads",
-     "sparse.index_dim"});
+     "sparse.index_dim", "full_attention.kv_heads", "full_attention.head_dim",
+     "full_attention.shared_kv", "tower_params"});
 
 // The architecture a config names (quoted in errors, kept in the spec's source: printable only),
 // and the key it was named by.
@@ -134,6 +136,7 @@ Architecture read_architecture(const HfFields& c, const HfFamily& f) {
     case HfShape::decoder:
       read_attention(c, f, a);
       read_layer_kinds(c, f, a);
+      read_global_attention(c, f, a);
       read_ffn(c, f, a);
       break;
   }
@@ -148,9 +151,10 @@ int mtp_modules(const HfFields& c) {
     return c.given(key) ? static_cast<int>(c.number_in(key, {0, 1'000})) : 0;
   };
   const int layers = given("num_nextn_predict_layers"), modules = given("num_mtp_modules");
+  const int qwen = given("mtp_num_hidden_layers");  // Qwen3.5's
   const bool used = c.flag("use_mtp", false);
-  c.use({"num_nextn_predict_layers", "num_mtp_modules", "mtp_transformer_layers"});
-  return std::max({layers, modules, used ? 1 : 0});
+  c.use({"num_nextn_predict_layers", "num_mtp_modules", "mtp_transformer_layers", "mtp_num_hidden_layers"});
+  return std::max({layers, modules, qwen, used ? 1 : 0});
 }
 
 // The text config's dtype where it gives one (Llama 4 gives both), else the wrapper's; none:
@@ -183,12 +187,44 @@ std::string source_of(std::string_view architecture, const std::vector<Assumptio
       case Assumption::vision_not_modelled:
         s += "; the vision tower is not priced";
         break;
+      case Assumption::towers_in_memory:
+        s += "; the vision/audio towers' weights are estimated from their configs and held, never run";
+        break;
+      case Assumption::state_in_kv_format:
+        s += "; the recurrent state is priced in the KV format, not the checkpoint's float32";
+        break;
       case Assumption::mtp_not_modelled:
         s += "; the multi-token-prediction layers are not priced";
         break;
     }
   }
   return s;
+}
+
+// A checkpoint's name: its own (`_name_or_path`, which transformers writes into a saved config),
+// else its file's (a folder's when the file is config.json), so that two configs of one family
+// give rows that can be told apart; the architecture only for text read from no file.
+std::string name_of(const YamlDocument& doc, const HfFields& top, std::string_view architecture) {
+  if (top.given("_name_or_path") && !top.text("_name_or_path").empty()) return top.text("_name_or_path");
+  const std::filesystem::path path(doc.path);
+  std::string stem = path.stem().string();
+  if (stem == "config" && path.has_parent_path()) stem = path.parent_path().filename().string();
+  if (stem.empty() || stem == "." || stem == ".." || stem == "config") return std::string(architecture);
+  return stem;
+}
+
+// The state a recurrent layer keeps, as the checkpoint asks engines to keep it (Qwen3.5's
+// mamba_ssm_dtype, Nemotron's mamba_ssm_cache_dtype: float32). rooflineplan keeps every cache in
+// the KV format (--kv), so a wider state is said, not silently halved.
+void state_format(const HfFields& c, const Architecture& a, std::vector<Assumption>& assumed) {
+  for (std::string_view key : {"mamba_ssm_dtype", "mamba_ssm_cache_dtype"}) {
+    if (!c.given(key)) continue;
+    const std::string s = c.text(key);
+    if (s != "float32" && s != "bfloat16" && s != "float16" && s != "auto") {
+      c.refuse(key, fmt::format("\"{}\" is not a state format rooflineplan knows (float32, bfloat16, float16, auto)", s));
+    }
+    if (s == "float32" && a.recurrent) assumed.push_back(Assumption::state_in_kv_format);
+  }
 }
 
 }  // namespace
@@ -205,7 +241,7 @@ ModelSpec read_hf_config(const YamlDocument& doc) {
   const HfFamily& family = family_of(doc);
   const HfFields top(doc, doc.root, "", std::string(family.architecture), family.defaults);
   ModelSpec m;
-  m.name = top.given("_name_or_path") ? top.text("_name_or_path") : std::string(family.architecture);
+  m.name = name_of(doc, top, family.architecture);
   // A multimodal wrapper's decoder is its text_config, of the family the text config names.
   std::optional<HfFields> text;
   const HfFamily* decoder = &family;
@@ -214,7 +250,6 @@ ModelSpec read_hf_config(const YamlDocument& doc) {
     decoder = &text_family_of(probe, family);
     text.emplace(top.child("text_config", std::string(family.architecture), decoder->defaults));
     text->use("model_type");
-    m.assumptions.push_back(Assumption::vision_not_modelled);
   }
   const HfFields& c = text ? *text : top;
 
@@ -224,6 +259,13 @@ ModelSpec read_hf_config(const YamlDocument& doc) {
   if (c.has(positions)) m.max_context = c.count(positions, "max_context");
   a.mtp_modules = mtp_modules(c);
   if (a.mtp_modules > 0) m.assumptions.push_back(Assumption::mtp_not_modelled);
+  if (text) {
+    const Towers towers = read_towers(top, static_cast<double>(a.hidden));
+    a.tower_params = towers.params;
+    if (towers.params > 0) m.assumptions.push_back(Assumption::towers_in_memory);
+    if (towers.params == 0 || towers.unpriced) m.assumptions.push_back(Assumption::vision_not_modelled);
+  }
+  state_format(c, a, m.assumptions);
   if (text && top.given("tie_word_embeddings") && top.flag("tie_word_embeddings", false) != a.tied_embeddings) {
     top.fail("tie_word_embeddings", "differs from the text config's, which the decoder follows");
   }
@@ -238,6 +280,7 @@ ModelSpec read_hf_config(const YamlDocument& doc) {
   m.architecture = a;
   c.refuse_unread(decoder->harmless);
   if (text) top.refuse_unread(family.harmless);
+  top.throw_refusals();
   m.source = source_of(family.architecture, m.assumptions);
   check(m, c, top);
   return m;

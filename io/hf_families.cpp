@@ -42,6 +42,19 @@ constexpr std::array kQwen3NextDefaults = {
     HfDefault{"linear_num_key_heads", 16},   HfDefault{"linear_num_value_heads", 32},
     HfDefault{"decoder_sparse_step", 1}};
 constexpr std::array kQwenMoeDefaults = {HfDefault{"decoder_sparse_step", 1}};
+// transformers' Qwen3_5MoeTextConfig and Qwen3_5TextConfig: Qwen3-Next's linear attention.
+constexpr std::array kQwen35Defaults = {
+    HfDefault{"full_attention_interval", 4}, HfDefault{"linear_conv_kernel_dim", 4},
+    HfDefault{"linear_key_head_dim", 128},   HfDefault{"linear_value_head_dim", 128},
+    HfDefault{"linear_num_key_heads", 16},   HfDefault{"linear_num_value_heads", 32},
+    HfDefault{"decoder_sparse_step", 1}};
+// transformers' GlmMoeDsaConfig: DeepSeek-V3.2's indexer at GLM-5's widths.
+constexpr std::array kGlmDsaDefaults = {HfDefault{"index_topk", 2048}, HfDefault{"index_head_dim", 128},
+                                        HfDefault{"index_n_heads", 32}};
+// transformers' Gemma4TextConfig.
+constexpr std::array kGemma4Defaults = {HfDefault{"sliding_window_pattern", 6}};
+// ERNIE-4.5's MoE layers: from layer 1 to the last, every layer (Ernie4_5_MoeConfig).
+constexpr std::array kErnieDefaults = {HfDefault{"moe_layer_start_index", 1}, HfDefault{"moe_layer_interval", 1}};
 constexpr std::array kGptOssDefaults = {HfDefault{"sliding_window", 128}, HfDefault{"num_local_experts", 128},
                                         HfDefault{"num_experts_per_tok", 4}, HfDefault{"head_dim", 64}};
 constexpr std::array kMambaDefaults = {HfDefault{"state_size", 16}, HfDefault{"conv_kernel", 4},
@@ -71,6 +84,22 @@ constexpr std::array<std::string_view, 5> kMambaHarmless = {"time_step_scale", "
 constexpr std::array<std::string_view, 9> kMamba2Harmless = {"chunk_size",       "time_step_min",   "time_step_max",
                                                              "time_step_floor",  "time_step_limit", "time_step_rank",
                                                              "mamba_hidden_act", "mlp_hidden_act",  "expand"};
+// ERNIE-4.5: its MoE's training capacity and gate kind, the bias-corrected routing, a bias on the
+// tied head (one per vocabulary entry, under 0.001 % of the model), and kernel switches.
+constexpr std::array<std::string_view, 9> kErnieHarmless = {
+    "moe_capacity", "moe_gate", "moe_use_aux_free", "weight_share_add_bias", "use_rmsnorm",
+    "fuse_rms_norm", "use_flash_attention", "compression_ratio", "moe_gate_act"};
+// SmolLM3: which layers skip RoPE (positions are not priced).
+constexpr std::array<std::string_view, 2> kSmolLm3Harmless = {"no_rope_layers", "no_rope_layer_interval"};
+// Qwen3.5: the MTP module's own embeddings (it is not priced), and multimodal RoPE.
+constexpr std::array<std::string_view, 2> kQwen35Harmless = {"mtp_use_dedicated_embeddings", "mrope_section"};
+// Gemma 4: the logit soft-cap and which tokens attend both ways (the image's, for vision).
+constexpr std::array<std::string_view, 1> kGemma4Harmless = {"vocab_size_per_layer_input"};
+// Wrappers of 2026: how images, video and audio become tokens.
+constexpr std::array<std::string_view, 12> kWrapper26Harmless = {
+    "vision_config", "audio_config", "vision_soft_tokens_per_image", "mm_tokens_per_image", "spatial_merge_size",
+    "image_seq_length", "projector_hidden_act", "multimodal_projector_bias", "vision_feature_layer",
+    "vision_feature_select_strategy", "downsample_ratio", "audio_soft_tokens_per_image"};
 // MiniMax-M2: residual scales per sublayer.
 constexpr std::array<std::string_view, 4> kMiniMaxHarmless = {"layernorm_full_attention_beta",
                                                               "layernorm_linear_attention_beta", "layernorm_mlp_beta",
@@ -111,6 +140,49 @@ constexpr std::array kFamilies = {
              .qk_norm = HfQkNorm::always,
              .attention_gate = true,
              .defaults = kQwen3NextDefaults},
+    HfFamily{.architecture = "Qwen3_5ForCausalLM",
+             .model_type = "qwen3_5_text",
+             .layers = HfLayers::qwen3_next,
+             .qk_norm = HfQkNorm::always,
+             .attention_gate = true,
+             .gate_key = "attn_output_gate",
+             .defaults = kQwen35Defaults,
+             .harmless = kQwen35Harmless},
+    HfFamily{.architecture = "Qwen3_5MoeForCausalLM",
+             .model_type = "qwen3_5_moe_text",
+             .moe = HfMoe::qwen,
+             .layers = HfLayers::qwen3_next,
+             .qk_norm = HfQkNorm::always,
+             .attention_gate = true,
+             .gate_key = "attn_output_gate",
+             .defaults = kQwen35Defaults,
+             .harmless = kQwen35Harmless},
+    HfFamily{.architecture = "Qwen3_5ForConditionalGeneration",
+             .model_type = "qwen3_5",
+             .text_model_type = "qwen3_5_text",
+             .harmless = kWrapper26Harmless},
+    HfFamily{.architecture = "Qwen3_5MoeForConditionalGeneration",
+             .model_type = "qwen3_5_moe",
+             .text_model_type = "qwen3_5_moe_text",
+             .harmless = kWrapper26Harmless},
+    HfFamily{.architecture = "Qwen3VLTextModel",
+             .model_type = "qwen3_vl_text",
+             .layers = HfLayers::qwen,
+             .qk_norm = HfQkNorm::always},
+    HfFamily{.architecture = "Qwen3VLMoeTextModel",
+             .model_type = "qwen3_vl_moe_text",
+             .moe = HfMoe::qwen,
+             .layers = HfLayers::qwen,
+             .qk_norm = HfQkNorm::always,
+             .defaults = kQwenMoeDefaults},
+    HfFamily{.architecture = "Qwen3VLForConditionalGeneration",
+             .model_type = "qwen3_vl",
+             .text_model_type = "qwen3_vl_text",
+             .harmless = kWrapper26Harmless},
+    HfFamily{.architecture = "Qwen3VLMoeForConditionalGeneration",
+             .model_type = "qwen3_vl_moe",
+             .text_model_type = "qwen3_vl_moe_text",
+             .harmless = kWrapper26Harmless},
     HfFamily{.architecture = "GemmaForCausalLM", .model_type = "gemma", .tied = true},
     HfFamily{.architecture = "Gemma2ForCausalLM",
              .model_type = "gemma2",
@@ -127,6 +199,19 @@ constexpr std::array kFamilies = {
              .model_type = "gemma3",
              .text_model_type = "gemma3_text",
              .harmless = kWrapperHarmless},
+    HfFamily{.architecture = "Gemma4ForCausalLM",
+             .model_type = "gemma4_text",
+             .moe = HfMoe::gemma4,
+             .layers = HfLayers::gemma3,
+             .qk_norm = HfQkNorm::always,
+             .tied = true,
+             .global_attention = true,
+             .defaults = kGemma4Defaults,
+             .harmless = kGemma4Harmless},
+    HfFamily{.architecture = "Gemma4ForConditionalGeneration",
+             .model_type = "gemma4",
+             .text_model_type = "gemma4_text",
+             .harmless = kWrapper26Harmless},
     HfFamily{.architecture = "Phi3ForCausalLM", .model_type = "phi3", .layers = HfLayers::sliding_when_set},
     HfFamily{.architecture = "GPT2LMHeadModel",
              .model_type = "gpt2",
@@ -142,6 +227,20 @@ constexpr std::array kFamilies = {
              .moe = HfMoe::deepseek,
              .latent = true,
              .sparse = true},
+    HfFamily{.architecture = "GlmMoeDsaForCausalLM",
+             .model_type = "glm_moe_dsa",
+             .moe = HfMoe::deepseek,
+             .latent = true,
+             .sparse = true,
+             .defaults = kGlmDsaDefaults},
+    HfFamily{.architecture = "Ernie4_5ForCausalLM", .model_type = "ernie4_5", .harmless = kErnieHarmless},
+    HfFamily{.architecture = "Ernie4_5_MoeForCausalLM",
+             .model_type = "ernie4_5_moe",
+             .moe = HfMoe::ernie,
+             .defaults = kErnieDefaults,
+             .harmless = kErnieHarmless},
+    HfFamily{.architecture = "SmolLM3ForCausalLM", .model_type = "smollm3", .tied = true, .harmless = kSmolLm3Harmless},
+    HfFamily{.architecture = "Step3p7FlashForCausalLM", .model_type = "step3p7", .moe = HfMoe::step},
     HfFamily{.architecture = "Glm4MoeForCausalLM",
              .model_type = "glm4_moe",
              .moe = HfMoe::deepseek,

@@ -16,7 +16,7 @@ namespace roofline::io {
 enum class HfShape { decoder, gpt2, mamba, mamba2, nemotron_h };
 
 // How a family names its experts (see hf_ffn.cpp).
-enum class HfMoe { none, mixtral, qwen, deepseek, llama4, gpt_oss, minimax };
+enum class HfMoe { none, mixtral, qwen, deepseek, llama4, gpt_oss, minimax, ernie, step, gemma4 };
 
 // How a family says which layers attend how (see hf_layer_kinds.cpp). full: every layer (a
 // `layer_types` list, where a config has one, is read in every family); sliding_when_set: every
@@ -43,6 +43,10 @@ struct HfFamily {
   bool sparse = false;           // DeepSeek-V3.2's indexer
   bool sinks = false;            // a learned sink per head (gpt-oss)
   bool attention_gate = false;   // Q also projects an output gate (Qwen3-Next)
+  std::string_view gate_key = {};  // the field that turns the gate on or off (Qwen3.5's attn_output_gate)
+  // Full-attention layers of their own shape: global_head_dim, num_global_key_value_heads and
+  // attention_k_eq_v (Gemma 4).
+  bool global_attention = false;
   // A multimodal wrapper: its decoder is read from `text_config`, of this model_type unless the
   // text config names its own.
   std::string_view text_model_type = {};

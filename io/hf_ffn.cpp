@@ -81,6 +81,22 @@ std::vector<bool> qwen_moe_layers(const HfFields& c, int layers) {
 }
 
 std::vector<bool> deepseek_moe_layers(const HfFields& c, int layers) {
+  // GLM-5 may list each layer's kind (transformers' GlmMoeDsaConfig.mlp_layer_types).
+  if (c.given("mlp_layer_types")) {
+    const std::vector<std::string> kinds = c.words("mlp_layer_types");
+    if (std::cmp_not_equal(kinds.size(), layers)) {
+      c.fail("mlp_layer_types", fmt::format("{} entries for {} layers", kinds.size(), layers));
+    }
+    std::vector<bool> is_moe;
+    for (std::size_t i = 0; i < kinds.size(); ++i) {
+      if (kinds[i] != "dense" && kinds[i] != "sparse") {
+        c.fail("mlp_layer_types", fmt::format("mlp_layer_types[{}] \"{}\" is neither dense nor sparse", i, kinds[i]));
+      }
+      is_moe.push_back(kinds[i] == "sparse");
+    }
+    c.use({"first_k_dense_replace", "moe_layer_freq"});
+    return is_moe;
+  }
   // DeepSeek, GLM-4.5: dense for the first first_k_dense_replace layers, then every
   // moe_layer_freq-th layer sparse (transformers' DeepseekV3DecoderLayer).
   const long first = c.given("first_k_dense_replace") ? c.number_in("first_k_dense_replace", {0, 100'000}) : 0;
@@ -102,6 +118,43 @@ std::vector<bool> llama4_moe_layers(const HfFields& c, int layers) {
     is_moe.push_back(given ? std::find(listed.begin(), listed.end(), i) != listed.end() : (i + 1) % step == 0);
   }
   return is_moe;
+}
+
+// ERNIE-4.5: layer i is MoE when it lies in [moe_layer_start_index, moe_layer_end_index] (-1 or
+// absent: the last layer) and (i + 1) is a multiple of moe_layer_interval (Ernie4_5_MoeDecoderLayer).
+std::vector<bool> ernie_moe_layers(const HfFields& c, int layers) {
+  const long start = c.number_in("moe_layer_start_index", {0, 100'000});
+  const long step = c.number_in("moe_layer_interval", kStep);
+  long end = layers - 1;
+  if (c.given("moe_layer_end_index") && c.text("moe_layer_end_index") != "-1") {
+    end = c.number_in("moe_layer_end_index", {0, 100'000});
+  }
+  c.use("moe_layer_end_index");
+  std::vector<bool> is_moe;
+  for (int i = 0; i < layers; ++i) is_moe.push_back(i >= start && i <= end && (i + 1) % step == 0);
+  return is_moe;
+}
+
+// Gemma 4's MoE layers keep their dense MLP beside the experts, summed (Gemma4TextDecoderLayer with
+// enable_moe_block): a shared path as wide as intermediate_size, priced as that many experts' width.
+void gemma4_ffn(const HfFields& c, Architecture& a) {
+  if (c.flag("use_double_wide_mlp", false)) {
+    c.refuse("use_double_wide_mlp", "Gemma 4's doubled MLP on its KV-sharing layers is not modelled");
+  }
+  c.require({"intermediate_size"});
+  if (!c.flag("enable_moe_block", false)) {
+    a.ffn = c.count("intermediate_size", "ffn");
+    c.use({"num_experts", "top_k_experts", "moe_intermediate_size"});
+    return;
+  }
+  a.moe = experts(c, "num_experts", "top_k_experts", "moe_intermediate_size");
+  const long dense = c.count("intermediate_size", "ffn");
+  if (dense % a.moe->ffn != 0) {
+    c.refuse("intermediate_size", fmt::format("the dense MLP beside the experts ({}) is not a whole number of "
+                                              "experts of width {}: rooflineplan prices it as shared experts",
+                                              dense, a.moe->ffn));
+  }
+  a.moe->shared_experts = static_cast<int>(dense / a.moe->ffn);
 }
 
 }  // namespace
@@ -135,6 +188,23 @@ void read_ffn(const HfFields& c, const HfFamily& f, Architecture& a) {
       a.moe->shared_experts = c.given("n_shared_experts") ? c.small_count("n_shared_experts", "moe.shared_experts") : 0;
       c.use("n_shared_experts");
       set_moe_layers(c, a, deepseek_moe_layers(c, a.layers), "intermediate_size");
+      return;
+    case HfMoe::ernie:
+      a.moe = experts(c, "moe_num_experts", "moe_k", "moe_intermediate_size");
+      a.moe->shared_experts =
+          c.given("moe_num_shared_experts") ? c.small_count("moe_num_shared_experts", "moe.shared_experts") : 0;
+      c.use("moe_num_shared_experts");
+      set_moe_layers(c, a, ernie_moe_layers(c, a.layers), "intermediate_size");
+      return;
+    case HfMoe::step:
+      // Step-3.x: DeepSeek's layering under its own names; a shared expert share_expert_dim wide.
+      a.moe = experts(c, "num_experts", "num_experts_per_tok", "moe_intermediate_size");
+      a.moe->shared_experts = shared_of_width(c, "share_expert_dim", a.moe->ffn);
+      c.use("n_shared_experts");  // 1: the one share_expert_dim wide, priced as that many experts' width
+      set_moe_layers(c, a, deepseek_moe_layers(c, a.layers), "intermediate_size");
+      return;
+    case HfMoe::gemma4:
+      gemma4_ffn(c, a);
       return;
     case HfMoe::llama4:
       // One shared expert as wide as a routed one (Llama4TextMoe), and dense layers of their own width.

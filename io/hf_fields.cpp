@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "io/input_error.hpp"
 #include "io/schema.hpp"
 
 namespace roofline::io {
@@ -193,7 +194,9 @@ HfFields HfFields::child(std::string_view key, std::string what, std::span<const
   const YAML::Node v = node(key);
   if (!v.IsDefined() || v.IsNull()) r_.missing(key);
   if (!v.IsMap()) fail(key, "must be a mapping of `key: value`");
-  return HfFields(*doc_, v, r_.field(key) + ".", std::move(what), defaults);
+  HfFields out(*doc_, v, r_.field(key) + ".", std::move(what), defaults);
+  out.refusals_ = refusals_;
+  return out;
 }
 
 std::vector<std::string> HfFields::keys() const { return r_.keys(); }
@@ -217,14 +220,29 @@ void HfFields::refuse_unread(std::span<const std::string_view> family_harmless) 
     if (std::find(read_.begin(), read_.end(), key) != read_.end()) continue;
     if (empty_value(entry.second) || harmless(key, family_harmless)) continue;
     const auto word = shape_word(key);
-    fail(key,
-         fmt::format(
-             "not a field rooflineplan reads in {} configs{}; rather than price the model without it, "
-             "the config is refused: describe the model in rooflineplan's YAML, or remove the field from "
-             "a copy of the config if it changes neither the architecture nor the weights",
-             what_,
-             word ? fmt::format(", and its name (`{}`) says it may change the architecture or its size", *word) : ""));
+    refuse(key, fmt::format("not a field rooflineplan reads in {} configs{}", what_,
+                            word ? fmt::format(", and its name (`{}`) says it may change the architecture or its size",
+                                               *word)
+                                 : ""));
   }
+}
+
+void HfFields::refuse(std::string_view key, std::string_view why) const {
+  mark(key);
+  refusals_->push_back(r_.error(key, why));
+}
+
+void HfFields::throw_refusals() const {
+  const std::vector<std::string>& all = *refusals_;
+  if (all.empty()) return;
+  const std::string_view advice =
+      "rather than price the model without what it cannot read, rooflineplan refuses the config: describe the "
+      "model in rooflineplan's YAML, or remove a field from a copy of the config if it changes neither the "
+      "architecture nor the weights";
+  if (all.size() == 1) throw InputError(fmt::format("{}; {}", all.front(), advice));
+  std::string message = fmt::format("{}\n  and {} more fields it cannot price:", all.front(), all.size() - 1);
+  for (std::size_t i = 1; i < all.size(); ++i) message += "\n  " + all[i];
+  throw InputError(fmt::format("{}\n  {}", message, advice));
 }
 
 bool HfFields::fail_at_origin(std::string_view field, std::string_view message) const {

@@ -5,6 +5,7 @@
 // A field the config leaves out takes its transformers default where the family table gives one.
 #include <yaml-cpp/yaml.h>
 
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -62,10 +63,16 @@ class HfFields {
   // Every field the family needs, checked at once so that the error lists all that are missing.
   void require(std::initializer_list<std::string_view> keys) const;
 
-  // Refuses the first field neither read nor harmless: on the list of fields known not to change
+  // Refuses every field neither read nor harmless: on the list of fields known not to change
   // the architecture, the weights or the cache (kHarmlessFields in hf_fields.cpp), or on the
-  // family's own list, or without a value (null, [] or {}).
+  // family's own list, or without a value (null, [] or {}). Recorded, as refuse() does.
   void refuse_unread(std::span<const std::string_view> family_harmless) const;
+
+  // Records a field whose value the reader cannot price, and goes on reading, so that one error
+  // names every such field of the config (this mapping's, its parent's and its children's).
+  void refuse(std::string_view key, std::string_view why) const;
+  // Throws the refusals recorded so far as one error, the first at its position, if any.
+  void throw_refusals() const;
 
   // Points at the config field a model field was read from (`sliding_window`, `moe.top_k`), for
   // the spec's rules, which name rooflineplan's fields. False where none of this mapping's was.
@@ -86,6 +93,8 @@ class HfFields {
   std::span<const HfDefault> defaults_;
   mutable std::vector<std::string> read_;
   mutable std::vector<std::pair<std::string, std::string>> origins_;  // model field, config key
+  // Shared with the mappings read from this one (child()), so the config's refusals meet in one list.
+  std::shared_ptr<std::vector<std::string>> refusals_ = std::make_shared<std::vector<std::string>>();
 };
 
 // The range a model field is held to: the model schema's (io/model_schema.cpp), so that a config

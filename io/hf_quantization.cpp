@@ -72,6 +72,11 @@ Covered covered_by(std::string_view pattern, int layers) {
     return {Covered::part};                                 // one layer of many
   }
   const std::string& last = parts.back();
+  // Small tensors a quantizer leaves alone anyway (MiniMax-M2's router correction bias, norms,
+  // biases, Mamba's decays): priced in 16 bits whatever the list says.
+  if (last.ends_with("bias") || last.find("norm") != std::string::npos || last == "A_log" || last == "D") {
+    return {Covered::nothing};
+  }
   if (last == "lm_head") return {Covered::some, only({TensorClass::lm_head})};
   if (named({"embed_tokens", "wte", "word_embeddings", "tok_embeddings"})) {
     return {Covered::some, only({TensorClass::embedding})};

@@ -13,6 +13,8 @@ namespace roofline::io {
 // hf_attention.cpp: heads, K/V heads, head width, biases, Q/K norms, sinks, the output gate,
 // latent attention and DeepSeek-V3.2's indexer. `head_dim_key`: the family's name for the width.
 void read_attention(const HfFields& c, const HfFamily& f, Architecture& a, std::string_view head_dim_key = "head_dim");
+// The full-attention layers' own shape (Gemma 4), once the layer kinds are known.
+void read_global_attention(const HfFields& c, const HfFamily& f, Architecture& a);
 
 // hf_layer_kinds.cpp: which layers attend fully, in a sliding window or a chunk, or recurrently,
 // and the window, chunk and recurrent layer they use.
@@ -26,6 +28,14 @@ void read_ffn(const HfFields& c, const HfFamily& f, Architecture& a);
 void read_mamba(const HfFields& c, const HfFamily& f, Architecture& a);
 void read_nemotron_h(const HfFields& c, const HfFamily& f, Architecture& a);
 [[nodiscard]] Recurrent read_gated_deltanet(const HfFields& c);
+
+// hf_towers.cpp: the vision and audio encoders a wrapper ships, for their weights. `unpriced`: a
+// tower's config does not give its dimensions.
+struct Towers {
+  double params = 0;
+  bool unpriced = false;
+};
+[[nodiscard]] Towers read_towers(const HfFields& top, double text_hidden);
 
 // hf_quantization.cpp: `quantization_config` as the formats each tensor class is stored in.
 [[nodiscard]] std::optional<Quantization> read_quantization(const HfFields& q, const Architecture& a);

@@ -115,7 +115,8 @@ void read_nemotron_h(const HfFields& c, const HfFamily& f, Architecture& a) {
     }
   }
   const auto has = [](const auto& list, auto kind) { return std::find(list.begin(), list.end(), kind) != list.end(); };
-  read_attention(c, f, a, "attention_head_dim");
+  // Nemotron-H names the head width attention_head_dim; Nemotron 3 head_dim.
+  read_attention(c, f, a, c.given("attention_head_dim") || !c.given("head_dim") ? "attention_head_dim" : "head_dim");
   refuse_bias(c, "use_bias", "the Mamba-2 projections");
   refuse_bias(c, "mamba_proj_bias", "the Mamba-2 projections");
   if (has(mixers, Mixer::ssm)) {
@@ -125,11 +126,15 @@ void read_nemotron_h(const HfFields& c, const HfFamily& f, Architecture& a) {
   if (has(ffns, FfnKind::dense)) {
     c.require({"intermediate_size"});
     a.ffn = c.count("intermediate_size", "ffn");
+  } else {
+    c.use("intermediate_size");  // the width of dense layers the pattern has none of (Nemotron 3)
   }
   if (has(ffns, FfnKind::moe)) {
     c.require({"n_routed_experts", "num_experts_per_tok", "moe_intermediate_size"});
     a.moe = MoeSpec{c.small_count("n_routed_experts", "moe.experts"), c.small_count("num_experts_per_tok", "moe.top_k"),
                     c.count("moe_intermediate_size", "moe.ffn")};
+    // Nemotron 3 also says how many shared experts that width makes (1): the width is what is priced.
+    c.use("n_shared_experts");
     a.moe->shared_experts =
         c.given("moe_shared_expert_intermediate_size")
             ? static_cast<int>(c.count("moe_shared_expert_intermediate_size", "moe.ffn") / a.moe->ffn)

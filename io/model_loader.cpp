@@ -35,6 +35,7 @@ ModelSpec read_model(const YamlDocument& doc) {
   // The spec's own rules name the field as written (`moe.top_k`): point at it.
   if (const auto e = validate(m)) MapReader(doc, doc.root, "", {}).fail_at(e->field, e->message);
   if (m.architecture && m.architecture->mtp_modules > 0) m.assumptions.push_back(Assumption::mtp_not_modelled);
+  if (m.architecture && m.architecture->tower_params > 0) m.assumptions.push_back(Assumption::towers_in_memory);
   return m;
 }
 

@@ -35,6 +35,10 @@ struct InSparse {
   using Spec = ModelSpec;
   static auto& of(auto& m) { return *m.architecture->sparse; }
 };
+struct InFullAttention {
+  using Spec = ModelSpec;
+  static auto& of(auto& m) { return *m.architecture->full_attention; }
+};
 
 // A choice is stored as its word's index: the words follow the enums' order.
 static_assert(static_cast<int>(FfnType::gated) == 0 && static_cast<int>(FfnType::plain) == 1);
@@ -72,6 +76,7 @@ constexpr Range kExpertsOrNone{0, 10'000'000};
 constexpr Range kTokens{1, 1'000'000'000};
 constexpr Range kTokensOrNone{0, 1'000'000'000};
 constexpr Range kParams{1, 1e15};
+constexpr Range kTowerParams{0, 1e15};
 constexpr Range kPattern{1, 100'000};  // a kind per layer at most
 
 bool has_attention(const Architecture& a) { return a.attention_layers() > 0; }
@@ -196,6 +201,15 @@ const Schema<ModelSpec>& model_schema() {
       F{"index_dim", Kind::count, Need::required, "the indexer's head width (one such key is cached per token)",
         member<InSparse, &SparseAttention::index_dim>(), kWidth},
   };
+  static const std::array full_attention = {
+      F{"kv_heads", Kind::small_count, Need::required, "the full layers' K/V heads",
+        member<InFullAttention, &FullAttention::kv_heads>(), kHeads},
+      F{"head_dim", Kind::count, Need::required, "the full layers' per-head width",
+        member<InFullAttention, &FullAttention::head_dim>(), kWidth},
+      F{.key = "shared_kv", .kind = Kind::boolean, .need = Need::optional,
+        .doc = "one projection gives K and V (Gemma 4's attention_k_eq_v): one matrix, both cached",
+        .access = member<InFullAttention, &FullAttention::shared_kv>(), .fallback = false},
+  };
   static const std::array architecture = {
       F{"layers", Kind::small_count, Need::required, "transformer blocks",
         member<InArchitecture, &Architecture::layers>(), kLayers},
@@ -269,6 +283,16 @@ const Schema<ModelSpec>& model_schema() {
         .doc = "DeepSeek-V3.2 sparse attention: an indexer picks `top_k` cached tokens for each query",
         .fields = sparse, .present = [](const ModelSpec& m) { return m.architecture->sparse.has_value(); },
         .create = [](ModelSpec& m) { m.architecture->sparse.emplace(); }, .flow = true},
+      F{.key = "full_attention", .kind = Kind::section, .need = Need::optional,
+        .doc = "the full-attention layers' own K/V heads and head width, where they differ from the sliding "
+               "layers' (Gemma 4)",
+        .fields = full_attention,
+        .present = [](const ModelSpec& m) { return m.architecture->full_attention.has_value(); },
+        .create = [](ModelSpec& m) { m.architecture->full_attention.emplace(); }, .flow = true},
+      F{.key = "tower_params", .kind = Kind::number, .need = Need::optional,
+        .doc = "weights of the vision and audio encoders a multimodal checkpoint ships: held in memory in 16 bits, "
+               "never run (image and audio tokens are not priced)",
+        .access = member<InArchitecture, &Architecture::tower_params>(), .range = kTowerParams, .fallback = 0.0},
       F{.key = "mtp_modules", .kind = Kind::small_count, .need = Need::optional,
         .doc = "multi-token-prediction modules shipped beside the model (DeepSeek-V3: 1), not priced in its "
                "weights; `--speculative K:ACCEPT:mtp` drafts with them",

@@ -227,10 +227,12 @@ std::string MapReader::where(const YAML::Mark& mark) const {
 }
 
 // An empty value (`params:`) has its mark on the next line: the key is where the user looks.
-void MapReader::fail(std::string_view key, std::string_view message) const {
+void MapReader::fail(std::string_view key, std::string_view message) const { throw InputError(error(key, message)); }
+
+std::string MapReader::error(std::string_view key, std::string_view message) const {
   const YAML::Node v = std::as_const(node_)[std::string(key)];
   const YAML::Mark mark = !v.IsDefined() ? node_.Mark() : v.IsNull() ? key_mark(key) : v.Mark();
-  throw InputError(fmt::format("{}: {}: {}", where(mark), field(key), message));
+  return fmt::format("{}: {}: {}", where(mark), field(key), message);
 }
 
 YAML::Mark MapReader::key_mark(std::string_view key) const {

@@ -70,6 +70,8 @@ class MapReader {
   [[nodiscard]] std::vector<std::string> keys() const;
 
   [[noreturn]] void fail(std::string_view key, std::string_view message) const;
+  // The error fail() throws, as text: "file:line:column: field: message".
+  [[nodiscard]] std::string error(std::string_view key, std::string_view message) const;
   [[noreturn]] void fail_here(std::string_view message) const;
   [[noreturn]] void missing(std::string_view key) const;
   // A dotted field ("moe.top_k", as the spec's rules name them): points into the mapping holding it.

@@ -39,7 +39,7 @@ std::vector<Warning> warnings_for(const Report& r) {
 // What the replica's GPUs hold, from one GPU of a stage holding all the layers at its widths: tp
 // such GPUs hold everything. A stage of a pipeline holds ⌈layers / pp⌉ layers; the fullest is
 // counted as that many of the heaviest kind (mixer and FFN), beside the larger of the embedding
-// (the first stage's) and the head (the last's).
+// with any encoder towers (the first stage's) and the head (the last's).
 // `one_gpu`: what `shard` weighs (the whole model's weights when it describes one GPU of tp 1).
 WeightPlacement place_weights(const LayerStack& shard, const WeightBytes& one_gpu, const WeightPricing& pricing,
                               const Workload& w) {
@@ -50,7 +50,7 @@ WeightPlacement place_weights(const LayerStack& shard, const WeightBytes& one_gp
   Bytes mixer, ffn, input;
   double mixer_layers = 0, ffn_layers = 0;
   const auto one_layer = [&](const Block& b) {
-    LayerStack alone{{b}, shard.hidden, shard.tp, shard.data_parallel};
+    LayerStack alone{{b}, shard.hidden, shard.tp, shard.data_parallel, 0};
     alone.blocks.front().layers = 1;
     return weigh(alone, pricing).bytes.total();
   };
@@ -64,7 +64,9 @@ WeightPlacement place_weights(const LayerStack& shard, const WeightBytes& one_gp
     (is_mixer ? mixer_layers : ffn_layers) += b.layers;
   }
   const double stage_layers = std::ceil(std::max(mixer_layers, ffn_layers) / static_cast<double>(w.pp));
-  const Bytes ends = std::max(one_gpu.of(TensorClass::embedding) + input, one_gpu.of(TensorClass::lm_head));
+  // The towers feed the first stage's embedding.
+  const Bytes ends =
+      std::max(one_gpu.of(TensorClass::embedding) + input + one_gpu.towers, one_gpu.of(TensorClass::lm_head));
   return {all, std::min(one_gpu.total(), (mixer + ffn) * stage_layers + ends)};
 }
 
@@ -154,7 +156,7 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
   r.decode.tokens_per_s = static_cast<double>(workload.batch) / r.decode.step.time.value();
   r.decode.expected_tokens_per_s = static_cast<double>(workload.batch) / r.decode.step.expected.time.value();
   r.decode.weight_read_time = r.decode.step.weight_bytes / c.bandwidth;
-  r.critical_batch = critical_batch(params, stored.total(), one_sequence, c);
+  r.critical_batch = critical_batch(params, stored.run(), one_sequence, c);
   r.memory = memory_ledger(placed, split ? &*split : whole ? &*whole : nullptr, gpu, workload);
   r.warnings = warnings_for(r);
   return r;

@@ -56,13 +56,19 @@ void qk_norms(Block& b, const Shard& s, const Architecture& a, double q, double 
 
 // Grouped-query attention: Q, K and V projected, K and V written straight into the cache.
 // With an output gate (Qwen3-Next), Q projects a gate of its own width beside the queries.
-void grouped_attention(Block& b, const Shard& s, const Architecture& a, const Sight& sight) {
+// With shared K/V (Gemma 4's global layers) one projection gives both, and the cache keeps the two.
+void grouped_attention(Block& b, const Shard& s, const Architecture& a, const Sight& sight, bool shared_kv) {
   const double q = s.heads * s.head_dim, kv = s.kv_heads * s.head_dim;
   const double bias = a.qkv_bias() ? 1.0 : 0.0;
   const double gate = a.attention_gate ? 2.0 : 1.0;
   add(b, LinearStep{.name = "q_proj", .in = s.hidden, .out = gate * q, .bias = bias * gate * q});
-  add(b, LinearStep{.name = "k_proj", .in = s.hidden, .out = kv, .bias = bias * kv, .to_cache = true, .joins_previous = true});
-  add(b, LinearStep{.name = "v_proj", .in = s.hidden, .out = kv, .bias = bias * kv, .to_cache = true, .joins_previous = true});
+  if (shared_kv) {
+    add(b, LinearStep{.name = "kv_proj", .in = s.hidden, .out = kv, .bias = bias * kv, .to_cache = true,
+                      .cache_outputs = 2, .joins_previous = true});
+  } else {
+    add(b, LinearStep{.name = "k_proj", .in = s.hidden, .out = kv, .bias = bias * kv, .to_cache = true, .joins_previous = true});
+    add(b, LinearStep{.name = "v_proj", .in = s.hidden, .out = kv, .bias = bias * kv, .to_cache = true, .joins_previous = true});
+  }
   qk_norms(b, s, a, q, kv);
   add(b, AttentionStep{.heads = s.heads, .qk_dim = s.head_dim, .v_dim = s.head_dim, .k_width = kv, .v_width = kv,
                        .window = sight.window, .chunk = sight.chunk, .params = a.attention_sinks ? s.heads : 0.0});
@@ -203,9 +209,18 @@ void mixer_block(LayerStack& stack, const Architecture& a, const Shard& s, Mixer
   if (kind == Mixer::sliding) b.window = sight.window = static_cast<double>(a.sliding_window);
   if (kind == Mixer::chunked) b.chunk = sight.chunk = static_cast<double>(a.attention_chunk);
   if (a.sparse) sight.top_k = static_cast<double>(a.sparse->top_k);
-  if (kind == Mixer::linear || kind == Mixer::ssm) recurrent_layer(b, s, *a.recurrent);
-  else if (a.mla) latent_attention(b, s, a, sight);
-  else grouped_attention(b, s, a, sight);
+  if (kind == Mixer::linear || kind == Mixer::ssm) {
+    recurrent_layer(b, s, *a.recurrent);
+  } else if (a.mla) {
+    latent_attention(b, s, a, sight);
+  } else if (kind == Mixer::full && a.full_attention) {
+    Shard full = s;  // the full layers' own heads, replicated below one a GPU as the others'
+    full.head_dim = static_cast<double>(a.full_attention->head_dim);
+    full.kv_heads = std::max(1.0, a.full_attention->kv_heads / s.tp);
+    grouped_attention(b, full, a, sight, a.full_attention->shared_kv);
+  } else {
+    grouped_attention(b, s, a, sight, false);
+  }
   if (s.tp > 1) add(b, CollectiveStep{"allreduce_attn", Collective::all_reduce, s.hidden, 1, static_cast<int>(s.tp)});
   own_rows(b, 0, dp);
   stack.blocks.push_back(std::move(b));
@@ -289,6 +304,7 @@ LayerStack describe_layers(const Architecture& a, const Sharding& sh) {
   stack.hidden = s.hidden;
   stack.tp = sh.tp;
   stack.data_parallel = dp ? sh.tp : 1;
+  stack.tower_params = a.tower_params / s.tp;
 
   Block embedding = block(1);
   const double tables = a.position_embeddings > 0 ? 2 : 1;

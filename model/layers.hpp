@@ -37,6 +37,7 @@ struct LinearStep {
   double bias = 0;            // bias elements on this GPU, stored in the activation format
   WeightClass weights = WeightClass::attention;
   bool to_cache = false;      // the output is written into the KV cache, in the cache's format
+  double cache_outputs = 1;   // to_cache: tensors the cache keeps of the output (2: K and V from one projection)
   bool last_token = false;    // run on each sequence's last token only (the LM head)
   bool counted = true;        // false: the weights are another step's (an LM head tied to the embedding)
   bool routed = false;        // experts: each token picks `picks` of the `pool`, of which this GPU holds `copies`
@@ -153,6 +154,7 @@ struct LayerStack {
   double hidden = 0;          // the residual stream's width (never split)
   int tp = 1;                 // the group whose one GPU this describes
   int data_parallel = 1;      // GPUs the `Rows::own` steps split the sequences over (1: none)
+  double tower_params = 0;    // encoder weights this GPU holds and never runs (Architecture::tower_params / tp)
   // GPUs holding some of each sequence's cache: tp (each caches its heads, or a replica), or 1
   // when each GPU caches only its own sequences (data-parallel attention).
   [[nodiscard]] int cache_holders() const { return data_parallel > 1 ? 1 : tp; }

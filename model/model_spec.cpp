@@ -112,6 +112,24 @@ std::optional<SpecError> validate_kinds(const Architecture& a) {
   return std::nullopt;
 }
 
+// The full layers' own shape (Gemma 4): grouped-query attention of the same query heads.
+std::optional<SpecError> validate_full_attention(const Architecture& a) {
+  if (!a.full_attention) return std::nullopt;
+  const FullAttention& f = *a.full_attention;
+  if (a.mla) return SpecError{"full_attention", "the full layers' own shape is modelled without latent attention (mla)"};
+  if (a.mixer_counts()[static_cast<int>(Mixer::full)] == 0) {
+    return SpecError{"full_attention", "no layer attends fully (mixer_pattern), so the full layers' shape is not used"};
+  }
+  if (auto e = positive("full_attention.kv_heads", f.kv_heads)) return e;
+  if (auto e = positive("full_attention.head_dim", static_cast<double>(f.head_dim))) return e;
+  if (f.head_dim > 1'000'000) return SpecError{"full_attention.head_dim", "must be at most 10^6"};
+  if (a.heads % f.kv_heads != 0) {
+    return SpecError{"full_attention.kv_heads",
+                     fmt::format("kv_heads {} does not divide heads {}", f.kv_heads, a.heads)};
+  }
+  return std::nullopt;
+}
+
 std::optional<SpecError> validate_architecture(const Architecture& a) {
   if (auto e = positive("layers", a.layers)) return e;
   if (auto e = positive("hidden", static_cast<double>(a.hidden))) return e;
@@ -160,6 +178,8 @@ std::optional<SpecError> validate_architecture(const Architecture& a) {
   if (attends && a.heads % a.kv_heads != 0) {
     return SpecError{"kv_heads", fmt::format("kv_heads {} does not divide heads {}", a.kv_heads, a.heads)};
   }
+  if (auto e = validate_full_attention(a)) return e;
+  if (!(a.tower_params >= 0 && a.tower_params <= 1e15)) return SpecError{"tower_params", "must be 0 to 10^15"};
   return validate_sizes(a);
 }
 

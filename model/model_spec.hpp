@@ -72,6 +72,16 @@ struct SparseAttention {
   long index_dim = 0;
 };
 
+// The full-attention layers' own shape, where a model whose other layers slide gives them one
+// (Gemma 4: 512-wide heads and 2 K/V heads on its global layers, 256 and 8 on its sliding ones).
+struct FullAttention {
+  int kv_heads = 0;
+  long head_dim = 0;
+  // One projection gives both K and V (Gemma 4's attention_k_eq_v): one matrix of weights, but K
+  // (normed, rotated) and V (normed) differ, so the cache keeps both.
+  bool shared_kv = false;
+};
+
 struct Architecture {
   int layers = 0;
   long hidden = 0;
@@ -102,6 +112,11 @@ struct Architecture {
   bool attention_gate = false;   // Q projects a sigmoid gate on the output too (Qwen3-Next): Q twice as wide
   std::optional<Recurrent> recurrent;
   std::optional<SparseAttention> sparse;
+  std::optional<FullAttention> full_attention;  // empty: full layers as the others
+  // Weights of encoders shipped in the checkpoint beside the decoder (a multimodal wrapper's vision
+  // and audio towers): held in memory in the activation format, never run. Image and audio tokens
+  // are not priced.
+  double tower_params = 0;
   // Multi-token-prediction modules shipped beside the stack (DeepSeek-V3's num_nextn_predict_layers,
   // arXiv 2412.19437 §2.2): each one block of the last layer's kind on the model's embedding and
   // head. Not in the model's weights or steps; they draft for `--speculative K:ACCEPT:mtp`.
@@ -130,10 +145,12 @@ struct Architecture {
 // every output beside the numbers it changes.
 enum class Assumption {
   dtype_bf16,          // a config without torch_dtype: priced in bf16, as serving engines load it
-  vision_not_modelled, // a multimodal wrapper: only its text decoder is priced
+  vision_not_modelled, // a multimodal wrapper whose tower configs give no dimensions: not priced at all
   mtp_not_modelled,    // multi-token-prediction layers shipped beside the model are not priced
+  towers_in_memory,    // a multimodal wrapper's towers: weights estimated from their configs and held, never run
+  state_in_kv_format,  // a recurrent state the checkpoint keeps in float32, priced in the KV format
 };
-inline constexpr int kAssumptionCount = 3;
+inline constexpr int kAssumptionCount = 5;
 
 struct ModelSpec {
   std::string name;

@@ -175,7 +175,7 @@ class StepPricer {
 
   void operator()(const LinearStep& l) const {
     const Precision& prec = w_.precision;
-    const double ob = l.to_cache ? bytes_per_element(prec.kv) : b_.activation_bytes();
+    const double ob = l.to_cache ? bytes_per_element(prec.kv) * l.cache_outputs : b_.activation_bytes();
     const double tokens = l.last_token ? p_.head_rows : p_.rows;
     const double copies = l.routed ? experts_touched(l.copies, l.picks, l.pool, tokens, routing_) : l.copies;
     b_.linear(l.name, tokens * l.rows_per_token, l.in, l.out, copies, l.bias, pricing_.matrices(l, copies), ob);

@@ -36,6 +36,7 @@ struct WeightWalk {
 
 template <class Sink>
 void walk_weights(const LayerStack& whole, Sink& sink) {
+  if (whole.tower_params > 0) sink.towers(whole.tower_params);
   for (const Block& block : whole.blocks) {
     const WeightWalk<Sink> walk{sink, block.layers};
     for (const PhasedStep& s : block.steps) {
@@ -75,6 +76,11 @@ struct WeightSink {
       b->by_class[static_cast<std::size_t>(TensorClass::embedding)] +=
           Bytes(pricing->table(g.width, g.rows / (g.tables * g.split), g.tables));
     }
+  }
+  // Encoders held in memory in the activation format, never run.
+  void towers(double elements) const {
+    p.towers += elements;
+    if (b) b->towers += Bytes(pricing->small(elements));
   }
   void small(double elements) const {
     p.small += elements;
@@ -137,7 +143,9 @@ WeightPricing::WeightPricing(const Precision& prec, const LayerStack& stack)
   }
 }
 
-Bytes WeightBytes::total() const {
+Bytes WeightBytes::total() const { return run() + towers; }
+
+Bytes WeightBytes::run() const {
   Bytes sum = small;
   for (const Bytes& b : by_class) sum += b;
   return sum;
@@ -177,7 +185,9 @@ CacheElements cache_elements(const LayerStack& stack, double tokens) {
   for (const Block& block : stack.blocks) {
     const double held = held_tokens(block, tokens);
     for (const PhasedStep& s : block.steps) {
-      if (const auto* l = std::get_if<LinearStep>(&s.step); l && l->to_cache) c.kv += block.layers * l->out * held;
+      if (const auto* l = std::get_if<LinearStep>(&s.step); l && l->to_cache) {
+        c.kv += block.layers * l->out * l->cache_outputs * held;
+      }
       if (const auto* r = std::get_if<RecurrentStep>(&s.step)) c.state += block.layers * (r->state + r->conv_state);
     }
   }

@@ -19,8 +19,10 @@ struct ParameterCount {
   double embedding = 0;      // input embedding table
   double lm_head = 0;        // 0 when tied to the embedding
   double small = 0;          // norms, biases, routers
+  double towers = 0;         // a multimodal checkpoint's vision and audio encoders: held, never run
 
-  [[nodiscard]] double total() const { return linear_total + embedding + lm_head + small; }
+  [[nodiscard]] double total() const { return linear_total + embedding + lm_head + small + towers; }
+  // What a text token runs through: the towers are not.
   [[nodiscard]] double active() const { return linear_active + embedding + lm_head + small; }
 };
 
@@ -66,8 +68,10 @@ class WeightPricing {
 struct WeightBytes {
   std::array<Bytes, kTensorClassCount> by_class{};
   Bytes small;  // norms, biases, routers, convolutions, decays, sink logits: in the activation format
+  Bytes towers;  // vision and audio encoders, in the activation format
   [[nodiscard]] Bytes of(TensorClass c) const { return by_class[static_cast<std::size_t>(c)]; }
-  [[nodiscard]] Bytes total() const;
+  [[nodiscard]] Bytes total() const;  // what memory holds
+  [[nodiscard]] Bytes run() const;    // what the decoder's passes read: all but the towers
 };
 
 // From the layers described at tp = 1 (std::invalid_argument for another tp).

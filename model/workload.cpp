@@ -106,9 +106,10 @@ std::optional<SpecError> validate_tp(const Workload& w, const ModelSpec& m, cons
     return SpecError{"tp", fmt::format("tp {} does not divide the {} attention heads", w.tp, a.heads)};
   }
   // K/V heads are split when there are enough of them, else each is replicated on tp / kv_heads GPUs.
-  if (a.kv_heads % w.tp != 0 && w.tp % a.kv_heads != 0) {
-    return SpecError{"tp", fmt::format("tp {} neither divides nor is a multiple of the {} kv heads", w.tp,
-                                       a.kv_heads)};
+  for (const int kv : {a.kv_heads, a.full_attention ? a.full_attention->kv_heads : a.kv_heads}) {
+    if (kv % w.tp != 0 && w.tp % kv != 0) {
+      return SpecError{"tp", fmt::format("tp {} neither divides nor is a multiple of the {} kv heads", w.tp, kv)};
+    }
   }
   return std::nullopt;
 }

@@ -26,7 +26,11 @@ constexpr Words kEnglish{
     {"the config gives no torch_dtype: the weights are priced in bf16, as serving engines load them",
      "multimodal model: only the text decoder is priced; the vision tower and its projector (weights, memory, image "
      "tokens) are not modelled",
-     "the model's multi-token-prediction layers are not priced (nor is speculative decoding with them)"}};
+     "the model's multi-token-prediction layers are not priced (nor is speculative decoding with them)",
+     "multimodal model: the vision and audio towers' weights are held in memory (estimated from their configs' "
+     "dimensions) but never run: their compute, and image or audio tokens in a prompt, are not priced",
+     "the checkpoint keeps its recurrent state in float32; it is priced in the KV cache's format (--kv), which may "
+     "be half of what an engine that follows the checkpoint holds"}};
 
 constexpr Words kChinese{"架构未知（只给了 `params`）：KV 缓存、注意力和激活均未建模；解码只读取权重",
                          "{tokens} 个 token 超过了模型的 max_context（{max}）",
@@ -37,7 +41,9 @@ constexpr Words kChinese{"架构未知（只给了 `params`）：KV 缓存、注
                          "负载需要超过 {most:g} 个副本",
                          {"配置未给出 torch_dtype：权重按 bf16 计价（与推理引擎的加载方式一致）",
                           "多模态模型：只计价文本解码器；视觉塔及其投影层（权重、显存、图像 token）均未建模",
-                          "模型附带的多 token 预测（MTP）层未计价（用它们做的投机解码也未建模）"}};
+                          "模型附带的多 token 预测（MTP）层未计价（用它们做的投机解码也未建模）",
+                          "多模态模型：视觉与音频塔的权重计入显存（按其配置的维度估算），但从不运行：其计算以及提示中的图像、音频 token 均未计价",
+                          "检查点以 float32 保存递归状态；此处按 KV 缓存的格式（--kv）计价，可能只有遵循检查点的引擎所占的一半"}};
 
 struct Wording {
   const Words& words;

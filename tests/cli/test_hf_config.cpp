@@ -176,7 +176,11 @@ TEST_CASE("convert: every 2025-26 config becomes YAML that reads back to the sam
   for (const std::string name : {"deepseek-v3", "deepseek-v3.2", "kimi-k2", "gemma-3-27b-it", "glm-4.7-flash",
                                  "gpt-oss-20b", "llama-3.2-1b",
                                  "llama-4-scout", "mamba-130m-subset", "mistral-small-3.1-24b", "nemotron-h-56b",
-                                 "phi-4", "qwen3-30b-a3b", "qwen3-32b-fp8", "qwen3-8b", "qwen3-next-80b-a3b"}) {
+                                 "phi-4", "qwen3-30b-a3b", "qwen3-32b-fp8", "qwen3-8b", "qwen3-next-80b-a3b",
+                                 "ernie-4.5-21b-a3b-subset", "gemma-4-26b-a4b", "glm-5-fp8-aic", "minimax-m2.5",
+                                 "nemotron-3-nano-30b-a3b", "qwen3-coder-480b-a35b",
+                                 "qwen3-vl-235b-a22b-thinking-aic", "qwen3.5-397b", "smollm3-3b-shape",
+                                 "step-3.7-flash-aic"}) {
     INFO(name);
     const auto r = test::run_cli({"convert", test::data_file("hf-configs/" + name + ".json")});
     REQUIRE(r.code == 0);

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "cli_runner.hpp"
+#include "io/input_error.hpp"
 #include "model/parameters.hpp"
 
 using namespace roofline;
@@ -38,7 +39,7 @@ TEST_CASE("HF fields: an unknown field without a shape word is refused too, and 
   // harmless list is refused; only the wording differs.
   CHECK_THROWS_WITH(llama_with(R"(, "frobnication": 3)"),
                     Catch::Contains("frobnication: not a field rooflineplan reads in LlamaForCausalLM configs; rather "
-                                    "than price the model without it"));
+                                    "than price the model without what it cannot read"));
   // JSON's null, an empty list or mapping say nothing: read as absent.
   CHECK_NOTHROW(llama_with(R"(, "frobnication": null, "moe_layers": [], "extra_config": {})"));
   // Fields on the harmless list, and its suffixes and prefixes (token ids, dropout, RoPE, outputs).
@@ -148,4 +149,63 @@ TEST_CASE("HF families: Gemma 3's period under the name later transformers write
   CHECK(read(head + R"("sliding_window_pattern": 2, "layer_types": ["full_attention", "sliding_attention",
 "sliding_attention", "sliding_attention"]})").architecture->mixer_pattern ==
         std::vector<Mixer>{Mixer::full, Mixer::sliding, Mixer::sliding, Mixer::sliding});
+}
+
+TEST_CASE("HF fields: one error lists every field the reader cannot price, each at its line and column") {
+  try {
+    (void)llama_with(R"(, "frobnication": 3, "mlp_bias": true, "num_experts": 8)");
+    FAIL("read a config it cannot price");
+  } catch (const io::InputError& e) {
+    const std::string what = e.what();
+    // What the reading refused comes first, then the fields it never read, one a line, each at its value.
+    CHECK_THAT(what, Catch::StartsWith("small.json:1:213: mlp_bias: biases on the FFN alone are not modelled"));
+    CHECK_THAT(what, Catch::Contains("and 2 more fields it cannot price:"));
+    CHECK_THAT(what, Catch::Contains("\n  small.json:1:198: frobnication: not a field rooflineplan reads"));
+    CHECK_THAT(what, Catch::Contains("\n  small.json:1:234: num_experts: not a field rooflineplan reads"));
+    CHECK_THAT(what, Catch::EndsWith("changes neither the architecture nor the weights"));
+  }
+}
+
+TEST_CASE("HF fields: a field that restates the family is accepted, one that contradicts it is refused") {
+  const std::string qwen3 = R"({"architectures": ["Qwen3MoeForCausalLM"], "hidden_size": 64, "num_attention_heads": 4,
+"num_key_value_heads": 2, "head_dim": 16, "num_hidden_layers": 2, "moe_intermediate_size": 32, "num_experts": 4,
+"num_experts_per_tok": 2, "vocab_size": 100, "torch_dtype": "bfloat16")";
+  // Qwen3-Coder's qkv_bias: false and use_qk_norm: true are what Qwen3-MoE is.
+  const ModelSpec m = read(qwen3 + R"(, "qkv_bias": false, "use_qk_norm": true})");
+  CHECK_FALSE(m.architecture->attention_bias);
+  CHECK(m.architecture->qk_norm);
+  CHECK_THROWS_WITH(read(qwen3 + R"(, "qkv_bias": true})"),
+                    Catch::Contains("qkv_bias: says true where attention_bias says false"));
+  CHECK_THROWS_WITH(read(qwen3 + R"(, "use_qk_norm": false})"),
+                    Catch::Contains("use_qk_norm: Qwen3MoeForCausalLM models have Q/K norms"));
+}
+
+TEST_CASE("HF fields: Gemma 4's per-layer embeddings and shared KV layers are refused by name, not priced without") {
+  const std::string gemma4 = R"({"architectures": ["Gemma4ForCausalLM"], "hidden_size": 64, "num_attention_heads": 4,
+"num_key_value_heads": 2, "head_dim": 16, "num_hidden_layers": 6, "intermediate_size": 128, "vocab_size": 100,
+"sliding_window": 32, "torch_dtype": "bfloat16")";
+  const ModelSpec m = read(gemma4 + "}");
+  CHECK(m.architecture->mixer_pattern.size() == 6);  // transformers' 5 sliding to 1 full
+  CHECK_FALSE(m.architecture->full_attention);       // no global shape of their own
+  CHECK_THROWS_WITH(read(gemma4 + R"(, "hidden_size_per_layer_input": 256, "num_kv_shared_layers": 2})"),
+                    Catch::Contains("hidden_size_per_layer_input: per-layer input embeddings") &&
+                        Catch::Contains("num_kv_shared_layers: layers that reuse an earlier layer's K/V cache"));
+  CHECK_THROWS_WITH(read(gemma4 + R"(, "enable_moe_block": true, "num_experts": 4, "top_k_experts": 2,
+"moe_intermediate_size": 48})"),
+                    Catch::Contains("intermediate_size: the dense MLP beside the experts (128) is not a whole number"));
+}
+
+TEST_CASE("HF names: a model is named by its checkpoint or its file, so two configs of one family can be told apart") {
+  CHECK(io::load_model(test::data_file("hf-configs/qwen3-8b.json")).name == "qwen3-8b");
+  CHECK(io::load_model(test::data_file("hf-configs/qwen3-32b-fp8.json")).name == "qwen3-32b-fp8");
+  // A config saved by transformers names its checkpoint.
+  CHECK(read(R"({"architectures": ["LlamaForCausalLM"], "_name_or_path": "meta-llama/Llama-3.2-1B", "hidden_size": 64,
+"num_attention_heads": 4, "num_hidden_layers": 2, "intermediate_size": 128, "vocab_size": 100,
+"torch_dtype": "bfloat16"})")
+            .name == "meta-llama/Llama-3.2-1B");
+  // config.json takes its folder's name.
+  CHECK(io::read_model(io::parse_yaml(R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 64,
+"num_attention_heads": 4, "num_hidden_layers": 2, "intermediate_size": 128, "vocab_size": 100})",
+                                      "models/Qwen3-8B/config.json"))
+            .name == "Qwen3-8B");
 }

@@ -60,11 +60,11 @@ TEST_CASE("a .json file with a comment is told so at its line, not called malfor
   check_error(test::with_model(q.string()), q.string(), "malformed JSON");
 }
 
-TEST_CASE("convert keeps the model's caveats as comments: a vision tower not priced, MTP layers not priced") {
+TEST_CASE("convert keeps the model's caveats as comments: a vision tower held but never run, MTP layers not priced") {
   const auto gemma = run_cli({"convert", data_file("hf-configs/gemma-3-27b-it.json")});
   REQUIRE(gemma.code == 0);
   CHECK_THAT(gemma.out, Catch::StartsWith("# caveat, from " + data_file("hf-configs/gemma-3-27b-it.json") +
-                                          ": multimodal model: only the text decoder is priced"));
+                                          ": multimodal model: the vision and audio towers' weights are held in memory"));
   const auto v3 = run_cli({"convert", data_file("hf-configs/deepseek-v3.json")});
   REQUIRE(v3.code == 0);
   CHECK_THAT(v3.out, Catch::StartsWith("# caveat, from ") && Catch::Contains("multi-token-prediction layers are not priced"));

@@ -52,7 +52,7 @@ Flops matmul_flops(const OpList& ops) {
 
 }  // namespace
 
-TEST_CASE("layer description: each pass reads every weight but the gathered tables, as counted") {
+TEST_CASE("layer description: each pass reads every weight but the gathered tables and the towers, as counted") {
   for (const ModelSpec& m : described_models()) {
     INFO(m.name);
     const Architecture& a = *m.architecture;
@@ -62,7 +62,7 @@ TEST_CASE("layer description: each pass reads every weight but the gathered tabl
     const WeightBytes stored = weight_bytes(m, w.precision);
     const double hb = bytes_per_weight(w.precision.of(TensorClass::lm_head), w.precision.group_size);
     const double tied_head = a.tied_embeddings ? static_cast<double>(a.vocab) * static_cast<double>(a.hidden) : 0;
-    const Bytes expected = stored.total() - stored.of(TensorClass::embedding) + Bytes(tied_head * hb);
+    const Bytes expected = stored.run() - stored.of(TensorClass::embedding) + Bytes(tied_head * hb);
     for (const Phase phase : {Phase::prefill, Phase::decode}) {
       INFO(name(phase));
       CHECK(weight_bytes_of(build_ops(phase, m, w, ExpertRouting::all)).value() ==
@@ -83,7 +83,7 @@ TEST_CASE("layer description: a decode token multiplies 2 FLOPs by every active 
   }
 }
 
-TEST_CASE("layer description: a group caches max(kv_heads, tp) K/V heads, or the whole latent on every GPU") {
+TEST_CASE("layer description: a group caches max(kv_heads, tp) K/V heads of each layer shape, or the whole latent on every GPU") {
   // Per token of growth (the cache at 2 tokens less the cache at 1): recurrent state does not
   // grow, and every window keeps at least 2 tokens.
   const GpuSpec h100 = io::load_gpu("h100-sxm");
@@ -97,8 +97,17 @@ TEST_CASE("layer description: a group caches max(kv_heads, tp) K/V heads, or the
       INFO("tp " << tp);
       const double kb = bytes_per_element(w.precision.kv), layers = a.attention_layers();
       const double index = a.sparse ? static_cast<double>(a.sparse->index_dim) : 0.0;
-      const double expected = a.mla ? layers * static_cast<double>(a.mla->cache_width() + index) * tp * kb
-                                    : layers * 2 * static_cast<double>(a.head_dim) * std::max(a.kv_heads, tp) * kb;
+      // Full layers of their own shape (Gemma 4) cache their own heads, K and V even from one projection.
+      const auto heads = [&](double n, long head_dim, int kv) {
+        return n * 2 * static_cast<double>(head_dim) * std::max(kv, tp) * kb;
+      };
+      const double full = a.full_attention ? a.mixer_counts()[static_cast<int>(Mixer::full)] : 0;
+      const double expected =
+          a.mla ? layers * static_cast<double>(a.mla->cache_width() + index) * tp * kb
+          : a.full_attention
+              ? heads(layers - full, a.head_dim, a.kv_heads) +
+                    heads(full, a.full_attention->head_dim, a.full_attention->kv_heads)
+              : heads(layers, a.head_dim, a.kv_heads);
       CHECK((group_cache_bytes_per_sequence(m, 2, w) - group_cache_bytes_per_sequence(m, 1, w)).value() == expected);
     }
   }

@@ -125,7 +125,7 @@ TEST_CASE("assumptions of the model's reader show in every output: table and CSV
   const auto gemma = test::run_cli({"-m", test::data_file("hf-configs/gemma-3-27b-it.json"), "-g", "h200", "--format", "json"});
   REQUIRE(gemma.code == 0);
   CHECK_THAT(nlohmann::json::parse(gemma.out)["warnings"][0].get<std::string>(),
-             Catch::StartsWith("multimodal model: only the text decoder is priced"));
+             Catch::StartsWith("multimodal model: the vision and audio towers' weights are held in memory"));
 }
 
 TEST_CASE("summary: a windowed model's cache is given per sequence - gpt-oss-20b at 32,000 tokens holds 790 MB") {

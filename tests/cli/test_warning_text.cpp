@@ -52,4 +52,9 @@ TEST_CASE("warning text: what a model's reader assumed, each in English and Chin
   CHECK(warning_text(Assumed{Assumption::mtp_not_modelled}) ==
         "the model's multi-token-prediction layers are not priced (nor is speculative decoding with them)");
   CHECK(warning_text(Assumed{Assumption::mtp_not_modelled}, "zh") == "模型附带的多 token 预测（MTP）层未计价（用它们做的投机解码也未建模）");
+  CHECK(warning_text(Assumed{Assumption::towers_in_memory}) ==
+        "multimodal model: the vision and audio towers' weights are held in memory (estimated from their configs' "
+        "dimensions) but never run: their compute, and image or audio tokens in a prompt, are not priced");
+  CHECK(warning_text(Assumed{Assumption::state_in_kv_format}, "zh") ==
+        "检查点以 float32 保存递归状态；此处按 KV 缓存的格式（--kv）计价，可能只有遵循检查点的引擎所占的一半");
 }

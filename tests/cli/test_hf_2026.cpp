@@ -1,0 +1,219 @@
+// The 2026 families (tests/data/hf-configs/, copied from the project's shared folder): each read
+// to the count worked by hand from its fields, as the layer description prices it, held to its
+// publisher's figure, and the mechanisms each one brought checked where they change a number:
+// full layers of their own shape with K = V (Gemma 4), towers held but never run (Qwen3.5,
+// Qwen3-VL, Gemma 4), Gated DeltaNet under a wrapper, Nemotron 3's head_dim, a sparse indexer
+// from a family's defaults (GLM-5), ERNIE's and Step's expert layering, MiniMax's small tensors
+// left out of its fp8 blocks, fields that only restate the family (Qwen3-Coder).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "cli_runner.hpp"
+#include "model/parameters.hpp"
+
+using namespace roofline;
+
+namespace {
+
+ModelSpec config(const std::string& name) { return io::load_model(test::data_file("hf-configs/" + name + ".json")); }
+double total(const ModelSpec& m) { return count_parameters(m).total(); }
+double active(const ModelSpec& m) { return count_parameters(m).active(); }
+double cache_at_32k(const ModelSpec& m) {
+  return cache_bytes_per_sequence(m, resolve_precision(DType::bf16, std::nullopt, {}), 32'768).value();
+}
+bool assumes(const ModelSpec& m, Assumption a) {
+  return std::find(m.assumptions.begin(), m.assumptions.end(), a) != m.assumptions.end();
+}
+// A SigLIP-shaped tower of 27 layers of width 1152 (MLP 4304), as rooflineplan estimates it.
+constexpr double kTowerLayers = 27 * (4 * 1152.0 * 1152 + 2 * 1152.0 * 4304);
+
+}  // namespace
+
+TEST_CASE("Gemma 4 26B-A4B: 25.23 B in its decoder (Google: 25.2 B), 3.82 B active (3.8 B) - 512-wide global heads with K = V") {
+  const ModelSpec m = config("gemma-4-26b-a4b");
+  const Architecture& a = *m.architecture;
+  CHECK(m.name == "gemma-4-26b-a4b");  // the file's, not the class's
+  // layer_types: five sliding layers to one full; the full ones have 2 K/V heads of 512, one
+  // projection for K and V.
+  CHECK(a.mixer_counts()[static_cast<int>(Mixer::full)] == 5);
+  CHECK(a.sliding_window == 1024);
+  REQUIRE(a.full_attention);
+  CHECK(a.full_attention->kv_heads == 2);
+  CHECK(a.full_attention->head_dim == 512);
+  CHECK(a.full_attention->shared_kv);
+  // The dense MLP of 2112 beside the 128 experts of 704: three experts' width, always on.
+  CHECK(a.moe->experts == 128);
+  CHECK(a.moe->top_k == 8);
+  CHECK(a.moe->shared_experts == 3);
+  // Sliding layer: Q 2816·4096, K, V 2816·2048, O 4096·2816, Q/K norms 2·256 = 34,603,520.
+  // Full layer: Q 2816·8192, one K/V 2816·1024, O 8192·2816, Q/K norms 2·512 = 49,021,952.
+  // FFN of every layer: norms 2·2816, router 2816·128, 128 experts of 3·2816·704, the dense MLP
+  // 3·2816·2112. One tied 262,144 × 2816 table and the final norm.
+  const double sliding = 2816 * 4096.0 * 2 + 2816 * 2048.0 * 2 + 512, full = 2816 * 8192.0 * 2 + 2816 * 1024.0 + 1024;
+  const double expert = 3 * 2816.0 * 704, dense = 3 * 2816.0 * 2112, route = 2 * 2816 + 2816 * 128.0;
+  const double table = 262'144.0 * 2816;
+  const double decoder = 25 * sliding + 5 * full + 30 * (route + 128 * expert + dense) + table + 2816;
+  // Vision tower (no audio in this one): 27 layers, a 3·16·16·1152 patch embedding, 1152 → 2816.
+  const double tower = kTowerLayers + 3 * 16 * 16 * 1152.0 + 1152.0 * 2816;
+  CHECK(a.tower_params == tower);
+  CHECK(total(m) == decoder + tower);
+  CHECK(total(m) == 25'647'830'272.0);
+  CHECK(decoder == Approx(25.2e9).epsilon(0.005));
+  CHECK(active(m) == 25 * sliding + 5 * full + 30 * (route + 8 * expert + dense) + table + 2816);
+  CHECK(active(m) == Approx(3.8e9).epsilon(0.01));
+  CHECK(assumes(m, Assumption::towers_in_memory));
+  // Cache: 25 sliding layers keep 1024 tokens of 2 × 8 × 256; 5 full layers keep every token of
+  // K and V, 2 × 2 × 512 (one projection, both cached), all in bf16.
+  CHECK(cache_at_32k(m) == 25 * 1024 * (2 * 8 * 256 * 2.0) + 5 * 32'768 * (2 * 2 * 512 * 2.0));
+}
+
+TEST_CASE("Qwen3.5-397B-A17B: 396.78 B (Qwen: 397 B), 17.35 B active (17 B) - hybrid DeltaNet under text_config, a tower held") {
+  const ModelSpec m = config("qwen3.5-397b");
+  const Architecture& a = *m.architecture;
+  CHECK(a.mixer_pattern == std::vector<Mixer>{Mixer::linear, Mixer::linear, Mixer::linear, Mixer::full});
+  CHECK(a.attention_gate);  // attn_output_gate
+  CHECK(a.recurrent->kind == RecurrentKind::gated_deltanet);
+  CHECK(a.mtp_modules == 1);  // mtp_num_hidden_layers
+  // Full layer: Q and its gate 4096·2·8192, K, V 4096·512, O 8192·4096, Q/K norms 2·256.
+  // DeltaNet layer: in_proj_qkvz 4096·(2·2048 + 2·8192), in_proj_ba 4096·128, a bias-free
+  // 4-tap convolution over 12,288 channels, decay and step bias per value head (128), the gated
+  // norm 128, out_proj 8192·4096.
+  const double h = 4096, full = h * 16'384 + 2 * h * 512 + 8192 * h + 512;
+  const double deltanet = h * 20'480 + h * 128 + 12'288 * 4.0 + 128 + 128 + 8192 * h;
+  const double expert = 3 * h * 1024;  // 512 routed and 1 shared, router 4096·512
+  const double table = 248'320 * h;
+  const double tower = kTowerLayers + 3 * 16 * 16 * 2 * 1152.0 + 2304 * 1152.0 + 1152 * 4 * h;
+  CHECK(a.tower_params == tower);
+  CHECK(total(m) == 15 * full + 45 * deltanet + 60 * (2 * h + h * 512 + 513 * expert) + 2 * table + h + tower);
+  CHECK(total(m) == Approx(397e9).epsilon(0.005));
+  CHECK(active(m) == 15 * full + 45 * deltanet + 60 * (2 * h + h * 512 + 11 * expert) + 2 * table + h);
+  CHECK(active(m) == Approx(17e9).epsilon(0.025));  // "A17B", a figure of two digits
+  // Only the 15 full layers cache K/V (2 × 2 × 256 a token); the 45 DeltaNet layers keep 64 heads
+  // of 128 × 128 and the convolution's last 3 inputs of 12,288 channels.
+  CHECK(cache_at_32k(m) == (15 * 2 * 2 * 256 * 32'768.0 + 45 * (64 * 128 * 128.0 + 3 * 12'288)) * 2);
+  CHECK(assumes(m, Assumption::state_in_kv_format));  // mamba_ssm_dtype: float32, said
+  CHECK(assumes(m, Assumption::towers_in_memory));
+}
+
+TEST_CASE("Qwen3-VL-235B-A22B: 235.1 B in its text decoder (Qwen: 235 B), 22.19 B active (22 B), a tower of 0.43 B") {
+  const ModelSpec m = config("qwen3-vl-235b-a22b-thinking-aic");
+  const double h = 4096, attention = h * 8192 * 2 + 2 * h * 512 + 256, expert = 3 * h * 1536;
+  const double tables = 2 * 151'936 * h + h;
+  const double decoder = 94 * (attention + 2 * h + h * 128 + 128 * expert) + tables;
+  const double tower = kTowerLayers + 3 * 14 * 14 * 2 * 1152.0 + 1152 * 4 * h;
+  CHECK(total(m) == decoder + tower);
+  CHECK(decoder == Approx(235e9).epsilon(0.005));
+  CHECK(active(m) == 94 * (attention + 2 * h + h * 128 + 8 * expert) + tables);
+  CHECK(active(m) == Approx(22e9).epsilon(0.01));
+}
+
+TEST_CASE("Nemotron 3 Nano: 31.58 B (NVIDIA: 31.6 B), 3.58 B active (3.6 B with embeddings) - head_dim under its new name") {
+  const ModelSpec m = config("nemotron-3-nano-30b-a3b");
+  const Architecture& a = *m.architecture;
+  CHECK(a.head_dim == 128);  // Nemotron-H called it attention_head_dim
+  CHECK(a.kv_heads == 2);
+  CHECK(a.moe->shared_experts == 2);  // moe_shared_expert_intermediate_size 3712 = 2 × 1856
+  // 23 Mamba-2 layers: in_proj 2688·(2·4096 + 2·8·128 + 64), a biased 4-tap convolution over
+  // 4096 + 2048 channels, A, D and Δ's bias per head, the gated norm, out_proj 4096·2688; 6
+  // attention layers: Q 2688·4096, K, V 2688·256, O 4096·2688; 23 MoE layers: router 2688·128,
+  // 128 experts and 2 shared of up and down, 2·2688·1856. A norm each layer, two tables.
+  const double h = 2688, mamba = h * 10'304 + 6144 * 5.0 + 3 * 64 + 4096 + 4096 * h;
+  const double attention = h * 4096 + 2 * h * 256 + 4096 * h, expert = 2 * h * 1856;
+  const double tables = 2 * 131'072 * h + h;
+  CHECK(total(m) == 23 * (h + mamba) + 6 * (h + attention) + 23 * (h + h * 128 + 130 * expert) + tables);
+  CHECK(total(m) == Approx(31.6e9).epsilon(0.005));
+  CHECK(active(m) == 23 * (h + mamba) + 6 * (h + attention) + 23 * (h + h * 128 + 8 * expert) + tables);
+  CHECK(active(m) == Approx(3.6e9).epsilon(0.01));
+  CHECK(assumes(m, Assumption::state_in_kv_format));  // mamba_ssm_cache_dtype: float32
+}
+
+TEST_CASE("GLM-5: 743.9 B (Zhipu: 744 B), 39.9 B active without the tables (40 B) - latent attention with the DSA indexer") {
+  const ModelSpec m = config("glm-5-fp8-aic");
+  const Architecture& a = *m.architecture;
+  // The shortened config gives no indexer fields: transformers' GlmMoeDsaConfig defaults.
+  REQUIRE(a.sparse);
+  CHECK(a.sparse->top_k == 2048);
+  CHECK(a.sparse->index_heads == 32);
+  CHECK(a.sparse->index_dim == 128);
+  const double h = 6144, heads = 64;
+  // Latent attention: q_a 6144·2048 and its norm, q_b 2048·64·256, kv_a 6144·576 and its norm,
+  // kv_b 512·64·448, O 64·256·6144. Indexer: its Q 2048·32·128, K 6144·128 with a LayerNorm,
+  // head weights 6144·32.
+  const double mla = h * 2048 + 2048 + 2048 * heads * 256 + h * 576 + 512 + 512 * heads * 448 + heads * 256 * h;
+  const double indexer = 2048 * 32 * 128.0 + h * 128 + 2 * 128 + h * 32;
+  const double expert = 3 * h * 2048, tables = 2 * 154'880 * h;
+  const double layers = 78 * (mla + indexer + 2 * h) + 3 * (3 * h * 12'288) + h;
+  CHECK(total(m) == layers + 75 * (h * 256 + 257 * expert) + tables);
+  CHECK(total(m) == Approx(744e9).epsilon(0.005));
+  CHECK(active(m) - tables == Approx(40e9).epsilon(0.005));
+  CHECK(active(m) == layers + 75 * (h * 256 + 9 * expert) + tables);
+  // A token caches its 576-wide latent and the indexer's 128-wide key in every layer.
+  CHECK(cache_at_32k(m) == 78 * (576 + 128) * 2 * 32'768.0);
+}
+
+TEST_CASE("MiniMax-M2.5: 228.7 B (MiniMax: 230 B), 9.80 B active without the tables (10 B), 230.0 GB in fp8 blocks") {
+  const ModelSpec m = config("minimax-m2.5");
+  // modules_to_not_convert names the router (gate), its correction bias and the head: none a
+  // class of block linears, so attention and experts are fp8 128 × 128 blocks.
+  REQUIRE(m.quantization);
+  CHECK(m.quantization->of(TensorClass::attention) == WeightFormat::fp8_block);
+  CHECK(m.quantization->of(TensorClass::experts) == WeightFormat::fp8_block);
+  CHECK_FALSE(m.quantization->of(TensorClass::lm_head));
+  const double h = 3072, attention = h * 6144 * 2 + 2 * h * 1024, expert = 3 * h * 1536, table = 200'064 * h;
+  const double small = 62 * (2 * h + 256 + h * 256) + h;  // norms, Q/K norms, routers, final norm
+  CHECK(total(m) == 62 * (attention + 256 * expert) + 2 * table + small);
+  CHECK(total(m) == Approx(230e9).epsilon(0.01));
+  CHECK(active(m) - 2 * table == Approx(10e9).epsilon(0.025));  // "10 B activated", two digits
+  // Every block linear's sides are multiples of 128: one fp32 scale per 16,384 weights exactly.
+  const double stored = 62 * (attention + 256 * expert) * (1 + 4.0 / 16'384) + 2 * (2 * table + small);
+  CHECK(weight_bytes(m, resolve_precision(m)).total().value() == Approx(stored).epsilon(1e-12));
+  CHECK(stored == Approx(230.02e9).epsilon(1e-4));
+}
+
+TEST_CASE("ERNIE-4.5-21B-A3B: 21.83 B (Baidu: 21.8 B), 3.09 B active without the table (3 B), MoE from layer 1") {
+  const ModelSpec m = config("ernie-4.5-21b-a3b-subset");
+  const Architecture& a = *m.architecture;
+  CHECK(a.moe->dense_layers == 1);  // moe_layer_start_index 1
+  CHECK(a.moe->shared_experts == 2);
+  CHECK(a.moe->top_k == 6);
+  const double h = 2560, attention = h * 2560 * 2 + 2 * h * 512, expert = 3 * h * 1536, table = 103'424 * h;
+  const double shared = 28 * (attention + 2 * h) + 3 * h * 12'288 + table + h;
+  CHECK(total(m) == shared + 27 * (h * 64 + 66 * expert));
+  CHECK(total(m) == Approx(21.8e9).epsilon(0.005));
+  CHECK(active(m) - table == Approx(3e9).epsilon(0.03));  // "A3B"
+}
+
+TEST_CASE("SmolLM3-3B: 3.08 B (Hugging Face: 3.08 B) - the layers without RoPE change no count") {
+  const ModelSpec m = config("smollm3-3b-shape");
+  const double h = 2048;
+  CHECK(total(m) == 36 * (h * 2048 * 2 + 2 * h * 512 + 3 * h * 11'008 + 2 * h) + 128'256 * h + h);
+  CHECK(total(m) == Approx(3.08e9).epsilon(0.005));
+  CHECK(m.architecture->mixer_pattern.empty());  // every layer attends fully
+}
+
+TEST_CASE("Step-3.7-Flash: 195.8 B, 10.86 B active (Step-3.5-Flash's 196 B, 11 B) - sliding layers and 288 experts") {
+  const ModelSpec m = config("step-3.7-flash-aic");
+  const Architecture& a = *m.architecture;
+  CHECK(a.mixer_pattern == std::vector<Mixer>{Mixer::full, Mixer::sliding, Mixer::sliding, Mixer::sliding});
+  CHECK(a.sliding_window == 512);
+  CHECK(a.moe->dense_layers == 3);
+  CHECK(a.moe->shared_experts == 1);  // share_expert_dim 1280
+  CHECK(a.mtp_modules == 3);
+  const double h = 4096, attention = h * 8192 * 2 + 2 * h * 1024, expert = 3 * h * 1280;
+  const double shared = 45 * (attention + 2 * h) + 3 * (3 * h * 11'264) + 2 * 128'896 * h + h;
+  CHECK(total(m) == shared + 42 * (h * 288 + 289 * expert));
+  CHECK(active(m) == shared + 42 * (h * 288 + 9 * expert));
+}
+
+TEST_CASE("Qwen3-Coder-480B-A35B: 480.2 B (Qwen: 480 B), 35.47 B active (35 B) - qkv_bias and use_qk_norm restate the family") {
+  const ModelSpec m = config("qwen3-coder-480b-a35b");
+  const double h = 6144, attention = h * 12'288 * 2 + 2 * h * 1024 + 256, expert = 3 * h * 2560;
+  const double tables = 2 * 151'936 * h + h;
+  CHECK(total(m) == 62 * (attention + 2 * h + h * 160 + 160 * expert) + tables);
+  CHECK(total(m) == Approx(480e9).epsilon(0.005));
+  CHECK(active(m) == 62 * (attention + 2 * h + h * 160 + 8 * expert) + tables);
+  CHECK(active(m) == Approx(35e9).epsilon(0.015));
+  CHECK_FALSE(m.architecture->attention_bias);
+  CHECK(m.architecture->qk_norm);
+}
