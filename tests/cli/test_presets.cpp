@@ -122,3 +122,33 @@ TEST_CASE("presets: how GPUs are joined - MI300X a mesh of 7 × 64 GB/s, GB200 7
   CHECK(l4.interconnect->topology == Topology::pcie);
   CHECK_FALSE(l4.network.has_value());
 }
+
+TEST_CASE("presets: the 2025-26 models are their configs converted, each stating its checkpoint's format") {
+  // The counts are worked by hand in test_hf_published.cpp and test_hf_2026.cpp from these configs.
+  for (const auto& [preset, config] :
+       {std::pair{"qwen3-8b", "qwen3-8b"}, std::pair{"qwen3-32b-fp8", "qwen3-32b-fp8"},
+        std::pair{"qwen3-30b-a3b", "qwen3-30b-a3b"}, std::pair{"qwen3.5-397b-a17b", "qwen3.5-397b"},
+        std::pair{"qwen3-coder-480b-a35b", "qwen3-coder-480b-a35b"}, std::pair{"gpt-oss-20b", "gpt-oss-20b"},
+        std::pair{"llama-4-scout", "llama-4-scout"}, std::pair{"deepseek-v3.2", "deepseek-v3.2"},
+        std::pair{"glm-5", "glm-5-fp8-aic"}, std::pair{"gemma-3-27b", "gemma-3-27b-it"},
+        std::pair{"gemma-4-26b-a4b", "gemma-4-26b-a4b"}, std::pair{"minimax-m2.5", "minimax-m2.5"},
+        std::pair{"nemotron-3-nano-30b-a3b", "nemotron-3-nano-30b-a3b"}}) {
+    INFO(preset);
+    const ModelSpec m = io::load_model(preset);
+    const ModelSpec hf = io::load_model(test::data_file(std::string("hf-configs/") + config + ".json"));
+    CHECK(count_parameters(m).total() == count_parameters(hf).total());
+    CHECK(count_parameters(m).active() == count_parameters(hf).active());
+    CHECK(weight_bytes(m, resolve_precision(m)).total().value() ==
+          weight_bytes(hf, resolve_precision(hf)).total().value());
+    CHECK(cache_bytes_per_sequence(m, resolve_precision(m), 32'768).value() ==
+          cache_bytes_per_sequence(hf, resolve_precision(hf), 32'768).value());
+    CHECK_THAT(m.source, Catch::StartsWith("HF ") &&
+                             (Catch::Contains("bf16") || Catch::Contains("fp8") || Catch::Contains("MXFP4")));
+  }
+  // Kimi-K2-Thinking: Kimi-K2's layers, its routed experts in int4 groups of 32.
+  const ModelSpec thinking = io::load_model("kimi-k2-thinking");
+  CHECK(count_parameters(thinking).total() == 1'026'408'209'408.0);
+  REQUIRE(thinking.quantization);
+  CHECK(thinking.quantization->of(TensorClass::experts) == WeightFormat::int4);
+  CHECK(thinking.quantization->group_size == 32);
+}
