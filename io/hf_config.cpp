@@ -190,6 +190,9 @@ std::string source_of(std::string_view architecture, const std::vector<Assumptio
       case Assumption::towers_in_memory:
         s += "; the vision/audio towers' weights are estimated from their configs and held, never run";
         break;
+      case Assumption::quantization_beside:
+        s += "; formats from hf_quant_config.json beside it";
+        break;
       case Assumption::state_in_kv_format:
         s += "; the recurrent state is priced in the KV format, not the checkpoint's float32";
         break;
@@ -225,6 +228,25 @@ void state_format(const HfFields& c, const Architecture& a, std::vector<Assumpti
     }
     if (s == "float32" && a.recurrent) assumed.push_back(Assumption::state_in_kv_format);
   }
+}
+
+// NVIDIA ModelOpt checkpoints describe their formats in hf_quant_config.json beside config.json,
+// not in it (its `quantization`: quant_algo, group_size, exclude_modules). Read when it is there;
+// it is refused, naming its own fields, when it cannot be priced.
+std::optional<Quantization> modelopt_beside(const YamlDocument& doc, const Architecture& a) {
+  if (doc.path.empty()) return std::nullopt;
+  std::error_code ec;
+  const std::filesystem::path beside = std::filesystem::path(doc.path).parent_path() / "hf_quant_config.json";
+  if (!std::filesystem::is_regular_file(beside, ec)) return std::nullopt;
+  const YamlDocument file = load_yaml_file(beside.string());
+  const HfFields root(file, file.root, "", "hf_quant_config.json");
+  root.use("producer");
+  root.require({"quantization"});
+  const HfFields q = root.child("quantization", "hf_quant_config.json quantization");
+  std::optional<Quantization> out = read_quantization(q, a, "modelopt");
+  root.refuse_unread({});
+  root.throw_refusals();
+  return out;
 }
 
 }  // namespace
@@ -277,6 +299,12 @@ ModelSpec read_hf_config(const YamlDocument& doc) {
     m.quantization = read_quantization(holder.child("quantization_config", what), a);
   }
   top.use("quantization_config");
+  if (!holder.given("quantization_config")) {
+    if (auto modelopt = modelopt_beside(doc, a)) {
+      m.quantization = modelopt;
+      m.assumptions.push_back(Assumption::quantization_beside);
+    }
+  }
   m.architecture = a;
   c.refuse_unread(decoder->harmless);
   if (text) top.refuse_unread(family.harmless);

@@ -279,9 +279,9 @@ void read_modelopt(const HfFields& q, const Architecture& a, Quantization& out) 
 
 }  // namespace
 
-std::optional<Quantization> read_quantization(const HfFields& q, const Architecture& a) {
-  q.require({"quant_method"});
-  const std::string method = q.text("quant_method");
+std::optional<Quantization> read_quantization(const HfFields& q, const Architecture& a, std::string_view given_method) {
+  if (given_method.empty()) q.require({"quant_method"});
+  const std::string method = given_method.empty() ? q.text("quant_method") : std::string(given_method);
   Quantization out;
   // The modules a method leaves in the model's dtype, by the names its configs use.
   std::vector<std::string_view> exclusions = {"modules_to_not_convert"};

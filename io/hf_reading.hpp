@@ -38,7 +38,10 @@ struct Towers {
 [[nodiscard]] Towers read_towers(const HfFields& top, double text_hidden);
 
 // hf_quantization.cpp: `quantization_config` as the formats each tensor class is stored in.
-[[nodiscard]] std::optional<Quantization> read_quantization(const HfFields& q, const Architecture& a);
+// `given_method`: the method a file other than config.json says (ModelOpt's hf_quant_config.json),
+// for a mapping without `quant_method`.
+[[nodiscard]] std::optional<Quantization> read_quantization(const HfFields& q, const Architecture& a,
+                                                            std::string_view given_method = {});
 
 // The shortest list that, repeated from the first layer, gives every layer its kind: Gemma 3's
 // 62 layers become [sliding × 5, full].

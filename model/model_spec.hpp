@@ -149,8 +149,9 @@ enum class Assumption {
   mtp_not_modelled,    // multi-token-prediction layers shipped beside the model are not priced
   towers_in_memory,    // a multimodal wrapper's towers: weights estimated from their configs and held, never run
   state_in_kv_format,  // a recurrent state the checkpoint keeps in float32, priced in the KV format
+  quantization_beside, // the formats read from ModelOpt's hf_quant_config.json beside config.json
 };
-inline constexpr int kAssumptionCount = 5;
+inline constexpr int kAssumptionCount = 6;
 
 struct ModelSpec {
   std::string name;

@@ -3,7 +3,11 @@
 // at the field. (The bytes of each format are the engine's, model/weight_format.cpp.)
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
+
 #include "cli_runner.hpp"
+#include "model/parameters.hpp"
 
 using namespace roofline;
 
@@ -114,4 +118,39 @@ TEST_CASE("quantization: what cannot be mapped is refused, naming the field") {
   // A field of the quantization config that is not read is refused like any other.
   CHECK_THROWS_WITH(dense_with(R"({"quant_method": "fp8", "weight_per_row_scales": true})"),
                     Catch::Contains("quantization_config.weight_per_row_scales: not a field rooflineplan reads"));
+}
+
+namespace {
+
+// A checkpoint folder: config.json without quantization_config, and ModelOpt's hf_quant_config.json.
+std::string modelopt_checkpoint(const std::string& name, const std::string& quant) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("rooflineplan-" + name);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "config.json") << R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 64,
+"num_attention_heads": 4, "num_hidden_layers": 2, "intermediate_size": 128, "vocab_size": 100,
+"torch_dtype": "bfloat16"})";
+  std::ofstream(dir / "hf_quant_config.json") << quant;
+  return (dir / "config.json").string();
+}
+
+}  // namespace
+
+TEST_CASE("ModelOpt: hf_quant_config.json beside config.json gives the formats, and says so") {
+  const std::string path = modelopt_checkpoint("nvfp4", R"({"producer": {"name": "modelopt", "version": "0.29.0"},
+"quantization": {"quant_algo": "NVFP4", "kv_cache_quant_algo": "FP8", "group_size": 16, "exclude_modules": ["lm_head"]}})");
+  const ModelSpec m = io::load_model(path);
+  REQUIRE(m.quantization);
+  CHECK(m.quantization->of(TensorClass::attention) == WeightFormat::nvfp4);
+  CHECK(m.quantization->of(TensorClass::dense_ffn) == WeightFormat::nvfp4);
+  CHECK_FALSE(m.quantization->of(TensorClass::lm_head));
+  CHECK(std::find(m.assumptions.begin(), m.assumptions.end(), Assumption::quantization_beside) != m.assumptions.end());
+  // The 2 layers' linears (Q, K, V, O 4·64·64 and 3·64·128 = 40,960 a layer) at 4.5 bits a
+  // weight and an fp32 scale a matrix (7 a layer), the two tables and the norms in bf16.
+  const double linears = 2 * 40'960.0;
+  const double stored = linears * 4.5 / 8 + 2 * 7 * 4 + 2 * (2 * 100 * 64.0 + 2 * 2 * 64 + 64);
+  CHECK(weight_bytes(m, resolve_precision(m)).total().value() == Approx(stored).epsilon(1e-12));
+  // A ModelOpt format rooflineplan does not name is refused in that file, at its field.
+  const std::string awq = modelopt_checkpoint("w4a8", R"({"quantization": {"quant_algo": "W4A8_AWQ"}})");
+  CHECK_THROWS_WITH(io::load_model(awq), Catch::Contains("hf_quant_config.json:1:33: quantization.quant_algo") &&
+                                             Catch::Contains("\"W4A8_AWQ\" is not a ModelOpt format"));
 }
