@@ -233,7 +233,7 @@ void state_format(const HfFields& c, const Architecture& a, std::vector<Assumpti
 // NVIDIA ModelOpt checkpoints describe their formats in hf_quant_config.json beside config.json,
 // not in it (its `quantization`: quant_algo, group_size, exclude_modules). Read when it is there;
 // it is refused, naming its own fields, when it cannot be priced.
-std::optional<Quantization> modelopt_beside(const YamlDocument& doc, const Architecture& a) {
+std::optional<Quantization> modelopt_beside(const YamlDocument& doc, const Architecture& a, DType dtype) {
   if (doc.path.empty()) return std::nullopt;
   std::error_code ec;
   const std::filesystem::path beside = std::filesystem::path(doc.path).parent_path() / "hf_quant_config.json";
@@ -243,7 +243,7 @@ std::optional<Quantization> modelopt_beside(const YamlDocument& doc, const Archi
   root.use("producer");
   root.require({"quantization"});
   const HfFields q = root.child("quantization", "hf_quant_config.json quantization");
-  std::optional<Quantization> out = read_quantization(q, a, "modelopt");
+  std::optional<Quantization> out = read_quantization(q, a, dtype, "modelopt");
   root.refuse_unread({});
   root.throw_refusals();
   return out;
@@ -296,11 +296,11 @@ ModelSpec read_hf_config(const YamlDocument& doc) {
   const HfFields& holder = top.given("quantization_config") || !text ? top : *text;
   if (holder.given("quantization_config")) {
     const std::string what = fmt::format("{} quantization_config", family.architecture);
-    m.quantization = read_quantization(holder.child("quantization_config", what), a);
+    m.quantization = read_quantization(holder.child("quantization_config", what), a, m.dtype);
   }
   top.use("quantization_config");
   if (!holder.given("quantization_config")) {
-    if (auto modelopt = modelopt_beside(doc, a)) {
+    if (auto modelopt = modelopt_beside(doc, a, m.dtype)) {
       m.quantization = modelopt;
       m.assumptions.push_back(Assumption::quantization_beside);
     }

@@ -52,7 +52,7 @@ bool is_one_matrix(std::string_view part) {
 }
 
 Covered covered_by(std::string_view pattern, int layers) {
-  if (pattern.find_first_of("|[") != std::string_view::npos) return {Covered::part};
+  if (pattern.find_first_of("|[()") != std::string_view::npos) return {Covered::part};
   const std::vector<std::string> parts = parts_of(pattern);
   if (parts.empty()) return {Covered::part};
   const auto any = [&](auto pred) { return std::any_of(parts.begin(), parts.end(), pred); };
@@ -83,28 +83,87 @@ Covered covered_by(std::string_view pattern, int layers) {
   }
   // Routers (and Qwen's shared-expert gate) are priced in 16 bits whatever the quantizer does.
   if (last == "router" || last == "gate" || last == "shared_expert_gate") return {Covered::nothing};
-  // Shared experts are priced with the routed ones: leaving only them out is not a class.
-  if (named({"shared_expert", "shared_experts"}) || is_one_matrix(last)) return {Covered::part};
+  if (named({"shared_expert", "shared_experts"}) && !is_one_matrix(last)) {
+    return {Covered::some, only({TensorClass::shared_experts})};
+  }
+  if (is_one_matrix(last)) return {Covered::part};
   if (named({"experts"})) return {Covered::some, only({TensorClass::experts})};
   if (named({"self_attn", "attention", "attn", "linear_attn", "mixer"})) {
     return {Covered::some, only({TensorClass::attention})};
   }
   if (named({"mlp", "feed_forward", "block_sparse_moe"})) {
-    return {Covered::some, only({TensorClass::dense_ffn, TensorClass::experts})};
+    return {Covered::some, only({TensorClass::dense_ffn, TensorClass::experts, TensorClass::shared_experts})};
   }
-  if (last == "Linear")
-    return {Covered::some, only({TensorClass::attention, TensorClass::dense_ffn, TensorClass::experts})};
+  if (last == "Linear") {
+    return {Covered::some, only({TensorClass::attention, TensorClass::dense_ffn, TensorClass::experts,
+                                 TensorClass::shared_experts})};
+  }
   return {Covered::part};
+}
+
+// A pattern with one group of alternatives (`re:.*mlp\.(gate|up|gate_up|down)_proj.*`, Kimi-K2-
+// Thinking's), as the patterns it stands for; any other pattern as itself.
+std::vector<std::string> alternatives(std::string_view pattern) {
+  const auto open = pattern.find('('), close = pattern.find(')');
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open ||
+      pattern.find_first_of("()", open + 1) != close || pattern.find_first_of("()", close + 1) != std::string_view::npos) {
+    return {std::string(pattern)};
+  }
+  std::vector<std::string> out;
+  std::string_view inner = pattern.substr(open + 1, close - open - 1);
+  for (std::size_t from = 0;;) {
+    const auto bar = inner.find('|', from);
+    out.push_back(std::string(pattern.substr(0, open)) + std::string(inner.substr(from, bar - from)) +
+                  std::string(pattern.substr(close + 1)));
+    if (bar == std::string_view::npos) return out;
+    from = bar + 1;
+  }
+}
+
+// Alternatives that name every matrix of one FFN (gate, up and down, or gate_up and down) under
+// one module cover that FFN: directly under `mlp` the dense layers' (shared and routed experts
+// sit one module deeper), under `shared_experts` the shared ones.
+std::optional<Covered> whole_ffn(const std::vector<std::string>& patterns) {
+  std::vector<std::string> matrices;
+  std::optional<std::string> owner;
+  for (const std::string& p : patterns) {
+    const std::vector<std::string> parts = parts_of(p);
+    if (parts.size() < 2 || !is_one_matrix(parts.back())) return std::nullopt;
+    if (owner && *owner != parts[parts.size() - 2]) return std::nullopt;
+    owner = parts[parts.size() - 2];
+    matrices.push_back(parts.back());
+  }
+  const auto has = [&](std::string_view m) { return std::find(matrices.begin(), matrices.end(), m) != matrices.end(); };
+  const bool whole = has("down_proj") && (has("gate_up_proj") || (has("gate_proj") && has("up_proj")));
+  if (!whole || !owner) return std::nullopt;
+  if (*owner == "mlp" || *owner == "feed_forward") return Covered{Covered::some, only({TensorClass::dense_ffn})};
+  if (*owner == "shared_experts" || *owner == "shared_expert") {
+    return Covered{Covered::some, only({TensorClass::shared_experts})};
+  }
+  return std::nullopt;
+}
+
+Covered covered_by_any(std::string_view pattern, int layers) {
+  const std::vector<std::string> alts = alternatives(pattern);
+  if (alts.size() == 1) return covered_by(pattern, layers);
+  if (const auto ffn = whole_ffn(alts)) return *ffn;
+  Covered out{Covered::some};
+  for (const std::string& alt : alts) {
+    const Covered c = covered_by(alt, layers);
+    if (c.what == Covered::part) return c;
+    for (std::size_t i = 0; i < out.classes.size(); ++i) out.classes[i] = out.classes[i] || c.classes[i];
+  }
+  return out;
 }
 
 // The classes a list of patterns covers; a pattern covering part of a class is refused.
 Classes classes_of_list(const HfFields& q, std::string_view key, int layers) {
   Classes out{};
   for (const std::string& pattern : q.words(key)) {
-    const Covered c = covered_by(pattern, layers);
+    const Covered c = covered_by_any(pattern, layers);
     if (c.what == Covered::part) {
-      q.fail(key, fmt::format("\"{}\" names part of a tensor class (one layer, one matrix, the shared experts); "
-                              "rooflineplan prices formats per class (attention, dense_ffn, experts, lm_head, "
+      q.fail(key, fmt::format("\"{}\" names part of a tensor class (one layer, one matrix); rooflineplan prices "
+                              "formats per class (attention, dense_ffn, experts, shared_experts, lm_head, "
                               "embedding) and cannot map it",
                               pattern));
     }
@@ -119,6 +178,7 @@ Classes linears(const Architecture& a) {
   Classes out = only({TensorClass::attention});
   out[index(TensorClass::dense_ffn)] = a.dense_ffn_layers() > 0;
   out[index(TensorClass::experts)] = a.moe_layers() > 0;
+  out[index(TensorClass::shared_experts)] = a.moe_layers() > 0 && a.moe->shared_experts > 0;
   return out;
 }
 
@@ -279,7 +339,8 @@ void read_modelopt(const HfFields& q, const Architecture& a, Quantization& out) 
 
 }  // namespace
 
-std::optional<Quantization> read_quantization(const HfFields& q, const Architecture& a, std::string_view given_method) {
+std::optional<Quantization> read_quantization(const HfFields& q, const Architecture& a, DType dtype,
+                                              std::string_view given_method) {
   if (given_method.empty()) q.require({"quant_method"});
   const std::string method = given_method.empty() ? q.text("quant_method") : std::string(given_method);
   Quantization out;
@@ -309,7 +370,17 @@ std::optional<Quantization> read_quantization(const HfFields& q, const Architect
                                        "modelopt, awq, gptq, compressed-tensors); give the format with --weights",
                                        method));
   }
-  for (std::string_view key : exclusions) keep_in_dtype(out, classes_of_list(q, key, a.layers));
+  Classes kept{};
+  for (std::string_view key : exclusions) {
+    const Classes c = classes_of_list(q, key, a.layers);
+    keep_in_dtype(out, c);
+    for (std::size_t i = 0; i < kept.size(); ++i) kept[i] = kept[i] || c[i];
+  }
+  // Shared experts without a format of their own take the routed experts': kept in the model's
+  // dtype beside converted routed experts (Kimi-K2-Thinking), they are said to be so.
+  if (kept[index(TensorClass::shared_experts)] && out.of(TensorClass::experts)) {
+    out.of(TensorClass::shared_experts) = weight_format_of(dtype);
+  }
   q.refuse_unread({});
   if (std::none_of(out.formats.begin(), out.formats.end(), [](const auto& f) { return f.has_value(); })) {
     return std::nullopt;

@@ -38,9 +38,9 @@ struct Towers {
 [[nodiscard]] Towers read_towers(const HfFields& top, double text_hidden);
 
 // hf_quantization.cpp: `quantization_config` as the formats each tensor class is stored in.
-// `given_method`: the method a file other than config.json says (ModelOpt's hf_quant_config.json),
-// for a mapping without `quant_method`.
-[[nodiscard]] std::optional<Quantization> read_quantization(const HfFields& q, const Architecture& a,
+// `dtype`: the model's, which the modules left alone keep. `given_method`: the method a file other
+// than config.json says (ModelOpt's hf_quant_config.json), for a mapping without `quant_method`.
+[[nodiscard]] std::optional<Quantization> read_quantization(const HfFields& q, const Architecture& a, DType dtype,
                                                             std::string_view given_method = {});
 
 // The shortest list that, repeated from the first layer, gives every layer its kind: Gemma 3's

@@ -307,8 +307,12 @@ const Schema<ModelSpec>& model_schema() {
         .doc = "format of the dense FFN layers; absent: `dtype`",
         .access = element<InQuantization, &Quantization::formats, TensorClass::dense_ffn>()},
       F{.key = "experts", .kind = Kind::weight_format, .need = Need::optional,
-        .doc = "format of the routed and shared experts; absent: `dtype`",
+        .doc = "format of the routed experts; absent: `dtype`",
         .access = element<InQuantization, &Quantization::formats, TensorClass::experts>()},
+      F{.key = "shared_experts", .kind = Kind::weight_format, .need = Need::optional,
+        .doc = "format of the always-on shared experts where it is not the routed ones' (Kimi-K2-Thinking: bf16 "
+               "beside int4); absent: as `experts`",
+        .access = element<InQuantization, &Quantization::formats, TensorClass::shared_experts>()},
       F{.key = "lm_head", .kind = Kind::weight_format, .need = Need::optional,
         .doc = "format of the LM head (with `tied_embeddings`, of the one table); absent: 16 bits beside quantized "
                "blocks, else the blocks' format",

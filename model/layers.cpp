@@ -284,7 +284,7 @@ void ffn_blocks(LayerStack& stack, const Architecture& a, const Shard& s, const 
     }
     if (moe.shared_experts > 0) {
       const std::size_t shared = b.steps.size();
-      ffn(b, {"shared_gate", "shared_up", "shared_act", "shared_down"}, a.ffn_type, WeightClass::experts, s.hidden,
+      ffn(b, {"shared_gate", "shared_up", "shared_act", "shared_down"}, a.ffn_type, WeightClass::shared_experts, s.hidden,
           s.expert_ffn * moe.shared_experts, 1, 1, false, 0);
       own_rows(b, shared, dp);
     }

@@ -21,8 +21,8 @@ enum class Phase { prefill, decode };
 // The class a weight is stored as, each in its own format (model/weight_format.hpp): a quantized
 // checkpoint picks a format per class, and leaves the small tensors (norms, biases, routers,
 // convolutions, recurrent decays) in 16 bits. A recurrent layer's projections are its mixer's:
-// attention.
-enum class WeightClass { attention, dense_ffn, experts, lm_head, small };
+// attention. Each but `small` has the value of its TensorClass.
+enum class WeightClass { attention, dense_ffn, experts, lm_head, small, shared_experts };
 
 // Latent attention multiplies the same K/V up-projection weights in two forms: as one product
 // in prefill, absorbed into the query and the output in decode. A step may run in one phase only.

@@ -57,6 +57,7 @@ struct WeightSink {
       case WeightClass::attention:
       case WeightClass::dense_ffn:
       case WeightClass::experts:
+      case WeightClass::shared_experts:
         p.linear_total += layers * matrix * l.copies;
         p.linear_active += layers * matrix * (l.routed ? l.picks : l.copies);
         break;
@@ -112,6 +113,7 @@ std::optional<TensorClass> tensor_class(WeightClass c) {
     case WeightClass::dense_ffn: return TensorClass::dense_ffn;
     case WeightClass::experts: return TensorClass::experts;
     case WeightClass::lm_head: return TensorClass::lm_head;
+    case WeightClass::shared_experts: return TensorClass::shared_experts;
     case WeightClass::small: return std::nullopt;
   }
   return std::nullopt;
@@ -133,7 +135,8 @@ WeightFormat embedding_format(const LayerStack& stack, const Precision& prec) {
 static_assert(static_cast<int>(WeightClass::attention) == static_cast<int>(TensorClass::attention) &&
               static_cast<int>(WeightClass::dense_ffn) == static_cast<int>(TensorClass::dense_ffn) &&
               static_cast<int>(WeightClass::experts) == static_cast<int>(TensorClass::experts) &&
-              static_cast<int>(WeightClass::lm_head) == static_cast<int>(TensorClass::lm_head));
+              static_cast<int>(WeightClass::lm_head) == static_cast<int>(TensorClass::lm_head) &&
+              static_cast<int>(WeightClass::shared_experts) == static_cast<int>(TensorClass::shared_experts));
 
 WeightPricing::WeightPricing(const Precision& prec, const LayerStack& stack)
     : table_(storage_cost(embedding_format(stack, prec), prec.group_size)),

@@ -14,7 +14,11 @@ Precision resolve_precision(DType model_dtype, const std::optional<Quantization>
                             const PrecisionOverrides& o) {
   const Quantization q = checkpoint.value_or(Quantization{});
   Precision p;
-  for (TensorClass c : kBlockClasses) p.set(c, o.weights.value_or(q.of(c).value_or(weight_format_of(model_dtype))));
+  const WeightFormat dtype = weight_format_of(model_dtype);
+  for (TensorClass c : kBlockClasses) p.set(c, o.weights.value_or(q.of(c).value_or(dtype)));
+  const auto& routed = q.of(TensorClass::experts);
+  p.set(TensorClass::shared_experts,
+        o.weights.value_or(q.of(TensorClass::shared_experts).value_or(routed.value_or(dtype))));
   p.activations = o.activations.value_or(is_wide_float(model_dtype) ? model_dtype : DType::fp16);
   p.kv = o.kv.value_or(p.activations);
   p.compute = o.compute.value_or(p.activations);

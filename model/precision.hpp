@@ -14,7 +14,7 @@ namespace roofline {
 
 struct Precision {
   std::array<WeightFormat, kTensorClassCount> weights{WeightFormat::fp16, WeightFormat::fp16, WeightFormat::fp16,
-                                                      WeightFormat::fp16, WeightFormat::fp16};
+                                                      WeightFormat::fp16, WeightFormat::fp16, WeightFormat::fp16};
   DType kv = DType::fp16;
   DType activations = DType::fp16;
   DType compute = DType::fp16;
@@ -31,7 +31,8 @@ struct Precision {
 };
 
 // The block classes, which `--weights` sets together.
-inline constexpr std::array kBlockClasses = {TensorClass::attention, TensorClass::dense_ffn, TensorClass::experts};
+inline constexpr std::array kBlockClasses = {TensorClass::attention, TensorClass::dense_ffn, TensorClass::experts,
+                                             TensorClass::shared_experts};
 
 struct PrecisionOverrides {
   std::optional<WeightFormat> weights{};  // every block class
@@ -40,7 +41,8 @@ struct PrecisionOverrides {
   std::optional<int> group_size{};
 };
 
-// Block classes: the override, else the checkpoint's format for the class, else the model's dtype.
+// Block classes: the override, else the checkpoint's format for the class (for the shared experts,
+// the routed experts' when it names none), else the model's dtype.
 // Activations: the dtype when it is a wide float, else fp16; KV cache and compute in the
 // activation format. The LM head and the embeddings: `lm_head` (the head only), else the
 // checkpoint's format for the class, else the block format when every block class is in one wide

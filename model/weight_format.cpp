@@ -24,7 +24,7 @@ constexpr std::array<FormatLayout, kWeightFormatCount> kLayouts = {{
 }};
 
 constexpr std::array<std::string_view, kTensorClassCount> kClassNames = {"attention", "dense_ffn", "experts",
-                                                                          "lm_head", "embedding"};
+                                                                          "lm_head",   "embedding", "shared_experts"};
 
 }  // namespace
 

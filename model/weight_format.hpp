@@ -81,9 +81,11 @@ struct StorageCost {
 [[nodiscard]] std::string weight_format_names(std::string_view separator);
 
 // Tensor classes a checkpoint may store in different formats (gpt-oss: MXFP4 experts, bf16
-// attention; AWQ: int4 linears, 16-bit embeddings and head).
-enum class TensorClass { attention, dense_ffn, experts, lm_head, embedding };
-inline constexpr int kTensorClassCount = 5;
+// attention; AWQ: int4 linears, 16-bit embeddings and head; Kimi-K2-Thinking: int4 routed
+// experts, bf16 shared ones). experts: the routed experts; shared_experts: the always-on ones,
+// in the routed experts' format unless a checkpoint says otherwise.
+enum class TensorClass { attention, dense_ffn, experts, lm_head, embedding, shared_experts };
+inline constexpr int kTensorClassCount = 6;
 [[nodiscard]] std::string_view name(TensorClass c);
 
 // The checkpoint's formats per class; an empty class is stored in the model's dtype.

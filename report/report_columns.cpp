@@ -65,6 +65,8 @@ const std::array kColumns = {
     Column{"workload.weight_formats.dense_ffn", "workload_weight_formats_dense_ffn",
            format_cell<TensorClass::dense_ffn>},
     Column{"workload.weight_formats.experts", "workload_weight_formats_experts", format_cell<TensorClass::experts>},
+    Column{"workload.weight_formats.shared_experts", "workload_weight_formats_shared_experts",
+           format_cell<TensorClass::shared_experts>},
     Column{"workload.weight_formats.lm_head", "workload_weight_formats_lm_head", format_cell<TensorClass::lm_head>},
     Column{"workload.weight_formats.embedding", "workload_weight_formats_embedding",
            format_cell<TensorClass::embedding>},

@@ -217,3 +217,22 @@ TEST_CASE("Qwen3-Coder-480B-A35B: 480.2 B (Qwen: 480 B), 35.47 B active (35 B) -
   CHECK_FALSE(m.architecture->attention_bias);
   CHECK(m.architecture->qk_norm);
 }
+
+TEST_CASE("Kimi-K2-Thinking: int4 routed experts beside bf16 shared experts, read from compressed-tensors: 594.2 GB") {
+  const ModelSpec m = config("kimi-k2-thinking");
+  // ignore: the head, every self_attn, the shared experts, and the dense layer's MLP by one group
+  // of alternatives (`mlp\.(gate|up|gate_up|down)_proj`): all but the routed experts stay bf16.
+  REQUIRE(m.quantization);
+  CHECK(m.quantization->of(TensorClass::experts) == WeightFormat::int4);
+  CHECK(m.quantization->of(TensorClass::shared_experts) == WeightFormat::bf16);
+  CHECK_FALSE(m.quantization->of(TensorClass::attention));
+  CHECK_FALSE(m.quantization->of(TensorClass::dense_ffn));
+  CHECK(m.quantization->group_size == 32);
+  // 60 MoE layers × 384 experts × 3·7168·2048 routed weights at 4 bits and a 16-bit scale per 32
+  // (0.5625 bytes); the other 11,722,185,728 parameters in bf16.
+  const double routed = 60 * 384 * 3 * 7168.0 * 2048;
+  CHECK(total(m) - routed == 11'722'185'728.0);
+  const double stored = routed * 0.5625 + (total(m) - routed) * 2;
+  CHECK(weight_bytes(m, resolve_precision(m)).total().value() == Approx(stored).epsilon(1e-12));
+  CHECK(stored == 594'205'259'776.0);  // Moonshot's checkpoint: 594 GB
+}

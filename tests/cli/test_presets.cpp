@@ -145,10 +145,15 @@ TEST_CASE("presets: the 2025-26 models are their configs converted, each stating
     CHECK_THAT(m.source, Catch::StartsWith("HF ") &&
                              (Catch::Contains("bf16") || Catch::Contains("fp8") || Catch::Contains("MXFP4")));
   }
-  // Kimi-K2-Thinking: Kimi-K2's layers, its routed experts in int4 groups of 32.
+  // Kimi-K2-Thinking: Kimi-K2's layers, its routed experts in int4 groups of 32, the shared ones
+  // in bf16, as its config's compressed-tensors scheme says (test_hf_quantization.cpp).
   const ModelSpec thinking = io::load_model("kimi-k2-thinking");
+  const ModelSpec config = io::load_model(test::data_file("hf-configs/kimi-k2-thinking.json"));
   CHECK(count_parameters(thinking).total() == 1'026'408'209'408.0);
   REQUIRE(thinking.quantization);
   CHECK(thinking.quantization->of(TensorClass::experts) == WeightFormat::int4);
+  CHECK(thinking.quantization->of(TensorClass::shared_experts) == WeightFormat::bf16);
   CHECK(thinking.quantization->group_size == 32);
+  CHECK(weight_bytes(thinking, resolve_precision(thinking)).total().value() ==
+        weight_bytes(config, resolve_precision(config)).total().value());
 }
