@@ -40,12 +40,13 @@ std::vector<std::string_view> lost_in_yaml(const ModelSpec& m, const ModelSpec& 
   if (a.attention_sinks != b.attention_sinks) lost.push_back("attention_sinks");
   if (a.qk_norm != b.qk_norm) lost.push_back("qk_norm");
   if (a.attention_gate != b.attention_gate) lost.push_back("attention_gate");
+  if (a.head_gate != b.head_gate) lost.push_back("head_gate");
   if (a.recurrent.has_value() != b.recurrent.has_value()) lost.push_back("recurrent");
   if (a.sparse.has_value() != b.sparse.has_value()) lost.push_back("sparse");
   const auto full = [](const Architecture& x) {
-    return x.full_attention ? std::make_tuple(x.full_attention->kv_heads, x.full_attention->head_dim,
-                                              x.full_attention->shared_kv)
-                            : std::make_tuple(0, 0L, false);
+    return x.full_attention ? std::make_tuple(x.full_attention->heads, x.full_attention->kv_heads,
+                                              x.full_attention->head_dim, x.full_attention->shared_kv)
+                            : std::make_tuple(0, 0, 0L, false);
   };
   if (full(a) != full(b)) lost.push_back("full_attention");
   if (a.tower_params != b.tower_params) lost.push_back("tower_params");

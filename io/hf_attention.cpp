@@ -2,6 +2,10 @@
 // norms, and DeepSeek's latent attention with V3.2's indexer.
 #include <fmt/format.h>
 
+#include <optional>
+#include <utility>
+#include <vector>
+
 #include "io/hf_reading.hpp"
 
 namespace roofline::io {
@@ -99,7 +103,41 @@ void read_attention(const HfFields& c, const HfFamily& f, Architecture& a, std::
   a.attention_gate = f.gate_key.empty() ? f.attention_gate : c.flag(f.gate_key, f.attention_gate);
 }
 
+// Laguna: one head count a layer, which rooflineplan holds as one for the full layers and one for
+// the others; and its per-head output gate (`gating`: true or "per-head").
+void per_layer_heads(const HfFields& c, Architecture& a) {
+  if (c.given("gating")) {
+    const std::string g = c.text("gating");
+    if (g == "per-head" || g == "true") a.head_gate = true;
+    else if (g != "false") c.refuse("gating", fmt::format("\"{}\" is not a gate rooflineplan knows (per-head)", g));
+  }
+  if (!c.given("num_attention_heads_per_layer")) return;
+  const std::vector<long> heads = c.numbers("num_attention_heads_per_layer", hf_range("heads"));
+  if (std::cmp_not_equal(heads.size(), a.layers)) {
+    c.fail("num_attention_heads_per_layer", fmt::format("{} entries for {} layers", heads.size(), a.layers));
+  }
+  std::optional<long> full, other;
+  for (int i = 0; i < a.layers; ++i) {
+    std::optional<long>& kind = a.mixer(i) == Mixer::full ? full : other;
+    if (kind && *kind != heads[static_cast<std::size_t>(i)]) {
+      c.refuse("num_attention_heads_per_layer",
+               fmt::format("layer {} has {} heads where another of its kind has {}: rooflineplan holds one head count "
+                           "for the full layers and one for the others",
+                           i, heads[static_cast<std::size_t>(i)], *kind));
+      return;
+    }
+    kind = heads[static_cast<std::size_t>(i)];
+  }
+  if (other) a.heads = static_cast<int>(*other);
+  if (full && other && *full != *other) {
+    a.full_attention = FullAttention{.heads = static_cast<int>(*full), .kv_heads = a.kv_heads, .head_dim = a.head_dim};
+  } else if (full) {
+    a.heads = static_cast<int>(*full);
+  }
+}
+
 void read_global_attention(const HfFields& c, const HfFamily& f, Architecture& a) {
+  per_layer_heads(c, a);
   if (!f.global_attention) return;
   // Gemma 4 E2B/E4B: per-layer embeddings and later layers reading earlier layers' cache.
   if (c.given("hidden_size_per_layer_input") && c.number_in("hidden_size_per_layer_input", {0, 1'000'000}) > 0) {
@@ -117,7 +155,7 @@ void read_global_attention(const HfFields& c, const HfFamily& f, Architecture& a
   const bool shared_kv = c.flag("attention_k_eq_v", false);
   // transformers' Gemma 4: a full layer's heads are global_head_dim wide, and with K = V it has
   // num_global_key_value_heads of them (the sliding layers keep head_dim and their own V).
-  FullAttention full{a.kv_heads, a.head_dim, shared_kv};
+  FullAttention full{.kv_heads = a.kv_heads, .head_dim = a.head_dim, .shared_kv = shared_kv};
   if (c.given("global_head_dim")) full.head_dim = c.count("global_head_dim", "full_attention.head_dim");
   if (shared_kv && c.given("num_global_key_value_heads")) {
     full.kv_heads = c.small_count("num_global_key_value_heads", "full_attention.kv_heads");

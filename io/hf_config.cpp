@@ -23,7 +23,7 @@ constexpr auto kSchemaFieldsRead = std::to_array<std::string_view>(
      "mixer_pattern", "ffn_pattern", "sliding_window", "attention_chunk", "attention_sinks", "qk_norm",
      "attention_gate", "recurrent.kind", "recurrent.inner", "recurrent.state", "recurrent.heads", "recurrent.groups",
      "recurrent.conv_kernel", "recurrent.dt_rank", "recurrent.conv_bias", "sparse.top_k", "sparse.index_heads",
-     "sparse.index_dim", "full_attention.kv_heads", "full_attention.head_dim",
+     "sparse.index_dim", "full_attention.heads", "full_attention.kv_heads", "full_attention.head_dim", "head_gate",
      "full_attention.shared_kv", "tower_params"});
 
 // The architecture a config names (quoted in errors, kept in the spec's source: printable only),

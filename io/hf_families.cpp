@@ -89,6 +89,8 @@ constexpr std::array<std::string_view, 9> kMamba2Harmless = {"chunk_size",      
 constexpr std::array<std::string_view, 9> kErnieHarmless = {
     "moe_capacity", "moe_gate", "moe_use_aux_free", "weight_share_add_bias", "use_rmsnorm",
     "fuse_rms_norm", "use_flash_attention", "compression_ratio", "moe_gate_act"};
+// Laguna: the routed experts' output scale (routing, not size).
+constexpr std::array<std::string_view, 1> kLagunaHarmless = {"moe_routed_scaling_factor"};
 // SmolLM3: which layers skip RoPE (positions are not priced).
 constexpr std::array<std::string_view, 2> kSmolLm3Harmless = {"no_rope_layers", "no_rope_layer_interval"};
 // Qwen3.5: the MTP module's own embeddings (it is not priced), and multimodal RoPE.
@@ -239,6 +241,13 @@ constexpr std::array kFamilies = {
              .moe = HfMoe::ernie,
              .defaults = kErnieDefaults,
              .harmless = kErnieHarmless},
+    HfFamily{.architecture = "LagunaForCausalLM",
+             .model_type = "laguna",
+             .moe = HfMoe::qwen,
+             .qk_norm = HfQkNorm::when_asked,
+             .qk_norm_default = true,
+             .defaults = kQwenMoeDefaults,
+             .harmless = kLagunaHarmless},
     HfFamily{.architecture = "SmolLM3ForCausalLM", .model_type = "smollm3", .tied = true, .harmless = kSmolLm3Harmless},
     HfFamily{.architecture = "Step3p7FlashForCausalLM", .model_type = "step3p7", .moe = HfMoe::step},
     HfFamily{.architecture = "Glm4MoeForCausalLM",

@@ -67,6 +67,7 @@ using F = Field<ModelSpec>;
 constexpr Range kLayers{1, 100'000};
 constexpr Range kLayersOrNone{0, 100'000};
 constexpr Range kHeads{1, 100'000};
+constexpr Range kHeadsOrNone{0, 100'000};
 constexpr Range kWidth{1, 1'000'000};  // hidden, ffn, head_dim, an expert's and the latents' widths
 constexpr Range kWidthOrNone{0, 1'000'000};
 constexpr Range kVocab{1, 100'000'000};
@@ -202,6 +203,9 @@ const Schema<ModelSpec>& model_schema() {
         member<InSparse, &SparseAttention::index_dim>(), kWidth},
   };
   static const std::array full_attention = {
+      F{.key = "heads", .kind = Kind::small_count, .need = Need::optional,
+        .doc = "the full layers' query heads; 0: `heads` (Laguna: 48 beside 64 on its sliding layers)",
+        .access = member<InFullAttention, &FullAttention::heads>(), .range = kHeadsOrNone, .fallback = 0L},
       F{"kv_heads", Kind::small_count, Need::required, "the full layers' K/V heads",
         member<InFullAttention, &FullAttention::kv_heads>(), kHeads},
       F{"head_dim", Kind::count, Need::required, "the full layers' per-head width",
@@ -275,6 +279,9 @@ const Schema<ModelSpec>& model_schema() {
       F{.key = "attention_gate", .kind = Kind::boolean, .need = Need::optional,
         .doc = "Q also projects a gate on the attention output (Qwen3-Next): Q twice as wide",
         .access = member<InArchitecture, &Architecture::attention_gate>(), .fallback = false},
+      F{.key = "head_gate", .kind = Kind::boolean, .need = Need::optional,
+        .doc = "a gate per query head on the attention output, projected from the hidden state (Laguna's g_proj)",
+        .access = member<InArchitecture, &Architecture::head_gate>(), .fallback = false},
       F{.key = "recurrent", .kind = Kind::section, .need = Need::optional,
         .doc = "the recurrent layer that `linear` and `ssm` layers run, with a fixed state per sequence",
         .fields = recurrent, .present = [](const ModelSpec& m) { return m.architecture->recurrent.has_value(); },

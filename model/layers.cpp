@@ -62,6 +62,7 @@ void grouped_attention(Block& b, const Shard& s, const Architecture& a, const Si
   const double bias = a.qkv_bias() ? 1.0 : 0.0;
   const double gate = a.attention_gate ? 2.0 : 1.0;
   add(b, LinearStep{.name = "q_proj", .in = s.hidden, .out = gate * q, .bias = bias * gate * q});
+  if (a.head_gate) add(b, LinearStep{.name = "g_proj", .in = s.hidden, .out = s.heads, .joins_previous = true});
   if (shared_kv) {
     add(b, LinearStep{.name = "kv_proj", .in = s.hidden, .out = kv, .bias = bias * kv, .to_cache = true,
                       .cache_outputs = 2, .joins_previous = true});
@@ -215,6 +216,7 @@ void mixer_block(LayerStack& stack, const Architecture& a, const Shard& s, Mixer
     latent_attention(b, s, a, sight);
   } else if (kind == Mixer::full && a.full_attention) {
     Shard full = s;  // the full layers' own heads, replicated below one a GPU as the others'
+    if (a.full_attention->heads > 0) full.heads = a.full_attention->heads / s.tp;
     full.head_dim = static_cast<double>(a.full_attention->head_dim);
     full.kv_heads = std::max(1.0, a.full_attention->kv_heads / s.tp);
     grouped_attention(b, full, a, sight, a.full_attention->shared_kv);

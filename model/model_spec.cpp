@@ -120,12 +120,13 @@ std::optional<SpecError> validate_full_attention(const Architecture& a) {
   if (a.mixer_counts()[static_cast<int>(Mixer::full)] == 0) {
     return SpecError{"full_attention", "no layer attends fully (mixer_pattern), so the full layers' shape is not used"};
   }
+  if (f.heads < 0 || f.heads > 100'000) return SpecError{"full_attention.heads", "must be 0 to 100,000"};
   if (auto e = positive("full_attention.kv_heads", f.kv_heads)) return e;
   if (auto e = positive("full_attention.head_dim", static_cast<double>(f.head_dim))) return e;
   if (f.head_dim > 1'000'000) return SpecError{"full_attention.head_dim", "must be at most 10^6"};
-  if (a.heads % f.kv_heads != 0) {
-    return SpecError{"full_attention.kv_heads",
-                     fmt::format("kv_heads {} does not divide heads {}", f.kv_heads, a.heads)};
+  const int heads = f.heads > 0 ? f.heads : a.heads;
+  if (heads % f.kv_heads != 0) {
+    return SpecError{"full_attention.kv_heads", fmt::format("kv_heads {} does not divide heads {}", f.kv_heads, heads)};
   }
   return std::nullopt;
 }
@@ -168,6 +169,7 @@ std::optional<SpecError> validate_architecture(const Architecture& a) {
     if (a.attention_sinks) return SpecError{"attention_sinks", "sinks are not modelled with latent attention (mla)"};
     if (a.qk_norm) return SpecError{"qk_norm", "Q/K norms are not modelled with latent attention (mla)"};
     if (a.attention_gate) return SpecError{"attention_gate", "an output gate is not modelled with latent attention (mla)"};
+    if (a.head_gate) return SpecError{"head_gate", "a gate per head is not modelled with latent attention (mla)"};
     if (l.q_lora_rank < 0) return SpecError{"mla.q_lora_rank", "must not be negative"};
     if (auto e = positive("mla.kv_lora_rank", static_cast<double>(l.kv_lora_rank))) return e;
     if (auto e = positive("mla.nope_dim", static_cast<double>(l.nope_dim))) return e;

@@ -73,8 +73,10 @@ struct SparseAttention {
 };
 
 // The full-attention layers' own shape, where a model whose other layers slide gives them one
-// (Gemma 4: 512-wide heads and 2 K/V heads on its global layers, 256 and 8 on its sliding ones).
+// (Gemma 4: 512-wide heads and 2 K/V heads on its global layers, 256 and 8 on its sliding ones;
+// Laguna: 48 query heads on its full layers, 64 on its sliding ones).
 struct FullAttention {
+  int heads = 0;  // query heads; 0: the model's
   int kv_heads = 0;
   long head_dim = 0;
   // One projection gives both K and V (Gemma 4's attention_k_eq_v): one matrix of weights, but K
@@ -110,6 +112,7 @@ struct Architecture {
   bool attention_sinks = false;  // a learned sink logit per head and layer (gpt-oss): parameters, no cache
   bool qk_norm = false;          // an RMSNorm of head_dim on each query and key head (Qwen3, Gemma 3)
   bool attention_gate = false;   // Q projects a sigmoid gate on the output too (Qwen3-Next): Q twice as wide
+  bool head_gate = false;        // one gate a query head on the output, from the hidden state (Laguna's g_proj)
   std::optional<Recurrent> recurrent;
   std::optional<SparseAttention> sparse;
   std::optional<FullAttention> full_attention;  // empty: full layers as the others

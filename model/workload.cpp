@@ -102,8 +102,8 @@ std::optional<SpecError> validate_tp(const Workload& w, const ModelSpec& m, cons
     }
   }
   if (a.attention_layers() == 0) return std::nullopt;
-  if (a.heads % w.tp != 0) {
-    return SpecError{"tp", fmt::format("tp {} does not divide the {} attention heads", w.tp, a.heads)};
+  for (const int heads : {a.heads, a.full_attention && a.full_attention->heads > 0 ? a.full_attention->heads : a.heads}) {
+    if (heads % w.tp != 0) return SpecError{"tp", fmt::format("tp {} does not divide the {} attention heads", w.tp, heads)};
   }
   // K/V heads are split when there are enough of them, else each is replicated on tp / kv_heads GPUs.
   for (const int kv : {a.kv_heads, a.full_attention ? a.full_attention->kv_heads : a.kv_heads}) {

@@ -236,3 +236,27 @@ TEST_CASE("Kimi-K2-Thinking: int4 routed experts beside bf16 shared experts, rea
   CHECK(weight_bytes(m, resolve_precision(m)).total().value() == Approx(stored).epsilon(1e-12));
   CHECK(stored == 594'205'259'776.0);  // Moonshot's checkpoint: 594 GB
 }
+
+TEST_CASE("Laguna XS 2.1 (its published shape): 33.44 B, 3.02 B active - 48 heads on full layers, 64 on sliding, a gate a head") {
+  const ModelSpec m = config("laguna-xs-2.1-shape");
+  const Architecture& a = *m.architecture;
+  CHECK(a.heads == 64);  // num_attention_heads_per_layer: the sliding layers'
+  REQUIRE(a.full_attention);
+  CHECK(a.full_attention->heads == 48);
+  CHECK(a.full_attention->kv_heads == 8);
+  CHECK_FALSE(a.full_attention->shared_kv);
+  CHECK(a.head_gate);  // gating: per-head
+  CHECK(a.moe->dense_layers == 1);  // mlp_only_layers [0]
+  // Sliding layer: Q 2048·8192, K, V 2048·1024, O 8192·2048, g_proj 2048·64, Q/K norms 2·128;
+  // full layer: Q 2048·6144, K, V, O 6144·2048, g_proj 2048·48, Q/K norms. Layer 0's dense MLP
+  // 3·2048·8192; 39 MoE layers: router 2048·256, 256 routed and 1 shared expert of 3·2048·512.
+  const double h = 2048, expert = 3 * h * 512;
+  const double sliding = h * 8192 + 2 * h * 1024 + 8192 * h + h * 64 + 256;
+  const double full = h * 6144 + 2 * h * 1024 + 6144 * h + h * 48 + 256;
+  const double rest = 30 * sliding + 10 * full + 40 * 2 * h + 3 * h * 8192 + 2 * 100'352 * h + h;
+  CHECK(total(m) == rest + 39 * (h * 256 + 257 * expert));
+  CHECK(total(m) == 33'442'607'104.0);
+  CHECK(active(m) == rest + 39 * (h * 256 + 9 * expert));
+  // 10 full layers keep every token's 2 × 8 × 128, 30 sliding ones the last 512.
+  CHECK(cache_at_32k(m) == (10 * 32'768 + 30 * 512) * (2 * 8 * 128 * 2.0));
+}

@@ -195,6 +195,20 @@ TEST_CASE("HF fields: Gemma 4's per-layer embeddings and shared KV layers are re
                     Catch::Contains("intermediate_size: the dense MLP beside the experts (128) is not a whole number"));
 }
 
+TEST_CASE("HF fields: per-layer head counts are one for the full layers and one for the others, or refused") {
+  const std::string laguna = R"({"architectures": ["LagunaForCausalLM"], "hidden_size": 64, "num_attention_heads": 4,
+"num_key_value_heads": 2, "head_dim": 16, "num_hidden_layers": 4, "intermediate_size": 128, "moe_intermediate_size": 32,
+"num_experts": 4, "num_experts_per_tok": 2, "vocab_size": 100, "sliding_window": 8, "torch_dtype": "bfloat16",
+"layer_types": ["full_attention", "sliding_attention", "full_attention", "sliding_attention"], )";
+  const ModelSpec m = read(laguna + R"("num_attention_heads_per_layer": [4, 8, 4, 8]})");
+  CHECK(m.architecture->heads == 8);
+  CHECK(m.architecture->full_attention->heads == 4);
+  CHECK_THROWS_WITH(read(laguna + R"("num_attention_heads_per_layer": [4, 8, 4, 6]})"),
+                    Catch::Contains("num_attention_heads_per_layer: layer 3 has 6 heads where another of its kind has 8"));
+  CHECK_THROWS_WITH(read(laguna + R"("gating": "per-element"})"),
+                    Catch::Contains("gating: \"per-element\" is not a gate rooflineplan knows"));
+}
+
 TEST_CASE("HF names: a model is named by its checkpoint or its file, so two configs of one family can be told apart") {
   CHECK(io::load_model(test::data_file("hf-configs/qwen3-8b.json")).name == "qwen3-8b");
   CHECK(io::load_model(test::data_file("hf-configs/qwen3-32b-fp8.json")).name == "qwen3-32b-fp8");
