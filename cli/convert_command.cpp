@@ -50,6 +50,12 @@ std::vector<std::string_view> lost_in_yaml(const ModelSpec& m, const ModelSpec& 
   };
   if (full(a) != full(b)) lost.push_back("full_attention");
   if (a.tower_params != b.tower_params) lost.push_back("tower_params");
+  if (std::tie(a.kv_shared_layers, a.kv_shared_ffn) != std::tie(b.kv_shared_layers, b.kv_shared_ffn)) {
+    lost.push_back("kv_shared_layers");
+  }
+  if (std::tie(a.per_layer_input, a.per_layer_vocab) != std::tie(b.per_layer_input, b.per_layer_vocab)) {
+    lost.push_back("per_layer_input");
+  }
   return lost;
 }
 

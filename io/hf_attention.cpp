@@ -139,14 +139,21 @@ void per_layer_heads(const HfFields& c, Architecture& a) {
 void read_global_attention(const HfFields& c, const HfFamily& f, Architecture& a) {
   per_layer_heads(c, a);
   if (!f.global_attention) return;
-  // Gemma 4 E2B/E4B: per-layer embeddings and later layers reading earlier layers' cache.
-  if (c.given("hidden_size_per_layer_input") && c.number_in("hidden_size_per_layer_input", {0, 1'000'000}) > 0) {
-    c.refuse("hidden_size_per_layer_input", "per-layer input embeddings (Gemma 4 E2B, E4B) are not modelled");
+  // Gemma 4 E2B/E4B: per-layer inputs from a table of their own, and the last layers reading the
+  // cache of the last earlier layer of their kind (transformers' first_kv_shared_layer_idx).
+  if (c.given("hidden_size_per_layer_input")) {
+    a.per_layer_input = c.count("hidden_size_per_layer_input", "per_layer_input");
+    if (a.per_layer_input > 0 && c.given("vocab_size_per_layer_input")) {
+      a.per_layer_vocab = c.count("vocab_size_per_layer_input", "per_layer_vocab");
+    }
   }
-  if (c.given("num_kv_shared_layers") && c.number_in("num_kv_shared_layers", {0, 100'000}) > 0) {
-    c.refuse("num_kv_shared_layers", "layers that reuse an earlier layer's K/V cache are not modelled");
+  c.use({"hidden_size_per_layer_input", "vocab_size_per_layer_input"});
+  if (c.given("num_kv_shared_layers")) {
+    const long shared = c.number_in("num_kv_shared_layers", {0, 100'000});
+    // transformers shares only when some layer is left to keep a cache (first index > 0).
+    if (shared < a.layers) a.kv_shared_layers = static_cast<int>(shared);
   }
-  c.use({"hidden_size_per_layer_input", "num_kv_shared_layers"});
+  c.use("num_kv_shared_layers");
   // "vision": an image's tokens see each other both ways, which text tokens never do.
   if (c.given("use_bidirectional_attention") && c.text("use_bidirectional_attention") != "vision") {
     c.refuse("use_bidirectional_attention", "attention both ways over text tokens is not a decoder rooflineplan prices");

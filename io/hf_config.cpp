@@ -24,7 +24,8 @@ constexpr auto kSchemaFieldsRead = std::to_array<std::string_view>(
      "attention_gate", "recurrent.kind", "recurrent.inner", "recurrent.state", "recurrent.heads", "recurrent.groups",
      "recurrent.conv_kernel", "recurrent.dt_rank", "recurrent.conv_bias", "sparse.top_k", "sparse.index_heads",
      "sparse.index_dim", "full_attention.heads", "full_attention.kv_heads", "full_attention.head_dim", "head_gate",
-     "full_attention.shared_kv", "tower_params"});
+     "full_attention.shared_kv", "tower_params", "kv_shared_layers", "kv_shared_ffn", "per_layer_input",
+     "per_layer_vocab"});
 
 // The architecture a config names (quoted in errors, kept in the spec's source: printable only),
 // and the key it was named by.

@@ -95,8 +95,6 @@ constexpr std::array<std::string_view, 1> kLagunaHarmless = {"moe_routed_scaling
 constexpr std::array<std::string_view, 2> kSmolLm3Harmless = {"no_rope_layers", "no_rope_layer_interval"};
 // Qwen3.5: the MTP module's own embeddings (it is not priced), and multimodal RoPE.
 constexpr std::array<std::string_view, 2> kQwen35Harmless = {"mtp_use_dedicated_embeddings", "mrope_section"};
-// Gemma 4: the logit soft-cap and which tokens attend both ways (the image's, for vision).
-constexpr std::array<std::string_view, 1> kGemma4Harmless = {"vocab_size_per_layer_input"};
 // Wrappers of 2026: how images, video and audio become tokens.
 constexpr std::array<std::string_view, 12> kWrapper26Harmless = {
     "vision_config", "audio_config", "vision_soft_tokens_per_image", "mm_tokens_per_image", "spatial_merge_size",
@@ -208,8 +206,7 @@ constexpr std::array kFamilies = {
              .qk_norm = HfQkNorm::always,
              .tied = true,
              .global_attention = true,
-             .defaults = kGemma4Defaults,
-             .harmless = kGemma4Harmless},
+             .defaults = kGemma4Defaults},
     HfFamily{.architecture = "Gemma4ForConditionalGeneration",
              .model_type = "gemma4",
              .text_model_type = "gemma4_text",

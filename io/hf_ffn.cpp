@@ -138,14 +138,17 @@ std::vector<bool> ernie_moe_layers(const HfFields& c, int layers) {
 // Gemma 4's MoE layers keep their dense MLP beside the experts, summed (Gemma4TextDecoderLayer with
 // enable_moe_block): a shared path as wide as intermediate_size, priced as that many experts' width.
 void gemma4_ffn(const HfFields& c, Architecture& a) {
-  if (c.flag("use_double_wide_mlp", false)) {
-    c.refuse("use_double_wide_mlp", "Gemma 4's doubled MLP on its KV-sharing layers is not modelled");
-  }
   c.require({"intermediate_size"});
+  const bool wide = c.flag("use_double_wide_mlp", false);
   if (!c.flag("enable_moe_block", false)) {
     a.ffn = c.count("intermediate_size", "ffn");
+    // E2B: the cache-sharing layers' MLP is twice as wide (transformers' use_double_wide_mlp).
+    if (wide && a.kv_shared_layers > 0) a.kv_shared_ffn = 2 * a.ffn;
     c.use({"num_experts", "top_k_experts", "moe_intermediate_size"});
     return;
+  }
+  if (wide && a.kv_shared_layers > 0) {
+    c.refuse("use_double_wide_mlp", "a doubled MLP beside experts is not a Gemma 4 rooflineplan knows");
   }
   a.moe = experts(c, "num_experts", "top_k_experts", "moe_intermediate_size");
   const long dense = c.count("intermediate_size", "ffn");

@@ -71,6 +71,7 @@ constexpr Range kHeadsOrNone{0, 100'000};
 constexpr Range kWidth{1, 1'000'000};  // hidden, ffn, head_dim, an expert's and the latents' widths
 constexpr Range kWidthOrNone{0, 1'000'000};
 constexpr Range kVocab{1, 100'000'000};
+constexpr Range kVocabOrNone{0, 100'000'000};
 constexpr Range kExperts{1, 10'000'000};
 constexpr Range kConvKernel{1, 1'000};  // PEER (arXiv 2407.04202) routes among 1,048,576 experts
 constexpr Range kExpertsOrNone{0, 10'000'000};
@@ -300,6 +301,19 @@ const Schema<ModelSpec>& model_schema() {
         .doc = "weights of the vision and audio encoders a multimodal checkpoint ships: held in memory in 16 bits, "
                "never run (image and audio tokens are not priced)",
         .access = member<InArchitecture, &Architecture::tower_params>(), .range = kTowerParams, .fallback = 0.0},
+      F{.key = "kv_shared_layers", .kind = Kind::small_count, .need = Need::optional,
+        .doc = "the last layers, which read the cache of the last earlier layer of their kind: no K/V projections, "
+               "no cache of their own (Gemma 4 E2B: 20 of 35)",
+        .access = member<InArchitecture, &Architecture::kv_shared_layers>(), .range = kLayersOrNone, .fallback = 0L},
+      F{.key = "kv_shared_ffn", .kind = Kind::count, .need = Need::optional,
+        .doc = "the dense FFN width of those layers; 0: `ffn` (Gemma 4 E2B's double-wide MLP: 2 × ffn)",
+        .access = member<InArchitecture, &Architecture::kv_shared_ffn>(), .range = kWidthOrNone, .fallback = 0L},
+      F{.key = "per_layer_input", .kind = Kind::count, .need = Need::optional,
+        .doc = "width of the input each layer takes from a per-layer embedding table (Gemma 4 E2B/E4B); 0: none",
+        .access = member<InArchitecture, &Architecture::per_layer_input>(), .range = kWidthOrNone, .fallback = 0L},
+      F{.key = "per_layer_vocab", .kind = Kind::count, .need = Need::optional,
+        .doc = "rows of that table; 0: `vocab`",
+        .access = member<InArchitecture, &Architecture::per_layer_vocab>(), .range = kVocabOrNone, .fallback = 0L},
       F{.key = "mtp_modules", .kind = Kind::small_count, .need = Need::optional,
         .doc = "multi-token-prediction modules shipped beside the model (DeepSeek-V3: 1), not priced in its "
                "weights; `--speculative K:ACCEPT:mtp` drafts with them",

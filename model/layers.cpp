@@ -56,21 +56,29 @@ void qk_norms(Block& b, const Shard& s, const Architecture& a, double q, double 
 
 // Grouped-query attention: Q, K and V projected, K and V written straight into the cache.
 // With an output gate (Qwen3-Next), Q projects a gate of its own width beside the queries.
-// With shared K/V (Gemma 4's global layers) one projection gives both, and the cache keeps the two.
-void grouped_attention(Block& b, const Shard& s, const Architecture& a, const Sight& sight, bool shared_kv) {
+// Where a layer's K and V come from: its own projections, one projection giving both (Gemma 4's
+// global layers: the cache keeps the two), or an earlier layer's cache (Gemma 4 E2B's sharing
+// layers: no K/V projections or norms, no cache of their own; attention still reads the cache).
+enum class KvSource { own, one_projection, earlier_layer };
+
+void grouped_attention(Block& b, const Shard& s, const Architecture& a, const Sight& sight, KvSource source) {
   const double q = s.heads * s.head_dim, kv = s.kv_heads * s.head_dim;
   const double bias = a.qkv_bias() ? 1.0 : 0.0;
   const double gate = a.attention_gate ? 2.0 : 1.0;
   add(b, LinearStep{.name = "q_proj", .in = s.hidden, .out = gate * q, .bias = bias * gate * q});
   if (a.head_gate) add(b, LinearStep{.name = "g_proj", .in = s.hidden, .out = s.heads, .joins_previous = true});
-  if (shared_kv) {
+  if (source == KvSource::one_projection) {
     add(b, LinearStep{.name = "kv_proj", .in = s.hidden, .out = kv, .bias = bias * kv, .to_cache = true,
                       .cache_outputs = 2, .joins_previous = true});
-  } else {
+  } else if (source == KvSource::own) {
     add(b, LinearStep{.name = "k_proj", .in = s.hidden, .out = kv, .bias = bias * kv, .to_cache = true, .joins_previous = true});
     add(b, LinearStep{.name = "v_proj", .in = s.hidden, .out = kv, .bias = bias * kv, .to_cache = true, .joins_previous = true});
   }
-  qk_norms(b, s, a, q, kv);
+  if (source == KvSource::earlier_layer && a.qk_norm) {
+    add(b, NormStep{"q_norm", q, 1, s.head_dim, false});
+  } else {
+    qk_norms(b, s, a, q, kv);
+  }
   add(b, AttentionStep{.heads = s.heads, .qk_dim = s.head_dim, .v_dim = s.head_dim, .k_width = kv, .v_width = kv,
                        .window = sight.window, .chunk = sight.chunk, .params = a.attention_sinks ? s.heads : 0.0});
   add(b, LinearStep{.name = "o_proj", .in = q, .out = s.hidden, .bias = a.linear_bias ? s.hidden : 0.0, .to_residual = true});
@@ -199,12 +207,16 @@ void ffn(Block& b, const FfnNames& n, FfnType type, WeightClass weights, double 
 }
 
 constexpr std::array<std::string_view, kMixerCount> kMixerLabels = {"", "sliding", "chunked", "linear", "ssm", ""};
+constexpr std::array<std::string_view, kMixerCount> kSharingLabels = {"kv_shared", "sliding_kv_shared",
+                                                                      "chunked_kv_shared", "", "", ""};
 
 // The layers of one mixer kind: their norm, the mixer, and the all-reduce after its output.
-// `s`: the attention's shard (whole weights under data-parallel attention).
-void mixer_block(LayerStack& stack, const Architecture& a, const Shard& s, Mixer kind, int layers, bool dp) {
+// `s`: the attention's shard (whole weights under data-parallel attention). `sharing`: the layers
+// read an earlier layer's cache.
+void mixer_block(LayerStack& stack, const Architecture& a, const Shard& s, Mixer kind, int layers, bool dp,
+                 bool sharing) {
   if (kind == Mixer::none || layers == 0) return;
-  Block b = block(layers, kMixerLabels[static_cast<std::size_t>(kind)]);
+  Block b = block(layers, (sharing ? kSharingLabels : kMixerLabels)[static_cast<std::size_t>(kind)]);
   add(b, NormStep{"attn_norm", s.hidden, a.norm_params_per_element()});
   Sight sight;
   if (kind == Mixer::sliding) b.window = sight.window = static_cast<double>(a.sliding_window);
@@ -219,9 +231,12 @@ void mixer_block(LayerStack& stack, const Architecture& a, const Shard& s, Mixer
     if (a.full_attention->heads > 0) full.heads = a.full_attention->heads / s.tp;
     full.head_dim = static_cast<double>(a.full_attention->head_dim);
     full.kv_heads = std::max(1.0, a.full_attention->kv_heads / s.tp);
-    grouped_attention(b, full, a, sight, a.full_attention->shared_kv);
+    grouped_attention(b, full, a, sight,
+                      sharing                         ? KvSource::earlier_layer
+                      : a.full_attention->shared_kv ? KvSource::one_projection
+                                                      : KvSource::own);
   } else {
-    grouped_attention(b, s, a, sight, false);
+    grouped_attention(b, s, a, sight, sharing ? KvSource::earlier_layer : KvSource::own);
   }
   if (s.tp > 1) add(b, CollectiveStep{"allreduce_attn", Collective::all_reduce, s.hidden, 1, static_cast<int>(s.tp)});
   own_rows(b, 0, dp);
@@ -243,15 +258,21 @@ void ffn_blocks(LayerStack& stack, const Architecture& a, const Shard& s, const 
   const auto counts = a.ffn_counts();
   const double norm = a.norm_params_per_element();
   const bool dp = sh.dp_attention;
-  if (const int dense = counts[static_cast<int>(FfnKind::dense)]; dense > 0) {
-    Block b = block(dense);
+  const auto dense_block = [&](int layers, double width, std::string_view label) {
+    if (layers == 0) return;
+    Block b = block(layers, label);
     add(b, NormStep{"ffn_norm", s.hidden, norm});
-    ffn(b, {"ffn_gate", "ffn_up", "ffn_act", "ffn_down"}, a.ffn_type, WeightClass::dense_ffn, s.hidden, s.ffn, 1, 1,
+    ffn(b, {"ffn_gate", "ffn_up", "ffn_act", "ffn_down"}, a.ffn_type, WeightClass::dense_ffn, s.hidden, width, 1, 1,
         false, a.linear_bias ? 1.0 : 0.0);
     if (s.tp > 1) add(b, CollectiveStep{"allreduce_ffn", Collective::all_reduce, s.hidden, 1, static_cast<int>(s.tp)});
     own_rows(b, 0, dp);
     stack.blocks.push_back(std::move(b));
-  }
+  };
+  const int dense = counts[static_cast<int>(FfnKind::dense)];
+  // The cache-sharing layers' own width (Gemma 4 E2B's double-wide MLP).
+  const int wide = a.kv_shared_ffn > 0 ? dense - a.ffns_before(a.layers - a.kv_shared_layers)[static_cast<int>(FfnKind::dense)] : 0;
+  dense_block(dense - wide, s.ffn, {});
+  dense_block(wide, static_cast<double>(a.kv_shared_ffn) / s.tp, "kv_shared");
   if (const int sparse = counts[static_cast<int>(FfnKind::moe)]; sparse > 0) {
     const MoeSpec& moe = *a.moe;
     const auto experts = static_cast<double>(moe.experts), top_k = static_cast<double>(moe.top_k);
@@ -295,6 +316,28 @@ void ffn_blocks(LayerStack& stack, const Architecture& a, const Shard& s, const 
   }
 }
 
+// Gemma 4 E2B/E4B's per-layer inputs: each token gathers its row of every layer's input from a
+// table of its own and adds a projection of its embedding (whole on every GPU); each layer gates
+// its share in (a GELU of a hidden → width projection times the input) and projects it back.
+// The projections are priced in the attention class's format.
+void per_layer_inputs(LayerStack& stack, const Architecture& a, const Shard& s, bool dp) {
+  const auto width = static_cast<double>(a.per_layer_input), layers = static_cast<double>(a.layers);
+  const auto rows = static_cast<double>(a.per_layer_vocab > 0 ? a.per_layer_vocab : a.vocab);
+  Block inputs = block(1, "per_layer_input");
+  add(inputs, GatherStep{"per_layer_embedding", layers * width, 1 / s.tp, rows, s.tp});
+  add(inputs, LinearStep{.name = "per_layer_model_projection", .in = s.hidden, .out = layers * width});
+  add(inputs, NormStep{"per_layer_projection_norm", layers * width, 1, width, false});
+  own_rows(inputs, 0, dp);
+  stack.blocks.push_back(std::move(inputs));
+  Block each = block(layers, "per_layer_input");
+  add(each, LinearStep{.name = "per_layer_input_gate", .in = s.hidden, .out = width});
+  add(each, ActivationStep{"per_layer_act", width, true, 1});
+  add(each, LinearStep{.name = "per_layer_projection", .in = width, .out = s.hidden, .to_residual = true});
+  add(each, NormStep{"post_per_layer_input_norm", s.hidden, a.norm_params_per_element(), 0, false});
+  own_rows(each, 0, dp);
+  stack.blocks.push_back(std::move(each));
+}
+
 }  // namespace
 
 LayerStack describe_layers(const Architecture& a, const Sharding& sh) {
@@ -302,7 +345,7 @@ LayerStack describe_layers(const Architecture& a, const Sharding& sh) {
   // Under data-parallel attention every GPU holds whole weights but the routed experts'.
   const Shard s = make_shard(a, dp ? 1 : sh.tp);
   LayerStack stack;
-  stack.blocks.reserve(9);
+  stack.blocks.reserve(16);
   stack.hidden = s.hidden;
   stack.tp = sh.tp;
   stack.data_parallel = dp ? sh.tp : 1;
@@ -325,10 +368,13 @@ LayerStack describe_layers(const Architecture& a, const Sharding& sh) {
     stack.blocks.push_back(std::move(input));
   }
 
-  // Costs add up over layers, so the layers of one kind are priced together, whatever their order.
-  const auto mixers = a.mixer_counts();
-  for (int k = 0; k < kMixerCount; ++k) {
-    mixer_block(stack, a, s, static_cast<Mixer>(k), mixers[static_cast<std::size_t>(k)], dp);
+  if (a.per_layer_input > 0) per_layer_inputs(stack, a, s, dp);
+  // Costs add up over layers, so the layers of one kind are priced together, whatever their order;
+  // the layers reading an earlier layer's cache apart.
+  const auto mixers = a.mixer_counts(), owning = a.mixers_before(a.layers - a.kv_shared_layers);
+  for (std::size_t k = 0; k < kMixerCount; ++k) {
+    mixer_block(stack, a, s, static_cast<Mixer>(k), owning[k], dp, false);
+    mixer_block(stack, a, s, static_cast<Mixer>(k), mixers[k] - owning[k], dp, true);
   }
   ffn_blocks(stack, a, s, sh);
 

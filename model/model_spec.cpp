@@ -181,6 +181,24 @@ std::optional<SpecError> validate_architecture(const Architecture& a) {
     return SpecError{"kv_heads", fmt::format("kv_heads {} does not divide heads {}", a.kv_heads, a.heads)};
   }
   if (auto e = validate_full_attention(a)) return e;
+  if (a.kv_shared_layers < 0 || a.kv_shared_layers >= a.layers) {
+    return SpecError{"kv_shared_layers", fmt::format("must be 0 to {} (the first layer keeps its own cache)", a.layers - 1)};
+  }
+  if (a.kv_shared_layers > 0 && (a.mla || a.mixers_before(a.layers - a.kv_shared_layers) == std::array<int, kMixerCount>{})) {
+    return SpecError{"kv_shared_layers", "layers sharing a cache need grouped-query attention before them"};
+  }
+  for (const int k : {static_cast<int>(Mixer::full), static_cast<int>(Mixer::sliding), static_cast<int>(Mixer::chunked)}) {
+    const int sharing = a.mixer_counts()[static_cast<std::size_t>(k)] -
+                        a.mixers_before(a.layers - a.kv_shared_layers)[static_cast<std::size_t>(k)];
+    if (sharing > 0 && a.mixers_before(a.layers - a.kv_shared_layers)[static_cast<std::size_t>(k)] == 0) {
+      return SpecError{"kv_shared_layers", "a sharing layer needs an earlier layer of its kind to read the cache of"};
+    }
+  }
+  if (a.kv_shared_ffn < 0 || a.kv_shared_ffn > 1'000'000) return SpecError{"kv_shared_ffn", "must be 0 to 10^6"};
+  if (a.per_layer_input < 0 || a.per_layer_input > 1'000'000) return SpecError{"per_layer_input", "must be 0 to 10^6"};
+  if (a.per_layer_vocab < 0 || a.per_layer_vocab > 100'000'000) {
+    return SpecError{"per_layer_vocab", "must be 0 to 10^8"};
+  }
   if (!(a.tower_params >= 0 && a.tower_params <= 1e15)) return SpecError{"tower_params", "must be 0 to 10^15"};
   return validate_sizes(a);
 }
@@ -205,32 +223,37 @@ FfnKind Architecture::ffn_kind(int layer) const {
 
 // Counted by each list's cycle, not layer by layer: a pattern of P kinds over L layers gives
 // position p the layers p, p + P, ... below L.
-std::array<int, kMixerCount> Architecture::mixer_counts() const {
+std::array<int, kMixerCount> Architecture::mixer_counts() const { return mixers_before(layers); }
+std::array<int, kFfnKindCount> Architecture::ffn_counts() const { return ffns_before(layers); }
+
+std::array<int, kMixerCount> Architecture::mixers_before(int first) const {
   std::array<int, kMixerCount> n{};
-  if (layers <= 0) return n;
+  first = std::clamp(first, 0, std::max(layers, 0));
+  if (first == 0) return n;
   if (mixer_pattern.empty()) {
-    n[static_cast<int>(Mixer::full)] = layers;
+    n[static_cast<int>(Mixer::full)] = first;
     return n;
   }
   const auto period = static_cast<int>(mixer_pattern.size());
-  for (int p = 0; p < period && p < layers; ++p) {
-    n[static_cast<int>(mixer_pattern[static_cast<std::size_t>(p)])] += (layers - 1 - p) / period + 1;
+  for (int p = 0; p < period && p < first; ++p) {
+    n[static_cast<int>(mixer_pattern[static_cast<std::size_t>(p)])] += (first - 1 - p) / period + 1;
   }
   return n;
 }
 
-std::array<int, kFfnKindCount> Architecture::ffn_counts() const {
+std::array<int, kFfnKindCount> Architecture::ffns_before(int first) const {
   std::array<int, kFfnKindCount> n{};
-  if (layers <= 0) return n;
+  first = std::clamp(first, 0, std::max(layers, 0));
+  if (first == 0) return n;
   if (ffn_pattern.empty()) {
-    const int dense = moe ? std::clamp(moe->dense_layers, 0, layers) : layers;
+    const int dense = moe ? std::clamp(moe->dense_layers, 0, first) : first;
     n[static_cast<int>(FfnKind::dense)] = dense;
-    n[static_cast<int>(FfnKind::moe)] = layers - dense;
+    n[static_cast<int>(FfnKind::moe)] = first - dense;
     return n;
   }
   const auto period = static_cast<int>(ffn_pattern.size());
-  for (int p = 0; p < period && p < layers; ++p) {
-    n[static_cast<int>(ffn_pattern[static_cast<std::size_t>(p)])] += (layers - 1 - p) / period + 1;
+  for (int p = 0; p < period && p < first; ++p) {
+    n[static_cast<int>(ffn_pattern[static_cast<std::size_t>(p)])] += (first - 1 - p) / period + 1;
   }
   return n;
 }

@@ -120,6 +120,16 @@ struct Architecture {
   // and audio towers): held in memory in the activation format, never run. Image and audio tokens
   // are not priced.
   double tower_params = 0;
+  // Gemma 4 E2B/E4B: the last `kv_shared_layers` layers read the cache of the last earlier layer of
+  // their kind (no K/V projections, no cache of their own), their dense FFN `kv_shared_ffn` wide
+  // (0: `ffn`; E2B's double-wide MLP: 2 × ffn).
+  int kv_shared_layers = 0;
+  long kv_shared_ffn = 0;
+  // Per-layer inputs (Gemma 4 E2B/E4B's PLE): each token gathers a row of `layers` × `per_layer_input`
+  // from a table of `per_layer_vocab` rows (0: vocab), adds a projection of its embedding, and each
+  // layer gates its share in and projects it back to the residual stream. 0: none.
+  long per_layer_input = 0;
+  long per_layer_vocab = 0;
   // Multi-token-prediction modules shipped beside the stack (DeepSeek-V3's num_nextn_predict_layers,
   // arXiv 2412.19437 §2.2): each one block of the last layer's kind on the model's embedding and
   // head. Not in the model's weights or steps; they draft for `--speculative K:ACCEPT:mtp`.
@@ -134,6 +144,9 @@ struct Architecture {
   // Layers of each kind, by the enums' order.
   [[nodiscard]] std::array<int, kMixerCount> mixer_counts() const;
   [[nodiscard]] std::array<int, kFfnKindCount> ffn_counts() const;
+  // The same among the first `first` layers.
+  [[nodiscard]] std::array<int, kMixerCount> mixers_before(int first) const;
+  [[nodiscard]] std::array<int, kFfnKindCount> ffns_before(int first) const;
   [[nodiscard]] int attention_layers() const;  // full, sliding and chunked: the layers with heads
 
   [[nodiscard]] long q_dim() const { return heads * head_dim; }

@@ -260,3 +260,26 @@ TEST_CASE("Laguna XS 2.1 (its published shape): 33.44 B, 3.02 B active - 48 head
   // 10 full layers keep every token's 2 × 8 × 128, 30 sliding ones the last 512.
   CHECK(cache_at_32k(m) == (10 * 32'768 + 30 * 512) * (2 * 8 * 128 * 2.0));
 }
+
+TEST_CASE("Gemma 4 E4B (its published shape): 7.46 B - per-layer inputs, 18 layers reading earlier layers' cache") {
+  const ModelSpec m = config("gemma-4-e4b-shape");
+  const Architecture& a = *m.architecture;
+  CHECK(a.per_layer_input == 256);
+  CHECK(a.kv_shared_layers == 18);
+  CHECK(a.kv_shared_ffn == 0);  // use_double_wide_mlp: false
+  // No layer_types in this shape: transformers' 5 sliding to 1 full, so layers 5, 11, ... 41 are
+  // full; the first 24 keep their cache (20 sliding, 4 full), the last 18 (15 and 3) read it.
+  const double h = 2560;
+  const double sliding = h * 2048 * 2 + h * 512 * 2 + 512, full = h * 4096 * 2 + h * 1024 * 2 + 1024;
+  const double sliding_reader = h * 2048 * 2 + 256, full_reader = h * 4096 * 2 + 512;  // Q and O, the Q norm
+  const double ffn = 2 * h + 3 * h * 10'240;
+  // Per-layer inputs: a 262,144 × (42·256) table, a 2560 → 42·256 projection and its norm; in each
+  // layer a 2560 → 256 gate, a 256 → 2560 projection and a norm.
+  const double inputs = 262'144 * 42 * 256.0 + h * 42 * 256 + 256 + 42 * (2 * h * 256 + h);
+  CHECK(total(m) == 20 * sliding + 4 * full + 15 * sliding_reader + 3 * full_reader + 42 * ffn + inputs +
+                        262'144 * h + h);
+  CHECK(total(m) == 7'462'798'336.0);
+  // Only the 24 owning layers cache: 20 sliding ones 512 tokens of 2 × 2 × 256, 4 full ones every
+  // token of 2 × 2 × 512.
+  CHECK(cache_at_32k(m) == (20 * 512 * 2 * 2 * 256 + 4 * 32'768 * 2 * 2 * 512) * 2.0);
+}

@@ -180,16 +180,34 @@ TEST_CASE("HF fields: a field that restates the family is accepted, one that con
                     Catch::Contains("use_qk_norm: Qwen3MoeForCausalLM models have Q/K norms"));
 }
 
-TEST_CASE("HF fields: Gemma 4's per-layer embeddings and shared KV layers are refused by name, not priced without") {
+TEST_CASE("HF fields: Gemma 4's per-layer inputs, cache-sharing layers and their double-wide MLP are read") {
   const std::string gemma4 = R"({"architectures": ["Gemma4ForCausalLM"], "hidden_size": 64, "num_attention_heads": 4,
 "num_key_value_heads": 2, "head_dim": 16, "num_hidden_layers": 6, "intermediate_size": 128, "vocab_size": 100,
 "sliding_window": 32, "torch_dtype": "bfloat16")";
   const ModelSpec m = read(gemma4 + "}");
   CHECK(m.architecture->mixer_pattern.size() == 6);  // transformers' 5 sliding to 1 full
   CHECK_FALSE(m.architecture->full_attention);       // no global shape of their own
-  CHECK_THROWS_WITH(read(gemma4 + R"(, "hidden_size_per_layer_input": 256, "num_kv_shared_layers": 2})"),
-                    Catch::Contains("hidden_size_per_layer_input: per-layer input embeddings") &&
-                        Catch::Contains("num_kv_shared_layers: layers that reuse an earlier layer's K/V cache"));
+  // 12 layers: 5 and 11 full. The last 2 (10, sliding, and 11, full) read layers 9's and 5's cache.
+  const ModelSpec e2b = read(R"({"architectures": ["Gemma4ForCausalLM"], "hidden_size": 64, "num_attention_heads": 4,
+"num_key_value_heads": 2, "head_dim": 16, "num_hidden_layers": 12, "intermediate_size": 128, "vocab_size": 100,
+"sliding_window": 32, "torch_dtype": "bfloat16", "hidden_size_per_layer_input": 8, "vocab_size_per_layer_input": 50,
+"num_kv_shared_layers": 2, "use_double_wide_mlp": true})");
+  CHECK(e2b.architecture->per_layer_input == 8);
+  CHECK(e2b.architecture->per_layer_vocab == 50);
+  CHECK(e2b.architecture->kv_shared_layers == 2);
+  CHECK(e2b.architecture->kv_shared_ffn == 256);
+  // Per layer: Q, O 2·64·64, K, V 2·64·32, Q/K norms 2·16, FFN 3·64·128, norms 2·64, the per-layer
+  // gate and projection 2·64·8 and their norm 64; the last 2 layers have no K, V or K norm and an
+  // MLP 256 wide. The tied table 100·64, the per-layer table 50·(12·8), its projection 64·96 and
+  // norm 8, the final norm.
+  const double layer = 2 * 64 * 64.0 + 2 * 64 * 32.0 + 32 + 3 * 64 * 128.0 + 128 + 2 * 64 * 8.0 + 64;
+  const double sharing = layer - 2 * 64 * 32.0 - 16 + 3 * 64 * 128.0;
+  CHECK(count_parameters(e2b).total() == 10 * layer + 2 * sharing + 100 * 64.0 + 50 * 96.0 + 64 * 96.0 + 8 + 64);
+  // Only the 10 owning layers cache 16 tokens of 2 × 2 × 16 in bf16.
+  CHECK(cache_bytes_per_sequence(e2b, resolve_precision(e2b), 16).value() == (10 * 16) * (2 * 2 * 16 * 2.0));
+  // A sharing layer with no earlier layer of its kind has no cache to read.
+  CHECK_THROWS_WITH(read(gemma4 + R"(, "num_kv_shared_layers": 1})"),
+                    Catch::Contains("a sharing layer needs an earlier layer of its kind to read the cache of"));
   CHECK_THROWS_WITH(read(gemma4 + R"(, "enable_moe_block": true, "num_experts": 4, "top_k_experts": 2,
 "moe_intermediate_size": 48})"),
                     Catch::Contains("intermediate_size: the dense MLP beside the experts (128) is not a whole number"));
