@@ -43,6 +43,7 @@ std::vector<std::string_view> lost_in_yaml(const ModelSpec& m, const ModelSpec& 
   if (a.head_gate != b.head_gate) lost.push_back("head_gate");
   if (a.recurrent.has_value() != b.recurrent.has_value()) lost.push_back("recurrent");
   if (a.sparse.has_value() != b.sparse.has_value()) lost.push_back("sparse");
+  if (a.moe && b.moe && a.moe->latent != b.moe->latent) lost.push_back("moe.latent");
   const auto full = [](const Architecture& x) {
     return x.full_attention ? std::make_tuple(x.full_attention->heads, x.full_attention->kv_heads,
                                               x.full_attention->head_dim, x.full_attention->shared_kv)

@@ -19,7 +19,7 @@ namespace {
 constexpr auto kSchemaFieldsRead = std::to_array<std::string_view>(
     {"layers", "hidden", "heads", "kv_heads", "head_dim", "ffn", "vocab", "max_context", "position_embeddings",
      "tied_embeddings", "attention_bias", "moe.experts", "moe.top_k", "moe.ffn", "moe.shared_experts",
-     "moe.dense_layers", "mla.q_lora_rank", "mla.kv_lora_rank", "mla.nope_dim", "mla.rope_dim", "mla.v_dim",
+     "moe.dense_layers", "moe.latent", "mla.q_lora_rank", "mla.kv_lora_rank", "mla.nope_dim", "mla.rope_dim", "mla.v_dim",
      "mixer_pattern", "ffn_pattern", "sliding_window", "attention_chunk", "attention_sinks", "qk_norm",
      "attention_gate", "recurrent.kind", "recurrent.inner", "recurrent.state", "recurrent.heads", "recurrent.groups",
      "recurrent.conv_kernel", "recurrent.dt_rank", "recurrent.conv_bias", "sparse.top_k", "sparse.index_heads",

@@ -80,10 +80,13 @@ constexpr std::array<std::string_view, 5> kMambaHarmless = {"time_step_scale", "
                                                             "time_step_init_scheme", "time_step_floor"};
 // Mamba-2 and Nemotron-H: the scan's chunk (a kernel's tiling), Δ's initialisation and clamp, a
 // Δ rank that Mamba-2 does not use (Δ is one value per head), the activations' names, and
-// `expand`, which Nemotron-H's mixer does not read (its width is heads × head width).
-constexpr std::array<std::string_view, 9> kMamba2Harmless = {"chunk_size",       "time_step_min",   "time_step_max",
-                                                             "time_step_floor",  "time_step_limit", "time_step_rank",
-                                                             "mamba_hidden_act", "mlp_hidden_act",  "expand"};
+// `expand`, which Nemotron-H's mixer does not read (its width is heads × head width); Nemotron 3
+// Super's switch that overlaps the shared expert with the dispatch (a schedule), and the layers of
+// its MTP module (`mtp_hybrid_override_pattern`; the module is not priced, and said so).
+constexpr std::array<std::string_view, 11> kMamba2Harmless = {
+    "chunk_size",       "time_step_min",  "time_step_max", "time_step_floor",           "time_step_limit",
+    "time_step_rank",   "mamba_hidden_act", "mlp_hidden_act", "expand", "moe_shared_expert_overlap",
+    "mtp_hybrid_override_pattern"};
 // ERNIE-4.5: its MoE's training capacity and gate kind, the bias-corrected routing, a bias on the
 // tied head (one per vocabulary entry, under 0.001 % of the model), and kernel switches.
 constexpr std::array<std::string_view, 9> kErnieHarmless = {

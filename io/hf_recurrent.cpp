@@ -135,6 +135,9 @@ void read_nemotron_h(const HfFields& c, const HfFamily& f, Architecture& a) {
                     c.count("moe_intermediate_size", "moe.ffn")};
     // Nemotron 3 also says how many shared experts that width makes (1): the width is what is priced.
     c.use("n_shared_experts");
+    // Nemotron 3 Super's latent experts (NemotronHMoE: fc1_latent_proj, fc2_latent_proj).
+    if (c.given("moe_latent_size")) a.moe->latent = c.count("moe_latent_size", "moe.latent");
+    c.use("moe_latent_size");
     a.moe->shared_experts =
         c.given("moe_shared_expert_intermediate_size")
             ? static_cast<int>(c.count("moe_shared_expert_intermediate_size", "moe.ffn") / a.moe->ffn)

@@ -160,6 +160,10 @@ const Schema<ModelSpec>& model_schema() {
       F{.key = "dense_layers", .kind = Kind::small_count, .need = Need::optional,
         .doc = "leading layers with a dense FFN of width `ffn` (DeepSeek)",
         .access = member<InMoe, &MoeSpec::dense_layers>(), .range = kLayersOrNone, .fallback = 0L},
+      F{.key = "latent", .kind = Kind::count, .need = Need::optional,
+        .doc = "the width the routed experts run in, projected down from hidden before dispatch and back up after "
+               "the combine (Nemotron 3 Super: 1024); 0: hidden",
+        .access = member<InMoe, &MoeSpec::latent>(), .range = kWidthOrNone, .fallback = 0L},
   };
   static const std::array mla = {
       F{.key = "q_lora_rank", .kind = Kind::count, .need = Need::optional,

@@ -280,6 +280,13 @@ void ffn_blocks(LayerStack& stack, const Architecture& a, const Shard& s, const 
     add(b, NormStep{"ffn_norm", s.hidden, norm});
     // Routers stay in 16 bits under quantization.
     add(b, LinearStep{.name = "moe_router", .in = s.hidden, .out = experts, .weights = WeightClass::small});
+    // Latent experts (Nemotron 3 Super): the router reads the hidden state, the tokens go to their
+    // experts projected down to `latent` and come back up after the combine; each projection is
+    // whole on every GPU, in the dense FFN's format.
+    const double width = moe.latent > 0 ? static_cast<double>(moe.latent) : s.hidden;
+    if (moe.latent > 0) {
+      add(b, LinearStep{.name = "moe_latent_in", .in = s.hidden, .out = width, .weights = WeightClass::dense_ffn});
+    }
     own_rows(b, 0, dp);
     // Each GPU holds experts / ep experts, each split over tp / ep GPUs, and runs the stage's
     // tokens' picks of them: top_k / ep rows a token on average, `imbalance` times that on the
@@ -289,21 +296,27 @@ void ffn_blocks(LayerStack& stack, const Architecture& a, const Shard& s, const 
     // A token goes once to each GPU holding one of its experts (DeepEP), not once an expert.
     const double gpus_reached = destinations(experts, top_k, ep);
     if (dp) {
-      add(b, CollectiveStep{"moe_dispatch", Collective::all_to_all, s.hidden, gpus_reached, sh.tp, true});
+      add(b, CollectiveStep{"moe_dispatch", Collective::all_to_all, width, gpus_reached, sh.tp, true});
       own_rows(b, b.steps.size() - 1, true);
     }
     const std::size_t first = b.steps.size();
-    ffn(b, {"expert_gate", "expert_up", "expert_act", "expert_down"}, a.ffn_type, WeightClass::experts, s.hidden,
+    ffn(b, {"expert_gate", "expert_up", "expert_act", "expert_down"}, a.ffn_type, WeightClass::experts, width,
         static_cast<double>(moe.ffn) / expert_tp, experts / ep, rows, true, 0);
     for (std::size_t i = first; i < b.steps.size(); ++i) {
       if (auto* l = std::get_if<LinearStep>(&b.steps[i].step)) {
         l->picks = top_k;
         l->pool = experts;
+        if (moe.latent > 0) l->to_residual = false;  // combined in the latent, projected up below
       }
     }
     if (dp) {
-      add(b, CollectiveStep{"moe_combine", Collective::all_to_all, s.hidden, gpus_reached, sh.tp});
+      add(b, CollectiveStep{"moe_combine", Collective::all_to_all, width, gpus_reached, sh.tp});
       own_rows(b, b.steps.size() - 1, true);
+    }
+    if (moe.latent > 0) {
+      add(b, LinearStep{.name = "moe_latent_out", .in = width, .out = s.hidden, .weights = WeightClass::dense_ffn,
+                        .to_residual = true});
+      own_rows(b, b.steps.size() - 1, dp);
     }
     if (moe.shared_experts > 0) {
       const std::size_t shared = b.steps.size();

@@ -19,6 +19,7 @@ std::optional<SpecError> validate_moe(const MoeSpec& moe) {
   if (auto e = positive("moe.ffn", static_cast<double>(moe.ffn))) return e;
   if (moe.shared_experts < 0) return SpecError{"moe.shared_experts", "must not be negative"};
   if (moe.dense_layers < 0) return SpecError{"moe.dense_layers", "must not be negative"};
+  if (moe.latent < 0 || moe.latent > 1'000'000) return SpecError{"moe.latent", "must be 0 to 10^6"};
   if (moe.top_k > moe.experts) {
     return SpecError{"moe.top_k", fmt::format("top_k {} exceeds the {} experts", moe.top_k, moe.experts)};
   }

@@ -21,6 +21,7 @@ struct MoeSpec {
   long ffn = 0;            // width of one expert
   int shared_experts = 0;  // always-active experts of the same width (DeepSeek, Qwen-MoE style)
   int dense_layers = 0;    // leading layers with a dense FFN of width Architecture::ffn (DeepSeek)
+  long latent = 0;         // routed experts run in this width, projected from and to hidden (Nemotron 3 Super); 0: hidden
 };
 
 // Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434 §2.1): K and V are decompressed

@@ -283,3 +283,41 @@ TEST_CASE("Gemma 4 E4B (its published shape): 7.46 B - per-layer inputs, 18 laye
   // token of 2 × 2 × 512.
   CHECK(cache_at_32k(m) == (20 * 512 * 2 * 2 * 256 + 4 * 32'768 * 2 * 2 * 512) * 2.0);
 }
+
+TEST_CASE("Nemotron 3 Super: 120.67 B and 12.77 B active, as its safetensors count without the MTP module - latent experts") {
+  const ModelSpec m = config("nemotron-3-super-120b-a12b");
+  const Architecture& a = *m.architecture;
+  CHECK(a.moe->latent == 1024);  // moe_latent_size
+  CHECK(a.moe->top_k == 22);
+  CHECK(a.moe->shared_experts == 2);  // 5376 = 2 × 2688, at the full width
+  // 40 Mamba-2 layers: in_proj 4096·(2·8192 + 2·8·128 + 128), a biased 4-tap convolution over
+  // 8192 + 2048 channels, 3 per head, the gated norm 8192, out_proj 8192·4096; 8 attention layers:
+  // Q, O 4096·4096, K, V 4096·256; 40 MoE layers: router 4096·512, the latent projections
+  // 4096·1024 and 1024·4096, 512 experts of up and down 1024·2688 in the latent, the shared
+  // expert 2·4096·5376 at full width. A norm a layer, two 131,072 × 4096 tables, the final norm.
+  const double h = 4096, mamba = h * 18'560 + 10'240 * 5.0 + 384 + 8192 + 8192 * h;
+  const double attention = 2 * h * 4096 + 2 * h * 256, expert = 2 * 1024 * 2688.0;
+  const double moe = h * 512 + 2 * h * 1024 + 2 * h * 5376;
+  const double rest = 40 * (h + mamba) + 8 * (h + attention) + 40 * h + 2 * 131'072 * h + h;
+  CHECK(total(m) == rest + 40 * (moe + 512 * expert));
+  CHECK(active(m) == rest + 40 * (moe + 22 * expert));
+  // A third-party count of the checkpoint's safetensors headers: 123,611,012,096 weights, of which
+  // 2,942,324,736 are the MTP module's (not priced), and 12,770,216,960 active.
+  CHECK(total(m) == 123'611'012'096.0 - 2'942'324'736.0);
+  CHECK(active(m) == 12'770'216'960.0);
+  // Under data-parallel attention the tokens cross to their experts 1024 wide, not 4096.
+  Workload w = test::default_workload(m, 8);
+  w.tp = w.ep = 8;
+  w.dp_attention = true;
+  const LayerStack stack = describe_layers(a, sharding(w));
+  bool dispatched = false;
+  for (const Block& b : stack.blocks) {
+    for (const PhasedStep& s : b.steps) {
+      if (const auto* c = std::get_if<CollectiveStep>(&s.step); c && c->name == "moe_dispatch") {
+        CHECK(c->width == 1024);
+        dispatched = true;
+      }
+    }
+  }
+  CHECK(dispatched);
+}
