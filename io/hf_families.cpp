@@ -22,6 +22,8 @@ constexpr std::array kGemma3Defaults = {
     HfDefault{"num_attention_heads", 8},  HfDefault{"num_key_value_heads", 4},
     HfDefault{"head_dim", 256},           HfDefault{"max_position_embeddings", 131'072},
     HfDefault{"sliding_window", 4096},    HfDefault{"sliding_window_pattern", 6}};
+// Llama 4: whether the checkpoint was laid out for llm-compressor (a loading switch).
+constexpr std::array<std::string_view, 1> kLlama4Harmless = {"for_llm_compressor"};
 constexpr std::array kLlama4Defaults = {HfDefault{"vocab_size", 202'048},
                                         HfDefault{"hidden_size", 5120},
                                         HfDefault{"intermediate_size", 8192},
@@ -277,7 +279,8 @@ constexpr std::array kFamilies = {
              .layers = HfLayers::llama4,
              .qk_norm = HfQkNorm::when_asked,
              .qk_norm_default = true,
-             .defaults = kLlama4Defaults},
+             .defaults = kLlama4Defaults,
+             .harmless = kLlama4Harmless},
     HfFamily{.architecture = "Llama4ForConditionalGeneration",
              .model_type = "llama4",
              .text_model_type = "llama4_text",

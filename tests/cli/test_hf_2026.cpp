@@ -321,3 +321,29 @@ TEST_CASE("Nemotron 3 Super: 120.67 B and 12.77 B active, as its safetensors cou
   }
   CHECK(dispatched);
 }
+
+TEST_CASE("Qwen3-235B-A22B: 235.09 B (Qwen: 235 B), 22.19 B active (22 B) - Qwen3-VL's text decoder without its tower") {
+  const ModelSpec m = config("qwen3-235b-a22b");
+  const double h = 4096, attention = h * 8192 * 2 + 2 * h * 512 + 256, expert = 3 * h * 1536;
+  const double tables = 2 * 151'936 * h + h;
+  CHECK(total(m) == 94 * (attention + 2 * h + h * 128 + 128 * expert) + tables);
+  CHECK(total(m) == Approx(235e9).epsilon(0.005));
+  CHECK(active(m) == 94 * (attention + 2 * h + h * 128 + 8 * expert) + tables);
+  CHECK(active(m) == Approx(22e9).epsilon(0.01));
+  // The same decoder as Qwen3-VL-235B-A22B's text config.
+  const ModelSpec vl = config("qwen3-vl-235b-a22b-thinking-aic");
+  CHECK(total(vl) - vl.architecture->tower_params == total(m));
+}
+
+TEST_CASE("gpt-oss-120b: 116.79 B (OpenAI: 116.83 B with the biases not modelled), 5.13 B active without the embedding (5.1 B)") {
+  const ModelSpec m = config("gpt-oss-120b");
+  // Per layer: Q 2880·4096, K, V 2880·512, O 4096·2880, Q/K/V biases 5120, 64 sinks; 128 experts
+  // of 3·2880·2880, router 2880·128, norms 2·2880. Two 201,088 × 2880 tables, the final norm.
+  const double attention = 2880 * 4096.0 * 2 + 2 * 2880 * 512.0 + 5120 + 64, expert = 3 * 2880 * 2880.0;
+  const double table = 201'088 * 2880.0, rest = 2880 * 128 + 2 * 2880;
+  CHECK(total(m) == 36 * (attention + 128 * expert + rest) + 2 * table + 2880);
+  // OpenAI's 116.83 B also counts O's, the experts' and the router's biases (39.9 M, 0.03 %).
+  CHECK(total(m) + 36 * 2880 + 36 * 128 * 8640 + 36 * 128 == 116'829'156'672.0);
+  CHECK(active(m) - table == Approx(5.13e9).epsilon(0.005));
+  CHECK(m.quantization->of(TensorClass::experts) == WeightFormat::mxfp4);
+}

@@ -181,7 +181,8 @@ TEST_CASE("convert: every 2025-26 config becomes YAML that reads back to the sam
                                  "nemotron-3-nano-30b-a3b", "qwen3-coder-480b-a35b",
                                  "qwen3-vl-235b-a22b-thinking-aic", "qwen3.5-397b", "smollm3-3b-shape",
                                  "step-3.7-flash-aic", "laguna-xs-2.1-shape", "kimi-k2-thinking", "gemma-4-e4b-shape",
-                                 "nemotron-3-super-120b-a12b"}) {
+                                 "nemotron-3-super-120b-a12b", "qwen3-235b-a22b", "gpt-oss-120b", "qwen3.5-4b",
+                                 "llama-4-maverick-partial", "glm-4.7-partial", "gemma-4-31b"}) {
     INFO(name);
     const auto r = test::run_cli({"convert", test::data_file("hf-configs/" + name + ".json")});
     REQUIRE(r.code == 0);

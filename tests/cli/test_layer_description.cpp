@@ -137,8 +137,11 @@ TEST_CASE("layer description: split over tp, each pass still reads every counted
     const auto ffns = a.ffn_counts();
     // A norm before each mixer and each FFN a layer has, and the final one; Q/K norms are whole.
     const double norms = L - mixers[static_cast<int>(Mixer::none)] + L - ffns[static_cast<int>(FfnKind::none)] + 1;
-    const double whole = norms * h * a.norm_params_per_element() * ab +
-                         (a.qk_norm ? 2.0 * a.attention_layers() * static_cast<double>(a.head_dim) * ab : 0.0) +
+    // Full layers of their own shape (Gemma 4) norm their own head width.
+    const double full = a.full_attention ? mixers[static_cast<int>(Mixer::full)] : 0;
+    const double qk_width = (a.attention_layers() - full) * static_cast<double>(a.head_dim) +
+                            (a.full_attention ? full * static_cast<double>(a.full_attention->head_dim) : 0.0);
+    const double whole = norms * h * a.norm_params_per_element() * ab + (a.qk_norm ? 2.0 * qk_width * ab : 0.0) +
                          (a.linear_bias ? 2 * L * h * ab : 0.0);  // O's and down's biases
     CHECK(weight_bytes_of(split).value() == Approx((one_gpu.value() - whole) / 2 + whole).epsilon(1e-12));
   }

@@ -132,7 +132,10 @@ TEST_CASE("presets: the 2025-26 models are their configs converted, each stating
         std::pair{"llama-4-scout", "llama-4-scout"}, std::pair{"deepseek-v3.2", "deepseek-v3.2"},
         std::pair{"glm-5", "glm-5-fp8-aic"}, std::pair{"gemma-3-27b", "gemma-3-27b-it"},
         std::pair{"gemma-4-26b-a4b", "gemma-4-26b-a4b"}, std::pair{"minimax-m2.5", "minimax-m2.5"},
-        std::pair{"nemotron-3-nano-30b-a3b", "nemotron-3-nano-30b-a3b"}}) {
+        std::pair{"nemotron-3-nano-30b-a3b", "nemotron-3-nano-30b-a3b"},
+        std::pair{"qwen3-235b-a22b", "qwen3-235b-a22b"}, std::pair{"gpt-oss-120b", "gpt-oss-120b"},
+        std::pair{"qwen3.5-4b", "qwen3.5-4b"}, std::pair{"llama-4-maverick", "llama-4-maverick-partial"},
+        std::pair{"glm-4.7", "glm-4.7-partial"}, std::pair{"gemma-4-31b", "gemma-4-31b"}}) {
     INFO(preset);
     const ModelSpec m = io::load_model(preset);
     const ModelSpec hf = io::load_model(test::data_file(std::string("hf-configs/") + config + ".json"));
