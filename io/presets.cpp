@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <optional>
 
 #include "io/input_error.hpp"
 #include "io/nearest_word.hpp"
+#include "io/yaml_document.hpp"
 
 namespace fs = std::filesystem;
 
@@ -64,6 +66,33 @@ bool has_id(const std::vector<Preset>& presets, const std::string& id) {
   return std::any_of(presets.begin(), presets.end(), [&](const Preset& p) { return p.id == id; });
 }
 
+bool same_letters(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// A Hugging Face id (`Qwen/Qwen3-8B`, any case) names the model preset converted from its config:
+// the one whose `source` begins "HF <id> ". Only an `org/name` that is not a file is looked up.
+std::optional<fs::path> preset_of_hf_id(const std::vector<Preset>& presets, const std::string& arg) {
+  const auto slash = arg.find('/');
+  if (slash == std::string::npos || slash == 0 || arg.find('/', slash + 1) != std::string::npos ||
+      arg.starts_with('.') || arg.ends_with(".yaml") || arg.ends_with(".yml") || arg.ends_with(".json")) {
+    return std::nullopt;
+  }
+  for (const Preset& p : presets) {
+    const YamlDocument doc = load_yaml_file(p.path.string());
+    const YAML::Node source = doc.root["source"];
+    if (!source || !source.IsScalar()) continue;
+    const std::string& s = source.Scalar();
+    if (s.starts_with("HF ") && same_letters(std::string_view(s).substr(3, arg.size()), arg) &&
+        (s.size() == 3 + arg.size() || s[3 + arg.size()] == ' ' || s[3 + arg.size()] == ',')) {
+      return p.path;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 fs::path presets_dir() {
@@ -89,6 +118,9 @@ std::vector<Preset> list_presets(PresetKind kind) {
 
 std::string resolve_preset(PresetKind kind, const std::string& arg) {
   std::error_code ec;
+  if (!fs::exists(arg, ec) && kind == PresetKind::model) {
+    if (const auto hf = preset_of_hf_id(list_presets(kind), arg)) return hf->string();
+  }
   if (fs::exists(arg, ec) || looks_like_path(arg)) return arg;
   const std::vector<Preset> presets = list_presets(kind);
   for (const Preset& p : presets) {

@@ -160,3 +160,13 @@ TEST_CASE("presets: the 2025-26 models are their configs converted, each stating
   CHECK(weight_bytes(thinking, resolve_precision(thinking)).total().value() ==
         weight_bytes(config, resolve_precision(config)).total().value());
 }
+
+TEST_CASE("presets: a Hugging Face id names the preset converted from its config, in any case") {
+  const std::string qwen = io::resolve_preset(io::PresetKind::model, "qwen3-8b");
+  CHECK(io::resolve_preset(io::PresetKind::model, "Qwen/Qwen3-8B") == qwen);
+  CHECK(io::resolve_preset(io::PresetKind::model, "qwen/qwen3-8b") == qwen);
+  CHECK(io::load_model("meta-llama/Llama-3.1-8B").name == "Llama-3.1-8B");
+  // An id no preset was converted from stays a path, and is refused as one.
+  CHECK_THROWS_WITH(io::load_model("acme/unknown-7b"), Catch::Contains("acme/unknown-7b"));
+  CHECK(io::resolve_preset(io::PresetKind::model, "Qwen/Qwen3-8") == "Qwen/Qwen3-8");  // a prefix is not an id
+}
