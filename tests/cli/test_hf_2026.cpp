@@ -7,24 +7,13 @@
 // left out of its fp8 blocks, fields that only restate the family (Qwen3-Coder).
 #include <catch2/catch.hpp>
 
-#include <algorithm>
-
-#include "cli_runner.hpp"
-#include "model/parameters.hpp"
+#include "hf_counts.hpp"
 
 using namespace roofline;
+using namespace roofline::test;
 
 namespace {
 
-ModelSpec config(const std::string& name) { return io::load_model(test::data_file("hf-configs/" + name + ".json")); }
-double total(const ModelSpec& m) { return count_parameters(m).total(); }
-double active(const ModelSpec& m) { return count_parameters(m).active(); }
-double cache_at_32k(const ModelSpec& m) {
-  return cache_bytes_per_sequence(m, resolve_precision(DType::bf16, std::nullopt, {}), 32'768).value();
-}
-bool assumes(const ModelSpec& m, Assumption a) {
-  return std::find(m.assumptions.begin(), m.assumptions.end(), a) != m.assumptions.end();
-}
 // A SigLIP-shaped tower of 27 layers of width 1152 (MLP 4304), as rooflineplan estimates it.
 constexpr double kTowerLayers = 27 * (4 * 1152.0 * 1152 + 2 * 1152.0 * 4304);
 

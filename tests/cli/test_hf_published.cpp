@@ -5,31 +5,13 @@
 // each recurrent layer keeps.
 #include <catch2/catch.hpp>
 
-#include <algorithm>
 #include <cmath>
 
-#include "cli_runner.hpp"
-#include "model/parameters.hpp"
+#include "hf_counts.hpp"
 
 using namespace roofline;
+using namespace roofline::test;
 
-namespace {
-
-ModelSpec config(const std::string& name) { return io::load_model(test::data_file("hf-configs/" + name + ".json")); }
-double total(const ModelSpec& m) { return count_parameters(m).total(); }
-double active(const ModelSpec& m) { return count_parameters(m).active(); }
-double tables(const ModelSpec& m) {
-  const Architecture& a = *m.architecture;
-  return static_cast<double>(a.vocab * a.hidden) * (a.tied_embeddings ? 1 : 2);
-}
-double cache_at_32k(const ModelSpec& m) {
-  return cache_bytes_per_sequence(m, resolve_precision(DType::bf16, std::nullopt, {}), 32'768).value();
-}
-bool assumes(const ModelSpec& m, Assumption a) {
-  return std::find(m.assumptions.begin(), m.assumptions.end(), a) != m.assumptions.end();
-}
-
-}  // namespace
 
 TEST_CASE("Qwen3-8B: 8,190,735,360 parameters (Qwen: 8.2 B, 6.95 B without embeddings) - 4.5 GiB of KV at 32k") {
   const ModelSpec m = config("qwen3-8b");
