@@ -234,19 +234,21 @@ void state_format(const HfFields& c, const Architecture& a, std::vector<Assumpti
 // NVIDIA ModelOpt checkpoints describe their formats in hf_quant_config.json beside config.json,
 // not in it (its `quantization`: quant_algo, group_size, exclude_modules). Read when it is there;
 // it is refused, naming its own fields, when it cannot be priced.
-std::optional<Quantization> modelopt_beside(const YamlDocument& doc, const Architecture& a, DType dtype) {
-  if (doc.path.empty()) return std::nullopt;
+std::optional<Quantization> modelopt_beside(const YamlDocument& doc, const HfFields& top, const Architecture& a,
+                                            DType dtype) {
+  // Only a checkpoint's own config.json: a folder of configs (tests/data/hf-configs) is not a checkpoint.
+  if (doc.path.empty() || std::filesystem::path(doc.path).filename() != "config.json") return std::nullopt;
   std::error_code ec;
   const std::filesystem::path beside = std::filesystem::path(doc.path).parent_path() / "hf_quant_config.json";
   if (!std::filesystem::is_regular_file(beside, ec)) return std::nullopt;
   const YamlDocument file = load_yaml_file(beside.string());
-  const HfFields root(file, file.root, "", "hf_quant_config.json");
+  HfFields root(file, file.root, "", "hf_quant_config.json");
+  root.share_refusals(top);  // refused with the config's own, in one error
   root.use("producer");
   root.require({"quantization"});
   const HfFields q = root.child("quantization", "hf_quant_config.json quantization");
   std::optional<Quantization> out = read_quantization(q, a, dtype, "modelopt");
   root.refuse_unread({});
-  root.throw_refusals();
   return out;
 }
 
@@ -301,7 +303,7 @@ ModelSpec read_hf_config(const YamlDocument& doc) {
   }
   top.use("quantization_config");
   if (!holder.given("quantization_config")) {
-    if (auto modelopt = modelopt_beside(doc, a, m.dtype)) {
+    if (auto modelopt = modelopt_beside(doc, top, a, m.dtype)) {
       m.quantization = modelopt;
       m.assumptions.push_back(Assumption::quantization_beside);
     }

@@ -203,7 +203,12 @@ void read_ffn(const HfFields& c, const HfFamily& f, Architecture& a) {
       // Step-3.x: DeepSeek's layering under its own names; a shared expert share_expert_dim wide.
       a.moe = experts(c, "num_experts", "num_experts_per_tok", "moe_intermediate_size");
       a.moe->shared_experts = shared_of_width(c, "share_expert_dim", a.moe->ffn);
-      c.use("n_shared_experts");  // 1: the one share_expert_dim wide, priced as that many experts' width
+      // One shared expert share_expert_dim wide (priced as that many experts' width); another
+      // count would make the width ambiguous.
+      if (c.given("n_shared_experts") && c.number_in("n_shared_experts", {0, 1'000}) != (a.moe->shared_experts > 0 ? 1 : 0)) {
+        c.refuse("n_shared_experts", "Step's shared expert is one, share_expert_dim wide; another count is not read");
+      }
+      c.use("n_shared_experts");
       set_moe_layers(c, a, deepseek_moe_layers(c, a.layers), "intermediate_size");
       return;
     case HfMoe::gemma4:

@@ -73,6 +73,8 @@ class HfFields {
   void refuse(std::string_view key, std::string_view why) const;
   // Throws the refusals recorded so far as one error, the first at its position, if any.
   void throw_refusals() const;
+  // Records this mapping's refusals with `other`'s (a second file of one checkpoint).
+  void share_refusals(const HfFields& other) { refusals_ = other.refusals_; }
 
   // Points at the config field a model field was read from (`sliding_window`, `moe.top_k`), for
   // the spec's rules, which name rooflineplan's fields. False where none of this mapping's was.

@@ -87,7 +87,12 @@ Covered covered_by(std::string_view pattern, int layers) {
     return {Covered::some, only({TensorClass::shared_experts})};
   }
   if (is_one_matrix(last)) return {Covered::part};
-  if (named({"experts"})) return {Covered::some, only({TensorClass::experts})};
+  // transformers matches these names as substrings: a bare `experts` (or `*experts`) also names
+  // `shared_experts`; `mlp.experts` names only the routed ones.
+  if (named({"experts"})) {
+    if (parts.front() == "experts") return {Covered::some, only({TensorClass::experts, TensorClass::shared_experts})};
+    return {Covered::some, only({TensorClass::experts})};
+  }
   if (named({"self_attn", "attention", "attn", "linear_attn", "mixer"})) {
     return {Covered::some, only({TensorClass::attention})};
   }
@@ -145,7 +150,7 @@ std::optional<Covered> whole_ffn(const std::vector<std::string>& patterns) {
 
 Covered covered_by_any(std::string_view pattern, int layers) {
   const std::vector<std::string> alts = alternatives(pattern);
-  if (alts.size() == 1) return covered_by(pattern, layers);
+  if (alts.size() == 1) return covered_by(alts.front(), layers);
   if (const auto ffn = whole_ffn(alts)) return *ffn;
   Covered out{Covered::some};
   for (const std::string& alt : alts) {

@@ -302,8 +302,8 @@ const Schema<ModelSpec>& model_schema() {
         .present = [](const ModelSpec& m) { return m.architecture->full_attention.has_value(); },
         .create = [](ModelSpec& m) { m.architecture->full_attention.emplace(); }, .flow = true},
       F{.key = "tower_params", .kind = Kind::number, .need = Need::optional,
-        .doc = "weights of the vision and audio encoders a multimodal checkpoint ships: held in memory in 16 bits, "
-               "never run (image and audio tokens are not priced)",
+        .doc = "weights of the vision and audio encoders a multimodal checkpoint ships: held in memory in the "
+               "activation format, never run (image and audio tokens are not priced)",
         .access = member<InArchitecture, &Architecture::tower_params>(), .range = kTowerParams, .fallback = 0.0},
       F{.key = "kv_shared_layers", .kind = Kind::small_count, .need = Need::optional,
         .doc = "the last layers, which read the cache of the last earlier layer of their kind: no K/V projections, "

@@ -47,27 +47,34 @@ WeightPlacement place_weights(const LayerStack& shard, const WeightBytes& one_gp
   if (w.pp == 1) return {all, one_gpu.total()};
   // A layer block begins with its norm: the mixer's (attn_norm) or the FFN's (ffn_norm); the
   // embedding and the head are the ends, an MTP module's input (mtp_input) with the embedding.
-  Bytes mixer, ffn, input;
+  Bytes mixer, ffn, input, per_layer;
   double mixer_layers = 0, ffn_layers = 0;
   const auto one_layer = [&](const Block& b) {
     LayerStack alone{{b}, shard.hidden, shard.tp, shard.data_parallel, 0};
     alone.blocks.front().layers = 1;
-    return weigh(alone, pricing).bytes.total();
+    return weigh(alone, pricing).bytes;
   };
   for (const Block& b : shard.blocks) {
-    if (b.label == "mtp_input") input = one_layer(b);
+    if (b.label == "mtp_input") input += one_layer(b).total();
+    // Gemma 4 E4B's per-layer inputs: their projection at the embedding (the table is the
+    // embedding class's, counted below), and each layer's gate and projection.
+    if (b.label == "per_layer_input") {
+      const WeightBytes wb = one_layer(b);
+      if (b.layers == 1) input += wb.total() - wb.of(TensorClass::embedding);
+      else per_layer = wb.total();
+    }
     const auto* norm = b.steps.empty() ? nullptr : std::get_if<NormStep>(&b.steps.front().step);
     if (!norm || (norm->name != "attn_norm" && norm->name != "ffn_norm")) continue;
     const bool is_mixer = norm->name == "attn_norm";
     Bytes& heaviest = is_mixer ? mixer : ffn;
-    heaviest = std::max(heaviest, one_layer(b));
+    heaviest = std::max(heaviest, one_layer(b).total());
     (is_mixer ? mixer_layers : ffn_layers) += b.layers;
   }
   const double stage_layers = std::ceil(std::max(mixer_layers, ffn_layers) / static_cast<double>(w.pp));
   // The towers feed the first stage's embedding.
   const Bytes ends =
       std::max(one_gpu.of(TensorClass::embedding) + input + one_gpu.towers, one_gpu.of(TensorClass::lm_head));
-  return {all, std::min(one_gpu.total(), (mixer + ffn) * stage_layers + ends)};
+  return {all, std::min(one_gpu.total(), (mixer + ffn + per_layer) * stage_layers + ends)};
 }
 
 // A phase of a pipeline: each micro-batch size priced through every stage with its sends, then

@@ -113,6 +113,39 @@ std::optional<SpecError> validate_kinds(const Architecture& a) {
   return std::nullopt;
 }
 
+// Gemma 4 E2B/E4B's last layers read the cache of the last earlier layer of their kind: attention
+// layers of grouped-query attention, each with such a layer before them; their own FFN width only
+// where they have dense FFNs.
+std::optional<SpecError> validate_kv_sharing(const Architecture& a) {
+  if (a.kv_shared_ffn < 0 || a.kv_shared_ffn > 1'000'000) return SpecError{"kv_shared_ffn", "must be 0 to 10^6"};
+  if (a.kv_shared_layers < 0 || a.kv_shared_layers >= a.layers) {
+    return SpecError{"kv_shared_layers", fmt::format("must be 0 to {} (the first layer keeps its own cache)", a.layers - 1)};
+  }
+  if (a.kv_shared_layers == 0) {
+    if (a.kv_shared_ffn > 0) return SpecError{"kv_shared_ffn", "the FFN width of cache-sharing layers, without any"};
+    return std::nullopt;
+  }
+  if (a.mla) return SpecError{"kv_shared_layers", "layers sharing a cache are modelled with grouped-query attention only"};
+  const int first = a.layers - a.kv_shared_layers;
+  const auto all = a.mixer_counts(), owning = a.mixers_before(first);
+  for (std::size_t k = 0; k < kMixerCount; ++k) {
+    const int sharing = all[k] - owning[k];
+    if (sharing == 0) continue;
+    const auto kind = static_cast<Mixer>(k);
+    if (kind != Mixer::full && kind != Mixer::sliding && kind != Mixer::chunked) {
+      return SpecError{"kv_shared_layers", "only attention layers read an earlier layer's cache (mixer_pattern)"};
+    }
+    if (owning[k] == 0) {
+      return SpecError{"kv_shared_layers", "a sharing layer needs an earlier layer of its kind to read the cache of"};
+    }
+  }
+  const int dense = a.ffn_counts()[static_cast<int>(FfnKind::dense)] - a.ffns_before(first)[static_cast<int>(FfnKind::dense)];
+  if (a.kv_shared_ffn > 0 && dense == 0) {
+    return SpecError{"kv_shared_ffn", "the cache-sharing layers have no dense FFN to widen"};
+  }
+  return std::nullopt;
+}
+
 // The full layers' own shape (Gemma 4): grouped-query attention of the same query heads.
 std::optional<SpecError> validate_full_attention(const Architecture& a) {
   if (!a.full_attention) return std::nullopt;
@@ -185,20 +218,13 @@ std::optional<SpecError> validate_architecture(const Architecture& a) {
   if (a.kv_shared_layers < 0 || a.kv_shared_layers >= a.layers) {
     return SpecError{"kv_shared_layers", fmt::format("must be 0 to {} (the first layer keeps its own cache)", a.layers - 1)};
   }
-  if (a.kv_shared_layers > 0 && (a.mla || a.mixers_before(a.layers - a.kv_shared_layers) == std::array<int, kMixerCount>{})) {
-    return SpecError{"kv_shared_layers", "layers sharing a cache need grouped-query attention before them"};
-  }
-  for (const int k : {static_cast<int>(Mixer::full), static_cast<int>(Mixer::sliding), static_cast<int>(Mixer::chunked)}) {
-    const int sharing = a.mixer_counts()[static_cast<std::size_t>(k)] -
-                        a.mixers_before(a.layers - a.kv_shared_layers)[static_cast<std::size_t>(k)];
-    if (sharing > 0 && a.mixers_before(a.layers - a.kv_shared_layers)[static_cast<std::size_t>(k)] == 0) {
-      return SpecError{"kv_shared_layers", "a sharing layer needs an earlier layer of its kind to read the cache of"};
-    }
-  }
-  if (a.kv_shared_ffn < 0 || a.kv_shared_ffn > 1'000'000) return SpecError{"kv_shared_ffn", "must be 0 to 10^6"};
+  if (auto e = validate_kv_sharing(a)) return e;
   if (a.per_layer_input < 0 || a.per_layer_input > 1'000'000) return SpecError{"per_layer_input", "must be 0 to 10^6"};
   if (a.per_layer_vocab < 0 || a.per_layer_vocab > 100'000'000) {
     return SpecError{"per_layer_vocab", "must be 0 to 10^8"};
+  }
+  if (a.per_layer_vocab > 0 && a.per_layer_input == 0) {
+    return SpecError{"per_layer_vocab", "rows of a per-layer input table, without per_layer_input"};
   }
   if (!(a.tower_params >= 0 && a.tower_params <= 1e15)) return SpecError{"tower_params", "must be 0 to 10^15"};
   return validate_sizes(a);

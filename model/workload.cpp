@@ -49,6 +49,12 @@ std::optional<SpecError> validate_layout(const Workload& w, const ModelSpec& m) 
   if (w.pp > 1 && w.pp > m.architecture->layers) {
     return SpecError{"pp", fmt::format("{} stages for {} layers", w.pp, m.architecture->layers)};
   }
+  // Layers reading an earlier layer's cache (Gemma 4 E2B/E4B) would read it across stages, and
+  // leave the first stages holding most of the cache: not what a pipeline is priced as.
+  if (w.pp > 1 && m.architecture->kv_shared_layers > 0) {
+    return SpecError{"pp", "a model whose last layers read an earlier layer's cache (kv_shared_layers) is not "
+                           "priced across pipeline stages"};
+  }
   if (w.microbatches < 0 || (w.microbatches > 0 && w.pp == 1)) {
     return SpecError{"microbatches", fmt::format("must be at least 1, and with --pp > 1; got {} at pp {}",
                                                  w.microbatches, w.pp)};

@@ -30,6 +30,14 @@ Draft mtp_draft(const ModelSpec& target) {
   if (one.moe) one.moe->dense_layers = 0;
   one.mtp_modules = 0;
   one.mtp_input = true;
+  // One block of the last layer's kind, and nothing the whole model holds once: the towers, the
+  // per-layer inputs, layers reading earlier layers' cache; the full layers' own shape only where
+  // the block is one.
+  one.tower_params = 0;
+  one.per_layer_input = one.per_layer_vocab = 0;
+  one.kv_shared_layers = 0;
+  one.kv_shared_ffn = 0;
+  if (one.mixer_pattern.front() != Mixer::full) one.full_attention.reset();
   return d;
 }
 

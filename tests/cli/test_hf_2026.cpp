@@ -271,6 +271,20 @@ TEST_CASE("Gemma 4 E4B (its published shape): 7.46 B - per-layer inputs, 18 laye
   // Only the 24 owning layers cache: 20 sliding ones 512 tokens of 2 × 2 × 256, 4 full ones every
   // token of 2 × 2 × 512.
   CHECK(cache_at_32k(m) == (20 * 512 * 2 * 2 * 256 + 4 * 32'768 * 2 * 2 * 512) * 2.0);
+  // Across pipeline stages the sharing layers would read another stage's cache: refused.
+  Workload w = test::default_workload(m, 1);
+  w.pp = 2;
+  const auto e = validate(w, m, io::load_gpu("h100-sxm"));
+  REQUIRE(e);
+  CHECK(e->field == "pp");
+  // What only cache-sharing layers or per-layer inputs use is refused without them.
+  ModelSpec odd = m;
+  odd.architecture->kv_shared_layers = 0;
+  odd.architecture->kv_shared_ffn = 4096;
+  CHECK(validate(odd)->field == "kv_shared_ffn");
+  odd = m;
+  odd.architecture->per_layer_input = 0;
+  CHECK(validate(odd)->field == "per_layer_vocab");
 }
 
 TEST_CASE("Nemotron 3 Super: 120.67 B and 12.77 B active, as its safetensors count without the MTP module - latent experts") {

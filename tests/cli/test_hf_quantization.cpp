@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <unistd.h>
+
 #include "cli_runner.hpp"
 #include "model/parameters.hpp"
 
@@ -129,7 +131,9 @@ namespace {
 
 // A checkpoint folder: config.json without quantization_config, and ModelOpt's hf_quant_config.json.
 std::string modelopt_checkpoint(const std::string& name, const std::string& quant) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("rooflineplan-" + name);
+  // One folder per process: a sanitizer build's tests may run beside these.
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("rooflineplan-" + name + "-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "config.json") << R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 64,
 "num_attention_heads": 4, "num_hidden_layers": 2, "intermediate_size": 128, "vocab_size": 100,
@@ -139,6 +143,21 @@ std::string modelopt_checkpoint(const std::string& name, const std::string& quan
 }
 
 }  // namespace
+
+TEST_CASE("quantization: a bare `experts` left unconverted names the shared experts too, `mlp.experts` the routed only") {
+  const std::string qwen = R"({"architectures": ["Qwen2MoeForCausalLM"], "hidden_size": 64, "num_attention_heads": 4,
+"num_hidden_layers": 2, "moe_intermediate_size": 32, "shared_expert_intermediate_size": 32, "num_experts": 4,
+"num_experts_per_tok": 2, "vocab_size": 100, "torch_dtype": "bfloat16", "quantization_config": {"quant_method": "fp8",
+"weight_block_size": [128, 128], )";
+  // transformers matches the names as substrings: "experts" is in "shared_experts".
+  const ModelSpec bare = io::read_model(io::parse_yaml(qwen + R"("modules_to_not_convert": ["experts"]}})", "q.json"));
+  CHECK_FALSE(bare.quantization->of(TensorClass::experts));
+  CHECK(resolve_precision(bare).of(TensorClass::shared_experts) == WeightFormat::bf16);
+  const ModelSpec routed =
+      io::read_model(io::parse_yaml(qwen + R"("modules_to_not_convert": ["mlp.experts"]}})", "q.json"));
+  CHECK(routed.quantization->of(TensorClass::shared_experts) == WeightFormat::fp8_block);
+  CHECK(resolve_precision(routed).of(TensorClass::experts) == WeightFormat::bf16);
+}
 
 TEST_CASE("ModelOpt: hf_quant_config.json beside config.json gives the formats, and says so") {
   const std::string path = modelopt_checkpoint("nvfp4", R"({"producer": {"name": "modelopt", "version": "0.29.0"},

@@ -180,3 +180,29 @@ TEST_CASE("MTP in a pipeline: the module's input sits with the embedding on the 
   const Report with_input = evaluate(d.model, g, w), bare = evaluate(without, g, w);
   CHECK_THAT((with_input.memory.fullest_gpu - bare.memory.fullest_gpu).value(), WithinRel(205549568.0, 1e-9));
 }
+
+TEST_CASE("an MTP module holds one block of the last layer's kind, none of what the whole model holds once") {
+  // A Gemma-4-like target: towers, per-layer inputs, its last 2 layers reading earlier caches,
+  // full layers of their own shape; its last layer slides, so the module is a sliding block.
+  ModelSpec m = test::llama_3_1_8b();
+  Architecture& a = *m.architecture;
+  a.mixer_pattern = {Mixer::full, Mixer::sliding};
+  a.sliding_window = 1024;
+  a.full_attention = FullAttention{.kv_heads = 2, .head_dim = 256};
+  a.tower_params = 4e8;
+  a.per_layer_input = 256;
+  a.kv_shared_layers = 2;
+  a.kv_shared_ffn = 2 * a.ffn;
+  a.mtp_modules = 1;
+  REQUIRE_FALSE(validate(m));
+  const Draft d = mtp_draft(m);
+  const Architecture& one = *d.model.architecture;
+  CHECK(one.tower_params == 0);
+  CHECK(one.per_layer_input == 0);
+  CHECK(one.kv_shared_layers == 0);
+  CHECK(one.kv_shared_ffn == 0);
+  CHECK_FALSE(one.full_attention);
+  CHECK_FALSE(validate(d.model));
+  // Its weights: the one sliding layer's attention and FFN, and the input projection; no towers.
+  CHECK(count_parameters(d.model).towers == 0);
+}
