@@ -42,6 +42,9 @@ std::vector<std::string_view> lost_in_yaml(const ModelSpec& m, const ModelSpec& 
   if (a.attention_gate != b.attention_gate) lost.push_back("attention_gate");
   if (a.head_gate != b.head_gate) lost.push_back("head_gate");
   if (a.recurrent.has_value() != b.recurrent.has_value()) lost.push_back("recurrent");
+  if (a.recurrent && b.recurrent && a.recurrent->fp32_state != b.recurrent->fp32_state) {
+    lost.push_back("recurrent.fp32_state");
+  }
   if (a.sparse.has_value() != b.sparse.has_value()) lost.push_back("sparse");
   if (a.moe && b.moe && a.moe->latent != b.moe->latent) lost.push_back("moe.latent");
   const auto full = [](const Architecture& x) {

@@ -22,7 +22,7 @@ constexpr auto kSchemaFieldsRead = std::to_array<std::string_view>(
      "moe.dense_layers", "moe.latent", "mla.q_lora_rank", "mla.kv_lora_rank", "mla.nope_dim", "mla.rope_dim", "mla.v_dim",
      "mixer_pattern", "ffn_pattern", "sliding_window", "attention_chunk", "attention_sinks", "qk_norm",
      "attention_gate", "recurrent.kind", "recurrent.inner", "recurrent.state", "recurrent.heads", "recurrent.groups",
-     "recurrent.conv_kernel", "recurrent.dt_rank", "recurrent.conv_bias", "sparse.top_k", "sparse.index_heads",
+     "recurrent.conv_kernel", "recurrent.dt_rank", "recurrent.conv_bias", "recurrent.fp32_state", "sparse.top_k", "sparse.index_heads",
      "sparse.index_dim", "full_attention.heads", "full_attention.kv_heads", "full_attention.head_dim", "head_gate",
      "full_attention.shared_kv", "tower_params", "kv_shared_layers", "kv_shared_ffn", "per_layer_input",
      "per_layer_vocab"});
@@ -194,9 +194,6 @@ std::string source_of(std::string_view architecture, const std::vector<Assumptio
       case Assumption::quantization_beside:
         s += "; formats from hf_quant_config.json beside it";
         break;
-      case Assumption::state_in_kv_format:
-        s += "; the recurrent state is priced in the KV format, not the checkpoint's float32";
-        break;
       case Assumption::mtp_not_modelled:
         s += "; the multi-token-prediction layers are not priced";
         break;
@@ -218,16 +215,16 @@ std::string name_of(const YamlDocument& doc, const HfFields& top, std::string_vi
 }
 
 // The state a recurrent layer keeps, as the checkpoint asks engines to keep it (Qwen3.5's
-// mamba_ssm_dtype, Nemotron's mamba_ssm_cache_dtype: float32). rooflineplan keeps every cache in
-// the KV format (--kv), so a wider state is said, not silently halved.
-void state_format(const HfFields& c, const Architecture& a, std::vector<Assumption>& assumed) {
+// mamba_ssm_dtype, Nemotron's mamba_ssm_cache_dtype): float32 is held in fp32 whatever --kv says,
+// as vLLM holds it; the others follow the KV format.
+void state_format(const HfFields& c, Architecture& a) {
   for (std::string_view key : {"mamba_ssm_dtype", "mamba_ssm_cache_dtype"}) {
     if (!c.given(key)) continue;
     const std::string s = c.text(key);
     if (s != "float32" && s != "bfloat16" && s != "float16" && s != "auto") {
       c.refuse(key, fmt::format("\"{}\" is not a state format rooflineplan knows (float32, bfloat16, float16, auto)", s));
     }
-    if (s == "float32" && a.recurrent) assumed.push_back(Assumption::state_in_kv_format);
+    if (s == "float32" && a.recurrent) a.recurrent->fp32_state = true;
   }
 }
 
@@ -290,7 +287,7 @@ ModelSpec read_hf_config(const YamlDocument& doc) {
     if (towers.params > 0) m.assumptions.push_back(Assumption::towers_in_memory);
     if (towers.params == 0 || towers.unpriced) m.assumptions.push_back(Assumption::vision_not_modelled);
   }
-  state_format(c, a, m.assumptions);
+  state_format(c, a);
   if (text && top.given("tie_word_embeddings") && top.flag("tie_word_embeddings", false) != a.tied_embeddings) {
     top.fail("tie_word_embeddings", "differs from the text config's, which the decoder follows");
   }

@@ -198,6 +198,9 @@ const Schema<ModelSpec>& model_schema() {
         .access = member<InRecurrent, &Recurrent::dt_rank>(), .range = kWidthOrNone, .fallback = 0L},
       F{.key = "conv_bias", .kind = Kind::boolean, .need = Need::optional, .doc = "the convolution has a bias",
         .access = member<InRecurrent, &Recurrent::conv_bias>(), .fallback = true},
+      F{.key = "fp32_state", .kind = Kind::boolean, .need = Need::optional,
+        .doc = "the state is held in fp32 whatever the KV format, as the checkpoint asks (Qwen3.5, Nemotron 3)",
+        .access = member<InRecurrent, &Recurrent::fp32_state>(), .fallback = false},
   };
   static const std::array sparse = {
       F{"top_k", Kind::count, Need::required, "cached tokens each query attends to, of those the indexer scores",

@@ -134,7 +134,7 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
     placed = place_weights(shard, split ? weigh(*split, pricing).bytes : stored, pricing, workload);
     const CacheElements cache = cache_elements(*whole, sequence);
     const double kvb = bytes_per_element(workload.precision.kv);
-    cache_per_sequence = Bytes(cache.total() * kvb);
+    cache_per_sequence = Bytes(cache.bytes(workload.precision.kv));
     kv_per_token = Bytes(cache_elements(*whole, 1).kv * kvb);
     one_sequence = build_ops(Phase::decode, shard, one, ExpertRouting::all, pricing);
     if (workload.pp > 1) {

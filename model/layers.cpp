@@ -156,7 +156,7 @@ void recurrent_layer(Block& b, const Shard& s, const Recurrent& r) {
       add(b, LinearStep{.name = "x_proj", .in = inner, .out = rank + 2 * state});  // Δ, B, C from x
       add(b, LinearStep{.name = "dt_proj", .in = rank, .out = inner, .bias = inner});
       add(b, RecurrentStep{"selective_scan", inner * state, inner * kept, kScanFlops, 3 * inner, inner,
-                           inner * state + inner});  // A (per channel and state) and D
+                           inner * state + inner, r.fp32_state});  // A (per channel and state) and D
       break;
     }
     case RecurrentKind::mamba2: {
@@ -164,7 +164,7 @@ void recurrent_layer(Block& b, const Shard& s, const Recurrent& r) {
       add(b, LinearStep{.name = "in_proj", .in = s.hidden, .out = 2 * inner + bc + heads});  // z, x, B, C, Δ
       add(b, ConvStep{"conv1d", inner + bc, taps, r.conv_bias});
       add(b, RecurrentStep{"ssd_scan", inner * state, (inner + bc) * kept, kScanFlops, inner + bc + heads, inner,
-                           3 * heads});  // A, D and Δ's bias per head
+                           3 * heads, r.fp32_state});  // A, D and Δ's bias per head
       add(b, NormStep{"gated_norm", inner, 1, 0, false});
       break;
     }
@@ -175,7 +175,7 @@ void recurrent_layer(Block& b, const Shard& s, const Recurrent& r) {
       add(b, ConvStep{"conv1d", qk + inner, taps, r.conv_bias});
       // Each value head keeps a key-width × value-width state.
       add(b, RecurrentStep{"delta_rule", inner * state, (qk + inner) * kept, kDeltaFlops, qk + inner + 2 * heads, inner,
-                           2 * heads});  // A and Δ's bias per head
+                           2 * heads, r.fp32_state});  // A and Δ's bias per head
       add(b, NormStep{"gated_norm", inner, 1, static_cast<double>(r.inner / r.heads), false});
       break;
     }

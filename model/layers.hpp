@@ -74,6 +74,7 @@ struct RecurrentStep {
   double flops_per_element = 0;
   double inputs = 0, outputs = 0;  // activation elements a token brings in and takes out
   double params = 0;
+  bool fp32_state = false;  // the state held in fp32 whatever the KV format (Recurrent::fp32_state)
 };
 
 // The elementwise activation between an FFN's up and down products.

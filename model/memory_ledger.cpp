@@ -44,7 +44,7 @@ Bytes prefill_activations_per_sequence(const LayerStack& stack, const Workload& 
 Bytes group_cache_bytes_per_sequence(const LayerStack& stack, double tokens, const Workload& w) {
   // Every GPU of the group caches what its own shard writes: the whole latent (latent attention)
   // or at least one K/V head, so replicated heads count once per copy.
-  return Bytes(cache_elements(stack, tokens).total() * stack.cache_holders() * bytes_per_element(w.precision.kv));
+  return Bytes(cache_elements(stack, tokens).bytes(w.precision.kv) * stack.cache_holders());
 }
 
 Bytes group_cache_bytes_per_sequence(const ModelSpec& m, double tokens, const Workload& w) {

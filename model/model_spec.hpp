@@ -62,6 +62,9 @@ struct Recurrent {
   long conv_kernel = 4;  // taps of the causal convolution before the scan
   long dt_rank = 0;      // Mamba-1: width of the Δ projection; 0 otherwise
   bool conv_bias = true;
+  // The state kept in fp32 whatever the KV cache's format, as the checkpoint asks engines to keep
+  // it (Qwen3.5's mamba_ssm_dtype, Nemotron's mamba_ssm_cache_dtype: float32; vLLM follows it).
+  bool fp32_state = false;
   [[nodiscard]] bool is_linear_attention() const { return kind == RecurrentKind::gated_deltanet; }
 };
 
@@ -165,10 +168,9 @@ enum class Assumption {
   vision_not_modelled, // a multimodal wrapper whose tower configs give no dimensions: not priced at all
   mtp_not_modelled,    // multi-token-prediction layers shipped beside the model are not priced
   towers_in_memory,    // a multimodal wrapper's towers: weights estimated from their configs and held, never run
-  state_in_kv_format,  // a recurrent state the checkpoint keeps in float32, priced in the KV format
   quantization_beside, // the formats read from ModelOpt's hf_quant_config.json beside config.json
 };
-inline constexpr int kAssumptionCount = 6;
+inline constexpr int kAssumptionCount = 5;
 
 struct ModelSpec {
   std::string name;

@@ -154,7 +154,8 @@ void add_attention(OpBuilder& b, const Pass& p, const AttentionStep& a, const Wo
 // empty state and writes the final one. The tokens' inputs and outputs go through memory.
 void add_recurrent(OpBuilder& b, const Pass& p, const RecurrentStep& r, const Workload& w) {
   const double ab = b.activation_bytes(), sb = bytes_per_element(w.precision.kv);
-  const double state = p.sequences * (r.state + r.conv_state) * sb * (p.decode ? 2 : 1);
+  const double held = r.state * (r.fp32_state ? 4 : sb) + r.conv_state * sb;
+  const double state = p.sequences * held * (p.decode ? 2 : 1);
   const double weights = r.params * ab;
   b.add(r.name, p.rows * r.state * r.flops_per_element, state + p.rows * (r.inputs + r.outputs) * ab + weights, weights);
 }

@@ -191,7 +191,10 @@ CacheElements cache_elements(const LayerStack& stack, double tokens) {
       if (const auto* l = std::get_if<LinearStep>(&s.step); l && l->to_cache) {
         c.kv += block.layers * l->out * l->cache_outputs * held;
       }
-      if (const auto* r = std::get_if<RecurrentStep>(&s.step)) c.state += block.layers * (r->state + r->conv_state);
+      if (const auto* r = std::get_if<RecurrentStep>(&s.step)) {
+        (r->fp32_state ? c.fp32_state : c.state) += block.layers * r->state;
+        c.state += block.layers * r->conv_state;
+      }
     }
   }
   return c;
@@ -199,7 +202,7 @@ CacheElements cache_elements(const LayerStack& stack, double tokens) {
 
 Bytes cache_bytes_per_sequence(const ModelSpec& m, const Precision& prec, double tokens) {
   if (!m.architecture) return Bytes(0);
-  return Bytes(cache_elements(describe_layers(*m.architecture, 1), tokens).total() * bytes_per_element(prec.kv));
+  return Bytes(cache_elements(describe_layers(*m.architecture, 1), tokens).bytes(prec.kv));
 }
 
 }  // namespace roofline

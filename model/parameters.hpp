@@ -93,11 +93,14 @@ struct Weights {
 
 // What one sequence of `tokens` tokens holds on one GPU of the stack's group, over all layers: the
 // K/V (or latent) cache, each layer keeping what its queries can still see (min(tokens, window)
-// for sliding layers), and the recurrent layers' fixed state. Both are stored in the KV format.
+// for sliding layers), and the recurrent layers' fixed state, in the KV format but for a state the
+// checkpoint keeps in fp32 (Qwen3.5's mamba_ssm_dtype, Nemotron's mamba_ssm_cache_dtype).
 struct CacheElements {
   double kv = 0;
-  double state = 0;
-  [[nodiscard]] double total() const { return kv + state; }
+  double state = 0;       // recurrent state and kept convolution inputs, in the KV format
+  double fp32_state = 0;  // recurrent state held in fp32
+  [[nodiscard]] double total() const { return kv + state + fp32_state; }
+  [[nodiscard]] double bytes(DType kv_format) const { return (kv + state) * bytes_per_element(kv_format) + fp32_state * 4; }
 };
 [[nodiscard]] CacheElements cache_elements(const LayerStack& stack, double tokens);
 // The tokens a block's cache keeps of a sequence of `tokens`.

@@ -29,8 +29,6 @@ constexpr Words kEnglish{
      "the model's multi-token-prediction layers are not priced (nor is speculative decoding with them)",
      "multimodal model: the vision and audio towers' weights are held in memory (estimated from their configs' "
      "dimensions) but never run: their compute, and image or audio tokens in a prompt, are not priced",
-     "the checkpoint keeps its recurrent state in float32; it is priced in the KV cache's format (--kv), which may "
-     "be half of what an engine that follows the checkpoint holds",
      "the weight formats are read from hf_quant_config.json beside config.json (an NVIDIA ModelOpt checkpoint)"}};
 
 constexpr Words kChinese{"架构未知（只给了 `params`）：KV 缓存、注意力和激活均未建模；解码只读取权重",
@@ -44,7 +42,6 @@ constexpr Words kChinese{"架构未知（只给了 `params`）：KV 缓存、注
                           "多模态模型：只计价文本解码器；视觉塔及其投影层（权重、显存、图像 token）均未建模",
                           "模型附带的多 token 预测（MTP）层未计价（用它们做的投机解码也未建模）",
                           "多模态模型：视觉与音频塔的权重计入显存（按其配置的维度估算），但从不运行：其计算以及提示中的图像、音频 token 均未计价",
-                          "检查点以 float32 保存递归状态；此处按 KV 缓存的格式（--kv）计价，可能只有遵循检查点的引擎所占的一半",
                           "权重格式读自 config.json 旁的 hf_quant_config.json（NVIDIA ModelOpt 检查点）"}};
 
 struct Wording {

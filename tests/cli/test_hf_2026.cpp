@@ -78,10 +78,11 @@ TEST_CASE("Qwen3.5-397B-A17B: 396.78 B (Qwen: 397 B), 17.35 B active (17 B) - hy
   CHECK(total(m) == Approx(397e9).epsilon(0.005));
   CHECK(active(m) == 15 * full + 45 * deltanet + 60 * (2 * h + h * 512 + 11 * expert) + 2 * table + h);
   CHECK(active(m) == Approx(17e9).epsilon(0.025));  // "A17B", a figure of two digits
-  // Only the 15 full layers cache K/V (2 × 2 × 256 a token); the 45 DeltaNet layers keep 64 heads
-  // of 128 × 128 and the convolution's last 3 inputs of 12,288 channels.
-  CHECK(cache_at_32k(m) == (15 * 2 * 2 * 256 * 32'768.0 + 45 * (64 * 128 * 128.0 + 3 * 12'288)) * 2);
-  CHECK(assumes(m, Assumption::state_in_kv_format));  // mamba_ssm_dtype: float32, said
+  // Only the 15 full layers cache K/V (2 × 2 × 256 a token, bf16); the 45 DeltaNet layers keep 64
+  // heads of 128 × 128 in fp32 (mamba_ssm_dtype: float32) and the convolution's last 3 inputs of
+  // 12,288 channels in bf16.
+  CHECK(a.recurrent->fp32_state);
+  CHECK(cache_at_32k(m) == 15 * 2 * 2 * 256 * 32'768.0 * 2 + 45 * (64 * 128 * 128.0 * 4 + 3 * 12'288 * 2));
   CHECK(assumes(m, Assumption::towers_in_memory));
 }
 
@@ -114,7 +115,10 @@ TEST_CASE("Nemotron 3 Nano: 31.58 B (NVIDIA: 31.6 B), 3.58 B active (3.6 B with 
   CHECK(total(m) == Approx(31.6e9).epsilon(0.005));
   CHECK(active(m) == 23 * (h + mamba) + 6 * (h + attention) + 23 * (h + h * 128 + 8 * expert) + tables);
   CHECK(active(m) == Approx(3.6e9).epsilon(0.01));
-  CHECK(assumes(m, Assumption::state_in_kv_format));  // mamba_ssm_cache_dtype: float32
+  CHECK(a.recurrent->fp32_state);  // mamba_ssm_cache_dtype: float32
+  // 6 attention layers cache 2 × 2 × 128 a token in bf16; 23 Mamba-2 layers keep 64 heads of 64 ×
+  // 128 in fp32 and the last 3 inputs of 4096 + 2048 channels in bf16.
+  CHECK(cache_at_32k(m) == 6 * 2 * 2 * 128 * 32'768.0 * 2 + 23 * (64 * 64 * 128.0 * 4 + 3 * 6144 * 2));
 }
 
 TEST_CASE("GLM-5: 743.9 B (Zhipu: 744 B), 39.9 B active without the tables (40 B) - latent attention with the DSA indexer") {

@@ -55,6 +55,6 @@ TEST_CASE("warning text: what a model's reader assumed, each in English and Chin
   CHECK(warning_text(Assumed{Assumption::towers_in_memory}) ==
         "multimodal model: the vision and audio towers' weights are held in memory (estimated from their configs' "
         "dimensions) but never run: their compute, and image or audio tokens in a prompt, are not priced");
-  CHECK(warning_text(Assumed{Assumption::state_in_kv_format}, "zh") ==
-        "检查点以 float32 保存递归状态；此处按 KV 缓存的格式（--kv）计价，可能只有遵循检查点的引擎所占的一半");
+  CHECK(warning_text(Assumed{Assumption::quantization_beside}) ==
+        "the weight formats are read from hf_quant_config.json beside config.json (an NVIDIA ModelOpt checkpoint)");
 }
