@@ -216,7 +216,8 @@ std::string name_of(const YamlDocument& doc, const HfFields& top, std::string_vi
 
 // The state a recurrent layer keeps, as the checkpoint asks engines to keep it (Qwen3.5's
 // mamba_ssm_dtype, Nemotron's mamba_ssm_cache_dtype): float32 is held in fp32 whatever --kv says,
-// as vLLM holds it; the others follow the KV format.
+// as the model's card asks of a serving engine (NVIDIA's: vLLM's --mamba-ssm-cache-dtype float32);
+// the others follow the KV format.
 void state_format(const HfFields& c, Architecture& a) {
   for (std::string_view key : {"mamba_ssm_dtype", "mamba_ssm_cache_dtype"}) {
     if (!c.given(key)) continue;

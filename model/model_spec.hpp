@@ -63,7 +63,8 @@ struct Recurrent {
   long dt_rank = 0;      // Mamba-1: width of the Δ projection; 0 otherwise
   bool conv_bias = true;
   // The state kept in fp32 whatever the KV cache's format, as the checkpoint asks engines to keep
-  // it (Qwen3.5's mamba_ssm_dtype, Nemotron's mamba_ssm_cache_dtype: float32; vLLM follows it).
+  // it (Qwen3.5's mamba_ssm_dtype, Nemotron's mamba_ssm_cache_dtype: float32; NVIDIA's model
+  // cards tell vLLM users to pass --mamba-ssm-cache-dtype float32).
   bool fp32_state = false;
   [[nodiscard]] bool is_linear_attention() const { return kind == RecurrentKind::gated_deltanet; }
 };
