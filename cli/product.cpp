@@ -31,4 +31,12 @@ bool Product::next() {
   return false;
 }
 
+void Product::seek(std::size_t position) {
+  if (position >= size_) throw std::out_of_range("Product::seek: past the last point");
+  for (std::size_t axis = sizes_.size(); axis-- > 0;) {
+    index_[axis] = position % sizes_[axis];
+    position /= sizes_[axis];
+  }
+}
+
 }  // namespace roofline::cli

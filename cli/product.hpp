@@ -21,6 +21,8 @@ class Product {
   [[nodiscard]] std::span<const std::size_t> index() const { return index_; }
   // Moves to the next point; false after the last.
   bool next();
+  // Moves to the point `position` steps from the first (below size()), as that many next() would.
+  void seek(std::size_t position);
 
  private:
   std::vector<std::size_t> sizes_, index_;

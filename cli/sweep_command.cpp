@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 
 #include "cli/atomic_file.hpp"
+#include "cli/ordered_parallel.hpp"
 #include "cli/product.hpp"
 #include "cli/progress_bar.hpp"
 #include "io/input_error.hpp"
@@ -31,6 +33,14 @@ struct Tally {
   std::map<std::string, std::size_t> skip_reasons;
   std::size_t warned = 0;
   std::string first_warning;
+
+  // A later part of the sweep: its first warning counts only where none came before it.
+  void merge(Tally&& later) {
+    skipped += later.skipped;
+    for (auto& [reason, n] : later.skip_reasons) skip_reasons[reason] += n;
+    if (warned == 0) first_warning = std::move(later.first_warning);
+    warned += later.warned;
+  }
 };
 
 // The flags with more than one value, for a refusal that says where the points come from.
@@ -51,26 +61,74 @@ Product points(const WorkloadAxes& x) {
   return Product({sizes.begin(), sizes.end()});
 }
 
-void sweep(const WorkloadAxes& x, Product& p, Sink& sink, ProgressBar& progress, Tally& tally) {
+// The specs the points name, each loaded once.
+struct Specs {
   std::vector<ModelSpec> models;
   std::vector<GpuSpec> gpus;
-  for (const std::string& m : x.model) models.push_back(load_model(m));
-  for (const std::string& g : x.gpu) gpus.push_back(load_gpu(g));
+};
+
+// The point at p's index: tallied as skipped, or its record handed to `emit`.
+template <class Emit>
+void run_point(const WorkloadAxes& x, const Product& p, const Specs& s, Tally& tally, Emit&& emit) {
+  const ModelSpec& m = s.models[p.index()[static_cast<std::size_t>(WorkloadFlag::model)]];
+  const GpuSpec& g = s.gpus[p.index()[static_cast<std::size_t>(WorkloadFlag::gpu)]];
+  const Workload w = workload_at(x, p.index(), m);
+  if (const auto e = workload_error(w, m, g)) {
+    ++tally.skipped;
+    ++tally.skip_reasons[fmt::format("--{}: {}", e->field, e->message)];
+    return;
+  }
+  const Report r = evaluate(m, g, w);
+  if (!r.warnings.empty() && tally.warned++ == 0) tally.first_warning = warning_text(r.warnings.front());
+  emit(ReportRecord(r, false, false));
+}
+
+// Points a thread takes at a time, and chunks held ahead of the writer a thread: enough that a
+// chunk's bookkeeping is noise beside its points, few enough that the rows in memory stay a few
+// megabytes.
+constexpr std::size_t kChunkPoints = 1024;
+constexpr std::size_t kChunksAhead = 4;
+
+struct Chunk {
+  std::string text;  // its rows as the sink writes them
+  Tally tally;
+};
+
+// CSV and JSON lines: chunks of points evaluated and rendered on every core, written in order.
+// Other formats lay rows out together (a table's widths, an array): one core feeds the sink.
+void sweep(const WorkloadAxes& x, Product& p, Sink& sink, ProgressBar& progress, Tally& tally) {
+  Specs s;
+  for (const std::string& m : x.model) s.models.push_back(load_model(m));
+  for (const std::string& g : x.gpu) s.gpus.push_back(load_gpu(g));
   if (p.size() == 0) return;
-  do {
-    progress.advance();
-    const ModelSpec& m = models[p.index()[static_cast<std::size_t>(WorkloadFlag::model)]];
-    const GpuSpec& g = gpus[p.index()[static_cast<std::size_t>(WorkloadFlag::gpu)]];
-    const Workload w = workload_at(x, p.index(), m);
-    if (const auto e = workload_error(w, m, g)) {
-      ++tally.skipped;
-      ++tally.skip_reasons[fmt::format("--{}: {}", e->field, e->message)];
-      continue;
-    }
-    const Report r = evaluate(m, g, w);
-    if (!r.warnings.empty() && tally.warned++ == 0) tally.first_warning = warning_text(r.warnings.front());
-    sink.add(ReportRecord(r, false, false));
-  } while (p.next());
+  const unsigned threads = worker_threads();
+  if (!sink.renders_alone() || threads <= 1 || p.size() <= kChunkPoints) {
+    do {
+      progress.advance();
+      run_point(x, p, s, tally, [&](const ReportRecord& r) { sink.add(r); });
+    } while (p.next());
+    return;
+  }
+  const std::size_t chunks = (p.size() + kChunkPoints - 1) / kChunkPoints;
+  std::size_t written = 0;
+  ordered_parallel<Chunk>(
+      chunks, threads, kChunksAhead * threads,
+      [&](std::size_t k) {
+        Chunk c;
+        Product at = p;
+        at.seek(k * kChunkPoints);
+        const std::size_t n = std::min(kChunkPoints, p.size() - k * kChunkPoints);
+        for (std::size_t i = 0; i < n; ++i, at.next()) {
+          run_point(x, at, s, c.tally, [&](const ReportRecord& r) { sink.render(r, c.text); });
+        }
+        return c;
+      },
+      [&](std::size_t k, Chunk&& c) {
+        sink.add_rendered(c.text);
+        tally.merge(std::move(c.tally));
+        written = std::min(p.size(), (k + 1) * kChunkPoints);
+        progress.advance_to(written);
+      });
 }
 
 }  // namespace

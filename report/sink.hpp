@@ -7,6 +7,7 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "report/output_format.hpp"
@@ -40,6 +41,11 @@ class Sink {
  public:
   virtual ~Sink() = default;
   virtual void add(const Record& r) = 0;
+  // Whether a record's text depends on no other record (CSV, JSON lines): then render() may run
+  // on any thread, and add_rendered() takes its text, records in order, as add() would write them.
+  [[nodiscard]] virtual bool renders_alone() const { return false; }
+  virtual void render(const Record& r, std::string& out) const;
+  virtual void add_rendered(std::string_view text);
   // A remark for people, written under a table; machine formats carry the same facts as columns.
   virtual void note(std::string line) = 0;
   // Writes what is still held; called once, after the last record.

@@ -9,6 +9,14 @@
 
 namespace roofline::report {
 
+// A sink whose records need each other (a table's columns, a JSON array) renders none alone.
+void Sink::render(const Record&, std::string&) const {
+  throw std::logic_error("Sink::render: this format lays records out together");
+}
+void Sink::add_rendered(std::string_view) {
+  throw std::logic_error("Sink::add_rendered: this format lays records out together");
+}
+
 namespace {
 
 // Rows are gathered into a buffer and written a megabyte at a time: a stream write per row
@@ -64,6 +72,12 @@ class CsvSink final : public BufferedSink {
     r.append_csv(buffer_);
     written();
   }
+  [[nodiscard]] bool renders_alone() const override { return true; }
+  void render(const Record& r, std::string& out) const override { r.append_csv(out); }
+  void add_rendered(std::string_view text) override {
+    buffer_ += text;
+    written();
+  }
 };
 
 // Text in JSON is escaped by nlohmann; bytes that are not UTF-8 (a Latin-1 name) become U+FFFD
@@ -76,8 +90,16 @@ class JsonLinesSink final : public BufferedSink {
  public:
   using BufferedSink::BufferedSink;
   void add(const Record& r) override {
-    buffer_ += json_text(r.json(), -1);
-    buffer_ += '\n';
+    render(r, buffer_);
+    written();
+  }
+  [[nodiscard]] bool renders_alone() const override { return true; }
+  void render(const Record& r, std::string& out) const override {
+    out += json_text(r.json(), -1);
+    out += '\n';
+  }
+  void add_rendered(std::string_view text) override {
+    buffer_ += text;
     written();
   }
 };
