@@ -18,6 +18,8 @@
 #include "report/sink.hpp"
 #include "report/warning_text.hpp"
 #include "io/units_parse.hpp"
+#include "cli/launch_files.hpp"
+#include "launch/launch_spec.hpp"
 #include "cli/workload_options.hpp"
 
 namespace roofline::cli {
@@ -211,6 +213,10 @@ void add_plan_options(Options& o, PlanArgs& a) {
          "beyond it with a network), pp 1-8, and for models with experts ep = tp with and without --dp-attention");
   o.add("--format,-f", a.format, "table, markdown, csv, json or jsonl").one_of(output_format_names()).show_default();
   o.add("--top", a.top, "only the N best rows of the ranking (say so on stderr), in every format");
+  o.add("--emit", a.emit,
+        "vllm, sglang or trtllm: write each ranked row that meets the targets as the script that runs it on that "
+        "engine");
+  o.add("--emit-dir", a.emit_dir, "with --emit: the folder the scripts go to").show_default();
   o.add("--percentile", a.percentile_given,
         "size so that this percentile of TTFT and TPOT meets the targets under --arrivals, confirmed by simulation");
   o.add("--arrivals", a.percentile.arrivals, "with --percentile: poisson or gamma:CV").show_default();
@@ -236,6 +242,9 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   for (double price : a.prices) {
     if (!(price >= 0)) throw InputError(fmt::format("--price: must not be negative, got {}", price));
     if (!(price <= kMaxPrice)) throw InputError(fmt::format("--price: at most {:g} $ per GPU-hour, got {:g}", kMaxPrice, price));
+  }
+  if (!a.emit.empty() && !launch::engine_named(a.emit)) {
+    throw InputError(fmt::format("--emit: {}, not '{}'", launch::kEngineNames, a.emit));
   }
   const ModelSpec m = load_model(x.model.front());
   std::vector<GpuSpec> gpus;
@@ -311,7 +320,12 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
     throw InputError("--arrivals, --duration and --seed: only with --percentile");
   }
   if (a.top && *a.top < 1) throw InputError(fmt::format("--top: must be at least 1, got {}", *a.top));
+  if (a.emit.empty() && a.emit_dir != PlanArgs{}.emit_dir) throw InputError("--emit-dir: only with --emit");
+  if (!a.emit.empty() && a.disaggregate) {
+    throw InputError("--emit: writes a colocated replica's launch; a disaggregated plan's two pools are not written");
+  }
   if (a.percentile_given) {
+    if (!a.emit.empty()) throw InputError("--emit: writes the ranked steady plans' rows, not a --percentile plan's");
     if (a.top) throw InputError("--top: ranks the steady plans; a --percentile plan sizes every row given");
     check_percentile(a);
     std::vector<SteadyPlan> steady;
@@ -326,6 +340,12 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   if (a.top && static_cast<std::size_t>(*a.top) < rows.size()) {
     err << fmt::format("note: --top {}: the first {} of {} ranked rows\n", *a.top, *a.top, rows.size());
     rows.resize(static_cast<std::size_t>(*a.top));
+  }
+  // The launch files first: a row no engine runs as planned is refused before any output.
+  if (!a.emit.empty()) {
+    std::vector<LaunchRow> launch_rows;
+    for (const PlanRow& r : rows) launch_rows.push_back({r.gpu, r.layout, &r.plan, r.sized_on});
+    write_launch_files(a.emit, a.emit_dir, m, x.model.front(), launch_rows, err);
   }
   print(rows, a, m, workload_at(x, std::vector<std::size_t>(kWorkloadFlags, 0), m), too_big, out);
 }

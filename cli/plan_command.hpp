@@ -26,6 +26,8 @@ struct PlanArgs {
   PercentileArgs percentile;  // --arrivals, --duration, --seed: the percentile plan's traffic
   std::optional<double> percentile_given;  // --percentile: size on a latency percentile under an arrival process
   std::optional<long> top;                 // --top N: the N best ranked rows
+  std::string emit;                        // --emit vllm|sglang|trtllm: a launch file a feasible row
+  std::string emit_dir = "rooflineplan-launch";  // --emit-dir: where they go
 };
 
 void add_plan_options(Options& o, PlanArgs& args);

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <tinyxml2.h>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -84,6 +85,8 @@ std::vector<Flag> own_flags(std::string_view command, const std::string& svg) {
             {"--ttft", {"1 s", "50 ms", "4.9e-324 s", "1e300 s", "0 s", "1 TB"}},
             {"--tpot", {"50 ms", "1 ms", "1 us", "1e300 s", "1 GB/s"}},
             {"--disaggregate", {}},
+            {"--emit", {"vllm", "sglang", "trtllm", "ollama"}},
+            {"--emit-dir", {svg + "-launch"}},
             {"--format", formats}};
   }
   if (command == "plot") return {{"--kind", {"roofline", "batch", "context"}}, {"--out", {svg}}};
@@ -348,6 +351,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (flag == "--format") format = v;
     args.push_back(flag);
     if (!takes_no_value(flag)) args.push_back(v);
+  }
+  // Launch scripts go beside the figure, never into the folder the fuzzer runs in.
+  if (std::find(args.begin(), args.end(), "--emit") != args.end() &&
+      std::find(args.begin(), args.end(), "--emit-dir") == args.end()) {
+    args.insert(args.end(), {"--emit-dir", svg + "-launch"});
   }
   if (!harmless(args, svg)) return 0;
   std::vector<const char*> argv;

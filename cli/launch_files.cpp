@@ -1,0 +1,95 @@
+#include "cli/launch_files.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <filesystem>
+#include <optional>
+#include <system_error>
+
+#include "cli/atomic_file.hpp"
+#include "io/input_error.hpp"
+#include "launch/launch_spec.hpp"
+#include "model/engine.hpp"
+#include "report/human_units.hpp"
+#include "report/layout_label.hpp"
+#include "report/safe_text.hpp"
+#include "report/warning_text.hpp"
+
+namespace fs = std::filesystem;
+
+namespace roofline::cli {
+
+namespace {
+
+std::string row_text(const LaunchRow& r) {
+  const CapacityPlan& p = *r.plan;
+  return fmt::format("{} with {}, batch {}, TPOT {}, TTFT {}, {} replica{}, sized on {}", r.gpu->name,
+                     report::layout_label(r.layout), p.batch, report::human(p.tpot), report::human(p.ttft), p.replicas,
+                     p.replicas == 1 ? "" : "s", r.sized_on);
+}
+
+}  // namespace
+
+void write_launch_files(std::string_view engine_name, const std::string& dir, const ModelSpec& m,
+                        std::string_view model_arg, const std::vector<LaunchRow>& rows, std::ostream& err) {
+  const std::optional<launch::Engine> engine = launch::engine_named(engine_name);
+  if (!engine) {
+    throw io::InputError(fmt::format("--emit: {} or nothing, not '{}'", launch::kEngineNames, engine_name));
+  }
+  struct Ready {
+    launch::LaunchSpec spec;
+    std::string gpu;
+  };
+  std::vector<Ready> ready;
+  struct Refused {
+    std::string row;  // "row 3 (NVIDIA H100 SXM with tp 8 ep 2)"
+    std::string why;  // "--ep: …"
+  };
+  std::vector<Refused> refused;
+  int rank = 0;
+  for (const LaunchRow& r : rows) {
+    ++rank;
+    if (!r.plan->feasible) continue;
+    Workload at = r.layout;
+    at.batch = r.plan->batch;
+    at.context_tokens = default_context(at.prompt_tokens, at.gen_tokens);
+    const MemoryLedger ledger = evaluate(m, *r.gpu, at).memory;
+    launch::LaunchSpec spec = launch::launch_spec(m, model_arg, at, *r.plan, ledger, rank, row_text(r));
+    if (const auto why = launch::refusal(*engine, spec)) {
+      refused.push_back({fmt::format("row {} ({} with {})", rank, r.gpu->name, report::layout_label(r.layout)), *why});
+      continue;
+    }
+    ready.push_back({std::move(spec), r.gpu->name});
+  }
+  if (ready.empty()) {
+    if (!refused.empty()) throw io::InputError(refused.front().why);
+    throw io::InputError("--emit: no row meets the targets, so there is nothing to launch");
+  }
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw io::InputError(fmt::format("--emit-dir {}: cannot create the folder: {}", dir, ec.message()));
+  for (const Refused& r : refused) {
+    err << report::warning_label()
+        << report::terminal_text(fmt::format("--emit: no launch file for {}: {}", r.row, r.why)) << "\n";
+  }
+  std::vector<std::string> names;
+  for (const Ready& r : ready) {
+    const launch::LaunchFile file = launch::write_launch(*engine, r.spec, r.gpu);
+    const std::string path = (fs::path(dir) / file.name).string();
+    AtomicFile out(path, "--emit-dir");
+    out.stream() << file.text;
+    out.commit();
+    // A script to run: executable by whoever may read it.
+    fs::permissions(path, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+                    fs::perm_options::add, ec);
+    for (const std::string& w : file.warnings) {
+      err << report::warning_label() << report::terminal_text(fmt::format("{}: {}", file.name, w)) << "\n";
+    }
+    names.push_back(file.name);
+  }
+  err << fmt::format("wrote {} launch file{} for {} to {}: {}\n", names.size(), names.size() == 1 ? "" : "s",
+                     engine_name, dir, fmt::join(names, ", "));
+}
+
+}  // namespace roofline::cli

@@ -1,0 +1,28 @@
+#pragma once
+// plan --emit: each ranked row that meets the targets as the script that runs it on a serving
+// engine (launch/), written whole into --emit-dir.
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hardware/gpu_spec.hpp"
+#include "model/capacity_plan.hpp"
+#include "model/model_spec.hpp"
+#include "model/workload.hpp"
+
+namespace roofline::cli {
+
+struct LaunchRow {
+  const GpuSpec* gpu;
+  Workload layout;  // the row's tp, pp, ep and attention, with the plan's formats and reserve
+  const CapacityPlan* plan;
+  std::string sized_on;
+};
+
+// Refuses an engine no launch file is written for, and rows no engine runs as planned when every
+// row is such (io::InputError naming the flag); writes the others and says so on `err`.
+void write_launch_files(std::string_view engine, const std::string& dir, const ModelSpec& m,
+                        std::string_view model_arg, const std::vector<LaunchRow>& rows, std::ostream& err);
+
+}  // namespace roofline::cli

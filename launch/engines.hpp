@@ -1,0 +1,23 @@
+#pragma once
+// Each engine's spelling of a launch spec: its refusals and its script. One file an engine
+// (vllm_launch.cpp, sglang_launch.cpp, trtllm_launch.cpp), each naming the version and the pages
+// its flags come from.
+#include <optional>
+#include <string>
+
+#include "launch/launch_script.hpp"
+#include "launch/launch_spec.hpp"
+
+namespace roofline::launch {
+
+[[nodiscard]] std::optional<std::string> vllm_refusal(const LaunchSpec& s);
+[[nodiscard]] Script vllm_script(const LaunchSpec& s);
+[[nodiscard]] std::optional<std::string> sglang_refusal(const LaunchSpec& s);
+[[nodiscard]] Script sglang_script(const LaunchSpec& s);
+[[nodiscard]] std::optional<std::string> trtllm_refusal(const LaunchSpec& s);
+[[nodiscard]] Script trtllm_script(const LaunchSpec& s);
+
+// A cache format the engines cannot hold: every engine keeps K/V in 16 bits or fp8.
+[[nodiscard]] std::optional<std::string> kv_refusal(std::string_view engine, const LaunchSpec& s);
+
+}  // namespace roofline::launch

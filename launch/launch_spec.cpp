@@ -1,0 +1,139 @@
+#include "launch/launch_spec.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cctype>
+#include <utility>
+
+#include "launch/engines.hpp"
+#include "launch/launch_script.hpp"
+
+namespace roofline::launch {
+
+namespace {
+
+constexpr std::array kEngines = {std::pair{Engine::vllm, std::string_view("vllm")},
+                                 std::pair{Engine::sglang, std::string_view("sglang")},
+                                 std::pair{Engine::trtllm, std::string_view("trtllm")}};
+
+// The Hugging Face id a model was converted from: its source reads "HF <id> config.json, …".
+std::optional<std::string> hf_id(const ModelSpec& m) {
+  if (!m.source.starts_with("HF ")) return std::nullopt;
+  const std::string rest = m.source.substr(3);
+  const std::string id = rest.substr(0, rest.find_first_of(" ,"));
+  const auto slash = id.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == id.size()) return std::nullopt;
+  return id;
+}
+
+// Two formats the engines load alike: every 16- or 32-bit float runs in the model's dtype.
+bool same_format(WeightFormat a, WeightFormat b) { return a == b || (is_wide_float(a) && is_wide_float(b)); }
+
+WeightSource weight_source(const ModelSpec& m, const Precision& asked) {
+  const Precision stored = resolve_precision(m);
+  bool as_stored = true, stored_wide = true;
+  for (TensorClass c : kBlockClasses) {
+    as_stored = as_stored && same_format(asked.of(c), stored.of(c));
+    stored_wide = stored_wide && is_wide_float(stored.of(c));
+  }
+  if (as_stored) return WeightSource::checkpoint;
+  const std::optional<WeightFormat> block = asked.block_format();
+  // vLLM's and SGLang's `--quantization fp8` on a 16-bit checkpoint: e4m3 weights with a scale a
+  // matrix (or a channel), computed as the weights load.
+  if (stored_wide && block && (*block == WeightFormat::fp8 || *block == WeightFormat::fp8_channel)) {
+    return WeightSource::online_fp8;
+  }
+  return WeightSource::other_checkpoint;
+}
+
+std::string slug(std::string_view text) {
+  std::string out;
+  for (char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c)) {
+      out += static_cast<char>(std::tolower(c));
+    } else if (!out.empty() && out.back() != '-') {
+      out += '-';
+    }
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+std::string_view name(Engine e) {
+  for (const auto& [engine, text] : kEngines) {
+    if (engine == e) return text;
+  }
+  return "?";
+}
+
+std::optional<Engine> engine_named(std::string_view text) {
+  for (const auto& [engine, n] : kEngines) {
+    if (n == text) return engine;
+  }
+  return std::nullopt;
+}
+
+LaunchSpec launch_spec(const ModelSpec& m, std::string_view model_arg, const Workload& w, const CapacityPlan& plan,
+                       const MemoryLedger& ledger, int rank, std::string row) {
+  LaunchSpec s;
+  const std::optional<std::string> id = hf_id(m);
+  s.model = id.value_or(std::string(model_arg));
+  s.model_is_id = id.has_value();
+  s.row = std::move(row);
+  s.rank = rank;
+  s.tp = w.tp;
+  s.pp = w.pp;
+  s.ep = w.ep;
+  s.dp_attention = w.dp_attention;
+  s.batch = plan.batch;
+  s.prompt_tokens = w.prompt_tokens;
+  s.gen_tokens = w.gen_tokens;
+  s.kv = w.precision.kv;
+  s.weights = weight_source(m, w.precision);
+  const std::optional<WeightFormat> block = w.precision.block_format();
+  s.weight_format = block ? std::string(name(*block)) : "mixed";
+  const Precision stored = resolve_precision(m);
+  s.lm_head_changed = !same_format(w.precision.of(TensorClass::lm_head), stored.of(TensorClass::lm_head));
+  s.reserve = w.reserve_fraction;
+  const double capacity = ledger.capacity.value();
+  s.weights_share = ledger.weights.value() / capacity;
+  s.activations_share = ledger.activations.value() / capacity;
+  s.replicas = plan.replicas;
+  return s;
+}
+
+std::optional<std::string> refusal(Engine e, const LaunchSpec& s) {
+  switch (e) {
+    case Engine::vllm: return vllm_refusal(s);
+    case Engine::sglang: return sglang_refusal(s);
+    case Engine::trtllm: return trtllm_refusal(s);
+  }
+  return std::nullopt;
+}
+
+LaunchFile write_launch(Engine e, const LaunchSpec& s, std::string_view gpu) {
+  Script script;
+  switch (e) {
+    case Engine::vllm: script = vllm_script(s); break;
+    case Engine::sglang: script = sglang_script(s); break;
+    case Engine::trtllm: script = trtllm_script(s); break;
+  }
+  add_common_warnings(script, s);
+  std::string layout = fmt::format("tp{}", s.tp);
+  if (s.pp > 1) layout += fmt::format("-pp{}", s.pp);
+  if (s.ep > 1) layout += fmt::format("-ep{}", s.ep);
+  if (s.dp_attention) layout += "-dpattn";
+  return {fmt::format("{:02}-{}-{}-{}.sh", s.rank, name(e), slug(gpu), layout), render(script, s), script.warnings};
+}
+
+std::optional<std::string> kv_refusal(std::string_view engine, const LaunchSpec& s) {
+  if (s.kv == DType::fp16 || s.kv == DType::bf16 || s.kv == DType::fp8) return std::nullopt;
+  return fmt::format("--kv: {} keeps the KV cache in 16 bits or fp8, not {}; plan with --kv fp8 or fp16", engine,
+                     name(s.kv));
+}
+
+}  // namespace roofline::launch

@@ -1,0 +1,93 @@
+#pragma once
+// What a serving engine must be told to run one row of a capacity plan: the layout, the planned
+// batch, the token budget, the formats, the memory share and the replica count, in the plan's own
+// terms. Each engine's file (vllm_launch, sglang_launch, trtllm_launch) spells them in its flags.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/capacity_plan.hpp"
+#include "model/memory_ledger.hpp"
+#include "model/model_spec.hpp"
+#include "model/precision.hpp"
+#include "model/workload.hpp"
+
+namespace roofline::launch {
+
+enum class Engine { vllm, sglang, trtllm };
+[[nodiscard]] std::string_view name(Engine e);
+[[nodiscard]] std::optional<Engine> engine_named(std::string_view name);
+inline constexpr std::string_view kEngineNames = "vllm, sglang or trtllm";
+
+// Where the weights' formats come from. The engines read a quantized checkpoint's own config
+// (quantization_config, hf_quant_config.json), so formats the checkpoint stores need no flag;
+// fp8 asked of a 16-bit checkpoint vLLM and SGLang quantize as they load it; any other format
+// asked of a checkpoint that does not store it needs a checkpoint that does.
+enum class WeightSource { checkpoint, online_fp8, other_checkpoint };
+
+struct LaunchSpec {
+  std::string model;        // the Hugging Face id the model came from, else the path given
+  bool model_is_id = false;  // false: a path, to be replaced by the checkpoint's
+  std::string row;          // the plan's row in words, for the file's header
+  int rank = 1;             // the row's place in the ranking
+  int tp = 1, pp = 1, ep = 1;
+  bool dp_attention = false;
+  long batch = 1;            // sequences a replica runs at once (all its attention ranks together)
+  long prompt_tokens = 0, gen_tokens = 0;
+  DType kv = DType::fp16;
+  WeightSource weights = WeightSource::checkpoint;
+  std::string weight_format;  // the block classes' format, or "mixed"
+  bool lm_head_changed = false;  // --lm-head asked a format the checkpoint does not store
+  // Shares of one GPU's memory, as the plan's memory ledger counts them (the replica's sums over
+  // its GPUs): what it kept free (--reserve), its weights, and the prefill's peak activations.
+  // The KV cache gets the rest.
+  double reserve = 0.1;
+  double weights_share = 0;
+  double activations_share = 0;
+  long replicas = 1;
+
+  // The share of a GPU's memory the engine may use at all: vLLM's --gpu-memory-utilization.
+  [[nodiscard]] double usable_share() const { return 1 - reserve; }
+  // Weights and the KV pool, activations outside: SGLang's --mem-fraction-static.
+  [[nodiscard]] double static_share() const { return 1 - reserve - activations_share; }
+  // The KV cache's share of what is free once weights and activations are placed: TensorRT-LLM's
+  // free_gpu_memory_fraction.
+  [[nodiscard]] double kv_share_of_free() const {
+    return (1 - reserve - weights_share - activations_share) / (1 - weights_share - activations_share);
+  }
+
+  [[nodiscard]] int gpus_per_replica() const { return tp * pp; }
+  // The attention ranks a replica's sequences are spread over (data-parallel attention: tp).
+  [[nodiscard]] int attention_ranks() const { return dp_attention ? tp : 1; }
+  // Sequences one attention rank runs: the engines' limits are per rank under data-parallel attention.
+  [[nodiscard]] long batch_per_rank() const { return (batch + attention_ranks() - 1) / attention_ranks(); }
+  // The longest request: the engines size their per-sequence limits on it.
+  [[nodiscard]] long max_len() const { return prompt_tokens + gen_tokens; }
+  // Tokens one step may carry: a whole prompt beside one token for every other running sequence
+  // of the rank, the step the plan prices when a prefill joins the batch (it prefills prompts
+  // whole, so a budget below the prompt would chunk what the plan did not).
+  [[nodiscard]] long token_budget() const { return prompt_tokens + batch_per_rank(); }
+};
+
+// The spec for a feasible row: `model_arg` is what --model said, `m` what it loaded, `ledger`
+// the memory of the row's layout at the planned batch.
+[[nodiscard]] LaunchSpec launch_spec(const ModelSpec& m, std::string_view model_arg, const Workload& w,
+                                     const CapacityPlan& plan, const MemoryLedger& ledger, int rank,
+                                     std::string row);
+
+// A launch file: its name within the folder, its text, and what it could not say in flags (also
+// written into the text, as comments), for stderr.
+struct LaunchFile {
+  std::string name;
+  std::string text;
+  std::vector<std::string> warnings;
+};
+
+// Why the engine cannot run the row as planned, naming the plan's flag (--kv, --ep …); empty when
+// it can. write_launch is only for a row without a refusal.
+[[nodiscard]] std::optional<std::string> refusal(Engine e, const LaunchSpec& s);
+// `gpu` names the file: "NVIDIA H100 SXM" → 01-vllm-nvidia-h100-sxm-tp2.sh.
+[[nodiscard]] LaunchFile write_launch(Engine e, const LaunchSpec& s, std::string_view gpu);
+
+}  // namespace roofline::launch

@@ -1,0 +1,53 @@
+// SGLang 0.5: `python -m sglang.launch_server`, its flags as the server arguments document them
+// (https://docs.sglang.io/advanced_features/server_arguments.html; python/sglang/srt/server_args.py).
+// Under --enable-dp-attention SGLang divides --max-running-requests and --chunked-prefill-size by
+// --dp-size (server_args.py), so both are the replica's totals here.
+#include <fmt/format.h>
+
+#include "launch/engines.hpp"
+#include "launch/share_format.hpp"
+
+namespace roofline::launch {
+
+std::optional<std::string> sglang_refusal(const LaunchSpec& s) { return kv_refusal("SGLang", s); }
+
+Script sglang_script(const LaunchSpec& s) {
+  Script script;
+  script.engine = "SGLang 0.5";
+  script.documented_at = "https://docs.sglang.io/advanced_features/server_arguments.html";
+  script.command = "python -m sglang.launch_server";
+  script.model_flag = "--model-path";
+  script.port_flag = "--port";
+  auto flag = [&](std::string f, std::string v = "") { script.flags.emplace_back(std::move(f), std::move(v)); };
+  flag("--tp-size", fmt::format("{}", s.tp));
+  if (s.pp > 1) flag("--pp-size", fmt::format("{}", s.pp));
+  if (s.ep > 1) flag("--ep-size", fmt::format("{}", s.ep));
+  if (s.dp_attention) {
+    flag("--enable-dp-attention");
+    flag("--dp-size", fmt::format("{}", s.tp));
+  }
+  // A whole prompt for every attention rank at once: prefills are never chunked, as planned.
+  const long chunk = s.prompt_tokens * s.attention_ranks();
+  flag("--max-running-requests", fmt::format("{}", s.batch));
+  flag("--chunked-prefill-size", fmt::format("{}", chunk));
+  flag("--context-length", fmt::format("{}", s.max_len()));
+  flag("--kv-cache-dtype", s.kv == DType::fp8 ? "fp8_e4m3" : "auto");
+  if (s.weights == WeightSource::online_fp8) flag("--quantization", "fp8");
+  flag("--mem-fraction-static", share(s.static_share()));
+  script.notes.push_back(fmt::format("--context-length {}: the plan's {} prompt + {} generated tokens; the engine refuses longer "
+                                     "requests",
+                                     s.max_len(), s.prompt_tokens, s.gen_tokens));
+  script.notes.push_back(fmt::format("--max-running-requests {}: the planned batch", s.batch));
+  script.notes.push_back(fmt::format("--chunked-prefill-size {}: a whole {}-token prompt{}, as the plan prefills",
+                                     chunk, s.prompt_tokens,
+                                     s.dp_attention ? fmt::format(" for each of the {} ranks", s.tp) : ""));
+  script.notes.push_back(fmt::format("--mem-fraction-static {}: weights and KV pool, all but the plan's --reserve {} "
+                                     "and the prefill's activations ({} of a GPU)",
+                                     share(s.static_share()), share(s.reserve), share(s.activations_share)));
+  if (s.weights == WeightSource::online_fp8) {
+    script.notes.push_back("--quantization fp8: the 16-bit checkpoint's weights quantized to fp8 as they load");
+  }
+  return script;
+}
+
+}  // namespace roofline::launch

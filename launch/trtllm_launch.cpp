@@ -1,0 +1,61 @@
+// TensorRT-LLM 1.0: `trtllm-serve` on its PyTorch back end, its flags as the command's page
+// documents them (https://nvidia.github.io/TensorRT-LLM/1.0.0/commands/trtllm-serve/trtllm-serve.html)
+// and the options file --extra_llm_api_options reads (TorchLlmArgs, KvCacheConfig). The options
+// file overrides the command line, so the cache's settings are given there only.
+#include <fmt/format.h>
+
+#include "launch/engines.hpp"
+#include "launch/share_format.hpp"
+
+namespace roofline::launch {
+
+std::optional<std::string> trtllm_refusal(const LaunchSpec& s) { return kv_refusal("TensorRT-LLM", s); }
+
+Script trtllm_script(const LaunchSpec& s) {
+  Script script;
+  script.engine = "TensorRT-LLM 1.0";
+  script.documented_at = "https://nvidia.github.io/TensorRT-LLM/1.0.0/commands/trtllm-serve/trtllm-serve.html";
+  script.command = "trtllm-serve";
+  script.port_flag = "--port";
+  auto flag = [&](std::string f, std::string v = "") { script.flags.emplace_back(std::move(f), std::move(v)); };
+  std::string options;
+  if (s.dp_attention) options += "enable_attention_dp: true\n";
+  options += fmt::format("kv_cache_config:\n  dtype: {}\n  free_gpu_memory_fraction: {}\n",
+                         s.kv == DType::fp8 ? "fp8" : "auto", share(s.kv_share_of_free()));
+  script.preamble = fmt::format("OPTIONS=${{OPTIONS:-/tmp/rooflineplan-trtllm-$REPLICA.yaml}}\n"
+                                "cat > \"$OPTIONS\" <<'YAML'\n{}YAML\n",
+                                options);
+  flag("--backend", "pytorch");
+  flag("--tp_size", fmt::format("{}", s.tp));
+  if (s.pp > 1) flag("--pp_size", fmt::format("{}", s.pp));
+  if (s.ep > 1) flag("--ep_size", fmt::format("{}", s.ep));
+  flag("--max_batch_size", fmt::format("{}", s.batch_per_rank()));
+  flag("--max_num_tokens", fmt::format("{}", s.token_budget()));
+  flag("--max_seq_len", fmt::format("{}", s.max_len()));
+  flag("--extra_llm_api_options", "\"$OPTIONS\"");
+  flag("--host", "0.0.0.0");
+  script.notes.push_back(s.dp_attention
+                             ? fmt::format("--max_batch_size {}: the planned batch of {} over {} attention ranks, "
+                                           "each rank's own limit (not confirmed in the documentation)",
+                                           s.batch_per_rank(), s.batch, s.attention_ranks())
+                             : fmt::format("--max_batch_size {}: the planned batch", s.batch));
+  script.notes.push_back(fmt::format("--max_seq_len {}: the plan's {} prompt + {} generated tokens; the engine refuses longer "
+                                     "requests",
+                                     s.max_len(), s.prompt_tokens, s.gen_tokens));
+  script.notes.push_back(fmt::format("--max_num_tokens {}: a whole {}-token prompt beside a token for each running "
+                                     "sequence, the step the plan prices",
+                                     s.token_budget(), s.prompt_tokens));
+  script.notes.push_back(fmt::format("free_gpu_memory_fraction {}: the plan's cache, of the memory left once the "
+                                     "weights ({} of a GPU) and the prefill's activations ({}) are placed, "
+                                     "--reserve {} kept free",
+                                     share(s.kv_share_of_free()), share(s.weights_share), share(s.activations_share),
+                                     share(s.reserve)));
+  if (s.weights == WeightSource::online_fp8) {
+    script.warnings.push_back(
+        "the plan stores the weights as fp8 and TensorRT-LLM does not quantize as it loads: MODEL must be an fp8 "
+        "checkpoint made with NVIDIA Model Optimizer");
+  }
+  return script;
+}
+
+}  // namespace roofline::launch

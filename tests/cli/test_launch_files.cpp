@@ -1,0 +1,182 @@
+// Issue 24, plan --emit: each ranked row that meets the targets as the script that runs it on
+// vLLM, SGLang or TensorRT-LLM. The fixtures in tests/data/launch/ are each engine's file for
+// Qwen3-235B-A22B on 8 H100s with data-parallel attention, fp8 weights and an fp8 cache; after a
+// deliberate change they are rewritten by `rooflineplan plan -m qwen3-235b-a22b -g h100-sxm --rate 5
+// --tp 8 --ep 8 --dp-attention --kv fp8 --weights fp8 --emit ENGINE --emit-dir D`, D/01-*.sh becoming
+// ENGINE-qwen3-235b-a22b-dp-attention.sh.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.hpp"
+
+using namespace roofline;
+using test::check_error;
+using test::data_file;
+using test::run_cli;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A folder of the test's own: ctest runs the cases side by side.
+struct Folder {
+  fs::path path;
+  explicit Folder(const std::string& name) : path(fs::temp_directory_path() / ("rooflineplan-launch-" + name)) {
+    fs::remove_all(path);
+  }
+  ~Folder() { fs::remove_all(path); }
+  [[nodiscard]] std::vector<fs::path> files() const {
+    std::vector<fs::path> out;
+    if (!fs::exists(path)) return out;
+    for (const auto& e : fs::directory_iterator(path)) out.push_back(e.path());
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+};
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<std::string> qwen_dp_attention(const std::string& engine, const Folder& f) {
+  return {"plan", "-m", "qwen3-235b-a22b", "-g", "h100-sxm", "--rate", "5", "--tp", "8", "--ep", "8", "--dp-attention",
+          "--kv", "fp8", "--weights", "fp8", "--emit", engine, "--emit-dir", f.path.string()};
+}
+
+}  // namespace
+
+TEST_CASE("emit: each engine's launch file is its fixture") {
+  for (const std::string engine : {"vllm", "sglang", "trtllm"}) {
+    const Folder f("fixture-" + engine);
+    const auto r = run_cli(qwen_dp_attention(engine, f));
+    REQUIRE(r.code == 0);
+    const auto files = f.files();
+    REQUIRE(files.size() == 1);
+    CHECK(files[0].filename() == "01-" + engine + "-nvidia-h100-sxm-tp8-ep8-dpattn.sh");
+    CHECK(read(files[0]) == read(data_file("launch/" + engine + "-qwen3-235b-a22b-dp-attention.sh")));
+    // A script to run: executable, and bash reads it.
+    CHECK((fs::status(files[0]).permissions() & fs::perms::owner_exec) != fs::perms::none);
+    CHECK(std::system(("bash -n '" + files[0].string() + "'").c_str()) == 0);
+    CHECK(r.err.find("wrote 1 launch file for " + engine) != std::string::npos);
+  }
+}
+
+TEST_CASE("emit: the planned batch of 470 over 8 attention ranks, worked by hand") {
+  // The plan's batch is 470 sequences (its JSON says so); each of the 8 ranks runs ceil(470/8) = 59.
+  const Folder f("by-hand");
+  const auto plan = run_cli({"plan", "-m", "qwen3-235b-a22b", "-g", "h100-sxm", "--rate", "5", "--tp", "8", "--ep", "8",
+                             "--dp-attention", "--kv", "fp8", "--weights", "fp8", "-f", "csv"});
+  REQUIRE(plan.code == 0);
+  REQUIRE(plan.out.find(",470,") != std::string::npos);
+  REQUIRE(run_cli(qwen_dp_attention("vllm", f)).code == 0);
+  const std::string vllm = read(f.files().at(0));
+  CHECK(vllm.find("--data-parallel-size 8 \\\n  --tensor-parallel-size 1 \\\n  --enable-expert-parallel") !=
+        std::string::npos);
+  CHECK(vllm.find("--max-num-seqs 59 \\") != std::string::npos);
+  // A whole 512-token prompt beside one token for each of the rank's 59 sequences.
+  CHECK(vllm.find("--max-num-batched-tokens 571 \\") != std::string::npos);
+  CHECK(vllm.find("--max-model-len 768 \\") != std::string::npos);  // 512 + 256
+  CHECK(vllm.find("--kv-cache-dtype fp8 \\") != std::string::npos);
+  CHECK(vllm.find("--quantization fp8 \\") != std::string::npos);  // the bf16 checkpoint, quantized as it loads
+  CHECK(vllm.find("--gpu-memory-utilization 0.9 \\") != std::string::npos);  // 1 - --reserve 0.1
+  const Folder g("by-hand-sglang");
+  REQUIRE(run_cli(qwen_dp_attention("sglang", g)).code == 0);
+  const std::string sglang = read(g.files().at(0));
+  // SGLang divides both by --dp-size itself: the replica's totals, 470 and 8 × 512.
+  CHECK(sglang.find("--max-running-requests 470 \\") != std::string::npos);
+  CHECK(sglang.find("--chunked-prefill-size 4096 \\") != std::string::npos);
+  CHECK(sglang.find("--kv-cache-dtype fp8_e4m3 \\") != std::string::npos);
+}
+
+TEST_CASE("emit: --reserve 0.2 is a memory share of 0.8, and two replicas are said") {
+  const Folder f("reserve");
+  const auto r = run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "40", "--reserve", "0.2",
+                          "--emit", "vllm", "--emit-dir", f.path.string(), "-f", "json"});
+  REQUIRE(r.code == 0);
+  REQUIRE(r.out.find("\"replicas\": 2") != std::string::npos);
+  const std::string text = read(f.files().at(0));
+  CHECK(text.find("--gpu-memory-utilization 0.8 \\") != std::string::npos);
+  CHECK(text.find("The plan runs 2 replicas of 1 GPU each") != std::string::npos);
+  CHECK(text.find("REPLICA=0 to 1") != std::string::npos);
+  CHECK(text.find("--kv-cache-dtype auto \\") != std::string::npos);  // a 16-bit cache: the model's dtype
+  CHECK(text.find("--quantization") == std::string::npos);            // the checkpoint as it is
+}
+
+TEST_CASE("emit: TensorRT-LLM's cache share is of the memory left after weights and activations") {
+  // free_gpu_memory_fraction = (1 - reserve - w - a) / (1 - w - a), w and a the weights' and the
+  // prefill activations' shares of one GPU, as the point's memory ledger gives them at the batch.
+  const Folder f("trtllm-share");
+  const auto plan = run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "5", "--emit", "trtllm",
+                             "--emit-dir", f.path.string(), "-f", "json"});
+  REQUIRE(plan.code == 0);
+  const long batch = nlohmann::json::parse(plan.out).at(0).at("batch").get<long>();
+  const auto point = nlohmann::json::parse(
+      run_cli({"-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", std::to_string(batch), "-f", "json"}).out);
+  const auto& memory = point.at("memory");
+  const double capacity = memory.at("capacity").get<double>();
+  const double w = memory.at("weights").get<double>() / capacity, a = memory.at("activations").get<double>() / capacity;
+  // Llama-3.1-8B's 16.06 GB of bf16 weights on the H100's 85.5 GB.
+  CHECK(w == Approx(16.06e9 / 85.52e9).epsilon(0.001));
+  const std::string text = read(f.files().at(0));
+  std::string expected = fmt::format("{:.3f}", (0.9 - w - a) / (1 - w - a));
+  while (expected.back() == '0') expected.pop_back();  // the file's 0.85, not 0.850
+  CHECK(text.find("free_gpu_memory_fraction: " + expected + "\n") != std::string::npos);
+}
+
+TEST_CASE("emit: a cache format no engine holds is refused and nothing is written") {
+  for (const std::string engine : {"vllm", "sglang", "trtllm"}) {
+    const Folder f("kv-" + engine);
+    const auto r = run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "5", "--kv", "int8", "--emit",
+                            engine, "--emit-dir", f.path.string()});
+    check_error(r, "--kv", "not int8");
+    CHECK(f.files().empty());
+  }
+}
+
+TEST_CASE("emit: vLLM cannot shard the experts over 2 of 8 GPUs") {
+  const Folder f("vllm-ep");
+  const auto r = run_cli({"plan", "-m", "qwen3-235b-a22b", "-g", "h100-sxm", "--rate", "5", "--tp", "8", "--ep", "2",
+                          "--emit", "vllm", "--emit-dir", f.path.string()});
+  check_error(r, "--ep", "--ep 1 or --ep 8");
+  CHECK(f.files().empty());
+  // SGLang takes an expert-parallel size.
+  REQUIRE(run_cli({"plan", "-m", "qwen3-235b-a22b", "-g", "h100-sxm", "--rate", "5", "--tp", "8", "--ep", "2", "--emit",
+                   "sglang", "--emit-dir", f.path.string()})
+              .code == 0);
+  CHECK(read(f.files().at(0)).find("--ep-size 2 \\") != std::string::npos);
+}
+
+TEST_CASE("emit: the flags that do not go with it are refused") {
+  const std::vector<std::string> base = {"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "5"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_cli(args);
+  };
+  check_error(with({"--emit", "ollama"}), "--emit", "vllm, sglang or trtllm, not 'ollama'");
+  check_error(with({"--emit-dir", "x"}), "--emit-dir", "only with --emit");
+  check_error(with({"--emit", "vllm", "--disaggregate"}), "--emit", "disaggregated");
+  check_error(with({"--emit", "vllm", "--percentile", "99"}), "--emit", "--percentile");
+}
+
+TEST_CASE("emit: a model given as a file and weights its checkpoint lacks are warned of, in the file too") {
+  const Folder f("warnings");
+  const auto r = run_cli({"plan", "-m", data_file("good/tiny.yaml"), "-g", "a100-80gb", "--rate", "2",
+                          "--weights", "int4", "--kv", "fp16", "--emit", "vllm", "--emit-dir", f.path.string()});
+  REQUIRE(r.code == 0);
+  const std::string text = read(f.files().at(0));
+  CHECK(text.find("# WARNING: the model was given as") != std::string::npos);
+  CHECK(text.find("# WARNING: the plan stores the weights as int4") != std::string::npos);
+  CHECK(r.err.find("not a Hugging Face id") != std::string::npos);
+  CHECK(r.err.find("stores the weights as int4") != std::string::npos);
+}
