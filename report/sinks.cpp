@@ -51,6 +51,14 @@ class BufferedSink : public Sink {
     if (!out_) throw WriteError("", write_failure_reason(errno));
     buffer_.clear();
   }
+  // Text already gathered elsewhere (a chunk of rows): what is held goes first, then the text
+  // itself, without a copy into the buffer.
+  void write_through(std::string_view text) {
+    flush();
+    errno = 0;
+    out_.write(text.data(), static_cast<std::streamsize>(text.size()));
+    if (!out_) throw WriteError("", write_failure_reason(errno));
+  }
   void append_notes(std::string_view before = "") {
     if (!notes_.empty()) buffer_ += before;
     for (const std::string& n : notes_) buffer_ += terminal_text(n) + "\n";
@@ -74,10 +82,7 @@ class CsvSink final : public BufferedSink {
   }
   [[nodiscard]] bool renders_alone() const override { return true; }
   void render(const Record& r, std::string& out) const override { r.append_csv(out); }
-  void add_rendered(std::string_view text) override {
-    buffer_ += text;
-    written();
-  }
+  void add_rendered(std::string_view text) override { write_through(text); }
 };
 
 // Text in JSON is escaped by nlohmann; bytes that are not UTF-8 (a Latin-1 name) become U+FFFD
@@ -98,10 +103,7 @@ class JsonLinesSink final : public BufferedSink {
     out += json_text(r.json(), -1);
     out += '\n';
   }
-  void add_rendered(std::string_view text) override {
-    buffer_ += text;
-    written();
-  }
+  void add_rendered(std::string_view text) override { write_through(text); }
 };
 
 // The pretty JSON of one document, or of an array of records written as they come: each
