@@ -49,7 +49,7 @@ void check_document_kind(const YamlDocument& doc, SchemaKind expected) {
     if (model) refuse("this looks like a model description (layers, hidden, params), not a GPU; pass it as --model");
   }
   if (n.shared == 0) {
-    refuse(fmt::format("not a {} description: none of its keys is one of its fields (see the README's field table)",
+    refuse(fmt::format("not a {} description: none of its keys is one of its fields (see the field tables in docs/inputs.md)",
                        expected == SchemaKind::model ? "model" : "GPU"));
   }
 }

@@ -1,4 +1,4 @@
-// The GPU YAML, field by field: what `--gpu file.yaml` reads, `calibrate` writes and the README
+// The GPU YAML, field by field: what `--gpu file.yaml` reads, `calibrate` writes and docs/inputs.md
 // lists. Dimensioned values carry units; a calibration block replaces the datasheet ceilings.
 #include <fmt/format.h>
 

@@ -63,7 +63,7 @@ const HfFamily& family_of(const YamlDocument& doc) {
   const MapReader r(doc, doc.root, "", {});
   const std::string why = fmt::format(
       "`{}` is not an architecture rooflineplan reads ({}); describe the model in "
-      "rooflineplan's YAML (see README, Describing a model)",
+      "rooflineplan's YAML (docs/inputs.md describes its fields)",
       named.name.empty() ? "(none given)" : named.name, known_list());
   if (r.has(named.key)) r.fail(named.key, why);
   r.fail_here(why);

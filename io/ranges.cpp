@@ -12,7 +12,7 @@ struct Bounds {
   std::string_view min, max;
 };
 
-// Written with the units a datasheet uses, so that the message and the README read as a file does.
+// Written with the units a datasheet uses, so that the message and docs/inputs.md read as a file does.
 Bounds bounds(Dimension d) {
   switch (d) {
     case Dimension::bytes: return {"1 MB", "1 PB"};

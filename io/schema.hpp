@@ -1,7 +1,7 @@
 #pragma once
 // One table per document kind (model YAML, GPU YAML) says, once, what each field is: its key,
 // the kind of value, whether it must be given, what it means, and where it lives in the spec.
-// The same table drives reading (with located errors), writing, and the README's field table,
+// The same table drives reading (with located errors), writing, and the field table of docs/inputs.md,
 // so a field added to a table is read, written and documented with no other change.
 #include <optional>
 #include <span>
@@ -72,7 +72,7 @@ struct Field {
   std::string_view key;
   Kind kind;
   Need need;
-  std::string_view doc;  // one line for the README table
+  std::string_view doc;  // one line for the table in docs/inputs.md
   Access<Spec> access{};  // not for sections
   // A count's or number's physical range (io/ranges.hpp), refused outside with the range named;
   // every count and number has one. A quantity's is its dimension's.
@@ -210,9 +210,9 @@ constexpr Access<Spec> element() {
           }};
 }
 
-// The README's field table for one document kind, as GitHub Markdown.
+// The field table of docs/inputs.md for one document kind, as GitHub Markdown.
 [[nodiscard]] std::string schema_markdown(SchemaKind kind);
-// The README's table of weight formats (model/weight_format.hpp): each one's layout and exact bytes.
+// The table of weight formats in docs/inputs.md (model/weight_format.hpp): each one's layout and exact bytes.
 [[nodiscard]] std::string weight_formats_markdown();
 
 extern template ModelSpec read_document(const Schema<ModelSpec>&, const YamlDocument&);

@@ -189,7 +189,7 @@ std::string fit_provenance(const FitCheck& f, const std::vector<MeasuredRun>& ru
   for (const SourceCheck& s : f.sources) names.push_back(s.source);
   std::string held = "in-sample only (one source: nothing held out; spreads from the fit's own residuals)";
   if (f.held_out) {
-    // No `|` in it: the line lands in Markdown tables (the README's field table shows the default).
+    // No `|` in it: the line lands in Markdown tables (the field table of docs/inputs.md shows the default).
     held = fmt::format("leave-one-source-out median abs log(measured/expected) {:.3f}, {} within 25%", f.loso.median_abs,
                        percent(f.loso.within_25));
     if (f.loso.coverage) held += fmt::format(", 10-90% coverage {}", percent(*f.loso.coverage));

@@ -87,10 +87,10 @@ TEST_CASE("fit: on runs it has not seen, the fit meets issue 13's targets, and n
   for (const auto& r : j["rows"]) CHECK(r["measured_over_expected"].get<double>() >= r["measured_over_bound"].get<double>());
 }
 
-TEST_CASE("fit: the README quotes the summary fit prints on training.csv") {
+TEST_CASE("fit: docs/expected-performance.md quotes the summary fit prints on training.csv") {
   const auto r = run_cli({"fit", kTraining});
   REQUIRE(r.code == 0);
-  std::ifstream in(ROOFLINEPLAN_README);
+  std::ifstream in(ROOFLINEPLAN_DOCS "/expected-performance.md");
   const std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const std::string summary = r.out.substr(r.out.find("leave-one-source-out: median"));
   CHECK_THAT(readme, Catch::Contains(summary));

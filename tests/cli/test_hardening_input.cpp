@@ -165,7 +165,7 @@ void check_ranges(std::span<const io::Field<Spec>> fields) {
 
 }  // namespace
 
-TEST_CASE("hardening: every count and number of both tables has a range - and the README shows it") {
+TEST_CASE("hardening: every count and number of both tables has a range - and the docs show it") {
   check_ranges(io::model_schema().fields);
   check_ranges(io::gpu_schema().fields);
   CHECK(io::field_range(io::model_schema(), "moe.experts") == io::Range{1, 10'000'000});
@@ -258,10 +258,10 @@ TEST_CASE("hardening: a file that is no description is refused by name and posit
                     "model.yaml:4:1: unknown key in the document, not a field name");
 }
 
-TEST_CASE("hardening: deep nesting is refused at the README's 32 levels - whatever the parser's own guard") {
+TEST_CASE("hardening: deep nesting is refused at the documented 32 levels - whatever the parser's own guard") {
   check_error(with_model(data_file("bad/deep_flow.yaml")), data_file("bad/deep_flow.yaml"),
               "nested more than 32 levels deep");
-  std::ifstream readme(ROOFLINEPLAN_README);
+  std::ifstream readme(ROOFLINEPLAN_DOCS "/inputs.md");
   const std::string text((std::istreambuf_iterator<char>(readme)), std::istreambuf_iterator<char>());
   CHECK_THAT(text, Catch::Contains("nest deeper than 32 levels"));
 }

@@ -1,4 +1,4 @@
-// The schema tables: what is written reads back as the same spec, the README's field tables are
+// The schema tables: what is written reads back as the same spec, the field tables of docs/inputs.md are
 // the ones the tables produce, and every error still names its place and suggests a key.
 #include <catch2/catch.hpp>
 
@@ -143,14 +143,14 @@ void check_same(const GpuSpec& a, const GpuSpec& b) {
 ModelSpec model_from(const std::string& yaml) { return io::read_model(io::parse_yaml(yaml, "model.yaml")); }
 GpuSpec gpu_from(const std::string& yaml) { return io::read_gpu(io::parse_yaml(yaml, "gpu.yaml")); }
 
-// The README's text between `<!-- begin NAME -->` and `<!-- end NAME -->`.
+// docs/inputs.md's text between `<!-- begin NAME -->` and `<!-- end NAME -->`.
 std::string readme_section(const std::string& name) {
-  std::ifstream in(ROOFLINEPLAN_README);
+  std::ifstream in(ROOFLINEPLAN_DOCS "/inputs.md");
   std::stringstream text;
   text << in.rdbuf();
   const std::string all = text.str(), begin = "<!-- begin " + name + " -->\n", end = "<!-- end " + name + " -->";
   const auto from = all.find(begin), to = all.find(end);
-  if (from == std::string::npos || to == std::string::npos) return "(no section " + name + " in README.md)";
+  if (from == std::string::npos || to == std::string::npos) return "(no section " + name + " in docs/inputs.md)";
   return all.substr(from + begin.size(), to - from - begin.size());
 }
 
@@ -280,17 +280,17 @@ TEST_CASE("schema: the writer leaves out defaults and what the reader works out 
 }
 
 // On a mismatch the table the schema produces is left in the working directory
-// (readme-NAME.md), ready to paste between the README's markers.
+// (readme-NAME.md), ready to paste between the markers of docs/inputs.md.
 void check_readme_table(const std::string& name, io::SchemaKind kind) {
   const std::string produced = io::schema_markdown(kind);
   if (readme_section(name) == produced) return;
   std::string file = "readme-" + name + ".md";
   std::replace(file.begin(), file.end(), ' ', '-');
   std::ofstream(file) << produced;
-  FAIL_CHECK("README's `" << name << "` table differs from the schema's; the schema's is in " << file);
+  FAIL_CHECK("docs/inputs.md's `" << name << "` table differs from the schema's; the schema's is in " << file);
 }
 
-TEST_CASE("schema: the README's field tables are the ones the schema produces") {
+TEST_CASE("schema: the field tables of docs/inputs.md are the ones the schema produces") {
   check_readme_table("model fields", io::SchemaKind::model);
   check_readme_table("gpu fields", io::SchemaKind::gpu);
   CHECK(readme_section("weight formats") == io::weight_formats_markdown());
