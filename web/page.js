@@ -109,9 +109,23 @@ function figure(id, label, value, text) {
 // ---- drawing one point ----------------------------------------------------------------------
 const $ = (id) => document.getElementById(id);
 
-function showError(text) {
-  $('error').hidden = !text;
-  $('error').textContent = text || '';
+// The status line: what is on screen, or why nothing is.
+function showStatus(text, bad) {
+  $('status').textContent = text;
+  $('status').classList.toggle('bad', !!bad);
+}
+
+// A command that failed: its message in the error box and the status line, and the views, which
+// would show the last point that worked as if it were this one, hidden until one works again.
+let failed = false;
+function showFailure(answer) {
+  failed = !!answer;
+  $('error').hidden = !answer;
+  $('error').textContent = answer ? answer.err.trim() : '';
+  if (!answer) return;
+  $('warnings').innerHTML = $('headline').innerHTML = '';
+  for (const v of document.querySelectorAll('.view')) v.hidden = true;
+  showStatus(`${answer.err.trim().split('\n')[0]} (exit ${answer.exit})`, true);
 }
 
 function drawHeadline(r) {
@@ -187,15 +201,13 @@ function drawExplain() {
 
 // Recomputes and redraws the whole view: the commands a terminal would run for this state.
 function update() {
-  writeAddress();
-  syncControls();
   const started = performance.now();
+  writeAddress();
   const json = run([...pointFlags(), '--format', 'json']);
-  if (json.exit !== 0) {
-    showError(json.err.trim());
-    return;
-  }
-  showError('');
+  showFailure(json.exit !== 0 ? json : null);
+  syncControls();
+  window.rooflineplan.updates += 1;  // a redraw, of the views or of an error
+  if (failed) return;
   const r = JSON.parse(json.out);
   $('warnings').innerHTML = r.warnings.map((w) => `<p>⚠ ${escapeHtml(w)}</p>`).join('');
   drawHeadline(r);
@@ -205,9 +217,8 @@ function update() {
   for (const kind of ['roofline', 'batch', 'context']) drawChart(kind);
   drawExplain();
   if (window.rooflineplan.planCsv !== undefined) plan();  // a plan made once follows the controls
-  window.rooflineplan.updates += 1;
   window.rooflineplan.lastUpdateMs = performance.now() - started;
-  $('status').textContent = `${r.model.name} on ${r.gpu.name}: recomputed in ${window.rooflineplan.lastUpdateMs.toFixed(1)} ms`;
+  showStatus(`${r.model.name} on ${r.gpu.name}: recomputed in ${window.rooflineplan.lastUpdateMs.toFixed(1)} ms`);
 }
 
 // ---- controls -------------------------------------------------------------------------------
@@ -241,7 +252,7 @@ function syncControls() {
   $('model').disabled = !!state.modeltext;
   $('gpu').disabled = !!state.gputext;
   for (const b of document.querySelectorAll('#tabs button')) b.classList.toggle('on', b.dataset.view === state.view);
-  for (const v of document.querySelectorAll('.view')) v.hidden = v.id !== 'view-' + state.view;
+  for (const v of document.querySelectorAll('.view')) v.hidden = failed || v.id !== 'view-' + state.view;
   for (const b of document.querySelectorAll('.lang button')) b.classList.toggle('on', b.dataset.lang === state.lang);
 }
 
@@ -380,7 +391,11 @@ function markdownTables(md) {
 function benchmark() {
   const flags = ['sweep', ...pointFlags().filter((f, i, all) => f !== '--batch' && all[i - 1] !== '--batch'),
     '--batch', '1..1024:+1', '--format', 'csv'];
-  run(flags);  // once to warm up
+  const warm = run(flags);  // once to warm up
+  if (warm.exit !== 0) {
+    $('bench-result').textContent = warm.err.trim();  // no points to time
+    return null;
+  }
   const times = [];
   let rows = 0;
   for (let i = 0; i < 5; i++) {
@@ -412,5 +427,21 @@ function start() {
   window.rooflineplan.ready = true;
 }
 Module.onRuntimeInitialized = start;
+
+// What stops the engine, or the page, is said in the status line, not left under "starting the
+// engine…": engine.js missing (web/index.html opened from the source tree, where nothing is
+// built), a script that throws, the WebAssembly module aborting. This runs before engine.js loads.
+function showBroken(why) {
+  showStatus((window.rooflineplan.ready ? 'the page stopped: ' : 'the engine did not start: ') + why, true);
+}
+window.addEventListener('error', (e) => {
+  if (e.target instanceof HTMLScriptElement) {
+    showBroken(e.target.getAttribute('src') + ' could not be loaded (build the page: cmake --preset web && ' +
+      'cmake --build --preset web, then open build-web/page/index.html)');
+  } else if (e.target === window) {
+    showBroken(e.message);
+  }
+}, true);  // capture: a script that fails to load sends an error that does not bubble
+Module.onAbort = (what) => showBroken('the WebAssembly engine aborted: ' + what);
 
 })();

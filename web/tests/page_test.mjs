@@ -6,9 +6,9 @@
 //   node web/tests/page_test.mjs --page build/wasm/page/index.html --chromium /usr/bin/chromium \
 //        --rooflineplan build/rooflineplan --out build/web/test-output
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const arg = (name) => {
@@ -81,6 +81,12 @@ async function open(url) {
   await send('Page.navigate', { url }, session);
   await until('window.rooflineplan && window.rooflineplan.ready === true', 'the page to start');
 }
+// Opens an address afresh: one that differs from the page's only after '#' would not reload it.
+async function reopen(url) {
+  await send('Page.navigate', { url: 'about:blank' }, session);
+  await until('location.href === "about:blank"', 'the blank page');
+  await open(url);
+}
 // Does something to the page, then waits for the redraw it causes.
 async function act(script) {
   const before = await evaluate('window.rooflineplan.updates');
@@ -95,6 +101,7 @@ const slide = (id, value) => act(`{ const e = document.getElementById(${JSON.str
   e.value = Math.log(${value}) / Math.log(1024); e.dispatchEvent(new Event('input')); }`);
 const shown = (id) => evaluate(`document.getElementById(${JSON.stringify(id)}).dataset.value`);
 const text = (id) => evaluate(`document.getElementById(${JSON.stringify(id)}).innerText`);
+const status = () => evaluate(`document.getElementById('status').textContent`);
 async function screenshot(name) {
   const { data } = await send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true }, session);
   writeFileSync(join(out, name), Buffer.from(data, 'base64'));
@@ -196,6 +203,9 @@ try {
   await until(`!document.getElementById('error').hidden`, 'the error to show');
   const error = await evaluate(`document.getElementById('error').textContent`);
   check(/model\.yaml:2:\d+/.test(error), `a broken paste is refused where it is wrong: ${error.split('\n')[0]}`);
+  // The status line says so too, with the exit code, rather than the last point's "recomputed" (issue 24).
+  const refused = await status();
+  check(refused.includes(error.split('\n')[0]) && refused.includes('exit 2'), `the status line shows the error: ${refused}`);
 
   // The engine in WebAssembly is the binary's engine: the whole JSON report, character for
   // character, over every preset at small and large points (wasm32's long is 32 bits wide, so a
@@ -223,6 +233,27 @@ try {
     }
   }
   check(same === compared, `the page's JSON equals the binary's at ${same} of ${compared} points (every preset, batch 1 to 10^7)`);
+
+  // A command refused at start (a model no preset is) is in the status line, not "starting the engine…".
+  await reopen(`${url}#model=acme/unknown-7b`);
+  const atStart = await status();
+  check(atStart.includes('acme/unknown-7b') && !atStart.includes('starting'), `an error at start is in the status line: ${atStart}`);
+  // The benchmark button says why there is nothing to time, rather than timing an error.
+  check(await evaluate('window.rooflineplan.benchmark()') === null && (await text('bench-result')).includes('acme/unknown-7b'),
+    'the benchmark of a refused model shows the refusal');
+  await screenshot('page-error.png');
+
+  // An engine that cannot load (engine.js missing: web/index.html opened unbuilt) is said in the
+  // status line, not left "starting" for ever.
+  const unbuilt = mkdtempSync(join(tmpdir(), 'rooflineplan-unbuilt-'));
+  for (const f of ['index.html', 'page.js', 'page.css']) copyFileSync(join(dirname(page), f), join(unbuilt, f));
+  await send('Page.navigate', { url: pathToFileURL(join(unbuilt, 'index.html')).href }, session);
+  const loaded = await until(`!document.getElementById('status').textContent.startsWith('starting')`, 'the status line to change', 10000)
+    .then(() => true, () => false);
+  const missing = await status();
+  check(loaded && missing.includes('engine.js could not be loaded'), `a missing engine is said: ${missing}`);
+  rmSync(unbuilt, { recursive: true, force: true });
+  await reopen(url);
 
   // The benchmark: the full batch sweep 1–1024, recomputed in the page (reported, not asserted).
   await act(`document.getElementById('clear-text').click()`);
