@@ -21,7 +21,7 @@ function run(args) {
 // ---- state, all of it in the address ------------------------------------------------------
 const defaults = {
   model: 'llama-2-7b', gpu: 'a100-80gb', batch: 1, prompt: 512, gen: 256, context: '', weights: '', kv: '',
-  tp: 1, view: 'roofline', lang: 'en', modeltext: '', gputext: '',
+  tp: 1, view: 'roofline', lang: 'en', modeltext: '', gputext: '', modelfile: '', gpufile: '',
   rate: 10, ttft: '1 s', tpot: '50 ms', plantp: '1,2,4,8', plangpus: 'a100-80gb,h100-sxm,l40s', prices: '',
 };
 const state = Object.assign({}, defaults);
@@ -248,9 +248,15 @@ function syncControls() {
   const shown = auto ? state.prompt + Math.floor(state.gen / 2) : Number(state.context);
   $('context').value = toPosition('context', shown);
   $('context-out').textContent = shown;
-  for (const key of ['model', 'gpu', 'weights', 'kv', 'tp']) $(key).value = String(state[key]);
-  $('model').disabled = !!state.modeltext;
-  $('gpu').disabled = !!state.gputext;
+  for (const key of ['weights', 'kv', 'tp']) $(key).value = String(state[key]);
+  // A pasted or uploaded model or GPU is the one selected, under its own entry, not the preset it replaced.
+  for (const kind of ['model', 'gpu']) {
+    const text = state[kind + 'text'], file = state[kind + 'file'];
+    const own = $(kind).querySelector('option.own');
+    own.hidden = own.disabled = !text;
+    own.textContent = file ? 'uploaded: ' + file : 'pasted ' + (kind === 'gpu' ? 'GPU' : 'model');
+    $(kind).value = text ? own.value : String(state[kind]);
+  }
   for (const b of document.querySelectorAll('#tabs button')) b.classList.toggle('on', b.dataset.view === state.view);
   for (const v of document.querySelectorAll('.view')) v.hidden = failed || v.id !== 'view-' + state.view;
   for (const b of document.querySelectorAll('.lang button')) b.classList.toggle('on', b.dataset.lang === state.lang);
@@ -264,12 +270,17 @@ function schedule() {
   requestAnimationFrame(() => { pending = false; update(); });
 }
 
+// The file a text box's text was read from, until the text is edited: the name its entry shows.
+const uploaded = { model: '', gpu: '' };
+
 function bindControls(choices) {
   const modelIds = choices.models, gpuIds = choices.gpus;
   if (!modelIds.includes('/examples/7b.yaml')) modelIds.push('/examples/7b.yaml');
   if (!gpuIds.includes('/examples/a100.yaml')) gpuIds.push('/examples/a100.yaml');
-  options($('model'), modelIds, modelIds.map((m) => (m.startsWith('/') ? 'seed example: ' + m.slice(1) : m)));
-  options($('gpu'), gpuIds, gpuIds.map((g) => (g.startsWith('/') ? 'seed example: ' + g.slice(1) : g)));
+  // Each list's first entry, hidden until used, stands for a pasted or uploaded spec (syncControls).
+  options($('model'), [':own', ...modelIds], ['', ...modelIds.map((m) => (m.startsWith('/') ? 'seed example: ' + m.slice(1) : m))]);
+  options($('gpu'), [':own', ...gpuIds], ['', ...gpuIds.map((g) => (g.startsWith('/') ? 'seed example: ' + g.slice(1) : g))]);
+  for (const kind of ['model', 'gpu']) $(kind).options[0].className = 'own';
   options($('weights'), ['', ...choices.weight_formats], ["the model's", ...choices.weight_formats]);
   options($('kv'), ['', ...choices.dtypes], ["the model's", ...choices.dtypes]);
   options($('tp'), ['1', '2', '4', '8', '16']);
@@ -286,28 +297,37 @@ function bindControls(choices) {
   });
   for (const key of ['model', 'gpu', 'weights', 'kv', 'tp']) {
     $(key).addEventListener('change', () => {
+      if ($(key).value === ':own') return;  // the pasted spec, already in use
       state[key] = typeof defaults[key] === 'number' ? Number($(key).value) : $(key).value;
+      // Choosing a preset is leaving the pasted one.
+      if (key === 'model' || key === 'gpu') state[key + 'text'] = state[key + 'file'] = '';
       schedule();
     });
   }
   $('seed').addEventListener('click', () => {
     Object.assign(state, { model: '/examples/7b.yaml', gpu: '/examples/a100.yaml', batch: 1, prompt: 512, gen: 256,
-      context: '', weights: '', kv: '', tp: 1, modeltext: '', gputext: '' });
+      context: '', weights: '', kv: '', tp: 1, modeltext: '', gputext: '', modelfile: '', gpufile: '' });
     schedule();
   });
   for (const [kind, file] of [['model', 'model-file'], ['gpu', 'gpu-file']]) {
     $(file).addEventListener('change', async () => {
       const f = $(file).files[0];
-      if (f) $(kind + '-text').value = await f.text();
+      if (!f) return;
+      $(kind + '-text').value = await f.text();
+      uploaded[kind] = f.name;
     });
+    $(kind + '-text').addEventListener('input', () => { uploaded[kind] = ''; });
   }
   $('use-text').addEventListener('click', () => {
-    state.modeltext = $('model-text').value.trim() ? encodeText($('model-text').value) : '';
-    state.gputext = $('gpu-text').value.trim() ? encodeText($('gpu-text').value) : '';
+    for (const kind of ['model', 'gpu']) {
+      const text = $(kind + '-text').value;
+      state[kind + 'text'] = text.trim() ? encodeText(text) : '';
+      state[kind + 'file'] = text.trim() ? uploaded[kind] : '';
+    }
     schedule();
   });
   $('clear-text').addEventListener('click', () => {
-    state.modeltext = state.gputext = '';
+    state.modeltext = state.gputext = state.modelfile = state.gpufile = '';
     schedule();
   });
   for (const b of document.querySelectorAll('#tabs button')) {
@@ -421,8 +441,11 @@ function start() {
   Module.FS.mkdir('/out');
   readAddress();
   bindControls(JSON.parse(Module.ccall('rp_choices', 'string', [], [])));
-  if (state.modeltext) $('model-text').value = decodeText(state.modeltext);
-  if (state.gputext) $('gpu-text').value = decodeText(state.gputext);
+  for (const kind of ['model', 'gpu']) {
+    if (!state[kind + 'text']) continue;
+    $(kind + '-text').value = decodeText(state[kind + 'text']);
+    uploaded[kind] = state[kind + 'file'];
+  }
   update();
   window.rooflineplan.ready = true;
 }

@@ -101,6 +101,8 @@ const slide = (id, value) => act(`{ const e = document.getElementById(${JSON.str
   e.value = Math.log(${value}) / Math.log(1024); e.dispatchEvent(new Event('input')); }`);
 const shown = (id) => evaluate(`document.getElementById(${JSON.stringify(id)}).dataset.value`);
 const text = (id) => evaluate(`document.getElementById(${JSON.stringify(id)}).innerText`);
+// What a list shows: the text of its selected entry.
+const selected = (id) => evaluate(`document.getElementById(${JSON.stringify(id)}).selectedOptions[0]?.textContent ?? ''`);
 const status = () => evaluate(`document.getElementById('status').textContent`);
 async function screenshot(name) {
   const { data } = await send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true }, session);
@@ -192,6 +194,28 @@ try {
   const pasted = readFileSync(join(repo, 'examples/7b.yaml'), 'utf8');
   await act(`document.getElementById('model-text').value = ${JSON.stringify(pasted)}; document.getElementById('use-text').click()`);
   check(Number(await shown('decode-step')) === seed.decode.step_time, 'a pasted model YAML gives the same step');
+  // The model list says the pasted model is the one in use, not the preset it replaced (issue 24).
+  check(await selected('model') === 'pasted model', `the model list shows the pasted model: "${await selected('model')}"`);
+  // An uploaded file is named by its file's name; a pasted GPU shows in the GPU list the same way.
+  // (The file's text differs from the paste's by a comment, so that its arrival can be awaited.)
+  const a100 = readFileSync(join(repo, 'examples/a100.yaml'), 'utf8');
+  const file = pasted + '# uploaded\n';
+  await evaluate(`(() => { const d = new DataTransfer(); d.items.add(new File([${JSON.stringify(file)}], 'my-7b.yaml'));
+    const input = document.getElementById('model-file'); input.files = d.files; input.dispatchEvent(new Event('change')); })()`);
+  await until(`document.getElementById('model-text').value === ${JSON.stringify(file)}`, 'the uploaded file in the text box');
+  await act(`document.getElementById('gpu-text').value = ${JSON.stringify(a100)}; document.getElementById('use-text').click()`);
+  check(await selected('model') === 'uploaded: my-7b.yaml', `the model list names the uploaded file: "${await selected('model')}"`);
+  check(await selected('gpu') === 'pasted GPU', `the GPU list shows the pasted GPU: "${await selected('gpu')}"`);
+  check(Number(await shown('decode-step')) === seed.decode.step_time, 'the uploaded model on the pasted GPU gives the seed\'s step');
+  await screenshot('page-pasted-model.png');
+  // Choosing a preset again leaves the pasted model: the list, the address and the step are the preset's.
+  await choose('model', 'llama-2-7b');
+  const presetOnPasted = native(['--model', 'llama-2-7b', '--gpu', 'examples/a100.yaml']);
+  check(await selected('model') === 'llama-2-7b' && !/modeltext=/.test(await evaluate('location.hash')) &&
+    Number(await shown('decode-step')) === presetOnPasted.decode.step_time,
+    `choosing llama-2-7b again leaves the pasted model: step ${await shown('decode-step')} s, native ${presetOnPasted.decode.step_time} s`);
+  await choose('gpu', 'a100-80gb');
+  check(await selected('gpu') === 'a100-80gb' && !/gputext=/.test(await evaluate('location.hash')), 'choosing a100-80gb again leaves the pasted GPU');
   // A Hugging Face config.json pasted (DeepSeek-V3: latent attention, experts) is read by the
   // config reader, as `--model deepseek-v3.json` is.
   const config = readFileSync(join(repo, 'tests/data/hf/deepseek-v3.json'), 'utf8');
