@@ -259,6 +259,8 @@ function syncControls() {
   }
   for (const b of document.querySelectorAll('#tabs button')) b.classList.toggle('on', b.dataset.view === state.view);
   for (const v of document.querySelectorAll('.view')) v.hidden = failed || v.id !== 'view-' + state.view;
+  // The point's warnings and figures belong to the point's views; the plan shows its own.
+  $('warnings').hidden = $('headline').hidden = state.view === 'plan';
   for (const b of document.querySelectorAll('.lang button')) b.classList.toggle('on', b.dataset.lang === state.lang);
 }
 
@@ -370,6 +372,9 @@ function plan() {
   if (state.kv) flags.push('--kv', state.kv);
   if (state.prices) flags.push('--price', state.prices);
   const table = run([...flags, '--format', 'markdown']);
+  // What the plan command says on stderr beside its table: the candidates it skipped and why.
+  $('plan-warnings').innerHTML = table.exit === 0
+    ? table.err.split('\n').filter((l) => l.trim()).map((l) => `<p>⚠ ${escapeHtml(l)}</p>`).join('') : '';
   if (table.exit !== 0) {
     $('plan-title').textContent = table.err;
     $('plan-table').innerHTML = '';

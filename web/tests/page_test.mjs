@@ -5,7 +5,7 @@
 //
 //   node web/tests/page_test.mjs --page build/wasm/page/index.html --chromium /usr/bin/chromium \
 //        --rooflineplan build/rooflineplan --out build/web/test-output
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -117,6 +117,10 @@ function check(ok, what) {
 }
 function native(args) {
   return JSON.parse(execFileSync(rooflineplan, [...args, '--format', 'json'], { cwd: repo, encoding: 'utf8' }));
+}
+// A command's stderr: what it says beside its output.
+function nativeErr(args) {
+  return spawnSync(rooflineplan, args, { cwd: repo, encoding: 'utf8' }).stderr;
 }
 
 try {
@@ -266,6 +270,25 @@ try {
   check(await evaluate('window.rooflineplan.benchmark()') === null && (await text('bench-result')).includes('acme/unknown-7b'),
     'the benchmark of a refused model shows the refusal');
   await screenshot('page-error.png');
+
+  // The plan shows its own warnings, not the point's: Llama-2-7B at batch 1024 with 32k-token
+  // prompts does not fit an A100's 80 GB (the point's warning), which the plan sizes around; the
+  // plan's own is the L40S at tp 16, beyond its 8-GPU domain, skipped.
+  await reopen(`${url}#batch=1024&prompt=32768&gen=1024&plantp=8,16`);
+  const overfull = native(['--model', 'llama-2-7b', '--gpu', 'a100-80gb', '--batch', '1024', '--prompt', '32768', '--gen', '1024']);
+  const pointWarning = overfull.warnings.find((w) => /fit/.test(w)) ?? '';
+  check(pointWarning !== '' && (await text('warnings')).includes(pointWarning), `the point view warns: ${pointWarning}`);
+  await evaluate(`document.querySelector('#tabs button[data-view=plan]').click()`);
+  await evaluate(`document.querySelector('#plan-form button[type=submit]').click()`);
+  const planErr = nativeErr(['plan', '--model', 'llama-2-7b', '--gpu', 'a100-80gb,h100-sxm,l40s', '--rate', '10', '--ttft', '1 s',
+    '--tpot', '50 ms', '--tp', '8,16', '--prompt', '32768', '--gen', '1024', '--format', 'markdown']);
+  const planView = await text('views');
+  check(!planView.includes(pointWarning) && !planView.includes('critical batch'),
+    'the plan view leaves out the point\'s warning and figures');
+  const ownWarnings = planErr.split('\n').filter((l) => l.trim());
+  check(ownWarnings.length > 0 && ownWarnings.every((w) => planView.includes(w)),
+    `the plan view shows the plan's own warnings: ${ownWarnings.join(' / ')}`);
+  await screenshot('page-plan-warnings.png');
 
   // An engine that cannot load (engine.js missing: web/index.html opened unbuilt) is said in the
   // status line, not left "starting" for ever.
