@@ -27,13 +27,16 @@ const defaults = {
 const state = Object.assign({}, defaults);
 
 // The address is the whole state: what it leaves out is the default, not what was there before.
+// A link may give the keys as a query too (index.html?model=Qwen/Qwen3-8B); the hash, which the
+// page writes, wins, and the first write folds the query into it.
 function readAddress() {
-  const params = new URLSearchParams(location.hash.slice(1));
   Object.assign(state, defaults);
-  for (const key of Object.keys(defaults)) {
-    if (!params.has(key)) continue;
-    const v = params.get(key);
-    state[key] = typeof defaults[key] === 'number' ? Number(v) : v;
+  for (const params of [new URLSearchParams(location.search), new URLSearchParams(location.hash.slice(1))]) {
+    for (const key of Object.keys(defaults)) {
+      if (!params.has(key)) continue;
+      const v = params.get(key);
+      state[key] = typeof defaults[key] === 'number' ? Number(v) : v;
+    }
   }
 }
 
@@ -42,7 +45,7 @@ function writeAddress() {
   for (const key of Object.keys(defaults)) {
     if (String(state[key]) !== String(defaults[key])) params.set(key, state[key]);
   }
-  history.replaceState(null, '', '#' + params.toString());
+  history.replaceState(null, '', location.pathname + '#' + params.toString());
 }
 
 // Pasted text travels in the address as base64 of its UTF-8 bytes.
@@ -199,11 +202,23 @@ function drawExplain() {
   $('explain-quiz').textContent = story.out.slice(gap + 2);
 }
 
+// A model named by a preset's name or its Hugging Face id (the address, the id field) is shown as
+// that preset, resolved by the engine as --model resolves it; a name it does not know is refused
+// as a command's bad flag is, exit 2.
+function resolveModel() {
+  if (state.modeltext || choices.models.includes(state.model)) return null;
+  const a = JSON.parse(Module.ccall('rp_model_preset', 'string', ['string'], [state.model]));
+  if (a.error) return { exit: 2, err: 'error: ' + a.error };
+  state.model = a.id;
+  return null;
+}
+
 // Recomputes and redraws the whole view: the commands a terminal would run for this state.
 function update() {
   const started = performance.now();
+  const refused = resolveModel();
   writeAddress();
-  const json = run([...pointFlags(), '--format', 'json']);
+  const json = refused || run([...pointFlags(), '--format', 'json']);
   showFailure(json.exit !== 0 ? json : null);
   syncControls();
   window.rooflineplan.updates += 1;  // a redraw, of the views or of an error
@@ -257,6 +272,9 @@ function syncControls() {
     own.textContent = file ? 'uploaded: ' + file : 'pasted ' + (kind === 'gpu' ? 'GPU' : 'model');
     $(kind).value = text ? own.value : String(state[kind]);
   }
+  // The id field keeps a name the engine could not resolve, beside its error.
+  if (state.modeltext || choices.models.includes(state.model)) $('model-id').value = '';
+  else $('model-id').value = state.model;
   for (const b of document.querySelectorAll('#tabs button')) b.classList.toggle('on', b.dataset.view === state.view);
   for (const v of document.querySelectorAll('.view')) v.hidden = failed || v.id !== 'view-' + state.view;
   // The point's warnings and figures belong to the point's views; the plan shows its own.
@@ -275,7 +293,7 @@ function schedule() {
 // The file a text box's text was read from, until the text is edited: the name its entry shows.
 const uploaded = { model: '', gpu: '' };
 
-function bindControls(choices) {
+function bindControls() {
   const modelIds = choices.models, gpuIds = choices.gpus;
   if (!modelIds.includes('/examples/7b.yaml')) modelIds.push('/examples/7b.yaml');
   if (!gpuIds.includes('/examples/a100.yaml')) gpuIds.push('/examples/a100.yaml');
@@ -283,6 +301,14 @@ function bindControls(choices) {
   options($('model'), [':own', ...modelIds], ['', ...modelIds.map((m) => (m.startsWith('/') ? 'seed example: ' + m.slice(1) : m))]);
   options($('gpu'), [':own', ...gpuIds], ['', ...gpuIds.map((g) => (g.startsWith('/') ? 'seed example: ' + g.slice(1) : g))]);
   for (const kind of ['model', 'gpu']) $(kind).options[0].className = 'own';
+  $('model-ids').innerHTML = Object.entries(choices.model_hf_ids)
+    .map(([preset, id]) => `<option value="${escapeHtml(id)}">${escapeHtml(preset)}</option>`).join('');
+  $('model-id').addEventListener('change', () => {
+    const name = $('model-id').value.trim();
+    if (!name) return;
+    Object.assign(state, { model: name, modeltext: '', modelfile: '' });
+    schedule();
+  });
   options($('weights'), ['', ...choices.weight_formats], ["the model's", ...choices.weight_formats]);
   options($('kv'), ['', ...choices.dtypes], ["the model's", ...choices.dtypes]);
   options($('tp'), ['1', '2', '4', '8', '16']);
@@ -439,13 +465,15 @@ function benchmark() {
 
 // ---- start ----------------------------------------------------------------------------------
 window.rooflineplan = { ready: false, updates: 0, run, state, update, benchmark, plan };
+let choices;  // rp_choices: the presets and format names, from the engine's tables
 
 function start() {
   // Where pasted specs are written and the charts' SVG files are read from.
   Module.FS.mkdir('/user');
   Module.FS.mkdir('/out');
   readAddress();
-  bindControls(JSON.parse(Module.ccall('rp_choices', 'string', [], [])));
+  choices = JSON.parse(Module.ccall('rp_choices', 'string', [], []));
+  bindControls();
   for (const kind of ['model', 'gpu']) {
     if (!state[kind + 'text']) continue;
     $(kind + '-text').value = decodeText(state[kind + 'text']);

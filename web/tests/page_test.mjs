@@ -302,6 +302,25 @@ try {
   rmSync(unbuilt, { recursive: true, force: true });
   await reopen(url);
 
+  // A model named by its Hugging Face id, in the address (hash or query) or the id field, is its
+  // preset (as `-m Qwen/Qwen3-8B` is qwen3-8b): the list shows the preset, the step is the binary's.
+  await reopen(`${url}#model=Qwen/Qwen3-8B`);
+  const qwen8 = native(['--model', 'qwen3-8b', '--gpu', 'a100-80gb']);
+  check(await selected('model') === 'qwen3-8b' && /model=qwen3-8b/.test(await evaluate('location.hash')) &&
+    Number(await shown('decode-step')) === qwen8.decode.step_time,
+    `#model=Qwen/Qwen3-8B is the preset qwen3-8b: "${await selected('model')}", step ${await shown('decode-step')} s, native ${qwen8.decode.step_time} s`);
+  await reopen(`${url}?model=qwen/qwen3-235b-a22b`);
+  check(await selected('model') === 'qwen3-235b-a22b', `?model=qwen/qwen3-235b-a22b (any case) is qwen3-235b-a22b: "${await selected('model')}"`);
+  check(await evaluate(`[...document.querySelectorAll('#model-ids option')].some((o) => o.value === 'Qwen/Qwen3-30B-A3B')`),
+    'the id field offers the presets\' Hugging Face ids');
+  await act(`{ const e = document.getElementById('model-id'); e.value = 'Qwen/Qwen3-30B-A3B'; e.dispatchEvent(new Event('change')); }`);
+  check(await selected('model') === 'qwen3-30b-a3b', `Qwen/Qwen3-30B-A3B typed in the id field is qwen3-30b-a3b: "${await selected('model')}"`);
+  // An id no preset came from is an error in the status line, not a point of the previous model.
+  await act(`{ const e = document.getElementById('model-id'); e.value = 'acme/unknown-7b'; e.dispatchEvent(new Event('change')); }`);
+  const unknown = await status();
+  check(unknown.includes('acme/unknown-7b') && !(await evaluate(`document.getElementById('error').hidden`)) &&
+    await evaluate(`document.getElementById('view-roofline').hidden`), `an unknown id is refused in the status line: ${unknown}`);
+
   // The benchmark: the full batch sweep 1–1024, recomputed in the page (reported, not asserted).
   await act(`document.getElementById('clear-text').click()`);
   await choose('model', 'llama-2-7b');
