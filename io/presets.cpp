@@ -72,8 +72,8 @@ bool same_letters(std::string_view a, std::string_view b) {
          });
 }
 
-// A Hugging Face id (`Qwen/Qwen3-8B`, any case) names the model preset converted from its config:
-// the one whose `source` begins "HF <id> ". Only an `org/name` that is not a file is looked up.
+// A Hugging Face id (`Qwen/Qwen3-8B`, any case) names the model preset converted from its config.
+// Only an `org/name` that is not a file is looked up.
 std::optional<fs::path> preset_of_hf_id(const std::vector<Preset>& presets, const std::string& arg) {
   const auto slash = arg.find('/');
   if (slash == std::string::npos || slash == 0 || arg.find('/', slash + 1) != std::string::npos ||
@@ -81,14 +81,7 @@ std::optional<fs::path> preset_of_hf_id(const std::vector<Preset>& presets, cons
     return std::nullopt;
   }
   for (const Preset& p : presets) {
-    const YamlDocument doc = load_yaml_file(p.path.string());
-    const YAML::Node source = doc.root["source"];
-    if (!source || !source.IsScalar()) continue;
-    const std::string& s = source.Scalar();
-    if (s.starts_with("HF ") && same_letters(std::string_view(s).substr(3, arg.size()), arg) &&
-        (s.size() == 3 + arg.size() || s[3 + arg.size()] == ' ' || s[3 + arg.size()] == ',')) {
-      return p.path;
-    }
+    if (const auto id = hf_id(p); id && same_letters(*id, arg)) return p.path;
   }
   return std::nullopt;
 }
@@ -114,6 +107,16 @@ std::vector<Preset> list_presets(PresetKind kind) {
   }
   std::sort(out.begin(), out.end(), [](const Preset& a, const Preset& b) { return a.id < b.id; });
   return out;
+}
+
+std::optional<std::string> hf_id(const Preset& preset) {
+  const YamlDocument doc = load_yaml_file(preset.path.string());
+  const YAML::Node source = doc.root["source"];
+  if (!source || !source.IsScalar() || !source.Scalar().starts_with("HF ")) return std::nullopt;
+  // The id runs from "HF " to the first space or comma: `HF Qwen/Qwen3-8B config.json, bf16 …`.
+  const std::string& s = source.Scalar();
+  const auto end = s.find_first_of(" ,", 3);
+  return s.substr(3, end == std::string::npos ? std::string::npos : end - 3);
 }
 
 std::string resolve_preset(PresetKind kind, const std::string& arg) {

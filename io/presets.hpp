@@ -4,6 +4,7 @@
 // binary (../share/rooflineplan/presets) or else in the source tree the binary was built from.
 // A user's preset shadows a bundled one of the same name.
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,12 @@ struct Preset {
 // $ROOFLINEPLAN_PRESETS is set to a folder that does not exist or has neither models/ nor gpus/.
 [[nodiscard]] std::vector<Preset> list_presets(PresetKind kind);
 
-// `arg` itself when it names a file (or looks like a path), else the preset of that name.
+// The Hugging Face id a model preset was converted from, as its `source` names it (`HF
+// Qwen/Qwen3-8B config.json, …` is `Qwen/Qwen3-8B`), or nothing for a preset from elsewhere.
+[[nodiscard]] std::optional<std::string> hf_id(const Preset& preset);
+
+// `arg` itself when it names a file (or looks like a path) and is not a preset's Hugging Face id
+// (`Qwen/Qwen3-8B`, any case: hf_id), else the preset of that name or id.
 // Throws InputError naming the nearest preset when neither exists, or saying that the name is
 // a preset of the other kind (a GPU given as --model).
 [[nodiscard]] std::string resolve_preset(PresetKind kind, const std::string& arg);

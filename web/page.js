@@ -21,19 +21,22 @@ function run(args) {
 // ---- state, all of it in the address ------------------------------------------------------
 const defaults = {
   model: 'llama-2-7b', gpu: 'a100-80gb', batch: 1, prompt: 512, gen: 256, context: '', weights: '', kv: '',
-  tp: 1, view: 'roofline', lang: 'en', modeltext: '', gputext: '',
+  tp: 1, view: 'roofline', lang: 'en', modeltext: '', gputext: '', modelfile: '', gpufile: '',
   rate: 10, ttft: '1 s', tpot: '50 ms', plantp: '1,2,4,8', plangpus: 'a100-80gb,h100-sxm,l40s', prices: '',
 };
 const state = Object.assign({}, defaults);
 
 // The address is the whole state: what it leaves out is the default, not what was there before.
+// A link may give the keys as a query too (index.html?model=Qwen/Qwen3-8B); the hash, which the
+// page writes, wins, and the first write folds the query into it.
 function readAddress() {
-  const params = new URLSearchParams(location.hash.slice(1));
   Object.assign(state, defaults);
-  for (const key of Object.keys(defaults)) {
-    if (!params.has(key)) continue;
-    const v = params.get(key);
-    state[key] = typeof defaults[key] === 'number' ? Number(v) : v;
+  for (const params of [new URLSearchParams(location.search), new URLSearchParams(location.hash.slice(1))]) {
+    for (const key of Object.keys(defaults)) {
+      if (!params.has(key)) continue;
+      const v = params.get(key);
+      state[key] = typeof defaults[key] === 'number' ? Number(v) : v;
+    }
   }
 }
 
@@ -42,7 +45,7 @@ function writeAddress() {
   for (const key of Object.keys(defaults)) {
     if (String(state[key]) !== String(defaults[key])) params.set(key, state[key]);
   }
-  history.replaceState(null, '', '#' + params.toString());
+  history.replaceState(null, '', location.pathname + '#' + params.toString());
 }
 
 // Pasted text travels in the address as base64 of its UTF-8 bytes.
@@ -109,9 +112,23 @@ function figure(id, label, value, text) {
 // ---- drawing one point ----------------------------------------------------------------------
 const $ = (id) => document.getElementById(id);
 
-function showError(text) {
-  $('error').hidden = !text;
-  $('error').textContent = text || '';
+// The status line: what is on screen, or why nothing is.
+function showStatus(text, bad) {
+  $('status').textContent = text;
+  $('status').classList.toggle('bad', !!bad);
+}
+
+// A command that failed: its message in the error box and the status line, and the views, which
+// would show the last point that worked as if it were this one, hidden until one works again.
+let failed = false;
+function showFailure(answer) {
+  failed = !!answer;
+  $('error').hidden = !answer;
+  $('error').textContent = answer ? answer.err.trim() : '';
+  if (!answer) return;
+  $('warnings').innerHTML = $('headline').innerHTML = '';
+  for (const v of document.querySelectorAll('.view')) v.hidden = true;
+  showStatus(`${answer.err.trim().split('\n')[0]} (exit ${answer.exit})`, true);
 }
 
 function drawHeadline(r) {
@@ -185,17 +202,27 @@ function drawExplain() {
   $('explain-quiz').textContent = story.out.slice(gap + 2);
 }
 
+// A model named by a preset's name or its Hugging Face id (the address, the id field) is shown as
+// that preset, resolved by the engine as --model resolves it; a name it does not know is refused
+// as a command's bad flag is, exit 2.
+function resolveModel() {
+  if (state.modeltext || choices.models.includes(state.model)) return null;
+  const a = JSON.parse(Module.ccall('rp_model_preset', 'string', ['string'], [state.model]));
+  if (a.error) return { exit: 2, err: 'error: ' + a.error };
+  state.model = a.id;
+  return null;
+}
+
 // Recomputes and redraws the whole view: the commands a terminal would run for this state.
 function update() {
-  writeAddress();
-  syncControls();
   const started = performance.now();
-  const json = run([...pointFlags(), '--format', 'json']);
-  if (json.exit !== 0) {
-    showError(json.err.trim());
-    return;
-  }
-  showError('');
+  const refused = resolveModel();
+  writeAddress();
+  const json = refused || run([...pointFlags(), '--format', 'json']);
+  showFailure(json.exit !== 0 ? json : null);
+  syncControls();
+  window.rooflineplan.updates += 1;  // a redraw, of the views or of an error
+  if (failed) return;
   const r = JSON.parse(json.out);
   $('warnings').innerHTML = r.warnings.map((w) => `<p>⚠ ${escapeHtml(w)}</p>`).join('');
   drawHeadline(r);
@@ -205,9 +232,8 @@ function update() {
   for (const kind of ['roofline', 'batch', 'context']) drawChart(kind);
   drawExplain();
   if (window.rooflineplan.planCsv !== undefined) plan();  // a plan made once follows the controls
-  window.rooflineplan.updates += 1;
   window.rooflineplan.lastUpdateMs = performance.now() - started;
-  $('status').textContent = `${r.model.name} on ${r.gpu.name}: recomputed in ${window.rooflineplan.lastUpdateMs.toFixed(1)} ms`;
+  showStatus(`${r.model.name} on ${r.gpu.name}: recomputed in ${window.rooflineplan.lastUpdateMs.toFixed(1)} ms`);
 }
 
 // ---- controls -------------------------------------------------------------------------------
@@ -237,11 +263,22 @@ function syncControls() {
   const shown = auto ? state.prompt + Math.floor(state.gen / 2) : Number(state.context);
   $('context').value = toPosition('context', shown);
   $('context-out').textContent = shown;
-  for (const key of ['model', 'gpu', 'weights', 'kv', 'tp']) $(key).value = String(state[key]);
-  $('model').disabled = !!state.modeltext;
-  $('gpu').disabled = !!state.gputext;
+  for (const key of ['weights', 'kv', 'tp']) $(key).value = String(state[key]);
+  // A pasted or uploaded model or GPU is the one selected, under its own entry, not the preset it replaced.
+  for (const kind of ['model', 'gpu']) {
+    const text = state[kind + 'text'], file = state[kind + 'file'];
+    const own = $(kind).querySelector('option.own');
+    own.hidden = own.disabled = !text;
+    own.textContent = file ? 'uploaded: ' + file : 'pasted ' + (kind === 'gpu' ? 'GPU' : 'model');
+    $(kind).value = text ? own.value : String(state[kind]);
+  }
+  // The id field keeps a name the engine could not resolve, beside its error.
+  if (state.modeltext || choices.models.includes(state.model)) $('model-id').value = '';
+  else $('model-id').value = state.model;
   for (const b of document.querySelectorAll('#tabs button')) b.classList.toggle('on', b.dataset.view === state.view);
-  for (const v of document.querySelectorAll('.view')) v.hidden = v.id !== 'view-' + state.view;
+  for (const v of document.querySelectorAll('.view')) v.hidden = failed || v.id !== 'view-' + state.view;
+  // The point's warnings and figures belong to the point's views; the plan shows its own.
+  $('warnings').hidden = $('headline').hidden = state.view === 'plan';
   for (const b of document.querySelectorAll('.lang button')) b.classList.toggle('on', b.dataset.lang === state.lang);
 }
 
@@ -253,12 +290,25 @@ function schedule() {
   requestAnimationFrame(() => { pending = false; update(); });
 }
 
-function bindControls(choices) {
+// The file a text box's text was read from, until the text is edited: the name its entry shows.
+const uploaded = { model: '', gpu: '' };
+
+function bindControls() {
   const modelIds = choices.models, gpuIds = choices.gpus;
   if (!modelIds.includes('/examples/7b.yaml')) modelIds.push('/examples/7b.yaml');
   if (!gpuIds.includes('/examples/a100.yaml')) gpuIds.push('/examples/a100.yaml');
-  options($('model'), modelIds, modelIds.map((m) => (m.startsWith('/') ? 'seed example: ' + m.slice(1) : m)));
-  options($('gpu'), gpuIds, gpuIds.map((g) => (g.startsWith('/') ? 'seed example: ' + g.slice(1) : g)));
+  // Each list's first entry, hidden until used, stands for a pasted or uploaded spec (syncControls).
+  options($('model'), [':own', ...modelIds], ['', ...modelIds.map((m) => (m.startsWith('/') ? 'seed example: ' + m.slice(1) : m))]);
+  options($('gpu'), [':own', ...gpuIds], ['', ...gpuIds.map((g) => (g.startsWith('/') ? 'seed example: ' + g.slice(1) : g))]);
+  for (const kind of ['model', 'gpu']) $(kind).options[0].className = 'own';
+  $('model-ids').innerHTML = Object.entries(choices.model_hf_ids)
+    .map(([preset, id]) => `<option value="${escapeHtml(id)}">${escapeHtml(preset)}</option>`).join('');
+  $('model-id').addEventListener('change', () => {
+    const name = $('model-id').value.trim();
+    if (!name) return;
+    Object.assign(state, { model: name, modeltext: '', modelfile: '' });
+    schedule();
+  });
   options($('weights'), ['', ...choices.weight_formats], ["the model's", ...choices.weight_formats]);
   options($('kv'), ['', ...choices.dtypes], ["the model's", ...choices.dtypes]);
   options($('tp'), ['1', '2', '4', '8', '16']);
@@ -275,28 +325,37 @@ function bindControls(choices) {
   });
   for (const key of ['model', 'gpu', 'weights', 'kv', 'tp']) {
     $(key).addEventListener('change', () => {
+      if ($(key).value === ':own') return;  // the pasted spec, already in use
       state[key] = typeof defaults[key] === 'number' ? Number($(key).value) : $(key).value;
+      // Choosing a preset is leaving the pasted one.
+      if (key === 'model' || key === 'gpu') state[key + 'text'] = state[key + 'file'] = '';
       schedule();
     });
   }
   $('seed').addEventListener('click', () => {
     Object.assign(state, { model: '/examples/7b.yaml', gpu: '/examples/a100.yaml', batch: 1, prompt: 512, gen: 256,
-      context: '', weights: '', kv: '', tp: 1, modeltext: '', gputext: '' });
+      context: '', weights: '', kv: '', tp: 1, modeltext: '', gputext: '', modelfile: '', gpufile: '' });
     schedule();
   });
   for (const [kind, file] of [['model', 'model-file'], ['gpu', 'gpu-file']]) {
     $(file).addEventListener('change', async () => {
       const f = $(file).files[0];
-      if (f) $(kind + '-text').value = await f.text();
+      if (!f) return;
+      $(kind + '-text').value = await f.text();
+      uploaded[kind] = f.name;
     });
+    $(kind + '-text').addEventListener('input', () => { uploaded[kind] = ''; });
   }
   $('use-text').addEventListener('click', () => {
-    state.modeltext = $('model-text').value.trim() ? encodeText($('model-text').value) : '';
-    state.gputext = $('gpu-text').value.trim() ? encodeText($('gpu-text').value) : '';
+    for (const kind of ['model', 'gpu']) {
+      const text = $(kind + '-text').value;
+      state[kind + 'text'] = text.trim() ? encodeText(text) : '';
+      state[kind + 'file'] = text.trim() ? uploaded[kind] : '';
+    }
     schedule();
   });
   $('clear-text').addEventListener('click', () => {
-    state.modeltext = state.gputext = '';
+    state.modeltext = state.gputext = state.modelfile = state.gpufile = '';
     schedule();
   });
   for (const b of document.querySelectorAll('#tabs button')) {
@@ -339,6 +398,9 @@ function plan() {
   if (state.kv) flags.push('--kv', state.kv);
   if (state.prices) flags.push('--price', state.prices);
   const table = run([...flags, '--format', 'markdown']);
+  // What the plan command says on stderr beside its table: the candidates it skipped and why.
+  $('plan-warnings').innerHTML = table.exit === 0
+    ? table.err.split('\n').filter((l) => l.trim()).map((l) => `<p>⚠ ${escapeHtml(l)}</p>`).join('') : '';
   if (table.exit !== 0) {
     $('plan-title').textContent = table.err;
     $('plan-table').innerHTML = '';
@@ -380,7 +442,11 @@ function markdownTables(md) {
 function benchmark() {
   const flags = ['sweep', ...pointFlags().filter((f, i, all) => f !== '--batch' && all[i - 1] !== '--batch'),
     '--batch', '1..1024:+1', '--format', 'csv'];
-  run(flags);  // once to warm up
+  const warm = run(flags);  // once to warm up
+  if (warm.exit !== 0) {
+    $('bench-result').textContent = warm.err.trim();  // no points to time
+    return null;
+  }
   const times = [];
   let rows = 0;
   for (let i = 0; i < 5; i++) {
@@ -399,18 +465,39 @@ function benchmark() {
 
 // ---- start ----------------------------------------------------------------------------------
 window.rooflineplan = { ready: false, updates: 0, run, state, update, benchmark, plan };
+let choices;  // rp_choices: the presets and format names, from the engine's tables
 
 function start() {
   // Where pasted specs are written and the charts' SVG files are read from.
   Module.FS.mkdir('/user');
   Module.FS.mkdir('/out');
   readAddress();
-  bindControls(JSON.parse(Module.ccall('rp_choices', 'string', [], [])));
-  if (state.modeltext) $('model-text').value = decodeText(state.modeltext);
-  if (state.gputext) $('gpu-text').value = decodeText(state.gputext);
+  choices = JSON.parse(Module.ccall('rp_choices', 'string', [], []));
+  bindControls();
+  for (const kind of ['model', 'gpu']) {
+    if (!state[kind + 'text']) continue;
+    $(kind + '-text').value = decodeText(state[kind + 'text']);
+    uploaded[kind] = state[kind + 'file'];
+  }
   update();
   window.rooflineplan.ready = true;
 }
 Module.onRuntimeInitialized = start;
+
+// What stops the engine, or the page, is said in the status line, not left under "starting the
+// engine…": engine.js missing (web/index.html opened from the source tree, where nothing is
+// built), a script that throws, the WebAssembly module aborting. This runs before engine.js loads.
+function showBroken(why) {
+  showStatus((window.rooflineplan.ready ? 'the page stopped: ' : 'the engine did not start: ') + why, true);
+}
+window.addEventListener('error', (e) => {
+  if (e.target instanceof HTMLScriptElement) {
+    showBroken(e.target.getAttribute('src') + ' could not be loaded (build the page: cmake --preset web && ' +
+      'cmake --build --preset web, then open build-web/page/index.html)');
+  } else if (e.target === window) {
+    showBroken(e.message);
+  }
+}, true);  // capture: a script that fails to load sends an error that does not bubble
+Module.onAbort = (what) => showBroken('the WebAssembly engine aborted: ' + what);
 
 })();

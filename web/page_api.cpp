@@ -11,6 +11,7 @@
 
 #include "cli/app.hpp"
 #include "hardware/dtype.hpp"
+#include "io/input_error.hpp"
 #include "io/presets.hpp"
 #include "model/weight_format.hpp"
 
@@ -48,7 +49,8 @@ const char* rp_run(const char* args_json) {
 }
 
 // The page's selectors, from the engine's own tables: {"models": [...], "gpus": [...],
-// "weight_formats": [...], "dtypes": [...]}, valid until the next call.
+// "model_hf_ids": {preset: Hugging Face id}, "weight_formats": [...], "dtypes": [...]}, valid
+// until the next call.
 const char* rp_choices() {
   nlohmann::json answer;
   for (const auto& [key, kind] : {std::pair{"models", roofline::io::PresetKind::model},
@@ -56,9 +58,37 @@ const char* rp_choices() {
     answer[key] = nlohmann::json::array();
     for (const auto& p : roofline::io::list_presets(kind)) answer[key].push_back(p.id);
   }
+  answer["model_hf_ids"] = nlohmann::json::object();
+  for (const auto& p : roofline::io::list_presets(roofline::io::PresetKind::model)) {
+    if (const auto id = roofline::io::hf_id(p)) answer["model_hf_ids"][p.id] = *id;
+  }
   for (const auto& f : roofline::all_weight_formats()) answer["weight_formats"].push_back(std::string(f.name));
   for (roofline::DType t : roofline::kAllDTypes) answer["dtypes"].push_back(std::string(roofline::name(t)));
   g_answer = answer.dump();
+  return g_answer.c_str();
+}
+
+// The model preset that `arg` names, by its own name or its Hugging Face id, as --model reads it
+// (io::resolve_preset): {"id": preset} or {"error": why}, valid until the next call. The page
+// shows a preset in its list, never an id the list lacks.
+const char* rp_model_preset(const char* arg) {
+  nlohmann::json answer;
+  try {
+    const std::string path = roofline::io::resolve_preset(roofline::io::PresetKind::model, arg);
+    for (const auto& p : roofline::io::list_presets(roofline::io::PresetKind::model)) {
+      if (p.path.string() == path) answer["id"] = p.id;
+    }
+    // resolve_preset leaves an `org/name` that is no preset's id as a path, for the loader to
+    // refuse; the page has no files of the user's to find there.
+    if (!answer.contains("id")) {
+      answer["error"] = std::string(arg) + ": no model preset of that name or Hugging Face id (the model list shows the "
+                        "presets, the id field offers their ids); a config.json of your own goes under 'your "
+                        "own model or GPU'";
+    }
+  } catch (const roofline::io::InputError& e) {
+    answer["error"] = e.what();
+  }
+  g_answer = answer.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return g_answer.c_str();
 }
 

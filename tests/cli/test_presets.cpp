@@ -170,3 +170,19 @@ TEST_CASE("presets: a Hugging Face id names the preset converted from its config
   CHECK_THROWS_WITH(io::load_model("acme/unknown-7b"), Catch::Contains("acme/unknown-7b"));
   CHECK(io::resolve_preset(io::PresetKind::model, "Qwen/Qwen3-8") == "Qwen/Qwen3-8");  // a prefix is not an id
 }
+
+TEST_CASE("presets: a preset's Hugging Face id is its source's first word after 'HF'") {
+  const auto preset = [](const std::string& id, io::PresetKind kind = io::PresetKind::model) {
+    for (const io::Preset& p : io::list_presets(kind)) {
+      if (p.id == id) return p;
+    }
+    FAIL("no preset " << id);
+    return io::Preset{};
+  };
+  // source: HF Qwen/Qwen3-8B config.json, bf16 as published (8.2 B)
+  CHECK(io::hf_id(preset("qwen3-8b")) == "Qwen/Qwen3-8B");
+  // source: HF Qwen/Qwen3-32B-FP8 config.json, fp8 128x128 block linears as published, …
+  CHECK(io::hf_id(preset("qwen3-32b-fp8")) == "Qwen/Qwen3-32B-FP8");
+  // A datasheet is not a Hugging Face id.
+  CHECK_FALSE(io::hf_id(preset("h100-sxm", io::PresetKind::gpu)).has_value());
+}

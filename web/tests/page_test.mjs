@@ -5,10 +5,10 @@
 //
 //   node web/tests/page_test.mjs --page build/wasm/page/index.html --chromium /usr/bin/chromium \
 //        --rooflineplan build/rooflineplan --out build/web/test-output
-import { spawn, execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync, execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const arg = (name) => {
@@ -81,6 +81,12 @@ async function open(url) {
   await send('Page.navigate', { url }, session);
   await until('window.rooflineplan && window.rooflineplan.ready === true', 'the page to start');
 }
+// Opens an address afresh: one that differs from the page's only after '#' would not reload it.
+async function reopen(url) {
+  await send('Page.navigate', { url: 'about:blank' }, session);
+  await until('location.href === "about:blank"', 'the blank page');
+  await open(url);
+}
 // Does something to the page, then waits for the redraw it causes.
 async function act(script) {
   const before = await evaluate('window.rooflineplan.updates');
@@ -95,6 +101,9 @@ const slide = (id, value) => act(`{ const e = document.getElementById(${JSON.str
   e.value = Math.log(${value}) / Math.log(1024); e.dispatchEvent(new Event('input')); }`);
 const shown = (id) => evaluate(`document.getElementById(${JSON.stringify(id)}).dataset.value`);
 const text = (id) => evaluate(`document.getElementById(${JSON.stringify(id)}).innerText`);
+// What a list shows: the text of its selected entry.
+const selected = (id) => evaluate(`document.getElementById(${JSON.stringify(id)}).selectedOptions[0]?.textContent ?? ''`);
+const status = () => evaluate(`document.getElementById('status').textContent`);
 async function screenshot(name) {
   const { data } = await send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true }, session);
   writeFileSync(join(out, name), Buffer.from(data, 'base64'));
@@ -108,6 +117,10 @@ function check(ok, what) {
 }
 function native(args) {
   return JSON.parse(execFileSync(rooflineplan, [...args, '--format', 'json'], { cwd: repo, encoding: 'utf8' }));
+}
+// A command's stderr: what it says beside its output.
+function nativeErr(args) {
+  return spawnSync(rooflineplan, args, { cwd: repo, encoding: 'utf8' }).stderr;
 }
 
 try {
@@ -185,6 +198,28 @@ try {
   const pasted = readFileSync(join(repo, 'examples/7b.yaml'), 'utf8');
   await act(`document.getElementById('model-text').value = ${JSON.stringify(pasted)}; document.getElementById('use-text').click()`);
   check(Number(await shown('decode-step')) === seed.decode.step_time, 'a pasted model YAML gives the same step');
+  // The model list says the pasted model is the one in use, not the preset it replaced (issue 24).
+  check(await selected('model') === 'pasted model', `the model list shows the pasted model: "${await selected('model')}"`);
+  // An uploaded file is named by its file's name; a pasted GPU shows in the GPU list the same way.
+  // (The file's text differs from the paste's by a comment, so that its arrival can be awaited.)
+  const a100 = readFileSync(join(repo, 'examples/a100.yaml'), 'utf8');
+  const file = pasted + '# uploaded\n';
+  await evaluate(`(() => { const d = new DataTransfer(); d.items.add(new File([${JSON.stringify(file)}], 'my-7b.yaml'));
+    const input = document.getElementById('model-file'); input.files = d.files; input.dispatchEvent(new Event('change')); })()`);
+  await until(`document.getElementById('model-text').value === ${JSON.stringify(file)}`, 'the uploaded file in the text box');
+  await act(`document.getElementById('gpu-text').value = ${JSON.stringify(a100)}; document.getElementById('use-text').click()`);
+  check(await selected('model') === 'uploaded: my-7b.yaml', `the model list names the uploaded file: "${await selected('model')}"`);
+  check(await selected('gpu') === 'pasted GPU', `the GPU list shows the pasted GPU: "${await selected('gpu')}"`);
+  check(Number(await shown('decode-step')) === seed.decode.step_time, 'the uploaded model on the pasted GPU gives the seed\'s step');
+  await screenshot('page-pasted-model.png');
+  // Choosing a preset again leaves the pasted model: the list, the address and the step are the preset's.
+  await choose('model', 'llama-2-7b');
+  const presetOnPasted = native(['--model', 'llama-2-7b', '--gpu', 'examples/a100.yaml']);
+  check(await selected('model') === 'llama-2-7b' && !/modeltext=/.test(await evaluate('location.hash')) &&
+    Number(await shown('decode-step')) === presetOnPasted.decode.step_time,
+    `choosing llama-2-7b again leaves the pasted model: step ${await shown('decode-step')} s, native ${presetOnPasted.decode.step_time} s`);
+  await choose('gpu', 'a100-80gb');
+  check(await selected('gpu') === 'a100-80gb' && !/gputext=/.test(await evaluate('location.hash')), 'choosing a100-80gb again leaves the pasted GPU');
   // A Hugging Face config.json pasted (DeepSeek-V3: latent attention, experts) is read by the
   // config reader, as `--model deepseek-v3.json` is.
   const config = readFileSync(join(repo, 'tests/data/hf/deepseek-v3.json'), 'utf8');
@@ -196,6 +231,9 @@ try {
   await until(`!document.getElementById('error').hidden`, 'the error to show');
   const error = await evaluate(`document.getElementById('error').textContent`);
   check(/model\.yaml:2:\d+/.test(error), `a broken paste is refused where it is wrong: ${error.split('\n')[0]}`);
+  // The status line says so too, with the exit code, rather than the last point's "recomputed" (issue 24).
+  const refused = await status();
+  check(refused.includes(error.split('\n')[0]) && refused.includes('exit 2'), `the status line shows the error: ${refused}`);
 
   // The engine in WebAssembly is the binary's engine: the whole JSON report, character for
   // character, over every preset at small and large points (wasm32's long is 32 bits wide, so a
@@ -223,6 +261,65 @@ try {
     }
   }
   check(same === compared, `the page's JSON equals the binary's at ${same} of ${compared} points (every preset, batch 1 to 10^7)`);
+
+  // A command refused at start (a model no preset is) is in the status line, not "starting the engine…".
+  await reopen(`${url}#model=acme/unknown-7b`);
+  const atStart = await status();
+  check(atStart.includes('acme/unknown-7b') && !atStart.includes('starting'), `an error at start is in the status line: ${atStart}`);
+  // The benchmark button says why there is nothing to time, rather than timing an error.
+  check(await evaluate('window.rooflineplan.benchmark()') === null && (await text('bench-result')).includes('acme/unknown-7b'),
+    'the benchmark of a refused model shows the refusal');
+  await screenshot('page-error.png');
+
+  // The plan shows its own warnings, not the point's: Llama-2-7B at batch 1024 with 32k-token
+  // prompts does not fit an A100's 80 GB (the point's warning), which the plan sizes around; the
+  // plan's own is the L40S at tp 16, beyond its 8-GPU domain, skipped.
+  await reopen(`${url}#batch=1024&prompt=32768&gen=1024&plantp=8,16`);
+  const overfull = native(['--model', 'llama-2-7b', '--gpu', 'a100-80gb', '--batch', '1024', '--prompt', '32768', '--gen', '1024']);
+  const pointWarning = overfull.warnings.find((w) => /fit/.test(w)) ?? '';
+  check(pointWarning !== '' && (await text('warnings')).includes(pointWarning), `the point view warns: ${pointWarning}`);
+  await evaluate(`document.querySelector('#tabs button[data-view=plan]').click()`);
+  await evaluate(`document.querySelector('#plan-form button[type=submit]').click()`);
+  const planErr = nativeErr(['plan', '--model', 'llama-2-7b', '--gpu', 'a100-80gb,h100-sxm,l40s', '--rate', '10', '--ttft', '1 s',
+    '--tpot', '50 ms', '--tp', '8,16', '--prompt', '32768', '--gen', '1024', '--format', 'markdown']);
+  const planView = await text('views');
+  check(!planView.includes(pointWarning) && !planView.includes('critical batch'),
+    'the plan view leaves out the point\'s warning and figures');
+  const ownWarnings = planErr.split('\n').filter((l) => l.trim());
+  check(ownWarnings.length > 0 && ownWarnings.every((w) => planView.includes(w)),
+    `the plan view shows the plan's own warnings: ${ownWarnings.join(' / ')}`);
+  await screenshot('page-plan-warnings.png');
+
+  // An engine that cannot load (engine.js missing: web/index.html opened unbuilt) is said in the
+  // status line, not left "starting" for ever.
+  const unbuilt = mkdtempSync(join(tmpdir(), 'rooflineplan-unbuilt-'));
+  for (const f of ['index.html', 'page.js', 'page.css']) copyFileSync(join(dirname(page), f), join(unbuilt, f));
+  await send('Page.navigate', { url: pathToFileURL(join(unbuilt, 'index.html')).href }, session);
+  const loaded = await until(`!document.getElementById('status').textContent.startsWith('starting')`, 'the status line to change', 10000)
+    .then(() => true, () => false);
+  const missing = await status();
+  check(loaded && missing.includes('engine.js could not be loaded'), `a missing engine is said: ${missing}`);
+  rmSync(unbuilt, { recursive: true, force: true });
+  await reopen(url);
+
+  // A model named by its Hugging Face id, in the address (hash or query) or the id field, is its
+  // preset (as `-m Qwen/Qwen3-8B` is qwen3-8b): the list shows the preset, the step is the binary's.
+  await reopen(`${url}#model=Qwen/Qwen3-8B`);
+  const qwen8 = native(['--model', 'qwen3-8b', '--gpu', 'a100-80gb']);
+  check(await selected('model') === 'qwen3-8b' && /model=qwen3-8b/.test(await evaluate('location.hash')) &&
+    Number(await shown('decode-step')) === qwen8.decode.step_time,
+    `#model=Qwen/Qwen3-8B is the preset qwen3-8b: "${await selected('model')}", step ${await shown('decode-step')} s, native ${qwen8.decode.step_time} s`);
+  await reopen(`${url}?model=qwen/qwen3-235b-a22b`);
+  check(await selected('model') === 'qwen3-235b-a22b', `?model=qwen/qwen3-235b-a22b (any case) is qwen3-235b-a22b: "${await selected('model')}"`);
+  check(await evaluate(`[...document.querySelectorAll('#model-ids option')].some((o) => o.value === 'Qwen/Qwen3-30B-A3B')`),
+    'the id field offers the presets\' Hugging Face ids');
+  await act(`{ const e = document.getElementById('model-id'); e.value = 'Qwen/Qwen3-30B-A3B'; e.dispatchEvent(new Event('change')); }`);
+  check(await selected('model') === 'qwen3-30b-a3b', `Qwen/Qwen3-30B-A3B typed in the id field is qwen3-30b-a3b: "${await selected('model')}"`);
+  // An id no preset came from is an error in the status line, not a point of the previous model.
+  await act(`{ const e = document.getElementById('model-id'); e.value = 'acme/unknown-7b'; e.dispatchEvent(new Event('change')); }`);
+  const unknown = await status();
+  check(unknown.includes('acme/unknown-7b') && !(await evaluate(`document.getElementById('error').hidden`)) &&
+    await evaluate(`document.getElementById('view-roofline').hidden`), `an unknown id is refused in the status line: ${unknown}`);
 
   // The benchmark: the full batch sweep 1–1024, recomputed in the page (reported, not asserted).
   await act(`document.getElementById('clear-text').click()`);
