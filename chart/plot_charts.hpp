@@ -2,6 +2,8 @@
 // The charts of `plot` and `explain`, filled from engine reports (a point and its scans,
 // model/scans.hpp): every number drawn is one the engine computed; the builders only choose
 // ranges and colours.
+#include <string_view>
+
 #include "chart/chart.hpp"
 #include "model/engine.hpp"
 
@@ -14,14 +16,15 @@ enum class Detail {
 
 // Attainable FLOP/s against arithmetic intensity, log-log: the bandwidth slope, a compute roof
 // per dtype, the ridge point, and each operator and phase where it ran.
-[[nodiscard]] Figure roofline_figure(const Report& r, Detail detail);
+// `lang`: "en" or "zh", the words of chart/chart_phrases.hpp; numbers and units are the same in both.
+[[nodiscard]] Figure roofline_figure(const Report& r, Detail detail, std::string_view lang = "en");
 
 // Decode step time (with its compute and memory parts) and tokens/s against batch: B*, the
 // memory limit, and the report's own batch marked.
-[[nodiscard]] Figure batch_figure(const Report& base);
+[[nodiscard]] Figure batch_figure(const Report& base, std::string_view lang = "en");
 
 // Decode step time against context, split into reading the weights and the rest (the KV cache);
 // the context where the batch no longer fits is shaded.
-[[nodiscard]] Figure context_figure(const Report& base);
+[[nodiscard]] Figure context_figure(const Report& base, std::string_view lang = "en");
 
 }  // namespace roofline::chart

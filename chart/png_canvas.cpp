@@ -5,9 +5,14 @@
 #include <stdexcept>
 
 #ifdef ROOFLINEPLAN_HAVE_CAIRO
+#include <cairo-ft.h>
 #include <cairo.h>
+#include <fontconfig/fontconfig.h>
+
+#include <algorithm>
 
 #include "report/safe_text.hpp"
+#include "text/utf8.hpp"
 #endif
 
 namespace roofline::chart {
@@ -25,19 +30,56 @@ void trace(cairo_t* cr, const std::vector<Pt>& points) {
   }
 }
 
+// True when the text holds a character a terminal draws two columns wide: Chinese, Japanese,
+// Korean, fullwidth punctuation. DejaVu Sans has none of them.
+bool has_wide(std::string_view s) {
+  while (!s.empty()) {
+    const text::CodePoint c = text::decode_utf8(s);
+    if (c.length > 0 && text::display_width(c.code) == 2) return true;
+    s.remove_prefix(std::max<std::size_t>(1, c.length));
+  }
+  return false;
+}
+
+// The font fontconfig chooses for sans-serif Simplified Chinese: Noto Sans CJK SC where Debian's
+// fonts-noto-cjk is installed, WenQuanYi Zen Hei with fonts-wqy-zenhei. Null when fontconfig
+// finds nothing at all.
+cairo_font_face_t* chinese_face() {
+  FcPattern* pattern = FcNameParse(reinterpret_cast<const FcChar8*>("sans-serif:lang=zh-cn"));
+  if (pattern == nullptr) return nullptr;
+  FcConfigSubstitute(nullptr, pattern, FcMatchPattern);
+  FcDefaultSubstitute(pattern);
+  FcResult result = FcResultNoMatch;
+  FcPattern* match = FcFontMatch(nullptr, pattern, &result);
+  FcPatternDestroy(pattern);
+  if (match == nullptr) return nullptr;
+  cairo_font_face_t* face = cairo_ft_font_face_create_for_pattern(match);  // keeps its own copy
+  FcPatternDestroy(match);
+  return face;
+}
+
 class CairoCanvas final : public Canvas {
  public:
-  CairoCanvas(cairo_t* cr, double width, double height) : cr_(cr), width_(width), height_(height) {
-    cairo_select_font_face(cr_, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+  CairoCanvas(cairo_t* cr, double width, double height)
+      : cr_(cr),
+        width_(width),
+        height_(height),
+        latin_(cairo_toy_font_face_create("DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL)) {}
+  ~CairoCanvas() override {
+    cairo_font_face_destroy(latin_);
+    if (chinese_ != nullptr) cairo_font_face_destroy(chinese_);
   }
+  CairoCanvas(const CairoCanvas&) = delete;
+  CairoCanvas& operator=(const CairoCanvas&) = delete;
   [[nodiscard]] double width() const override { return width_; }
   [[nodiscard]] double height() const override { return height_; }
   [[nodiscard]] double em() const override { return 13; }
   [[nodiscard]] double text_width(std::string_view text, double size) const override {
-    cairo_set_font_size(cr_, size);
-    cairo_text_extents_t e;
     // Cairo puts the whole context in an error state on bytes that are not UTF-8.
-    cairo_text_extents(cr_, report::terminal_text(text).c_str(), &e);
+    const std::string shown = report::terminal_text(text);
+    use_font_for(shown, size);
+    cairo_text_extents_t e;
+    cairo_text_extents(cr_, shown.c_str(), &e);
     return e.x_advance;
   }
   void polyline(const std::vector<Pt>& points, const Stroke& s) override {
@@ -65,7 +107,7 @@ class CairoCanvas final : public Canvas {
     cairo_stroke(cr_);
   }
   void text(Pt at, std::string_view text, double size, Anchor anchor, Color color) override {
-    const double w = text_width(text, size);
+    const double w = text_width(text, size);  // also selects the text's font
     const double x = anchor == Anchor::start ? at.x : anchor == Anchor::middle ? at.x - w / 2 : at.x - w;
     set_color(cr_, color);
     cairo_move_to(cr_, x, at.y);
@@ -73,8 +115,40 @@ class CairoCanvas final : public Canvas {
   }
 
  private:
+  // Cairo's text API draws a string in one font, with no fallback from one character to the
+  // next, so a label with a Chinese character in it is drawn wholly in the Chinese face (whose
+  // Latin letters and digits are its own) and every other label in DejaVu Sans, as before.
+  // A Chinese character that face lacks would be drawn as an empty box: refused instead, with
+  // the package that has it.
+  void use_font_for(const std::string& shown, double size) const {
+    if (!has_wide(shown)) {
+      cairo_set_font_face(cr_, latin_);
+      cairo_set_font_size(cr_, size);
+      return;
+    }
+    if (chinese_ == nullptr) chinese_ = chinese_face();
+    if (chinese_ != nullptr) cairo_set_font_face(cr_, chinese_);
+    cairo_set_font_size(cr_, size);
+    cairo_glyph_t* glyphs = nullptr;
+    int count = 0;
+    const cairo_status_t s = cairo_scaled_font_text_to_glyphs(cairo_get_scaled_font(cr_), 0, 0, shown.c_str(),
+                                                              static_cast<int>(shown.size()), &glyphs, &count,
+                                                              nullptr, nullptr, nullptr);
+    // Glyph 0 is a font's "missing character" box.
+    const bool missing = chinese_ == nullptr || s != CAIRO_STATUS_SUCCESS ||
+                         std::any_of(glyphs, glyphs + count, [](const cairo_glyph_t& g) { return g.index == 0; });
+    cairo_glyph_free(glyphs);
+    if (missing) {
+      throw std::runtime_error(fmt::format("cannot draw '{}' in the PNG: no installed font has its Chinese characters "
+                                           "(install fonts-noto-cjk or fonts-wqy-zenhei), or write .svg",
+                                           shown));
+    }
+  }
+
   cairo_t* cr_;
   double width_, height_;
+  cairo_font_face_t* latin_;
+  mutable cairo_font_face_t* chinese_ = nullptr;  // looked up on the first Chinese label
 };
 
 }  // namespace

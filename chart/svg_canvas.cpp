@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "report/safe_text.hpp"
+#include "text/utf8.hpp"
 
 namespace roofline::chart {
 
@@ -25,6 +26,14 @@ std::string escaped(std::string_view raw) {
   return out;
 }
 
+// Latin fonts first, so English reads as it always has; then the Chinese fonts a viewer falls
+// back to, per character, for the labels of a --lang zh chart: Noto Sans CJK SC (Debian's
+// fonts-noto-cjk, Android, most Linux desktops), WenQuanYi Zen Hei (fonts-wqy-zenhei), PingFang
+// SC (macOS, iOS), Microsoft YaHei (Windows). The generic family is the last resort. The names
+// are quoted with ' since the attribute itself is in ".
+constexpr std::string_view kFontFamilies =
+    "DejaVu Sans, Helvetica, Arial, 'Noto Sans CJK SC', 'WenQuanYi Zen Hei', 'PingFang SC', 'Microsoft YaHei', sans-serif";
+
 std::string rgb(Color c) { return fmt::format("#{:02x}{:02x}{:02x}", c.r, c.g, c.b); }
 
 std::string points_attribute(const std::vector<Pt>& points) {
@@ -35,17 +44,13 @@ std::string points_attribute(const std::vector<Pt>& points) {
 
 }  // namespace
 
-std::size_t utf8_length(std::string_view text) {
-  std::size_t n = 0;
-  for (char ch : text) n += (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
-  return n;
-}
-
 SvgCanvas::SvgCanvas(double width, double height) : width_(width), height_(height) {}
 
-// DejaVu Sans and Helvetica average about 0.56 em per character in mixed text.
+// DejaVu Sans and Helvetica average about 0.56 em per character in mixed text; a Chinese
+// character is a full em square, counted as two columns (text::display_width), so 1.12 em: a
+// little over, which errs towards space between labels, never towards overprinting.
 double SvgCanvas::text_width(std::string_view text, double size) const {
-  return 0.56 * size * static_cast<double>(utf8_length(text));
+  return 0.56 * size * static_cast<double>(text::display_width(text));
 }
 
 void SvgCanvas::polyline(const std::vector<Pt>& points, const Stroke& s) {
@@ -77,11 +82,11 @@ void SvgCanvas::text(Pt at, std::string_view text, double size, Anchor anchor, C
 
 std::string SvgCanvas::document() const {
   return fmt::format(R"(<?xml version="1.0" encoding="UTF-8"?>
-<svg xmlns="http://www.w3.org/2000/svg" width="{0}" height="{1}" viewBox="0 0 {0} {1}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif">
+<svg xmlns="http://www.w3.org/2000/svg" width="{0}" height="{1}" viewBox="0 0 {0} {1}" font-family="{3}">
 <rect width="100%" height="100%" fill="white"/>
 {2}</svg>
 )",
-                     width_, height_, body_);
+                     width_, height_, body_, kFontFamilies);
 }
 
 }  // namespace roofline::chart

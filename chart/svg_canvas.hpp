@@ -27,7 +27,4 @@ class SvgCanvas final : public Canvas {
   std::string body_;
 };
 
-// Characters, not bytes: a label's width for layout, in the canvases that do not measure fonts.
-[[nodiscard]] std::size_t utf8_length(std::string_view text);
-
 }  // namespace roofline::chart

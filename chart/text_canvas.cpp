@@ -1,9 +1,10 @@
 #include "chart/text_canvas.hpp"
 
+#include <algorithm>
 #include <cmath>
 
-#include "chart/svg_canvas.hpp"
 #include "report/safe_text.hpp"
+#include "text/utf8.hpp"
 
 namespace roofline::chart {
 
@@ -11,13 +12,29 @@ TextCanvas::TextCanvas(int columns, int rows)
     : columns_(columns), cells_(static_cast<std::size_t>(columns) * static_cast<std::size_t>(rows), " ") {}
 
 double TextCanvas::text_width(std::string_view text, double) const {
-  return static_cast<double>(utf8_length(report::terminal_text(text)));
+  return static_cast<double>(text::display_width(report::terminal_text(text)));
 }
 
-void TextCanvas::put(double x, double y, std::string_view glyph) {
+std::string& TextCanvas::cell(int column, int row) {
+  return cells_[static_cast<std::size_t>(row) * static_cast<std::size_t>(columns_) + static_cast<std::size_t>(column)];
+}
+
+// A wide character is its glyph in one cell and "" in the next: the row keeps its column count
+// only while both halves stay together, so a write over either half blanks the other.
+void TextCanvas::clear(int column, int row) {
+  std::string& here = cell(column, row);
+  if (here.empty()) cell(column - 1, row) = " ";
+  else if (column + 1 < columns_ && cell(column + 1, row).empty()) cell(column + 1, row) = " ";
+  here = " ";
+}
+
+void TextCanvas::put(double x, double y, std::string_view glyph, int columns) {
   const double col = std::floor(x), row = std::floor(y);
-  if (col < 0 || row < 0 || col >= width() || row >= height()) return;
-  cells_[static_cast<std::size_t>(row) * static_cast<std::size_t>(columns_) + static_cast<std::size_t>(col)] = glyph;
+  if (col < 0 || row < 0 || col + columns > width() || row >= height()) return;
+  const int c = static_cast<int>(col), r = static_cast<int>(row);
+  for (int k = 0; k < columns; ++k) clear(c + k, r);
+  cell(c, r) = glyph;
+  if (columns == 2) cell(c + 1, r) = "";
 }
 
 void TextCanvas::polyline(const std::vector<Pt>& points, const Stroke& s) {
@@ -52,10 +69,14 @@ void TextCanvas::text(Pt at, std::string_view raw, double size, Anchor anchor, C
   double x = std::round(anchor == Anchor::start ? at.x : anchor == Anchor::middle ? at.x - w / 2 : at.x - w);
   // The row where the middle of the letters would be, so a tick's label shares the tick's row.
   const double y = std::floor(at.y - 0.3 * size);
+  // terminal_text left only whole characters: each takes the columns a terminal gives it, so a
+  // Chinese label's characters take two and what follows them stays aligned.
   for (std::size_t i = 0; i < text.size();) {
-    std::size_t n = 1;
-    while (i + n < text.size() && (static_cast<unsigned char>(text[i + n]) & 0xC0) == 0x80) ++n;
-    put(x++, y, text.substr(i, n));
+    const text::CodePoint c = text::decode_utf8(text.substr(i));
+    const std::size_t n = std::max<std::size_t>(1, c.length);
+    const int columns = text::display_width(c.code);
+    if (columns > 0) put(x, y, text.substr(i, n), columns);  // a zero-width mark has no cell of its own: left out
+    x += columns;
     i += n;
   }
 }

@@ -25,9 +25,12 @@ class TextCanvas final : public Canvas {
   [[nodiscard]] std::string lines() const;  // rows joined by newlines, trailing blanks trimmed
 
  private:
-  void put(double x, double y, std::string_view glyph);
+  // Writes a glyph `columns` wide (2: a Chinese character) with its left edge at (x, y).
+  void put(double x, double y, std::string_view glyph, int columns = 1);
+  void clear(int column, int row);
+  std::string& cell(int column, int row);
   int columns_;
-  std::vector<std::string> cells_;  // one UTF-8 character each
+  std::vector<std::string> cells_;  // one UTF-8 character each; "": the right half of a wide one
 };
 
 }  // namespace roofline::chart

@@ -40,6 +40,10 @@ class Options {
   CLI::Option* last_ = nullptr;
 };
 
+// --lang en|zh: the language of a command's words and charts. Declared here once, so every
+// command that takes it spells, documents and refuses it alike.
+void add_lang_option(Options& o, std::string& into);
+
 // Parses `line`, flags split as a shell would split them, with the flags `declare` adds: a
 // command line held in a file (a measurements row's extra_flags), read by the same declarations
 // as the real one. Throws io::InputError with CLI11's reason: an unknown flag, a value missing or

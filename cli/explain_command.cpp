@@ -205,7 +205,7 @@ void explain_scenario(const Variations& s, const std::string& name, Writer& w) {
 
 void add_explain_options(Options& o, ExplainArgs& a) {
   add_workload_options(o, a.workload);
-  o.add("--lang", a.lang, "en or zh").one_of({"en", "zh"}).show_default();
+  add_lang_option(o, a.lang);
   o.add("--scenario", a.scenario, "summarize (8k in, 200 out) or chat (50 in, 800 out)").one_of({"summarize", "chat"});
   o.add("--plot", a.plot, "write the roofline with every operator to this .svg or .png [drawn in characters]");
 }
@@ -225,9 +225,9 @@ void run_explain(const ExplainArgs& a, std::ostream& out) {
   explain_phases(s, w);
   out << "\n";
   if (a.plot.empty()) {
-    out << text_figure(roofline_figure(s.base, Detail::summary), 80, 26) << "\n";
+    out << text_figure(roofline_figure(s.base, Detail::summary, a.lang), 80, 26) << "\n";
   } else {
-    write_figure_file(roofline_figure(s.base, Detail::full), a.plot, "plot", out);
+    write_figure_file(roofline_figure(s.base, Detail::full, a.lang), a.plot, "plot", out);
   }
   explain_quiz(s, w);
 }

@@ -105,6 +105,8 @@ Options& Options::required() {
   return *this;
 }
 
+void add_lang_option(Options& o, std::string& into) { o.add("--lang", into, "en or zh").one_of({"en", "zh"}).show_default(); }
+
 void parse_flag_line(const std::string& line, const std::function<void(Options&)>& declare) {
   CLI::App app;
   app.set_help_flag();  // --help in a file is an unknown flag, not a request

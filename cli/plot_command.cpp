@@ -32,15 +32,16 @@ void add_plot_options(Options& o, PlotArgs& a) {
   add_workload_options(o, a.workload);
   o.add("--kind,-k", a.kind, "roofline, batch or context").one_of({"roofline", "batch", "context"}).show_default();
   o.add("--out,-o", a.out, "a .svg or .png file [characters on stdout]");
+  add_lang_option(o, a.lang);
 }
 
 void run_plot(const PlotArgs& a, std::ostream& out) {
   const OnePoint p = one_point(a.workload, "plot");
   const Detail detail = a.out.empty() ? Detail::summary : Detail::full;
   const Report r = evaluate(p.model, p.gpu, p.workload);
-  const Figure f = a.kind == "batch"     ? batch_figure(r)
-                   : a.kind == "context" ? context_figure(r)
-                                         : roofline_figure(r, detail);
+  const Figure f = a.kind == "batch"     ? batch_figure(r, a.lang)
+                   : a.kind == "context" ? context_figure(r, a.lang)
+                                         : roofline_figure(r, detail, a.lang);
   if (a.out.empty()) {
     out << text_figure(f, 100, f.panels.size() > 1 ? 44 : 30);
   } else {

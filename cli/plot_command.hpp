@@ -14,6 +14,7 @@ struct PlotArgs {
   WorkloadFlags workload;
   std::string kind = "roofline";
   std::string out;  // .svg or .png; empty: characters on stdout
+  std::string lang = "en";  // the charts' words: en or zh
 };
 
 void add_plot_options(Options& o, PlotArgs& args);

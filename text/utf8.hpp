@@ -18,4 +18,12 @@ struct CodePoint {
 // The C0 controls, DEL and the C1 controls: characters a terminal acts on rather than shows.
 [[nodiscard]] constexpr bool is_control(char32_t c) { return c < 0x20 || c == 0x7F || (c >= 0x80 && c < 0xA0); }
 
+// Columns a terminal gives the character: 2 for East Asian Wide and Fullwidth (Chinese, Japanese,
+// Korean, fullwidth punctuation), 0 for combining marks and zero-width spaces, else 1.
+[[nodiscard]] int display_width(char32_t c);
+
+// Columns the UTF-8 text takes, character by character; a byte that begins no character counts
+// as one column (it is shown as one replacement character).
+[[nodiscard]] std::size_t display_width(std::string_view s);
+
 }  // namespace roofline::text

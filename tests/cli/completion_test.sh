@@ -16,8 +16,9 @@ check "convert preset" "$(complete_words rooflineplan convert mixt)" mixtral-8x7
 check "weight format" "$(complete_words rooflineplan --weights mx)" mxfp4
 check "lm-head format" "$(complete_words rooflineplan sweep --lm-head fp8-b)" fp8-block
 check "kv dtype" "$(complete_words rooflineplan --kv fp)" fp8
-out=$(complete_words rooflineplan plot --ki)
-case " $out " in *" --lang "*) echo "FAIL: explain'"'"'s --lang offered to plot"; fail=1 ;; esac
-[ $fail = 0 ] && echo "completion: 10 passed, 0 failed"
+check "plot flag" "$(complete_words rooflineplan plot --la)" --lang
+out=$(complete_words rooflineplan sweep --la)
+case " $out " in *" --lang "*) echo "FAIL: the --lang of explain and plot offered to sweep"; fail=1 ;; esac
+[ $fail = 0 ] && echo "completion: 11 passed, 0 failed"
 exit $fail
 ' sh "$1"

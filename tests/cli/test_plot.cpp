@@ -12,6 +12,7 @@
 #include "chart/plot_charts.hpp"
 #include "chart/png_canvas.hpp"
 #include "chart/svg_canvas.hpp"
+#include "text/utf8.hpp"
 
 using namespace roofline;
 
@@ -37,6 +38,7 @@ struct SvgPoint {
 struct ParsedSvg {
   std::vector<SvgPoint> points;
   std::vector<std::string> texts;
+  std::vector<std::string> tooltips;
   explicit ParsedSvg(const std::string& svg) {
     tinyxml2::XMLDocument doc;
     REQUIRE(doc.Parse(svg.c_str(), svg.size()) == tinyxml2::XML_SUCCESS);
@@ -46,6 +48,8 @@ struct ParsedSvg {
       if (std::string(e->Name()) == "circle") {
         points.push_back({e->Attribute("data-kind"), e->Attribute("data-label"), e->DoubleAttribute("data-x"),
                           e->DoubleAttribute("data-y")});
+        const auto* title = e->FirstChildElement("title");
+        if (title != nullptr && title->GetText() != nullptr) tooltips.emplace_back(title->GetText());
       } else if (std::string(e->Name()) == "text" && e->GetText() != nullptr) {
         texts.emplace_back(e->GetText());
       }
@@ -218,33 +222,162 @@ TEST_CASE("plot --out: PNG where Cairo is built in, a clear error for other exte
   CHECK_THAT(bad.err, Catch::Contains("name a .svg or .png file"));
 }
 
-TEST_CASE("plot batch: B* = 295 and memory full at batch 447 (Llama-3.1-8B on H100) never print over each other") {
+TEST_CASE("plot batch: B* = 295 and memory full at batch 447 (Llama-3.1-8B on H100) never print over each other, in English or Chinese") {
   // 0.18 decades apart: beside their rules each label crosses the other rule, so one goes to the
-  // panel's header line. Boxes as the SVG canvas measures text: 0.56 em a character.
+  // panel's header line. Boxes as the SVG canvas measures text: 0.56 em a column, a Chinese
+  // character two columns. The workload's own labels (batch 1 at 4.51 ms, 222 tokens/s) are
+  // measured with them.
   const ModelSpec m = io::load_model("llama-3.1-8b");
   const GpuSpec g = io::load_gpu("h100-sxm");
-  const std::string svg = svg_of(chart::batch_figure(evaluate(m, g, test::default_workload(m))));
-  tinyxml2::XMLDocument doc;
-  REQUIRE(doc.Parse(svg.c_str(), svg.size()) == tinyxml2::XML_SUCCESS);
-  struct Label {
-    double left, right, y;
-  };
-  std::vector<Label> rules;
-  for (const auto* e = doc.FirstChildElement("svg")->FirstChildElement("text"); e != nullptr;
-       e = e->NextSiblingElement("text")) {
-    const std::string text = e->GetText() ? e->GetText() : "";
-    if (text != "B* = 295" && text != "memory full at batch 447") continue;
-    const double w = 0.56 * e->DoubleAttribute("font-size") * static_cast<double>(text.size());
-    const double x = e->DoubleAttribute("x");
-    const std::string anchor = e->Attribute("text-anchor");
-    const double left = anchor == "end" ? x - w : anchor == "middle" ? x - w / 2 : x;
-    rules.push_back({left, left + w, e->DoubleAttribute("y")});
-  }
-  REQUIRE(rules.size() == 4);  // each label in each of the two panels
-  for (std::size_t i = 0; i < rules.size(); ++i) {
-    for (std::size_t j = i + 1; j < rules.size(); ++j) {
-      const bool same_line = std::abs(rules[i].y - rules[j].y) < 11;
-      CHECK_FALSE((same_line && rules[i].left < rules[j].right && rules[j].left < rules[i].right));
+  const Report r = evaluate(m, g, test::default_workload(m));
+  const std::map<std::string, std::vector<std::string>> labels{
+      {"en", {"B* = 295", "memory full at batch 447", "batch 1: 4.51 ms", "222 tokens/s"}},
+      {"zh", {"临界批大小 B* = 295", "批大小 447 时显存已满", "批大小 1：4.51 ms", "222 词元/秒"}}};
+  for (const auto& [lang, wanted] : labels) {
+    INFO("--lang " << lang);
+    const std::string svg = svg_of(chart::batch_figure(r, lang));
+    tinyxml2::XMLDocument doc;
+    REQUIRE(doc.Parse(svg.c_str(), svg.size()) == tinyxml2::XML_SUCCESS);
+    struct Label {
+      std::string text;
+      double left, right, y;
+    };
+    std::vector<Label> boxes;
+    for (const auto* e = doc.FirstChildElement("svg")->FirstChildElement("text"); e != nullptr;
+         e = e->NextSiblingElement("text")) {
+      const std::string text = e->GetText() ? e->GetText() : "";
+      if (std::find(wanted.begin(), wanted.end(), text) == wanted.end()) continue;
+      const double w = 0.56 * e->DoubleAttribute("font-size") * static_cast<double>(text::display_width(text));
+      const double x = e->DoubleAttribute("x");
+      const std::string anchor = e->Attribute("text-anchor");
+      const double left = anchor == "end" ? x - w : anchor == "middle" ? x - w / 2 : x;
+      boxes.push_back({text, left, left + w, e->DoubleAttribute("y")});
+    }
+    REQUIRE(boxes.size() == 6);  // each rule's label in each of the two panels, a workload label in each
+    for (std::size_t i = 0; i < boxes.size(); ++i) {
+      for (std::size_t j = i + 1; j < boxes.size(); ++j) {
+        INFO(boxes[i].text << " and " << boxes[j].text);
+        const bool same_line = std::abs(boxes[i].y - boxes[j].y) < 11;
+        CHECK_FALSE((same_line && boxes[i].left < boxes[j].right && boxes[j].left < boxes[i].right));
+      }
     }
   }
+}
+
+TEST_CASE("display width: a Chinese character or fullwidth mark takes two columns, ASCII one") {
+  CHECK(text::display_width("B* = 295") == 8);
+  // 5 characters of two columns, then " B* = 295": 10 + 9.
+  CHECK(text::display_width("临界批大小 B* = 295") == 19);
+  // Ten wide characters (the fullwidth parentheses and comma among them) and a narrow slash.
+  CHECK(text::display_width("（词元/秒，全组合计）") == 21);
+  CHECK(text::display_width("4.51 ms · bf16") == 14);         // the middle dot is narrow
+  CHECK(text::display_width("e\u0301") == 1);                 // a combining accent adds no column
+  // The SVG canvas places labels by these columns, 0.56 em each: 临界批大小 is ten, not five.
+  const chart::SvgCanvas svg(960, 600);
+  CHECK(svg.text_width("临界批大小", 13) == Approx(0.56 * 13 * 10));
+  CHECK(svg.text_width("B* = 295", 13) == Approx(0.56 * 13 * 8));
+}
+
+TEST_CASE("plot --lang zh: the batch chart's title, axes, rules and legend are in Chinese, the numbers as in English") {
+  const std::string path = scratch("batch-zh.svg");
+  const auto r = test::run_cli({"plot", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--kind", "batch", "--lang", "zh", "-o", path});
+  REQUIRE(r.code == 0);
+  const ParsedSvg svg(slurp(path));
+  CHECK(svg.has_text("解码随批大小变化：单步耗时与吞吐量，临界批大小 B* 与显存上限"));
+  CHECK(svg.has_text("Llama-3.1-8B 在 NVIDIA H100 SXM 上 · 批大小 1 · 上下文长度 640 · bf16 权重"));
+  CHECK(svg.has_text("解码单步耗时"));                  // the upper panel's header and a legend entry
+  CHECK(svg.has_text("吞吐量（词元/秒，全组合计）"));   // the lower panel's header
+  CHECK(svg.has_text("批大小（一起解码的序列数）"));    // the x axis
+  CHECK(svg.has_text("临界批大小 B* = 295"));
+  CHECK(svg.has_text("批大小 447 时显存已满"));
+  CHECK(svg.has_text("显存放不下"));
+  CHECK(svg.has_text("222 词元/秒"));
+  // The same engine numbers as the English chart: batch 1's step of 4.51 ms, marked in each panel.
+  CHECK(svg.has_text("批大小 1：4.51 ms"));
+  REQUIRE(svg.count("本工作负载") == 2);
+  CHECK(svg.points[0].kind == "本工作负载");
+  CHECK(svg.points[0].y == Approx(4.51e-3).epsilon(0.002));
+}
+
+TEST_CASE("plot --lang zh: no English word is left in any chart's texts or tooltips") {
+  const std::vector<std::string> english{"Roofline", "prefill", "decode", "Decode", "batch", "context", "throughput",
+                                         "tokens",   "memory",  "compute", "bound", "roof",   "ridge",   "expected",
+                                         "workload", "weights", "step",    "attained", "whole", "phase", " on "};
+  for (const std::string kind : {"roofline", "batch", "context"}) {
+    INFO("--kind " << kind);
+    const std::string path = scratch("zh-" + kind + ".svg");
+    const auto r = test::run_cli({"plot", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--kind", kind, "--lang", "zh", "-o", path});
+    REQUIRE(r.code == 0);
+    const ParsedSvg svg(slurp(path));
+    std::vector<std::string> words = svg.texts;
+    words.insert(words.end(), svg.tooltips.begin(), svg.tooltips.end());
+    for (const SvgPoint& p : svg.points) words.push_back(p.kind);
+    for (const std::string& w : words) {
+      for (const std::string& e : english) {
+        INFO(w);
+        CHECK(w.find(e) == std::string::npos);
+      }
+    }
+  }
+}
+
+TEST_CASE("plot --lang en is the English chart, word for word, and what plot draws without --lang") {
+  const std::string plain = scratch("batch-plain.svg"), en = scratch("batch-en.svg");
+  REQUIRE(test::run_cli({"plot", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--kind", "batch", "-o", plain}).code == 0);
+  REQUIRE(test::run_cli({"plot", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--kind", "batch", "--lang", "en", "-o", en}).code == 0);
+  CHECK(slurp(plain) == slurp(en));
+  const ParsedSvg svg(slurp(en));
+  CHECK(svg.has_text("Decode against batch: step time and throughput, with B* and the memory limit"));
+  CHECK(svg.has_text("Llama-3.1-8B on NVIDIA H100 SXM · batch 1 · context 640 · bf16 weights"));
+  CHECK(svg.has_text("throughput (tokens/s, whole group)"));
+  CHECK(svg.has_text("batch (sequences decoded together)"));
+  CHECK(svg.has_text("memory full at batch 447"));
+  CHECK(svg.has_text("batch 1: 4.51 ms"));
+}
+
+TEST_CASE("plot --lang xx is refused, exit 2, naming --lang and what it takes") {
+  const auto r = test::run_cli({"plot", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--lang", "xx"});
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--lang") && Catch::Contains("en") && Catch::Contains("zh"));
+  CHECK(r.out.empty());
+}
+
+TEST_CASE("plot --lang zh in characters: columns align by display width, a Chinese character taking two") {
+  const auto r = test::run_cli({"plot", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--kind", "batch", "--lang", "zh"});
+  REQUIRE(r.code == 0);
+  std::istringstream lines(r.out);
+  std::vector<std::string> rows;
+  for (std::string line; std::getline(lines, line);) {
+    CHECK(text::display_width(line) <= 100);  // the canvas is 100 columns
+    rows.push_back(line);
+  }
+  // B*'s label sits left of the memory limit's rule; the rule's bar on the label's row must be
+  // in the same column as on the row below it, where only rules cross.
+  const auto label = std::find_if(rows.begin(), rows.end(), [](const std::string& l) { return l.find("临界批大小 B* = 295") != std::string::npos; });
+  REQUIRE(label != rows.end());
+  REQUIRE(label + 1 != rows.end());
+  auto rule_column = [](const std::string& row, std::size_t after) {
+    const std::size_t bar = row.find('|', after);
+    REQUIRE(bar != std::string::npos);
+    return text::display_width(row.substr(0, bar));
+  };
+  const std::size_t label_end = label->find("295") + 3;
+  const std::size_t column = rule_column(*label, label_end);
+  const std::string& below = *(label + 1);
+  std::size_t at = 0;  // the byte in the row below at the same display column as the label's end
+  while (at < below.size() && text::display_width(below.substr(0, at)) < text::display_width(label->substr(0, label_end))) ++at;
+  CHECK(rule_column(below, at) == column);
+}
+
+TEST_CASE("plot --lang zh --out .png draws the Chinese labels where Cairo is built in") {
+  const std::string png = scratch("batch-zh.png");
+  const auto r = test::run_cli({"plot", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--kind", "batch", "--lang", "zh", "-o", png});
+  if (!chart::png_supported()) {
+    CHECK(r.code == 2);
+    return;
+  }
+  // A Chinese font missing (fonts-noto-cjk, debian-packages.txt) is refused rather than drawn as boxes.
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(slurp(png).substr(1, 3) == "PNG");
 }
