@@ -23,6 +23,7 @@
 #include "io/input_error.hpp"
 #include "io/nearest_word.hpp"
 #include "io/text_file.hpp"
+#include "report/run_envelope.hpp"
 #include "report/safe_text.hpp"
 #include "report/write_error.hpp"
 
@@ -186,6 +187,13 @@ int parse_and_run(int argc, const char* const* argv, std::ostream& out, std::ost
 int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   int code = kExitFailure;
   io::forget_files_read();  // the inputs an --out must not replace are this command's
+  // What every JSON output records of its run: the tool, the command and its arguments as given
+  // (the point command has no word of its own: its flags come first, and it is named "point").
+  report::RunInputs inputs{"rooflineplan " ROOFLINEPLAN_VERSION, "point", {}};
+  int first = 1;
+  if (argc > 1 && argv[1][0] != '-') inputs.command = argv[first++];
+  for (int i = first; i < argc; ++i) inputs.arguments.emplace_back(argv[i]);
+  const report::ScopedRunInputs scoped(std::move(inputs));
   try {
     code = parse_and_run(argc, argv, out, err);
   } catch (const std::exception& e) {  // building the parser itself: ours, never the input's

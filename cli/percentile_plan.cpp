@@ -231,22 +231,33 @@ struct Column {
   Cell (*get)(const Row&);
 };
 
+// A figure of a row that met the target, else an empty cell (JSON null), never a 0 that a
+// spreadsheet's MIN() would pick.
+Cell sized(const Row& r, Cell figure) { return r.feasible ? figure : Cell(); }
+
+// The names are the steady plan's where they mean the same (plan_command.cpp's columns).
 const std::array kColumns = {
-    Column{"gpu", [](const Row& r) -> Cell { return std::string_view(r.steady->gpu->name); }},
+    Column{"gpu_name", [](const Row& r) -> Cell { return std::string_view(r.steady->gpu->name); }},
     Column{"tp", [](const Row& r) -> Cell { return static_cast<long>(r.steady->workload.tp); }},
     Column{"pp", [](const Row& r) -> Cell { return static_cast<long>(r.steady->workload.pp); }},
     Column{"ep", [](const Row& r) -> Cell { return static_cast<long>(r.steady->workload.ep); }},
+    Column{"dp_attention", [](const Row& r) -> Cell { return r.steady->workload.dp_attention; }},
+    Column{"gpus_per_replica", [](const Row& r) -> Cell { return static_cast<long>(gpus(r.steady->workload)); }},
     Column{"feasible", [](const Row& r) -> Cell { return r.feasible; }},
     Column{"reason", [](const Row& r) -> Cell { return std::string_view(r.reason); }},
-    Column{"batch", [](const Row& r) -> Cell { return r.steady->plan.batch; }},
-    Column{"steady_replicas", [](const Row& r) -> Cell { return pool_of(*r.steady).steady; }},
-    Column{"closed_form_replicas", [](const Row& r) -> Cell { return r.closed_form; }},
-    Column{"replicas", [](const Row& r) -> Cell { return disaggregated(r) ? r.steady->plan.replicas : r.replicas; }},
-    Column{"prefill_replicas", [](const Row& r) -> Cell { return disaggregated(r) ? r.replicas : 0L; }},
-    Column{"gpus", [](const Row& r) -> Cell { return gpus(r); }},
-    Column{"ttft_percentile_s", [](const Row& r) -> Cell { return r.at_plan.ttft; }},
-    Column{"tpot_percentile_s", [](const Row& r) -> Cell { return r.at_plan.tpot; }},
-    Column{"cliff_requests_per_s_per_replica", [](const Row& r) -> Cell { return r.cliff; }},
+    Column{"batch", [](const Row& r) -> Cell { return sized(r, r.steady->plan.batch); }},
+    Column{"steady_replicas", [](const Row& r) -> Cell { return sized(r, pool_of(*r.steady).steady); }},
+    Column{"closed_form_replicas", [](const Row& r) -> Cell { return sized(r, r.closed_form); }},
+    Column{"replicas", [](const Row& r) -> Cell {
+             return sized(r, disaggregated(r) ? r.steady->plan.replicas : r.replicas);
+           }},
+    Column{"prefill_replicas", [](const Row& r) -> Cell { return sized(r, disaggregated(r) ? r.replicas : 0L); }},
+    Column{"gpus", [](const Row& r) -> Cell { return sized(r, gpus(r)); }},
+    Column{"ttft_percentile_s", [](const Row& r) -> Cell { return sized(r, r.at_plan.ttft); }},
+    Column{"tpot_percentile_s", [](const Row& r) -> Cell { return sized(r, r.at_plan.tpot); }},
+    // Empty where the cliff lies beyond the search (the table says "beyond +N%").
+    Column{"cliff_requests_per_s_per_replica",
+           [](const Row& r) -> Cell { return r.feasible && r.cliff > 0 ? Cell(r.cliff) : Cell(); }},
 };
 
 void csv_header(std::string& out) {
@@ -282,6 +293,12 @@ class RowRecord final : public report::Record {
 };
 
 }  // namespace
+
+std::vector<std::string_view> percentile_plan_column_names() {
+  std::vector<std::string_view> names;
+  for (const Column& c : kColumns) names.push_back(c.key);
+  return names;
+}
 
 ArrivalProcess arrival_flag(const std::string& value) {
   if (value == "poisson") return {};

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/capacity_plan.hpp"
@@ -38,6 +39,9 @@ struct SteadyPlan {
 // k = (ca2 + cs2)/2 (Kingman), so t_p = (k/μ)/(1−ρ)·ln(ρ/(1−p)), 0 while ρ ≤ 1 − p. M/M/1
 // (k = 1) is exact; M/D/1 (k = 1/2) its mean. Infinite at ρ ≥ 1.
 [[nodiscard]] double closed_form_wait(double rate, double mu, double ca2, double cs2, double p);
+
+// The --percentile plan's columns, CSV and JSON alike, in order (docs/outputs.md lists them).
+[[nodiscard]] std::vector<std::string_view> percentile_plan_column_names();
 
 void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& plans, const LoadTarget& target,
                             const PercentileArgs& a, std::ostream& out);

@@ -57,45 +57,44 @@ std::string sizing_text(const Sizing& s) {
 Cell planned(const PlanRow& r, Cell figure) { return r.plan.feasible ? figure : Cell(); }
 
 struct PlanColumn {
-  std::string_view json_key;
-  std::string_view csv_name;
+  std::string_view name;  // the CSV column and the JSON key alike
   Cell (*get)(const PlanRow&);
 };
 
-// The plan's columns, once, for both CSV and JSON.
+// The plan's columns, once, for both CSV and JSON: one name each, its unit in it where not a count.
 const std::array kPlanColumns = {
-    PlanColumn{"gpu", "gpu_name", [](const PlanRow& r) -> Cell { return std::string_view(r.gpu->name); }},
-    PlanColumn{"tp", "tp", [](const PlanRow& r) -> Cell { return static_cast<long>(r.layout.tp); }},
-    PlanColumn{"pp", "pp", [](const PlanRow& r) -> Cell { return static_cast<long>(r.layout.pp); }},
-    PlanColumn{"ep", "ep", [](const PlanRow& r) -> Cell { return static_cast<long>(r.layout.ep); }},
-    PlanColumn{"dp_attention", "dp_attention", [](const PlanRow& r) -> Cell { return r.layout.dp_attention; }},
-    PlanColumn{"gpus_per_replica", "gpus_per_replica", [](const PlanRow& r) -> Cell { return static_cast<long>(gpus(r.layout)); }},
-    PlanColumn{"sized_on", "sized_on", [](const PlanRow& r) -> Cell { return std::string_view(r.sized_on); }},
-    PlanColumn{"feasible", "feasible", [](const PlanRow& r) -> Cell { return r.plan.feasible; }},
-    PlanColumn{"reason", "reason", [](const PlanRow& r) -> Cell { return std::string_view(r.reason); }},
-    PlanColumn{"batch", "batch", [](const PlanRow& r) -> Cell { return planned(r, r.plan.batch); }},
-    PlanColumn{"max_batch", "max_batch", [](const PlanRow& r) -> Cell { return optional_cell(r.plan.max_batch); }},
-    PlanColumn{"decode_step_time", "decode_step_time_s", [](const PlanRow& r) -> Cell { return planned(r, r.plan.decode_step.value()); }},
-    PlanColumn{"prefill_time", "prefill_time_s", [](const PlanRow& r) -> Cell { return r.plan.prefill.value(); }},
-    PlanColumn{"tpot", "tpot_s", [](const PlanRow& r) -> Cell { return planned(r, r.plan.tpot.value()); }},
-    PlanColumn{"ttft", "ttft_s", [](const PlanRow& r) -> Cell { return planned(r, r.plan.ttft.value()); }},
-    PlanColumn{"decode_tokens_per_s", "decode_tokens_per_s", [](const PlanRow& r) -> Cell { return planned(r, r.plan.decode_tokens_per_s); }},
-    PlanColumn{"prefill_share", "prefill_share", [](const PlanRow& r) -> Cell { return planned(r, r.plan.prefill_share); }},
-    PlanColumn{"requests_per_s_per_replica", "requests_per_s_per_replica",
+    PlanColumn{"gpu_name", [](const PlanRow& r) -> Cell { return std::string_view(r.gpu->name); }},
+    PlanColumn{"tp", [](const PlanRow& r) -> Cell { return static_cast<long>(r.layout.tp); }},
+    PlanColumn{"pp", [](const PlanRow& r) -> Cell { return static_cast<long>(r.layout.pp); }},
+    PlanColumn{"ep", [](const PlanRow& r) -> Cell { return static_cast<long>(r.layout.ep); }},
+    PlanColumn{"dp_attention", [](const PlanRow& r) -> Cell { return r.layout.dp_attention; }},
+    PlanColumn{"gpus_per_replica", [](const PlanRow& r) -> Cell { return static_cast<long>(gpus(r.layout)); }},
+    PlanColumn{"sized_on", [](const PlanRow& r) -> Cell { return std::string_view(r.sized_on); }},
+    PlanColumn{"feasible", [](const PlanRow& r) -> Cell { return r.plan.feasible; }},
+    PlanColumn{"reason", [](const PlanRow& r) -> Cell { return std::string_view(r.reason); }},
+    PlanColumn{"batch", [](const PlanRow& r) -> Cell { return planned(r, r.plan.batch); }},
+    PlanColumn{"max_batch", [](const PlanRow& r) -> Cell { return optional_cell(r.plan.max_batch); }},
+    PlanColumn{"decode_step_time_s", [](const PlanRow& r) -> Cell { return planned(r, r.plan.decode_step.value()); }},
+    PlanColumn{"prefill_time_s", [](const PlanRow& r) -> Cell { return r.plan.prefill.value(); }},
+    PlanColumn{"tpot_s", [](const PlanRow& r) -> Cell { return planned(r, r.plan.tpot.value()); }},
+    PlanColumn{"ttft_s", [](const PlanRow& r) -> Cell { return planned(r, r.plan.ttft.value()); }},
+    PlanColumn{"decode_tokens_per_s", [](const PlanRow& r) -> Cell { return planned(r, r.plan.decode_tokens_per_s); }},
+    PlanColumn{"prefill_share", [](const PlanRow& r) -> Cell { return planned(r, r.plan.prefill_share); }},
+    PlanColumn{"requests_per_s_per_replica",
                [](const PlanRow& r) -> Cell { return planned(r, r.plan.requests_per_s_per_replica); }},
-    PlanColumn{"replicas", "replicas", [](const PlanRow& r) -> Cell { return planned(r, r.plan.replicas); }},
-    PlanColumn{"prefill_replicas", "prefill_replicas", [](const PlanRow& r) -> Cell { return planned(r, r.plan.prefill_replicas); }},
-    PlanColumn{"gpus", "gpus", [](const PlanRow& r) -> Cell { return planned(r, r.plan.gpus); }},
-    PlanColumn{"cost_per_million_tokens", "cost_per_million_tokens_usd",
+    PlanColumn{"replicas", [](const PlanRow& r) -> Cell { return planned(r, r.plan.replicas); }},
+    PlanColumn{"prefill_replicas", [](const PlanRow& r) -> Cell { return planned(r, r.plan.prefill_replicas); }},
+    PlanColumn{"gpus", [](const PlanRow& r) -> Cell { return planned(r, r.plan.gpus); }},
+    PlanColumn{"cost_per_million_tokens_usd",
                [](const PlanRow& r) -> Cell { return optional_cell(r.plan.cost_per_million_tokens); }},
     // kWh, not SI joules, in JSON too: the unit energy is bought in; the key says so.
-    PlanColumn{"energy_per_million_tokens_kwh", "energy_per_million_tokens_kwh",
+    PlanColumn{"energy_per_million_tokens_kwh",
                [](const PlanRow& r) -> Cell { return optional_cell(r.plan.kwh_per_million_tokens); }},
-    PlanColumn{"kv_transfer_bytes", "kv_transfer_bytes",
+    PlanColumn{"kv_transfer_bytes",
                [](const PlanRow& r) -> Cell {
                  return r.plan.kv_transfer_bytes ? Cell(r.plan.kv_transfer_bytes->value()) : Cell();
                }},
-    PlanColumn{"kv_transfer_time", "kv_transfer_time_s",
+    PlanColumn{"kv_transfer_time_s",
                [](const PlanRow& r) -> Cell {
                  return r.plan.kv_transfer ? Cell(r.plan.kv_transfer->value()) : Cell();
                }},
@@ -117,7 +116,7 @@ std::vector<std::string> plan_header(bool disaggregate) {
 }
 
 void append_plan_csv_header(std::string& out) {
-  append_csv_row_of(out, kPlanColumns, [](const PlanColumn& c) { return Cell(c.csv_name); });
+  append_csv_row_of(out, kPlanColumns, [](const PlanColumn& c) { return Cell(c.name); });
 }
 
 // One plan as the sinks read it: the plan's columns for CSV and JSON, its cells for people.
@@ -129,7 +128,7 @@ class PlanRecord final : public Record {
   }
   [[nodiscard]] nlohmann::ordered_json json() const override {
     nlohmann::ordered_json o;
-    for (const PlanColumn& c : kPlanColumns) o[std::string(c.json_key)] = cell_json(c.get(row_));
+    for (const PlanColumn& c : kPlanColumns) o[std::string(c.name)] = cell_json(c.get(row_));
     return o;
   }
   [[nodiscard]] std::vector<std::string> cells() const override {
@@ -195,6 +194,12 @@ void check_percentile(const PlanArgs& a) {
 }
 
 }  // namespace
+
+std::vector<std::string_view> plan_column_names() {
+  std::vector<std::string_view> names;
+  for (const PlanColumn& c : kPlanColumns) names.push_back(c.name);
+  return names;
+}
 
 void add_plan_options(Options& o, PlanArgs& a) {
   using enum WorkloadFlag;

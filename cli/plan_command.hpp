@@ -4,6 +4,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/command.hpp"
@@ -31,6 +32,8 @@ struct PlanArgs {
 };
 
 void add_plan_options(Options& o, PlanArgs& args);
+// The plan's columns, CSV and JSON alike, in order (docs/outputs.md lists them).
+[[nodiscard]] std::vector<std::string_view> plan_column_names();
 void run_plan(const PlanArgs& args, std::ostream& out, std::ostream& err);
 
 }  // namespace roofline::cli

@@ -10,6 +10,7 @@
 #include "chart/chart.hpp"
 #include "cli/plot_command.hpp"
 #include "cli/progress_bar.hpp"
+#include "report/run_envelope.hpp"
 #include "report/human_units.hpp"
 #include "report/layout_label.hpp"
 #include "report/safe_text.hpp"
@@ -163,7 +164,7 @@ void write_json(const Replica& r, const Traffic& t, const Runs& runs, const std:
   j["bound"] = latencies(runs.b);
   j["speculative"] = spec ? json_of(r, *spec) : nlohmann::ordered_json(nullptr);
   j["warnings"] = r.warnings;
-  out << j.dump(2) << "\n";
+  out << report::enveloped(j).dump(2) << "\n";
 }
 
 std::string row(std::string_view name, const Distribution& d, const Distribution& b) {

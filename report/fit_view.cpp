@@ -12,6 +12,7 @@
 #include "model/expected.hpp"
 #include "model/fit_expected.hpp"
 #include "report/human_units.hpp"
+#include "report/run_envelope.hpp"
 
 namespace roofline::report {
 
@@ -293,7 +294,7 @@ std::string fit_json(const FitCheck& f, const std::vector<MeasuredRun>& runs, st
   for (std::size_t i : b.beaten) beaten.push_back(runs[i].id);
   j["bound"] = {{"beaten_by", beaten}, {"highest_measured_over_bound", bound_ratio(runs[b.closest])},
                 {"closest", runs[b.closest].id}};
-  return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  return enveloped(j).dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace roofline::report

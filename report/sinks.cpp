@@ -2,6 +2,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "report/run_envelope.hpp"
 #include "report/safe_text.hpp"
 #include "report/sink.hpp"
 #include "report/text_table.hpp"
@@ -106,28 +107,46 @@ class JsonLinesSink final : public BufferedSink {
   void add_rendered(std::string_view text) override { write_through(text); }
 };
 
-// The pretty JSON of one document, or of an array of records written as they come: each
-// element indented as nlohmann's dump(2) of the whole array would indent it.
+// The pretty JSON of one document, or of its records as the array `rows`, written as they come;
+// either after the run's envelope (report/run_envelope.hpp). Each element is indented as
+// nlohmann's dump(2) of the whole object would indent it.
 class JsonSink final : public BufferedSink {
  public:
   JsonSink(Shape shape, Columns columns, std::ostream& out) : BufferedSink(std::move(columns), out), shape_(shape) {}
   void add(const Record& r) override {
-    const std::string element = json_text(r.json(), 2);
     if (shape_ == Shape::document) {
-      buffer_ += element + "\n";
+      buffer_ += json_text(enveloped(r.json()), 2) + "\n";
       return;
     }
-    buffer_ += count_++ == 0 ? "[\n  " : ",\n  ";
-    for (char c : element) {
+    if (count_++ == 0) {
+      open_rows();
+      buffer_ += "\n    ";
+    } else {
+      buffer_ += ",\n    ";
+    }
+    for (char c : json_text(r.json(), 2)) {
       buffer_ += c;
-      if (c == '\n') buffer_ += "  ";  // JSON strings hold no raw line breaks: each one is layout
+      if (c == '\n') buffer_ += "    ";  // JSON strings hold no raw line breaks: each one is layout
     }
     written();
   }
 
  private:
+  // The envelope's keys, then the array's key: the envelope's closing brace comes at the end.
+  void open_rows() {
+    std::string head = json_text(run_envelope(), 2);
+    head.erase(head.rfind('}'));
+    while (!head.empty() && head.back() == '\n') head.pop_back();
+    buffer_ += head + ",\n  \"rows\": [";
+  }
   void close() override {
-    if (shape_ == Shape::rows) buffer_ += count_ == 0 ? "[]\n" : "\n]\n";
+    if (shape_ != Shape::rows) return;
+    if (count_ == 0) {
+      open_rows();
+      buffer_ += "]\n}\n";
+      return;
+    }
+    buffer_ += "\n  ]\n}\n";
   }
   Shape shape_;
   std::size_t count_ = 0;

@@ -75,7 +75,7 @@ TEST_CASE("plan: a row that meets no target leaves batch, TPOT, TTFT and the cou
                              (Catch::EndsWith(",,,,,,,,,,,,\r\n") || Catch::EndsWith(",,,,,,,,,,,,\n")));
   const auto json = test::run_cli({"plan", "-m", "llama-2-70b", "-g", "a100-80gb", "--tp", "1", "-f", "json"});
   REQUIRE(json.code == 0);
-  for (const char* key : {"batch", "tpot", "ttft", "decode_step_time", "decode_tokens_per_s", "replicas", "gpus"}) {
+  for (const char* key : {"batch", "tpot_s", "ttft_s", "decode_step_time_s", "decode_tokens_per_s", "replicas", "gpus"}) {
     CHECK_THAT(json.out, Catch::Contains(std::string("\"") + key + "\": null"));
   }
 }

@@ -97,7 +97,7 @@ TEST_CASE("json: a name in Latin-1 (not UTF-8) is written as U+FFFD, not an abor
   for (const auto f : {report::OutputFormat::json, report::OutputFormat::jsonl}) {
     const std::string text = through_sink(f, report::Shape::rows, r);
     const auto j = nlohmann::json::parse(text);
-    const auto& row = f == report::OutputFormat::json ? j[0] : j;
+    const auto& row = f == report::OutputFormat::json ? j.at("rows")[0] : j;
     CHECK(row["model"]["name"] == "Caf" + kFffd);
   }
 }
@@ -289,8 +289,8 @@ TEST_CASE("plan: --rate past 10^9 requests/s is refused - a load past 10^12 repl
                                    "--gen", "1000000000", "--prompt", "1", "--tpot", "1 s", "--ttft", "1000 s", "-f", "json"});
   REQUIRE(huge.code == 0);
   const auto j = nlohmann::json::parse(huge.out);
-  CHECK(j[0]["feasible"] == false);
-  CHECK(j[0]["reason"] == "the load needs more than 1e+12 replicas");
+  CHECK(j.at("rows")[0]["feasible"] == false);
+  CHECK(j.at("rows")[0]["reason"] == "the load needs more than 1e+12 replicas");
 }
 
 // ---- 10, 11. Names are data: CSV formulas, terminals, Markdown, SVG ----------------------------

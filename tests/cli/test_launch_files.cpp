@@ -119,7 +119,7 @@ TEST_CASE("emit: TensorRT-LLM's cache share is of the memory left after weights 
   const auto plan = run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "5", "--emit", "trtllm",
                              "--emit-dir", f.path.string(), "-f", "json"});
   REQUIRE(plan.code == 0);
-  const long batch = nlohmann::json::parse(plan.out).at(0).at("batch").get<long>();
+  const long batch = nlohmann::json::parse(plan.out).at("rows").at(0).at("batch").get<long>();
   const auto point = nlohmann::json::parse(
       run_cli({"-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", std::to_string(batch), "-f", "json"}).out);
   const auto& memory = point.at("memory");

@@ -141,3 +141,48 @@ TEST_CASE("summary: a windowed model's cache is given per sequence - gpt-oss-20b
                                     "30000", "--gen", "2000"});
   CHECK_THAT(table.out, Catch::Contains("cache 790 MB a sequence of 32000 tokens"));
 }
+
+// Issue 24, one output contract: every JSON output says its schema, its tool and what it was asked;
+// a command's JSON keys are its CSV columns.
+TEST_CASE("json: every command's JSON carries the schema version, the tool and the arguments as given") {
+  const std::vector<std::vector<std::string>> runs = {
+      {"-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "4", "-f", "json"},
+      {"sweep", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "1,2", "-f", "json"},
+      {"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "3", "-f", "json"},
+      {"simulate", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "2", "--prompt", "128", "--gen", "16",
+       "--duration", "20s", "--format", "json"},
+      {"fit", test::data_file("measurements/training.csv"), "--format", "json"}};
+  for (const auto& args : runs) {
+    const auto r = test::run_cli(args);
+    INFO(args.front());
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    CHECK(j.at("schema_version") == 1);
+    CHECK_THAT(j.at("tool").get<std::string>(), Catch::StartsWith("rooflineplan "));
+    const bool point = args.front().starts_with("-");
+    CHECK(j.at("inputs").at("command") == (point ? "point" : args.front()));
+    CHECK(j.at("inputs").at("arguments") ==
+          nlohmann::json(std::vector<std::string>(args.begin() + (point ? 0 : 1), args.end())));
+    // The envelope comes first, the data after it.
+    CHECK(nlohmann::ordered_json::parse(r.out).begin().key() == "schema_version");
+  }
+}
+
+TEST_CASE("plan: its JSON keys are its CSV columns, in the same order, steady and --percentile alike") {
+  for (const bool percentile : {false, true}) {
+    std::vector<std::string> args = {"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "3"};
+    if (percentile) args.insert(args.end(), {"--percentile", "90", "--duration", "60s"});
+    auto csv_args = args, json_args = args;
+    csv_args.insert(csv_args.end(), {"-f", "csv"});
+    json_args.insert(json_args.end(), {"-f", "json"});
+    const auto csv = test::run_cli(csv_args), json = test::run_cli(json_args);
+    REQUIRE(csv.code == 0);
+    REQUIRE(json.code == 0);
+    const std::string header = csv.out.substr(0, csv.out.find_first_of("\r\n"));
+    const auto row = nlohmann::ordered_json::parse(json.out).at("rows").at(0);
+    std::string keys;
+    for (const auto& [key, value] : row.items()) keys += (keys.empty() ? "" : ",") + key;
+    CHECK(keys == header);
+    CHECK_THAT(header, Catch::StartsWith("gpu_name,tp,pp,ep,dp_attention,gpus_per_replica,"));
+  }
+}

@@ -32,7 +32,7 @@ nlohmann::json plan(const std::string& arrivals, bool disaggregate = false) {
   const auto r = run_cli(args);
   INFO(r.err);
   REQUIRE(r.code == 0);
-  return nlohmann::json::parse(r.out).at(0);
+  return nlohmann::json::parse(r.out).at("rows").at(0);
 }
 
 }  // namespace
@@ -81,7 +81,7 @@ TEST_CASE("plan --percentile: a replica that drops requests fails its row instea
   const auto r = test::run_cli({"plan", "--model", "llama-2-7b", "--gpu", "a100-80gb", "--prompt", "4000", "--gen",
                                 "500", "--rate", "5", "--ttft", "5s", "--percentile", "99", "--format", "json"});
   REQUIRE(r.code == 0);
-  const auto rows = nlohmann::json::parse(r.out);
+  const auto rows = nlohmann::json::parse(r.out).at("rows");
   REQUIRE(rows.size() == 1);
   CHECK(rows[0]["feasible"] == false);
   CHECK_THAT(rows[0]["reason"].get<std::string>(), Catch::Contains("drops requests") && Catch::Contains("longer than"));
