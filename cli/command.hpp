@@ -27,6 +27,7 @@ class Options {
   Options& add(const std::string& names, double& into, const std::string& help);
   // A flag whose absence means something (a default the command works out): empty unless given.
   Options& add(const std::string& names, std::optional<long>& into, const std::string& help);
+  Options& add(const std::string& names, std::optional<std::string>& into, const std::string& help);
   Options& add(const std::string& names, std::optional<double>& into, const std::string& help);
   Options& add(const std::string& names, std::vector<std::string>& into, const std::string& help);  // a,b,c
   Options& add(const std::string& names, std::vector<double>& into, const std::string& help);       // a,b,c

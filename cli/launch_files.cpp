@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <regex>
 #include <system_error>
 
 #include "cli/atomic_file.hpp"
@@ -31,12 +32,10 @@ std::string row_text(const LaunchRow& r) {
 
 }  // namespace
 
-void write_launch_files(std::string_view engine_name, const std::string& dir, const ModelSpec& m,
-                        std::string_view model_arg, const std::vector<LaunchRow>& rows, std::ostream& err) {
-  const std::optional<launch::Engine> engine = launch::engine_named(engine_name);
-  if (!engine) {
-    throw io::InputError(fmt::format("--emit: {} or nothing, not '{}'", launch::kEngineNames, engine_name));
-  }
+void write_launch_files(launch::Engine engine, const std::string& dir, const ModelSpec& m, std::string_view model_arg,
+                        const std::vector<LaunchRow>& rows, std::ostream& err) {
+  std::error_code ec;
+  const bool from_file = fs::is_regular_file(std::string(model_arg), ec);
   struct Ready {
     launch::LaunchSpec spec;
     std::string gpu;
@@ -55,8 +54,9 @@ void write_launch_files(std::string_view engine_name, const std::string& dir, co
     at.batch = r.plan->batch;
     at.context_tokens = default_context(at.prompt_tokens, at.gen_tokens);
     const MemoryLedger ledger = evaluate(m, *r.gpu, at).memory;
-    launch::LaunchSpec spec = launch::launch_spec(m, model_arg, at, *r.plan, ledger, rank, row_text(r));
-    if (const auto why = launch::refusal(*engine, spec)) {
+    launch::LaunchSpec spec =
+        launch::launch_spec(m, model_arg, from_file, *r.gpu, at, *r.plan, ledger, rank, row_text(r));
+    if (const auto why = launch::refusal(engine, spec)) {
       refused.push_back({fmt::format("row {} ({} with {})", rank, r.gpu->name, report::layout_label(r.layout)), *why});
       continue;
     }
@@ -66,16 +66,28 @@ void write_launch_files(std::string_view engine_name, const std::string& dir, co
     if (!refused.empty()) throw io::InputError(refused.front().why);
     throw io::InputError("--emit: no row meets the targets, so there is nothing to launch");
   }
-  std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw io::InputError(fmt::format("--emit-dir {}: cannot create the folder: {}", dir, ec.message()));
+  // An earlier plan's scripts for this engine would be started beside this one's by `for f in
+  // dir/*.sh`: they go, and are counted.
+  const std::regex ours(fmt::format(R"(\d\d+-{}-.*\.sh)", launch::name(engine)));
+  int removed = 0;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (e.is_regular_file() && std::regex_match(e.path().filename().string(), ours) && fs::remove(e.path(), ec)) {
+      ++removed;
+    }
+  }
+  if (removed > 0) {
+    err << fmt::format("note: --emit-dir {}: removed {} launch file{} of an earlier plan for {}\n", dir, removed,
+                       removed == 1 ? "" : "s", launch::name(engine));
+  }
   for (const Refused& r : refused) {
     err << report::warning_label()
         << report::terminal_text(fmt::format("--emit: no launch file for {}: {}", r.row, r.why)) << "\n";
   }
   std::vector<std::string> names;
   for (const Ready& r : ready) {
-    const launch::LaunchFile file = launch::write_launch(*engine, r.spec, r.gpu);
+    const launch::LaunchFile file = launch::write_launch(engine, r.spec, r.gpu);
     const std::string path = (fs::path(dir) / file.name).string();
     AtomicFile out(path, "--emit-dir");
     out.stream() << file.text;
@@ -89,7 +101,7 @@ void write_launch_files(std::string_view engine_name, const std::string& dir, co
     names.push_back(file.name);
   }
   err << fmt::format("wrote {} launch file{} for {} to {}: {}\n", names.size(), names.size() == 1 ? "" : "s",
-                     engine_name, dir, fmt::join(names, ", "));
+                     launch::name(engine), dir, fmt::join(names, ", "));
 }
 
 }  // namespace roofline::cli

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "hardware/gpu_spec.hpp"
+#include "launch/launch_spec.hpp"
 #include "model/capacity_plan.hpp"
 #include "model/model_spec.hpp"
 #include "model/workload.hpp"
@@ -20,9 +21,10 @@ struct LaunchRow {
   std::string sized_on;
 };
 
-// Refuses an engine no launch file is written for, and rows no engine runs as planned when every
-// row is such (io::InputError naming the flag); writes the others and says so on `err`.
-void write_launch_files(std::string_view engine, const std::string& dir, const ModelSpec& m,
-                        std::string_view model_arg, const std::vector<LaunchRow>& rows, std::ostream& err);
+// Refuses the rows the engine cannot run as planned when every row is such (io::InputError naming
+// the flag); writes the others, after removing the launch files an earlier plan left in `dir` for
+// the same engine, and says so on `err`.
+void write_launch_files(launch::Engine engine, const std::string& dir, const ModelSpec& m, std::string_view model_arg,
+                        const std::vector<LaunchRow>& rows, std::ostream& err);
 
 }  // namespace roofline::cli

@@ -70,6 +70,12 @@ Options& Options::add(const std::string& names, std::optional<long>& into, const
   return *this;
 }
 
+// A text flag whose absence the command tells from any value given, the default among them.
+Options& Options::add(const std::string& names, std::optional<std::string>& into, const std::string& help) {
+  last_ = app_.add_option_function<std::string>(names, [&into](const std::string& v) { into = v; }, help);
+  return *this;
+}
+
 Options& Options::add(const std::string& names, std::optional<double>& into, const std::string& help) {
   last_ = app_.add_option_function<double>(names, [&into](const double& v) { into = v; }, help)->check(number_of<double>());
   return *this;

@@ -8,21 +8,16 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
 namespace roofline::cli {
 
-// Threads a sweep may use: every core the machine reports; one where there are no threads to
-// start (the page's WebAssembly build has none).
-[[nodiscard]] inline unsigned worker_threads() {
-#ifdef __EMSCRIPTEN__
-  return 1;
-#else
-  const unsigned n = std::thread::hardware_concurrency();
-  return n == 0 ? 1 : n;
-#endif
-}
+// Threads a sweep uses: $ROOFLINEPLAN_THREADS where set (1 to 256; anything else is refused),
+// else the cores this process may run on (its affinity, which a container's CPU set limits), at
+// most 32; one where there are no threads to start (the page's WebAssembly build has none).
+[[nodiscard]] unsigned worker_threads();
 
 // Runs produce(k) for k = 0 … chunks - 1 on `threads` threads, and consume(k, result) on the
 // calling thread for k in order. At most `window` chunks are produced ahead of the one consumed,
@@ -46,6 +41,7 @@ void ordered_parallel(std::size_t chunks, unsigned threads, std::size_t window,
   std::map<std::size_t, Done> done;  // produced, not yet consumed
   std::size_t next_chunk = 0, consumed = 0;
   bool stop = false;
+  std::exception_ptr fatal;  // a worker could not hand a chunk over (out of memory)
   auto work = [&] {
     for (;;) {
       std::size_t k;
@@ -61,9 +57,13 @@ void ordered_parallel(std::size_t chunks, unsigned threads, std::size_t window,
       } catch (...) {
         d.error = std::current_exception();
       }
-      {
+      try {
         const std::lock_guard lock(m);
         done.emplace(k, std::move(d));
+      } catch (...) {
+        const std::lock_guard lock(m);
+        fatal = std::current_exception();
+        stop = true;
       }
       ready.notify_all();
     }
@@ -77,13 +77,26 @@ void ordered_parallel(std::size_t chunks, unsigned threads, std::size_t window,
     room.notify_all();
     for (std::thread& t : pool) t.join();
   };
+  // A thread the system will not start (a process limit) leaves the work to those that did; with
+  // none, this thread does it all, in order.
+  for (unsigned i = 0; i < threads; ++i) {
+    try {
+      pool.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;
+    }
+  }
+  if (pool.empty()) {
+    for (std::size_t k = 0; k < chunks; ++k) consume(k, produce(k));
+    return;
+  }
   try {
-    for (unsigned i = 0; i < threads; ++i) pool.emplace_back(work);
     for (std::size_t k = 0; k < chunks; ++k) {
       Done d;
       {
         std::unique_lock lock(m);
-        ready.wait(lock, [&] { return done.contains(k); });
+        ready.wait(lock, [&] { return done.contains(k) || fatal; });
+        if (!done.contains(k)) std::rethrow_exception(fatal);
         d = std::move(done.at(k));
         done.erase(k);
         consumed = k + 1;

@@ -221,7 +221,7 @@ void add_plan_options(Options& o, PlanArgs& a) {
   o.add("--emit", a.emit,
         "vllm, sglang or trtllm: write each ranked row that meets the targets as the script that runs it on that "
         "engine");
-  o.add("--emit-dir", a.emit_dir, "with --emit: the folder the scripts go to").show_default();
+  o.add("--emit-dir", a.emit_dir, "with --emit: the folder the scripts go to [rooflineplan-launch]");
   o.add("--percentile", a.percentile_given,
         "size so that this percentile of TTFT and TPOT meets the targets under --arrivals, confirmed by simulation");
   o.add("--arrivals", a.percentile.arrivals, "with --percentile: poisson or gamma:CV").show_default();
@@ -325,7 +325,7 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
     throw InputError("--arrivals, --duration and --seed: only with --percentile");
   }
   if (a.top && *a.top < 1) throw InputError(fmt::format("--top: must be at least 1, got {}", *a.top));
-  if (a.emit.empty() && a.emit_dir != PlanArgs{}.emit_dir) throw InputError("--emit-dir: only with --emit");
+  if (a.emit.empty() && a.emit_dir) throw InputError("--emit-dir: only with --emit");
   if (!a.emit.empty() && a.disaggregate) {
     throw InputError("--emit: writes a colocated replica's launch; a disaggregated plan's two pools are not written");
   }
@@ -350,7 +350,8 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   if (!a.emit.empty()) {
     std::vector<LaunchRow> launch_rows;
     for (const PlanRow& r : rows) launch_rows.push_back({r.gpu, r.layout, &r.plan, r.sized_on});
-    write_launch_files(a.emit, a.emit_dir, m, x.model.front(), launch_rows, err);
+    write_launch_files(*launch::engine_named(a.emit), a.emit_dir.value_or("rooflineplan-launch"), m, x.model.front(),
+                       launch_rows, err);
   }
   print(rows, a, m, workload_at(x, std::vector<std::size_t>(kWorkloadFlags, 0), m), too_big, out);
 }

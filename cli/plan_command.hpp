@@ -28,7 +28,7 @@ struct PlanArgs {
   std::optional<double> percentile_given;  // --percentile: size on a latency percentile under an arrival process
   std::optional<long> top;                 // --top N: the N best ranked rows
   std::string emit;                        // --emit vllm|sglang|trtllm: a launch file a feasible row
-  std::string emit_dir = "rooflineplan-launch";  // --emit-dir: where they go
+  std::optional<std::string> emit_dir;     // --emit-dir: where they go (rooflineplan-launch)
 };
 
 void add_plan_options(Options& o, PlanArgs& args);

@@ -88,6 +88,7 @@ void run_point(const WorkloadAxes& x, const Product& p, const Specs& s, Tally& t
 // megabytes.
 constexpr std::size_t kChunkPoints = 1024;
 constexpr std::size_t kChunksAhead = 4;
+constexpr std::size_t kMostChunksAhead = 64;  // about 50 MB of CSV rows, whatever the threads
 
 struct Chunk {
   std::string text;  // its rows as the sink writes them
@@ -112,7 +113,7 @@ void sweep(const WorkloadAxes& x, Product& p, Sink& sink, ProgressBar& progress,
   const std::size_t chunks = (p.size() + kChunkPoints - 1) / kChunkPoints;
   std::size_t written = 0;
   ordered_parallel<Chunk>(
-      chunks, threads, kChunksAhead * threads,
+      chunks, threads, std::min(kMostChunksAhead, kChunksAhead * threads),
       [&](std::size_t k) {
         Chunk c;
         Product at = p;

@@ -1,7 +1,7 @@
 #pragma once
 // How far real kernels fall short of the roofline, in a handful of physical coefficients. The
 // roofline bound stays exactly what it is; these give an expected time beside it, and an interval
-// whose width was measured on published runs (README, "Expected performance"; `rooflineplan fit`).
+// whose width was measured on published runs (docs/expected-performance.md; `rooflineplan fit`).
 //
 // Per operator, with c its compute time and m = activation bytes/(memory·BW)
 // + weight bytes/(memory·dequant·BW) its memory time:

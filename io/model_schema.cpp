@@ -1,5 +1,5 @@
 // The model YAML, field by field: what `--model file.yaml` reads, `convert` writes and the
-// README lists. An architecture's fields sit at the top of the file beside `name` and `dtype`.
+// docs/inputs.md lists. An architecture's fields sit at the top of the file beside `name` and `dtype`.
 #include <fmt/format.h>
 
 #include <array>

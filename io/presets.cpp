@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "io/input_error.hpp"
+#include "model/model_spec.hpp"
 #include "io/nearest_word.hpp"
 #include "io/yaml_document.hpp"
 
@@ -112,11 +113,8 @@ std::vector<Preset> list_presets(PresetKind kind) {
 std::optional<std::string> hf_id(const Preset& preset) {
   const YamlDocument doc = load_yaml_file(preset.path.string());
   const YAML::Node source = doc.root["source"];
-  if (!source || !source.IsScalar() || !source.Scalar().starts_with("HF ")) return std::nullopt;
-  // The id runs from "HF " to the first space or comma: `HF Qwen/Qwen3-8B config.json, bf16 …`.
-  const std::string& s = source.Scalar();
-  const auto end = s.find_first_of(" ,", 3);
-  return s.substr(3, end == std::string::npos ? std::string::npos : end - 3);
+  if (!source || !source.IsScalar()) return std::nullopt;
+  return hf_id_of_source(source.Scalar());
 }
 
 std::string resolve_preset(PresetKind kind, const std::string& arg) {

@@ -6,9 +6,6 @@ namespace roofline::launch {
 
 namespace {
 
-// GPUs in one node when the script is not told: an HGX or DGX board.
-constexpr int kGpusPerNode = 8;
-
 void comment_lines(std::string& out, std::string_view prefix, std::string_view text) {
   // One "# " line a sentence is enough: the lines are short, and a reader's editor wraps.
   out += fmt::format("# {}{}\n", prefix, text);
@@ -39,16 +36,22 @@ void add_common_warnings(Script& script, const LaunchSpec& s) {
         "{} (the engine reads its format from the checkpoint's config)",
         s.weight_format, s.weight_format));
   }
+  if (s.model_is_id && s.model_from_file) {
+    script.warnings.push_back(fmt::format(
+        "the model file's source names {}: MODEL is that checkpoint; set MODEL to yours if the file describes another",
+        s.model));
+  }
+  for (const std::string& p : s.plan_only) script.warnings.push_back(p);
   if (s.lm_head_changed) {
     script.warnings.push_back(
         "--lm-head asked a format the checkpoint does not store: the engine keeps the LM head as the checkpoint has "
         "it, so its bytes differ from the plan's");
   }
-  if (s.gpus_per_replica() > kGpusPerNode) {
+  if (s.gpus_per_replica() > s.gpus_per_node) {
     script.warnings.push_back(fmt::format(
         "one replica spans {} GPUs, more than a {}-GPU node: start it across nodes as the engine's multi-node guide "
         "says; this script sets no CUDA_VISIBLE_DEVICES for it",
-        s.gpus_per_replica(), kGpusPerNode));
+        s.gpus_per_replica(), s.gpus_per_node));
   }
 }
 
@@ -68,7 +71,7 @@ std::string render(const Script& script, const LaunchSpec& s) {
   out += "set -euo pipefail\n";
   out += fmt::format("MODEL=${{MODEL:-{}}}\n", shell_quoted(s.model));
   out += "REPLICA=${REPLICA:-0}\n";
-  out += fmt::format("GPUS_PER_NODE=${{GPUS_PER_NODE:-{}}}\n", kGpusPerNode);
+  out += fmt::format("GPUS_PER_NODE=${{GPUS_PER_NODE:-{}}}\n", s.gpus_per_node);
   out += fmt::format("GPUS_PER_REPLICA={}\n", g);
   out += "if (( GPUS_PER_REPLICA <= GPUS_PER_NODE )); then\n"
          "  FIRST_GPU=$(( REPLICA % (GPUS_PER_NODE / GPUS_PER_REPLICA) * GPUS_PER_REPLICA ))\n"

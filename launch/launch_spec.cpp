@@ -17,16 +17,6 @@ constexpr std::array kEngines = {std::pair{Engine::vllm, std::string_view("vllm"
                                  std::pair{Engine::sglang, std::string_view("sglang")},
                                  std::pair{Engine::trtllm, std::string_view("trtllm")}};
 
-// The Hugging Face id a model was converted from: its source reads "HF <id> config.json, …".
-std::optional<std::string> hf_id(const ModelSpec& m) {
-  if (!m.source.starts_with("HF ")) return std::nullopt;
-  const std::string rest = m.source.substr(3);
-  const std::string id = rest.substr(0, rest.find_first_of(" ,"));
-  const auto slash = id.find('/');
-  if (slash == std::string::npos || slash == 0 || slash + 1 == id.size()) return std::nullopt;
-  return id;
-}
-
 // Two formats the engines load alike: every 16- or 32-bit float runs in the model's dtype.
 bool same_format(WeightFormat a, WeightFormat b) { return a == b || (is_wide_float(a) && is_wide_float(b)); }
 
@@ -77,12 +67,50 @@ std::optional<Engine> engine_named(std::string_view text) {
   return std::nullopt;
 }
 
-LaunchSpec launch_spec(const ModelSpec& m, std::string_view model_arg, const Workload& w, const CapacityPlan& plan,
-                       const MemoryLedger& ledger, int rank, std::string row) {
+namespace {
+
+// What the plan priced that the engines choose for themselves: said in every script, so a server
+// that differs from the plan is not a surprise.
+std::vector<std::string> plan_only(const Precision& asked, const Precision& stored, const ModelSpec& m,
+                                   const Workload& w) {
+  std::vector<std::string> out;
+  const Precision defaults = resolve_precision(m);
+  if (asked.compute != defaults.compute) {
+    out.push_back(fmt::format("--compute {}: the plan priced the matrix units in {}; the engine computes as its kernels "
+                              "for the checkpoint do",
+                              name(asked.compute), name(asked.compute)));
+  }
+  if (asked.activations != defaults.activations) {
+    out.push_back(fmt::format("--activations {}: the plan held activations in {}; the engine keeps its own",
+                              name(asked.activations), name(asked.activations)));
+  }
+  if (w.pp > 1 && w.microbatches > 0) {
+    out.push_back(fmt::format("--microbatches {}: the engine splits the pipeline's batch as it schedules, not as "
+                              "the plan did",
+                              w.microbatches));
+  }
+  bool grouped = false;
+  for (TensorClass c : kBlockClasses) {
+    grouped = grouped || (layout(asked.of(c)).scaling == Scaling::group && layout(asked.of(c)).group == 0);
+  }
+  if (grouped && asked.group_size != stored.group_size) {
+    out.push_back(fmt::format("--group-size {}: the checkpoint's group size decides; the plan priced scales a {} "
+                              "weights",
+                              asked.group_size, asked.group_size));
+  }
+  return out;
+}
+
+}  // namespace
+
+LaunchSpec launch_spec(const ModelSpec& m, std::string_view model_arg, bool model_from_file, const GpuSpec& g,
+                       const Workload& w, const CapacityPlan& plan, const MemoryLedger& ledger, int rank,
+                       std::string row) {
   LaunchSpec s;
-  const std::optional<std::string> id = hf_id(m);
+  const std::optional<std::string> id = hf_id_of_source(m.source);
   s.model = id.value_or(std::string(model_arg));
   s.model_is_id = id.has_value();
+  s.model_from_file = model_from_file;
   s.row = std::move(row);
   s.rank = rank;
   s.tp = w.tp;
@@ -98,6 +126,9 @@ LaunchSpec launch_spec(const ModelSpec& m, std::string_view model_arg, const Wor
   s.weight_format = block ? std::string(name(*block)) : "mixed";
   const Precision stored = resolve_precision(m);
   s.lm_head_changed = !same_format(w.precision.of(TensorClass::lm_head), stored.of(TensorClass::lm_head));
+  s.plan_only = plan_only(w.precision, stored, m, w);
+  s.naive_attention = w.attention == AttentionKernel::naive;
+  if (g.interconnect && g.interconnect->domain > 0) s.gpus_per_node = g.interconnect->domain;
   s.reserve = w.reserve_fraction;
   const double capacity = ledger.capacity.value();
   s.weights_share = ledger.weights.value() / capacity;
@@ -107,6 +138,9 @@ LaunchSpec launch_spec(const ModelSpec& m, std::string_view model_arg, const Wor
 }
 
 std::optional<std::string> refusal(Engine e, const LaunchSpec& s) {
+  if (s.naive_attention) {
+    return std::string("--attention: the engines run a flash attention kernel; plan with --attention flash");
+  }
   switch (e) {
     case Engine::vllm: return vllm_refusal(s);
     case Engine::sglang: return sglang_refusal(s);

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hardware/gpu_spec.hpp"
 #include "model/capacity_plan.hpp"
 #include "model/memory_ledger.hpp"
 #include "model/model_spec.hpp"
@@ -39,6 +40,12 @@ struct LaunchSpec {
   WeightSource weights = WeightSource::checkpoint;
   std::string weight_format;  // the block classes' format, or "mixed"
   bool lm_head_changed = false;  // --lm-head asked a format the checkpoint does not store
+  bool model_from_file = false;  // --model named a file (whose source may name an upstream id)
+  // Flags the plan priced that no engine flag sets, each as its flag and what the plan assumed
+  // ("--compute fp8: …"): warnings in every script.
+  std::vector<std::string> plan_only;
+  bool naive_attention = false;  // --attention naive: engines run a flash kernel
+  int gpus_per_node = 8;         // the GPU's interconnect domain, else an HGX board's 8
   // Shares of one GPU's memory, as the plan's memory ledger counts them (the replica's sums over
   // its GPUs): what it kept free (--reserve), its weights, and the prefill's peak activations.
   // The KV cache gets the rest.
@@ -72,9 +79,9 @@ struct LaunchSpec {
 
 // The spec for a feasible row: `model_arg` is what --model said, `m` what it loaded, `ledger`
 // the memory of the row's layout at the planned batch.
-[[nodiscard]] LaunchSpec launch_spec(const ModelSpec& m, std::string_view model_arg, const Workload& w,
-                                     const CapacityPlan& plan, const MemoryLedger& ledger, int rank,
-                                     std::string row);
+[[nodiscard]] LaunchSpec launch_spec(const ModelSpec& m, std::string_view model_arg, bool model_from_file,
+                                     const GpuSpec& g, const Workload& w, const CapacityPlan& plan,
+                                     const MemoryLedger& ledger, int rank, std::string row);
 
 // A launch file: its name within the folder, its text, and what it could not say in flags (also
 // written into the text, as comments), for stderr.

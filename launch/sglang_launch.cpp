@@ -26,18 +26,29 @@ Script sglang_script(const LaunchSpec& s) {
     flag("--enable-dp-attention");
     flag("--dp-size", fmt::format("{}", s.tp));
   }
-  // A whole prompt for every attention rank at once: prefills are never chunked, as planned.
+  // A whole prompt for every attention rank at once: prefills are never chunked, as planned; and
+  // the rank's sequences as the other engines get them (SGLang's floor of total / ranks would
+  // run 58 a rank of a planned 470 over 8).
   const long chunk = s.prompt_tokens * s.attention_ranks();
-  flag("--max-running-requests", fmt::format("{}", s.batch));
+  const long running = s.batch_per_rank() * s.attention_ranks();
+  flag("--max-running-requests", fmt::format("{}", running));
   flag("--chunked-prefill-size", fmt::format("{}", chunk));
+  // A prefill joins the running decodes in one step, the step the plan prices (SGLang runs them
+  // apart by default).
+  flag("--enable-mixed-chunk");
   flag("--context-length", fmt::format("{}", s.max_len()));
   flag("--kv-cache-dtype", s.kv == DType::fp8 ? "fp8_e4m3" : "auto");
   if (s.weights == WeightSource::online_fp8) flag("--quantization", "fp8");
   flag("--mem-fraction-static", share(s.static_share()));
+  flag("--host", "0.0.0.0");  // SGLang listens on 127.0.0.1 unless told: the router is elsewhere
   script.notes.push_back(fmt::format("--context-length {}: the plan's {} prompt + {} generated tokens; the engine refuses longer "
                                      "requests",
                                      s.max_len(), s.prompt_tokens, s.gen_tokens));
-  script.notes.push_back(fmt::format("--max-running-requests {}: the planned batch", s.batch));
+  script.notes.push_back(s.dp_attention ? fmt::format("--max-running-requests {}: the planned batch of {}, {} a rank "
+                                                      "over {} ranks (SGLang divides it by --dp-size)",
+                                                      running, s.batch, s.batch_per_rank(), s.attention_ranks())
+                                        : fmt::format("--max-running-requests {}: the planned batch", s.batch));
+  script.notes.push_back("--enable-mixed-chunk: a prefill joins the running decodes in one step, as the plan prices it");
   script.notes.push_back(fmt::format("--chunked-prefill-size {}: a whole {}-token prompt{}, as the plan prefills",
                                      chunk, s.prompt_tokens,
                                      s.dp_attention ? fmt::format(" for each of the {} ranks", s.tp) : ""));

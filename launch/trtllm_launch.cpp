@@ -9,7 +9,16 @@
 
 namespace roofline::launch {
 
-std::optional<std::string> trtllm_refusal(const LaunchSpec& s) { return kv_refusal("TensorRT-LLM", s); }
+std::optional<std::string> trtllm_refusal(const LaunchSpec& s) {
+  if (auto kv = kv_refusal("TensorRT-LLM", s)) return kv;
+  // The fraction is written to three decimals: below 0.001 it would give the cache nothing.
+  if (!(s.kv_share_of_free() >= 0.001)) {
+    return fmt::format("--reserve: {} leaves the KV cache {:.2g} of the memory free after the weights, which "
+                       "TensorRT-LLM's free_gpu_memory_fraction cannot say; lower --reserve",
+                       share(s.reserve), s.kv_share_of_free());
+  }
+  return std::nullopt;
+}
 
 Script trtllm_script(const LaunchSpec& s) {
   Script script;

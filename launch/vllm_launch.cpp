@@ -47,6 +47,7 @@ Script vllm_script(const LaunchSpec& s) {
   flag("--kv-cache-dtype", s.kv == DType::fp8 ? "fp8" : "auto");
   if (s.weights == WeightSource::online_fp8) flag("--quantization", "fp8");
   flag("--gpu-memory-utilization", share(s.usable_share()));
+  flag("--host", "0.0.0.0");
   script.notes.push_back(s.dp_attention ? fmt::format("--max-num-seqs {}: the planned batch of {} over {} ranks",
                                                       s.batch_per_rank(), s.batch, s.attention_ranks())
                                         : fmt::format("--max-num-seqs {}: the planned batch", s.batch));

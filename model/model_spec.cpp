@@ -324,4 +324,13 @@ std::optional<SpecError> validate(const ModelSpec& m) {
   return positive("params", m.declared_params);
 }
 
+std::optional<std::string> hf_id_of_source(std::string_view source) {
+  if (!source.starts_with("HF ")) return std::nullopt;
+  const std::string_view rest = source.substr(3);
+  const std::string_view id = rest.substr(0, rest.find_first_of(" ,"));
+  const auto slash = id.find('/');
+  if (slash == std::string_view::npos || slash == 0 || slash + 1 == id.size()) return std::nullopt;
+  return std::string(id);
+}
+
 }  // namespace roofline

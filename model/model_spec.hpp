@@ -4,6 +4,7 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hardware/dtype.hpp"
@@ -188,5 +189,9 @@ struct ModelSpec {
 
 // The first rule the spec breaks, naming the field so the loader can point at it.
 [[nodiscard]] std::optional<SpecError> validate(const ModelSpec& m);
+
+// The Hugging Face id a `source` names: `HF Qwen/Qwen3-8B config.json, bf16 …` is Qwen/Qwen3-8B
+// (from "HF " to the first space or comma, an organisation and a name); empty otherwise.
+[[nodiscard]] std::optional<std::string> hf_id_of_source(std::string_view source);
 
 }  // namespace roofline

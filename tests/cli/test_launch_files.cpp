@@ -92,8 +92,10 @@ TEST_CASE("emit: the planned batch of 470 over 8 attention ranks, worked by hand
   const Folder g("by-hand-sglang");
   REQUIRE(run_cli(qwen_dp_attention("sglang", g)).code == 0);
   const std::string sglang = read(g.files().at(0));
-  // SGLang divides both by --dp-size itself: the replica's totals, 470 and 8 × 512.
-  CHECK(sglang.find("--max-running-requests 470 \\") != std::string::npos);
+  // SGLang divides both by --dp-size itself (with a floor): 8 × 59 = 472 runs the 59 a rank the
+  // other engines get (470 would run 58), and 8 × 512 a whole prompt a rank.
+  CHECK(sglang.find("--max-running-requests 472 \\") != std::string::npos);
+  CHECK(sglang.find("--enable-mixed-chunk \\") != std::string::npos);
   CHECK(sglang.find("--chunked-prefill-size 4096 \\") != std::string::npos);
   CHECK(sglang.find("--kv-cache-dtype fp8_e4m3 \\") != std::string::npos);
 }
@@ -165,6 +167,10 @@ TEST_CASE("emit: the flags that do not go with it are refused") {
   };
   check_error(with({"--emit", "ollama"}), "--emit", "vllm, sglang or trtllm, not 'ollama'");
   check_error(with({"--emit-dir", "x"}), "--emit-dir", "only with --emit");
+  // Even naming the default folder: the flag is there, --emit is not.
+  check_error(with({"--emit-dir", "rooflineplan-launch"}), "--emit-dir", "only with --emit");
+  check_error(with({"--emit", "vllm", "--attention", "naive", "--emit-dir", "unused"}), "--attention",
+              "flash attention kernel");
   check_error(with({"--emit", "vllm", "--disaggregate"}), "--emit", "disaggregated");
   check_error(with({"--emit", "vllm", "--percentile", "99"}), "--emit", "--percentile");
 }
@@ -179,4 +185,33 @@ TEST_CASE("emit: a model given as a file and weights its checkpoint lacks are wa
   CHECK(text.find("# WARNING: the plan stores the weights as int4") != std::string::npos);
   CHECK(r.err.find("not a Hugging Face id") != std::string::npos);
   CHECK(r.err.find("stores the weights as int4") != std::string::npos);
+}
+
+TEST_CASE("emit: flags the plan priced that no engine flag sets are warned of in the script") {
+  const Folder f("plan-only");
+  const auto r = run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "5", "--compute", "fp8",
+                          "--activations", "fp8", "--emit", "trtllm", "--emit-dir", f.path.string()});
+  REQUIRE(r.code == 0);
+  const std::string text = read(f.files().at(0));
+  CHECK(text.find("# WARNING: --compute fp8: the plan priced the matrix units in fp8") != std::string::npos);
+  CHECK(text.find("# WARNING: --activations fp8:") != std::string::npos);
+  CHECK(r.err.find("--compute fp8") != std::string::npos);
+}
+
+TEST_CASE("emit: an earlier plan's scripts for the engine leave the folder, others stay") {
+  const Folder f("earlier");
+  // Three rows, then one: the earlier 02 and 03 would otherwise be started beside the new 01.
+  REQUIRE(run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm,a100-80gb,l40s", "--rate", "5", "--emit", "vllm",
+                   "--emit-dir", f.path.string()})
+              .code == 0);
+  REQUIRE(f.files().size() == 3);
+  std::ofstream(f.path / "notes.txt") << "mine\n";
+  const auto r = run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "5", "--emit", "vllm",
+                          "--emit-dir", f.path.string()});
+  REQUIRE(r.code == 0);
+  CHECK(r.err.find("removed 3 launch files of an earlier plan for vllm") != std::string::npos);
+  const auto files = f.files();
+  REQUIRE(files.size() == 2);
+  CHECK(files[0].filename() == "01-vllm-nvidia-h100-sxm-tp1.sh");
+  CHECK(files[1].filename() == "notes.txt");
 }

@@ -4,7 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <stdexcept>
 #include <thread>
 
@@ -91,17 +93,38 @@ TEST_CASE("csv numbers: the same text as fmt's {} for whole, fractional, huge an
   CHECK(out == "-42");
 }
 
-TEST_CASE("sweep: 2000 points written on every core are the serial rows in order") {
-  // A sweep of at most 1024 points runs on one core; 2000 run in chunks on all of them. The two
-  // halves of the outer axis (--prompt walks outside --batch), each written serially, are the
-  // whole sweep's rows.
-  auto csv = [](const std::string& prompts) {
-    const auto r = test::run_cli({"sweep", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--prompt", prompts, "-b", "1,64"});
+TEST_CASE("sweep: 4000 points on 4 threads are one thread's rows, skips and warnings") {
+  // Chunks of 1024 points: 4 threads write them out of turn unless the sink is fed in order. Half
+  // the points are skipped (tp 3 does not divide 32 heads) and batch 600 at long prompts does not
+  // fit, so the tallies merged from the chunks are checked too.
+  auto run = [](const char* threads) {
+    ::setenv("ROOFLINEPLAN_THREADS", threads, 1);
+    const auto r = test::run_cli({"sweep", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--prompt", "1..1000", "-b", "1,600",
+                                  "--tp", "1,3"});
+    ::unsetenv("ROOFLINEPLAN_THREADS");
     REQUIRE(r.code == 0);
-    return r.out;
+    return r;
   };
-  const std::string whole = csv("1..1000");
-  const std::string first = csv("1..500"), second = csv("501..1000");
-  const std::string header = first.substr(0, first.find('\n') + 1);
-  CHECK(whole == first + second.substr(header.size()));
+  const auto one = run("1"), four = run("4");
+  CHECK(std::count(one.out.begin(), one.out.end(), '\n') == 1 + 2000);
+  CHECK(four.out == one.out);
+  CHECK(four.err == one.err);
+  CHECK_THAT(one.err, Catch::Contains("skipped 2000 of 4000 points") && Catch::Contains("carry warnings, the first"));
+  const auto jsonl_args = std::vector<std::string>{"sweep", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--prompt",
+                                                   "1..1500", "-f", "jsonl"};
+  ::setenv("ROOFLINEPLAN_THREADS", "1", 1);
+  const auto jsonl_one = test::run_cli(jsonl_args);
+  ::setenv("ROOFLINEPLAN_THREADS", "3", 1);
+  const auto jsonl_three = test::run_cli(jsonl_args);
+  ::unsetenv("ROOFLINEPLAN_THREADS");
+  CHECK(jsonl_three.out == jsonl_one.out);
+}
+
+TEST_CASE("sweep: ROOFLINEPLAN_THREADS other than 1 to 256 is refused, naming it") {
+  for (const char* bad : {"0", "257", "four", "2x", ""}) {
+    ::setenv("ROOFLINEPLAN_THREADS", bad, 1);
+    const auto r = test::run_cli({"sweep", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "1..2000"});
+    ::unsetenv("ROOFLINEPLAN_THREADS");
+    test::check_error(r, "ROOFLINEPLAN_THREADS", "a whole number from 1 to 256");
+  }
 }

@@ -21,6 +21,9 @@ expect_failure "$bin" convert llama-2-7b
 expect_failure "$bin" presets
 expect_failure "$bin" completion
 expect_failure "$bin" sweep $m -b 1..1024:+1
+# Past one chunk of 1024 points, rows come from the worker threads: CSV and JSON lines.
+ROOFLINEPLAN_THREADS=2 expect_failure "$bin" sweep $m -b 1..4096:+1
+ROOFLINEPLAN_THREADS=2 expect_failure "$bin" sweep $m -b 1..4096:+1 -f jsonl
 expect_failure "$bin" sweep $m -b 1..64:x2 --out /dev/full
 expect_failure "$bin" --help
 expect_failure "$bin" fit "$ex/../tests/data/measurements/training.csv"

@@ -29,4 +29,5 @@ exec vllm serve "$MODEL" \
   --kv-cache-dtype fp8 \
   --quantization fp8 \
   --gpu-memory-utilization 0.9 \
+  --host 0.0.0.0 \
   --port "$PORT"
