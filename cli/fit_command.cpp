@@ -20,6 +20,7 @@
 #include "io/spec_loader.hpp"
 #include "model/engine.hpp"
 #include "model/leave_one_source_out.hpp"
+#include "report/terminal_width.hpp"
 #include "report/fit_view.hpp"
 #include "report/safe_text.hpp"
 #include "report/warning_text.hpp"
@@ -185,7 +186,7 @@ void run_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
   } else {
     const bool markdown = a.format == "markdown";
     for (const report::TextTable& t : report::fit_tables(f, runs)) {
-      text += (markdown ? report::render_markdown(t) : report::render_plain(t)) + "\n";
+      text += (markdown ? report::render_markdown(t) : report::render_plain(t, report::table_width(out))) + "\n";
     }
     text += report::fit_summary(f, runs);
   }

@@ -6,6 +6,7 @@
 #include "model/parameters.hpp"
 #include "io/presets.hpp"
 #include "io/spec_loader.hpp"
+#include "report/terminal_width.hpp"
 #include "report/text_table.hpp"
 
 namespace roofline::cli {
@@ -23,7 +24,7 @@ void print_presets(std::ostream& out) {
     models.rows.push_back({p.id, m.name, human_count(c.total()), human_count(c.active()),
                            human(kv_bytes_per_token(m, prec)), m.source});
   }
-  out << render_plain(models) << "\n";
+  out << render_plain(models, table_width(out)) << "\n";
   TextTable gpus{"GPUs", {"preset", "name", "memory", "bandwidth", "fp16", "power", "source"}, {}};
   for (const Preset& p : list_presets(PresetKind::gpu)) {
     const GpuSpec g = read_gpu(load_yaml_file(p.path.string()));
@@ -31,7 +32,7 @@ void print_presets(std::ostream& out) {
     gpus.rows.push_back({p.id, g.name, human(g.memory_capacity), human(g.memory_bandwidth),
                          fp16 ? human(*fp16) : "-", g.power ? fmt::format("{:g} W", g.power->value()) : "-", g.source});
   }
-  out << render_plain(gpus);
+  out << render_plain(gpus, table_width(out));
 }
 
 }  // namespace roofline::cli

@@ -15,6 +15,7 @@
 #include "model/parameters.hpp"
 #include "io/spec_loader.hpp"
 #include "report/safe_text.hpp"
+#include "report/terminal_width.hpp"
 #include "report/text_table.hpp"
 #include "cli/calibrate_command.hpp"
 #include "cli/memory_check.hpp"
@@ -289,7 +290,7 @@ void run_validate(const ValidateArgs& a, std::ostream& out, std::ostream& err) {
                       fmt::format("{:+.1f}%", 100 * p.error()), fmt::format("{:+.1f}%", 100 * p.expected_error()),
                       fmt::format("{}/{}", in.inside, in.total), std::string(name(p.bound))});
   }
-  out << render_plain(t);
+  out << render_plain(t, report::table_width(out));
   // The knee where the flat (memory-bound) step meets the compute slope of the largest batch.
   const Point& first = decode.front();
   const Point& last = decode.back();

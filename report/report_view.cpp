@@ -202,7 +202,7 @@ std::string render_report(const Report& r, bool with_ops, std::string (*render)(
 }
 
 std::string render_report_plain(const Report& r, bool with_ops) {
-  return fmt::format("{}\n{}", fmt::join(summary_lines(r), "\n"), render_report(r, with_ops, render_plain, "*"));
+  return fmt::format("{}\n{}", fmt::join(summary_lines(r), "\n"), render_report(r, with_ops, [](const TextTable& t) { return render_plain(t); }, "*"));
 }
 
 std::string render_report_markdown(const Report& r, bool with_ops) {

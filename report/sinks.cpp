@@ -5,6 +5,7 @@
 #include "report/run_envelope.hpp"
 #include "report/safe_text.hpp"
 #include "report/sink.hpp"
+#include "report/terminal_width.hpp"
 #include "report/text_table.hpp"
 #include "report/write_error.hpp"
 
@@ -155,7 +156,10 @@ class JsonSink final : public BufferedSink {
 class PlainTableSink final : public BufferedSink {
  public:
   PlainTableSink(Shape shape, Columns columns, std::ostream& out)
-      : BufferedSink(std::move(columns), out), shape_(shape), window_{columns_.title, columns_.table_header, {}} {}
+      : BufferedSink(std::move(columns), out),
+        shape_(shape),
+        window_{columns_.title, columns_.table_header, {}},
+        width_(table_width(out)) {}
   void add(const Record& r) override {
     if (shape_ == Shape::document) {
       buffer_ += r.view(false, columns_);
@@ -163,6 +167,7 @@ class PlainTableSink final : public BufferedSink {
     }
     if (layout_) {
       append_plain_row(buffer_, *layout_, r.cells());
+      streamed_ = true;
       written();
       return;
     }
@@ -172,17 +177,22 @@ class PlainTableSink final : public BufferedSink {
 
  private:
   void draw_window() {
-    layout_ = plain_layout(window_);
-    buffer_ += render_plain(window_);
+    layout_ = plain_layout(window_, width_);
+    buffer_ += render_plain(window_, width_);
     window_.rows.clear();
     written();
   }
   void close() override {
     if (shape_ == Shape::rows && !layout_) draw_window();
+    if (streamed_) {
+      if (const std::string note = fit_note(*layout_, columns_.table_header); !note.empty()) buffer_ += note + "\n";
+    }
     append_notes();
   }
   Shape shape_;
   TextTable window_;
+  bool streamed_ = false;  // rows drawn after the first window's table
+  std::size_t width_;  // the terminal's columns, or 0 (report/terminal_width.hpp)
   std::optional<PlainLayout> layout_;
 };
 

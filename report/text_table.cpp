@@ -1,19 +1,44 @@
 #include "report/text_table.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
 
 #include "report/safe_text.hpp"
+#include "text/utf8.hpp"
 
 namespace roofline::report {
 
 namespace {
 
-// Display width in code points, so that "µs" and Chinese text align like ASCII does.
-std::size_t display_width(const std::string& s) {
-  return static_cast<std::size_t>(std::count_if(s.begin(), s.end(), [](char c) { return (c & 0xC0) != 0x80; }));
+// Display width in terminal columns: "µs" takes one, a Chinese character two.
+std::size_t display_width(const std::string& s) { return text::display_width(s); }
+
+// A text column is cut no narrower than this: a name (NVIDIA A100 80GB SXM) still reads whole.
+constexpr std::size_t kNarrowestCut = 24;
+
+// The longest start of `cell` that fits `width` columns with the … after it.
+std::string cut_to(const std::string& cell, std::size_t width) {
+  std::string out;
+  std::size_t used = 0;
+  for (std::size_t i = 0; i < cell.size();) {
+    std::size_t end = i + 1;
+    while (end < cell.size() && (static_cast<unsigned char>(cell[end]) & 0xC0) == 0x80) ++end;
+    const std::size_t w = display_width(cell.substr(i, end - i));
+    if (used + w + 1 > width) break;
+    out += cell.substr(i, end - i);
+    used += w;
+    i = end;
+  }
+  return out + "…";
+}
+
+std::size_t drawn_width(const std::vector<std::size_t>& widths, std::size_t shown) {
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < shown; ++i) total += widths[i] + 2;
+  return total;  // two spaces before the first column and between the others
 }
 
 std::vector<std::size_t> column_widths(const TextTable& t) {
@@ -42,7 +67,8 @@ std::vector<bool> numeric_columns(const TextTable& t) {
   return numeric;
 }
 
-void append_cell(std::string& out, const std::string& cell, std::size_t width, bool left) {
+void append_cell(std::string& out, const std::string& raw, std::size_t width, bool left) {
+  const std::string cell = display_width(raw) > width ? cut_to(raw, width) : raw;
   const std::string pad(width - std::min(width, display_width(cell)), ' ');
   out += left ? cell + pad : pad + cell;
 }
@@ -65,15 +91,41 @@ TextTable shown(const TextTable& t) {
 
 }  // namespace
 
-PlainLayout plain_layout(const TextTable& t) {
+PlainLayout plain_layout(const TextTable& t, std::size_t width) {
   const TextTable s = shown(t);
-  return {column_widths(s), numeric_columns(s)};
+  PlainLayout l{column_widths(s), numeric_columns(s), t.header.size(), false, width};
+  if (width == 0) return l;
+  // First the widest text column is cut, a column at a time, down to kNarrowestCut; numbers are
+  // never cut (a cut number reads as another number).
+  while (drawn_width(l.widths, l.shown) > width) {
+    std::size_t widest = l.widths.size();
+    for (std::size_t i = 0; i < l.widths.size(); ++i) {
+      if (!l.numeric[i] && l.widths[i] > kNarrowestCut && (widest == l.widths.size() || l.widths[i] > l.widths[widest])) {
+        widest = i;
+      }
+    }
+    if (widest == l.widths.size()) break;
+    const std::size_t excess = drawn_width(l.widths, l.shown) - width;
+    l.widths[widest] -= std::min(excess, l.widths[widest] - kNarrowestCut);
+    l.cut = true;
+  }
+  // Then columns from the right, the first always kept.
+  while (l.shown > 1 && drawn_width(l.widths, l.shown) > width) --l.shown;
+  return l;
+}
+
+std::string fit_note(const PlainLayout& l, const std::vector<std::string>& header) {
+  if (l.shown >= header.size()) return {};
+  std::vector<std::string> left_out(header.begin() + static_cast<std::ptrdiff_t>(l.shown), header.end());
+  return fmt::format("(to fit {} columns, the rows after the first table leave out {}; a wider terminal, a file or a "
+                     "pipe gets them)",
+                     l.width, fmt::join(left_out, ", "));
 }
 
 void append_plain_row(std::string& out, const PlainLayout& layout, const std::vector<std::string>& raw) {
   const std::vector<std::string> row = shown(raw);
   out += "  ";
-  for (std::size_t i = 0; i < layout.widths.size(); ++i) {
+  for (std::size_t i = 0; i < layout.shown; ++i) {
     if (i > 0) out += "  ";
     append_cell(out, i < row.size() ? row[i] : std::string(), layout.widths[i], !layout.numeric[i]);
   }
@@ -81,15 +133,29 @@ void append_plain_row(std::string& out, const PlainLayout& layout, const std::ve
   out += "\n";
 }
 
-std::string render_plain(const TextTable& t) {
-  const PlainLayout layout = plain_layout(t);
+std::string render_plain(const TextTable& t, std::size_t width) {
+  const PlainLayout layout = plain_layout(t, width);
   std::string out;
   if (!t.title.empty()) out += terminal_text(t.title) + "\n";
   append_plain_row(out, layout, t.header);
-  std::size_t total = 0;
-  for (std::size_t w : layout.widths) total += w + 2;
-  out += "  " + std::string(total - 2, '-') + "\n";
+  out += "  " + std::string(std::max<std::size_t>(drawn_width(layout.widths, layout.shown), 2) - 2, '-') + "\n";
   for (const auto& row : t.rows) append_plain_row(out, layout, row);
+  if (layout.cut) {
+    // Short enough for the narrowest terminal fitted (40 columns); a file or a pipe gets them whole.
+    out += fmt::format("(… ends the cells cut to fit {} columns)\n", width);
+  }
+  // Columns that did not fit wrap: they continue below, beside the first column again, so that
+  // nothing is lost (a plan's replicas and cost sit at its right).
+  if (layout.shown > 1 && layout.shown < t.header.size()) {
+    auto rest_of = [&](const std::vector<std::string>& row) {
+      std::vector<std::string> r{row.empty() ? std::string() : row[0]};
+      for (std::size_t i = layout.shown; i < row.size(); ++i) r.push_back(row[i]);
+      return r;
+    };
+    TextTable rest{"", rest_of(t.header), {}};
+    for (const auto& row : t.rows) rest.rows.push_back(rest_of(row));
+    out += "\n" + render_plain(rest, width);
+  }
   return out;
 }
 

@@ -182,7 +182,8 @@ function drawPhases(r) {
 
 function drawChart(kind) {
   const path = `/out/${kind}.svg`;
-  const a = run(['plot', ...pointFlags(), '--kind', kind, '--out', path]);
+  // The charts speak the story's language (plot --lang), chosen on the explain view.
+  const a = run(['plot', ...pointFlags(), '--kind', kind, '--lang', state.lang, '--out', path]);
   $('chart-' + kind).innerHTML = a.exit === 0 ? Module.FS.readFile(path, { encoding: 'utf8' }) : `<pre>${escapeHtml(a.err)}</pre>`;
 }
 

@@ -184,6 +184,12 @@ try {
     await evaluate(`document.querySelectorAll('#explain-chart svg').length`) === 1, 'the story draws its roofline as SVG before the self-test');
   await evaluate(`document.querySelector('#tabs button[data-view=explain]').click()`);
   await screenshot('page-explain-zh.png');
+  // The charts follow the language too: the batch chart's axis is 批大小, its title no English.
+  const batchChart = await evaluate(`document.getElementById('chart-batch').textContent`);
+  check(/批大小/.test(batchChart) && !/Decode against batch/.test(batchChart), 'the batch chart speaks Chinese with the story');
+  await act(`document.querySelector('.lang button[data-lang=en]').click()`);
+  check(/Decode against batch/.test(await evaluate(`document.getElementById('chart-batch').textContent`)),
+    'and English again with it');
   await evaluate(`document.querySelector('#tabs button[data-view=roofline]').click()`);
 
   // The seed example (README): 7.00 ms, 143 tokens/s, B* 156, on the page.

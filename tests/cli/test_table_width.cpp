@@ -1,0 +1,74 @@
+// Issue 24, tables that fit the terminal: `presets` was 370 columns wide. On a terminal a table's
+// long text cells are cut (said under it) and the columns that still do not fit continue below,
+// beside the first column again; a file or a pipe gets the whole table.
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "cli_runner.hpp"
+#include "report/terminal_width.hpp"
+#include "report/text_table.hpp"
+#include "text/utf8.hpp"
+
+using namespace roofline;
+using report::TextTable;
+
+namespace {
+
+std::vector<std::string> lines_of(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+TextTable plan_like() {
+  TextTable t{"", {"gpu", "layout", "batch", "TPOT", "TTFT", "tok/s/replica", "replicas", "GPUs", "$/M tokens"}, {}};
+  t.rows.push_back({"NVIDIA A100 80GB SXM", "tp 1", "133", "50.0 ms", "71.6 ms", "2660", "2", "2", "0.1234"});
+  t.rows.push_back({"NVIDIA H100 SXM", "tp 1", "333", "49.9 ms", "44.2 ms", "6674", "1", "1", "0.0987"});
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("tables: without a width the table is drawn whole, as before") {
+  const std::string whole = report::render_plain(plan_like());
+  CHECK(whole == report::render_plain(plan_like(), 0));
+  CHECK(lines_of(whole).size() == 4);  // header, rule, two rows: no note
+}
+
+TEST_CASE("tables: a plan wider than 60 columns wraps, every column kept and every line within 60") {
+  const std::string text = report::render_plain(plan_like(), 60);
+  for (const std::string& line : lines_of(text)) CHECK(text::display_width(line) <= 60);
+  // Each header once but the first, which starts both parts; each figure still there.
+  for (const std::string h : {"layout", "batch", "TPOT", "TTFT", "tok/s/replica", "replicas", "GPUs", "$/M tokens"}) {
+    CHECK(text.find(h) != std::string::npos);
+    CHECK(text.find(h) == text.rfind(h));
+  }
+  CHECK(text.find("0.1234") != std::string::npos);
+  CHECK(text.find("NVIDIA A100 80GB SXM") != text.rfind("NVIDIA A100 80GB SXM"));  // the key, in both parts
+  CHECK(text.find("cut") == std::string::npos);  // nothing cut: names of 20 columns are kept whole
+}
+
+TEST_CASE("tables: long text is cut with … and the cut is said under the table") {
+  TextTable t{"", {"preset", "source"}, {}};
+  t.rows.push_back({"qwen3-8b", "HF Qwen/Qwen3-8B config.json, bf16 as published (8.2 B), a long line of provenance"});
+  const std::string text = report::render_plain(t, 50);
+  for (const std::string& line : lines_of(text)) CHECK(text::display_width(line) <= 50);
+  CHECK(text.find("HF Qwen/Qwen3-8B config.json, bf16 as…") != std::string::npos);
+  CHECK(text.find("(… ends the cells cut to fit 50 columns)") != std::string::npos);
+}
+
+TEST_CASE("tables: a Chinese cell takes two columns a character when it is fitted") {
+  TextTable t{"", {"项目", "说明"}, {{"单步耗时", std::string(40, 'x') + "访存受限访存受限访存受限"}}};
+  for (const std::string& line : lines_of(report::render_plain(t, 48))) CHECK(text::display_width(line) <= 48);
+}
+
+TEST_CASE("tables: only standard output on a terminal is fitted, never a stream or a file") {
+  std::ostringstream s;
+  CHECK(report::table_width(s) == 0);
+  // In-process, the command writes to a string: `presets` keeps every column whole.
+  const auto r = test::run_cli({"presets"});
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("…") == std::string::npos);
+}
