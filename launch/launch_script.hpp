@@ -11,7 +11,15 @@
 namespace roofline::launch {
 
 struct Script {
-  std::string engine;         // "vLLM 0.11.0"
+  Script(std::string engine_, std::string documented_at_, std::string command_, std::string model_flag_ = {})
+      : engine(std::move(engine_)),
+        documented_at(std::move(documented_at_)),
+        command(std::move(command_)),
+        model_flag(std::move(model_flag_)) {}
+  // A flag of the command, in order; no value: a switch.
+  void flag(std::string name, std::string value = {}) { flags.emplace_back(std::move(name), std::move(value)); }
+
+  std::string engine;         // "vLLM 0.11"
   std::string documented_at;  // where the flags are documented
   std::vector<std::string> notes;     // header lines: what a flag's value was derived from
   std::vector<std::string> warnings;  // what the flags cannot make the engine do as planned
@@ -19,7 +27,7 @@ struct Script {
   std::string command;        // "vllm serve"
   std::string model_flag;     // before the model ("--model-path"); empty: the model is positional
   std::vector<std::pair<std::string, std::string>> flags;  // in order; an empty value: a switch
-  std::string port_flag;      // "--port"
+  std::string port_flag = "--port";
 };
 
 // Single-quoted for a POSIX shell (a model path may hold anything).

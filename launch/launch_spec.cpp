@@ -149,13 +149,19 @@ std::optional<std::string> refusal(Engine e, const LaunchSpec& s) {
   return std::nullopt;
 }
 
-LaunchFile write_launch(Engine e, const LaunchSpec& s, std::string_view gpu) {
-  Script script;
+namespace {
+Script script_for(Engine e, const LaunchSpec& s) {
   switch (e) {
-    case Engine::vllm: script = vllm_script(s); break;
-    case Engine::sglang: script = sglang_script(s); break;
-    case Engine::trtllm: script = trtllm_script(s); break;
+    case Engine::vllm: return vllm_script(s);
+    case Engine::sglang: return sglang_script(s);
+    case Engine::trtllm: break;
   }
+  return trtllm_script(s);
+}
+}  // namespace
+
+LaunchFile write_launch(Engine e, const LaunchSpec& s, std::string_view gpu) {
+  Script script = script_for(e, s);
   add_common_warnings(script, s);
   std::string layout = fmt::format("tp{}", s.tp);
   if (s.pp > 1) layout += fmt::format("-pp{}", s.pp);

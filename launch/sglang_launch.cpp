@@ -12,35 +12,30 @@ namespace roofline::launch {
 std::optional<std::string> sglang_refusal(const LaunchSpec& s) { return kv_refusal("SGLang", s); }
 
 Script sglang_script(const LaunchSpec& s) {
-  Script script;
-  script.engine = "SGLang 0.5";
-  script.documented_at = "https://docs.sglang.io/advanced_features/server_arguments.html";
-  script.command = "python -m sglang.launch_server";
-  script.model_flag = "--model-path";
-  script.port_flag = "--port";
-  auto flag = [&](std::string f, std::string v = "") { script.flags.emplace_back(std::move(f), std::move(v)); };
-  flag("--tp-size", fmt::format("{}", s.tp));
-  if (s.pp > 1) flag("--pp-size", fmt::format("{}", s.pp));
-  if (s.ep > 1) flag("--ep-size", fmt::format("{}", s.ep));
+  Script script("SGLang 0.5", "https://docs.sglang.io/advanced_features/server_arguments.html",
+                "python -m sglang.launch_server", "--model-path");
+  script.flag("--tp-size", fmt::format("{}", s.tp));
+  if (s.pp > 1) script.flag("--pp-size", fmt::format("{}", s.pp));
+  if (s.ep > 1) script.flag("--ep-size", fmt::format("{}", s.ep));
   if (s.dp_attention) {
-    flag("--enable-dp-attention");
-    flag("--dp-size", fmt::format("{}", s.tp));
+    script.flag("--enable-dp-attention");
+    script.flag("--dp-size", fmt::format("{}", s.tp));
   }
   // A whole prompt for every attention rank at once: prefills are never chunked, as planned; and
   // the rank's sequences as the other engines get them (SGLang's floor of total / ranks would
   // run 58 a rank of a planned 470 over 8).
   const long chunk = s.prompt_tokens * s.attention_ranks();
   const long running = s.batch_per_rank() * s.attention_ranks();
-  flag("--max-running-requests", fmt::format("{}", running));
-  flag("--chunked-prefill-size", fmt::format("{}", chunk));
+  script.flag("--max-running-requests", fmt::format("{}", running));
+  script.flag("--chunked-prefill-size", fmt::format("{}", chunk));
   // A prefill joins the running decodes in one step, the step the plan prices (SGLang runs them
   // apart by default).
-  flag("--enable-mixed-chunk");
-  flag("--context-length", fmt::format("{}", s.max_len()));
-  flag("--kv-cache-dtype", s.kv == DType::fp8 ? "fp8_e4m3" : "auto");
-  if (s.weights == WeightSource::online_fp8) flag("--quantization", "fp8");
-  flag("--mem-fraction-static", share(s.static_share()));
-  flag("--host", "0.0.0.0");  // SGLang listens on 127.0.0.1 unless told: the router is elsewhere
+  script.flag("--enable-mixed-chunk");
+  script.flag("--context-length", fmt::format("{}", s.max_len()));
+  script.flag("--kv-cache-dtype", s.kv == DType::fp8 ? "fp8_e4m3" : "auto");
+  if (s.weights == WeightSource::online_fp8) script.flag("--quantization", "fp8");
+  script.flag("--mem-fraction-static", share(s.static_share()));
+  script.flag("--host", "0.0.0.0");  // SGLang listens on 127.0.0.1 unless told: the router is elsewhere
   script.notes.push_back(fmt::format("--context-length {}: the plan's {} prompt + {} generated tokens; the engine refuses longer "
                                      "requests",
                                      s.max_len(), s.prompt_tokens, s.gen_tokens));

@@ -21,12 +21,8 @@ std::optional<std::string> trtllm_refusal(const LaunchSpec& s) {
 }
 
 Script trtllm_script(const LaunchSpec& s) {
-  Script script;
-  script.engine = "TensorRT-LLM 1.0";
-  script.documented_at = "https://nvidia.github.io/TensorRT-LLM/1.0.0/commands/trtllm-serve/trtllm-serve.html";
-  script.command = "trtllm-serve";
-  script.port_flag = "--port";
-  auto flag = [&](std::string f, std::string v = "") { script.flags.emplace_back(std::move(f), std::move(v)); };
+  Script script("TensorRT-LLM 1.0", "https://nvidia.github.io/TensorRT-LLM/1.0.0/commands/trtllm-serve/trtllm-serve.html",
+                "trtllm-serve");
   std::string options;
   if (s.dp_attention) options += "enable_attention_dp: true\n";
   options += fmt::format("kv_cache_config:\n  dtype: {}\n  free_gpu_memory_fraction: {}\n",
@@ -34,15 +30,15 @@ Script trtllm_script(const LaunchSpec& s) {
   script.preamble = fmt::format("OPTIONS=${{OPTIONS:-/tmp/rooflineplan-trtllm-$REPLICA.yaml}}\n"
                                 "cat > \"$OPTIONS\" <<'YAML'\n{}YAML\n",
                                 options);
-  flag("--backend", "pytorch");
-  flag("--tp_size", fmt::format("{}", s.tp));
-  if (s.pp > 1) flag("--pp_size", fmt::format("{}", s.pp));
-  if (s.ep > 1) flag("--ep_size", fmt::format("{}", s.ep));
-  flag("--max_batch_size", fmt::format("{}", s.batch_per_rank()));
-  flag("--max_num_tokens", fmt::format("{}", s.token_budget()));
-  flag("--max_seq_len", fmt::format("{}", s.max_len()));
-  flag("--extra_llm_api_options", "\"$OPTIONS\"");
-  flag("--host", "0.0.0.0");
+  script.flag("--backend", "pytorch");
+  script.flag("--tp_size", fmt::format("{}", s.tp));
+  if (s.pp > 1) script.flag("--pp_size", fmt::format("{}", s.pp));
+  if (s.ep > 1) script.flag("--ep_size", fmt::format("{}", s.ep));
+  script.flag("--max_batch_size", fmt::format("{}", s.batch_per_rank()));
+  script.flag("--max_num_tokens", fmt::format("{}", s.token_budget()));
+  script.flag("--max_seq_len", fmt::format("{}", s.max_len()));
+  script.flag("--extra_llm_api_options", "\"$OPTIONS\"");
+  script.flag("--host", "0.0.0.0");
   script.notes.push_back(s.dp_attention
                              ? fmt::format("--max_batch_size {}: the planned batch of {} over {} attention ranks, "
                                            "each rank's own limit (not confirmed in the documentation)",

@@ -21,33 +21,29 @@ std::optional<std::string> vllm_refusal(const LaunchSpec& s) {
 }
 
 Script vllm_script(const LaunchSpec& s) {
-  Script script;
-  script.engine = "vLLM 0.11";
-  script.documented_at = "https://docs.vllm.ai/en/v0.11.2/configuration/engine_args.html";
-  script.command = "vllm serve";
-  script.port_flag = "--port";
-  auto flag = [&](std::string f, std::string v = "") { script.flags.emplace_back(std::move(f), std::move(v)); };
+  Script script("vLLM 0.11", "https://docs.vllm.ai/en/v0.11.2/configuration/engine_args.html",
+                "vllm serve");
   if (s.dp_attention) {
     // Data-parallel attention is vLLM's data parallelism of a MoE model: tp ranks of one GPU
     // each, the experts sharded over all of them.
-    flag("--data-parallel-size", fmt::format("{}", s.tp));
-    flag("--tensor-parallel-size", "1");
-    flag("--enable-expert-parallel");
+    script.flag("--data-parallel-size", fmt::format("{}", s.tp));
+    script.flag("--tensor-parallel-size", "1");
+    script.flag("--enable-expert-parallel");
     script.notes.push_back(fmt::format("--data-parallel-size {0} --tensor-parallel-size 1 --enable-expert-parallel: "
                                        "attention data-parallel over {0} GPUs, the experts over all of them",
                                        s.tp));
   } else {
-    flag("--tensor-parallel-size", fmt::format("{}", s.tp));
-    if (s.ep > 1) flag("--enable-expert-parallel");
+    script.flag("--tensor-parallel-size", fmt::format("{}", s.tp));
+    if (s.ep > 1) script.flag("--enable-expert-parallel");
   }
-  if (s.pp > 1) flag("--pipeline-parallel-size", fmt::format("{}", s.pp));
-  flag("--max-num-seqs", fmt::format("{}", s.batch_per_rank()));
-  flag("--max-num-batched-tokens", fmt::format("{}", s.token_budget()));
-  flag("--max-model-len", fmt::format("{}", s.max_len()));
-  flag("--kv-cache-dtype", s.kv == DType::fp8 ? "fp8" : "auto");
-  if (s.weights == WeightSource::online_fp8) flag("--quantization", "fp8");
-  flag("--gpu-memory-utilization", share(s.usable_share()));
-  flag("--host", "0.0.0.0");
+  if (s.pp > 1) script.flag("--pipeline-parallel-size", fmt::format("{}", s.pp));
+  script.flag("--max-num-seqs", fmt::format("{}", s.batch_per_rank()));
+  script.flag("--max-num-batched-tokens", fmt::format("{}", s.token_budget()));
+  script.flag("--max-model-len", fmt::format("{}", s.max_len()));
+  script.flag("--kv-cache-dtype", s.kv == DType::fp8 ? "fp8" : "auto");
+  if (s.weights == WeightSource::online_fp8) script.flag("--quantization", "fp8");
+  script.flag("--gpu-memory-utilization", share(s.usable_share()));
+  script.flag("--host", "0.0.0.0");
   script.notes.push_back(s.dp_attention ? fmt::format("--max-num-seqs {}: the planned batch of {} over {} ranks",
                                                       s.batch_per_rank(), s.batch, s.attention_ranks())
                                         : fmt::format("--max-num-seqs {}: the planned batch", s.batch));
