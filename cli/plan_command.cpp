@@ -47,7 +47,7 @@ std::string sizing_name(const Sizing& s) {
 
 // ... and in words, for the table's title.
 std::string sizing_text(const Sizing& s) {
-  if (s.bound) return "sized on the roofline bound (optimistic: real systems reach 0.12-0.85 of it)";
+  if (s.bound) return "sized on the roofline bound (optimistic: published runs reach 0.27-0.85 of it)";
   if (s.confidence == 0.5) return "sized on the expected times (the central estimate; --bound for the bound)";
   return fmt::format("sized on the {:g}th percentile of the expected times", 100 * s.confidence);
 }

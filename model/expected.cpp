@@ -8,9 +8,10 @@ namespace roofline {
 namespace {
 
 // A collective call: each of its sequential steps (a ring all-reduce: 2(k−1)) pays hop_latency
-// beside its transfer; never faster than the bound's one latency per call.
+// beside its transfer; never faster than a ring's transfer and one link latency a call (the
+// bound, bandwidth alone at in-network reduction's floor, sits below both).
 Seconds collective(const OpResult& o, const ExpectedModel& m) {
-  return std::max(o.time, (m.hop_latency * o.comm.hops + o.comm.serial) * o.cost.comm_calls);
+  return std::max(o.comm.floor(), m.hop_latency * o.comm.hops + o.comm.serial) * o.cost.comm_calls;
 }
 
 }  // namespace
