@@ -134,6 +134,7 @@ struct Row {
   double cliff = 0;  // requests/s per replica at which the P-th TTFT doubles; 0: not found
   bool feasible = false;
   std::string reason;
+  FleetCost cost;  // of the fleet this row sizes, where it meets the target
 };
 
 // The fewest replicas whose closed-form P-th TTFT meets the target, from the steady count up.
@@ -258,7 +259,20 @@ const std::array kColumns = {
     // Empty where the cliff lies beyond the search (the table says "beyond +N%").
     Column{"cliff_requests_per_s_per_replica",
            [](const Row& r) -> Cell { return r.feasible && r.cliff > 0 ? Cell(r.cliff) : Cell(); }},
+    Column{"cost_per_million_tokens_usd", [](const Row& r) -> Cell { return report::optional_cell(r.cost.usd_per_million_tokens); }},
+    Column{"energy_per_million_tokens_kwh",
+           [](const Row& r) -> Cell { return report::optional_cell(r.cost.kwh_per_million_tokens); }},
 };
+
+// As the steady plan ranks: feasible first, cheapest (or fewest GPUs) first.
+void rank(std::vector<Row>& rows) {
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    if (a.feasible != b.feasible) return a.feasible;
+    const double ca = a.cost.usd_per_million_tokens.value_or(0), cb = b.cost.usd_per_million_tokens.value_or(0);
+    if (ca != cb) return ca < cb;
+    return gpus(a) < gpus(b);
+  });
+}
 
 void csv_header(std::string& out) {
   report::append_csv_row_of(out, kColumns, [](const Column& c) { return Cell(c.key); });
@@ -277,14 +291,17 @@ class RowRecord final : public report::Record {
   }
   [[nodiscard]] std::vector<std::string> cells() const override {
     const SteadyPlan& s = *r_.steady;
-    if (!r_.feasible) return {s.gpu->name, report::layout_label(s.workload), "-", "-", "-", "-", "-", "-", "-", "-", "cannot (below)"};
+    if (!r_.feasible) {
+      return {s.gpu->name, report::layout_label(s.workload), "-", "-", "-", "-", "-", "-", "-", "-", "cannot (below)", "-"};
+    }
     const double rate = load_ / static_cast<double>(r_.replicas);
     return {s.gpu->name, report::layout_label(s.workload), fmt::format("{}", s.plan.batch),
             fmt::format("{}", pool_of(s).steady), fmt::format("{}", r_.closed_form),
             disaggregated(r_) ? fmt::format("{}+{}", s.plan.replicas, r_.replicas) : fmt::format("{}", r_.replicas),
             fmt::format("{}", gpus(r_)), human(Seconds(r_.at_plan.ttft)), human(Seconds(r_.at_plan.tpot)), report::three_digits(rate),
             r_.cliff > 0 ? fmt::format("{} (+{:.0f}%)", report::three_digits(r_.cliff), 100 * (r_.cliff / rate - 1))
-                         : fmt::format("beyond +{:.0f}%", 100 * (std::pow(kCliffStep, kCliffSteps + 1) - 1))};
+                         : fmt::format("beyond +{:.0f}%", 100 * (std::pow(kCliffStep, kCliffSteps + 1) - 1)),
+            r_.cost.usd_per_million_tokens ? fmt::format("{:.4f}", *r_.cost.usd_per_million_tokens) : "-"};
   }
 
  private:
@@ -319,7 +336,7 @@ double closed_form_wait(double rate, double mu, double ca2, double cs2, double p
 }
 
 void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& plans, const LoadTarget& target,
-                            const PercentileArgs& a, std::ostream& out) {
+                            const PercentileArgs& a, std::ostream& out, std::ostream& err) {
   const ArrivalProcess arr = arrival_flag(a.arrivals);
   const double duration = quantity_flag(a.duration, io::Dimension::time, "duration");
   if (duration > 86400) throw io::InputError(fmt::format("--duration: at most a day of traffic a check, got {:g} s", duration));
@@ -341,15 +358,28 @@ void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& p
       m.name, target.requests_per_s, a.arrivals, a.percentile, human(target.ttft), human(target.tpot),
       target.sizing.bound ? "bound" : "expected", a.seed, a.percentile);
   const std::vector<std::string> header{"gpu", "layout", "batch", "steady", "closed form", "replicas", "GPUs", pct + " TTFT",
-                                        pct + " TPOT", "req/s/replica", "cliff req/s/replica"};
+                                        pct + " TPOT", "req/s/replica", "cliff req/s/replica", "$/M tokens"};
   const auto sink = report::make_sink(report::output_format(a.format), report::Shape::rows, {title, header, csv_header}, out);
   std::vector<Row> rows;
   rows.reserve(plans.size());
   const double cv = arr.kind == ArrivalProcess::Kind::gamma ? arr.cv : 1;
   try {
-    for (const SteadyPlan& s : plans) rows.push_back(size(m, s, target, a, cv, duration));
+    for (const SteadyPlan& s : plans) {
+      Row row = size(m, s, target, a, cv, duration);
+      if (row.feasible) {
+        LoadTarget priced = target;
+        priced.price_per_gpu_hour = s.price_per_gpu_hour;
+        row.cost = fleet_cost(gpus(row), *s.gpu, priced, s.workload.gen_tokens);
+      }
+      rows.push_back(std::move(row));
+    }
   } catch (const WorkLimit& e) {
     throw io::InputError(fmt::format("--percentile: a check stopped: {}; lower --gen or the CV of --arrivals", e.what()));
+  }
+  rank(rows);
+  if (a.top && static_cast<std::size_t>(*a.top) < rows.size()) {
+    err << fmt::format("note: --top {}: the first {} of {} ranked rows\n", *a.top, *a.top, rows.size());
+    rows.resize(static_cast<std::size_t>(*a.top));
   }
   for (const Row& r : rows) {
     sink->add(RowRecord(r, target.requests_per_s));

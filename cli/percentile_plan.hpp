@@ -6,6 +6,7 @@
 // distance to the cliff (the rate per replica at which the P-th TTFT doubles) is found by
 // simulation. Requests are routed round robin, so each replica sees every n-th arrival.
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -22,6 +23,7 @@ struct PercentileArgs {
   std::string duration = "600s";      // simulated traffic per check (at least 5000 requests)
   long seed = 1;
   std::string format = "table";
+  std::optional<long> top;  // --top N: the N best rows of the ranking
 };
 
 struct SteadyPlan {
@@ -29,6 +31,7 @@ struct SteadyPlan {
   Workload workload;
   CapacityPlan plan;
   std::string reason;  // why the steady plan is infeasible, in words
+  std::optional<double> price_per_gpu_hour;  // --price for this row's GPU
 };
 
 // Throws InputError naming the flag.
@@ -43,7 +46,9 @@ struct SteadyPlan {
 // The --percentile plan's columns, CSV and JSON alike, in order (docs/outputs.md lists them).
 [[nodiscard]] std::vector<std::string_view> percentile_plan_column_names();
 
+// Ranked as the steady plans are (feasible first, cheapest or fewest GPUs first), the first
+// `a.top` kept (said on `err`).
 void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& plans, const LoadTarget& target,
-                            const PercentileArgs& a, std::ostream& out);
+                            const PercentileArgs& a, std::ostream& out, std::ostream& err);
 
 }  // namespace roofline::cli

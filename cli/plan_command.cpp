@@ -32,6 +32,7 @@ namespace {
 struct PlanRow {
   const GpuSpec* gpu;
   Workload layout;  // its tp, pp, ep and attention
+  std::optional<double> price;  // --price for this GPU
   CapacityPlan plan;
   std::string reason;  // the plan's refusal in words; empty when feasible
   std::string sized_on;
@@ -271,7 +272,7 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
     CapacityPlan plan = plan_capacity(m, g, w, target);
     std::string reason = plan.why_not ? infeasible_text(*plan.why_not) : std::string();
     std::string sized_on = sizing_name(plan.sizing);
-    rows.push_back({&g, w, std::move(plan), std::move(reason), std::move(sized_on)});
+    rows.push_back({&g, w, target.price_per_gpu_hour, std::move(plan), std::move(reason), std::move(sized_on)});
   };
   int too_big = 0;
   struct Skip {
@@ -331,14 +332,14 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   }
   if (a.percentile_given) {
     if (!a.emit.empty()) throw InputError("--emit: writes the ranked steady plans' rows, not a --percentile plan's");
-    if (a.top) throw InputError("--top: ranks the steady plans; a --percentile plan sizes every row given");
     check_percentile(a);
     std::vector<SteadyPlan> steady;
-    for (const PlanRow& r : rows) steady.push_back({r.gpu, r.layout, r.plan, r.reason});
+    for (const PlanRow& r : rows) steady.push_back({r.gpu, r.layout, r.plan, r.reason, r.price});
     PercentileArgs p = a.percentile;
     p.percentile = *a.percentile_given;
     p.format = a.format;
-    print_percentile_plans(m, steady, target, p, out);
+    p.top = a.top;
+    print_percentile_plans(m, steady, target, p, out, err);
     return;
   }
   rank(rows);

@@ -128,15 +128,24 @@ CapacityPlan plan_capacity(const ModelSpec& m, const GpuSpec& g, const Workload&
   if (colocated) p.prefill_share = (per_request * (B / gen)) / p.tpot;
   p.gpus = (p.replicas + p.prefill_replicas) * gpus(base);
   p.feasible = true;
+  const FleetCost cost = fleet_cost(p.gpus, g, target, base.gen_tokens);
+  p.cost_per_million_tokens = cost.usd_per_million_tokens;
+  p.kwh_per_million_tokens = cost.kwh_per_million_tokens;
+  return p;
+}
+
+FleetCost fleet_cost(long gpus, const GpuSpec& g, const LoadTarget& target, long gen_tokens) {
+  FleetCost c;
+  const double gen = static_cast<double>(gen_tokens), n = static_cast<double>(gpus);
   if (target.price_per_gpu_hour) {
     const double tokens_per_hour = target.requests_per_s * gen * 3600;
-    p.cost_per_million_tokens = *target.price_per_gpu_hour * static_cast<double>(p.gpus) * 1e6 / tokens_per_hour;
+    c.usd_per_million_tokens = *target.price_per_gpu_hour * n * 1e6 / tokens_per_hour;
   }
   if (g.power) {
     const double seconds_per_million = 1e6 / (target.requests_per_s * gen);
-    p.kwh_per_million_tokens = static_cast<double>(p.gpus) * g.power->value() * seconds_per_million / 3.6e6;
+    c.kwh_per_million_tokens = n * g.power->value() * seconds_per_million / 3.6e6;
   }
-  return p;
+  return c;
 }
 
 }  // namespace roofline

@@ -90,6 +90,15 @@ struct CapacityPlan {
   std::optional<Seconds> kv_transfer;
 };
 
+// What a fleet of `gpus` costs a million output tokens at the target's rate and price, and the
+// energy it draws meanwhile at the GPU's board power (each empty where the price or the power is
+// not given): the plan's and a percentile plan's alike.
+struct FleetCost {
+  std::optional<double> usd_per_million_tokens;
+  std::optional<double> kwh_per_million_tokens;
+};
+[[nodiscard]] FleetCost fleet_cost(long gpus, const GpuSpec& g, const LoadTarget& target, long gen_tokens);
+
 // `base` gives the prompt, gen, formats and tp; its batch is what the plan chooses.
 [[nodiscard]] CapacityPlan plan_capacity(const ModelSpec& m, const GpuSpec& g, const Workload& base,
                                          const LoadTarget& target);

@@ -86,3 +86,29 @@ TEST_CASE("plan --percentile: a replica that drops requests fails its row instea
   CHECK(rows[0]["feasible"] == false);
   CHECK_THAT(rows[0]["reason"].get<std::string>(), Catch::Contains("drops requests") && Catch::Contains("longer than"));
 }
+
+TEST_CASE("plan --percentile prices each fleet with --price, ranks the cheapest first and keeps --top") {
+  // Issue 25: the percentile plan dropped --price. Llama-3.1-8B at 20 requests/s of 256 tokens: a
+  // fleet of G GPUs at P $/h costs P · G · 10^6 / (20 · 256 · 3600) $ a million tokens.
+  const std::vector<std::string> args = {"plan", "-m", "llama-3.1-8b", "-g", "a100-80gb,h100-sxm", "--price", "1.8,3",
+                                         "--rate", "20", "--percentile", "99", "--duration", "120s", "--format",
+                                         "json"};
+  const auto r = test::run_cli(args);
+  REQUIRE(r.code == 0);
+  const auto rows = nlohmann::json::parse(r.out).at("rows");
+  REQUIRE(rows.size() == 2);
+  for (const auto& row : rows) {
+    REQUIRE(row.at("feasible") == true);
+    const double price = row.at("gpu_name") == "NVIDIA H100 SXM" ? 3.0 : 1.8;
+    CHECK(row.at("cost_per_million_tokens_usd").get<double>() ==
+          Approx(price * row.at("gpus").get<double>() * 1e6 / (20.0 * 256 * 3600)).epsilon(1e-12));
+  }
+  CHECK(rows[0].at("cost_per_million_tokens_usd").get<double>() <= rows[1].at("cost_per_million_tokens_usd").get<double>());
+  auto top = args;
+  top.insert(top.end(), {"--top", "1"});
+  const auto one = test::run_cli(top);
+  REQUIRE(one.code == 0);
+  CHECK(nlohmann::json::parse(one.out).at("rows").size() == 1);
+  CHECK(nlohmann::json::parse(one.out).at("rows")[0] == rows[0]);
+  CHECK_THAT(one.err, Catch::Contains("the first 1 of 2 ranked rows"));
+}
