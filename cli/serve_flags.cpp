@@ -55,7 +55,12 @@ void add_serve_options(Options& o, ServeFlags& f) {
   using enum WorkloadFlag;
   add_workload_options(o, f.workload, {prompt, gen, context, batch});
   o.add("--rate", f.rate, "requests per second arriving (not with a trace)");
-  o.add("--arrivals", f.arrivals, "poisson, gamma:CV (CV > 1: bursts) or a trace .csv").show_default();
+  o.add("--arrivals", f.arrivals,
+        "poisson, gamma:CV (CV > 1: bursts) or a trace .csv (its own columns, or the Azure traces' arrived_at, "
+        "num_prefill_tokens, num_decode_tokens)")
+      .show_default();
+  o.add("--trace-rate", f.trace_rate,
+        "with a trace: its arrival times scaled so that its mean rate is this many requests/s (its bursts kept)");
   o.add("--prompt", f.prompt, "prompt tokens: N, lognormal:MEAN:SIGMA or uniform:A:B (not with a trace)");
   o.add("--gen", f.gen, "output tokens, in the same forms (not with a trace)");
   o.add("--duration", f.duration, "time over which requests arrive, with a unit").show_default();
@@ -207,19 +212,39 @@ Traffic traffic(const ServeFlags& f, double rate, long block_tokens) {
       throw InputError(fmt::format("--arrivals {}: {} requests, over the {:g} a run holds; cut the trace",
                                    f.arrivals, rows.size(), kMaxRequests));
     }
+    // --trace-rate: every gap scaled alike, so the trace's bursts stay bursts at the new rate. Its
+    // own rate is its requests over the time from its first arrival to its last.
+    double scale = 1;
+    std::string rescaled;
+    if (f.trace_rate) {
+      const double span = rows.back().arrival - rows.front().arrival;
+      if (!(*f.trace_rate > 0 && *f.trace_rate <= kMaxRate)) {
+        throw InputError(fmt::format("--trace-rate: must be above 0, at most {:g}, got {:g}", kMaxRate, *f.trace_rate));
+      }
+      if (rows.size() < 2 || !(span > 0)) {
+        throw InputError(fmt::format("--trace-rate: {} has no time between its first and last arrival to scale",
+                                     f.arrivals));
+      }
+      const double own = static_cast<double>(rows.size() - 1) / span;
+      scale = own / *f.trace_rate;
+      rescaled = fmt::format(", its {:.4g} requests/s scaled to {:g}", own, *f.trace_rate);
+    }
     for (const TraceRow& row : rows) {
-      if (row.arrival >= duration) break;
+      const double arrival = rows.front().arrival + (row.arrival - rows.front().arrival) * scale;
+      if (arrival >= duration) break;
       const long cached = std::max(row.cached, serve::cached_tokens(row.prompt, f.prefix_hit, block_tokens));
-      t.requests.push_back({row.arrival, row.prompt, row.output, cached});
+      t.requests.push_back({arrival, row.prompt, row.output, cached});
     }
     t.trace = true;
-    t.description = fmt::format("trace {}: {} requests arriving before {:g} s", f.arrivals, t.requests.size(), duration);
+    t.description = fmt::format("trace {}{}: {} requests arriving before {:g} s", f.arrivals, rescaled,
+                                t.requests.size(), duration);
     if (t.requests.size() < rows.size()) {
       t.description += fmt::format(" (--duration leaves out the {} after)", rows.size() - t.requests.size());
     }
     if (t.requests.empty()) throw InputError(fmt::format("--duration: no request of {} arrives before {:g} s", f.arrivals, duration));
     return t;
   }
+  if (f.trace_rate) throw InputError("--trace-rate: only with a trace (--arrivals FILE.csv); --rate sets the others' rate");
   ArrivalProcess a;
   const std::vector<std::string_view> p = parts(f.arrivals);
   if (p.size() == 2 && p[0] == "gamma") {

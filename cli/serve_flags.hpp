@@ -19,6 +19,7 @@ struct ServeFlags {
   WorkloadFlags workload;  // model, GPU, tp, formats; the lengths are --prompt/--gen below
   double rate = 0;
   std::string arrivals = "poisson";
+  std::optional<double> trace_rate;  // --trace-rate: a trace's arrivals rescaled to this mean rate
   std::string prompt, gen;
   std::string duration = "3600s";
   long max_batch = 256, max_batched_tokens = 8192, block_tokens = 16;

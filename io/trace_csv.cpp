@@ -26,24 +26,40 @@ constexpr double kMaxTokens = 1e9;
 
 enum Col { kArrival, kPrompt, kOutput, kCached, kCols };
 constexpr std::array<std::string_view, kCols> kNames = {"arrival_s", "prompt_tokens", "output_tokens", "cached_tokens"};
+// The same columns as the Azure LLM inference traces name them (Splitwise's, as Vidur
+// redistributes them: arrived_at, num_prefill_tokens, num_decode_tokens); empty: none.
+constexpr std::array<std::string_view, kCols> kAzureNames = {"arrived_at", "num_prefill_tokens", "num_decode_tokens", ""};
 
 std::array<std::optional<std::size_t>, kCols> read_header(const CsvRecord& h, const std::string& path) {
   std::array<std::optional<std::size_t>, kCols> at{};
-  const std::vector<std::string> names(kNames.begin(), kNames.end());
+  std::vector<std::string> names(kNames.begin(), kNames.end());
+  for (std::string_view n : kAzureNames) {
+    if (!n.empty()) names.emplace_back(n);
+  }
   for (std::size_t i = 0; i < h.cells.size(); ++i) {
-    const auto k = std::find(kNames.begin(), kNames.end(), h.cells[i]);
+    auto k = std::find(kNames.begin(), kNames.end(), h.cells[i]);
+    std::size_t col = static_cast<std::size_t>(k - kNames.begin());
     if (k == kNames.end()) {
-      throw InputError(fmt::format("{}:{}: column `{}`: not a column of a trace{} (they are {})", path, h.line,
-                                   h.cells[i], did_you_mean(h.cells[i], names), fmt::join(names, ", ")));
+      const auto azure = std::find(kAzureNames.begin(), kAzureNames.end(), h.cells[i]);
+      if (azure == kAzureNames.end() || h.cells[i].empty()) {
+        throw InputError(fmt::format("{}:{}: column `{}`: not a column of a trace{} (they are {})", path, h.line,
+                                     h.cells[i], did_you_mean(h.cells[i], names), fmt::join(names, ", ")));
+      }
+      col = static_cast<std::size_t>(azure - kAzureNames.begin());
     }
-    auto& slot = at[static_cast<std::size_t>(k - kNames.begin())];
-    if (slot) throw InputError(fmt::format("{}:{}: column `{}`: given twice", path, h.line, h.cells[i]));
+    auto& slot = at[col];
+    if (slot) {
+      throw InputError(fmt::format("{}:{}: column `{}`: given twice (as `{}` before)", path, h.line, h.cells[i],
+                                   h.cells[*slot]));
+    }
     slot = i;
   }
   for (std::size_t k = 0; k < kCached; ++k) {
     if (!at[k]) {
-      throw InputError(fmt::format("{}:{}: column `{}` is missing (a trace has {}; cached_tokens may be left out)",
-                                   path, h.line, kNames[k], fmt::join(names, ", ")));
+      throw InputError(fmt::format("{}:{}: column `{}` (or `{}`) is missing (a trace has {}, {} and {}, "
+                                   "cached_tokens may be added)",
+                                   path, h.line, kNames[k], kAzureNames[k], kNames[kArrival], kNames[kPrompt],
+                                   kNames[kOutput]));
     }
   }
   return at;

@@ -1,7 +1,9 @@
 #pragma once
 // A serving trace: one request a row, in columns found by their header's names, in any order:
 // arrival_s (seconds from the start, never going back), prompt_tokens, output_tokens, and
-// optionally cached_tokens (the prompt's prefix a cache already holds). Read with libcsv.
+// optionally cached_tokens (the prompt's prefix a cache already holds); or the Azure LLM inference
+// traces' names for the first three (arrived_at, num_prefill_tokens, num_decode_tokens). Read with
+// libcsv.
 #include <cstddef>
 #include <string>
 #include <vector>

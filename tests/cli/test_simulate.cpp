@@ -241,3 +241,36 @@ TEST_CASE("simulate under --dp-attention: errors say a rank's share, a dense dra
   REQUIRE(spec.code == 0);
   CHECK(nlohmann::json::parse(spec.out)["speculative"]["max_batch"] == 32);
 }
+
+// Issue 25, real traffic: the Azure LLM inference traces (Splitwise's, ../shared/traces) name
+// their columns arrived_at, num_prefill_tokens and num_decode_tokens; --trace-rate replays one at
+// another mean rate, every gap scaled alike.
+TEST_CASE("simulate: a trace in the Azure traces' columns is read as one in its own") {
+  const auto azure = run_cli(sim({"--arrivals", data_file("traces/azure_columns.csv"), "--format", "json"}));
+  REQUIRE(azure.code == 0);
+  const auto j = nlohmann::json::parse(azure.out);
+  CHECK(j.at("served") == 5);
+  check_error(run_cli(sim({"--arrivals", data_file("traces/both_names.csv")})),
+              data_file("traces/both_names.csv") + ":1:", "column `num_prefill_tokens`: given twice (as `prompt_tokens` before)");
+}
+
+TEST_CASE("simulate: --trace-rate scales a trace's gaps to a mean rate, and is refused without one") {
+  // azure_columns.csv: 5 requests over 10 s, 0.4 a second from first to last (4 gaps). At 2 a
+  // second every gap is a fifth: the last arrives at 2 s, so --duration 3s holds all five, where it
+  // held the first alone (the second arrives at 4.3 s, scaled 0.86 s).
+  const auto at = [](std::vector<std::string> extra) {
+    std::vector<std::string> args{"--arrivals", data_file("traces/azure_columns.csv"), "--duration", "3s"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_cli(sim(args));
+  };
+  const auto plain = at({}), fast = at({"--trace-rate", "2"});
+  REQUIRE(plain.code == 0);
+  REQUIRE(fast.code == 0);
+  CHECK_THAT(plain.out, Catch::Contains("1 requests arriving before 3 s"));
+  CHECK_THAT(fast.out, Catch::Contains("its 0.4 requests/s scaled to 2: 5 requests arriving before 3 s"));
+  check_error(run_cli(sim({"--rate", "5", "--prompt", "100", "--gen", "10", "--trace-rate", "2"})), "--trace-rate",
+              "only with a trace");
+  check_error(at({"--trace-rate", "0"}), "--trace-rate", "must be above 0");
+  check_error(run_cli(sim({"--arrivals", data_file("traces/one_request.csv"), "--trace-rate", "2"})), "--trace-rate",
+              "no time between its first and last arrival");
+}
