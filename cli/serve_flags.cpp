@@ -61,7 +61,9 @@ void add_serve_options(Options& o, ServeFlags& f) {
       .show_default();
   o.add("--trace-rate", f.trace_rate,
         "with a trace: its arrival times scaled so that its mean rate is this many requests/s (its bursts kept)");
-  o.add("--prompt", f.prompt, "prompt tokens: N, lognormal:MEAN:SIGMA or uniform:A:B (not with a trace)");
+  o.add("--prompt", f.prompt,
+        "prompt tokens: N, lognormal:MEAN:SIGMA, uniform:A:B or empirical:FILE[:COLUMN] (a CSV's column; not with a "
+        "trace)");
   o.add("--gen", f.gen, "output tokens, in the same forms (not with a trace)");
   o.add("--duration", f.duration, "time over which requests arrive, with a unit").show_default();
   o.add("--max-batch", f.max_batch, "sequences running at once (each rank's, under --dp-attention)").show_default();
@@ -105,10 +107,32 @@ SpeculativeFlag speculative_flag(const std::string& value, const ModelSpec& targ
   return f;
 }
 
+// empirical:FILE[:COLUMN]: a file's column of token counts, each row as likely. Without a column,
+// the trace's own name or the Azure traces' (prompt_tokens or num_prefill_tokens for --prompt).
+LengthDistribution empirical_flag(const std::string& value, std::string_view flag) {
+  std::string file = value.substr(std::string_view("empirical:").size()), column;
+  if (!file.ends_with(".csv")) {
+    const auto colon = file.rfind(':');
+    if (colon == std::string::npos || colon == 0) {
+      throw InputError(fmt::format("--{}: `{}`: empirical:FILE.csv or empirical:FILE:COLUMN", flag, value));
+    }
+    column = file.substr(colon + 1);
+    file.resize(colon);
+  }
+  const std::vector<std::string> defaults =
+      flag == "prompt" ? std::vector<std::string>{"prompt_tokens", "num_prefill_tokens"}
+                       : std::vector<std::string>{"output_tokens", "num_decode_tokens"};
+  std::string used = column;
+  std::vector<long> lengths = io::read_lengths(file, column, defaults, &used);
+  return serve::empirical_lengths(std::move(lengths), fmt::format("{}:{}", file, used));
+}
+
 LengthDistribution length_flag(const std::string& value, std::string_view flag) {
+  if (value.starts_with("empirical:")) return empirical_flag(value, flag);
   const std::vector<std::string_view> p = parts(value);
   const auto bad = [&](std::string_view why) {
-    return InputError(fmt::format("--{}: `{}` {} (give N, lognormal:MEAN:SIGMA or uniform:A:B)", flag, value, why));
+    return InputError(
+        fmt::format("--{}: `{}` {} (give N, lognormal:MEAN:SIGMA, uniform:A:B or empirical:FILE[:COLUMN])", flag, value, why));
   };
   if (value.empty()) throw bad("is empty");
   if (p.size() == 1) {
@@ -129,6 +153,9 @@ LengthDistribution length_flag(const std::string& value, std::string_view flag) 
 std::string describe(const LengthDistribution& d) {
   if (d.kind == LengthDistribution::Kind::fixed) return fmt::format("{:g}", d.a);
   if (d.kind == LengthDistribution::Kind::uniform) return fmt::format("uniform {:g}..{:g}", d.a, d.b);
+  if (d.kind == LengthDistribution::Kind::empirical) {
+    return fmt::format("empirical ({}: {} lengths, mean {:.4g}, each drawn alone)", d.source, d.values->size(), d.a);
+  }
   return fmt::format("log-normal mean {:g} sigma {:g}", d.a, d.b);
 }
 

@@ -130,4 +130,48 @@ std::vector<TraceRow> read_trace(const std::string& path) {
   return rows;
 }
 
+std::vector<long> read_lengths(const std::string& path, const std::string& column,
+                               const std::vector<std::string>& defaults, std::string* used) {
+  std::string text = read_text_file(path, "a file of lengths", kMaxTraceBytes);
+  if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);
+  if (const auto p = text_problem(text, TextUse::file)) {
+    const TextPosition at = position_of(text, p->offset);
+    throw InputError(fmt::format("{}:{}:{}: {}", path, at.line, at.column, p->what));
+  }
+  const std::vector<CsvRecord> records = csv_records(text, path);
+  if (records.size() < 2) throw InputError(fmt::format("{}: has no rows; a file of lengths is a header and a row each", path));
+  const std::vector<std::string>& header = records.front().cells;
+  const std::vector<std::string> wanted = column.empty() ? defaults : std::vector<std::string>{column};
+  std::optional<std::size_t> at;
+  for (const std::string& w : wanted) {
+    const auto i = std::find(header.begin(), header.end(), w);
+    if (i != header.end()) {
+      at = static_cast<std::size_t>(i - header.begin());
+      break;
+    }
+  }
+  if (!at) {
+    throw InputError(fmt::format("{}:{}: no column {}{} (it has {})", path, records.front().line,
+                                 fmt::join(wanted, " or "), column.empty() ? "" : did_you_mean(column, header),
+                                 fmt::join(header, ", ")));
+  }
+  if (used != nullptr) *used = header[*at];
+  std::vector<long> out;
+  out.reserve(records.size() - 1);
+  for (std::size_t i = 1; i < records.size(); ++i) {
+    const CsvRecord& r = records[i];
+    if (r.cells.size() != header.size()) {
+      throw InputError(fmt::format("{}:{}: has {} cells, the header {}", path, r.line, r.cells.size(), header.size()));
+    }
+    const std::string& cell = r.cells[*at];
+    const auto x = number(cell, 1, true);
+    if (!x) {
+      throw InputError(fmt::format("{}:{}: {}: `{}` is not a count of tokens, at least 1", path, r.line, header[*at],
+                                   text_problem(cell, TextUse::value) ? "(unprintable)" : cell));
+    }
+    out.push_back(static_cast<long>(*x));
+  }
+  return out;
+}
+
 }  // namespace roofline::io

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <numbers>
 
 namespace roofline::serve {
@@ -41,6 +42,11 @@ double Rng::gamma(double shape) {
 }
 
 long LengthDistribution::draw(Rng& rng) const {
+  if (kind == Kind::empirical) {
+    // uniform() < 1, so the index stays below the count.
+    const auto i = static_cast<std::size_t>(rng.uniform() * static_cast<double>(values->size()));
+    return (*values)[std::min(i, values->size() - 1)];
+  }
   double x = a;
   if (kind == Kind::lognormal) x = std::exp(std::log(a) - b * b / 2 + b * rng.normal());
   if (kind == Kind::uniform) x = a + std::floor(rng.uniform() * (b - a + 1));
@@ -49,6 +55,15 @@ long LengthDistribution::draw(Rng& rng) const {
 }
 
 double LengthDistribution::mean() const { return kind == Kind::uniform ? (a + b) / 2 : a; }
+
+LengthDistribution empirical_lengths(std::vector<long> values, std::string source) {
+  if (values.empty()) throw std::invalid_argument("empirical_lengths: no lengths to draw from");
+  double sum = 0;
+  for (long v : values) sum += static_cast<double>(v);
+  const double mean = sum / static_cast<double>(values.size());
+  return {LengthDistribution::Kind::empirical, mean, 0, std::make_shared<const std::vector<long>>(std::move(values)),
+          std::move(source)};
+}
 
 double ArrivalProcess::gap(Rng& rng, double rate) const {
   if (kind == Kind::poisson) return -std::log(rng.uniform()) / rate;

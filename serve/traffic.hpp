@@ -4,6 +4,8 @@
 // from <random>'s distributions, whose algorithms the standard leaves to each library: a seed
 // gives the same requests on every platform.
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <vector>
 
 namespace roofline::serve {
@@ -32,13 +34,18 @@ class Rng {
 };
 
 // Token counts: a fixed number, log-normal with a given mean (sigma in log space: the median is
-// mean·exp(−σ²/2)), or uniform on [a, b]. Draws are rounded and at least 1.
+// mean·exp(−σ²/2)), uniform on [a, b], or empirical: one of `values` (a file's column), each as
+// likely. Draws are rounded and at least 1.
 struct LengthDistribution {
-  enum class Kind { fixed, lognormal, uniform } kind = Kind::fixed;
-  double a = 1, b = 0;  // fixed: a; lognormal: mean a, sigma b; uniform: a..b
+  enum class Kind { fixed, lognormal, uniform, empirical } kind = Kind::fixed;
+  double a = 1, b = 0;  // fixed: a; lognormal: mean a, sigma b; uniform: a..b; empirical: a their mean
+  std::shared_ptr<const std::vector<long>> values;  // empirical: the lengths drawn from, at least one
+  std::string source;                               // empirical: where they came from, for people
   [[nodiscard]] long draw(Rng& rng) const;
   [[nodiscard]] double mean() const;
 };
+// An empirical distribution of these lengths (each at least 1); std::invalid_argument when empty.
+[[nodiscard]] LengthDistribution empirical_lengths(std::vector<long> values, std::string source);
 
 // Interarrival times: exponential (Poisson arrivals), or gamma with a coefficient of variation
 // (CV 1 is Poisson; above 1, bursts), at `rate` requests a second.

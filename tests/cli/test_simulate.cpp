@@ -274,3 +274,20 @@ TEST_CASE("simulate: --trace-rate scales a trace's gaps to a mean rate, and is r
   check_error(run_cli(sim({"--arrivals", data_file("traces/one_request.csv"), "--trace-rate", "2"})), "--trace-rate",
               "no time between its first and last arrival");
 }
+
+TEST_CASE("simulate: --prompt and --gen draw from a file's column with empirical:FILE[:COLUMN]") {
+  // azure_columns.csv: prompts 374, 396, 879, 91, 1200 (mean 588), outputs 44, 109, 55, 16, 80
+  // (mean 60.8), found by the Azure traces' names without a column.
+  const std::string file = data_file("traces/azure_columns.csv");
+  const auto r = run_cli(sim({"--rate", "5", "--prompt", "empirical:" + file, "--gen",
+                              "empirical:" + file + ":num_decode_tokens", "--duration", "20s"}));
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("prompt empirical (" + file + ":num_prefill_tokens: 5 lengths, mean 588, each drawn alone)"));
+  CHECK_THAT(r.out, Catch::Contains("output empirical (" + file + ":num_decode_tokens: 5 lengths, mean 60.8"));
+  check_error(run_cli(sim({"--rate", "5", "--prompt", "empirical:" + file + ":prompt", "--gen", "10"})), file + ":1:",
+              "no column prompt (it has arrived_at, num_prefill_tokens, num_decode_tokens)");
+  check_error(run_cli(sim({"--rate", "5", "--prompt", "empirical:" + data_file("traces/bad_length.csv"), "--gen", "10"})),
+              data_file("traces/bad_length.csv") + ":3:", "prompt_tokens: `0` is not a count of tokens, at least 1");
+  check_error(run_cli(sim({"--rate", "5", "--prompt", "empirical:lengths", "--gen", "10"})), "--prompt",
+              "empirical:FILE.csv or empirical:FILE:COLUMN");
+}

@@ -1,9 +1,11 @@
 // The requests the simulator is fed: rates, burstiness and lengths as asked.
 #include <catch2/catch.hpp>
 
-#include <cmath>
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <map>
+#include <stdexcept>
 #include <numeric>
 
 #include "serve/traffic.hpp"
@@ -74,4 +76,17 @@ TEST_CASE("arrivals at 50/s over 100 s number about 5000, in order, and a seed r
   CHECK(static_cast<double>(a.size()) == Approx(5000).epsilon(0.05));
   CHECK(std::is_sorted(a.begin(), a.end(), [](const Request& x, const Request& y) { return x.arrival < y.arrival; }));
   CHECK(generate({}, 50, 100, n, n, 0, 16, 9).back().arrival == a.back().arrival);
+}
+
+TEST_CASE("an empirical distribution draws its values, each as often, and averages them") {
+  // 100, 200 and 300 tokens: a third each over 30,000 draws (sd of a share sqrt(1/3 · 2/3 / 30000)
+  // = 0.27%, so 1.5% is over five of them); the mean 200 exactly, as the plan reads it.
+  const LengthDistribution d = empirical_lengths({100, 200, 300}, "three.csv:prompt_tokens");
+  CHECK(d.mean() == 200);
+  Rng rng(7);
+  std::map<long, int> seen;
+  for (int i = 0; i < 30000; ++i) ++seen[d.draw(rng)];
+  REQUIRE(seen.size() == 3);
+  for (const long v : {100L, 200L, 300L}) CHECK(seen[v] / 30000.0 == Approx(1.0 / 3).margin(0.015));
+  CHECK_THROWS_AS(empirical_lengths({}, "empty.csv"), std::invalid_argument);
 }
