@@ -129,6 +129,7 @@ nlohmann::ordered_json latencies(const Summary& s) {
   j["tpot"] = json_of(s.tpot);
   j["e2e"] = json_of(s.e2e);
   j["queue_wait"] = json_of(s.queue_wait);
+  j["itl"] = json_of(s.itl);
   j["output_tokens_per_s"] = s.output_tokens_per_s;
   j["requests_per_s"] = s.requests_per_s;
   j["goodput"] = s.goodput ? nlohmann::ordered_json(*s.goodput) : nlohmann::ordered_json(nullptr);
@@ -193,7 +194,8 @@ void write_table(const Replica& r, const Traffic& t, const Runs& runs, const Tar
   out << fmt::format("{:<11} {:>10} {:>10} {:>10} {:>10}   {:>10} {:>10}\n", "", "mean", "p50", "p90", "p99",
                      "bound p50", "bound p99");
   out << row("TTFT", runs.e.ttft, runs.b.ttft) << row("TPOT", runs.e.tpot, runs.b.tpot)
-      << row("end to end", runs.e.e2e, runs.b.e2e) << row("queue wait", runs.e.queue_wait, runs.b.queue_wait);
+      << row("ITL (a gap)", runs.e.itl, runs.b.itl) << row("end to end", runs.e.e2e, runs.b.e2e)
+      << row("queue wait", runs.e.queue_wait, runs.b.queue_wait);
   out << fmt::format("\nthroughput: {} output tokens/s ({} on the bound), {} requests/s\n",
                      report::three_digits(runs.e.output_tokens_per_s), report::three_digits(runs.b.output_tokens_per_s),
                      report::three_digits(runs.e.requests_per_s));

@@ -19,6 +19,7 @@ struct Seq {
   long blocks = 0;
   long chunk = 0;      // tokens this step computes for it
   double first_step = -1, first_token = -1;
+  double last_token = -1;  // its latest emission (a step's tokens arrive together)
   long accepted = 0;   // draft tokens its last verify kept
   [[nodiscard]] bool prefilling() const { return computed < target; }
 };
@@ -265,7 +266,14 @@ class Server {
     if (emitted == 0) return false;
     s.generated += emitted;
     out_.output_tokens += static_cast<double>(emitted);
-    if (s.first_token < 0) s.first_token = clock_;
+    // A gap a stream sees, as vLLM's benchmark counts ITL: from one emission to the next (a
+    // speculative step's tokens arrive together; a preemption's wait is in the gap after it).
+    if (s.first_token < 0) {
+      s.first_token = clock_;
+    } else {
+      out_.itl.add(clock_ - s.last_token);
+    }
+    s.last_token = clock_;
     if (s.generated < r.gen) return false;
     k.free += s.blocks;
     out_.prompt_tokens += static_cast<double>(r.prompt);

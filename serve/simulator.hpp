@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "serve/gap_histogram.hpp"
 #include "serve/step_cost.hpp"
 #include "serve/traffic.hpp"
 
@@ -76,6 +77,7 @@ struct Sample {
 
 struct SimResult {
   std::vector<Outcome> served;  // in the order they finished
+  GapHistogram itl;             // every gap between a served or running stream's emissions
   long dropped_too_long = 0;    // longer than max_context
   long dropped_no_room = 0;     // more blocks than the whole cache holds
   long preemptions = 0;

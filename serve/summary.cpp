@@ -44,6 +44,7 @@ Summary summarize(const SimResult& r, const Targets& targets) {
   s.tpot = distribution(std::move(tpot));
   s.e2e = distribution(std::move(e2e));
   s.queue_wait = distribution(std::move(wait));
+  s.itl = {r.itl.mean(), r.itl.percentile(50), r.itl.percentile(90), r.itl.percentile(99), r.itl.count()};
   if (r.end > 0) {
     s.output_tokens_per_s = r.output_tokens / r.end;
     s.requests_per_s = static_cast<double>(s.served) / r.end;

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <numeric>
 
+#include "serve/gap_histogram.hpp"
 #include "serve/traffic.hpp"
 
 using namespace roofline::serve;
@@ -89,4 +90,23 @@ TEST_CASE("an empirical distribution draws its values, each as often, and averag
   REQUIRE(seen.size() == 3);
   for (const long v : {100L, 200L, 300L}) CHECK(seen[v] / 30000.0 == Approx(1.0 / 3).margin(0.015));
   CHECK_THROWS_AS(empirical_lengths({}, "empty.csv"), std::invalid_argument);
+}
+
+TEST_CASE("inter-token gaps: the mean exact, a percentile within 0.6% of the gap of its rank") {
+  GapHistogram h;
+  CHECK(h.count() == 0);
+  CHECK(h.percentile(99) == 0);
+  // 1 ms to 1000 ms in 1 ms steps: the 500th is 500 ms, the 990th 990 ms; the mean 500.5 ms.
+  for (int i = 1; i <= 1000; ++i) h.add(i * 1e-3);
+  CHECK(h.count() == 1000);
+  CHECK(h.mean() == Approx(0.5005).epsilon(1e-12));
+  CHECK(h.percentile(50) == Approx(0.500).epsilon(0.006));
+  CHECK(h.percentile(99) == Approx(0.990).epsilon(0.006));
+  CHECK(h.percentile(100) == Approx(1.000).epsilon(0.006));
+  // Outside the bins' range a gap still counts, at the range's edge.
+  GapHistogram edges;
+  edges.add(0);
+  edges.add(1e6);
+  CHECK(edges.percentile(50) == 1e-6);
+  CHECK(edges.percentile(100) == Approx(1e4));
 }

@@ -1,0 +1,43 @@
+#include "serve/gap_histogram.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace roofline::serve {
+
+namespace {
+constexpr double kLowest = 1e-6;
+constexpr int kBins = GapHistogram::kPerDecade * GapHistogram::kDecades;
+}  // namespace
+
+void GapHistogram::add(double seconds) {
+  ++count_;
+  sum_ += seconds;
+  if (!(seconds >= kLowest)) {
+    ++bins_.front();
+    return;
+  }
+  const double at = std::log10(seconds / kLowest) * kPerDecade;
+  if (!(at < kBins)) {
+    ++bins_.back();
+    return;
+  }
+  ++bins_[1 + static_cast<std::size_t>(at)];
+}
+
+double GapHistogram::percentile(double p) const {
+  if (count_ == 0) return 0;
+  // The gap of rank ceil(p/100 · n) (at least the first), as a count of bins reaches it.
+  const auto rank = static_cast<std::size_t>(std::max(1.0, std::ceil(p / 100 * static_cast<double>(count_))));
+  std::size_t seen = 0;
+  for (std::size_t i = 0; i < bins_.size(); ++i) {
+    seen += bins_[i];
+    if (seen < rank) continue;
+    if (i == 0) return kLowest;
+    if (i == bins_.size() - 1) return kLowest * std::pow(10.0, kDecades);
+    return kLowest * std::pow(10.0, (static_cast<double>(i - 1) + 0.5) / kPerDecade);
+  }
+  return kLowest * std::pow(10.0, kDecades);
+}
+
+}  // namespace roofline::serve
