@@ -10,6 +10,7 @@
 #include "chart/chart.hpp"
 #include "cli/plot_command.hpp"
 #include "cli/progress_bar.hpp"
+#include "cli/requests_out.hpp"
 #include "report/run_envelope.hpp"
 #include "report/human_units.hpp"
 #include "report/layout_label.hpp"
@@ -246,10 +247,14 @@ chart::Figure figure(const Replica& r, const SimResult& s) {
 void add_simulate_options(Options& o, SimulateArgs& a) {
   add_serve_options(o, a.serve);
   o.add("--plot", a.plot, "a .svg or .png of the batch and the KV cache over time");
+  o.add("--requests-out", a.requests_out,
+        "a .csv or .jsonl of the expected run, a row a request: arrival, first step and token, finish, TTFT, TPOT, "
+        "tokens, preemptions, or why it was dropped");
   o.add("--format,-f", a.format, "table or json").one_of({"table", "json"}).show_default();
 }
 
 void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
+  if (!a.requests_out.empty()) check_requests_out(a.requests_out);
   const Replica r = replica(a.serve, "simulate");
   const Traffic t = traffic(a.serve, a.serve.rate, a.serve.block_tokens);
   const Targets goal = targets(a.serve);
@@ -287,6 +292,7 @@ void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
                                      cache_dropped_from(r.point.workload)));
   }
   if (!a.plot.empty()) write_figure_file(figure(r, runs.expected), a.plot, "plot", err);
+  if (!a.requests_out.empty()) write_requests_out(a.requests_out, t.requests, runs.expected, err);
   if (a.format == "json") {
     write_json(r, t, runs, spec, out);
     return;

@@ -14,6 +14,7 @@ namespace roofline::cli {
 struct SimulateArgs {
   ServeFlags serve;
   std::string plot;  // a .svg or .png of the batch and the KV cache over time
+  std::string requests_out;  // a .csv or .jsonl with a row a request
   std::string format = "table";
 };
 

@@ -20,6 +20,7 @@ struct Seq {
   long chunk = 0;      // tokens this step computes for it
   double first_step = -1, first_token = -1;
   double last_token = -1;  // its latest emission (a step's tokens arrive together)
+  long preemptions = 0;
   long accepted = 0;   // draft tokens its last verify kept
   [[nodiscard]] bool prefilling() const { return computed < target; }
 };
@@ -72,10 +73,12 @@ class Server {
       const Request& r = req_[next_];
       if (cfg_.max_context > 0 && r.prompt + r.gen > cfg_.max_context) {
         ++out_.dropped_too_long;
+        out_.dropped.push_back({next_, true});
       } else if (blocks_for(r.prompt + r.gen + decode_tokens_ - 1) > rank_blocks_) {  // a last verify's drafts too
         ++out_.dropped_no_room;
+        out_.dropped.push_back({next_, false});
       } else {
-        ranks_[dealt_++ % ranks_.size()].waiting.push_back({next_, r.prompt, r.cached, 0, 0, 0, -1, -1, 0});
+        ranks_[dealt_++ % ranks_.size()].waiting.push_back({.req = next_, .target = r.prompt, .computed = r.cached});
       }
     }
   }
@@ -107,6 +110,7 @@ class Server {
     s.computed = r.cached;
     s.target = r.prompt + s.generated;
     s.accepted = 0;
+    ++s.preemptions;
     k.waiting.push_front(s);
     ++out_.preemptions;
     preempted_ = true;
@@ -279,7 +283,8 @@ class Server {
     out_.prompt_tokens += static_cast<double>(r.prompt);
     out_.cached_tokens += static_cast<double>(r.cached);
     const double tpot = r.gen > 1 ? (clock_ - s.first_token) / static_cast<double>(r.gen - 1) : 0;
-    out_.served.push_back({s.first_token - r.arrival, tpot, clock_ - r.arrival, s.first_step - r.arrival, r.gen});
+    out_.served.push_back(
+        {s.first_token - r.arrival, tpot, clock_ - r.arrival, s.first_step - r.arrival, r.gen, s.req, s.preemptions});
     return true;
   }
 

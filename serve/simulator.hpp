@@ -66,6 +66,14 @@ struct Outcome {
   double e2e = 0;         // arrival to its last token
   double queue_wait = 0;  // arrival to its first step
   long gen = 0;
+  std::size_t request = 0;  // its index in the requests simulated
+  long preemptions = 0;     // times it was preempted and recomputed
+};
+
+// A request the server could not take, and why.
+struct Dropped {
+  std::size_t request = 0;
+  bool too_long = false;  // longer than max_context; else more blocks than the whole cache
 };
 
 struct Sample {
@@ -80,6 +88,7 @@ struct SimResult {
   GapHistogram itl;             // every gap between a served or running stream's emissions
   long dropped_too_long = 0;    // longer than max_context
   long dropped_no_room = 0;     // more blocks than the whole cache holds
+  std::vector<Dropped> dropped;  // each of them, in the order they arrived
   long preemptions = 0;
   long steps = 0;
   double end = 0;               // when the last request finished

@@ -61,8 +61,10 @@ LengthDistribution empirical_lengths(std::vector<long> values, std::string sourc
   double sum = 0;
   for (long v : values) sum += static_cast<double>(v);
   const double mean = sum / static_cast<double>(values.size());
-  return {LengthDistribution::Kind::empirical, mean, 0, std::make_shared<const std::vector<long>>(std::move(values)),
-          std::move(source)};
+  LengthDistribution d(LengthDistribution::Kind::empirical, mean);
+  d.values = std::make_shared<const std::vector<long>>(std::move(values));
+  d.source = std::move(source);
+  return d;
 }
 
 double ArrivalProcess::gap(Rng& rng, double rate) const {

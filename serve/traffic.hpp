@@ -37,7 +37,10 @@ class Rng {
 // mean·exp(−σ²/2)), uniform on [a, b], or empirical: one of `values` (a file's column), each as
 // likely. Draws are rounded and at least 1.
 struct LengthDistribution {
-  enum class Kind { fixed, lognormal, uniform, empirical } kind = Kind::fixed;
+  enum class Kind { fixed, lognormal, uniform, empirical };
+  // {kind, a, b}: an empirical one is made by empirical_lengths.
+  LengthDistribution(Kind k = Kind::fixed, double a_ = 1, double b_ = 0) : kind(k), a(a_), b(b_) {}
+  Kind kind = Kind::fixed;
   double a = 1, b = 0;  // fixed: a; lognormal: mean a, sigma b; uniform: a..b; empirical: a their mean
   std::shared_ptr<const std::vector<long>> values;  // empirical: the lengths drawn from, at least one
   std::string source;                               // empirical: where they came from, for people

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "cli_runner.hpp"
@@ -311,4 +312,42 @@ TEST_CASE("simulate: under load a prefill stalls the decodes beside it, so ITL's
   REQUIRE(r.code == 0);
   const auto j = nlohmann::json::parse(r.out);
   CHECK(j.at("itl").at("p99").get<double>() > j.at("tpot").at("p99").get<double>());
+}
+
+TEST_CASE("simulate --requests-out: a row a request, in arrival order, served or dropped once each") {
+  // Three requests on a model of 1024 tokens of context: the 5000-token prompt is dropped, its
+  // times empty; the one-token request has no TPOT; each finish is its arrival plus its end to end.
+  const std::string csv = (std::filesystem::temp_directory_path() / "rooflineplan-requests-out.csv").string();
+  const std::string jsonl = (std::filesystem::temp_directory_path() / "rooflineplan-requests-out.jsonl").string();
+  const std::vector<std::string> args = {"simulate", "-m", data_file("good/short-context.yaml"), "-g", "h100-sxm",
+                                         "--arrivals", data_file("traces/one_too_long.csv")};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = args;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return run_cli(a);
+  };
+  REQUIRE(with({"--requests-out", csv}).code == 0);
+  std::ifstream in(csv);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  REQUIRE(lines.size() == 4);
+  CHECK_THAT(lines[0], Catch::StartsWith("request,arrival_s,prompt_tokens,cached_tokens,output_tokens,status,"));
+  CHECK_THAT(lines[1], Catch::StartsWith("0,0,100,0,10,served,"));
+  CHECK(lines[2] == "1,0.01,5000,0,10,dropped_longer_than_context,,,,,,\r");
+  CHECK_THAT(lines[3], Catch::StartsWith("2,0.02,200,0,1,served,") && Catch::EndsWith(",,0\r"));
+  REQUIRE(with({"--requests-out", jsonl}).code == 0);
+  std::ifstream jin(jsonl);
+  std::vector<nlohmann::json> rows;
+  for (std::string line; std::getline(jin, line);) rows.push_back(nlohmann::json::parse(line));
+  REQUIRE(rows.size() == 3);
+  for (const auto& row : rows) {
+    if (row.at("status") != "served") continue;
+    CHECK(row.at("finish_s").get<double>() >= row.at("first_token_s").get<double>());
+    CHECK(row.at("first_token_s").get<double>() - row.at("arrival_s").get<double>() ==
+          Approx(row.at("ttft_s").get<double>()).epsilon(1e-12));
+  }
+  CHECK(rows[1].at("ttft_s").is_null());
+  std::filesystem::remove(csv);
+  std::filesystem::remove(jsonl);
+  check_error(with({"--requests-out", "requests.txt"}), "--requests-out requests.txt", "a .csv or a .jsonl file");
 }

@@ -1,0 +1,19 @@
+#pragma once
+// simulate --requests-out FILE: one row a request of the expected run, in the order they arrived,
+// through the report sinks (CSV for .csv, JSON lines for .jsonl), written whole or not at all.
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "serve/simulator.hpp"
+#include "serve/traffic.hpp"
+
+namespace roofline::cli {
+
+// Refuses a name that is neither .csv nor .jsonl (io::InputError naming --requests-out) before any
+// work; `check_only` stops there.
+void check_requests_out(const std::string& path);
+void write_requests_out(const std::string& path, const std::vector<serve::Request>& requests,
+                        const serve::SimResult& run, std::ostream& err);
+
+}  // namespace roofline::cli
