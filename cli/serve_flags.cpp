@@ -70,6 +70,12 @@ void add_serve_options(Options& o, ServeFlags& f) {
   o.add("--max-batched-tokens", f.max_batched_tokens, "tokens a step computes (each decode counts one; each rank's)")
       .show_default();
   o.flag("--chunked-prefill", f.chunked_prefill, "split prompts over steps under the token budget");
+  o.add("--admission", f.admission,
+        "grow: blocks taken as tokens are computed, a shortage preempting the latest admitted (vLLM, SGLang); "
+        "reserve: a request's whole length reserved when admitted, never preempted (TensorRT-LLM's "
+        "GUARANTEED_NO_EVICT)")
+      .one_of({"grow", "reserve"})
+      .show_default();
   o.add("--block-tokens", f.block_tokens, "tokens a KV cache block holds").show_default();
   o.add("--prefix-hit", f.prefix_hit, "share of each prompt a prefix cache holds, 0 to 1").show_default();
   o.add("--seed", f.seed, "seed of the generated traffic").show_default();
@@ -198,6 +204,7 @@ Replica replica(const ServeFlags& f, std::string_view command) {
   r.config.max_batch = f.max_batch;
   r.config.max_batched_tokens = f.max_batched_tokens;
   r.config.chunked_prefill = f.chunked_prefill;
+  r.config.reserve_whole = f.admission == "reserve";
   r.config.block_tokens = f.block_tokens;
   r.config.kv_blocks = r.cache.blocks;
   r.config.max_context = r.point.model.max_context.value_or(0);

@@ -24,6 +24,7 @@ struct ServeFlags {
   std::string duration = "3600s";
   long max_batch = 256, max_batched_tokens = 8192, block_tokens = 16;
   bool chunked_prefill = false;
+  std::string admission = "grow";  // grow (vLLM, SGLang) or reserve (TensorRT-LLM's GUARANTEED_NO_EVICT)
   double prefix_hit = 0;
   long seed = 1;
   std::string ttft, tpot;

@@ -123,7 +123,8 @@ class Server {
     // A decode computes its last token (and, speculating, the K drafts after it), or waits a step.
     s.chunk = s.prefilling() ? std::min(s.target - s.computed, budget) : (budget >= decode_tokens_ ? decode_tokens_ : 0);
     if (s.chunk == 0) return true;
-    const long need = blocks_for(s.computed + s.chunk) - s.blocks;
+    // Reserved at admission, a sequence's blocks already cover every token it will compute.
+    const long need = std::max(0L, blocks_for(s.computed + s.chunk) - s.blocks);
     while (need > k.free && k.running.size() > i + 1) {
       preempt(k, k.running.back());
       k.running.pop_back();
@@ -153,7 +154,9 @@ class Server {
       const bool alone = budget == cfg_.max_batched_tokens;
       if (!cfg_.chunked_prefill && rest > budget && !alone) break;
       s.chunk = cfg_.chunked_prefill ? std::min(rest, budget) : rest;
-      const long need = blocks_for(s.computed + s.chunk) - s.blocks;
+      const Request& r = req_[s.req];
+      const long tokens = cfg_.reserve_whole ? r.prompt + r.gen + decode_tokens_ - 1 : s.computed + s.chunk;
+      const long need = std::max(0L, blocks_for(tokens) - s.blocks);
       if (need > k.free) break;
       k.free -= need;
       s.blocks += need;

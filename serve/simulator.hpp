@@ -30,6 +30,11 @@ struct ServerConfig {
   long max_batch = 256;            // sequences running at once (a rank's, under data-parallel attention)
   long max_batched_tokens = 8192;  // tokens a step computes (decodes count one each; a rank's)
   bool chunked_prefill = false;    // a prompt may be split over steps; else it goes whole
+  // Admission as TensorRT-LLM's GUARANTEED_NO_EVICT: a request is admitted only when the blocks of
+  // its whole length (prompt and output) are free, and takes them all then, so no running sequence
+  // ever needs another and none is preempted. Else (vLLM, SGLang) blocks are taken as tokens are
+  // computed, and a shortage preempts the latest admitted sequence, recomputed later.
+  bool reserve_whole = false;
   long block_tokens = 16;          // tokens a KV block holds
   long kv_blocks = 0;              // blocks the cache holds (the replica's: each rank holds its share)
   long max_context = 0;            // longest prompt + output served; 0: no limit but the cache

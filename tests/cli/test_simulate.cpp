@@ -351,3 +351,27 @@ TEST_CASE("simulate --requests-out: a row a request, in arrival order, served or
   std::filesystem::remove(jsonl);
   check_error(with({"--requests-out", "requests.txt"}), "--requests-out requests.txt", "a .csv or a .jsonl file");
 }
+
+TEST_CASE("simulate: on a cache-filling workload the bound replays without thrashing, above both admissions") {
+  // 20000 prompt and 2000 output tokens a request at one a second on one H100: growing blocks, the
+  // expected run preempts and recomputes without end; reserving whole lengths at admission it never
+  // preempts. The bound's replay takes the admission that cannot thrash, and stays above both.
+  auto run = [](const std::string& admission) {
+    const auto r = run_cli(sim({"--rate", "1", "--prompt", "20000", "--gen", "2000", "--duration", "120s",
+                                "--chunked-prefill", "--admission", admission, "--format", "json"}));
+    REQUIRE(r.code == 0);
+    return nlohmann::json::parse(r.out);
+  };
+  const auto grow = run("grow"), reserve = run("reserve");
+  CHECK(grow.at("preemptions").get<long>() > 0);
+  CHECK(reserve.at("preemptions") == 0);
+  CHECK(grow.at("server").at("admission") == "grow");
+  CHECK(grow.at("bound").at("admission") == "reserve");
+  const double bound = grow.at("bound").at("output_tokens_per_s").get<double>();
+  CHECK(bound >= grow.at("output_tokens_per_s").get<double>());
+  CHECK(bound >= reserve.at("output_tokens_per_s").get<double>());
+  CHECK(reserve.at("output_tokens_per_s").get<double>() > grow.at("output_tokens_per_s").get<double>());
+  const auto bad = run_cli(sim({"--rate", "1", "--prompt", "10", "--gen", "10", "--admission", "evict"}));
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.err, Catch::StartsWith("--admission: evict not in {grow,reserve}"));
+}
