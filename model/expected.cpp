@@ -14,7 +14,18 @@ Seconds collective(const OpResult& o, const ExpectedModel& m) {
   return std::max(o.comm.floor(), m.hop_latency * o.comm.hops + o.comm.serial) * o.cost.comm_calls;
 }
 
+// What an operator asks of the kernels that run it.
+KernelWork work_of(const OpResult& o) {
+  const Bytes weights = o.cost.weight_bytes;
+  return {o.cost.flops, o.cost.bytes - weights, weights, o.cost.shape.rows, o.cost.launches, o.cost.dequant};
+}
+
 }  // namespace
+
+Seconds expected_op_time(const OpResult& o, const ExpectedModel& m, const Ceilings& c) {
+  if (o.bound == Bound::interconnect) return collective(o, m);
+  return std::max(o.time, m.kernel_time(work_of(o), c).total());
+}
 
 Regime regime_of(double fixed_share, double compute_share) {
   if (fixed_share >= 0.3) return Regime::overhead;
@@ -30,8 +41,7 @@ Expected expected_phase(const PhaseResult& bound, const ExpectedModel& m, const 
       continue;
     }
     const Bytes weights = o.cost.weight_bytes;
-    const KernelTime k = m.kernel_time(
-        {o.cost.flops, o.cost.bytes - weights, weights, o.cost.shape.rows, o.cost.launches, o.cost.dequant}, c);
+    const KernelTime k = m.kernel_time(work_of(o), c);
     if (k.total() <= o.time) {
       // The bound binds (rare: an op its fixed costs do not reach): its time, split as it is.
       (o.bound == Bound::compute ? e.compute : e.memory) += o.time;

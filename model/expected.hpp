@@ -25,4 +25,9 @@ inline constexpr double kZ90 = 1.2815515655446004;
 // From the bound's own operators: their FLOPs, bytes, launches and collectives' costs.
 [[nodiscard]] Expected expected_phase(const PhaseResult& bound, const ExpectedModel& m, const Ceilings& c);
 
+// One operator's share of its phase's expected time, never below its bound time: the phase's is
+// their sum and the model's per-pass cost (ExpectedModel::step), so an operator can be held
+// against a kernel measured alone.
+[[nodiscard]] Seconds expected_op_time(const OpResult& o, const ExpectedModel& m, const Ceilings& c);
+
 }  // namespace roofline

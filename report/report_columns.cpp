@@ -2,6 +2,7 @@
 
 #include <array>
 
+#include "model/expected.hpp"
 #include "report/weight_formats.hpp"
 
 namespace roofline::report {
@@ -145,25 +146,36 @@ Cell op_intensity(const OpResult& o) {
 }
 
 const std::array kOpColumns = {
-    OpColumn{"phase", "phase", [](Phase p, const OpResult&) -> Cell { return name(p); }},
-    OpColumn{"name", "name", [](Phase, const OpResult& o) -> Cell { return o.cost.name; }},
+    OpColumn{"phase", "phase", [](const OpRow& r) -> Cell { return name(r.phase); }},
+    OpColumn{"name", "name", [](const OpRow& r) -> Cell { return r.op.cost.name; }},
     // Which kind of layer the operator runs in (sliding, chunked, linear, ssm, moe); empty: the
     // model's one kind, or the embedding and head.
     OpColumn{"layers", "layers",
-             [](Phase, const OpResult& o) -> Cell { return o.cost.layers.empty() ? Cell() : Cell(o.cost.layers); }},
-    OpColumn{"flops", "flops", [](Phase, const OpResult& o) -> Cell { return o.cost.flops.value(); }},
-    OpColumn{"bytes", "bytes", [](Phase, const OpResult& o) -> Cell { return o.cost.bytes.value(); }},
-    OpColumn{"weight_bytes", "weight_bytes", [](Phase, const OpResult& o) -> Cell { return o.cost.weight_bytes.value(); }},
-    OpColumn{"intensity", "intensity_flop_per_byte", [](Phase, const OpResult& o) -> Cell { return op_intensity(o); }},
-    OpColumn{"compute_time", "compute_time_s", [](Phase, const OpResult& o) -> Cell { return o.compute_time.value(); }},
-    OpColumn{"memory_time", "memory_time_s", [](Phase, const OpResult& o) -> Cell { return o.memory_time.value(); }},
-    OpColumn{"time", "time_s", [](Phase, const OpResult& o) -> Cell { return o.time.value(); }},
-    OpColumn{"bound", "bound", [](Phase, const OpResult& o) -> Cell { return name(o.bound); }},
+             [](const OpRow& r) -> Cell { return r.op.cost.layers.empty() ? Cell() : Cell(r.op.cost.layers); }},
+    OpColumn{"flops", "flops", [](const OpRow& r) -> Cell { return r.op.cost.flops.value(); }},
+    OpColumn{"bytes", "bytes", [](const OpRow& r) -> Cell { return r.op.cost.bytes.value(); }},
+    OpColumn{"weight_bytes", "weight_bytes", [](const OpRow& r) -> Cell { return r.op.cost.weight_bytes.value(); }},
+    OpColumn{"intensity", "intensity_flop_per_byte", [](const OpRow& r) -> Cell { return op_intensity(r.op); }},
+    OpColumn{"compute_time", "compute_time_s", [](const OpRow& r) -> Cell { return r.op.compute_time.value(); }},
+    OpColumn{"memory_time", "memory_time_s", [](const OpRow& r) -> Cell { return r.op.memory_time.value(); }},
+    OpColumn{"time", "time_s", [](const OpRow& r) -> Cell { return r.op.time.value(); }},
+    OpColumn{"bound", "bound", [](const OpRow& r) -> Cell { return name(r.op.bound); }},
+    // Beside the bound, never below it: what a kernel measured alone should take.
+    OpColumn{"expected_time", "expected_time_s", [](const OpRow& r) -> Cell { return r.expected.value(); }},
 };
 
 }  // namespace
 
 std::span<const Column> report_columns() { return kColumns; }
 std::span<const OpColumn> op_columns() { return kOpColumns; }
+
+std::vector<OpRow> op_rows(const Report& r) {
+  const ExpectedModel m = r.gpu.spec.expected_model();
+  std::vector<OpRow> rows;
+  for (const auto& [phase, ops] : {std::pair{Phase::prefill, &r.prefill.ops}, std::pair{Phase::decode, &r.decode.step.ops}}) {
+    for (const OpResult& o : *ops) rows.push_back({phase, o, expected_op_time(o, m, r.gpu.ceilings)});
+  }
+  return rows;
+}
 
 }  // namespace roofline::report

@@ -5,6 +5,7 @@
 #include <span>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include "model/report.hpp"
 
@@ -26,12 +27,22 @@ struct Column {
 
 [[nodiscard]] std::span<const Column> report_columns();
 
+// One operator of one phase as the tables read it: the bound's figures and its expected time.
+struct OpRow {
+  Phase phase;
+  const OpResult& op;
+  Seconds expected;  // model/expected.hpp, expected_op_time
+};
+
 // One operator of one phase: the per-operator table (LLM-Viewer style) in JSON and CSV.
 struct OpColumn {
   std::string_view json_key;
   std::string_view csv_name;
-  Cell (*get)(Phase, const OpResult&);
+  Cell (*get)(const OpRow&);
 };
+
+// Each operator of both phases with its expected time, prefill first.
+[[nodiscard]] std::vector<OpRow> op_rows(const Report& r);
 
 [[nodiscard]] std::span<const OpColumn> op_columns();
 

@@ -84,11 +84,8 @@ void append_ops_csv_header(std::string& out) {
 }
 
 void append_ops_csv_rows(std::string& out, const Report& r) {
-  // A plain pair, not a structured binding: clang 14 (the fuzzing build) cannot capture those.
-  for (const auto& phase_ops : {std::pair{Phase::prefill, &r.prefill}, std::pair{Phase::decode, &r.decode.step}}) {
-    for (const OpResult& op : phase_ops.second->ops) {
-      append_csv_row_of(out, op_columns(), [&](const OpColumn& c) { return c.get(phase_ops.first, op); });
-    }
+  for (const OpRow& row : op_rows(r)) {
+    append_csv_row_of(out, op_columns(), [&](const OpColumn& c) { return c.get(row); });
   }
 }
 

@@ -24,10 +24,10 @@ nlohmann::ordered_json cell_json(const Cell& c) {
 
 namespace {
 
-void append_ops(nlohmann::ordered_json& out, Phase phase, const PhaseResult& p) {
-  for (const OpResult& op : p.ops) {
+void append_ops(nlohmann::ordered_json& out, const Report& r) {
+  for (const OpRow& op : op_rows(r)) {
     nlohmann::ordered_json row;
-    for (const OpColumn& c : op_columns()) row[std::string(c.json_key)] = cell_json(c.get(phase, op));
+    for (const OpColumn& c : op_columns()) row[std::string(c.json_key)] = cell_json(c.get(op));
     out.push_back(std::move(row));
   }
 }
@@ -48,8 +48,7 @@ nlohmann::ordered_json report_json(const Report& r, bool with_ops) {
   }
   if (with_ops) {
     j["ops"] = nlohmann::ordered_json::array();
-    append_ops(j["ops"], Phase::prefill, r.prefill);
-    append_ops(j["ops"], Phase::decode, r.decode.step);
+    append_ops(j["ops"], r);
   }
   j["warnings"] = warning_texts(r);
   return j;

@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "report/human_units.hpp"
+#include "report/report_columns.hpp"
 #include "report/safe_text.hpp"
 #include "report/weight_formats.hpp"
 
@@ -131,17 +132,17 @@ TextTable memory_table(const Report& r) {
 
 TextTable ops_table(const Report& r) {
   TextTable t{"Operators (all layers, per GPU)",
-              {"phase", "operator", "FLOPs", "bytes", "FLOP/B", "time", "share", "bound"},
+              {"phase", "operator", "FLOPs", "bytes", "FLOP/B", "time", "share", "bound", "expected"},
               {}};
-  for (const auto& [label, phase] : {std::pair{"prefill", &r.prefill}, std::pair{"decode", &r.decode.step}}) {
-    for (const OpResult& o : phase->ops) {
-      const std::string intensity = o.cost.bytes > Bytes(0) ? three_digits(o.intensity().value()) : "-";
-      const std::string op = o.cost.layers.empty() ? std::string(o.cost.name)
-                                                    : fmt::format("{} ({})", o.cost.name, o.cost.layers);
-      t.rows.push_back({label, op, human(o.cost.flops), human(o.cost.bytes), intensity,
-                        human(o.time), fmt::format("{:.1f}%", 100.0 * (o.time / phase->time)),
-                        std::string(name(o.bound))});
-    }
+  for (const OpRow& row : op_rows(r)) {
+    const OpResult& o = row.op;
+    const PhaseResult& phase = row.phase == Phase::prefill ? r.prefill : r.decode.step;
+    const std::string intensity = o.cost.bytes > Bytes(0) ? three_digits(o.intensity().value()) : "-";
+    const std::string op = o.cost.layers.empty() ? std::string(o.cost.name)
+                                                  : fmt::format("{} ({})", o.cost.name, o.cost.layers);
+    t.rows.push_back({std::string(name(row.phase)), op, human(o.cost.flops), human(o.cost.bytes), intensity,
+                      human(o.time), fmt::format("{:.1f}%", 100.0 * (o.time / phase.time)), std::string(name(o.bound)),
+                      human(row.expected)});
   }
   return t;
 }

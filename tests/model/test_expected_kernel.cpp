@@ -6,7 +6,9 @@
 #include <cmath>
 
 #include "hardware/expected_model.hpp"
+#include "model/engine.hpp"
 #include "model/expected.hpp"
+#include "specs.hpp"
 
 using namespace roofline;
 using Catch::Matchers::WithinRel;
@@ -102,4 +104,21 @@ TEST_CASE("expected phase: never below the bound, the coefficients' times otherw
   m.launch = m.step = Seconds(0);
   const Expected at_bound = expected_phase(phase, m, kCeilings);
   CHECK(at_bound.time == phase.time);
+}
+
+TEST_CASE("expected: each operator's share is at least its bound, and the shares and the step are the phase") {
+  // Issue 26, --ops gives each operator's expected time: Llama-3.1-8B on an H100 at batch 32.
+  const ModelSpec m = test::llama_3_1_8b();
+  const GpuSpec g = test::h100_sxm();
+  const Report r = evaluate(m, g, test::default_workload(m, 32));
+  const ExpectedModel em = g.expected_model();
+  for (const PhaseResult* p : {&r.prefill, &r.decode.step}) {
+    Seconds sum = em.step;
+    for (const OpResult& o : p->ops) {
+      const Seconds e = expected_op_time(o, em, r.gpu.ceilings);
+      CHECK(e >= o.time);
+      sum += e;
+    }
+    CHECK(sum.value() == Approx(p->expected.time.value()).epsilon(1e-12));
+  }
 }
