@@ -10,8 +10,8 @@
 
 namespace roofline::cli {
 
-// Refuses a name that is neither .csv nor .jsonl (io::InputError naming --requests-out) before any
-// work; `check_only` stops there.
+// Refuses a name that is neither .csv nor .jsonl (io::InputError naming --requests-out), before
+// any work.
 void check_requests_out(const std::string& path);
 void write_requests_out(const std::string& path, const std::vector<serve::Request>& requests,
                         const serve::SimResult& run, std::ostream& err);

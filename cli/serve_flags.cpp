@@ -247,7 +247,7 @@ Traffic traffic(const ServeFlags& f, double rate, long block_tokens) {
                                    f.arrivals, rows.size(), kMaxRequests));
     }
     // --trace-rate: every gap scaled alike, so the trace's bursts stay bursts at the new rate. Its
-    // own rate is its requests over the time from its first arrival to its last.
+    // own rate is its gaps (requests − 1) over the time from its first arrival to its last.
     double scale = 1;
     std::string rescaled;
     if (f.trace_rate) {
@@ -264,7 +264,8 @@ Traffic traffic(const ServeFlags& f, double rate, long block_tokens) {
       rescaled = fmt::format(", its {:.4g} requests/s scaled to {:g}", own, *f.trace_rate);
     }
     for (const TraceRow& row : rows) {
-      const double arrival = rows.front().arrival + (row.arrival - rows.front().arrival) * scale;
+      // Rescaled, the trace starts at 0 (its offset would stand unscaled before its first request).
+      const double arrival = f.trace_rate ? (row.arrival - rows.front().arrival) * scale : row.arrival;
       if (arrival >= duration) break;
       const long cached = std::max(row.cached, serve::cached_tokens(row.prompt, f.prefix_hit, block_tokens));
       t.requests.push_back({arrival, row.prompt, row.output, cached});

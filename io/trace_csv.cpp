@@ -74,8 +74,9 @@ std::optional<double> number(const std::string& cell, double least, bool whole) 
   return v;
 }
 
-TraceRow read_row(const CsvRecord& r, const std::array<std::optional<std::size_t>, kCols>& at, std::size_t width,
-                  const std::string& path) {
+TraceRow read_row(const CsvRecord& r, const std::array<std::optional<std::size_t>, kCols>& at,
+                  const std::vector<std::string>& header, const std::string& path) {
+  const std::size_t width = header.size();
   if (r.cells.size() != width) {
     throw InputError(fmt::format("{}:{}: has {} cells, the header {}", path, r.line, r.cells.size(), width));
   }
@@ -90,7 +91,9 @@ TraceRow read_row(const CsvRecord& r, const std::array<std::optional<std::size_t
     if (!x) {
       const char* what = k == kArrival ? "seconds, at least 0" : least > 0 ? "a count of tokens, at least 1"
                                                                            : "a count of tokens";
-      throw InputError(fmt::format("{}:{}: {}: `{}` is not {}", path, r.line, kNames[k], text_problem(cell, TextUse::value) ? "(unprintable)" : cell, what));
+      // Named as the file names it (arrived_at, or arrival_s).
+      throw InputError(fmt::format("{}:{}: {}: `{}` is not {}", path, r.line, header[*at[k]],
+                                   text_problem(cell, TextUse::value) ? "(unprintable)" : cell, what));
     }
     v[k] = *x;
   }
@@ -120,10 +123,11 @@ std::vector<TraceRow> read_trace(const std::string& path) {
   std::vector<TraceRow> rows;
   rows.reserve(records.size() - 1);
   for (std::size_t i = 1; i < records.size(); ++i) {
-    TraceRow row = read_row(records[i], at, records.front().cells.size(), path);
+    TraceRow row = read_row(records[i], at, records.front().cells, path);
     if (!rows.empty() && row.arrival < rows.back().arrival) {
-      throw InputError(fmt::format("{}:{}: arrival_s: {} is before line {}'s {}: a trace is in order of arrival", path,
-                                   row.line, row.arrival, rows.back().line, rows.back().arrival));
+      throw InputError(fmt::format("{}:{}: {}: {} is before line {}'s {}: a trace is in order of arrival", path,
+                                   row.line, records.front().cells[*at[kArrival]], row.arrival, rows.back().line,
+                                   rows.back().arrival));
     }
     rows.push_back(row);
   }

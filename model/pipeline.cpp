@@ -30,27 +30,44 @@ OpList pipeline_sends(const Workload& w, double rows, double hidden, const Layer
 
 PhaseResult pipelined(std::span<const MicroBatches> parts, Phase phase, int stages, Pipeline& out) {
   const auto p = static_cast<double>(stages);
-  Seconds busy, slowest, sends_of_slowest, reference;
+  // The expected time scales with the composition priced with every collective at the expected
+  // time's floor (a ring's transfer and a latency a call: what the bound charged before it became
+  // bandwidth alone), `floored`; the bound composes the collectives' bounds.
+  Seconds busy, slowest, sends_of_slowest;
+  Seconds floored_busy, floored_slowest, floored_sends_of_slowest, floored_reference;
   long count = 0;
   const MicroBatches* largest = &parts.front();
   for (const MicroBatches& part : parts) {
-    Seconds sends;
+    Seconds sends, floored_sends, floored_pass = part.pass->time;
     for (const OpResult& o : part.pass->ops) {
-      if (is_send(o)) sends += o.time;
+      if (o.bound != Bound::interconnect) continue;
+      const Seconds floor = o.comm.floor() * o.cost.comm_calls;
+      floored_pass += floor - o.time;
+      if (!is_send(o)) continue;
+      sends += o.time;
+      floored_sends += floor;
     }
-    const Seconds stage = (part.pass->time - sends) / p;
+    const Seconds stage = (part.pass->time - sends) / p, floored_stage = (floored_pass - floored_sends) / p;
     const auto n = static_cast<double>(part.count);
     busy += stage * n;
-    reference += part.pass->time * n;
+    floored_busy += floored_stage * n;
+    floored_reference += floored_pass * n;
     count += part.count;
     if (stage >= slowest) {
       slowest = stage;
       sends_of_slowest = sends;
       largest = &part;
     }
+    if (floored_stage >= floored_slowest) {
+      floored_slowest = floored_stage;
+      floored_sends_of_slowest = floored_sends;
+    }
   }
-  const Seconds time = phase == Phase::prefill ? busy + slowest * (p - 1) + sends_of_slowest
-                                               : std::max(busy, slowest * p + sends_of_slowest);
+  const auto compose = [&](Seconds all, Seconds one, Seconds sends) {
+    return phase == Phase::prefill ? all + one * (p - 1) + sends : std::max(all, one * p + sends);
+  };
+  const Seconds time = compose(busy, slowest, sends_of_slowest);
+  const Seconds floored_time = compose(floored_busy, floored_slowest, floored_sends_of_slowest);
   out = {stages, count, largest->size, slowest, sends_of_slowest, time > Seconds(0) ? 1.0 - (busy / time) : 0.0};
 
   // Work and costs: Σ count × part, over the stages.
@@ -100,8 +117,8 @@ PhaseResult pipelined(std::span<const MicroBatches> parts, Phase phase, int stag
     e.high += q.high * n;
   }
   r.time = time;
-  // The expected time follows the bound's composition: its parts scale with it.
-  const double k = reference > Seconds(0) ? time / reference : 1.0;
+  // The expected time follows the composition: its parts scale with it.
+  const double k = floored_reference > Seconds(0) ? floored_time / floored_reference : 1.0;
   for (Seconds* s : {&e.time, &e.overhead, &e.comm, &e.compute, &e.memory, &e.dequant, &e.high}) *s = *s * k;
   e.bound = time;
   e.low = std::max(time, e.low * k);

@@ -109,8 +109,9 @@ PlainLayout plain_layout(const TextTable& t, std::size_t width) {
     l.widths[widest] -= std::min(excess, l.widths[widest] - kNarrowestCut);
     l.cut = true;
   }
-  // Then columns from the right, the first always kept.
-  while (l.shown > 1 && drawn_width(l.widths, l.shown) > width) --l.shown;
+  // Then columns from the right, the first and one more always kept, so that the columns left
+  // out wrap into a table of fewer (a terminal too narrow for two columns gets lines past its edge).
+  while (l.shown > 2 && drawn_width(l.widths, l.shown) > width) --l.shown;
   return l;
 }
 
@@ -146,7 +147,7 @@ std::string render_plain(const TextTable& t, std::size_t width) {
   }
   // Columns that did not fit wrap: they continue below, beside the first column again, so that
   // nothing is lost (a plan's replicas and cost sit at its right).
-  if (layout.shown > 1 && layout.shown < t.header.size()) {
+  if (layout.shown < t.header.size()) {
     auto rest_of = [&](const std::vector<std::string>& row) {
       std::vector<std::string> r{row.empty() ? std::string() : row[0]};
       for (std::size_t i = layout.shown; i < row.size(); ++i) r.push_back(row[i]);

@@ -11,6 +11,8 @@ constexpr int kBins = GapHistogram::kPerDecade * GapHistogram::kDecades;
 }  // namespace
 
 void GapHistogram::add(double seconds) {
+  least_ = count_ == 0 ? seconds : std::min(least_, seconds);
+  most_ = count_ == 0 ? seconds : std::max(most_, seconds);
   ++count_;
   sum_ += seconds;
   if (!(seconds >= kLowest)) {
@@ -33,11 +35,11 @@ double GapHistogram::percentile(double p) const {
   for (std::size_t i = 0; i < bins_.size(); ++i) {
     seen += bins_[i];
     if (seen < rank) continue;
-    if (i == 0) return kLowest;
-    if (i == bins_.size() - 1) return kLowest * std::pow(10.0, kDecades);
+    if (i == 0) return least_;
+    if (i == bins_.size() - 1) return most_;
     return kLowest * std::pow(10.0, (static_cast<double>(i - 1) + 0.5) / kPerDecade);
   }
-  return kLowest * std::pow(10.0, kDecades);
+  return most_;
 }
 
 }  // namespace roofline::serve

@@ -1,8 +1,9 @@
 #pragma once
 // Inter-token gaps as vLLM's benchmark reports ITL: one a streamed emission after the first token,
 // each request's gaps all counted. A run of an hour holds hundreds of millions of them, so they are
-// kept in log-spaced bins (200 a decade, from 1 µs to 10^4 s): a percentile is its bin's
-// geometric middle, within 0.6% of the exact one; the mean is exact.
+// kept in log-spaced bins (200 a decade, from 1 µs to 10^4 s): a percentile is the nearest rank's
+// bin's geometric middle, within 0.6% of the exact one (below or above the bins: the least or the
+// greatest gap itself); the mean is exact.
 #include <array>
 #include <cstddef>
 
@@ -22,7 +23,7 @@ class GapHistogram {
  private:
   std::array<std::size_t, kPerDecade * kDecades + 2> bins_{};  // under, the decades, over
   std::size_t count_ = 0;
-  double sum_ = 0;
+  double sum_ = 0, least_ = 0, most_ = 0;
 };
 
 }  // namespace roofline::serve

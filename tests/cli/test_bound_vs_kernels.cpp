@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "cli_runner.hpp"
 #include "hardware/collectives.hpp"
 #include "io/csv_records.hpp"
@@ -61,10 +63,32 @@ TEST_CASE("bound: no all-reduce TensorRT-LLM measured on H100 or H200 is faster 
     CHECK(fastest < 2.7e-6);
     CHECK(latency_beaten > 0);
     CHECK(ring_beaten > 0);
-    // The expected time's floor stays the ring and a latency: never below the bound.
+    // The expected time's floor stays what the bound was: a ring's 2(k − 1)/k of the buffer at the
+    // link's bandwidth and one latency a call, so the expected times do not move.
     for (const Measured& m : rows) {
       const CollectiveCost c = collective_cost(Collective::all_reduce, Bytes(m.bytes), {m.gpus}, *g.interconnect, g.network);
-      CHECK(c.floor() >= c.bound());
+      const double k = m.gpus;
+      CHECK(c.floor().value() == Approx(2 * (k - 1) / k * m.bytes / g.interconnect->bandwidth.value() +
+                                        g.interconnect->latency.value()).epsilon(1e-12));
     }
   }
+}
+
+TEST_CASE("bound: the expected times did not move when the collectives' bound lost its latency") {
+  // Pinned from the binary before the change (commit 4127f29), a pipeline's composition included:
+  // the expected time prices collectives at a ring and a latency a call, as the bound did.
+  auto expected = [](std::vector<std::string> args) {
+    args.insert(args.end(), {"-f", "json"});
+    const auto r = test::run_cli(args);
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    return std::pair{j.at("prefill").at("expected").at("time").get<double>(),
+                     j.at("decode").at("expected").at("step_time").get<double>()};
+  };
+  const auto [prefill, step] = expected({"-m", "llama-2-70b", "-g", "h100-sxm", "--tp", "8", "--pp", "2", "-b", "128"});
+  CHECK(prefill == Approx(2.092696148863242).epsilon(1e-12));
+  CHECK(step == Approx(0.01573162465810243).epsilon(1e-12));
+  const auto [p2, s2] = expected({"-m", "llama-2-70b", "-g", "a100-80gb", "--tp", "4", "--pp", "4", "-b", "32"});
+  CHECK(p2 == Approx(1.3227033705565614).epsilon(1e-12));
+  CHECK(s2 == Approx(0.027100769467565174).epsilon(1e-12));
 }

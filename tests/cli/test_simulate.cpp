@@ -366,7 +366,14 @@ TEST_CASE("simulate: on a cache-filling workload the bound replays without thras
   CHECK(grow.at("preemptions").get<long>() > 0);
   CHECK(reserve.at("preemptions") == 0);
   CHECK(grow.at("server").at("admission") == "grow");
-  CHECK(grow.at("bound").at("admission") == "reserve");
+  CHECK(grow.at("bound").at("admission") == "grow and reserve");
+  CHECK(reserve.at("bound").at("admission") == "reserve");
+  // Each latency of the bound is the better replay's: never above the expected run's.
+  for (const auto* key : {"ttft", "tpot", "itl", "e2e", "queue_wait"}) {
+    for (const auto* p : {"p50", "p99"}) {
+      CHECK(grow.at("bound").at(key).at(p).get<double>() <= grow.at(key).at(p).get<double>());
+    }
+  }
   const double bound = grow.at("bound").at("output_tokens_per_s").get<double>();
   CHECK(bound >= grow.at("output_tokens_per_s").get<double>());
   CHECK(bound >= reserve.at("output_tokens_per_s").get<double>());

@@ -72,3 +72,14 @@ TEST_CASE("tables: only standard output on a terminal is fitted, never a stream 
   REQUIRE(r.code == 0);
   CHECK(r.out.find("…") == std::string::npos);
 }
+
+TEST_CASE("tables: a terminal too narrow for more than the first column still shows every column") {
+  // The Models table of presets at 44 columns: the first column and one more a table, the rest
+  // wrapping below, each header shown.
+  TextTable t{"Models", {"preset", "name", "params", "active", "KV/token", "source"}, {}};
+  t.rows.push_back({"qwen3-235b-a22b", "Qwen3-235B-A22B", "235 B", "22.2 B", "96.3 kB",
+                    "HF Qwen/Qwen3-235B-A22B config.json, bf16 as published"});
+  const std::string text = report::render_plain(t, 44);
+  for (const std::string h : {"name", "params", "active", "KV/token", "source"}) CHECK(text.find(h) != std::string::npos);
+  CHECK(text.find("235 B") != std::string::npos);
+}

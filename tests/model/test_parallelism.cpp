@@ -106,6 +106,9 @@ TEST_CASE("parallelism: a pipeline's bubble and its sends, worked from one micro
   sends.time = Seconds(0.3e-3);
   sends.bound = Bound::interconnect;
   sends.cost.collective = Collective::send;
+  // One call, whose expected floor (a transfer and a latency) is its bound here.
+  sends.cost.comm_calls = 1;
+  sends.comm.transfer = sends.comm.overlapped = Seconds(0.3e-3);
   micro.ops = {kernels, sends};
   micro.time = Seconds(8.3e-3);
   micro.flops = Flops(4e12);
