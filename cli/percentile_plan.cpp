@@ -266,12 +266,8 @@ const std::array kColumns = {
 
 // As the steady plan ranks: feasible first, cheapest (or fewest GPUs) first.
 void rank(std::vector<Row>& rows) {
-  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
-    if (a.feasible != b.feasible) return a.feasible;
-    const double ca = a.cost.usd_per_million_tokens.value_or(0), cb = b.cost.usd_per_million_tokens.value_or(0);
-    if (ca != cb) return ca < cb;
-    return gpus(a) < gpus(b);
-  });
+  const auto key = [](const Row& r) { return PlanRank{r.feasible, r.cost.usd_per_million_tokens, gpus(r)}; };
+  std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) { return ranks_before(key(a), key(b)); });
 }
 
 void csv_header(std::string& out) {

@@ -103,12 +103,10 @@ const std::array kPlanColumns = {
 
 // Feasible plans first, cheapest (or fewest GPUs) first; then the ones that cannot meet the target.
 void rank(std::vector<PlanRow>& rows) {
-  std::stable_sort(rows.begin(), rows.end(), [](const PlanRow& a, const PlanRow& b) {
-    if (a.plan.feasible != b.plan.feasible) return a.plan.feasible;
-    const double ca = a.plan.cost_per_million_tokens.value_or(0), cb = b.plan.cost_per_million_tokens.value_or(0);
-    if (ca != cb) return ca < cb;
-    return a.plan.gpus < b.plan.gpus;
-  });
+  const auto key = [](const PlanRow& r) {
+    return PlanRank{r.plan.feasible, r.plan.cost_per_million_tokens, r.plan.gpus};
+  };
+  std::stable_sort(rows.begin(), rows.end(), [&](const PlanRow& a, const PlanRow& b) { return ranks_before(key(a), key(b)); });
 }
 
 std::vector<std::string> plan_header(bool disaggregate) {

@@ -37,7 +37,8 @@ CollectiveCost within(Collective c, double S, int k, const Interconnect& link) {
       if (link.topology == Topology::switched) {
         // A switch that reduces in the network (NVLink SHARP, NVSwitch 3 on) needs each GPU to
         // send only the (k − 1)/k of the buffer the others reduce and take back as much: half the
-        // ring's traffic, the floor the bound takes (TensorRT-LLM's all-reduce of 1 GiB on 8
+        // ring's traffic, the floor the bound takes for every switch (a looser bound on one that
+        // cannot, A100's) (TensorRT-LLM's all-reduce of 1 GiB on 8
         // H100s, 4.0 ms, beats the ring's 4.2 ms). The expected time keeps the ring's two passes.
         const Seconds ring(2 * share * S / b);
         return {Seconds(share * S / b), link.latency, 2.0 * (k - 1), ring, ring};

@@ -110,15 +110,26 @@ TraceRow read_row(const CsvRecord& r, const std::array<std::optional<std::size_t
 
 }  // namespace
 
-std::vector<TraceRow> read_trace(const std::string& path) {
-  std::string text = read_text_file(path, "a trace", kMaxTraceBytes);
+namespace {
+
+// A CSV file of rows under a header, read whole and checked as text (a byte-order mark dropped);
+// refused when it has no row, `what` saying what a row is.
+std::vector<CsvRecord> csv_table(const std::string& path, std::string_view kind, std::string_view what) {
+  std::string text = read_text_file(path, kind, kMaxTraceBytes);
   if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);
   if (const auto p = text_problem(text, TextUse::file)) {
     const TextPosition at = position_of(text, p->offset);
     throw InputError(fmt::format("{}:{}:{}: {}", path, at.line, at.column, p->what));
   }
-  const std::vector<CsvRecord> records = csv_records(text, path);
-  if (records.size() < 2) throw InputError(fmt::format("{}: has no requests; a trace is a header and a row a request", path));
+  std::vector<CsvRecord> records = csv_records(text, path);
+  if (records.size() < 2) throw InputError(fmt::format("{}: has no rows; {}", path, what));
+  return records;
+}
+
+}  // namespace
+
+std::vector<TraceRow> read_trace(const std::string& path) {
+  const std::vector<CsvRecord> records = csv_table(path, "a trace", "a trace is a header and a row a request");
   const auto at = read_header(records.front(), path);
   std::vector<TraceRow> rows;
   rows.reserve(records.size() - 1);
@@ -136,14 +147,8 @@ std::vector<TraceRow> read_trace(const std::string& path) {
 
 std::vector<long> read_lengths(const std::string& path, const std::string& column,
                                const std::vector<std::string>& defaults, std::string* used) {
-  std::string text = read_text_file(path, "a file of lengths", kMaxTraceBytes);
-  if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);
-  if (const auto p = text_problem(text, TextUse::file)) {
-    const TextPosition at = position_of(text, p->offset);
-    throw InputError(fmt::format("{}:{}:{}: {}", path, at.line, at.column, p->what));
-  }
-  const std::vector<CsvRecord> records = csv_records(text, path);
-  if (records.size() < 2) throw InputError(fmt::format("{}: has no rows; a file of lengths is a header and a row each", path));
+  const std::vector<CsvRecord> records =
+      csv_table(path, "a file of lengths", "a file of lengths is a header and a row a length");
   const std::vector<std::string>& header = records.front().cells;
   const std::vector<std::string> wanted = column.empty() ? defaults : std::vector<std::string>{column};
   std::optional<std::size_t> at;

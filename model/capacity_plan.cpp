@@ -148,4 +148,11 @@ FleetCost fleet_cost(long gpus, const GpuSpec& g, const LoadTarget& target, long
   return c;
 }
 
+bool ranks_before(const PlanRank& a, const PlanRank& b) {
+  if (a.feasible != b.feasible) return a.feasible;
+  const double ca = a.cost.value_or(0), cb = b.cost.value_or(0);
+  if (ca != cb) return ca < cb;
+  return a.gpus < b.gpus;
+}
+
 }  // namespace roofline

@@ -99,6 +99,15 @@ struct FleetCost {
 };
 [[nodiscard]] FleetCost fleet_cost(long gpus, const GpuSpec& g, const LoadTarget& target, long gen_tokens);
 
+// How plans rank, steady or at a percentile: those that meet the target first, then the cheapest
+// (where a price is given), then the fewest GPUs.
+struct PlanRank {
+  bool feasible = false;
+  std::optional<double> cost;
+  long gpus = 0;
+};
+[[nodiscard]] bool ranks_before(const PlanRank& a, const PlanRank& b);
+
 // `base` gives the prompt, gen, formats and tp; its batch is what the plan chooses.
 [[nodiscard]] CapacityPlan plan_capacity(const ModelSpec& m, const GpuSpec& g, const Workload& base,
                                          const LoadTarget& target);
