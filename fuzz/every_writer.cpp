@@ -169,11 +169,8 @@ void fail(std::string_view what, std::string_view detail) {
 
 void check_columns_finite(const Report& r) {
   for (const report::Column& c : report::report_columns()) check_cell(c.get(r), c.json_path);
-  for (const Phase phase : {Phase::prefill, Phase::decode}) {
-    const PhaseResult& p = phase == Phase::prefill ? r.prefill : r.decode.step;
-    for (const OpResult& op : p.ops) {
-      for (const report::OpColumn& c : report::op_columns()) check_cell(c.get(phase, op), c.json_key);
-    }
+  for (const report::OpRow& op : report::op_rows(r)) {
+    for (const report::OpColumn& c : report::op_columns()) check_cell(c.get(op), c.json_key);
   }
 }
 
