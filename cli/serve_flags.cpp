@@ -125,11 +125,9 @@ LengthDistribution empirical_flag(const std::string& value, std::string_view fla
     column = file.substr(colon + 1);
     file.resize(colon);
   }
-  const std::vector<std::string> defaults =
-      flag == "prompt" ? std::vector<std::string>{"prompt_tokens", "num_prefill_tokens"}
-                       : std::vector<std::string>{"output_tokens", "num_decode_tokens"};
   std::string used = column;
-  std::vector<long> lengths = io::read_lengths(file, column, defaults, &used);
+  std::vector<long> lengths =
+      io::read_lengths(file, column, flag == "prompt" ? io::Lengths::prompt : io::Lengths::output, &used);
   return serve::empirical_lengths(std::move(lengths), fmt::format("{}:{}", file, used));
 }
 

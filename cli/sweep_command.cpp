@@ -111,7 +111,6 @@ void sweep(const WorkloadAxes& x, Product& p, Sink& sink, ProgressBar& progress,
     return;
   }
   const std::size_t chunks = (p.size() + kChunkPoints - 1) / kChunkPoints;
-  std::size_t written = 0;
   ordered_parallel<Chunk>(
       chunks, threads, std::min(kMostChunksAhead, kChunksAhead * threads),
       [&](std::size_t k) {
@@ -127,8 +126,7 @@ void sweep(const WorkloadAxes& x, Product& p, Sink& sink, ProgressBar& progress,
       [&](std::size_t k, Chunk&& c) {
         sink.add_rendered(c.text);
         tally.merge(std::move(c.tally));
-        written = std::min(p.size(), (k + 1) * kChunkPoints);
-        progress.advance_to(written);
+        progress.advance_to(std::min(p.size(), (k + 1) * kChunkPoints));
       });
 }
 

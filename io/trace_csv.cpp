@@ -145,8 +145,10 @@ std::vector<TraceRow> read_trace(const std::string& path) {
   return rows;
 }
 
-std::vector<long> read_lengths(const std::string& path, const std::string& column,
-                               const std::vector<std::string>& defaults, std::string* used) {
+std::vector<long> read_lengths(const std::string& path, const std::string& column, Lengths which,
+                               std::string* used) {
+  const Col col = which == Lengths::prompt ? kPrompt : kOutput;
+  const std::vector<std::string> defaults = {std::string(kNames[col]), std::string(kAzureNames[col])};
   const std::vector<CsvRecord> records =
       csv_table(path, "a file of lengths", "a file of lengths is a header and a row a length");
   const std::vector<std::string>& header = records.front().cells;

@@ -21,11 +21,15 @@ struct TraceRow {
 // a cached prefix not shorter than its prompt. A file without rows is an error.
 [[nodiscard]] std::vector<TraceRow> read_trace(const std::string& path);
 
+// Which lengths a file of them gives: prompts or outputs.
+enum class Lengths { prompt, output };
+
 // One column of token counts from a CSV file with a header (a trace, or a file of lengths such as
-// an arXiv summarization set's): `column`, or else the first of `defaults` the header has. Every
-// cell a count of at least 1 token; an InputError naming `path:line:` and the column otherwise.
-// `used`, when given, gets the column read.
-[[nodiscard]] std::vector<long> read_lengths(const std::string& path, const std::string& column,
-                                             const std::vector<std::string>& defaults, std::string* used = nullptr);
+// an arXiv summarization set's): `column`, or else the trace's name for `which` (prompt_tokens,
+// output_tokens) or the Azure traces' (num_prefill_tokens, num_decode_tokens), the first the
+// header has. Every cell a count of at least 1 token; an InputError naming `path:line:` and the
+// column otherwise. `used`, when given, gets the column read.
+[[nodiscard]] std::vector<long> read_lengths(const std::string& path, const std::string& column, Lengths which,
+                                             std::string* used = nullptr);
 
 }  // namespace roofline::io

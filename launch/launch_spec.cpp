@@ -20,8 +20,8 @@ constexpr std::array kEngines = {std::pair{Engine::vllm, std::string_view("vllm"
 // Two formats the engines load alike: every 16- or 32-bit float runs in the model's dtype.
 bool same_format(WeightFormat a, WeightFormat b) { return a == b || (is_wide_float(a) && is_wide_float(b)); }
 
-WeightSource weight_source(const ModelSpec& m, const Precision& asked) {
-  const Precision stored = resolve_precision(m);
+// `stored`: the checkpoint's formats, as resolve_precision gives them with no flags.
+WeightSource weight_source(const Precision& stored, const Precision& asked) {
   bool as_stored = true, stored_wide = true;
   for (TensorClass c : kBlockClasses) {
     as_stored = as_stored && same_format(asked.of(c), stored.of(c));
@@ -71,16 +71,14 @@ namespace {
 
 // What the plan priced that the engines choose for themselves: said in every script, so a server
 // that differs from the plan is not a surprise.
-std::vector<std::string> plan_only(const Precision& asked, const Precision& stored, const ModelSpec& m,
-                                   const Workload& w) {
+std::vector<std::string> plan_only(const Precision& asked, const Precision& stored, const Workload& w) {
   std::vector<std::string> out;
-  const Precision defaults = resolve_precision(m);
-  if (asked.compute != defaults.compute) {
+  if (asked.compute != stored.compute) {
     out.push_back(fmt::format("--compute {}: the plan priced the matrix units in {}; the engine computes as its kernels "
                               "for the checkpoint do",
                               name(asked.compute), name(asked.compute)));
   }
-  if (asked.activations != defaults.activations) {
+  if (asked.activations != stored.activations) {
     out.push_back(fmt::format("--activations {}: the plan held activations in {}; the engine keeps its own",
                               name(asked.activations), name(asked.activations)));
   }
@@ -90,9 +88,7 @@ std::vector<std::string> plan_only(const Precision& asked, const Precision& stor
                               w.microbatches));
   }
   bool grouped = false;
-  for (TensorClass c : kBlockClasses) {
-    grouped = grouped || (layout(asked.of(c)).scaling == Scaling::group && layout(asked.of(c)).group == 0);
-  }
+  for (TensorClass c : kBlockClasses) grouped = grouped || takes_group_size(asked.of(c));
   if (grouped && asked.group_size != stored.group_size) {
     out.push_back(fmt::format("--group-size {}: the checkpoint's group size decides; the plan priced scales a {} "
                               "weights",
@@ -121,12 +117,12 @@ LaunchSpec launch_spec(const ModelSpec& m, std::string_view model_arg, bool mode
   s.prompt_tokens = w.prompt_tokens;
   s.gen_tokens = w.gen_tokens;
   s.kv = w.precision.kv;
-  s.weights = weight_source(m, w.precision);
+  const Precision stored = resolve_precision(m);
+  s.weights = weight_source(stored, w.precision);
   const std::optional<WeightFormat> block = w.precision.block_format();
   s.weight_format = block ? std::string(name(*block)) : "mixed";
-  const Precision stored = resolve_precision(m);
   s.lm_head_changed = !same_format(w.precision.of(TensorClass::lm_head), stored.of(TensorClass::lm_head));
-  s.plan_only = plan_only(w.precision, stored, m, w);
+  s.plan_only = plan_only(w.precision, stored, w);
   s.naive_attention = w.attention == AttentionKernel::naive;
   if (g.interconnect && g.interconnect->domain > 0) s.gpus_per_node = g.interconnect->domain;
   s.reserve = w.reserve_fraction;

@@ -104,6 +104,8 @@ double bytes_per_weight(WeightFormat f, int group_size) {
 
 bool is_wide_float(WeightFormat f) { return layout(f).scaling == Scaling::none && is_wide_float(element_of(f)); }
 
+bool takes_group_size(WeightFormat f) { return layout(f).scaling == Scaling::group && layout(f).group == 0; }
+
 std::string weight_format_names(std::string_view separator) {
   std::string out;
   for (const FormatLayout& l : kLayouts) {

@@ -77,6 +77,9 @@ struct StorageCost {
 [[nodiscard]] double bytes_per_weight(WeightFormat f, int group_size);
 // A 16- or 32-bit float without scales: what activations can stay in.
 [[nodiscard]] bool is_wide_float(WeightFormat f);
+// A format whose group of weights a scale the workload chooses (--group-size: int4, awq, gptq,
+// fp4, fp6), not one its layout fixes (mxfp4's 32, nvfp4's 16).
+[[nodiscard]] bool takes_group_size(WeightFormat f);
 // The formats' names, in the enum's order ("fp32, fp16, ..., nvfp4").
 [[nodiscard]] std::string weight_format_names(std::string_view separator);
 

@@ -20,7 +20,7 @@ Cell format_cell(const Report& r) {
 Cell group_size_cell(const Report& r) {
   for (int c = 0; c < kTensorClassCount; ++c) {
     const std::optional<WeightFormat> f = class_format(r, static_cast<TensorClass>(c));
-    if (f && layout(*f).scaling == Scaling::group && layout(*f).group == 0) {
+    if (f && takes_group_size(*f)) {
       return static_cast<long>(r.workload.precision.group_size);
     }
   }

@@ -48,18 +48,14 @@ class BufferedSink : public Sink {
   // A failed write stops the output here: a sweep on a full disk does not run its remaining
   // points, and the command exits 1 with the reason.
   void flush() {
-    errno = 0;
-    out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
-    if (!out_) throw WriteError("", write_failure_reason(errno));
+    write(buffer_);
     buffer_.clear();
   }
   // Text already gathered elsewhere (a chunk of rows): what is held goes first, then the text
   // itself, without a copy into the buffer.
   void write_through(std::string_view text) {
     flush();
-    errno = 0;
-    out_.write(text.data(), static_cast<std::streamsize>(text.size()));
-    if (!out_) throw WriteError("", write_failure_reason(errno));
+    write(text);
   }
   void append_notes(std::string_view before = "") {
     if (!notes_.empty()) buffer_ += before;
@@ -69,22 +65,34 @@ class BufferedSink : public Sink {
   std::string buffer_;
 
  private:
+  void write(std::string_view text) {
+    errno = 0;
+    out_.write(text.data(), static_cast<std::streamsize>(text.size()));
+    if (!out_) throw WriteError("", write_failure_reason(errno));
+  }
   std::ostream& out_;
   std::vector<std::string> notes_;
 };
 
-class CsvSink final : public BufferedSink {
+// A format whose records are each whole lines of their own (CSV, JSON lines): rendered alone, on
+// any thread, and written in the order they come.
+class LineSink : public BufferedSink {
  public:
-  CsvSink(Columns columns, std::ostream& out) : BufferedSink(std::move(columns), out) {
-    if (columns_.append_csv_header) columns_.append_csv_header(buffer_);
-  }
-  void add(const Record& r) override {
-    r.append_csv(buffer_);
+  using BufferedSink::BufferedSink;
+  void add(const Record& r) final {
+    render(r, buffer_);
     written();
   }
-  [[nodiscard]] bool renders_alone() const override { return true; }
+  [[nodiscard]] bool renders_alone() const final { return true; }
+  void add_rendered(std::string_view text) final { write_through(text); }
+};
+
+class CsvSink final : public LineSink {
+ public:
+  CsvSink(Columns columns, std::ostream& out) : LineSink(std::move(columns), out) {
+    if (columns_.append_csv_header) columns_.append_csv_header(buffer_);
+  }
   void render(const Record& r, std::string& out) const override { r.append_csv(out); }
-  void add_rendered(std::string_view text) override { write_through(text); }
 };
 
 // Text in JSON is escaped by nlohmann; bytes that are not UTF-8 (a Latin-1 name) become U+FFFD
@@ -93,19 +101,13 @@ std::string json_text(const nlohmann::ordered_json& j, int indent) {
   return j.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
-class JsonLinesSink final : public BufferedSink {
+class JsonLinesSink final : public LineSink {
  public:
-  using BufferedSink::BufferedSink;
-  void add(const Record& r) override {
-    render(r, buffer_);
-    written();
-  }
-  [[nodiscard]] bool renders_alone() const override { return true; }
+  using LineSink::LineSink;
   void render(const Record& r, std::string& out) const override {
     out += json_text(r.json(), -1);
     out += '\n';
   }
-  void add_rendered(std::string_view text) override { write_through(text); }
 };
 
 // The pretty JSON of one document, or of its records as the array `rows`, written as they come;
