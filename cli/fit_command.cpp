@@ -162,13 +162,22 @@ std::vector<MeasuredRun> evaluate_rows(const std::vector<MeasurementRow>& rows, 
 void add_fit_options(Options& o, FitArgs& a) {
   o.add("measurements", a.measurements,
         "CSV of measured runs (columns: id, source, model, gpu, weights, kv, tp, batch, prompt, gen, extra_flags, "
-        "metric, measured, note)")
-      .required();
+        "metric, measured, note)");
+  o.add("--kernels", a.kernels,
+        "fit the kernel classes instead, from tables of measured kernels (../shared/gpu-kernels/ columns: "
+        "aiconfigurator's gemm, generation_attention, context_attention, custom_allreduce, nccl; Vidur's ops, all_reduce)");
+  o.add("--gpu", a.gpu, "the GPU the --kernels tables were measured on [from each file's name: a100_, h100_, h200_]");
   o.add("--format,-f", a.format, "output format").one_of({"table", "markdown", "json"}).show_default();
-  o.add("--out,-o", a.out, "write the fitted GPU YAML `expected:` block here");
+  o.add("--out,-o", a.out, "write the fitted GPU YAML `expected:` block here (not with --kernels)");
 }
 
 void run_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
+  if (!a.kernels.empty()) {
+    if (!a.measurements.empty()) throw InputError("--kernels: give measured runs or kernel tables, not both");
+    return run_kernel_fit(a, out, err);
+  }
+  if (a.measurements.empty()) throw InputError("measurements: a CSV of measured runs is needed (or --kernels TABLE...)");
+  if (!a.gpu.empty()) throw InputError("--gpu: names the GPU of --kernels tables; a measurements file names its own");
   // Reserved first, so that a folder that cannot take the file is refused before any work.
   std::unique_ptr<AtomicFile> file = a.out.empty() ? nullptr : std::make_unique<AtomicFile>(a.out, "out", &err);
   const std::vector<MeasurementRow> rows = read_measurements(a.measurements);

@@ -5,6 +5,7 @@
 // `expected:` block.
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "cli/command.hpp"
 
@@ -12,11 +13,15 @@ namespace roofline::cli {
 
 struct FitArgs {
   std::string measurements;
+  std::vector<std::string> kernels;  // kernel tables (--kernels): fit the kernel classes instead
+  std::string gpu;                   // the kernel tables' GPU; empty: from each file's name
   std::string format = "table";
   std::string out;  // the expected: block; empty: not written
 };
 
 void add_fit_options(Options& o, FitArgs& args);
 void run_fit(const FitArgs& args, std::ostream& out, std::ostream& err);
+// fit --kernels (cli/kernel_fit_command.cpp).
+void run_kernel_fit(const FitArgs& args, std::ostream& out, std::ostream& err);
 
 }  // namespace roofline::cli

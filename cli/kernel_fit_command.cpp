@@ -1,0 +1,160 @@
+// `rooflineplan fit --kernels TABLE.csv…`: the kernel classes' coefficients fitted to kernels
+// measured on real GPUs, each class's residuals in-sample and with each GPU held out, and (--out)
+// the GPU YAML's `expected.kernels:` block.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <map>
+
+#include "cli/fit_command.hpp"
+#include "io/input_error.hpp"
+#include "io/kernel_table.hpp"
+#include "io/spec_loader.hpp"
+#include "model/kernel_fit.hpp"
+#include "report/run_envelope.hpp"
+#include "report/safe_text.hpp"
+#include "report/terminal_width.hpp"
+#include "report/text_table.hpp"
+#include "report/write_error.hpp"
+
+namespace roofline::cli {
+
+namespace {
+
+// The GPU a table's file name starts with, as the tables in ../shared/gpu-kernels/ name them.
+const std::map<std::string, std::string, std::less<>> kGpuOfPrefix = {
+    {"a100", "a100-80gb"}, {"h100", "h100-sxm"}, {"h200", "h200"}};
+
+struct Gpu {
+  std::string name;  // the preset or file
+  KernelCeilings ceilings;
+};
+
+KernelCeilings ceilings_of(const GpuSpec& g) {
+  KernelCeilings c;
+  const auto sixteen = g.datasheet_peak(DType::bf16) ? g.datasheet_peak(DType::bf16) : g.datasheet_peak(DType::fp16);
+  c.peak = sixteen ? sixteen->value() : 0;
+  c.peak_fp8 = g.datasheet_peak(DType::fp8) ? g.datasheet_peak(DType::fp8)->value() : 0;
+  c.bandwidth = g.memory_bandwidth.value();
+  c.link = g.interconnect ? g.interconnect->bandwidth.value() : 0;
+  return c;
+}
+
+// What a class needs of the GPU's description, checked before a fit divides by it.
+void require_ceilings(const io::KernelTable& t, const Gpu& g) {
+  for (const io::KernelSample& s : t.samples) {
+    const KernelClass k = s.klass;
+    const bool collective = k == KernelClass::all_reduce || k == KernelClass::nccl_all_reduce;
+    std::string_view lacking = collective && g.ceilings.link <= 0                  ? "interconnect:"
+                               : k == KernelClass::gemm_fp8 && g.ceilings.peak_fp8 <= 0 ? "an fp8 peak"
+                               : !collective && g.ceilings.peak <= 0              ? "a bf16 or fp16 peak"
+                                                                                   : "";
+    if (!lacking.empty()) {
+      throw io::InputError(fmt::format("{}:{}: the GPU `{}` has no {} to measure {} kernels against (--gpu)", t.path,
+                                       s.line, g.name, lacking, name(k)));
+    }
+  }
+}
+
+std::string fixed3(double v) { return fmt::format("{:.3f}", v); }
+
+std::string coefficient_text(const ClassCoefficient& c) {
+  return c.time ? fmt::format("{}={:.3g} us", c.key, *c.value * 1e6) : fmt::format("{}={:.3g}", c.key, *c.value);
+}
+
+std::string coefficients_text(KernelClass k, KernelCoefficients c) {
+  std::string out;
+  for (const ClassCoefficient& x : coefficients_of(k, c)) out += (out.empty() ? "" : ", ") + coefficient_text(x);
+  return out;
+}
+
+}  // namespace
+
+void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
+  // The engine prices operators with the end-to-end coefficients still: a block it would not read
+  // is not written.
+  if (!a.out.empty()) throw io::InputError("--out: with --kernels nothing is written yet (the engine does not read kernel classes)");
+  std::vector<Gpu> gpus;
+  std::map<std::string, std::size_t> index;  // GPU name → position in gpus
+  std::vector<MeasuredKernel> kernels;
+  std::vector<std::string> left_out;
+  for (const std::string& path : a.kernels) {
+    const io::KernelTable t = io::read_kernel_table(path);
+    std::string gpu = a.gpu;
+    if (gpu.empty()) {
+      const auto it = kGpuOfPrefix.find(io::gpu_of_table(path));
+      if (it == kGpuOfPrefix.end()) {
+        throw io::InputError(fmt::format("{}: --gpu: the file's name does not say its GPU (a100_, h100_ or h200_ as in "
+                                         "../shared/gpu-kernels/); name it with --gpu",
+                                         path));
+      }
+      gpu = it->second;
+    }
+    auto [slot, added] = index.emplace(gpu, gpus.size());
+    if (added) gpus.push_back({gpu, ceilings_of(io::load_gpu(gpu))});
+    require_ceilings(t, gpus[slot->second]);
+    for (const io::KernelSample& s : t.samples) kernels.push_back({s.klass, s.ask, s.seconds, slot->second});
+    for (const auto& [why, rows] : t.left_out) left_out.push_back(fmt::format("{}: {} rows left out: {}", path, rows, why));
+  }
+  if (kernels.empty()) throw io::InputError("--kernels: no table given holds a kernel the fit reads");
+  for (const std::string& l : left_out) err << report::terminal_text(l) << "\n";
+
+  const KernelFit f = fit_and_check_kernels(kernels, std::vector<KernelCeilings>([&] {
+                                              std::vector<KernelCeilings> c;
+                                              for (const Gpu& g : gpus) c.push_back(g.ceilings);
+                                              return c;
+                                            }()));
+
+  std::string text;
+  if (a.format == "json") {
+    nlohmann::ordered_json j = report::run_envelope();
+    j["gpus"] = nlohmann::json::array();
+    for (const Gpu& g : gpus) j["gpus"].push_back(g.name);
+    for (const KernelFit::Summary& s : f.summary) {
+      nlohmann::ordered_json c{{"class", name(s.klass)}, {"kernels", s.samples}, {"median_abs_log_in_sample", s.in_sample}};
+      c["median_abs_log_held_out"] = s.held_out ? nlohmann::json(*s.held_out) : nlohmann::json(nullptr);
+      KernelCoefficients pooled = f.pooled;
+      for (const ClassCoefficient& x : coefficients_of(s.klass, pooled)) c["coefficients"][std::string(x.key)] = *x.value;
+      c["per_gpu"] = nlohmann::json::array();
+      for (const ClassResidual& r : f.residuals) {
+        if (r.klass != s.klass) continue;
+        nlohmann::ordered_json g{{"gpu", gpus[r.gpu].name}, {"kernels", r.samples}, {"fitted", r.fitted},
+                                 {"median_abs_log_in_sample", r.in_sample}};
+        g["median_abs_log_held_out"] = r.held_out ? nlohmann::json(*r.held_out) : nlohmann::json(nullptr);
+        KernelCoefficients own = f.per_gpu[r.gpu];
+        for (const ClassCoefficient& x : coefficients_of(s.klass, own)) g["coefficients"][std::string(x.key)] = *x.value;
+        c["per_gpu"].push_back(g);
+      }
+      j["rows"].push_back(c);
+    }
+    text = j.dump(2) + "\n";
+  } else {
+    report::TextTable summary{"Kernel classes: median |log(expected / measured)|",
+                              {"class", "kernels", "in-sample", "GPU held out", "coefficients (all GPUs)"},
+                              {}};
+    for (const KernelFit::Summary& s : f.summary) {
+      summary.rows.push_back({std::string(name(s.klass)), std::to_string(s.samples), fixed3(s.in_sample),
+                              s.held_out ? fixed3(*s.held_out) : "-", coefficients_text(s.klass, f.pooled)});
+    }
+    report::TextTable per{"Per GPU: its own fit, and the fit on the other GPUs",
+                          {"class", "GPU", "kernels", "in-sample", "held out", "coefficients (own fit)"},
+                          {}};
+    for (const ClassResidual& r : f.residuals) {
+      per.rows.push_back({std::string(name(r.klass)), gpus[r.gpu].name, std::to_string(r.samples), fixed3(r.in_sample),
+                          r.held_out ? fixed3(*r.held_out) : "-",
+                          r.fitted ? coefficients_text(r.klass, f.per_gpu[r.gpu]) : "too few kernels: defaults kept"});
+    }
+    const bool markdown = a.format == "markdown";
+    for (const report::TextTable& t : {summary, per}) {
+      text += (markdown ? report::render_markdown(t) : report::render_plain(t, report::table_width(out))) + "\n";
+    }
+    text += "held out: each GPU's kernels priced by the fit on the other GPUs' (what a GPU not in the tables gets)\n";
+  }
+  errno = 0;
+  out << text;
+  out.flush();
+  if (!out) throw report::WriteError("", report::write_failure_reason(errno));
+}
+
+}  // namespace roofline::cli

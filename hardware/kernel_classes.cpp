@@ -1,0 +1,104 @@
+#include "hardware/kernel_classes.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace roofline {
+
+std::string_view name(KernelClass k) {
+  switch (k) {
+    case KernelClass::gemm: return "gemm";
+    case KernelClass::gemm_fp8: return "gemm_fp8";
+    case KernelClass::decode_attention: return "decode_attention";
+    case KernelClass::prefill_attention: return "prefill_attention";
+    case KernelClass::elementwise: return "elementwise";
+    case KernelClass::all_reduce: return "all_reduce";
+    case KernelClass::nccl_all_reduce: return "nccl_all_reduce";
+  }
+  return "";
+}
+
+double overlap_norm(double c, double m, double p) {
+  const double big = std::max(c, m);
+  if (big <= 0) return 0;
+  return big * std::pow(std::pow(c / big, p) + std::pow(m / big, p), 1 / p);
+}
+
+double KernelCoefficients::time(KernelClass k, const KernelAsk& a, const KernelCeilings& c) const {
+  const double stream = a.bytes / (gemm.memory * c.bandwidth);
+  switch (k) {
+    case KernelClass::gemm:
+      return overlap_norm(a.flops / (gemm.compute * c.peak), stream, gemm.overlap) + gemm.launch;
+    case KernelClass::gemm_fp8:
+      // The GEMM on the fp8 peak, then the kernels that find and apply the activations' scale:
+      // a fixed cost and their bytes at the GEMM's memory share.
+      return overlap_norm(a.flops / (gemm_fp8.compute * c.peak_fp8), stream, gemm.overlap) + gemm.launch +
+             gemm_fp8.scale + a.scale_bytes / (gemm.memory * c.bandwidth);
+    case KernelClass::decode_attention:
+      return decode_attention.floor + overlap_norm(a.flops / (decode_attention.compute * c.peak),
+                                                   a.bytes / (decode_attention.memory * c.bandwidth), gemm.overlap);
+    case KernelClass::prefill_attention: {
+      // The products on the tensor cores, with per-token work as if each query saw half_length
+      // more keys; the softmax's exponentials, one a score (flops / 4·head_dim), on the SFUs; and
+      // the longest chain, one query tile of 128 rows across every key, on one SM's share. The
+      // GPU is full when the tiles outnumber its SMs, else the chain sets the time.
+      const PrefillAttentionCoefficients& p = prefill_attention;
+      const double products = a.flops * (1 + 2 * p.half_length / a.rows) / (p.compute * c.peak);
+      const double scores = a.flops / (4 * a.head_dim) / (p.softmax * c.peak);
+      const double tiles = a.heads * std::ceil(a.rows / 128);
+      const double chain = a.flops / tiles / (p.chain * c.peak);
+      return p.launch + overlap_norm(products + scores, chain, gemm.overlap);
+    }
+    case KernelClass::elementwise:
+      return elementwise.launch + a.bytes / (elementwise.memory * c.bandwidth);
+    case KernelClass::all_reduce:
+    case KernelClass::nccl_all_reduce: {
+      // A ring's (or one-shot's) 2(k − 1)/k of the message through each GPU's link.
+      const CollectiveCoefficients& x = k == KernelClass::all_reduce ? all_reduce : nccl_all_reduce;
+      const double share = 2.0 * (a.gpus - 1) / a.gpus;
+      return x.latency + share * a.bytes / (x.bus * c.link);
+    }
+  }
+  return 0;
+}
+
+std::vector<ClassCoefficient> coefficients_of(KernelClass c, KernelCoefficients& k) {
+  switch (c) {
+    case KernelClass::gemm:
+      return {{"compute", false, "share of the 16-bit peak a large GEMM reaches", 0.05, 1, &k.gemm.compute},
+              {"memory", false, "share of the bandwidth a skinny GEMM's weights stream at", 0.05, 1, &k.gemm.memory},
+              {"overlap", false, "p in (c^p + m^p)^(1/p): 1 adds compute and memory, large is their max", 1, 20,
+               &k.gemm.overlap},
+              {"launch", true, "fixed time a kernel: ramp-up, tail, partial waves", 1e-8, 1e-4, &k.gemm.launch}};
+    case KernelClass::gemm_fp8:
+      return {{"compute", false, "share of the fp8 peak", 0.05, 1, &k.gemm_fp8.compute},
+              {"scale", true, "fixed time of the activation-scale kernels", 1e-8, 1e-4, &k.gemm_fp8.scale}};
+    case KernelClass::decode_attention:
+      return {{"memory", false, "share of the bandwidth a long KV stream reaches", 0.05, 1, &k.decode_attention.memory},
+              {"floor", true, "time of a kernel at short contexts", 1e-8, 1e-3, &k.decode_attention.floor},
+              {"compute", false, "share of the 16-bit peak its per-head arithmetic reaches", 1e-4, 1,
+               &k.decode_attention.compute}};
+    case KernelClass::prefill_attention:
+      return {{"compute", false, "share of the 16-bit peak at long prompts", 0.05, 1, &k.prefill_attention.compute},
+              {"half_length", false, "keys' worth of per-token work a query does beside its products", 1, 1e6,
+               &k.prefill_attention.half_length},
+              {"softmax", false, "scores a second as a share of the peak (the exponentials)", 1e-5, 1,
+               &k.prefill_attention.softmax},
+              {"chain", false, "share of the peak one query tile's chain of key tiles gets", 1e-5, 1,
+               &k.prefill_attention.chain},
+              {"launch", true, "fixed time a kernel", 1e-8, 1e-3, &k.prefill_attention.launch}};
+    case KernelClass::elementwise:
+      return {{"memory", false, "share of the bandwidth", 0.05, 1, &k.elementwise.memory},
+              {"launch", true, "fixed time a kernel", 1e-8, 1e-3, &k.elementwise.launch}};
+    case KernelClass::all_reduce:
+      return {{"latency", true, "time of a call at the smallest message", 1e-8, 1e-3, &k.all_reduce.latency},
+              {"bus", false, "share of a GPU's link a large message's bus bandwidth reaches", 0.01, 1, &k.all_reduce.bus}};
+    case KernelClass::nccl_all_reduce:
+      return {{"latency", true, "time of a call at the smallest message", 1e-8, 1e-3, &k.nccl_all_reduce.latency},
+              {"bus", false, "share of a GPU's link a large message's bus bandwidth reaches", 0.01, 1,
+               &k.nccl_all_reduce.bus}};
+  }
+  return {};
+}
+
+}  // namespace roofline

@@ -1,0 +1,112 @@
+#pragma once
+// How far each class of GPU kernel falls short of the roofline, in a few physical coefficients a
+// class, fitted to kernels measured on real GPUs (`rooflineplan fit --kernels`, from NVIDIA's
+// aiconfigurator tables and Vidur's operator profiles). Each class's time is a formula of what
+// the kernel asks (FLOPs, bytes, shape) and the GPU's ceilings, so a GPU the tables never saw is
+// priced from its own datasheet with the coefficients of its nearest class.
+//
+// The roofline bound is not touched: these are expected times beside it.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hardware/quantity.hpp"
+
+namespace roofline {
+
+// The kernel classes, in the order `fit --kernels` prints them.
+enum class KernelClass {
+  gemm,               // a 16-bit GEMM (bf16, fp16)
+  gemm_fp8,           // an fp8 GEMM with per-tensor activation scales computed at run time
+  decode_attention,   // one query a sequence against its cached keys and values
+  prefill_attention,  // causal attention over a prompt (flash / FMHA)
+  elementwise,        // norms, activations, residual adds: a stream through memory
+  all_reduce,         // the all-reduce an engine runs in decode (TensorRT-LLM's custom kernel)
+  nccl_all_reduce,    // NCCL's all-reduce (what PyTorch and prefill use)
+};
+inline constexpr std::size_t kKernelClasses = 7;
+
+[[nodiscard]] std::string_view name(KernelClass k);
+
+// What one kernel of a class asks of one GPU.
+struct KernelAsk {
+  double flops = 0;
+  double bytes = 0;       // through memory (a collective: the message, per GPU)
+  double rows = 0;        // a GEMM's M; an attention's queries a sequence (prefill) — its length
+  double scale_bytes = 0; // fp8: the activations the scale kernels read and write
+  int gpus = 1;           // a collective's group
+  double heads = 0;       // attention: independent (sequence, query head) pairs
+  double head_dim = 0;    // attention: each head's width
+};
+
+// The ceilings a class is measured against: the 16-bit or fp8 peak, memory bandwidth, and the
+// bandwidth of one GPU's link into the group (NVLink).
+struct KernelCeilings {
+  double peak = 0, peak_fp8 = 0, bandwidth = 0, link = 0;
+};
+
+// (c^p + m^p)^(1/p): how much of the shorter of two times a kernel hides under the longer.
+// p = 1 adds them, p → ∞ is the roofline's max.
+[[nodiscard]] double overlap_norm(double c, double m, double p);
+
+struct GemmCoefficients {
+  double compute = 0.80;   // share of the peak a large GEMM reaches
+  double memory = 0.85;    // share of the bandwidth a skinny GEMM's weight stream reaches
+  double overlap = 4.0;    // p of overlap_norm: compute and memory overlap, nearly as a max
+  double launch = 3e-6;    // s a kernel: ramp-up, tail, wave quantisation on average
+};
+struct Fp8Coefficients {
+  double compute = 0.60;   // share of the fp8 peak
+  double scale = 7e-6;     // s: the activation-scale kernels' fixed cost (their bytes stream at GEMM memory)
+};
+struct DecodeAttentionCoefficients {
+  double memory = 0.88;    // share of the bandwidth a long KV stream reaches
+  double floor = 12e-6;    // s: a kernel's floor at short contexts (launch, split-K combine)
+  // Share of the 16-bit peak the arithmetic reaches: a decode kernel works a query head at a time
+  // on CUDA cores, so many query heads a KV head (MQA, wide GQA) make it compute-bound.
+  double compute = 0.01;
+};
+struct PrefillAttentionCoefficients {
+  double compute = 0.60;      // share of the 16-bit peak its two products reach
+  double half_length = 300;   // prompt tokens of per-token work (loading Q, writing O, rescaling rows) a query
+  double softmax = 0.004;     // scores a second, as a share of the peak: the exponentials run on the SFUs
+  double chain = 0.006;       // share of the peak one query tile's chain of key tiles gets (≈ one SM's)
+  double launch = 8e-6;       // s a kernel
+};
+struct ElementwiseCoefficients {
+  double memory = 0.70;    // share of the bandwidth
+  double launch = 4e-6;    // s a kernel
+};
+struct CollectiveCoefficients {
+  double latency = 3e-6;   // s a call at the smallest message
+  double bus = 0.50;       // share of one GPU's link a large message's bus bandwidth reaches
+};
+
+struct KernelCoefficients {
+  GemmCoefficients gemm;
+  Fp8Coefficients gemm_fp8;
+  DecodeAttentionCoefficients decode_attention;
+  PrefillAttentionCoefficients prefill_attention;
+  ElementwiseCoefficients elementwise;
+  CollectiveCoefficients all_reduce;
+  CollectiveCoefficients nccl_all_reduce{10e-6, 0.45};
+  // Where the numbers come from (`fit --kernels` writes it): the tables and their residuals.
+  std::string source = "defaults before any kernel fit";
+
+  // One kernel's expected time in seconds.
+  [[nodiscard]] double time(KernelClass k, const KernelAsk& a, const KernelCeilings& c) const;
+};
+
+// A class's coefficients as the fit moves them and the YAML block names them: its key, what it
+// means, the physical bounds no fit crosses, and where it lives in a KernelCoefficients. Times
+// are in seconds here; printed and written in µs.
+struct ClassCoefficient {
+  std::string_view key;
+  bool time;
+  std::string_view meaning;
+  double lowest, highest;
+  double* value;
+};
+[[nodiscard]] std::vector<ClassCoefficient> coefficients_of(KernelClass c, KernelCoefficients& k);
+
+}  // namespace roofline

@@ -1,0 +1,308 @@
+#include "io/kernel_table.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <optional>
+
+#include "io/csv_records.hpp"
+#include "io/input_error.hpp"
+#include "io/text_file.hpp"
+
+namespace roofline::io {
+
+namespace {
+
+// aiconfigurator's GEMM table on one GPU is 100k rows (4 MB); a factor of 64 over the largest.
+constexpr std::size_t kMaxTableBytes = 256U << 20;
+
+// The kinds of table, each by the columns its header has (a set: order is free).
+struct Kind {
+  std::string_view name;
+  std::vector<std::string_view> columns;
+  bool fitted = true;  // false: recognised, but no class of the fit reads it yet
+};
+
+const std::vector<Kind>& kinds() {
+  static const std::vector<Kind> k = {
+      {"gemm", {"gemm_dtype", "m", "n", "k", "latency_us"}},
+      {"generation_attention",
+       {"batch_size", "num_heads", "num_key_value_heads", "head_dim", "window_size", "attn_dtype", "kv_cache_dtype",
+        "step", "latency_us"}},
+      {"context_attention",
+       {"batch_size", "isl", "num_heads", "num_key_value_heads", "head_dim", "window_size", "attn_dtype",
+        "kv_cache_dtype", "latency_us"}},
+      {"custom_allreduce", {"allreduce_dtype", "num_gpus", "message_size", "latency_us"}},
+      {"nccl", {"op_name", "nccl_dtype", "num_gpus", "message_size", "latency_us"}},
+      {"vidur_ops",
+       {"n_head", "n_kv_head", "n_embd", "n_expanded_embd", "vocab_size", "use_gated_mlp", "num_tokens",
+        "num_tensor_parallel_workers", "emb_ms", "input_layernorm_ms", "attn_pre_proj_ms", "attn_rope_ms",
+        "attn_post_proj_ms", "post_attention_layernorm_ms", "mlp_up_proj_ms", "mlp_act_ms", "mlp_down_proj_ms",
+        "add_ms"}},
+      {"vidur_all_reduce", {"num_workers", "size", "collective", "devices_per_node", "max_devices_per_node", "median_ms"}},
+      // Recognised so that a folder can be given whole; their classes are not fitted yet.
+      {"moe", {"op_name", "moe_dtype", "num_tokens", "hidden_size", "inter_size", "topk", "num_experts", "moe_tp_size",
+               "moe_ep_size", "distribution", "latency_us"}, false},
+      {"mla", {"op_name", "mla_dtype", "kv_cache_dtype", "num_heads", "batch_size", "isl", "tp_size", "step",
+               "latency_us"}, false},
+      {"dsa", {"op_name", "model", "architecture", "mla_dtype", "kv_cache_dtype", "gemm_type", "num_heads",
+               "batch_size", "isl", "tp_size", "step", "latency_us"}, false},
+      {"fp8_scale", {"m", "k", "quant_dtype", "latency_us"}, false},
+      {"vidur_send_recv", {"num_workers", "size", "collective", "devices_per_node", "max_devices_per_node", "median_ms"},
+       false},
+  };
+  return k;
+}
+
+// A row's cells by column name, each read as the number it must be.
+class Row {
+ public:
+  Row(const CsvRecord& r, const std::map<std::string, std::size_t, std::less<>>& at, const std::string& path)
+      : r_(r), at_(at), path_(path) {}
+
+  [[nodiscard]] const std::string& text(std::string_view column) const {
+    const std::size_t i = at_.find(column)->second;
+    if (i >= r_.cells.size()) throw error(column, "is missing (the row is shorter than the header)");
+    return r_.cells[i];
+  }
+  // A finite number ≥ `lowest`; `positive`: > 0 as well.
+  [[nodiscard]] double number(std::string_view column, bool positive = false, double lowest = 0) const {
+    const std::string& s = text(column);
+    double v = 0;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (s.empty() || ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v)) {
+      throw error(column, fmt::format("`{}` is not a number", s));
+    }
+    if (positive && !(v > 0)) throw error(column, fmt::format("must be above 0, got {}", s));
+    if (v < lowest) throw error(column, fmt::format("must be at least {}, got {}", lowest, s));
+    return v;
+  }
+  [[nodiscard]] double count(std::string_view column) const {
+    const double v = number(column, true, 1);
+    if (v != std::floor(v)) throw error(column, fmt::format("must be a whole number, got {}", text(column)));
+    return v;
+  }
+  // A latency: a finite time above zero, in seconds from the column's unit.
+  [[nodiscard]] double seconds(std::string_view column, double unit) const { return number(column, true) * unit; }
+  // Bytes an element of a dtype the column names, from `known`.
+  [[nodiscard]] double element_bytes(std::string_view column, const std::map<std::string, double, std::less<>>& known) const {
+    const std::string& s = text(column);
+    const auto it = known.find(s);
+    if (it == known.end()) {
+      std::vector<std::string> names;
+      for (const auto& [n, b] : known) names.push_back(n);
+      throw error(column, fmt::format("`{}` is not a dtype this table's fit knows ({})", s, fmt::join(names, ", ")));
+    }
+    return it->second;
+  }
+  [[nodiscard]] InputError error(std::string_view column, const std::string& what) const {
+    return InputError(fmt::format("{}:{}: column `{}`: {}", path_, r_.line, column, what));
+  }
+  [[nodiscard]] std::size_t line() const { return r_.line; }
+
+ private:
+  const CsvRecord& r_;
+  const std::map<std::string, std::size_t, std::less<>>& at_;
+  const std::string& path_;
+};
+
+const std::map<std::string, double, std::less<>> kSixteenBit = {{"bfloat16", 2}, {"float16", 2}, {"half", 2}};
+// NCCL's element types as nccl-tests name them.
+const std::map<std::string, double, std::less<>> kNccl = {{"bfloat16", 2}, {"float16", 2}, {"half", 2},
+                                                           {"int8", 1},     {"fp8", 1},     {"float", 4}};
+const std::map<std::string, double, std::less<>> kAttention = {{"bfloat16", 2}, {"float16", 2}, {"fp8", 1}};
+
+// Keys the queries of a causal prompt of n see in all: n(n+1)/2, or capped at a window w.
+double pairs_seen(double n, double window) {
+  if (window <= 0 || n <= window) return n * (n + 1) / 2;
+  return window * (window + 1) / 2 + (n - window) * window;
+}
+
+void gemm(const Row& r, KernelTable& t) {
+  const std::string& dtype = r.text("gemm_dtype");
+  const double m = r.count("m"), n = r.count("n"), k = r.count("k"), s = r.seconds("latency_us", 1e-6);
+  if (dtype == "fp8_block") {
+    ++t.left_out["fp8_block GEMMs (block-scaled): no class of their own yet"];
+    return;
+  }
+  if (dtype == "fp8") {
+    // fp8 operands, a 16-bit output; the scale kernels read the 16-bit activations twice (the
+    // absolute maximum, then the quantisation) and write them as fp8.
+    t.samples.push_back({KernelClass::gemm_fp8, {2 * m * n * k, m * k + k * n + 2 * m * n, m, 5 * m * k, 1}, s, r.line()});
+    return;
+  }
+  r.element_bytes("gemm_dtype", kSixteenBit);
+  t.samples.push_back({KernelClass::gemm, {2 * m * n * k, 2 * (m * k + k * n + m * n), m, 0, 1}, s, r.line()});
+}
+
+// One query a sequence against `step` cached tokens (and itself), a window capping them.
+void generation_attention(const Row& r, KernelTable& t) {
+  const double b = r.count("batch_size"), h = r.count("num_heads"), kv = r.count("num_key_value_heads");
+  const double d = r.count("head_dim"), window = r.number("window_size"), step = r.number("step");
+  const double q_bytes = r.element_bytes("attn_dtype", kAttention), kv_bytes = r.element_bytes("kv_cache_dtype", kAttention);
+  const double keys = window > 0 ? std::min(step + 1, window) : step + 1;
+  // K and V of every key read once a sequence; the query read and the output written.
+  const double bytes = b * kv * d * 2 * keys * kv_bytes + b * h * d * 2 * q_bytes;
+  t.samples.push_back({KernelClass::decode_attention, {4 * b * h * d * keys, bytes, 1, 0, 1, b * h, d},
+                       r.seconds("latency_us", 1e-6), r.line()});
+}
+
+void context_attention(const Row& r, KernelTable& t) {
+  const double b = r.count("batch_size"), n = r.count("isl"), h = r.count("num_heads"), kv = r.count("num_key_value_heads");
+  const double d = r.count("head_dim"), window = r.number("window_size");
+  const double q_bytes = r.element_bytes("attn_dtype", kAttention);
+  r.element_bytes("kv_cache_dtype", kAttention);
+  if (q_bytes == 1) {
+    ++t.left_out["fp8 attention: not the 16-bit class"];
+    return;
+  }
+  const double bytes = b * n * d * (2 * h + 2 * kv) * q_bytes;
+  // TensorRT-LLM's context FMHA in these tables computes the tiles a window masks: a window of 128
+  // at 16k tokens takes as long as no window (with the window's own pairs the fit's median log is
+  // −0.61 on those rows, +0.3 on the rest). So the kernel is priced causal; the window is checked.
+  (void)window;
+  t.samples.push_back({KernelClass::prefill_attention, {4 * b * h * d * pairs_seen(n, 0), bytes, n, 0, 1, b * h, d},
+                       r.seconds("latency_us", 1e-6), r.line()});
+}
+
+void collective(const Row& r, KernelTable& t, KernelClass c, double bytes, double gpus, double seconds) {
+  t.samples.push_back({c, {0, bytes, 0, 0, static_cast<int>(gpus)}, seconds, r.line()});
+}
+
+void custom_allreduce(const Row& r, KernelTable& t) {
+  const double eb = r.element_bytes("allreduce_dtype", kSixteenBit), gpus = r.count("num_gpus");
+  // message_size is in elements (the tables' README).
+  collective(r, t, KernelClass::all_reduce, eb * r.count("message_size"), gpus, r.seconds("latency_us", 1e-6));
+}
+
+void nccl(const Row& r, KernelTable& t) {
+  const std::string& op = r.text("op_name");
+  const double eb = r.element_bytes("nccl_dtype", kNccl), gpus = r.count("num_gpus");
+  const double bytes = eb * r.count("message_size"), s = r.seconds("latency_us", 1e-6);
+  if (op != "all_reduce") {
+    ++t.left_out[fmt::format("NCCL {}: only all-reduce is fitted", op)];
+    return;
+  }
+  collective(r, t, KernelClass::nccl_all_reduce, bytes, gpus, s);
+}
+
+void vidur_all_reduce(const Row& r, KernelTable& t) {
+  const double gpus = r.count("num_workers"), per_node = r.count("devices_per_node"), bytes = r.count("size");
+  const double s = r.seconds("median_ms", 1e-3);
+  if (r.text("collective") != "all_reduce") throw r.error("collective", "an all-reduce table holds all_reduce rows");
+  r.count("max_devices_per_node");
+  if (per_node != gpus) {
+    ++t.left_out["all-reduces across nodes: the network, not the GPU's link"];
+    return;
+  }
+  collective(r, t, KernelClass::nccl_all_reduce, bytes, gpus, s);
+}
+
+// One step of a layer in PyTorch eager on fp16: each linear's GEMM and each elementwise kernel.
+void vidur_ops(const Row& r, KernelTable& t) {
+  const double heads = r.count("n_head"), kv = r.count("n_kv_head"), hidden = r.count("n_embd");
+  const double ffn = r.count("n_expanded_embd"), rows = r.count("num_tokens"), tp = r.count("num_tensor_parallel_workers");
+  const std::string& gated_text = r.text("use_gated_mlp");
+  if (gated_text != "True" && gated_text != "False") throw r.error("use_gated_mlp", "must be True or False");
+  const bool gated = gated_text == "True";
+  const double hd = hidden / heads, q = heads * hd / tp, width = ffn / tp;
+  auto linear = [&](std::string_view column, double in, double out) {
+    t.samples.push_back({KernelClass::gemm, {2 * rows * in * out, 2 * (rows * in + in * out + rows * out), rows, 0, 1},
+                         r.seconds(column, 1e-3), r.line()});
+  };
+  auto stream = [&](std::string_view column, double elements) {
+    t.samples.push_back({KernelClass::elementwise, {0, 2 * elements, rows, 0, 1}, r.seconds(column, 1e-3), r.line()});
+  };
+  linear("attn_pre_proj_ms", hidden, q + 2 * kv * hd / tp);
+  linear("attn_post_proj_ms", q, hidden);
+  linear("mlp_up_proj_ms", hidden, (gated ? 2 : 1) * width);
+  linear("mlp_down_proj_ms", width, hidden);
+  stream("input_layernorm_ms", 2 * rows * hidden);            // reads x, writes the norm
+  stream("post_attention_layernorm_ms", 2 * rows * hidden);
+  stream("mlp_act_ms", (gated ? 3 : 2) * rows * width);       // SiLU(gate)·up: two in, one out
+  stream("add_ms", 3 * rows * hidden);                        // the residual: two in, one out
+  for (std::string_view c : {"emb_ms", "attn_rope_ms"}) r.seconds(c, 1e-3);
+}
+
+}  // namespace
+
+std::string gpu_of_table(const std::string& path) {
+  const std::string file = std::filesystem::path(path).filename().string();
+  const std::size_t cut = file.find('_');
+  return cut == std::string::npos ? "" : file.substr(0, cut);
+}
+
+KernelTable read_kernel_table(const std::string& path) {
+  const std::vector<CsvRecord> records = csv_records(read_text_file(path, "kernel table", kMaxTableBytes), path);
+  if (records.empty()) throw InputError(fmt::format("{}:1: a kernel table needs a header and rows; the file is empty", path));
+  const CsvRecord& header = records.front();
+  std::map<std::string, std::size_t, std::less<>> at;
+  for (std::size_t i = 0; i < header.cells.size(); ++i) {
+    if (!at.emplace(header.cells[i], i).second) {
+      throw InputError(fmt::format("{}:{}: column `{}`: given twice", path, header.line, header.cells[i]));
+    }
+  }
+  // The kind whose columns the header has most of; a header missing some is refused naming them.
+  const Kind* best = nullptr;
+  std::vector<std::string_view> missing;
+  for (const Kind& k : kinds()) {
+    std::vector<std::string_view> lacking;
+    for (std::string_view c : k.columns) {
+      if (!at.contains(c)) lacking.push_back(c);
+    }
+    if (!best || lacking.size() < missing.size()) {
+      best = &k;
+      missing = lacking;
+    }
+  }
+  if (missing.size() * 2 > best->columns.size()) {
+    throw InputError(fmt::format("{}:{}: not a kernel table: its header matches none of gemm, generation_attention, "
+                                 "context_attention, custom_allreduce, nccl (aiconfigurator) or ops, all_reduce (Vidur)",
+                                 path, header.line));
+  }
+  if (!missing.empty()) {
+    throw InputError(fmt::format("{}:{}: column `{}` is missing (a {} table has {})", path, header.line, missing.front(),
+                                 best->name, fmt::join(best->columns, ", ")));
+  }
+  std::string_view kind = best->name;
+  // Vidur's send/recv has the all-reduce's columns: its `collective` cell tells them apart.
+  if (kind == "vidur_all_reduce" && records.size() > 1 && at.contains("collective") &&
+      at.at("collective") < records[1].cells.size() && records[1].cells[at.at("collective")] == "send_recv") {
+    kind = "vidur_send_recv";
+  }
+  KernelTable t{path, std::string(kind), {}, {}};
+  const auto fitted = std::find_if(kinds().begin(), kinds().end(), [&](const Kind& k) { return k.name == kind; });
+  if (!fitted->fitted) {
+    t.left_out[fmt::format("a {} table: no class of the fit reads it yet", kind)] = records.size() - 1;
+    return t;
+  }
+  if (records.size() < 2) throw InputError(fmt::format("{}:{}: a kernel table needs rows under its header", path, header.line));
+  for (std::size_t i = 1; i < records.size(); ++i) {
+    const Row r(records[i], at, path);
+    if (records[i].cells.size() != header.cells.size()) {
+      throw InputError(fmt::format("{}:{}: {} cells, the header has {}", path, records[i].line, records[i].cells.size(),
+                                   header.cells.size()));
+    }
+    if (kind == "gemm") gemm(r, t);
+    else if (kind == "generation_attention") generation_attention(r, t);
+    else if (kind == "context_attention") context_attention(r, t);
+    else if (kind == "custom_allreduce") custom_allreduce(r, t);
+    else if (kind == "nccl") nccl(r, t);
+    else if (kind == "vidur_ops") vidur_ops(r, t);
+    else vidur_all_reduce(r, t);
+  }
+  if (kind == "vidur_all_reduce" && std::filesystem::path(path).filename().string().find("pairwise") != std::string::npos) {
+    // Vidur's pairwise system joins GPUs two by two with NVLink bridges: not the switched board
+    // of the GPU's description, whose link bandwidth the bus share is of.
+    t.left_out["all-reduces on pairwise NVLink, not an NVSwitch board"] = t.samples.size();
+    t.samples.clear();
+  }
+  return t;
+}
+
+}  // namespace roofline::io

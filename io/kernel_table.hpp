@@ -1,0 +1,42 @@
+#pragma once
+// Tables of kernel latencies measured on real GPUs, in the columns of ../shared/gpu-kernels/:
+// NVIDIA's aiconfigurator tables (`<gpu>_gemm.csv`, `_generation_attention`, `_context_attention`,
+// `_custom_allreduce`, `_nccl`; latency_us) and Vidur's profiles (`<gpu>_<model>_ops.csv`, one
+// row a step with each operator's milliseconds; `<gpu>_<system>_all_reduce.csv`, median_ms). Each
+// row becomes what its kernel asks of the GPU (FLOPs, bytes, shape: the same arithmetic the engine
+// prices operators with) and the seconds it took. A table is recognised by its header.
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "hardware/kernel_classes.hpp"
+
+namespace roofline::io {
+
+struct KernelSample {
+  KernelClass klass;
+  KernelAsk ask;
+  double seconds = 0;
+  std::size_t line = 0;  // the row it came from (a Vidur row gives several samples)
+};
+
+struct KernelTable {
+  std::string path;
+  std::string kind;  // gemm, generation_attention, context_attention, custom_allreduce, nccl, vidur_ops, vidur_all_reduce
+  std::vector<KernelSample> samples;
+  // Rows read but not fitted, counted by why (fp8_block GEMMs, NCCL's other collectives,
+  // all-reduces across nodes): said, never dropped silently.
+  std::map<std::string, std::size_t> left_out;
+};
+
+// The table's samples, or an InputError at `path:line:` naming the column: a header that is no
+// kernel table's (or one of a kind not fitted yet: MoE, latent or linear attention, which says
+// so), a missing column, a cell that is not a finite positive number, a dtype it does not know.
+[[nodiscard]] KernelTable read_kernel_table(const std::string& path);
+
+// The GPU a table's file name gives: its first word before `_` (`h100_sxm_gemm.csv` → h100,
+// `a100_Llama-2-7b-hf_ops.csv` → a100), or "" for a name without one.
+[[nodiscard]] std::string gpu_of_table(const std::string& path);
+
+}  // namespace roofline::io

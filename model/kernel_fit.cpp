@@ -1,0 +1,179 @@
+#include "model/kernel_fit.hpp"
+
+#include <Eigen/Core>
+#include <unsupported/Eigen/NonLinearOptimization>
+#include <unsupported/Eigen/NumericalDiff>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace roofline {
+
+namespace {
+
+// The order classes are fitted in: the fp8 GEMM takes the 16-bit GEMM's memory share, overlap and
+// launch, so it comes after it.
+constexpr std::array kOrder = {KernelClass::gemm,        KernelClass::gemm_fp8,   KernelClass::decode_attention,
+                               KernelClass::prefill_attention, KernelClass::elementwise, KernelClass::all_reduce,
+                               KernelClass::nccl_all_reduce};
+
+// Past this many kernels a class is fitted on an even stride of them: 100k GEMMs say no more about
+// four coefficients than 6000 spread over the same grid, and take seconds.
+constexpr std::size_t kMostFitted = 6000;
+
+double roofline_seconds(const MeasuredKernel& m, const KernelCeilings& c) {
+  if (m.klass == KernelClass::all_reduce || m.klass == KernelClass::nccl_all_reduce) return 0;
+  const double peak = m.klass == KernelClass::gemm_fp8 ? c.peak_fp8 : c.peak;
+  return std::max(m.ask.flops / peak, m.ask.bytes / c.bandwidth);
+}
+
+double median_abs(std::vector<double> v) {
+  if (v.empty()) return 0;
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  return *mid;
+}
+
+// log(expected / measured) of each kernel of one class, as the coefficients' logs move.
+struct Residuals {
+  using Scalar = double;
+  using InputType = Eigen::VectorXd;
+  using ValueType = Eigen::VectorXd;
+  using JacobianType = Eigen::MatrixXd;
+  enum { InputsAtCompileTime = Eigen::Dynamic, ValuesAtCompileTime = Eigen::Dynamic };
+
+  Residuals(std::vector<const MeasuredKernel*> k, std::span<const KernelCeilings> g, KernelClass c, KernelCoefficients s)
+      : kernels(std::move(k)), gpus(g), klass(c), start(std::move(s)) {}
+  [[nodiscard]] int inputs() const {
+    KernelCoefficients k = start;
+    return static_cast<int>(coefficients_of(klass, k).size());
+  }
+  [[nodiscard]] int values() const { return static_cast<int>(kernels.size()); }
+
+  // The coefficients at x: each the exponential of its entry, held inside its bounds (a flat
+  // direction there, which the fit walks back from).
+  [[nodiscard]] KernelCoefficients at(const Eigen::VectorXd& x) const {
+    KernelCoefficients k = start;
+    const auto list = coefficients_of(klass, k);
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      *list[i].value = std::clamp(std::exp(x[static_cast<Eigen::Index>(i)]), list[i].lowest, list[i].highest);
+    }
+    return k;
+  }
+  int operator()(const Eigen::VectorXd& x, Eigen::VectorXd& r) const {
+    const KernelCoefficients k = at(x);
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+      const MeasuredKernel& m = *kernels[i];
+      r[static_cast<Eigen::Index>(i)] = std::log(expected_kernel_seconds(k, m, gpus[m.gpu]) / m.seconds);
+    }
+    return 0;
+  }
+
+  std::vector<const MeasuredKernel*> kernels;
+  std::span<const KernelCeilings> gpus;
+  KernelClass klass;
+  KernelCoefficients start;
+};
+
+std::vector<const MeasuredKernel*> of_class(std::span<const MeasuredKernel> kernels, KernelClass c) {
+  std::vector<const MeasuredKernel*> out;
+  for (const MeasuredKernel& m : kernels) {
+    if (m.klass == c) out.push_back(&m);
+  }
+  return out;
+}
+
+// One class fitted from a few starts (the default, and each share halved), the best kept: an
+// overlap exponent or a half-length far from its start can leave LM in a flat valley.
+KernelCoefficients fit_class(KernelClass c, std::vector<const MeasuredKernel*> all, std::span<const KernelCeilings> gpus,
+                             KernelCoefficients start) {
+  std::vector<const MeasuredKernel*> used;
+  const std::size_t stride = std::max<std::size_t>(1, (all.size() + kMostFitted - 1) / kMostFitted);
+  for (std::size_t i = 0; i < all.size(); i += stride) used.push_back(all[i]);
+  Residuals r(std::move(used), gpus, c, start);
+  const std::size_t n = static_cast<std::size_t>(r.inputs());
+  Eigen::VectorXd best;
+  double best_cost = INFINITY;
+  for (double shrink : {1.0, 0.5, 2.0}) {
+    Eigen::VectorXd x(static_cast<Eigen::Index>(n));
+    KernelCoefficients s = start;
+    const auto list = coefficients_of(c, s);
+    for (std::size_t i = 0; i < n; ++i) {
+      const double v = std::clamp(*list[i].value * (list[i].highest <= 1 ? std::min(shrink, 1.0) : shrink),
+                                  list[i].lowest, list[i].highest);
+      x[static_cast<Eigen::Index>(i)] = std::log(v);
+    }
+    Eigen::NumericalDiff<Residuals> diff(r);
+    Eigen::LevenbergMarquardt<Eigen::NumericalDiff<Residuals>> lm(diff);
+    lm.parameters.maxfev = 2000;
+    lm.minimize(x);
+    Eigen::VectorXd res(r.values());
+    r(x, res);
+    if (const double cost = res.squaredNorm(); cost < best_cost) best_cost = cost, best = x;
+  }
+  return r.at(best);
+}
+
+}  // namespace
+
+double expected_kernel_seconds(const KernelCoefficients& k, const MeasuredKernel& m, const KernelCeilings& c) {
+  return std::max(roofline_seconds(m, c), k.time(m.klass, m.ask, c));
+}
+
+KernelCoefficients fit_kernel_classes(std::span<const MeasuredKernel> kernels, std::span<const KernelCeilings> gpus,
+                                      KernelCoefficients start) {
+  KernelCoefficients k = start;
+  for (KernelClass c : kOrder) {
+    std::vector<const MeasuredKernel*> mine = of_class(kernels, c);
+    if (mine.size() < kKernelsPerCoefficient * coefficients_of(c, k).size()) continue;
+    k = fit_class(c, std::move(mine), gpus, k);
+  }
+  return k;
+}
+
+KernelFit fit_and_check_kernels(std::span<const MeasuredKernel> kernels, std::span<const KernelCeilings> gpus) {
+  KernelFit f;
+  f.pooled = fit_kernel_classes(kernels, gpus);
+  std::vector<std::vector<MeasuredKernel>> own(gpus.size()), others(gpus.size());
+  for (const MeasuredKernel& m : kernels) {
+    for (std::size_t g = 0; g < gpus.size(); ++g) (m.gpu == g ? own : others)[g].push_back(m);
+  }
+  std::vector<std::optional<KernelCoefficients>> held(gpus.size());
+  for (std::size_t g = 0; g < gpus.size(); ++g) {
+    f.per_gpu.push_back(fit_kernel_classes(own[g], gpus));
+    // Held out only where another GPU has kernels to fit on.
+    if (!others[g].empty()) held[g] = fit_kernel_classes(others[g], gpus);
+  }
+  KernelCoefficients defaults;
+  for (KernelClass c : kOrder) {
+    std::vector<double> pooled_logs, held_logs;
+    std::size_t count = 0;
+    for (std::size_t g = 0; g < gpus.size(); ++g) {
+      std::vector<double> in, out;
+      bool held_has_class = false;
+      for (const MeasuredKernel& m : own[g]) {
+        if (m.klass != c) continue;
+        in.push_back(std::fabs(std::log(expected_kernel_seconds(f.per_gpu[g], m, gpus[g]) / m.seconds)));
+        pooled_logs.push_back(std::fabs(std::log(expected_kernel_seconds(f.pooled, m, gpus[g]) / m.seconds)));
+        if (held[g]) out.push_back(std::fabs(std::log(expected_kernel_seconds(*held[g], m, gpus[g]) / m.seconds)));
+      }
+      if (in.empty()) continue;
+      for (const MeasuredKernel& m : others[g]) held_has_class = held_has_class || m.klass == c;
+      ClassResidual r{c, g, in.size(), median_abs(in), std::nullopt,
+                      in.size() >= kKernelsPerCoefficient * coefficients_of(c, defaults).size()};
+      if (held_has_class) {
+        r.held_out = median_abs(out);
+        held_logs.insert(held_logs.end(), out.begin(), out.end());
+      }
+      count += in.size();
+      f.residuals.push_back(r);
+    }
+    if (count == 0) continue;
+    f.summary.push_back({c, count, median_abs(pooled_logs),
+                         held_logs.empty() ? std::nullopt : std::optional<double>(median_abs(held_logs))});
+  }
+  return f;
+}
+
+}  // namespace roofline
