@@ -46,12 +46,12 @@ void require_ceilings(const io::KernelTable& t, const Gpu& g) {
   for (const io::KernelSample& s : t.samples) {
     const KernelClass k = s.klass;
     const bool collective = k == KernelClass::all_reduce || k == KernelClass::nccl_all_reduce;
-    std::string_view lacking = collective && g.ceilings.link <= 0                  ? "interconnect:"
+    std::string_view lacking = collective && g.ceilings.link <= 0                  ? "`interconnect:`"
                                : k == KernelClass::gemm_fp8 && g.ceilings.peak_fp8 <= 0 ? "an fp8 peak"
                                : !collective && g.ceilings.peak <= 0              ? "a bf16 or fp16 peak"
                                                                                    : "";
     if (!lacking.empty()) {
-      throw io::InputError(fmt::format("{}:{}: the GPU `{}` has no {} to measure {} kernels against (--gpu)", t.path,
+      throw io::InputError(fmt::format("{}:{}: the GPU `{}` has no {} to measure {} kernels against (--gpu names the GPU they ran on)", t.path,
                                        s.line, g.name, lacking, name(k)));
     }
   }

@@ -1,0 +1,161 @@
+// Issue 26: `fit --kernels` reads the kernel tables of ../shared/gpu-kernels/ (fixtures in
+// tests/data/gpu-kernels/, every 97th to 251st row of them), fits each kernel class and says how
+// well each carries over to a GPU held out; bad tables are refused at file:line with the column.
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli_runner.hpp"
+#include "hardware/kernel_classes.hpp"
+#include "io/kernel_table.hpp"
+
+using namespace roofline;
+using test::check_error;
+using test::data_file;
+using test::run_cli;
+
+namespace {
+
+void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+std::vector<std::string> fixtures(std::initializer_list<const char*> names) {
+  std::vector<std::string> out;
+  for (const char* n : names) out.push_back(data_file(std::string("gpu-kernels/") + n));
+  return out;
+}
+
+nlohmann::json fit_json(std::vector<std::string> files) {
+  std::vector<std::string> args = {"fit", "--format", "json", "--kernels"};
+  args.insert(args.end(), files.begin(), files.end());
+  const auto r = run_cli(args);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  return nlohmann::json::parse(r.out);
+}
+
+const nlohmann::json& row_of(const nlohmann::json& j, const std::string& klass) {
+  for (const auto& r : j["rows"]) {
+    if (r["class"] == klass) return r;
+  }
+  FAIL("no row for " << klass);
+  return j;
+}
+
+}  // namespace
+
+TEST_CASE("kernel fit: a GEMM table made from known coefficients is fitted back to them") {
+  // H100 SXM's datasheet: 989 TFLOP/s bf16, 3.35 TB/s. Latencies from compute 0.7, memory 0.9,
+  // overlap 3 and 4 µs a kernel, over a grid from matrix-vector products to large GEMMs.
+  KernelCoefficients truth;
+  truth.gemm = {0.7, 0.9, 3.0, 4e-6};
+  const KernelCeilings h100{989e12, 1979e12, 3.35e12, 450e9};
+  std::string csv = "gemm_dtype,m,n,k,latency_us\n";
+  for (double m : {1, 8, 64, 256, 1024, 4096, 16384}) {
+    for (double n : {1024, 4096, 16384}) {
+      for (double k : {1024, 8192}) {
+        const KernelAsk a{2 * m * n * k, 2 * (m * k + k * n + m * n), m};
+        csv += fmt::format("bfloat16,{},{},{},{:.12g}\n", m, n, k, truth.time(KernelClass::gemm, a, h100) * 1e6);
+      }
+    }
+  }
+  write("h100_sxm_gemm.csv", csv);
+  const auto j = fit_json({"h100_sxm_gemm.csv"});
+  CHECK(j["gpus"] == nlohmann::json::array({"h100-sxm"}));
+  const auto& gemm = row_of(j, "gemm");
+  CHECK(gemm["kernels"] == 42);
+  CHECK(gemm["median_abs_log_in_sample"].get<double>() < 1e-4);
+  CHECK(gemm["median_abs_log_held_out"].is_null());  // one GPU: none to hold out
+  const auto& c = gemm["per_gpu"][0]["coefficients"];
+  CHECK(c["compute"].get<double>() == Approx(0.7).epsilon(1e-3));
+  CHECK(c["memory"].get<double>() == Approx(0.9).epsilon(1e-3));
+  CHECK(c["overlap"].get<double>() == Approx(3.0).epsilon(1e-2));
+  CHECK(c["launch"].get<double>() == Approx(4e-6).epsilon(1e-2));
+}
+
+TEST_CASE("kernel fit: each class on the fixtures, in-sample and with each GPU held out") {
+  const auto j = fit_json(fixtures({"h100_sxm_gemm.csv", "h200_sxm_gemm.csv", "a100_Llama-2-7b-hf_ops.csv",
+                                    "h100_Llama-2-7b-hf_ops.csv", "h100_sxm_custom_allreduce.csv",
+                                    "h200_sxm_custom_allreduce.csv", "h100_sxm_generation_attention.csv",
+                                    "h200_sxm_generation_attention.csv", "h100_sxm_context_attention.csv",
+                                    "h200_sxm_context_attention.csv"}));
+  CHECK(j["schema_version"] == 1);
+  CHECK(j["gpus"] == nlohmann::json::array({"h100-sxm", "h200", "a100-80gb"}));
+  // What the note reports on the whole tables, here on their fixtures: GEMMs within 10% at the
+  // median on a GPU held out, fp8 within 6%; attention is not there yet (0.2 to 0.45).
+  CHECK(row_of(j, "gemm")["median_abs_log_held_out"].get<double>() < 0.11);
+  CHECK(row_of(j, "gemm_fp8")["median_abs_log_held_out"].get<double>() < 0.07);
+  CHECK(row_of(j, "all_reduce")["median_abs_log_held_out"].get<double>() < 0.2);
+  // TensorRT-LLM's all-reduce: ~3.3 µs a call at the smallest message, on 2 to 8 GPUs.
+  const double latency = row_of(j, "all_reduce")["coefficients"]["latency"].get<double>();
+  CHECK(latency > 2.5e-6);
+  CHECK(latency < 4e-6);
+  CHECK(row_of(j, "decode_attention")["kernels"] == 414);
+  CHECK(row_of(j, "elementwise")["kernels"] == 640);  // 80 Vidur rows a GPU, four kernels a row
+}
+
+TEST_CASE("kernel fit: rows a class cannot take are counted and said, not dropped silently") {
+  const auto r = run_cli({"fit", "--kernels", data_file("gpu-kernels/h100_sxm_gemm.csv"),
+                          data_file("gpu-kernels/h100_sxm_nccl.csv"), data_file("gpu-kernels/a100_dgx_all_reduce.csv")});
+  REQUIRE(r.code == 0);
+  CHECK(r.err.find("h100_sxm_gemm.csv: 305 rows left out: fp8_block GEMMs") != std::string::npos);
+  CHECK(r.err.find("h100_sxm_nccl.csv: 126 rows left out: NCCL all_gather") != std::string::npos);
+  CHECK(r.err.find("a100_dgx_all_reduce.csv: 568 rows left out: all-reduces across nodes") != std::string::npos);
+}
+
+TEST_CASE("kernel fit: a class with too few kernels keeps its defaults, and says so") {
+  write("h200_sxm_gemm.csv", "gemm_dtype,m,n,k,latency_us\nbfloat16,1,4096,4096,20\nbfloat16,8,4096,4096,21\n");
+  const auto r = run_cli({"fit", "--kernels", "h200_sxm_gemm.csv"});
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("too few kernels: defaults kept") != std::string::npos);
+  const auto j = fit_json({"h200_sxm_gemm.csv"});
+  const auto& g = row_of(j, "gemm")["per_gpu"][0];
+  CHECK(g["fitted"] == false);
+  CHECK(g["coefficients"]["compute"].get<double>() == GemmCoefficients{}.compute);
+}
+
+TEST_CASE("kernel fit: a Vidur row is four GEMMs and four streams of the layer's shape") {
+  // Llama-2-7B on one GPU: 32 heads of 128, FFN 11008 gated; the fixture's first row.
+  const io::KernelTable t = io::read_kernel_table(data_file("gpu-kernels/h100_Llama-2-7b-hf_ops.csv"));
+  REQUIRE(t.samples.size() == 80 * 8);
+  const io::KernelSample& qkv = t.samples[0];
+  const double rows = qkv.ask.rows;
+  CHECK(qkv.klass == KernelClass::gemm);
+  CHECK(qkv.ask.flops == 2 * rows * 4096 * (3 * 4096));
+  CHECK(t.samples[2].ask.flops == 2 * rows * 4096 * (2 * 11008));  // gate and up, fused
+  CHECK(t.samples[7].klass == KernelClass::elementwise);            // the residual add
+  CHECK(t.samples[7].ask.bytes == 2 * 3 * rows * 4096);
+}
+
+TEST_CASE("kernel fit: bad tables are refused at file:line with the column") {
+  const std::string head = "gemm_dtype,m,n,k,latency_us\n";
+  write("a100_bad.csv", "gemm_dtype,m,n,latency_us\nbfloat16,1,2,3\n");
+  check_error(run_cli({"fit", "--kernels", "a100_bad.csv"}), "a100_bad.csv:1:", "column `k` is missing");
+  write("a100_nan.csv", head + "bfloat16,1,2,3,nan\n");
+  check_error(run_cli({"fit", "--kernels", "a100_nan.csv"}), "a100_nan.csv:2:", "column `latency_us`: `nan` is not a number");
+  write("a100_zero.csv", head + "bfloat16,1,2,3,0\n");
+  check_error(run_cli({"fit", "--kernels", "a100_zero.csv"}), "a100_zero.csv:2:", "column `latency_us`: must be above 0");
+  write("a100_neg.csv", head + "bfloat16,1,2,3,-4\n");
+  check_error(run_cli({"fit", "--kernels", "a100_neg.csv"}), "a100_neg.csv:2:", "must be above 0, got -4");
+  write("a100_rows.csv", head + "bfloat16,1.5,2,3,4\n");
+  check_error(run_cli({"fit", "--kernels", "a100_rows.csv"}), "a100_rows.csv:2:", "column `m`: must be a whole number");
+  write("a100_dtype.csv", head + "int3,1,2,3,4\n");
+  check_error(run_cli({"fit", "--kernels", "a100_dtype.csv"}), "a100_dtype.csv:2:",
+              "column `gemm_dtype`: `int3` is not a dtype");
+  write("a100_other.csv", "model,gpu,tokens_per_s\nx,y,1\n");
+  check_error(run_cli({"fit", "--kernels", "a100_other.csv"}), "a100_other.csv:1:", "not a kernel table");
+  write("mine.csv", head + "bfloat16,1,2,3,4\n");
+  check_error(run_cli({"fit", "--kernels", "mine.csv"}), "mine.csv:", "--gpu: the file's name does not say its GPU");
+  check_error(run_cli({"fit", "--kernels", "mine.csv", "--gpu", "l4", "--out", "k.yaml"}), "--out:", "nothing is written");
+  check_error(run_cli({"fit", data_file("measurements/training.csv"), "--kernels", "mine.csv"}), "--kernels:",
+              "not both");
+  check_error(run_cli({"fit"}), "measurements:", "--kernels TABLE");
+  // A GPU without an interconnect cannot price an all-reduce's link.
+  check_error(run_cli({"fit", "--kernels", data_file("gpu-kernels/h100_sxm_custom_allreduce.csv"), "--gpu", "m4-max"}),
+              data_file("gpu-kernels/h100_sxm_custom_allreduce.csv") + ":2:", "has no `interconnect:`");
+}
