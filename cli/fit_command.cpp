@@ -167,8 +167,12 @@ void add_fit_options(Options& o, FitArgs& a) {
         "fit the kernel classes instead, from tables of measured kernels (../shared/gpu-kernels/ columns: "
         "aiconfigurator's gemm, generation_attention, context_attention, custom_allreduce, nccl; Vidur's ops, all_reduce)");
   o.add("--gpu", a.gpu, "the GPU the --kernels tables were measured on [from each file's name: a100_, h100_, h200_]");
+  o.add("--for", a.for_gpu,
+        "with --kernels and --out: the GPU whose own fit is written [the one GPU; with several, all of them together]");
   o.add("--format,-f", a.format, "output format").one_of({"table", "markdown", "json"}).show_default();
-  o.add("--out,-o", a.out, "write the fitted GPU YAML `expected:` block here (not with --kernels)");
+  o.add("--out,-o", a.out,
+        "write the fitted GPU YAML `expected:` block here (with --kernels: its `kernels:`, of the one GPU or of all the "
+        "tables' GPUs together)");
 }
 
 void run_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
@@ -178,6 +182,7 @@ void run_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
   }
   if (a.measurements.empty()) throw InputError("measurements: a CSV of measured runs is needed (or --kernels TABLE...)");
   if (!a.gpu.empty()) throw InputError("--gpu: names the GPU of --kernels tables; a measurements file names its own");
+  if (!a.for_gpu.empty()) throw InputError("--for: chooses a GPU of --kernels tables");
   // Reserved first, so that a folder that cannot take the file is refused before any work.
   std::unique_ptr<AtomicFile> file = a.out.empty() ? nullptr : std::make_unique<AtomicFile>(a.out, "out", &err);
   const std::vector<MeasurementRow> rows = read_measurements(a.measurements);

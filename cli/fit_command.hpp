@@ -15,6 +15,7 @@ struct FitArgs {
   std::string measurements;
   std::vector<std::string> kernels;  // kernel tables (--kernels): fit the kernel classes instead
   std::string gpu;                   // the kernel tables' GPU; empty: from each file's name
+  std::string for_gpu;               // whose fit --out writes; empty: the one GPU's, or all GPUs' together
   std::string format = "table";
   std::string out;  // the expected: block; empty: not written
 };

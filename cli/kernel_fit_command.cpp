@@ -2,12 +2,20 @@
 // measured on real GPUs, each class's residuals in-sample and with each GPU held out, and (--out)
 // the GPU YAML's `expected.kernels:` block.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
+#include <string>
+#include <filesystem>
+#include <memory>
 #include <map>
+#include <optional>
 
+#include "cli/atomic_file.hpp"
 #include "cli/fit_command.hpp"
+#include "io/gpu_writer.hpp"
 #include "io/input_error.hpp"
 #include "io/kernel_table.hpp"
 #include "io/spec_loader.hpp"
@@ -72,9 +80,7 @@ std::string coefficients_text(KernelClass k, KernelCoefficients c) {
 }  // namespace
 
 void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
-  // The engine prices operators with the end-to-end coefficients still: a block it would not read
-  // is not written.
-  if (!a.out.empty()) throw io::InputError("--out: with --kernels nothing is written yet (the engine does not read kernel classes)");
+  std::unique_ptr<AtomicFile> file = a.out.empty() ? nullptr : std::make_unique<AtomicFile>(a.out, "out", &err);
   std::vector<Gpu> gpus;
   std::map<std::string, std::size_t> index;  // GPU name → position in gpus
   std::vector<MeasuredKernel> kernels;
@@ -98,6 +104,13 @@ void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
     for (const auto& [why, rows] : t.left_out) left_out.push_back(fmt::format("{}: {} rows left out: {}", path, rows, why));
   }
   if (kernels.empty()) throw io::InputError("--kernels: no table given holds a kernel the fit reads");
+  if (!a.for_gpu.empty() && !index.contains(a.for_gpu)) {
+    std::vector<std::string> names;
+    for (const Gpu& g : gpus) names.push_back(g.name);
+    throw io::InputError(fmt::format("--for: `{}` is not a GPU of the tables ({})", a.for_gpu, fmt::join(names, ", ")));
+  }
+  if (!a.for_gpu.empty() && a.out.empty()) throw io::InputError("--for: chooses whose fit --out writes; give --out");
+  if (file) file->refuse_an_input();
   for (const std::string& l : left_out) err << report::terminal_text(l) << "\n";
 
   const KernelFit f = fit_and_check_kernels(kernels, std::vector<KernelCeilings>([&] {
@@ -155,6 +168,46 @@ void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
   out << text;
   out.flush();
   if (!out) throw report::WriteError("", report::write_failure_reason(errno));
+  if (!file) return;
+  // The block: the one GPU's own fit (--for's), or every GPU's together (for a GPU not in the tables).
+  std::optional<std::size_t> chosen;
+  if (gpus.size() == 1) chosen = 0;
+  if (!a.for_gpu.empty()) chosen = index.at(a.for_gpu);
+  const bool one_gpu = chosen.has_value();
+  ExpectedModel written;
+  written.kernels = one_gpu ? f.per_gpu[*chosen] : f.pooled;
+  // As printed: three significant digits (times in µs), so the file reads as the table does.
+  for (std::size_t c = 0; c < kKernelClasses; ++c) {
+    for (const ClassCoefficient& x : coefficients_of(static_cast<KernelClass>(c), *written.kernels)) {
+      // Scaled back as the YAML reader scales "3.32 us" (3.32 × 1e-6), so that it prints as written.
+      *x.value = std::stod(fmt::format("{:.3g}", *x.value * (x.time ? 1e6 : 1))) * (x.time ? 1e-6 : 1);
+    }
+  }
+  // What the block came from: each class's GPU and residual, so a preset says which it took.
+  std::vector<std::string> gpu_names, own, pooled, shipped;
+  for (const Gpu& g : gpus) gpu_names.push_back(g.name);
+  for (std::size_t c = 0; c < kKernelClasses; ++c) {
+    const auto k = static_cast<KernelClass>(c);
+    const auto x = std::find_if(f.summary.begin(), f.summary.end(), [&](const KernelFit::Summary& s) { return s.klass == k; });
+    const auto r = std::find_if(f.residuals.begin(), f.residuals.end(), [&](const ClassResidual& c) {
+      return c.klass == k && chosen && c.gpu == *chosen && c.fitted;
+    });
+    if (x == f.summary.end()) shipped.emplace_back(name(k));
+    else if (r != f.residuals.end()) own.push_back(fmt::format("{} {:.3f}", name(k), r->in_sample));
+    else pooled.push_back(fmt::format("{} {:.3f}", name(k), x->in_sample));
+  }
+  std::string said = one_gpu ? fmt::format("rooflineplan fit --kernels on {} tables ({}): {}'s own kernels: {}", a.kernels.size(),
+                                           fmt::join(gpu_names, ", "), gpus[*chosen].name, fmt::join(own, ", "))
+                             : fmt::format("rooflineplan fit --kernels on {} tables, every GPU's kernels together ({}): {}",
+                                           a.kernels.size(), fmt::join(gpu_names, ", "), fmt::join(pooled, ", "));
+  if (one_gpu && !pooled.empty()) said += fmt::format("; every GPU's together: {}", fmt::join(pooled, ", "));
+  said += " (median abs log in-sample)";
+  if (!shipped.empty()) said += fmt::format("; not in the tables, the shipped defaults: {}", fmt::join(shipped, ", "));
+  written.kernels->source = said;
+  file->stream() << io::expected_yaml(written);
+  file->commit();
+  (a.format == "json" ? err : out) << fmt::format("wrote the expected: block with its kernels: to {}\n",
+                                                  report::terminal_text(a.out));
 }
 
 }  // namespace roofline::cli

@@ -20,6 +20,9 @@
 // is 2·K·N·m½ FLOPs whatever M, the same as a lower `memory` for the weights.)
 #include <string>
 
+#include <optional>
+
+#include "hardware/kernel_classes.hpp"
 #include "hardware/quantity.hpp"
 #include "hardware/roofline.hpp"
 
@@ -74,6 +77,12 @@ struct ExpectedModel {
   std::string source = "rooflineplan fit training.csv: 26 runs from 3 sources (pytorch-labs/gpt-fast, "
                        "NVIDIA/TensorRT-LLM, XiongjieDai/GPU-Benchmarks-on-LLM-Inference); leave-one-source-out "
                        "median abs log(measured/expected) 0.100, 81% within 25%, 10-90% coverage 81%";
+
+  // Kernel classes fitted to measured kernels (`fit --kernels`): where present, the operators of a
+  // class are priced by it (GEMMs with Q/K/V and gate/up fused, attention, norms and activations,
+  // all-reduces), and the rest (grouped expert GEMMs, recurrences, weight-only dequantisation) by
+  // the coefficients above. `step` is then the engine's own time a pass.
+  std::optional<KernelCoefficients> kernels;
 
   [[nodiscard]] double dequant(Dequant d) const {
     return d == Dequant::int4 ? dequant_int4 : d == Dequant::int8 ? dequant_int8 : 1.0;

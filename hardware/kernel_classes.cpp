@@ -24,19 +24,32 @@ double overlap_norm(double c, double m, double p) {
   return big * std::pow(std::pow(c / big, p) + std::pow(m / big, p), 1 / p);
 }
 
-double KernelCoefficients::time(KernelClass k, const KernelAsk& a, const KernelCeilings& c) const {
+namespace {
+
+// A time of compute c and memory m overlapped (overlap_norm), shared between them in proportion.
+KernelCoefficients::Split overlapped(double c, double m, double p, double fixed) {
+  const double both = overlap_norm(c, m, p), sum = c + m;
+  if (sum <= 0) return {0, 0, fixed};
+  return {both * c / sum, both * m / sum, fixed};
+}
+
+}  // namespace
+
+KernelCoefficients::Split KernelCoefficients::split(KernelClass k, const KernelAsk& a, const KernelCeilings& c) const {
   const double stream = a.bytes / (gemm.memory * c.bandwidth);
   switch (k) {
     case KernelClass::gemm:
-      return overlap_norm(a.flops / (gemm.compute * c.peak), stream, gemm.overlap) + gemm.launch;
-    case KernelClass::gemm_fp8:
+      return overlapped(a.flops / (gemm.compute * c.peak), stream, gemm.overlap, gemm.launch);
+    case KernelClass::gemm_fp8: {
       // The GEMM on the fp8 peak, then the kernels that find and apply the activations' scale:
       // a fixed cost and their bytes at the GEMM's memory share.
-      return overlap_norm(a.flops / (gemm_fp8.compute * c.peak_fp8), stream, gemm.overlap) + gemm.launch +
-             gemm_fp8.scale + a.scale_bytes / (gemm.memory * c.bandwidth);
+      Split s = overlapped(a.flops / (gemm_fp8.compute * c.peak_fp8), stream, gemm.overlap, gemm.launch + gemm_fp8.scale);
+      s.memory += a.scale_bytes / (gemm.memory * c.bandwidth);
+      return s;
+    }
     case KernelClass::decode_attention:
-      return decode_attention.floor + overlap_norm(a.flops / (decode_attention.compute * c.peak),
-                                                   a.bytes / (decode_attention.memory * c.bandwidth), gemm.overlap);
+      return overlapped(a.flops / (decode_attention.compute * c.peak), a.bytes / (decode_attention.memory * c.bandwidth),
+                        gemm.overlap, decode_attention.floor + a.heads * decode_attention.per_head);
     case KernelClass::prefill_attention: {
       // The products on the tensor cores, with per-token work as if each query saw half_length
       // more keys; the softmax's exponentials, one a score (flops / 4·head_dim), on the SFUs; and
@@ -47,19 +60,19 @@ double KernelCoefficients::time(KernelClass k, const KernelAsk& a, const KernelC
       const double scores = a.flops / (4 * a.head_dim) / (p.softmax * c.peak);
       const double tiles = a.heads * std::ceil(a.rows / 128);
       const double chain = a.flops / tiles / (p.chain * c.peak);
-      return p.launch + overlap_norm(products + scores, chain, gemm.overlap);
+      return {overlap_norm(products + scores, chain, gemm.overlap), 0, p.launch};
     }
     case KernelClass::elementwise:
-      return elementwise.launch + a.bytes / (elementwise.memory * c.bandwidth);
+      return {0, a.bytes / (elementwise.memory * c.bandwidth), elementwise.launch};
     case KernelClass::all_reduce:
     case KernelClass::nccl_all_reduce: {
       // A ring's (or one-shot's) 2(k − 1)/k of the message through each GPU's link.
       const CollectiveCoefficients& x = k == KernelClass::all_reduce ? all_reduce : nccl_all_reduce;
       const double share = 2.0 * (a.gpus - 1) / a.gpus;
-      return x.latency + share * a.bytes / (x.bus * c.link);
+      return {0, share * a.bytes / (x.bus * c.link), x.latency};
     }
   }
-  return 0;
+  return {};
 }
 
 std::vector<ClassCoefficient> coefficients_of(KernelClass c, KernelCoefficients& k) {
@@ -77,7 +90,9 @@ std::vector<ClassCoefficient> coefficients_of(KernelClass c, KernelCoefficients&
       return {{"memory", false, "share of the bandwidth a long KV stream reaches", 0.05, 1, &k.decode_attention.memory},
               {"floor", true, "time of a kernel at short contexts", 1e-8, 1e-3, &k.decode_attention.floor},
               {"compute", false, "share of the 16-bit peak its per-head arithmetic reaches", 1e-4, 1,
-               &k.decode_attention.compute}};
+               &k.decode_attention.compute},
+              {"per_head", true, "time a (sequence, query head): load the query, finish the softmax, write", 1e-9, 1e-6,
+               &k.decode_attention.per_head}};
     case KernelClass::prefill_attention:
       return {{"compute", false, "share of the 16-bit peak at long prompts", 0.05, 1, &k.prefill_attention.compute},
               {"half_length", false, "keys' worth of per-token work a query does beside its products", 1, 1e6,

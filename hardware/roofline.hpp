@@ -14,6 +14,9 @@ enum class Bound { compute, memory, interconnect };
 struct Ceilings {
   FlopsPerSecond peak;
   BytesPerSecond bandwidth;
+  // The 16-bit peak, which attention kernels run at whatever format the GEMMs compute in (the
+  // expected time's kernel classes); 0: `peak`.
+  FlopsPerSecond peak16{0};
   [[nodiscard]] FlopsPerByte ridge_point() const { return peak / bandwidth; }
 };
 

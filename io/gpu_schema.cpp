@@ -36,6 +36,21 @@ struct InExpected {
   static auto& of(auto& g) { return *g.expected; }
 };
 
+// `expected.kernels` and its classes (hardware/kernel_classes.hpp): created with the section.
+template <auto Class>
+struct InKernels {
+  using Spec = GpuSpec;
+  static auto& of(auto& g) {
+    if constexpr (Class == nullptr) return *g.expected->kernels;
+    else return (*g.expected->kernels).*Class;
+  }
+};
+using InKernelSet = InKernels<nullptr>;
+const KernelCoefficients kKernelDefaults{};
+constexpr Range kKernelOverlap{1, 20};
+constexpr Range kHalfLength{1, 1e6};
+constexpr Range kTinyShare{1e-5, 1};  // a share of the peak a per-head or per-score cost reaches
+
 // A field left out keeps the published fit's value (hardware/expected_model.hpp).
 const ExpectedModel kFit{};
 constexpr Range kSpread{0, 5};  // log-normal spread: 0 … e^(±6.4) at 10–90%
@@ -58,6 +73,11 @@ void check(const MapReader& r, const GpuSpec& g) {
     if (compute.has("peak")) compute.fail("peak", "needs at least one dtype, like fp16: \"312 TFLOPS\"");
   }
   if (g.network && !g.interconnect) r.fail("network", "needs `interconnect:` too: groups within a domain use it");
+  // Kernel classes are shares of the datasheet's ceilings, as `fit --kernels` measures them; a
+  // calibration's ceilings are already what kernels reach.
+  if (g.expected && g.expected->kernels && g.calibration) {
+    r.child("expected", {}).fail("kernels", "shares of the datasheet's ceilings: not with `calibration:` (measured ones)");
+  }
   // The ceilings the engine prices with, datasheet × efficiency, stay in the physical range the
   // datasheet figures are held to: a share of a thousandth of 1 MB/s made hours of a step.
   if (r.has("efficiency")) {
@@ -144,6 +164,108 @@ const Schema<GpuSpec>& gpu_schema() {
       F{.key = "kernels", .kind = Kind::kernels, .need = Need::optional, .doc = "every kernel's measurements",
         .access = member<InCalibration, &Calibration::kernels>(), .fallback = std::vector<KernelRecord>{}},
   };
+  using Gemm = InKernels<&KernelCoefficients::gemm>;
+  using Fp8 = InKernels<&KernelCoefficients::gemm_fp8>;
+  using Decode = InKernels<&KernelCoefficients::decode_attention>;
+  using Prefill = InKernels<&KernelCoefficients::prefill_attention>;
+  using Elementwise = InKernels<&KernelCoefficients::elementwise>;
+  using AllReduce = InKernels<&KernelCoefficients::all_reduce>;
+  using Nccl = InKernels<&KernelCoefficients::nccl_all_reduce>;
+  const KernelCoefficients& d = kKernelDefaults;
+  static const std::array gemm = {
+      F{.key = "compute", .kind = Kind::fraction, .need = Need::optional, .doc = "share of the 16-bit peak a large GEMM reaches",
+        .access = member<Gemm, &GemmCoefficients::compute>(), .fallback = d.gemm.compute},
+      F{.key = "memory", .kind = Kind::fraction, .need = Need::optional,
+        .doc = "share of the bandwidth a skinny GEMM's weights stream at", .access = member<Gemm, &GemmCoefficients::memory>(),
+        .fallback = d.gemm.memory},
+      F{.key = "overlap", .kind = Kind::number, .need = Need::optional,
+        .doc = "p in (c^p + m^p)^(1/p): 1 adds compute and memory time, large takes the larger",
+        .access = member<Gemm, &GemmCoefficients::overlap>(), .range = kKernelOverlap, .fallback = d.gemm.overlap},
+      F{.key = "launch", .kind = Kind::quantity, .need = Need::optional, .doc = "fixed time a GEMM: ramp-up, tail, partial waves",
+        .access = member<Gemm, &GemmCoefficients::launch>(), .fallback = d.gemm.launch, .dimension = Dimension::time},
+  };
+  static const std::array fp8 = {
+      F{.key = "compute", .kind = Kind::fraction, .need = Need::optional, .doc = "share of the fp8 peak an fp8 GEMM reaches",
+        .access = member<Fp8, &Fp8Coefficients::compute>(), .fallback = d.gemm_fp8.compute},
+      F{.key = "scale", .kind = Kind::quantity, .need = Need::optional,
+        .doc = "fixed time of the kernels that scale the activations to fp8", .access = member<Fp8, &Fp8Coefficients::scale>(),
+        .fallback = d.gemm_fp8.scale, .dimension = Dimension::time},
+  };
+  static const std::array decode = {
+      F{.key = "memory", .kind = Kind::fraction, .need = Need::optional, .doc = "share of the bandwidth a long KV stream reaches",
+        .access = member<Decode, &DecodeAttentionCoefficients::memory>(), .fallback = d.decode_attention.memory},
+      F{.key = "floor", .kind = Kind::quantity, .need = Need::optional, .doc = "time of a decode attention kernel at short contexts",
+        .access = member<Decode, &DecodeAttentionCoefficients::floor>(), .fallback = d.decode_attention.floor,
+        .dimension = Dimension::time},
+      F{.key = "compute", .kind = Kind::number, .need = Need::optional,
+        .doc = "share of the 16-bit peak its per-head arithmetic reaches",
+        .access = member<Decode, &DecodeAttentionCoefficients::compute>(), .range = kTinyShare,
+        .fallback = d.decode_attention.compute},
+      F{.key = "per_head", .kind = Kind::quantity, .need = Need::optional,
+        .doc = "time a (sequence, query head): its query loaded, its softmax finished, its output written",
+        .access = member<Decode, &DecodeAttentionCoefficients::per_head>(), .fallback = d.decode_attention.per_head,
+        .dimension = Dimension::time},
+  };
+  static const std::array prefill = {
+      F{.key = "compute", .kind = Kind::fraction, .need = Need::optional, .doc = "share of the 16-bit peak its products reach",
+        .access = member<Prefill, &PrefillAttentionCoefficients::compute>(), .fallback = d.prefill_attention.compute},
+      F{.key = "half_length", .kind = Kind::number, .need = Need::optional,
+        .doc = "keys' worth of per-token work a query does beside its products",
+        .access = member<Prefill, &PrefillAttentionCoefficients::half_length>(), .range = kHalfLength,
+        .fallback = d.prefill_attention.half_length},
+      F{.key = "softmax", .kind = Kind::number, .need = Need::optional,
+        .doc = "scores a second as a share of the peak (the exponentials)",
+        .access = member<Prefill, &PrefillAttentionCoefficients::softmax>(), .range = kTinyShare,
+        .fallback = d.prefill_attention.softmax},
+      F{.key = "chain", .kind = Kind::number, .need = Need::optional,
+        .doc = "share of the peak one query tile's chain of key tiles gets",
+        .access = member<Prefill, &PrefillAttentionCoefficients::chain>(), .range = kTinyShare,
+        .fallback = d.prefill_attention.chain},
+      F{.key = "launch", .kind = Kind::quantity, .need = Need::optional, .doc = "fixed time a prefill attention kernel",
+        .access = member<Prefill, &PrefillAttentionCoefficients::launch>(), .fallback = d.prefill_attention.launch,
+        .dimension = Dimension::time},
+  };
+  static const std::array elementwise = {
+      F{.key = "memory", .kind = Kind::fraction, .need = Need::optional, .doc = "share of the bandwidth a norm or activation reaches",
+        .access = member<Elementwise, &ElementwiseCoefficients::memory>(), .fallback = d.elementwise.memory},
+      F{.key = "launch", .kind = Kind::quantity, .need = Need::optional, .doc = "fixed time a norm or activation kernel",
+        .access = member<Elementwise, &ElementwiseCoefficients::launch>(), .fallback = d.elementwise.launch,
+        .dimension = Dimension::time},
+  };
+  static const std::array all_reduce = {
+      F{.key = "latency", .kind = Kind::quantity, .need = Need::optional, .doc = "time of a call at the smallest message",
+        .access = member<AllReduce, &CollectiveCoefficients::latency>(), .fallback = d.all_reduce.latency,
+        .dimension = Dimension::time},
+      F{.key = "bus", .kind = Kind::fraction, .need = Need::optional,
+        .doc = "share of a GPU's link a large message's bus bandwidth reaches",
+        .access = member<AllReduce, &CollectiveCoefficients::bus>(), .fallback = d.all_reduce.bus},
+  };
+  static const std::array nccl = {
+      F{.key = "latency", .kind = Kind::quantity, .need = Need::optional, .doc = "time of a call at the smallest message",
+        .access = member<Nccl, &CollectiveCoefficients::latency>(), .fallback = d.nccl_all_reduce.latency,
+        .dimension = Dimension::time},
+      F{.key = "bus", .kind = Kind::fraction, .need = Need::optional,
+        .doc = "share of a GPU's link a large message's bus bandwidth reaches",
+        .access = member<Nccl, &CollectiveCoefficients::bus>(), .fallback = d.nccl_all_reduce.bus},
+  };
+  static const std::array kernels = {
+      F{.key = "gemm", .kind = Kind::section, .need = Need::optional, .doc = "16-bit GEMMs (Q/K/V and gate/up fused)",
+        .fields = gemm, .flow = true},
+      F{.key = "gemm_fp8", .kind = Kind::section, .need = Need::optional,
+        .doc = "fp8 GEMMs: the 16-bit GEMM's memory, overlap and launch, their own compute", .fields = fp8, .flow = true},
+      F{.key = "decode_attention", .kind = Kind::section, .need = Need::optional, .doc = "one query a sequence",
+        .fields = decode, .flow = true},
+      F{.key = "prefill_attention", .kind = Kind::section, .need = Need::optional, .doc = "causal attention over a prompt",
+        .fields = prefill, .flow = true},
+      F{.key = "elementwise", .kind = Kind::section, .need = Need::optional, .doc = "norms, activations, embedding rows",
+        .fields = elementwise, .flow = true},
+      F{.key = "all_reduce", .kind = Kind::section, .need = Need::optional, .doc = "the engine's all-reduce",
+        .fields = all_reduce, .flow = true},
+      F{.key = "nccl_all_reduce", .kind = Kind::section, .need = Need::optional, .doc = "NCCL's all-reduce (fitted, not priced)",
+        .fields = nccl, .flow = true},
+      F{.key = "source", .kind = Kind::text, .need = Need::optional, .doc = "where the kernel coefficients come from",
+        .access = member<InKernelSet, &KernelCoefficients::source>(), .fallback = d.source},
+  };
   static const std::array expected = {
       F{.key = "memory", .kind = Kind::fraction, .need = Need::optional,
         .doc = "share of the bandwidth a long weight stream reaches", .access = member<InExpected, &ExpectedModel::memory>(),
@@ -193,6 +315,11 @@ const Schema<GpuSpec>& gpu_schema() {
         .fallback = kFit.spread_overhead},
       F{.key = "source", .kind = Kind::text, .need = Need::optional, .doc = "where the coefficients come from",
         .access = member<InExpected, &ExpectedModel::source>(), .fallback = kFit.source},
+      F{.key = "kernels", .kind = Kind::section, .need = Need::optional,
+        .doc = "kernel classes fitted to measured kernels (`fit --kernels`): they price the operators of their classes; "
+               "shares of the datasheet ceilings",
+        .fields = kernels, .present = [](const GpuSpec& g) { return g.expected && g.expected->kernels.has_value(); },
+        .create = [](GpuSpec& g) { g.expected->kernels.emplace(); }},
   };
   static const std::array fields = {
       F{"name", Kind::text, Need::required, "the GPU's name", member<InGpu, &GpuSpec::name>()},

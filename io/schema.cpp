@@ -328,7 +328,8 @@ void emit_value(YAML::Emitter& e, const Field<Spec>& f, const Value& v) {
 // absent value and a zero quantity, which the reader takes only as an absence ("none").
 template <class Spec>
 bool shown_in_full(const Field<Spec>& f, const Spec& s) {
-  if (f.kind == Kind::section) return true;
+  // A section the spec lacks (an optional one within the block) has nothing to show.
+  if (f.kind == Kind::section) return !f.present || f.present(s);
   const Value v = f.access.get(s);
   if (std::holds_alternative<std::monostate>(v)) return false;
   return !(f.kind == Kind::quantity && std::get<double>(v) == 0);

@@ -112,6 +112,10 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
   one.batch = 1;
   one.microbatches = 0;
   r.gpu = {gpu, {*gpu.effective_peak(workload.precision.compute), gpu.effective_bandwidth()}};
+  // Attention kernels run at 16 bits whatever the GEMMs compute in (the expected time's classes).
+  for (DType sixteen : {DType::bf16, DType::fp16}) {
+    if (const auto p = gpu.effective_peak(sixteen); p && r.gpu.ceilings.peak16.value() == 0) r.gpu.ceilings.peak16 = *p;
+  }
   const Ceilings& c = r.gpu.ceilings;
   const ExpectedModel em = gpu.expected_model();
   ParameterCount params;

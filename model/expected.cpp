@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <span>
 
 namespace roofline {
 
@@ -20,11 +22,121 @@ KernelWork work_of(const OpResult& o) {
   return {o.cost.flops, o.cost.bytes - weights, weights, o.cost.shape.rows, o.cost.launches, o.cost.dequant};
 }
 
+// An operator's expected time in the parts a phase adds up.
+struct OpPart {
+  Seconds compute, memory, fixed, comm, dequant;
+  [[nodiscard]] Seconds total() const { return compute + memory + fixed + comm; }
+};
+
+// The end-to-end model's price of one operator (hardware/expected_model.hpp).
+OpPart generic(const OpResult& o, const ExpectedModel& m, const Ceilings& c) {
+  if (o.bound == Bound::interconnect) return {.comm = collective(o, m)};
+  const KernelTime k = m.kernel_time(work_of(o), c);
+  if (k.total() <= o.time) {
+    // The bound binds (rare: an op its fixed costs do not reach): its time, split as it is.
+    return o.bound == Bound::compute ? OpPart{.compute = o.time} : OpPart{.memory = o.time};
+  }
+  // What unpacking costs over a plain stream of the same weights (under overlap, before sharing).
+  const Seconds plain = o.cost.weight_bytes / (c.bandwidth * m.memory);
+  return {k.compute, k.memory, k.fixed, Seconds(0), plain / m.dequant(o.cost.dequant) - plain};
+}
+
+// The class that prices an operator where the GPU has kernel coefficients; none: generic.
+std::optional<KernelClass> class_of(const OpResult& o) {
+  const OpCost& k = o.cost;
+  if (o.bound == Bound::interconnect) {
+    return k.collective == Collective::all_reduce && !k.across ? std::optional(KernelClass::all_reduce) : std::nullopt;
+  }
+  if (k.launches <= 0) return std::nullopt;
+  switch (k.kernel) {
+    case KernelKind::linear:
+    case KernelKind::linear_fp8:
+      if (k.dequant != Dequant::none || k.shape.rows <= 0) return std::nullopt;
+      return k.kernel == KernelKind::linear ? KernelClass::gemm : KernelClass::gemm_fp8;
+    case KernelKind::attention:
+      if (k.head_dim <= 0 || k.queries <= 0) return std::nullopt;
+      return k.queries == 1 ? KernelClass::decode_attention : KernelClass::prefill_attention;
+    case KernelKind::elementwise: return KernelClass::elementwise;
+    case KernelKind::other: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// One kernel of a fused group (ops[first, last)): the group's FLOPs and bytes a launch.
+KernelAsk ask_of(std::span<const OpResult> group, KernelClass k) {
+  const OpCost& lead = group.front().cost;
+  KernelAsk a;
+  for (const OpResult& o : group) {
+    a.flops += o.cost.flops.value() / lead.launches;
+    a.bytes += o.cost.bytes.value() / lead.launches;
+  }
+  if (k == KernelClass::gemm || k == KernelClass::gemm_fp8) a.rows = lead.shape.rows;
+  // fp8: the scale kernels read the 16-bit activations twice and write them as fp8.
+  if (k == KernelClass::gemm_fp8) a.scale_bytes = 5 * lead.shape.rows * lead.shape.in;
+  if (k == KernelClass::decode_attention) a.heads = lead.sequences * lead.heads;
+  if (k == KernelClass::prefill_attention) {
+    a.rows = lead.queries;
+    a.heads = lead.sequences * lead.heads;
+    a.head_dim = lead.head_dim;
+  }
+  return a;
+}
+
+// Every operator's expected time: by kernel class where the model has them (a fused group's time
+// shared among its operators as their bounds are), else by the end-to-end coefficients; never
+// below the operator's bound.
+std::vector<OpPart> priced(const PhaseResult& bound, const ExpectedModel& m, const Ceilings& c) {
+  const std::vector<OpResult>& ops = bound.ops;
+  std::vector<OpPart> out(ops.size());
+  if (!m.kernels) {
+    for (std::size_t i = 0; i < ops.size(); ++i) out[i] = generic(ops[i], m, c);
+    return out;
+  }
+  const KernelCoefficients& k = *m.kernels;
+  const KernelCeilings kc{c.peak16.value() > 0 ? c.peak16.value() : c.peak.value(), c.peak.value(), c.bandwidth.value(), 0};
+  for (std::size_t i = 0; i < ops.size();) {
+    const OpResult& o = ops[i];
+    const std::optional<KernelClass> cls = class_of(o);
+    if (!cls) {
+      out[i] = generic(o, m, c);
+      ++i;
+      continue;
+    }
+    if (*cls == KernelClass::all_reduce) {
+      // A call: the latency measured and the ring's transfer at the bus share reached.
+      const Seconds call = Seconds(k.all_reduce.latency) + o.comm.overlapped / k.all_reduce.bus;
+      out[i] = {.comm = std::max(o.comm.bound(), call) * o.cost.comm_calls};
+      ++i;
+      continue;
+    }
+    std::size_t end = i + 1;
+    while (end < ops.size() && ops[end].cost.fused && class_of(ops[end]) == cls) ++end;
+    const std::span<const OpResult> group(ops.data() + i, end - i);
+    KernelCeilings at = kc;
+    if (*cls == KernelClass::gemm) at.peak = c.peak.value();
+    const KernelCoefficients::Split s = k.split(*cls, ask_of(group, *cls), at);
+    Seconds bound_sum{0};
+    for (const OpResult& g : group) bound_sum += g.time;
+    for (std::size_t j = i; j < end; ++j) {
+      const double share = bound_sum.value() > 0 ? ops[j].time / bound_sum : 1.0 / static_cast<double>(end - i);
+      const double n = ops[i].cost.launches * share;
+      OpPart p{Seconds(s.compute * n), Seconds(s.memory * n), Seconds(s.fixed * n), Seconds(0), Seconds(0)};
+      if (p.total() < ops[j].time) {
+        p = ops[j].bound == Bound::compute ? OpPart{.compute = ops[j].time} : OpPart{.memory = ops[j].time};
+      }
+      out[j] = p;
+    }
+    i = end;
+  }
+  return out;
+}
+
 }  // namespace
 
-Seconds expected_op_time(const OpResult& o, const ExpectedModel& m, const Ceilings& c) {
-  if (o.bound == Bound::interconnect) return collective(o, m);
-  return std::max(o.time, m.kernel_time(work_of(o), c).total());
+std::vector<Seconds> expected_op_times(const PhaseResult& bound, const ExpectedModel& m, const Ceilings& c) {
+  std::vector<Seconds> out;
+  for (const OpPart& p : priced(bound, m, c)) out.push_back(p.total());
+  return out;
 }
 
 Regime regime_of(double fixed_share, double compute_share) {
@@ -35,24 +147,12 @@ Regime regime_of(double fixed_share, double compute_share) {
 
 Expected expected_phase(const PhaseResult& bound, const ExpectedModel& m, const Ceilings& c) {
   Expected e;
-  for (const OpResult& o : bound.ops) {
-    if (o.bound == Bound::interconnect) {
-      e.comm += collective(o, m);
-      continue;
-    }
-    const Bytes weights = o.cost.weight_bytes;
-    const KernelTime k = m.kernel_time(work_of(o), c);
-    if (k.total() <= o.time) {
-      // The bound binds (rare: an op its fixed costs do not reach): its time, split as it is.
-      (o.bound == Bound::compute ? e.compute : e.memory) += o.time;
-      continue;
-    }
-    e.compute += k.compute;
-    e.memory += k.memory;
-    // What unpacking costs over a plain stream of the same weights (under overlap, before sharing).
-    const Seconds plain = weights / (c.bandwidth * m.memory);
-    e.dequant += plain / m.dequant(o.cost.dequant) - plain;
-    e.overhead += k.fixed;
+  for (const OpPart& p : priced(bound, m, c)) {
+    e.compute += p.compute;
+    e.memory += p.memory;
+    e.overhead += p.fixed;
+    e.comm += p.comm;
+    e.dequant += p.dequant;
   }
   e.overhead += m.step;
   e.time = e.overhead + e.comm + e.compute + e.memory;

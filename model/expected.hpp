@@ -4,6 +4,7 @@
 // interval from the spread measured on published runs in the phase's regime. Never below the
 // bound: each operator's expected time is at least its bound time.
 #include <optional>
+#include <vector>
 
 #include "hardware/expected_model.hpp"
 #include "hardware/gpu_spec.hpp"
@@ -25,9 +26,10 @@ inline constexpr double kZ90 = 1.2815515655446004;
 // From the bound's own operators: their FLOPs, bytes, launches and collectives' costs.
 [[nodiscard]] Expected expected_phase(const PhaseResult& bound, const ExpectedModel& m, const Ceilings& c);
 
-// One operator's share of its phase's expected time, never below its bound time: the phase's is
+// Each operator's share of its phase's expected time, never below its bound time: the phase's is
 // their sum and the model's per-pass cost (ExpectedModel::step), so an operator can be held
-// against a kernel measured alone.
-[[nodiscard]] Seconds expected_op_time(const OpResult& o, const ExpectedModel& m, const Ceilings& c);
+// against a kernel measured alone. Operators that run fused (Q/K/V, gate/up, an attention's two
+// products) share their kernel's time as their bounds are shared.
+[[nodiscard]] std::vector<Seconds> expected_op_times(const PhaseResult& bound, const ExpectedModel& m, const Ceilings& c);
 
 }  // namespace roofline

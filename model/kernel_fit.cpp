@@ -35,6 +35,16 @@ double median_abs(std::vector<double> v) {
   return *mid;
 }
 
+// Huber's loss as least squares: a log residual r counts r² up to kHuber, then grows linearly, so
+// that a few kernels of another make (decode kernels for 48 or more query heads a KV head run 2.7×
+// slower than the rest say, TensorRT-LLM's fallback from its grouped kernel) do not pull the share
+// every other kernel reaches: the median |log| is what is reported, and what a fit should serve.
+constexpr double kHuber = 0.1;
+double robust(double r) {
+  const double a = std::fabs(r);
+  return a <= kHuber ? r : std::copysign(std::sqrt(kHuber * (2 * a - kHuber)), r);
+}
+
 // log(expected / measured) of each kernel of one class, as the coefficients' logs move.
 struct Residuals {
   using Scalar = double;
@@ -65,7 +75,7 @@ struct Residuals {
     const KernelCoefficients k = at(x);
     for (std::size_t i = 0; i < kernels.size(); ++i) {
       const MeasuredKernel& m = *kernels[i];
-      r[static_cast<Eigen::Index>(i)] = std::log(expected_kernel_seconds(k, m, gpus[m.gpu]) / m.seconds);
+      r[static_cast<Eigen::Index>(i)] = robust(std::log(expected_kernel_seconds(k, m, gpus[m.gpu]) / m.seconds));
     }
     return 0;
   }
@@ -141,7 +151,8 @@ KernelFit fit_and_check_kernels(std::span<const MeasuredKernel> kernels, std::sp
   }
   std::vector<std::optional<KernelCoefficients>> held(gpus.size());
   for (std::size_t g = 0; g < gpus.size(); ++g) {
-    f.per_gpu.push_back(fit_kernel_classes(own[g], gpus));
+    // From the pooled fit: a class this GPU has no kernels of keeps every GPU's coefficients.
+    f.per_gpu.push_back(fit_kernel_classes(own[g], gpus, f.pooled));
     // Held out only where another GPU has kernels to fit on.
     if (!others[g].empty()) held[g] = fit_kernel_classes(others[g], gpus);
   }

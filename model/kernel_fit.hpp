@@ -33,7 +33,8 @@ struct ClassResidual {
 };
 
 struct KernelFit {
-  std::vector<KernelCoefficients> per_gpu;  // each GPU's own fit, by index
+  // Each GPU's own fit, by index; a class it has too few kernels of keeps the pooled fit's.
+  std::vector<KernelCoefficients> per_gpu;
   KernelCoefficients pooled;                // every GPU's kernels together
   std::vector<ClassResidual> residuals;     // by class, then GPU; only where the GPU has kernels of it
   // Over every kernel of the class: the pooled fit's and the held-out fits' median |log|.

@@ -41,7 +41,8 @@ std::optional<Metric> metric_from_name(std::string_view word) {
 MeasuredRun measured_run(std::string id, std::string source, Metric metric, double measured, const Report& report) {
   const Workload& w = report.workload;
   return {std::move(id), std::move(source), metric, measured, w.batch, w.prompt_tokens, w.gen_tokens, w.tp,
-          report.prefill, report.decode.step, report.gpu.ceilings};
+          report.prefill, report.decode.step, report.gpu.ceilings,
+          report.gpu.spec.expected ? report.gpu.spec.expected->kernels : std::nullopt};
 }
 
 std::string source_group(std::string_view source) {
@@ -70,7 +71,13 @@ double performance_ratio(const MeasuredRun& r, double figure) {
   return r.metric == Metric::ttft_s ? figure / r.measured : r.measured / figure;
 }
 
-RunPrediction predict(const MeasuredRun& r, const ExpectedModel& m) {
+RunPrediction predict(const MeasuredRun& r, const ExpectedModel& fitted) {
+  ExpectedModel with_kernels;
+  if (r.kernels) {
+    with_kernels = fitted;
+    with_kernels.kernels = r.kernels;
+  }
+  const ExpectedModel& m = r.kernels ? with_kernels : fitted;
   RunPrediction p;
   p.prefill = expected_phase(r.prefill, m, r.ceilings);
   p.step = expected_phase(r.step, m, r.ceilings);

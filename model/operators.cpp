@@ -65,6 +65,16 @@ class OpBuilder {
     const double weights = matrices + bias * ab_;
     add(name, 2 * rows * in * out, weights + rows * (in * ab_ + out * ob), weights);
     ops_.back().shape = {rows, in, out, layers_ * copies};
+    ops_.back().kernel = KernelKind::linear;
+  }
+  // How the kernels of the last operator added run (OpCost::kernel, fused).
+  void kernel(KernelKind k, bool fused = false) {
+    ops_.back().kernel = k;
+    ops_.back().fused = fused;
+  }
+  void attention_shape(double sequences, double heads, double head_dim, double queries) {
+    OpCost& o = ops_.back();
+    o.sequences = sequences, o.heads = heads, o.head_dim = head_dim, o.queries = queries;
   }
   void dequant(Dequant d) { ops_.back().dequant = d; }
 
@@ -74,6 +84,7 @@ class OpBuilder {
   void norm(const NormStep& n, double rows) {
     const double weights = n.params_per_element * (n.param_width > 0 ? n.param_width : n.width) * ab_;
     add(n.name, 5 * rows * n.width, (n.residual ? 4 : 2) * rows * n.width * ab_ + weights, weights);
+    kernel(KernelKind::elementwise);
   }
 
   // A depthwise causal convolution: 2 FLOPs a tap; reads its input (and the kept inputs of each
@@ -87,6 +98,7 @@ class OpBuilder {
   void activation(std::string_view name, double rows, double width, bool gated) {
     const double inputs = gated ? 2 : 1;
     add(name, (gated ? 5 : 8) * rows * width, (inputs + 1) * rows * width * ab_, 0);
+    kernel(KernelKind::elementwise);
   }
 
   // One call a layer, of rows × width elements of `eb` bytes on each GPU.
@@ -139,9 +151,17 @@ void add_attention(OpBuilder& b, const Pass& p, const AttentionStep& a, const Wo
   const double v_read = p.sequences * keys_read * a.v_width * kvb;
   const CoreNames n = core_names(a);
   if (w.attention == AttentionKernel::flash) {
-    // Softmax (≈ 5 FLOPs a score) is fused into the score pass; no score touches memory.
+    // Softmax (≈ 5 FLOPs a score) is fused into the score pass; no score touches memory. One
+    // kernel (flash, FMHA, a decode kernel) does both products; an indexer's is not that kernel.
+    const KernelKind k = a.name == "index" ? KernelKind::other : KernelKind::attention;
     b.add(n.scores, p.sequences * a.heads * pairs * (2 * a.qk_dim + 5), q_bytes + k_read + sinks, sinks);
-    if (a.v_dim > 0) b.add(n.values, p.sequences * a.heads * pairs * 2 * a.v_dim, v_read + out_bytes, 0);
+    b.kernel(k);
+    b.attention_shape(p.sequences, a.heads, a.qk_dim, p.decode ? 1 : p.tokens);
+    if (a.v_dim > 0) {
+      b.add(n.values, p.sequences * a.heads * pairs * 2 * a.v_dim, v_read + out_bytes, 0);
+      b.kernel(k, true);
+      b.attention_shape(p.sequences, a.heads, a.qk_dim, p.decode ? 1 : p.tokens);
+    }
     return;
   }
   const double scores = p.sequences * a.heads * (p.decode ? pairs : p.tokens * p.tokens);
@@ -181,6 +201,12 @@ class StepPricer {
     const double copies = l.routed ? experts_touched(l.copies, l.picks, l.pool, tokens, routing_) : l.copies;
     b_.linear(l.name, tokens * l.rows_per_token, l.in, l.out, copies, l.bias, pricing_.matrices(l, copies), ob);
     if (const auto c = tensor_class(l.weights)) b_.dequant(dequant_of(prec.of(*c), prec.compute));
+    // Routed experts run as grouped GEMMs, a class not fitted yet; so do GEMMs in int8 or below.
+    const KernelKind k = l.routed                        ? KernelKind::other
+                         : prec.compute == DType::fp8    ? KernelKind::linear_fp8
+                         : prec.compute == DType::bf16 || prec.compute == DType::fp16 ? KernelKind::linear
+                                                                                       : KernelKind::other;
+    b_.kernel(k, l.joins_previous);
   }
   void operator()(const NormStep& n) const { b_.norm(n, p_.rows); }
   void operator()(const ConvStep& c) const { b_.conv(c, p_.rows); }
@@ -193,6 +219,7 @@ class StepPricer {
   void operator()(const GatherStep& g) const {
     const double rows = pricing_.table(g.width, p_.rows, g.tables);
     b_.add(g.name, 0, rows + p_.rows * g.width * b_.activation_bytes(), 0);
+    b_.kernel(KernelKind::elementwise);
   }
   void operator()(const CollectiveStep& c) const {
     const bool eight_bit = c.quantized && bytes_per_element(element_of(w_.precision.of(TensorClass::experts))) <= 1;

@@ -18,6 +18,11 @@ struct MatmulShape {
   double rows = 0, in = 0, out = 0, count = 0;
 };
 
+// The kernel class that prices an operator's expected time where the GPU has kernel coefficients
+// (hardware/kernel_classes.hpp); `other` (grouped expert GEMMs, recurrences, a naive attention,
+// an indexer) keeps the end-to-end model's pricing.
+enum class KernelKind { other, linear, linear_fp8, attention, elementwise };
+
 struct OpCost {
   std::string_view name;
   std::string_view layers;  // the kind of layer it runs in (sliding, linear, moe...), or empty: the model's one kind
@@ -32,6 +37,13 @@ struct OpCost {
   Collective collective = Collective::all_reduce;  // what its comm_bytes are, over `group` GPUs
   int group = 1;
   bool across = false;    // a send between domains (a pipeline boundary at a node's edge)
+  KernelKind kernel = KernelKind::other;
+  // Runs inside the previous operator's kernel, as engines run them: K and V in Q's GEMM, up in
+  // gate's, an attention's values in its scores' kernel. FLOPs and bytes stay its own; one launch.
+  bool fused = false;
+  // An attention's shape, for its kernel class: sequences in the pass, query heads and their
+  // width, the queries a sequence brings (decode: 1; prefill: the prompt) and the keys it holds.
+  double sequences = 0, heads = 0, head_dim = 0, queries = 0;
 };
 
 using OpList = std::vector<OpCost>;

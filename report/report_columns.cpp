@@ -172,8 +172,9 @@ std::span<const OpColumn> op_columns() { return kOpColumns; }
 std::vector<OpRow> op_rows(const Report& r) {
   const ExpectedModel m = r.gpu.spec.expected_model();
   std::vector<OpRow> rows;
-  for (const auto& [phase, ops] : {std::pair{Phase::prefill, &r.prefill.ops}, std::pair{Phase::decode, &r.decode.step.ops}}) {
-    for (const OpResult& o : *ops) rows.push_back({phase, o, expected_op_time(o, m, r.gpu.ceilings)});
+  for (const auto& [phase, pass] : {std::pair{Phase::prefill, &r.prefill}, std::pair{Phase::decode, &r.decode.step}}) {
+    const std::vector<Seconds> expected = expected_op_times(*pass, m, r.gpu.ceilings);
+    for (std::size_t i = 0; i < pass->ops.size(); ++i) rows.push_back({phase, pass->ops[i], expected[i]});
   }
   return rows;
 }

@@ -14,6 +14,7 @@
 #include "cli_runner.hpp"
 #include "hardware/kernel_classes.hpp"
 #include "io/kernel_table.hpp"
+#include "io/spec_loader.hpp"
 
 using namespace roofline;
 using test::check_error;
@@ -108,6 +109,33 @@ TEST_CASE("kernel fit: rows a class cannot take are counted and said, not droppe
   CHECK(r.err.find("a100_dgx_all_reduce.csv: 568 rows left out: all-reduces across nodes") != std::string::npos);
 }
 
+TEST_CASE("kernel fit: --out writes the GPU's expected: block with its kernels, which the engine then prices by") {
+  const auto r = run_cli({"fit", "--kernels", data_file("gpu-kernels/h100_sxm_gemm.csv"),
+                          data_file("gpu-kernels/h200_sxm_gemm.csv"), "--for", "h100-sxm", "--out", "k.yaml"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::EndsWith("wrote the expected: block with its kernels: to k.yaml\n"));
+  std::ifstream block_in("k.yaml"), gpu_in(test::example_file("../presets/gpus/h100-sxm.yaml"));
+  const std::string block((std::istreambuf_iterator<char>(block_in)), {});
+  const std::string gpu((std::istreambuf_iterator<char>(gpu_in)), {});
+  // The 16-bit and fp8 GEMMs are the H100's own; the classes its tables lack, every GPU's.
+  CHECK_THAT(block, Catch::Contains("h100-sxm's own kernels: gemm ") && Catch::Contains("gemm_fp8 ") &&
+                        Catch::Contains("not in the tables, the shipped defaults: decode_attention, prefill_attention"));
+  write("h100-kernels.yaml", gpu + block);
+  const GpuSpec g = io::load_gpu("h100-kernels.yaml");
+  REQUIRE(g.expected);
+  REQUIRE(g.expected->kernels);
+  CHECK(g.expected->kernels->gemm.compute > 0.6);
+  // --ops shows each operator's expected time; K and V share Q's kernel.
+  const auto ops = run_cli({"-m", "llama-3.1-8b", "-g", "h100-kernels.yaml", "--ops", "-f", "json"});
+  REQUIRE(ops.code == 0);
+  const auto j = nlohmann::json::parse(ops.out);
+  CHECK(j.dump().find("expected_time") != std::string::npos);
+  // A calibrated GPU's ceilings are what kernels reach already: not with kernel classes.
+  write("calibrated.yaml", gpu + "calibration: { bandwidth: \"3 TB/s\" }\n" + block);
+  check_error(run_cli({"-m", "llama-3.1-8b", "-g", "calibrated.yaml"}), "calibrated.yaml:", "not with `calibration:`");
+}
+
 TEST_CASE("kernel fit: a class with too few kernels keeps its defaults, and says so") {
   write("h200_sxm_gemm.csv", "gemm_dtype,m,n,k,latency_us\nbfloat16,1,4096,4096,20\nbfloat16,8,4096,4096,21\n");
   const auto r = run_cli({"fit", "--kernels", "h200_sxm_gemm.csv"});
@@ -151,7 +179,10 @@ TEST_CASE("kernel fit: bad tables are refused at file:line with the column") {
   check_error(run_cli({"fit", "--kernels", "a100_other.csv"}), "a100_other.csv:1:", "not a kernel table");
   write("mine.csv", head + "bfloat16,1,2,3,4\n");
   check_error(run_cli({"fit", "--kernels", "mine.csv"}), "mine.csv:", "--gpu: the file's name does not say its GPU");
-  check_error(run_cli({"fit", "--kernels", "mine.csv", "--gpu", "l4", "--out", "k.yaml"}), "--out:", "nothing is written");
+  check_error(run_cli({"fit", "--kernels", "mine.csv", "--gpu", "l4", "--for", "h100-sxm", "--out", "k.yaml"}), "--for:",
+              "`h100-sxm` is not a GPU of the tables (l4)");
+  check_error(run_cli({"fit", "--kernels", "mine.csv", "--gpu", "l4", "--for", "l4"}), "--for:", "give --out");
+  check_error(run_cli({"fit", data_file("measurements/training.csv"), "--for", "l4"}), "--for:", "--kernels tables");
   check_error(run_cli({"fit", data_file("measurements/training.csv"), "--kernels", "mine.csv"}), "--kernels:",
               "not both");
   check_error(run_cli({"fit"}), "measurements:", "--kernels TABLE");

@@ -3,6 +3,10 @@
 
 #include "hardware/kernel_classes.hpp"
 
+#include <cmath>
+#include <string_view>
+#include <vector>
+
 using namespace roofline;
 
 namespace {
@@ -57,4 +61,111 @@ TEST_CASE("kernel classes: a decode attention's floor and KV stream") {
   // 1 GB of KV at 0.9 × 3 TB/s = 370.4 µs; 1 GFLOP at the whole peak, 1 µs.
   const KernelAsk a{1e9, 1e9, 1};
   CHECK(k.time(KernelClass::decode_attention, a, kGpu) == Approx(12e-6 + 370.37e-6 + 1e-6).epsilon(1e-4));
+}
+
+// --- The engine priced by the classes: a GPU whose expected model has kernel coefficients.
+
+#include "model/engine.hpp"
+#include "model/expected.hpp"
+#include "specs.hpp"
+
+namespace {
+
+// The operators of a decode step by name, with their expected times under `em`.
+struct Priced {
+  const PhaseResult& phase;
+  std::vector<Seconds> expected;
+  [[nodiscard]] std::size_t at(std::string_view name) const {
+    for (std::size_t i = 0; i < phase.ops.size(); ++i) {
+      if (phase.ops[i].cost.name == name) return i;
+    }
+    FAIL("no operator " << name);
+    return 0;
+  }
+  [[nodiscard]] double seconds(std::string_view name) const { return expected[at(name)].value(); }
+};
+
+}  // namespace
+
+TEST_CASE("kernel classes: Q, K and V are one GEMM a layer, with one launch, shared as their bounds are") {
+  // Llama-3.1-8B on an H100 at batch 1: per layer Q is 4096 × 4096, K and V 4096 × 1024 each;
+  // fused, one 1 × 4096 by 4096 × 6144 GEMM: 50.3 MFLOP and 50.4 MB of weights.
+  const ModelSpec m = test::llama_3_1_8b();
+  GpuSpec g = test::h100_sxm();
+  ExpectedModel em;
+  em.kernels.emplace();
+  em.kernels->gemm = {0.75, 0.8, 2.0, 3e-6};
+  g.expected = em;
+  const Report r = evaluate(m, g, test::default_workload(m, 1));
+  const PhaseResult& step = r.decode.step;
+  const Priced p{step, expected_op_times(step, em, r.gpu.ceilings)};
+  const OpCost& q = step.ops[p.at("q_proj")].cost;
+  const OpCost& k = step.ops[p.at("k_proj")].cost;
+  const OpCost& v = step.ops[p.at("v_proj")].cost;
+  CHECK(q.launches == 32);
+  CHECK(k.fused);
+  CHECK(v.fused);
+  CHECK_FALSE(q.fused);
+  const double flops = (q.flops + k.flops + v.flops).value() / 32, bytes = (q.bytes + k.bytes + v.bytes).value() / 32;
+  CHECK(flops == Approx(2 * 4096.0 * 6144));
+  // bf16 weights, the token read by each of the three as priced alone, Q, K and V out.
+  CHECK(bytes == Approx(2 * (4096.0 * 6144 + 3 * 4096 + 6144)));
+  const double c = flops / (0.75 * 989e12), mem = bytes / (0.8 * 3.35e12);
+  const double one = std::sqrt(c * c + mem * mem) + 3e-6;  // p = 2, and one launch
+  const double group = p.seconds("q_proj") + p.seconds("k_proj") + p.seconds("v_proj");
+  CHECK(group == Approx(32 * one).epsilon(1e-9));
+  // Shared as the bounds are: Q's bound is 4 of the 6 parts (4096 of 6144 outputs).
+  CHECK(p.seconds("q_proj") / group == Approx(step.ops[p.at("q_proj")].time / (step.ops[p.at("q_proj")].time +
+                                                                               step.ops[p.at("k_proj")].time +
+                                                                               step.ops[p.at("v_proj")].time)));
+  // The phase is its operators' sum and the step.
+  Seconds sum = em.step;
+  for (Seconds s : p.expected) sum += s;
+  CHECK(sum.value() == Approx(step.expected.time.value()).epsilon(1e-12));
+}
+
+TEST_CASE("kernel classes: a tensor-parallel all-reduce is the latency and the ring at the bus share") {
+  // Llama-3.1-8B at tp 2 on H100s (450 GB/s NVLink): each of 64 all-reduces a decode step at
+  // batch 1 moves 4096 bf16 = 8192 B; a ring sends 2·(2−1)/2 of it through each link.
+  const ModelSpec m = test::llama_3_1_8b();
+  GpuSpec g = test::h100_sxm();
+  ExpectedModel em;
+  em.kernels.emplace();
+  em.kernels->all_reduce = {3e-6, 0.5};
+  g.expected = em;
+  Workload w = test::default_workload(m, 1);
+  w.tp = 2;
+  const Report r = evaluate(m, g, w);
+  const PhaseResult& step = r.decode.step;
+  const std::vector<Seconds> e = expected_op_times(step, em, r.gpu.ceilings);
+  double calls = 0, seconds = 0;
+  for (std::size_t i = 0; i < step.ops.size(); ++i) {
+    if (step.ops[i].bound != Bound::interconnect) continue;
+    calls += step.ops[i].cost.comm_calls;
+    seconds += e[i].value();
+  }
+  CHECK(calls == 64);
+  CHECK(seconds == Approx(64 * (3e-6 + 8192.0 / (0.5 * 450e9))).epsilon(1e-9));
+}
+
+TEST_CASE("kernel classes: GEMMs computing in fp8 are the fp8 class, with the scale kernels") {
+  const ModelSpec m = test::llama_3_1_8b();
+  GpuSpec g = test::h100_sxm();
+  ExpectedModel em;
+  em.kernels.emplace();
+  g.expected = em;
+  Workload w = test::default_workload(m, 8);
+  w.precision.weights.fill(WeightFormat::fp8);
+  w.precision.compute = DType::fp8;
+  const Report r = evaluate(m, g, w);
+  const PhaseResult& step = r.decode.step;
+  const Priced p{step, expected_op_times(step, em, r.gpu.ceilings)};
+  const OpCost& o = step.ops[p.at("o_proj")].cost;
+  CHECK(o.kernel == KernelKind::linear_fp8);
+  // 8 × 4096 by 4096 × 4096 in fp8: the fp8 peak, the scale kernels' 5·8·4096 B and their 9.91 µs.
+  const KernelCoefficients& k = *em.kernels;
+  KernelAsk a{o.flops.value() / 32, o.bytes.value() / 32, 8, 5 * 8 * 4096.0};
+  const KernelCeilings c{989e12, 1979e12, 3.35e12, 0};
+  CHECK(p.seconds("o_proj") == Approx(32 * k.time(KernelClass::gemm_fp8, a, c)).epsilon(1e-9));
+  CHECK(k.time(KernelClass::gemm_fp8, a, c) > k.gemm_fp8.scale + k.gemm.launch);
 }
