@@ -27,6 +27,15 @@ void GapHistogram::add(double seconds) {
   ++bins_[1 + static_cast<std::size_t>(at)];
 }
 
+void GapHistogram::merge(const GapHistogram& o) {
+  if (o.count_ == 0) return;
+  least_ = count_ == 0 ? o.least_ : std::min(least_, o.least_);
+  most_ = count_ == 0 ? o.most_ : std::max(most_, o.most_);
+  count_ += o.count_;
+  sum_ += o.sum_;
+  for (std::size_t i = 0; i < bins_.size(); ++i) bins_[i] += o.bins_[i];
+}
+
 double GapHistogram::percentile(double p) const {
   if (count_ == 0) return 0;
   // The gap of rank ceil(p/100 · n) (at least the first), as a count of bins reaches it.

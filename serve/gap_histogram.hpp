@@ -12,6 +12,8 @@ namespace roofline::serve {
 class GapHistogram {
  public:
   void add(double seconds);
+  // Adds another's gaps (a fleet's replicas' together).
+  void merge(const GapHistogram& other);
   [[nodiscard]] std::size_t count() const { return count_; }
   [[nodiscard]] double mean() const { return count_ == 0 ? 0 : sum_ / static_cast<double>(count_); }
   // The p-th percentile, 0 to 100, of the gaps added (0 when none were).

@@ -72,7 +72,10 @@ void Server::admit_arrivals() {
       out_.dropped.push_back({i, too_long});
     } else {
       ++in_system_;
-      ranks_[dealt_++ % ranks_.size()].waiting.push_back({.req = i, .target = r.prompt, .computed = r.cached});
+      // A group's first request here finds none of its prefix cached (Request::group).
+      const long cached = r.group == 0 || !warm_.insert(r.group).second ? r.cached : 0;
+      ranks_[dealt_++ % ranks_.size()].waiting.push_back(
+          {.req = i, .target = r.prompt, .computed = cached, .cached = cached});
     }
   }
 }
@@ -101,7 +104,7 @@ void Server::preempt(Rank& k, Seq s) {
   const Request& r = req_[s.req];
   s.blocks = 0;
   s.chunk = 0;
-  s.computed = r.cached;
+  s.computed = s.cached;
   s.target = r.prompt + s.generated;
   s.accepted = 0;
   ++s.preemptions;
@@ -281,7 +284,7 @@ bool Server::advance(Rank& k, Seq& s) {
   --in_system_;
   ++finished_last_;
   out_.prompt_tokens += static_cast<double>(r.prompt);
-  out_.cached_tokens += static_cast<double>(r.cached);
+  out_.cached_tokens += static_cast<double>(s.cached);
   const double tpot = r.gen > 1 ? (clock_ - s.first_token) / static_cast<double>(r.gen - 1) : 0;
   out_.served.push_back(
       {s.first_token - r.arrival, tpot, clock_ - r.arrival, s.first_step - r.arrival, r.gen, s.req, s.preemptions});

@@ -9,6 +9,7 @@
 // runs exactly those steps, and the runs are the same however the calls are interleaved.
 #include <deque>
 #include <limits>
+#include <unordered_set>
 #include <vector>
 
 #include "serve/simulator.hpp"
@@ -45,6 +46,7 @@ class Server {
     double last_token = -1;  // its latest emission (a step's tokens arrive together)
     long preemptions = 0;
     long accepted = 0;   // draft tokens its last verify kept
+    long cached = 0;     // prompt tokens the prefix cache held for it here
     [[nodiscard]] bool prefilling() const { return computed < target; }
   };
   // One attention rank's sequences: all of the replica's, or under data-parallel attention one
@@ -75,6 +77,7 @@ class Server {
   StepCost* draft_;
   const ServerConfig& cfg_;
   Timing timing_;
+  std::unordered_set<std::uint64_t> warm_;  // prefix groups this replica has admitted
   std::vector<std::size_t> taken_;  // the requests routed here, as they arrived
   std::size_t next_ = 0;            // the first of them not yet admitted
   std::size_t dealt_ = 0;
