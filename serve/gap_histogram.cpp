@@ -15,16 +15,12 @@ void GapHistogram::add(double seconds) {
   most_ = count_ == 0 ? seconds : std::max(most_, seconds);
   ++count_;
   sum_ += seconds;
-  if (!(seconds >= kLowest)) {
-    ++bins_.front();
-    return;
+  if (seconds != last_) {
+    last_ = seconds;
+    const double at = std::log10(seconds / kLowest) * kPerDecade;
+    last_bin_ = !(seconds >= kLowest) ? 0 : !(at < kBins) ? bins_.size() - 1 : 1 + static_cast<std::size_t>(at);
   }
-  const double at = std::log10(seconds / kLowest) * kPerDecade;
-  if (!(at < kBins)) {
-    ++bins_.back();
-    return;
-  }
-  ++bins_[1 + static_cast<std::size_t>(at)];
+  ++bins_[last_bin_];
 }
 
 void GapHistogram::merge(const GapHistogram& o) {
