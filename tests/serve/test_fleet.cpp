@@ -160,6 +160,14 @@ TEST_CASE("fleet: least-loaded reads each replica's load at the arrival, finishe
   const std::vector<Request> requests{{0, 128, 1000, 0}, {0.001, 128, 2, 0}, {1, 128, 5, 0}, {1, 128, 5, 0}};
   const FleetResult f = simulate_fleet(requests, r.cost, r.config, {2, Routing::least_loaded}, Timing::expected);
   CHECK(f.replica_of == std::vector<std::uint32_t>{0, 1, 1, 0});
+  // Mid-step: a request arriving during the decode step that will finish 1 still counts 1 on
+  // replica 1 (the step has not ended), so it ties (1, 1) and goes to replica 0; just after that
+  // step ends, the loads are (2, 0) and the next goes to replica 1.
+  const Outcome alone = r.run({{0, 128, 2, 0}}).served.at(0);  // prefill to ttft, one decode step to e2e
+  const double mid = 0.001 + alone.ttft + (alone.e2e - alone.ttft) / 2, after = 0.001 + alone.e2e + 1e-9;
+  const std::vector<Request> racing{{0, 128, 1000, 0}, {0.001, 128, 2, 0}, {mid, 128, 5, 0}, {after, 128, 5, 0}};
+  const FleetResult g = simulate_fleet(racing, r.cost, r.config, {2, Routing::least_loaded}, Timing::expected);
+  CHECK(g.replica_of == std::vector<std::uint32_t>{0, 1, 0, 1});
 }
 
 TEST_CASE("fleet: one replica is the one-replica simulator exactly, under every router") {
