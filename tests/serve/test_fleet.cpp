@@ -216,3 +216,16 @@ TEST_CASE("fleet: prefix-affinity keeps each group's prefix warm on one replica,
   for (Request& q : ungrouped) q.group = 0;
   CHECK(simulate_fleet(ungrouped, r.cost, r.config, {4, Routing::round_robin}, Timing::expected).all.cached_tokens == 1600 * n);
 }
+
+TEST_CASE("fleet: random routing repeats with its seed and deals otherwise with another") {
+  Replica r;
+  const auto requests = generate({}, 50, 10, fixed(100), fixed(5), 0, 16, 2);
+  const FleetResult a = simulate_fleet(requests, r.cost, r.config, {4, Routing::random}, Timing::expected);
+  const FleetResult again = simulate_fleet(requests, r.cost, r.config, {4, Routing::random}, Timing::expected);
+  r.config.seed = 2;
+  const FleetResult other = simulate_fleet(requests, r.cost, r.config, {4, Routing::random}, Timing::expected);
+  CHECK(a.replica_of == again.replica_of);
+  CHECK(a.replica_of != other.replica_of);
+  // Every replica drew some of the ~500 requests (each misses all with probability (3/4)^500).
+  for (const long k : a.routed) CHECK(k > 0);
+}
