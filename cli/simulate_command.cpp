@@ -283,13 +283,14 @@ void write_table(const SimulateArgs& a, const Replica& r, const Traffic& t, cons
   if (spec) out << report::terminal_text(text_of(r, *spec), false) << "\n";
 }
 
-chart::Figure figure(const Replica& r, const SimResult& s) {
+chart::Figure figure(const Replica& r, const SimResult& s, long replicas) {
   using namespace chart;
   Figure f;
   f.title = fmt::format("{} on {}: batch and KV cache over time", r.point.model.name, r.point.gpu.name);
-  f.subtitle = "expected step times";
+  // A fleet's sequences are all its replicas', its cache the mean replica's.
+  f.subtitle = replicas > 1 ? fmt::format("expected step times; {} replicas together", replicas) : "expected step times";
   Curve running{"running", {}, {{31, 119, 180}, 1.5}}, waiting{"waiting", {}, {{255, 127, 14}, 1.5}};
-  Curve kv{"KV cache held", {}, {{44, 160, 44}, 1.5}};
+  Curve kv{replicas > 1 ? "KV cache held, a replica's on average" : "KV cache held", {}, {{44, 160, 44}, 1.5}};
   double top = 1, end = 1;
   for (const Sample& x : s.samples) {
     running.points.push_back({x.time, static_cast<double>(x.running)});
@@ -301,8 +302,8 @@ chart::Figure figure(const Replica& r, const SimResult& s) {
   Panel batch{{"time", "s", Scale::linear, 0, end}, {"sequences", "", Scale::linear, 0, top * 1.05}, {}, {}, {running, waiting}, {}, {}};
   // The running count is the replica's: under data-parallel attention every rank's batch.
   const int ranks = attention_ranks(r.point.workload);
-  batch.rules.push_back({ranks > 1 ? "max batch, all ranks" : "max batch", static_cast<double>(r.config.max_batch * ranks),
-                         false, {{120, 120, 120}, 1, true}});
+  const std::string rule = replicas > 1 ? "max batch, all replicas" : ranks > 1 ? "max batch, all ranks" : "max batch";
+  batch.rules.push_back({rule, static_cast<double>(r.config.max_batch * ranks * replicas), false, {{120, 120, 120}, 1, true}});
   Panel cache{{"time", "s", Scale::linear, 0, end}, {"KV cache held", "%", Scale::linear, 0, 100}, {}, {}, {kv}, {}, {}};
   f.panels = {batch, cache};
   return f;
@@ -333,9 +334,6 @@ void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
   if (!a.requests_out.empty()) check_requests_out(a.requests_out);
   if (a.replicas < 1 || a.replicas > kMaxReplicas) {
     throw io::InputError(fmt::format("--replicas: must be 1 to {}, got {}", kMaxReplicas, a.replicas));
-  }
-  if (a.replicas > 1 && !a.plot.empty()) {
-    throw io::InputError("--plot: draws one replica's batch and KV cache over time; not with --replicas above 1");
   }
   const Routing routing = *routing_named(a.router);  // CLI11 held it to the names
   const Replica r = replica(a.serve, "simulate");
@@ -410,7 +408,7 @@ void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
                                      runs.expected.dropped_too_long, runs.expected.dropped_no_room,
                                      cache_dropped_from(r.point.workload)));
   }
-  if (!a.plot.empty()) write_figure_file(figure(r, runs.expected), a.plot, "plot", err);
+  if (!a.plot.empty()) write_figure_file(figure(r, runs.expected, a.replicas), a.plot, "plot", err);
   if (!a.requests_out.empty()) write_requests_out(a.requests_out, t.requests, runs.expected, runs.replica_of, err);
   if (a.format == "json") {
     write_json(a, r, t, runs, spec, out);

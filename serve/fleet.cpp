@@ -80,8 +80,25 @@ FleetResult simulate_fleet(const std::vector<Request>& requests, StepCost& cost,
   const auto report = [&](double share) {
     if (config.progress) config.progress(share);
   };
+  // The fleet's samples, on one grid for every replica (one replica keeps its own, as simulate's).
+  std::vector<Sample> samples;
+  double next_sample = 0;
+  const auto sample = [&] {
+    Sample all{next_sample, 0, 0, 0};
+    for (const auto& s : servers) {
+      s->run_until(next_sample);
+      const Sample one = s->sample_at(next_sample);
+      all.running += one.running;
+      all.waiting += one.waiting;
+      all.kv_share += one.kv_share / static_cast<double>(n);
+    }
+    samples.push_back(all);
+    next_sample += config.sample_every;
+  };
+  const bool sampling = n > 1 && config.sample_every > 0;
   for (std::size_t i = 0; i < requests.size(); ++i) {
     const double t = requests[i].arrival;
+    while (sampling && next_sample <= t) sample();
     if (router->reads_load()) {
       for (std::size_t k = 0; k < n; ++k) {
         servers[k]->run_until(t);
@@ -95,6 +112,13 @@ FleetResult simulate_fleet(const std::vector<Request>& requests, StepCost& cost,
     ++out.routed[k];
     if ((i & 0x3fff) == 0) report(0.5 * static_cast<double>(i) / static_cast<double>(requests.size()));
   }
+  // On until a sample at or after the last step's end: it finds every replica empty.
+  const auto over = [&] {
+    return !samples.empty() && std::all_of(servers.begin(), servers.end(), [&](const auto& s) {
+      return s->done() && s->clock() <= samples.back().time;
+    });
+  };
+  while (sampling && !over()) sample();
   out.runs.reserve(n);
   for (std::size_t k = 0; k < n; ++k) {
     servers[k]->run();
@@ -102,6 +126,7 @@ FleetResult simulate_fleet(const std::vector<Request>& requests, StepCost& cost,
     report(0.5 + 0.5 * static_cast<double>(k + 1) / static_cast<double>(n));
   }
   out.all = merge(requests, out.runs);
+  if (n > 1) out.all.samples = std::move(samples);
   return out;
 }
 

@@ -21,7 +21,10 @@ struct FleetResult {
   // Every replica's run as one: the served in the order they finished, the dropped in the order
   // they arrived, the gaps, tokens, preemptions and steps summed, `end` the last replica's.
   // running_seconds is a replica's mean (the sum over replicas / N), the peaks the largest any
-  // replica reached; samples are left empty (each replica's own are in `runs`).
+  // replica reached. Its samples are the fleet's, every config.sample_every seconds from 0 until
+  // every replica is done, each replica advanced to the sample's time: the sequences running and
+  // waiting in all of them, and the mean replica's share of its cache (one replica's own samples
+  // are in `runs`).
   SimResult all;
   std::vector<SimResult> runs;           // each replica's own (served and dropped moved into `all`)
   std::vector<std::uint32_t> replica_of;  // each request's replica, by its index

@@ -45,6 +45,14 @@ long Server::load(double t) const {
   return in_system_ + static_cast<long>(taken_.size() - next_) - doomed_pending_ + finishing;
 }
 
+Sample Server::sample_at(double t) const {
+  Sample s = occupancy();
+  s.time = t;
+  s.waiting += static_cast<long>(taken_.size() - next_) - doomed_pending_;
+  if (clock_ > t) s.running += finished_last_;
+  return s;
+}
+
 SimResult Server::finish() {
   out_.end = clock_;
   // Every prompt token not cached was computed once; what else went through prefill was recomputed.

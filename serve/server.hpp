@@ -31,6 +31,13 @@ class Server {
   // Requests taken that arrived by `t` and are neither finished nor dropped at `t` (waiting or
   // running), after run_until(t); a request this replica will drop is not counted.
   [[nodiscard]] long load(double t) const;
+  // Whether every request taken has been served or dropped, and when its latest step ended.
+  [[nodiscard]] bool done() const { return next_ == taken_.size() && !busy(); }
+  [[nodiscard]] double clock() const { return clock_; }
+  // The batch and the cache after run_until(t), at t: the requests taken but not yet admitted
+  // wait too (those it will drop aside), and a step ending after t still runs what it finished
+  // (their blocks counted free).
+  [[nodiscard]] Sample sample_at(double t) const;
   // The run's figures, after run(): what was served, dropped, and timed.
   [[nodiscard]] SimResult finish();
 

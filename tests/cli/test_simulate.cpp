@@ -149,6 +149,14 @@ TEST_CASE("simulate --plot writes the batch and the KV cache over time as SVG") 
   std::remove(path.c_str());
   check_error(run_cli(sim({"--rate", "5", "--prompt", "200", "--gen", "20", "--plot", "x.txt"})), "--plot x.txt",
               "name a .svg or .png file");
+  // A fleet's: every replica's sequences together, against all their batches.
+  const auto fleet = run_cli(sim({"--rate", "20", "--prompt", "200", "--gen", "20", "--duration", "20s", "--replicas",
+                                  "4", "--plot", path}));
+  REQUIRE(fleet.code == 0);
+  std::ifstream again(path);
+  const std::string four((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>());
+  CHECK_THAT(four, Catch::Contains("4 replicas together") && Catch::Contains("max batch, all replicas"));
+  std::remove(path.c_str());
 }
 
 TEST_CASE("simulate --speculative 5:0.8:llama-2-7b: the draft's tokens per step, its batch-1 rates and where it stops paying") {
@@ -452,7 +460,6 @@ TEST_CASE("simulate: bad --replicas and --router are refused by name with exit 2
   CHECK(router.code == 2);
   CHECK_THAT(router.err, Catch::Contains("--router") && Catch::Contains("fastest"));
   CHECK(with({"--replicas", "two"}).code == 2);
-  check_error(with({"--replicas", "2", "--plot", "fleet.svg"}), "--plot", "not with --replicas above 1");
   check_error(with({"--prefix-groups", "-1"}), "--prefix-groups", "must be 0 to");
   // 2000 replicas read at each of some 2 x 10^6 arrivals is past the work a run may take.
   check_error(run_cli(sim({"--rate", "20000", "--prompt", "100", "--gen", "10", "--duration", "100s", "--replicas",

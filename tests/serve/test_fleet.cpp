@@ -229,3 +229,39 @@ TEST_CASE("fleet: random routing repeats with its seed and deals otherwise with 
   // Every replica drew some of the ~500 requests (each misses all with probability (3/4)^500).
   for (const long k : a.routed) CHECK(k > 0);
 }
+
+TEST_CASE("fleet: its samples count every replica's sequences at each sample's time, until all are done") {
+  Replica r;
+  // Four requests of some seconds at 0, one a replica behind round robin, and a fifth at 0.5 to
+  // replica 0: at 1 s five run (max batch 256), none waits.
+  std::vector<Request> requests(4, Request{0, 128, 1000, 0});
+  requests.push_back({0.5, 128, 1000, 0});
+  const FleetResult f = simulate_fleet(requests, r.cost, r.config, {4, Routing::round_robin}, Timing::expected);
+  const std::vector<Sample>& s = f.all.samples;
+  REQUIRE(s.size() > 2);
+  CHECK(s[0].time == 0);
+  CHECK(s[0].running == 0);  // taken at 0 before the arrivals at 0 were routed
+  CHECK(s[1].time == 1);
+  CHECK(s[1].running == 5);
+  CHECK(s[1].waiting == 0);
+  CHECK(s[1].kv_share > 0);
+  CHECK(s[1].kv_share < 0.01);  // a few hundred tokens of 460 000 a replica
+  // One a second until the first at or after the last replica finished (at 7.8 s), which finds
+  // none running: 0 to 8 s.
+  CHECK(s.back().time >= f.all.end);
+  CHECK(s.back().running == 0);
+  CHECK(s.size() == static_cast<std::size_t>(std::ceil(f.all.end)) + 1);
+  CHECK(s[s.size() - 2].running == 5);
+  // A sample during a step that finishes a request still counts it running: the last step of a
+  // lone request of 2 tokens, sampled every 0.1 ms, ends after the sample before it.
+  ServerConfig fine = r.config;
+  fine.sample_every = 1e-4;
+  const std::vector<Request> two{{0, 128, 2, 0}, {0, 128, 2, 0}};
+  const FleetResult g = simulate_fleet(two, r.cost, fine, {2, Routing::round_robin}, Timing::expected);
+  const std::vector<Sample>& t = g.all.samples;
+  REQUIRE(t.size() > 3);
+  CHECK(t[t.size() - 2].time < g.all.end);
+  CHECK(t[t.size() - 2].running == 2);
+  CHECK(t.back().time >= g.all.end);
+  CHECK(t.back().running == 0);
+}
