@@ -25,6 +25,7 @@ struct RequestRow {
   const serve::Request* request = nullptr;
   const serve::Outcome* served = nullptr;
   const serve::Dropped* dropped = nullptr;
+  std::uint32_t replica = 0;  // the fleet's replica the router sent it to (0 alone)
 };
 
 std::string_view status(const RequestRow& r) {
@@ -59,6 +60,7 @@ const std::array kColumns = {
                   [](const RequestRow& r) -> Cell { return r.served && r.served->gen > 1 ? Cell(r.served->tpot) : Cell(); }},
     RequestColumn{"preemptions",
                   [](const RequestRow& r) -> Cell { return r.served ? Cell(r.served->preemptions) : Cell(); }},
+    RequestColumn{"replica", [](const RequestRow& r) -> Cell { return static_cast<long>(r.replica); }},
 };
 
 void header(std::string& out) {
@@ -97,10 +99,12 @@ void check_requests_out(const std::string& path) {
 }
 
 void write_requests_out(const std::string& path, const std::vector<serve::Request>& requests,
-                        const serve::SimResult& run, std::ostream& err) {
+                        const serve::SimResult& run, std::span<const std::uint32_t> replica_of, std::ostream& err) {
   check_requests_out(path);
   std::vector<RequestRow> rows(requests.size());
-  for (std::size_t i = 0; i < requests.size(); ++i) rows[i] = {i, &requests[i], nullptr, nullptr};
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    rows[i] = {i, &requests[i], nullptr, nullptr, replica_of.empty() ? 0 : replica_of[i]};
+  }
   for (const serve::Outcome& o : run.served) rows[o.request].served = &o;
   for (const serve::Dropped& d : run.dropped) rows[d.request].dropped = &d;
   AtomicFile file(path, "requests-out", &err);

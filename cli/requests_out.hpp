@@ -1,7 +1,9 @@
 #pragma once
 // simulate --requests-out FILE: one row a request of the expected run, in the order they arrived,
 // through the report sinks (CSV for .csv, JSON lines for .jsonl), written whole or not at all.
+#include <cstdint>
 #include <ostream>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -13,7 +15,8 @@ namespace roofline::cli {
 // Refuses a name that is neither .csv nor .jsonl (io::InputError naming --requests-out), before
 // any work.
 void check_requests_out(const std::string& path);
+// replica_of: each request's replica in a fleet, by index (empty: one replica, 0 for each).
 void write_requests_out(const std::string& path, const std::vector<serve::Request>& requests,
-                        const serve::SimResult& run, std::ostream& err);
+                        const serve::SimResult& run, std::span<const std::uint32_t> replica_of, std::ostream& err);
 
 }  // namespace roofline::cli

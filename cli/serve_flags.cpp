@@ -49,6 +49,13 @@ void check_range(long v, long least, long most, std::string_view flag) {
   if (v < least || v > most) throw InputError(fmt::format("--{}: must be {} to {}, got {}", flag, least, most, v));
 }
 
+// --prefix-groups: each request dealt a group from its own stream of --seed.
+void with_groups(Traffic& t, const ServeFlags& f) {
+  if (f.prefix_groups == 0) return;
+  serve::assign_groups(t.requests, f.prefix_groups, static_cast<std::uint64_t>(f.seed));
+  t.description += fmt::format(", {} prefix groups", f.prefix_groups);
+}
+
 }  // namespace
 
 void add_serve_options(Options& o, ServeFlags& f) {
@@ -78,6 +85,10 @@ void add_serve_options(Options& o, ServeFlags& f) {
       .show_default();
   o.add("--block-tokens", f.block_tokens, "tokens a KV cache block holds").show_default();
   o.add("--prefix-hit", f.prefix_hit, "share of each prompt a prefix cache holds, 0 to 1").show_default();
+  o.add("--prefix-groups", f.prefix_groups,
+        "deal the requests to this many groups, each as likely, whose requests share their cached prefix: a replica "
+        "holds a group's only after admitting one of its requests (0: every request finds its cached share anywhere)")
+      .show_default();
   o.add("--seed", f.seed, "seed of the generated traffic").show_default();
   o.add("--ttft", f.ttft, "time-to-first-token target for goodput, with a unit");
   o.add("--tpot", f.tpot, "time-per-output-token target for goodput, with a unit");
@@ -231,6 +242,7 @@ std::string_view cache_dropped_from(const Workload& w) {
 Traffic traffic(const ServeFlags& f, double rate, long block_tokens) {
   if (!(f.prefix_hit >= 0 && f.prefix_hit <= 1)) throw InputError(fmt::format("--prefix-hit: must be 0 to 1, got {}", f.prefix_hit));
   if (f.seed < 0) throw InputError(fmt::format("--seed: must be at least 0, got {}", f.seed));
+  check_range(f.prefix_groups, 0, 1'000'000'000, "prefix-groups");
   const double duration = quantity_flag(f.duration, Dimension::time, "duration");
   if (duration > kMaxDuration) throw InputError(fmt::format("--duration: {} s is over a year", duration));
   Traffic t;
@@ -275,6 +287,7 @@ Traffic traffic(const ServeFlags& f, double rate, long block_tokens) {
       t.description += fmt::format(" (--duration leaves out the {} after)", rows.size() - t.requests.size());
     }
     if (t.requests.empty()) throw InputError(fmt::format("--duration: no request of {} arrives before {:g} s", f.arrivals, duration));
+    with_groups(t, f);
     return t;
   }
   if (f.trace_rate) throw InputError("--trace-rate: only with a trace (--arrivals FILE.csv); --rate sets the others' rate");
@@ -310,6 +323,7 @@ Traffic traffic(const ServeFlags& f, double rate, long block_tokens) {
   t.description = fmt::format("{} at {:g} req/s for {:g} s, prompt {}, output {}, seed {}",
                               a.kind == ArrivalProcess::Kind::poisson ? "Poisson" : fmt::format("gamma (CV {:g})", a.cv),
                               rate, duration, describe(prompt), describe(gen), f.seed);
+  with_groups(t, f);
   return t;
 }
 

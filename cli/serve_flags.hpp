@@ -26,6 +26,7 @@ struct ServeFlags {
   bool chunked_prefill = false;
   std::string admission = "grow";  // grow (vLLM, SGLang) or reserve (TensorRT-LLM's GUARANTEED_NO_EVICT)
   double prefix_hit = 0;
+  long prefix_groups = 0;  // --prefix-groups: requests dealt to this many groups sharing a prefix; 0 none
   long seed = 1;
   std::string ttft, tpot;
   std::string speculative;  // K:ACCEPT[:draft-model|mtp]

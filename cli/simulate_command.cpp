@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <optional>
 
 #include "chart/chart.hpp"
@@ -17,6 +18,7 @@
 #include "report/safe_text.hpp"
 #include "report/warning_text.hpp"
 #include "io/input_error.hpp"
+#include "serve/fleet.hpp"
 #include "serve/speculative.hpp"
 
 namespace roofline::cli {
@@ -28,10 +30,19 @@ namespace {
 
 // Past this many sequence-steps a run takes seconds: worth a progress bar.
 constexpr double kProgressSteps = 5e7;
+// Past this a fleet is a typo: each replica holds its scheduler's state, a few hundred bytes idle.
+constexpr long kMaxReplicas = 100'000;
+// A router that reads loads advances every replica at every arrival: a few nanoseconds each when
+// it has nothing to run (measured: 2 x 10^8 took 1.2 s a run), so 5 x 10^8 take some 3 s.
+constexpr double kMaxLoadReads = 5e8;
 
 // The run on the expected step time and the same traffic on the bound's.
 struct Runs {
   SimResult expected, bound;
+  // A fleet's (--replicas > 1) expected run: each request's replica, and the requests each got.
+  std::vector<std::uint32_t> replica_of;
+  std::vector<long> routed;
+  double imbalance = 1;
   Summary e, b;
   // Where the expected run (growing blocks) preempted, the bound replayed reserving whole lengths
   // at admission too: each of the bound's figures is the better of the two replays' (a thrashing
@@ -163,8 +174,8 @@ nlohmann::ordered_json latencies(const Summary& s) {
   return j;
 }
 
-void write_json(const Replica& r, const Traffic& t, const Runs& runs, const std::optional<SpeculationView>& spec,
-                std::ostream& out) {
+void write_json(const SimulateArgs& a, const Replica& r, const Traffic& t, const Runs& runs,
+                const std::optional<SpeculationView>& spec, std::ostream& out) {
   nlohmann::ordered_json j;
   j["model"] = r.point.model.name;
   j["gpu"] = r.point.gpu.name;
@@ -176,6 +187,11 @@ void write_json(const Replica& r, const Traffic& t, const Runs& runs, const std:
                  {"kv_blocks", r.config.kv_blocks},           {"kv_bytes", r.cache.free.value()},
                  {"admission", r.config.reserve_whole ? "reserve" : "grow"}};
   j["traffic"] = {{"description", t.description}, {"requests", t.requests.size()}, {"duration", t.duration}};
+  // Only for a fleet: one replica's document is as it was before fleets.
+  if (a.replicas > 1) {
+    j["fleet"] = {{"replicas", a.replicas}, {"router", a.router}, {"requests_per_replica", runs.routed},
+                  {"imbalance", runs.imbalance}};
+  }
   j["timing"] = "expected";
   j["served"] = runs.e.served;
   j["dropped"] = runs.e.dropped;
@@ -204,12 +220,27 @@ std::string row(std::string_view name, const Distribution& d, const Distribution
                      cell(d, d.p90), cell(d, d.p99), cell(b, b.p50), cell(b, b.p99));
 }
 
-void write_table(const Replica& r, const Traffic& t, const Runs& runs, const Targets& goal,
+// "fleet: 8 replicas behind a random router, …; 2311 to 2540 requests a replica (mean 2420.8; the
+// most over the mean 1.049)".
+std::string fleet_line(const SimulateArgs& a, const Runs& runs) {
+  const auto [least, most] = std::minmax_element(runs.routed.begin(), runs.routed.end());
+  const double mean = static_cast<double>(std::accumulate(runs.routed.begin(), runs.routed.end(), 0L)) /
+                      static_cast<double>(runs.routed.size());
+  return fmt::format("fleet: {} replicas behind a {} router, each with its own queue and KV cache; {} to {} requests "
+                     "a replica (mean {:.1f}; the most over the mean {:.3f})\n",
+                     a.replicas, a.router, *least, *most, mean, runs.imbalance);
+}
+
+void write_table(const SimulateArgs& a, const Replica& r, const Traffic& t, const Runs& runs, const Targets& goal,
                  const std::optional<SpeculationView>& spec, std::ostream& out) {
   const ServerConfig& c = r.config;
-  out << report::terminal_text(fmt::format("{} on {}, {}: one replica, continuous batching", r.point.model.name,
-                                           r.point.gpu.name, report::layout_label(r.point.workload)), false)
+  const bool fleet = a.replicas > 1;
+  out << report::terminal_text(fmt::format("{} on {}, {}: {}, continuous batching", r.point.model.name,
+                                           r.point.gpu.name, report::layout_label(r.point.workload),
+                                           fleet ? fmt::format("{} replicas", a.replicas) : "one replica"),
+                               false)
       << "\n";
+  if (fleet) out << fleet_line(a, runs);
   const int ranks = attention_ranks(r.point.workload);
   out << fmt::format("server: {}max batch {}, {} tokens a step, {} prefills; KV cache {} blocks of {} tokens ({}{})\n",
                      ranks > 1 ? fmt::format("{} attention ranks, each: ", ranks) : "", c.max_batch,
@@ -245,19 +276,21 @@ void write_table(const Replica& r, const Traffic& t, const Runs& runs, const Tar
   } else if (goal.ttft || goal.tpot) {
     out << "goodput: - (every request made one token: none has a TPOT to judge)\n";
   }
-  out << fmt::format("batch: {:.1f} sequences running on average over time, {} at most; KV cache at most {:.1f}% "
-                     "full; {} steps\n",
-                     runs.e.mean_running, runs.e.peak_running, 100 * runs.e.peak_kv_share, runs.expected.steps);
+  out << fmt::format("batch: {:.1f} sequences running on average over time{}, {} at most; KV cache at most {:.1f}% "
+                     "full; {} steps{}\n",
+                     runs.e.mean_running, fleet ? " in a replica" : "", runs.e.peak_running, 100 * runs.e.peak_kv_share,
+                     runs.expected.steps, fleet ? " over the replicas" : "");
   if (spec) out << report::terminal_text(text_of(r, *spec), false) << "\n";
 }
 
-chart::Figure figure(const Replica& r, const SimResult& s) {
+chart::Figure figure(const Replica& r, const SimResult& s, long replicas) {
   using namespace chart;
   Figure f;
   f.title = fmt::format("{} on {}: batch and KV cache over time", r.point.model.name, r.point.gpu.name);
-  f.subtitle = "expected step times";
+  // A fleet's sequences are all its replicas', its cache the mean replica's.
+  f.subtitle = replicas > 1 ? fmt::format("expected step times; {} replicas together", replicas) : "expected step times";
   Curve running{"running", {}, {{31, 119, 180}, 1.5}}, waiting{"waiting", {}, {{255, 127, 14}, 1.5}};
-  Curve kv{"KV cache held", {}, {{44, 160, 44}, 1.5}};
+  Curve kv{replicas > 1 ? "KV cache held, a replica's on average" : "KV cache held", {}, {{44, 160, 44}, 1.5}};
   double top = 1, end = 1;
   for (const Sample& x : s.samples) {
     running.points.push_back({x.time, static_cast<double>(x.running)});
@@ -269,8 +302,8 @@ chart::Figure figure(const Replica& r, const SimResult& s) {
   Panel batch{{"time", "s", Scale::linear, 0, end}, {"sequences", "", Scale::linear, 0, top * 1.05}, {}, {}, {running, waiting}, {}, {}};
   // The running count is the replica's: under data-parallel attention every rank's batch.
   const int ranks = attention_ranks(r.point.workload);
-  batch.rules.push_back({ranks > 1 ? "max batch, all ranks" : "max batch", static_cast<double>(r.config.max_batch * ranks),
-                         false, {{120, 120, 120}, 1, true}});
+  const std::string rule = replicas > 1 ? "max batch, all replicas" : ranks > 1 ? "max batch, all ranks" : "max batch";
+  batch.rules.push_back({rule, static_cast<double>(r.config.max_batch * ranks * replicas), false, {{120, 120, 120}, 1, true}});
   Panel cache{{"time", "s", Scale::linear, 0, end}, {"KV cache held", "%", Scale::linear, 0, 100}, {}, {}, {kv}, {}, {}};
   f.panels = {batch, cache};
   return f;
@@ -283,14 +316,35 @@ void add_simulate_options(Options& o, SimulateArgs& a) {
   o.add("--plot", a.plot, "a .svg or .png of the batch and the KV cache over time");
   o.add("--requests-out", a.requests_out,
         "a .csv or .jsonl of the expected run, a row a request: arrival, first step and token, finish, TTFT, TPOT, "
-        "tokens, preemptions, or why it was dropped");
+        "tokens, preemptions, or why it was dropped, and its replica");
   o.add("--format,-f", a.format, "table or json").one_of({"table", "json"}).show_default();
+  o.add("--replicas", a.replicas,
+        "identical replicas behind a router, each with its own waiting queue, KV cache and scheduler; --rate is the "
+        "fleet's")
+      .show_default();
+  o.add("--router", a.router,
+        "how the router picks a replica for each arrival: round-robin; random (from --seed); least-loaded (fewest "
+        "waiting and running then, ties to the first); prefix-affinity (a --prefix-groups group to the replica it "
+        "hashes to, a request of none least-loaded)")
+      .one_of({kRoutingNames.begin(), kRoutingNames.end()})
+      .show_default();
 }
 
 void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
   if (!a.requests_out.empty()) check_requests_out(a.requests_out);
+  if (a.replicas < 1 || a.replicas > kMaxReplicas) {
+    throw io::InputError(fmt::format("--replicas: must be 1 to {}, got {}", kMaxReplicas, a.replicas));
+  }
+  const Routing routing = *routing_named(a.router);  // CLI11 held it to the names
   const Replica r = replica(a.serve, "simulate");
   const Traffic t = traffic(a.serve, a.serve.rate, a.serve.block_tokens);
+  if (const double reads = static_cast<double>(a.replicas) * static_cast<double>(t.requests.size());
+      a.replicas > 1 && make_router(routing, 1, 0)->reads_load() && reads > kMaxLoadReads) {
+    throw io::InputError(fmt::format("--replicas and --router: a {} router reads all {} replicas' loads at each of {} "
+                                     "arrivals, {:.3g} reads, over the {:g} a run may take; fewer replicas or "
+                                     "requests, or --router round-robin or random",
+                                     a.router, a.replicas, t.requests.size(), reads, kMaxLoadReads));
+  }
   const Targets goal = targets(a.serve);
   ServerConfig config = r.config;
   config.sample_every = std::max(t.duration / 1000, 1e-3);
@@ -304,11 +358,23 @@ void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
   if (r.draft) draft.emplace(r.draft->model, r.point.gpu, r.point.workload);
   StepCost* d = draft ? &*draft : nullptr;
   Runs runs;
+  // One replica as it always ran; a fleet's runs each as a fleet behind the same router, the
+  // bound's too (its least-loaded router reads the bound's own loads), so the bound stays a bound.
+  const auto run = [&](const ServerConfig& c, Timing timing, Runs* routing_of) {
+    if (a.replicas == 1) return simulate(t.requests, cost, c, timing, d);
+    FleetResult f = simulate_fleet(t.requests, cost, c, {static_cast<std::size_t>(a.replicas), routing}, timing, d);
+    if (routing_of != nullptr) {
+      routing_of->imbalance = f.imbalance();
+      routing_of->replica_of = std::move(f.replica_of);
+      routing_of->routed = std::move(f.routed);
+    }
+    return std::move(f.all);
+  };
   try {
     config.progress = [&](double share) { bar.advance_to(done + static_cast<std::size_t>(1000 * share)); };
-    runs.expected = simulate(t.requests, cost, config, Timing::expected, d);
+    runs.expected = run(config, Timing::expected, &runs);
     done = 1000;
-    runs.bound = simulate(t.requests, cost, config, Timing::bound, d);
+    runs.bound = run(config, Timing::bound, nullptr);
     // Growing blocks thrashed: a replay that cannot (whole lengths reserved at admission) may
     // serve more in the same memory, as TensorRT-LLM does, though its queue waits longer. A
     // third run, past the progress bar's two; one that stops at the work limit is left out.
@@ -317,7 +383,7 @@ void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
       reserved.reserve_whole = true;
       reserved.progress = nullptr;
       try {
-        runs.reserved_bound = simulate(t.requests, cost, reserved, Timing::bound, d);
+        runs.reserved_bound = run(reserved, Timing::bound, nullptr);
       } catch (const WorkLimit&) {
         runs.reserved_bound.reset();
       }
@@ -342,14 +408,14 @@ void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
                                      runs.expected.dropped_too_long, runs.expected.dropped_no_room,
                                      cache_dropped_from(r.point.workload)));
   }
-  if (!a.plot.empty()) write_figure_file(figure(r, runs.expected), a.plot, "plot", err);
-  if (!a.requests_out.empty()) write_requests_out(a.requests_out, t.requests, runs.expected, err);
+  if (!a.plot.empty()) write_figure_file(figure(r, runs.expected, a.replicas), a.plot, "plot", err);
+  if (!a.requests_out.empty()) write_requests_out(a.requests_out, t.requests, runs.expected, runs.replica_of, err);
   if (a.format == "json") {
-    write_json(r, t, runs, spec, out);
+    write_json(a, r, t, runs, spec, out);
     return;
   }
   for (const std::string& w : r.warnings) err << report::warning_label() << w << "\n";
-  write_table(r, t, runs, goal, spec, out);
+  write_table(a, r, t, runs, goal, spec, out);
 }
 
 }  // namespace roofline::cli

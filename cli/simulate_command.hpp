@@ -1,5 +1,6 @@
 #pragma once
-// `rooflineplan simulate`: one replica serving a stream of requests with continuous batching,
+// `rooflineplan simulate`: one replica (or a fleet of them behind a router) serving a stream of
+// requests with continuous batching,
 // each step timed by the engine for what it holds (serve/). Latencies come from the expected step
 // time, which is what a real server sees; the same run on the roofline bound is reported beside
 // them, and stays a bound.
@@ -16,6 +17,8 @@ struct SimulateArgs {
   std::string plot;  // a .svg or .png of the batch and the KV cache over time
   std::string requests_out;  // a .csv or .jsonl with a row a request
   std::string format = "table";
+  long replicas = 1;                  // --replicas: a fleet of identical replicas behind a router
+  std::string router = "round-robin";  // --router: how it picks a replica for each arrival
 };
 
 void add_simulate_options(Options& o, SimulateArgs& args);

@@ -15,16 +15,21 @@ void GapHistogram::add(double seconds) {
   most_ = count_ == 0 ? seconds : std::max(most_, seconds);
   ++count_;
   sum_ += seconds;
-  if (!(seconds >= kLowest)) {
-    ++bins_.front();
-    return;
+  if (seconds != last_) {
+    last_ = seconds;
+    const double at = std::log10(seconds / kLowest) * kPerDecade;
+    last_bin_ = !(seconds >= kLowest) ? 0 : !(at < kBins) ? bins_.size() - 1 : 1 + static_cast<std::size_t>(at);
   }
-  const double at = std::log10(seconds / kLowest) * kPerDecade;
-  if (!(at < kBins)) {
-    ++bins_.back();
-    return;
-  }
-  ++bins_[1 + static_cast<std::size_t>(at)];
+  ++bins_[last_bin_];
+}
+
+void GapHistogram::merge(const GapHistogram& o) {
+  if (o.count_ == 0) return;
+  least_ = count_ == 0 ? o.least_ : std::min(least_, o.least_);
+  most_ = count_ == 0 ? o.most_ : std::max(most_, o.most_);
+  count_ += o.count_;
+  sum_ += o.sum_;
+  for (std::size_t i = 0; i < bins_.size(); ++i) bins_[i] += o.bins_[i];
 }
 
 double GapHistogram::percentile(double p) const {

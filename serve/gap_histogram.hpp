@@ -12,6 +12,8 @@ namespace roofline::serve {
 class GapHistogram {
  public:
   void add(double seconds);
+  // Adds another's gaps (a fleet's replicas' together).
+  void merge(const GapHistogram& other);
   [[nodiscard]] std::size_t count() const { return count_; }
   [[nodiscard]] double mean() const { return count_ == 0 ? 0 : sum_ / static_cast<double>(count_); }
   // The p-th percentile, 0 to 100, of the gaps added (0 when none were).
@@ -24,6 +26,10 @@ class GapHistogram {
   std::array<std::size_t, kPerDecade * kDecades + 2> bins_{};  // under, the decades, over
   std::size_t count_ = 0;
   double sum_ = 0, least_ = 0, most_ = 0;
+  // The last gap added and its bin: a step's decodes all see the same gap, and its logarithm was a
+  // third of a fleet's run.
+  double last_ = -1;
+  std::size_t last_bin_ = 0;
 };
 
 }  // namespace roofline::serve

@@ -108,6 +108,8 @@ struct SimResult {
   double peak_kv_share = 0;
 };
 
+// std::invalid_argument when the server has no cache, batch or token budget.
+void check_server(const ServerConfig& config);
 // draft: the draft model's steps under speculation (null: drafts cost nothing).
 [[nodiscard]] SimResult simulate(const std::vector<Request>& requests, StepCost& cost, const ServerConfig& config,
                                  Timing timing, StepCost* draft = nullptr);

@@ -95,4 +95,14 @@ std::vector<Request> generate(const ArrivalProcess& arrivals, double rate, doubl
   return out;
 }
 
+void assign_groups(std::vector<Request>& requests, long groups, std::uint64_t seed) {
+  if (groups <= 0) return;
+  // A stream of its own, so that the traffic's draws are the same with groups or without.
+  Rng rng(seed ^ 0x5bd1e9955bd1e995ULL);
+  for (Request& r : requests) {
+    r.group = 1 + std::min(static_cast<std::uint64_t>(groups - 1),
+                           static_cast<std::uint64_t>(rng.uniform() * static_cast<double>(groups)));
+  }
+}
+
 }  // namespace roofline::serve

@@ -15,6 +15,11 @@ struct Request {
   long prompt = 0;     // prompt tokens
   long gen = 0;        // output tokens, the first one included
   long cached = 0;     // prompt tokens a prefix cache already holds (whole blocks)
+  // The prefix group it shares its cached prefix with (a conversation's turns, an application's
+  // system prompt), 0 for none. A replica holds a group's prefix once it has admitted one of the
+  // group's requests: the first one there computes its whole prompt. With no group, every
+  // request finds its cached tokens on whichever replica serves it.
+  std::uint64_t group = 0;
 };
 
 // A gamma shape past which a draw is taken as its mean (serve/traffic.cpp).
@@ -66,6 +71,10 @@ struct ArrivalProcess {
                                             const LengthDistribution& prompt, const LengthDistribution& gen,
                                             double prefix_hit, long block_tokens, std::uint64_t seed,
                                             std::size_t most = 100'000'000);
+
+// Deals each request one of `groups` prefix groups (1 to groups), each as likely, from its own
+// stream of `seed`: the arrivals and lengths are unchanged. groups 0: none.
+void assign_groups(std::vector<Request>& requests, long groups, std::uint64_t seed);
 
 // The cached part of a prompt under a hit share, in whole blocks, leaving at least one token.
 [[nodiscard]] long cached_tokens(long prompt, double prefix_hit, long block_tokens);

@@ -149,6 +149,15 @@ TEST_CASE("simulate --plot writes the batch and the KV cache over time as SVG") 
   std::remove(path.c_str());
   check_error(run_cli(sim({"--rate", "5", "--prompt", "200", "--gen", "20", "--plot", "x.txt"})), "--plot x.txt",
               "name a .svg or .png file");
+  // A fleet's: every replica's sequences together, against all their batches.
+  const auto fleet = run_cli(sim({"--rate", "20", "--prompt", "200", "--gen", "20", "--duration", "20s", "--replicas",
+                                  "4", "--plot", path}));
+  REQUIRE(fleet.code == 0);
+  std::ifstream again(path);
+  const std::string four((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>());
+  CHECK_THAT(four,
+             Catch::Contains("4 replicas together") && Catch::Contains("KV cache held, a replica's on average"));
+  std::remove(path.c_str());
 }
 
 TEST_CASE("simulate --speculative 5:0.8:llama-2-7b: the draft's tokens per step, its batch-1 rates and where it stops paying") {
@@ -333,8 +342,9 @@ TEST_CASE("simulate --requests-out: a row a request, in arrival order, served or
   REQUIRE(lines.size() == 4);
   CHECK_THAT(lines[0], Catch::StartsWith("request,arrival_s,prompt_tokens,cached_tokens,output_tokens,status,"));
   CHECK_THAT(lines[1], Catch::StartsWith("0,0,100,0,10,served,"));
-  CHECK(lines[2] == "1,0.01,5000,0,10,dropped_longer_than_context,,,,,,\r");
-  CHECK_THAT(lines[3], Catch::StartsWith("2,0.02,200,0,1,served,") && Catch::EndsWith(",,0\r"));
+  // The last column, the replica, is 0 for each: one replica.
+  CHECK(lines[2] == "1,0.01,5000,0,10,dropped_longer_than_context,,,,,,,0\r");
+  CHECK_THAT(lines[3], Catch::StartsWith("2,0.02,200,0,1,served,") && Catch::EndsWith(",,0,0\r"));
   REQUIRE(with({"--requests-out", jsonl}).code == 0);
   std::ifstream jin(jsonl);
   std::vector<nlohmann::json> rows;
@@ -381,4 +391,96 @@ TEST_CASE("simulate: on a cache-filling workload the bound replays without thras
   const auto bad = run_cli(sim({"--rate", "1", "--prompt", "10", "--gen", "10", "--admission", "evict"}));
   CHECK(bad.code == 2);
   CHECK_THAT(bad.err, Catch::StartsWith("--admission: evict not in {grow,reserve}"));
+}
+
+TEST_CASE("simulate --replicas 4 --router round-robin: a fleet, each request's replica in --requests-out") {
+  const std::string csv = "simulate_fleet_requests.csv";
+  const auto r = run_cli(sim({"--rate", "40", "--prompt", "256", "--gen", "32", "--duration", "10s", "--replicas", "4",
+                              "--router", "round-robin", "--requests-out", csv, "--format", "json"}));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const long n = j["traffic"]["requests"].get<long>();
+  CHECK(j["fleet"]["replicas"] == 4);
+  CHECK(j["fleet"]["router"] == "round-robin");
+  // Round robin deals n requests as ceil(n/4) to the first n mod 4 replicas and floor(n/4) to the rest.
+  const auto per = j["fleet"]["requests_per_replica"].get<std::vector<long>>();
+  REQUIRE(per.size() == 4);
+  for (long k = 0; k < 4; ++k) CHECK(per[static_cast<std::size_t>(k)] == n / 4 + (k < n % 4 ? 1 : 0));
+  CHECK(j["served"].get<long>() + j["dropped"].get<long>() == n);
+  CHECK(j["fleet"]["imbalance"].get<double>() == Approx(static_cast<double>(per[0]) / (static_cast<double>(n) / 4)));
+  // The bound, run as a fleet behind the same router, stays a bound.
+  CHECK(j["bound"]["tpot"]["mean"].get<double>() < j["tpot"]["mean"].get<double>());
+  // A row a request in arrival order, the last column its replica: request i went to i mod 4.
+  std::ifstream in(csv);
+  std::string line;
+  std::getline(in, line);
+  CHECK(line == "request,arrival_s,prompt_tokens,cached_tokens,output_tokens,status,first_step_s,first_token_s,"
+                "finish_s,ttft_s,tpot_s,preemptions,replica\r");
+  long rows = 0;
+  while (std::getline(in, line)) {
+    const std::string replica = line.substr(line.rfind(',') + 1);
+    CHECK(replica == std::to_string(rows % 4) + "\r");
+    ++rows;
+  }
+  CHECK(rows == n);
+  std::remove(csv.c_str());
+  // The table names the fleet and its deal.
+  const auto table = run_cli(sim({"--rate", "40", "--prompt", "256", "--gen", "32", "--duration", "10s", "--replicas",
+                                  "4", "--router", "least-loaded"}));
+  REQUIRE(table.code == 0);
+  CHECK_THAT(table.out, Catch::Contains("4 replicas, continuous batching") &&
+                            Catch::Contains("fleet: 4 replicas behind a least-loaded router"));
+}
+
+TEST_CASE("simulate --replicas 1 is the one-replica run whatever the router, the same document but its arguments") {
+  const std::vector<std::string> base{"--rate", "20", "--prompt", "lognormal:512:0.8", "--gen", "lognormal:128:0.8",
+                                      "--duration", "30s", "--format", "json"};
+  auto alone = nlohmann::json::parse(run_cli(sim(base)).out);
+  for (const char* router : {"round-robin", "random", "least-loaded", "prefix-affinity"}) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), {"--replicas", "1", "--router", router});
+    auto one = nlohmann::json::parse(run_cli(sim(args)).out);
+    CHECK(one.contains("fleet") == false);
+    one.erase("inputs");
+    auto expected = alone;
+    expected.erase("inputs");
+    CHECK(one == expected);
+  }
+}
+
+TEST_CASE("simulate: bad --replicas and --router are refused by name with exit 2") {
+  const auto with = [](std::vector<std::string> extra) {
+    std::vector<std::string> a{"--rate", "5", "--prompt", "100", "--gen", "10", "--duration", "10s"};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return run_cli(sim(a));
+  };
+  check_error(with({"--replicas", "0"}), "--replicas", "must be 1 to 100000, got 0");
+  check_error(with({"--replicas", "-3"}), "--replicas", "must be 1 to 100000, got -3");
+  const auto router = with({"--replicas", "2", "--router", "fastest"});
+  CHECK(router.code == 2);
+  CHECK_THAT(router.err, Catch::Contains("--router") && Catch::Contains("fastest"));
+  CHECK(with({"--replicas", "two"}).code == 2);
+  check_error(with({"--prefix-groups", "-1"}), "--prefix-groups", "must be 0 to");
+  // 2000 replicas read at each of some 2 x 10^6 arrivals is past the work a run may take.
+  check_error(run_cli(sim({"--rate", "20000", "--prompt", "100", "--gen", "10", "--duration", "100s", "--replicas",
+                           "2000", "--router", "least-loaded"})),
+              "--replicas and --router", "reads all 2000 replicas' loads");
+}
+
+TEST_CASE("simulate --prefix-groups with --router prefix-affinity keeps each group's prefix on one replica") {
+  // 2000-token prompts, 80% of each cached (1600 tokens) once its group is warm on the replica.
+  const auto run = [](const char* router) {
+    return nlohmann::json::parse(run_cli(sim({"--rate", "20", "--prompt", "2000", "--gen", "20", "--duration", "30s",
+                                              "--prefix-hit", "0.8", "--prefix-groups", "8", "--replicas", "4",
+                                              "--router", router, "--format", "json"}))
+                                     .out);
+  };
+  const auto affine = run("prefix-affinity"), robin = run("round-robin");
+  const double n = affine["traffic"]["requests"].get<double>();
+  CHECK_THAT(affine["traffic"]["description"].get<std::string>(), Catch::EndsWith(", 8 prefix groups"));
+  // Each group's first request computes its whole prompt: 8 of them behind affinity, one a group
+  // on every replica (32) behind round robin.
+  CHECK(affine["cached_tokens"].get<double>() == 1600 * (n - 8));
+  CHECK(robin["cached_tokens"].get<double>() == 1600 * (n - 32));
 }

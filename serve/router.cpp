@@ -1,0 +1,80 @@
+#include "serve/router.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+namespace roofline::serve {
+
+namespace {
+
+class RoundRobin final : public Router {
+ public:
+  explicit RoundRobin(std::size_t n) : n_(n) {}
+  [[nodiscard]] bool reads_load() const override { return false; }
+  std::size_t pick(const Request&, std::span<const long>) override { return next_++ % n_; }
+
+ private:
+  std::size_t n_, next_ = 0;
+};
+
+class Random final : public Router {
+ public:
+  Random(std::size_t n, std::uint64_t seed) : n_(n), rng_(seed) {}
+  [[nodiscard]] bool reads_load() const override { return false; }
+  std::size_t pick(const Request&, std::span<const long>) override {
+    // A uniform on (0, 1) scaled: no modulo bias.
+    return std::min(n_ - 1, static_cast<std::size_t>(rng_.uniform() * static_cast<double>(n_)));
+  }
+
+ private:
+  std::size_t n_;
+  Rng rng_;
+};
+
+std::size_t least_loaded(std::span<const long> load) {
+  return static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());  // the first of ties
+}
+
+class LeastLoaded final : public Router {
+ public:
+  [[nodiscard]] bool reads_load() const override { return true; }
+  std::size_t pick(const Request&, std::span<const long> load) override { return least_loaded(load); }
+};
+
+class PrefixAffinity final : public Router {
+ public:
+  explicit PrefixAffinity(std::size_t n) : n_(n) {}
+  [[nodiscard]] bool reads_load() const override { return true; }
+  std::size_t pick(const Request& r, std::span<const long> load) override {
+    if (r.group == 0) return least_loaded(load);
+    // splitmix64 of the group: consecutive groups land on unrelated replicas.
+    return static_cast<std::size_t>(Rng(r.group).next() % n_);
+  }
+
+ private:
+  std::size_t n_;
+};
+
+}  // namespace
+
+std::string_view name(Routing r) { return kRoutingNames.at(static_cast<std::size_t>(r)); }
+
+std::optional<Routing> routing_named(std::string_view name) {
+  const auto* at = std::find(kRoutingNames.begin(), kRoutingNames.end(), name);
+  if (at == kRoutingNames.end()) return std::nullopt;
+  return static_cast<Routing>(at - kRoutingNames.begin());
+}
+
+std::unique_ptr<Router> make_router(Routing policy, std::size_t replicas, std::uint64_t seed) {
+  if (replicas == 0) throw std::invalid_argument("a router needs a replica");
+  switch (policy) {
+    case Routing::round_robin: return std::make_unique<RoundRobin>(replicas);
+    case Routing::random: return std::make_unique<Random>(replicas, seed);
+    case Routing::least_loaded: return std::make_unique<LeastLoaded>();
+    case Routing::prefix_affinity: return std::make_unique<PrefixAffinity>(replicas);
+  }
+  throw std::logic_error("make_router: a policy without a router");
+}
+
+}  // namespace roofline::serve

@@ -1,0 +1,302 @@
+#include "serve/server.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace roofline::serve {
+
+Server::Server(const std::vector<Request>& r, StepCost& c, const ServerConfig& cfg, Timing t, StepCost* draft,
+               double* rows)
+    : req_(r), cost_(c), draft_(draft), cfg_(cfg), timing_(t), rows_(rows != nullptr ? rows : &own_rows_),
+      rng_(cfg.seed), decode_tokens_(cfg.speculation ? cfg.speculation->k + 1 : 1),
+      ranks_(static_cast<std::size_t>(c.ranks())), rank_blocks_(cfg.kv_blocks / c.ranks()) {
+  for (Rank& k : ranks_) k.free = rank_blocks_;
+}
+
+void Server::take(std::size_t index) {
+  taken_.push_back(index);
+  if (!fits(req_[index])) ++doomed_pending_;
+}
+
+void Server::run_until(double t) {
+  while (next_ < taken_.size() || busy()) {
+    // Idle, the next step starts when the next request arrives. A step admits every request that
+    // arrived by its start, so one starting at t or later waits until t's arrivals are routed.
+    const double start = busy() ? clock_ : std::max(clock_, req_[taken_[next_]].arrival);
+    if (!(start < t)) return;
+    if (cfg_.progress && --until_progress_ < 0) {
+      cfg_.progress(static_cast<double>(next_) / static_cast<double>(std::max<std::size_t>(1, req_.size())));
+      until_progress_ = 1 << 14;
+    }
+    clock_ = start;
+    admit_arrivals();
+    sample();
+    if (!busy()) continue;  // every arrival so far was dropped
+    for (Rank& k : ranks_) schedule(k);
+    step();
+  }
+}
+
+long Server::load(double t) const {
+  // The latest step may have ended after t: what it finished was still in the system at t.
+  const long finishing = clock_ > t ? finished_last_ : 0;
+  return in_system_ + static_cast<long>(taken_.size() - next_) - doomed_pending_ + finishing;
+}
+
+Sample Server::sample_at(double t) const {
+  Sample s = occupancy();
+  s.time = t;
+  s.waiting += static_cast<long>(taken_.size() - next_) - doomed_pending_;
+  if (clock_ > t) s.running += finished_last_;
+  return s;
+}
+
+SimResult Server::finish() {
+  out_.end = clock_;
+  // Every prompt token not cached was computed once; what else went through prefill was recomputed.
+  out_.recomputed_tokens -= out_.prompt_tokens - out_.cached_tokens;
+  return std::move(out_);
+}
+
+bool Server::fits(const Request& r) const {
+  if (cfg_.max_context > 0 && r.prompt + r.gen > cfg_.max_context) return false;
+  return blocks_for(r.prompt + r.gen + decode_tokens_ - 1) <= rank_blocks_;  // a last verify's drafts too
+}
+
+bool Server::busy() const {
+  return std::any_of(ranks_.begin(), ranks_.end(), [](const Rank& k) { return !k.waiting.empty() || !k.running.empty(); });
+}
+
+void Server::admit_arrivals() {
+  for (; next_ < taken_.size() && req_[taken_[next_]].arrival <= clock_; ++next_) {
+    const std::size_t i = taken_[next_];
+    const Request& r = req_[i];
+    if (!fits(r)) {
+      --doomed_pending_;
+      const bool too_long = cfg_.max_context > 0 && r.prompt + r.gen > cfg_.max_context;
+      ++(too_long ? out_.dropped_too_long : out_.dropped_no_room);
+      out_.dropped.push_back({i, too_long});
+    } else {
+      ++in_system_;
+      // A group's first request here finds none of its prefix cached (Request::group).
+      const long cached = r.group == 0 || !warm_.insert(r.group).second ? r.cached : 0;
+      ranks_[dealt_++ % ranks_.size()].waiting.push_back(
+          {.req = i, .target = r.prompt, .computed = cached, .cached = cached});
+    }
+  }
+}
+
+// The ranks' sequences and the share of the cache they hold, now.
+Sample Server::occupancy() const {
+  long running = 0, waiting = 0, free = 0;
+  for (const Rank& k : ranks_) {
+    running += static_cast<long>(k.running.size());
+    waiting += static_cast<long>(k.waiting.size());
+    free += k.free;
+  }
+  const auto all = static_cast<double>(rank_blocks_ * static_cast<long>(ranks_.size()));
+  return {clock_, running, waiting, (all - static_cast<double>(free)) / all};
+}
+
+void Server::sample() {
+  if (clock_ < next_sample_) return;
+  out_.samples.push_back(occupancy());
+  next_sample_ = clock_ + cfg_.sample_every;
+}
+
+// Frees a sequence's blocks and queues it first, to be recomputed from its prompt and output.
+void Server::preempt(Rank& k, Seq s) {
+  k.free += s.blocks;
+  const Request& r = req_[s.req];
+  s.blocks = 0;
+  s.chunk = 0;
+  s.computed = s.cached;
+  s.target = r.prompt + s.generated;
+  s.accepted = 0;
+  ++s.preemptions;
+  k.waiting.push_front(s);
+  ++out_.preemptions;
+  preempted_ = true;
+}
+
+// Gives a running sequence its tokens for this step, preempting the latest admitted ones while
+// the cache has no block for them. False when it was preempted itself.
+bool Server::grant(Rank& k, std::size_t i, long& budget) {
+  Seq& s = k.running[i];
+  // A decode computes its last token (and, speculating, the K drafts after it), or waits a step.
+  s.chunk = s.prefilling() ? std::min(s.target - s.computed, budget) : (budget >= decode_tokens_ ? decode_tokens_ : 0);
+  if (s.chunk == 0) return true;
+  // Reserved at admission, a sequence's blocks already cover every token it will compute.
+  const long need = std::max(0L, blocks_for(s.computed + s.chunk) - s.blocks);
+  while (need > k.free && k.running.size() > i + 1) {
+    preempt(k, k.running.back());
+    k.running.pop_back();
+  }
+  if (need > k.free) {
+    preempt(k, k.running[i]);
+    k.running.pop_back();
+    return false;
+  }
+  k.free -= need;
+  k.running[i].blocks += need;
+  budget -= k.running[i].chunk;
+  return true;
+}
+
+void Server::schedule(Rank& k) {
+  long budget = cfg_.max_batched_tokens;
+  preempted_ = false;
+  for (std::size_t i = 0; i < k.running.size(); ++i) {
+    if (!grant(k, i, budget)) break;
+  }
+  if (preempted_) return;  // no admissions in a step that had to preempt
+  while (!k.waiting.empty() && static_cast<long>(k.running.size()) < cfg_.max_batch && budget > 0) {
+    Seq s = k.waiting.front();
+    const long rest = s.target - s.computed;
+    // Unchunked, a prompt goes whole: past the budget only alone in its step.
+    const bool alone = budget == cfg_.max_batched_tokens;
+    if (!cfg_.chunked_prefill && rest > budget && !alone) break;
+    s.chunk = cfg_.chunked_prefill ? std::min(rest, budget) : rest;
+    const Request& r = req_[s.req];
+    const long tokens = cfg_.reserve_whole ? r.prompt + r.gen + decode_tokens_ - 1 : s.computed + s.chunk;
+    const long need = std::max(0L, blocks_for(tokens) - s.blocks);
+    if (need > k.free) break;
+    k.free -= need;
+    s.blocks += need;
+    budget -= std::min(s.chunk, budget);
+    if (s.first_step < 0) s.first_step = clock_;
+    k.waiting.pop_front();
+    k.running.push_back(s);
+  }
+}
+
+// What one rank's sequences compute this step, and what its drafts do: K steps of `drafts`,
+// the first of them also taking in `draft_prompts`: the prompt tokens (a draft caches the
+// prompt as the target does) and, for a draft that reads the target, the tokens it accepted.
+void Server::gather(const Rank& k, StepMix& mix, StepMix& drafts, StepMix& draft_prompts) {
+  for (const Seq& s : k.running) {
+    if (s.chunk == 0) continue;
+    if (s.prefilling()) {
+      mix.prefill += s.chunk;
+      mix.attention += cost_.prefill_attention(s.computed, s.chunk);
+      if (cost_.split_phases()) mix.decompressed += s.computed;
+      if (s.computed + s.chunk == s.target) ++mix.emitting;
+      if (draft_) {
+        draft_prompts.prefill += s.chunk;
+        draft_prompts.attention += draft_->prefill_attention(s.computed, s.chunk);
+      }
+    } else if (cfg_.speculation) {
+      // The verify pass: the last token and K drafts after the context, each through the head.
+      mix.decode += s.chunk;
+      mix.attention += cost_.verify_attention(s.computed, s.chunk);
+      mix.emitting += s.chunk;
+      if (draft_) {
+        ++drafts.decode;
+        ++drafts.emitting;
+        drafts.attention += draft_->decode_attention(s.computed + 1);
+        if (cfg_.draft_reads_target && s.accepted > 0) {  // before its first draft, the tokens it missed
+          draft_prompts.decode += s.accepted;
+          draft_prompts.attention += draft_->verify_attention(s.computed - s.accepted, s.accepted);
+        }
+      }
+    } else {
+      ++mix.decode;
+      ++mix.emitting;
+      mix.attention += cost_.decode_attention(s.computed + 1);
+    }
+  }
+}
+
+void Server::step() {
+  mixes_.assign(ranks_.size(), StepMix{});
+  drafts_.assign(ranks_.size(), StepMix{});
+  draft_prompts_.assign(ranks_.size(), StepMix{});
+  long rows = 0, drafting = 0, prompting = 0;
+  for (std::size_t r = 0; r < ranks_.size(); ++r) {
+    gather(ranks_[r], mixes_[r], drafts_[r], draft_prompts_[r]);
+    rows += mixes_[r].prefill + mixes_[r].decode;
+    drafting += drafts_[r].decode;
+    prompting += draft_prompts_[r].prefill;
+  }
+  if (rows == 0) throw std::logic_error("simulate: a step with nothing to compute");
+  const Sample now = occupancy();
+  *rows_ += static_cast<double>(now.running);
+  if (cfg_.max_rows > 0 && *rows_ > cfg_.max_rows) {
+    throw WorkLimit(fmt::format("the run passed {:g} sequence-steps at {:.3g} s of {:.3g} s of arrivals ({} steps)",
+                                cfg_.max_rows, clock_, req_.empty() ? 0.0 : req_.back().arrival, out_.steps));
+  }
+  out_.peak_running = std::max(out_.peak_running, now.running);
+  out_.peak_kv_share = std::max(out_.peak_kv_share, now.kv_share);
+  StepTime t = cost_.time(mixes_);
+  if (draft_ && drafting + prompting > 0) {
+    // The draft's first step takes the prompt tokens and catch-up rows with its first drafts;
+    // K - 1 more follow.
+    const StepTime later = drafting > 0 ? draft_->time(drafts_) : StepTime{};
+    for (std::size_t r = 0; r < ranks_.size(); ++r) draft_prompts_[r] += drafts_[r];
+    const StepTime first = draft_->time(draft_prompts_);
+    const double more = drafting > 0 ? cfg_.speculation->k - 1 : 0;
+    t = {t.bound + first.bound + later.bound * more, t.expected + first.expected + later.expected * more};
+  }
+  const double dt = (timing_ == Timing::expected ? t.expected : t.bound).value();
+  clock_ += dt;
+  out_.running_seconds += dt * static_cast<double>(now.running);
+  ++out_.steps;
+  finished_last_ = 0;
+  for (Rank& k : ranks_) {
+    std::size_t kept = 0;
+    for (Seq& s : k.running) {
+      if (!advance(k, s)) k.running[kept++] = s;
+    }
+    k.running.resize(kept);
+  }
+}
+
+// Tokens a decode step yields: one, or speculating the accepted drafts and one of the target's.
+long Server::decode_yield() {
+  if (!cfg_.speculation) return 1;
+  long accepted = 0;
+  while (accepted < cfg_.speculation->k && rng_.uniform() < cfg_.speculation->accept) ++accepted;
+  return accepted + 1;
+}
+
+// Applies this step to a sequence; true when it finished.
+bool Server::advance(Rank& k, Seq& s) {
+  if (s.chunk == 0) return false;
+  const Request& r = req_[s.req];
+  long emitted = 0;
+  if (s.prefilling()) {
+    out_.recomputed_tokens += static_cast<double>(s.chunk);  // less the first pass, at the end
+    s.computed += s.chunk;
+    emitted = s.computed == s.target ? 1 : 0;
+  } else {
+    emitted = std::min(decode_yield(), r.gen - s.generated);
+    s.computed += emitted;  // the rejected drafts' K/V is dropped
+    s.accepted = emitted - 1;
+  }
+  s.chunk = 0;
+  if (emitted == 0) return false;
+  s.generated += emitted;
+  out_.output_tokens += static_cast<double>(emitted);
+  // A gap a stream sees, as vLLM's benchmark counts ITL: from one emission to the next (a
+  // speculative step's tokens arrive together; a preemption's wait is in the gap after it).
+  if (s.first_token < 0) {
+    s.first_token = clock_;
+  } else {
+    out_.itl.add(clock_ - s.last_token);
+  }
+  s.last_token = clock_;
+  if (s.generated < r.gen) return false;
+  k.free += s.blocks;
+  --in_system_;
+  ++finished_last_;
+  out_.prompt_tokens += static_cast<double>(r.prompt);
+  out_.cached_tokens += static_cast<double>(s.cached);
+  const double tpot = r.gen > 1 ? (clock_ - s.first_token) / static_cast<double>(r.gen - 1) : 0;
+  out_.served.push_back(
+      {s.first_token - r.arrival, tpot, clock_ - r.arrival, s.first_step - r.arrival, r.gen, s.req, s.preemptions});
+  return true;
+}
+
+}  // namespace roofline::serve

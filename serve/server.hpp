@@ -1,0 +1,106 @@
+#pragma once
+// One replica's scheduler as an object that can be advanced a step at a time (serve/simulator.hpp
+// describes what it models): simulate() hands it every request and runs it to the end; a fleet
+// (serve/fleet.hpp) hands each replica the requests its router sends there, and advances every
+// replica to an arrival's time to read its load before routing it.
+//
+// A step admits the requests taken that arrived by its start, so a replica may run a step that
+// starts before time t only once every request arriving before t has been routed: run_until(t)
+// runs exactly those steps, and the runs are the same however the calls are interleaved.
+#include <deque>
+#include <limits>
+#include <unordered_set>
+#include <vector>
+
+#include "serve/simulator.hpp"
+
+namespace roofline::serve {
+
+class Server {
+ public:
+  // `rows`: where the sequence-steps are counted against config.max_rows (a fleet's, shared by its
+  // replicas); null: this server's own count.
+  Server(const std::vector<Request>& requests, StepCost& cost, const ServerConfig& config, Timing timing,
+         StepCost* draft = nullptr, double* rows = nullptr);
+
+  // Routes request `index` here; requests are taken in the order they arrive.
+  void take(std::size_t index);
+  // Runs every step that starts before `t` (all of them at +infinity).
+  void run_until(double t);
+  void run() { run_until(std::numeric_limits<double>::infinity()); }
+  // Requests taken that arrived by `t` and are neither finished nor dropped at `t` (waiting or
+  // running), after run_until(t); a request this replica will drop is not counted.
+  [[nodiscard]] long load(double t) const;
+  // Whether every request taken has been served or dropped, and when its latest step ended.
+  [[nodiscard]] bool done() const { return next_ == taken_.size() && !busy(); }
+  [[nodiscard]] double clock() const { return clock_; }
+  // The batch and the cache after run_until(t), at t: the requests taken but not yet admitted
+  // wait too (those it will drop aside), and a step ending after t still runs what it finished
+  // (their blocks counted free).
+  [[nodiscard]] Sample sample_at(double t) const;
+  // The run's figures, after run(): what was served, dropped, and timed.
+  [[nodiscard]] SimResult finish();
+
+ private:
+  struct Seq {
+    std::size_t req = 0;
+    long target = 0;     // tokens in the cache when its prefill emits a token: the prompt (+ output, recomputed)
+    long computed = 0;   // tokens whose K/V is in the cache
+    long generated = 0;  // output tokens so far
+    long blocks = 0;
+    long chunk = 0;      // tokens this step computes for it
+    double first_step = -1, first_token = -1;
+    double last_token = -1;  // its latest emission (a step's tokens arrive together)
+    long preemptions = 0;
+    long accepted = 0;   // draft tokens its last verify kept
+    long cached = 0;     // prompt tokens the prefix cache held for it here
+    [[nodiscard]] bool prefilling() const { return computed < target; }
+  };
+  // One attention rank's sequences: all of the replica's, or under data-parallel attention one
+  // rank's (requests dealt to the ranks round robin as they arrive, as SGLang's DP controller
+  // does), each with its own queue, batch, token budget and share of the KV blocks.
+  struct Rank {
+    std::deque<Seq> waiting;
+    std::vector<Seq> running;
+    long free = 0;
+  };
+
+  [[nodiscard]] long blocks_for(long tokens) const { return (tokens + cfg_.block_tokens - 1) / cfg_.block_tokens; }
+  [[nodiscard]] bool busy() const;
+  [[nodiscard]] bool fits(const Request& r) const;
+  void admit_arrivals();
+  [[nodiscard]] Sample occupancy() const;
+  void sample();
+  void preempt(Rank& k, Seq s);
+  bool grant(Rank& k, std::size_t i, long& budget);
+  void schedule(Rank& k);
+  void gather(const Rank& k, StepMix& mix, StepMix& drafts, StepMix& draft_prompts);
+  void step();
+  long decode_yield();
+  bool advance(Rank& k, Seq& s);
+
+  const std::vector<Request>& req_;
+  StepCost& cost_;
+  StepCost* draft_;
+  const ServerConfig& cfg_;
+  Timing timing_;
+  std::unordered_set<std::uint64_t> warm_;  // prefix groups this replica has admitted
+  std::vector<std::size_t> taken_;  // the requests routed here, as they arrived
+  std::size_t next_ = 0;            // the first of them not yet admitted
+  std::size_t dealt_ = 0;
+  long until_progress_ = 0;
+  double clock_ = 0, next_sample_ = 0, own_rows_ = 0;
+  double* rows_;
+  long in_system_ = 0;       // admitted, neither finished nor dropped
+  long finished_last_ = 0;   // sequences the latest step finished (at clock_, perhaps after a load's time)
+  long doomed_pending_ = 0;  // taken, not yet admitted, and to be dropped
+  bool preempted_ = false;
+  Rng rng_;
+  long decode_tokens_;
+  std::vector<Rank> ranks_;
+  long rank_blocks_;
+  std::vector<StepMix> mixes_, drafts_, draft_prompts_;
+  SimResult out_;
+};
+
+}  // namespace roofline::serve
