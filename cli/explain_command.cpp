@@ -58,8 +58,13 @@ class Writer {
 void explain_expected(const Report& r, Writer& w) {
   const Expected& e = r.decode.step.expected;
   const ExpectedModel m = r.gpu.spec.expected_model();
+  // Kernels as they run: an operator fused into the one before it (K and V in Q's GEMM, up in
+  // gate's, an attention's second product) launches none of its own under the kernel classes.
   double kernels = 0;
-  for (const OpResult& o : r.decode.step.ops) kernels += o.cost.launches;
+  for (const OpResult& o : r.decode.step.ops) kernels += m.kernels && o.cost.fused ? 0 : o.cost.launches;
+  // The share of the bandwidth weights stream at: measured GEMMs' under the kernel classes.
+  const double eta = m.kernels ? m.kernels->gemm.memory : m.memory;
+  const Seconds per_kernel = kernels > 0 ? (e.overhead - m.step) / kernels : Seconds(0);
   const Phrases& p = w.p_;
   std::string deq, comm;
   if (e.dequant > Seconds(0)) {
@@ -74,9 +79,9 @@ void explain_expected(const Report& r, Writer& w) {
   }
   w.say(p.expected, fmt::arg("exp", human(e.time)), fmt::arg("low", human(e.low)), fmt::arg("high", human(e.high)),
         fmt::arg("step", human(r.decode.step.time)), fmt::arg("mem", human(e.memory)),
-        fmt::arg("eta", fmt::format("{:.0f}", 100 * m.memory)), fmt::arg("deq", deq), fmt::arg("comp", human(e.compute)),
+        fmt::arg("eta", fmt::format("{:.0f}", 100 * eta)), fmt::arg("deq", deq), fmt::arg("comp", human(e.compute)),
         fmt::arg("b", r.workload.batch), fmt::arg("over", human(e.overhead)), fmt::arg("n", kernels),
-        fmt::arg("launch", human(m.launch)), fmt::arg("comm", comm));
+        fmt::arg("launch", human(per_kernel)), fmt::arg("engine", human(m.step)), fmt::arg("comm", comm));
 }
 
 // Said only for models whose layers do not all keep every token (sliding, chunked, recurrent).

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <string>
 #include <filesystem>
 #include <memory>
@@ -127,6 +128,10 @@ void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
     for (const KernelFit::Summary& s : f.summary) {
       nlohmann::ordered_json c{{"class", name(s.klass)}, {"kernels", s.samples}, {"median_abs_log_in_sample", s.in_sample}};
       c["median_abs_log_held_out"] = s.held_out ? nlohmann::json(*s.held_out) : nlohmann::json(nullptr);
+      c["least_measured_over_bound"] = s.closest;
+      c["kernels_below_bound"] = s.below_bound;
+      c["least_measured_over_streamed_bound"] =
+          std::isinf(s.closest_streamed) ? nlohmann::json(nullptr) : nlohmann::json(s.closest_streamed);
       KernelCoefficients pooled = f.pooled;
       for (const ClassCoefficient& x : coefficients_of(s.klass, pooled)) c["coefficients"][std::string(x.key)] = *x.value;
       c["per_gpu"] = nlohmann::json::array();
@@ -143,12 +148,16 @@ void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
     }
     text = j.dump(2) + "\n";
   } else {
-    report::TextTable summary{"Kernel classes: median |log(expected / measured)|",
-                              {"class", "kernels", "in-sample", "GPU held out", "coefficients (all GPUs)"},
+    report::TextTable summary{"Kernel classes: median |log(expected / measured)|; the fastest kernel against its bound",
+                              {"class", "kernels", "in-sample", "GPU held out", "measured/bound", "below it",
+                               "measured/streamed", "coefficients (all GPUs)"},
                               {}};
     for (const KernelFit::Summary& s : f.summary) {
       summary.rows.push_back({std::string(name(s.klass)), std::to_string(s.samples), fixed3(s.in_sample),
-                              s.held_out ? fixed3(*s.held_out) : "-", coefficients_text(s.klass, f.pooled)});
+                              s.held_out ? fixed3(*s.held_out) : "-", fmt::format("{:.3f}", s.closest),
+                              std::to_string(s.below_bound),
+                              std::isinf(s.closest_streamed) ? "-" : fmt::format("{:.3f}", s.closest_streamed),
+                              coefficients_text(s.klass, f.pooled)});
     }
     report::TextTable per{"Per GPU: its own fit, and the fit on the other GPUs",
                           {"class", "GPU", "kernels", "in-sample", "held out", "coefficients (own fit)"},
@@ -162,7 +171,10 @@ void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
     for (const report::TextTable& t : {summary, per}) {
       text += (markdown ? report::render_markdown(t) : report::render_plain(t, report::table_width(out))) + "\n";
     }
-    text += "held out: each GPU's kernels priced by the fit on the other GPUs' (what a GPU not in the tables gets)\n";
+    text += "held out: each GPU's kernels priced by the fit on the other GPUs' (what a GPU not in the tables gets)\n"
+            "measured/bound: the fastest kernel of a class over its DRAM roofline; below it: kernels faster than that "
+            "(their activations stayed in L2 between timed runs); measured/streamed: over the roofline of the bytes "
+            "that must stream (weights, KV cache)\n";
   }
   errno = 0;
   out << text;

@@ -17,8 +17,14 @@ std::optional<FlopsPerSecond> GpuSpec::effective_peak(DType t) const {
 }
 
 ExpectedModel GpuSpec::expected_model() const {
-  if (expected) return *expected;
+  // Kernel classes are shares of the datasheet's ceilings; a calibration's are what kernels reach.
+  if (expected) {
+    ExpectedModel m = *expected;
+    if (calibration) m.kernels.reset();
+    return m;
+  }
   ExpectedModel m;
+  if (calibration) m.kernels.reset();
   if (calibration && calibration->bandwidth) m.memory = 1.0;
   if (calibration && std::any_of(calibration->peak.begin(), calibration->peak.end(), [](const auto& p) { return p.has_value(); })) {
     m.compute = 1.0;

@@ -47,9 +47,13 @@ KernelCoefficients::Split KernelCoefficients::split(KernelClass k, const KernelA
       s.memory += a.scale_bytes / (gemm.memory * c.bandwidth);
       return s;
     }
-    case KernelClass::decode_attention:
-      return overlapped(a.flops / (decode_attention.compute * c.peak), a.bytes / (decode_attention.memory * c.bandwidth),
-                        gemm.overlap, decode_attention.floor + a.heads * decode_attention.per_head);
+    case KernelClass::decode_attention: {
+      // The per-head work grows with the sequences, as the stream does: counted with memory.
+      Split s = overlapped(a.flops / (decode_attention.compute * c.peak), a.bytes / (decode_attention.memory * c.bandwidth),
+                           gemm.overlap, decode_attention.floor);
+      s.memory += a.heads * decode_attention.per_head;
+      return s;
+    }
     case KernelClass::prefill_attention: {
       // The products on the tensor cores, with per-token work as if each query saw half_length
       // more keys; the softmax's exponentials, one a score (flops / 4·head_dim), on the SFUs; and

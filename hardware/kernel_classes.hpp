@@ -37,6 +37,11 @@ struct KernelAsk {
   int gpus = 1;           // a collective's group
   double heads = 0;       // attention: independent (sequence, query head) pairs
   double head_dim = 0;    // attention: each head's width
+  // What a roofline counts, where the kernel does more (a windowed prefill computes whole tiles
+  // the window half masks): its FLOPs; 0: `flops`. And the bytes that must come from memory
+  // whatever the caches hold (weights, a KV cache): the rest may sit in L2 between kernels.
+  double roofline_flops = 0;
+  double stream_bytes = 0;
 };
 
 // The ceilings a class is measured against: the 16-bit or fp8 peak, memory bandwidth, and the
@@ -71,10 +76,10 @@ struct DecodeAttentionCoefficients {
 };
 struct PrefillAttentionCoefficients {
   double compute = 1;         // share of the 16-bit peak its two products reach
-  double half_length = 1220;   // prompt tokens of per-token work (loading Q, writing O, rescaling rows) a query
-  double softmax = 0.00514;     // scores a second, as a share of the peak: the exponentials run on the SFUs
-  double chain = 0.00305;       // share of the peak one query tile's chain of key tiles gets (≈ one SM's)
-  double launch = 17.4 * 1e-6;    // s a kernel
+  double half_length = 1140;   // prompt tokens of per-token work (loading Q, writing O, rescaling rows) a query
+  double softmax = 0.00277;     // scores a second, as a share of the peak: the exponentials run on the SFUs
+  double chain = 0.00288;       // share of the peak one query tile's chain of key tiles gets (≈ one SM's)
+  double launch = 17.8 * 1e-6;    // s a kernel
 };
 struct ElementwiseCoefficients {
   double memory = 0.491;   // share of the bandwidth
@@ -98,7 +103,7 @@ struct KernelCoefficients {
   // defaults are every GPU's kernels of ../shared/gpu-kernels/ together, what a GPU the tables
   // never saw is priced with (`rooflineplan fit --kernels` on them; docs/expected-performance.md).
   std::string source = "rooflineplan fit --kernels on 21 tables, every GPU's kernels together (h100-sxm, h200, "
-                       "a100-80gb): gemm 0.085, gemm_fp8 0.051, decode_attention 0.236, prefill_attention 0.159, "
+                       "a100-80gb): gemm 0.085, gemm_fp8 0.051, decode_attention 0.236, prefill_attention 0.158, "
                        "elementwise 0.268, all_reduce 0.115, nccl_all_reduce 0.211 (median abs log in-sample)";
 
   // One kernel's expected time in seconds, and split: the part shared between compute and memory

@@ -75,7 +75,7 @@ void check(const MapReader& r, const GpuSpec& g) {
   if (g.network && !g.interconnect) r.fail("network", "needs `interconnect:` too: groups within a domain use it");
   // Kernel classes are shares of the datasheet's ceilings, as `fit --kernels` measures them; a
   // calibration's ceilings are already what kernels reach.
-  if (g.expected && g.expected->kernels && g.calibration) {
+  if (g.calibration && r.has("expected") && r.child("expected", {}).has("kernels")) {
     r.child("expected", {}).fail("kernels", "shares of the datasheet's ceilings: not with `calibration:` (measured ones)");
   }
   // The ceilings the engine prices with, datasheet × efficiency, stay in the physical range the
@@ -281,6 +281,9 @@ const Schema<GpuSpec>& gpu_schema() {
         .doc = "fixed time per pass (sampling, scheduling); absent: none",
         .access = member<InExpected, &ExpectedModel::step>(), .fallback = kFit.step.value(),
         .dimension = Dimension::time},
+      F{.key = "gap", .kind = Kind::quantity, .need = Need::optional,
+        .doc = "the host's time between an engine's kernels, a kernel priced by its class (0 under CUDA graphs)",
+        .access = member<InExpected, &ExpectedModel::gap>(), .fallback = kFit.gap.value(), .dimension = Dimension::time},
       F{.key = "hop_latency", .kind = Kind::quantity, .need = Need::optional,
         .doc = "per hop of a ring all-reduce, 2(tp - 1) hops a call",
         .access = member<InExpected, &ExpectedModel::hop_latency>(), .fallback = kFit.hop_latency.value(),
@@ -346,9 +349,15 @@ const Schema<GpuSpec>& gpu_schema() {
         .create = [](GpuSpec& g) { g.calibration.emplace(); }},
       F{.key = "expected", .kind = Kind::section, .need = Need::optional,
         .doc = "how far kernels fall short of the ceilings, for expected times beside the bound; absent: the "
-               "published fit (`rooflineplan fit`, `calibrate`)",
+               "published fit with the shipped kernel classes (`rooflineplan fit`, `fit --kernels`, `calibrate`); "
+               "given: kernel classes only under its `kernels:`",
         .fields = expected, .present = [](const GpuSpec& g) { return g.expected.has_value(); },
-        .create = [](GpuSpec& g) { g.expected.emplace(); }},
+        // A block says what it holds: kernel classes only under its own `kernels:` (a file with no
+        // `expected:` at all gets the shipped model, kernel classes included).
+        .create = [](GpuSpec& g) {
+          g.expected.emplace();
+          g.expected->kernels.reset();
+        }},
   };
   static const Schema<GpuSpec> schema{fields, check};
   return schema;

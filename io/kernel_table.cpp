@@ -133,11 +133,13 @@ void gemm(const Row& r, KernelTable& t) {
   if (dtype == "fp8") {
     // fp8 operands, a 16-bit output; the scale kernels read the 16-bit activations twice (the
     // absolute maximum, then the quantisation) and write them as fp8.
-    t.samples.push_back({KernelClass::gemm_fp8, {2 * m * n * k, m * k + k * n + 2 * m * n, m, 5 * m * k, 1}, s, r.line()});
+    t.samples.push_back({KernelClass::gemm_fp8, {2 * m * n * k, m * k + k * n + 2 * m * n, m, 5 * m * k, 1, 0, 0, 0, k * n},
+                         s, r.line()});
     return;
   }
   r.element_bytes("gemm_dtype", kSixteenBit);
-  t.samples.push_back({KernelClass::gemm, {2 * m * n * k, 2 * (m * k + k * n + m * n), m, 0, 1}, s, r.line()});
+  t.samples.push_back({KernelClass::gemm, {2 * m * n * k, 2 * (m * k + k * n + m * n), m, 0, 1, 0, 0, 0, 2 * k * n}, s,
+                       r.line()});
 }
 
 // One query a sequence against `step` cached tokens (and itself), a window capping them.
@@ -148,7 +150,7 @@ void generation_attention(const Row& r, KernelTable& t) {
   const double keys = window > 0 ? std::min(step + 1, window) : step + 1;
   // K and V of every key read once a sequence; the query read and the output written.
   const double bytes = b * kv * d * 2 * keys * kv_bytes + b * h * d * 2 * q_bytes;
-  t.samples.push_back({KernelClass::decode_attention, {4 * b * h * d * keys, bytes, 1, 0, 1, b * h, d},
+  t.samples.push_back({KernelClass::decode_attention, {4 * b * h * d * keys, bytes, 1, 0, 1, b * h, d, 0, b * kv * d * 2 * keys * kv_bytes},
                        r.seconds("latency_us", 1e-6), r.line()});
 }
 
@@ -156,17 +158,21 @@ void context_attention(const Row& r, KernelTable& t) {
   const double b = r.count("batch_size"), n = r.count("isl"), h = r.count("num_heads"), kv = r.count("num_key_value_heads");
   const double d = r.count("head_dim"), window = r.number("window_size");
   const double q_bytes = r.element_bytes("attn_dtype", kAttention);
-  r.element_bytes("kv_cache_dtype", kAttention);
+  const double kv_bytes = r.element_bytes("kv_cache_dtype", kAttention);
   if (q_bytes == 1) {
     ++t.left_out["fp8 attention: not the 16-bit class"];
     return;
   }
   const double bytes = b * n * d * (2 * h + 2 * kv) * q_bytes;
-  // TensorRT-LLM's context FMHA in these tables computes the tiles a window masks: a window of 128
-  // at 16k tokens takes as long as no window (with the window's own pairs the fit's median log is
-  // −0.61 on those rows, +0.3 on the rest). So the kernel is priced causal; the window is checked.
-  (void)window;
-  t.samples.push_back({KernelClass::prefill_attention, {4 * b * h * d * pairs_seen(n, 0), bytes, n, 0, 1, b * h, d},
+  // TensorRT-LLM's context FMHA skips whole masked tiles only: a query tile of 128 rows under a
+  // window w sees w + 128 keys, not w (priced with the window's own pairs, the fit's median log was
+  // −0.61 on those rows). The roofline counts the window's pairs.
+  const double tiled = window > 0 ? pairs_seen(n, window + 128) : pairs_seen(n, 0);
+  // Over an fp8 cache the FMHA may multiply in fp8 (1262 TFLOP/s measured at 12k tokens on an H100,
+  // past its 989 at 16 bits): its roofline counts those FLOPs at the fp8 peak, twice the 16-bit
+  // one on every GPU of these tables.
+  const double roofline = 4 * b * h * d * pairs_seen(n, window) / (kv_bytes == 1 ? 2 : 1);
+  t.samples.push_back({KernelClass::prefill_attention, {4 * b * h * d * tiled, bytes, n, 0, 1, b * h, d, roofline, 0},
                        r.seconds("latency_us", 1e-6), r.line()});
 }
 
@@ -212,7 +218,8 @@ void vidur_ops(const Row& r, KernelTable& t) {
   const bool gated = gated_text == "True";
   const double hd = hidden / heads, q = heads * hd / tp, width = ffn / tp;
   auto linear = [&](std::string_view column, double in, double out) {
-    t.samples.push_back({KernelClass::gemm, {2 * rows * in * out, 2 * (rows * in + in * out + rows * out), rows, 0, 1},
+    t.samples.push_back({KernelClass::gemm,
+                         {2 * rows * in * out, 2 * (rows * in + in * out + rows * out), rows, 0, 1, 0, 0, 0, 2 * in * out},
                          r.seconds(column, 1e-3), r.line()});
   };
   auto stream = [&](std::string_view column, double elements) {

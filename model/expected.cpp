@@ -120,7 +120,7 @@ std::vector<OpPart> priced(const PhaseResult& bound, const ExpectedModel& m, con
     for (std::size_t j = i; j < end; ++j) {
       const double share = bound_sum.value() > 0 ? ops[j].time / bound_sum : 1.0 / static_cast<double>(end - i);
       const double n = ops[i].cost.launches * share;
-      OpPart p{Seconds(s.compute * n), Seconds(s.memory * n), Seconds(s.fixed * n), Seconds(0), Seconds(0)};
+      OpPart p{Seconds(s.compute * n), Seconds(s.memory * n), Seconds(s.fixed * n) + m.gap * n, Seconds(0), Seconds(0)};
       if (p.total() < ops[j].time) {
         p = ops[j].bound == Bound::compute ? OpPart{.compute = ops[j].time} : OpPart{.memory = ops[j].time};
       }

@@ -34,6 +34,14 @@ const std::array kCoefficients = {
     FittedCoefficient{"dequant_int4", "", 1, "the same for sub-byte weights (int4, fp4, mxfp4...)",
                       {0.70, 0.30, 0.1, 1.0}, [](const ExpectedModel& m) { return m.dequant_int4; },
                       [](ExpectedModel& m, double v) { m.dequant_int4 = v; }},
+    // The engine's layer over the kernels: separable from the kernels' own fixed costs now that
+    // those come from kernel tables (hardware/kernel_classes.hpp).
+    FittedCoefficient{"step", "us", 1e6, "fixed time per pass: sampling, scheduling, host synchronisation",
+                      {30e-6, 1.5, 1e-7, 1e-2}, [](const ExpectedModel& m) { return m.step.value(); },
+                      [](ExpectedModel& m, double v) { m.step = Seconds(v); }},
+    FittedCoefficient{"gap", "us", 1e6, "the host's time between an engine's kernels (0 under CUDA graphs)",
+                      {2e-6, 1.0, 1e-8, 1e-4}, [](const ExpectedModel& m) { return m.gap.value(); },
+                      [](ExpectedModel& m, double v) { m.gap = Seconds(v); }},
 };
 constexpr auto kN = static_cast<Eigen::Index>(kCoefficients.size());
 
@@ -101,8 +109,8 @@ double fit_objective(std::span<const MeasuredRun* const> runs, const ExpectedMod
 }
 
 // Levenberg–Marquardt with the bounds kept by fixing, each iteration, the coefficients that sit
-// on a bound and whose gradient points out of it (a projected step for the rest). Six unknowns:
-// the normal equations are 6 × 6 and solved exactly.
+// on a bound and whose gradient points out of it (a projected step for the rest). Eight unknowns:
+// the normal equations are 8 × 8 and solved exactly.
 ExpectedModel fit_expected(std::span<const MeasuredRun* const> runs, ExpectedModel start) {
   Vector x(kN), lo(kN), hi(kN);
   for (Eigen::Index i = 0; i < kN; ++i) {

@@ -36,9 +36,9 @@ struct FittedCoefficient {
 // outweighs a prior one sd away.
 inline constexpr double kRunSigma = 0.1;
 
-// The coefficients that best explain the runs; what is not fitted (the per-pass `step`, fixed at
-// 0 because no published run separates it from the launches; the spreads; the source) is
-// `start`'s. Deterministic: the same runs give the same coefficients.
+// The coefficients that best explain the runs, each run's operators of a kernel class priced by
+// its GPU's kernel coefficients (MeasuredRun::kernels); what is not fitted (the kernel classes,
+// the spreads, the source) is `start`'s. Deterministic: the same runs give the same coefficients.
 [[nodiscard]] ExpectedModel fit_expected(std::span<const MeasuredRun* const> runs, ExpectedModel start = {});
 
 // The value of the objective (½ Σ residual²) at a model: what the fit minimises.

@@ -22,11 +22,27 @@ constexpr std::array kOrder = {KernelClass::gemm,        KernelClass::gemm_fp8, 
 // four coefficients than 6000 spread over the same grid, and take seconds.
 constexpr std::size_t kMostFitted = 6000;
 
+}  // namespace
+
 double roofline_seconds(const MeasuredKernel& m, const KernelCeilings& c) {
-  if (m.klass == KernelClass::all_reduce || m.klass == KernelClass::nccl_all_reduce) return 0;
+  if (m.klass == KernelClass::all_reduce || m.klass == KernelClass::nccl_all_reduce) {
+    // The bound's all-reduce through a switch: in-network reduction's (k − 1)/k of the message
+    // through each GPU's link (hardware/collectives.hpp), no latency.
+    return (m.ask.gpus - 1.0) / m.ask.gpus * m.ask.bytes / c.link;
+  }
   const double peak = m.klass == KernelClass::gemm_fp8 ? c.peak_fp8 : c.peak;
-  return std::max(m.ask.flops / peak, m.ask.bytes / c.bandwidth);
+  const double flops = m.ask.roofline_flops > 0 ? m.ask.roofline_flops : m.ask.flops;
+  return std::max(flops / peak, m.ask.bytes / c.bandwidth);
 }
+
+double streamed_bound_seconds(const MeasuredKernel& m, const KernelCeilings& c) {
+  if (m.klass == KernelClass::all_reduce || m.klass == KernelClass::nccl_all_reduce) return roofline_seconds(m, c);
+  const double peak = m.klass == KernelClass::gemm_fp8 ? c.peak_fp8 : c.peak;
+  const double flops = m.ask.roofline_flops > 0 ? m.ask.roofline_flops : m.ask.flops;
+  return std::max(flops / peak, m.ask.stream_bytes / c.bandwidth);
+}
+
+namespace {
 
 double median_abs(std::vector<double> v) {
   if (v.empty()) return 0;
@@ -183,6 +199,16 @@ KernelFit fit_and_check_kernels(std::span<const MeasuredKernel> kernels, std::sp
     if (count == 0) continue;
     f.summary.push_back({c, count, median_abs(pooled_logs),
                          held_logs.empty() ? std::nullopt : std::optional<double>(median_abs(held_logs))});
+    // The bound against the fastest kernel of the class, relative to its own bound; and how many
+    // beat the DRAM roofline (their activations in L2: never the streamed bound, below).
+    KernelFit::Summary& s = f.summary.back();
+    for (const MeasuredKernel& m : kernels) {
+      if (m.klass != c) continue;
+      const double ratio = m.seconds / roofline_seconds(m, gpus[m.gpu]);
+      if (ratio < s.closest) s.closest = ratio, s.closest_kernel = &m;
+      s.below_bound += ratio < 1;
+      s.closest_streamed = std::min(s.closest_streamed, m.seconds / streamed_bound_seconds(m, gpus[m.gpu]));
+    }
   }
   return f;
 }

@@ -4,6 +4,7 @@
 // all the other GPUs to predict the one left out (leave-one-GPU-out), the check that a GPU the
 // tables never saw is priced right. Least squares on log(expected / measured), Levenberg–Marquardt
 // in the logs of the coefficients, inside their physical bounds.
+#include <cmath>
 #include <cstddef>
 #include <optional>
 #include <span>
@@ -43,12 +44,25 @@ struct KernelFit {
     std::size_t samples = 0;
     double in_sample = 0;
     std::optional<double> held_out;
+    // The least measured / bound of the class's kernels (≥ 1 while the roofline holds), and which.
+    double closest = INFINITY;
+    const MeasuredKernel* closest_kernel = nullptr;
+    std::size_t below_bound = 0;       // kernels faster than the DRAM roofline (activations in L2)
+    double closest_streamed = INFINITY;  // the least measured / streamed bound: ≥ 1 for all
   };
   std::vector<Summary> summary;
 };
 
 // A class needs this many kernels a coefficient, else it keeps its defaults.
 inline constexpr std::size_t kKernelsPerCoefficient = 4;
+
+// A measured kernel's roofline bound: max(FLOPs / peak, bytes / bandwidth); an all-reduce's, as
+// the bound prices one through a switch, (k − 1)/k of the message through each GPU's link.
+[[nodiscard]] double roofline_seconds(const MeasuredKernel& m, const KernelCeilings& c);
+
+// The same with only the bytes that must stream from memory (KernelAsk::stream_bytes): what a
+// kernel timed in a loop over activations that stay in L2 cannot beat either.
+[[nodiscard]] double streamed_bound_seconds(const MeasuredKernel& m, const KernelCeilings& c);
 
 // The expected time of a measured kernel under `k`, never below its roofline bound.
 [[nodiscard]] double expected_kernel_seconds(const KernelCoefficients& k, const MeasuredKernel& m,

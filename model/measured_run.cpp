@@ -42,7 +42,7 @@ MeasuredRun measured_run(std::string id, std::string source, Metric metric, doub
   const Workload& w = report.workload;
   return {std::move(id), std::move(source), metric, measured, w.batch, w.prompt_tokens, w.gen_tokens, w.tp,
           report.prefill, report.decode.step, report.gpu.ceilings,
-          report.gpu.spec.expected ? report.gpu.spec.expected->kernels : std::nullopt};
+          report.gpu.spec.expected_model().kernels};
 }
 
 std::string source_group(std::string_view source) {
@@ -72,12 +72,8 @@ double performance_ratio(const MeasuredRun& r, double figure) {
 }
 
 RunPrediction predict(const MeasuredRun& r, const ExpectedModel& fitted) {
-  ExpectedModel with_kernels;
-  if (r.kernels) {
-    with_kernels = fitted;
-    with_kernels.kernels = r.kernels;
-  }
-  const ExpectedModel& m = r.kernels ? with_kernels : fitted;
+  ExpectedModel m = fitted;
+  m.kernels = r.kernels;
   RunPrediction p;
   p.prefill = expected_phase(r.prefill, m, r.ceilings);
   p.step = expected_phase(r.step, m, r.ceilings);

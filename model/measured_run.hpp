@@ -36,8 +36,9 @@ struct MeasuredRun {
   int tp = 1;
   PhaseResult prefill, step;  // the bound's, with every operator
   Ceilings ceilings;
-  // The GPU's kernel classes, where its file has them: they price the operators of their classes
-  // whatever the coefficients being fitted, which then say what the engine adds (two layers).
+  // The GPU's kernel classes (its file's, or every GPU's tables together; none when calibrated):
+  // they price the operators of their classes whatever the coefficients being fitted, which then
+  // price the rest and say what the engine adds (two layers).
   std::optional<KernelCoefficients> kernels;
 };
 

@@ -23,8 +23,9 @@ constexpr Phrases kEnglish{
     .expected = "Real runs do not reach the bound: a decode step is expected to take {exp} ({low} to {high} for 8 "
                 "runs in 10), against the bound's {step}. Of it, {mem} is memory traffic at {eta}% of the "
                 "bandwidth{deq}; {comp} is compute that the bound hides under the memory reads but a GEMM of "
-                "only {b} row(s) cannot (it waits for its weights, then computes); {over} is launching {n} kernels at "
-                "{launch} each{comm}.",
+                "only {b} row(s) cannot (it waits for its weights, then computes); {over} is fixed costs: {n} kernels "
+                "at {launch} each on average, and {engine} a step of the serving engine's own (sampling, "
+                "scheduling){comm}.",
     .expected_dequant = ", {d} of it unpacking {fmt} weights, which stream slower than plain ones",
     .expected_comm = "; and {ar} is communication between the GPUs, each collective paying a latency per sequential hop ({hops} hops a step: a ring all-reduce over tp GPUs takes 2·(tp − 1))",
     .batching = "Batching: the weights are read once per step whatever the batch, so up to B* = {bstar} the step "
@@ -95,7 +96,7 @@ constexpr Phrases kChinese{
                    "层是循环层，每个序列只保存固定大小的状态。{t} 个词元时一个序列占用 {cache} 缓存，解码每一步也只读取每层保留的部分。",
     .expected = "实际运行达不到这个上界：一个解码步预计需要 {exp}（十次运行中八次在 {low} 到 {high} 之间），而上界是 {step}。"
                 "其中 {mem} 是以 {eta}% 带宽进行的内存读写{deq}；{comp} 是计算时间：上界把它藏在内存读取之下，但 {b} 行的小矩阵乘法"
-                "做不到（它先等权重，再计算）；{over} 是启动 {n} 个核函数、每个 {launch} 的开销{comm}。",
+                "做不到（它先等权重，再计算）；{over} 是固定开销：{n} 个核函数、平均每个 {launch}，以及服务引擎自身每步 {engine}（采样、调度）{comm}。",
     .expected_dequant = "，其中 {d} 用于解包 {fmt} 权重，它们比普通权重流得更慢",
     .expected_comm = "；还有 {ar} 是 GPU 之间的通信，每个集合通信的每一跳都要付一次延迟（每步共 {hops} 跳；tp 个 GPU 上的环形全归约要 2·(tp − 1) 跳）",
     .batching = "批处理：无论批大小，每步权重只读一次，所以在 B* = {bstar} 之前单步耗时几乎不变：上下文 {t} 时，批 1 为 {s1}"

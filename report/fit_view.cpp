@@ -85,9 +85,6 @@ TextTable coefficient_table(const FitCheck& f) {
                       fmt::format("{}, sd {}", printed(c.prior.centre, c.unit, c.unit_scale), c.prior.log_sd), range,
                       std::string(c.meaning)});
   }
-  t.rows.push_back({"step", printed(f.model.step.value(), "us", 1e6), "fixed", "-",
-                    "fixed time per pass (sampling, scheduling): not fitted, no published run separates it from "
-                    "the launches"});
   return t;
 }
 
@@ -178,7 +175,6 @@ ExpectedModel as_printed(const ExpectedModel& m) {
     // The unit's value at three digits, scaled as the YAML reader scales "5.1 us" (× 1e-6).
     c.set(out, three_significant(c.get(m) * c.unit_scale) * (1 / c.unit_scale));
   }
-  out.step = Seconds(three_significant(m.step.value() * 1e6) * 1e-6);
   out.spread_memory = three_significant(m.spread_memory);
   out.spread_compute = three_significant(m.spread_compute);
   out.spread_overhead = three_significant(m.spread_overhead);
@@ -254,7 +250,6 @@ std::string fit_json(const FitCheck& f, const std::vector<MeasuredRun>& runs, st
   const ExpectedModel shown = as_printed(f.model);
   Json expected = Json::object();
   for (const FittedCoefficient& c : fitted_coefficients()) expected[std::string(c.key)] = c.get(shown);
-  expected["step"] = shown.step.value();
   expected["spread_memory"] = shown.spread_memory;
   expected["spread_compute"] = shown.spread_compute;
   expected["spread_overhead"] = shown.spread_overhead;

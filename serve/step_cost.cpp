@@ -43,6 +43,16 @@ WeightPricing pricing_for(const ModelSpec& m, const Workload& w) {
 
 StepTime operator+(StepTime a, const StepTime& b) { return {a.bound + b.bound, a.expected + b.expected}; }
 
+// The ceilings model::evaluate prices with: the compute format's peak, and the 16-bit one for
+// attention's kernel classes.
+Ceilings ceilings_of(const GpuSpec& g, const Workload& w) {
+  Ceilings c{*g.effective_peak(w.precision.compute), g.effective_bandwidth()};
+  for (DType sixteen : {DType::bf16, DType::fp16}) {
+    if (const auto p = g.effective_peak(sixteen); p && c.peak16.value() == 0) c.peak16 = *p;
+  }
+  return c;
+}
+
 }  // namespace
 
 std::optional<std::string> unsupported(const ModelSpec& m) {
@@ -69,7 +79,7 @@ bool StepCost::Part::empty() const {
 StepCost::StepCost(const ModelSpec& m, const GpuSpec& g, const Workload& base)
     : pricing_(pricing_for(m, base)),
       base_(base),
-      ceilings_{*g.effective_peak(base.precision.compute), g.effective_bandwidth()},
+      ceilings_{ceilings_of(g, base)},
       link_(g.interconnect),
       network_(g.network),
       expected_(g.expected_model()) {
@@ -117,6 +127,20 @@ StepCost::StepCost(const ModelSpec& m, const GpuSpec& g, const Workload& base)
        build_ops(Phase::decode, attention_[static_cast<int>(Phase::decode)], base_, ExpertRouting::uniform, pricing_)) {
     attention_launches_ += o.launches;
   }
+  if (expected_.kernels) {
+    // A prompt of one token is a decode query to the classes (model/expected.cpp): two are a prefill.
+    for (const Phase p : {Phase::prefill, Phase::decode}) {
+      attention_fixed_[static_cast<int>(p)] = attention_expected(p, p == Phase::prefill ? 2 : 1).fixed;
+    }
+  }
+}
+
+StepCost::AttentionExpected StepCost::attention_expected(Phase p, long tokens) const {
+  Workload w = base_;
+  (p == Phase::decode ? w.context_tokens : w.prompt_tokens) = tokens;
+  const OpList ops = build_ops(p, attention_[static_cast<int>(p)], w, ExpertRouting::uniform, pricing_);
+  const Expected e = expected_phase(evaluate_phase(ops, ceilings_, link_, network_), expected_, ceilings_);
+  return {e.compute + e.memory, e.overhead - expected_.step};
 }
 
 AttentionWork StepCost::attention_of(Phase p, long tokens) const {
@@ -126,6 +150,7 @@ AttentionWork StepCost::attention_of(Phase p, long tokens) const {
   for (const OpCost& o : build_ops(p, attention_[static_cast<int>(p)], w, ExpertRouting::uniform, pricing_)) {
     a += {o.flops.value(), o.bytes.value()};
   }
+  if (expected_.kernels && tokens > 0) a.expected = attention_expected(p, tokens).variable.value();
   return a;
 }
 
@@ -155,10 +180,11 @@ AttentionWork StepCost::prefill_attention(long cached, long fresh) {
   // up projection in the expected time).
   const AttentionWork all = prefill_table(cached + fresh);
   const AttentionWork before = prefill_table(cached);
-  AttentionWork a{all.flops - before.flops, all.bytes - before.bytes};
+  AttentionWork a{all.flops - before.flops, all.bytes - before.bytes, all.expected - before.expected};
   if (cached > 0) {
-    const double keys = decode_attention(cached).bytes;
-    a.bytes += keys - decode_attention(0).bytes;
+    const AttentionWork keys = decode_attention(cached), none = decode_attention(0);
+    a.bytes += keys.bytes - none.bytes;
+    a.expected += keys.expected - none.expected;
   }
   return a;
 }
@@ -167,8 +193,12 @@ AttentionWork StepCost::verify_attention(long cached, long fresh) {
   if (!split_) return prefill_attention(cached, fresh);
   // Each query sees the keys before it, and the cache is read once for them all (FlashMLA's
   // several queries a sequence); the later queries' own rows, a few kB, are left out.
-  AttentionWork a{0, decode_attention(cached + fresh).bytes};
-  for (long j = 1; j <= fresh; ++j) a.flops += decode_attention(cached + j).flops;
+  AttentionWork a{0, decode_attention(cached + fresh).bytes, 0};
+  for (long j = 1; j <= fresh; ++j) {
+    const AttentionWork q = decode_attention(cached + j);
+    a.flops += q.flops;
+    a.expected += q.expected;
+  }
   return a;
 }
 
@@ -209,10 +239,15 @@ StepTime StepCost::rows_time(Parts& parts, const StepMix& mix) {
   return t;
 }
 
-StepTime StepCost::attention_time(const AttentionWork& a) const {
+StepTime StepCost::attention_time(const AttentionWork& a, bool decodes, bool prefills) const {
   const Seconds bound = std::max(Flops(a.flops) / ceilings_.peak, Bytes(a.bytes) / ceilings_.bandwidth);
   Seconds expected = bound;
-  if (a.bytes > 0) {
+  if (expected_.kernels) {
+    // Each sequence's share at its own length, and each kind's kernels' fixed costs once.
+    const Seconds fixed = (decodes ? attention_fixed_[static_cast<int>(Phase::decode)] : Seconds(0)) +
+                          (prefills ? attention_fixed_[static_cast<int>(Phase::prefill)] : Seconds(0));
+    if (a.bytes > 0) expected = std::max(bound, Seconds(a.expected) + fixed);
+  } else if (a.bytes > 0) {
     const KernelWork k{Flops(a.flops), Bytes(a.bytes), Bytes(0), 0, attention_launches_, Dequant::none};
     expected = std::max(bound, expected_.kernel_time(k, ceilings_).total());
   }
@@ -233,13 +268,13 @@ StepTime StepCost::time(std::span<const StepMix> ranks) {
   for (const StepMix& r : ranks) total += r;
   StepTime t = rows_time(every_, total);
   if (ranks_ == 1) {
-    t = t + attention_time(total.attention);
+    t = t + attention_time(total.attention, total.decode > 0, total.prefill > 0);
   } else {
     // Every layer waits at its all-to-all for the slowest rank; the bound and the expected time
     // each take their own slowest.
     StepTime slowest;
     for (const StepMix& r : ranks) {
-      const StepTime own = rows_time(own_, r) + attention_time(r.attention);
+      const StepTime own = rows_time(own_, r) + attention_time(r.attention, r.decode > 0, r.prefill > 0);
       slowest = {std::max(slowest.bound, own.bound), std::max(slowest.expected, own.expected)};
     }
     t = t + slowest;

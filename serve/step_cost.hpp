@@ -37,14 +37,18 @@
 namespace roofline::serve {
 
 // Attention's work for some queries of a step, summed over its operators (scores, values).
+// `expected`: where the GPU has kernel classes, its queries' expected time less the kernels' fixed
+// costs (a step pays those once, StepCost::attention_time): each sequence's attention priced by the
+// class at its own length, so that a prompt's chunk and a long context are each what they are.
 struct AttentionWork {
-  double flops = 0, bytes = 0;
+  double flops = 0, bytes = 0, expected = 0;
   AttentionWork& operator+=(const AttentionWork& o) {
     flops += o.flops;
     bytes += o.bytes;
+    expected += o.expected;
     return *this;
   }
-  [[nodiscard]] AttentionWork times(double n) const { return {flops * n, bytes * n}; }
+  [[nodiscard]] AttentionWork times(double n) const { return {flops * n, bytes * n, expected * n}; }
 };
 
 // What one step computes, gathered sequence by sequence.
@@ -131,6 +135,12 @@ class StepCost {
   };
   [[nodiscard]] AttentionWork prefill_table(long tokens);
   [[nodiscard]] AttentionWork attention_of(Phase p, long tokens) const;
+  // Under kernel classes, one sequence's attention at `tokens`: its kernels' variable part and
+  // their fixed costs (launch or floor, the engine's gap).
+  struct AttentionExpected {
+    Seconds variable, fixed;
+  };
+  [[nodiscard]] AttentionExpected attention_expected(Phase p, long tokens) const;
   [[nodiscard]] StepTime price(const Part& part, long rows) const;
   [[nodiscard]] StepTime lookup(Part& part, long rows);
   // The tables stop here, and larger counts are priced each time: a batch of 10^6 sequences of
@@ -139,7 +149,9 @@ class StepCost {
   static constexpr std::size_t kMostTabulatedRows = std::size_t{1} << 18;
   static constexpr std::size_t kMostTabulatedTokens = std::size_t{1} << 21;
   [[nodiscard]] StepTime rows_time(Parts& parts, const StepMix& mix);
-  [[nodiscard]] StepTime attention_time(const AttentionWork& a) const;
+  // `decodes`, `prefills`: whether the step holds decode queries, prefill queries (each kind's
+  // kernels pay their fixed costs once a step).
+  [[nodiscard]] StepTime attention_time(const AttentionWork& a, bool decodes, bool prefills) const;
 
   WeightPricing pricing_;
   Workload base_;
@@ -152,6 +164,9 @@ class StepCost {
   Parts every_, own_;
   LayerStack attention_[2];  // by Phase: the attention steps each phase runs
   double attention_launches_ = 0;
+  // Under kernel classes: each phase's attention kernels' fixed costs a step (launch or floor, and
+  // the engine's gap), by Phase.
+  Seconds attention_fixed_[2]{};
   std::vector<Work> decode_, prefill_;
 };
 

@@ -103,11 +103,13 @@ TEST_CASE("fit: --out writes an expected: block that, in a GPU file, reads back 
   const auto r = run_cli({"fit", kTraining, "--out", block});
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::EndsWith(fmt::format("wrote the expected: block to {}\n", block)));
-  std::ifstream gpu_in(data_file("measurements/gpus/a100-80gb-sxm.yaml")), block_in(block);
+  std::ifstream gpu_in(data_file("measurements/gpus/l40s.yaml")), block_in(block);
   const std::string gpu((std::istreambuf_iterator<char>(gpu_in)), std::istreambuf_iterator<char>());
   const std::string expected((std::istreambuf_iterator<char>(block_in)), std::istreambuf_iterator<char>());
-  CHECK_THAT(expected, Catch::StartsWith("expected:\n  memory: 0.856\n") && Catch::Contains("launch: 5.1 us"));
-  const fs::path combined = dir / "a100-fitted.yaml";
+  CHECK_THAT(expected, Catch::StartsWith("expected:\n  memory: 0.788\n") && Catch::Contains("launch: 2.62 us") &&
+                           Catch::Contains("step: 25.8 us") && Catch::Contains("gap: 2.04 us") &&
+                           Catch::Contains("  kernels:\n    gemm: {compute: 0.74, memory: 0.808"));
+  const fs::path combined = dir / "l40s-fitted.yaml";
   std::ofstream(combined) << gpu << expected;
   const GpuSpec g = io::load_gpu(combined.string());
   REQUIRE(g.expected);
@@ -121,7 +123,13 @@ TEST_CASE("fit: --out writes an expected: block that, in a GPU file, reads back 
   CHECK(g.expected->spread_memory == shipped.spread_memory);
   CHECK(g.expected->spread_compute == shipped.spread_compute);
   CHECK(g.expected->spread_overhead == shipped.spread_overhead);
+  CHECK(g.expected->step == shipped.step);
+  CHECK(g.expected->gap == shipped.gap);
   CHECK(g.expected->source == shipped.source);
+  // The kernel classes the runs were priced with go with them: the shipped ones, for a GPU file
+  // without its own.
+  REQUIRE(g.expected->kernels);
+  CHECK(g.expected->kernels->gemm.memory == shipped.kernels->gemm.memory);
   fs::remove_all(dir);
 }
 

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -23,7 +24,10 @@ using test::run_cli;
 
 namespace {
 
-void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+// A file in this test process's own temporary folder (tests/cli/main.cpp), never the working one.
+std::string tmp(const std::string& name) { return (std::filesystem::temp_directory_path() / name).string(); }
+
+void write(const std::string& name, const std::string& text) { std::ofstream(tmp(name)) << text; }
 
 std::vector<std::string> fixtures(std::initializer_list<const char*> names) {
   std::vector<std::string> out;
@@ -66,7 +70,7 @@ TEST_CASE("kernel fit: a GEMM table made from known coefficients is fitted back 
     }
   }
   write("h100_sxm_gemm.csv", csv);
-  const auto j = fit_json({"h100_sxm_gemm.csv"});
+  const auto j = fit_json({tmp("h100_sxm_gemm.csv")});
   CHECK(j["gpus"] == nlohmann::json::array({"h100-sxm"}));
   const auto& gemm = row_of(j, "gemm");
   CHECK(gemm["kernels"] == 42);
@@ -111,37 +115,38 @@ TEST_CASE("kernel fit: rows a class cannot take are counted and said, not droppe
 
 TEST_CASE("kernel fit: --out writes the GPU's expected: block with its kernels, which the engine then prices by") {
   const auto r = run_cli({"fit", "--kernels", data_file("gpu-kernels/h100_sxm_gemm.csv"),
-                          data_file("gpu-kernels/h200_sxm_gemm.csv"), "--for", "h100-sxm", "--out", "k.yaml"});
+                          data_file("gpu-kernels/h200_sxm_gemm.csv"), "--for", "h100-sxm", "--out", tmp("k.yaml")});
   INFO(r.err);
   REQUIRE(r.code == 0);
-  CHECK_THAT(r.out, Catch::EndsWith("wrote the expected: block with its kernels: to k.yaml\n"));
-  std::ifstream block_in("k.yaml"), gpu_in(test::example_file("../presets/gpus/h100-sxm.yaml"));
+  CHECK_THAT(r.out, Catch::EndsWith("wrote the expected: block with its kernels: to " + tmp("k.yaml") + "\n"));
+  std::ifstream block_in(tmp("k.yaml")), gpu_in(test::example_file("../presets/gpus/h100-sxm.yaml"));
   const std::string block((std::istreambuf_iterator<char>(block_in)), {});
-  const std::string gpu((std::istreambuf_iterator<char>(gpu_in)), {});
+  std::string gpu((std::istreambuf_iterator<char>(gpu_in)), {});
+  gpu = gpu.substr(0, gpu.find("# Expected times"));  // the datasheet, without the preset's own block
   // The 16-bit and fp8 GEMMs are the H100's own; the classes its tables lack, every GPU's.
   CHECK_THAT(block, Catch::Contains("h100-sxm's own kernels: gemm ") && Catch::Contains("gemm_fp8 ") &&
                         Catch::Contains("not in the tables, the shipped defaults: decode_attention, prefill_attention"));
   write("h100-kernels.yaml", gpu + block);
-  const GpuSpec g = io::load_gpu("h100-kernels.yaml");
+  const GpuSpec g = io::load_gpu(tmp("h100-kernels.yaml"));
   REQUIRE(g.expected);
   REQUIRE(g.expected->kernels);
   CHECK(g.expected->kernels->gemm.compute > 0.6);
   // --ops shows each operator's expected time; K and V share Q's kernel.
-  const auto ops = run_cli({"-m", "llama-3.1-8b", "-g", "h100-kernels.yaml", "--ops", "-f", "json"});
+  const auto ops = run_cli({"-m", "llama-3.1-8b", "-g", tmp("h100-kernels.yaml"), "--ops", "-f", "json"});
   REQUIRE(ops.code == 0);
   const auto j = nlohmann::json::parse(ops.out);
   CHECK(j.dump().find("expected_time") != std::string::npos);
   // A calibrated GPU's ceilings are what kernels reach already: not with kernel classes.
   write("calibrated.yaml", gpu + "calibration: { bandwidth: \"3 TB/s\" }\n" + block);
-  check_error(run_cli({"-m", "llama-3.1-8b", "-g", "calibrated.yaml"}), "calibrated.yaml:", "not with `calibration:`");
+  check_error(run_cli({"-m", "llama-3.1-8b", "-g", tmp("calibrated.yaml")}), tmp("calibrated.yaml") + ":", "not with `calibration:`");
 }
 
 TEST_CASE("kernel fit: a class with too few kernels keeps its defaults, and says so") {
   write("h200_sxm_gemm.csv", "gemm_dtype,m,n,k,latency_us\nbfloat16,1,4096,4096,20\nbfloat16,8,4096,4096,21\n");
-  const auto r = run_cli({"fit", "--kernels", "h200_sxm_gemm.csv"});
+  const auto r = run_cli({"fit", "--kernels", tmp("h200_sxm_gemm.csv")});
   REQUIRE(r.code == 0);
   CHECK(r.out.find("too few kernels: defaults kept") != std::string::npos);
-  const auto j = fit_json({"h200_sxm_gemm.csv"});
+  const auto j = fit_json({tmp("h200_sxm_gemm.csv")});
   const auto& g = row_of(j, "gemm")["per_gpu"][0];
   CHECK(g["fitted"] == false);
   CHECK(g["coefficients"]["compute"].get<double>() == GemmCoefficients{}.compute);
@@ -163,27 +168,27 @@ TEST_CASE("kernel fit: a Vidur row is four GEMMs and four streams of the layer's
 TEST_CASE("kernel fit: bad tables are refused at file:line with the column") {
   const std::string head = "gemm_dtype,m,n,k,latency_us\n";
   write("a100_bad.csv", "gemm_dtype,m,n,latency_us\nbfloat16,1,2,3\n");
-  check_error(run_cli({"fit", "--kernels", "a100_bad.csv"}), "a100_bad.csv:1:", "column `k` is missing");
+  check_error(run_cli({"fit", "--kernels", tmp("a100_bad.csv")}), tmp("a100_bad.csv") + ":1:", "column `k` is missing");
   write("a100_nan.csv", head + "bfloat16,1,2,3,nan\n");
-  check_error(run_cli({"fit", "--kernels", "a100_nan.csv"}), "a100_nan.csv:2:", "column `latency_us`: `nan` is not a number");
+  check_error(run_cli({"fit", "--kernels", tmp("a100_nan.csv")}), tmp("a100_nan.csv") + ":2:", "column `latency_us`: `nan` is not a number");
   write("a100_zero.csv", head + "bfloat16,1,2,3,0\n");
-  check_error(run_cli({"fit", "--kernels", "a100_zero.csv"}), "a100_zero.csv:2:", "column `latency_us`: must be above 0");
+  check_error(run_cli({"fit", "--kernels", tmp("a100_zero.csv")}), tmp("a100_zero.csv") + ":2:", "column `latency_us`: must be above 0");
   write("a100_neg.csv", head + "bfloat16,1,2,3,-4\n");
-  check_error(run_cli({"fit", "--kernels", "a100_neg.csv"}), "a100_neg.csv:2:", "must be above 0, got -4");
+  check_error(run_cli({"fit", "--kernels", tmp("a100_neg.csv")}), tmp("a100_neg.csv") + ":2:", "must be above 0, got -4");
   write("a100_rows.csv", head + "bfloat16,1.5,2,3,4\n");
-  check_error(run_cli({"fit", "--kernels", "a100_rows.csv"}), "a100_rows.csv:2:", "column `m`: must be a whole number");
+  check_error(run_cli({"fit", "--kernels", tmp("a100_rows.csv")}), tmp("a100_rows.csv") + ":2:", "column `m`: must be a whole number");
   write("a100_dtype.csv", head + "int3,1,2,3,4\n");
-  check_error(run_cli({"fit", "--kernels", "a100_dtype.csv"}), "a100_dtype.csv:2:",
+  check_error(run_cli({"fit", "--kernels", tmp("a100_dtype.csv")}), tmp("a100_dtype.csv") + ":2:",
               "column `gemm_dtype`: `int3` is not a dtype");
   write("a100_other.csv", "model,gpu,tokens_per_s\nx,y,1\n");
-  check_error(run_cli({"fit", "--kernels", "a100_other.csv"}), "a100_other.csv:1:", "not a kernel table");
+  check_error(run_cli({"fit", "--kernels", tmp("a100_other.csv")}), tmp("a100_other.csv") + ":1:", "not a kernel table");
   write("mine.csv", head + "bfloat16,1,2,3,4\n");
-  check_error(run_cli({"fit", "--kernels", "mine.csv"}), "mine.csv:", "--gpu: the file's name does not say its GPU");
-  check_error(run_cli({"fit", "--kernels", "mine.csv", "--gpu", "l4", "--for", "h100-sxm", "--out", "k.yaml"}), "--for:",
+  check_error(run_cli({"fit", "--kernels", tmp("mine.csv")}), tmp("mine.csv") + ":", "--gpu: the file's name does not say its GPU");
+  check_error(run_cli({"fit", "--kernels", tmp("mine.csv"), "--gpu", "l4", "--for", "h100-sxm", "--out", tmp("k.yaml")}), "--for:",
               "`h100-sxm` is not a GPU of the tables (l4)");
-  check_error(run_cli({"fit", "--kernels", "mine.csv", "--gpu", "l4", "--for", "l4"}), "--for:", "give --out");
+  check_error(run_cli({"fit", "--kernels", tmp("mine.csv"), "--gpu", "l4", "--for", "l4"}), "--for:", "give --out");
   check_error(run_cli({"fit", data_file("measurements/training.csv"), "--for", "l4"}), "--for:", "--kernels tables");
-  check_error(run_cli({"fit", data_file("measurements/training.csv"), "--kernels", "mine.csv"}), "--kernels:",
+  check_error(run_cli({"fit", data_file("measurements/training.csv"), "--kernels", tmp("mine.csv")}), "--kernels:",
               "not both");
   check_error(run_cli({"fit"}), "measurements:", "--kernels TABLE");
   // A GPU without an interconnect cannot price an all-reduce's link.

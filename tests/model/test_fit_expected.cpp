@@ -29,8 +29,10 @@ MeasuredRun hand_run(Metric metric, double measured) {
 }
 
 // The coefficients the synthetic runs below are priced with: none at its prior's centre.
+// One layer (no kernel classes): every operator priced by the coefficients the fit moves.
 ExpectedModel truth() {
   ExpectedModel m;
+  m.kernels.reset();
   m.memory = 0.8;
   m.compute = 0.6;
   m.launch = us(8);
@@ -73,6 +75,7 @@ std::vector<MeasuredRun> priced_runs(const ExpectedModel& m, const std::string& 
     w.tp = s.tp;
     w.precision = resolve_precision(s.model, {.weights = s.weights});
     MeasuredRun r = measured_run(source + std::to_string(runs.size()), source, s.metric, 1, evaluate(s.model, s.gpu, w));
+    r.kernels.reset();
     const double expected = predict(r, m).figure;
     r.measured = expected;
     runs.push_back(r);
