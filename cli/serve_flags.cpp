@@ -195,12 +195,20 @@ struct Settings {
   std::optional<EnginePreset> engine;
 };
 
-Settings settings(const ServeFlags& f, const GpuSpec& gpu) {
+Settings settings(const ServeFlags& f, const OnePoint& point) {
   Settings s{f.max_batch, f.max_batched_tokens, f.block_tokens, f.chunked_prefill, f.admission, std::nullopt};
   if (f.engine.empty()) return s;
   constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-  EnginePreset p{serve::engine_defaults(*serve::engine_named(f.engine), gpu.memory_capacity.value() / kGiB), {}};
-  const serve::EngineDefaults& d = p.defaults;
+  EnginePreset p{serve::engine_defaults(*serve::engine_named(f.engine), point.gpu.memory_capacity.value() / kGiB), {}};
+  serve::EngineDefaults d = p.defaults;
+  // The simulator's batch and budget are a rank's. SGLang divides --max-running-requests and
+  // --chunked-prefill-size by --dp-size (server_args.py; launch/sglang_launch.cpp); vLLM's data
+  // parallel ranks are engine cores with a scheduler each, and TensorRT-LLM's limits are taken
+  // as a rank's too (not confirmed in its documentation).
+  if (const long ranks = attention_ranks(point.workload); d.engine == serve::Engine::sglang && ranks > 1) {
+    d.max_batch = std::max(1L, d.max_batch / ranks);
+    d.max_batched_tokens = std::max(1L, d.max_batched_tokens / ranks);
+  }
   const auto pick = [&](bool given, auto& into, auto preset, std::string override_text) {
     if (given) {
       p.overrides.push_back(std::move(override_text));
@@ -228,7 +236,7 @@ Replica replica(const ServeFlags& f, std::string_view command) {
   check_range(f.max_batched_tokens, 1, 100'000'000, "max-batched-tokens");
   check_range(f.block_tokens, 1, 4096, "block-tokens");
   Replica r{one_point(f.workload, command), {}, {}, {}, {}, {}};
-  const Settings set = settings(f, r.point.gpu);
+  const Settings set = settings(f, r.point);
   r.engine = set.engine;
   if (const auto why = serve::unsupported(r.point.model)) throw InputError(fmt::format("--model: {}", *why));
   if (const auto why = serve::unsupported(r.point.workload)) throw InputError(*why);

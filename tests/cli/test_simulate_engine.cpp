@@ -64,6 +64,18 @@ TEST_CASE("simulate --engine trtllm: whole prefills, blocks of 32, whole lengths
   CHECK(sglang["server"]["max_batch"] == 2048);
 }
 
+TEST_CASE("simulate --engine sglang --dp-attention: SGLang's sequences and chunk divided over the attention ranks") {
+  // SGLang divides --max-running-requests and --chunked-prefill-size by --dp-size: 2048 / 8 and,
+  // on an H200 (under 160 GB), 8192 / 8 a rank. The preset's own values are reported.
+  const auto j = json_of(run_cli({"simulate", "--model", "deepseek-v3", "--gpu", "h200", "--tp", "8", "--ep", "8",
+                                  "--dp-attention", "--rate", "2", "--prompt", "500", "--gen", "20", "--duration", "5s",
+                                  "--engine", "sglang", "--format", "json"}));
+  CHECK(j["server"]["max_batch"] == 256);
+  CHECK(j["server"]["max_batched_tokens"] == 1024);
+  CHECK(j["engine"]["defaults"]["max_batch"] == 2048);
+  CHECK(j["engine"]["defaults"]["max_batched_tokens"] == 8192);
+}
+
 TEST_CASE("simulate --engine with flags: the flags given win, and the output names each override") {
   const auto j = json_of(run_cli(sim({"--engine", "vllm", "--max-batch", "64", "--admission", "reserve", "--format",
                                       "json"})));
