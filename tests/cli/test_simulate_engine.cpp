@@ -137,3 +137,20 @@ TEST_CASE("simulate --engine: each preset's version is the one plan --emit write
     CHECK_THAT(text.str(), Catch::Contains(fmt::format("for {}, with the flags documented at {}", d.label, d.source)));
   }
 }
+
+TEST_CASE("plan --percentile --engine trtllm: the checks run its scheduler, and the title says which") {
+  const std::vector<std::string> base{"plan",  "--model", "llama-3.1-8b", "--gpu",  "a100-80gb", "--rate",
+                                      "100",   "--prompt", "512",         "--gen",  "128",       "--ttft",
+                                      "500ms", "--tpot",   "50ms",        "--percentile", "99"};
+  std::vector<std::string> with = base;
+  with.insert(with.end(), {"--engine", "trtllm"});
+  const auto r = run_cli(with);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("--engine trtllm: TensorRT-LLM 1.0's scheduler defaults"));
+  CHECK_THAT(r.out, Catch::Contains("(expected step times, whole prefills;"));
+  CHECK_THAT(r.out, Catch::Contains("KV blocks of 32 tokens, whole lengths reserved at admission"));
+  CHECK(run_cli(base).out.find("--engine") == std::string::npos);
+  check_error(run_cli({"plan", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--rate", "10", "--engine", "vllm"}),
+              "--engine", "only with --percentile");
+}
