@@ -106,6 +106,11 @@ Options& Options::show_default() {
   return *this;
 }
 
+Options& Options::given(bool& into) {
+  last_->each([&into](const std::string&) { into = true; });
+  return *this;
+}
+
 Options& Options::required() {
   last_->required();
   return *this;

@@ -18,6 +18,7 @@
 #include "report/report_csv.hpp"
 #include "report/report_json.hpp"
 #include "report/sink.hpp"
+#include "serve/engine_defaults.hpp"
 #include "serve/kv_capacity.hpp"
 #include "serve/simulator.hpp"
 #include "serve/summary.hpp"
@@ -33,6 +34,7 @@ namespace {
 // Past these a fleet is not worth simulating replica by replica.
 constexpr long kMaxReplicas = 1'000'000;
 constexpr int kSteps = 24;  // simulations a correction may take
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 // The cliff is looked for up to 1.25^9 = 7.45 times the planned rate per replica.
 constexpr double kCliffStep = 1.25;
 constexpr int kCliffSteps = 8;
@@ -72,6 +74,12 @@ class Checker {
     const long ranks = cost_.ranks();
     config_.max_batch = pool_.prefill_only ? 1 : (s.plan.batch + ranks - 1) / ranks;
     config_.chunked_prefill = !pool_.prefill_only;
+    if (const auto e = engine_named(a.engine)) {
+      const EngineDefaults d = engine_defaults(*e, s.gpu->memory_capacity.value() / kGiB);
+      config_.chunked_prefill = d.chunked_prefill && !pool_.prefill_only;
+      config_.block_tokens = d.block_tokens;
+      config_.reserve_whole = d.preemption == Preemption::none;
+    }
     config_.max_batched_tokens = std::max(config_.max_batched_tokens, s.workload.prompt_tokens);
     config_.kv_blocks = cache_blocks(m, *s.gpu, s.workload, config_.block_tokens, config_.max_batched_tokens).blocks;
     config_.max_context = m.max_context.value_or(0);
@@ -331,6 +339,24 @@ double closed_form_wait(double rate, double mu, double ca2, double cs2, double p
   return (ca2 + cs2) / 2 / mu / (1 - rho) * std::log(rho / (1 - p));
 }
 
+// How the checks prefill: chunked, or as --engine's engine does.
+std::string_view prefill_words(const PercentileArgs& a) {
+  const auto e = engine_named(a.engine);
+  return !e || engine_defaults(*e, 80).chunked_prefill ? "chunked prefill" : "whole prefills";
+}
+
+// With --engine, what the checks take from it and what they keep of the plan (the fields named
+// here do not depend on the GPU's memory).
+std::string engine_words(const PercentileArgs& a) {
+  const auto e = engine_named(a.engine);
+  if (!e) return "";
+  const EngineDefaults d = engine_defaults(*e, 80);
+  return fmt::format("; --engine {}: {}'s scheduler defaults ({}): its prefill chunking, KV blocks of {} tokens, {}; "
+                     "the plan's batch and token budget override its own",
+                     a.engine, d.label, d.source, d.block_tokens,
+                     d.preemption == Preemption::none ? "whole lengths reserved at admission" : "blocks grown, recompute");
+}
+
 void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& plans, const LoadTarget& target,
                             const PercentileArgs& a, std::ostream& out, std::ostream& err) {
   const ArrivalProcess arr = arrival_flag(a.arrivals);
@@ -349,10 +375,10 @@ void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& p
   const std::string pct = fmt::format("P{}", a.percentile);
   const std::string title = fmt::format(
       "{}: {:g} requests/s ({}, routed round robin), P{} TTFT <= {} and TPOT <= {}; replicas searched with a "
-      "closed form (Kingman, exponential tail) and confirmed by simulation ({} step times, chunked prefill; a prefill "
+      "closed form (Kingman, exponential tail) and confirmed by simulation ({} step times, {}; a prefill "
       "pool one prompt at a time a rank; seed {}); the cliff is the rate per replica at which P{} TTFT doubles",
       m.name, target.requests_per_s, a.arrivals, a.percentile, human(target.ttft), human(target.tpot),
-      target.sizing.bound ? "bound" : "expected", a.seed, a.percentile);
+      target.sizing.bound ? "bound" : "expected", prefill_words(a), a.seed, a.percentile) + engine_words(a);
   const std::vector<std::string> header{"gpu", "layout", "batch", "steady", "closed form", "replicas", "GPUs", pct + " TTFT",
                                         pct + " TPOT", "req/s/replica", "cliff req/s/replica", "$/M tokens"};
   const auto sink = report::make_sink(report::output_format(a.format), report::Shape::rows, {title, header, csv_header}, out);

@@ -24,6 +24,9 @@ struct PercentileArgs {
   long seed = 1;
   std::string format = "table";
   std::optional<long> top;  // --top N: the N best rows of the ranking
+  // --engine: the checks' replicas run that engine's block size, prefill chunking and admission
+  // (the plan's batch and token budget kept); none: the simulator's own, chunked and growing.
+  std::string engine;
 };
 
 struct SteadyPlan {

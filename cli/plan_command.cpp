@@ -21,6 +21,7 @@
 #include "cli/launch_files.hpp"
 #include "launch/launch_spec.hpp"
 #include "cli/workload_options.hpp"
+#include "serve/engine_defaults.hpp"
 
 namespace roofline::cli {
 
@@ -226,6 +227,10 @@ void add_plan_options(Options& o, PlanArgs& a) {
   o.add("--arrivals", a.percentile.arrivals, "with --percentile: poisson or gamma:CV").show_default();
   o.add("--duration", a.percentile.duration, "with --percentile: traffic simulated per check").show_default();
   o.add("--seed", a.percentile.seed, "with --percentile: seed of the simulated traffic").show_default();
+  o.add("--engine", a.percentile.engine,
+        "with --percentile: simulate the checks with that engine's prefill chunking, KV block size and admission "
+        "(vllm, sglang or trtllm; docs/engines.md), the plan's batch and token budget kept")
+      .one_of({serve::kEngineNames.begin(), serve::kEngineNames.end()});
 }
 
 void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
@@ -322,6 +327,10 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   if (!a.percentile_given && (a.percentile.arrivals != unset.arrivals || a.percentile.duration != unset.duration ||
                               a.percentile.seed != unset.seed)) {
     throw InputError("--arrivals, --duration and --seed: only with --percentile");
+  }
+  if (!a.percentile_given && !a.percentile.engine.empty()) {
+    throw InputError("--engine: only with --percentile, whose simulated checks it schedules (--emit names the engine "
+                     "of a steady plan's scripts)");
   }
   if (a.top && *a.top < 1) throw InputError(fmt::format("--top: must be at least 1, got {}", *a.top));
   if (a.emit.empty() && a.emit_dir) throw InputError("--emit-dir: only with --emit");

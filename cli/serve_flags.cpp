@@ -73,17 +73,27 @@ void add_serve_options(Options& o, ServeFlags& f) {
         "trace)");
   o.add("--gen", f.gen, "output tokens, in the same forms (not with a trace)");
   o.add("--duration", f.duration, "time over which requests arrive, with a unit").show_default();
-  o.add("--max-batch", f.max_batch, "sequences running at once (each rank's, under --dp-attention)").show_default();
+  o.add("--engine", f.engine,
+        "vllm, sglang or trtllm: start from that engine's scheduler defaults (chunked prefill, token budget, "
+        "sequences, KV block size, admission; docs/engines.md), which the flags given override")
+      .one_of({serve::kEngineNames.begin(), serve::kEngineNames.end()});
+  o.add("--max-batch", f.max_batch, "sequences running at once (each rank's, under --dp-attention)")
+      .show_default()
+      .given(f.given.max_batch);
   o.add("--max-batched-tokens", f.max_batched_tokens, "tokens a step computes (each decode counts one; each rank's)")
-      .show_default();
-  o.flag("--chunked-prefill", f.chunked_prefill, "split prompts over steps under the token budget");
+      .show_default()
+      .given(f.given.max_batched_tokens);
+  o.flag("--chunked-prefill,!--no-chunked-prefill", f.chunked_prefill,
+         "split prompts over steps under the token budget (--no-chunked-prefill: whole, as an --engine's preset may not)")
+      .given(f.given.chunked_prefill);
   o.add("--admission", f.admission,
         "grow: blocks taken as tokens are computed, a shortage preempting the latest admitted (vLLM, SGLang); "
         "reserve: a request's whole length reserved when admitted, never preempted (TensorRT-LLM's "
         "GUARANTEED_NO_EVICT)")
       .one_of({"grow", "reserve"})
-      .show_default();
-  o.add("--block-tokens", f.block_tokens, "tokens a KV cache block holds").show_default();
+      .show_default()
+      .given(f.given.admission);
+  o.add("--block-tokens", f.block_tokens, "tokens a KV cache block holds").show_default().given(f.given.block_tokens);
   o.add("--prefix-hit", f.prefix_hit, "share of each prompt a prefix cache holds, 0 to 1").show_default();
   o.add("--prefix-groups", f.prefix_groups,
         "deal the requests to this many groups, each as likely, whose requests share their cached prefix: a replica "
@@ -174,11 +184,60 @@ std::string describe(const LengthDistribution& d) {
   return fmt::format("log-normal mean {:g} sigma {:g}", d.a, d.b);
 }
 
+namespace {
+
+// The server settings the flags give: their own values, or with --engine that engine's defaults
+// where a flag was not given (each flag given listed as an override).
+struct Settings {
+  long max_batch, max_batched_tokens, block_tokens;
+  bool chunked_prefill;
+  std::string admission;
+  std::optional<EnginePreset> engine;
+};
+
+Settings settings(const ServeFlags& f, const OnePoint& point) {
+  Settings s{f.max_batch, f.max_batched_tokens, f.block_tokens, f.chunked_prefill, f.admission, std::nullopt};
+  if (f.engine.empty()) return s;
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  EnginePreset p{serve::engine_defaults(*serve::engine_named(f.engine), point.gpu.memory_capacity.value() / kGiB), {}};
+  serve::EngineDefaults d = p.defaults;
+  // The simulator's batch and budget are a rank's. SGLang divides --max-running-requests and
+  // --chunked-prefill-size by --dp-size (server_args.py; launch/sglang_launch.cpp); vLLM's data
+  // parallel ranks are engine cores with a scheduler each, and TensorRT-LLM's limits are taken
+  // as a rank's too (not confirmed in its documentation).
+  if (const long ranks = attention_ranks(point.workload); d.engine == serve::Engine::sglang && ranks > 1) {
+    d.max_batch = std::max(1L, d.max_batch / ranks);
+    d.max_batched_tokens = std::max(1L, d.max_batched_tokens / ranks);
+  }
+  const auto pick = [&](bool given, auto& into, auto preset, std::string override_text) {
+    if (given) {
+      p.overrides.push_back(std::move(override_text));
+    } else {
+      into = preset;
+    }
+  };
+  pick(f.given.max_batch, s.max_batch, d.max_batch, fmt::format("--max-batch {}", f.max_batch));
+  pick(f.given.max_batched_tokens, s.max_batched_tokens, d.max_batched_tokens,
+       fmt::format("--max-batched-tokens {}", f.max_batched_tokens));
+  pick(f.given.chunked_prefill, s.chunked_prefill, d.chunked_prefill,
+       f.chunked_prefill ? "--chunked-prefill" : "--no-chunked-prefill");
+  pick(f.given.admission, s.admission, std::string(d.preemption == serve::Preemption::none ? "reserve" : "grow"),
+       fmt::format("--admission {}", f.admission));
+  pick(f.given.block_tokens, s.block_tokens, d.block_tokens, fmt::format("--block-tokens {}", f.block_tokens));
+  s.engine = std::move(p);
+  return s;
+}
+
+}  // namespace
+
 Replica replica(const ServeFlags& f, std::string_view command) {
+  // The values given; an engine's preset holds its own in range.
   check_range(f.max_batch, 1, 1'000'000, "max-batch");
   check_range(f.max_batched_tokens, 1, 100'000'000, "max-batched-tokens");
   check_range(f.block_tokens, 1, 4096, "block-tokens");
-  Replica r{one_point(f.workload, command), {}, {}, {}, {}};
+  Replica r{one_point(f.workload, command), {}, {}, {}, {}, {}};
+  const Settings set = settings(f, r.point);
+  r.engine = set.engine;
   if (const auto why = serve::unsupported(r.point.model)) throw InputError(fmt::format("--model: {}", *why));
   if (const auto why = serve::unsupported(r.point.workload)) throw InputError(*why);
   if (!f.speculative.empty()) {
@@ -190,31 +249,31 @@ Replica replica(const ServeFlags& f, std::string_view command) {
       throw InputError(fmt::format("--speculative: the draft {} runs in the target's layout, and --{}: {}",
                                    r.draft->model.name, e->field, e->message));
     }
-    if (f.max_batched_tokens < spec.speculation.k + 1) {
+    if (set.max_batched_tokens < spec.speculation.k + 1) {
       throw InputError(fmt::format("--max-batched-tokens: {} cannot hold one verify step of --speculative K = {} "
                                    "({} tokens)",
-                                   f.max_batched_tokens, spec.speculation.k, spec.speculation.k + 1));
+                                   set.max_batched_tokens, spec.speculation.k, spec.speculation.k + 1));
     }
   }
   r.config.seed = static_cast<std::uint64_t>(std::max(0L, f.seed));
-  r.cache = serve::cache_blocks(r.point.model, r.point.gpu, r.point.workload, f.block_tokens, f.max_batched_tokens,
+  r.cache = serve::cache_blocks(r.point.model, r.point.gpu, r.point.workload, set.block_tokens, set.max_batched_tokens,
                                 r.draft ? &*r.draft : nullptr);
   if (r.cache.blocks == 0) {
     throw InputError(fmt::format("--model: the weights{} and one step's activations ({} tokens) leave no room for a "
                                  "KV cache on {} x {}; raise --tp or lower --max-batched-tokens",
-                                 r.draft ? " (the draft's with them)" : "", f.max_batched_tokens, r.point.workload.tp,
+                                 r.draft ? " (the draft's with them)" : "", set.max_batched_tokens, r.point.workload.tp,
                                  r.point.gpu.name));
   }
   if (const int ranks = attention_ranks(r.point.workload); r.cache.blocks < ranks) {
     throw InputError(fmt::format("--dp-attention: the KV cache holds {} blocks of {} tokens, fewer than its {} ranks "
                                  "need (one each at least); lower --block-tokens or --reserve",
-                                 r.cache.blocks, f.block_tokens, ranks));
+                                 r.cache.blocks, set.block_tokens, ranks));
   }
-  r.config.max_batch = f.max_batch;
-  r.config.max_batched_tokens = f.max_batched_tokens;
-  r.config.chunked_prefill = f.chunked_prefill;
-  r.config.reserve_whole = f.admission == "reserve";
-  r.config.block_tokens = f.block_tokens;
+  r.config.max_batch = set.max_batch;
+  r.config.max_batched_tokens = set.max_batched_tokens;
+  r.config.chunked_prefill = set.chunked_prefill;
+  r.config.reserve_whole = set.admission == "reserve";
+  r.config.block_tokens = set.block_tokens;
   r.config.kv_blocks = r.cache.blocks;
   r.config.max_context = r.point.model.max_context.value_or(0);
   // Drafting with the MTP modules prices them: the engine's "not priced" no longer holds.
@@ -340,6 +399,34 @@ double require_bounded_work(const Traffic& t, const serve::ServerConfig& c) {
                                  rows, t.requests.size(), kMaxSequenceSteps));
   }
   return rows;
+}
+
+void check_engine(const Replica& r, const Traffic& t) {
+  if (!r.engine || r.config.chunked_prefill) return;
+  const serve::EngineDefaults& d = r.engine->defaults;
+  long longest_prompt = 0, longest = 0;
+  for (const serve::Request& q : t.requests) {
+    longest_prompt = std::max(longest_prompt, q.prompt);
+    longest = std::max(longest, q.prompt + q.gen);
+  }
+  const long budget = r.config.max_batched_tokens;
+  if (d.unchunked == serve::UnchunkedLimit::model_length) {
+    // vLLM's max_model_len is the model's context unless --max-model-len lowers it; a model with
+    // none here is taken at the longest request the traffic holds, the least a server of it needs.
+    const long model_len = r.config.max_context > 0 ? r.config.max_context : longest;
+    if (budget < model_len) {
+      throw InputError(fmt::format("--max-batched-tokens: {} refuses a token budget ({}) below the longest sequence it "
+                                   "serves (max_model_len {}{}) without chunked prefill; give --max-batched-tokens "
+                                   "{} or more, or drop --no-chunked-prefill",
+                                   d.label, budget, model_len, r.config.max_context > 0 ? ", the model's context" : ", the longest request",
+                                   model_len));
+    }
+  } else if (d.unchunked == serve::UnchunkedLimit::prompt && longest_prompt > budget) {
+    throw InputError(fmt::format("--max-batched-tokens: {} rejects a prompt longer than its token budget (max_num_tokens "
+                                 "{}) without chunked prefill, and the traffic holds one of {} tokens; give "
+                                 "--max-batched-tokens {} or more, or --chunked-prefill",
+                                 d.label, budget, longest_prompt, longest_prompt));
+  }
 }
 
 serve::Targets targets(const ServeFlags& f) {

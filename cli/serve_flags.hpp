@@ -8,6 +8,7 @@
 
 #include "cli/workload_options.hpp"
 #include "serve/draft.hpp"
+#include "serve/engine_defaults.hpp"
 #include "serve/kv_capacity.hpp"
 #include "serve/simulator.hpp"
 #include "serve/summary.hpp"
@@ -23,8 +24,15 @@ struct ServeFlags {
   std::string prompt, gen;
   std::string duration = "3600s";
   long max_batch = 256, max_batched_tokens = 8192, block_tokens = 16;
-  bool chunked_prefill = false;
+  bool chunked_prefill = false;  // --chunked-prefill, or false by --no-chunked-prefill
   std::string admission = "grow";  // grow (vLLM, SGLang) or reserve (TensorRT-LLM's GUARANTEED_NO_EVICT)
+  // --engine vllm|sglang|trtllm: the server settings above start from that engine's defaults
+  // (serve/engine_defaults.hpp), and only the ones given on the command line override them.
+  std::string engine;
+  struct Given {
+    bool max_batch = false, max_batched_tokens = false, block_tokens = false, chunked_prefill = false,
+         admission = false;
+  } given;
   double prefix_hit = 0;
   long prefix_groups = 0;  // --prefix-groups: requests dealt to this many groups sharing a prefix; 0 none
   long seed = 1;
@@ -39,6 +47,12 @@ void add_serve_options(Options& o, ServeFlags& f);
 [[nodiscard]] serve::LengthDistribution length_flag(const std::string& value, std::string_view flag);
 [[nodiscard]] std::string describe(const serve::LengthDistribution& d);
 
+// --engine's preset, and the flags given that override it ("--max-batch 64"), in flag order.
+struct EnginePreset {
+  serve::EngineDefaults defaults;
+  std::vector<std::string> overrides;
+};
+
 // A replica ready to simulate: the specs, the server and its cache, and the engine's warnings.
 struct Replica {
   OnePoint point;
@@ -46,6 +60,7 @@ struct Replica {
   serve::CacheBlocks cache;
   std::vector<std::string> warnings;
   std::optional<serve::Draft> draft;  // --speculative's draft, run in the target's formats
+  std::optional<EnginePreset> engine;  // with --engine
 };
 [[nodiscard]] Replica replica(const ServeFlags& f, std::string_view command);
 // What a request dropped as too large did not fit, and what to change: the whole cache, or under
@@ -77,6 +92,11 @@ inline constexpr double kMaxSequenceSteps = 2e8;
 // The run's sequence-steps, estimated (every output token and prefill chunk); throws InputError
 // naming --gen, --rate and --duration past the limit.
 double require_bounded_work(const Traffic& t, const serve::ServerConfig& c);
+
+// What --engine's engine refuses of this replica and traffic, as InputError naming the flag: vLLM
+// a token budget below its longest sequence without chunked prefill, TensorRT-LLM a prompt longer
+// than the budget without it. Nothing without --engine.
+void check_engine(const Replica& r, const Traffic& t);
 
 // --ttft and --tpot, when given.
 [[nodiscard]] serve::Targets targets(const ServeFlags& f);

@@ -1,6 +1,7 @@
 #include "cli/simulate_command.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -174,6 +175,25 @@ nlohmann::ordered_json latencies(const Summary& s) {
   return j;
 }
 
+// --engine's preset as the document states it: which engine and version, where its defaults are
+// documented, the defaults themselves and the flags given over them.
+nlohmann::ordered_json json_of(const EnginePreset& p) {
+  const EngineDefaults& d = p.defaults;
+  return {{"name", engine_name(d.engine)},
+          {"version", d.label},
+          {"source", d.source},
+          {"defaults",
+           {{"max_batch", d.max_batch},
+            {"max_batched_tokens", d.max_batched_tokens},
+            {"chunked_prefill", d.chunked_prefill},
+            {"block_tokens", d.block_tokens},
+            {"admission", d.preemption == Preemption::none ? "reserve" : "grow"},
+            {"preemption", d.preemption == Preemption::none ? "none" : "recompute"},
+            {"queue_order", d.queue_order},
+            {"prefix_cache", d.prefix_cache}}},
+          {"overrides", p.overrides}};
+}
+
 void write_json(const SimulateArgs& a, const Replica& r, const Traffic& t, const Runs& runs,
                 const std::optional<SpeculationView>& spec, std::ostream& out) {
   nlohmann::ordered_json j;
@@ -186,6 +206,8 @@ void write_json(const SimulateArgs& a, const Replica& r, const Traffic& t, const
                  {"chunked_prefill", r.config.chunked_prefill}, {"block_tokens", r.config.block_tokens},
                  {"kv_blocks", r.config.kv_blocks},           {"kv_bytes", r.cache.free.value()},
                  {"admission", r.config.reserve_whole ? "reserve" : "grow"}};
+  // Only with --engine: a document without one is as it was before engines.
+  if (r.engine) j["engine"] = json_of(*r.engine);
   j["traffic"] = {{"description", t.description}, {"requests", t.requests.size()}, {"duration", t.duration}};
   // Only for a fleet: one replica's document is as it was before fleets.
   if (a.replicas > 1) {
@@ -231,6 +253,21 @@ std::string fleet_line(const SimulateArgs& a, const Runs& runs) {
                      a.replicas, a.router, *least, *most, mean, runs.imbalance);
 }
 
+// "engine: vLLM 0.11 defaults (URL): ...; overrides: --max-batch 64" under the server line, which
+// holds the values run.
+std::string engine_line(const EnginePreset& p) {
+  const EngineDefaults& d = p.defaults;
+  return fmt::format("engine: {} defaults ({}): {}, {} tokens a step, max batch {}, blocks of {} tokens, {}, {} "
+                     "queue, prefix cache {}; {}\n",
+                     d.label, d.source, d.chunked_prefill ? "chunked prefills" : "whole prefills", d.max_batched_tokens,
+                     d.max_batch, d.block_tokens,
+                     d.preemption == Preemption::none ? "whole lengths reserved at admission (never preempted)"
+                                                      : "preempted by recompute, the latest admitted first",
+                     d.queue_order, d.prefix_cache ? "on" : "off",
+                     p.overrides.empty() ? std::string("no flag overrides them")
+                                         : fmt::format("overridden by {}", fmt::join(p.overrides, ", ")));
+}
+
 void write_table(const SimulateArgs& a, const Replica& r, const Traffic& t, const Runs& runs, const Targets& goal,
                  const std::optional<SpeculationView>& spec, std::ostream& out) {
   const ServerConfig& c = r.config;
@@ -246,6 +283,7 @@ void write_table(const SimulateArgs& a, const Replica& r, const Traffic& t, cons
                      ranks > 1 ? fmt::format("{} attention ranks, each: ", ranks) : "", c.max_batch,
                      c.max_batched_tokens, c.chunked_prefill ? "chunked" : "whole", c.kv_blocks, c.block_tokens,
                      human(r.cache.free), ranks > 1 ? fmt::format(", {} blocks a rank", c.kv_blocks / ranks) : "");
+  if (r.engine) out << engine_line(*r.engine);
   out << report::terminal_text("traffic: " + t.description, false) << "\n";
   out << fmt::format("served {}, dropped {} ({} longer than the context, {} larger than the cache); {} preemptions, "
                      "{:.0f} tokens recomputed, {:.0f} prompt tokens from the prefix cache\n\n",
@@ -337,7 +375,8 @@ void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
   }
   const Routing routing = *routing_named(a.router);  // CLI11 held it to the names
   const Replica r = replica(a.serve, "simulate");
-  const Traffic t = traffic(a.serve, a.serve.rate, a.serve.block_tokens);
+  const Traffic t = traffic(a.serve, a.serve.rate, r.config.block_tokens);
+  check_engine(r, t);
   if (const double reads = static_cast<double>(a.replicas) * static_cast<double>(t.requests.size());
       a.replicas > 1 && make_router(routing, 1, 0)->reads_load() && reads > kMaxLoadReads) {
     throw io::InputError(fmt::format("--replicas and --router: a {} router reads all {} replicas' loads at each of {} "

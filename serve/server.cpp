@@ -9,10 +9,10 @@ namespace roofline::serve {
 
 Server::Server(const std::vector<Request>& r, StepCost& c, const ServerConfig& cfg, Timing t, StepCost* draft,
                double* rows)
-    : req_(r), cost_(c), draft_(draft), cfg_(cfg), timing_(t), rows_(rows != nullptr ? rows : &own_rows_),
-      rng_(cfg.seed), decode_tokens_(cfg.speculation ? cfg.speculation->k + 1 : 1),
+    : req_(r), cost_(c), draft_(draft), cfg_(cfg), timing_(t), policy_(make_policy(cfg)),
+      rows_(rows != nullptr ? rows : &own_rows_), rng_(cfg.seed), decode_tokens_(cfg.speculation ? cfg.speculation->k + 1 : 1),
       ranks_(static_cast<std::size_t>(c.ranks())), rank_blocks_(cfg.kv_blocks / c.ranks()) {
-  for (Rank& k : ranks_) k.free = rank_blocks_;
+  for (Rank& k : ranks_) k.blocks = BlockPool(rank_blocks_);
 }
 
 void Server::take(std::size_t index) {
@@ -82,8 +82,8 @@ void Server::admit_arrivals() {
       ++in_system_;
       // A group's first request here finds none of its prefix cached (Request::group).
       const long cached = r.group == 0 || !warm_.insert(r.group).second ? r.cached : 0;
-      ranks_[dealt_++ % ranks_.size()].waiting.push_back(
-          {.req = i, .target = r.prompt, .computed = cached, .cached = cached});
+      policy_->arrive(ranks_[dealt_++ % ranks_.size()].waiting,
+                      {.req = i, .target = r.prompt, .computed = cached, .cached = cached});
     }
   }
 }
@@ -94,7 +94,7 @@ Sample Server::occupancy() const {
   for (const Rank& k : ranks_) {
     running += static_cast<long>(k.running.size());
     waiting += static_cast<long>(k.waiting.size());
-    free += k.free;
+    free += k.blocks.free();
   }
   const auto all = static_cast<double>(rank_blocks_ * static_cast<long>(ranks_.size()));
   return {clock_, running, waiting, (all - static_cast<double>(free)) / all};
@@ -108,7 +108,7 @@ void Server::sample() {
 
 // Frees a sequence's blocks and queues it first, to be recomputed from its prompt and output.
 void Server::preempt(Rank& k, Seq s) {
-  k.free += s.blocks;
+  k.blocks.give(s.blocks);
   const Request& r = req_[s.req];
   s.blocks = 0;
   s.chunk = 0;
@@ -116,13 +116,13 @@ void Server::preempt(Rank& k, Seq s) {
   s.target = r.prompt + s.generated;
   s.accepted = 0;
   ++s.preemptions;
-  k.waiting.push_front(s);
+  policy_->requeue(k.waiting, s);
   ++out_.preemptions;
   preempted_ = true;
 }
 
-// Gives a running sequence its tokens for this step, preempting the latest admitted ones while
-// the cache has no block for them. False when it was preempted itself.
+// Gives a running sequence its tokens for this step, preempting the policy's victims while the
+// cache has no block for them. False when it was preempted itself.
 bool Server::grant(Rank& k, std::size_t i, long& budget) {
   Seq& s = k.running[i];
   // A decode computes its last token (and, speculating, the K drafts after it), or waits a step.
@@ -130,16 +130,12 @@ bool Server::grant(Rank& k, std::size_t i, long& budget) {
   if (s.chunk == 0) return true;
   // Reserved at admission, a sequence's blocks already cover every token it will compute.
   const long need = std::max(0L, blocks_for(s.computed + s.chunk) - s.blocks);
-  while (need > k.free && k.running.size() > i + 1) {
-    preempt(k, k.running.back());
-    k.running.pop_back();
+  while (!k.blocks.take(need)) {
+    const std::size_t v = policy_->victim(k.running, i);
+    preempt(k, k.running[v]);
+    k.running.erase(k.running.begin() + static_cast<std::ptrdiff_t>(v));
+    if (v == i) return false;
   }
-  if (need > k.free) {
-    preempt(k, k.running[i]);
-    k.running.pop_back();
-    return false;
-  }
-  k.free -= need;
   k.running[i].blocks += need;
   budget -= k.running[i].chunk;
   return true;
@@ -159,11 +155,9 @@ void Server::schedule(Rank& k) {
     const bool alone = budget == cfg_.max_batched_tokens;
     if (!cfg_.chunked_prefill && rest > budget && !alone) break;
     s.chunk = cfg_.chunked_prefill ? std::min(rest, budget) : rest;
-    const Request& r = req_[s.req];
-    const long tokens = cfg_.reserve_whole ? r.prompt + r.gen + decode_tokens_ - 1 : s.computed + s.chunk;
+    const long tokens = policy_->admission_tokens(s, req_[s.req], decode_tokens_);
     const long need = std::max(0L, blocks_for(tokens) - s.blocks);
-    if (need > k.free) break;
-    k.free -= need;
+    if (!k.blocks.take(need)) break;
     s.blocks += need;
     budget -= std::min(s.chunk, budget);
     if (s.first_step < 0) s.first_step = clock_;
@@ -288,7 +282,7 @@ bool Server::advance(Rank& k, Seq& s) {
   }
   s.last_token = clock_;
   if (s.generated < r.gen) return false;
-  k.free += s.blocks;
+  k.blocks.give(s.blocks);
   --in_system_;
   ++finished_last_;
   out_.prompt_tokens += static_cast<double>(r.prompt);

@@ -2,16 +2,22 @@
 // One replica's scheduler as an object that can be advanced a step at a time (serve/simulator.hpp
 // describes what it models): simulate() hands it every request and runs it to the end; a fleet
 // (serve/fleet.hpp) hands each replica the requests its router sends there, and advances every
-// replica to an arrival's time to read its load before routing it.
+// replica to an arrival's time to read its load before routing it. Which request waits, is
+// admitted or is preempted is its SchedulingPolicy's (serve/scheduling_policy.hpp); the blocks
+// each rank holds, its BlockPool's.
 //
 // A step admits the requests taken that arrived by its start, so a replica may run a step that
 // starts before time t only once every request arriving before t has been routed: run_until(t)
 // runs exactly those steps, and the runs are the same however the calls are interleaved.
 #include <deque>
 #include <limits>
+#include <memory>
 #include <unordered_set>
 #include <vector>
 
+#include "serve/block_pool.hpp"
+#include "serve/scheduling_policy.hpp"
+#include "serve/sequence.hpp"
 #include "serve/simulator.hpp"
 
 namespace roofline::serve {
@@ -42,27 +48,13 @@ class Server {
   [[nodiscard]] SimResult finish();
 
  private:
-  struct Seq {
-    std::size_t req = 0;
-    long target = 0;     // tokens in the cache when its prefill emits a token: the prompt (+ output, recomputed)
-    long computed = 0;   // tokens whose K/V is in the cache
-    long generated = 0;  // output tokens so far
-    long blocks = 0;
-    long chunk = 0;      // tokens this step computes for it
-    double first_step = -1, first_token = -1;
-    double last_token = -1;  // its latest emission (a step's tokens arrive together)
-    long preemptions = 0;
-    long accepted = 0;   // draft tokens its last verify kept
-    long cached = 0;     // prompt tokens the prefix cache held for it here
-    [[nodiscard]] bool prefilling() const { return computed < target; }
-  };
   // One attention rank's sequences: all of the replica's, or under data-parallel attention one
   // rank's (requests dealt to the ranks round robin as they arrive, as SGLang's DP controller
   // does), each with its own queue, batch, token budget and share of the KV blocks.
   struct Rank {
     std::deque<Seq> waiting;
     std::vector<Seq> running;
-    long free = 0;
+    BlockPool blocks;
   };
 
   [[nodiscard]] long blocks_for(long tokens) const { return (tokens + cfg_.block_tokens - 1) / cfg_.block_tokens; }
@@ -84,6 +76,7 @@ class Server {
   StepCost* draft_;
   const ServerConfig& cfg_;
   Timing timing_;
+  std::unique_ptr<SchedulingPolicy> policy_;  // orders the queue, admits, picks the victim
   std::unordered_set<std::uint64_t> warm_;  // prefix groups this replica has admitted
   std::vector<std::size_t> taken_;  // the requests routed here, as they arrived
   std::size_t next_ = 0;            // the first of them not yet admitted

@@ -1,0 +1,11 @@
+#include "serve/scheduling_policy.hpp"
+
+#include "serve/simulator.hpp"
+
+namespace roofline::serve {
+
+std::unique_ptr<SchedulingPolicy> make_policy(const ServerConfig& config) {
+  return config.reserve_whole ? reserve_policy() : recompute_policy();
+}
+
+}  // namespace roofline::serve

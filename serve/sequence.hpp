@@ -1,0 +1,24 @@
+#pragma once
+// A request as a replica's scheduler holds it, waiting or running: what its cache holds and what
+// this step computes. Shared by the server (serve/server.hpp) and its scheduling policies
+// (serve/scheduling_policy.hpp), which order, admit and preempt these.
+#include <cstddef>
+
+namespace roofline::serve {
+
+struct Seq {
+  std::size_t req = 0;
+  long target = 0;     // tokens in the cache when its prefill emits a token: the prompt (+ output, recomputed)
+  long computed = 0;   // tokens whose K/V is in the cache
+  long generated = 0;  // output tokens so far
+  long blocks = 0;
+  long chunk = 0;      // tokens this step computes for it
+  double first_step = -1, first_token = -1;
+  double last_token = -1;  // its latest emission (a step's tokens arrive together)
+  long preemptions = 0;
+  long accepted = 0;   // draft tokens its last verify kept
+  long cached = 0;     // prompt tokens the prefix cache held for it here
+  [[nodiscard]] bool prefilling() const { return computed < target; }
+};
+
+}  // namespace roofline::serve

@@ -1,0 +1,156 @@
+// Issue 25, simulate --engine: a replica's scheduler from vLLM's, SGLang's or TensorRT-LLM's
+// defaults (serve/engine_defaults.cpp), the flags given overriding them and said so, what an
+// engine refuses refused by flag, and a run without --engine as it was.
+#include <catch2/catch.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include "cli_runner.hpp"
+#include "serve/engine_defaults.hpp"
+
+using namespace roofline;
+using test::check_error;
+using test::data_file;
+using test::run_cli;
+
+namespace {
+
+std::vector<std::string> sim(std::vector<std::string> extra) {
+  std::vector<std::string> args{"simulate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--rate", "5",
+                                "--prompt", "500",   "--gen",         "50",    "--duration", "20s"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+nlohmann::json json_of(const test::CliResult& r) {
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  return nlohmann::json::parse(r.out);
+}
+
+}  // namespace
+
+TEST_CASE("simulate --engine vllm: the server runs vLLM's defaults, and the document says whose") {
+  const auto j = json_of(run_cli(sim({"--engine", "vllm", "--format", "json"})));
+  // An H100 SXM reports over 70 GiB: vLLM's larger budget and batch.
+  CHECK(j["server"]["max_batch"] == 1024);
+  CHECK(j["server"]["max_batched_tokens"] == 8192);
+  CHECK(j["server"]["chunked_prefill"] == true);
+  CHECK(j["server"]["block_tokens"] == 16);
+  CHECK(j["server"]["admission"] == "grow");
+  CHECK(j["engine"]["name"] == "vllm");
+  CHECK(j["engine"]["version"] == "vLLM 0.11");
+  CHECK(j["engine"]["defaults"]["queue_order"] == "fcfs");
+  CHECK(j["engine"]["overrides"].empty());
+  const auto table = run_cli(sim({"--engine", "vllm"}));
+  CHECK_THAT(table.out, Catch::Contains("server: max batch 1024, 8192 tokens a step, chunked prefills"));
+  CHECK_THAT(table.out, Catch::Contains("engine: vLLM 0.11 defaults (https://docs.vllm.ai/en/v0.11.2/"));
+  CHECK_THAT(table.out, Catch::Contains("no flag overrides them"));
+}
+
+TEST_CASE("simulate --engine trtllm: whole prefills, blocks of 32, whole lengths reserved at admission") {
+  const auto j = json_of(run_cli(sim({"--engine", "trtllm", "--format", "json"})));
+  CHECK(j["server"]["max_batch"] == 2048);
+  CHECK(j["server"]["max_batched_tokens"] == 8192);
+  CHECK(j["server"]["chunked_prefill"] == false);
+  CHECK(j["server"]["block_tokens"] == 32);
+  CHECK(j["server"]["admission"] == "reserve");
+  CHECK(j["preemptions"] == 0);
+  const auto sglang = json_of(run_cli(sim({"--engine", "sglang", "--format", "json"})));
+  CHECK(sglang["server"]["block_tokens"] == 1);
+  CHECK(sglang["server"]["max_batch"] == 2048);
+}
+
+TEST_CASE("simulate --engine sglang --dp-attention: SGLang's sequences and chunk divided over the attention ranks") {
+  // SGLang divides --max-running-requests and --chunked-prefill-size by --dp-size: 2048 / 8 and,
+  // on an H200 (under 160 GB), 8192 / 8 a rank. The preset's own values are reported.
+  const auto j = json_of(run_cli({"simulate", "--model", "deepseek-v3", "--gpu", "h200", "--tp", "8", "--ep", "8",
+                                  "--dp-attention", "--rate", "2", "--prompt", "500", "--gen", "20", "--duration", "5s",
+                                  "--engine", "sglang", "--format", "json"}));
+  CHECK(j["server"]["max_batch"] == 256);
+  CHECK(j["server"]["max_batched_tokens"] == 1024);
+  CHECK(j["engine"]["defaults"]["max_batch"] == 2048);
+  CHECK(j["engine"]["defaults"]["max_batched_tokens"] == 8192);
+}
+
+TEST_CASE("simulate --engine with flags: the flags given win, and the output names each override") {
+  const auto j = json_of(run_cli(sim({"--engine", "vllm", "--max-batch", "64", "--admission", "reserve", "--format",
+                                      "json"})));
+  CHECK(j["server"]["max_batch"] == 64);
+  CHECK(j["server"]["admission"] == "reserve");
+  CHECK(j["server"]["max_batched_tokens"] == 8192);  // not given: vLLM's
+  CHECK(j["engine"]["defaults"]["max_batch"] == 1024);
+  CHECK(j["engine"]["overrides"] == nlohmann::json::array({"--max-batch 64", "--admission reserve"}));
+  // A flag given at its own default is still an override: vLLM's batch is not 256.
+  const auto same = json_of(run_cli(sim({"--engine", "vllm", "--max-batch", "256", "--format", "json"})));
+  CHECK(same["server"]["max_batch"] == 256);
+  const auto table = run_cli(sim({"--engine", "trtllm", "--chunked-prefill", "--block-tokens", "16"}));
+  INFO(table.err);
+  REQUIRE(table.code == 0);
+  CHECK_THAT(table.out, Catch::Contains("overridden by --chunked-prefill, --block-tokens 16"));
+  CHECK_THAT(table.out, Catch::Contains("8192 tokens a step, chunked prefills; KV cache"));
+}
+
+TEST_CASE("simulate --engine: what the engine refuses is refused by flag with exit 2") {
+  // vLLM without chunked prefill refuses a token budget below max_model_len (131072 for
+  // Llama-3.1-8B).
+  check_error(run_cli(sim({"--engine", "vllm", "--no-chunked-prefill"})), "--max-batched-tokens",
+              "vLLM 0.11 refuses a token budget (8192) below the longest sequence it serves (max_model_len 131072");
+  const auto enough = run_cli(sim({"--engine", "vllm", "--no-chunked-prefill", "--max-batched-tokens", "131072"}));
+  INFO(enough.err);
+  CHECK(enough.code == 0);
+  // TensorRT-LLM unchunked rejects a prompt past max_num_tokens: 20000 over 8192.
+  const auto long_prompt = [](std::vector<std::string> extra) {
+    std::vector<std::string> a{"simulate", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--rate", "1",
+                               "--prompt", "20000",   "--gen",         "10",    "--duration", "20s", "--engine", "trtllm"};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return run_cli(a);
+  };
+  check_error(long_prompt({}), "--max-batched-tokens", "TensorRT-LLM 1.0 rejects a prompt longer than its token budget");
+  CHECK(long_prompt({}).code == 2);
+  CHECK(long_prompt({"--chunked-prefill"}).code == 0);
+  CHECK(run_cli(sim({"--engine", "tgi"})).code == 2);
+}
+
+TEST_CASE("simulate without --engine: no engine in the output, and --no-chunked-prefill is the default") {
+  const auto plain = run_cli(sim({"--format", "json"}));
+  const auto j = json_of(plain);
+  CHECK_FALSE(j.contains("engine"));
+  CHECK(j["server"]["max_batch"] == 256);
+  CHECK(j["server"]["chunked_prefill"] == false);
+  // (The table: the JSON echoes the arguments given.)
+  CHECK(run_cli(sim({"--no-chunked-prefill"})).out == run_cli(sim({})).out);
+  // Unchunked prompts past the budget still run alone without an engine to refuse them.
+  CHECK(run_cli(sim({"--max-batched-tokens", "100"})).code == 0);
+  CHECK(run_cli(sim({})).out.find("engine:") == std::string::npos);
+}
+
+TEST_CASE("simulate --engine: each preset's version is the one plan --emit writes scripts for") {
+  for (const auto e : {serve::Engine::vllm, serve::Engine::sglang, serve::Engine::trtllm}) {
+    const serve::EngineDefaults d = serve::engine_defaults(e, 80);
+    std::ifstream in(data_file("launch/" + std::string(serve::engine_name(e)) + "-qwen3-235b-a22b-dp-attention.sh"));
+    std::stringstream text;
+    text << in.rdbuf();
+    CHECK_THAT(text.str(), Catch::Contains(fmt::format("for {}, with the flags documented at {}", d.label, d.source)));
+  }
+}
+
+TEST_CASE("plan --percentile --engine trtllm: the checks run its scheduler, and the title says which") {
+  const std::vector<std::string> base{"plan",  "--model", "llama-3.1-8b", "--gpu",  "a100-80gb", "--rate",
+                                      "100",   "--prompt", "512",         "--gen",  "128",       "--ttft",
+                                      "500ms", "--tpot",   "50ms",        "--percentile", "99"};
+  std::vector<std::string> with = base;
+  with.insert(with.end(), {"--engine", "trtllm"});
+  const auto r = run_cli(with);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("--engine trtllm: TensorRT-LLM 1.0's scheduler defaults"));
+  CHECK_THAT(r.out, Catch::Contains("(expected step times, whole prefills;"));
+  CHECK_THAT(r.out, Catch::Contains("KV blocks of 32 tokens, whole lengths reserved at admission"));
+  CHECK(run_cli(base).out.find("--engine") == std::string::npos);
+  check_error(run_cli({"plan", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--rate", "10", "--engine", "vllm"}),
+              "--engine", "only with --percentile");
+}

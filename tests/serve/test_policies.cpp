@@ -1,0 +1,118 @@
+// The scheduling policies behind serve::Server's seam, alone and in a run worked by hand: two
+// requests of 16 prompt and 40 output tokens on a cache of 5 blocks of 16 tokens.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "replica.hpp"
+#include "serve/scheduling_policy.hpp"
+#include "serve/simulator.hpp"
+
+using namespace roofline;
+using namespace roofline::serve;
+
+namespace {
+
+std::vector<Seq> running(std::size_t n) {
+  std::vector<Seq> out;
+  for (std::size_t i = 0; i < n; ++i) out.push_back({.req = i});
+  return out;
+}
+
+const Outcome& outcome(const SimResult& r, std::size_t request) {
+  const auto it = std::find_if(r.served.begin(), r.served.end(), [&](const Outcome& o) { return o.request == request; });
+  REQUIRE(it != r.served.end());
+  return *it;
+}
+
+// The worked run: 5 blocks of 16 tokens, unchunked, room for any batch.
+struct Small : test::Replica {
+  Small() {
+    config.kv_blocks = 5;
+    config.block_tokens = 16;
+    config.max_batch = 64;
+  }
+};
+
+std::vector<Request> two() { return {Request{0, 16, 40, 0}, Request{0, 16, 40, 0}}; }
+
+}  // namespace
+
+TEST_CASE("policies: recompute picks the latest admitted running sequence, the needy one when it is last") {
+  const auto p = recompute_policy();
+  const std::vector<Seq> r = running(3);
+  CHECK(p->victim(r, 0) == 2);
+  CHECK(p->victim(r, 1) == 2);
+  CHECK(p->victim(r, 2) == 2);  // the last one needing a block waits itself
+  // Arrivals queue behind, a preempted sequence goes first.
+  std::deque<Seq> waiting;
+  p->arrive(waiting, {.req = 1});
+  p->arrive(waiting, {.req = 2});
+  p->requeue(waiting, {.req = 7});
+  REQUIRE(waiting.size() == 3);
+  CHECK(waiting[0].req == 7);
+  CHECK(waiting[1].req == 1);
+  CHECK(waiting[2].req == 2);
+  // Growing: blocks for this step's tokens only (10 computed, a chunk of 6).
+  CHECK(p->admission_tokens({.computed = 10, .chunk = 6}, Request{0, 100, 50, 0}, 1) == 16);
+}
+
+TEST_CASE("policies: reserve holds a request's whole length at admission, a last verify's drafts with it") {
+  const auto p = reserve_policy();
+  CHECK(p->admission_tokens({.computed = 10, .chunk = 6}, Request{0, 100, 50, 0}, 1) == 150);
+  CHECK(p->admission_tokens({}, Request{0, 100, 50, 0}, 4) == 153);  // K = 3: three drafts past the end
+  ServerConfig c;
+  CHECK(make_policy(c)->admission_tokens({.computed = 10, .chunk = 6}, Request{0, 100, 50, 0}, 1) == 16);
+  c.reserve_whole = true;
+  CHECK(make_policy(c)->admission_tokens({.computed = 10, .chunk = 6}, Request{0, 100, 50, 0}, 1) == 150);
+}
+
+TEST_CASE("policies: recompute preempts the latest admitted request once, worked by hand") {
+  // Both prompts take a block each, and a second with their first decode (1 free). At 33 tokens
+  // the first takes the last block and the second, the latest admitted, needs one too: it is
+  // preempted with 17 tokens made (33 in the cache), its 2 blocks freed. Its 33 tokens need 3
+  // blocks, 2 are free: it waits until the first finishes (55 tokens in 4 blocks), comes back as
+  // a 33-token prefill, and grows to 4 blocks with no one left to preempt.
+  Small s;
+  const SimResult r = s.run(two());
+  REQUIRE(r.served.size() == 2);
+  CHECK(r.preemptions == 1);
+  CHECK(outcome(r, 0).preemptions == 0);
+  CHECK(outcome(r, 1).preemptions == 1);
+  // Prefilled 16 + 16 + 33 tokens; the 33 of the second pass were computed again.
+  CHECK(r.recomputed_tokens == 33);
+  CHECK(r.peak_running == 2);
+  // The first finished first: the second waited for its blocks.
+  CHECK(r.served.front().request == 0);
+}
+
+TEST_CASE("policies: reserve never preempts the same cache-filling pair, one request at a time") {
+  // 16 + 40 tokens are 4 blocks each: 5 blocks hold one request's whole length, not two.
+  Small s;
+  s.config.reserve_whole = true;
+  const SimResult r = s.run(two());
+  REQUIRE(r.served.size() == 2);
+  CHECK(r.preemptions == 0);
+  CHECK(r.recomputed_tokens == 0);
+  CHECK(r.peak_running == 1);
+  CHECK(outcome(r, 1).queue_wait > 0);
+}
+
+TEST_CASE("policies: reserve never preempts a cache-filling stream where growing blocks thrashes") {
+  // 60 requests of 1000 prompt and 1000 output tokens at once on a cache of 400 blocks of 16
+  // (6400 tokens): growing, 6 start and all outgrow the cache; reserving, 3 run at a time
+  // (2000 tokens are 125 blocks).
+  test::Replica t;
+  t.config.kv_blocks = 400;
+  t.config.chunked_prefill = true;
+  const std::vector<Request> burst(60, Request{0, 1000, 1000, 0});
+  const SimResult grow = t.run(burst);
+  CHECK(grow.preemptions > 0);
+  t.config.reserve_whole = true;
+  const SimResult reserve = t.run(burst);
+  REQUIRE(reserve.served.size() == 60);
+  CHECK(reserve.preemptions == 0);
+  CHECK(reserve.recomputed_tokens == 0);
+  CHECK(reserve.peak_running == 3);
+  for (const Outcome& o : reserve.served) CHECK(o.preemptions == 0);
+}
