@@ -75,7 +75,7 @@ class Checker {
     config_.max_batch = pool_.prefill_only ? 1 : (s.plan.batch + ranks - 1) / ranks;
     config_.chunked_prefill = !pool_.prefill_only;
     if (const auto e = engine_named(a.engine)) {
-      const EngineDefaults d = engine_defaults(*e, s.gpu->memory_capacity.value() / kGiB);
+      const EngineDefaults d = engine_defaults(*e, s.gpu->memory_capacity.value() / kGiB, s.gpu->name);
       config_.chunked_prefill = d.chunked_prefill && !pool_.prefill_only;
       config_.block_tokens = d.block_tokens;
       config_.reserve_whole = d.preemption == Preemption::none;

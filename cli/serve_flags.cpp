@@ -199,7 +199,8 @@ Settings settings(const ServeFlags& f, const OnePoint& point) {
   Settings s{f.max_batch, f.max_batched_tokens, f.block_tokens, f.chunked_prefill, f.admission, std::nullopt};
   if (f.engine.empty()) return s;
   constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-  EnginePreset p{serve::engine_defaults(*serve::engine_named(f.engine), point.gpu.memory_capacity.value() / kGiB), {}};
+  EnginePreset p{
+      serve::engine_defaults(*serve::engine_named(f.engine), point.gpu.memory_capacity.value() / kGiB, point.gpu.name), {}};
   serve::EngineDefaults d = p.defaults;
   // The simulator's batch and budget are a rank's. SGLang divides --max-running-requests and
   // --chunked-prefill-size by --dp-size (server_args.py; launch/sglang_launch.cpp); vLLM's data
@@ -224,6 +225,15 @@ Settings settings(const ServeFlags& f, const OnePoint& point) {
   pick(f.given.admission, s.admission, std::string(d.preemption == serve::Preemption::none ? "reserve" : "grow"),
        fmt::format("--admission {}", f.admission));
   pick(f.given.block_tokens, s.block_tokens, d.block_tokens, fmt::format("--block-tokens {}", f.block_tokens));
+  // vLLM without chunked prefill raises a token budget left at its default to max_model_len (an
+  // explicit smaller one it refuses: check_engine).
+  if (d.unchunked == serve::UnchunkedLimit::model_length && !s.chunked_prefill && !f.given.max_batched_tokens &&
+      point.model.max_context && *point.model.max_context > s.max_batched_tokens) {
+    s.max_batched_tokens = *point.model.max_context;
+    p.overrides.push_back(fmt::format("max_num_batched_tokens raised to max_model_len {}, as {} does without chunked "
+                                      "prefill",
+                                      s.max_batched_tokens, d.label));
+  }
   s.engine = std::move(p);
   return s;
 }

@@ -19,9 +19,11 @@ std::string_view name(KernelClass k) {
 }
 
 double overlap_norm(double c, double m, double p) {
-  const double big = std::max(c, m);
+  const double big = std::max(c, m), small = std::min(c, m);
   if (big <= 0) return 0;
-  return big * std::pow(std::pow(c / big, p) + std::pow(m / big, p), 1 / p);
+  // big · (1 + r^p)^(1/p), r = small/big ≤ 1: one power fewer than the symmetric form.
+  if (small <= 0) return big;
+  return big * std::pow(1 + std::pow(small / big, p), 1 / p);
 }
 
 namespace {

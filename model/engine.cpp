@@ -101,6 +101,15 @@ PhaseResult pipeline_phase(Phase phase, const LayerStack& shard, const Workload&
   return pipelined(parts, phase, w.pp, out);
 }
 
+// The GPU's expected model, without copying its provenance strings at every point of a sweep:
+// GpuSpec::expected_model(), which copies, only where a calibration changes it.
+const ExpectedModel& expected_of(const GpuSpec& g, ExpectedModel& scratch) {
+  static const ExpectedModel shipped{};
+  if (!g.calibration) return g.expected ? *g.expected : shipped;
+  scratch = g.expected_model();
+  return scratch;
+}
+
 }  // namespace
 
 Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& workload) {
@@ -117,7 +126,8 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
     if (const auto p = gpu.effective_peak(sixteen); p && r.gpu.ceilings.peak16.value() == 0) r.gpu.ceilings.peak16 = *p;
   }
   const Ceilings& c = r.gpu.ceilings;
-  const ExpectedModel em = gpu.expected_model();
+  ExpectedModel calibrated;
+  const ExpectedModel& em = expected_of(gpu, calibrated);
   ParameterCount params;
   WeightBytes stored;
   WeightPlacement placed;

@@ -82,15 +82,16 @@ KernelAsk ask_of(std::span<const OpResult> group, KernelClass k) {
   return a;
 }
 
-// Every operator's expected time: by kernel class where the model has them (a fused group's time
-// shared among its operators as their bounds are), else by the end-to-end coefficients; never
-// below the operator's bound.
-std::vector<OpPart> priced(const PhaseResult& bound, const ExpectedModel& m, const Ceilings& c) {
+// Every operator's expected time, handed to `sink(i, part)` in order: by kernel class where the
+// model has them (a fused group's time shared among its operators as their bounds are), else by
+// the end-to-end coefficients; never below the operator's bound. A sink, not a vector: this runs
+// twice an evaluation, and a sweep evaluates millions.
+template <class Sink>
+void price_ops(const PhaseResult& bound, const ExpectedModel& m, const Ceilings& c, Sink&& sink) {
   const std::vector<OpResult>& ops = bound.ops;
-  std::vector<OpPart> out(ops.size());
   if (!m.kernels) {
-    for (std::size_t i = 0; i < ops.size(); ++i) out[i] = generic(ops[i], m, c);
-    return out;
+    for (std::size_t i = 0; i < ops.size(); ++i) sink(i, generic(ops[i], m, c));
+    return;
   }
   const KernelCoefficients& k = *m.kernels;
   const KernelCeilings kc{c.peak16.value() > 0 ? c.peak16.value() : c.peak.value(), c.peak.value(), c.bandwidth.value(), 0};
@@ -98,14 +99,14 @@ std::vector<OpPart> priced(const PhaseResult& bound, const ExpectedModel& m, con
     const OpResult& o = ops[i];
     const std::optional<KernelClass> cls = class_of(o);
     if (!cls) {
-      out[i] = generic(o, m, c);
+      sink(i, generic(o, m, c));
       ++i;
       continue;
     }
     if (*cls == KernelClass::all_reduce) {
       // A call: the latency measured and the ring's transfer at the bus share reached.
       const Seconds call = Seconds(k.all_reduce.latency) + o.comm.overlapped / k.all_reduce.bus;
-      out[i] = {.comm = std::max(o.comm.bound(), call) * o.cost.comm_calls};
+      sink(i, OpPart{.comm = std::max(o.comm.bound(), call) * o.cost.comm_calls});
       ++i;
       continue;
     }
@@ -124,18 +125,17 @@ std::vector<OpPart> priced(const PhaseResult& bound, const ExpectedModel& m, con
       if (p.total() < ops[j].time) {
         p = ops[j].bound == Bound::compute ? OpPart{.compute = ops[j].time} : OpPart{.memory = ops[j].time};
       }
-      out[j] = p;
+      sink(j, p);
     }
     i = end;
   }
-  return out;
 }
 
 }  // namespace
 
 std::vector<Seconds> expected_op_times(const PhaseResult& bound, const ExpectedModel& m, const Ceilings& c) {
-  std::vector<Seconds> out;
-  for (const OpPart& p : priced(bound, m, c)) out.push_back(p.total());
+  std::vector<Seconds> out(bound.ops.size());
+  price_ops(bound, m, c, [&out](std::size_t i, const OpPart& p) { out[i] = p.total(); });
   return out;
 }
 
@@ -147,13 +147,13 @@ Regime regime_of(double fixed_share, double compute_share) {
 
 Expected expected_phase(const PhaseResult& bound, const ExpectedModel& m, const Ceilings& c) {
   Expected e;
-  for (const OpPart& p : priced(bound, m, c)) {
+  price_ops(bound, m, c, [&e](std::size_t, const OpPart& p) {
     e.compute += p.compute;
     e.memory += p.memory;
     e.overhead += p.fixed;
     e.comm += p.comm;
     e.dequant += p.dequant;
-  }
+  });
   e.overhead += m.step;
   e.time = e.overhead + e.comm + e.compute + e.memory;
   if (e.time > Seconds(0)) {

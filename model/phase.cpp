@@ -7,7 +7,10 @@ PhaseResult evaluate_phase(const OpList& ops, const Ceilings& c, const std::opti
   PhaseResult r;
   r.ops.reserve(ops.size());
   for (const OpCost& op : ops) {
-    OpResult o{op, {}, {}, {}, Bound::memory};
+    // Built in place, as build_ops builds its operators: a copied temporary costs as much again.
+    OpResult& o = r.ops.emplace_back();
+    o.cost = op;
+    o.bound = Bound::memory;
     if (op.comm_bytes > Bytes(0) && link) {
       o.comm = collective_cost(op.collective, op.comm_bytes / op.comm_calls, Group{op.group, op.across}, *link, network);
       o.time = o.comm.bound() * op.comm_calls;
@@ -24,7 +27,6 @@ PhaseResult evaluate_phase(const OpList& ops, const Ceilings& c, const std::opti
     r.bytes += op.bytes;
     r.weight_bytes += op.weight_bytes;
     r.time += o.time;
-    r.ops.push_back(o);
   }
   r.compute_time = r.flops / c.peak;
   r.memory_time = r.bytes / c.bandwidth;

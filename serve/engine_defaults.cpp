@@ -4,6 +4,8 @@
 #include "serve/engine_defaults.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <string>
 
 namespace roofline::serve {
 
@@ -17,20 +19,28 @@ std::optional<Engine> engine_named(std::string_view name) {
 
 namespace {
 
+bool names_a100(std::string_view name) {
+  std::string lower(name);
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  return lower.find("a100") != std::string::npos;
+}
+
 // vLLM 0.11, `vllm serve` (the V1 engine).
-EngineDefaults vllm(double gpu_gib) {
+EngineDefaults vllm(double gpu_gib, std::string_view gpu_name) {
   EngineDefaults d;
   d.engine = Engine::vllm;
   d.label = "vLLM 0.11";
   d.source = "https://docs.vllm.ai/en/v0.11.2/configuration/engine_args.html";
-  // V1 always schedules chunked prefill unless --no-enable-chunked-prefill (engine args page).
+  // V1 schedules chunked prefill: 0.11.0's EngineArgs._set_default_args forces it on for
+  // generative models ("V1 always uses chunked prefills and prefix caching for non-pooling tasks");
+  // later versions honour --no-enable-chunked-prefill with a warning.
   d.chunked_prefill = true;
-  // SchedulerConfig has "no static default" for these: EngineArgs sets them by usage context
-  // (docs.vllm.ai/en/v0.10.2/api/vllm/config/scheduler.html). For the OpenAI server on a GPU of
-  // 70 GiB or more, 8192 tokens and 1024 sequences; below, 2048 and 256 (vllm/engine/arg_utils.py
-  // of the 0.11 line, get_batch_defaults). The numbers are read from the source, not confirmed on
-  // a documentation page.
-  const bool large = gpu_gib >= 70;
+  // SchedulerConfig's own 2048 and 128 are "mainly for convenience when testing. In real usage,
+  // this should be set in EngineArgs.create_engine_config" (the v0.11.2 scheduler config page).
+  // EngineArgs, for the OpenAI server: 8192 tokens and 1024 sequences `if device_memory >= 70 *
+  // GiB_bytes and "a100" not in device_name` (an A100's throughput fell with the larger budget,
+  // PR #17885), else 2048 and 256 (vllm/engine/arg_utils.py of the 0.11 line; source, not a page).
+  const bool large = gpu_gib >= 70 && !names_a100(gpu_name);
   d.max_batched_tokens = large ? 8192 : 2048;
   d.max_batch = large ? 1024 : 256;
   d.block_tokens = 16;  // --block-size: 16 on CUDA (cache.py)
@@ -39,9 +49,11 @@ EngineDefaults vllm(double gpu_gib) {
   // scheduler config page lists fcfs and priority).
   d.preemption = Preemption::recompute;
   d.queue_order = "fcfs";
-  d.prefix_cache = true;  // --enable-prefix-caching: on by default in V1
-  // SchedulerConfig refuses max_num_batched_tokens < max_model_len without chunked prefill
-  // ("makes vLLM reject longer sequences"); from scheduler.py, not a documentation page.
+  d.prefix_cache = true;  // --enable-prefix-caching: on by default in V1 (off for hybrid models)
+  // Without chunked prefill, SchedulerConfig refuses an explicit max_num_batched_tokens below
+  // max_model_len ("makes vLLM reject longer sequences"); a budget left at its default is raised
+  // to max_model_len instead (EngineArgs: `self.max_num_batched_tokens = model_config.max_model_len`).
+  // From the source, not a documentation page.
   d.unchunked = UnchunkedLimit::model_length;
   return d;
 }
@@ -54,12 +66,14 @@ EngineDefaults sglang(double gpu_gib) {
   d.source = "https://docs.sglang.io/advanced_features/server_arguments.html";
   d.chunked_prefill = true;  // --chunked-prefill-size set (-1 turns chunking off)
   // --chunked-prefill-size defaults to None, set by the GPU's memory (server_args.py,
-  // _handle_gpu_memory_settings): 2048 below 35 GB, 4096 below 60 GB, 8192 below 160 GB (H100,
-  // H200), 16384 above. From the source of the 0.5 line as remembered; not confirmed on the page.
+  // _handle_gpu_memory_settings, in MiB: `< 20*1024` and `< 35*1024` 2048, `< 60*1024` 4096,
+  // `< 90*1024` and `< 160*1024` 8192, else 16384). From the source of the 0.5 line (0.4.x had no
+  // 4096 tier), not the page.
   d.max_batched_tokens = gpu_gib < 35 ? 2048 : gpu_gib < 60 ? 4096 : gpu_gib < 160 ? 8192 : 16384;
-  // --max-running-requests defaults to None: the request pool model_runner.py sizes between 2048
-  // and 4096 from the cache over the context length, 2048 for the long-context models served
-  // today. Not confirmed on the page; the KV cache binds the batch first at these sizes.
+  // --max-running-requests defaults to None: model_runner.py sizes the request pool as
+  // min(max(cache tokens / context length · 512, 2048), 4096) (newer code also caps it at half
+  // the cache's tokens): 2048, the floor, for the long-context models served today, whose cache
+  // holds a few contexts. The KV cache binds the batch first at these sizes.
   d.max_batch = 2048;
   d.block_tokens = 1;  // --page-size: 1 token a page
   // Out of memory, SGLang retracts running decodes and recomputes them (schedule_batch.py,
@@ -67,8 +81,7 @@ EngineDefaults sglang(double gpu_gib) {
   // modelled as the latest admitted. Its admission also holds back an estimate of the running
   // requests' future tokens (new_token_ratio), not modelled.
   d.preemption = Preemption::recompute;
-  // --schedule-policy: "fcfs" in 0.5 (historically "lpm", longest prefix match, which SGLang
-  // itself drops to fcfs past 128 waiting requests).
+  // --schedule-policy: "fcfs" (server arguments page; the 0.4.7 source's default too).
   d.queue_order = "fcfs";
   d.prefix_cache = true;  // the radix cache, unless --disable-radix-cache
   d.unchunked = UnchunkedLimit::none;  // no refusal found for an unchunked long prompt
@@ -82,14 +95,16 @@ EngineDefaults trtllm(double) {
   d.label = "TensorRT-LLM 1.0";
   d.source = "https://nvidia.github.io/TensorRT-LLM/1.0.0/commands/trtllm-serve/trtllm-serve.html";
   d.chunked_prefill = false;  // TorchLlmArgs.enable_chunked_prefill: False
-  // trtllm-serve's --max_num_tokens and --max_batch_size default to BuildConfig's 8192 and 2048
-  // in 1.0 (tensorrt_llm/commands/serve.py); the page lists the flags without their defaults,
-  // and other versions' pages differ (256, 8): not confirmed on the 1.0 page.
+  // trtllm-serve's --max_num_tokens and --max_batch_size default to BuildConfig's (tensorrt_llm/
+  // builder.py: `max_batch_size: int = 2048`, `max_num_tokens: int = 8192`; serve.py: `default=
+  // BuildConfig.max_batch_size`); the page lists the flags without their defaults. serve.py also
+  // passes DynamicBatchConfig(enable_batch_size_tuning=True), which may tune the batch at run time:
+  // not modelled.
   d.max_batched_tokens = 8192;
   d.max_batch = 2048;
   d.block_tokens = 32;  // KvCacheConfig.tokens_per_block: 32 (the LLM API reference)
-  // SchedulerConfig.capacity_scheduler_policy: GUARANTEED_NO_EVICT, waiting_queue_policy: FCFS
-  // (the LLM API reference's SchedulerConfig page).
+  // trtllm-serve passes SchedulerConfig(capacity_scheduler_policy=GUARANTEED_NO_EVICT) itself
+  // (serve.py, get_llm_args); requests wait in arrival order.
   d.preemption = Preemption::none;
   d.queue_order = "fcfs";
   d.prefix_cache = true;  // KvCacheConfig.enable_block_reuse: True
@@ -101,13 +116,13 @@ EngineDefaults trtllm(double) {
 
 }  // namespace
 
-EngineDefaults engine_defaults(Engine e, double gpu_gib) {
+EngineDefaults engine_defaults(Engine e, double gpu_gib, std::string_view gpu_name) {
   switch (e) {
-    case Engine::vllm: return vllm(gpu_gib);
+    case Engine::vllm: return vllm(gpu_gib, gpu_name);
     case Engine::sglang: return sglang(gpu_gib);
     case Engine::trtllm: return trtllm(gpu_gib);
   }
-  return vllm(gpu_gib);
+  return vllm(gpu_gib, gpu_name);
 }
 
 }  // namespace roofline::serve

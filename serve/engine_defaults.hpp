@@ -42,7 +42,7 @@ struct EngineDefaults {
 };
 
 // `gpu_gib`: one GPU's memory as the device reports it, in GiB; vLLM and SGLang size their token
-// budgets (vLLM its sequences too) by it.
-[[nodiscard]] EngineDefaults engine_defaults(Engine e, double gpu_gib);
+// budgets (vLLM its sequences too) by it, and vLLM keeps an A100's small (`gpu_name`, any case).
+[[nodiscard]] EngineDefaults engine_defaults(Engine e, double gpu_gib, std::string_view gpu_name = "");
 
 }  // namespace roofline::serve

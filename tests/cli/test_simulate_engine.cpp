@@ -95,10 +95,17 @@ TEST_CASE("simulate --engine with flags: the flags given win, and the output nam
 }
 
 TEST_CASE("simulate --engine: what the engine refuses is refused by flag with exit 2") {
-  // vLLM without chunked prefill refuses a token budget below max_model_len (131072 for
-  // Llama-3.1-8B).
-  check_error(run_cli(sim({"--engine", "vllm", "--no-chunked-prefill"})), "--max-batched-tokens",
+  // vLLM without chunked prefill refuses an explicit token budget below max_model_len (131072 for
+  // Llama-3.1-8B); one left at its default it raises to max_model_len, and says so.
+  check_error(run_cli(sim({"--engine", "vllm", "--no-chunked-prefill", "--max-batched-tokens", "8192"})),
+              "--max-batched-tokens",
               "vLLM 0.11 refuses a token budget (8192) below the longest sequence it serves (max_model_len 131072");
+  const auto raised = run_cli(sim({"--engine", "vllm", "--no-chunked-prefill", "--format", "json"}));
+  INFO(raised.err);
+  REQUIRE(raised.code == 0);
+  CHECK(json_of(raised)["server"]["max_batched_tokens"] == 131072);
+  CHECK(raised.out.find("max_num_batched_tokens raised to max_model_len 131072, as vLLM 0.11 does without chunked "
+                        "prefill") != std::string::npos);
   const auto enough = run_cli(sim({"--engine", "vllm", "--no-chunked-prefill", "--max-batched-tokens", "131072"}));
   INFO(enough.err);
   CHECK(enough.code == 0);

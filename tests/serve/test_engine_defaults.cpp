@@ -21,6 +21,11 @@ TEST_CASE("engine defaults: vLLM 0.11 on an 80 GB GPU and below 70 GiB") {
   const EngineDefaults small = engine_defaults(Engine::vllm, 39.4);  // an A100 40GB
   CHECK(small.max_batched_tokens == 2048);
   CHECK(small.max_batch == 256);
+  // An A100 of 80 GB keeps the small defaults: `"a100" not in device_name` (PR #17885).
+  const EngineDefaults a100 = engine_defaults(Engine::vllm, 79.2, "NVIDIA A100 80GB SXM");
+  CHECK(a100.max_batched_tokens == 2048);
+  CHECK(a100.max_batch == 256);
+  CHECK(engine_defaults(Engine::vllm, 79.2, "NVIDIA H100 SXM").max_batch == 1024);
 }
 
 TEST_CASE("engine defaults: SGLang 0.5, its chunk size by the GPU's memory") {
