@@ -100,6 +100,15 @@ TEST_CASE("kernel fit: each class on the fixtures, in-sample and with each GPU h
   const double latency = row_of(j, "all_reduce")["coefficients"]["latency"].get<double>();
   CHECK(latency > 2.5e-6);
   CHECK(latency < 4e-6);
+  // The bound stays a bound: no kernel is faster than the roofline of the bytes it must stream
+  // (weights, a KV cache); those faster than the whole DRAM roofline kept activations in L2.
+  for (const auto& r : j["rows"]) {
+    INFO(r["class"]);
+    if (!r["least_measured_over_streamed_bound"].is_null()) CHECK(r["least_measured_over_streamed_bound"].get<double>() >= 1);
+  }
+  CHECK(row_of(j, "decode_attention")["least_measured_over_bound"].get<double>() >= 1);
+  CHECK(row_of(j, "prefill_attention")["least_measured_over_bound"].get<double>() >= 1);
+  CHECK(row_of(j, "all_reduce")["least_measured_over_bound"].get<double>() >= 1);
   CHECK(row_of(j, "decode_attention")["kernels"] == 414);
   CHECK(row_of(j, "elementwise")["kernels"] == 640);  // 80 Vidur rows a GPU, four kernels a row
 }
