@@ -157,7 +157,7 @@ void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
                               s.held_out ? fixed3(*s.held_out) : "-", fmt::format("{:.3f}", s.closest),
                               std::to_string(s.below_bound),
                               std::isinf(s.closest_streamed) ? "-" : fmt::format("{:.3f}", s.closest_streamed),
-                              coefficients_text(s.klass, f.pooled)});
+                              s.fitted ? coefficients_text(s.klass, f.pooled) : "too few kernels: shipped defaults"});
     }
     report::TextTable per{"Per GPU: its own fit, and the fit on the other GPUs",
                           {"class", "GPU", "kernels", "in-sample", "held out", "coefficients (own fit)"},
@@ -204,7 +204,7 @@ void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
     const auto r = std::find_if(f.residuals.begin(), f.residuals.end(), [&](const ClassResidual& c) {
       return c.klass == k && chosen && c.gpu == *chosen && c.fitted;
     });
-    if (x == f.summary.end()) shipped.emplace_back(name(k));
+    if (x == f.summary.end() || !x->fitted) shipped.emplace_back(name(k));
     else if (r != f.residuals.end()) own.push_back(fmt::format("{} {:.3f}", name(k), r->in_sample));
     else pooled.push_back(fmt::format("{} {:.3f}", name(k), x->in_sample));
   }

@@ -92,7 +92,11 @@ CollectiveCost collective_cost(Collective c, Bytes buffer, Group group, const In
   const int k = group.ranks;
   if (k <= 1 && c != Collective::send) return {};
   const bool leaves = c == Collective::send ? group.across : k > link.domain;
-  if (!leaves) return within(c, buffer.value(), k, link);
+  if (!leaves) {
+    CollectiveCost cost = within(c, buffer.value(), k, link);
+    cost.switched_domain = link.topology == Topology::switched;
+    return cost;
+  }
   if (!network) {
     throw std::invalid_argument("a " + std::string(name(c)) + " over " + std::to_string(k) + " GPUs leaves the " +
                                 std::to_string(link.domain) + "-GPU domain, and the GPU has no `network`");

@@ -38,6 +38,9 @@ struct CollectiveCost {
   [[nodiscard]] Seconds bound() const { return transfer; }
   // Never faster than a ring's transfer and one latency a call: the expected time's floor.
   [[nodiscard]] Seconds floor() const { return overlapped + latency; }
+  // Within one switched domain (NVLink through NVSwitch): where an engine runs its own all-reduce
+  // kernel, the one the kernel classes measured; across nodes or over PCIe, NCCL's rings.
+  bool switched_domain = false;
 };
 
 // Where a group sits: `ranks` GPUs; a send crosses domains when `across` is set (a pipeline

@@ -64,7 +64,9 @@ KernelCoefficients::Split KernelCoefficients::split(KernelClass k, const KernelA
       const PrefillAttentionCoefficients& p = prefill_attention;
       const double products = a.flops * (1 + 2 * p.half_length / a.rows) / (p.compute * c.peak);
       const double scores = a.flops / (4 * a.head_dim) / (p.softmax * c.peak);
-      const double tiles = a.heads * std::ceil(a.rows / 128);
+      // Tiles counted continuously (a heads' worth at least): a step at every 128 tokens made a
+      // longer prompt cheaper than a shorter one.
+      const double tiles = a.heads * std::max(1.0, a.rows / 128);
       const double chain = a.flops / tiles / (p.chain * c.peak);
       return {overlap_norm(products + scores, chain, gemm.overlap), 0, p.launch};
     }

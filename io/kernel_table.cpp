@@ -137,7 +137,7 @@ void gemm(const Row& r, KernelTable& t) {
                          s, r.line()});
     return;
   }
-  r.element_bytes("gemm_dtype", kSixteenBit);
+  (void)r.element_bytes("gemm_dtype", kSixteenBit);  // a 16-bit dtype, or refused
   t.samples.push_back({KernelClass::gemm, {2 * m * n * k, 2 * (m * k + k * n + m * n), m, 0, 1, 0, 0, 0, 2 * k * n}, s,
                        r.line()});
 }
@@ -201,7 +201,7 @@ void vidur_all_reduce(const Row& r, KernelTable& t) {
   const double gpus = r.count("num_workers"), per_node = r.count("devices_per_node"), bytes = r.count("size");
   const double s = r.seconds("median_ms", 1e-3);
   if (r.text("collective") != "all_reduce") throw r.error("collective", "an all-reduce table holds all_reduce rows");
-  r.count("max_devices_per_node");
+  (void)r.count("max_devices_per_node");  // checked, not used
   if (per_node != gpus) {
     ++t.left_out["all-reduces across nodes: the network, not the GPU's link"];
     return;
@@ -233,7 +233,7 @@ void vidur_ops(const Row& r, KernelTable& t) {
   stream("post_attention_layernorm_ms", 2 * rows * hidden);
   stream("mlp_act_ms", (gated ? 3 : 2) * rows * width);       // SiLU(gate)·up: two in, one out
   stream("add_ms", 3 * rows * hidden);                        // the residual: two in, one out
-  for (std::string_view c : {"emb_ms", "attn_rope_ms"}) r.seconds(c, 1e-3);
+  for (std::string_view c : {"emb_ms", "attn_rope_ms"}) (void)r.seconds(c, 1e-3);  // checked, not fitted
 }
 
 }  // namespace

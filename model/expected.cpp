@@ -28,13 +28,20 @@ struct OpPart {
   [[nodiscard]] Seconds total() const { return compute + memory + fixed + comm; }
 };
 
+// One part alone, the others zero.
+OpPart compute_only(Seconds t) { return {t, Seconds(0), Seconds(0), Seconds(0), Seconds(0)}; }
+OpPart memory_only(Seconds t) { return {Seconds(0), t, Seconds(0), Seconds(0), Seconds(0)}; }
+OpPart comm_only(Seconds t) { return {Seconds(0), Seconds(0), Seconds(0), t, Seconds(0)}; }
+// The bound's own time, where no model reaches it, split as the bound binds.
+OpPart at_bound(const OpResult& o) { return o.bound == Bound::compute ? compute_only(o.time) : memory_only(o.time); }
+
 // The end-to-end model's price of one operator (hardware/expected_model.hpp).
 OpPart generic(const OpResult& o, const ExpectedModel& m, const Ceilings& c) {
-  if (o.bound == Bound::interconnect) return {.comm = collective(o, m)};
+  if (o.bound == Bound::interconnect) return comm_only(collective(o, m));
   const KernelTime k = m.kernel_time(work_of(o), c);
   if (k.total() <= o.time) {
     // The bound binds (rare: an op its fixed costs do not reach): its time, split as it is.
-    return o.bound == Bound::compute ? OpPart{.compute = o.time} : OpPart{.memory = o.time};
+    return at_bound(o);
   }
   // What unpacking costs over a plain stream of the same weights (under overlap, before sharing).
   const Seconds plain = o.cost.weight_bytes / (c.bandwidth * m.memory);
@@ -45,7 +52,8 @@ OpPart generic(const OpResult& o, const ExpectedModel& m, const Ceilings& c) {
 std::optional<KernelClass> class_of(const OpResult& o) {
   const OpCost& k = o.cost;
   if (o.bound == Bound::interconnect) {
-    return k.collective == Collective::all_reduce && !k.across ? std::optional(KernelClass::all_reduce) : std::nullopt;
+    return k.collective == Collective::all_reduce && o.comm.switched_domain ? std::optional(KernelClass::all_reduce)
+                                                                            : std::nullopt;
   }
   if (k.launches <= 0) return std::nullopt;
   switch (k.kernel) {
@@ -67,7 +75,7 @@ KernelAsk ask_of(std::span<const OpResult> group, KernelClass k) {
   const OpCost& lead = group.front().cost;
   KernelAsk a;
   for (const OpResult& o : group) {
-    a.flops += o.cost.flops.value() / lead.launches;
+    a.flops += o.cost.flops.value() * o.cost.kernel_work / lead.launches;
     a.bytes += o.cost.bytes.value() / lead.launches;
   }
   if (k == KernelClass::gemm || k == KernelClass::gemm_fp8) a.rows = lead.shape.rows;
@@ -106,7 +114,7 @@ void price_ops(const PhaseResult& bound, const ExpectedModel& m, const Ceilings&
     if (*cls == KernelClass::all_reduce) {
       // A call: the latency measured and the ring's transfer at the bus share reached.
       const Seconds call = Seconds(k.all_reduce.latency) + o.comm.overlapped / k.all_reduce.bus;
-      sink(i, OpPart{.comm = std::max(o.comm.bound(), call) * o.cost.comm_calls});
+      sink(i, comm_only(std::max(o.comm.bound(), call) * o.cost.comm_calls));
       ++i;
       continue;
     }
@@ -123,7 +131,7 @@ void price_ops(const PhaseResult& bound, const ExpectedModel& m, const Ceilings&
       const double n = ops[i].cost.launches * share;
       OpPart p{Seconds(s.compute * n), Seconds(s.memory * n), Seconds(s.fixed * n) + m.gap * n, Seconds(0), Seconds(0)};
       if (p.total() < ops[j].time) {
-        p = ops[j].bound == Bound::compute ? OpPart{.compute = ops[j].time} : OpPart{.memory = ops[j].time};
+        p = at_bound(ops[j]);
       }
       sink(j, p);
     }

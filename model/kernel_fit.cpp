@@ -186,7 +186,11 @@ KernelFit fit_and_check_kernels(std::span<const MeasuredKernel> kernels, std::sp
         if (held[g]) out.push_back(std::fabs(std::log(expected_kernel_seconds(*held[g], m, gpus[g]) / m.seconds)));
       }
       if (in.empty()) continue;
-      for (const MeasuredKernel& m : others[g]) held_has_class = held_has_class || m.klass == c;
+      // Held out only where the other GPUs fit the class themselves: below the threshold the
+      // class keeps defaults fitted with this GPU in them.
+      std::size_t elsewhere = 0;
+      for (const MeasuredKernel& m : others[g]) elsewhere += m.klass == c;
+      held_has_class = elsewhere >= kKernelsPerCoefficient * coefficients_of(c, defaults).size();
       ClassResidual r{c, g, in.size(), median_abs(in), std::nullopt,
                       in.size() >= kKernelsPerCoefficient * coefficients_of(c, defaults).size()};
       if (held_has_class) {
@@ -199,6 +203,7 @@ KernelFit fit_and_check_kernels(std::span<const MeasuredKernel> kernels, std::sp
     if (count == 0) continue;
     f.summary.push_back({c, count, median_abs(pooled_logs),
                          held_logs.empty() ? std::nullopt : std::optional<double>(median_abs(held_logs))});
+    f.summary.back().fitted = count >= kKernelsPerCoefficient * coefficients_of(c, defaults).size();
     // The bound against the fastest kernel of the class, relative to its own bound; and how many
     // beat the DRAM roofline (their activations in L2: never the streamed bound, below).
     KernelFit::Summary& s = f.summary.back();

@@ -44,6 +44,7 @@ struct KernelFit {
     std::size_t samples = 0;
     double in_sample = 0;
     std::optional<double> held_out;
+    bool fitted = true;  // false: too few kernels in all; the class kept its shipped defaults
     // The least measured / bound of the class's kernels (≥ 1 while the roofline holds), and which.
     double closest = INFINITY;
     const MeasuredKernel* closest_kernel = nullptr;

@@ -95,7 +95,8 @@ void indexer(Block& b, const Architecture& a) {
   add(b, LinearStep{.name = "index_k", .in = hidden, .out = dim, .to_cache = true});
   add(b, NormStep{"index_k_norm", dim, 2, 0, false});
   add(b, LinearStep{.name = "index_weights", .in = hidden, .out = heads});
-  add(b, AttentionStep{.name = "index", .heads = heads, .qk_dim = dim, .v_dim = 0, .k_width = dim, .v_width = 0});
+  add(b, AttentionStep{.name = "index", .kind = AttentionKind::indexer, .heads = heads, .qk_dim = dim, .v_dim = 0,
+                       .k_width = dim, .v_width = 0});
 }
 
 // Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434 §2.1). The down projections are
@@ -123,8 +124,8 @@ void latent_attention(Block& b, const Shard& s, const Architecture& a, const Sig
   // §2.1.2), so every head attends over the cached latent itself, read once for keys and values.
   add(b, LinearStep{.name = "q_absorb", .in = nope, .out = rank, .copies = heads, .rows_per_token = heads},
       Phases::decode_only);
-  add(b, AttentionStep{.heads = heads, .qk_dim = cache, .v_dim = rank, .k_width = cache, .v_width = 0,
-                       .window = sight.window, .chunk = sight.chunk, .top_k = sight.top_k},
+  add(b, AttentionStep{.kind = AttentionKind::latent, .heads = heads, .qk_dim = cache, .v_dim = rank, .k_width = cache,
+                       .v_width = 0, .window = sight.window, .chunk = sight.chunk, .top_k = sight.top_k},
       Phases::decode_only);
   add(b, LinearStep{.name = "v_absorb", .in = rank, .out = v, .copies = heads, .rows_per_token = heads, .to_residual = true},
       Phases::decode_only);

@@ -91,8 +91,14 @@ struct ActivationStep {
 // window: a query sees the last `window` tokens (itself included); chunk: the earlier tokens of its
 // own chunk; both 0: every earlier token. top_k: of those, only the top_k an indexer picks
 // (DeepSeek-V3.2). `params`: per-head sink logits (gpt-oss), stored in 16 bits.
+// What computes an attention core: the decode and prefill kernels the kernel classes measured
+// (softmax attention over per-head K and V), or a kind they have not: latent attention over a
+// shared latent (FlashMLA), a sparse indexer's scoring.
+enum class AttentionKind { heads, latent, indexer };
+
 struct AttentionStep {
   std::string_view name = "attn";
+  AttentionKind kind = AttentionKind::heads;
   double heads = 0, qk_dim = 0, v_dim = 0;
   double k_width = 0, v_width = 0;
   bool reads_cache = true;

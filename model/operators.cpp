@@ -72,6 +72,7 @@ class OpBuilder {
     ops_.back().kernel = k;
     ops_.back().fused = fused;
   }
+  void kernel_work(double ratio) { ops_.back().kernel_work = ratio; }
   void attention_shape(double sequences, double heads, double head_dim, double queries) {
     OpCost& o = ops_.back();
     o.sequences = sequences, o.heads = heads, o.head_dim = head_dim, o.queries = queries;
@@ -138,6 +139,15 @@ double experts_touched(double held, double top_k, double pool, double tokens, Ex
   return held * (1.0 - std::pow(1.0 - top_k / pool, tokens));
 }
 
+// The pairs a prefill kernel computes: whole 128-key tiles, so a window w costs w + 128 keys a
+// query tile (the kernel tables' FMHA, io/kernel_table.cpp); in decode or without a window, `pairs`.
+double tile_pairs(const Pass& p, const AttentionStep& a, double pairs) {
+  if (p.decode || a.window <= 0 || a.chunk > 0 || a.top_k > 0) return pairs;
+  AttentionStep tiled = a;
+  tiled.window = a.window + 128;
+  return pairs_seen(p.tokens, tiled);
+}
+
 // Names of an attention core's operators: the layers' own, or DeepSeek-V3.2's indexer.
 struct CoreNames {
   std::string_view scores, softmax, values;
@@ -162,15 +172,19 @@ void add_attention(OpBuilder& b, const Pass& p, const AttentionStep& a, const Wo
   const CoreNames n = core_names(a);
   if (w.attention == AttentionKernel::flash) {
     // Softmax (≈ 5 FLOPs a score) is fused into the score pass; no score touches memory. One
-    // kernel (flash, FMHA, a decode kernel) does both products; an indexer's is not that kernel.
-    const KernelKind k = a.name == "index" ? KernelKind::other : KernelKind::attention;
+    // kernel (flash, FMHA, a decode kernel) does both products; latent attention's and an
+    // indexer's are kernels the classes have not measured.
+    const KernelKind k = a.kind == AttentionKind::heads ? KernelKind::attention : KernelKind::other;
     b.add(n.scores, p.sequences * a.heads * pairs * (2 * a.qk_dim + 5), q_bytes + k_read + sinks, sinks);
     b.kernel(k);
     b.attention_shape(p.sequences, a.heads, a.qk_dim, p.decode ? 1 : p.tokens);
+    const double tiled = tile_pairs(p, a, pairs);
+    b.kernel_work(pairs > 0 ? tiled / pairs : 1);
     if (a.v_dim > 0) {
       b.add(n.values, p.sequences * a.heads * pairs * 2 * a.v_dim, v_read + out_bytes, 0);
       b.kernel(k, true);
       b.attention_shape(p.sequences, a.heads, a.qk_dim, p.decode ? 1 : p.tokens);
+      b.kernel_work(pairs > 0 ? tiled / pairs : 1);
     }
     return;
   }

@@ -44,6 +44,9 @@ struct OpCost {
   // An attention's shape, for its kernel class: sequences in the pass, query heads and their
   // width, the queries a sequence brings (decode: 1; prefill: the prompt) and the keys it holds.
   double sequences = 0, heads = 0, head_dim = 0, queries = 0;
+  // A windowed prefill's kernel computes whole 128-key tiles, w + 128 keys a query tile: its
+  // FLOPs over the operator's (1 without a window), which the class is priced on.
+  double kernel_work = 1;
 };
 
 using OpList = std::vector<OpCost>;

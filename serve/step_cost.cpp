@@ -180,11 +180,12 @@ AttentionWork StepCost::prefill_attention(long cached, long fresh) {
   // up projection in the expected time).
   const AttentionWork all = prefill_table(cached + fresh);
   const AttentionWork before = prefill_table(cached);
-  AttentionWork a{all.flops - before.flops, all.bytes - before.bytes, all.expected - before.expected};
+  // The class's time is not additive over a prompt's length: the difference is held at zero or more.
+  AttentionWork a{all.flops - before.flops, all.bytes - before.bytes, std::max(0.0, all.expected - before.expected)};
   if (cached > 0) {
     const AttentionWork keys = decode_attention(cached), none = decode_attention(0);
     a.bytes += keys.bytes - none.bytes;
-    a.expected += keys.expected - none.expected;
+    a.expected += std::max(0.0, keys.expected - none.expected);
   }
   return a;
 }
@@ -193,12 +194,11 @@ AttentionWork StepCost::verify_attention(long cached, long fresh) {
   if (!split_) return prefill_attention(cached, fresh);
   // Each query sees the keys before it, and the cache is read once for them all (FlashMLA's
   // several queries a sequence); the later queries' own rows, a few kB, are left out.
-  AttentionWork a{0, decode_attention(cached + fresh).bytes, 0};
-  for (long j = 1; j <= fresh; ++j) {
-    const AttentionWork q = decode_attention(cached + j);
-    a.flops += q.flops;
-    a.expected += q.expected;
-  }
+  // In the expected time, the one read of the cache at its full length: each query's own pricing
+  // would stream it K + 1 times (the queries' arithmetic rides on the read).
+  const AttentionWork last = decode_attention(cached + fresh);
+  AttentionWork a{0, last.bytes, last.expected};
+  for (long j = 1; j <= fresh; ++j) a.flops += decode_attention(cached + j).flops;
   return a;
 }
 

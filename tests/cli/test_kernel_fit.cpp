@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -140,11 +141,19 @@ TEST_CASE("kernel fit: --out writes the GPU's expected: block with its kernels, 
   REQUIRE(g.expected);
   REQUIRE(g.expected->kernels);
   CHECK(g.expected->kernels->gemm.compute > 0.6);
-  // --ops shows each operator's expected time; K and V share Q's kernel.
+  // --ops shows each operator's expected time; K and V share Q's kernel, as their bounds share it.
   const auto ops = run_cli({"-m", "llama-3.1-8b", "-g", tmp("h100-kernels.yaml"), "--ops", "-f", "json"});
   REQUIRE(ops.code == 0);
   const auto j = nlohmann::json::parse(ops.out);
-  CHECK(j.dump().find("expected_time") != std::string::npos);
+  std::map<std::string, std::pair<double, double>> decode;  // name → (bound, expected)
+  for (const auto& o : j.at("ops")) {
+    if (o.at("phase") == "decode") decode[o.at("name")] = {o.at("time").get<double>(), o.at("expected_time").get<double>()};
+  }
+  REQUIRE(decode.contains("q_proj"));
+  REQUIRE(decode.contains("k_proj"));
+  CHECK(decode["k_proj"].second / decode["q_proj"].second ==
+        Approx(decode["k_proj"].first / decode["q_proj"].first).epsilon(1e-9));
+  CHECK(decode["v_proj"].second == Approx(decode["k_proj"].second).epsilon(1e-12));
   // A calibrated GPU's ceilings are what kernels reach already: not with kernel classes.
   write("calibrated.yaml", gpu + "calibration: { bandwidth: \"3 TB/s\" }\n" + block);
   check_error(run_cli({"-m", "llama-3.1-8b", "-g", tmp("calibrated.yaml")}), tmp("calibrated.yaml") + ":", "not with `calibration:`");

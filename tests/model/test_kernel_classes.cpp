@@ -170,3 +170,53 @@ TEST_CASE("kernel classes: GEMMs computing in fp8 are the fp8 class, with the sc
   CHECK(p.seconds("o_proj") == Approx(32 * (k.time(KernelClass::gemm_fp8, a, c) + em.gap.value())).epsilon(1e-9));
   CHECK(k.time(KernelClass::gemm_fp8, a, c) > k.gemm_fp8.scale + k.gemm.launch);
 }
+
+TEST_CASE("kernel classes: an all-reduce across nodes is NCCL's rings, not the engine's NVLink kernel") {
+  // Llama-2-70B at tp 16 on H100s: two 8-GPU NVSwitch domains joined by the network.
+  const ModelSpec m = test::llama_2_70b();
+  GpuSpec g = test::h100_sxm();
+  ExpectedModel em;
+  g.expected = em;
+  Workload w = test::default_workload(m, 32);
+  w.tp = 16;
+  const Report r = evaluate(m, g, w);
+  const PhaseResult& step = r.decode.step;
+  const std::vector<Seconds> e = expected_op_times(step, em, r.gpu.ceilings);
+  int across = 0;
+  for (std::size_t i = 0; i < step.ops.size(); ++i) {
+    const OpResult& o = step.ops[i];
+    if (o.bound != Bound::interconnect) continue;
+    ++across;
+    CHECK_FALSE(o.comm.switched_domain);
+    // The end-to-end coefficients' ring: a hop latency a sequential step, never under the floor.
+    const Seconds ring = std::max(o.comm.floor(), em.hop_latency * o.comm.hops + o.comm.serial) * o.cost.comm_calls;
+    CHECK(e[i].value() == Approx(ring.value()).epsilon(1e-12));
+  }
+  CHECK(across > 0);
+}
+
+TEST_CASE("kernel classes: a longer prompt's attention never takes less time than a shorter one's") {
+  // The chain term counts tiles continuously: a step at each 128 tokens made 129 cheaper than 128.
+  const ModelSpec m = test::llama_3_1_8b();
+  GpuSpec g = test::h100_sxm();
+  g.expected = ExpectedModel{};
+  Workload w = test::default_workload(m, 1);
+  w.tp = 8;
+  auto attention = [&](long n) {
+    w.prompt_tokens = n;
+    const Report r = evaluate(m, g, w);
+    const std::vector<Seconds> e = expected_op_times(r.prefill, *g.expected, r.gpu.ceilings);
+    double t = 0;
+    for (std::size_t i = 0; i < r.prefill.ops.size(); ++i) {
+      if (r.prefill.ops[i].cost.kernel == KernelKind::attention) t += e[i].value();
+    }
+    return t;
+  };
+  double last = 0;
+  for (long n : {64L, 127L, 128L, 129L, 1000L, 4095L, 4096L, 4097L, 4100L, 16384L}) {
+    const double t = attention(n);
+    INFO(n);
+    CHECK(t >= last);
+    last = t;
+  }
+}
