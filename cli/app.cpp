@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <cerrno>
-#include <new>
 #include <stdexcept>
 
 #include "cli/calibrate_command.hpp"
@@ -12,6 +11,7 @@
 #include "cli/completion_command.hpp"
 #include "cli/convert_command.hpp"
 #include "cli/explain_command.hpp"
+#include "cli/failure.hpp"
 #include "cli/fit_command.hpp"
 #include "cli/plan_command.hpp"
 #include "cli/plot_command.hpp"
@@ -123,9 +123,9 @@ std::string extras_message(const CLI::App& app, const std::vector<const CLI::App
   return message;
 }
 
-// Parses and runs one command. Every exception ends here, as a message and an exit code: 2 for
-// input the user must fix, 1 for a failure that is not the input's (a write, a measurement, a
-// fault of ours); never std::terminate.
+// Parses and runs one command. Every exception ends here, as a message and an exit code
+// (cli/failure.hpp): 2 for input the user must fix, 1 for a failure that is not the input's (a
+// write, a measurement, a bug of ours, which says so); never std::terminate.
 int parse_and_run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"rooflineplan: roofline performance model and capacity planner for LLM inference.\n"
                "Prefill is compute-bound, decode is memory-bound; this shows by how much and why.",
@@ -160,24 +160,8 @@ int parse_and_run(int argc, const char* const* argv, std::ostream& out, std::ost
       if (parsers[i]->parsed()) chosen = i;
     }
     table[chosen].run(out, err);
-  } catch (const InputError& e) {
-    print_error(err, e.what());
-    return kExitInputError;
-  } catch (const std::invalid_argument& e) {
-    print_error(err, e.what());
-    return kExitInputError;
-  } catch (const report::WriteError& e) {
-    print_error(err, e.target().empty() ? "writing standard output: " + e.reason() : std::string(e.what()));
-    return kExitFailure;
-  } catch (const std::bad_alloc&) {
-    print_error(err, "out of memory");
-    return kExitFailure;
-  } catch (const std::exception& e) {
-    print_error(err, e.what());
-    return kExitFailure;
   } catch (...) {
-    print_error(err, "an unexpected failure (not an exception of the standard library)");
-    return kExitFailure;
+    return exit_for(std::current_exception(), err);
   }
   return 0;
 }
@@ -196,8 +180,8 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   const report::ScopedRunInputs scoped(std::move(inputs));
   try {
     code = parse_and_run(argc, argv, out, err);
-  } catch (const std::exception& e) {  // building the parser itself: ours, never the input's
-    print_error(err, e.what());
+  } catch (...) {  // building the parser itself: ours, never the input's
+    code = exit_for(std::current_exception(), err);
   }
   // What was written but is still buffered, and whether every write went through: a full disk
   // or a closed pipe is an error, not a success with nothing in the file. (A command that failed

@@ -7,6 +7,7 @@
 
 #include "cli/atomic_file.hpp"
 #include "io/input_error.hpp"
+#include "model/contract_error.hpp"
 #include "report/report_columns.hpp"
 #include "report/report_csv.hpp"
 #include "report/report_json.hpp"
@@ -114,7 +115,7 @@ void write_requests_out(const std::string& path, const std::vector<serve::Reques
       // A request the run never reached (it arrived after the last step) has no row to write: the
       // simulation serves or drops every request, so this is a contract break, not an input.
       if (r.served == nullptr && r.dropped == nullptr) {
-        throw std::logic_error(fmt::format("request {} was neither served nor dropped", r.index));
+        throw ContractError(fmt::format("request {} was neither served nor dropped", r.index));
       }
       sink->add(RequestRecord(r));
     }

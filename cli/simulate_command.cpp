@@ -13,9 +13,12 @@
 #include "cli/plot_command.hpp"
 #include "cli/progress_bar.hpp"
 #include "cli/requests_out.hpp"
-#include "report/run_envelope.hpp"
+#include "cli/simulate_columns.hpp"
 #include "report/human_units.hpp"
 #include "report/layout_label.hpp"
+#include "report/output_format.hpp"
+#include "report/sink.hpp"
+#include "report/text_table.hpp"
 #include "report/safe_text.hpp"
 #include "report/warning_text.hpp"
 #include "io/input_error.hpp"
@@ -161,6 +164,12 @@ nlohmann::ordered_json json_of(const Distribution& d) {
   return {{"mean", d.mean}, {"p50", d.p50}, {"p90", d.p90}, {"p99", d.p99}};
 }
 
+// Which admissions the bound's figures came from: "grow", "reserve", or "grow and reserve", each
+// figure the better of the two.
+std::string bound_admission(const Replica& r, const Runs& runs) {
+  return r.config.reserve_whole ? "reserve" : runs.reserved_bound ? "grow and reserve" : "grow";
+}
+
 nlohmann::ordered_json latencies(const Summary& s) {
   nlohmann::ordered_json j;
   j["ttft"] = json_of(s.ttft);
@@ -194,8 +203,9 @@ nlohmann::ordered_json json_of(const EnginePreset& p) {
           {"overrides", p.overrides}};
 }
 
-void write_json(const SimulateArgs& a, const Replica& r, const Traffic& t, const Runs& runs,
-                const std::optional<SpeculationView>& spec, std::ostream& out) {
+// The JSON document, without its envelope (the sink adds it).
+nlohmann::ordered_json json_document(const SimulateArgs& a, const Replica& r, const Traffic& t, const Runs& runs,
+                                     const std::optional<SpeculationView>& spec) {
   nlohmann::ordered_json j;
   j["model"] = r.point.model.name;
   j["gpu"] = r.point.gpu.name;
@@ -228,18 +238,10 @@ void write_json(const SimulateArgs& a, const Replica& r, const Traffic& t, const
   j["peak_running"] = runs.e.peak_running;
   j["peak_kv_share"] = runs.e.peak_kv_share;
   j["bound"] = latencies(runs.b);
-  // Which admissions the bound's figures came from: "grow", "reserve", or "grow and reserve", each
-  // figure the better of the two.
-  j["bound"]["admission"] = r.config.reserve_whole ? "reserve" : runs.reserved_bound ? "grow and reserve" : "grow";
+  j["bound"]["admission"] = bound_admission(r, runs);
   j["speculative"] = spec ? json_of(r, *spec) : nlohmann::ordered_json(nullptr);
   j["warnings"] = r.warnings;
-  out << report::enveloped(j).dump(2) << "\n";
-}
-
-std::string row(std::string_view name, const Distribution& d, const Distribution& b) {
-  const auto cell = [](const Distribution& x, double v) { return x.count == 0 ? std::string("-") : human(Seconds(v)); };
-  return fmt::format("{:<11} {:>10} {:>10} {:>10} {:>10}   {:>10} {:>10}\n", name, cell(d, d.mean), cell(d, d.p50),
-                     cell(d, d.p90), cell(d, d.p99), cell(b, b.p50), cell(b, b.p99));
+  return j;
 }
 
 // "fleet: 8 replicas behind a random router, …; 2311 to 2540 requests a replica (mean 2420.8; the
@@ -249,7 +251,7 @@ std::string fleet_line(const SimulateArgs& a, const Runs& runs) {
   const double mean = static_cast<double>(std::accumulate(runs.routed.begin(), runs.routed.end(), 0L)) /
                       static_cast<double>(runs.routed.size());
   return fmt::format("fleet: {} replicas behind a {} router, each with its own queue and KV cache; {} to {} requests "
-                     "a replica (mean {:.1f}; the most over the mean {:.3f})\n",
+                     "a replica (mean {:.1f}; the most over the mean {:.3f})",
                      a.replicas, a.router, *least, *most, mean, runs.imbalance);
 }
 
@@ -258,7 +260,7 @@ std::string fleet_line(const SimulateArgs& a, const Runs& runs) {
 std::string engine_line(const EnginePreset& p) {
   const EngineDefaults& d = p.defaults;
   return fmt::format("engine: {} defaults ({}): {}, {} tokens a step, max batch {}, blocks of {} tokens, {}, {} "
-                     "queue, prefix cache {}; {}\n",
+                     "queue, prefix cache {}; {}",
                      d.label, d.source, d.chunked_prefill ? "chunked prefills" : "whole prefills", d.max_batched_tokens,
                      d.max_batch, d.block_tokens,
                      d.preemption == Preemption::none ? "whole lengths reserved at admission (never preempted)"
@@ -268,57 +270,110 @@ std::string engine_line(const EnginePreset& p) {
                                          : fmt::format("overridden by {}", fmt::join(p.overrides, ", ")));
 }
 
-void write_table(const SimulateArgs& a, const Replica& r, const Traffic& t, const Runs& runs, const Targets& goal,
-                 const std::optional<SpeculationView>& spec, std::ostream& out) {
+// The lines above the latencies: the replica or fleet, its server, engine and traffic, and what
+// became of the requests.
+std::vector<std::string> head_lines(const SimulateArgs& a, const Replica& r, const Traffic& t, const Runs& runs) {
   const ServerConfig& c = r.config;
   const bool fleet = a.replicas > 1;
-  out << report::terminal_text(fmt::format("{} on {}, {}: {}, continuous batching", r.point.model.name,
-                                           r.point.gpu.name, report::layout_label(r.point.workload),
-                                           fleet ? fmt::format("{} replicas", a.replicas) : "one replica"),
-                               false)
-      << "\n";
-  if (fleet) out << fleet_line(a, runs);
+  std::vector<std::string> lines;
+  lines.push_back(report::terminal_text(fmt::format("{} on {}, {}: {}, continuous batching", r.point.model.name,
+                                                    r.point.gpu.name, report::layout_label(r.point.workload),
+                                                    fleet ? fmt::format("{} replicas", a.replicas) : "one replica"),
+                                        false));
+  if (fleet) lines.push_back(fleet_line(a, runs));
   const int ranks = attention_ranks(r.point.workload);
-  out << fmt::format("server: {}max batch {}, {} tokens a step, {} prefills; KV cache {} blocks of {} tokens ({}{})\n",
-                     ranks > 1 ? fmt::format("{} attention ranks, each: ", ranks) : "", c.max_batch,
-                     c.max_batched_tokens, c.chunked_prefill ? "chunked" : "whole", c.kv_blocks, c.block_tokens,
-                     human(r.cache.free), ranks > 1 ? fmt::format(", {} blocks a rank", c.kv_blocks / ranks) : "");
-  if (r.engine) out << engine_line(*r.engine);
-  out << report::terminal_text("traffic: " + t.description, false) << "\n";
-  out << fmt::format("served {}, dropped {} ({} longer than the context, {} larger than the cache); {} preemptions, "
-                     "{:.0f} tokens recomputed, {:.0f} prompt tokens from the prefix cache\n\n",
-                     runs.e.served, runs.e.dropped, runs.expected.dropped_too_long, runs.expected.dropped_no_room,
-                     runs.expected.preemptions, runs.expected.recomputed_tokens, runs.expected.cached_tokens);
-  out << "latencies on the expected step time (what a server sees); on the roofline bound beside (a bound)\n";
+  lines.push_back(fmt::format("server: {}max batch {}, {} tokens a step, {} prefills; KV cache {} blocks of {} tokens ({}{})",
+                              ranks > 1 ? fmt::format("{} attention ranks, each: ", ranks) : "", c.max_batch,
+                              c.max_batched_tokens, c.chunked_prefill ? "chunked" : "whole", c.kv_blocks, c.block_tokens,
+                              human(r.cache.free), ranks > 1 ? fmt::format(", {} blocks a rank", c.kv_blocks / ranks) : ""));
+  if (r.engine) lines.push_back(engine_line(*r.engine));
+  lines.push_back(report::terminal_text("traffic: " + t.description, false));
+  lines.push_back(fmt::format("served {}, dropped {} ({} longer than the context, {} larger than the cache); {} preemptions, "
+                              "{:.0f} tokens recomputed, {:.0f} prompt tokens from the prefix cache",
+                              runs.e.served, runs.e.dropped, runs.expected.dropped_too_long, runs.expected.dropped_no_room,
+                              runs.expected.preemptions, runs.expected.recomputed_tokens, runs.expected.cached_tokens));
+  return lines;
+}
+
+// What the latencies are, and the bound's two replays when there were two.
+std::vector<std::string> latency_notes(const Runs& runs) {
+  std::vector<std::string> lines{"latencies on the expected step time (what a server sees); on the roofline bound beside (a bound)"};
   if (runs.reserved_bound) {
-    out << fmt::format("the bound is each figure's better of two replays, growing blocks and reserving each "
-                       "request's whole length at admission: growing, the expected run preempted {} times\n",
-                       runs.expected.preemptions);
+    lines.push_back(fmt::format("the bound is each figure's better of two replays, growing blocks and reserving each "
+                                "request's whole length at admission: growing, the expected run preempted {} times",
+                                runs.expected.preemptions));
   }
-  out << fmt::format("{:<11} {:>10} {:>10} {:>10} {:>10}   {:>10} {:>10}\n", "", "mean", "p50", "p90", "p99",
-                     "bound p50", "bound p99");
-  out << row("TTFT", runs.e.ttft, runs.b.ttft) << row("TPOT", runs.e.tpot, runs.b.tpot)
-      << row("ITL (a gap)", runs.e.itl, runs.b.itl) << row("end to end", runs.e.e2e, runs.b.e2e)
-      << row("queue wait", runs.e.queue_wait, runs.b.queue_wait);
-  out << fmt::format("\nthroughput: {} output tokens/s ({} on the bound), {} requests/s\n",
-                     report::three_digits(runs.e.output_tokens_per_s), report::three_digits(runs.b.output_tokens_per_s),
-                     report::three_digits(runs.e.requests_per_s));
+  return lines;
+}
+
+// The lines under the latencies: throughput, goodput, the batch and speculation.
+std::vector<std::string> tail_lines(const SimulateArgs& a, const Replica& r, const Runs& runs, const Targets& goal,
+                                    const std::optional<SpeculationView>& spec) {
+  const bool fleet = a.replicas > 1;
+  std::vector<std::string> lines;
+  lines.push_back(fmt::format("throughput: {} output tokens/s ({} on the bound), {} requests/s",
+                              report::three_digits(runs.e.output_tokens_per_s), report::three_digits(runs.b.output_tokens_per_s),
+                              report::three_digits(runs.e.requests_per_s)));
   const std::string unjudged =
       runs.e.unjudged > 0 ? fmt::format("; {} one-token requests have no TPOT and are not judged", runs.e.unjudged) : "";
   // (With a TTFT target too, a one-token request is judged on its TTFT alone.)
   if (runs.e.goodput) {
-    out << fmt::format("goodput: {:.1f}% of requests meet {}{}{} ({:.1f}% on the bound){}\n", 100 * *runs.e.goodput,
-                       goal.ttft ? "TTFT <= " + human(Seconds(*goal.ttft)) : "", goal.ttft && goal.tpot ? " and " : "",
-                       goal.tpot ? "TPOT <= " + human(Seconds(*goal.tpot)) : "", 100 * runs.b.goodput.value_or(0),
-                       unjudged);
+    lines.push_back(fmt::format("goodput: {:.1f}% of requests meet {}{}{} ({:.1f}% on the bound){}", 100 * *runs.e.goodput,
+                                goal.ttft ? "TTFT <= " + human(Seconds(*goal.ttft)) : "", goal.ttft && goal.tpot ? " and " : "",
+                                goal.tpot ? "TPOT <= " + human(Seconds(*goal.tpot)) : "", 100 * runs.b.goodput.value_or(0),
+                                unjudged));
   } else if (goal.ttft || goal.tpot) {
-    out << "goodput: - (every request made one token: none has a TPOT to judge)\n";
+    lines.push_back("goodput: - (every request made one token: none has a TPOT to judge)");
   }
-  out << fmt::format("batch: {:.1f} sequences running on average over time{}, {} at most; KV cache at most {:.1f}% "
-                     "full; {} steps{}\n",
-                     runs.e.mean_running, fleet ? " in a replica" : "", runs.e.peak_running, 100 * runs.e.peak_kv_share,
-                     runs.expected.steps, fleet ? " over the replicas" : "");
-  if (spec) out << report::terminal_text(text_of(r, *spec), false) << "\n";
+  lines.push_back(fmt::format("batch: {:.1f} sequences running on average over time{}, {} at most; KV cache at most {:.1f}% "
+                              "full; {} steps{}",
+                              runs.e.mean_running, fleet ? " in a replica" : "", runs.e.peak_running,
+                              100 * runs.e.peak_kv_share, runs.expected.steps, fleet ? " over the replicas" : ""));
+  if (spec) lines.push_back(report::terminal_text(text_of(r, *spec), false));
+  return lines;
+}
+
+// The latency table's rows: a name, then mean, p50, p90 and p99, then the bound's p50 and p99.
+std::vector<std::vector<std::string>> latency_rows(const Runs& runs) {
+  const auto cell = [](const Distribution& x, double v) { return x.count == 0 ? std::string("-") : human(Seconds(v)); };
+  const auto row = [&](std::string name, const Distribution& d, const Distribution& b) {
+    return std::vector<std::string>{std::move(name), cell(d, d.mean), cell(d, d.p50), cell(d, d.p90), cell(d, d.p99),
+                                    cell(b, b.p50), cell(b, b.p99)};
+  };
+  return {row("TTFT", runs.e.ttft, runs.b.ttft), row("TPOT", runs.e.tpot, runs.b.tpot),
+          row("ITL (a gap)", runs.e.itl, runs.b.itl), row("end to end", runs.e.e2e, runs.b.e2e),
+          row("queue wait", runs.e.queue_wait, runs.b.queue_wait)};
+}
+
+std::string markdown_text(const SimulateArgs& a, const Replica& r, const Traffic& t, const Runs& runs, const Targets& goal,
+                          const std::optional<SpeculationView>& spec) {
+  const std::vector<std::string> head = head_lines(a, r, t, runs);
+  // The title a heading, the facts a list, the latencies a GitHub table (its notes its title).
+  std::string md = "## " + head.front() + "\n\n";
+  for (std::size_t i = 1; i < head.size(); ++i) md += "- " + head[i] + "\n";
+  md += "\n";
+  std::string notes;
+  for (const std::string& n : latency_notes(runs)) notes += (notes.empty() ? "" : "; ") + n;
+  md += report::render_markdown({notes, {"", "mean", "p50", "p90", "p99", "bound p50", "bound p99"}, latency_rows(runs)});
+  md += "\n";
+  for (const std::string& line : tail_lines(a, r, runs, goal, spec)) md += "- " + line + "\n";
+  return md;
+}
+
+std::string table_text(const SimulateArgs& a, const Replica& r, const Traffic& t, const Runs& runs, const Targets& goal,
+                       const std::optional<SpeculationView>& spec) {
+  std::string out;
+  for (const std::string& line : head_lines(a, r, t, runs)) out += line + "\n";
+  out += "\n";
+  for (const std::string& line : latency_notes(runs)) out += line + "\n";
+  out += fmt::format("{:<11} {:>10} {:>10} {:>10} {:>10}   {:>10} {:>10}\n", "", "mean", "p50", "p90", "p99",
+                     "bound p50", "bound p99");
+  for (const std::vector<std::string>& c : latency_rows(runs)) {
+    out += fmt::format("{:<11} {:>10} {:>10} {:>10} {:>10}   {:>10} {:>10}\n", c[0], c[1], c[2], c[3], c[4], c[5], c[6]);
+  }
+  out += "\n";
+  for (const std::string& line : tail_lines(a, r, runs, goal, spec)) out += line + "\n";
+  return out;
 }
 
 chart::Figure figure(const Replica& r, const SimResult& s, long replicas) {
@@ -347,6 +402,32 @@ chart::Figure figure(const Replica& r, const SimResult& s, long replicas) {
   return f;
 }
 
+// Every format through the report sinks: a table, Markdown and JSON show the run as one
+// document; CSV and JSON lines as one row of the summary's figures (cli/simulate_columns.hpp).
+void write_report(const SimulateArgs& a, const Replica& r, const Traffic& t, const Runs& runs, const Targets& goal,
+                  const std::optional<SpeculationView>& spec, report::OutputFormat format, std::ostream& out) {
+  const bool row = format == report::OutputFormat::csv || format == report::OutputFormat::jsonl;
+  SimulateFigures f{r.point.model.name, r.point.gpu.name, r.point.workload.tp, r.point.workload.ep,
+                    r.point.workload.dp_attention, a.replicas, a.router, runs.imbalance, std::nullopt, std::nullopt,
+                    static_cast<long>(t.requests.size()), t.duration, &runs.expected, runs.e, runs.b,
+                    bound_admission(r, runs)};
+  if (r.engine) {
+    f.engine = std::string(engine_name(r.engine->defaults.engine));
+    f.engine_version = std::string(r.engine->defaults.label);
+  }
+  SimulateViews views;
+  views.warnings = r.warnings;
+  // Only the format asked for is built: the others cost little, but a row needs no table.
+  if (format == report::OutputFormat::json) views.document = json_document(a, r, t, runs, spec);
+  if (format == report::OutputFormat::table) views.table = table_text(a, r, t, runs, goal, spec);
+  if (format == report::OutputFormat::markdown) views.markdown = markdown_text(a, r, t, runs, goal, spec);
+  std::vector<SimulateColumn> columns = simulate_columns_for(a.replicas > 1, r.engine.has_value());
+  const auto header = [columns](std::string& s) { append_simulate_csv_header(s, columns); };
+  const auto sink = report::make_sink(format, row ? report::Shape::rows : report::Shape::document, {"", {}, header}, out);
+  sink->add(SimulateRecord(f, std::move(columns), views, !row));
+  sink->finish();
+}
+
 }  // namespace
 
 void add_simulate_options(Options& o, SimulateArgs& a) {
@@ -355,7 +436,9 @@ void add_simulate_options(Options& o, SimulateArgs& a) {
   o.add("--requests-out", a.requests_out,
         "a .csv or .jsonl of the expected run, a row a request: arrival, first step and token, finish, TTFT, TPOT, "
         "tokens, preemptions, or why it was dropped, and its replica");
-  o.add("--format,-f", a.format, "table or json").one_of({"table", "json"}).show_default();
+  o.add("--format,-f", a.format, "table, markdown, csv, json or jsonl (a row of the summary's figures)")
+      .one_of(report::output_format_names())
+      .show_default();
   o.add("--replicas", a.replicas,
         "identical replicas behind a router, each with its own waiting queue, KV cache and scheduler; --rate is the "
         "fleet's")
@@ -449,12 +532,11 @@ void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
   }
   if (!a.plot.empty()) write_figure_file(figure(r, runs.expected, a.replicas), a.plot, "plot", err);
   if (!a.requests_out.empty()) write_requests_out(a.requests_out, t.requests, runs.expected, runs.replica_of, err);
-  if (a.format == "json") {
-    write_json(a, r, t, runs, spec, out);
-    return;
+  const report::OutputFormat format = report::output_format(a.format);
+  if (!report::info(format).carries_warnings) {
+    for (const std::string& w : r.warnings) err << report::warning_label() << w << "\n";
   }
-  for (const std::string& w : r.warnings) err << report::warning_label() << w << "\n";
-  write_table(a, r, t, runs, goal, spec, out);
+  write_report(a, r, t, runs, goal, spec, format, out);
 }
 
 }  // namespace roofline::cli

@@ -4,6 +4,7 @@
 // table cells); the sinks say how each format lays records out.
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <string>
@@ -18,7 +19,9 @@ namespace roofline::report {
 struct Columns {
   std::string title;                                // tables: a line above; Markdown: a heading
   std::vector<std::string> table_header;            // the cells people read
-  void (*append_csv_header)(std::string&) = nullptr;
+  // A function, not a pointer: a header may depend on the run (simulate's fleet and engine
+  // columns appear only when there is a fleet or an engine).
+  std::function<void(std::string&)> append_csv_header;
 };
 
 // One record as each format reads it; a sink asks only for its own part, so that a CSV sweep

@@ -1,0 +1,117 @@
+#include "cli/simulate_columns.hpp"
+
+#include <array>
+
+#include "report/report_csv.hpp"
+#include "report/report_json.hpp"
+
+namespace roofline::cli {
+
+namespace {
+
+using report::Cell;
+using serve::Distribution;
+using serve::Summary;
+using Scope = SimulateColumnScope;
+
+// One statistic of one latency, expected or bound; empty when nothing was measured (the TPOT of
+// one-token requests), never a 0 that reads as instant.
+template <Distribution Summary::*D, double Distribution::*S, bool Bound>
+Cell stat(const SimulateFigures& f) {
+  const Distribution& d = (Bound ? f.b : f.e).*D;
+  return d.count == 0 ? Cell() : Cell(d.*S);
+}
+
+// mean, p50, p90 and p99 of one latency, under a prefix ("ttft", "bound_ttft").
+#define ROOFLINE_SIM_STATS(prefix, member, bound)                                            \
+  SimulateColumn{prefix "_mean_s", Scope::always, stat<&Summary::member, &Distribution::mean, bound>}, \
+      SimulateColumn{prefix "_p50_s", Scope::always, stat<&Summary::member, &Distribution::p50, bound>}, \
+      SimulateColumn{prefix "_p90_s", Scope::always, stat<&Summary::member, &Distribution::p90, bound>}, \
+      SimulateColumn{prefix "_p99_s", Scope::always, stat<&Summary::member, &Distribution::p99, bound>}
+
+Cell text(const std::string& s) { return std::string_view(s); }
+
+const std::array kColumns = {
+    SimulateColumn{"model", Scope::always, [](const SimulateFigures& f) { return text(f.model); }},
+    SimulateColumn{"gpu", Scope::always, [](const SimulateFigures& f) { return text(f.gpu); }},
+    SimulateColumn{"tp", Scope::always, [](const SimulateFigures& f) -> Cell { return f.tp; }},
+    SimulateColumn{"ep", Scope::always, [](const SimulateFigures& f) -> Cell { return f.ep; }},
+    SimulateColumn{"dp_attention", Scope::always, [](const SimulateFigures& f) -> Cell { return f.dp_attention; }},
+    SimulateColumn{"replicas", Scope::fleet, [](const SimulateFigures& f) -> Cell { return f.replicas; }},
+    SimulateColumn{"router", Scope::fleet, [](const SimulateFigures& f) { return text(f.router); }},
+    SimulateColumn{"imbalance", Scope::fleet, [](const SimulateFigures& f) -> Cell { return f.imbalance; }},
+    SimulateColumn{"engine", Scope::engine,
+                   [](const SimulateFigures& f) { return f.engine ? text(*f.engine) : Cell(); }},
+    SimulateColumn{"engine_version", Scope::engine,
+                   [](const SimulateFigures& f) { return f.engine_version ? text(*f.engine_version) : Cell(); }},
+    SimulateColumn{"requests", Scope::always, [](const SimulateFigures& f) -> Cell { return f.requests; }},
+    SimulateColumn{"duration_s", Scope::always, [](const SimulateFigures& f) -> Cell { return f.duration; }},
+    SimulateColumn{"served", Scope::always, [](const SimulateFigures& f) -> Cell { return f.e.served; }},
+    SimulateColumn{"dropped", Scope::always, [](const SimulateFigures& f) -> Cell { return f.e.dropped; }},
+    SimulateColumn{"preemptions", Scope::always, [](const SimulateFigures& f) -> Cell { return f.expected->preemptions; }},
+    SimulateColumn{"recomputed_tokens", Scope::always,
+                   [](const SimulateFigures& f) -> Cell { return f.expected->recomputed_tokens; }},
+    SimulateColumn{"cached_tokens", Scope::always, [](const SimulateFigures& f) -> Cell { return f.expected->cached_tokens; }},
+    SimulateColumn{"steps", Scope::always, [](const SimulateFigures& f) -> Cell { return f.expected->steps; }},
+    SimulateColumn{"output_tokens_per_s", Scope::always, [](const SimulateFigures& f) -> Cell { return f.e.output_tokens_per_s; }},
+    SimulateColumn{"requests_per_s", Scope::always, [](const SimulateFigures& f) -> Cell { return f.e.requests_per_s; }},
+    SimulateColumn{"goodput", Scope::always, [](const SimulateFigures& f) { return report::optional_cell(f.e.goodput); }},
+    ROOFLINE_SIM_STATS("ttft", ttft, false),
+    ROOFLINE_SIM_STATS("tpot", tpot, false),
+    ROOFLINE_SIM_STATS("itl", itl, false),
+    ROOFLINE_SIM_STATS("e2e", e2e, false),
+    ROOFLINE_SIM_STATS("queue_wait", queue_wait, false),
+    SimulateColumn{"mean_running", Scope::always, [](const SimulateFigures& f) -> Cell { return f.e.mean_running; }},
+    SimulateColumn{"peak_running", Scope::always, [](const SimulateFigures& f) -> Cell { return f.e.peak_running; }},
+    SimulateColumn{"peak_kv_share", Scope::always, [](const SimulateFigures& f) -> Cell { return f.e.peak_kv_share; }},
+    SimulateColumn{"bound_admission", Scope::always, [](const SimulateFigures& f) { return text(f.bound_admission); }},
+    SimulateColumn{"bound_output_tokens_per_s", Scope::always,
+                   [](const SimulateFigures& f) -> Cell { return f.b.output_tokens_per_s; }},
+    SimulateColumn{"bound_requests_per_s", Scope::always, [](const SimulateFigures& f) -> Cell { return f.b.requests_per_s; }},
+    SimulateColumn{"bound_goodput", Scope::always, [](const SimulateFigures& f) { return report::optional_cell(f.b.goodput); }},
+    ROOFLINE_SIM_STATS("bound_ttft", ttft, true),
+    ROOFLINE_SIM_STATS("bound_tpot", tpot, true),
+    ROOFLINE_SIM_STATS("bound_itl", itl, true),
+    ROOFLINE_SIM_STATS("bound_e2e", e2e, true),
+    ROOFLINE_SIM_STATS("bound_queue_wait", queue_wait, true),
+};
+
+#undef ROOFLINE_SIM_STATS
+
+}  // namespace
+
+std::span<const SimulateColumn> simulate_columns() { return kColumns; }
+
+std::vector<SimulateColumn> simulate_columns_for(bool fleet, bool engine) {
+  std::vector<SimulateColumn> out;
+  for (const SimulateColumn& c : kColumns) {
+    if ((c.scope == Scope::fleet && !fleet) || (c.scope == Scope::engine && !engine)) continue;
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::vector<std::string_view> simulate_column_names() {
+  std::vector<std::string_view> names;
+  for (const SimulateColumn& c : kColumns) names.push_back(c.name);
+  return names;
+}
+
+void append_simulate_csv_header(std::string& out, const std::vector<SimulateColumn>& columns) {
+  report::append_csv_row_of(out, columns, [](const SimulateColumn& c) { return Cell(c.name); });
+}
+
+void SimulateRecord::append_csv(std::string& out) const {
+  report::append_csv_row_of(out, columns_, [this](const SimulateColumn& c) { return c.get(f_); });
+}
+
+nlohmann::ordered_json SimulateRecord::json() const {
+  if (as_document_) return views_.document;
+  nlohmann::ordered_json o;
+  for (const SimulateColumn& c : columns_) o[std::string(c.name)] = report::cell_json(c.get(f_));
+  // As every JSON row carries its point's warnings; CSV says them on stderr.
+  o["warnings"] = views_.warnings;
+  return o;
+}
+
+}  // namespace roofline::cli

@@ -1,0 +1,80 @@
+#pragma once
+// `simulate`'s summary as one row (CSV, JSON lines): each simulated configuration's figures,
+// expected and bound beside, listed once so that the CSV header and the JSON keys stay in step.
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "report/report_columns.hpp"
+#include "report/sink.hpp"
+#include "serve/simulator.hpp"
+#include "serve/summary.hpp"
+
+namespace roofline::cli {
+
+// What one run of `simulate` reports, as the row's columns read it. The strings are held here:
+// cells point into them.
+struct SimulateFigures {
+  std::string model, gpu;
+  long tp = 1, ep = 1;
+  bool dp_attention = false;
+  long replicas = 1;
+  std::string router;  // fleets only
+  double imbalance = 1;
+  std::optional<std::string> engine, engine_version;  // with --engine
+  long requests = 0;
+  double duration = 0;
+  const serve::SimResult* expected = nullptr;  // the expected run: its counts
+  serve::Summary e, b;                         // expected, and the bound's
+  std::string bound_admission;                 // "grow", "reserve" or "grow and reserve"
+};
+
+// Which rows carry a column: every row, a fleet's (--replicas > 1), or one with --engine. A row
+// without them is the row it was before fleets and engines.
+enum class SimulateColumnScope { always, fleet, engine };
+
+struct SimulateColumn {
+  std::string_view name;  // CSV header and JSON key alike, units in the name
+  SimulateColumnScope scope;
+  report::Cell (*get)(const SimulateFigures&);
+};
+
+[[nodiscard]] std::span<const SimulateColumn> simulate_columns();
+// The columns a row of this run carries, in order.
+[[nodiscard]] std::vector<SimulateColumn> simulate_columns_for(bool fleet, bool engine);
+// Every column name, for docs/outputs.md.
+[[nodiscard]] std::vector<std::string_view> simulate_column_names();
+
+// One run of `simulate` as each format reads it: a document (a table, Markdown, JSON with its
+// envelope), or one row (CSV, JSON lines: the columns above, JSON lines with the warnings too).
+struct SimulateViews {
+  nlohmann::ordered_json document;
+  std::string table, markdown;
+  std::vector<std::string> warnings;
+};
+
+class SimulateRecord final : public report::Record {
+ public:
+  SimulateRecord(const SimulateFigures& f, std::vector<SimulateColumn> columns, const SimulateViews& views,
+                 bool as_document)
+      : f_(f), columns_(std::move(columns)), views_(views), as_document_(as_document) {}
+  void append_csv(std::string& out) const override;
+  [[nodiscard]] nlohmann::ordered_json json() const override;
+  [[nodiscard]] std::vector<std::string> cells() const override { return {}; }
+  [[nodiscard]] std::string view(bool markdown, const report::Columns&) const override {
+    return markdown ? views_.markdown : views_.table;
+  }
+
+ private:
+  const SimulateFigures& f_;
+  std::vector<SimulateColumn> columns_;
+  const SimulateViews& views_;
+  bool as_document_;
+};
+
+// The CSV header of the columns given.
+void append_simulate_csv_header(std::string& out, const std::vector<SimulateColumn>& columns);
+
+}  // namespace roofline::cli
