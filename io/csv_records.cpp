@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <new>
 #include <string_view>
 
@@ -57,6 +59,13 @@ std::vector<CsvRecord> csv_records(const std::string& text, const std::string& p
   if (csv_fini(&parser, on_field, on_record, &c) != 0) fail("a quoted cell is not closed");
   csv_free(&parser);
   return std::move(c.records);
+}
+
+std::optional<double> csv_number(const std::string& cell) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), v);
+  if (cell.empty() || ec != std::errc() || end != cell.data() + cell.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
 }
 
 }  // namespace roofline::io

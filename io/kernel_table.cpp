@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -73,14 +72,11 @@ class Row {
   // A finite number ≥ `lowest`; `positive`: > 0 as well.
   [[nodiscard]] double number(std::string_view column, bool positive = false, double lowest = 0) const {
     const std::string& s = text(column);
-    double v = 0;
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (s.empty() || ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v)) {
-      throw error(column, fmt::format("`{}` is not a number", s));
-    }
-    if (positive && !(v > 0)) throw error(column, fmt::format("must be above 0, got {}", s));
-    if (v < lowest) throw error(column, fmt::format("must be at least {}, got {}", lowest, s));
-    return v;
+    const std::optional<double> v = csv_number(s);
+    if (!v) throw error(column, fmt::format("`{}` is not a number", s));
+    if (positive && !(*v > 0)) throw error(column, fmt::format("must be above 0, got {}", s));
+    if (*v < lowest) throw error(column, fmt::format("must be at least {}, got {}", lowest, s));
+    return *v;
   }
   [[nodiscard]] double count(std::string_view column) const {
     const double v = number(column, true, 1);

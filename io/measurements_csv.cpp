@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cmath>
 #include <optional>
 #include <unordered_map>
@@ -87,11 +86,10 @@ std::vector<std::string> metric_names() {
   return names;
 }
 
-// A positive finite number, read whole by std::from_chars.
+// A positive finite number, read whole.
 std::optional<double> positive_number(const std::string& cell) {
-  double v = 0;
-  const auto [end, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), v);
-  if (ec != std::errc() || end != cell.data() + cell.size() || !std::isfinite(v) || v <= 0) return std::nullopt;
+  const std::optional<double> v = csv_number(cell);
+  if (!v || *v <= 0) return std::nullopt;
   return v;
 }
 

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <array>
-#include <charconv>
 #include <cmath>
 #include <optional>
 
@@ -67,10 +66,9 @@ std::array<std::optional<std::size_t>, kCols> read_header(const CsvRecord& h, co
 
 // A finite number at least `least`, read whole; a count when `whole`.
 std::optional<double> number(const std::string& cell, double least, bool whole) {
-  double v = 0;
-  const auto [end, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), v);
-  if (ec != std::errc() || end != cell.data() + cell.size() || !std::isfinite(v) || v < least) return std::nullopt;
-  if (whole && (v != std::floor(v) || v > kMaxTokens)) return std::nullopt;
+  const std::optional<double> v = csv_number(cell);
+  if (!v || *v < least) return std::nullopt;
+  if (whole && (*v != std::floor(*v) || *v > kMaxTokens)) return std::nullopt;
   return v;
 }
 
