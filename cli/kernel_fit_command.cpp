@@ -201,8 +201,8 @@ void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
   for (std::size_t c = 0; c < kKernelClasses; ++c) {
     const auto k = static_cast<KernelClass>(c);
     const auto x = std::find_if(f.summary.begin(), f.summary.end(), [&](const KernelFit::Summary& s) { return s.klass == k; });
-    const auto r = std::find_if(f.residuals.begin(), f.residuals.end(), [&](const ClassResidual& c) {
-      return c.klass == k && chosen && c.gpu == *chosen && c.fitted;
+    const auto r = std::find_if(f.residuals.begin(), f.residuals.end(), [&](const ClassResidual& res) {
+      return res.klass == k && chosen && res.gpu == *chosen && res.fitted;
     });
     if (x == f.summary.end() || !x->fitted) shipped.emplace_back(name(k));
     else if (r != f.residuals.end()) own.push_back(fmt::format("{} {:.3f}", name(k), r->in_sample));

@@ -16,6 +16,14 @@ std::optional<FlopsPerSecond> GpuSpec::effective_peak(DType t) const {
   return *peak[i] * efficiency.compute;
 }
 
+Ceilings GpuSpec::ceilings(DType compute) const {
+  Ceilings c{*effective_peak(compute), effective_bandwidth()};
+  for (DType sixteen : {DType::bf16, DType::fp16}) {
+    if (const auto p = effective_peak(sixteen); p && c.peak16.value() == 0) c.peak16 = *p;
+  }
+  return c;
+}
+
 ExpectedModel GpuSpec::expected_model() const {
   // Kernel classes are shares of the datasheet's ceilings; a calibration's are what kernels reach.
   if (expected) {

@@ -84,6 +84,9 @@ struct GpuSpec {
   // The ceilings the roofline uses: measured where calibrated, else datasheet × efficiency.
   [[nodiscard]] BytesPerSecond effective_bandwidth() const;
   [[nodiscard]] std::optional<FlopsPerSecond> effective_peak(DType t) const;
+  // The ceilings a workload computing in `compute` is priced against (that peak, which the
+  // workload's validation has checked exists), with the 16-bit peak attention kernels run at.
+  [[nodiscard]] Ceilings ceilings(DType compute) const;
   // The expected-performance coefficients: the GPU's own, else the published fit. A measured
   // ceiling is already what kernels reach, so against it the fit's share of the ceiling is 1.
   [[nodiscard]] ExpectedModel expected_model() const;

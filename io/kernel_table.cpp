@@ -12,6 +12,7 @@
 #include "io/csv_records.hpp"
 #include "io/input_error.hpp"
 #include "io/text_file.hpp"
+#include "model/operators.hpp"
 
 namespace roofline::io {
 
@@ -113,11 +114,8 @@ const std::map<std::string, double, std::less<>> kNccl = {{"bfloat16", 2}, {"flo
                                                            {"int8", 1},     {"fp8", 1},     {"float", 4}};
 const std::map<std::string, double, std::less<>> kAttention = {{"bfloat16", 2}, {"float16", 2}, {"fp8", 1}};
 
-// Keys the queries of a causal prompt of n see in all: n(n+1)/2, or capped at a window w.
-double pairs_seen(double n, double window) {
-  if (window <= 0 || n <= window) return n * (n + 1) / 2;
-  return window * (window + 1) / 2 + (n - window) * window;
-}
+// Keys the queries of a causal prompt of n see in all, as the engine counts them, under a window.
+double causal_pairs(double n, double window) { return pairs_seen(n, AttentionStep{.window = window}); }
 
 void gemm(const Row& r, KernelTable& t) {
   const std::string& dtype = r.text("gemm_dtype");
@@ -163,11 +161,11 @@ void context_attention(const Row& r, KernelTable& t) {
   // TensorRT-LLM's context FMHA skips whole masked tiles only: a query tile of 128 rows under a
   // window w sees w + 128 keys, not w (priced with the window's own pairs, the fit's median log was
   // −0.61 on those rows). The roofline counts the window's pairs.
-  const double tiled = window > 0 ? pairs_seen(n, window + 128) : pairs_seen(n, 0);
+  const double tiled = window > 0 ? causal_pairs(n, window + 128) : causal_pairs(n, 0);
   // Over an fp8 cache the FMHA may multiply in fp8 (1262 TFLOP/s measured at 12k tokens on an H100,
   // past its 989 at 16 bits): its roofline counts those FLOPs at the fp8 peak, twice the 16-bit
   // one on every GPU of these tables.
-  const double roofline = 4 * b * h * d * pairs_seen(n, window) / (kv_bytes == 1 ? 2 : 1);
+  const double roofline = 4 * b * h * d * causal_pairs(n, window) / (kv_bytes == 1 ? 2 : 1);
   t.samples.push_back({KernelClass::prefill_attention, {4 * b * h * d * tiled, bytes, n, 0, 1, b * h, d, roofline, 0},
                        r.seconds("latency_us", 1e-6), r.line()});
 }

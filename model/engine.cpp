@@ -101,15 +101,6 @@ PhaseResult pipeline_phase(Phase phase, const LayerStack& shard, const Workload&
   return pipelined(parts, phase, w.pp, out);
 }
 
-// The GPU's expected model, without copying its provenance strings at every point of a sweep:
-// GpuSpec::expected_model(), which copies, only where a calibration changes it.
-const ExpectedModel& expected_of(const GpuSpec& g, ExpectedModel& scratch) {
-  static const ExpectedModel shipped{};
-  if (!g.calibration) return g.expected ? *g.expected : shipped;
-  scratch = g.expected_model();
-  return scratch;
-}
-
 }  // namespace
 
 Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& workload) {
@@ -120,14 +111,9 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
   Workload one = workload;
   one.batch = 1;
   one.microbatches = 0;
-  r.gpu = {gpu, {*gpu.effective_peak(workload.precision.compute), gpu.effective_bandwidth()}};
-  // Attention kernels run at 16 bits whatever the GEMMs compute in (the expected time's classes).
-  for (DType sixteen : {DType::bf16, DType::fp16}) {
-    if (const auto p = gpu.effective_peak(sixteen); p && r.gpu.ceilings.peak16.value() == 0) r.gpu.ceilings.peak16 = *p;
-  }
+  r.gpu = {gpu, gpu.ceilings(workload.precision.compute)};
   const Ceilings& c = r.gpu.ceilings;
-  ExpectedModel calibrated;
-  const ExpectedModel& em = expected_of(gpu, calibrated);
+  const ExpectedModel em = gpu.expected_model();
   ParameterCount params;
   WeightBytes stored;
   WeightPlacement placed;

@@ -39,8 +39,8 @@ double keys_seen(double i, const AttentionStep& a) {
   return l > 0 ? std::min(i, l) : i;
 }
 
-// Σ over the queries i = 1..n of the keys each sees: n(n+1)/2 for causal attention; chunks
-// restart the sum, a limit L caps it at L per query from query L on.
+}  // namespace
+
 double pairs_seen(double n, const AttentionStep& a) {
   const auto triangle = [](double k) { return k * (k + 1) / 2; };
   if (a.chunk > 0) {
@@ -51,6 +51,8 @@ double pairs_seen(double n, const AttentionStep& a) {
   if (l <= 0 || n <= l) return triangle(n);
   return triangle(l) + (n - l) * l;
 }
+
+namespace {
 
 class OpBuilder {
  public:

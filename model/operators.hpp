@@ -51,6 +51,10 @@ struct OpCost {
 
 using OpList = std::vector<OpCost>;
 
+// Σ over a prompt's queries i = 1..n of the keys each sees: n(n+1)/2 for causal attention; chunks
+// restart the sum, a window or an indexer's top_k caps it per query.
+[[nodiscard]] double pairs_seen(double n, const AttentionStep& a);
+
 // uniform: tokens pick top_k experts independently and uniformly, so a decode step at batch B
 // reads E·(1 − (1 − top_k/E)^B) experts; all: every expert is read (the large-batch limit).
 enum class ExpertRouting { uniform, all };

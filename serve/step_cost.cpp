@@ -43,15 +43,6 @@ WeightPricing pricing_for(const ModelSpec& m, const Workload& w) {
 
 StepTime operator+(StepTime a, const StepTime& b) { return {a.bound + b.bound, a.expected + b.expected}; }
 
-// The ceilings model::evaluate prices with: the compute format's peak, and the 16-bit one for
-// attention's kernel classes.
-Ceilings ceilings_of(const GpuSpec& g, const Workload& w) {
-  Ceilings c{*g.effective_peak(w.precision.compute), g.effective_bandwidth()};
-  for (DType sixteen : {DType::bf16, DType::fp16}) {
-    if (const auto p = g.effective_peak(sixteen); p && c.peak16.value() == 0) c.peak16 = *p;
-  }
-  return c;
-}
 
 }  // namespace
 
@@ -79,7 +70,7 @@ bool StepCost::Part::empty() const {
 StepCost::StepCost(const ModelSpec& m, const GpuSpec& g, const Workload& base)
     : pricing_(pricing_for(m, base)),
       base_(base),
-      ceilings_{ceilings_of(g, base)},
+      ceilings_{g.ceilings(base.precision.compute)},
       link_(g.interconnect),
       network_(g.network),
       expected_(g.expected_model()) {
