@@ -260,7 +260,7 @@ std::string fleet_line(const SimulateArgs& a, const Runs& runs) {
 std::string engine_line(const EnginePreset& p) {
   const EngineDefaults& d = p.defaults;
   return fmt::format("engine: {} defaults ({}): {}, {} tokens a step, max batch {}, blocks of {} tokens, {}, {} "
-                     "queue, prefix cache {}; {}",
+                     "queue, prefix cache {} (its hits as --prefix-hit and --prefix-groups give them); {}",
                      d.label, d.source, d.chunked_prefill ? "chunked prefills" : "whole prefills", d.max_batched_tokens,
                      d.max_batch, d.block_tokens,
                      d.preemption == Preemption::none ? "whole lengths reserved at admission (never preempted)"

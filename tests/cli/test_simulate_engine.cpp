@@ -48,6 +48,8 @@ TEST_CASE("simulate --engine vllm: the server runs vLLM's defaults, and the docu
   const auto table = run_cli(sim({"--engine", "vllm"}));
   CHECK_THAT(table.out, Catch::Contains("server: max batch 1024, 8192 tokens a step, chunked prefills"));
   CHECK_THAT(table.out, Catch::Contains("engine: vLLM 0.11 defaults (https://docs.vllm.ai/en/v0.11.2/"));
+  // The engine's prefix cache drives nothing of its own: its hits are the flags' (said).
+  CHECK_THAT(table.out, Catch::Contains("prefix cache on (its hits as --prefix-hit and --prefix-groups give them)"));
   CHECK_THAT(table.out, Catch::Contains("no flag overrides them"));
 }
 
