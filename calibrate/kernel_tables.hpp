@@ -25,7 +25,8 @@ struct KernelGrid {
 
 // A GPU's grid (`gpu`: M 1 … 4096 over N, K 1024 … 16384, Llama-3.1-8B's attention heads at 512 …
 // 8192 tokens of prompt and 1k … 16k cached) or a CPU's (M 1 … 512 over N, K 512 … 4096: an
-// H100's largest products would take the CPU minutes each), or either's smoke grid.
+// H100's largest products would take the CPU minutes each; its attention and all-reduce are the
+// smoke grid's), or either's smoke grid.
 [[nodiscard]] KernelGrid kernel_grid(bool gpu, KernelGridSize size);
 
 struct KernelTableFile {

@@ -395,14 +395,14 @@ class CudaDevice final : public CalibrationDevice {
   // [rows × in] · [in × out] as engines call it: Y = X·Wᵀ with W stored [out × in] (nn.Linear's
   // weights), row-major, which cuBLAS (column-major) runs as Yᵀ = W·Xᵀ, "TN". fp16 operands and
   // output, fp32 accumulation. Each repetition replays copies of the product, each over its own
-  // weights, 4 × L2 of them at least (at most 64 copies), so that weights come from memory.
+  // weights, 4 × L2 of them at least (at most 128 copies), so that weights come from memory.
   std::vector<KernelSeconds> time_gemms(const std::vector<GemmShape>& shapes, int repetitions) override {
     start_tables();
     std::size_t x_elems = 0, y_elems = 0, w_elems = 0;
     std::vector<long> copies;
     for (const GemmShape& s : shapes) {
       const std::size_t kn = std::size_t(s.in) * s.out;
-      copies.push_back(rotation(2.0 * double(kn), 64));
+      copies.push_back(rotation(2.0 * double(kn), 128));
       x_elems = std::max(x_elems, std::size_t(s.rows) * s.in);
       y_elems = std::max(y_elems, std::size_t(s.rows) * s.out);
       w_elems = std::max(w_elems, kn * copies.back());
@@ -449,7 +449,7 @@ class CudaDevice final : public CalibrationDevice {
       const long keys = a.length, d = a.head_dim;
       const std::size_t q_n = std::size_t(batches) * rows * d, kv_n = std::size_t(batches) * keys * d;
       const std::size_t set = q_n + 2 * kv_n;  // Q, K and V of one copy
-      const long n = rotation(2.0 * double(set), 16);
+      const long n = rotation(2.0 * double(set), 64);
       DeviceBuffer<half> qkv(set * n), scores(std::size_t(batches) * rows * keys), o(q_n);
       fill_on_device(qkv, 21);
       const float scale = 1.0f / std::sqrt(float(d)), one = 1.0f, zero = 0.0f;
@@ -575,14 +575,14 @@ class CudaDevice final : public CalibrationDevice {
     return "cuBLAS cublasGemmEx on " + std::string(props_.name) +
            ", fp16 operands and output with fp32 accumulation, in the layout engines call (Y = X·Wᵀ, W stored as "
            "nn.Linear's); " + replay_method() + "; each repetition over copies of the weights, 4 × L2 of them at least "
-           "(up to 64 copies), so that small weights come from memory, not L2";
+           "(up to 128 copies), so that small weights come from memory, not L2";
   }
   std::string attention_method() const override {
     return "NOT FlashAttention nor any engine's FMHA: an unfused kernel, cuBLAS strided-batched GEMMs (S = Q·Kᵀ/√d, "
            "O = P·V, fp16, fp32 accumulation) around a softmax kernel, each KV head's query heads stacked into one "
            "product; the scores go through memory, and a prompt's computes every score and masks the upper half "
            "(twice a causal FMHA's FLOPs). So it is slower than the attention engines run, chiefly for prompts; " +
-           replay_method() + "; Q, K and V rotated through copies, 4 × L2 at least (up to 16)";
+           replay_method() + "; Q, K and V rotated through copies, 4 × L2 at least (up to 64)";
   }
   std::string all_reduce_method() const override {
 #ifdef ROOFLINEPLAN_HAVE_NCCL

@@ -75,7 +75,7 @@ TEST_CASE("kernel tables: the grids and the file names their devices give") {
   CHECK(gpu.all_reduce.size() == 7);
   const auto cpu = calibrate::kernel_grid(false, calibrate::KernelGridSize::full);
   CHECK(cpu.m.size() * cpu.n.size() * cpu.k.size() == 64);
-  CHECK(cpu.context.empty());
+  CHECK(cpu.context.size() == 2);  // asked for, so that a CPU says it has no attention kernel
   const auto smoke = calibrate::kernel_grid(true, calibrate::KernelGridSize::smoke);
   CHECK(smoke.m.size() * smoke.n.size() * smoke.k.size() == 16);  // 4 a GEMM coefficient: the fewest fit
   CHECK(calibrate::table_prefix("cuda: NVIDIA H100 80GB HBM3, 132 SMs, sm_90") == "nvidia-h100-80gb-hbm3");
