@@ -19,6 +19,18 @@ struct GemmShape {
   long rows = 0, in = 0, out = 0, count = 1;
 };
 
+// One attention kernel of a kernel table: `batch` sequences, each of `heads` query heads over
+// `kv_heads` key/value heads of `head_dim`; over `length` tokens: a causal prompt of that many
+// (prefill, the table's `isl`), or one new query against that many keys (decode: `step` + 1, the
+// cached tokens and its own).
+struct AttentionShape {
+  long batch = 1, heads = 1, kv_heads = 1, head_dim = 128, length = 1;
+};
+
+// The seconds of each timed repetition of one kernel of a table (a launch: the repetition's
+// time over the launches it replays).
+using KernelSeconds = std::vector<double>;
+
 struct CalibrationOptions {
   int repetitions = 10;
   std::size_t stream_bytes = std::size_t{256} << 20;  // per array; far beyond any last-level cache
@@ -46,6 +58,25 @@ class CalibrationDevice {
   // Runs the products one after another, as a model's kernels run, and returns the seconds of
   // each repetition. Operands are allocated once per call and the results spot-checked.
   virtual std::vector<double> run_step(const std::vector<GemmShape>& shapes, int repetitions) = 0;
+
+  // The kernel tables (`calibrate --kernel-table`, calibrate/kernel_tables.hpp): each kernel
+  // timed alone, `repetitions` times, its result checked, its weights (a GEMM's, a KV cache)
+  // rotated through copies so that they come from memory as a model's layers' do.
+  // A product [rows × in] · [in × out] in gemm_dtype() (`count` is not used).
+  virtual std::vector<KernelSeconds> time_gemms(const std::vector<GemmShape>& shapes, int repetitions) = 0;
+  // Attention in the 16-bit format; an empty result when the backend has no attention kernel
+  // (the table is then skipped, with attention_method()'s reason).
+  virtual std::vector<KernelSeconds> time_attention(const std::vector<AttentionShape>& shapes, bool prefill,
+                                                    int repetitions) = 0;
+  // How many devices an all-reduce spans (1: none is timed), and one over all of them of each
+  // message size in 16-bit elements; empty when the backend cannot (all_reduce_method() says why).
+  [[nodiscard]] virtual int device_count() const = 0;
+  virtual std::vector<KernelSeconds> time_all_reduce(const std::vector<long>& elements, int repetitions) = 0;
+  // How each table's kernels were run and timed, for the tables' provenance (README.md beside
+  // them): the library, the timer, what is not what engines run.
+  [[nodiscard]] virtual std::string gemm_method() const = 0;
+  [[nodiscard]] virtual std::string attention_method() const = 0;
+  [[nodiscard]] virtual std::string all_reduce_method() const = 0;
 };
 
 // The names `--device` accepts: "cpu", "cuda".

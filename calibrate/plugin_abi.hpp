@@ -16,8 +16,9 @@ namespace roofline::calibrate {
 
 class CalibrationDevice;
 
-// Bump whenever CalibrationDevice, CalibrationOptions, GemmShape or Measurement changes.
-inline constexpr int kPluginAbiVersion = 1;
+// Bump whenever CalibrationDevice, CalibrationOptions, GemmShape, AttentionShape or Measurement
+// changes. 2: the kernel tables (time_gemms, time_attention, time_all_reduce and their methods).
+inline constexpr int kPluginAbiVersion = 2;
 
 }  // namespace roofline::calibrate
 

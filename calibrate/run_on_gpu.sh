@@ -8,7 +8,12 @@
 # points, each filled from the host once per pass) and writes the fitted `expected:` section;
 # validate then reports the bound and the expected time. Its budget is 8 GiB: validate fills every
 # point's weights from the host once per pass (3 passes × 11 points), and 40 GiB of halves would
-# take minutes of that alone.
+# take minutes of that alone. The same calibrate writes the kernel tables of issue 26 into
+# $OUT/kernels (`--kernel-table`: 80 cuBLAS GEMMs, 11 prompts and 12 decode batches of an unfused
+# attention kernel, NCCL's all-reduce when there are two GPUs or more), which `fit --kernels` then
+# fits against the measured description, and NVIDIA's tables of the H100 and H200 are fitted too
+# (the full ones from ../shared/ where they are, else the repository's fixtures) to compare the
+# coefficients.
 #   run: bash calibrate/run_on_gpu.sh   (timeout ≈ 540 s; the build takes ~3 min of it)
 set -uo pipefail
 out=${OUT:-calibrate/results}
@@ -23,8 +28,17 @@ mkdir -p "$out"
   echo "\$ ldd rooflineplan (no CUDA library: only the plugin loads them)"
   ldd build-gpu/rooflineplan | grep -E 'cuda|cublas' || echo "none"
   ldd build-gpu/librooflineplan_cuda.so | grep -E 'cudart|cublas'
-  echo "\$ rooflineplan calibrate --device cuda --base $base"
-  ./build-gpu/rooflineplan calibrate --device cuda --base "$base" --repetitions 20 --out "$out/$base-measured.yaml"
+  echo "\$ rooflineplan calibrate --device cuda --base $base --kernel-table $out/kernels"
+  ./build-gpu/rooflineplan calibrate --device cuda --base "$base" --repetitions 20 --out "$out/$base-measured.yaml" \
+    --kernel-table "$out/kernels"
+  echo "\$ rooflineplan fit --kernels $out/kernels/*.csv --gpu $out/$base-measured.yaml"
+  ./build-gpu/rooflineplan fit --kernels "$out"/kernels/*.csv --gpu "$out/$base-measured.yaml" \
+    --out "$out/$base-kernels-expected.yaml"
+  ref=tests/data/gpu-kernels
+  for d in ../shared/gpu-kernels/aiconfigurator shared/gpu-kernels/aiconfigurator; do [ -d "$d" ] && ref=$d && break; done
+  echo "\$ rooflineplan fit --kernels $ref/h{100,200}_sxm_*.csv (NVIDIA's tables, to compare the coefficients)"
+  ./build-gpu/rooflineplan fit --kernels "$ref"/h100_sxm_{gemm,context_attention,generation_attention,custom_allreduce}.csv \
+    "$ref"/h200_sxm_{gemm,context_attention,generation_attention,custom_allreduce}.csv
   echo "\$ rooflineplan validate --device cuda -m llama-3.1-8b"
   ./build-gpu/rooflineplan validate --device cuda -m llama-3.1-8b -g "$out/$base-measured.yaml" --budget 8GiB \
     --batch 1..512:x2 --prompt 2048 --repetitions 10

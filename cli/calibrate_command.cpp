@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <stdexcept>
 
@@ -12,6 +13,7 @@
 #include "calibrate/curves.hpp"
 #include "calibrate/expected_fit.hpp"
 #include "calibrate/host_machine.hpp"
+#include "calibrate/kernel_tables.hpp"
 #include "calibrate/stream_size.hpp"
 #include "cli/atomic_file.hpp"
 #include "cli/curve_tables.hpp"
@@ -64,6 +66,13 @@ void add_calibrate_options(Options& o, CalibrateArgs& a) {
         "size of each STREAM array; auto: at least 4 × the last-level cache, 256 MiB where memory allows")
       .show_default();
   o.flag("--quick", a.quick, "measure the curves at every other size and row count: about half the points");
+  o.add("--kernel-table", a.kernel_table,
+        "also time kernel tables (a GEMM grid, attention, all-reduce on 2+ GPUs) and write them into this folder as "
+        "<device>_gemm.csv ..., in the columns `fit --kernels` reads");
+  o.add("--kernel-grid", a.kernel_grid, "the kernel tables' grid: full, or smoke (16 GEMMs, two lengths: checks the path)")
+      .one_of({"full", "smoke"})
+      .show_default();
+  o.flag("--tables-only", a.tables_only, "time only the --kernel-table tables: no ceilings, curves nor GPU description");
 }
 
 namespace {
@@ -153,6 +162,10 @@ calibrate::Measurement fastest(const std::vector<calibrate::CurvePoint>& points,
   return best;
 }
 
+std::string utc_now() {
+  return fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
+}
+
 // The day, device and fit the coefficients come from, for the YAML's `expected.source`.
 std::string fit_source(const Calibration& c, const calibrate::CurveFit& fit) {
   return fmt::format("measured by rooflineplan calibrate on {}, {}: launch, memory and compute shares, overlap and "
@@ -172,7 +185,7 @@ Calibration measure_kernels(calibrate::CalibrationDevice& device, const calibrat
   Calibration c;
   c.device = device.description();
   c.toolchain = device.toolchain();
-  c.date = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::chrono::system_clock::to_time_t(std::chrono::system_clock::now())));
+  c.date = utc_now();
   c.repetitions = o.repetitions;
   for (const auto& m : ms) c.kernels.push_back(record(m));
   c.bandwidth = BytesPerSecond(ms[2].best);
@@ -220,6 +233,63 @@ ExpectedModel measure_expected(calibrate::CalibrationDevice& device, const calib
   return m;
 }
 
+// The --kernel-table folder, made and checked before anything is measured: its README is reserved
+// now, so a folder that cannot take files is refused before minutes of measurement.
+class TableFolder {
+ public:
+  TableFolder(const std::string& dir, std::ostream& err) : dir_(dir), err_(err) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir_, ec);
+    if (ec || !std::filesystem::is_directory(dir_)) {
+      throw InputError(fmt::format("--kernel-table: {}: cannot make a folder there{}", dir_.string(),
+                                   ec ? ": " + ec.message() : std::string(": a file is in the way")));
+    }
+    readme_ = std::make_unique<AtomicFile>((dir_ / "README.md").string(), "kernel-table", &err_);
+  }
+
+  // Times the tables on the device and writes them, saying each file (and each table skipped)
+  // on `say`.
+  void write(calibrate::CalibrationDevice& device, const CalibrateArgs& a, const std::string& date, std::ostream& say) {
+    const auto size = a.kernel_grid == "smoke" ? calibrate::KernelGridSize::smoke : calibrate::KernelGridSize::full;
+    const calibrate::KernelTables t =
+        calibrate::measure_kernel_tables(device, calibrate::kernel_grid(a.device != "cpu", size), a.repetitions);
+    const std::string prefix = calibrate::table_prefix(device.description());
+    for (const calibrate::KernelTableFile& f : t.files) {
+      const std::string path = (dir_ / fmt::format("{}_{}.csv", prefix, f.kind)).string();
+      AtomicFile file(path, "kernel-table", &err_);
+      file.stream() << f.csv;
+      file.commit();
+      say << fmt::format("wrote {} ({} kernels)\n", path, f.rows);
+    }
+    for (const std::string& why : t.skipped) say << "skipped " << why << "\n";
+    readme_->stream() << calibrate::tables_provenance(t, prefix, device.description(), device.toolchain(), date,
+                                                       a.repetitions, size);
+    readme_->commit();
+    say << fmt::format("wrote {} (how they were measured); fit them: rooflineplan fit --kernels {} --gpu GPU.yaml\n",
+                       readme_->path(), (dir_ / (prefix + "_*.csv")).string());
+  }
+
+ private:
+  std::filesystem::path dir_;
+  std::ostream& err_;
+  std::unique_ptr<AtomicFile> readme_;
+};
+
+// --tables-only and --kernel-grid go with --kernel-table, and --tables-only measures nothing the
+// YAML's flags would shape: each refused by name rather than ignored.
+void check_table_flags(const CalibrateArgs& a) {
+  if (a.kernel_table.empty()) {
+    if (a.tables_only) throw InputError("--tables-only: give --kernel-table DIR, the folder the tables go to");
+    if (a.kernel_grid != "full") throw InputError("--kernel-grid: the grid of --kernel-table; give --kernel-table DIR");
+    return;
+  }
+  if (!a.tables_only) return;
+  if (!a.out.empty()) throw InputError("--out: --tables-only writes no GPU description");
+  if (!a.base.empty()) throw InputError("--base: --tables-only writes no GPU description");
+  if (a.quick) throw InputError("--quick: --tables-only measures no curves");
+  if (a.stream_size != "auto") throw InputError("--stream-size: --tables-only runs no STREAM kernel");
+}
+
 }  // namespace
 
 ScopedCalibrationHost::ScopedCalibrationHost(CalibrationHost host) : host_(std::move(host)), previous_(g_host) {
@@ -234,7 +304,14 @@ CalibrationHost calibration_host() {
 
 void run_calibrate(const CalibrateArgs& a, std::ostream& out, std::ostream& err) {
   if (a.repetitions < 1) throw InputError(fmt::format("--repetitions: must be at least 1, got {}", a.repetitions));
+  check_table_flags(a);
   const CalibrationHost host = calibration_host();
+  std::unique_ptr<TableFolder> tables = a.kernel_table.empty() ? nullptr : std::make_unique<TableFolder>(a.kernel_table, err);
+  if (a.tables_only) {
+    const auto device = host.open_device(a.device);
+    tables->write(*device, a, utc_now(), out);
+    return;
+  }
   calibrate::CalibrationOptions o;
   o.repetitions = a.repetitions;
   const StreamChoice stream = stream_bytes(a, host.facts);
@@ -267,6 +344,7 @@ void run_calibrate(const CalibrateArgs& a, std::ostream& out, std::ostream& err)
   if (!file) {
     out << yaml;
     err << summary;
+    if (tables) tables->write(*device, a, c.date, err);  // stdout holds the YAML
     return;
   }
   try {
@@ -284,6 +362,8 @@ void run_calibrate(const CalibrateArgs& a, std::ostream& out, std::ostream& err)
     throw;
   }
   out << summary << fmt::format("wrote {}\n", a.out);
+  // After the description is safe: a table that fails loses none of it.
+  if (tables) tables->write(*device, a, c.date, out);
 }
 
 }  // namespace roofline::cli

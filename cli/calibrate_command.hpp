@@ -1,6 +1,6 @@
 #pragma once
 // `rooflineplan calibrate`: measures this machine's ceilings and writes a GPU description with a
-// `calibration:` block.
+// `calibration:` block; with --kernel-table, also kernel tables that `fit --kernels` reads.
 #include <functional>
 #include <memory>
 #include <ostream>
@@ -21,6 +21,9 @@ struct CalibrateArgs {
   int repetitions = 10;
   std::string stream_size = "auto";  // from the host: calibrate/stream_size.hpp
   bool quick = false;                 // the curves at every other point (calibrate/curves.hpp)
+  std::string kernel_table;           // a folder: time the kernel tables too and write them there
+  std::string kernel_grid = "full";   // full or smoke (calibrate/kernel_tables.hpp)
+  bool tables_only = false;           // the kernel tables alone: no ceilings, curves nor YAML
 };
 
 void add_calibrate_options(Options& o, CalibrateArgs& args);

@@ -36,13 +36,17 @@ const std::map<std::string, std::string, std::less<>> kGpuOfPrefix = {
     {"a100", "a100-80gb"}, {"h100", "h100-sxm"}, {"h200", "h200"}};
 
 struct Gpu {
-  std::string name;  // the preset or file
+  std::string name;  // the preset or file; " (fp32)" after it for float32 GEMM tables
   KernelCeilings ceilings;
+  bool fp32 = false;
 };
 
-KernelCeilings ceilings_of(const GpuSpec& g) {
+// `fp32`: a CPU's float32 GEMMs (calibrate --kernel-table), against its fp32 peak.
+KernelCeilings ceilings_of(const GpuSpec& g, bool fp32) {
   KernelCeilings c;
-  const auto sixteen = g.datasheet_peak(DType::bf16) ? g.datasheet_peak(DType::bf16) : g.datasheet_peak(DType::fp16);
+  const auto sixteen = fp32                           ? g.datasheet_peak(DType::fp32)
+                       : g.datasheet_peak(DType::bf16) ? g.datasheet_peak(DType::bf16)
+                                                       : g.datasheet_peak(DType::fp16);
   c.peak = sixteen ? sixteen->value() : 0;
   c.peak_fp8 = g.datasheet_peak(DType::fp8) ? g.datasheet_peak(DType::fp8)->value() : 0;
   c.bandwidth = g.memory_bandwidth.value();
@@ -57,7 +61,7 @@ void require_ceilings(const io::KernelTable& t, const Gpu& g) {
     const bool collective = k == KernelClass::all_reduce || k == KernelClass::nccl_all_reduce;
     std::string_view lacking = collective && g.ceilings.link <= 0                  ? "`interconnect:`"
                                : k == KernelClass::gemm_fp8 && g.ceilings.peak_fp8 <= 0 ? "an fp8 peak"
-                               : !collective && g.ceilings.peak <= 0              ? "a bf16 or fp16 peak"
+                               : !collective && g.ceilings.peak <= 0              ? (g.fp32 ? "fp32 peak" : "a bf16 or fp16 peak")
                                                                                    : "";
     if (!lacking.empty()) {
       throw io::InputError(fmt::format("{}:{}: the GPU `{}` has no {} to measure {} kernels against (--gpu names the GPU they ran on)", t.path,
@@ -98,8 +102,10 @@ void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
       }
       gpu = it->second;
     }
-    auto [slot, added] = index.emplace(gpu, gpus.size());
-    if (added) gpus.push_back({gpu, ceilings_of(io::load_gpu(gpu))});
+    // float32 GEMMs are another peak's kernels: fitted as a GPU of their own.
+    const std::string key = t.fp32_gemms ? gpu + " (fp32)" : gpu;
+    auto [slot, added] = index.emplace(key, gpus.size());
+    if (added) gpus.push_back({key, ceilings_of(io::load_gpu(gpu), t.fp32_gemms), t.fp32_gemms});
     require_ceilings(t, gpus[slot->second]);
     for (const io::KernelSample& s : t.samples) kernels.push_back({s.klass, s.ask, s.seconds, slot->second});
     for (const auto& [why, rows] : t.left_out) left_out.push_back(fmt::format("{}: {} rows left out: {}", path, rows, why));

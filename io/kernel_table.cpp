@@ -131,7 +131,17 @@ void gemm(const Row& r, KernelTable& t) {
                          s, r.line()});
     return;
   }
+  const bool any_gemm = std::any_of(t.samples.begin(), t.samples.end(), [](const KernelSample& x) { return x.klass == KernelClass::gemm; });
+  if (dtype == "float32") {
+    // A CPU's calibration (calibrate --kernel-table): fp32 operands, against the fp32 peak.
+    if (any_gemm && !t.fp32_gemms) throw r.error("gemm_dtype", "float32 after 16-bit GEMMs: one peak a table");
+    t.fp32_gemms = true;
+    t.samples.push_back({KernelClass::gemm, {2 * m * n * k, 4 * (m * k + k * n + m * n), m, 0, 1, 0, 0, 0, 4 * k * n}, s,
+                         r.line()});
+    return;
+  }
   (void)r.element_bytes("gemm_dtype", kSixteenBit);  // a 16-bit dtype, or refused
+  if (t.fp32_gemms) throw r.error("gemm_dtype", fmt::format("{} after float32 GEMMs: one peak a table", dtype));
   t.samples.push_back({KernelClass::gemm, {2 * m * n * k, 2 * (m * k + k * n + m * n), m, 0, 1, 0, 0, 0, 2 * k * n}, s,
                        r.line()});
 }

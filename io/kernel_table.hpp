@@ -28,6 +28,9 @@ struct KernelTable {
   // Rows read but not fitted, counted by why (fp8_block GEMMs, NCCL's other collectives,
   // all-reduces across nodes): said, never dropped silently.
   std::map<std::string, std::size_t> left_out;
+  // Its GEMMs are float32 (a CPU's `calibrate --kernel-table`): measured against the fp32 peak,
+  // not the 16-bit one; such a table holds no 16-bit GEMM.
+  bool fp32_gemms = false;
 };
 
 // The table's samples, or an InputError at `path:line:` naming the column: a header that is no

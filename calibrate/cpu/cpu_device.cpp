@@ -31,6 +31,9 @@ using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::Ro
 // VM ran a Llama-2 layer in 72-140 ms against 88-179 ms for 16 matrix-vector products.
 constexpr long kBatchedGemvRows = 15;
 constexpr double kPanelBytes = 256 * 1024;
+// The weights a kernel table's product rotates through: 4 × this VM's 32 MiB last-level cache
+// (at 64 MiB, single-row products read 1.5-2 × the bandwidth calibrate measured: from the cache).
+constexpr double kRotatedBytes = 128 << 20;
 
 template <class Weights>
 void multiply(Matrix& y, long c0, const RowMatrix& x, const Weights& w) {
@@ -154,6 +157,33 @@ class CpuDevice final : public CalibrationDevice {
     for (const Operands& o : ops) check_product(o.x, o.w.back(), o.y, "synthetic step product");
     return seconds;
   }
+
+  // Each product as a synthetic step of copies of it, each with its own weights, so that small
+  // weights come from memory as a model's layers' do rather than from the cache the last
+  // repetition left them in: at least kRotatedBytes of them, at most 128 copies.
+  std::vector<KernelSeconds> time_gemms(const std::vector<GemmShape>& shapes, int repetitions) override {
+    std::vector<KernelSeconds> out;
+    for (GemmShape s : shapes) {
+      const double weight_bytes = sizeof(float) * static_cast<double>(s.in) * static_cast<double>(s.out);
+      s.count = std::clamp(static_cast<long>(std::ceil(kRotatedBytes / weight_bytes)), 1L, 128L);
+      KernelSeconds seconds = run_step({s}, repetitions);
+      for (double& x : seconds) x /= static_cast<double>(s.count);
+      out.push_back(std::move(seconds));
+    }
+    return out;
+  }
+  std::vector<KernelSeconds> time_attention(const std::vector<AttentionShape>&, bool, int) override { return {}; }
+  int device_count() const override { return 1; }
+  std::vector<KernelSeconds> time_all_reduce(const std::vector<long>&, int) override { return {}; }
+  std::string gemm_method() const override {
+    return fmt::format("Eigen fp32 products on {} threads, as the synthetic step runs them (matrix-vector products "
+                       "over cached weight panels up to {} rows), timed by the steady clock; each repetition runs "
+                       "copies of the product with their own weights ({} MiB of them, or one copy), so that they "
+                       "stream from memory where the last-level cache is under a quarter of that",
+                       team_.size(), kBatchedGemvRows, kRotatedBytes / (1 << 20));
+  }
+  std::string attention_method() const override { return "the cpu backend has no attention kernel"; }
+  std::string all_reduce_method() const override { return "the cpu backend has no all-reduce"; }
 
  private:
   enum class Stream { copy, triad, read };

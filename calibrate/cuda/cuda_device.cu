@@ -1,13 +1,20 @@
 // The CUDA backend: vectorised copy/triad over a grid that fills the chip, an FP32 FMA peak,
-// an FP16 tensor-core GEMM with WMMA, and cuBLAS GEMMs for the practical ceiling. Every result is
-// checked on the host before its rate is reported; every CUDA call is checked.
+// an FP16 tensor-core GEMM with WMMA, and cuBLAS GEMMs for the practical ceiling; for the kernel
+// tables, cuBLAS GEMMs over a grid, an unfused attention kernel and NCCL's all-reduce, each
+// replayed from a CUDA graph. Every result is checked on the host before its rate is reported;
+// every CUDA call is checked.
 #include <cublas_v2.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <mma.h>
+#ifdef ROOFLINEPLAN_HAVE_NCCL
+#include <nccl.h>
+#endif
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -32,6 +39,15 @@ void cublas_check(cublasStatus_t s, const char* what, const char* file, int line
 }
 #define CUDA_CHECK(x) cuda_check((x), #x, __FILE__, __LINE__)
 #define CUBLAS_CHECK(x) cublas_check((x), #x, __FILE__, __LINE__)
+#ifdef ROOFLINEPLAN_HAVE_NCCL
+void nccl_check(ncclResult_t r, const char* what, const char* file, int line) {
+  if (r != ncclSuccess) {
+    throw std::runtime_error(std::string("NCCL error in ") + what + " (" + file + ":" + std::to_string(line) +
+                             "): " + ncclGetErrorString(r));
+  }
+}
+#define NCCL_CHECK(x) nccl_check((x), #x, __FILE__, __LINE__)
+#endif
 
 template <class T>
 class DeviceBuffer {
@@ -124,6 +140,72 @@ __global__ void wmma_gemm(const half* a, const half* b, float* c, int n) {
   wmma::store_matrix_sync(c + row * n + col, acc, n, wmma::mem_row_major);
 }
 
+// The kernel tables' operands: element i of sequence `seed` is a value in [-1, 1) that the host
+// computes as the device does, so a result is checked on the host without copying its operands.
+__host__ __device__ inline float hashed_value(std::uint64_t i, std::uint32_t seed) {
+  std::uint32_t x = static_cast<std::uint32_t>(i) * 2654435761u ^ static_cast<std::uint32_t>(i >> 32) * 2246822519u ^
+                    (seed + 1u) * 3266489917u;
+  x ^= x >> 15;
+  x *= 2246822519u;
+  x ^= x >> 13;
+  x *= 3266489917u;
+  x ^= x >> 16;
+  return static_cast<float>(static_cast<std::int32_t>(x)) * (1.0f / 2147483648.0f);
+}
+float hashed_half(std::uint64_t i, std::uint32_t seed) { return __half2float(__float2half(hashed_value(i, seed))); }
+
+__global__ void fill_hashed(half* a, std::size_t n, std::uint32_t seed) {
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
+    a[i] = __float2half(hashed_value(i, seed));
+  }
+}
+
+__global__ void fill_half(half* a, std::size_t n, float value) {
+  for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
+    a[i] = __float2half(value);
+  }
+}
+
+// A block's maximum or sum, every thread getting it (blockDim.x a multiple of 32, at most 1024).
+__device__ float block_reduce(float v, bool maximum) {
+  __shared__ float part[32];
+  for (int o = 16; o > 0; o /= 2) {
+    const float w = __shfl_down_sync(0xffffffffu, v, o);
+    v = maximum ? fmaxf(v, w) : v + w;
+  }
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  __syncthreads();  // the previous call's readers of part[0] are done
+  if (lane == 0) part[warp] = v;
+  __syncthreads();
+  if (warp == 0) {
+    v = lane < int(blockDim.x / 32) ? part[lane] : (maximum ? -INFINITY : 0.0f);
+    for (int o = 16; o > 0; o /= 2) {
+      const float w = __shfl_down_sync(0xffffffffu, v, o);
+      v = maximum ? fmaxf(v, w) : v + w;
+    }
+    if (lane == 0) part[0] = v;
+  }
+  __syncthreads();
+  return part[0];
+}
+
+// The softmax of each row of scores, in place, one block a row. `causal`: rows are query
+// positions 0 … causal − 1 over and over (a prompt's heads one after another), and a query sees
+// the keys up to its own position; the rest get probability 0.
+__global__ void softmax_rows(half* scores, long cols, long causal) {
+  half* x = scores + static_cast<std::size_t>(blockIdx.x) * cols;
+  const long valid = causal > 0 ? static_cast<long>(blockIdx.x % causal) + 1 : cols;
+  float m = -INFINITY;
+  for (long j = threadIdx.x; j < valid; j += blockDim.x) m = fmaxf(m, __half2float(x[j]));
+  m = block_reduce(m, true);
+  float sum = 0;
+  for (long j = threadIdx.x; j < valid; j += blockDim.x) sum += __expf(__half2float(x[j]) - m);
+  const float inv = 1.0f / block_reduce(sum, false);
+  for (long j = threadIdx.x; j < cols; j += blockDim.x) {
+    x[j] = __float2half(j < valid ? __expf(__half2float(x[j]) - m) * inv : 0.0f);
+  }
+}
+
 class Events {
  public:
   Events() {
@@ -134,9 +216,12 @@ class Events {
     cudaEventDestroy(start_);
     cudaEventDestroy(stop_);
   }
-  void start() { CUDA_CHECK(cudaEventRecord(start_)); }
+  void start(cudaStream_t s = 0) {
+    stream_ = s;
+    CUDA_CHECK(cudaEventRecord(start_, s));
+  }
   double stop() {
-    CUDA_CHECK(cudaEventRecord(stop_));
+    CUDA_CHECK(cudaEventRecord(stop_, stream_));
     CUDA_CHECK(cudaEventSynchronize(stop_));
     CUDA_CHECK(cudaGetLastError());
     float ms = 0;
@@ -146,6 +231,7 @@ class Events {
 
  private:
   cudaEvent_t start_{}, stop_{};
+  cudaStream_t stream_ = 0;
 };
 
 void check(bool ok, const std::string& what) {
@@ -170,7 +256,12 @@ class CudaDevice final : public CalibrationDevice {
     CUDA_CHECK(cudaGetDeviceProperties(&props_, 0));
     CUBLAS_CHECK(cublasCreate(&blas_));
   }
-  ~CudaDevice() override { cublasDestroy(blas_); }
+  ~CudaDevice() override {
+    if (table_blas_) cublasDestroy(table_blas_);
+    if (stream_) cudaStreamDestroy(stream_);
+    cudaFree(workspace_);
+    cublasDestroy(blas_);
+  }
 
   std::string description() const override {
     return std::string("cuda: ") + props_.name + ", " + std::to_string(props_.multiProcessorCount) + " SMs, sm_" +
@@ -301,7 +392,325 @@ class CudaDevice final : public CalibrationDevice {
     return seconds;
   }
 
+  // [rows × in] · [in × out] as engines call it: Y = X·Wᵀ with W stored [out × in] (nn.Linear's
+  // weights), row-major, which cuBLAS (column-major) runs as Yᵀ = W·Xᵀ, "TN". fp16 operands and
+  // output, fp32 accumulation. Each repetition replays copies of the product, each over its own
+  // weights, 4 × L2 of them at least (at most 128 copies), so that weights come from memory.
+  std::vector<KernelSeconds> time_gemms(const std::vector<GemmShape>& shapes, int repetitions) override {
+    start_tables();
+    std::size_t x_elems = 0, y_elems = 0, w_elems = 0;
+    std::vector<long> copies;
+    for (const GemmShape& s : shapes) {
+      const std::size_t kn = std::size_t(s.in) * s.out;
+      copies.push_back(rotation(2.0 * double(kn), 128));
+      x_elems = std::max(x_elems, std::size_t(s.rows) * s.in);
+      y_elems = std::max(y_elems, std::size_t(s.rows) * s.out);
+      w_elems = std::max(w_elems, kn * copies.back());
+    }
+    DeviceBuffer<half> x(x_elems), y(y_elems), w(w_elems);
+    fill_on_device(x, 11);
+    fill_on_device(w, 12);
+    const float one = 1.0f, zero = 0.0f;
+    std::vector<KernelSeconds> out;
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+      const GemmShape& s = shapes[i];
+      const long n = copies[i];
+      const std::size_t kn = std::size_t(s.in) * s.out;
+      out.push_back(time_replays(
+          [&] {
+            for (long c = 0; c < n; ++c) {
+              CUBLAS_CHECK(cublasGemmEx(table_blas_, CUBLAS_OP_T, CUBLAS_OP_N, int(s.out), int(s.rows), int(s.in), &one,
+                                        w.get() + c * kn, CUDA_R_16F, int(s.in), x.get(), CUDA_R_16F, int(s.in), &zero,
+                                        y.get(), CUDA_R_16F, int(s.out), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+            }
+          },
+          n, repetitions));
+      // Y[0][0] of the last copy: row 0 of X against row 0 of that copy's W.
+      double want = 0;
+      for (long k = 0; k < s.in; ++k) want += double(hashed_half(k, 11)) * hashed_half((n - 1) * kn + k, 12);
+      check(std::fabs(first_of(y) - want) <= 1e-2 * (1 + std::fabs(want)),
+            "table GEMM " + std::to_string(s.rows) + " × " + std::to_string(s.out) + " × " + std::to_string(s.in));
+    }
+    return out;
+  }
+
+  // Not FlashAttention: cuBLAS strided-batched GEMMs around a softmax kernel, the query heads of
+  // each KV head stacked into one product (grouped-query attention): S = Q·Kᵀ/√d, P = softmax(S),
+  // O = P·V, all fp16 with fp32 accumulation. The scores go through memory, and a prompt's kernel
+  // computes every score and masks the upper half: twice a causal FMHA's FLOPs.
+  std::vector<KernelSeconds> time_attention(const std::vector<AttentionShape>& shapes, bool prefill,
+                                            int repetitions) override {
+    start_tables();
+    std::vector<KernelSeconds> out;
+    for (const AttentionShape& a : shapes) {
+      if (a.heads % a.kv_heads != 0) throw std::invalid_argument("attention: heads must be a multiple of KV heads");
+      const long group = a.heads / a.kv_heads, batches = a.batch * a.kv_heads;
+      const long rows = prefill ? group * a.length : group;  // queries a batch entry
+      const long keys = a.length, d = a.head_dim;
+      const std::size_t q_n = std::size_t(batches) * rows * d, kv_n = std::size_t(batches) * keys * d;
+      const std::size_t set = q_n + 2 * kv_n;  // Q, K and V of one copy
+      const long n = rotation(2.0 * double(set), 64);
+      DeviceBuffer<half> qkv(set * n), scores(std::size_t(batches) * rows * keys), o(q_n);
+      fill_on_device(qkv, 21);
+      const float scale = 1.0f / std::sqrt(float(d)), one = 1.0f, zero = 0.0f;
+      out.push_back(time_replays(
+          [&] {
+            for (long c = 0; c < n; ++c) {
+              const half* q = qkv.get() + c * set;
+              const half* k = q + q_n;
+              const half* v = k + kv_n;
+              // Sᵀ [keys × rows] = K [keys × d] · Qᵀ [d × rows], each batch entry's (column-major).
+              CUBLAS_CHECK(cublasGemmStridedBatchedEx(
+                  table_blas_, CUBLAS_OP_T, CUBLAS_OP_N, int(keys), int(rows), int(d), &scale, k, CUDA_R_16F, int(d),
+                  keys * d, q, CUDA_R_16F, int(d), rows * d, &zero, scores.get(), CUDA_R_16F, int(keys), rows * keys,
+                  int(batches), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+              softmax_rows<<<unsigned(batches * rows), 256, 0, stream_>>>(scores.get(), keys, prefill ? a.length : 0);
+              CUDA_CHECK(cudaGetLastError());
+              // Oᵀ [d × rows] = Vᵀ [d × keys] · Pᵀ [keys × rows].
+              CUBLAS_CHECK(cublasGemmStridedBatchedEx(
+                  table_blas_, CUBLAS_OP_N, CUBLAS_OP_N, int(d), int(rows), int(keys), &one, v, CUDA_R_16F, int(d),
+                  keys * d, scores.get(), CUDA_R_16F, int(keys), rows * keys, &zero, o.get(), CUDA_R_16F, int(d),
+                  rows * d, int(batches), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+            }
+          },
+          n, repetitions));
+      check_attention(o, (n - 1) * set, q_n, kv_n, keys, d, prefill);
+    }
+    return out;
+  }
+
+  int device_count() const override {
+    int count = 0;
+    return cudaGetDeviceCount(&count) == cudaSuccess ? count : 1;
+  }
+
+  std::vector<KernelSeconds> time_all_reduce(const std::vector<long>& elements, int repetitions) override {
+#ifndef ROOFLINEPLAN_HAVE_NCCL
+    (void)elements;
+    (void)repetitions;
+    return {};
+#else
+    // One process drives every GPU (ncclCommInitAll); out of place, so the sum of ones stays
+    // the number of GPUs; 10 all-reduces a repetition, the slowest GPU's time.
+    const int gpus = device_count();
+    const long most = *std::max_element(elements.begin(), elements.end());
+    struct Rank {
+      int device = 0;
+      ncclComm_t comm = nullptr;
+      half *send = nullptr, *recv = nullptr;
+      cudaStream_t stream = nullptr;
+      cudaEvent_t start = nullptr, stop = nullptr;
+    };
+    struct Ranks {
+      std::vector<Rank> r;
+      ~Ranks() {
+        for (Rank& x : r) {
+          cudaSetDevice(x.device);
+          if (x.comm) ncclCommDestroy(x.comm);
+          cudaFree(x.send);
+          cudaFree(x.recv);
+          if (x.start) cudaEventDestroy(x.start);
+          if (x.stop) cudaEventDestroy(x.stop);
+          if (x.stream) cudaStreamDestroy(x.stream);
+        }
+        cudaSetDevice(0);
+      }
+    } ranks;
+    ranks.r.resize(gpus);
+    std::vector<ncclComm_t> comms(gpus);
+    NCCL_CHECK(ncclCommInitAll(comms.data(), gpus, nullptr));
+    for (int i = 0; i < gpus; ++i) {
+      Rank& x = ranks.r[i];
+      x.device = i;
+      x.comm = comms[i];
+      CUDA_CHECK(cudaSetDevice(i));
+      CUDA_CHECK(cudaMalloc(&x.send, most * sizeof(half)));
+      CUDA_CHECK(cudaMalloc(&x.recv, most * sizeof(half)));
+      CUDA_CHECK(cudaStreamCreate(&x.stream));
+      CUDA_CHECK(cudaEventCreate(&x.start));
+      CUDA_CHECK(cudaEventCreate(&x.stop));
+      fill_half<<<256, 256, 0, x.stream>>>(x.send, std::size_t(most), 1.0f);
+      CUDA_CHECK(cudaGetLastError());
+      CUDA_CHECK(cudaStreamSynchronize(x.stream));
+    }
+    constexpr int inner = 10;
+    std::vector<KernelSeconds> out;
+    for (long e : elements) {
+      KernelSeconds seconds;
+      for (int rep = 0; rep <= repetitions; ++rep) {  // the first warms NCCL's channels up
+        for (Rank& x : ranks.r) {
+          CUDA_CHECK(cudaSetDevice(x.device));
+          CUDA_CHECK(cudaEventRecord(x.start, x.stream));
+        }
+        for (int t = 0; t < inner; ++t) {
+          NCCL_CHECK(ncclGroupStart());
+          for (Rank& x : ranks.r) NCCL_CHECK(ncclAllReduce(x.send, x.recv, std::size_t(e), ncclHalf, ncclSum, x.comm, x.stream));
+          NCCL_CHECK(ncclGroupEnd());
+        }
+        double slowest = 0;
+        for (Rank& x : ranks.r) {
+          CUDA_CHECK(cudaSetDevice(x.device));
+          CUDA_CHECK(cudaEventRecord(x.stop, x.stream));
+        }
+        for (Rank& x : ranks.r) {
+          CUDA_CHECK(cudaSetDevice(x.device));
+          CUDA_CHECK(cudaEventSynchronize(x.stop));
+          float ms = 0;
+          CUDA_CHECK(cudaEventElapsedTime(&ms, x.start, x.stop));
+          slowest = std::max(slowest, ms * 1e-3 / inner);
+        }
+        if (rep > 0) seconds.push_back(slowest);
+      }
+      half last{};
+      CUDA_CHECK(cudaSetDevice(0));
+      CUDA_CHECK(cudaMemcpy(&last, ranks.r[0].recv + (e - 1), sizeof(half), cudaMemcpyDeviceToHost));
+      check(__half2float(last) == float(gpus), "all-reduce of " + std::to_string(e) + " elements");
+      out.push_back(std::move(seconds));
+    }
+    return out;
+#endif
+  }
+
+  std::string gemm_method() const override {
+    return "cuBLAS cublasGemmEx on " + std::string(props_.name) +
+           ", fp16 operands and output with fp32 accumulation, in the layout engines call (Y = X·Wᵀ, W stored as "
+           "nn.Linear's); " + replay_method() + "; each repetition over copies of the weights, 4 × L2 of them at least "
+           "(up to 128 copies), so that small weights come from memory, not L2";
+  }
+  std::string attention_method() const override {
+    return "NOT FlashAttention nor any engine's FMHA: an unfused kernel, cuBLAS strided-batched GEMMs (S = Q·Kᵀ/√d, "
+           "O = P·V, fp16, fp32 accumulation) around a softmax kernel, each KV head's query heads stacked into one "
+           "product; the scores go through memory, and a prompt's computes every score and masks the upper half "
+           "(twice a causal FMHA's FLOPs). So it is slower than the attention engines run, chiefly for prompts; " +
+           replay_method() + "; Q, K and V rotated through copies, 4 × L2 at least (up to 64)";
+  }
+  std::string all_reduce_method() const override {
+#ifdef ROOFLINEPLAN_HAVE_NCCL
+    int version = 0;
+    ncclGetVersion(&version);
+    return "NCCL " + std::to_string(version) + " all-reduce (sum, fp16, out of place) over the " +
+           std::to_string(device_count()) + " GPUs of this machine from one process (ncclCommInitAll), 10 calls a "
+           "timed repetition, the slowest GPU's time; not TensorRT-LLM's custom all-reduce";
+#else
+    return "this plugin was built without NCCL (nccl.h and libnccl were not found when it was configured)";
+#endif
+  }
+
  private:
+  // The kernel tables run on a stream of their own, with a cuBLAS handle bound to it and a fixed
+  // workspace, so that their launches can be captured into CUDA graphs.
+  void start_tables() {
+    if (table_blas_) return;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    CUBLAS_CHECK(cublasCreate(&table_blas_));
+    CUBLAS_CHECK(cublasSetStream(table_blas_, stream_));
+    CUDA_CHECK(cudaMalloc(&workspace_, kWorkspaceBytes));
+    CUBLAS_CHECK(cublasSetWorkspace(table_blas_, workspace_, kWorkspaceBytes));
+  }
+
+  // Copies of operands of `bytes` that span 4 × L2 (a repetition then streams them from memory),
+  // 1 to `most`.
+  long rotation(double bytes, long most) const {
+    const double cold = 4.0 * double(props_.l2CacheSize);
+    return std::clamp(static_cast<long>(std::ceil(cold / bytes)), 1L, most);
+  }
+
+  void fill_on_device(DeviceBuffer<half>& b, std::uint32_t seed) {
+    fill_hashed<<<props_.multiProcessorCount * 8, 256, 0, stream_>>>(b.get(), b.size(), seed);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+  static float first_of(const DeviceBuffer<half>& b, std::size_t at = 0) {
+    half h{};
+    CUDA_CHECK(cudaMemcpy(&h, b.get() + at, sizeof(half), cudaMemcpyDeviceToHost));
+    return __half2float(h);
+  }
+
+  // The seconds of one launch of `enqueue` (which enqueues `launches` kernels on stream_) in each
+  // repetition: captured once into a CUDA graph and replayed, so that host launch gaps are hidden
+  // as engines' CUDA graphs hide them (and as aiconfigurator's tables were timed); launched
+  // directly where capture fails, which replay_method() then says.
+  KernelSeconds time_replays(const std::function<void()>& enqueue, long launches, int repetitions) {
+    // Once directly first: cuBLAS chooses and loads its kernels outside the capture.
+    enqueue();
+    CUDA_CHECK(cudaStreamSynchronize(stream_));
+    cudaGraphExec_t exec = nullptr;
+    if (graph_failure_.empty()) {
+      cudaGraph_t graph = nullptr;
+      cudaError_t e = cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed);
+      if (e == cudaSuccess) {
+        try {
+          enqueue();
+        } catch (const std::exception& x) {
+          graph_failure_ = x.what();
+        }
+        e = cudaStreamEndCapture(stream_, &graph);
+      }
+      if (e == cudaSuccess && graph_failure_.empty()) e = cudaGraphInstantiate(&exec, graph, 0);
+      if (graph) cudaGraphDestroy(graph);
+      if (e != cudaSuccess && graph_failure_.empty()) graph_failure_ = cudaGetErrorString(e);
+      if (!graph_failure_.empty()) {
+        if (exec) cudaGraphExecDestroy(exec);
+        exec = nullptr;
+        cudaGetLastError();  // the capture's error is said in replay_method(), not left pending
+      }
+    }
+    Events ev;
+    KernelSeconds seconds;
+    try {
+      for (int rep = 0; rep <= repetitions; ++rep) {  // the first warms the graph up
+        ev.start(stream_);
+        if (exec) CUDA_CHECK(cudaGraphLaunch(exec, stream_));
+        else enqueue();
+        const double s = ev.stop();
+        if (rep > 0) seconds.push_back(s / double(launches));
+      }
+    } catch (...) {
+      if (exec) cudaGraphExecDestroy(exec);
+      throw;
+    }
+    if (exec) CUDA_CHECK(cudaGraphExecDestroy(exec));
+    return seconds;
+  }
+
+  std::string replay_method() const {
+    return graph_failure_.empty() ? "timed by CUDA events around CUDA-graph replays (host launch gaps hidden)"
+                                  : "timed by CUDA events around direct launches, since CUDA-graph capture failed (" +
+                                        graph_failure_ + "): small kernels include the host's launch gaps";
+  }
+
+  // Row 0 of batch entry 0 of the last copy, recomputed on the host from the operands' values:
+  // a prompt's first query sees only the first key, so its output is V's first row exactly; a
+  // decode query's is the softmax-weighted sum over every key.
+  void check_attention(const DeviceBuffer<half>& o, std::size_t base, std::size_t q_n, std::size_t kv_n, long keys,
+                       long d, bool prefill) {
+    const std::size_t k0 = base + q_n, v0 = k0 + kv_n;
+    std::vector<double> want(d, 0.0);
+    if (prefill) {
+      for (long j = 0; j < d; ++j) want[j] = hashed_half(v0 + j, 21);
+    } else {
+      std::vector<double> p(keys);
+      double m = -INFINITY, sum = 0;
+      for (long t = 0; t < keys; ++t) {
+        double s = 0;
+        for (long j = 0; j < d; ++j) s += double(hashed_half(base + j, 21)) * hashed_half(k0 + t * d + j, 21);
+        p[t] = __half2float(__float2half(float(s / std::sqrt(double(d)))));  // stored in fp16, as on the device
+        m = std::max(m, p[t]);
+      }
+      for (double& x : p) sum += (x = std::exp(x - m));
+      for (long t = 0; t < keys; ++t) {
+        for (long j = 0; j < d; ++j) want[j] += p[t] / sum * hashed_half(v0 + t * d + j, 21);
+      }
+    }
+    for (long j : {0L, d / 2, d - 1}) {
+      check(std::fabs(first_of(o, std::size_t(j)) - want[j]) <= 2e-3 + 1e-2 * std::fabs(want[j]),
+            std::string(prefill ? "context" : "generation") + " attention, output " + std::to_string(j));
+    }
+  }
+
+  static constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;  // cuBLAS's advice for Hopper
+
   Measurement stream(const CalibrationOptions& o, bool triad) {
     const std::size_t n4 = o.stream_bytes * 4 / sizeof(float4);  // 4× the CPU arrays: GPU caches are ~50-100 MB
     DeviceBuffer<float4> a(n4), b(n4), c(n4);
@@ -342,6 +751,11 @@ class CudaDevice final : public CalibrationDevice {
 
   cudaDeviceProp props_{};
   cublasHandle_t blas_{};
+  // The kernel tables' (start_tables()).
+  cudaStream_t stream_ = nullptr;
+  cublasHandle_t table_blas_ = nullptr;
+  void* workspace_ = nullptr;
+  std::string graph_failure_;  // why CUDA-graph capture failed, once it has: launches are then direct
 };
 
 }  // namespace
