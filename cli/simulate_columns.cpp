@@ -31,6 +31,19 @@ Cell stat(const SimulateFigures& f) {
 
 Cell text(const std::string& s) { return std::string_view(s); }
 
+// One statistic of one of a disaggregated run's handoff times.
+template <Distribution PoolFigures::*D, double Distribution::*S>
+Cell handoff(const SimulateFigures& f) {
+  const Distribution& d = (*f.pools).*D;
+  return d.count == 0 ? Cell() : Cell(d.*S);
+}
+
+#define ROOFLINE_SIM_HANDOFF(prefix, member)                                                                 \
+  SimulateColumn{prefix "_mean_s", Scope::pools, handoff<&PoolFigures::member, &Distribution::mean>},       \
+      SimulateColumn{prefix "_p50_s", Scope::pools, handoff<&PoolFigures::member, &Distribution::p50>},     \
+      SimulateColumn{prefix "_p90_s", Scope::pools, handoff<&PoolFigures::member, &Distribution::p90>},     \
+      SimulateColumn{prefix "_p99_s", Scope::pools, handoff<&PoolFigures::member, &Distribution::p99>}
+
 const std::array kColumns = {
     SimulateColumn{"model", Scope::always, [](const SimulateFigures& f) { return text(f.model); }},
     SimulateColumn{"gpu", Scope::always, [](const SimulateFigures& f) { return text(f.gpu); }},
@@ -40,6 +53,16 @@ const std::array kColumns = {
     SimulateColumn{"replicas", Scope::fleet, [](const SimulateFigures& f) -> Cell { return f.replicas; }},
     SimulateColumn{"router", Scope::fleet, [](const SimulateFigures& f) { return text(f.router); }},
     SimulateColumn{"imbalance", Scope::fleet, [](const SimulateFigures& f) -> Cell { return f.imbalance; }},
+    SimulateColumn{"prefill_replicas", Scope::pools, [](const SimulateFigures& f) -> Cell { return f.pools->prefill_replicas; }},
+    SimulateColumn{"decode_replicas", Scope::pools, [](const SimulateFigures& f) -> Cell { return f.pools->decode_replicas; }},
+    SimulateColumn{"pool_router", Scope::pools, [](const SimulateFigures& f) { return text(f.pools->router); }},
+    SimulateColumn{"prefill_busy", Scope::pools, [](const SimulateFigures& f) -> Cell { return f.pools->prefill_busy; }},
+    SimulateColumn{"decode_busy", Scope::pools, [](const SimulateFigures& f) -> Cell { return f.pools->decode_busy; }},
+    SimulateColumn{"link_busy", Scope::pools, [](const SimulateFigures& f) -> Cell { return f.pools->link_busy; }},
+    ROOFLINE_SIM_HANDOFF("prefill", prefill),
+    ROOFLINE_SIM_HANDOFF("link_wait", link_wait),
+    ROOFLINE_SIM_HANDOFF("transfer", transfer),
+    ROOFLINE_SIM_HANDOFF("decode_wait", decode_wait),
     SimulateColumn{"engine", Scope::engine,
                    [](const SimulateFigures& f) { return f.engine ? text(*f.engine) : Cell(); }},
     SimulateColumn{"engine_version", Scope::engine,
@@ -77,15 +100,18 @@ const std::array kColumns = {
 };
 
 #undef ROOFLINE_SIM_STATS
+#undef ROOFLINE_SIM_HANDOFF
 
 }  // namespace
 
 std::span<const SimulateColumn> simulate_columns() { return kColumns; }
 
-std::vector<SimulateColumn> simulate_columns_for(bool fleet, bool engine) {
+std::vector<SimulateColumn> simulate_columns_for(bool fleet, bool engine, bool pools) {
   std::vector<SimulateColumn> out;
   for (const SimulateColumn& c : kColumns) {
-    if ((c.scope == Scope::fleet && !fleet) || (c.scope == Scope::engine && !engine)) continue;
+    if ((c.scope == Scope::fleet && !fleet) || (c.scope == Scope::engine && !engine) || (c.scope == Scope::pools && !pools)) {
+      continue;
+    }
     out.push_back(c);
   }
   return out;

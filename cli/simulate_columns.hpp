@@ -14,6 +14,17 @@
 
 namespace roofline::cli {
 
+// A disaggregated run's (--disaggregate P:D) own figures, of its expected run: its pools, how
+// busy each was, and the times between a request's arrival and its first decode step.
+struct PoolFigures {
+  long prefill_replicas = 0, decode_replicas = 0;
+  std::string router;
+  double prefill_busy = 0, decode_busy = 0, link_busy = 0;  // shares of the run, 0 to 1
+  // Arrival to the prefill's first token; the prefill's end to the cache's sending and to its
+  // landing; the landing to the first decode step.
+  serve::Distribution prefill, link_wait, transfer, decode_wait;
+};
+
 // What one run of `simulate` reports, as the row's columns read it. The strings are held here:
 // cells point into them.
 struct SimulateFigures {
@@ -29,11 +40,13 @@ struct SimulateFigures {
   const serve::SimResult* expected = nullptr;  // the expected run: its counts
   serve::Summary e, b;                         // expected, and the bound's
   std::string bound_admission;                 // "grow", "reserve" or "grow and reserve"
+  std::optional<PoolFigures> pools;            // --disaggregate only
 };
 
-// Which rows carry a column: every row, a fleet's (--replicas > 1), or one with --engine. A row
-// without them is the row it was before fleets and engines.
-enum class SimulateColumnScope { always, fleet, engine };
+// Which rows carry a column: every row, a fleet's (--replicas > 1), one with --engine, or a
+// disaggregated run's (--disaggregate). A row without them is the row it was before fleets,
+// engines and pools.
+enum class SimulateColumnScope { always, fleet, engine, pools };
 
 struct SimulateColumn {
   std::string_view name;  // CSV header and JSON key alike, units in the name
@@ -43,7 +56,7 @@ struct SimulateColumn {
 
 [[nodiscard]] std::span<const SimulateColumn> simulate_columns();
 // The columns a row of this run carries, in order.
-[[nodiscard]] std::vector<SimulateColumn> simulate_columns_for(bool fleet, bool engine);
+[[nodiscard]] std::vector<SimulateColumn> simulate_columns_for(bool fleet, bool engine, bool pools = false);
 // Every column name, for docs/outputs.md.
 [[nodiscard]] std::vector<std::string_view> simulate_column_names();
 

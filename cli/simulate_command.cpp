@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <numeric>
 #include <optional>
@@ -22,7 +23,10 @@
 #include "report/safe_text.hpp"
 #include "report/warning_text.hpp"
 #include "io/input_error.hpp"
+#include "model/kv_transfer.hpp"
+#include "serve/disaggregated.hpp"
 #include "serve/fleet.hpp"
+#include "serve/kv_link.hpp"
 #include "serve/speculative.hpp"
 
 namespace roofline::cli {
@@ -40,19 +44,56 @@ constexpr long kMaxReplicas = 100'000;
 // it has nothing to run (measured: 2 x 10^8 took 1.2 s a run), so 5 x 10^8 take some 3 s.
 constexpr double kMaxLoadReads = 5e8;
 
+// --disaggregate P:D's pools, and what the link carries for the traffic's mean prompt.
+struct Pools {
+  long prefill = 0, decode = 0;
+  KvTransfer mean_prompt;
+  long mean_prompt_tokens = 0;
+  PoolFigures e, b;  // the expected run's, and the bound's handoff times
+};
+
 // The run on the expected step time and the same traffic on the bound's.
 struct Runs {
   SimResult expected, bound;
   // A fleet's (--replicas > 1) expected run: each request's replica, and the requests each got.
   std::vector<std::uint32_t> replica_of;
-  std::vector<long> routed;
+  std::vector<long> routed;  // disaggregated: the decode pool's, its prefill pool's below
+  std::vector<long> prefill_routed;
   double imbalance = 1;
   Summary e, b;
   // Where the expected run (growing blocks) preempted, the bound replayed reserving whole lengths
   // at admission too: each of the bound's figures is the better of the two replays' (a thrashing
   // cache is no bound for throughput, a reserving queue none for latency).
   std::optional<SimResult> reserved_bound;
+  std::optional<Pools> pools;  // --disaggregate
 };
+
+// "2:4" as 2 prefill and 4 decode replicas; InputError naming the flag.
+std::optional<std::pair<long, long>> disaggregate_flag(const std::string& value) {
+  if (value.empty()) return std::nullopt;
+  const auto count = [](std::string_view text) -> std::optional<long> {
+    long n = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (ec != std::errc() || end != text.data() + text.size() || n < 1 || n > kMaxReplicas) return std::nullopt;
+    return n;
+  };
+  const std::size_t colon = value.find(':');
+  const auto p = colon == std::string::npos ? std::nullopt : count(std::string_view(value).substr(0, colon));
+  const auto d = colon == std::string::npos ? std::nullopt : count(std::string_view(value).substr(colon + 1));
+  if (!p || !d) {
+    throw io::InputError(fmt::format("--disaggregate: `{}` is not P:D, prefill and decode replicas each 1 to {}", value,
+                                     kMaxReplicas));
+  }
+  return std::pair{*p, *d};
+}
+
+// A disaggregated run's handoff times and how busy its pools were.
+PoolFigures pool_figures(const std::vector<Request>& requests, const DisaggregatedResult& d, const std::string& router) {
+  HandoffTimes t = handoff_times(requests, d);
+  return {static_cast<long>(d.prefill_routed.size()), static_cast<long>(d.decode_routed.size()), router,
+          d.prefill_utilisation(), d.decode_utilisation(), d.link_utilisation(), distribution(std::move(t.prefill)),
+          distribution(std::move(t.link_wait)), distribution(std::move(t.transfer)), distribution(std::move(t.decode_wait))};
+}
 
 // Each figure the better of two bounds: the lower latency, the higher rate.
 Distribution better(const Distribution& a, const Distribution& b) {
@@ -224,6 +265,28 @@ nlohmann::ordered_json json_document(const SimulateArgs& a, const Replica& r, co
     j["fleet"] = {{"replicas", a.replicas}, {"router", a.router}, {"requests_per_replica", runs.routed},
                   {"imbalance", runs.imbalance}};
   }
+  // Only for --disaggregate: a colocated document is as it was before pools.
+  if (runs.pools) {
+    const Pools& p = *runs.pools;
+    const auto handoffs = [](const PoolFigures& f) {
+      return nlohmann::ordered_json{{"prefill", json_of(f.prefill)},
+                                    {"link_wait", json_of(f.link_wait)},
+                                    {"transfer", json_of(f.transfer)},
+                                    {"decode_wait", json_of(f.decode_wait)}};
+    };
+    j["disaggregated"] = {{"prefill_replicas", p.prefill},
+                          {"decode_replicas", p.decode},
+                          {"router", a.router},
+                          {"link", p.mean_prompt.network ? "network" : "interconnect"},
+                          {"mean_prompt_tokens", p.mean_prompt_tokens},
+                          {"kv_bytes_mean_prompt", p.mean_prompt.bytes ? p.mean_prompt.bytes->value() : 0.0},
+                          {"kv_transfer_mean_prompt_s", p.mean_prompt.time ? p.mean_prompt.time->value() : 0.0},
+                          {"requests_per_prefill_replica", runs.prefill_routed},
+                          {"requests_per_decode_replica", runs.routed},
+                          {"busy", {{"prefill", p.e.prefill_busy}, {"decode", p.e.decode_busy}, {"link", p.e.link_busy}}},
+                          {"handoffs", handoffs(p.e)},
+                          {"bound_handoffs", handoffs(p.b)}};
+  }
   j["timing"] = "expected";
   j["served"] = runs.e.served;
   j["dropped"] = runs.e.dropped;
@@ -255,6 +318,26 @@ std::string fleet_line(const SimulateArgs& a, const Runs& runs) {
                      a.replicas, a.router, *least, *most, mean, runs.imbalance);
 }
 
+// The pools, their routers and how the requests spread over them; then the link and how busy
+// each pool was.
+std::vector<std::string> pool_lines(const SimulateArgs& a, const Runs& runs) {
+  const Pools& p = *runs.pools;
+  const auto spread = [](const std::vector<long>& v) {
+    const auto [least, most] = std::minmax_element(v.begin(), v.end());
+    return *least == *most ? fmt::format("{}", *least) : fmt::format("{} to {}", *least, *most);
+  };
+  return {fmt::format("disaggregated: {} prefill replicas (prompts only, each ending with its first token) and {} decode "
+                      "replicas, each pool behind a {} router picking at arrival, each replica with its own queue and KV "
+                      "cache; {} requests a prefill replica, {} a decode replica",
+                      p.prefill, p.decode, a.router, spread(runs.prefill_routed), spread(runs.routed)),
+          fmt::format("link: each prompt's KV cache crosses the {} once its prefill ends, each GPU's shard over its own "
+                      "link, one cache at a time each way (the mean prompt's {} tokens: {} in {}); busy: the prefill "
+                      "pool {:.1f}%, the decode pool {:.1f}%, a prefill replica's link {:.1f}% of the run",
+                      p.mean_prompt.network ? "network" : "interconnect", p.mean_prompt_tokens,
+                      human(p.mean_prompt.bytes.value_or(Bytes(0))), human(p.mean_prompt.time.value_or(Seconds(0))),
+                      100 * p.e.prefill_busy, 100 * p.e.decode_busy, 100 * p.e.link_busy)};
+}
+
 // "engine: vLLM 0.11 defaults (URL): ...; overrides: --max-batch 64" under the server line, which
 // holds the values run.
 std::string engine_line(const EnginePreset& p) {
@@ -276,11 +359,17 @@ std::vector<std::string> head_lines(const SimulateArgs& a, const Replica& r, con
   const ServerConfig& c = r.config;
   const bool fleet = a.replicas > 1;
   std::vector<std::string> lines;
+  const std::string replicas = runs.pools ? fmt::format("{} prefill and {} decode replicas", runs.pools->prefill,
+                                                        runs.pools->decode)
+                               : fleet    ? fmt::format("{} replicas", a.replicas)
+                                          : "one replica";
   lines.push_back(report::terminal_text(fmt::format("{} on {}, {}: {}, continuous batching", r.point.model.name,
-                                                    r.point.gpu.name, report::layout_label(r.point.workload),
-                                                    fleet ? fmt::format("{} replicas", a.replicas) : "one replica"),
+                                                    r.point.gpu.name, report::layout_label(r.point.workload), replicas),
                                         false));
   if (fleet) lines.push_back(fleet_line(a, runs));
+  if (runs.pools) {
+    for (std::string& line : pool_lines(a, runs)) lines.push_back(std::move(line));
+  }
   const int ranks = attention_ranks(r.point.workload);
   lines.push_back(fmt::format("server: {}max batch {}, {} tokens a step, {} prefills; KV cache {} blocks of {} tokens ({}{})",
                               ranks > 1 ? fmt::format("{} attention ranks, each: ", ranks) : "", c.max_batch,
@@ -298,6 +387,12 @@ std::vector<std::string> head_lines(const SimulateArgs& a, const Replica& r, con
 // What the latencies are, and the bound's two replays when there were two.
 std::vector<std::string> latency_notes(const Runs& runs) {
   std::vector<std::string> lines{"latencies on the expected step time (what a server sees); on the roofline bound beside (a bound)"};
+  if (runs.pools) {
+    lines.emplace_back("TTFT is to the first token the decode replica streams, as Dynamo, llm-d and SGLang return the "
+                       "decode worker's stream: the prefill's queue and compute, the link, the decode replica's wait and "
+                       "its step; queue wait is the prefill replica's; TPOT and ITL the decode replica's; the link's time "
+                       "is the same in both runs");
+  }
   if (runs.reserved_bound) {
     lines.push_back(fmt::format("the bound is each figure's better of two replays, growing blocks and reserving each "
                                 "request's whole length at admission: growing, the expected run preempted {} times",
@@ -309,7 +404,7 @@ std::vector<std::string> latency_notes(const Runs& runs) {
 // The lines under the latencies: throughput, goodput, the batch and speculation.
 std::vector<std::string> tail_lines(const SimulateArgs& a, const Replica& r, const Runs& runs, const Targets& goal,
                                     const std::optional<SpeculationView>& spec) {
-  const bool fleet = a.replicas > 1;
+  const bool fleet = a.replicas > 1 || runs.pools;
   std::vector<std::string> lines;
   lines.push_back(fmt::format("throughput: {} output tokens/s ({} on the bound), {} requests/s",
                               report::three_digits(runs.e.output_tokens_per_s), report::three_digits(runs.b.output_tokens_per_s),
@@ -327,7 +422,8 @@ std::vector<std::string> tail_lines(const SimulateArgs& a, const Replica& r, con
   }
   lines.push_back(fmt::format("batch: {:.1f} sequences running on average over time{}, {} at most; KV cache at most {:.1f}% "
                               "full; {} steps{}",
-                              runs.e.mean_running, fleet ? " in a replica" : "", runs.e.peak_running,
+                              runs.e.mean_running, runs.pools ? " in a decode replica" : fleet ? " in a replica" : "",
+                              runs.e.peak_running,
                               100 * runs.e.peak_kv_share, runs.expected.steps, fleet ? " over the replicas" : ""));
   if (spec) lines.push_back(report::terminal_text(text_of(r, *spec), false));
   return lines;
@@ -340,9 +436,20 @@ std::vector<std::vector<std::string>> latency_rows(const Runs& runs) {
     return std::vector<std::string>{std::move(name), cell(d, d.mean), cell(d, d.p50), cell(d, d.p90), cell(d, d.p99),
                                     cell(b, b.p50), cell(b, b.p99)};
   };
-  return {row("TTFT", runs.e.ttft, runs.b.ttft), row("TPOT", runs.e.tpot, runs.b.tpot),
-          row("ITL (a gap)", runs.e.itl, runs.b.itl), row("end to end", runs.e.e2e, runs.b.e2e),
-          row("queue wait", runs.e.queue_wait, runs.b.queue_wait)};
+  std::vector<std::vector<std::string>> rows{row("TTFT", runs.e.ttft, runs.b.ttft), row("TPOT", runs.e.tpot, runs.b.tpot),
+                                             row("ITL (a gap)", runs.e.itl, runs.b.itl),
+                                             row("end to end", runs.e.e2e, runs.b.e2e),
+                                             row("queue wait", runs.e.queue_wait, runs.b.queue_wait)};
+  if (runs.pools) {
+    // Where the TTFT went: arrival to the prefill's end, its cache waiting for the link, from the
+    // prefill's end to the landing, and the landing to the decode replica's first step.
+    const Pools& p = *runs.pools;
+    rows.push_back(row("prefill", p.e.prefill, p.b.prefill));
+    rows.push_back(row("link wait", p.e.link_wait, p.b.link_wait));
+    rows.push_back(row("transfer", p.e.transfer, p.b.transfer));
+    rows.push_back(row("decode wait", p.e.decode_wait, p.b.decode_wait));
+  }
+  return rows;
 }
 
 std::string markdown_text(const SimulateArgs& a, const Replica& r, const Traffic& t, const Runs& runs, const Targets& goal,
@@ -415,13 +522,14 @@ void write_report(const SimulateArgs& a, const Replica& r, const Traffic& t, con
     f.engine = std::string(engine_name(r.engine->defaults.engine));
     f.engine_version = std::string(r.engine->defaults.label);
   }
+  if (runs.pools) f.pools = runs.pools->e;
   SimulateViews views;
   views.warnings = r.warnings;
   // Only the format asked for is built: the others cost little, but a row needs no table.
   if (format == report::OutputFormat::json) views.document = json_document(a, r, t, runs, spec);
   if (format == report::OutputFormat::table) views.table = table_text(a, r, t, runs, goal, spec);
   if (format == report::OutputFormat::markdown) views.markdown = markdown_text(a, r, t, runs, goal, spec);
-  std::vector<SimulateColumn> columns = simulate_columns_for(a.replicas > 1, r.engine.has_value());
+  std::vector<SimulateColumn> columns = simulate_columns_for(a.replicas > 1, r.engine.has_value(), runs.pools.has_value());
   const auto header = [columns](std::string& s) { append_simulate_csv_header(s, columns); };
   const auto sink = report::make_sink(format, row ? report::Shape::rows : report::Shape::document, {"", {}, header}, out);
   sink->add(SimulateRecord(f, std::move(columns), views, !row));
@@ -449,6 +557,9 @@ void add_simulate_options(Options& o, SimulateArgs& a) {
         "hashes to, a request of none least-loaded)")
       .one_of({kRoutingNames.begin(), kRoutingNames.end()})
       .show_default();
+  o.add("--disaggregate", a.disaggregate,
+        "P:D: P prefill replicas and D decode replicas, each pool behind --router, each prompt's KV cache crossing "
+        "the link between them (docs/capacity-planning.md); TTFT is to the decode replica's first token");
 }
 
 void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
@@ -457,15 +568,51 @@ void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
     throw io::InputError(fmt::format("--replicas: must be 1 to {}, got {}", kMaxReplicas, a.replicas));
   }
   const Routing routing = *routing_named(a.router);  // CLI11 held it to the names
+  const auto pools = disaggregate_flag(a.disaggregate);
+  if (pools) {
+    if (a.replicas != 1) {
+      throw io::InputError("--replicas: a disaggregated fleet's replicas are --disaggregate P:D's; drop --replicas");
+    }
+    if (!a.serve.speculative.empty()) {
+      throw io::InputError("--speculative: not modelled with --disaggregate (the draft's state would cross the link "
+                           "too); drop one of them");
+    }
+    if (!a.plot.empty()) throw io::InputError("--plot: not drawn for --disaggregate's two pools; drop one of them");
+  }
   const Replica r = replica(a.serve, "simulate");
   const Traffic t = traffic(a.serve, a.serve.rate, r.config.block_tokens);
   check_engine(r, t);
-  if (const double reads = static_cast<double>(a.replicas) * static_cast<double>(t.requests.size());
-      a.replicas > 1 && make_router(routing, 1, 0)->reads_load() && reads > kMaxLoadReads) {
-    throw io::InputError(fmt::format("--replicas and --router: a {} router reads all {} replicas' loads at each of {} "
+  const long replicas = pools ? pools->first + pools->second : a.replicas;
+  const char* replicas_flag = pools ? "--disaggregate" : "--replicas";
+  if (const double reads = static_cast<double>(replicas) * static_cast<double>(t.requests.size());
+      replicas > 1 && make_router(routing, 1, 0)->reads_load() && reads > kMaxLoadReads) {
+    throw io::InputError(fmt::format("{} and --router: a {} router reads all {} replicas' loads at each of {} "
                                      "arrivals, {:.3g} reads, over the {:g} a run may take; fewer replicas or "
                                      "requests, or --router round-robin or random",
-                                     a.router, a.replicas, t.requests.size(), reads, kMaxLoadReads));
+                                     replicas_flag, a.router, replicas, t.requests.size(), reads, kMaxLoadReads));
+  }
+  // The link between the pools, priced from the model's cache and the GPU's interconnect.
+  std::optional<DisaggregatedConfig> pool_config;
+  Runs runs;
+  if (pools) {
+    double prompt_tokens = 0;
+    for (const Request& q : t.requests) prompt_tokens += static_cast<double>(q.prompt);
+    Workload mean = r.point.workload;
+    mean.prompt_tokens = std::max(1L, std::lround(prompt_tokens / static_cast<double>(t.requests.size())));
+    const KvTransfer probe = kv_transfer(r.point.model, r.point.gpu, mean);
+    if (!probe.bytes) {
+      throw io::InputError("--model: known only by its size, its KV cache's bytes are unknown: --disaggregate cannot "
+                           "price the cache's trip between the pools");
+    }
+    if (!probe.time) {
+      throw io::InputError(fmt::format("--gpu: {} names no interconnect: --disaggregate cannot price the cache's trip "
+                                       "between the pools",
+                                       r.point.gpu.name));
+    }
+    const KvLink link = kv_link(r.point.model, r.point.gpu, r.point.workload);
+    pool_config = DisaggregatedConfig{static_cast<std::size_t>(pools->first), static_cast<std::size_t>(pools->second),
+                                      routing, link.time};
+    runs.pools = Pools{pools->first, pools->second, probe, mean.prompt_tokens, {}, {}};
   }
   const Targets goal = targets(a.serve);
   ServerConfig config = r.config;
@@ -479,10 +626,24 @@ void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
   std::optional<StepCost> draft;
   if (r.draft) draft.emplace(r.draft->model, r.point.gpu, r.point.workload);
   StepCost* d = draft ? &*draft : nullptr;
-  Runs runs;
   // One replica as it always ran; a fleet's runs each as a fleet behind the same router, the
   // bound's too (its least-loaded router reads the bound's own loads), so the bound stays a bound.
+  // Disaggregated, the pools' handoff times of the expected run and the bound's (growing blocks)
+  // are kept.
   const auto run = [&](const ServerConfig& c, Timing timing, Runs* routing_of) {
+    if (pool_config) {
+      DisaggregatedResult p = simulate_disaggregated(t.requests, cost, c, *pool_config, timing);
+      if (routing_of != nullptr) {
+        routing_of->pools->e = pool_figures(t.requests, p, a.router);
+        routing_of->routed = p.decode_routed;
+        routing_of->prefill_routed = p.prefill_routed;
+        routing_of->replica_of.resize(t.requests.size());
+        for (std::size_t i = 0; i < t.requests.size(); ++i) routing_of->replica_of[i] = p.handoffs[i].decode_replica;
+      } else if (c.reserve_whole == config.reserve_whole) {
+        runs.pools->b = pool_figures(t.requests, p, a.router);
+      }
+      return std::move(p.all);
+    }
     if (a.replicas == 1) return simulate(t.requests, cost, c, timing, d);
     FleetResult f = simulate_fleet(t.requests, cost, c, {static_cast<std::size_t>(a.replicas), routing}, timing, d);
     if (routing_of != nullptr) {

@@ -1,9 +1,9 @@
 #pragma once
-// `rooflineplan simulate`: one replica (or a fleet of them behind a router) serving a stream of
-// requests with continuous batching,
-// each step timed by the engine for what it holds (serve/). Latencies come from the expected step
-// time, which is what a real server sees; the same run on the roofline bound is reported beside
-// them, and stays a bound.
+// `rooflineplan simulate`: one replica (or a fleet of them behind a router, or prefill and
+// decode pools with each cache crossing a link) serving a stream of requests with continuous
+// batching, each step timed by the engine for what it holds (serve/). Latencies come from the
+// expected step time, which is what a real server sees; the same run on the roofline bound is
+// reported beside them, and stays a bound.
 #include <ostream>
 #include <string>
 
@@ -19,6 +19,9 @@ struct SimulateArgs {
   std::string format = "table";
   long replicas = 1;                  // --replicas: a fleet of identical replicas behind a router
   std::string router = "round-robin";  // --router: how it picks a replica for each arrival
+  // --disaggregate P:D: P prefill and D decode replicas, each cache crossing the link between
+  // them (serve/disaggregated.hpp); empty: colocated.
+  std::string disaggregate;
 };
 
 void add_simulate_options(Options& o, SimulateArgs& args);

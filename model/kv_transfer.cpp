@@ -13,8 +13,11 @@ KvTransfer kv_transfer(const ModelSpec& m, const GpuSpec& g, const Workload& w) 
   // Two pools that do not fit one domain between them sit on different nodes: the network.
   if (g.network && 2 * gpus(w) > g.interconnect->domain) {
     t.time = each / g.network->bandwidth + g.network->latency;
+    t.latency = g.network->latency;
+    t.network = true;
   } else {
     t.time = each / g.interconnect->bandwidth + g.interconnect->latency;
+    t.latency = g.interconnect->latency;
   }
   return t;
 }

@@ -14,6 +14,10 @@ namespace roofline {
 struct KvTransfer {
   std::optional<Bytes> bytes;   // one request's prompt cache, whole group; empty: a model known only by its size
   std::optional<Seconds> time;  // empty: no bytes, or the GPU names no interconnect
+  // Of `time`, the link's latency (the rest is each GPU's shard at the link's bandwidth, the time
+  // a transfer holds the link), and whether the link is the network rather than the interconnect.
+  std::optional<Seconds> latency;
+  bool network = false;
 };
 
 // bytes / (tp · pp) over each GPU's link (or NIC), plus its latency.

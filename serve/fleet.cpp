@@ -17,10 +17,8 @@ double FleetResult::imbalance() const {
          (total / static_cast<double>(routed.size()));
 }
 
-namespace {
-
 // The replicas' runs as one (FleetResult::all).
-SimResult merge(const std::vector<Request>& requests, std::vector<SimResult>& runs) {
+SimResult merge_runs(const std::vector<Request>& requests, std::vector<SimResult>& runs) {
   if (runs.size() == 1) {  // as simulate() gives it, byte for byte
     SimResult one = runs[0];
     runs[0].served.clear();
@@ -44,6 +42,7 @@ SimResult merge(const std::vector<Request>& requests, std::vector<SimResult>& ru
     all.cached_tokens += r.cached_tokens;
     all.recomputed_tokens += r.recomputed_tokens;
     all.running_seconds += r.running_seconds / static_cast<double>(runs.size());
+    all.busy_seconds += r.busy_seconds;
     all.peak_running = std::max(all.peak_running, r.peak_running);
     all.peak_kv_share = std::max(all.peak_kv_share, r.peak_kv_share);
   }
@@ -54,8 +53,6 @@ SimResult merge(const std::vector<Request>& requests, std::vector<SimResult>& ru
   std::sort(all.dropped.begin(), all.dropped.end(), [](const Dropped& a, const Dropped& b) { return a.request < b.request; });
   return all;
 }
-
-}  // namespace
 
 FleetResult simulate_fleet(const std::vector<Request>& requests, StepCost& cost, const ServerConfig& config,
                            const FleetConfig& fleet, Timing timing, StepCost* draft) {
@@ -125,7 +122,7 @@ FleetResult simulate_fleet(const std::vector<Request>& requests, StepCost& cost,
     out.runs.push_back(servers[k]->finish());
     report(0.5 + 0.5 * static_cast<double>(k + 1) / static_cast<double>(n));
   }
-  out.all = merge(requests, out.runs);
+  out.all = merge_runs(requests, out.runs);
   if (n > 1) out.all.samples = std::move(samples);
   return out;
 }

@@ -20,8 +20,8 @@ struct FleetConfig {
 struct FleetResult {
   // Every replica's run as one: the served in the order they finished, the dropped in the order
   // they arrived, the gaps, tokens, preemptions and steps summed, `end` the last replica's.
-  // running_seconds is a replica's mean (the sum over replicas / N), the peaks the largest any
-  // replica reached. Its samples are the fleet's, every config.sample_every seconds from 0 until
+  // running_seconds is a replica's mean (the sum over replicas / N), busy_seconds the sum, the
+  // peaks the largest any replica reached. Its samples are the fleet's, every config.sample_every seconds from 0 until
   // every replica is done, each replica advanced to the sample's time: the sequences running and
   // waiting in all of them, and the mean replica's share of its cache (one replica's own samples
   // are in `runs`).
@@ -32,6 +32,10 @@ struct FleetResult {
   // The most requests a replica was sent over the mean a replica (1: even).
   [[nodiscard]] double imbalance() const;
 };
+
+// Replicas' runs as one, as FleetResult::all describes (served and dropped moved out of `runs`;
+// one run is kept as it is). `requests`: those the runs' indices name.
+[[nodiscard]] SimResult merge_runs(const std::vector<Request>& requests, std::vector<SimResult>& runs);
 
 // One fleet run. Replica i draws its speculative acceptances from config.seed + i and the random
 // router from config.seed; config.max_rows bounds the fleet's sequence-steps together, and

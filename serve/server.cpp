@@ -236,6 +236,7 @@ void Server::step() {
   const double dt = (timing_ == Timing::expected ? t.expected : t.bound).value();
   clock_ += dt;
   out_.running_seconds += dt * static_cast<double>(now.running);
+  out_.busy_seconds += dt;
   ++out_.steps;
   finished_last_ = 0;
   for (Rank& k : ranks_) {

@@ -104,6 +104,8 @@ struct SimResult {
   // Over every step, not the samples: the sequences running integrated over time (divide by
   // `end` for the mean), and the most sequences and the largest share of the cache any step held.
   double running_seconds = 0;
+  // The time the replica spent in steps (a fleet's: its replicas' summed): over `end`, how busy.
+  double busy_seconds = 0;
   long peak_running = 0;
   double peak_kv_share = 0;
 };

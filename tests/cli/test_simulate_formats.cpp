@@ -148,13 +148,16 @@ TEST_CASE("simulate: a bad --format is refused with exit 2 naming the flag") {
   CHECK_THAT(r.err, Catch::Contains("--format"));
 }
 
-TEST_CASE("simulate columns: every name is unique, and the fleet's and engine's only when asked for") {
+TEST_CASE("simulate columns: every name is unique, and the fleet's, engine's and pools' only when asked for") {
   const auto names = cli::simulate_column_names();
   for (std::size_t i = 0; i < names.size(); ++i) {
     for (std::size_t k = i + 1; k < names.size(); ++k) CHECK(names[i] != names[k]);
   }
-  CHECK(cli::simulate_columns_for(false, false).size() + 5 == names.size());
-  CHECK(cli::simulate_columns_for(true, false).size() + 2 == names.size());
-  CHECK(cli::simulate_columns_for(false, true).size() + 3 == names.size());
-  CHECK(cli::simulate_columns_for(true, true).size() == names.size());
+  // 3 fleet columns, 2 engine columns, 22 of the pools (6, and 4 statistics of 4 handoff times).
+  CHECK(cli::simulate_columns_for(false, false).size() + 27 == names.size());
+  CHECK(cli::simulate_columns_for(true, false).size() + 24 == names.size());
+  CHECK(cli::simulate_columns_for(false, true).size() + 25 == names.size());
+  CHECK(cli::simulate_columns_for(true, true).size() + 22 == names.size());
+  CHECK(cli::simulate_columns_for(false, false, true).size() + 5 == names.size());
+  CHECK(cli::simulate_columns_for(true, true, true).size() == names.size());
 }

@@ -1,0 +1,185 @@
+// Disaggregated serving (issue 25): a request's TTFT is its prefill, the link and the decode
+// replica's first step, each worked out alone; its later gaps are the decode replica's steps; a
+// link held by one cache makes the next wait; every request is served or dropped once; and a
+// decode pool with a replica to spare for each request decodes each alone, so its p99 gap is one
+// sequence's step (where a colocated fleet's has prefills in it).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <numeric>
+
+#include "replica.hpp"
+#include "serve/disaggregated.hpp"
+#include "serve/fleet.hpp"
+#include "serve/kv_link.hpp"
+#include "serve/summary.hpp"
+
+using namespace roofline;
+using namespace roofline::serve;
+
+namespace {
+
+using test::fixed;
+using test::Replica;
+
+// A link holding each cache 2 µs a prompt token, then 5 µs of latency.
+LinkTime per_token(long prompt) { return {2e-6 * static_cast<double>(prompt), 5e-6}; }
+
+DisaggregatedConfig pools(std::size_t p, std::size_t d, Routing how, std::function<LinkTime(long)> link = per_token) {
+  return {p, d, how, std::move(link)};
+}
+
+}  // namespace
+
+TEST_CASE("disaggregated: one request's TTFT is its prefill, the link and the decode replica's first step") {
+  Replica r;
+  const long prompt = 1000, gen = 5;
+  // Alone on a replica, a request of one token is its prefill step: its TTFT is the prefill time.
+  const double prefill = r.run({{0, prompt, 1, 0}}).served.at(0).ttft;
+  // Alone, a request holding all its prompt's cache but the last token computes that token in
+  // its first step (its TTFT there) and then decodes one token a step (its TPOT).
+  const Outcome decode = r.run({{0, prompt, gen, prompt - 1}}).served.at(0);
+  const DisaggregatedResult out =
+      simulate_disaggregated({{0, prompt, gen, 0}}, r.cost, r.config, pools(1, 1, Routing::round_robin), Timing::expected);
+  REQUIRE(out.all.served.size() == 1);
+  const Outcome& o = out.all.served[0];
+  const Handoff& h = out.handoffs[0];
+  INFO("prefill " << prefill << " s, first decode step " << decode.ttft << " s, decode gap " << decode.tpot << " s");
+  // 8B on an H100: a 1000-token prefill 26.76 ms, the decode replica's first step (one token at
+  // context 999) 7.38 ms, its gaps 7.10 ms; the link 1000 x 2 µs + 5 µs = 2.005 ms: TTFT 36.15 ms.
+  CHECK(h.prefill_end == Approx(prefill));
+  CHECK(h.sent == h.prefill_end);  // nothing else on the link
+  CHECK(h.landed == Approx(prefill + 0.002005));
+  CHECK(o.queue_wait == 0);
+  CHECK(o.ttft == Approx(prefill + 0.002005 + decode.ttft));
+  CHECK(o.tpot == Approx(decode.tpot));
+  CHECK(o.e2e == Approx(prefill + 0.002005 + decode.e2e));
+  // Every gap the client sees is a decode step: gen − 1 of them, each the TPOT.
+  CHECK(out.all.itl.count() == gen - 1);
+  CHECK(out.all.itl.mean() == Approx(decode.tpot));
+  // The prefill pool's request ended with its first token; the decode pool's began as it landed.
+  CHECK(out.prefill.served.at(0).ttft == Approx(prefill));
+  CHECK(out.decode.served.at(0).queue_wait == 0);
+  CHECK(out.all.output_tokens == gen);
+  CHECK(out.prefill_routed == std::vector<long>{1});
+  CHECK(out.decode_routed == std::vector<long>{1});
+}
+
+TEST_CASE("disaggregated: a slow link makes each cache wait for the one before, on the sender's side and on the receiver's") {
+  Replica r;
+  // Half a second a cache on the link, no latency; five requests 10 ms apart, whose prefills of
+  // 128 tokens take a few ms each: every cache is ready long before the link is free.
+  const auto slow = [](long) { return LinkTime{0.5, 0}; };
+  std::vector<Request> requests;
+  for (int i = 0; i < 5; ++i) requests.push_back({0.01 * i, 128, 2, 0});
+  SECTION("one prefill replica sending to two decode replicas: its link is the queue") {
+    const DisaggregatedResult out =
+        simulate_disaggregated(requests, r.cost, r.config, pools(1, 2, Routing::round_robin, slow), Timing::expected);
+    REQUIRE(out.all.served.size() == 5);
+    for (std::size_t k = 1; k < 5; ++k) {
+      // Sent when the one before has gone: 0.5 s later each, though its prefill ended 10 ms after.
+      CHECK(out.handoffs[k].sent == Approx(out.handoffs[k - 1].sent + 0.5));
+      CHECK(out.handoffs[k].sent - out.handoffs[k].prefill_end > 0.45 * static_cast<double>(k));
+    }
+    const HandoffTimes t = handoff_times(requests, out);
+    // Link waits of about 0, 0.49, 0.98, 1.47 and 1.96 s: a mean near 0.98.
+    CHECK(distribution(t.link_wait).mean == Approx(0.98).epsilon(0.02));
+    // The last request's TTFT holds four transfers' waits and its own: it lands 5 x 0.5 s after
+    // the first prefill ended (a few ms in), arrived 40 ms in, and its first decode step takes
+    // some 7 ms more: about 2.47 s.
+    const auto last = std::find_if(out.all.served.begin(), out.all.served.end(), [](const Outcome& o) { return o.request == 4; });
+    CHECK(out.handoffs[4].landed == Approx(out.handoffs[0].prefill_end + 2.5));
+    CHECK(last->ttft > 2.45);
+    CHECK(last->ttft < 2.5);
+    CHECK(out.link_utilisation() > 0.5);
+  }
+  SECTION("two prefill replicas sending to one decode replica: its link is the queue") {
+    const DisaggregatedResult out =
+        simulate_disaggregated(requests, r.cost, r.config, pools(2, 1, Routing::round_robin, slow), Timing::expected);
+    REQUIRE(out.all.served.size() == 5);
+    CHECK(out.handoffs[0].prefill_replica != out.handoffs[1].prefill_replica);
+    for (std::size_t k = 1; k < 5; ++k) CHECK(out.handoffs[k].sent == Approx(out.handoffs[k - 1].sent + 0.5));
+  }
+}
+
+TEST_CASE("disaggregated: every request is served or dropped exactly once, under every router") {
+  Replica r;
+  r.config.kv_blocks = 150;  // 2400 tokens: a request past them dropped, never prefilled
+  r.config.max_context = 3000;
+  const LengthDistribution prompt{LengthDistribution::Kind::lognormal, 1200, 1.0};
+  const LengthDistribution gen{LengthDistribution::Kind::lognormal, 200, 1.0};
+  auto requests = generate({}, 40, 20, prompt, gen, 0.3, 16, 9);
+  assign_groups(requests, 8, 9);
+  for (const Routing how : {Routing::round_robin, Routing::random, Routing::least_loaded, Routing::prefix_affinity}) {
+    const DisaggregatedResult out = simulate_disaggregated(requests, r.cost, r.config, pools(2, 3, how), Timing::expected);
+    std::vector<std::size_t> seen;
+    for (const Outcome& o : out.all.served) seen.push_back(o.request);
+    for (const Dropped& d : out.all.dropped) seen.push_back(d.request);
+    std::sort(seen.begin(), seen.end());
+    std::vector<std::size_t> all(requests.size());
+    std::iota(all.begin(), all.end(), 0);
+    INFO(name(how) << ": served " << out.all.served.size() << ", dropped " << out.all.dropped.size());
+    CHECK(seen == all);
+    CHECK(out.all.dropped_too_long + out.all.dropped_no_room == static_cast<long>(out.all.dropped.size()));
+    CHECK(out.all.dropped_too_long > 0);
+    CHECK(out.all.dropped_no_room > 0);
+    CHECK(std::accumulate(out.prefill_routed.begin(), out.prefill_routed.end(), 0L) ==
+          std::accumulate(out.decode_routed.begin(), out.decode_routed.end(), 0L));
+    // Each served request's times in order: arrival, prefill ending, sent, landed, first token.
+    for (const Outcome& o : out.all.served) {
+      const Handoff& h = out.handoffs[o.request];
+      CHECK(requests[o.request].arrival < h.prefill_end);
+      CHECK(h.prefill_end <= h.sent);
+      CHECK(h.sent < h.landed);
+      CHECK(requests[o.request].arrival + o.ttft > h.landed);
+    }
+  }
+}
+
+TEST_CASE("disaggregated: with a decode replica to spare for each request, the p99 gap is one sequence's step") {
+  Replica r;
+  // 20 requests/s of 512 prompt and 16 output tokens: some 2 in the decode pool at a time, spread
+  // by least-loaded over 64 decode replicas, so each decodes alone.
+  const auto requests = generate({}, 20, 30, fixed(512), fixed(16), 0, 16, 4);
+  const DisaggregatedResult out =
+      simulate_disaggregated(requests, r.cost, r.config, pools(2, 64, Routing::least_loaded), Timing::expected);
+  REQUIRE(out.all.served.size() == requests.size());
+  // One sequence decoding alone from 512 to 527 tokens: its p99 gap 7.04 ms at 8B on an H100, and
+  // the decode pool's the same (the histogram's bins: within 0.6%).
+  const SimResult alone = r.run({{0, 512, 16, 0}});
+  const Summary s = summarize(out.all, {});
+  INFO("p99 gap " << s.itl.p99 << " s, one sequence's " << alone.itl.percentile(99) << " s");
+  CHECK(s.itl.p99 == Approx(alone.itl.percentile(99)).epsilon(0.01));
+  // A colocated fleet of four at the same rate runs prefills in its decodes' steps: its p99 gap
+  // holds one, 16.3 ms.
+  const Summary colocated =
+      summarize(simulate_fleet(requests, r.cost, r.config, {4, Routing::least_loaded}, Timing::expected).all, {});
+  INFO("colocated p99 gap " << colocated.itl.p99 << " s");
+  CHECK(colocated.itl.p99 > 1.5 * s.itl.p99);
+}
+
+TEST_CASE("disaggregated: the link is priced from the model's cache and the GPU's interconnect") {
+  Replica r;
+  const KvLink link = kv_link(r.model, r.gpu, r.base);
+  CHECK_FALSE(link.network);  // two one-GPU replicas fit one NVLink domain
+  // Llama-3.1-8B's cache: 32 layers x 8 KV heads x 128 x 2 (K and V) x 2 bytes = 131072 bytes a
+  // token; 1000 tokens 131 MB over the H100's 450 GB/s a direction: 291 µs, then its latency.
+  const LinkTime t = link.time(1000);
+  CHECK(t.busy == Approx(131072000.0 / r.gpu.interconnect->bandwidth.value()));
+  CHECK(t.latency == Approx(r.gpu.interconnect->latency.value()));
+  CHECK(link.time(1000).busy == t.busy);  // remembered
+}
+
+TEST_CASE("disaggregated: a pool without replicas, a missing link or speculation is refused") {
+  Replica r;
+  const std::vector<Request> one{{0, 100, 2, 0}};
+  CHECK_THROWS_AS(simulate_disaggregated(one, r.cost, r.config, pools(0, 1, Routing::round_robin), Timing::expected),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(simulate_disaggregated(one, r.cost, r.config, pools(1, 0, Routing::round_robin), Timing::expected),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(simulate_disaggregated(one, r.cost, r.config, {1, 1, Routing::round_robin, nullptr}, Timing::expected),
+                  std::invalid_argument);
+  r.config.speculation = Speculation{2, 0.7};
+  CHECK_THROWS_AS(simulate_disaggregated(one, r.cost, r.config, pools(1, 1, Routing::round_robin), Timing::expected),
+                  std::invalid_argument);
+}
