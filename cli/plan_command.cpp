@@ -22,6 +22,7 @@
 #include "launch/launch_spec.hpp"
 #include "cli/workload_options.hpp"
 #include "serve/engine_defaults.hpp"
+#include "serve/router.hpp"
 
 namespace roofline::cli {
 
@@ -231,6 +232,11 @@ void add_plan_options(Options& o, PlanArgs& a) {
         "with --percentile: simulate the checks with that engine's prefill chunking, KV block size and admission "
         "(vllm, sglang or trtllm; docs/engines.md), the plan's batch and token budget kept")
       .one_of({serve::kEngineNames.begin(), serve::kEngineNames.end()});
+  o.add("--router", a.percentile.router,
+        "with --percentile: how the fleet's one stream of requests is routed to its replicas (round-robin, the "
+        "default of NVIDIA Dynamo's frontend and of IPVS; random; least-loaded; prefix-affinity)")
+      .one_of({serve::kRoutingNames.begin(), serve::kRoutingNames.end()})
+      .show_default();
 }
 
 void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
@@ -327,6 +333,9 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   if (!a.percentile_given && (a.percentile.arrivals != unset.arrivals || a.percentile.duration != unset.duration ||
                               a.percentile.seed != unset.seed)) {
     throw InputError("--arrivals, --duration and --seed: only with --percentile");
+  }
+  if (!a.percentile_given && a.percentile.router != unset.router) {
+    throw InputError("--router: only with --percentile, whose simulated fleet it routes");
   }
   if (!a.percentile_given && !a.percentile.engine.empty()) {
     throw InputError("--engine: only with --percentile, whose simulated checks it schedules (--emit names the engine "

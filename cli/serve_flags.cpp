@@ -10,6 +10,7 @@
 #include "io/spec_loader.hpp"
 #include "io/trace_csv.hpp"
 #include "model/engine.hpp"
+#include "planner/replica.hpp"
 #include "report/warning_text.hpp"
 
 namespace roofline::cli {
@@ -184,108 +185,37 @@ std::string describe(const LengthDistribution& d) {
   return fmt::format("log-normal mean {:g} sigma {:g}", d.a, d.b);
 }
 
-namespace {
-
-// The server settings the flags give: their own values, or with --engine that engine's defaults
-// where a flag was not given (each flag given listed as an override).
-struct Settings {
-  long max_batch, max_batched_tokens, block_tokens;
-  bool chunked_prefill;
-  std::string admission;
-  std::optional<EnginePreset> engine;
-};
-
-Settings settings(const ServeFlags& f, const OnePoint& point) {
-  Settings s{f.max_batch, f.max_batched_tokens, f.block_tokens, f.chunked_prefill, f.admission, std::nullopt};
-  if (f.engine.empty()) return s;
-  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-  EnginePreset p{
-      serve::engine_defaults(*serve::engine_named(f.engine), point.gpu.memory_capacity.value() / kGiB, point.gpu.name), {}};
-  serve::EngineDefaults d = p.defaults;
-  // The simulator's batch and budget are a rank's. SGLang divides --max-running-requests and
-  // --chunked-prefill-size by --dp-size (server_args.py; launch/sglang_launch.cpp); vLLM's data
-  // parallel ranks are engine cores with a scheduler each, and TensorRT-LLM's limits are taken
-  // as a rank's too (not confirmed in its documentation).
-  if (const long ranks = attention_ranks(point.workload); d.engine == serve::Engine::sglang && ranks > 1) {
-    d.max_batch = std::max(1L, d.max_batch / ranks);
-    d.max_batched_tokens = std::max(1L, d.max_batched_tokens / ranks);
-  }
-  const auto pick = [&](bool given, auto& into, auto preset, std::string override_text) {
-    if (given) {
-      p.overrides.push_back(std::move(override_text));
-    } else {
-      into = preset;
-    }
-  };
-  pick(f.given.max_batch, s.max_batch, d.max_batch, fmt::format("--max-batch {}", f.max_batch));
-  pick(f.given.max_batched_tokens, s.max_batched_tokens, d.max_batched_tokens,
-       fmt::format("--max-batched-tokens {}", f.max_batched_tokens));
-  pick(f.given.chunked_prefill, s.chunked_prefill, d.chunked_prefill,
-       f.chunked_prefill ? "--chunked-prefill" : "--no-chunked-prefill");
-  pick(f.given.admission, s.admission, std::string(d.preemption == serve::Preemption::none ? "reserve" : "grow"),
-       fmt::format("--admission {}", f.admission));
-  pick(f.given.block_tokens, s.block_tokens, d.block_tokens, fmt::format("--block-tokens {}", f.block_tokens));
-  // vLLM without chunked prefill raises a token budget left at its default to max_model_len (an
-  // explicit smaller one it refuses: check_engine).
-  if (d.unchunked == serve::UnchunkedLimit::model_length && !s.chunked_prefill && !f.given.max_batched_tokens &&
-      point.model.max_context && *point.model.max_context > s.max_batched_tokens) {
-    s.max_batched_tokens = *point.model.max_context;
-    p.overrides.push_back(fmt::format("max_num_batched_tokens raised to max_model_len {}, as {} does without chunked "
-                                      "prefill",
-                                      s.max_batched_tokens, d.label));
-  }
-  s.engine = std::move(p);
-  return s;
-}
-
-}  // namespace
-
 Replica replica(const ServeFlags& f, std::string_view command) {
   // The values given; an engine's preset holds its own in range.
   check_range(f.max_batch, 1, 1'000'000, "max-batch");
   check_range(f.max_batched_tokens, 1, 100'000'000, "max-batched-tokens");
   check_range(f.block_tokens, 1, 4096, "block-tokens");
   Replica r{one_point(f.workload, command), {}, {}, {}, {}, {}};
-  const Settings set = settings(f, r.point);
-  r.engine = set.engine;
+  // The flags as the scenario's server; planner::assemble_replica applies --engine's preset and
+  // builds the server and its cache.
+  planner::ServerSettings s;
+  s.max_batch = f.max_batch;
+  s.max_batched_tokens = f.max_batched_tokens;
+  s.block_tokens = f.block_tokens;
+  s.chunked_prefill = f.chunked_prefill;
+  s.reserve_whole = f.admission == "reserve";
+  if (!f.engine.empty()) s.engine = serve::engine_named(f.engine);
+  s.given = {f.given.max_batch, f.given.max_batched_tokens, f.given.block_tokens, f.given.chunked_prefill,
+             f.given.admission};
+  s.seed = static_cast<std::uint64_t>(std::max(0L, f.seed));
+  // Refused in this order: the model, the layout, then --speculative's value.
   if (const auto why = serve::unsupported(r.point.model)) throw InputError(fmt::format("--model: {}", *why));
   if (const auto why = serve::unsupported(r.point.workload)) throw InputError(*why);
   if (!f.speculative.empty()) {
     SpeculativeFlag spec = speculative_flag(f.speculative, r.point.model);
-    r.config.speculation = spec.speculation;
-    r.draft = std::move(spec.draft);
-    r.config.draft_reads_target = r.draft && r.draft->reads_target;
-    if (const auto e = r.draft ? validate(r.point.workload, r.draft->model, r.point.gpu) : std::nullopt) {
-      throw InputError(fmt::format("--speculative: the draft {} runs in the target's layout, and --{}: {}",
-                                   r.draft->model.name, e->field, e->message));
-    }
-    if (set.max_batched_tokens < spec.speculation.k + 1) {
-      throw InputError(fmt::format("--max-batched-tokens: {} cannot hold one verify step of --speculative K = {} "
-                                   "({} tokens)",
-                                   set.max_batched_tokens, spec.speculation.k, spec.speculation.k + 1));
-    }
+    s.speculation = spec.speculation;
+    s.draft = std::move(spec.draft);
   }
-  r.config.seed = static_cast<std::uint64_t>(std::max(0L, f.seed));
-  r.cache = serve::cache_blocks(r.point.model, r.point.gpu, r.point.workload, set.block_tokens, set.max_batched_tokens,
-                                r.draft ? &*r.draft : nullptr);
-  if (r.cache.blocks == 0) {
-    throw InputError(fmt::format("--model: the weights{} and one step's activations ({} tokens) leave no room for a "
-                                 "KV cache on {} x {}; raise --tp or lower --max-batched-tokens",
-                                 r.draft ? " (the draft's with them)" : "", set.max_batched_tokens, r.point.workload.tp,
-                                 r.point.gpu.name));
-  }
-  if (const int ranks = attention_ranks(r.point.workload); r.cache.blocks < ranks) {
-    throw InputError(fmt::format("--dp-attention: the KV cache holds {} blocks of {} tokens, fewer than its {} ranks "
-                                 "need (one each at least); lower --block-tokens or --reserve",
-                                 r.cache.blocks, set.block_tokens, ranks));
-  }
-  r.config.max_batch = set.max_batch;
-  r.config.max_batched_tokens = set.max_batched_tokens;
-  r.config.chunked_prefill = set.chunked_prefill;
-  r.config.reserve_whole = set.admission == "reserve";
-  r.config.block_tokens = set.block_tokens;
-  r.config.kv_blocks = r.cache.blocks;
-  r.config.max_context = r.point.model.max_context.value_or(0);
+  planner::AssembledReplica a = planner::assemble_replica(r.point.model, r.point.gpu, r.point.workload, std::move(s));
+  r.config = a.config;
+  r.cache = a.cache;
+  r.draft = std::move(a.draft);
+  r.engine = std::move(a.engine);
   // Drafting with the MTP modules prices them: the engine's "not priced" no longer holds.
   ModelSpec target = r.point.model;
   if (r.draft && r.draft->reads_target) std::erase(target.assumptions, Assumption::mtp_not_modelled);
@@ -301,11 +231,6 @@ Replica replica(const ServeFlags& f, std::string_view command) {
                             "every layer, so it holds fewer sequences than the server would");
   }
   return r;
-}
-
-std::string_view cache_dropped_from(const Workload& w) {
-  return w.dp_attention ? "than the KV cache one attention rank holds, an equal share (lower --reserve, --prompt or --gen)"
-                        : "than the whole KV cache (raise --tp, or lower --reserve, --prompt or --gen)";
 }
 
 Traffic traffic(const ServeFlags& f, double rate, long block_tokens) {

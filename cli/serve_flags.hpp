@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/workload_options.hpp"
+#include "planner/replica.hpp"
 #include "serve/draft.hpp"
 #include "serve/engine_defaults.hpp"
 #include "serve/kv_capacity.hpp"
@@ -48,12 +49,10 @@ void add_serve_options(Options& o, ServeFlags& f);
 [[nodiscard]] std::string describe(const serve::LengthDistribution& d);
 
 // --engine's preset, and the flags given that override it ("--max-batch 64"), in flag order.
-struct EnginePreset {
-  serve::EngineDefaults defaults;
-  std::vector<std::string> overrides;
-};
+using planner::EnginePreset;
 
-// A replica ready to simulate: the specs, the server and its cache, and the engine's warnings.
+// A replica ready to simulate: the specs, the server and its cache (assembled by
+// planner::assemble_replica, the one place a ServerConfig is built), and the engine's warnings.
 struct Replica {
   OnePoint point;
   serve::ServerConfig config;
@@ -63,9 +62,8 @@ struct Replica {
   std::optional<EnginePreset> engine;  // with --engine
 };
 [[nodiscard]] Replica replica(const ServeFlags& f, std::string_view command);
-// What a request dropped as too large did not fit, and what to change: the whole cache, or under
-// data-parallel attention one rank's share of it.
-[[nodiscard]] std::string_view cache_dropped_from(const Workload& w);
+// What a request dropped as too large did not fit, and what to change (planner/replica.hpp).
+using planner::cache_dropped_from;
 
 // The requests, generated at `rate` (per replica) or read from the trace --arrivals names.
 struct Traffic {

@@ -1,26 +1,16 @@
-// plan --percentile: the closed form worked by hand against M/M/1, and the simulated answer.
+// plan --percentile through the command: the simulated answer, its refusals, --price and --top
+// (the closed form is worked by hand in tests/planner).
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
 
-#include "cli/percentile_plan.hpp"
 #include "cli_runner.hpp"
 
 using namespace roofline;
 using test::check_error;
 using test::run_cli;
-
-TEST_CASE("the closed form is M/M/1's exact tail at k = 1: mu 10, rate 7, p99 wait ln(70)/3 = 1.41617 s") {
-  // P(W > t) = rho exp(-(mu - rate) t) = 0.7 exp(-3t) = 0.01 at t = ln(70)/3.
-  CHECK(cli::closed_form_wait(7, 10, 1, 1, 0.99) == Approx(std::log(70.0) / 3).epsilon(1e-12));
-  // M/D/1 (k = 1/2) waits half as long; bursts of CV 4 (k = 8.5 with deterministic service) far longer.
-  CHECK(cli::closed_form_wait(7, 10, 1, 0, 0.99) == Approx(std::log(70.0) / 6).epsilon(1e-12));
-  CHECK(cli::closed_form_wait(7, 10, 16, 0, 0.99) == Approx(8 * std::log(70.0) / 3).epsilon(1e-12));
-  // Below rho = 1 - p, 99% of requests never wait; at rho >= 1 the queue grows without end.
-  CHECK(cli::closed_form_wait(0.05, 10, 1, 1, 0.99) == 0);
-  CHECK(std::isinf(cli::closed_form_wait(10, 10, 1, 1, 0.99)));
-}
 
 namespace {
 
@@ -111,4 +101,52 @@ TEST_CASE("plan --percentile prices each fleet with --price, ranks the cheapest 
   CHECK(nlohmann::json::parse(one.out).at("rows").size() == 1);
   CHECK(nlohmann::json::parse(one.out).at("rows")[0] == rows[0]);
   CHECK_THAT(one.err, Catch::Contains("the first 1 of 2 ranked rows"));
+}
+
+TEST_CASE("plan --percentile: the fleet behind its router needs more than the steady count under bursts, and says why") {
+  // Llama-3.1-8B on H100 at 100 req/s of 512 + 128 tokens: the steady plan's replica serves
+  // r req/s (40.5 today), so it needs ceil(100 / r) = 3. Gamma arrivals of CV 8 fill every
+  // replica's batch at once: the simulated fleet of 3, routed round robin, misses the P99 TTFT.
+  const std::vector<std::string> args{"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "100", "--prompt",
+                                      "512", "--gen", "128", "--ttft", "500ms", "--tpot", "50ms"};
+  const auto steady = run_cli([&] {
+    auto a = args;
+    a.insert(a.end(), {"--format", "json"});
+    return a;
+  }());
+  REQUIRE(steady.code == 0);
+  const auto s = nlohmann::json::parse(steady.out).at("rows").at(0);
+  const long count = s.at("replicas").get<long>();
+  CHECK(count == static_cast<long>(std::ceil(100.0 / s.at("requests_per_s_per_replica").get<double>())));
+  auto bursty = args;
+  bursty.insert(bursty.end(), {"--percentile", "99", "--arrivals", "gamma:8"});
+  auto json = bursty;
+  json.insert(json.end(), {"--format", "json"});
+  const auto r = run_cli(json);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto p = nlohmann::json::parse(r.out).at("rows").at(0);
+  CHECK(p.at("router") == "round-robin");
+  CHECK(p.at("steady_replicas").get<long>() == count);
+  CHECK(p.at("replicas").get<long>() > count);
+  CHECK(p.at("steady_ttft_percentile_s").get<double>() > 0.5);
+  CHECK(p.at("ttft_percentile_s").get<double>() <= 0.5);
+  // The table says the reason under the row, and the router in its title.
+  const auto table = run_cli(bursty);
+  REQUIRE(table.code == 0);
+  CHECK_THAT(table.out, Catch::Contains("routed round-robin") &&
+                            Catch::Contains(fmt::format("not the steady plan's {}: the simulated fleet of {}", count, count)) &&
+                            Catch::Contains("requests queue for the batch's slots"));
+}
+
+TEST_CASE("plan --router: a name it does not know, or without --percentile, is refused by name with exit 2") {
+  const std::vector<std::string> base{"plan", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--rate", "10"};
+  auto without = base;
+  without.insert(without.end(), {"--router", "least-loaded"});
+  check_error(run_cli(without), "--router", "only with --percentile");
+  auto unknown = base;
+  unknown.insert(unknown.end(), {"--percentile", "99", "--router", "fastest"});
+  const auto r = run_cli(unknown);
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--router"));
 }

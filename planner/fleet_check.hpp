@@ -1,0 +1,61 @@
+#pragma once
+// One row of a percentile plan, checked by simulation: the fleet of n replicas of the steady
+// plan's server behind the scenario's router, fed one stream of arrivals at a total rate, and the
+// P-th percentiles of TTFT and TPOT over every request it served. The replica's server is
+// assembled once (planner/replica.hpp), its steps priced once (one serve::StepCost for every
+// check), and its traffic drawn once: a check at another rate scales the same arrival times
+// (exact for a renewal process: gamma gaps scaled stay gamma of the same CV).
+#include <cstddef>
+#include <vector>
+
+#include "planner/closed_form.hpp"
+#include "planner/scenario.hpp"
+#include "serve/simulator.hpp"
+#include "serve/step_cost.hpp"
+
+namespace roofline::planner {
+
+// A check's traffic: `duration` at the planned rate, but at least kLeastCheckRequests requests (a
+// 99th percentile of 50 above it) and at most kMostCheckRequests, or as many as
+// kFastCheckSteps sequence-steps allow (a request: its output tokens and its prefill), whichever
+// is fewer, never under the least: about 0.1 s a check on one core, some 15 checks a row. Past
+// kMaxCheckSteps for the least requests a plan is refused (check_bounded, --gen).
+inline constexpr double kLeastCheckRequests = 5000, kMostCheckRequests = 50000, kFastCheckSteps = 2.5e6,
+                        kMaxCheckSteps = 2e7;
+
+// A request's sequence-steps in a check: its output tokens and its prompt, one chunk; a prefill
+// pool's request makes its first token only.
+[[nodiscard]] double check_steps(const SteadyPlan& s);
+// Refusal naming --gen when a plan's least check would pass kMaxCheckSteps.
+void check_bounded(const SteadyPlan& s);
+
+struct PercentilePoint {
+  double ttft = 0, tpot = 0;
+  long too_long = 0, too_large = 0;  // requests dropped: a percentile of the rest says nothing
+  [[nodiscard]] bool meets(const LoadTarget& t) const {
+    return too_long + too_large == 0 && ttft <= t.ttft.value() && tpot <= t.tpot.value();
+  }
+};
+
+class FleetCheck {
+ public:
+  // The plan must be feasible and simulable (serve::unsupported(s.workload) empty).
+  FleetCheck(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& t, const PercentileScenario& scenario);
+  // The P-th percentiles of a fleet of `replicas` at `rate` requests/s in all.
+  [[nodiscard]] PercentilePoint at(long replicas, double rate);
+  [[nodiscard]] std::size_t requests() const { return requests_.size(); }
+  [[nodiscard]] long checks() const { return checks_; }
+
+ private:
+  const SteadyPlan& plan_;
+  const LoadTarget& target_;
+  const PercentileScenario& scenario_;
+  Pool pool_;
+  serve::StepCost cost_;
+  serve::ServerConfig config_;
+  std::vector<serve::Request> requests_;  // at target_.requests_per_s
+  std::vector<serve::Request> scaled_;    // the same at another rate
+  long checks_ = 0;
+};
+
+}  // namespace roofline::planner

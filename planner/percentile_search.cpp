@@ -1,0 +1,139 @@
+#include "planner/percentile_search.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "planner/refusal.hpp"
+#include "planner/replica.hpp"
+#include "serve/step_cost.hpp"
+
+namespace roofline::planner {
+
+namespace {
+
+constexpr int kSteps = 24;          // doublings a search may take
+constexpr int kCliffBisections = 6;  // the cliff to within 1.25^(1/64): 0.35%
+
+// The rate, above `rate`, at which the fleet's P-th TTFT reaches twice `ttft`: by factors of
+// kCliffStep, then bisecting, by simulation.
+double cliff(FleetCheck& c, long replicas, double rate, double ttft, const std::function<void(long)>& progress) {
+  const auto below = [&](double at) {
+    const bool b = c.at(replicas, at).ttft < 2 * ttft;
+    if (progress) progress(c.checks());
+    return b;
+  };
+  double lo = rate, hi = rate * kCliffStep;
+  int steps = 0;
+  while (below(hi)) {
+    if (++steps > kCliffSteps) return 0;
+    lo = hi;
+    hi *= kCliffStep;
+  }
+  for (int i = 0; i < kCliffBisections; ++i) {
+    const double mid = (lo + hi) / 2;
+    (below(mid) ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+PercentileRow search(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& t, const PercentileScenario& scenario,
+                     const std::function<void(long)>& progress) {
+  PercentileRow row;
+  row.steady = &s;
+  row.routing = scenario.routing;
+  if (!s.plan.feasible) {
+    row.reason = s.reason;
+    return row;
+  }
+  if (const auto why = serve::unsupported(s.workload)) {
+    row.reason = "not simulated: " + *why;
+    return row;
+  }
+  const Pool pool = pool_of(s.plan);
+  const double cv = scenario.arrivals.kind == serve::ArrivalProcess::Kind::gamma ? scenario.arrivals.cv : 1;
+  row.closed_form = closed_form_replicas(pool, t, cv, scenario.percentile / 100);
+  FleetCheck c(m, s, t, scenario);
+  row.check_requests = c.requests();
+  std::map<long, PercentilePoint> seen;  // each count simulated once
+  const auto check = [&](long n) {
+    if (const auto it = seen.find(n); it != seen.end()) return it->second;
+    const PercentilePoint p = c.at(n, t.requests_per_s);
+    if (progress) progress(c.checks());
+    return seen[n] = p;
+  };
+  // The search between a count that misses (lo; 0 misses) and one that meets (hi), from the
+  // closed form's.
+  long lo = 0, hi = std::max(1L, row.closed_form);
+  // Drops come from the requests' lengths, not the load: no count of replicas serves them.
+  if (const PercentilePoint first = check(hi); first.too_long + first.too_large > 0) {
+    row.reason = fmt::format("the simulated replica drops requests ({} longer than the model's context, {} larger {})",
+                             first.too_long, first.too_large, cache_dropped_from(s.workload));
+    row.checks = c.checks();
+    return row;
+  }
+  int steps = 0;
+  while (!check(hi).meets(t)) {
+    if (++steps > kSteps || hi >= kMaxReplicas) {
+      row.reason = fmt::format("the P{} latencies miss the targets at {} replicas", scenario.percentile, hi);
+      row.checks = c.checks();
+      return row;
+    }
+    lo = hi;
+    hi = std::min(kMaxReplicas, hi * 2);
+  }
+  // Down from a count that meets by growing steps while they still meet (the closed form is
+  // often one or two above the answer), then bisection.
+  for (long down = 1; hi - down > lo; down *= 2) {
+    if (!check(hi - down).meets(t)) {
+      lo = hi - down;
+      break;
+    }
+    hi -= down;
+  }
+  while (hi - lo > 1) {
+    const long mid = lo + (hi - lo) / 2;
+    (check(mid).meets(t) ? hi : lo) = mid;
+  }
+  row.replicas = hi;
+  row.at_plan = check(hi);
+  row.feasible = true;
+  if (pool.steady >= 1 && pool.steady != hi) row.at_steady = check(pool.steady);
+  row.cliff = cliff(c, hi, t.requests_per_s, row.at_plan.ttft, progress) / static_cast<double>(hi);
+  row.checks = c.checks();
+  return row;
+}
+
+}  // namespace
+
+bool disaggregated(const PercentileRow& r) { return r.steady->plan.prefill_replicas > 0; }
+
+long gpus(const PercentileRow& r) {
+  return (r.replicas + (disaggregated(r) ? r.steady->plan.replicas : 0)) * gpus(r.steady->workload);
+}
+
+PercentileRow size_row(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& t, const PercentileScenario& scenario,
+                       const std::function<void(long)>& progress) {
+  PercentileRow row;
+  try {
+    row = search(m, s, t, scenario, progress);
+  } catch (const serve::WorkLimit& e) {
+    throw Refusal(fmt::format("--percentile: a check stopped: {}; lower --gen or the CV of --arrivals", e.what()));
+  }
+  if (row.feasible) {
+    LoadTarget priced = t;
+    priced.price_per_gpu_hour = s.price_per_gpu_hour;
+    row.cost = fleet_cost(gpus(row), *s.gpu, priced, s.workload.gen_tokens);
+  }
+  return row;
+}
+
+void rank(std::vector<PercentileRow>& rows) {
+  const auto key = [](const PercentileRow& r) { return PlanRank{r.feasible, r.cost.usd_per_million_tokens, gpus(r)}; };
+  std::stable_sort(rows.begin(), rows.end(),
+                   [&](const PercentileRow& a, const PercentileRow& b) { return ranks_before(key(a), key(b)); });
+}
+
+}  // namespace roofline::planner

@@ -1,0 +1,62 @@
+#pragma once
+// A replica as the simulator runs it, assembled in one place from a scenario's server settings:
+// the server (batch, token budget, prefill chunking, admission, KV block size, speculation), its
+// cache in blocks, and the engine's preset applied where a setting was not given. `simulate` (cli/serve_flags) and `plan --percentile` (planner/fleet_check) both build
+// their serve::ServerConfig here, by the same rules.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hardware/gpu_spec.hpp"
+#include "model/model_spec.hpp"
+#include "model/workload.hpp"
+#include "serve/draft.hpp"
+#include "serve/engine_defaults.hpp"
+#include "serve/kv_capacity.hpp"
+#include "serve/simulator.hpp"
+
+namespace roofline::planner {
+
+// The server a scenario asks for: its own values, or with `engine` that engine's defaults where
+// a value was not `given`.
+struct ServerSettings {
+  long max_batch = 256, max_batched_tokens = 8192, block_tokens = 16;
+  bool chunked_prefill = false;
+  bool reserve_whole = false;  // admission: reserve (TensorRT-LLM's GUARANTEED_NO_EVICT), else grow
+  std::optional<serve::Engine> engine;
+  struct Given {
+    bool max_batch = false, max_batched_tokens = false, block_tokens = false, chunked_prefill = false,
+         admission = false;
+  } given;
+  std::optional<serve::Speculation> speculation;
+  std::optional<serve::Draft> draft;  // the speculation's draft (none: drafts cost nothing)
+  std::uint64_t seed = 1;
+};
+
+// The engine's preset, and the settings given that override it ("--max-batch 64"), in order.
+struct EnginePreset {
+  serve::EngineDefaults defaults;
+  std::vector<std::string> overrides;
+};
+
+// A replica ready to simulate: the server and its cache, the draft, the preset. (Its warnings are
+// words: the report layer's, from the engine's typed ones.)
+struct AssembledReplica {
+  serve::ServerConfig config;
+  serve::CacheBlocks cache;
+  std::optional<serve::Draft> draft;
+  std::optional<EnginePreset> engine;
+};
+
+// Refusal naming the flag: a model or layout the simulator cannot run, no room for a cache (or
+// fewer blocks than data-parallel ranks), a token budget below one verify step.
+[[nodiscard]] AssembledReplica assemble_replica(const ModelSpec& m, const GpuSpec& g, const Workload& w,
+                                                ServerSettings settings);
+
+// What a request dropped as too large did not fit, and what to change: the whole cache, or under
+// data-parallel attention one rank's share of it.
+[[nodiscard]] std::string_view cache_dropped_from(const Workload& w);
+
+}  // namespace roofline::planner

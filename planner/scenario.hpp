@@ -1,0 +1,39 @@
+#pragma once
+// What `plan --percentile` is asked, in the planner's terms (cli/ maps the flags to it): each row's
+// steady plan, and the traffic, percentile, engine and router its fleet is checked under.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "model/capacity_plan.hpp"
+#include "serve/engine_defaults.hpp"
+#include "serve/router.hpp"
+#include "serve/traffic.hpp"
+
+namespace roofline::planner {
+
+// One row's steady (closed-form) plan: a GPU, a layout, and what model::plan_capacity made of them.
+struct SteadyPlan {
+  const GpuSpec* gpu = nullptr;
+  Workload workload;
+  CapacityPlan plan;
+  std::string reason;                        // why the steady plan is infeasible, in words
+  std::optional<double> price_per_gpu_hour;  // --price for this row's GPU
+};
+
+// The router a plan assumes unless told: round robin, NVIDIA Dynamo's frontend default
+// (`--router-mode`, default round-robin: docs.nvidia.com/dynamo, Router Guide, v1.2.0) and
+// kube-proxy's in IPVS mode (`--ipvs-scheduler`, default rr). It is also the one the closed form
+// describes (each replica sees every n-th arrival); least-loaded needs fewer replicas for bursts.
+inline constexpr serve::Routing kDefaultPlanRouting = serve::Routing::round_robin;
+
+struct PercentileScenario {
+  double percentile = 99;          // 50 to below 100
+  serve::ArrivalProcess arrivals;  // the fleet's one stream: poisson, or gamma of a CV
+  double duration = 600;           // seconds of traffic a check simulates, cut to the bounds in fleet_check.hpp
+  std::uint64_t seed = 1;
+  std::optional<serve::Engine> engine;  // the checks' replicas run its scheduler (the plan's batch kept)
+  serve::Routing routing = kDefaultPlanRouting;
+};
+
+}  // namespace roofline::planner
