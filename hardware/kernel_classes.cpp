@@ -14,6 +14,8 @@ std::string_view name(KernelClass k) {
     case KernelClass::elementwise: return "elementwise";
     case KernelClass::all_reduce: return "all_reduce";
     case KernelClass::nccl_all_reduce: return "nccl_all_reduce";
+    case KernelClass::experts: return "experts";
+    case KernelClass::experts_fp8: return "experts_fp8";
   }
   return "";
 }
@@ -79,6 +81,15 @@ KernelCoefficients::Split KernelCoefficients::split(KernelClass k, const KernelA
       const double share = 2.0 * (a.gpus - 1) / a.gpus;
       return {0, share * a.bytes / (x.bus * c.link), x.latency};
     }
+    case KernelClass::experts:
+    case KernelClass::experts_fp8: {
+      // The weights that stream are the reached experts' (stream_bytes); the rest of the bytes are
+      // the activations the kernels around the grouped GEMMs move.
+      const bool fp8 = k == KernelClass::experts_fp8;
+      const ExpertsTime t = experts_time(experts, {a.flops, a.stream_bytes, a.bytes - a.stream_bytes, a.rows, a.experts},
+                                         fp8 ? c.peak_fp8 : c.peak, fp8 ? experts_fp8.compute : experts.compute, c.bandwidth);
+      return {t.compute, t.memory, t.fixed};
+    }
   }
   return {};
 }
@@ -120,6 +131,19 @@ std::vector<ClassCoefficient> coefficients_of(KernelClass c, KernelCoefficients&
       return {{"latency", true, "time of a call at the smallest message", 1e-8, 1e-3, &k.nccl_all_reduce.latency},
               {"bus", false, "share of a GPU's link a large message's bus bandwidth reaches", 0.01, 1,
                &k.nccl_all_reduce.bus}};
+    case KernelClass::experts:
+      return {{"compute", false, "share of the 16-bit peak the grouped GEMMs reach with full tiles", 0.05, 1, &k.experts.compute},
+              {"memory", false, "share of the bandwidth the reached experts' weights and the activations stream at", 0.05, 1,
+               &k.experts.memory},
+              {"overlap", false, "p in (c^p + m^p)^(1/p) between the GEMMs' compute and the weights' stream", 1, 20,
+               &k.experts.overlap},
+              {"tile", false, "rows of the tile a reached expert's rows fill, half of it empty on average", 1, 512,
+               &k.experts.tile},
+              {"launch", true, "fixed time a layer: routing, permute, activation and finalize kernels", 1e-8, 1e-3,
+               &k.experts.launch}};
+    case KernelClass::experts_fp8:
+      return {{"compute", false, "share of the fp8 peak the fp8 grouped GEMMs reach with full tiles", 0.05, 1,
+               &k.experts_fp8.compute}};
   }
   return {};
 }

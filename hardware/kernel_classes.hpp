@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hardware/moe_kernel.hpp"
 #include "hardware/quantity.hpp"
 
 namespace roofline {
@@ -23,8 +24,10 @@ enum class KernelClass {
   elementwise,        // norms, activations, residual adds: a stream through memory
   all_reduce,         // the all-reduce an engine runs in decode (TensorRT-LLM's custom kernel)
   nccl_all_reduce,    // NCCL's all-reduce (what PyTorch and prefill use)
+  experts,            // a MoE layer's routed experts as one fused grouped GEMM, 16-bit (hardware/moe_kernel.hpp)
+  experts_fp8,        // the same with fp8 weights and activations
 };
-inline constexpr std::size_t kKernelClasses = 7;
+inline constexpr std::size_t kKernelClasses = 9;
 
 [[nodiscard]] std::string_view name(KernelClass k);
 
@@ -42,6 +45,7 @@ struct KernelAsk {
   // whatever the caches hold (weights, a KV cache): the rest may sit in L2 between kernels.
   double roofline_flops = 0;
   double stream_bytes = 0;
+  double experts = 0;     // grouped experts: the distinct experts its rows reach (rows: the picks)
 };
 
 // The ceilings a class is measured against: the 16-bit or fp8 peak, memory bandwidth, and the
@@ -99,6 +103,8 @@ struct KernelCoefficients {
   ElementwiseCoefficients elementwise;
   CollectiveCoefficients all_reduce;
   CollectiveCoefficients nccl_all_reduce{30.5 * 1e-6, 0.614};
+  ExpertsCoefficients experts;
+  ExpertsFp8Coefficients experts_fp8;
   // Where the numbers come from (`fit --kernels` writes it): the tables and their residuals. The
   // defaults are every GPU's kernels of ../shared/gpu-kernels/ together, what a GPU the tables
   // never saw is priced with (`rooflineplan fit --kernels` on them; docs/expected-performance.md).

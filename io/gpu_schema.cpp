@@ -50,6 +50,7 @@ const KernelCoefficients kKernelDefaults{};
 constexpr Range kKernelOverlap{1, 20};
 constexpr Range kHalfLength{1, 1e6};
 constexpr Range kTinyShare{1e-5, 1};  // a share of the peak a per-head or per-score cost reaches
+constexpr Range kExpertTile{1, 512};   // rows: CUTLASS tiles are 64 to 256 rows
 
 // A field left out keeps the published fit's value (hardware/expected_model.hpp).
 const ExpectedModel kFit{};
@@ -171,6 +172,8 @@ const Schema<GpuSpec>& gpu_schema() {
   using Elementwise = InKernels<&KernelCoefficients::elementwise>;
   using AllReduce = InKernels<&KernelCoefficients::all_reduce>;
   using Nccl = InKernels<&KernelCoefficients::nccl_all_reduce>;
+  using Experts = InKernels<&KernelCoefficients::experts>;
+  using ExpertsFp8 = InKernels<&KernelCoefficients::experts_fp8>;
   const KernelCoefficients& d = kKernelDefaults;
   static const std::array gemm = {
       F{.key = "compute", .kind = Kind::fraction, .need = Need::optional, .doc = "share of the 16-bit peak a large GEMM reaches",
@@ -248,6 +251,28 @@ const Schema<GpuSpec>& gpu_schema() {
         .doc = "share of a GPU's link a large message's bus bandwidth reaches",
         .access = member<Nccl, &CollectiveCoefficients::bus>(), .fallback = d.nccl_all_reduce.bus},
   };
+  static const std::array experts = {
+      F{.key = "compute", .kind = Kind::fraction, .need = Need::optional,
+        .doc = "share of the 16-bit peak the grouped GEMMs reach with full tiles",
+        .access = member<Experts, &ExpertsCoefficients::compute>(), .fallback = d.experts.compute},
+      F{.key = "memory", .kind = Kind::fraction, .need = Need::optional,
+        .doc = "share of the bandwidth the reached experts' weights and the activations stream at",
+        .access = member<Experts, &ExpertsCoefficients::memory>(), .fallback = d.experts.memory},
+      F{.key = "overlap", .kind = Kind::number, .need = Need::optional,
+        .doc = "p in (c^p + m^p)^(1/p) between the GEMMs' compute and the weights' stream",
+        .access = member<Experts, &ExpertsCoefficients::overlap>(), .range = kKernelOverlap, .fallback = d.experts.overlap},
+      F{.key = "tile", .kind = Kind::number, .need = Need::optional,
+        .doc = "rows of the tile a reached expert's rows fill, half of it empty on average",
+        .access = member<Experts, &ExpertsCoefficients::tile>(), .range = kExpertTile, .fallback = d.experts.tile},
+      F{.key = "launch", .kind = Kind::quantity, .need = Need::optional,
+        .doc = "fixed time a layer: routing, permute, activation and finalize kernels",
+        .access = member<Experts, &ExpertsCoefficients::launch>(), .fallback = d.experts.launch, .dimension = Dimension::time},
+  };
+  static const std::array experts_fp8 = {
+      F{.key = "compute", .kind = Kind::fraction, .need = Need::optional,
+        .doc = "share of the fp8 peak the fp8 grouped GEMMs reach with full tiles",
+        .access = member<ExpertsFp8, &ExpertsFp8Coefficients::compute>(), .fallback = d.experts_fp8.compute},
+  };
   static const std::array kernels = {
       F{.key = "gemm", .kind = Kind::section, .need = Need::optional, .doc = "16-bit GEMMs (Q/K/V and gate/up fused)",
         .fields = gemm, .flow = true},
@@ -263,6 +288,11 @@ const Schema<GpuSpec>& gpu_schema() {
         .fields = all_reduce, .flow = true},
       F{.key = "nccl_all_reduce", .kind = Kind::section, .need = Need::optional, .doc = "NCCL's all-reduce (fitted, not priced)",
         .fields = nccl, .flow = true},
+      F{.key = "experts", .kind = Kind::section, .need = Need::optional,
+        .doc = "a MoE layer's routed experts, one fused grouped GEMM (16-bit)", .fields = experts, .flow = true},
+      F{.key = "experts_fp8", .kind = Kind::section, .need = Need::optional,
+        .doc = "fp8 experts: the 16-bit experts' memory, overlap, tile and launch, their own compute",
+        .fields = experts_fp8, .flow = true},
       F{.key = "source", .kind = Kind::text, .need = Need::optional, .doc = "where the kernel coefficients come from",
         .access = member<InKernelSet, &KernelCoefficients::source>(), .fallback = d.source},
   };

@@ -8,9 +8,11 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <tuple>
 
 #include "io/csv_records.hpp"
 #include "io/input_error.hpp"
+#include "io/moe_routing.hpp"
 #include "io/text_file.hpp"
 #include "model/operators.hpp"
 
@@ -45,9 +47,9 @@ const std::vector<Kind>& kinds() {
         "attn_post_proj_ms", "post_attention_layernorm_ms", "mlp_up_proj_ms", "mlp_act_ms", "mlp_down_proj_ms",
         "add_ms"}},
       {"vidur_all_reduce", {"num_workers", "size", "collective", "devices_per_node", "max_devices_per_node", "median_ms"}},
-      // Recognised so that a folder can be given whole; their classes are not fitted yet.
       {"moe", {"op_name", "moe_dtype", "num_tokens", "hidden_size", "inter_size", "topk", "num_experts", "moe_tp_size",
-               "moe_ep_size", "distribution", "latency_us"}, false},
+               "moe_ep_size", "distribution", "latency_us"}},
+      // Recognised so that a folder can be given whole; their classes are not fitted yet.
       {"mla", {"op_name", "mla_dtype", "kv_cache_dtype", "num_heads", "batch_size", "isl", "tp_size", "step",
                "latency_us"}, false},
       {"dsa", {"op_name", "model", "architecture", "mla_dtype", "kv_cache_dtype", "gemm_type", "num_heads",
@@ -240,6 +242,70 @@ void vidur_ops(const Row& r, KernelTable& t) {
   for (std::string_view c : {"emb_ms", "attn_rope_ms"}) (void)r.seconds(c, 1e-3);  // checked, not fitted
 }
 
+// --- MoE: a layer's routed experts as TensorRT-LLM's fused MoE runs them (hardware/moe_kernel.hpp).
+
+// The weights' bytes an element of each dtype the tables hold; fp8_block and the 4-bit weights
+// are known, and left out below.
+const std::map<std::string, double, std::less<>> kMoeDtypes = {
+    {"bfloat16", 2}, {"float16", 2}, {"fp8", 1}, {"fp8_block", 1}, {"w4a16_mxfp4", 0.5}};
+
+// The rows' expert shapes that aiconfigurator runs without a gate (its collector's
+// NON_GATED_MOE_MODELS, Nemotron-3: ReLU², up and down only): the table names no model, so they
+// are known by (inter_size, topk, num_experts). Their weights at one token say so: priced gated,
+// top-22 of 512 streamed at 1.2× the H100's bandwidth.
+bool gated(double inter, double top_k, double experts) {
+  return !((inter == 1856 && top_k == 6 && experts == 128) || (inter == 5120 && top_k == 22 && experts == 512));
+}
+
+// The GPU's load, the same for every row of a shape and routing: worked out once a table.
+using LoadKey = std::tuple<long, long, long, long, std::string>;
+
+void moe(const Row& r, KernelTable& t, std::map<LoadKey, ExpertLoad>& loads) {
+  if (r.text("op_name") != "moe") throw r.error("op_name", "a MoE table holds moe rows");
+  const double wb = r.element_bytes("moe_dtype", kMoeDtypes);
+  const double n = r.count("num_tokens"), hidden = r.count("hidden_size"), inter = r.count("inter_size");
+  const double top_k = r.count("topk"), experts = r.count("num_experts"), tp = r.count("moe_tp_size"), ep = r.count("moe_ep_size");
+  const double s = r.seconds("latency_us", 1e-6);
+  const std::string& routing = r.text("distribution");
+  if (std::fmod(experts, ep) != 0) throw r.error("moe_ep_size", fmt::format("must divide num_experts ({})", experts));
+  if (std::fmod(inter, tp) != 0) throw r.error("moe_tp_size", fmt::format("must divide inter_size ({})", inter));
+  if (top_k > experts) throw r.error("topk", fmt::format("must be at most num_experts ({})", experts));
+  std::optional<double> alpha;
+  if (routing.starts_with("power_law_")) {
+    alpha = csv_number(routing.substr(10));
+    if (!alpha || !(*alpha > 1) || *alpha > 10) throw r.error("distribution", fmt::format("`{}`: power_law_ takes an exponent above 1, at most 10", routing));
+  } else if (routing != "balanced") {
+    throw r.error("distribution", fmt::format("`{}` is not balanced or power_law_<exponent>", routing));
+  }
+  const std::string& dtype = r.text("moe_dtype");
+  if (dtype == "fp8_block") {
+    ++t.left_out["fp8_block experts (block-scaled): no class of their own yet"];
+    return;
+  }
+  if (dtype == "w4a16_mxfp4") {
+    ++t.left_out["w4a16_mxfp4 experts (4-bit weights unpacked to 16 bits): the engine prices them generically"];
+    return;
+  }
+  const auto key = LoadKey{static_cast<long>(n), static_cast<long>(top_k), static_cast<long>(experts), static_cast<long>(ep), routing};
+  auto it = loads.find(key);
+  if (it == loads.end()) {
+    const auto [nn, kk, ee, pp, rr] = key;
+    it = loads.emplace(key, alpha ? power_law_load(nn, kk, ee, pp, *alpha) : balanced_load(nn, kk, ee, pp)).first;
+  }
+  const ExpertLoad load = it->second;
+  // As the engine prices them (model/operators.cpp): gate and up (or up alone) reading the
+  // gathered rows and writing the intermediate, the activation reading it and writing its half,
+  // down reading that and writing the rows; the reached experts' matrices once each.
+  const double width = inter / tp, matrices = gated(inter, top_k, experts) ? 3 : 2;
+  const double rows = load.rows, weights = load.experts * matrices * hidden * width * wb;
+  const double activations = matrices == 3 ? rows * (3 * hidden + 6 * width) * 2 : rows * (2 * hidden + 4 * width) * 2;
+  const KernelClass k = wb == 1 ? KernelClass::experts_fp8 : KernelClass::experts;
+  KernelAsk a{2 * matrices * rows * hidden * width, weights + activations, rows};
+  a.stream_bytes = weights;
+  a.experts = load.experts;
+  t.samples.push_back({k, a, s, r.line()});
+}
+
 }  // namespace
 
 std::string gpu_of_table(const std::string& path) {
@@ -273,7 +339,7 @@ KernelTable read_kernel_table(const std::string& path) {
   }
   if (missing.size() * 2 > best->columns.size()) {
     throw InputError(fmt::format("{}:{}: not a kernel table: its header matches none of gemm, generation_attention, "
-                                 "context_attention, custom_allreduce, nccl (aiconfigurator) or ops, all_reduce (Vidur)",
+                                 "context_attention, custom_allreduce, nccl, moe (aiconfigurator) or ops, all_reduce (Vidur)",
                                  path, header.line));
   }
   if (!missing.empty()) {
@@ -293,6 +359,7 @@ KernelTable read_kernel_table(const std::string& path) {
     return t;
   }
   if (records.size() < 2) throw InputError(fmt::format("{}:{}: a kernel table needs rows under its header", path, header.line));
+  std::map<LoadKey, ExpertLoad> loads;
   for (std::size_t i = 1; i < records.size(); ++i) {
     const Row r(records[i], at, path);
     if (records[i].cells.size() != header.cells.size()) {
@@ -305,6 +372,7 @@ KernelTable read_kernel_table(const std::string& path) {
     else if (kind == "custom_allreduce") custom_allreduce(r, t);
     else if (kind == "nccl") nccl(r, t);
     else if (kind == "vidur_ops") vidur_ops(r, t);
+    else if (kind == "moe") moe(r, t, loads);
     else vidur_all_reduce(r, t);
   }
   if (kind == "vidur_all_reduce" && std::filesystem::path(path).filename().string().find("pairwise") != std::string::npos) {

@@ -1,7 +1,7 @@
 #pragma once
 // Tables of kernel latencies measured on real GPUs, in the columns of ../shared/gpu-kernels/:
 // NVIDIA's aiconfigurator tables (`<gpu>_gemm.csv`, `_generation_attention`, `_context_attention`,
-// `_custom_allreduce`, `_nccl`; latency_us) and Vidur's profiles (`<gpu>_<model>_ops.csv`, one
+// `_custom_allreduce`, `_nccl`, `_moe`; latency_us) and Vidur's profiles (`<gpu>_<model>_ops.csv`, one
 // row a step with each operator's milliseconds; `<gpu>_<system>_all_reduce.csv`, median_ms). Each
 // row becomes what its kernel asks of the GPU (FLOPs, bytes, shape: the same arithmetic the engine
 // prices operators with) and the seconds it took. A table is recognised by its header.
@@ -23,10 +23,10 @@ struct KernelSample {
 
 struct KernelTable {
   std::string path;
-  std::string kind;  // gemm, generation_attention, context_attention, custom_allreduce, nccl, vidur_ops, vidur_all_reduce
+  std::string kind;  // gemm, generation_attention, context_attention, custom_allreduce, nccl, moe, vidur_ops, vidur_all_reduce
   std::vector<KernelSample> samples;
-  // Rows read but not fitted, counted by why (fp8_block GEMMs, NCCL's other collectives,
-  // all-reduces across nodes): said, never dropped silently.
+  // Rows read but not fitted, counted by why (fp8_block GEMMs and experts, 4-bit experts, NCCL's
+  // other collectives, all-reduces across nodes): said, never dropped silently.
   std::map<std::string, std::size_t> left_out;
   // Its GEMMs are float32 (a CPU's `calibrate --kernel-table`): measured against the fp32 peak,
   // not the 16-bit one; such a table holds no 16-bit GEMM.
@@ -34,7 +34,7 @@ struct KernelTable {
 };
 
 // The table's samples, or an InputError at `path:line:` naming the column: a header that is no
-// kernel table's (or one of a kind not fitted yet: MoE, latent or linear attention, which says
+// kernel table's (or one of a kind not fitted yet: latent or linear attention, which says
 // so), a missing column, a cell that is not a finite positive number, a dtype it does not know.
 [[nodiscard]] KernelTable read_kernel_table(const std::string& path);
 

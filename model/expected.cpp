@@ -65,6 +65,11 @@ std::optional<KernelClass> class_of(const OpResult& o) {
       if (k.head_dim <= 0 || k.queries <= 0) return std::nullopt;
       return k.queries == 1 ? KernelClass::decode_attention : KernelClass::prefill_attention;
     case KernelKind::elementwise: return KernelClass::elementwise;
+    case KernelKind::experts:
+    case KernelKind::experts_fp8:
+      // The activation between the GEMMs has no matrix shape: the group's gate gives the rows.
+      if (k.dequant != Dequant::none) return std::nullopt;
+      return k.kernel == KernelKind::experts ? KernelClass::experts : KernelClass::experts_fp8;
     case KernelKind::other: return std::nullopt;
   }
   return std::nullopt;
@@ -82,6 +87,13 @@ KernelAsk ask_of(std::span<const OpResult> group, KernelClass k) {
   // fp8: the scale kernels read the 16-bit activations twice and write them as fp8.
   if (k == KernelClass::gemm_fp8) a.scale_bytes = 5 * lead.shape.rows * lead.shape.in;
   if (k == KernelClass::decode_attention) a.heads = lead.sequences * lead.heads;
+  if (k == KernelClass::experts || k == KernelClass::experts_fp8) {
+    // The fused MoE: its picks, the experts they reach (the gate's copies touched a layer), and
+    // the weights that stream of the bytes.
+    a.rows = lead.shape.rows;
+    a.experts = lead.shape.count / lead.launches;
+    for (const OpResult& o : group) a.stream_bytes += o.cost.weight_bytes.value() / lead.launches;
+  }
   if (k == KernelClass::prefill_attention) {
     a.rows = lead.queries;
     a.heads = lead.sequences * lead.heads;

@@ -16,7 +16,12 @@ namespace {
 // launch, so it comes after it.
 constexpr std::array kOrder = {KernelClass::gemm,        KernelClass::gemm_fp8,   KernelClass::decode_attention,
                                KernelClass::prefill_attention, KernelClass::elementwise, KernelClass::all_reduce,
-                               KernelClass::nccl_all_reduce};
+                               KernelClass::nccl_all_reduce,
+                               // The fp8 experts take the 16-bit experts' memory, overlap, tile and launch.
+                               KernelClass::experts, KernelClass::experts_fp8};
+
+// The fp8 classes' arithmetic runs at the fp8 peak.
+bool on_fp8_peak(KernelClass k) { return k == KernelClass::gemm_fp8 || k == KernelClass::experts_fp8; }
 
 // Past this many kernels a class is fitted on an even stride of them: 100k GEMMs say no more about
 // four coefficients than 6000 spread over the same grid, and take seconds.
@@ -30,14 +35,14 @@ double roofline_seconds(const MeasuredKernel& m, const KernelCeilings& c) {
     // through each GPU's link (hardware/collectives.hpp), no latency.
     return (m.ask.gpus - 1.0) / m.ask.gpus * m.ask.bytes / c.link;
   }
-  const double peak = m.klass == KernelClass::gemm_fp8 ? c.peak_fp8 : c.peak;
+  const double peak = on_fp8_peak(m.klass) ? c.peak_fp8 : c.peak;
   const double flops = m.ask.roofline_flops > 0 ? m.ask.roofline_flops : m.ask.flops;
   return std::max(flops / peak, m.ask.bytes / c.bandwidth);
 }
 
 double streamed_bound_seconds(const MeasuredKernel& m, const KernelCeilings& c) {
   if (m.klass == KernelClass::all_reduce || m.klass == KernelClass::nccl_all_reduce) return roofline_seconds(m, c);
-  const double peak = m.klass == KernelClass::gemm_fp8 ? c.peak_fp8 : c.peak;
+  const double peak = on_fp8_peak(m.klass) ? c.peak_fp8 : c.peak;
   const double flops = m.ask.roofline_flops > 0 ? m.ask.roofline_flops : m.ask.flops;
   return std::max(flops / peak, m.ask.stream_bytes / c.bandwidth);
 }

@@ -202,7 +202,7 @@ void ffn(Block& b, const FfnNames& n, FfnType type, WeightClass weights, double 
     add(b, gate);
   }
   add(b, up);
-  add(b, ActivationStep{n.act, width, gated, rows_per_token});
+  add(b, ActivationStep{n.act, width, gated, rows_per_token, routed});
   add(b, LinearStep{.name = n.down, .in = width, .out = hidden, .copies = copies, .rows_per_token = rows_per_token,
                     .bias = bias * copies * hidden, .weights = weights, .routed = routed, .to_residual = true});
 }

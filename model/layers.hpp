@@ -83,6 +83,7 @@ struct ActivationStep {
   double width = 0;
   bool gated = true;          // SiLU(gate)·up reads two tensors; GELU one
   double rows_per_token = 1;  // top_k for routed experts
+  bool routed = false;        // between routed experts' GEMMs: a step of the fused MoE
 };
 
 // Scores and the weighted sum of values, per head: queries and keys of qk_dim, values of v_dim;

@@ -75,6 +75,10 @@ class OpBuilder {
     ops_.back().fused = fused;
   }
   void kernel_work(double ratio) { ops_.back().kernel_work = ratio; }
+  // The kernel class of the operator before the last added, if any.
+  [[nodiscard]] KernelKind previous_kernel() const {
+    return ops_.size() < 2 ? KernelKind::other : ops_[ops_.size() - 2].kernel;
+  }
   void attention_shape(double sequences, double heads, double head_dim, double queries) {
     OpCost& o = ops_.back();
     o.sequences = sequences, o.heads = heads, o.head_dim = head_dim, o.queries = queries;
@@ -214,6 +218,18 @@ Dequant dequant_of(WeightFormat f, DType compute) {
   return stored < 1 ? Dequant::int4 : Dequant::int8;
 }
 
+// The class of the fused MoE the routed experts run as: 16-bit experts at 16 bits, fp8 experts
+// (a scale a matrix or a channel) in fp8 arithmetic, as the kernel tables measured them. Others
+// (fp8 in 128 × 128 blocks, 4-bit and int8 weights, fp8 weights unpacked to 16 bits) keep the
+// end-to-end pricing: no class of theirs is fitted.
+KernelKind experts_kind(const Precision& p) {
+  const WeightFormat f = p.of(TensorClass::experts);
+  const bool sixteen = p.compute == DType::bf16 || p.compute == DType::fp16;
+  if (sixteen && (f == WeightFormat::bf16 || f == WeightFormat::fp16)) return KernelKind::experts;
+  if (p.compute == DType::fp8 && (f == WeightFormat::fp8 || f == WeightFormat::fp8_channel)) return KernelKind::experts_fp8;
+  return KernelKind::other;
+}
+
 // Prices each step of the description for this pass, in the order the kernels run.
 class StepPricer {
  public:
@@ -227,9 +243,14 @@ class StepPricer {
     const double copies = l.routed ? experts_touched(l.copies, l.picks, l.pool, tokens, routing_) : l.copies;
     b_.linear(l.name, tokens * l.rows_per_token, l.in, l.out, copies, l.bias, pricing_.matrices(l, copies), ob);
     if (const auto c = tensor_class(l.weights)) b_.dequant(dequant_of(prec.of(*c), prec.compute));
-    // Routed experts run as grouped GEMMs, a class not fitted yet; so do GEMMs in int8 or below.
-    const KernelKind k = l.routed                        ? KernelKind::other
-                         : prec.compute == DType::fp8    ? KernelKind::linear_fp8
+    // GEMMs in int8 or below keep the end-to-end pricing; routed experts run as one fused MoE.
+    if (l.routed) {
+      const KernelKind k = experts_kind(prec);
+      // Gate/up, the activation and down are one fused MoE: up joins gate, down the activation.
+      b_.kernel(k, k != KernelKind::other && (l.joins_previous || b_.previous_kernel() == k));
+      return;
+    }
+    const KernelKind k = prec.compute == DType::fp8                                   ? KernelKind::linear_fp8
                          : prec.compute == DType::bf16 || prec.compute == DType::fp16 ? KernelKind::linear
                                                                                        : KernelKind::other;
     b_.kernel(k, l.joins_previous);
@@ -239,6 +260,8 @@ class StepPricer {
   void operator()(const RecurrentStep& r) const { add_recurrent(b_, p_, r, w_); }
   void operator()(const ActivationStep& a) const {
     b_.activation(a.name, p_.rows * a.rows_per_token, a.width, a.gated);
+    // Between the experts' GEMMs, inside the fused MoE they run as.
+    if (a.routed && b_.previous_kernel() == experts_kind(w_.precision)) b_.kernel(experts_kind(w_.precision), true);
   }
   void operator()(const AttentionStep& a) const { add_attention(b_, p_, a, w_); }
   // Each token's row of each table on this GPU, as stored (a row is one output channel).

@@ -19,9 +19,10 @@ struct MatmulShape {
 };
 
 // The kernel class that prices an operator's expected time where the GPU has kernel coefficients
-// (hardware/kernel_classes.hpp); `other` (grouped expert GEMMs, recurrences, a naive attention,
-// an indexer) keeps the end-to-end model's pricing.
-enum class KernelKind { other, linear, linear_fp8, attention, elementwise };
+// (hardware/kernel_classes.hpp); `other` (recurrences, a naive attention, an indexer, experts in
+// formats the expert classes do not take) keeps the end-to-end model's pricing. `experts`,
+// `experts_fp8`: routed experts' gate/up, activation and down, one fused MoE a layer.
+enum class KernelKind { other, linear, linear_fp8, attention, elementwise, experts, experts_fp8 };
 
 struct OpCost {
   std::string_view name;
