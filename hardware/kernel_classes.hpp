@@ -23,8 +23,17 @@ enum class KernelClass {
   elementwise,        // norms, activations, residual adds: a stream through memory
   all_reduce,         // the all-reduce an engine runs in decode (TensorRT-LLM's custom kernel)
   nccl_all_reduce,    // NCCL's all-reduce (what PyTorch and prefill use)
+  // Latent attention (DeepSeek's MLA, hardware/kernel_classes.cpp says what was measured): decode
+  // over the cached latent (absorbed, one 576-wide KV head), prefill as multi-head attention of
+  // 192-wide keys and 128-wide values. The decode and prefill attention formulas, their own numbers.
+  latent_decode,
+  latent_prefill,
+  // A Gated DeltaNet layer's core: its causal convolution and its delta rule, one token a sequence
+  // (decode) or a prompt's chunks (prefill).
+  delta_net_decode,
+  delta_net_prefill,
 };
-inline constexpr std::size_t kKernelClasses = 7;
+inline constexpr std::size_t kKernelClasses = 11;
 
 [[nodiscard]] std::string_view name(KernelClass k);
 
@@ -42,6 +51,7 @@ struct KernelAsk {
   // whatever the caches hold (weights, a KV cache): the rest may sit in L2 between kernels.
   double roofline_flops = 0;
   double stream_bytes = 0;
+  double sequences = 0;   // a recurrent layer's sequences in the pass: each pays its own setup
 };
 
 // The ceilings a class is measured against: the 16-bit or fp8 peak, memory bandwidth, and the
@@ -81,6 +91,14 @@ struct PrefillAttentionCoefficients {
   double chain = 0.00288;       // share of the peak one query tile's chain of key tiles gets (≈ one SM's)
   double launch = 17.8 * 1e-6;    // s a kernel
 };
+// A recurrent layer's core (convolution and state update): compute and memory overlapped as a
+// GEMM's, a fixed cost a layer, and a cost a sequence.
+struct RecurrentCoefficients {
+  double compute = 0.05;   // share of the 16-bit peak its FLOPs (chunks padded) reach
+  double memory = 0.6;     // share of the bandwidth its state and activations stream at
+  double launch = 8 * 1e-6;     // s a layer: the kernels' launches and their shortest run
+  double per_sequence = 0.01 * 1e-6;  // s a sequence: its own blocks' setup and its state's first tile
+};
 struct ElementwiseCoefficients {
   double memory = 0.491;   // share of the bandwidth
   double launch = 2.67 * 1e-6;  // s a kernel
@@ -99,6 +117,12 @@ struct KernelCoefficients {
   ElementwiseCoefficients elementwise;
   CollectiveCoefficients all_reduce;
   CollectiveCoefficients nccl_all_reduce{30.5 * 1e-6, 0.614};
+  // Latent attention and Gated DeltaNet: fitted on H100 and H200 together (the only GPUs their
+  // tables have); docs/expected-performance.md.
+  DecodeAttentionCoefficients latent_decode{0.85, 13.8 * 1e-6, 0.874, 0.00119 * 1e-6};
+  PrefillAttentionCoefficients latent_prefill{1, 1150, 0.0031, 0.00271, 18.1 * 1e-6};
+  RecurrentCoefficients delta_net_decode{0.0104, 0.65, 7.09 * 1e-6, 0.001 * 1e-6};
+  RecurrentCoefficients delta_net_prefill{0.0712, 1, 19.7 * 1e-6, 0.946 * 1e-6};
   // Where the numbers come from (`fit --kernels` writes it): the tables and their residuals. The
   // defaults are every GPU's kernels of ../shared/gpu-kernels/ together, what a GPU the tables
   // never saw is priced with (`rooflineplan fit --kernels` on them; docs/expected-performance.md).

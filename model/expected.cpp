@@ -65,6 +65,12 @@ std::optional<KernelClass> class_of(const OpResult& o) {
       if (k.head_dim <= 0 || k.queries <= 0) return std::nullopt;
       return k.queries == 1 ? KernelClass::decode_attention : KernelClass::prefill_attention;
     case KernelKind::elementwise: return KernelClass::elementwise;
+    case KernelKind::latent_attention:
+      if (k.head_dim <= 0 || k.queries <= 0) return std::nullopt;
+      return k.queries == 1 ? KernelClass::latent_decode : KernelClass::latent_prefill;
+    case KernelKind::delta_net:
+      if (k.queries <= 0 || k.sequences <= 0) return std::nullopt;
+      return k.queries == 1 ? KernelClass::delta_net_decode : KernelClass::delta_net_prefill;
     case KernelKind::other: return std::nullopt;
   }
   return std::nullopt;
@@ -81,8 +87,12 @@ KernelAsk ask_of(std::span<const OpResult> group, KernelClass k) {
   if (k == KernelClass::gemm || k == KernelClass::gemm_fp8) a.rows = lead.shape.rows;
   // fp8: the scale kernels read the 16-bit activations twice and write them as fp8.
   if (k == KernelClass::gemm_fp8) a.scale_bytes = 5 * lead.shape.rows * lead.shape.in;
-  if (k == KernelClass::decode_attention) a.heads = lead.sequences * lead.heads;
-  if (k == KernelClass::prefill_attention) {
+  if (k == KernelClass::decode_attention || k == KernelClass::latent_decode) a.heads = lead.sequences * lead.heads;
+  if (k == KernelClass::delta_net_decode || k == KernelClass::delta_net_prefill) {
+    a.rows = lead.queries;
+    a.sequences = lead.sequences;
+  }
+  if (k == KernelClass::prefill_attention || k == KernelClass::latent_prefill) {
     a.rows = lead.queries;
     a.heads = lead.sequences * lead.heads;
     a.head_dim = lead.head_dim;

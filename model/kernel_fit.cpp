@@ -16,7 +16,8 @@ namespace {
 // launch, so it comes after it.
 constexpr std::array kOrder = {KernelClass::gemm,        KernelClass::gemm_fp8,   KernelClass::decode_attention,
                                KernelClass::prefill_attention, KernelClass::elementwise, KernelClass::all_reduce,
-                               KernelClass::nccl_all_reduce};
+                               KernelClass::nccl_all_reduce, KernelClass::latent_decode, KernelClass::latent_prefill,
+                               KernelClass::delta_net_decode, KernelClass::delta_net_prefill};
 
 // Past this many kernels a class is fitted on an even stride of them: 100k GEMMs say no more about
 // four coefficients than 6000 spread over the same grid, and take seconds.
