@@ -16,6 +16,10 @@ std::string_view name(KernelClass k) {
     case KernelClass::nccl_all_reduce: return "nccl_all_reduce";
     case KernelClass::experts: return "experts";
     case KernelClass::experts_fp8: return "experts_fp8";
+    case KernelClass::latent_decode: return "latent_decode";
+    case KernelClass::latent_prefill: return "latent_prefill";
+    case KernelClass::delta_net_decode: return "delta_net_decode";
+    case KernelClass::delta_net_prefill: return "delta_net_prefill";
   }
   return "";
 }
@@ -37,6 +41,40 @@ KernelCoefficients::Split overlapped(double c, double m, double p, double fixed)
   return {both * c / sum, both * m / sum, fixed};
 }
 
+// Decode attention: the KV stream and the per-head arithmetic overlapped, a floor, and each
+// (sequence, query head)'s own work, which grows with the sequences as the stream does.
+KernelCoefficients::Split decode_split(const DecodeAttentionCoefficients& d, double p, const KernelAsk& a,
+                                       const KernelCeilings& c) {
+  KernelCoefficients::Split s = overlapped(a.flops / (d.compute * c.peak), a.bytes / (d.memory * c.bandwidth), p, d.floor);
+  s.memory += a.heads * d.per_head;
+  return s;
+}
+
+// Prefill attention: the products on the tensor cores, with per-token work as if each query saw
+// half_length more keys; the softmax's exponentials, one a score (flops / 4·head_dim), on the SFUs;
+// and the longest chain, one query tile of 128 rows across every key, on one SM's share. The GPU is
+// full when the tiles outnumber its SMs, else the chain sets the time.
+KernelCoefficients::Split prefill_split(const PrefillAttentionCoefficients& p, double overlap, const KernelAsk& a,
+                                        const KernelCeilings& c) {
+  const double products = a.flops * (1 + 2 * p.half_length / a.rows) / (p.compute * c.peak);
+  const double scores = a.flops / (4 * a.head_dim) / (p.softmax * c.peak);
+  // Tiles counted continuously (a heads' worth at least): a step at every 128 tokens made a
+  // longer prompt cheaper than a shorter one.
+  const double tiles = a.heads * std::max(1.0, a.rows / 128);
+  const double chain = a.flops / tiles / (p.chain * c.peak);
+  return {overlap_norm(products + scores, chain, overlap), 0, p.launch};
+}
+
+// A recurrent layer's core: its FLOPs (a chunked prefill's padded to whole chunks) and its bytes
+// overlapped, a fixed cost, and a cost a sequence (counted with memory: it grows with the batch,
+// as the states do).
+KernelCoefficients::Split recurrent_split(const RecurrentCoefficients& r, double p, const KernelAsk& a,
+                                          const KernelCeilings& c) {
+  KernelCoefficients::Split s = overlapped(a.flops / (r.compute * c.peak), a.bytes / (r.memory * c.bandwidth), p, r.launch);
+  s.memory += a.sequences * r.per_sequence;
+  return s;
+}
+
 }  // namespace
 
 KernelCoefficients::Split KernelCoefficients::split(KernelClass k, const KernelAsk& a, const KernelCeilings& c) const {
@@ -51,27 +89,12 @@ KernelCoefficients::Split KernelCoefficients::split(KernelClass k, const KernelA
       s.memory += a.scale_bytes / (gemm.memory * c.bandwidth);
       return s;
     }
-    case KernelClass::decode_attention: {
-      // The per-head work grows with the sequences, as the stream does: counted with memory.
-      Split s = overlapped(a.flops / (decode_attention.compute * c.peak), a.bytes / (decode_attention.memory * c.bandwidth),
-                           gemm.overlap, decode_attention.floor);
-      s.memory += a.heads * decode_attention.per_head;
-      return s;
-    }
-    case KernelClass::prefill_attention: {
-      // The products on the tensor cores, with per-token work as if each query saw half_length
-      // more keys; the softmax's exponentials, one a score (flops / 4·head_dim), on the SFUs; and
-      // the longest chain, one query tile of 128 rows across every key, on one SM's share. The
-      // GPU is full when the tiles outnumber its SMs, else the chain sets the time.
-      const PrefillAttentionCoefficients& p = prefill_attention;
-      const double products = a.flops * (1 + 2 * p.half_length / a.rows) / (p.compute * c.peak);
-      const double scores = a.flops / (4 * a.head_dim) / (p.softmax * c.peak);
-      // Tiles counted continuously (a heads' worth at least): a step at every 128 tokens made a
-      // longer prompt cheaper than a shorter one.
-      const double tiles = a.heads * std::max(1.0, a.rows / 128);
-      const double chain = a.flops / tiles / (p.chain * c.peak);
-      return {overlap_norm(products + scores, chain, gemm.overlap), 0, p.launch};
-    }
+    case KernelClass::decode_attention: return decode_split(decode_attention, gemm.overlap, a, c);
+    case KernelClass::prefill_attention: return prefill_split(prefill_attention, gemm.overlap, a, c);
+    case KernelClass::latent_decode: return decode_split(latent_decode, gemm.overlap, a, c);
+    case KernelClass::latent_prefill: return prefill_split(latent_prefill, gemm.overlap, a, c);
+    case KernelClass::delta_net_decode: return recurrent_split(delta_net_decode, gemm.overlap, a, c);
+    case KernelClass::delta_net_prefill: return recurrent_split(delta_net_prefill, gemm.overlap, a, c);
     case KernelClass::elementwise:
       return {0, a.bytes / (elementwise.memory * c.bandwidth), elementwise.launch};
     case KernelClass::all_reduce:
@@ -94,6 +117,34 @@ KernelCoefficients::Split KernelCoefficients::split(KernelClass k, const KernelA
   return {};
 }
 
+namespace {
+
+// The attention classes' coefficients, shared by the kinds of attention that use their formulas.
+std::vector<ClassCoefficient> decode_coefficients(DecodeAttentionCoefficients& d, std::string_view stream) {
+  return {{"memory", false, stream == "KV" ? "share of the bandwidth a long KV stream reaches"
+                                          : "share of the bandwidth a long latent stream reaches",
+           0.05, 1, &d.memory},
+          {"floor", true, "time of a kernel at short contexts", 1e-8, 1e-3, &d.floor},
+          {"compute", false, "share of the 16-bit peak its per-head arithmetic reaches", 1e-4, 1, &d.compute},
+          {"per_head", true, "time a (sequence, query head): load the query, finish the softmax, write", 1e-9, 1e-6,
+           &d.per_head}};
+}
+std::vector<ClassCoefficient> prefill_coefficients(PrefillAttentionCoefficients& p) {
+  return {{"compute", false, "share of the 16-bit peak at long prompts", 0.05, 1, &p.compute},
+          {"half_length", false, "keys' worth of per-token work a query does beside its products", 1, 1e6, &p.half_length},
+          {"softmax", false, "scores a second as a share of the peak (the exponentials)", 1e-5, 1, &p.softmax},
+          {"chain", false, "share of the peak one query tile's chain of key tiles gets", 1e-5, 1, &p.chain},
+          {"launch", true, "fixed time a kernel", 1e-8, 1e-3, &p.launch}};
+}
+std::vector<ClassCoefficient> recurrent_coefficients(RecurrentCoefficients& r) {
+  return {{"compute", false, "share of the 16-bit peak its FLOPs reach, chunks padded", 1e-4, 1, &r.compute},
+          {"memory", false, "share of the bandwidth its state and activations stream at", 0.05, 1, &r.memory},
+          {"launch", true, "fixed time a layer: the convolution's and the delta rule's kernels", 1e-8, 1e-3, &r.launch},
+          {"per_sequence", true, "time a sequence of the batch adds beyond its bytes", 1e-9, 1e-4, &r.per_sequence}};
+}
+
+}  // namespace
+
 std::vector<ClassCoefficient> coefficients_of(KernelClass c, KernelCoefficients& k) {
   switch (c) {
     case KernelClass::gemm:
@@ -105,22 +156,8 @@ std::vector<ClassCoefficient> coefficients_of(KernelClass c, KernelCoefficients&
     case KernelClass::gemm_fp8:
       return {{"compute", false, "share of the fp8 peak", 0.05, 1, &k.gemm_fp8.compute},
               {"scale", true, "fixed time of the activation-scale kernels", 1e-8, 1e-4, &k.gemm_fp8.scale}};
-    case KernelClass::decode_attention:
-      return {{"memory", false, "share of the bandwidth a long KV stream reaches", 0.05, 1, &k.decode_attention.memory},
-              {"floor", true, "time of a kernel at short contexts", 1e-8, 1e-3, &k.decode_attention.floor},
-              {"compute", false, "share of the 16-bit peak its per-head arithmetic reaches", 1e-4, 1,
-               &k.decode_attention.compute},
-              {"per_head", true, "time a (sequence, query head): load the query, finish the softmax, write", 1e-9, 1e-6,
-               &k.decode_attention.per_head}};
-    case KernelClass::prefill_attention:
-      return {{"compute", false, "share of the 16-bit peak at long prompts", 0.05, 1, &k.prefill_attention.compute},
-              {"half_length", false, "keys' worth of per-token work a query does beside its products", 1, 1e6,
-               &k.prefill_attention.half_length},
-              {"softmax", false, "scores a second as a share of the peak (the exponentials)", 1e-5, 1,
-               &k.prefill_attention.softmax},
-              {"chain", false, "share of the peak one query tile's chain of key tiles gets", 1e-5, 1,
-               &k.prefill_attention.chain},
-              {"launch", true, "fixed time a kernel", 1e-8, 1e-3, &k.prefill_attention.launch}};
+    case KernelClass::decode_attention: return decode_coefficients(k.decode_attention, "KV");
+    case KernelClass::prefill_attention: return prefill_coefficients(k.prefill_attention);
     case KernelClass::elementwise:
       return {{"memory", false, "share of the bandwidth", 0.05, 1, &k.elementwise.memory},
               {"launch", true, "fixed time a kernel", 1e-8, 1e-3, &k.elementwise.launch}};
@@ -144,6 +181,10 @@ std::vector<ClassCoefficient> coefficients_of(KernelClass c, KernelCoefficients&
     case KernelClass::experts_fp8:
       return {{"compute", false, "share of the fp8 peak the fp8 grouped GEMMs reach with full tiles", 0.05, 1,
                &k.experts_fp8.compute}};
+    case KernelClass::latent_decode: return decode_coefficients(k.latent_decode, "latent");
+    case KernelClass::latent_prefill: return prefill_coefficients(k.latent_prefill);
+    case KernelClass::delta_net_decode: return recurrent_coefficients(k.delta_net_decode);
+    case KernelClass::delta_net_prefill: return recurrent_coefficients(k.delta_net_prefill);
   }
   return {};
 }

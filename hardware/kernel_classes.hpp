@@ -26,8 +26,17 @@ enum class KernelClass {
   nccl_all_reduce,    // NCCL's all-reduce (what PyTorch and prefill use)
   experts,            // a MoE layer's routed experts as one fused grouped GEMM, 16-bit (hardware/moe_kernel.hpp)
   experts_fp8,        // the same with fp8 weights and activations
+  // Latent attention (DeepSeek's MLA, hardware/kernel_classes.cpp says what was measured): decode
+  // over the cached latent (absorbed, one 576-wide KV head), prefill as multi-head attention of
+  // 192-wide keys and 128-wide values. The decode and prefill attention formulas, their own numbers.
+  latent_decode,
+  latent_prefill,
+  // A Gated DeltaNet layer's core: its causal convolution and its delta rule, one token a sequence
+  // (decode) or a prompt's chunks (prefill).
+  delta_net_decode,
+  delta_net_prefill,
 };
-inline constexpr std::size_t kKernelClasses = 9;
+inline constexpr std::size_t kKernelClasses = 13;
 
 [[nodiscard]] std::string_view name(KernelClass k);
 
@@ -46,6 +55,7 @@ struct KernelAsk {
   double roofline_flops = 0;
   double stream_bytes = 0;
   double experts = 0;     // grouped experts: the distinct experts its rows reach (rows: the picks)
+  double sequences = 0;   // a recurrent layer's sequences in the pass: each pays its own setup
 };
 
 // The ceilings a class is measured against: the 16-bit or fp8 peak, memory bandwidth, and the
@@ -85,6 +95,14 @@ struct PrefillAttentionCoefficients {
   double chain = 0.00288;       // share of the peak one query tile's chain of key tiles gets (≈ one SM's)
   double launch = 17.8 * 1e-6;    // s a kernel
 };
+// A recurrent layer's core (convolution and state update): compute and memory overlapped as a
+// GEMM's, a fixed cost a layer, and a cost a sequence.
+struct RecurrentCoefficients {
+  double compute = 0.05;   // share of the 16-bit peak its FLOPs (chunks padded) reach
+  double memory = 0.6;     // share of the bandwidth its state and activations stream at
+  double launch = 8 * 1e-6;     // s a layer: the kernels' launches and their shortest run
+  double per_sequence = 0.01 * 1e-6;  // s a sequence: its own blocks' setup and its state's first tile
+};
 struct ElementwiseCoefficients {
   double memory = 0.491;   // share of the bandwidth
   double launch = 2.67 * 1e-6;  // s a kernel
@@ -105,6 +123,12 @@ struct KernelCoefficients {
   CollectiveCoefficients nccl_all_reduce{30.5 * 1e-6, 0.614};
   ExpertsCoefficients experts;
   ExpertsFp8Coefficients experts_fp8;
+  // Latent attention and Gated DeltaNet: fitted on H100 and H200 together (the only GPUs their
+  // tables have); docs/expected-performance.md.
+  DecodeAttentionCoefficients latent_decode{0.85, 13.8 * 1e-6, 0.874, 0.00119 * 1e-6};
+  PrefillAttentionCoefficients latent_prefill{1, 1150, 0.0031, 0.00271, 18.1 * 1e-6};
+  RecurrentCoefficients delta_net_decode{0.0104, 0.651, 7.09 * 1e-6, 0.001 * 1e-6};
+  RecurrentCoefficients delta_net_prefill{0.0712, 1, 19.7 * 1e-6, 0.946 * 1e-6};
   // Where the numbers come from (`fit --kernels` writes it): the tables and their residuals. The
   // defaults are every GPU's kernels of ../shared/gpu-kernels/ together, what a GPU the tables
   // never saw is priced with (`rooflineplan fit --kernels` on them; docs/expected-performance.md).

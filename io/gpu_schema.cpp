@@ -104,6 +104,62 @@ void check(const MapReader& r, const GpuSpec& g) {
 
 }  // namespace
 
+namespace {
+
+// The latent-attention and Gated DeltaNet sections: the decode and prefill attention formulas'
+// fields (and a recurrent core's) under another class's key.
+template <auto Class>
+std::array<F, 4> decode_fields(const DecodeAttentionCoefficients& d) {
+  using D = InKernels<Class>;
+  return {F{.key = "memory", .kind = Kind::fraction, .need = Need::optional, .doc = "share of the bandwidth a long latent stream reaches",
+            .access = member<D, &DecodeAttentionCoefficients::memory>(), .fallback = d.memory},
+          F{.key = "floor", .kind = Kind::quantity, .need = Need::optional, .doc = "time of a kernel at short contexts",
+            .access = member<D, &DecodeAttentionCoefficients::floor>(), .fallback = d.floor, .dimension = Dimension::time},
+          F{.key = "compute", .kind = Kind::number, .need = Need::optional,
+            .doc = "share of the 16-bit peak its per-head arithmetic reaches",
+            .access = member<D, &DecodeAttentionCoefficients::compute>(), .range = kTinyShare, .fallback = d.compute},
+          F{.key = "per_head", .kind = Kind::quantity, .need = Need::optional,
+            .doc = "time a (sequence, query head): its query loaded, its softmax finished, its output written",
+            .access = member<D, &DecodeAttentionCoefficients::per_head>(), .fallback = d.per_head,
+            .dimension = Dimension::time}};
+}
+template <auto Class>
+std::array<F, 5> prefill_fields(const PrefillAttentionCoefficients& p) {
+  using P = InKernels<Class>;
+  return {F{.key = "compute", .kind = Kind::fraction, .need = Need::optional, .doc = "share of the 16-bit peak its products reach",
+            .access = member<P, &PrefillAttentionCoefficients::compute>(), .fallback = p.compute},
+          F{.key = "half_length", .kind = Kind::number, .need = Need::optional,
+            .doc = "keys' worth of per-token work a query does beside its products",
+            .access = member<P, &PrefillAttentionCoefficients::half_length>(), .range = kHalfLength, .fallback = p.half_length},
+          F{.key = "softmax", .kind = Kind::number, .need = Need::optional,
+            .doc = "scores a second as a share of the peak (the exponentials)",
+            .access = member<P, &PrefillAttentionCoefficients::softmax>(), .range = kTinyShare, .fallback = p.softmax},
+          F{.key = "chain", .kind = Kind::number, .need = Need::optional,
+            .doc = "share of the peak one query tile's chain of key tiles gets",
+            .access = member<P, &PrefillAttentionCoefficients::chain>(), .range = kTinyShare, .fallback = p.chain},
+          F{.key = "launch", .kind = Kind::quantity, .need = Need::optional, .doc = "fixed time a kernel",
+            .access = member<P, &PrefillAttentionCoefficients::launch>(), .fallback = p.launch, .dimension = Dimension::time}};
+}
+template <auto Class>
+std::array<F, 4> recurrent_fields(const RecurrentCoefficients& r) {
+  using R = InKernels<Class>;
+  return {F{.key = "compute", .kind = Kind::number, .need = Need::optional,
+            .doc = "share of the 16-bit peak its FLOPs reach, a chunked prefill's padded to whole chunks",
+            .access = member<R, &RecurrentCoefficients::compute>(), .range = kTinyShare, .fallback = r.compute},
+          F{.key = "memory", .kind = Kind::fraction, .need = Need::optional,
+            .doc = "share of the bandwidth its state and activations stream at",
+            .access = member<R, &RecurrentCoefficients::memory>(), .fallback = r.memory},
+          F{.key = "launch", .kind = Kind::quantity, .need = Need::optional,
+            .doc = "fixed time a layer: its convolution's and its delta rule's kernels",
+            .access = member<R, &RecurrentCoefficients::launch>(), .fallback = r.launch, .dimension = Dimension::time},
+          F{.key = "per_sequence", .kind = Kind::quantity, .need = Need::optional,
+            .doc = "time a sequence of the batch adds beyond its bytes",
+            .access = member<R, &RecurrentCoefficients::per_sequence>(), .fallback = r.per_sequence,
+            .dimension = Dimension::time}};
+}
+
+}  // namespace
+
 const Schema<GpuSpec>& gpu_schema() {
   static const std::array memory = {
       F{.key = "capacity", .kind = Kind::quantity, .need = Need::required, .doc = "memory size",
@@ -273,6 +329,10 @@ const Schema<GpuSpec>& gpu_schema() {
         .doc = "share of the fp8 peak the fp8 grouped GEMMs reach with full tiles",
         .access = member<ExpertsFp8, &ExpertsFp8Coefficients::compute>(), .fallback = d.experts_fp8.compute},
   };
+  static const auto latent_decode = decode_fields<&KernelCoefficients::latent_decode>(d.latent_decode);
+  static const auto latent_prefill = prefill_fields<&KernelCoefficients::latent_prefill>(d.latent_prefill);
+  static const auto delta_net_decode = recurrent_fields<&KernelCoefficients::delta_net_decode>(d.delta_net_decode);
+  static const auto delta_net_prefill = recurrent_fields<&KernelCoefficients::delta_net_prefill>(d.delta_net_prefill);
   static const std::array kernels = {
       F{.key = "gemm", .kind = Kind::section, .need = Need::optional, .doc = "16-bit GEMMs (Q/K/V and gate/up fused)",
         .fields = gemm, .flow = true},
@@ -293,6 +353,17 @@ const Schema<GpuSpec>& gpu_schema() {
       F{.key = "experts_fp8", .kind = Kind::section, .need = Need::optional,
         .doc = "fp8 experts: the 16-bit experts' memory, overlap, tile and launch, their own compute",
         .fields = experts_fp8, .flow = true},
+      F{.key = "latent_decode", .kind = Kind::section, .need = Need::optional,
+        .doc = "latent attention's decode (MLA over the cached latent): the decode attention formula",
+        .fields = latent_decode, .flow = true},
+      F{.key = "latent_prefill", .kind = Kind::section, .need = Need::optional,
+        .doc = "latent attention's prefill (192-wide keys, 128-wide values): the prefill attention formula",
+        .fields = latent_prefill, .flow = true},
+      F{.key = "delta_net_decode", .kind = Kind::section, .need = Need::optional,
+        .doc = "a Gated DeltaNet layer's convolution and delta rule, one token a sequence", .fields = delta_net_decode,
+        .flow = true},
+      F{.key = "delta_net_prefill", .kind = Kind::section, .need = Need::optional,
+        .doc = "the same over a prompt, in chunks of 64 tokens", .fields = delta_net_prefill, .flow = true},
       F{.key = "source", .kind = Kind::text, .need = Need::optional, .doc = "where the kernel coefficients come from",
         .access = member<InKernelSet, &KernelCoefficients::source>(), .fallback = d.source},
   };

@@ -28,6 +28,7 @@ struct Kind {
   std::string_view name;
   std::vector<std::string_view> columns;
   bool fitted = true;  // false: recognised, but no class of the fit reads it yet
+  std::string_view why = {};  // !fitted: why, where more than "no class yet" is known
 };
 
 const std::vector<Kind>& kinds() {
@@ -49,11 +50,20 @@ const std::vector<Kind>& kinds() {
       {"vidur_all_reduce", {"num_workers", "size", "collective", "devices_per_node", "max_devices_per_node", "median_ms"}},
       {"moe", {"op_name", "moe_dtype", "num_tokens", "hidden_size", "inter_size", "topk", "num_experts", "moe_tp_size",
                "moe_ep_size", "distribution", "latency_us"}},
-      // Recognised so that a folder can be given whole; their classes are not fitted yet.
       {"mla", {"op_name", "mla_dtype", "kv_cache_dtype", "num_heads", "batch_size", "isl", "tp_size", "step",
-               "latency_us"}, false},
+               "latency_us"}},
+      {"gdn", {"op_name", "phase", "batch_size", "seq_len", "num_tokens", "d_model", "d_conv", "num_k_heads",
+               "head_k_dim", "num_v_heads", "head_v_dim", "model_name", "latency_us"}},
+      {"mamba2", {"op_name", "phase", "batch_size", "seq_len", "num_tokens", "d_model", "d_state", "d_conv", "nheads",
+                  "head_dim", "n_groups", "chunk_size", "model_name", "latency_us"}, false,
+       // aiconfigurator times a causal convolution and a state scan (or update) for each shape, two
+       // rows of one key; the table keeps one a key, and its times are the convolution's (at
+       // batch 1024 they would put a decode's 1 GB of state through at 13-33x the bandwidth).
+       "the Mamba-2 scan is not in it (one row a shape: the causal convolution's time alone), so no class"},
       {"dsa", {"op_name", "model", "architecture", "mla_dtype", "kv_cache_dtype", "gemm_type", "num_heads",
-               "batch_size", "isl", "tp_size", "step", "latency_us"}, false},
+               "batch_size", "isl", "tp_size", "step", "latency_us"}, false,
+       "a whole DeepSeek-V3.2 sparse-attention module (projections, indexer, top-k and attention in one time): "
+       "no class of its own yet"},
       {"fp8_scale", {"m", "k", "quant_dtype", "latency_us"}, false},
       {"vidur_send_recv", {"num_workers", "size", "collective", "devices_per_node", "max_devices_per_node", "median_ms"},
        false},
@@ -306,6 +316,128 @@ void moe(const Row& r, KernelTable& t, std::map<LoadKey, ExpertLoad>& loads) {
   t.samples.push_back({k, a, s, r.line()});
 }
 
+// ---- Latent attention and Gated DeltaNet (KernelClass::latent_*, delta_net_*) ----
+
+// aiconfigurator's MLA tables time TensorRT-LLM's MLA attention op alone (collector/trtllm/
+// collect_mla.py, github.com/ai-dynamo/aiconfigurator): DeepSeek-V3's shapes, kv_lora_rank 512,
+// qk_rope_head_dim 64, qk_nope_head_dim 128, v_head_dim 128; `num_heads` the heads on one GPU.
+// Decode (mla_generation, FlashMLA) attends with each absorbed query over the cached latent, one
+// KV head of 512 + 64; prefill (mla_context) is multi-head attention of 192-wide keys and 128-wide
+// values decompressed from the prompt's own latents. No projection is in either time.
+constexpr double kLatentRank = 512, kLatentRope = 64, kLatentNope = 128, kLatentValue = 128;
+
+// Priced as the engine prices a latent layer's attention (model/operators.cpp add_attention over
+// model/layers.cpp latent_attention): the scores' FLOPs (2·qk + 5 a key, the softmax's 5 with
+// them) and the values' (2·v), their bytes summed as the kernel that runs both.
+void latent_attention(const Row& r, KernelTable& t) {
+  const std::string& op = r.text("op_name");
+  const double h = r.count("num_heads"), b = r.count("batch_size"), isl = r.count("isl");
+  (void)r.count("tp_size");  // the heads are already one GPU's
+  const double step = r.number("step");
+  const double ab = r.element_bytes("mla_dtype", kSixteenBit), kvb = r.element_bytes("kv_cache_dtype", kAttention);
+  const double s = r.seconds("latency_us", 1e-6);
+  if (op == "mla_generation") {
+    if (isl != 1) throw r.error("isl", fmt::format("a decode row has one query a sequence (isl 1), got {}", r.text("isl")));
+    const double width = kLatentRank + kLatentRope, keys = step + 1;
+    const double flops = b * h * keys * (2 * width + 5) + b * h * keys * 2 * kLatentRank;
+    const double cache = b * keys * width * kvb;
+    const double bytes = b * h * width * ab + cache + b * h * kLatentRank * ab;
+    KernelAsk a{flops, bytes, 1, 0, 1, b * h, width, 0, cache};
+    t.samples.push_back({KernelClass::latent_decode, a, s, r.line()});
+    return;
+  }
+  if (op != "mla_context") throw r.error("op_name", fmt::format("`{}` is not mla_context or mla_generation", op));
+  const double qk = kLatentNope + kLatentRope, v = kLatentValue, n = isl;
+  const double pairs = causal_pairs(n, 0);
+  const double flops = b * h * pairs * (2 * qk + 5) + b * h * pairs * 2 * v;
+  // Q and K of qk, V and the output of v, a token and head, all in the activations' format.
+  const double bytes = b * n * h * (2 * qk + 2 * v) * ab;
+  // Over an fp8 cache the FMHA may multiply in fp8, as context_attention's rows: its roofline at
+  // the fp8 peak, twice the 16-bit one on these GPUs.
+  KernelAsk a{flops, bytes, n, 0, 1, b * h, qk, kvb == 1 ? flops / 2 : 0, 0};
+  t.samples.push_back({KernelClass::latent_prefill, a, s, r.line()});
+}
+
+// aiconfigurator's GDN table (collector/trtllm/collect_gdn.py) times two kernels of each shape, in
+// two rows of one key (the CSV has lost the kernel_source column that told them apart): TensorRT-
+// LLM's causal_conv1d (fn in prefill, update in decode) over the key channels only, and FLA's gated
+// delta rule (chunk_gated_delta_rule in prefill, fused_recurrent_gated_delta_rule in decode,
+// github.com/fla-org/flash-linear-attention) on bf16 states. A sample is the pair: the layer's core
+// as the engine's conv1d and delta_rule operators are, one group of kernels.
+// The chunked prefill works in chunks of 64 tokens (FLA's BT = 64): a sequence's last chunk
+// is computed whole.
+constexpr double kDeltaChunk = 64;
+
+// The rows of one table gathered by shape, in the order read.
+class DeltaNetPairs {
+ public:
+  void add(const Row& r);
+  // A sample a pair; shapes with one row or more than two counted as left out.
+  void finish(KernelTable& t) const;
+
+ private:
+  struct Pair {
+    std::vector<std::size_t> rows;
+    double seconds = 0;
+    KernelClass klass = KernelClass::delta_net_decode;
+    KernelAsk ask;
+  };
+  std::vector<Pair> pairs_;
+  std::map<std::string, std::size_t, std::less<>> at_;
+};
+
+void DeltaNetPairs::add(const Row& r) {
+  std::string key;
+  for (std::string_view c : {"phase", "batch_size", "seq_len", "num_tokens", "d_model", "d_conv", "num_k_heads",
+                             "head_k_dim", "num_v_heads", "head_v_dim", "model_name"}) {
+    key += r.text(c);
+    key += '\x1f';
+  }
+  auto [it, added] = at_.emplace(key, pairs_.size());
+  if (added) pairs_.emplace_back();
+  Pair& p = pairs_[it->second];
+  const bool phase_ok = r.text("phase") == "context" || r.text("phase") == "generation";
+  if (!phase_ok) throw r.error("phase", fmt::format("`{}` is not context or generation", r.text("phase")));
+  const double b = r.count("batch_size"), n = r.count("seq_len"), tokens = r.count("num_tokens");
+  if (tokens != b * n) {
+    throw r.error("num_tokens", fmt::format("must be batch_size × seq_len = {}, got {}", b * n, r.text("num_tokens")));
+  }
+  if (r.text("phase") == "generation" && n != 1) throw r.error("seq_len", "a generation row has one token a sequence");
+  (void)r.count("d_model");  // the model's, not the kernels'
+  const double taps = r.count("d_conv"), hk = r.count("num_k_heads"), dk = r.count("head_k_dim");
+  const double hv = r.count("num_v_heads"), dv = r.count("head_v_dim");
+  const double s = r.seconds("latency_us", 1e-6);
+  p.rows.push_back(r.line());
+  p.seconds += s;
+  const bool decode = r.text("phase") == "generation";
+  // The engine's arithmetic (model/operators.cpp OpBuilder::conv, add_recurrent) on the kernels'
+  // shapes: the convolution over the hk·dk key channels it ran on, with a bias; the delta rule
+  // over hv value heads of a dk × dv state (8 FLOPs an element a token, model/layers.cpp), its
+  // q, k, v, gate and β in, its output out, its bf16 state (and the convolution's kept inputs)
+  // read and written in decode, written once in prefill.
+  const double ab = 2, sb = 2, conv = hk * dk, inner = hv * dv, rows = b * n;
+  const double conv_flops = 2 * rows * conv * taps, conv_bytes = 2 * rows * conv * ab + conv * (taps + 1) * ab;
+  const double held = inner * dk * sb + conv * (taps - 1) * sb, state = b * held * (decode ? 2 : 1);
+  const double rule_flops = rows * inner * dk * 8;
+  const double rule_bytes = state + rows * (2 * hk * dk + inner + 2 * hv + inner) * ab + 2 * hv * ab;
+  const double padded = decode ? 1 : std::ceil(n / kDeltaChunk) * kDeltaChunk / n;
+  p.klass = decode ? KernelClass::delta_net_decode : KernelClass::delta_net_prefill;
+  p.ask = {conv_flops + rule_flops * padded, conv_bytes + rule_bytes, n, 0, 1, 0, 0, conv_flops + rule_flops, state};
+  p.ask.sequences = b;
+}
+
+void DeltaNetPairs::finish(KernelTable& t) const {
+  for (const Pair& p : pairs_) {
+    if (p.rows.size() == 2) {
+      t.samples.push_back({p.klass, p.ask, p.seconds, p.rows.front()});
+    } else if (p.rows.size() == 1) {
+      ++t.left_out["GDN shapes with one row (the delta rule's missing: it failed where its convolution ran)"];
+    } else {
+      t.left_out["GDN shapes with more than two rows: which is which is not known"] += p.rows.size();
+    }
+  }
+}
+
 }  // namespace
 
 std::string gpu_of_table(const std::string& path) {
@@ -332,14 +464,16 @@ KernelTable read_kernel_table(const std::string& path) {
     for (std::string_view c : k.columns) {
       if (!at.contains(c)) lacking.push_back(c);
     }
-    if (!best || lacking.size() < missing.size()) {
+    // Tied, the kind with more columns: a DSA table has every column of an MLA table and more.
+    if (!best || lacking.size() < missing.size() ||
+        (lacking.size() == missing.size() && k.columns.size() > best->columns.size())) {
       best = &k;
       missing = lacking;
     }
   }
   if (missing.size() * 2 > best->columns.size()) {
     throw InputError(fmt::format("{}:{}: not a kernel table: its header matches none of gemm, generation_attention, "
-                                 "context_attention, custom_allreduce, nccl, moe (aiconfigurator) or ops, all_reduce (Vidur)",
+                                 "context_attention, custom_allreduce, nccl, moe, mla, gdn (aiconfigurator) or ops, all_reduce (Vidur)",
                                  path, header.line));
   }
   if (!missing.empty()) {
@@ -353,9 +487,11 @@ KernelTable read_kernel_table(const std::string& path) {
     kind = "vidur_send_recv";
   }
   KernelTable t{path, std::string(kind), {}, {}};
+  DeltaNetPairs delta_net;
   const auto fitted = std::find_if(kinds().begin(), kinds().end(), [&](const Kind& k) { return k.name == kind; });
   if (!fitted->fitted) {
-    t.left_out[fmt::format("a {} table: no class of the fit reads it yet", kind)] = records.size() - 1;
+    t.left_out[fitted->why.empty() ? fmt::format("a {} table: no class of the fit reads it yet", kind)
+                                   : fmt::format("a {} table: {}", kind, fitted->why)] = records.size() - 1;
     return t;
   }
   if (records.size() < 2) throw InputError(fmt::format("{}:{}: a kernel table needs rows under its header", path, header.line));
@@ -373,8 +509,11 @@ KernelTable read_kernel_table(const std::string& path) {
     else if (kind == "nccl") nccl(r, t);
     else if (kind == "vidur_ops") vidur_ops(r, t);
     else if (kind == "moe") moe(r, t, loads);
+    else if (kind == "mla") latent_attention(r, t);
+    else if (kind == "gdn") delta_net.add(r);
     else vidur_all_reduce(r, t);
   }
+  if (kind == "gdn") delta_net.finish(t);
   if (kind == "vidur_all_reduce" && std::filesystem::path(path).filename().string().find("pairwise") != std::string::npos) {
     // Vidur's pairwise system joins GPUs two by two with NVLink bridges: not the switched board
     // of the GPU's description, whose link bandwidth the bus share is of.

@@ -1,8 +1,8 @@
 #pragma once
 // Tables of kernel latencies measured on real GPUs, in the columns of ../shared/gpu-kernels/:
 // NVIDIA's aiconfigurator tables (`<gpu>_gemm.csv`, `_generation_attention`, `_context_attention`,
-// `_custom_allreduce`, `_nccl`, `_moe`; latency_us) and Vidur's profiles (`<gpu>_<model>_ops.csv`, one
-// row a step with each operator's milliseconds; `<gpu>_<system>_all_reduce.csv`, median_ms). Each
+// `_custom_allreduce`, `_nccl`, `_moe`, `_generation_mla`, `_context_mla`, `_gdn`; latency_us) and Vidur's
+// profiles (`<gpu>_<model>_ops.csv`, one row a step with each operator's milliseconds; `<gpu>_<system>_all_reduce.csv`, median_ms). Each
 // row becomes what its kernel asks of the GPU (FLOPs, bytes, shape: the same arithmetic the engine
 // prices operators with) and the seconds it took. A table is recognised by its header.
 #include <cstddef>
@@ -23,7 +23,7 @@ struct KernelSample {
 
 struct KernelTable {
   std::string path;
-  std::string kind;  // gemm, generation_attention, context_attention, custom_allreduce, nccl, moe, vidur_ops, vidur_all_reduce
+  std::string kind;  // gemm, generation_attention, context_attention, custom_allreduce, nccl, moe, mla, gdn, vidur_ops, vidur_all_reduce
   std::vector<KernelSample> samples;
   // Rows read but not fitted, counted by why (fp8_block GEMMs and experts, 4-bit experts, NCCL's
   // other collectives, all-reduces across nodes): said, never dropped silently.
@@ -34,8 +34,8 @@ struct KernelTable {
 };
 
 // The table's samples, or an InputError at `path:line:` naming the column: a header that is no
-// kernel table's (or one of a kind not fitted yet: latent or linear attention, which says
-// so), a missing column, a cell that is not a finite positive number, a dtype it does not know.
+// kernel table's (or one of a kind not fitted: Mamba-2, sparse attention, which says so), a
+// missing column, a cell that is not a finite positive number, a dtype it does not know.
 [[nodiscard]] KernelTable read_kernel_table(const std::string& path);
 
 // The GPU a table's file name gives: its first word before `_` (`h100_sxm_gemm.csv` → h100,

@@ -70,6 +70,12 @@ std::optional<KernelClass> class_of(const OpResult& o) {
       // The activation between the GEMMs has no matrix shape: the group's gate gives the rows.
       if (k.dequant != Dequant::none) return std::nullopt;
       return k.kernel == KernelKind::experts ? KernelClass::experts : KernelClass::experts_fp8;
+    case KernelKind::latent_attention:
+      if (k.head_dim <= 0 || k.queries <= 0) return std::nullopt;
+      return k.queries == 1 ? KernelClass::latent_decode : KernelClass::latent_prefill;
+    case KernelKind::delta_net:
+      if (k.queries <= 0 || k.sequences <= 0) return std::nullopt;
+      return k.queries == 1 ? KernelClass::delta_net_decode : KernelClass::delta_net_prefill;
     case KernelKind::other: return std::nullopt;
   }
   return std::nullopt;
@@ -86,7 +92,7 @@ KernelAsk ask_of(std::span<const OpResult> group, KernelClass k) {
   if (k == KernelClass::gemm || k == KernelClass::gemm_fp8) a.rows = lead.shape.rows;
   // fp8: the scale kernels read the 16-bit activations twice and write them as fp8.
   if (k == KernelClass::gemm_fp8) a.scale_bytes = 5 * lead.shape.rows * lead.shape.in;
-  if (k == KernelClass::decode_attention) a.heads = lead.sequences * lead.heads;
+  if (k == KernelClass::decode_attention || k == KernelClass::latent_decode) a.heads = lead.sequences * lead.heads;
   if (k == KernelClass::experts || k == KernelClass::experts_fp8) {
     // The fused MoE: its picks, the experts they reach (the gate's copies touched a layer), and
     // the weights that stream of the bytes.
@@ -94,7 +100,11 @@ KernelAsk ask_of(std::span<const OpResult> group, KernelClass k) {
     a.experts = lead.shape.count / lead.launches;
     for (const OpResult& o : group) a.stream_bytes += o.cost.weight_bytes.value() / lead.launches;
   }
-  if (k == KernelClass::prefill_attention) {
+  if (k == KernelClass::delta_net_decode || k == KernelClass::delta_net_prefill) {
+    a.rows = lead.queries;
+    a.sequences = lead.sequences;
+  }
+  if (k == KernelClass::prefill_attention || k == KernelClass::latent_prefill) {
     a.rows = lead.queries;
     a.heads = lead.sequences * lead.heads;
     a.head_dim = lead.head_dim;

@@ -18,7 +18,8 @@ constexpr std::array kOrder = {KernelClass::gemm,        KernelClass::gemm_fp8, 
                                KernelClass::prefill_attention, KernelClass::elementwise, KernelClass::all_reduce,
                                KernelClass::nccl_all_reduce,
                                // The fp8 experts take the 16-bit experts' memory, overlap, tile and launch.
-                               KernelClass::experts, KernelClass::experts_fp8};
+                               KernelClass::experts, KernelClass::experts_fp8, KernelClass::latent_decode,
+                               KernelClass::latent_prefill, KernelClass::delta_net_decode, KernelClass::delta_net_prefill};
 
 // The fp8 classes' arithmetic runs at the fp8 peak.
 bool on_fp8_peak(KernelClass k) { return k == KernelClass::gemm_fp8 || k == KernelClass::experts_fp8; }

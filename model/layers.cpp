@@ -131,8 +131,9 @@ void latent_attention(Block& b, const Shard& s, const Architecture& a, const Sig
       Phases::decode_only);
   // Prefill decompresses K and V for its own tokens and attends as multi-head attention.
   add(b, LinearStep{.name = "kv_b_proj", .in = rank, .out = heads * (nope + v)}, Phases::prefill_only);
-  add(b, AttentionStep{.heads = heads, .qk_dim = qk, .v_dim = v, .k_width = heads * qk, .v_width = heads * v,
-                       .reads_cache = false, .window = sight.window, .chunk = sight.chunk, .top_k = sight.top_k},
+  add(b, AttentionStep{.kind = AttentionKind::latent, .heads = heads, .qk_dim = qk, .v_dim = v, .k_width = heads * qk,
+                       .v_width = heads * v, .reads_cache = false, .window = sight.window, .chunk = sight.chunk,
+                       .top_k = sight.top_k},
       Phases::prefill_only);
   add(b, LinearStep{.name = "o_proj", .in = heads * v, .out = s.hidden, .to_residual = true});
 }
@@ -173,10 +174,13 @@ void recurrent_layer(Block& b, const Shard& s, const Recurrent& r) {
       const double qk = 2 * groups * state;  // a query and a key per key head
       add(b, LinearStep{.name = "in_proj_qkvz", .in = s.hidden, .out = qk + 2 * inner});
       add(b, LinearStep{.name = "in_proj_ba", .in = s.hidden, .out = 2 * heads, .joins_previous = true});
-      add(b, ConvStep{"conv1d", qk + inner, taps, r.conv_bias});
+      // The kernel tables measured 128-wide key and value heads and a 4-tap convolution (every
+      // Qwen3.5 and Qwen3-Next): other shapes keep the end-to-end pricing.
+      const bool measured = r.state == 128 && r.inner == 128 * r.heads && r.conv_kernel == 4;
+      add(b, ConvStep{"conv1d", qk + inner, taps, r.conv_bias, measured});
       // Each value head keeps a key-width × value-width state.
       add(b, RecurrentStep{"delta_rule", inner * state, (qk + inner) * kept, kDeltaFlops, qk + inner + 2 * heads, inner,
-                           2 * heads, r.fp32_state});  // A and Δ's bias per head
+                           2 * heads, r.fp32_state, measured});  // A and Δ's bias per head
       add(b, NormStep{"gated_norm", inner, 1, static_cast<double>(r.inner / r.heads), false});
       break;
     }

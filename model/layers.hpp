@@ -62,6 +62,7 @@ struct ConvStep {
   std::string_view name;
   double channels = 0, kernel = 0;
   bool bias = true;
+  bool delta_net = false;  // a Gated DeltaNet layer's at the shapes its kernel class measured
 };
 
 // A recurrent layer's scan: per token, every element of the state decays, takes the token's
@@ -75,6 +76,7 @@ struct RecurrentStep {
   double inputs = 0, outputs = 0;  // activation elements a token brings in and takes out
   double params = 0;
   bool fp32_state = false;  // the state held in fp32 whatever the KV format (Recurrent::fp32_state)
+  bool delta_net = false;   // a Gated DeltaNet layer's at the shapes its kernel class measured
 };
 
 // The elementwise activation between an FFN's up and down products.
@@ -92,9 +94,10 @@ struct ActivationStep {
 // window: a query sees the last `window` tokens (itself included); chunk: the earlier tokens of its
 // own chunk; both 0: every earlier token. top_k: of those, only the top_k an indexer picks
 // (DeepSeek-V3.2). `params`: per-head sink logits (gpt-oss), stored in 16 bits.
-// What computes an attention core: the decode and prefill kernels the kernel classes measured
-// (softmax attention over per-head K and V), or a kind they have not: latent attention over a
-// shared latent (FlashMLA), a sparse indexer's scoring.
+// What computes an attention core: softmax attention over per-head K and V (the decode and
+// prefill attention classes), a latent attention layer's (decode over the shared latent with
+// FlashMLA, prefill over K and V decompressed from it: the latent classes), or a sparse indexer's
+// scoring (no class).
 enum class AttentionKind { heads, latent, indexer };
 
 struct AttentionStep {

@@ -163,6 +163,15 @@ CoreNames core_names(const AttentionStep& a) {
   return {"attn_scores", "attn_softmax", "attn_values"};
 }
 
+// A latent layer's attention at the shapes aiconfigurator measured (io/kernel_table.cpp): DeepSeek's
+// 512-wide latent and 64-wide rotary key (decode: 576-wide queries and keys, 512-wide values;
+// prefill: 192 and 128), at most 128 heads on a GPU, every cached token seen. A sparse top_k
+// (DeepSeek-V3.2) runs another kernel, and other widths another shape: the end-to-end pricing.
+bool latent_measured(const Pass& p, const AttentionStep& a) {
+  if (a.top_k > 0 || a.window > 0 || a.chunk > 0 || a.heads > 128) return false;
+  return p.decode ? a.qk_dim == 576 && a.v_dim == 512 : a.qk_dim == 192 && a.v_dim == 128;
+}
+
 // Decode reads the keys its query sees (a window's last tokens, the indexer's top_k); prefill
 // reads each token's K and V once, and its queries see pairs_seen of them. A naive kernel
 // materialises the whole n × n score matrix, masked part included.
@@ -178,9 +187,11 @@ void add_attention(OpBuilder& b, const Pass& p, const AttentionStep& a, const Wo
   const CoreNames n = core_names(a);
   if (w.attention == AttentionKernel::flash) {
     // Softmax (≈ 5 FLOPs a score) is fused into the score pass; no score touches memory. One
-    // kernel (flash, FMHA, a decode kernel) does both products; latent attention's and an
-    // indexer's are kernels the classes have not measured.
-    const KernelKind k = a.kind == AttentionKind::heads ? KernelKind::attention : KernelKind::other;
+    // kernel (flash, FMHA, a decode kernel) does both products; an indexer's is a kernel the
+    // classes have not measured.
+    const KernelKind k = a.kind == AttentionKind::heads ? KernelKind::attention
+                         : a.kind == AttentionKind::latent && latent_measured(p, a) ? KernelKind::latent_attention
+                                                                                     : KernelKind::other;
     b.add(n.scores, p.sequences * a.heads * pairs * (2 * a.qk_dim + 5), q_bytes + k_read + sinks, sinks);
     b.kernel(k);
     b.attention_shape(p.sequences, a.heads, a.qk_dim, p.decode ? 1 : p.tokens);
@@ -208,6 +219,13 @@ void add_recurrent(OpBuilder& b, const Pass& p, const RecurrentStep& r, const Wo
   const double state = p.sequences * held * (p.decode ? 2 : 1);
   const double weights = r.params * ab;
   b.add(r.name, p.rows * r.state * r.flops_per_element, state + p.rows * (r.inputs + r.outputs) * ab + weights, weights);
+  if (r.delta_net) {
+    // With the convolution before it, one group of the delta-net class. Its chunked prefill
+    // (FLA's, 64 tokens a chunk) computes a sequence's last chunk whole.
+    b.kernel(KernelKind::delta_net, true);
+    b.attention_shape(p.sequences, 0, 0, p.decode ? 1 : p.tokens);
+    if (!p.decode) b.kernel_work(std::ceil(p.tokens / 64) * 64 / p.tokens);
+  }
 }
 
 // A weight-only format narrower than the compute format is unpacked inside the GEMM, which then
@@ -256,7 +274,13 @@ class StepPricer {
     b_.kernel(k, l.joins_previous);
   }
   void operator()(const NormStep& n) const { b_.norm(n, p_.rows); }
-  void operator()(const ConvStep& c) const { b_.conv(c, p_.rows); }
+  void operator()(const ConvStep& c) const {
+    b_.conv(c, p_.rows);
+    if (c.delta_net) {
+      b_.kernel(KernelKind::delta_net);
+      b_.attention_shape(p_.sequences, 0, 0, p_.decode ? 1 : p_.tokens);
+    }
+  }
   void operator()(const RecurrentStep& r) const { add_recurrent(b_, p_, r, w_); }
   void operator()(const ActivationStep& a) const {
     b_.activation(a.name, p_.rows * a.rows_per_token, a.width, a.gated);

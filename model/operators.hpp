@@ -19,10 +19,12 @@ struct MatmulShape {
 };
 
 // The kernel class that prices an operator's expected time where the GPU has kernel coefficients
-// (hardware/kernel_classes.hpp); `other` (recurrences, a naive attention, an indexer, experts in
-// formats the expert classes do not take) keeps the end-to-end model's pricing. `experts`,
-// `experts_fp8`: routed experts' gate/up, activation and down, one fused MoE a layer.
-enum class KernelKind { other, linear, linear_fp8, attention, elementwise, experts, experts_fp8 };
+// (hardware/kernel_classes.hpp); `other` (Mamba's scans, a naive attention, an indexer, experts in
+// formats the expert classes do not take, shapes no table measured) keeps the end-to-end model's
+// pricing. `experts`, `experts_fp8`: routed experts' gate/up, activation and down, one fused MoE a
+// layer; latent_attention: an MLA layer's attention core at the measured DeepSeek shapes;
+// delta_net: a Gated DeltaNet layer's convolution and delta rule.
+enum class KernelKind { other, linear, linear_fp8, attention, elementwise, experts, experts_fp8, latent_attention, delta_net };
 
 struct OpCost {
   std::string_view name;
@@ -44,6 +46,7 @@ struct OpCost {
   bool fused = false;
   // An attention's shape, for its kernel class: sequences in the pass, query heads and their
   // width, the queries a sequence brings (decode: 1; prefill: the prompt) and the keys it holds.
+  // A recurrent layer's core sets sequences and queries.
   double sequences = 0, heads = 0, head_dim = 0, queries = 0;
   // A windowed prefill's kernel computes whole 128-key tiles, w + 128 keys a query tile: its
   // FLOPs over the operator's (1 without a window), which the class is priced on.
