@@ -18,6 +18,7 @@
 #include "report/report_csv.hpp"
 #include "report/report_json.hpp"
 #include "report/sink.hpp"
+#include "planner/disaggregated_search.hpp"
 #include "planner/percentile_search.hpp"
 #include "serve/engine_defaults.hpp"
 #include "serve/router.hpp"
@@ -45,6 +46,22 @@ struct Column {
 // spreadsheet's MIN() would pick.
 Cell sized(const Row& r, Cell figure) { return r.feasible ? figure : Cell(); }
 
+// A row's counts: colocated replicas, or disaggregated the decode pool's (`replicas` and the
+// steady and closed-form columns) beside the prefill pool's (the prefill_ columns).
+struct Counts {
+  long steady = 0, closed_form = 0, replicas = 0;                      // colocated, or the decode pool's
+  long steady_prefill = 0, closed_form_prefill = 0, prefill = 0;  // 0 colocated
+};
+Counts counts(const Row& r) {
+  if (!disaggregated(r)) return {pool_of(r.steady->plan).steady, r.closed_form, r.replicas, 0, 0, 0};
+  return {r.steady->plan.replicas, r.decode_start, r.decode_replicas, pool_of(r.steady->plan).steady, r.closed_form,
+          r.replicas};
+}
+// "D+P" disaggregated, as the steady plan's table writes its pools.
+std::string pair(const Row& r, long decode, long prefill) {
+  return disaggregated(r) ? fmt::format("{}+{}", decode, prefill) : fmt::format("{}", decode);
+}
+
 // The names are the steady plan's where they mean the same (plan_command.cpp's columns).
 const std::array kColumns = {
     Column{"gpu_name", [](const Row& r) -> Cell { return std::string_view(r.steady->gpu->name); }},
@@ -57,12 +74,12 @@ const std::array kColumns = {
     Column{"feasible", [](const Row& r) -> Cell { return r.feasible; }},
     Column{"reason", [](const Row& r) -> Cell { return std::string_view(r.reason); }},
     Column{"batch", [](const Row& r) -> Cell { return sized(r, r.steady->plan.batch); }},
-    Column{"steady_replicas", [](const Row& r) -> Cell { return sized(r, pool_of(r.steady->plan).steady); }},
-    Column{"closed_form_replicas", [](const Row& r) -> Cell { return sized(r, r.closed_form); }},
-    Column{"replicas", [](const Row& r) -> Cell {
-             return sized(r, disaggregated(r) ? r.steady->plan.replicas : r.replicas);
-           }},
-    Column{"prefill_replicas", [](const Row& r) -> Cell { return sized(r, disaggregated(r) ? r.replicas : 0L); }},
+    Column{"steady_replicas", [](const Row& r) -> Cell { return sized(r, counts(r).steady); }},
+    Column{"steady_prefill_replicas", [](const Row& r) -> Cell { return sized(r, counts(r).steady_prefill); }},
+    Column{"closed_form_replicas", [](const Row& r) -> Cell { return sized(r, counts(r).closed_form); }},
+    Column{"closed_form_prefill_replicas", [](const Row& r) -> Cell { return sized(r, counts(r).closed_form_prefill); }},
+    Column{"replicas", [](const Row& r) -> Cell { return sized(r, counts(r).replicas); }},
+    Column{"prefill_replicas", [](const Row& r) -> Cell { return sized(r, counts(r).prefill); }},
     Column{"gpus", [](const Row& r) -> Cell { return sized(r, gpus(r)); }},
     Column{"ttft_percentile_s", [](const Row& r) -> Cell { return sized(r, r.at_plan.ttft); }},
     Column{"tpot_percentile_s", [](const Row& r) -> Cell { return sized(r, r.at_plan.tpot); }},
@@ -99,11 +116,11 @@ class RowRecord final : public report::Record {
     if (!r_.feasible) {
       return {s.gpu->name, report::layout_label(s.workload), "-", "-", "-", "-", "-", "-", "-", "-", "cannot (below)", "-"};
     }
-    const double rate = load_ / static_cast<double>(r_.replicas);
+    const Counts n = counts(r_);
+    const double rate = load_ / static_cast<double>(n.replicas);
     return {s.gpu->name, report::layout_label(s.workload), fmt::format("{}", s.plan.batch),
-            fmt::format("{}", pool_of(s.plan).steady), fmt::format("{}", r_.closed_form),
-            disaggregated(r_) ? fmt::format("{}+{}", s.plan.replicas, r_.replicas) : fmt::format("{}", r_.replicas),
-            fmt::format("{}", gpus(r_)), human(Seconds(r_.at_plan.ttft)), human(Seconds(r_.at_plan.tpot)), report::three_digits(rate),
+            pair(r_, n.steady, n.steady_prefill), pair(r_, n.closed_form, n.closed_form_prefill),
+            pair(r_, n.replicas, n.prefill), fmt::format("{}", gpus(r_)), human(Seconds(r_.at_plan.ttft)), human(Seconds(r_.at_plan.tpot)), report::three_digits(rate),
             r_.cliff > 0 ? fmt::format("{} (+{:.0f}%)", report::three_digits(r_.cliff), 100 * (r_.cliff / rate - 1))
                          : fmt::format("beyond +{:.0f}%", 100 * (std::pow(planner::kCliffStep, planner::kCliffSteps + 1) - 1)),
             r_.cost.usd_per_million_tokens ? fmt::format("{:.4f}", *r_.cost.usd_per_million_tokens) : "-"};
@@ -151,8 +168,41 @@ std::string engine_words(const PercentileArgs& a) {
                      d.preemption == Preemption::none ? "whole lengths reserved at admission" : "blocks grown, recompute");
 }
 
+// A disaggregated row's reason: what the steady plan's pools showed when simulated, and which
+// side of the link queued.
+std::string steady_pools_note(const Row& r, const PercentileArgs& a, const LoadTarget& t) {
+  const Counts n = counts(r);
+  const planner::PercentilePoint& p = *r.at_steady;
+  const PercentileRow::Waits& w = *r.steady_waits;
+  const std::string who = fmt::format("{} with {}", r.steady->gpu->name, report::layout_label(r.steady->workload));
+  std::string why;
+  if (p.ttft > t.ttft.value() && w.decode >= w.prefill) {
+    why = fmt::format("; the steady decode pool runs its batch of {} full only on average, so caches that land in a "
+                      "burst wait for a slot",
+                      r.steady->plan.batch);
+  } else if (p.ttft > t.ttft.value()) {
+    why = "; prompts queue for the prefill pool (and its links), which the steady plan fills only on average";
+  }
+  if (p.tpot > t.tpot.value()) why += "; the decode steps run longer than the steady plan's mean TPOT";
+  if (!p.meets(t)) {
+    return fmt::format("{}: {} decode+prefill replicas, not the steady plan's {}+{}: the simulated pools of {}+{} ({} "
+                       "arrivals, routed {}) reach P{} TTFT {} and TPOT {} (the steady plan's mean TPOT {}); P{} waits "
+                       "{} for a decode slot once the cache landed, {} for a prefill step and the link{}",
+                       who, pair(r, n.replicas, n.prefill), n.steady, n.steady_prefill, n.steady, n.steady_prefill,
+                       a.arrivals, a.router, a.percentile, human(Seconds(p.ttft)), human(Seconds(p.tpot)),
+                       human(r.steady->plan.tpot), a.percentile, human(Seconds(w.decode)), human(Seconds(w.prefill)), why);
+  }
+  return fmt::format("{}: {} decode+prefill replicas, fewer than the steady plan's {}+{}: its simulated pools meet the "
+                     "targets with room (P{} TTFT {} and TPOT {}): a prefill replica batches prompts under the token "
+                     "budget, and the cache's trip is in the TTFT, not spread over the TPOT as the steady plan "
+                     "spreads it",
+                     who, pair(r, n.replicas, n.prefill), n.steady, n.steady_prefill, a.percentile, human(Seconds(p.ttft)),
+                     human(Seconds(p.tpot)));
+}
+
 // What the fleet of the steady count showed, where the answer differs from it: the reason.
 std::string steady_note(const Row& r, const PercentileArgs& a, const LoadTarget& t) {
+  if (disaggregated(r)) return steady_pools_note(r, a, t);
   const long steady = pool_of(r.steady->plan).steady;
   const planner::PercentilePoint& p = *r.at_steady;
   const std::string who = fmt::format("{} with {}", r.steady->gpu->name, report::layout_label(r.steady->workload));
@@ -185,17 +235,25 @@ void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& p
   scenario.seed = static_cast<std::uint64_t>(a.seed);
   scenario.engine = engine_named(a.engine);
   scenario.routing = *routing_named(a.router);  // CLI11 held it to the names
-  for (const SteadyPlan& s : plans) planner::check_bounded(s);
+  for (const SteadyPlan& s : plans) {
+    planner::check_bounded(s);
+    planner::check_link(m, s);
+  }
   const std::string pct = fmt::format("P{}", a.percentile);
   const std::string title = fmt::format(
       "{}: {:g} requests/s ({}, one stream routed {} to the replicas), P{} TTFT <= {} and TPOT <= {}; replicas "
       "searched from a closed form (Kingman, exponential tail) and confirmed by simulating the fleet ({} step times, "
-      "{}; a prefill pool one prompt at a time a rank; {} of traffic a check, {:g} to {:g} requests; seed {}); the "
-      "cliff is the rate per replica at which P{} TTFT doubles",
+      "{}{}; {} of traffic a check, {:g} to {:g} requests; seed {}); the cliff is the rate per replica at which P{} "
+      "TTFT doubles",
       m.name, target.requests_per_s, a.arrivals, a.router, a.percentile, human(target.ttft), human(target.tpot),
-      target.sizing.bound ? "bound" : "expected", prefill_words(a), a.duration, planner::kLeastCheckRequests,
-      planner::kMostCheckRequests, a.seed, a.percentile) + engine_words(a);
-  const std::vector<std::string> header{"gpu", "layout", "batch", "steady", "closed form", "replicas", "GPUs", pct + " TTFT",
+      target.sizing.bound ? "bound" : "expected", prefill_words(a),
+      target.disaggregate ? "; prefill and decode pools, each request's cache crossing the link between them" : "",
+      a.duration, planner::kLeastCheckRequests, planner::kMostCheckRequests, a.seed, a.percentile) +
+                            engine_words(a);
+  const bool pools = target.disaggregate;
+  const std::vector<std::string> header{"gpu", "layout", "batch", pools ? "steady D+P" : "steady",
+                                        pools ? "closed form D+P" : "closed form", pools ? "decode+prefill" : "replicas",
+                                        "GPUs", pct + " TTFT",
                                         pct + " TPOT", "req/s/replica", "cliff req/s/replica", "$/M tokens"};
   const auto sink = report::make_sink(report::output_format(a.format), report::Shape::rows, {title, header, csv_header}, out);
   std::vector<Row> rows;
@@ -224,10 +282,11 @@ void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& p
     if (!r.feasible) sink->note(fmt::format("{} cannot meet the target: {}", who, r.reason));
     if (r.feasible && r.at_steady) sink->note(steady_note(r, a, target));
     if (r.feasible && disaggregated(r)) {
-      sink->note(fmt::format("{}: disaggregated, the prefill pool is searched (replicas decode+prefill; steady, "
-                             "closed form and req/s/replica are the prefill pool's); the decode pool keeps the steady "
-                             "plan's {} replicas and TPOT, the cache's transfer included",
-                             who, r.steady->plan.replicas));
+      sink->note(fmt::format("{}: disaggregated, both pools simulated and searched (steady, closed form and replicas "
+                             "are decode+prefill; the closed form keeps the steady decode count); TTFT is to the decode "
+                             "replica's first token, the cache's trip over the link included; req/s/replica and the "
+                             "cliff are a decode replica's",
+                             who));
     }
   }
   sink->finish();

@@ -12,10 +12,10 @@ namespace roofline::planner {
 // (k = 1) is exact; M/D/1 (k = 1/2) its mean. Infinite at ρ ≥ 1.
 [[nodiscard]] double closed_form_wait(double rate, double mu, double ca2, double cs2, double p);
 
-// The pool a percentile plan searches: colocated replicas, or (disaggregated) the prefill pool,
-// whose replicas run one prompt at a time (a rank, under data-parallel attention) and return its
-// first token; the decode pool keeps the steady plan's count and TPOT (its batch is sized for it,
-// and no prefill stalls it).
+// The pool the closed form counts: colocated replicas, or (disaggregated) the prefill pool, whose
+// replicas run one prompt at a time (a rank, under data-parallel attention) and return its first
+// token; the decode pool starts from the steady plan's count (its batch is sized for it, and no
+// prefill stalls it), and the simulation of both pools moves both (disaggregated_search.hpp).
 struct Pool {
   bool prefill_only = false;
   double mu = 0;    // requests/s a replica serves

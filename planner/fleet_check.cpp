@@ -15,7 +15,8 @@ namespace roofline::planner {
 using namespace serve;
 
 double check_steps(const SteadyPlan& s) {
-  return pool_of(s.plan).prefill_only ? 2 : static_cast<double>(s.workload.gen_tokens) + 1;
+  const double colocated = static_cast<double>(s.workload.gen_tokens) + 1;
+  return s.plan.prefill_replicas > 0 ? colocated + 2 : colocated;
 }
 
 void check_bounded(const SteadyPlan& s) {
@@ -28,53 +29,52 @@ void check_bounded(const SteadyPlan& s) {
   }
 }
 
-namespace {
-
-// The steady plan's replica as the scenario's server: the plan's batch (a rank's share under
-// data-parallel attention) and a token budget that holds a whole prompt, chunked prefill; with an
-// engine, its prefill chunking, KV block size and admission. A prefill pool's replica runs one
-// whole prompt at a time.
-ServerSettings settings_of(const SteadyPlan& s, const Pool& pool, const PercentileScenario& scenario, long ranks) {
+ServerConfig check_server(const ModelSpec& m, const SteadyPlan& s, const PercentileScenario& scenario, long ranks) {
   ServerSettings set;
-  set.max_batch = pool.prefill_only ? 1 : (s.plan.batch + ranks - 1) / ranks;
+  set.max_batch = (s.plan.batch + ranks - 1) / ranks;
   set.max_batched_tokens = std::max(set.max_batched_tokens, s.workload.prompt_tokens);
-  set.chunked_prefill = !pool.prefill_only;
+  set.chunked_prefill = true;
   set.engine = scenario.engine;
   set.given.max_batch = set.given.max_batched_tokens = true;
-  set.given.chunked_prefill = pool.prefill_only;
   set.seed = scenario.seed;
-  return set;
+  ServerConfig config = assemble_replica(m, *s.gpu, s.workload, set).config;
+  config.sample_every = 1e9;  // no samples: the plan reads percentiles only
+  return config;
 }
 
-}  // namespace
-
-FleetCheck::FleetCheck(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& t, const PercentileScenario& scenario)
-    : plan_(s), target_(t), scenario_(scenario), pool_(pool_of(s.plan)), cost_(m, *s.gpu, s.workload) {
-  config_ = assemble_replica(m, *s.gpu, s.workload, settings_of(s, pool_, scenario, cost_.ranks())).config;
-  config_.sample_every = 1e9;  // no samples: the plan reads percentiles only
+std::vector<Request> check_traffic(const SteadyPlan& s, const LoadTarget& t, const PercentileScenario& scenario,
+                                   ServerConfig& config) {
   const double steps = check_steps(s);
   const double most = std::max(kLeastCheckRequests, std::min(kMostCheckRequests, kFastCheckSteps / steps));
   const double count = std::clamp(t.requests_per_s * scenario.duration, kLeastCheckRequests, most);
   const auto n = static_cast<std::size_t>(count);
-  // Twice a check's work: a cache that thrashes stops there (WorkLimit) rather than run on.
-  config_.max_rows = 2 * count * steps;
+  config.max_rows = 2 * count * steps;
   const LengthDistribution prompt{LengthDistribution::Kind::fixed, static_cast<double>(s.workload.prompt_tokens), 0};
-  // A prefill replica's work ends with the first token.
-  const LengthDistribution gen{LengthDistribution::Kind::fixed,
-                               pool_.prefill_only ? 1.0 : static_cast<double>(s.workload.gen_tokens), 0};
+  const LengthDistribution gen{LengthDistribution::Kind::fixed, static_cast<double>(s.workload.gen_tokens), 0};
   // Exactly n arrivals: the draws stop past n - 1, however long they take.
-  requests_ = generate(scenario.arrivals, t.requests_per_s, std::numeric_limits<double>::infinity(), prompt, gen, 0,
-                       config_.block_tokens, scenario.seed, n - 1);
-  requests_.resize(std::min(requests_.size(), n));
+  std::vector<Request> requests = generate(scenario.arrivals, t.requests_per_s, std::numeric_limits<double>::infinity(),
+                                           prompt, gen, 0, config.block_tokens, scenario.seed, n - 1);
+  requests.resize(std::min(requests.size(), n));
+  return requests;
+}
+
+void scale_traffic(const std::vector<Request>& at_target, double target_rate, double rate, std::vector<Request>& into) {
+  const double scale = target_rate / rate;
+  into = at_target;
+  for (Request& r : into) r.arrival *= scale;
+}
+
+FleetCheck::FleetCheck(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& t, const PercentileScenario& scenario)
+    : target_(t), scenario_(scenario), cost_(m, *s.gpu, s.workload) {
+  config_ = check_server(m, s, scenario, cost_.ranks());
+  requests_ = check_traffic(s, t, scenario, config_);
 }
 
 PercentilePoint FleetCheck::at(long replicas, double rate) {
   ++checks_;
   const std::vector<Request>* requests = &requests_;
   if (rate != target_.requests_per_s) {
-    const double scale = target_.requests_per_s / rate;
-    scaled_ = requests_;
-    for (Request& r : scaled_) r.arrival *= scale;
+    scale_traffic(requests_, target_.requests_per_s, rate, scaled_);
     requests = &scaled_;
   }
   const FleetResult f = simulate_fleet(*requests, cost_, config_, {static_cast<std::size_t>(replicas), scenario_.routing},
@@ -88,8 +88,8 @@ PercentilePoint FleetCheck::at(long replicas, double rate) {
   }
   std::sort(ttft.begin(), ttft.end());
   std::sort(tpot.begin(), tpot.end());
-  const double tpot_p = pool_.prefill_only ? plan_.plan.tpot.value() : percentile(tpot, scenario_.percentile);
-  return {percentile(ttft, scenario_.percentile), tpot_p, f.all.dropped_too_long, f.all.dropped_no_room};
+  return {percentile(ttft, scenario_.percentile), percentile(tpot, scenario_.percentile), f.all.dropped_too_long,
+          f.all.dropped_no_room};
 }
 
 }  // namespace roofline::planner

@@ -23,11 +23,28 @@ namespace roofline::planner {
 inline constexpr double kLeastCheckRequests = 5000, kMostCheckRequests = 50000, kFastCheckSteps = 2.5e6,
                         kMaxCheckSteps = 2e7;
 
-// A request's sequence-steps in a check: its output tokens and its prompt, one chunk; a prefill
-// pool's request makes its first token only.
+// A request's sequence-steps in a check: its output tokens and its prompt, one chunk; disaggregated,
+// its prompt and first token on the prefill pool too.
 [[nodiscard]] double check_steps(const SteadyPlan& s);
 // Refusal naming --gen when a plan's least check would pass kMaxCheckSteps.
 void check_bounded(const SteadyPlan& s);
+
+// A check's replica: the steady plan's batch (a rank's share under data-parallel attention) and a
+// token budget that holds a whole prompt, chunked prefill; with an engine, its prefill chunking,
+// KV block size and admission. Both pools of a disaggregated check run it too.
+[[nodiscard]] serve::ServerConfig check_server(const ModelSpec& m, const SteadyPlan& s, const PercentileScenario& scenario,
+                                               long ranks);
+
+// A check's traffic at the target's rate: exactly as many requests as the bounds above allow, of
+// the steady plan's prompt and output lengths. Sets config.max_rows to twice their work, so that
+// a cache that thrashes stops there (serve::WorkLimit) rather than run on.
+[[nodiscard]] std::vector<serve::Request> check_traffic(const SteadyPlan& s, const LoadTarget& t,
+                                                        const PercentileScenario& scenario, serve::ServerConfig& config);
+
+// The same arrivals at another total rate: each arrival time scaled (exact for a renewal process:
+// gamma gaps scaled stay gamma of the same CV).
+void scale_traffic(const std::vector<serve::Request>& at_target, double target_rate, double rate,
+                   std::vector<serve::Request>& into);
 
 struct PercentilePoint {
   double ttft = 0, tpot = 0;
@@ -39,7 +56,7 @@ struct PercentilePoint {
 
 class FleetCheck {
  public:
-  // The plan must be feasible and simulable (serve::unsupported(s.workload) empty).
+  // The plan must be feasible, colocated and simulable (serve::unsupported(s.workload) empty).
   FleetCheck(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& t, const PercentileScenario& scenario);
   // The P-th percentiles of a fleet of `replicas` at `rate` requests/s in all.
   [[nodiscard]] PercentilePoint at(long replicas, double rate);
@@ -47,10 +64,8 @@ class FleetCheck {
   [[nodiscard]] long checks() const { return checks_; }
 
  private:
-  const SteadyPlan& plan_;
   const LoadTarget& target_;
   const PercentileScenario& scenario_;
-  Pool pool_;
   serve::StepCost cost_;
   serve::ServerConfig config_;
   std::vector<serve::Request> requests_;  // at target_.requests_per_s

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 
+#include "planner/disaggregated_search.hpp"
 #include "planner/refusal.hpp"
 #include "planner/replica.hpp"
 #include "serve/step_cost.hpp"
@@ -16,28 +17,6 @@ namespace {
 
 constexpr int kSteps = 24;          // doublings a search may take
 constexpr int kCliffBisections = 6;  // the cliff to within 1.25^(1/64): 0.35%
-
-// The rate, above `rate`, at which the fleet's P-th TTFT reaches twice `ttft`: by factors of
-// kCliffStep, then bisecting, by simulation.
-double cliff(FleetCheck& c, long replicas, double rate, double ttft, const std::function<void(long)>& progress) {
-  const auto below = [&](double at) {
-    const bool b = c.at(replicas, at).ttft < 2 * ttft;
-    if (progress) progress(c.checks());
-    return b;
-  };
-  double lo = rate, hi = rate * kCliffStep;
-  int steps = 0;
-  while (below(hi)) {
-    if (++steps > kCliffSteps) return 0;
-    lo = hi;
-    hi *= kCliffStep;
-  }
-  for (int i = 0; i < kCliffBisections; ++i) {
-    const double mid = (lo + hi) / 2;
-    (below(mid) ? lo : hi) = mid;
-  }
-  return (lo + hi) / 2;
-}
 
 PercentileRow search(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& t, const PercentileScenario& scenario,
                      const std::function<void(long)>& progress) {
@@ -52,6 +31,7 @@ PercentileRow search(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& 
     row.reason = "not simulated: " + *why;
     return row;
   }
+  if (s.plan.prefill_replicas > 0) return search_disaggregated(m, s, t, scenario, progress);
   const Pool pool = pool_of(s.plan);
   const double cv = scenario.arrivals.kind == serve::ArrivalProcess::Kind::gamma ? scenario.arrivals.cv : 1;
   row.closed_form = closed_form_replicas(pool, t, cv, scenario.percentile / 100);
@@ -101,17 +81,41 @@ PercentileRow search(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& 
   row.at_plan = check(hi);
   row.feasible = true;
   if (pool.steady >= 1 && pool.steady != hi) row.at_steady = check(pool.steady);
-  row.cliff = cliff(c, hi, t.requests_per_s, row.at_plan.ttft, progress) / static_cast<double>(hi);
+  row.cliff = cliff_rate([&](double rate) { return c.at(hi, rate).ttft; }, t.requests_per_s, row.at_plan.ttft, [&] {
+                if (progress) progress(c.checks());
+              }) /
+              static_cast<double>(hi);
   row.checks = c.checks();
   return row;
 }
 
 }  // namespace
 
+double cliff_rate(const std::function<double(double)>& ttft_at, double rate, double ttft,
+                  const std::function<void()>& checked) {
+  const auto below = [&](double at) {
+    const bool b = ttft_at(at) < 2 * ttft;
+    checked();
+    return b;
+  };
+  double lo = rate, hi = rate * kCliffStep;
+  int steps = 0;
+  while (below(hi)) {
+    if (++steps > kCliffSteps) return 0;
+    lo = hi;
+    hi *= kCliffStep;
+  }
+  for (int i = 0; i < kCliffBisections; ++i) {
+    const double mid = (lo + hi) / 2;
+    (below(mid) ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
 bool disaggregated(const PercentileRow& r) { return r.steady->plan.prefill_replicas > 0; }
 
 long gpus(const PercentileRow& r) {
-  return (r.replicas + (disaggregated(r) ? r.steady->plan.replicas : 0)) * gpus(r.steady->workload);
+  return (r.replicas + (disaggregated(r) ? r.decode_replicas : 0)) * gpus(r.steady->workload);
 }
 
 PercentileRow size_row(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& t, const PercentileScenario& scenario,

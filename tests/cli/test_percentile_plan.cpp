@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 #include "cli_runner.hpp"
 
@@ -42,14 +44,73 @@ TEST_CASE("plan --percentile 99: the simulated replicas meet both P99 targets, a
   CHECK(bursty["closed_form_replicas"].get<long>() > poisson["closed_form_replicas"].get<long>());
 }
 
-TEST_CASE("plan --percentile 99 --disaggregate: the prefill pool is searched, the decode pool keeps its steady count") {
+TEST_CASE("plan --percentile 99 --disaggregate: both pools simulated, each count beside the steady plan's") {
   const auto p = plan("gamma:4", true);
   CHECK(p["feasible"] == true);
-  CHECK(p["prefill_replicas"].get<long>() >= p["steady_replicas"].get<long>());
-  CHECK(p["gpus"].get<long>() == p["replicas"].get<long>() + p["prefill_replicas"].get<long>());
   CHECK(p["ttft_percentile_s"].get<double>() <= 0.5);
+  CHECK(p["tpot_percentile_s"].get<double>() <= 0.05);
+  CHECK(p["replicas"].get<long>() >= 1);
+  CHECK(p["prefill_replicas"].get<long>() >= 1);
+  CHECK(p["gpus"].get<long>() == p["replicas"].get<long>() + p["prefill_replicas"].get<long>());
+  // The decode pool's search starts from the steady plan's count: the closed form is for prompts.
+  CHECK(p["closed_form_replicas"] == p["steady_replicas"]);
   // Colocated, nothing is a prefill replica.
-  CHECK(plan("poisson")["prefill_replicas"] == 0);
+  const auto colocated = plan("poisson");
+  CHECK(colocated["prefill_replicas"] == 0);
+  CHECK(colocated["steady_prefill_replicas"] == 0);
+}
+
+TEST_CASE("plan --disaggregate --percentile 99: the steady decode pool's P99 TPOT misses, so it needs more decoders") {
+  // DeepSeek-V3 on H200 at EP 8 with data-parallel attention, 20 req/s of 4096 + 1024 tokens,
+  // TPOT <= 50 ms, TTFT <= 2 s. The steady plan's decode replica serves r req/s (3.14 today) at
+  // its mean TPOT (49.7 ms), so ceil(20 / r) = 7 decode replicas. Simulated, each decode step
+  // waits for its most loaded attention rank: 7 decode replicas reach a P99 TPOT over 50 ms, and
+  // the plan needs more of them (9 today, with 3 prefill replicas for 2).
+  const std::vector<std::string> args{"plan", "-m", "deepseek-v3", "-g", "h200", "--tp", "8", "--ep", "8", "--dp-attention",
+                                      "--rate", "20", "-p", "4096", "--gen", "1024", "--tpot", "50ms", "--ttft", "2s",
+                                      "--disaggregate", "--price", "2", "--format", "json"};
+  const auto steady = run_cli(args);
+  REQUIRE(steady.code == 0);
+  const auto s = nlohmann::json::parse(steady.out).at("rows").at(0);
+  REQUIRE(s.at("feasible") == true);
+  const long decode = s.at("replicas").get<long>();
+  CHECK(decode == static_cast<long>(std::ceil(20 / s.at("requests_per_s_per_replica").get<double>())));
+  CHECK(s.at("tpot_s").get<double>() <= 0.05);
+  auto pct = args;
+  pct.insert(pct.end(), {"--percentile", "99"});
+  const auto r = run_cli(pct);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto p = nlohmann::json::parse(r.out).at("rows").at(0);
+  REQUIRE(p.at("feasible") == true);
+  CHECK(p.at("steady_replicas").get<long>() == decode);
+  CHECK(p.at("steady_prefill_replicas").get<long>() == s.at("prefill_replicas").get<long>());
+  CHECK(p.at("steady_tpot_percentile_s").get<double>() > 0.05);
+  CHECK(p.at("replicas").get<long>() > decode);
+  CHECK(p.at("tpot_percentile_s").get<double>() <= 0.05);
+  CHECK(p.at("ttft_percentile_s").get<double>() <= 2.0);
+  // Both pools' GPUs, 8 a replica, at 2 $/h: 2 x GPUs x 10^6 / (20 x 1024 x 3600) $ a million tokens.
+  const long gpus = 8 * (p.at("replicas").get<long>() + p.at("prefill_replicas").get<long>());
+  CHECK(p.at("gpus").get<long>() == gpus);
+  CHECK(p.at("cost_per_million_tokens_usd").get<double>() ==
+        Approx(2.0 * static_cast<double>(gpus) * 1e6 / (20.0 * 1024 * 3600)).epsilon(1e-12));
+}
+
+TEST_CASE("plan --disaggregate --percentile: a link it cannot price is refused by name with exit 2") {
+  // A model known only by its size has no cache to send; a GPU without an interconnect no link.
+  check_error(run_cli({"plan", "-m", test::example_file("7b.yaml"), "-g", "h100-sxm", "--rate", "10", "--disaggregate",
+                       "--percentile", "99"}),
+              "--model", "known only by its size");
+  const auto gpu = std::filesystem::temp_directory_path() / "rooflineplan-no-interconnect.yaml";
+  {
+    std::ofstream f(gpu);
+    f << "name: no link\nmemory: { capacity: \"80 GB\", bandwidth: \"2 TB/s\" }\n"
+         "compute:\n  peak: { fp16: \"312 TFLOPS\", bf16: \"312 TFLOPS\" }\n";
+  }
+  check_error(run_cli({"plan", "-m", "llama-3.1-8b", "-g", gpu.string(), "--rate", "10", "--disaggregate",
+                       "--percentile", "99"}),
+              "--gpu", "names no interconnect");
+  std::filesystem::remove(gpu);
 }
 
 TEST_CASE("plan: --percentile out of range, or --arrivals without it, is refused by name") {
