@@ -101,3 +101,57 @@ TEST_CASE("cliff_rate: a probe that stops at its work limit is past the cliff, n
   CHECK(cliff == Approx(3).epsilon(0.01));
   CHECK(calls == 5 + 6);  // five steps out, six bisections
 }
+
+TEST_CASE("size_row: at 1000 req/s of 256 output tokens the fleet sized keeps up, where a 5 s window saw none fall behind") {
+  // Llama-3.1-8B on H100, 512 + 256 tokens, P99 TPOT <= 20 ms, TTFT <= 1 s, Poisson. One
+  // request's steady latency is about 5.1 s (256 x 20 ms), so a check spans at least 51 s of
+  // arrivals: 51 000 requests, 1.3e7 sequence-steps (under 2e7). The 2.5e6-step cut alone gave
+  // 9 727 requests, 9.7 s, of which the fleet spends the first 5 filling: it answered 31 replicas,
+  // 32.3 req/s each, above what one serves (the cliff of the fleet below: some 28 req/s a
+  // replica), and 31 replicas fall behind on the longer window. The steady count (42) is no
+  // floor here: the simulated replica, chunked prefill under a token budget, serves more than the
+  // steady plan's 1000 / 42 = 23.8 req/s.
+  const ModelSpec m = llama_3_1_8b();
+  const GpuSpec g = h100_sxm();
+  LoadTarget t;
+  t.requests_per_s = 1000;
+  t.ttft = Seconds(1);
+  t.tpot = Seconds(0.02);
+  Workload w = default_workload(m);
+  w.prompt_tokens = 512;
+  w.gen_tokens = 256;
+  const planner::SteadyPlan steady{&g, w, plan_capacity(m, g, w, t), "", std::nullopt};
+  REQUIRE(steady.plan.feasible);
+  planner::PercentileScenario s;
+  const planner::PercentileRow row = planner::size_row(m, steady, t, s);
+  REQUIRE(row.feasible);
+  INFO("replicas " << row.replicas << ", steady " << steady.plan.replicas << ", kept up " << row.at_plan.kept_up);
+  // The window: ten latencies of arrivals at least.
+  CHECK(row.check_seconds >= 10 * planner::steady_latency(steady) * 0.95);
+  CHECK(row.at_plan.kept_up >= planner::kKeptUp);
+  planner::FleetCheck check(m, steady, t, s);
+  CHECK(check.at(31, t.requests_per_s).behind());
+  // What the fleet serves a replica at its cliff (where it falls behind) bounds the count below.
+  REQUIRE(row.cliff > 0);
+  CHECK(static_cast<double>(row.replicas) >= t.requests_per_s / row.cliff);
+  CHECK(row.replicas > 31);
+}
+
+TEST_CASE("check_bounded: a window of 10 latencies past 2e7 sequence-steps is refused naming --rate") {
+  // 2000 req/s of 256 output tokens on H100: 10 x 5.1 s x 2000 = 103 000 requests of 257 steps,
+  // 2.6e7 sequence-steps.
+  const ModelSpec m = llama_3_1_8b();
+  const GpuSpec g = h100_sxm();
+  LoadTarget t;
+  t.requests_per_s = 2000;
+  t.ttft = Seconds(1);
+  t.tpot = Seconds(0.02);
+  Workload w = default_workload(m);
+  w.prompt_tokens = 512;
+  w.gen_tokens = 256;
+  const planner::SteadyPlan steady{&g, w, plan_capacity(m, g, w, t), "", std::nullopt};
+  REQUIRE(steady.plan.feasible);
+  CHECK_THROWS_WITH(planner::check_bounded(steady, t), Catch::StartsWith("--rate:"));
+  t.requests_per_s = 1000;
+  CHECK_NOTHROW(planner::check_bounded(steady, t));
+}
