@@ -241,7 +241,8 @@ void draw_rules(Canvas& c, const Frame& f, const Panel& p, LabelPlacer& labels) 
   for (auto it = overflow.rbegin(); it != overflow.rend(); ++it) {
     const double w = c.text_width((*it)->label, tick_size(c));
     if (x - w < floor) {
-      const Placed& q = *std::find_if(placed.begin(), placed.end(), [&](const Placed& p) { return p.rule == *it; });
+      const Placed& q =
+          *std::find_if(placed.begin(), placed.end(), [&](const Placed& other) { return other.rule == *it; });
       labels.place(q.label_at, 0.3 * em, q.rule->label, tick_size(c), q.rule->stroke.color, true);
       continue;
     }

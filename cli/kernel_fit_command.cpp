@@ -111,12 +111,28 @@ void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
     for (const auto& [why, rows] : t.left_out) left_out.push_back(fmt::format("{}: {} rows left out: {}", path, rows, why));
   }
   if (kernels.empty()) throw io::InputError("--kernels: no table given holds a kernel the fit reads");
-  if (!a.for_gpu.empty() && !index.contains(a.for_gpu)) {
+  // --for names a GPU as --gpu or the file's name does: its float32 tables are the GPU of
+  // " (fp32)" when it has no 16-bit ones (either name is taken).
+  std::string for_key = a.for_gpu;
+  if (!for_key.empty() && !index.contains(for_key) && index.contains(for_key + " (fp32)")) for_key += " (fp32)";
+  if (!for_key.empty() && !index.contains(for_key)) {
     std::vector<std::string> names;
     for (const Gpu& g : gpus) names.push_back(g.name);
     throw io::InputError(fmt::format("--for: `{}` is not a GPU of the tables ({})", a.for_gpu, fmt::join(names, ", ")));
   }
   if (!a.for_gpu.empty() && a.out.empty()) throw io::InputError("--for: chooses whose fit --out writes; give --out");
+  // The block: the one GPU's own fit (--for's), or every GPU's together (for a GPU not in the tables).
+  std::optional<std::size_t> chosen;
+  if (gpus.size() == 1) chosen = 0;
+  if (!for_key.empty()) chosen = index.at(for_key);
+  // The GPU YAML's `gemm` class is 16-bit GEMMs against the bf16 or fp16 peak: a float32 fit
+  // (against the fp32 peak) written there would price a 16-bit model's GEMMs by a CPU's float32.
+  if (file && chosen && gpus[*chosen].fp32) {
+    throw io::InputError(fmt::format("--out: `{}`'s tables are float32 GEMMs, fitted against its fp32 peak, and the "
+                                     "GPU YAML's `gemm` class is 16-bit (bf16 or fp16): not written; read the fit "
+                                     "without --out, or choose a GPU of 16-bit tables with --for",
+                                     gpus[*chosen].name));
+  }
   if (file) file->refuse_an_input();
   for (const std::string& l : left_out) err << report::terminal_text(l) << "\n";
 
@@ -187,10 +203,6 @@ void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
   out.flush();
   if (!out) throw report::WriteError("", report::write_failure_reason(errno));
   if (!file) return;
-  // The block: the one GPU's own fit (--for's), or every GPU's together (for a GPU not in the tables).
-  std::optional<std::size_t> chosen;
-  if (gpus.size() == 1) chosen = 0;
-  if (!a.for_gpu.empty()) chosen = index.at(a.for_gpu);
   const bool one_gpu = chosen.has_value();
   ExpectedModel written;
   written.kernels = one_gpu ? f.per_gpu[*chosen] : f.pooled;

@@ -17,7 +17,7 @@ namespace roofline::cli {
 
 namespace {
 // Past a few dozen threads a sweep's rows come faster than one thread can write them.
-constexpr unsigned kMostThreads = 32;
+[[maybe_unused]] constexpr unsigned kMostThreads = 32;  // unused single-threaded (Emscripten)
 constexpr unsigned kMostAsked = 256;
 }  // namespace
 

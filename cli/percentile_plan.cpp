@@ -184,6 +184,11 @@ std::string steady_pools_note(const Row& r, const PercentileArgs& a, const LoadT
     why = "; prompts queue for the prefill pool (and its links), which the steady plan fills only on average";
   }
   if (p.tpot > t.tpot.value()) why += "; the decode steps run longer than the steady plan's mean TPOT";
+  if (p.behind()) {
+    why += fmt::format("; they fall behind the arrivals: over the second half of them they finished {:.0f}% as many "
+                       "as arrived",
+                       100 * p.kept_up);
+  }
   if (!p.meets(t)) {
     return fmt::format("{}: {} decode+prefill replicas, not the steady plan's {}+{}: the simulated pools of {}+{} ({} "
                        "arrivals, routed {}) reach P{} TTFT {} and TPOT {} (the steady plan's mean TPOT {}); P{} waits "
@@ -209,6 +214,11 @@ std::string steady_note(const Row& r, const PercentileArgs& a, const LoadTarget&
   if (r.replicas > steady) {
     const bool ttft = p.ttft > t.ttft.value(), tpot = p.tpot > t.tpot.value();
     std::string why;
+    if (p.behind()) {
+      why += fmt::format("; it falls behind the arrivals: over the second half of them it finished {:.0f}% as many "
+                         "as arrived",
+                         100 * p.kept_up);
+    }
     if (ttft) why += "; requests queue for the batch's slots, which the steady plan fills only on average";
     if (tpot) why += "; prefill chunks share the decodes' steps and lengthen them past the mean the steady plan sees";
     return fmt::format("{}: {} replicas, not the steady plan's {}: the simulated fleet of {} ({} arrivals, routed {}) "
@@ -220,6 +230,30 @@ std::string steady_note(const Row& r, const PercentileArgs& a, const LoadTarget&
                      "a token budget) serve more than the steady plan's rate a replica within the targets; at {} "
                      "P{} TTFT {} and TPOT {}",
                      who, r.replicas, steady, steady, a.percentile, human(Seconds(p.ttft)), human(Seconds(p.tpot)));
+}
+
+// What each check simulated, as run (the rows' checks may differ: their windows span their own
+// latencies): the requests and the seconds of arrivals they span at the target's rate.
+std::string simulated_words(const std::vector<Row>& rows, const PercentileArgs& a) {
+  std::size_t least = 0, most = 0;
+  double shortest = 0, longest = 0;
+  for (const Row& r : rows) {
+    if (r.check_requests == 0) continue;
+    if (most == 0 || r.check_requests < least) least = r.check_requests;
+    most = std::max(most, r.check_requests);
+    if (longest == 0 || r.check_seconds < shortest) shortest = r.check_seconds;
+    longest = std::max(longest, r.check_seconds);
+  }
+  const std::string asked = fmt::format("--duration {} asked, cut to {:g} to {:g} requests by work, never under {:g} "
+                                        "latencies of a request",
+                                        a.duration, planner::kLeastCheckRequests, planner::kMostCheckRequests,
+                                        planner::kCheckLatencies);
+  if (most == 0) return fmt::format("no check run ({})", asked);
+  const auto span = [](auto lo, auto hi, std::string_view f) {
+    return lo == hi ? fmt::format(fmt::runtime(f), lo) : fmt::format(fmt::runtime(f), lo) + " to " + fmt::format(fmt::runtime(f), hi);
+  };
+  return fmt::format("each check simulated {} requests, {} s of arrivals ({})", span(least, most, "{}"),
+                     span(shortest, longest, "{:.3g}"), asked);
 }
 
 void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& plans, const LoadTarget& target,
@@ -235,27 +269,18 @@ void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& p
   scenario.seed = static_cast<std::uint64_t>(a.seed);
   scenario.engine = engine_named(a.engine);
   scenario.routing = *routing_named(a.router);  // CLI11 held it to the names
+  // The plan's traffic is one prompt and output length with no prefix groups (no --prefix-groups
+  // as simulate has): prefix-affinity would route every request as a request of none, least-loaded,
+  // under its own name.
+  if (scenario.routing == Routing::prefix_affinity) {
+    throw io::InputError("--router: prefix-affinity routes requests of a prefix group, and a --percentile plan's "
+                         "traffic has none (every request would go least-loaded); use --router least-loaded, or "
+                         "simulate --prefix-groups to see a prefix-affinity fleet");
+  }
   for (const SteadyPlan& s : plans) {
-    planner::check_bounded(s);
+    planner::check_bounded(s, target);
     planner::check_link(m, s);
   }
-  const std::string pct = fmt::format("P{}", a.percentile);
-  const std::string title = fmt::format(
-      "{}: {:g} requests/s ({}, one stream routed {} to the replicas), P{} TTFT <= {} and TPOT <= {}; replicas "
-      "searched from a closed form (Kingman, exponential tail) and confirmed by simulating the fleet ({} step times, "
-      "{}{}; {} of traffic a check, {:g} to {:g} requests; seed {}); the cliff is the rate per replica at which P{} "
-      "TTFT doubles",
-      m.name, target.requests_per_s, a.arrivals, a.router, a.percentile, human(target.ttft), human(target.tpot),
-      target.sizing.bound ? "bound" : "expected", prefill_words(a),
-      target.disaggregate ? "; prefill and decode pools, each request's cache crossing the link between them" : "",
-      a.duration, planner::kLeastCheckRequests, planner::kMostCheckRequests, a.seed, a.percentile) +
-                            engine_words(a);
-  const bool pools = target.disaggregate;
-  const std::vector<std::string> header{"gpu", "layout", "batch", pools ? "steady D+P" : "steady",
-                                        pools ? "closed form D+P" : "closed form", pools ? "decode+prefill" : "replicas",
-                                        "GPUs", pct + " TTFT",
-                                        pct + " TPOT", "req/s/replica", "cliff req/s/replica", "$/M tokens"};
-  const auto sink = report::make_sink(report::output_format(a.format), report::Shape::rows, {title, header, csv_header}, out);
   std::vector<Row> rows;
   rows.reserve(plans.size());
   {
@@ -271,6 +296,22 @@ void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& p
     }
     bar.finish();
   }
+  const std::string pct = fmt::format("P{}", a.percentile);
+  const std::string title = fmt::format(
+      "{}: {:g} requests/s ({}, one stream routed {} to the replicas), P{} TTFT <= {} and TPOT <= {}; replicas "
+      "searched from a closed form (Kingman, exponential tail) and confirmed by simulating the fleet ({} step times, "
+      "{}{}; {}; seed {}); the cliff is the rate per replica at which P{} TTFT doubles",
+      m.name, target.requests_per_s, a.arrivals, a.router, a.percentile, human(target.ttft), human(target.tpot),
+      target.sizing.bound ? "bound" : "expected", prefill_words(a),
+      target.disaggregate ? "; prefill and decode pools, each request's cache crossing the link between them" : "",
+      simulated_words(rows, a), a.seed, a.percentile) +
+                            engine_words(a);
+  const bool pools = target.disaggregate;
+  const std::vector<std::string> header{"gpu", "layout", "batch", pools ? "steady D+P" : "steady",
+                                        pools ? "closed form D+P" : "closed form", pools ? "decode+prefill" : "replicas",
+                                        "GPUs", pct + " TTFT",
+                                        pct + " TPOT", "req/s/replica", "cliff req/s/replica", "$/M tokens"};
+  const auto sink = report::make_sink(report::output_format(a.format), report::Shape::rows, {title, header, csv_header}, out);
   planner::rank(rows);
   if (a.top && static_cast<std::size_t>(*a.top) < rows.size()) {
     err << fmt::format("note: --top {}: the first {} of {} ranked rows\n", *a.top, *a.top, rows.size());

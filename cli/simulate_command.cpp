@@ -326,10 +326,18 @@ std::vector<std::string> pool_lines(const SimulateArgs& a, const Runs& runs) {
     const auto [least, most] = std::minmax_element(v.begin(), v.end());
     return *least == *most ? fmt::format("{}", *least) : fmt::format("{} to {}", *least, *most);
   };
+  // A decode replica holds no prefix group (serve/disaggregated.hpp): prefix-affinity routes the
+  // decode pool's requests as it routes a request of none, least-loaded.
+  const std::string routers =
+      a.router == name(Routing::prefix_affinity)
+          ? fmt::format("the prefill pool behind a {} router and the decode pool behind a least-loaded one (a decode "
+                        "replica holds no prefix group: its cache arrives over the link)",
+                        a.router)
+          : fmt::format("each pool behind a {} router", a.router);
   return {fmt::format("disaggregated: {} prefill replicas (prompts only, each ending with its first token) and {} decode "
-                      "replicas, each pool behind a {} router picking at arrival, each replica with its own queue and KV "
-                      "cache; {} requests a prefill replica, {} a decode replica",
-                      p.prefill, p.decode, a.router, spread(runs.prefill_routed), spread(runs.routed)),
+                      "replicas, {}, picking at arrival, each replica with its own queue and KV cache; {} requests a "
+                      "prefill replica, {} a decode replica",
+                      p.prefill, p.decode, routers, spread(runs.prefill_routed), spread(runs.routed)),
           fmt::format("link: each prompt's KV cache crosses the {} once its prefill ends, each GPU's shard over its own "
                       "link, one cache at a time each way (the mean prompt's {} tokens: {} in {}); busy: the prefill "
                       "pool {:.1f}%, the decode pool {:.1f}%, a prefill replica's link {:.1f}% of the run",
@@ -517,7 +525,7 @@ void write_report(const SimulateArgs& a, const Replica& r, const Traffic& t, con
   SimulateFigures f{r.point.model.name, r.point.gpu.name, r.point.workload.tp, r.point.workload.ep,
                     r.point.workload.dp_attention, a.replicas, a.router, runs.imbalance, std::nullopt, std::nullopt,
                     static_cast<long>(t.requests.size()), t.duration, &runs.expected, runs.e, runs.b,
-                    bound_admission(r, runs)};
+                    bound_admission(r, runs), std::nullopt};
   if (r.engine) {
     f.engine = std::string(engine_name(r.engine->defaults.engine));
     f.engine_version = std::string(r.engine->defaults.label);

@@ -75,7 +75,8 @@ PoolPoint DisaggregatedCheck::at(PoolCounts n, double rate) {
   decode_wait.reserve(r.decode.served.size());
   for (const Outcome& o : r.decode.served) decode_wait.push_back(o.queue_wait);  // landed to its first step
   const double p = scenario_.percentile;
-  return {{sorted_percentile(ttft, p), sorted_percentile(tpot, p), r.all.dropped_too_long, r.all.dropped_no_room},
+  return {{sorted_percentile(ttft, p), sorted_percentile(tpot, p), r.all.dropped_too_long, r.all.dropped_no_room,
+           kept_up(*requests, r.all.served)},
           sorted_percentile(prefill_wait, p),
           sorted_percentile(decode_wait, p)};
 }
@@ -147,6 +148,7 @@ PercentileRow search_disaggregated(const ModelSpec& m, const SteadyPlan& s, cons
   row.decode_start = s.plan.replicas;
   DisaggregatedCheck c(m, s, t, scenario);
   row.check_requests = c.requests();
+  row.check_seconds = c.seconds();
   const auto check = [&](PoolCounts n) {
     const PoolPoint p = c.at(n, t.requests_per_s);
     if (progress) progress(c.checks());
@@ -171,7 +173,7 @@ PercentileRow search_disaggregated(const ModelSpec& m, const SteadyPlan& s, cons
     row.at_steady = p.client;
     row.steady_waits = {p.prefill_wait, p.decode_wait};
   }
-  row.cliff = cliff_rate([&](double rate) { return c.at(found.counts, rate).client.ttft; }, t.requests_per_s,
+  row.cliff = cliff_rate([&](double rate) { return c.at(found.counts, rate).client.cliff_ttft(); }, t.requests_per_s,
                          row.at_plan.ttft, [&] {
                            if (progress) progress(c.checks());
                          }) /

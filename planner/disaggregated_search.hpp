@@ -51,6 +51,7 @@ class DisaggregatedCheck {
   DisaggregatedCheck(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& t, const PercentileScenario& scenario);
   [[nodiscard]] PoolPoint at(PoolCounts n, double rate);
   [[nodiscard]] std::size_t requests() const { return requests_.size(); }
+  [[nodiscard]] double seconds() const { return requests_.empty() ? 0 : requests_.back().arrival; }
   [[nodiscard]] long checks() const { return checks_; }
 
  private:

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "planner/refusal.hpp"
@@ -19,15 +20,55 @@ double check_steps(const SteadyPlan& s) {
   return s.plan.prefill_replicas > 0 ? colocated + 2 : colocated;
 }
 
-void check_bounded(const SteadyPlan& s) {
+double steady_latency(const SteadyPlan& s) {
+  return s.plan.ttft.value() + static_cast<double>(s.workload.gen_tokens) * s.plan.tpot.value();
+}
+
+namespace {
+// Requests that span kCheckLatencies of one request's latency at the target's rate.
+double spanning(const SteadyPlan& s, const LoadTarget& t) {
+  return std::ceil(kCheckLatencies * steady_latency(s) * t.requests_per_s);
+}
+}  // namespace
+
+double check_count(const SteadyPlan& s, const LoadTarget& t, const PercentileScenario& scenario) {
+  const double steps = check_steps(s);
+  const double most = std::max(kLeastCheckRequests, std::min(kMostCheckRequests, kFastCheckSteps / steps));
+  const double count = std::clamp(t.requests_per_s * scenario.duration, kLeastCheckRequests, most);
+  return std::max(count, spanning(s, t));
+}
+
+void check_bounded(const SteadyPlan& s, const LoadTarget& t) {
+  if (!s.plan.feasible) return;
   const double least = kLeastCheckRequests * check_steps(s);
-  if (s.plan.feasible && least > kMaxCheckSteps) {
+  if (least > kMaxCheckSteps) {
     throw Refusal(fmt::format("--gen: a --percentile check simulates at least {:g} requests of {} output tokens "
                               "({:.3g} sequence-steps), over the {:g} a check may take; lower --gen, or plan without "
                               "--percentile",
                               kLeastCheckRequests, s.workload.gen_tokens, least, kMaxCheckSteps));
   }
+  if (const double n = spanning(s, t), steps = n * check_steps(s); steps > kMaxCheckSteps) {
+    throw Refusal(fmt::format(
+        "--rate: a --percentile check must span {:g} of one request's steady latency ({:.3g} s on {}) to see whether "
+        "the fleet keeps up: {:g} requests at {:g} req/s, {:.3g} sequence-steps, over the {:g} a check may take; "
+        "lower --rate (size a share of the traffic: the fleet scales with it), or plan without --percentile",
+        kCheckLatencies, steady_latency(s), s.gpu->name, n, t.requests_per_s, steps, kMaxCheckSteps));
+  }
 }
+
+double kept_up(const std::vector<Request>& requests, const std::vector<Outcome>& served) {
+  if (requests.empty()) return 1;
+  const double end = requests.back().arrival, half = end / 2;
+  double arrived = 0, finished = 0;
+  for (const Request& r : requests) arrived += r.arrival >= half ? 1 : 0;
+  for (const Outcome& o : served) {
+    const double done = requests[o.request].arrival + o.e2e;
+    finished += done >= half && done <= end ? 1 : 0;
+  }
+  return arrived > 0 ? finished / arrived : 1;
+}
+
+double PercentilePoint::cliff_ttft() const { return behind() ? std::numeric_limits<double>::infinity() : ttft; }
 
 ServerConfig check_server(const ModelSpec& m, const SteadyPlan& s, const PercentileScenario& scenario, long ranks) {
   ServerSettings set;
@@ -45,8 +86,7 @@ ServerConfig check_server(const ModelSpec& m, const SteadyPlan& s, const Percent
 std::vector<Request> check_traffic(const SteadyPlan& s, const LoadTarget& t, const PercentileScenario& scenario,
                                    ServerConfig& config) {
   const double steps = check_steps(s);
-  const double most = std::max(kLeastCheckRequests, std::min(kMostCheckRequests, kFastCheckSteps / steps));
-  const double count = std::clamp(t.requests_per_s * scenario.duration, kLeastCheckRequests, most);
+  const double count = check_count(s, t, scenario);
   const auto n = static_cast<std::size_t>(count);
   config.max_rows = 2 * count * steps;
   const LengthDistribution prompt{LengthDistribution::Kind::fixed, static_cast<double>(s.workload.prompt_tokens), 0};
@@ -89,7 +129,7 @@ PercentilePoint FleetCheck::at(long replicas, double rate) {
   std::sort(ttft.begin(), ttft.end());
   std::sort(tpot.begin(), tpot.end());
   return {percentile(ttft, scenario_.percentile), percentile(tpot, scenario_.percentile), f.all.dropped_too_long,
-          f.all.dropped_no_room};
+          f.all.dropped_no_room, kept_up(*requests, f.all.served)};
 }
 
 }  // namespace roofline::planner

@@ -18,16 +18,40 @@ namespace roofline::planner {
 // A check's traffic: `duration` at the planned rate, but at least kLeastCheckRequests requests (a
 // 99th percentile of 50 above it) and at most kMostCheckRequests, or as many as
 // kFastCheckSteps sequence-steps allow (a request: its output tokens and its prefill), whichever
-// is fewer, never under the least: about 0.1 s a check on one core, some 15 checks a row. Past
-// kMaxCheckSteps for the least requests a plan is refused (check_bounded, --gen).
+// is fewer, never under the least: about 0.1 s a check on one core, some 15 checks a row.
+// Whatever those give, the arrivals span at least kCheckLatencies of one request's steady
+// latency (the steady plan's TTFT + gen x TPOT): a fleet starts empty and finishes nothing for
+// one latency, so a shorter window sees a fleet that cannot keep up before its queue has grown
+// (at 2000 req/s of 256 tokens the 2.5e6 steps were 4.9 s of arrivals against a 5.2 s request).
+// Past kMaxCheckSteps for the least requests, or for that span, a plan is refused
+// (check_bounded, naming --gen or --rate) rather than simulated shorter.
 inline constexpr double kLeastCheckRequests = 5000, kMostCheckRequests = 50000, kFastCheckSteps = 2.5e6,
-                        kMaxCheckSteps = 2e7;
+                        kMaxCheckSteps = 2e7, kCheckLatencies = 10;
+// A fleet keeps up when, over the second half of the arrivals, it finished at least kKeptUp of
+// as many requests as arrived (see kept_up).
+inline constexpr double kKeptUp = 0.98;
 
 // A request's sequence-steps in a check: its output tokens and its prompt, one chunk; disaggregated,
 // its prompt and first token on the prefill pool too.
 [[nodiscard]] double check_steps(const SteadyPlan& s);
-// Refusal naming --gen when a plan's least check would pass kMaxCheckSteps.
-void check_bounded(const SteadyPlan& s);
+// One request's steady latency: the steady plan's TTFT + gen x TPOT.
+[[nodiscard]] double steady_latency(const SteadyPlan& s);
+// The requests a check simulates at the target's rate (the bounds above).
+[[nodiscard]] double check_count(const SteadyPlan& s, const LoadTarget& t, const PercentileScenario& scenario);
+// Refusal naming --gen when a plan's least check would pass kMaxCheckSteps, or --rate when
+// kCheckLatencies of arrivals at it would.
+void check_bounded(const SteadyPlan& s, const LoadTarget& t);
+
+// Served over offered in the second half of the arrival window [T/2, T], T the last arrival:
+// the requests that finished in it (arrival + e2e) over those that arrived in it. A fleet that
+// keeps up finishes requests as fast as they arrive once it has filled (the first half leaves
+// out the fill: nothing finishes for one latency, at most a tenth of the window); one that falls
+// behind finishes at its capacity, below the arrivals, its queue and every latency growing with
+// the window, so its percentiles describe the window, not the fleet. The number in the fleet
+// of a fleet that keeps up drifts only by its fluctuation: kKeptUp's 2% of the second half's
+// arrivals is a tenth of the requests in flight (kCheckLatencies / 2 x 2%) at the least window.
+// Dropped requests never finish (they fail a check already).
+[[nodiscard]] double kept_up(const std::vector<serve::Request>& requests, const std::vector<serve::Outcome>& served);
 
 // A check's replica: the steady plan's batch (a rank's share under data-parallel attention) and a
 // token budget that holds a whole prompt, chunked prefill; with an engine, its prefill chunking,
@@ -49,9 +73,13 @@ void scale_traffic(const std::vector<serve::Request>& at_target, double target_r
 struct PercentilePoint {
   double ttft = 0, tpot = 0;
   long too_long = 0, too_large = 0;  // requests dropped: a percentile of the rest says nothing
+  double kept_up = 1;                // served over offered, late in the run (kept_up above)
+  [[nodiscard]] bool behind() const { return kept_up < kKeptUp; }
   [[nodiscard]] bool meets(const LoadTarget& t) const {
-    return too_long + too_large == 0 && ttft <= t.ttft.value() && tpot <= t.tpot.value();
+    return too_long + too_large == 0 && !behind() && ttft <= t.ttft.value() && tpot <= t.tpot.value();
   }
+  // The P-th TTFT the cliff search reads: unbounded for a fleet that fell behind.
+  [[nodiscard]] double cliff_ttft() const;
 };
 
 class FleetCheck {
@@ -61,6 +89,7 @@ class FleetCheck {
   // The P-th percentiles of a fleet of `replicas` at `rate` requests/s in all.
   [[nodiscard]] PercentilePoint at(long replicas, double rate);
   [[nodiscard]] std::size_t requests() const { return requests_.size(); }
+  [[nodiscard]] double seconds() const { return requests_.empty() ? 0 : requests_.back().arrival; }
   [[nodiscard]] long checks() const { return checks_; }
 
  private:

@@ -37,6 +37,7 @@ PercentileRow search(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& 
   row.closed_form = closed_form_replicas(pool, t, cv, scenario.percentile / 100);
   FleetCheck c(m, s, t, scenario);
   row.check_requests = c.requests();
+  row.check_seconds = c.seconds();
   std::map<long, PercentilePoint> seen;  // each count simulated once
   const auto check = [&](long n) {
     if (const auto it = seen.find(n); it != seen.end()) return it->second;
@@ -81,7 +82,7 @@ PercentileRow search(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& 
   row.at_plan = check(hi);
   row.feasible = true;
   if (pool.steady >= 1 && pool.steady != hi) row.at_steady = check(pool.steady);
-  row.cliff = cliff_rate([&](double rate) { return c.at(hi, rate).ttft; }, t.requests_per_s, row.at_plan.ttft, [&] {
+  row.cliff = cliff_rate([&](double rate) { return c.at(hi, rate).cliff_ttft(); }, t.requests_per_s, row.at_plan.ttft, [&] {
                 if (progress) progress(c.checks());
               }) /
               static_cast<double>(hi);
@@ -93,8 +94,15 @@ PercentileRow search(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& 
 
 double cliff_rate(const std::function<double(double)>& ttft_at, double rate, double ttft,
                   const std::function<void()>& checked) {
+  // A probe that stops at its work limit (a cache that thrashes, far above the planned rate) is
+  // past the cliff, not a reason to refuse the plan.
   const auto below = [&](double at) {
-    const bool b = ttft_at(at) < 2 * ttft;
+    bool b = false;
+    try {
+      b = ttft_at(at) < 2 * ttft;
+    } catch (const serve::WorkLimit&) {
+      b = false;
+    }
     checked();
     return b;
   };

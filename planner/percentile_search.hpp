@@ -38,6 +38,7 @@ struct PercentileRow {
   FleetCost cost;  // of the fleet this row sizes, where it meets the target
   long checks = 0;             // fleet simulations the row took
   std::size_t check_requests = 0;  // requests each simulated
+  double check_seconds = 0;        // the seconds their arrivals span at the target's rate
 };
 
 // The cliff is looked for up to 1.25^(kCliffSteps + 1) = 7.45 times the planned rate.
@@ -45,7 +46,8 @@ inline constexpr double kCliffStep = 1.25;
 inline constexpr int kCliffSteps = 8;
 
 // The rate above `rate` at which `ttft_at(rate)` reaches twice `ttft`: by factors of kCliffStep,
-// then bisecting; 0 when not found within kCliffSteps. `checked` hears each call.
+// then bisecting; 0 when not found within kCliffSteps. `checked` hears each call. A call that
+// throws serve::WorkLimit is past the cliff.
 [[nodiscard]] double cliff_rate(const std::function<double(double)>& ttft_at, double rate, double ttft,
                                 const std::function<void()>& checked);
 

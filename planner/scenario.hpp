@@ -24,7 +24,9 @@ struct SteadyPlan {
 // The router a plan assumes unless told: round robin, NVIDIA Dynamo's frontend default
 // (`--router-mode`, default round-robin: docs.nvidia.com/dynamo, Router Guide, v1.2.0) and
 // kube-proxy's in IPVS mode (`--ipvs-scheduler`, default rr). It is also the one the closed form
-// describes (each replica sees every n-th arrival); least-loaded needs fewer replicas for bursts.
+// describes (each replica sees every n-th arrival). Least-loaded joins the replica with the fewest
+// sequences waiting and running, which under bursts usually needs no more replicas; it balances
+// sequence counts, not work: a replica of a few long prompts looks as free as one of a few short.
 inline constexpr serve::Routing kDefaultPlanRouting = serve::Routing::round_robin;
 
 struct PercentileScenario {

@@ -14,7 +14,7 @@ namespace roofline::report {
 
 namespace {
 // Narrower than this, a terminal's report is not believed: a table would be all cuts.
-constexpr std::size_t kNarrowest = 40;
+[[maybe_unused]] constexpr std::size_t kNarrowest = 40;  // unused where there is no terminal (Emscripten)
 }  // namespace
 
 std::size_t table_width(const std::ostream& out) {

@@ -57,6 +57,9 @@ class DecodePool {
     for (std::size_t i = 0; i < n_; ++i) {
       configs_[i].seed = config.seed + i;
       configs_[i].progress = nullptr;
+      // A preempted request's transferred cache is freed with its blocks: the decode replica
+      // recomputes its prompt locally (vLLM's decode worker does), not only its output.
+      configs_[i].cached_survives_preemption = false;
     }
     servers_.reserve(n_);
     for (std::size_t i = 0; i < n_; ++i) {

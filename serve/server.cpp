@@ -112,7 +112,7 @@ void Server::preempt(Rank& k, Seq s) {
   const Request& r = req_[s.req];
   s.blocks = 0;
   s.chunk = 0;
-  s.computed = s.cached;
+  s.computed = cfg_.cached_survives_preemption ? s.cached : 0;
   s.target = r.prompt + s.generated;
   s.accepted = 0;
   ++s.preemptions;

@@ -35,6 +35,12 @@ struct ServerConfig {
   // ever needs another and none is preempted. Else (vLLM, SGLang) blocks are taken as tokens are
   // computed, and a shortage preempts the latest admitted sequence, recomputed later.
   bool reserve_whole = false;
+  // A preempted sequence's cached prompt tokens (Request::cached) stay cached, so its recompute
+  // starts past them: a prefix cache's blocks outlive the sequence (vLLM, SGLang). False: its
+  // whole prompt is recomputed, as a disaggregated decode replica's request is (its cache came over
+  // the link; vLLM's decode worker recomputes the prompt locally once its blocks are freed). The
+  // cached tokens are still counted as arrived cached, so the recomputed ones are counted.
+  bool cached_survives_preemption = true;
   long block_tokens = 16;          // tokens a KV block holds
   long kv_blocks = 0;              // blocks the cache holds (the replica's: each rank holds its share)
   long max_context = 0;            // longest prompt + output served; 0: no limit but the cache

@@ -34,6 +34,7 @@ constexpr double kPanelBytes = 256 * 1024;
 // The weights a kernel table's product rotates through: 4 × this VM's 32 MiB last-level cache
 // (at 64 MiB, single-row products read 1.5-2 × the bandwidth calibrate measured: from the cache).
 constexpr double kRotatedBytes = 128 << 20;
+constexpr long kMostCopies = 128;  // a small product's copies: a 128 x 128 one's 64 KiB rotate 8 MiB
 
 template <class Weights>
 void multiply(Matrix& y, long c0, const RowMatrix& x, const Weights& w) {
@@ -160,12 +161,13 @@ class CpuDevice final : public CalibrationDevice {
 
   // Each product as a synthetic step of copies of it, each with its own weights, so that small
   // weights come from memory as a model's layers' do rather than from the cache the last
-  // repetition left them in: at least kRotatedBytes of them, at most 128 copies.
+  // repetition left them in: as many as make kRotatedBytes, but at most kMostCopies (so a
+  // product of under 1 MiB of weights rotates less: 128 times its own) and at least one.
   std::vector<KernelSeconds> time_gemms(const std::vector<GemmShape>& shapes, int repetitions) override {
     std::vector<KernelSeconds> out;
     for (GemmShape s : shapes) {
       const double weight_bytes = sizeof(float) * static_cast<double>(s.in) * static_cast<double>(s.out);
-      s.count = std::clamp(static_cast<long>(std::ceil(kRotatedBytes / weight_bytes)), 1L, 128L);
+      s.count = std::clamp(static_cast<long>(std::ceil(kRotatedBytes / weight_bytes)), 1L, kMostCopies);
       KernelSeconds seconds = run_step({s}, repetitions);
       for (double& x : seconds) x /= static_cast<double>(s.count);
       out.push_back(std::move(seconds));
@@ -178,9 +180,12 @@ class CpuDevice final : public CalibrationDevice {
   std::string gemm_method() const override {
     return fmt::format("Eigen fp32 products on {} threads, as the synthetic step runs them (matrix-vector products "
                        "over cached weight panels up to {} rows), timed by the steady clock; each repetition runs "
-                       "copies of the product with their own weights ({} MiB of them, or one copy), so that they "
-                       "stream from memory where the last-level cache is under a quarter of that",
-                       team_.size(), kBatchedGemvRows, kRotatedBytes / (1 << 20));
+                       "copies of the product with their own weights, as many as make {} MiB but at most {} (a "
+                       "product of under {} MiB of weights rotates {} times its own: a 128 x 128 one's 64 KiB, 8 MiB "
+                       "in all) and at least one, so that they stream from memory where the last-level cache is under "
+                       "a quarter of the weights rotated",
+                       team_.size(), kBatchedGemvRows, kRotatedBytes / (1 << 20), kMostCopies,
+                       kRotatedBytes / (1 << 20) / static_cast<double>(kMostCopies), kMostCopies);
   }
   std::string attention_method() const override { return "the cpu backend has no attention kernel"; }
   std::string all_reduce_method() const override { return "the cpu backend has no all-reduce"; }

@@ -519,10 +519,14 @@ class CudaDevice final : public CalibrationDevice {
     ranks.r.resize(gpus);
     std::vector<ncclComm_t> comms(gpus);
     NCCL_CHECK(ncclCommInitAll(comms.data(), gpus, nullptr));
+    // Every comm into its owner before anything else can throw: a CUDA call failing on rank i
+    // would otherwise leak the comms of the ranks after it.
+    for (int i = 0; i < gpus; ++i) {
+      ranks.r[i].device = i;
+      ranks.r[i].comm = comms[i];
+    }
     for (int i = 0; i < gpus; ++i) {
       Rank& x = ranks.r[i];
-      x.device = i;
-      x.comm = comms[i];
       CUDA_CHECK(cudaSetDevice(i));
       CUDA_CHECK(cudaMalloc(&x.send, most * sizeof(half)));
       CUDA_CHECK(cudaMalloc(&x.recv, most * sizeof(half)));

@@ -206,6 +206,21 @@ TEST_CASE("kernel fit: bad tables are refused at file:line with the column") {
               "`h100-sxm` is not a GPU of the tables (l4)");
   check_error(run_cli({"fit", "--kernels", tmp("mine.csv"), "--gpu", "l4", "--for", "l4"}), "--for:", "give --out");
   check_error(run_cli({"fit", data_file("measurements/training.csv"), "--for", "l4"}), "--for:", "--kernels tables");
+  // A CPU's float32 GEMMs (calibrate --kernel-table) fit against the fp32 peak, as the GPU
+  // "h100-sxm (fp32)": --for takes the GPU's own name for them, and --out refuses to write their
+  // fit into the GPU YAML's 16-bit `gemm` class, named with or without --for.
+  write("cpu.csv", head + "float32,64,64,64,40\n");
+  std::filesystem::remove(tmp("cpu-k.yaml"));
+  check_error(run_cli({"fit", "--kernels", tmp("cpu.csv"), "--gpu", "h100-sxm", "--out", tmp("cpu-k.yaml")}), "--out:",
+              "`h100-sxm (fp32)`'s tables are float32 GEMMs");
+  check_error(run_cli({"fit", "--kernels", tmp("cpu.csv"), "--gpu", "h100-sxm", "--for", "h100-sxm", "--out", tmp("cpu-k.yaml")}),
+              "--out:", "16-bit");
+  check_error(run_cli({"fit", "--kernels", tmp("cpu.csv"), "--gpu", "h100-sxm", "--for", "h100-sxm (fp32)", "--out",
+                       tmp("cpu-k.yaml")}),
+              "--out:", "16-bit");
+  check_error(run_cli({"fit", "--kernels", tmp("cpu.csv"), "--gpu", "h100-sxm", "--for", "h100-sxm"}), "--for:", "give --out");
+  CHECK_FALSE(std::filesystem::exists(tmp("cpu-k.yaml")));
+  CHECK(run_cli({"fit", "--kernels", tmp("cpu.csv"), "--gpu", "h100-sxm"}).code == 0);
   check_error(run_cli({"fit", data_file("measurements/training.csv"), "--kernels", tmp("mine.csv")}), "--kernels:",
               "not both");
   check_error(run_cli({"fit"}), "measurements:", "--kernels TABLE");

@@ -97,7 +97,7 @@ TEST_CASE("layer description: a group caches max(kv_heads, tp) K/V heads of each
       INFO("tp " << tp);
       // Layers reading an earlier layer's cache (Gemma 4 E4B) keep none of their own.
       const auto owning = a.mixers_before(a.layers - a.kv_shared_layers);
-      const auto kind = [&](Mixer m) { return static_cast<double>(owning[static_cast<std::size_t>(m)]); };
+      const auto kind = [&](Mixer mixer) { return static_cast<double>(owning[static_cast<std::size_t>(mixer)]); };
       const double kb = bytes_per_element(w.precision.kv),
                    layers = kind(Mixer::full) + kind(Mixer::sliding) + kind(Mixer::chunked);
       const double index = a.sparse ? static_cast<double>(a.sparse->index_dim) : 0.0;

@@ -211,3 +211,25 @@ TEST_CASE("plan --router: a name it does not know, or without --percentile, is r
   CHECK(r.code == 2);
   CHECK_THAT(r.err, Catch::Contains("--router"));
 }
+
+TEST_CASE("plan --percentile --router prefix-affinity: refused naming --router, the plan's traffic has no groups") {
+  // Its requests carry no prefix group, so prefix-affinity would route every one least-loaded
+  // under its own name: refused, pointing at least-loaded.
+  const std::vector<std::string> args{"plan", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--rate", "10",
+                                      "--percentile", "99", "--router", "prefix-affinity"};
+  check_error(run_cli(args), "--router", "least-loaded");
+}
+
+TEST_CASE("plan --percentile: the title says how many requests each check simulated and the seconds they span") {
+  // Llama-3.1-8B on H100 at 100 req/s of 512 + 128 tokens: 600 s x 100 req/s = 60 000 requests,
+  // cut to 2.5e6 sequence-steps / 129 a request = 19 379, which span about 19 379 / 100 = 194 s
+  // of Poisson arrivals; the window of 10 latencies (about 1.3 s each, 1 300 requests) is shorter.
+  const std::vector<std::string> args{"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "100", "--prompt",
+                                      "512", "--gen", "128", "--ttft", "500ms", "--tpot", "50ms", "--percentile", "99"};
+  const auto r = run_cli(args);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("each check simulated 19379 requests, 19") && Catch::Contains(" s of arrivals"));
+  // Not the --duration asked as if simulated.
+  CHECK_THAT(r.out, !Catch::Contains("600s of traffic a check"));
+}

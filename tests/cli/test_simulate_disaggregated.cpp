@@ -75,3 +75,16 @@ TEST_CASE("simulate --disaggregate: bad values and what it cannot model are refu
   check_error(run_cli(sim({"--disaggregate", "1:1", "--speculative", "3:0.7"})), "--speculative", "not modelled");
   check_error(run_cli(sim({"--disaggregate", "1:1", "--plot", "x.svg"})), "--plot", "two pools");
 }
+
+TEST_CASE("simulate --disaggregate --router prefix-affinity: the head line names each pool's router as it routes") {
+  // A decode replica holds no prefix group: prefix-affinity routes the decode pool least-loaded,
+  // and the line says so rather than "each pool behind a prefix-affinity router".
+  const auto affinity = run_cli(sim({"--disaggregate", "1:2", "--router", "prefix-affinity"}));
+  REQUIRE(affinity.code == 0);
+  CHECK_THAT(affinity.out, Catch::Contains("the prefill pool behind a prefix-affinity router and the decode pool behind "
+                                           "a least-loaded one") &&
+                               !Catch::Contains("each pool behind a prefix-affinity router"));
+  const auto least = run_cli(sim({"--disaggregate", "1:2", "--router", "least-loaded"}));
+  REQUIRE(least.code == 0);
+  CHECK_THAT(least.out, Catch::Contains("each pool behind a least-loaded router"));
+}

@@ -2,6 +2,8 @@
 // simulated, against the steady plan it starts from.
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 #include "planner/percentile_search.hpp"
 #include "specs.hpp"
 
@@ -59,4 +61,97 @@ TEST_CASE("size_row: bursts of CV 8 need more replicas than the steady plan, who
   const planner::PercentileRow ll = c.size(8, serve::Routing::least_loaded);
   REQUIRE(ll.feasible);
   CHECK(ll.replicas <= rr.replicas);
+}
+
+TEST_CASE("kept_up: served over offered in the second half of the arrivals, worked by hand") {
+  // Ten arrivals at 0, 1, ... 9 s: the last at 9, the second half from 4.5, holding 5, 6, 7, 8, 9.
+  std::vector<serve::Request> requests;
+  for (int i = 0; i < 10; ++i) requests.push_back({static_cast<double>(i), 16, 4, 0});
+  std::vector<serve::Outcome> served;
+  const auto finished = [&](std::size_t i, double e2e) { served.push_back({0, 0, e2e, 0, 4, i, 0}); };
+  // Each takes 0.5 s: 4 (at 4.5) and 5 to 8 finish in the half, 9 at 9.5 past it: 5 of 5 arrived.
+  for (std::size_t i = 0; i < 10; ++i) finished(i, 0.5);
+  CHECK(planner::kept_up(requests, served) == Approx(1.0));
+  // A fleet at half the pace: request i finishes at 2i + 1 (e2e i + 1), so 2 (at 5), 3 (at 7)
+  // and 4 (at 9) in [4.5, 9]: 3 of the 5 arrived, 60%: behind.
+  served.clear();
+  for (std::size_t i = 0; i < 10; ++i) finished(i, static_cast<double>(i) + 1);
+  CHECK(planner::kept_up(requests, served) == Approx(0.6));
+  planner::PercentilePoint p;
+  p.kept_up = 0.6;
+  CHECK(p.behind());
+  CHECK(p.cliff_ttft() == std::numeric_limits<double>::infinity());
+  LoadTarget t;
+  t.ttft = Seconds(1);
+  t.tpot = Seconds(1);
+  CHECK_FALSE(p.meets(t));  // however short its latencies
+  p.kept_up = 0.98;
+  CHECK(p.meets(t));
+}
+
+TEST_CASE("cliff_rate: a probe that stops at its work limit is past the cliff, not a failed plan") {
+  // TTFT 1 s up to 3 req/s, the work limit above: from 1 req/s the probes go 1.25, 1.5625,
+  // 1.953, 2.441, 3.052 (thrashes: past), then bisect between 2.441 and 3.052 toward 3.
+  const auto ttft_at = [](double rate) {
+    if (rate > 3) throw serve::WorkLimit("thrashing");
+    return 1.0;
+  };
+  long calls = 0;
+  const double cliff = planner::cliff_rate(ttft_at, 1, 1, [&] { ++calls; });
+  CHECK(cliff == Approx(3).epsilon(0.01));
+  CHECK(calls == 5 + 6);  // five steps out, six bisections
+}
+
+TEST_CASE("size_row: at 1000 req/s of 256 output tokens the fleet sized keeps up, where a 5 s window saw none fall behind") {
+  // Llama-3.1-8B on H100, 512 + 256 tokens, P99 TPOT <= 20 ms, TTFT <= 1 s, Poisson. One
+  // request's steady latency is about 5.1 s (256 x 20 ms), so a check spans at least 51 s of
+  // arrivals: 51 000 requests, 1.3e7 sequence-steps (under 2e7). The 2.5e6-step cut alone gave
+  // 9 727 requests, 9.7 s, of which the fleet spends the first 5 filling: it answered 31 replicas,
+  // 32.3 req/s each, above what one serves (the cliff of the fleet below: some 28 req/s a
+  // replica), and 31 replicas fall behind on the longer window. The steady count (42) is no
+  // floor here: the simulated replica, chunked prefill under a token budget, serves more than the
+  // steady plan's 1000 / 42 = 23.8 req/s.
+  const ModelSpec m = llama_3_1_8b();
+  const GpuSpec g = h100_sxm();
+  LoadTarget t;
+  t.requests_per_s = 1000;
+  t.ttft = Seconds(1);
+  t.tpot = Seconds(0.02);
+  Workload w = default_workload(m);
+  w.prompt_tokens = 512;
+  w.gen_tokens = 256;
+  const planner::SteadyPlan steady{&g, w, plan_capacity(m, g, w, t), "", std::nullopt};
+  REQUIRE(steady.plan.feasible);
+  planner::PercentileScenario s;
+  const planner::PercentileRow row = planner::size_row(m, steady, t, s);
+  REQUIRE(row.feasible);
+  INFO("replicas " << row.replicas << ", steady " << steady.plan.replicas << ", kept up " << row.at_plan.kept_up);
+  // The window: ten latencies of arrivals at least.
+  CHECK(row.check_seconds >= 10 * planner::steady_latency(steady) * 0.95);
+  CHECK(row.at_plan.kept_up >= planner::kKeptUp);
+  planner::FleetCheck check(m, steady, t, s);
+  CHECK(check.at(31, t.requests_per_s).behind());
+  // What the fleet serves a replica at its cliff (where it falls behind) bounds the count below.
+  REQUIRE(row.cliff > 0);
+  CHECK(static_cast<double>(row.replicas) >= t.requests_per_s / row.cliff);
+  CHECK(row.replicas > 31);
+}
+
+TEST_CASE("check_bounded: a window of 10 latencies past 2e7 sequence-steps is refused naming --rate") {
+  // 2000 req/s of 256 output tokens on H100: 10 x 5.1 s x 2000 = 103 000 requests of 257 steps,
+  // 2.6e7 sequence-steps.
+  const ModelSpec m = llama_3_1_8b();
+  const GpuSpec g = h100_sxm();
+  LoadTarget t;
+  t.requests_per_s = 2000;
+  t.ttft = Seconds(1);
+  t.tpot = Seconds(0.02);
+  Workload w = default_workload(m);
+  w.prompt_tokens = 512;
+  w.gen_tokens = 256;
+  const planner::SteadyPlan steady{&g, w, plan_capacity(m, g, w, t), "", std::nullopt};
+  REQUIRE(steady.plan.feasible);
+  CHECK_THROWS_WITH(planner::check_bounded(steady, t), Catch::StartsWith("--rate:"));
+  t.requests_per_s = 1000;
+  CHECK_NOTHROW(planner::check_bounded(steady, t));
 }

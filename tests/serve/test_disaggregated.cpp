@@ -183,3 +183,25 @@ TEST_CASE("disaggregated: a pool without replicas, a missing link or speculation
   CHECK_THROWS_AS(simulate_disaggregated(one, r.cost, r.config, pools(1, 1, Routing::round_robin), Timing::expected),
                   std::invalid_argument);
 }
+
+TEST_CASE("disaggregated: a decode replica's preempted request recomputes its whole prompt, its landed cache freed") {
+  // Two requests of 20 prompt and 36 output tokens, a cache of 5 blocks of 16 tokens on every
+  // replica. Each lands on the decode replica with 19 tokens cached and takes 2 blocks (1 free).
+  // The first admitted takes the last block at its 33rd token; the second, needing its third
+  // block there too, is preempted with 32 tokens computed, 13 generated: its 20 + 13 = 33
+  // tokens are recomputed once the first has finished (3 blocks, 2 free until then). vLLM's
+  // decode worker recomputes the prompt locally: the 33 tokens, not the 13 + 1 past the cache
+  // that had crossed the link. Counted: prefilled 1 + 1 + 33, less the 40 - 38 not cached.
+  Replica r;
+  r.config.kv_blocks = 5;
+  r.config.block_tokens = 16;
+  r.config.max_batch = 64;
+  const std::vector<Request> requests{{0, 20, 36, 0}, {0, 20, 36, 0}};
+  const DisaggregatedResult out =
+      simulate_disaggregated(requests, r.cost, r.config, pools(1, 1, Routing::round_robin), Timing::expected);
+  REQUIRE(out.all.served.size() == 2);
+  CHECK(out.prefill.preemptions == 0);
+  CHECK(out.decode.preemptions == 1);
+  CHECK(out.decode.recomputed_tokens == 33);
+  CHECK(out.decode.recomputed_tokens >= 20);  // at least the prompt
+}

@@ -116,3 +116,22 @@ TEST_CASE("policies: reserve never preempts a cache-filling stream where growing
   CHECK(reserve.peak_running == 3);
   for (const Outcome& o : reserve.served) CHECK(o.preemptions == 0);
 }
+
+TEST_CASE("policies: a preempted request's cached prompt stays cached unless the server says it does not survive") {
+  // The worked run above with 15 of each prompt's 16 tokens cached: each first pass computes one
+  // prompt token, and the second is preempted at 33 tokens all the same (blocks follow tokens
+  // held, not computed). Its cache surviving, it recomputes tokens 15 to 33: 18; freed with its
+  // blocks (a disaggregated decode replica's), all 33. Counted: prefilled 1 + 1 + 18 (or 33),
+  // less the 32 - 30 prompt tokens not cached, computed once.
+  Small s;
+  const std::vector<Request> cached{Request{0, 16, 40, 15}, Request{0, 16, 40, 15}};
+  const SimResult kept = s.run(cached);
+  REQUIRE(kept.served.size() == 2);
+  CHECK(kept.preemptions == 1);
+  CHECK(kept.recomputed_tokens == 18);
+  s.config.cached_survives_preemption = false;
+  const SimResult lost = s.run(cached);
+  REQUIRE(lost.served.size() == 2);
+  CHECK(lost.preemptions == 1);
+  CHECK(lost.recomputed_tokens == 33);
+}
