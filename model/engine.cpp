@@ -113,7 +113,8 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
   one.microbatches = 0;
   r.gpu = {gpu, gpu.ceilings(workload.precision.compute)};
   const Ceilings& c = r.gpu.ceilings;
-  const ExpectedModel em = gpu.expected_model();
+  std::optional<ExpectedModel> calibrated;
+  const ExpectedModel& em = gpu.expected_model(calibrated);
   ParameterCount params;
   WeightBytes stored;
   WeightPlacement placed;
