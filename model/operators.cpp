@@ -315,8 +315,15 @@ OpList build_ops(Phase phase, const LayerStack& stack, const Workload& w, Expert
 
 OpList build_ops(Phase phase, const LayerStack& stack, const Workload& w, ExpertRouting routing,
                  const WeightPricing& pricing) {
-  const Pass all = make_pass(phase, w), own = make_pass(phase, w, stack.data_parallel);
   OpList ops;
+  build_ops(ops, phase, stack, w, routing, pricing);
+  return ops;
+}
+
+void build_ops(OpList& ops, Phase phase, const LayerStack& stack, const Workload& w, ExpertRouting routing,
+               const WeightPricing& pricing) {
+  const Pass all = make_pass(phase, w), own = make_pass(phase, w, stack.data_parallel);
+  ops.clear();
   ops.reserve(28);
   for (const Block& block : stack.blocks) {
     OpBuilder b(ops, w.precision, block);
@@ -325,7 +332,6 @@ OpList build_ops(Phase phase, const LayerStack& stack, const Workload& w, Expert
       if (s.runs_in(phase)) std::visit(s.rows == Rows::own ? mine : every, s.step);
     }
   }
-  return ops;
 }
 
 OpList build_ops(Phase phase, const ModelSpec& m, const Workload& w, ExpertRouting routing) {
