@@ -119,8 +119,9 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
   WeightBytes stored;
   WeightPlacement placed;
   // Each pass's operators in turn (prefill's, decode's, then one sequence's for the critical
-  // batch), in one buffer: an allocation a point, not three.
-  OpList ops;
+  // batch), in one buffer that each thread keeps from point to point: it was the largest
+  // allocation of a point (a sweep evaluates millions), and only the phases' results outlive it.
+  thread_local OpList ops;
   Bytes kv_per_token, cache_per_sequence;
   const auto sequence = static_cast<double>(workload.prompt_tokens + workload.gen_tokens);
   std::optional<LayerStack> whole, split;
