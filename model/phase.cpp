@@ -7,9 +7,9 @@ PhaseResult evaluate_phase(const OpList& ops, const Ceilings& c, const std::opti
   PhaseResult r;
   r.ops.reserve(ops.size());
   for (const OpCost& op : ops) {
-    // Built in place, as build_ops builds its operators: a copied temporary costs as much again.
-    OpResult& o = r.ops.emplace_back();
-    o.cost = op;
+    // Built in place from its cost, as build_ops builds its operators: a copied temporary costs
+    // as much again, and a default one written over is zeroed for nothing.
+    OpResult& o = r.ops.emplace_back(op);
     o.bound = Bound::memory;
     if (op.comm_bytes > Bytes(0) && link) {
       o.comm = collective_cost(op.collective, op.comm_bytes / op.comm_calls, Group{op.group, op.across}, *link, network);
