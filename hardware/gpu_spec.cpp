@@ -24,6 +24,13 @@ Ceilings GpuSpec::ceilings(DType compute) const {
   return c;
 }
 
+const ExpectedModel& GpuSpec::expected_model(std::optional<ExpectedModel>& scratch) const {
+  if (calibration) return scratch.emplace(expected_model());
+  if (expected) return *expected;
+  static const ExpectedModel published;
+  return published;
+}
+
 ExpectedModel GpuSpec::expected_model() const {
   // Kernel classes are shares of the datasheet's ceilings; a calibration's are what kernels reach.
   if (expected) {

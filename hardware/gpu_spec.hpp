@@ -90,6 +90,10 @@ struct GpuSpec {
   // The expected-performance coefficients: the GPU's own, else the published fit. A measured
   // ceiling is already what kernels reach, so against it the fit's share of the ceiling is 1.
   [[nodiscard]] ExpectedModel expected_model() const;
+  // The same, borrowed where it needs no change (no calibration: the GPU's own, or the published
+  // fit), else worked out into `scratch`. The engine reads it at every point of a sweep, where a
+  // copy allocated its two `source` lines.
+  [[nodiscard]] const ExpectedModel& expected_model(std::optional<ExpectedModel>& scratch) const;
 };
 
 }  // namespace roofline

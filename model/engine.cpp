@@ -113,11 +113,15 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
   one.microbatches = 0;
   r.gpu = {gpu, gpu.ceilings(workload.precision.compute)};
   const Ceilings& c = r.gpu.ceilings;
-  const ExpectedModel em = gpu.expected_model();
+  std::optional<ExpectedModel> calibrated;
+  const ExpectedModel& em = gpu.expected_model(calibrated);
   ParameterCount params;
   WeightBytes stored;
   WeightPlacement placed;
-  OpList prefill, decode, one_sequence;
+  // Each pass's operators in turn (prefill's, decode's, then one sequence's for the critical
+  // batch), in one buffer that each thread keeps from point to point: it was the largest
+  // allocation of a point (a sweep evaluates millions), and only the phases' results outlive it.
+  thread_local OpList ops;
   Bytes kv_per_token, cache_per_sequence;
   const auto sequence = static_cast<double>(workload.prompt_tokens + workload.gen_tokens);
   std::optional<LayerStack> whole, split;
@@ -136,34 +140,34 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
     const double kvb = bytes_per_element(workload.precision.kv);
     cache_per_sequence = Bytes(cache.bytes(workload.precision.kv));
     kv_per_token = Bytes(cache_elements(*whole, 1).kv * kvb);
-    one_sequence = build_ops(Phase::decode, shard, one, ExpertRouting::all, pricing);
     if (workload.pp > 1) {
       r.prefill = pipeline_phase(Phase::prefill, shard, workload, pricing, gpu, c, em, r.prefill_pipeline.emplace());
       r.decode.step = pipeline_phase(Phase::decode, shard, workload, pricing, gpu, c, em, r.decode_pipeline.emplace());
     } else {
-      prefill = build_ops(Phase::prefill, shard, workload, ExpertRouting::uniform, pricing);
-      decode = build_ops(Phase::decode, shard, workload, ExpertRouting::uniform, pricing);
+      build_ops(ops, Phase::prefill, shard, workload, ExpertRouting::uniform, pricing);
+      r.prefill = evaluate_phase(ops, c, gpu.interconnect, gpu.network);
+      build_ops(ops, Phase::decode, shard, workload, ExpertRouting::uniform, pricing);
+      r.decode.step = evaluate_phase(ops, c, gpu.interconnect, gpu.network);
     }
+    build_ops(ops, Phase::decode, shard, one, ExpertRouting::all, pricing);
   } else {
     params = count_parameters(model);
     stored = weight_bytes(model.declared_params, workload.precision);
     placed = {stored.total(), stored.total()};
-    prefill = build_ops(Phase::prefill, model, workload);
-    decode = build_ops(Phase::decode, model, workload);
-    one_sequence = build_ops(Phase::decode, model, one, ExpertRouting::all);
+    r.prefill = evaluate_phase(build_ops(Phase::prefill, model, workload), c, gpu.interconnect, gpu.network);
+    r.decode.step = evaluate_phase(build_ops(Phase::decode, model, workload), c, gpu.interconnect, gpu.network);
+    ops = build_ops(Phase::decode, model, one, ExpertRouting::all);
   }
   r.model = {model, params.total(), params.active(), stored.total(), kv_per_token, cache_per_sequence, stored.by_class};
 
   if (workload.pp == 1) {
-    r.prefill = evaluate_phase(prefill, c, gpu.interconnect, gpu.network);
-    r.decode.step = evaluate_phase(decode, c, gpu.interconnect, gpu.network);
     r.prefill.expected = expected_phase(r.prefill, em, c);
     r.decode.step.expected = expected_phase(r.decode.step, em, c);
   }
   r.decode.tokens_per_s = static_cast<double>(workload.batch) / r.decode.step.time.value();
   r.decode.expected_tokens_per_s = static_cast<double>(workload.batch) / r.decode.step.expected.time.value();
   r.decode.weight_read_time = r.decode.step.weight_bytes / c.bandwidth;
-  r.critical_batch = critical_batch(params, stored.run(), one_sequence, c);
+  r.critical_batch = critical_batch(params, stored.run(), ops, c);  // one sequence's, every expert read
   r.memory = memory_ledger(placed, split ? &*split : whole ? &*whole : nullptr, gpu, workload);
   r.warnings = warnings_for(r);
   return r;

@@ -1,6 +1,7 @@
 #include "model/operators.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <variant>
 
@@ -56,8 +57,9 @@ namespace {
 
 class OpBuilder {
  public:
-  OpBuilder(OpList& ops, const Precision& p, const Block& block)
-      : ops_(ops), ab_(bytes_per_element(p.activations)), layers_(block.layers), label_(block.label) {}
+  // `activation_bytes`: an activation element's size.
+  OpBuilder(OpList& ops, double activation_bytes, const Block& block)
+      : ops_(ops), ab_(activation_bytes), layers_(block.layers), label_(block.label) {}
 
   // y[rows, out] = x[rows, in] · W[in, out] over `copies` weight matrices (experts touched):
   // 2·M·K·N FLOPs; the matrices as stored (`matrices` bytes), M·K inputs and M·N outputs through
@@ -248,30 +250,50 @@ KernelKind experts_kind(const Precision& p) {
   return KernelKind::other;
 }
 
+// What the precision says of a pass's operators, worked out once a pass rather than once a linear
+// (a point builds three passes, and these lookups were a tenth of building them): element sizes,
+// each weight class's unpacking, and the kernel classes the GEMMs run as.
+struct Formats {
+  double activation, kv;  // bytes an element
+  // By WeightClass (shared_experts is the last); the small tensors are not unpacked.
+  std::array<Dequant, static_cast<std::size_t>(WeightClass::shared_experts) + 1> dequant{};
+  KernelKind linear, experts;
+
+  explicit Formats(const Precision& p)
+      : activation(bytes_per_element(p.activations)),
+        kv(bytes_per_element(p.kv)),
+        // GEMMs in int8 or below keep the end-to-end pricing.
+        linear(p.compute == DType::fp8                                ? KernelKind::linear_fp8
+               : p.compute == DType::bf16 || p.compute == DType::fp16 ? KernelKind::linear
+                                                                      : KernelKind::other),
+        experts(experts_kind(p)) {
+    for (std::size_t c = 0; c < dequant.size(); ++c) {
+      if (const auto t = tensor_class(static_cast<WeightClass>(c))) dequant[c] = dequant_of(p.of(*t), p.compute);
+    }
+  }
+};
+
 // Prices each step of the description for this pass, in the order the kernels run.
 class StepPricer {
  public:
-  StepPricer(OpBuilder& b, const Pass& p, const Workload& w, ExpertRouting routing, const WeightPricing& pricing)
-      : b_(b), p_(p), w_(w), routing_(routing), pricing_(pricing) {}
+  StepPricer(OpBuilder& b, const Pass& p, const Workload& w, ExpertRouting routing, const WeightPricing& pricing,
+             const Formats& f)
+      : b_(b), p_(p), w_(w), routing_(routing), pricing_(pricing), f_(f) {}
 
   void operator()(const LinearStep& l) const {
-    const Precision& prec = w_.precision;
-    const double ob = l.to_cache ? bytes_per_element(prec.kv) * l.cache_outputs : b_.activation_bytes();
+    const double ob = l.to_cache ? f_.kv * l.cache_outputs : b_.activation_bytes();
     const double tokens = l.last_token ? p_.head_rows : p_.rows;
     const double copies = l.routed ? experts_touched(l.copies, l.picks, l.pool, tokens, routing_) : l.copies;
     b_.linear(l.name, tokens * l.rows_per_token, l.in, l.out, copies, l.bias, pricing_.matrices(l, copies), ob);
-    if (const auto c = tensor_class(l.weights)) b_.dequant(dequant_of(prec.of(*c), prec.compute));
+    b_.dequant(f_.dequant[static_cast<std::size_t>(l.weights)]);
     // GEMMs in int8 or below keep the end-to-end pricing; routed experts run as one fused MoE.
     if (l.routed) {
-      const KernelKind k = experts_kind(prec);
+      const KernelKind k = f_.experts;
       // Gate/up, the activation and down are one fused MoE: up joins gate, down the activation.
       b_.kernel(k, k != KernelKind::other && (l.joins_previous || b_.previous_kernel() == k));
       return;
     }
-    const KernelKind k = prec.compute == DType::fp8                                   ? KernelKind::linear_fp8
-                         : prec.compute == DType::bf16 || prec.compute == DType::fp16 ? KernelKind::linear
-                                                                                       : KernelKind::other;
-    b_.kernel(k, l.joins_previous);
+    b_.kernel(f_.linear, l.joins_previous);
   }
   void operator()(const NormStep& n) const { b_.norm(n, p_.rows); }
   void operator()(const ConvStep& c) const {
@@ -285,7 +307,7 @@ class StepPricer {
   void operator()(const ActivationStep& a) const {
     b_.activation(a.name, p_.rows * a.rows_per_token, a.width, a.gated);
     // Between the experts' GEMMs, inside the fused MoE they run as.
-    if (a.routed && b_.previous_kernel() == experts_kind(w_.precision)) b_.kernel(experts_kind(w_.precision), true);
+    if (a.routed && b_.previous_kernel() == f_.experts) b_.kernel(f_.experts, true);
   }
   void operator()(const AttentionStep& a) const { add_attention(b_, p_, a, w_); }
   // Each token's row of each table on this GPU, as stored (a row is one output channel).
@@ -305,6 +327,7 @@ class StepPricer {
   const Workload& w_;
   ExpertRouting routing_;
   const WeightPricing& pricing_;
+  const Formats& f_;
 };
 
 }  // namespace
@@ -315,17 +338,24 @@ OpList build_ops(Phase phase, const LayerStack& stack, const Workload& w, Expert
 
 OpList build_ops(Phase phase, const LayerStack& stack, const Workload& w, ExpertRouting routing,
                  const WeightPricing& pricing) {
-  const Pass all = make_pass(phase, w), own = make_pass(phase, w, stack.data_parallel);
   OpList ops;
+  build_ops(ops, phase, stack, w, routing, pricing);
+  return ops;
+}
+
+void build_ops(OpList& ops, Phase phase, const LayerStack& stack, const Workload& w, ExpertRouting routing,
+               const WeightPricing& pricing) {
+  const Pass all = make_pass(phase, w), own = make_pass(phase, w, stack.data_parallel);
+  const Formats f(w.precision);
+  ops.clear();
   ops.reserve(28);
   for (const Block& block : stack.blocks) {
-    OpBuilder b(ops, w.precision, block);
-    const StepPricer every(b, all, w, routing, pricing), mine(b, own, w, routing, pricing);
+    OpBuilder b(ops, f.activation, block);
+    const StepPricer every(b, all, w, routing, pricing, f), mine(b, own, w, routing, pricing, f);
     for (const PhasedStep& s : block.steps) {
       if (s.runs_in(phase)) std::visit(s.rows == Rows::own ? mine : every, s.step);
     }
   }
-  return ops;
 }
 
 OpList build_ops(Phase phase, const ModelSpec& m, const Workload& w, ExpertRouting routing) {

@@ -70,5 +70,9 @@ enum class ExpertRouting { uniform, all };
 // The same with the weights' pricing under w.precision, which the engine works out once per point.
 [[nodiscard]] OpList build_ops(Phase phase, const LayerStack& stack, const Workload& w, ExpertRouting routing,
                                const WeightPricing& pricing);
+// The same into `ops`, replacing what it held: the engine prices its passes one after another in
+// one buffer, an allocation a point rather than one a pass.
+void build_ops(OpList& ops, Phase phase, const LayerStack& stack, const Workload& w, ExpertRouting routing,
+               const WeightPricing& pricing);
 
 }  // namespace roofline

@@ -7,9 +7,9 @@ PhaseResult evaluate_phase(const OpList& ops, const Ceilings& c, const std::opti
   PhaseResult r;
   r.ops.reserve(ops.size());
   for (const OpCost& op : ops) {
-    // Built in place, as build_ops builds its operators: a copied temporary costs as much again.
-    OpResult& o = r.ops.emplace_back();
-    o.cost = op;
+    // Built from its cost, not zeroed and then overwritten. (Not emplace_back(op): the web
+    // build's clang 14 lacks C++20's parenthesised aggregate initialisation.)
+    OpResult& o = r.ops.emplace_back(OpResult{op});
     o.bound = Bound::memory;
     if (op.comm_bytes > Bytes(0) && link) {
       o.comm = collective_cost(op.collective, op.comm_bytes / op.comm_calls, Group{op.group, op.across}, *link, network);
