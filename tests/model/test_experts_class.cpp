@@ -9,6 +9,7 @@
 #include "hardware/kernel_classes.hpp"
 #include "model/engine.hpp"
 #include "model/expected.hpp"
+#include "priced_ops.hpp"
 #include "specs.hpp"
 
 using namespace roofline;
@@ -58,22 +59,7 @@ TEST_CASE("experts class: one token of Mixtral-8x7B is two experts' weights and 
         Approx(std::sqrt(c8 * c8 + m8 * m8) + activations / (0.85 * 3.35e12) + 20e-6).epsilon(1e-12));
 }
 
-namespace {
-
-struct Priced {
-  const PhaseResult& phase;
-  std::vector<Seconds> expected;
-  [[nodiscard]] std::size_t at(std::string_view name) const {
-    for (std::size_t i = 0; i < phase.ops.size(); ++i) {
-      if (phase.ops[i].cost.name == name) return i;
-    }
-    FAIL("no operator " << name);
-    return 0;
-  }
-  [[nodiscard]] double seconds(std::string_view name) const { return expected[at(name)].value(); }
-};
-
-}  // namespace
+using test::Priced;
 
 TEST_CASE("experts class: a Mixtral-8x7B decode step prices its routed experts as one fused MoE a layer") {
   const ModelSpec m = test::mixtral_8x7b();

@@ -67,25 +67,10 @@ TEST_CASE("kernel classes: a decode attention's floor and KV stream") {
 
 #include "model/engine.hpp"
 #include "model/expected.hpp"
+#include "priced_ops.hpp"
 #include "specs.hpp"
 
-namespace {
-
-// The operators of a decode step by name, with their expected times under `em`.
-struct Priced {
-  const PhaseResult& phase;
-  std::vector<Seconds> expected;
-  [[nodiscard]] std::size_t at(std::string_view name) const {
-    for (std::size_t i = 0; i < phase.ops.size(); ++i) {
-      if (phase.ops[i].cost.name == name) return i;
-    }
-    FAIL("no operator " << name);
-    return 0;
-  }
-  [[nodiscard]] double seconds(std::string_view name) const { return expected[at(name)].value(); }
-};
-
-}  // namespace
+using test::Priced;
 
 TEST_CASE("kernel classes: Q, K and V are one GEMM a layer, with one launch, shared as their bounds are") {
   // Llama-3.1-8B on an H100 at batch 1: per layer Q is 4096 × 4096, K and V 4096 × 1024 each;

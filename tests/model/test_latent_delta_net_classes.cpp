@@ -10,6 +10,7 @@
 #include "hardware/kernel_classes.hpp"
 #include "model/engine.hpp"
 #include "model/expected.hpp"
+#include "priced_ops.hpp"
 #include "specs.hpp"
 
 using namespace roofline;
@@ -51,22 +52,7 @@ TEST_CASE("latent classes: a Gated DeltaNet decode of 1,024 sequences by hand") 
   CHECK(s.memory > s.compute);
 }
 
-namespace {
-
-struct Priced {
-  const PhaseResult& phase;
-  std::vector<Seconds> expected;
-  [[nodiscard]] std::size_t at(std::string_view name) const {
-    for (std::size_t i = 0; i < phase.ops.size(); ++i) {
-      if (phase.ops[i].cost.name == name) return i;
-    }
-    FAIL("no operator " << name);
-    return 0;
-  }
-  [[nodiscard]] double seconds(std::string_view name) const { return expected[at(name)].value(); }
-};
-
-}  // namespace
+using test::Priced;
 
 TEST_CASE("latent classes: DeepSeek-V3's decode attention is one latent kernel a layer") {
   // 61 layers of 128 heads on one H100, 32 sequences at 640 tokens: each layer's kernel attends
