@@ -153,10 +153,9 @@ TEST_CASE("moe table: the fixtures are fitted, and no balanced row beats the roo
     const KernelCeilings c{g.datasheet_peak(DType::bf16)->value(), g.datasheet_peak(DType::fp8)->value(),
                            g.memory_bandwidth.value(), 0};
     const io::KernelTable t = io::read_kernel_table(file);
-    const std::string text = [&] {
-      std::ifstream in(file);
-      return std::string((std::istreambuf_iterator<char>(in)), {});
-    }();
+    // Read here, not in a lambda: clang before 16 cannot capture a structured binding.
+    std::ifstream in(file);
+    const std::string text((std::istreambuf_iterator<char>(in)), {});
     std::vector<std::string> lines;
     for (std::size_t at = 0, next; at < text.size(); at = next + 1) {
       next = text.find('\n', at);
