@@ -42,24 +42,18 @@ void check_link(const ModelSpec& m, const SteadyPlan& s) {
 
 DisaggregatedCheck::DisaggregatedCheck(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& t,
                                        const PercentileScenario& scenario)
-    : target_(t), scenario_(scenario), cost_(m, *s.gpu, s.workload) {
+    : CheckedRow(m, s, t, scenario) {
   check_link(m, s);
-  config_ = check_server(m, s, scenario, cost_.ranks());
-  requests_ = check_traffic(s, t, scenario, config_);
+  prepare(m, s);
   pools_.routing = scenario.routing;
   pools_.transfer_time = kv_link(m, *s.gpu, s.workload).time;
 }
 
 PoolPoint DisaggregatedCheck::at(PoolCounts n, double rate) {
-  ++checks_;
-  const std::vector<Request>* requests = &requests_;
-  if (rate != target_.requests_per_s) {
-    scale_traffic(requests_, target_.requests_per_s, rate, scaled_);
-    requests = &scaled_;
-  }
+  const std::vector<Request>& requests = traffic_at(rate);
   pools_.prefill_replicas = static_cast<std::size_t>(n.prefill);
   pools_.decode_replicas = static_cast<std::size_t>(n.decode);
-  const DisaggregatedResult r = simulate_disaggregated(*requests, cost_, config_, pools_,
+  const DisaggregatedResult r = simulate_disaggregated(requests, cost_, config_, pools_,
                                                        target_.sizing.bound ? Timing::bound : Timing::expected);
   std::vector<double> ttft, tpot, prefill_wait, decode_wait;
   ttft.reserve(r.all.served.size());
@@ -76,7 +70,7 @@ PoolPoint DisaggregatedCheck::at(PoolCounts n, double rate) {
   for (const Outcome& o : r.decode.served) decode_wait.push_back(o.queue_wait);  // landed to its first step
   const double p = scenario_.percentile;
   return {{sorted_percentile(ttft, p), sorted_percentile(tpot, p), r.all.dropped_too_long, r.all.dropped_no_room,
-           kept_up(*requests, r.all.served)},
+           kept_up(requests, r.all.served)},
           sorted_percentile(prefill_wait, p),
           sorted_percentile(decode_wait, p)};
 }

@@ -44,25 +44,15 @@ struct PoolPoint {
   double decode_wait = 0;   // P-th of the wait from its cache landing to its first step on the decode replica
 };
 
-class DisaggregatedCheck {
+class DisaggregatedCheck : public CheckedRow {
  public:
   // Refusal naming --model or --gpu when the cache's trip cannot be priced (a model known only by
   // its size, a GPU with no interconnect). The plan must be feasible, disaggregated and simulable.
   DisaggregatedCheck(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& t, const PercentileScenario& scenario);
   [[nodiscard]] PoolPoint at(PoolCounts n, double rate);
-  [[nodiscard]] std::size_t requests() const { return requests_.size(); }
-  [[nodiscard]] double seconds() const { return requests_.empty() ? 0 : requests_.back().arrival; }
-  [[nodiscard]] long checks() const { return checks_; }
 
  private:
-  const LoadTarget& target_;
-  const PercentileScenario& scenario_;
-  serve::StepCost cost_;
-  serve::ServerConfig config_;
   serve::DisaggregatedConfig pools_;
-  std::vector<serve::Request> requests_;  // at target_.requests_per_s
-  std::vector<serve::Request> scaled_;    // the same at another rate
-  long checks_ = 0;
 };
 
 // The search's answer: the fewest counts found, and the point there; counts {0, 0} and `reason`

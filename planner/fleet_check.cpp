@@ -104,20 +104,29 @@ void scale_traffic(const std::vector<Request>& at_target, double target_rate, do
   for (Request& r : into) r.arrival *= scale;
 }
 
+CheckedRow::CheckedRow(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& t, const PercentileScenario& scenario)
+    : target_(t), scenario_(scenario), cost_(m, *s.gpu, s.workload) {}
+
+void CheckedRow::prepare(const ModelSpec& m, const SteadyPlan& s) {
+  config_ = check_server(m, s, scenario_, cost_.ranks());
+  requests_ = check_traffic(s, target_, scenario_, config_);
+}
+
+const std::vector<Request>& CheckedRow::traffic_at(double rate) {
+  ++checks_;
+  if (rate == target_.requests_per_s) return requests_;
+  scale_traffic(requests_, target_.requests_per_s, rate, scaled_);
+  return scaled_;
+}
+
 FleetCheck::FleetCheck(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& t, const PercentileScenario& scenario)
-    : target_(t), scenario_(scenario), cost_(m, *s.gpu, s.workload) {
-  config_ = check_server(m, s, scenario, cost_.ranks());
-  requests_ = check_traffic(s, t, scenario, config_);
+    : CheckedRow(m, s, t, scenario) {
+  prepare(m, s);
 }
 
 PercentilePoint FleetCheck::at(long replicas, double rate) {
-  ++checks_;
-  const std::vector<Request>* requests = &requests_;
-  if (rate != target_.requests_per_s) {
-    scale_traffic(requests_, target_.requests_per_s, rate, scaled_);
-    requests = &scaled_;
-  }
-  const FleetResult f = simulate_fleet(*requests, cost_, config_, {static_cast<std::size_t>(replicas), scenario_.routing},
+  const std::vector<Request>& requests = traffic_at(rate);
+  const FleetResult f = simulate_fleet(requests, cost_, config_, {static_cast<std::size_t>(replicas), scenario_.routing},
                                        target_.sizing.bound ? Timing::bound : Timing::expected);
   std::vector<double> ttft, tpot;
   ttft.reserve(f.all.served.size());
@@ -129,7 +138,7 @@ PercentilePoint FleetCheck::at(long replicas, double rate) {
   std::sort(ttft.begin(), ttft.end());
   std::sort(tpot.begin(), tpot.end());
   return {percentile(ttft, scenario_.percentile), percentile(tpot, scenario_.percentile), f.all.dropped_too_long,
-          f.all.dropped_no_room, kept_up(*requests, f.all.served)};
+          f.all.dropped_no_room, kept_up(requests, f.all.served)};
 }
 
 }  // namespace roofline::planner

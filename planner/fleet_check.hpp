@@ -82,24 +82,39 @@ struct PercentilePoint {
   [[nodiscard]] double cliff_ttft() const;
 };
 
-class FleetCheck {
+// What every check of a row shares, colocated or disaggregated: its target and scenario, the
+// steps priced once, the replica's server and the traffic drawn once at the target's rate.
+class CheckedRow {
+ public:
+  [[nodiscard]] std::size_t requests() const { return requests_.size(); }
+  [[nodiscard]] double seconds() const { return requests_.empty() ? 0 : requests_.back().arrival; }
+  [[nodiscard]] long checks() const { return checks_; }
+
+ protected:
+  // Prices the steps; prepare() then assembles the server and draws the traffic, so that a
+  // check refusing what it cannot simulate (a disaggregated link) refuses before either.
+  CheckedRow(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& t, const PercentileScenario& scenario);
+  void prepare(const ModelSpec& m, const SteadyPlan& s);
+  // The drawn arrivals at `rate` requests/s in all (scaled, when not the target's), a check counted.
+  [[nodiscard]] const std::vector<serve::Request>& traffic_at(double rate);
+
+  const LoadTarget& target_;
+  const PercentileScenario& scenario_;
+  serve::StepCost cost_;
+  serve::ServerConfig config_;
+
+ private:
+  std::vector<serve::Request> requests_;  // at target_.requests_per_s
+  std::vector<serve::Request> scaled_;    // the same at another rate
+  long checks_ = 0;
+};
+
+class FleetCheck : public CheckedRow {
  public:
   // The plan must be feasible, colocated and simulable (serve::unsupported(s.workload) empty).
   FleetCheck(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& t, const PercentileScenario& scenario);
   // The P-th percentiles of a fleet of `replicas` at `rate` requests/s in all.
   [[nodiscard]] PercentilePoint at(long replicas, double rate);
-  [[nodiscard]] std::size_t requests() const { return requests_.size(); }
-  [[nodiscard]] double seconds() const { return requests_.empty() ? 0 : requests_.back().arrival; }
-  [[nodiscard]] long checks() const { return checks_; }
-
- private:
-  const LoadTarget& target_;
-  const PercentileScenario& scenario_;
-  serve::StepCost cost_;
-  serve::ServerConfig config_;
-  std::vector<serve::Request> requests_;  // at target_.requests_per_s
-  std::vector<serve::Request> scaled_;    // the same at another rate
-  long checks_ = 0;
 };
 
 }  // namespace roofline::planner
