@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <vector>
 
@@ -28,6 +30,8 @@ void check_error(const CliResult& r, const std::string& where, const std::string
 }
 
 std::string data_file(const std::string& relative) { return std::string(ROOFLINEPLAN_TEST_DATA) + "/" + relative; }
+std::string temp_file(const std::string& name) { return (std::filesystem::temp_directory_path() / name).string(); }
+void write_temp(const std::string& name, const std::string& text) { std::ofstream(temp_file(name)) << text; }
 std::string example_file(const std::string& name) { return std::string(ROOFLINEPLAN_EXAMPLES) + "/" + name; }
 
 Workload default_workload(const ModelSpec& m, long batch) {

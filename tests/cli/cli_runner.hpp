@@ -26,6 +26,10 @@ void check_error(const CliResult& r, const std::string& where, const std::string
 
 std::string data_file(const std::string& relative);  // tests/data/<relative>
 std::string example_file(const std::string& name);   // examples/<name>
+// A file in this test process's own temporary folder (tests/cli/main.cpp), never the working one,
+// and `text` written to it.
+std::string temp_file(const std::string& name);
+void write_temp(const std::string& name, const std::string& text);
 
 // A workload with the defaults of the command line, resolved for this model.
 Workload default_workload(const ModelSpec& m, long batch = 1);

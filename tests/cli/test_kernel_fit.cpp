@@ -21,14 +21,11 @@
 using namespace roofline;
 using test::check_error;
 using test::data_file;
+using test::temp_file;
+using test::write_temp;
 using test::run_cli;
 
 namespace {
-
-// A file in this test process's own temporary folder (tests/cli/main.cpp), never the working one.
-std::string tmp(const std::string& name) { return (std::filesystem::temp_directory_path() / name).string(); }
-
-void write(const std::string& name, const std::string& text) { std::ofstream(tmp(name)) << text; }
 
 std::vector<std::string> fixtures(std::initializer_list<const char*> names) {
   std::vector<std::string> out;
@@ -70,8 +67,8 @@ TEST_CASE("kernel fit: a GEMM table made from known coefficients is fitted back 
       }
     }
   }
-  write("h100_sxm_gemm.csv", csv);
-  const auto j = fit_json({tmp("h100_sxm_gemm.csv")});
+  write_temp("h100_sxm_gemm.csv", csv);
+  const auto j = fit_json({temp_file("h100_sxm_gemm.csv")});
   CHECK(j["gpus"] == nlohmann::json::array({"h100-sxm"}));
   const auto& gemm = row_of(j, "gemm");
   CHECK(gemm["kernels"] == 42);
@@ -125,24 +122,24 @@ TEST_CASE("kernel fit: rows a class cannot take are counted and said, not droppe
 
 TEST_CASE("kernel fit: --out writes the GPU's expected: block with its kernels, which the engine then prices by") {
   const auto r = run_cli({"fit", "--kernels", data_file("gpu-kernels/h100_sxm_gemm.csv"),
-                          data_file("gpu-kernels/h200_sxm_gemm.csv"), "--for", "h100-sxm", "--out", tmp("k.yaml")});
+                          data_file("gpu-kernels/h200_sxm_gemm.csv"), "--for", "h100-sxm", "--out", temp_file("k.yaml")});
   INFO(r.err);
   REQUIRE(r.code == 0);
-  CHECK_THAT(r.out, Catch::EndsWith("wrote the expected: block with its kernels: to " + tmp("k.yaml") + "\n"));
-  std::ifstream block_in(tmp("k.yaml")), gpu_in(test::example_file("../presets/gpus/h100-sxm.yaml"));
+  CHECK_THAT(r.out, Catch::EndsWith("wrote the expected: block with its kernels: to " + temp_file("k.yaml") + "\n"));
+  std::ifstream block_in(temp_file("k.yaml")), gpu_in(test::example_file("../presets/gpus/h100-sxm.yaml"));
   const std::string block((std::istreambuf_iterator<char>(block_in)), {});
   std::string gpu((std::istreambuf_iterator<char>(gpu_in)), {});
   gpu = gpu.substr(0, gpu.find("# Expected times"));  // the datasheet, without the preset's own block
   // The 16-bit and fp8 GEMMs are the H100's own; the classes its tables lack, every GPU's.
   CHECK_THAT(block, Catch::Contains("h100-sxm's own kernels: gemm ") && Catch::Contains("gemm_fp8 ") &&
                         Catch::Contains("not in the tables, the shipped defaults: decode_attention, prefill_attention"));
-  write("h100-kernels.yaml", gpu + block);
-  const GpuSpec g = io::load_gpu(tmp("h100-kernels.yaml"));
+  write_temp("h100-kernels.yaml", gpu + block);
+  const GpuSpec g = io::load_gpu(temp_file("h100-kernels.yaml"));
   REQUIRE(g.expected);
   REQUIRE(g.expected->kernels);
   CHECK(g.expected->kernels->gemm.compute > 0.6);
   // --ops shows each operator's expected time; K and V share Q's kernel, as their bounds share it.
-  const auto ops = run_cli({"-m", "llama-3.1-8b", "-g", tmp("h100-kernels.yaml"), "--ops", "-f", "json"});
+  const auto ops = run_cli({"-m", "llama-3.1-8b", "-g", temp_file("h100-kernels.yaml"), "--ops", "-f", "json"});
   REQUIRE(ops.code == 0);
   const auto j = nlohmann::json::parse(ops.out);
   std::map<std::string, std::pair<double, double>> decode;  // name → (bound, expected)
@@ -155,16 +152,16 @@ TEST_CASE("kernel fit: --out writes the GPU's expected: block with its kernels, 
         Approx(decode["k_proj"].first / decode["q_proj"].first).epsilon(1e-9));
   CHECK(decode["v_proj"].second == Approx(decode["k_proj"].second).epsilon(1e-12));
   // A calibrated GPU's ceilings are what kernels reach already: not with kernel classes.
-  write("calibrated.yaml", gpu + "calibration: { bandwidth: \"3 TB/s\" }\n" + block);
-  check_error(run_cli({"-m", "llama-3.1-8b", "-g", tmp("calibrated.yaml")}), tmp("calibrated.yaml") + ":", "not with `calibration:`");
+  write_temp("calibrated.yaml", gpu + "calibration: { bandwidth: \"3 TB/s\" }\n" + block);
+  check_error(run_cli({"-m", "llama-3.1-8b", "-g", temp_file("calibrated.yaml")}), temp_file("calibrated.yaml") + ":", "not with `calibration:`");
 }
 
 TEST_CASE("kernel fit: a class with too few kernels keeps its defaults, and says so") {
-  write("h200_sxm_gemm.csv", "gemm_dtype,m,n,k,latency_us\nbfloat16,1,4096,4096,20\nbfloat16,8,4096,4096,21\n");
-  const auto r = run_cli({"fit", "--kernels", tmp("h200_sxm_gemm.csv")});
+  write_temp("h200_sxm_gemm.csv", "gemm_dtype,m,n,k,latency_us\nbfloat16,1,4096,4096,20\nbfloat16,8,4096,4096,21\n");
+  const auto r = run_cli({"fit", "--kernels", temp_file("h200_sxm_gemm.csv")});
   REQUIRE(r.code == 0);
   CHECK(r.out.find("too few kernels: defaults kept") != std::string::npos);
-  const auto j = fit_json({tmp("h200_sxm_gemm.csv")});
+  const auto j = fit_json({temp_file("h200_sxm_gemm.csv")});
   const auto& g = row_of(j, "gemm")["per_gpu"][0];
   CHECK(g["fitted"] == false);
   CHECK(g["coefficients"]["compute"].get<double>() == GemmCoefficients{}.compute);
@@ -185,43 +182,43 @@ TEST_CASE("kernel fit: a Vidur row is four GEMMs and four streams of the layer's
 
 TEST_CASE("kernel fit: bad tables are refused at file:line with the column") {
   const std::string head = "gemm_dtype,m,n,k,latency_us\n";
-  write("a100_bad.csv", "gemm_dtype,m,n,latency_us\nbfloat16,1,2,3\n");
-  check_error(run_cli({"fit", "--kernels", tmp("a100_bad.csv")}), tmp("a100_bad.csv") + ":1:", "column `k` is missing");
-  write("a100_nan.csv", head + "bfloat16,1,2,3,nan\n");
-  check_error(run_cli({"fit", "--kernels", tmp("a100_nan.csv")}), tmp("a100_nan.csv") + ":2:", "column `latency_us`: `nan` is not a number");
-  write("a100_zero.csv", head + "bfloat16,1,2,3,0\n");
-  check_error(run_cli({"fit", "--kernels", tmp("a100_zero.csv")}), tmp("a100_zero.csv") + ":2:", "column `latency_us`: must be above 0");
-  write("a100_neg.csv", head + "bfloat16,1,2,3,-4\n");
-  check_error(run_cli({"fit", "--kernels", tmp("a100_neg.csv")}), tmp("a100_neg.csv") + ":2:", "must be above 0, got -4");
-  write("a100_rows.csv", head + "bfloat16,1.5,2,3,4\n");
-  check_error(run_cli({"fit", "--kernels", tmp("a100_rows.csv")}), tmp("a100_rows.csv") + ":2:", "column `m`: must be a whole number");
-  write("a100_dtype.csv", head + "int3,1,2,3,4\n");
-  check_error(run_cli({"fit", "--kernels", tmp("a100_dtype.csv")}), tmp("a100_dtype.csv") + ":2:",
+  write_temp("a100_bad.csv", "gemm_dtype,m,n,latency_us\nbfloat16,1,2,3\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("a100_bad.csv")}), temp_file("a100_bad.csv") + ":1:", "column `k` is missing");
+  write_temp("a100_nan.csv", head + "bfloat16,1,2,3,nan\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("a100_nan.csv")}), temp_file("a100_nan.csv") + ":2:", "column `latency_us`: `nan` is not a number");
+  write_temp("a100_zero.csv", head + "bfloat16,1,2,3,0\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("a100_zero.csv")}), temp_file("a100_zero.csv") + ":2:", "column `latency_us`: must be above 0");
+  write_temp("a100_neg.csv", head + "bfloat16,1,2,3,-4\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("a100_neg.csv")}), temp_file("a100_neg.csv") + ":2:", "must be above 0, got -4");
+  write_temp("a100_rows.csv", head + "bfloat16,1.5,2,3,4\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("a100_rows.csv")}), temp_file("a100_rows.csv") + ":2:", "column `m`: must be a whole number");
+  write_temp("a100_dtype.csv", head + "int3,1,2,3,4\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("a100_dtype.csv")}), temp_file("a100_dtype.csv") + ":2:",
               "column `gemm_dtype`: `int3` is not a dtype");
-  write("a100_other.csv", "model,gpu,tokens_per_s\nx,y,1\n");
-  check_error(run_cli({"fit", "--kernels", tmp("a100_other.csv")}), tmp("a100_other.csv") + ":1:", "not a kernel table");
-  write("mine.csv", head + "bfloat16,1,2,3,4\n");
-  check_error(run_cli({"fit", "--kernels", tmp("mine.csv")}), tmp("mine.csv") + ":", "--gpu: the file's name does not say its GPU");
-  check_error(run_cli({"fit", "--kernels", tmp("mine.csv"), "--gpu", "l4", "--for", "h100-sxm", "--out", tmp("k.yaml")}), "--for:",
+  write_temp("a100_other.csv", "model,gpu,tokens_per_s\nx,y,1\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("a100_other.csv")}), temp_file("a100_other.csv") + ":1:", "not a kernel table");
+  write_temp("mine.csv", head + "bfloat16,1,2,3,4\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("mine.csv")}), temp_file("mine.csv") + ":", "--gpu: the file's name does not say its GPU");
+  check_error(run_cli({"fit", "--kernels", temp_file("mine.csv"), "--gpu", "l4", "--for", "h100-sxm", "--out", temp_file("k.yaml")}), "--for:",
               "`h100-sxm` is not a GPU of the tables (l4)");
-  check_error(run_cli({"fit", "--kernels", tmp("mine.csv"), "--gpu", "l4", "--for", "l4"}), "--for:", "give --out");
+  check_error(run_cli({"fit", "--kernels", temp_file("mine.csv"), "--gpu", "l4", "--for", "l4"}), "--for:", "give --out");
   check_error(run_cli({"fit", data_file("measurements/training.csv"), "--for", "l4"}), "--for:", "--kernels tables");
   // A CPU's float32 GEMMs (calibrate --kernel-table) fit against the fp32 peak, as the GPU
   // "h100-sxm (fp32)": --for takes the GPU's own name for them, and --out refuses to write their
   // fit into the GPU YAML's 16-bit `gemm` class, named with or without --for.
-  write("cpu.csv", head + "float32,64,64,64,40\n");
-  std::filesystem::remove(tmp("cpu-k.yaml"));
-  check_error(run_cli({"fit", "--kernels", tmp("cpu.csv"), "--gpu", "h100-sxm", "--out", tmp("cpu-k.yaml")}), "--out:",
+  write_temp("cpu.csv", head + "float32,64,64,64,40\n");
+  std::filesystem::remove(temp_file("cpu-k.yaml"));
+  check_error(run_cli({"fit", "--kernels", temp_file("cpu.csv"), "--gpu", "h100-sxm", "--out", temp_file("cpu-k.yaml")}), "--out:",
               "`h100-sxm (fp32)`'s tables are float32 GEMMs");
-  check_error(run_cli({"fit", "--kernels", tmp("cpu.csv"), "--gpu", "h100-sxm", "--for", "h100-sxm", "--out", tmp("cpu-k.yaml")}),
+  check_error(run_cli({"fit", "--kernels", temp_file("cpu.csv"), "--gpu", "h100-sxm", "--for", "h100-sxm", "--out", temp_file("cpu-k.yaml")}),
               "--out:", "16-bit");
-  check_error(run_cli({"fit", "--kernels", tmp("cpu.csv"), "--gpu", "h100-sxm", "--for", "h100-sxm (fp32)", "--out",
-                       tmp("cpu-k.yaml")}),
+  check_error(run_cli({"fit", "--kernels", temp_file("cpu.csv"), "--gpu", "h100-sxm", "--for", "h100-sxm (fp32)", "--out",
+                       temp_file("cpu-k.yaml")}),
               "--out:", "16-bit");
-  check_error(run_cli({"fit", "--kernels", tmp("cpu.csv"), "--gpu", "h100-sxm", "--for", "h100-sxm"}), "--for:", "give --out");
-  CHECK_FALSE(std::filesystem::exists(tmp("cpu-k.yaml")));
-  CHECK(run_cli({"fit", "--kernels", tmp("cpu.csv"), "--gpu", "h100-sxm"}).code == 0);
-  check_error(run_cli({"fit", data_file("measurements/training.csv"), "--kernels", tmp("mine.csv")}), "--kernels:",
+  check_error(run_cli({"fit", "--kernels", temp_file("cpu.csv"), "--gpu", "h100-sxm", "--for", "h100-sxm"}), "--for:", "give --out");
+  CHECK_FALSE(std::filesystem::exists(temp_file("cpu-k.yaml")));
+  CHECK(run_cli({"fit", "--kernels", temp_file("cpu.csv"), "--gpu", "h100-sxm"}).code == 0);
+  check_error(run_cli({"fit", data_file("measurements/training.csv"), "--kernels", temp_file("mine.csv")}), "--kernels:",
               "not both");
   check_error(run_cli({"fit"}), "measurements:", "--kernels TABLE");
   // A GPU without an interconnect cannot price an all-reduce's link.

@@ -24,12 +24,11 @@
 using namespace roofline;
 using test::check_error;
 using test::data_file;
+using test::temp_file;
+using test::write_temp;
 using test::run_cli;
 
 namespace {
-
-std::string tmp(const std::string& name) { return (std::filesystem::temp_directory_path() / name).string(); }
-void write(const std::string& name, const std::string& text) { std::ofstream(tmp(name)) << text; }
 
 const char* kMla = "op_name,mla_dtype,kv_cache_dtype,num_heads,batch_size,isl,tp_size,step,latency_us\n";
 const char* kGdn =
@@ -40,8 +39,8 @@ const char* kGdn =
 
 TEST_CASE("latent kernels: an MLA decode row asks the latent stream and both products of 128 heads") {
   // H100's row: 128 heads (DeepSeek-V3 at tp 1), 256 sequences, 16,383 tokens cached, 1,862 µs.
-  write("h100_sxm_generation_mla.csv", std::string(kMla) + "mla_generation,bfloat16,bfloat16,128,256,1,1,16383,1862\n");
-  const io::KernelTable t = io::read_kernel_table(tmp("h100_sxm_generation_mla.csv"));
+  write_temp("h100_sxm_generation_mla.csv", std::string(kMla) + "mla_generation,bfloat16,bfloat16,128,256,1,1,16383,1862\n");
+  const io::KernelTable t = io::read_kernel_table(temp_file("h100_sxm_generation_mla.csv"));
   REQUIRE(t.samples.size() == 1);
   const io::KernelSample& s = t.samples[0];
   CHECK(s.klass == KernelClass::latent_decode);
@@ -57,8 +56,8 @@ TEST_CASE("latent kernels: an MLA decode row asks the latent stream and both pro
 
 TEST_CASE("latent kernels: an MLA prefill row is multi-head attention of 192-wide keys and 128-wide values") {
   // H100's row: 128 heads, one prompt of 1,024 tokens, 140 µs.
-  write("h100_sxm_context_mla.csv", std::string(kMla) + "mla_context,bfloat16,bfloat16,128,1,1024,1,0,140\n");
-  const io::KernelTable t = io::read_kernel_table(tmp("h100_sxm_context_mla.csv"));
+  write_temp("h100_sxm_context_mla.csv", std::string(kMla) + "mla_context,bfloat16,bfloat16,128,1,1024,1,0,140\n");
+  const io::KernelTable t = io::read_kernel_table(temp_file("h100_sxm_context_mla.csv"));
   REQUIRE(t.samples.size() == 1);
   const io::KernelSample& s = t.samples[0];
   CHECK(s.klass == KernelClass::latent_prefill);
@@ -74,11 +73,11 @@ TEST_CASE("latent kernels: an MLA prefill row is multi-head attention of 192-wid
 
 TEST_CASE("latent kernels: a GDN shape's two rows are one sample of the convolution and the delta rule") {
   // Qwen3.5-9B's decode at 1,024 sequences on H100: the convolution 13.05 µs, the rule 1,098 µs.
-  write("h100_sxm_gdn.csv", std::string(kGdn) +
-                                "gdn,generation,1024,1,1024,4096,4,16,128,32,128,Qwen/Qwen3.5-9B,13.05\n"
-                                "gdn,generation,1024,1,1024,4096,4,16,128,32,128,Qwen/Qwen3.5-9B,1098\n"
-                                "gdn,context,4,32768,131072,4096,4,16,128,32,128,Qwen/Qwen3.5-9B,406.4\n");
-  const io::KernelTable t = io::read_kernel_table(tmp("h100_sxm_gdn.csv"));
+  write_temp("h100_sxm_gdn.csv", std::string(kGdn) +
+                                     "gdn,generation,1024,1,1024,4096,4,16,128,32,128,Qwen/Qwen3.5-9B,13.05\n"
+                                     "gdn,generation,1024,1,1024,4096,4,16,128,32,128,Qwen/Qwen3.5-9B,1098\n"
+                                     "gdn,context,4,32768,131072,4096,4,16,128,32,128,Qwen/Qwen3.5-9B,406.4\n");
+  const io::KernelTable t = io::read_kernel_table(temp_file("h100_sxm_gdn.csv"));
   REQUIRE(t.samples.size() == 1);
   const io::KernelSample& s = t.samples[0];
   CHECK(s.klass == KernelClass::delta_net_decode);
@@ -102,10 +101,10 @@ TEST_CASE("latent kernels: a GDN shape's two rows are one sample of the convolut
 
 TEST_CASE("latent kernels: a chunked prefill's FLOPs are counted in whole chunks of 64 tokens") {
   // Two prompts of 100 tokens: the rule computes 2 × 128 tokens' worth; the bound counts 200.
-  write("h200_sxm_gdn.csv", std::string(kGdn) +
-                                "gdn,context,2,100,200,4096,4,16,128,32,128,Qwen/Qwen3.5-9B,8\n"
-                                "gdn,context,2,100,200,4096,4,16,128,32,128,Qwen/Qwen3.5-9B,30\n");
-  const io::KernelTable t = io::read_kernel_table(tmp("h200_sxm_gdn.csv"));
+  write_temp("h200_sxm_gdn.csv", std::string(kGdn) +
+                                     "gdn,context,2,100,200,4096,4,16,128,32,128,Qwen/Qwen3.5-9B,8\n"
+                                     "gdn,context,2,100,200,4096,4,16,128,32,128,Qwen/Qwen3.5-9B,30\n");
+  const io::KernelTable t = io::read_kernel_table(temp_file("h200_sxm_gdn.csv"));
   REQUIRE(t.samples.size() == 1);
   const KernelAsk& a = t.samples[0].ask;
   CHECK(t.samples[0].klass == KernelClass::delta_net_prefill);
@@ -116,29 +115,29 @@ TEST_CASE("latent kernels: a chunked prefill's FLOPs are counted in whole chunks
 }
 
 TEST_CASE("latent kernels: bad MLA and GDN rows are refused at file:line with the column") {
-  write("h100_mla_op.csv", std::string(kMla) + "mla_other,bfloat16,bfloat16,128,1,1,1,0,16\n");
-  check_error(run_cli({"fit", "--kernels", tmp("h100_mla_op.csv")}), tmp("h100_mla_op.csv") + ":2:",
+  write_temp("h100_mla_op.csv", std::string(kMla) + "mla_other,bfloat16,bfloat16,128,1,1,1,0,16\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("h100_mla_op.csv")}), temp_file("h100_mla_op.csv") + ":2:",
               "column `op_name`: `mla_other` is not mla_context or mla_generation");
-  write("h100_mla_kv.csv", std::string(kMla) + "mla_generation,bfloat16,int4,128,1,1,1,3,16\n");
-  check_error(run_cli({"fit", "--kernels", tmp("h100_mla_kv.csv")}), tmp("h100_mla_kv.csv") + ":2:",
+  write_temp("h100_mla_kv.csv", std::string(kMla) + "mla_generation,bfloat16,int4,128,1,1,1,3,16\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("h100_mla_kv.csv")}), temp_file("h100_mla_kv.csv") + ":2:",
               "column `kv_cache_dtype`: `int4` is not a dtype");
-  write("h100_mla_nan.csv", std::string(kMla) + "mla_generation,bfloat16,bfloat16,128,1,1,1,3,nan\n");
-  check_error(run_cli({"fit", "--kernels", tmp("h100_mla_nan.csv")}), tmp("h100_mla_nan.csv") + ":2:",
+  write_temp("h100_mla_nan.csv", std::string(kMla) + "mla_generation,bfloat16,bfloat16,128,1,1,1,3,nan\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("h100_mla_nan.csv")}), temp_file("h100_mla_nan.csv") + ":2:",
               "column `latency_us`: `nan` is not a number");
-  write("h100_mla_isl.csv", std::string(kMla) + "mla_generation,bfloat16,bfloat16,128,1,4,1,3,16\n");
-  check_error(run_cli({"fit", "--kernels", tmp("h100_mla_isl.csv")}), tmp("h100_mla_isl.csv") + ":2:", "column `isl`");
-  write("h100_gdn_tokens.csv", std::string(kGdn) + "gdn,context,2,8,17,4096,4,16,128,32,128,x,5\n");
-  check_error(run_cli({"fit", "--kernels", tmp("h100_gdn_tokens.csv")}), tmp("h100_gdn_tokens.csv") + ":2:",
+  write_temp("h100_mla_isl.csv", std::string(kMla) + "mla_generation,bfloat16,bfloat16,128,1,4,1,3,16\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("h100_mla_isl.csv")}), temp_file("h100_mla_isl.csv") + ":2:", "column `isl`");
+  write_temp("h100_gdn_tokens.csv", std::string(kGdn) + "gdn,context,2,8,17,4096,4,16,128,32,128,x,5\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("h100_gdn_tokens.csv")}), temp_file("h100_gdn_tokens.csv") + ":2:",
               "column `num_tokens`: must be batch_size × seq_len = 16, got 17");
-  write("h100_gdn_phase.csv", std::string(kGdn) + "gdn,verify,2,8,16,4096,4,16,128,32,128,x,5\n");
-  check_error(run_cli({"fit", "--kernels", tmp("h100_gdn_phase.csv")}), tmp("h100_gdn_phase.csv") + ":2:",
+  write_temp("h100_gdn_phase.csv", std::string(kGdn) + "gdn,verify,2,8,16,4096,4,16,128,32,128,x,5\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("h100_gdn_phase.csv")}), temp_file("h100_gdn_phase.csv") + ":2:",
               "column `phase`: `verify` is not context or generation");
-  write("h100_gdn_zero.csv", std::string(kGdn) + "gdn,context,2,8,16,4096,4,16,128,32,128,x,0\n");
-  check_error(run_cli({"fit", "--kernels", tmp("h100_gdn_zero.csv")}), tmp("h100_gdn_zero.csv") + ":2:",
+  write_temp("h100_gdn_zero.csv", std::string(kGdn) + "gdn,context,2,8,16,4096,4,16,128,32,128,x,0\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("h100_gdn_zero.csv")}), temp_file("h100_gdn_zero.csv") + ":2:",
               "column `latency_us`: must be above 0");
-  write("h100_gdn_missing.csv", "op_name,phase,batch_size,seq_len,num_tokens,d_model,d_conv,num_k_heads,head_k_dim,"
-                                "num_v_heads,model_name,latency_us\ngdn,context,2,8,16,4096,4,16,128,32,x,5\n");
-  check_error(run_cli({"fit", "--kernels", tmp("h100_gdn_missing.csv")}), tmp("h100_gdn_missing.csv") + ":1:",
+  write_temp("h100_gdn_missing.csv", "op_name,phase,batch_size,seq_len,num_tokens,d_model,d_conv,num_k_heads,head_k_dim,"
+                                     "num_v_heads,model_name,latency_us\ngdn,context,2,8,16,4096,4,16,128,32,x,5\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("h100_gdn_missing.csv")}), temp_file("h100_gdn_missing.csv") + ":1:",
               "column `head_v_dim` is missing");
 }
 
@@ -173,11 +172,11 @@ TEST_CASE("latent kernels: the fixtures fit each class, in-sample and with each 
 }
 
 TEST_CASE("latent kernels: the DSA tables are recognised and left out whole, with why") {
-  write("h100_sxm_dsa_generation.csv",
-        "op_name,model,architecture,mla_dtype,kv_cache_dtype,gemm_type,num_heads,batch_size,isl,tp_size,step,latency_us\n"
-        "dsa_generation_module,deepseek-ai/DeepSeek-V3.2,DeepseekV32ForCausalLM,bfloat16,bfloat16,bfloat16,128,1,1,1,2,"
-        "345.3\n");
-  const io::KernelTable t = io::read_kernel_table(tmp("h100_sxm_dsa_generation.csv"));
+  write_temp("h100_sxm_dsa_generation.csv",
+             "op_name,model,architecture,mla_dtype,kv_cache_dtype,gemm_type,num_heads,batch_size,isl,tp_size,step,latency_us\n"
+             "dsa_generation_module,deepseek-ai/DeepSeek-V3.2,DeepseekV32ForCausalLM,bfloat16,bfloat16,bfloat16,128,1,1,1,2,"
+             "345.3\n");
+  const io::KernelTable t = io::read_kernel_table(temp_file("h100_sxm_dsa_generation.csv"));
   CHECK(t.samples.empty());
   REQUIRE(t.left_out.size() == 1);
   CHECK(t.left_out.begin()->first.find("sparse-attention module") != std::string::npos);

@@ -22,12 +22,11 @@
 using namespace roofline;
 using test::check_error;
 using test::data_file;
+using test::temp_file;
+using test::write_temp;
 using test::run_cli;
 
 namespace {
-
-std::string tmp(const std::string& name) { return (std::filesystem::temp_directory_path() / name).string(); }
-void write(const std::string& name, const std::string& text) { std::ofstream(tmp(name)) << text; }
 
 const std::string kHead =
     "op_name,moe_dtype,num_tokens,hidden_size,inter_size,topk,num_experts,moe_tp_size,moe_ep_size,distribution,"
@@ -70,10 +69,10 @@ TEST_CASE("moe table: power-law routing times the busiest GPU, with fewer expert
 
 TEST_CASE("moe table: a row is the fused MoE's FLOPs, the reached experts' weights and the activations") {
   // Mixtral-8x7B's experts, one token, bf16, balanced: 2 picks on 2 experts, 4096 × 14336 gated.
-  write("h100_sxm_moe.csv", kHead + "moe,bfloat16,1,4096,14336,2,8,1,1,balanced,261.5\n"
-                                    "moe,fp8,1,4096,14336,2,8,1,1,balanced,142.7\n"
-                                    "moe,bfloat16,1,2688,1856,6,128,1,1,balanced,30\n");
-  const io::KernelTable t = io::read_kernel_table(tmp("h100_sxm_moe.csv"));
+  write_temp("h100_sxm_moe.csv", kHead + "moe,bfloat16,1,4096,14336,2,8,1,1,balanced,261.5\n"
+                                         "moe,fp8,1,4096,14336,2,8,1,1,balanced,142.7\n"
+                                         "moe,bfloat16,1,2688,1856,6,128,1,1,balanced,30\n");
+  const io::KernelTable t = io::read_kernel_table(temp_file("h100_sxm_moe.csv"));
   CHECK(t.kind == "moe");
   REQUIRE(t.samples.size() == 3);
   const KernelAsk& a = t.samples[0].ask;
@@ -94,17 +93,17 @@ TEST_CASE("moe table: a row is the fused MoE's FLOPs, the reached experts' weigh
 }
 
 TEST_CASE("moe table: rows no class takes are counted by why, and bad cells refused at file:line with the column") {
-  write("h200_sxm_moe.csv", kHead + "moe,fp8_block,8,4096,2048,8,256,1,8,balanced,50\n"
-                                    "moe,fp8_block,16,4096,2048,8,256,1,8,balanced,51\n"
-                                    "moe,w4a16_mxfp4,8,2880,2880,4,128,1,1,power_law_1.2,40\n"
-                                    "moe,bfloat16,8,4096,2048,8,256,1,8,power_law_1.01,60\n");
-  const io::KernelTable t = io::read_kernel_table(tmp("h200_sxm_moe.csv"));
+  write_temp("h200_sxm_moe.csv", kHead + "moe,fp8_block,8,4096,2048,8,256,1,8,balanced,50\n"
+                                         "moe,fp8_block,16,4096,2048,8,256,1,8,balanced,51\n"
+                                         "moe,w4a16_mxfp4,8,2880,2880,4,128,1,1,power_law_1.2,40\n"
+                                         "moe,bfloat16,8,4096,2048,8,256,1,8,power_law_1.01,60\n");
+  const io::KernelTable t = io::read_kernel_table(temp_file("h200_sxm_moe.csv"));
   CHECK(t.samples.size() == 1);
   CHECK(t.left_out.at("fp8_block experts (block-scaled): no class of their own yet") == 2);
   CHECK(t.left_out.size() == 2);
-  const std::string f = tmp("h200_sxm_moe.csv");
+  const std::string f = temp_file("h200_sxm_moe.csv");
   auto refused = [&](const std::string& row, const std::string& where, const std::string& what) {
-    write("h200_sxm_moe.csv", kHead + "moe,bfloat16,8,4096,2048,8,256,1,8,balanced,60\n" + row + "\n");
+    write_temp("h200_sxm_moe.csv", kHead + "moe,bfloat16,8,4096,2048,8,256,1,8,balanced,60\n" + row + "\n");
     check_error(run_cli({"fit", "--kernels", f}), f + where, what);
   };
   refused("moe,bfloat16,8,4096,2048,8,256,1,8,balanced,nan", ":3:", "column `latency_us`: `nan` is not a number");
@@ -116,8 +115,8 @@ TEST_CASE("moe table: rows no class takes are counted by why, and bad cells refu
   refused("moe,bfloat16,8,4096,2048,8,256,3,8,balanced,60", ":3:", "column `moe_tp_size`: must divide inter_size");
   refused("moe,bfloat16,8,4096,2048,300,256,1,8,balanced,60", ":3:", "column `topk`: must be at most num_experts");
   refused("moe,bfloat16,2.5,4096,2048,8,256,1,8,balanced,60", ":3:", "column `num_tokens`: must be a whole number");
-  write("h200_sxm_moe.csv", "op_name,moe_dtype,num_tokens,hidden_size,inter_size,topk,num_experts,moe_tp_size,"
-                            "distribution,latency_us\nmoe,bfloat16,8,4096,2048,8,256,1,balanced,60\n");
+  write_temp("h200_sxm_moe.csv", "op_name,moe_dtype,num_tokens,hidden_size,inter_size,topk,num_experts,moe_tp_size,"
+                                 "distribution,latency_us\nmoe,bfloat16,8,4096,2048,8,256,1,balanced,60\n");
   check_error(run_cli({"fit", "--kernels", f}), f + ":1:", "column `moe_ep_size` is missing");
 }
 
