@@ -106,14 +106,14 @@ void check(const MapReader& r, const GpuSpec& g) {
 
 namespace {
 
-// The latent-attention and Gated DeltaNet sections: the decode and prefill attention formulas'
-// fields (and a recurrent core's) under another class's key.
+// The decode and prefill attention formulas' fields (and a recurrent core's) under a class's key:
+// decode and prefill attention's own, and latent attention's. `stream` and `kernel` word the docs.
 template <auto Class>
-std::array<F, 4> decode_fields(const DecodeAttentionCoefficients& d) {
+std::array<F, 4> decode_fields(const DecodeAttentionCoefficients& d, std::string_view stream, std::string_view kernel) {
   using D = InKernels<Class>;
-  return {F{.key = "memory", .kind = Kind::fraction, .need = Need::optional, .doc = "share of the bandwidth a long latent stream reaches",
+  return {F{.key = "memory", .kind = Kind::fraction, .need = Need::optional, .doc = stream,
             .access = member<D, &DecodeAttentionCoefficients::memory>(), .fallback = d.memory},
-          F{.key = "floor", .kind = Kind::quantity, .need = Need::optional, .doc = "time of a kernel at short contexts",
+          F{.key = "floor", .kind = Kind::quantity, .need = Need::optional, .doc = kernel,
             .access = member<D, &DecodeAttentionCoefficients::floor>(), .fallback = d.floor, .dimension = Dimension::time},
           F{.key = "compute", .kind = Kind::number, .need = Need::optional,
             .doc = "share of the 16-bit peak its per-head arithmetic reaches",
@@ -124,7 +124,7 @@ std::array<F, 4> decode_fields(const DecodeAttentionCoefficients& d) {
             .dimension = Dimension::time}};
 }
 template <auto Class>
-std::array<F, 5> prefill_fields(const PrefillAttentionCoefficients& p) {
+std::array<F, 5> prefill_fields(const PrefillAttentionCoefficients& p, std::string_view launch) {
   using P = InKernels<Class>;
   return {F{.key = "compute", .kind = Kind::fraction, .need = Need::optional, .doc = "share of the 16-bit peak its products reach",
             .access = member<P, &PrefillAttentionCoefficients::compute>(), .fallback = p.compute},
@@ -137,7 +137,7 @@ std::array<F, 5> prefill_fields(const PrefillAttentionCoefficients& p) {
           F{.key = "chain", .kind = Kind::number, .need = Need::optional,
             .doc = "share of the peak one query tile's chain of key tiles gets",
             .access = member<P, &PrefillAttentionCoefficients::chain>(), .range = kTinyShare, .fallback = p.chain},
-          F{.key = "launch", .kind = Kind::quantity, .need = Need::optional, .doc = "fixed time a kernel",
+          F{.key = "launch", .kind = Kind::quantity, .need = Need::optional, .doc = launch,
             .access = member<P, &PrefillAttentionCoefficients::launch>(), .fallback = p.launch, .dimension = Dimension::time}};
 }
 template <auto Class>
@@ -223,8 +223,6 @@ const Schema<GpuSpec>& gpu_schema() {
   };
   using Gemm = InKernels<&KernelCoefficients::gemm>;
   using Fp8 = InKernels<&KernelCoefficients::gemm_fp8>;
-  using Decode = InKernels<&KernelCoefficients::decode_attention>;
-  using Prefill = InKernels<&KernelCoefficients::prefill_attention>;
   using Elementwise = InKernels<&KernelCoefficients::elementwise>;
   using AllReduce = InKernels<&KernelCoefficients::all_reduce>;
   using Nccl = InKernels<&KernelCoefficients::nccl_all_reduce>;
@@ -250,40 +248,10 @@ const Schema<GpuSpec>& gpu_schema() {
         .doc = "fixed time of the kernels that scale the activations to fp8", .access = member<Fp8, &Fp8Coefficients::scale>(),
         .fallback = d.gemm_fp8.scale, .dimension = Dimension::time},
   };
-  static const std::array decode = {
-      F{.key = "memory", .kind = Kind::fraction, .need = Need::optional, .doc = "share of the bandwidth a long KV stream reaches",
-        .access = member<Decode, &DecodeAttentionCoefficients::memory>(), .fallback = d.decode_attention.memory},
-      F{.key = "floor", .kind = Kind::quantity, .need = Need::optional, .doc = "time of a decode attention kernel at short contexts",
-        .access = member<Decode, &DecodeAttentionCoefficients::floor>(), .fallback = d.decode_attention.floor,
-        .dimension = Dimension::time},
-      F{.key = "compute", .kind = Kind::number, .need = Need::optional,
-        .doc = "share of the 16-bit peak its per-head arithmetic reaches",
-        .access = member<Decode, &DecodeAttentionCoefficients::compute>(), .range = kTinyShare,
-        .fallback = d.decode_attention.compute},
-      F{.key = "per_head", .kind = Kind::quantity, .need = Need::optional,
-        .doc = "time a (sequence, query head): its query loaded, its softmax finished, its output written",
-        .access = member<Decode, &DecodeAttentionCoefficients::per_head>(), .fallback = d.decode_attention.per_head,
-        .dimension = Dimension::time},
-  };
-  static const std::array prefill = {
-      F{.key = "compute", .kind = Kind::fraction, .need = Need::optional, .doc = "share of the 16-bit peak its products reach",
-        .access = member<Prefill, &PrefillAttentionCoefficients::compute>(), .fallback = d.prefill_attention.compute},
-      F{.key = "half_length", .kind = Kind::number, .need = Need::optional,
-        .doc = "keys' worth of per-token work a query does beside its products",
-        .access = member<Prefill, &PrefillAttentionCoefficients::half_length>(), .range = kHalfLength,
-        .fallback = d.prefill_attention.half_length},
-      F{.key = "softmax", .kind = Kind::number, .need = Need::optional,
-        .doc = "scores a second as a share of the peak (the exponentials)",
-        .access = member<Prefill, &PrefillAttentionCoefficients::softmax>(), .range = kTinyShare,
-        .fallback = d.prefill_attention.softmax},
-      F{.key = "chain", .kind = Kind::number, .need = Need::optional,
-        .doc = "share of the peak one query tile's chain of key tiles gets",
-        .access = member<Prefill, &PrefillAttentionCoefficients::chain>(), .range = kTinyShare,
-        .fallback = d.prefill_attention.chain},
-      F{.key = "launch", .kind = Kind::quantity, .need = Need::optional, .doc = "fixed time a prefill attention kernel",
-        .access = member<Prefill, &PrefillAttentionCoefficients::launch>(), .fallback = d.prefill_attention.launch,
-        .dimension = Dimension::time},
-  };
+  static const auto decode = decode_fields<&KernelCoefficients::decode_attention>(
+      d.decode_attention, "share of the bandwidth a long KV stream reaches", "time of a decode attention kernel at short contexts");
+  static const auto prefill =
+      prefill_fields<&KernelCoefficients::prefill_attention>(d.prefill_attention, "fixed time a prefill attention kernel");
   static const std::array elementwise = {
       F{.key = "memory", .kind = Kind::fraction, .need = Need::optional, .doc = "share of the bandwidth a norm or activation reaches",
         .access = member<Elementwise, &ElementwiseCoefficients::memory>(), .fallback = d.elementwise.memory},
@@ -329,8 +297,9 @@ const Schema<GpuSpec>& gpu_schema() {
         .doc = "share of the fp8 peak the fp8 grouped GEMMs reach with full tiles",
         .access = member<ExpertsFp8, &ExpertsFp8Coefficients::compute>(), .fallback = d.experts_fp8.compute},
   };
-  static const auto latent_decode = decode_fields<&KernelCoefficients::latent_decode>(d.latent_decode);
-  static const auto latent_prefill = prefill_fields<&KernelCoefficients::latent_prefill>(d.latent_prefill);
+  static const auto latent_decode = decode_fields<&KernelCoefficients::latent_decode>(
+      d.latent_decode, "share of the bandwidth a long latent stream reaches", "time of a kernel at short contexts");
+  static const auto latent_prefill = prefill_fields<&KernelCoefficients::latent_prefill>(d.latent_prefill, "fixed time a kernel");
   static const auto delta_net_decode = recurrent_fields<&KernelCoefficients::delta_net_decode>(d.delta_net_decode);
   static const auto delta_net_prefill = recurrent_fields<&KernelCoefficients::delta_net_prefill>(d.delta_net_prefill);
   static const std::array kernels = {
