@@ -109,8 +109,10 @@ KernelCoefficients::Split KernelCoefficients::split(KernelClass k, const KernelA
       // The weights that stream are the reached experts' (stream_bytes); the rest of the bytes are
       // the activations the kernels around the grouped GEMMs move.
       const bool fp8 = k == KernelClass::experts_fp8;
-      const ExpertsTime t = experts_time(experts, {a.flops, a.stream_bytes, a.bytes - a.stream_bytes, a.rows, a.experts},
-                                         fp8 ? c.peak_fp8 : c.peak, fp8 ? experts_fp8.compute : experts.compute, c.bandwidth);
+      const ExpertsArithmetic arithmetic = fp8 ? ExpertsArithmetic{c.peak_fp8, experts_fp8.compute, experts_fp8.width}
+                                               : ExpertsArithmetic{c.peak, experts.compute, experts.width};
+      const ExpertsTime t = experts_time(
+          experts, {a.flops, a.stream_bytes, a.bytes - a.stream_bytes, a.rows, a.experts, a.width}, arithmetic, c.bandwidth);
       return {t.compute, t.memory, t.fixed};
     }
   }
@@ -176,11 +178,15 @@ std::vector<ClassCoefficient> coefficients_of(KernelClass c, KernelCoefficients&
                &k.experts.overlap},
               {"tile", false, "rows of the tile a reached expert's rows fill, half of it empty on average", 1, 512,
                &k.experts.tile},
+              {"width", false, "an expert's columns on a GPU at which its GEMMs reach half their share", 1, 1e5,
+               &k.experts.width},
               {"launch", true, "fixed time a layer: routing, permute, activation and finalize kernels", 1e-8, 1e-3,
                &k.experts.launch}};
     case KernelClass::experts_fp8:
       return {{"compute", false, "share of the fp8 peak the fp8 grouped GEMMs reach with full tiles", 0.05, 1,
-               &k.experts_fp8.compute}};
+               &k.experts_fp8.compute},
+              {"width", false, "an fp8 expert's columns on a GPU at which its GEMMs reach half their share", 1, 1e5,
+               &k.experts_fp8.width}};
     case KernelClass::latent_decode: return decode_coefficients(k.latent_decode, "latent");
     case KernelClass::latent_prefill: return prefill_coefficients(k.latent_prefill);
     case KernelClass::delta_net_decode: return recurrent_coefficients(k.delta_net_decode);

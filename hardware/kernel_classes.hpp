@@ -56,6 +56,7 @@ struct KernelAsk {
   double stream_bytes = 0;
   double experts = 0;     // grouped experts: the distinct experts its rows reach (rows: the picks)
   double sequences = 0;   // a recurrent layer's sequences in the pass: each pays its own setup
+  double width = 0;       // grouped experts: each expert's intermediate columns on this GPU
 };
 
 // The ceilings a class is measured against: the 16-bit or fp8 peak, memory bandwidth, and the

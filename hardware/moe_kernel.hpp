@@ -10,22 +10,33 @@
 namespace roofline {
 
 // A few physical coefficients; the defaults are `fit --kernels` on the H100 and H200 MoE tables
-// together (docs/expected-performance.md): median |log(expected / measured)| 0.136 (16-bit) and
-// 0.165 (fp8) in-sample, 0.139 and 0.164 with a GPU held out.
+// together (docs/expected-performance.md): median |log(expected / measured)| 0.100 (16-bit) and
+// 0.105 (fp8) in-sample, 0.101 and 0.106 with a GPU held out.
 struct ExpertsCoefficients {
-  double compute = 0.61;   // share of the 16-bit peak the grouped GEMMs reach, full tiles
-  double memory = 0.845;   // share of the bandwidth the reached experts' weights stream at
+  double compute = 0.907;  // share of the 16-bit peak the grouped GEMMs reach, full tiles, wide experts
+  double memory = 0.942;   // share of the bandwidth the reached experts' weights stream at
   // p of overlap_norm between the GEMMs' compute and their weights' stream: the fit takes 1 (they
   // add, as the separate gate/up and down GEMMs each stream then compute).
   double overlap = 1;
   // Rows of the tile a reached expert's rows fill, half of it empty on average (CUTLASS tiles are
-  // 64 to 256 rows): the fit takes its floor, 1, the padding the tables show being small beside
-  // what the fixed cost and the weights explain.
-  double tile = 1;
-  double launch = 32.6 * 1e-6;  // s: routing, permute, activation and finalize kernels, a layer
+  // 64 to 256 rows): the fit takes 29, an expert's rows padded by about 15 on average, less than
+  // half a CUTLASS tile because the grouped GEMM picks smaller tiles for few rows.
+  double tile = 29.2;
+  // Intermediate columns an expert holds on a GPU at which its GEMMs reach half their share: a
+  // narrow expert is a short main loop for down (its K) and a few tiles across for gate and up
+  // (their N), so each tile's prologue and epilogue weigh more. The balanced tables show it: at
+  // hidden 4096 the apparent share climbs from 0.17 at 64 columns to 0.57 at 384 and 0.79 at 768.
+  double width = 388;
+  double launch = 30.4 * 1e-6;  // s: routing, permute, activation and finalize kernels, a layer
 };
 struct ExpertsFp8Coefficients {
-  double compute = 0.464;  // share of the fp8 peak the fp8 grouped GEMMs reach, full tiles
+  // Share of the fp8 peak the fp8 grouped GEMMs reach, full tiles, wide experts: the fit takes its
+  // ceiling, 1, with the width below; no expert measured is wider than 16384 columns (0.94 of it).
+  double compute = 0.999;
+  // The 16-bit experts' `width`, for fp8: a tile's main loop steps 128 fp8 elements of K where it
+  // steps 64 of 16 bits, so a narrow expert runs fewer steps and its fixed cost weighs more: the fit
+  // takes 1080 columns, 2.8 times the 16-bit 388.
+  double width = 1080;
 };
 
 // What one fused MoE asks of a GPU, in the parts its time needs: the GEMMs' FLOPs, the reached
@@ -33,15 +44,23 @@ struct ExpertsFp8Coefficients {
 // intermediate, the combine), the rows (picks on this GPU) and the distinct experts they reach.
 struct ExpertsWork {
   double flops = 0, weights = 0, activations = 0, rows = 0, experts = 0;
+  double width = 0;  // each expert's intermediate columns on this GPU; 0: wide (no narrowness term)
 };
 struct ExpertsTime {
   double compute = 0, memory = 0, fixed = 0;
 };
 
-// The grouped GEMMs' compute (their rows padded by `tile` an expert) overlapped with the weights'
-// stream, then the activations' passes, which run as kernels of their own, at the same memory
-// share; and the fixed cost. `peak` and `share`: the 16-bit or the fp8 peak and its share.
-[[nodiscard]] ExpertsTime experts_time(const ExpertsCoefficients& k, const ExpertsWork& w, double peak, double share,
+// The arithmetic the grouped GEMMs run at: the 16-bit or the fp8 peak, the share of it they reach
+// with full tiles, and the width at which narrow experts reach half of that.
+struct ExpertsArithmetic {
+  double peak = 0, share = 0, half_width = 0;
+};
+
+// The grouped GEMMs' compute (their rows padded by `tile` an expert, their share scaled by the
+// experts' width w as w / (w + half_width)) overlapped with the weights' stream, then the
+// activations' passes, which run as kernels of their own, at the same memory share; and the
+// fixed cost.
+[[nodiscard]] ExpertsTime experts_time(const ExpertsCoefficients& k, const ExpertsWork& w, const ExpertsArithmetic& a,
                                        double bandwidth);
 
 }  // namespace roofline

@@ -51,6 +51,7 @@ constexpr Range kKernelOverlap{1, 20};
 constexpr Range kHalfLength{1, 1e6};
 constexpr Range kTinyShare{1e-5, 1};  // a share of the peak a per-head or per-score cost reaches
 constexpr Range kExpertTile{1, 512};   // rows: CUTLASS tiles are 64 to 256 rows
+constexpr Range kExpertWidth{1, 1e5};  // columns: 1 is no narrowness; 1e5 is wider than any expert
 
 // A field left out keeps the published fit's value (hardware/expected_model.hpp).
 const ExpectedModel kFit{};
@@ -288,6 +289,9 @@ const Schema<GpuSpec>& gpu_schema() {
       F{.key = "tile", .kind = Kind::number, .need = Need::optional,
         .doc = "rows of the tile a reached expert's rows fill, half of it empty on average",
         .access = member<Experts, &ExpertsCoefficients::tile>(), .range = kExpertTile, .fallback = d.experts.tile},
+      F{.key = "width", .kind = Kind::number, .need = Need::optional,
+        .doc = "an expert's columns on a GPU at which its GEMMs reach half their share (narrow experts run short tiles)",
+        .access = member<Experts, &ExpertsCoefficients::width>(), .range = kExpertWidth, .fallback = d.experts.width},
       F{.key = "launch", .kind = Kind::quantity, .need = Need::optional,
         .doc = "fixed time a layer: routing, permute, activation and finalize kernels",
         .access = member<Experts, &ExpertsCoefficients::launch>(), .fallback = d.experts.launch, .dimension = Dimension::time},
@@ -296,6 +300,9 @@ const Schema<GpuSpec>& gpu_schema() {
       F{.key = "compute", .kind = Kind::fraction, .need = Need::optional,
         .doc = "share of the fp8 peak the fp8 grouped GEMMs reach with full tiles",
         .access = member<ExpertsFp8, &ExpertsFp8Coefficients::compute>(), .fallback = d.experts_fp8.compute},
+      F{.key = "width", .kind = Kind::number, .need = Need::optional,
+        .doc = "an fp8 expert's columns on a GPU at which its GEMMs reach half their share",
+        .access = member<ExpertsFp8, &ExpertsFp8Coefficients::width>(), .range = kExpertWidth, .fallback = d.experts_fp8.width},
   };
   static const auto latent_decode = decode_fields<&KernelCoefficients::latent_decode>(
       d.latent_decode, "share of the bandwidth a long latent stream reaches", "time of a kernel at short contexts");
@@ -320,7 +327,7 @@ const Schema<GpuSpec>& gpu_schema() {
       F{.key = "experts", .kind = Kind::section, .need = Need::optional,
         .doc = "a MoE layer's routed experts, one fused grouped GEMM (16-bit)", .fields = experts, .flow = true},
       F{.key = "experts_fp8", .kind = Kind::section, .need = Need::optional,
-        .doc = "fp8 experts: the 16-bit experts' memory, overlap, tile and launch, their own compute",
+        .doc = "fp8 experts: the 16-bit experts' memory, overlap, tile and launch, their own compute and width",
         .fields = experts_fp8, .flow = true},
       F{.key = "latent_decode", .kind = Kind::section, .need = Need::optional,
         .doc = "latent attention's decode (MLA over the cached latent): the decode attention formula",

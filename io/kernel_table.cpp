@@ -313,6 +313,7 @@ void moe(const Row& r, KernelTable& t, std::map<LoadKey, ExpertLoad>& loads) {
   KernelAsk a{2 * matrices * rows * hidden * width, weights + activations, rows};
   a.stream_bytes = weights;
   a.experts = load.experts;
+  a.width = width;
   t.samples.push_back({k, a, s, r.line()});
 }
 

@@ -98,6 +98,7 @@ KernelAsk ask_of(std::span<const OpResult> group, KernelClass k) {
     // the weights that stream of the bytes.
     a.rows = lead.shape.rows;
     a.experts = lead.shape.count / lead.launches;
+    a.width = lead.shape.out;  // gate's (or, ungated, up's) columns: the expert's width on this GPU
     for (const OpResult& o : group) a.stream_bytes += o.cost.weight_bytes.value() / lead.launches;
   }
   if (k == KernelClass::delta_net_decode || k == KernelClass::delta_net_prefill) {

@@ -21,8 +21,8 @@ const KernelCeilings kH100{989e12, 1979e12, 3.35e12, 450e9};
 
 KernelCoefficients coefficients() {
   KernelCoefficients k;
-  k.experts = {0.8, 0.85, 2.0, 32, 20e-6};
-  k.experts_fp8 = {0.7};
+  k.experts = {.compute = 0.8, .memory = 0.85, .overlap = 2.0, .tile = 32, .width = 1024, .launch = 20e-6};
+  k.experts_fp8 = {.compute = 0.7, .width = 2048};
   return k;
 }
 
@@ -41,22 +41,51 @@ TEST_CASE("experts class: one token of Mixtral-8x7B is two experts' weights and 
   KernelAsk a{flops, weights + activations, rows};
   a.stream_bytes = weights;
   a.experts = experts;
-  // The GEMMs pad each expert's 1 row by half a tile of 32: 17 rows' worth, 15.140 µs at 0.8 of
-  // the peak; the weights stream at 0.85 × 3.35 TB/s: 247.460 µs; with p = 2 the stream hides all
-  // but 0.463 µs of the arithmetic. The activations' passes 0.138 µs, and 20 µs fixed.
-  const double c = flops * 17 / (0.8 * 989e12), m = weights / (0.85 * 3.35e12);
-  CHECK(c == Approx(15.140e-6).epsilon(1e-4));
+  a.width = i;
+  // The GEMMs pad each expert's 1 row by half a tile of 32: 17 rows' worth; 14336 columns reach
+  // 14336 / (14336 + 1024) of the 0.8 share: 16.222 µs. The weights stream at 0.85 × 3.35 TB/s:
+  // 247.460 µs; with p = 2 the stream hides all but 0.531 µs of the arithmetic. The activations'
+  // passes 0.138 µs, and 20 µs fixed.
+  const double c = flops * 17 / (0.8 * 989e12) * (i + 1024) / i, m = weights / (0.85 * 3.35e12);
+  CHECK(c == Approx(16.222e-6).epsilon(1e-4));
   CHECK(m == Approx(247.460e-6).epsilon(1e-4));
   const double expected = std::sqrt(c * c + m * m) + activations / (0.85 * 3.35e12) + 20e-6;
-  CHECK(expected == Approx(268.061e-6).epsilon(1e-4));
+  CHECK(expected == Approx(268.129e-6).epsilon(1e-4));
   const KernelCoefficients k = coefficients();
   CHECK(k.time(KernelClass::experts, a, kH100) == Approx(expected).epsilon(1e-12));
-  // In fp8 the weights are one byte and the arithmetic runs on the fp8 peak at its own share.
+  // In fp8 the weights are one byte and the arithmetic runs on the fp8 peak at its own share,
+  // narrowed by its own width: (14336 + 2048) / 14336 = 8/7 of the full-tile time, 9.882 µs.
   a.stream_bytes = weights / 2;
   a.bytes = weights / 2 + activations;
-  const double c8 = flops * 17 / (0.7 * 1979e12), m8 = weights / 2 / (0.85 * 3.35e12);
+  const double c8 = flops * 17 / (0.7 * 1979e12) * 8 / 7, m8 = weights / 2 / (0.85 * 3.35e12);
+  CHECK(c8 == Approx(9.882e-6).epsilon(1e-4));
   CHECK(k.time(KernelClass::experts_fp8, a, kH100) ==
         Approx(std::sqrt(c8 * c8 + m8 * m8) + activations / (0.85 * 3.35e12) + 20e-6).epsilon(1e-12));
+}
+
+TEST_CASE("experts class: a narrow expert's GEMMs reach width over width plus the half-width of their share") {
+  // Qwen3-30B-A3B's experts, split 3 ways: 256 columns each at a half-width of 512 reach
+  // 256 / (256 + 512) = 1/3 of the full-tile share, so their arithmetic takes 3 times as long.
+  // 4096 tokens' top-8 of 128 on one GPU, balanced: 32768 picks, 256 a reached expert; hidden 2048.
+  KernelCoefficients k = coefficients();
+  k.experts.width = 512;
+  const double rows = 32768, experts = 128, h = 2048, w = 256;
+  KernelAsk a{6 * rows * h * w, experts * 3 * h * w * 2 + rows * (3 * h + 6 * w) * 2, rows};
+  a.stream_bytes = experts * 3 * h * w * 2;
+  a.experts = experts;
+  KernelAsk wide = a;
+  a.width = w;
+  // Padded by 128 × 16 rows over 32768: 1.0625. 103.08 GFLOP at 0.8 of the peak: 138.42 µs,
+  // narrowed to 415.27 µs; the weights (128 × 3 × 2048 × 256 × 2 = 402,653,184 B) stream in
+  // 141.41 µs, the activations (0.503 GB) in 176.76 µs; p = 2.
+  const double c = 6 * rows * h * w * 1.0625 / (0.8 * 989e12), m = a.stream_bytes / (0.85 * 3.35e12);
+  const double pass = rows * (3 * h + 6 * w) * 2 / (0.85 * 3.35e12);
+  CHECK(c == Approx(138.42e-6).epsilon(1e-4));
+  CHECK(3 * c == Approx(415.27e-6).epsilon(1e-4));
+  CHECK(m == Approx(141.41e-6).epsilon(1e-4));
+  CHECK(k.time(KernelClass::experts, a, kH100) == Approx(std::hypot(3 * c, m) + pass + 20e-6).epsilon(1e-12));
+  // Without a width (an ask that names none) no narrowness is charged.
+  CHECK(k.time(KernelClass::experts, wide, kH100) == Approx(std::hypot(c, m) + pass + 20e-6).epsilon(1e-12));
 }
 
 using test::Priced;
@@ -91,12 +120,13 @@ TEST_CASE("experts class: a Mixtral-8x7B decode step prices its routed experts a
         Approx(flops + 8 * 5 * i /* the activation's 5 FLOPs an element */).epsilon(1e-12));
   CHECK((gate.weight_bytes + up.weight_bytes + down.weight_bytes).value() / 32 == Approx(weights).epsilon(1e-12));
   CHECK((gate.bytes + up.bytes + act.bytes + down.bytes).value() / 32 == Approx(weights + activations).epsilon(1e-12));
-  // By hand: the GEMMs' 2.8186 GFLOP padded by 5.46875 × 16 rows over 8 (11.9375×), 42.526 µs at
-  // 0.8 of the peak; 1.92676 GB of weights at 0.85 × 3.35 TB/s, 676.65 µs; with p = 2, 677.98 µs;
-  // the activations' 1.573 MB, 0.552 µs; 20 µs fixed: 698.54 µs a layer.
-  const double c = (flops + 8 * 5 * i) * 11.9375 / (0.8 * 989e12), s = weights / (0.85 * 3.35e12);
+  // By hand: the GEMMs' 2.8186 GFLOP padded by 5.46875 × 16 rows over 8 (11.9375×), at 0.8 of
+  // the peak narrowed by 14336 / (14336 + 1024): 45.573 µs; 1.92676 GB of weights at 0.85 ×
+  // 3.35 TB/s, 676.65 µs; with p = 2, 678.18 µs; the activations' 1.573 MB, 0.552 µs; 20 µs
+  // fixed: 698.73 µs a layer. The engine hands the class the gate's columns as the width.
+  const double c = (flops + 8 * 5 * i) * 11.9375 / (0.8 * 989e12) * (i + 1024) / i, s = weights / (0.85 * 3.35e12);
   const double one = std::sqrt(c * c + s * s) + activations / (0.85 * 3.35e12) + 20e-6;
-  CHECK(one == Approx(698.54e-6).epsilon(1e-4));
+  CHECK(one == Approx(698.73e-6).epsilon(1e-4));
   const double group =
       p.seconds("expert_gate") + p.seconds("expert_up") + p.seconds("expert_act") + p.seconds("expert_down");
   // One fused MoE a layer, with the engine's gap between kernels once.
