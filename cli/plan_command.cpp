@@ -399,7 +399,7 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   // Distributions and traces read first: the workload's flags then check the steady plan's
   // lengths (the fixed ones, or the means it prices).
   const auto one = [](const std::vector<std::string>& v) { return v.size() == 1 ? v.front() : std::string(); };
-  const PlanTraffic traffic =
+  PlanTraffic traffic =
       plan_traffic({one(a.workload.prompt), one(a.workload.gen), a.prompt_given, a.gen_given, a.rate_given, a.trace_rate, a.pools},
                    a.percentile.arrivals, a.rate, a.percentile_given.has_value());
   if (a.pools) check_pools(a, traffic);
@@ -408,6 +408,9 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   if (traffic.gen_tokens > 0) flags.gen = {std::to_string(traffic.gen_tokens)};
   const WorkloadAxes x = parse_workload(flags);
   x.require_one({WorkloadFlag::gpu, WorkloadFlag::tp, WorkloadFlag::pp, WorkloadFlag::ep});
+  // The lengths the steady plan prices, fixed or means, as the workload's flags read them.
+  traffic.prompt_tokens = x.prompt.front();
+  traffic.gen_tokens = x.gen.front();
   if (!a.prices.empty() && a.prices.size() != 1 && a.prices.size() != x.gpu.size()) {
     throw InputError(fmt::format("--price: give one price for all GPUs or one per GPU ({}), not {}", x.gpu.size(),
                                  a.prices.size()));

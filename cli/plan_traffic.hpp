@@ -23,7 +23,8 @@ struct PlanTrafficFlags {
 };
 
 struct PlanTraffic {
-  // The lengths the steady plan (and the closed form) price: the fixed ones, or the means.
+  // The lengths the steady plan (and the closed form) price: the means of distributions and
+  // traces here, the fixed counts once the workload's flags have read them (plan_command.cpp).
   long prompt_tokens = 0, gen_tokens = 0;
   // Drawn by the checks where given as distributions.
   std::optional<serve::LengthDistribution> prompt, gen;

@@ -170,10 +170,12 @@ class PairRecord final : public report::Record {
 };
 
 std::string pool_words(std::string_view name, const PoolSizing& p) {
-  return fmt::format("{} pool: {:.1f}% of the requests ({:.4g} req/s), mean lengths {:.4g} + {:.4g} tokens, each check "
-                     "on its first {} requests",
-                     name, 100 * p.pool->share, p.target.requests_per_s, p.pool->prompt_mean, p.pool->gen_mean,
-                     p.rows.empty() ? 0 : p.rows.front().check_requests);
+  std::size_t checked = 0;
+  for (const PercentileRow& r : p.rows) checked = std::max(checked, r.check_requests);
+  return fmt::format("{} pool: {:.1f}% of the requests ({:.4g} req/s), mean lengths {:.4g} + {:.4g} tokens; each check "
+                     "on the first {} of its {} requests",
+                     name, 100 * p.pool->share, p.target.requests_per_s, p.pool->prompt_mean, p.pool->gen_mean, checked,
+                     p.pool->requests.size());
 }
 
 }  // namespace

@@ -17,8 +17,8 @@ using test::run_cli;
 
 namespace {
 
-std::vector<std::string> plan(std::vector<std::string> extra) {
-  std::vector<std::string> a{"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--ttft", "1s", "--tpot", "50ms"};
+std::vector<std::string> plan(std::vector<std::string> extra, const std::string& gpu = "h100-sxm") {
+  std::vector<std::string> a{"plan", "-m", "llama-3.1-8b", "-g", gpu, "--ttft", "1s", "--tpot", "50ms"};
   a.insert(a.end(), extra.begin(), extra.end());
   return a;
 }
@@ -107,8 +107,9 @@ TEST_CASE("plan --pools: refused by name without --percentile, without varying p
 TEST_CASE("plan --pools on a trace: each pool sized at its share, one row a pair of GPUs, the fleet's cost") {
   // Split at 1024: the short pool gets the 2000 requests of 256 + 64 tokens (2/3 of 30 req/s = 20),
   // the long pool the 1000 of 3072 + 128 (10 req/s).
-  const auto r = rows(plan({"-g", "h100-sxm,a100-80gb", "--price", "3,1.8", "--arrivals", data_file(kTwoLengths),
-                            "--rate", "30", "--pools", "1024", "--percentile", "99", "--format", "json"}));
+  const auto r = rows(plan({"--price", "3,1.8", "--arrivals", data_file(kTwoLengths), "--rate", "30", "--pools", "1024",
+                            "--percentile", "99", "--format", "json"},
+                           "h100-sxm,a100-80gb"));
   REQUIRE(r.size() == 4);  // (H100, A100) x (H100, A100)
   for (const auto& row : r) {
     CHECK(row["split_prompt_tokens"] == 1024);
