@@ -176,6 +176,11 @@ std::string engine_words(const PercentileArgs& a) {
                      d.preemption == Preemption::none ? "whole lengths reserved at admission" : "blocks grown, recompute");
 }
 
+// The arrivals a check simulated, in a note: "gamma:8 arrivals", or the trace's.
+std::string arrivals_phrase(const PercentileArgs& a) {
+  return a.traffic.trace ? std::string("the trace's arrivals") : a.arrivals + " arrivals";
+}
+
 // A disaggregated row's reason: what the steady plan's pools showed when simulated, and which
 // side of the link queued.
 std::string steady_pools_note(const Row& r, const PercentileArgs& a, const LoadTarget& t) {
@@ -198,11 +203,11 @@ std::string steady_pools_note(const Row& r, const PercentileArgs& a, const LoadT
                        100 * p.kept_up);
   }
   if (!p.meets(t)) {
-    return fmt::format("{}: {} decode+prefill replicas, not the steady plan's {}+{}: the simulated pools of {}+{} ({} "
-                       "arrivals, routed {}) reach P{} TTFT {} and TPOT {} (the steady plan's mean TPOT {}); P{} waits "
+    return fmt::format("{}: {} decode+prefill replicas, not the steady plan's {}+{}: the simulated pools of {}+{} ({}, "
+                       "routed {}) reach P{} TTFT {} and TPOT {} (the steady plan's mean TPOT {}); P{} waits "
                        "{} for a decode slot once the cache landed, {} for a prefill step and the link{}",
                        who, pair(r, n.replicas, n.prefill), n.steady, n.steady_prefill, n.steady, n.steady_prefill,
-                       a.traffic.arrivals_words, a.router, a.percentile, human(Seconds(p.ttft)), human(Seconds(p.tpot)),
+                       arrivals_phrase(a), a.router, a.percentile, human(Seconds(p.ttft)), human(Seconds(p.tpot)),
                        human(r.steady->plan.tpot), a.percentile, human(Seconds(w.decode)), human(Seconds(w.prefill)), why);
   }
   return fmt::format("{}: {} decode+prefill replicas, fewer than the steady plan's {}+{}: its simulated pools meet the "
@@ -229,9 +234,9 @@ std::string steady_note(const Row& r, const PercentileArgs& a, const LoadTarget&
     }
     if (ttft) why += "; requests queue for the batch's slots, which the steady plan fills only on average";
     if (tpot) why += "; prefill chunks share the decodes' steps and lengthen them past the mean the steady plan sees";
-    return fmt::format("{}: {} replicas, not the steady plan's {}: the simulated fleet of {} ({} arrivals, routed {}) "
+    return fmt::format("{}: {} replicas, not the steady plan's {}: the simulated fleet of {} ({}, routed {}) "
                        "reaches P{} TTFT {} and TPOT {}{}",
-                       who, r.replicas, steady, steady, a.traffic.arrivals_words, a.router, a.percentile, human(Seconds(p.ttft)),
+                       who, r.replicas, steady, steady, arrivals_phrase(a), a.router, a.percentile, human(Seconds(p.ttft)),
                        human(Seconds(p.tpot)), why);
   }
   return fmt::format("{}: {} replicas, fewer than the steady plan's {}: the simulated replicas (chunked prefill under "
@@ -328,7 +333,7 @@ void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& p
       "{}: {:g} requests/s ({}, one stream routed {} to the replicas), {}; P{} TTFT <= {} and TPOT <= {}; replicas "
       "searched from a closed form (Kingman, exponential tail) and confirmed by simulating the fleet ({} step times, "
       "{}{}; {}; seed {}); the cliff is the rate per replica at which P{} TTFT doubles",
-      m.name, target.requests_per_s, a.traffic.arrivals_words, a.router,
+      m.name, target.requests_per_s, a.traffic.arrivals_words + a.traffic.closed_form_words, a.router,
       lengths_words(a.traffic, plans.front().workload.prompt_tokens, plans.front().workload.gen_tokens), a.percentile,
       human(target.ttft), human(target.tpot),
       target.sizing.bound ? "bound" : "expected", prefill_words(a),

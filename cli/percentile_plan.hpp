@@ -49,6 +49,10 @@ using planner::SteadyPlan;
                                                                        const planner::PercentileScenario& scenario,
                                                                        std::ostream& err);
 
+// Why a row's count differs from its steady plan's, from the simulated fleet of the steady count
+// (the row feasible, with at_steady).
+[[nodiscard]] std::string steady_note(const planner::PercentileRow& r, const PercentileArgs& a, const LoadTarget& t);
+
 // The --percentile plan's columns, CSV and JSON alike, in order (docs/outputs.md lists them).
 [[nodiscard]] std::vector<std::string_view> percentile_plan_column_names();
 

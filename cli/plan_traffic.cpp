@@ -96,9 +96,9 @@ PlanTraffic plan_traffic(const PlanTrafficFlags& f, const std::string& arrivals,
   t.gen_tokens = mean_count(gen / n);
   const double cv = planner::gap_cv(*requests);
   t.trace = std::move(requests);
-  t.arrivals_words = (wanted ? fmt::format("trace {}, its {:.4g} requests/s rescaled to {:g}", arrivals, own, t.rate)
-                             : fmt::format("trace {} at its own {:.4g} requests/s", arrivals, own)) +
-                     fmt::format(", its gaps' CV {:.2f} read by the closed form", cv);
+  t.arrivals_words = wanted ? fmt::format("trace {}, its {:.4g} requests/s rescaled to {:g}", arrivals, own, t.rate)
+                           : fmt::format("trace {} at its own {:.4g} requests/s", arrivals, own);
+  t.closed_form_words = fmt::format(", its gaps' CV {:.2f} read by the closed form", cv);
   t.prompt_lengths = fmt::format("trace {} (mean {:.4g})", arrivals, prompt / n);
   t.gen_lengths = fmt::format("trace {} (mean {:.4g})", arrivals, gen / n);
   t.mean_source = fmt::format("the trace's means over its {} requests", rows.size());

@@ -32,6 +32,7 @@ struct PlanTraffic {
   std::shared_ptr<const std::vector<serve::Request>> trace;
   double rate = 0;             // the whole fleet's requests/s: --rate, or a trace's, rescaled or its own
   std::string arrivals_words;  // "gamma:4", or the trace and its rate
+  std::string closed_form_words;  // a trace's: the CV of its gaps the closed form reads; else empty
   std::string prompt_lengths, gen_lengths;  // for people and the columns: "512", "log-normal mean 1024 sigma 0.8"
   // Where the steady and closed-form lengths come from, in words; empty for fixed lengths.
   std::string mean_source;

@@ -207,7 +207,7 @@ void print_pool_plans(const ModelSpec& m, const planner::LengthSplit& split, con
       "pool's replicas searched from the closed form at its share of the rate and confirmed by simulating it on its "
       "share of the stream ({} step times, chunked prefill, seed {}); its steady and closed-form counts price its own "
       "mean lengths",
-      m.name, whole.requests_per_s, a.traffic.arrivals_words, a.traffic.prompt_lengths, a.traffic.gen_lengths,
+      m.name, whole.requests_per_s, a.traffic.arrivals_words + a.traffic.closed_form_words, a.traffic.prompt_lengths, a.traffic.gen_lengths,
       split.split, a.router, pct, human(whole.ttft), human(whole.tpot), whole.sizing.bound ? "bound" : "expected", a.seed);
   const std::vector<std::string> header{fmt::format("short pool (<= {})", split.split),
                                         fmt::format("long pool (> {})", split.split),
@@ -221,13 +221,12 @@ void print_pool_plans(const ModelSpec& m, const planner::LengthSplit& split, con
   for (const Pair& p : pairs) sink->add(PairRecord(p));
   sink->note(pool_words("short", short_pool));
   sink->note(pool_words("long", long_pool));
-  // Each pool's row that cannot meet the targets, once.
+  // Each pool's row that cannot meet the targets, or differs from its steady count (and why), once.
   for (const PoolSizing* side : {&short_pool, &long_pool}) {
     for (const PercentileRow& r : side->rows) {
-      if (!r.feasible) {
-        sink->note(fmt::format("{} pool on {} cannot meet the target: {}", side == &short_pool ? "short" : "long", who(r),
-                               r.reason));
-      }
+      const std::string_view name = side == &short_pool ? "short" : "long";
+      if (!r.feasible) sink->note(fmt::format("{} pool on {} cannot meet the target: {}", name, who(r), r.reason));
+      if (r.feasible && r.at_steady) sink->note(fmt::format("{} pool: {}", name, steady_note(r, a, side->target)));
     }
   }
   sink->finish();
