@@ -103,9 +103,18 @@ std::vector<Request> check_traffic(const SteadyPlan& s, const LoadTarget& t, con
   // a chunk a step.
   const double extra = check_steps(s) - static_cast<double>(s.workload.gen_tokens);
   const auto budget = static_cast<double>(std::max(1L, config.max_batched_tokens));
-  double steps = 0;
+  double steps = 0, output_steps = 0;
   for (const Request& r : requests) {
     steps += static_cast<double>(r.gen) + extra - 1 + std::ceil(static_cast<double>(r.prompt) / budget);
+    output_steps += static_cast<double>(r.gen);
+  }
+  // check_bounded bounds the mean request; lengths that vary may draw a tail far past it.
+  if (steps > kMaxCheckSteps) {
+    const std::string flag = scenario.stream ? "arrivals" : output_steps >= steps / 2 ? "gen" : "prompt";
+    throw Refusal(fmt::format("--{}: a --percentile check's {} requests hold {:.3g} sequence-steps (their outputs and "
+                              "prompt chunks), over the {:g} a check may take; lower --rate or --duration, or lengths "
+                              "with a shorter tail",
+                              flag, requests.size(), steps, kMaxCheckSteps));
   }
   config.max_rows = 2 * steps;
   return requests;
