@@ -154,11 +154,15 @@ TEST_CASE("plan --pools: every format carries the pools' columns, and the table 
   CHECK_THAT(csv, Catch::StartsWith("split_prompt_tokens,prompt_lengths,gen_lengths,router,feasible,short_gpu_name"));
   CHECK_THAT(csv, Catch::Contains("short_replicas") && Catch::Contains("long_steady_prompt_tokens"));
   const std::string jsonl = with("jsonl");
-  const auto line = nlohmann::json::parse(jsonl.substr(0, jsonl.find('\n')));
+  const auto line = nlohmann::ordered_json::parse(jsonl.substr(0, jsonl.find('\n')));
   // Phi(0.4) of a log-normal of mean 1024 and sigma 0.8 lies under its mean (worked in
   // tests/planner/test_length_pools.cpp): 0.6556, drawn.
   CHECK(std::abs(line.at("short_share").get<double>() - 0.6556) < 0.003);
   CHECK(line.at("short_replicas").get<long>() >= 1);
+  // Its JSON keys are its CSV columns, in the same order.
+  std::string keys;
+  for (const auto& item : line.items()) keys += (keys.empty() ? "" : ",") + item.key();
+  CHECK(keys == csv.substr(0, csv.find('\r')));
   CHECK(line.at("long_replicas").get<long>() >= 1);
   for (const std::string format : {"table", "markdown"}) {
     const std::string out = with(format);
