@@ -19,6 +19,7 @@
 #include "report/report_json.hpp"
 #include "report/sink.hpp"
 #include "planner/disaggregated_search.hpp"
+#include "planner/length_pools.hpp"
 #include "planner/percentile_search.hpp"
 #include "serve/engine_defaults.hpp"
 #include "serve/router.hpp"
@@ -39,7 +40,7 @@ using Row = PercentileRow;
 
 struct Column {
   std::string_view key;
-  Cell (*get)(const Row&);
+  Cell (*get)(const Row&, const PlanTraffic&);
 };
 
 // A figure of a row that met the target, else an empty cell (JSON null), never a 0 that a
@@ -64,36 +65,42 @@ std::string pair(const Row& r, long decode, long prefill) {
 
 // The names are the steady plan's where they mean the same (plan_command.cpp's columns).
 const std::array kColumns = {
-    Column{"gpu_name", [](const Row& r) -> Cell { return std::string_view(r.steady->gpu->name); }},
-    Column{"tp", [](const Row& r) -> Cell { return static_cast<long>(r.steady->workload.tp); }},
-    Column{"pp", [](const Row& r) -> Cell { return static_cast<long>(r.steady->workload.pp); }},
-    Column{"ep", [](const Row& r) -> Cell { return static_cast<long>(r.steady->workload.ep); }},
-    Column{"dp_attention", [](const Row& r) -> Cell { return r.steady->workload.dp_attention; }},
-    Column{"gpus_per_replica", [](const Row& r) -> Cell { return static_cast<long>(gpus(r.steady->workload)); }},
-    Column{"router", [](const Row& r) -> Cell { return serve::name(r.routing); }},
-    Column{"feasible", [](const Row& r) -> Cell { return r.feasible; }},
-    Column{"reason", [](const Row& r) -> Cell { return std::string_view(r.reason); }},
-    Column{"batch", [](const Row& r) -> Cell { return sized(r, r.steady->plan.batch); }},
-    Column{"steady_replicas", [](const Row& r) -> Cell { return sized(r, counts(r).steady); }},
-    Column{"steady_prefill_replicas", [](const Row& r) -> Cell { return sized(r, counts(r).steady_prefill); }},
-    Column{"closed_form_replicas", [](const Row& r) -> Cell { return sized(r, counts(r).closed_form); }},
-    Column{"closed_form_prefill_replicas", [](const Row& r) -> Cell { return sized(r, counts(r).closed_form_prefill); }},
-    Column{"replicas", [](const Row& r) -> Cell { return sized(r, counts(r).replicas); }},
-    Column{"prefill_replicas", [](const Row& r) -> Cell { return sized(r, counts(r).prefill); }},
-    Column{"gpus", [](const Row& r) -> Cell { return sized(r, gpus(r)); }},
-    Column{"ttft_percentile_s", [](const Row& r) -> Cell { return sized(r, r.at_plan.ttft); }},
-    Column{"tpot_percentile_s", [](const Row& r) -> Cell { return sized(r, r.at_plan.tpot); }},
+    Column{"gpu_name", [](const Row& r, const PlanTraffic&) -> Cell { return std::string_view(r.steady->gpu->name); }},
+    Column{"tp", [](const Row& r, const PlanTraffic&) -> Cell { return static_cast<long>(r.steady->workload.tp); }},
+    Column{"pp", [](const Row& r, const PlanTraffic&) -> Cell { return static_cast<long>(r.steady->workload.pp); }},
+    Column{"ep", [](const Row& r, const PlanTraffic&) -> Cell { return static_cast<long>(r.steady->workload.ep); }},
+    Column{"dp_attention", [](const Row& r, const PlanTraffic&) -> Cell { return r.steady->workload.dp_attention; }},
+    Column{"gpus_per_replica", [](const Row& r, const PlanTraffic&) -> Cell { return static_cast<long>(gpus(r.steady->workload)); }},
+    Column{"router", [](const Row& r, const PlanTraffic&) -> Cell { return serve::name(r.routing); }},
+    // What the checks simulated, and the lengths the steady and closed-form columns price (the
+    // fixed ones, or the distribution's or the trace's means): never a mean unsaid.
+    Column{"prompt_lengths", [](const Row&, const PlanTraffic& t) -> Cell { return std::string_view(t.prompt_lengths); }},
+    Column{"gen_lengths", [](const Row&, const PlanTraffic& t) -> Cell { return std::string_view(t.gen_lengths); }},
+    Column{"steady_prompt_tokens", [](const Row& r, const PlanTraffic&) -> Cell { return static_cast<long>(r.steady->workload.prompt_tokens); }},
+    Column{"steady_gen_tokens", [](const Row& r, const PlanTraffic&) -> Cell { return static_cast<long>(r.steady->workload.gen_tokens); }},
+    Column{"feasible", [](const Row& r, const PlanTraffic&) -> Cell { return r.feasible; }},
+    Column{"reason", [](const Row& r, const PlanTraffic&) -> Cell { return std::string_view(r.reason); }},
+    Column{"batch", [](const Row& r, const PlanTraffic&) -> Cell { return sized(r, r.steady->plan.batch); }},
+    Column{"steady_replicas", [](const Row& r, const PlanTraffic&) -> Cell { return sized(r, counts(r).steady); }},
+    Column{"steady_prefill_replicas", [](const Row& r, const PlanTraffic&) -> Cell { return sized(r, counts(r).steady_prefill); }},
+    Column{"closed_form_replicas", [](const Row& r, const PlanTraffic&) -> Cell { return sized(r, counts(r).closed_form); }},
+    Column{"closed_form_prefill_replicas", [](const Row& r, const PlanTraffic&) -> Cell { return sized(r, counts(r).closed_form_prefill); }},
+    Column{"replicas", [](const Row& r, const PlanTraffic&) -> Cell { return sized(r, counts(r).replicas); }},
+    Column{"prefill_replicas", [](const Row& r, const PlanTraffic&) -> Cell { return sized(r, counts(r).prefill); }},
+    Column{"gpus", [](const Row& r, const PlanTraffic&) -> Cell { return sized(r, gpus(r)); }},
+    Column{"ttft_percentile_s", [](const Row& r, const PlanTraffic&) -> Cell { return sized(r, r.at_plan.ttft); }},
+    Column{"tpot_percentile_s", [](const Row& r, const PlanTraffic&) -> Cell { return sized(r, r.at_plan.tpot); }},
     // The fleet of the steady count, simulated alike: why the answer differs (empty where it does not).
     Column{"steady_ttft_percentile_s",
-           [](const Row& r) -> Cell { return r.feasible && r.at_steady ? Cell(r.at_steady->ttft) : Cell(); }},
+           [](const Row& r, const PlanTraffic&) -> Cell { return r.feasible && r.at_steady ? Cell(r.at_steady->ttft) : Cell(); }},
     Column{"steady_tpot_percentile_s",
-           [](const Row& r) -> Cell { return r.feasible && r.at_steady ? Cell(r.at_steady->tpot) : Cell(); }},
+           [](const Row& r, const PlanTraffic&) -> Cell { return r.feasible && r.at_steady ? Cell(r.at_steady->tpot) : Cell(); }},
     // Empty where the cliff lies beyond the search (the table says "beyond +N%").
     Column{"cliff_requests_per_s_per_replica",
-           [](const Row& r) -> Cell { return r.feasible && r.cliff > 0 ? Cell(r.cliff) : Cell(); }},
-    Column{"cost_per_million_tokens_usd", [](const Row& r) -> Cell { return report::optional_cell(r.cost.usd_per_million_tokens); }},
+           [](const Row& r, const PlanTraffic&) -> Cell { return r.feasible && r.cliff > 0 ? Cell(r.cliff) : Cell(); }},
+    Column{"cost_per_million_tokens_usd", [](const Row& r, const PlanTraffic&) -> Cell { return report::optional_cell(r.cost.usd_per_million_tokens); }},
     Column{"energy_per_million_tokens_kwh",
-           [](const Row& r) -> Cell { return report::optional_cell(r.cost.kwh_per_million_tokens); }},
+           [](const Row& r, const PlanTraffic&) -> Cell { return report::optional_cell(r.cost.kwh_per_million_tokens); }},
 };
 
 void csv_header(std::string& out) {
@@ -102,13 +109,13 @@ void csv_header(std::string& out) {
 
 class RowRecord final : public report::Record {
  public:
-  RowRecord(const Row& r, double load) : r_(r), load_(load) {}
+  RowRecord(const Row& r, double load, const PlanTraffic& t) : r_(r), load_(load), t_(t) {}
   void append_csv(std::string& out) const override {
-    report::append_csv_row_of(out, kColumns, [this](const Column& c) { return c.get(r_); });
+    report::append_csv_row_of(out, kColumns, [this](const Column& c) { return c.get(r_, t_); });
   }
   [[nodiscard]] nlohmann::ordered_json json() const override {
     nlohmann::ordered_json o;
-    for (const Column& c : kColumns) o[std::string(c.key)] = report::cell_json(c.get(r_));
+    for (const Column& c : kColumns) o[std::string(c.key)] = report::cell_json(c.get(r_, t_));
     return o;
   }
   [[nodiscard]] std::vector<std::string> cells() const override {
@@ -129,6 +136,7 @@ class RowRecord final : public report::Record {
  private:
   const Row& r_;
   double load_;
+  const PlanTraffic& t_;
 };
 
 }  // namespace
@@ -147,7 +155,7 @@ ArrivalProcess arrival_flag(const std::string& value) {
     const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), cv);
     if (ec == std::errc() && end == s.data() + s.size() && cv > 0 && cv <= 100) return {ArrivalProcess::Kind::gamma, cv};
   }
-  throw io::InputError(fmt::format("--arrivals: `{}` is not poisson or gamma:CV (CV above 0, at most 100)", value));
+  throw io::InputError(fmt::format("--arrivals: `{}` is not poisson or gamma:CV (CV above 0, at most 100), nor a trace .csv", value));
 }
 
 // How the checks prefill: chunked, or as --engine's engine does.
@@ -166,6 +174,11 @@ std::string engine_words(const PercentileArgs& a) {
                      "the plan's batch and token budget override its own",
                      a.engine, d.label, d.source, d.block_tokens,
                      d.preemption == Preemption::none ? "whole lengths reserved at admission" : "blocks grown, recompute");
+}
+
+// The arrivals a check simulated, in a note: "gamma:8 arrivals", or the trace's.
+std::string arrivals_phrase(const PercentileArgs& a) {
+  return a.traffic.trace ? std::string("the trace's arrivals") : a.arrivals + " arrivals";
 }
 
 // A disaggregated row's reason: what the steady plan's pools showed when simulated, and which
@@ -190,11 +203,11 @@ std::string steady_pools_note(const Row& r, const PercentileArgs& a, const LoadT
                        100 * p.kept_up);
   }
   if (!p.meets(t)) {
-    return fmt::format("{}: {} decode+prefill replicas, not the steady plan's {}+{}: the simulated pools of {}+{} ({} "
-                       "arrivals, routed {}) reach P{} TTFT {} and TPOT {} (the steady plan's mean TPOT {}); P{} waits "
+    return fmt::format("{}: {} decode+prefill replicas, not the steady plan's {}+{}: the simulated pools of {}+{} ({}, "
+                       "routed {}) reach P{} TTFT {} and TPOT {} (the steady plan's mean TPOT {}); P{} waits "
                        "{} for a decode slot once the cache landed, {} for a prefill step and the link{}",
                        who, pair(r, n.replicas, n.prefill), n.steady, n.steady_prefill, n.steady, n.steady_prefill,
-                       a.arrivals, a.router, a.percentile, human(Seconds(p.ttft)), human(Seconds(p.tpot)),
+                       arrivals_phrase(a), a.router, a.percentile, human(Seconds(p.ttft)), human(Seconds(p.tpot)),
                        human(r.steady->plan.tpot), a.percentile, human(Seconds(w.decode)), human(Seconds(w.prefill)), why);
   }
   return fmt::format("{}: {} decode+prefill replicas, fewer than the steady plan's {}+{}: its simulated pools meet the "
@@ -221,9 +234,9 @@ std::string steady_note(const Row& r, const PercentileArgs& a, const LoadTarget&
     }
     if (ttft) why += "; requests queue for the batch's slots, which the steady plan fills only on average";
     if (tpot) why += "; prefill chunks share the decodes' steps and lengthen them past the mean the steady plan sees";
-    return fmt::format("{}: {} replicas, not the steady plan's {}: the simulated fleet of {} ({} arrivals, routed {}) "
+    return fmt::format("{}: {} replicas, not the steady plan's {}: the simulated fleet of {} ({}, routed {}) "
                        "reaches P{} TTFT {} and TPOT {}{}",
-                       who, r.replicas, steady, steady, a.arrivals, a.router, a.percentile, human(Seconds(p.ttft)),
+                       who, r.replicas, steady, steady, arrivals_phrase(a), a.router, a.percentile, human(Seconds(p.ttft)),
                        human(Seconds(p.tpot)), why);
   }
   return fmt::format("{}: {} replicas, fewer than the steady plan's {}: the simulated replicas (chunked prefill under "
@@ -256,11 +269,12 @@ std::string simulated_words(const std::vector<Row>& rows, const PercentileArgs& 
                      span(shortest, longest, "{:.3g}"), asked);
 }
 
-void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& plans, const LoadTarget& target,
-                            const PercentileArgs& a, std::ostream& out, std::ostream& err) {
+planner::PercentileScenario percentile_scenario(const PercentileArgs& a) {
   planner::PercentileScenario scenario;
   scenario.percentile = a.percentile;
-  scenario.arrivals = arrival_flag(a.arrivals);
+  // A trace's own gaps are simulated; the closed form reads them as a renewal process of their CV.
+  scenario.arrivals = a.traffic.trace ? ArrivalProcess{ArrivalProcess::Kind::gamma, planner::gap_cv(*a.traffic.trace)}
+                                      : arrival_flag(a.arrivals);
   scenario.duration = quantity_flag(a.duration, io::Dimension::time, "duration");
   if (scenario.duration > 86400) {
     throw io::InputError(fmt::format("--duration: at most a day of traffic a check, got {:g} s", scenario.duration));
@@ -269,39 +283,59 @@ void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& p
   scenario.seed = static_cast<std::uint64_t>(a.seed);
   scenario.engine = engine_named(a.engine);
   scenario.routing = *routing_named(a.router);  // CLI11 held it to the names
-  // The plan's traffic is one prompt and output length with no prefix groups (no --prefix-groups
-  // as simulate has): prefix-affinity would route every request as a request of none, least-loaded,
-  // under its own name.
+  // The plan's traffic has no prefix groups (no --prefix-groups as simulate has): prefix-affinity
+  // would route every request as a request of none, least-loaded, under its own name.
   if (scenario.routing == Routing::prefix_affinity) {
     throw io::InputError("--router: prefix-affinity routes requests of a prefix group, and a --percentile plan's "
                          "traffic has none (every request would go least-loaded); use --router least-loaded, or "
                          "simulate --prefix-groups to see a prefix-affinity fleet");
   }
+  scenario.prompt = a.traffic.prompt;
+  scenario.gen = a.traffic.gen;
+  scenario.stream = a.traffic.trace;
+  return scenario;
+}
+
+std::vector<Row> size_percentile_rows(const ModelSpec& m, const std::vector<SteadyPlan>& plans, const LoadTarget& target,
+                                      const planner::PercentileScenario& scenario, std::ostream& err) {
   for (const SteadyPlan& s : plans) {
     planner::check_bounded(s, target);
     planner::check_link(m, s);
   }
   std::vector<Row> rows;
   rows.reserve(plans.size());
-  {
-    // A row takes some 15 checks: the bar moves by them within a row, and by rows.
-    constexpr std::size_t kUnits = 1000, kChecksARow = 16;
-    ProgressBar bar(err, plans.size() * kUnits, stderr_is_terminal(), 0);
-    for (std::size_t i = 0; i < plans.size(); ++i) {
-      const auto progress = [&](long checks) {
-        bar.advance_to(i * kUnits + std::min(kUnits - 1, static_cast<std::size_t>(checks) * kUnits / kChecksARow));
-      };
-      rows.push_back(planner::size_row(m, plans[i], target, scenario, progress));
-      bar.advance_to((i + 1) * kUnits);
-    }
-    bar.finish();
+  // A row takes some 15 checks: the bar moves by them within a row, and by rows.
+  constexpr std::size_t kUnits = 1000, kChecksARow = 16;
+  ProgressBar bar(err, plans.size() * kUnits, stderr_is_terminal(), 0);
+  for (std::size_t i = 0; i < plans.size(); ++i) {
+    const auto progress = [&](long checks) {
+      bar.advance_to(i * kUnits + std::min(kUnits - 1, static_cast<std::size_t>(checks) * kUnits / kChecksARow));
+    };
+    rows.push_back(planner::size_row(m, plans[i], target, scenario, progress));
+    bar.advance_to((i + 1) * kUnits);
   }
+  bar.finish();
+  return rows;
+}
+
+std::string lengths_words(const PlanTraffic& t, long prompt_tokens, long gen_tokens) {
+  if (!t.varies()) return fmt::format("{} prompt + {} output tokens", prompt_tokens, gen_tokens);
+  return fmt::format("prompts {}, outputs {}; the steady and closed-form columns price {}: {} + {} tokens",
+                     t.prompt_lengths, t.gen_lengths, t.mean_source, prompt_tokens, gen_tokens);
+}
+
+void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& plans, const LoadTarget& target,
+                            const PercentileArgs& a, std::ostream& out, std::ostream& err) {
+  const planner::PercentileScenario scenario = percentile_scenario(a);
+  std::vector<Row> rows = size_percentile_rows(m, plans, target, scenario, err);
   const std::string pct = fmt::format("P{}", a.percentile);
   const std::string title = fmt::format(
-      "{}: {:g} requests/s ({}, one stream routed {} to the replicas), P{} TTFT <= {} and TPOT <= {}; replicas "
+      "{}: {:g} requests/s ({}, one stream routed {} to the replicas), {}; P{} TTFT <= {} and TPOT <= {}; replicas "
       "searched from a closed form (Kingman, exponential tail) and confirmed by simulating the fleet ({} step times, "
       "{}{}; {}; seed {}); the cliff is the rate per replica at which P{} TTFT doubles",
-      m.name, target.requests_per_s, a.arrivals, a.router, a.percentile, human(target.ttft), human(target.tpot),
+      m.name, target.requests_per_s, a.traffic.arrivals_words + a.traffic.closed_form_words, a.router,
+      lengths_words(a.traffic, plans.front().workload.prompt_tokens, plans.front().workload.gen_tokens), a.percentile,
+      human(target.ttft), human(target.tpot),
       target.sizing.bound ? "bound" : "expected", prefill_words(a),
       target.disaggregate ? "; prefill and decode pools, each request's cache crossing the link between them" : "",
       simulated_words(rows, a), a.seed, a.percentile) +
@@ -318,7 +352,7 @@ void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& p
     rows.resize(static_cast<std::size_t>(*a.top));
   }
   for (const Row& r : rows) {
-    sink->add(RowRecord(r, target.requests_per_s));
+    sink->add(RowRecord(r, target.requests_per_s, a.traffic));
     const std::string who = fmt::format("{} with {}", r.steady->gpu->name, report::layout_label(r.steady->workload));
     if (!r.feasible) sink->note(fmt::format("{} cannot meet the target: {}", who, r.reason));
     if (r.feasible && r.at_steady) sink->note(steady_note(r, a, target));

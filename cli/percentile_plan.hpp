@@ -9,7 +9,9 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/plan_traffic.hpp"
 #include "model/capacity_plan.hpp"
+#include "planner/percentile_search.hpp"
 #include "planner/scenario.hpp"
 #include "serve/traffic.hpp"
 
@@ -26,12 +28,30 @@ struct PercentileArgs {
   // (the plan's batch and token budget kept); none: the simulator's own, chunked and growing.
   std::string engine;
   std::string router = "round-robin";  // the fleet's router (planner::kDefaultPlanRouting)
+  // The traffic's lengths and arrivals as read (distributions, a trace) and what the steady
+  // columns price of them.
+  PlanTraffic traffic;
 };
 
 using planner::SteadyPlan;
 
 // Throws InputError naming the flag.
 [[nodiscard]] serve::ArrivalProcess arrival_flag(const std::string& value);
+
+// The scenario the flags give (InputError naming the flag).
+[[nodiscard]] planner::PercentileScenario percentile_scenario(const PercentileArgs& a);
+
+// Each steady plan sized by simulation, a bar on `err` while they are, when stderr is a terminal.
+// Refusal naming the flag for a plan whose checks would be too long.
+[[nodiscard]] std::vector<planner::PercentileRow> size_percentile_rows(const ModelSpec& m,
+                                                                       const std::vector<SteadyPlan>& plans,
+                                                                       const LoadTarget& target,
+                                                                       const planner::PercentileScenario& scenario,
+                                                                       std::ostream& err);
+
+// Why a row's count differs from its steady plan's, from the simulated fleet of the steady count
+// (the row feasible, with at_steady).
+[[nodiscard]] std::string steady_note(const planner::PercentileRow& r, const PercentileArgs& a, const LoadTarget& t);
 
 // The --percentile plan's columns, CSV and JSON alike, in order (docs/outputs.md lists them).
 [[nodiscard]] std::vector<std::string_view> percentile_plan_column_names();

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <memory>
 #include <stdexcept>
 
 #include "model/capacity_plan.hpp"
@@ -19,6 +21,9 @@
 #include "report/warning_text.hpp"
 #include "io/units_parse.hpp"
 #include "cli/launch_files.hpp"
+#include "cli/plan_traffic.hpp"
+#include "cli/pools_plan.hpp"
+#include "planner/length_pools.hpp"
 #include "launch/launch_spec.hpp"
 #include "cli/workload_options.hpp"
 #include "serve/engine_defaults.hpp"
@@ -194,101 +199,33 @@ void check_percentile(const PlanArgs& a) {
   }
 }
 
-}  // namespace
+struct Skip {
+  std::string who;     // "NVIDIA H100 SXM with tp 1 ep 2"
+  std::string reason;  // "--ep: ...", as require_valid words it
+};
 
-std::vector<std::string_view> plan_column_names() {
-  std::vector<std::string_view> names;
-  for (const PlanColumn& c : kPlanColumns) names.push_back(c.name);
-  return names;
-}
+struct SteadyRows {
+  std::vector<PlanRow> rows;
+  int too_big = 0;            // --search's layouts that hold no sequence beside the weights
+  std::vector<Skip> invalid;  // pairs of --tp, --pp, --ep the model or GPU cannot take
+};
 
-void add_plan_options(Options& o, PlanArgs& a) {
-  using enum WorkloadFlag;
-  add_workload_options(o, a.workload, {batch, context});
-  o.add("--price", a.prices, "$ per GPU-hour: one for all, or one per --gpu");
-  o.add("--rate", a.rate, "requests per second").show_default();
-  o.add("--ttft", a.ttft, "time-to-first-token target, with a unit").show_default();
-  o.add("--tpot", a.tpot, "time-per-output-token target, with a unit").show_default();
-  o.flag("--disaggregate", a.disaggregate, "size separate prefill and decode pools");
-  o.add("--confidence", a.confidence,
-        "size on the expected times' quantile: 0.5 the central estimate, 0.9 the pessimistic end of the 10-90% interval")
-      .show_default();
-  o.flag("--bound", a.bound, "size on the roofline bound itself (optimistic: no system reaches it)");
-  o.flag("--search", a.search,
-         "rank every layout of each GPU that holds the weights: tp up to the interconnect's domain (whole domains "
-         "beyond it with a network), pp 1-8, and for models with experts ep = tp with and without --dp-attention");
-  o.add("--format,-f", a.format, "table, markdown, csv, json or jsonl").one_of(output_format_names()).show_default();
-  o.add("--top", a.top, "only the N best rows of the ranking (say so on stderr), in every format");
-  o.add("--emit", a.emit,
-        "vllm, sglang or trtllm: write each ranked row that meets the targets as the script that runs it on that "
-        "engine");
-  o.add("--emit-dir", a.emit_dir, "with --emit: the folder the scripts go to [rooflineplan-launch]");
-  o.add("--percentile", a.percentile_given,
-        "size so that this percentile of TTFT and TPOT meets the targets under --arrivals, confirmed by simulation");
-  o.add("--arrivals", a.percentile.arrivals, "with --percentile: poisson or gamma:CV").show_default();
-  o.add("--duration", a.percentile.duration, "with --percentile: traffic simulated per check").show_default();
-  o.add("--seed", a.percentile.seed, "with --percentile: seed of the simulated traffic").show_default();
-  o.add("--engine", a.percentile.engine,
-        "with --percentile: simulate the checks with that engine's prefill chunking, KV block size and admission "
-        "(vllm, sglang or trtllm; docs/engines.md), the plan's batch and token budget kept")
-      .one_of({serve::kEngineNames.begin(), serve::kEngineNames.end()});
-  o.add("--router", a.percentile.router,
-        "with --percentile: how the fleet's one stream of requests is routed to its replicas (round-robin, the "
-        "default of NVIDIA Dynamo's frontend and of IPVS; random; least-loaded; prefix-affinity)")
-      .one_of({serve::kRoutingNames.begin(), serve::kRoutingNames.end()})
-      .show_default();
-}
-
-void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
-  if (a.workload.model.empty() || a.workload.gpu.empty()) throw InputError("plan: --model and --gpu are required");
-  const WorkloadAxes x = parse_workload(a.workload);
-  x.require_one({WorkloadFlag::gpu, WorkloadFlag::tp, WorkloadFlag::pp, WorkloadFlag::ep});
-  // A billion requests a second is beyond any fleet: past it the rate is a typo, and replicas
-  // counted from it would not fit a count. Below one request in 11 days the cost and energy of a
-  // token divide by almost nothing (10^-310 gave inf $/M tokens).
-  constexpr double kMinRate = 1e-6, kMaxRate = 1e9, kMaxPrice = 1e6;
-  if (!(a.rate > 0)) throw InputError(fmt::format("--rate: must be positive, got {}", a.rate));
-  if (!(a.rate >= kMinRate)) throw InputError(fmt::format("--rate: at least {:g} requests/s, got {:g}", kMinRate, a.rate));
-  if (!(a.rate <= kMaxRate)) throw InputError(fmt::format("--rate: at most {:g} requests/s, got {:g}", kMaxRate, a.rate));
-  if (!a.prices.empty() && a.prices.size() != 1 && a.prices.size() != x.gpu.size()) {
-    throw InputError(fmt::format("--price: give one price for all GPUs or one per GPU ({}), not {}", x.gpu.size(),
-                                 a.prices.size()));
-  }
-  for (double price : a.prices) {
-    if (!(price >= 0)) throw InputError(fmt::format("--price: must not be negative, got {}", price));
-    if (!(price <= kMaxPrice)) throw InputError(fmt::format("--price: at most {:g} $ per GPU-hour, got {:g}", kMaxPrice, price));
-  }
-  if (!a.emit.empty() && !launch::engine_named(a.emit)) {
-    throw InputError(fmt::format("--emit: {}, not '{}'", launch::kEngineNames, a.emit));
-  }
-  const ModelSpec m = load_model(x.model.front());
-  std::vector<GpuSpec> gpus;
-  for (const std::string& g : x.gpu) gpus.push_back(load_gpu(g));
-  // Quantiles past 0.99 read the log-normal's tail further than 26 published runs can say.
-  if (!(a.confidence >= 0.5 && a.confidence <= 0.99)) {
-    throw InputError(fmt::format("--confidence: must be in [0.5, 0.99], got {}", a.confidence));
-  }
-  if (a.bound && a.confidence != 0.5) throw InputError("--confidence: not with --bound, which sizes on the bound itself");
-  LoadTarget target{a.rate, Seconds(quantity_flag(a.ttft, Dimension::time, "ttft")),
-                    Seconds(quantity_flag(a.tpot, Dimension::time, "tpot")), std::nullopt, a.disaggregate,
-                    Sizing{a.bound, a.confidence}};
-
+// The steady plan of every GPU and layout compared, at these lengths (x) and this load.
+SteadyRows steady_rows(const PlanArgs& a, const WorkloadAxes& x, const ModelSpec& m, const std::vector<GpuSpec>& gpus,
+                       LoadTarget target) {
   // Every flag holds one value but the GPUs and layouts compared: a product over those, or with
   // --search every layout each GPU can hold the weights in.
   std::vector<std::size_t> index(kWorkloadFlags, 0);
-  std::vector<PlanRow> rows;
+  SteadyRows out;
+  std::vector<PlanRow>& rows = out.rows;
   auto add = [&](const GpuSpec& g, const Workload& w) {
     CapacityPlan plan = plan_capacity(m, g, w, target);
     std::string reason = plan.why_not ? infeasible_text(*plan.why_not) : std::string();
     std::string sized_on = sizing_name(plan.sizing);
     rows.push_back({&g, w, target.price_per_gpu_hour, std::move(plan), std::move(reason), std::move(sized_on)});
   };
-  int too_big = 0;
-  struct Skip {
-    std::string who;     // "NVIDIA H100 SXM with tp 1 ep 2"
-    std::string reason;  // "--ep: ...", as require_valid words it
-  };
-  std::vector<Skip> invalid;  // pairs of --tp, --pp, --ep the model or GPU cannot take
+  int& too_big = out.too_big;
+  std::vector<Skip>& invalid = out.invalid;
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     if (!a.prices.empty()) target.price_per_gpu_hour = a.prices.size() == 1 ? a.prices[0] : a.prices[i];
     index[static_cast<std::size_t>(WorkloadFlag::gpu)] = i;
@@ -325,6 +262,182 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
     // Every pair was skipped: the first reason is the answer.
     throw InputError(invalid.front().reason);
   }
+  return out;
+}
+
+// --pools: the prompt length split, refused where it cannot be planned (naming --pools).
+void check_pools(const PlanArgs& a, const PlanTraffic& t) {
+  const long split = *a.pools;
+  if (split < 1 || split > kMaxTokens) {
+    throw InputError(fmt::format("--pools: a prompt length of 1 to {} tokens, got {}", kMaxTokens, split));
+  }
+  if (!t.trace && !(t.prompt && t.prompt->kind != serve::LengthDistribution::Kind::fixed)) {
+    throw InputError("--pools: routes by prompt length, and a fixed --prompt sends every request to one pool; give a "
+                     "distribution (--prompt lognormal:MEAN:SIGMA, uniform:A:B or empirical:FILE[:COLUMN]) or a trace "
+                     "(--arrivals FILE.csv)");
+  }
+  if (a.disaggregate) throw InputError("--pools: each pool is a colocated fleet; not with --disaggregate");
+}
+
+// --pools: the stream split at the prompt length; each pool's steady plans at its own mean
+// lengths and share of the rate, each sized by simulating its own share of the stream.
+void plan_pools(const PlanArgs& a, const PercentileArgs& p, const WorkloadAxes& x, const ModelSpec& m,
+                const std::vector<GpuSpec>& gpus, const LoadTarget& target, std::ostream& out, std::ostream& err) {
+  const planner::PercentileScenario base = percentile_scenario(p);
+  const planner::LengthSplit split = planner::split_by_prompt(pool_stream(p.traffic, base.arrivals, base.seed), *a.pools);
+  std::array<PoolSizing, 2> pools;
+  std::array<planner::PercentileScenario, 2> scenarios{base, base};
+  const std::array<const planner::LengthPool*, 2> shares{&split.short_pool, &split.long_pool};
+  for (std::size_t i = 0; i < 2; ++i) {
+    const planner::LengthPool& pool = *shares[i];
+    const std::string_view name = i == 0 ? "short" : "long";
+    if (pool.requests.size() < planner::kLeastPoolRequests) {
+      throw InputError(fmt::format("--pools: the {} pool ({} {} tokens) gets {} of the {} requests {}, fewer than the "
+                                   "{} a percentile of its own needs; move the split",
+                                   name, i == 0 ? "prompts of at most" : "prompts over", *a.pools, pool.requests.size(),
+                                   split.short_pool.requests.size() + split.long_pool.requests.size(),
+                                   p.traffic.trace ? "in the trace" : "drawn", planner::kLeastPoolRequests));
+    }
+    WorkloadAxes px = x;
+    px.prompt = {std::max(1L, std::lround(pool.prompt_mean))};
+    px.gen = {std::max(1L, std::lround(pool.gen_mean))};
+    PoolSizing& sizing = pools[i];
+    sizing.pool = &pool;
+    sizing.target = target;
+    sizing.target.requests_per_s = target.requests_per_s * pool.share;
+    for (const PlanRow& r : steady_rows(a, px, m, gpus, sizing.target).rows) {
+      sizing.plans.push_back({r.gpu, r.layout, r.plan, r.reason, r.price});
+    }
+    planner::PercentileScenario& scenario = scenarios[i];
+    scenario.prompt.reset();
+    scenario.gen.reset();
+    scenario.stream = std::make_shared<const std::vector<serve::Request>>(pool.requests);
+    // The closed form reads the pool's own gaps: a share of a stream is burstier than a Poisson
+    // stream at its rate when the stream is.
+    scenario.arrivals = {serve::ArrivalProcess::Kind::gamma, planner::gap_cv(pool.requests)};
+    sizing.rows = size_percentile_rows(m, sizing.plans, sizing.target, scenario, err);
+  }
+  print_pool_plans(m, split, pools[0], pools[1], target, p, out, err);
+}
+
+}  // namespace
+
+std::vector<std::string_view> plan_column_names() {
+  std::vector<std::string_view> names;
+  for (const PlanColumn& c : kPlanColumns) names.push_back(c.name);
+  return names;
+}
+
+void add_plan_options(Options& o, PlanArgs& a) {
+  using enum WorkloadFlag;
+  add_workload_options(o, a.workload, {batch, context, prompt, gen});
+  o.add("--prompt,-p", a.workload.prompt,
+        "prompt tokens per request; with --percentile also lognormal:MEAN:SIGMA, uniform:A:B or "
+        "empirical:FILE[:COLUMN] (the steady columns then price its mean)")
+      .show_default()
+      .given(a.prompt_given);
+  o.add("--gen", a.workload.gen, "generated tokens per request, in the same forms").show_default().given(a.gen_given);
+  o.add("--price", a.prices, "$ per GPU-hour: one for all, or one per --gpu");
+  o.add("--rate", a.rate, "requests per second (with a trace: its arrivals rescaled to this rate)")
+      .show_default()
+      .given(a.rate_given);
+  o.add("--trace-rate", a.trace_rate, "with a trace (--arrivals FILE.csv): its arrivals rescaled to this rate, as --rate");
+  o.add("--pools", a.pools,
+        "with --percentile and a prompt distribution or trace: prompts of at most this many tokens to one pool, "
+        "longer ones to another, each sized by simulation, one row per pair of --gpu (docs/capacity-planning.md)");
+  o.add("--ttft", a.ttft, "time-to-first-token target, with a unit").show_default();
+  o.add("--tpot", a.tpot, "time-per-output-token target, with a unit").show_default();
+  o.flag("--disaggregate", a.disaggregate, "size separate prefill and decode pools");
+  o.add("--confidence", a.confidence,
+        "size on the expected times' quantile: 0.5 the central estimate, 0.9 the pessimistic end of the 10-90% interval")
+      .show_default();
+  o.flag("--bound", a.bound, "size on the roofline bound itself (optimistic: no system reaches it)");
+  o.flag("--search", a.search,
+         "rank every layout of each GPU that holds the weights: tp up to the interconnect's domain (whole domains "
+         "beyond it with a network), pp 1-8, and for models with experts ep = tp with and without --dp-attention");
+  o.add("--format,-f", a.format, "table, markdown, csv, json or jsonl").one_of(output_format_names()).show_default();
+  o.add("--top", a.top, "only the N best rows of the ranking (say so on stderr), in every format");
+  o.add("--emit", a.emit,
+        "vllm, sglang or trtllm: write each ranked row that meets the targets as the script that runs it on that "
+        "engine");
+  o.add("--emit-dir", a.emit_dir, "with --emit: the folder the scripts go to [rooflineplan-launch]");
+  o.add("--percentile", a.percentile_given,
+        "size so that this percentile of TTFT and TPOT meets the targets under --arrivals, confirmed by simulation");
+  o.add("--arrivals", a.percentile.arrivals,
+        "with --percentile: poisson, gamma:CV or a trace .csv (its own columns, or the Azure traces' arrived_at, "
+        "num_prefill_tokens, num_decode_tokens): its arrivals and lengths")
+      .show_default();
+  o.add("--duration", a.percentile.duration, "with --percentile: traffic simulated per check").show_default();
+  o.add("--seed", a.percentile.seed, "with --percentile: seed of the simulated traffic").show_default();
+  o.add("--engine", a.percentile.engine,
+        "with --percentile: simulate the checks with that engine's prefill chunking, KV block size and admission "
+        "(vllm, sglang or trtllm; docs/engines.md), the plan's batch and token budget kept")
+      .one_of({serve::kEngineNames.begin(), serve::kEngineNames.end()});
+  o.add("--router", a.percentile.router,
+        "with --percentile: how the fleet's one stream of requests is routed to its replicas (round-robin, the "
+        "default of NVIDIA Dynamo's frontend and of IPVS; random; least-loaded; prefix-affinity)")
+      .one_of({serve::kRoutingNames.begin(), serve::kRoutingNames.end()})
+      .show_default();
+}
+
+void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
+  if (a.workload.model.empty() || a.workload.gpu.empty()) throw InputError("plan: --model and --gpu are required");
+  // A billion requests a second is beyond any fleet: past it the rate is a typo, and replicas
+  // counted from it would not fit a count. Below one request in 11 days the cost and energy of a
+  // token divide by almost nothing (10^-310 gave inf $/M tokens).
+  constexpr double kMinRate = 1e-6, kMaxRate = 1e9, kMaxPrice = 1e6;
+  const auto check_rate = [&](double rate, std::string_view flag) {
+    if (!(rate > 0)) throw InputError(fmt::format("--{}: must be positive, got {}", flag, rate));
+    if (!(rate >= kMinRate)) throw InputError(fmt::format("--{}: at least {:g} requests/s, got {:g}", flag, kMinRate, rate));
+    if (!(rate <= kMaxRate)) throw InputError(fmt::format("--{}: at most {:g} requests/s, got {:g}", flag, kMaxRate, rate));
+  };
+  check_rate(a.rate, "rate");
+  if (a.trace_rate) check_rate(*a.trace_rate, "trace-rate");
+  if (a.pools && !a.percentile_given) {
+    throw InputError("--pools: each pool is sized by simulating its share of the traffic; add --percentile");
+  }
+  // Distributions and traces read first: the workload's flags then check the steady plan's
+  // lengths (the fixed ones, or the means it prices).
+  const auto one = [](const std::vector<std::string>& v) { return v.size() == 1 ? v.front() : std::string(); };
+  PlanTraffic traffic =
+      plan_traffic({one(a.workload.prompt), one(a.workload.gen), a.prompt_given, a.gen_given, a.rate_given, a.trace_rate, a.pools},
+                   a.percentile.arrivals, a.rate, a.percentile_given.has_value());
+  if (a.pools) check_pools(a, traffic);
+  WorkloadFlags flags = a.workload;
+  if (traffic.prompt_tokens > 0) flags.prompt = {std::to_string(traffic.prompt_tokens)};
+  if (traffic.gen_tokens > 0) flags.gen = {std::to_string(traffic.gen_tokens)};
+  const WorkloadAxes x = parse_workload(flags);
+  x.require_one({WorkloadFlag::gpu, WorkloadFlag::tp, WorkloadFlag::pp, WorkloadFlag::ep});
+  // The lengths the steady plan prices, fixed or means, as the workload's flags read them.
+  traffic.prompt_tokens = x.prompt.front();
+  traffic.gen_tokens = x.gen.front();
+  if (!a.prices.empty() && a.prices.size() != 1 && a.prices.size() != x.gpu.size()) {
+    throw InputError(fmt::format("--price: give one price for all GPUs or one per GPU ({}), not {}", x.gpu.size(),
+                                 a.prices.size()));
+  }
+  for (double price : a.prices) {
+    if (!(price >= 0)) throw InputError(fmt::format("--price: must not be negative, got {}", price));
+    if (!(price <= kMaxPrice)) throw InputError(fmt::format("--price: at most {:g} $ per GPU-hour, got {:g}", kMaxPrice, price));
+  }
+  if (!a.emit.empty() && !launch::engine_named(a.emit)) {
+    throw InputError(fmt::format("--emit: {}, not '{}'", launch::kEngineNames, a.emit));
+  }
+  const ModelSpec m = load_model(x.model.front());
+  std::vector<GpuSpec> gpus;
+  for (const std::string& g : x.gpu) gpus.push_back(load_gpu(g));
+  // Quantiles past 0.99 read the log-normal's tail further than 26 published runs can say.
+  if (!(a.confidence >= 0.5 && a.confidence <= 0.99)) {
+    throw InputError(fmt::format("--confidence: must be in [0.5, 0.99], got {}", a.confidence));
+  }
+  if (a.bound && a.confidence != 0.5) throw InputError("--confidence: not with --bound, which sizes on the bound itself");
+  LoadTarget target{traffic.rate, Seconds(quantity_flag(a.ttft, Dimension::time, "ttft")),
+                    Seconds(quantity_flag(a.tpot, Dimension::time, "tpot")), std::nullopt, a.disaggregate,
+                    Sizing{a.bound, a.confidence}};
+
+  SteadyRows steady = steady_rows(a, x, m, gpus, target);
+  std::vector<PlanRow>& rows = steady.rows;
+  const int too_big = steady.too_big;
+  const std::vector<Skip>& invalid = steady.invalid;
   // On stderr, as sweep's skips are: a CSV or JSON reader sees them too, and the rows stay rows.
   for (const Skip& s : invalid) {
     err << report::warning_label() << report::terminal_text(fmt::format("skipped {}: {}", s.who, s.reason)) << "\n";
@@ -349,13 +462,18 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   if (a.percentile_given) {
     if (!a.emit.empty()) throw InputError("--emit: writes the ranked steady plans' rows, not a --percentile plan's");
     check_percentile(a);
-    std::vector<SteadyPlan> steady;
-    for (const PlanRow& r : rows) steady.push_back({r.gpu, r.layout, r.plan, r.reason, r.price});
     PercentileArgs p = a.percentile;
     p.percentile = *a.percentile_given;
     p.format = a.format;
     p.top = a.top;
-    print_percentile_plans(m, steady, target, p, out, err);
+    p.traffic = traffic;
+    if (a.pools) {
+      plan_pools(a, p, x, m, gpus, target, out, err);
+      return;
+    }
+    std::vector<SteadyPlan> plans;
+    for (const PlanRow& r : rows) plans.push_back({r.gpu, r.layout, r.plan, r.reason, r.price});
+    print_percentile_plans(m, plans, target, p, out, err);
     return;
   }
   rank(rows);

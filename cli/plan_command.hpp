@@ -29,6 +29,10 @@ struct PlanArgs {
   std::optional<long> top;                 // --top N: the N best ranked rows
   std::string emit;                        // --emit vllm|sglang|trtllm: a launch file a feasible row
   std::optional<std::string> emit_dir;     // --emit-dir: where they go (rooflineplan-launch)
+  // --prompt and --gen (in `workload`) typed, --rate typed, --trace-rate and --pools.
+  bool prompt_given = false, gen_given = false, rate_given = false;
+  std::optional<double> trace_rate;
+  std::optional<long> pools;
 };
 
 void add_plan_options(Options& o, PlanArgs& args);

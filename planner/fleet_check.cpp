@@ -85,16 +85,38 @@ ServerConfig check_server(const ModelSpec& m, const SteadyPlan& s, const Percent
 
 std::vector<Request> check_traffic(const SteadyPlan& s, const LoadTarget& t, const PercentileScenario& scenario,
                                    ServerConfig& config) {
-  const double steps = check_steps(s);
-  const double count = check_count(s, t, scenario);
-  const auto n = static_cast<std::size_t>(count);
-  config.max_rows = 2 * count * steps;
-  const LengthDistribution prompt{LengthDistribution::Kind::fixed, static_cast<double>(s.workload.prompt_tokens), 0};
-  const LengthDistribution gen{LengthDistribution::Kind::fixed, static_cast<double>(s.workload.gen_tokens), 0};
-  // Exactly n arrivals: the draws stop past n - 1, however long they take.
-  std::vector<Request> requests = generate(scenario.arrivals, t.requests_per_s, std::numeric_limits<double>::infinity(),
-                                           prompt, gen, 0, config.block_tokens, scenario.seed, n - 1);
-  requests.resize(std::min(requests.size(), n));
+  const auto n = static_cast<std::size_t>(check_count(s, t, scenario));
+  std::vector<Request> requests;
+  if (scenario.stream) {
+    requests.assign(scenario.stream->begin(),
+                    scenario.stream->begin() + static_cast<std::ptrdiff_t>(std::min(n, scenario.stream->size())));
+  } else {
+    const LengthDistribution fixed_prompt{LengthDistribution::Kind::fixed, static_cast<double>(s.workload.prompt_tokens), 0};
+    const LengthDistribution fixed_gen{LengthDistribution::Kind::fixed, static_cast<double>(s.workload.gen_tokens), 0};
+    // Exactly n arrivals: the draws stop past n - 1, however long they take.
+    requests = generate(scenario.arrivals, t.requests_per_s, std::numeric_limits<double>::infinity(),
+                        scenario.prompt.value_or(fixed_prompt), scenario.gen.value_or(fixed_gen), 0, config.block_tokens,
+                        scenario.seed, n - 1);
+    requests.resize(std::min(requests.size(), n));
+  }
+  // The work limit counts each request's own steps: a prompt longer than the token budget takes
+  // a chunk a step.
+  const double extra = check_steps(s) - static_cast<double>(s.workload.gen_tokens);
+  const auto budget = static_cast<double>(std::max(1L, config.max_batched_tokens));
+  double steps = 0, output_steps = 0;
+  for (const Request& r : requests) {
+    steps += static_cast<double>(r.gen) + extra - 1 + std::ceil(static_cast<double>(r.prompt) / budget);
+    output_steps += static_cast<double>(r.gen);
+  }
+  // check_bounded bounds the mean request; lengths that vary may draw a tail far past it.
+  if (steps > kMaxCheckSteps) {
+    const std::string flag = scenario.stream ? "arrivals" : output_steps >= steps / 2 ? "gen" : "prompt";
+    throw Refusal(fmt::format("--{}: a --percentile check's {} requests hold {:.3g} sequence-steps (their outputs and "
+                              "prompt chunks), over the {:g} a check may take; lower --rate or --duration, or lengths "
+                              "with a shorter tail",
+                              flag, requests.size(), steps, kMaxCheckSteps));
+  }
+  config.max_rows = 2 * steps;
   return requests;
 }
 

@@ -2,8 +2,10 @@
 // What `plan --percentile` is asked, in the planner's terms (cli/ maps the flags to it): each row's
 // steady plan, and the traffic, percentile, engine and router its fleet is checked under.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "model/capacity_plan.hpp"
 #include "serve/engine_defaults.hpp"
@@ -36,6 +38,13 @@ struct PercentileScenario {
   std::uint64_t seed = 1;
   std::optional<serve::Engine> engine;  // the checks' replicas run its scheduler (the plan's batch kept)
   serve::Routing routing = kDefaultPlanRouting;
+  // The traffic's lengths where they are not the steady plan's fixed ones (the steady plan then
+  // prices their mean): drawn from these distributions by each row's checks...
+  std::optional<serve::LengthDistribution> prompt, gen;
+  // ... or taken from this stream, arrivals from 0 at the target's rate: a trace rescaled, or one
+  // pool's share of the traffic (planner/length_pools.hpp). A check takes its first
+  // check_count() requests, all of them where it holds fewer (its `arrivals` then unused).
+  std::shared_ptr<const std::vector<serve::Request>> stream;
 };
 
 }  // namespace roofline::planner

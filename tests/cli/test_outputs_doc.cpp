@@ -8,6 +8,7 @@
 
 #include "cli/percentile_plan.hpp"
 #include "cli/plan_command.hpp"
+#include "cli/pools_plan.hpp"
 #include "cli/simulate_columns.hpp"
 #include "report/columns_markdown.hpp"
 
@@ -34,13 +35,15 @@ void check_section(const std::string& name, const std::string& generated) {
 
 }  // namespace
 
-TEST_CASE("docs: outputs.md lists the columns the point, --ops, plan, --percentile and simulate write") {
+TEST_CASE("docs: outputs.md lists the columns the point, --ops, plan, --percentile, --pools and simulate write") {
   check_section("report columns", report::report_columns_markdown());
   check_section("op columns", report::op_columns_markdown());
   const auto plan = cli::plan_column_names();
   check_section("plan columns", report::names_markdown(plan));
   const auto percentile = cli::percentile_plan_column_names();
   check_section("percentile plan columns", report::names_markdown(percentile));
+  const auto pools = cli::pool_plan_column_names();
+  check_section("pools plan columns", report::names_markdown(pools));
   const auto simulate = cli::simulate_column_names();
   check_section("simulate columns", report::names_markdown(simulate));
 }

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <limits>
+#include <memory>
+#include <vector>
 
 #include "planner/percentile_search.hpp"
 #include "specs.hpp"
@@ -154,4 +156,31 @@ TEST_CASE("check_bounded: a window of 10 latencies past 2e7 sequence-steps is re
   CHECK_THROWS_WITH(planner::check_bounded(steady, t), Catch::StartsWith("--rate:"));
   t.requests_per_s = 1000;
   CHECK_NOTHROW(planner::check_bounded(steady, t));
+}
+
+TEST_CASE("check_traffic: a stream's first requests are the check's, and a tail past the work limit is refused") {
+  // Llama-3.1-8B on H100 at 100 req/s of 512 + 128 tokens: a check takes 600 s x 100 req/s cut to
+  // 2.5e6 / 129 sequence-steps = 19 379 requests (above). A stream of 30 000 gives its first 19 379,
+  // arrivals and lengths as they were.
+  const Case c;
+  planner::PercentileScenario s;
+  std::vector<serve::Request> stream;
+  for (int i = 0; i < 30000; ++i) stream.push_back({0.01 * i, 256 + i % 7, 64 + i % 5});
+  s.stream = std::make_shared<const std::vector<serve::Request>>(stream);
+  serve::ServerConfig config = planner::check_server(c.m, c.steady, s, 1);
+  const std::vector<serve::Request> taken = planner::check_traffic(c.steady, c.t, s, config);
+  REQUIRE(taken.size() == 19379);
+  CHECK(taken[19378].arrival == stream[19378].arrival);
+  CHECK(taken[6].prompt == 262);
+  CHECK(taken[4].gen == 68);
+  // Its work limit counts its own requests' outputs and one prefill chunk each, twice over.
+  double steps = 0;
+  for (const serve::Request& r : taken) steps += static_cast<double>(r.gen) + 1;
+  CHECK(config.max_rows == Approx(2 * steps));
+  // 19 379 requests of 2000 output tokens: 3.9e7 sequence-steps, over the 2e7 a check may take,
+  // though the steady plan's mean (128 tokens) passes check_bounded.
+  for (serve::Request& r : stream) r.gen = 2000;
+  s.stream = std::make_shared<const std::vector<serve::Request>>(stream);
+  CHECK_THROWS_WITH(planner::check_traffic(c.steady, c.t, s, config),
+                    Catch::StartsWith("--arrivals: a --percentile check's 19379 requests hold 3.88e+07"));
 }
