@@ -51,8 +51,8 @@ KernelCoefficients::Split latent_decode_split(const LatentDecodeCoefficients& d,
 }
 
 // Decode attention (DecodeAttentionCoefficients says which kernel is which): the arithmetic and
-// the KV stream overlapped as a GEMM's, the stream short of its share while few items run
-// ((u / (u + items_half))^½), that overlapped with the blocks' fixed time, and the floor added.
+// the KV stream overlapped as a GEMM's, that overlapped with the blocks' fixed time, and a floor
+// that grows with the keys as the blocks' combine does.
 KernelCoefficients::Split decode_split(const DecodeAttentionCoefficients& d, double p, const KernelAsk& a,
                                        const KernelCeilings& c) {
   const double kv = a.kv_heads > 0 ? a.kv_heads : a.heads;
@@ -63,15 +63,14 @@ KernelCoefficients::Split decode_split(const DecodeAttentionCoefficients& d, dou
   // Split into blocks of block_keys while the GPU has fewer than blocks_target of them.
   const double blocks = items > 0 ? std::max(1.0, std::min(context / d.block_keys, d.blocks_target / items)) : 1;
   const double share = fp8 ? (one_head ? d.memory_fp8_head : d.memory_fp8) : d.memory;
-  const double reach = items > 0 ? std::sqrt(items / (items + d.items_half)) : 1;
   const double compute = a.flops / ((fallback ? d.compute_fallback : d.compute) * c.peak);
-  const double memory = a.bytes / (share * c.bandwidth * reach);
+  const double memory = a.bytes / (share * c.bandwidth);
   const double fixed_blocks = items * blocks * (one_head || fp8 ? d.per_item : d.per_item_group);
-  const double floor = (fp8 && !one_head ? d.floor_fp8 : d.floor) + d.combine * a.keys / (a.keys + d.combine_keys);
   // The blocks' time counts with memory: it grows with the batch, as the KV stream does.
   const KernelCoefficients::Split s = overlapped(compute, memory, p, 0);
   const double streams = s.compute + s.memory;
   const double k = streams + fixed_blocks > 0 ? overlap_norm(streams, fixed_blocks, d.overlap) / (streams + fixed_blocks) : 0;
+  const double floor = (fp8 && !one_head ? d.floor_fp8 : d.floor) + d.combine * a.keys / (a.keys + d.combine_keys);
   return {s.compute * k, (s.memory + fixed_blocks) * k, floor};
 }
 
@@ -163,7 +162,7 @@ std::vector<ClassCoefficient> decode_coefficients(DecodeAttentionCoefficients& d
            &d.memory_fp8_head},
           {"floor", true, "time of a kernel at the shortest contexts", 1e-8, 1e-3, &d.floor},
           {"floor_fp8", true, "time of the grouped kernel over an fp8 cache at the shortest contexts", 1e-8, 1e-3, &d.floor_fp8},
-          {"combine", true, "time long contexts add to the floor: split keys and their combine", 1e-9, 1e-3, &d.combine},
+          {"combine", true, "time long contexts add to the floor: the blocks' partial results combined", 1e-9, 1e-3, &d.combine},
           {"combine_keys", false, "keys a sequence at which half the combine's time is paid", 1, 1e6, &d.combine_keys},
           {"compute", false, "share of the 16-bit peak the grouped kernel's arithmetic reaches", 1e-4, 1, &d.compute},
           {"compute_fallback", false, "share of the 16-bit peak for 48 or more query heads a KV head", 1e-4, 1,
@@ -171,7 +170,6 @@ std::vector<ClassCoefficient> decode_coefficients(DecodeAttentionCoefficients& d
           {"per_item", true, "time a block (a sequence's queries on one KV head, or one query head)", 1e-12, 1e-6, &d.per_item},
           {"per_item_group", true, "time a block of the grouped kernel over a 16-bit cache", 1e-12, 1e-6,
            &d.per_item_group},
-          {"items_half", false, "work items at which the stream reaches 1/sqrt(2) of its share", 1e-3, 1e4, &d.items_half},
           {"overlap", false, "p between the blocks' fixed time and the stream: 1 adds them, large is their max", 1, 20,
            &d.overlap},
           {"block_keys", false, "keys a block of a split sequence takes", 1, 1e6, &d.block_keys},

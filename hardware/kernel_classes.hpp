@@ -92,25 +92,26 @@ struct Fp8Coefficients {
 // item is one sequence's queries on one KV head: the grouped kernel takes a KV head's query heads
 // together, the one-head kernel (multi-head attention, a group of one; and the fallback for groups
 // of kFallbackGroup or more) a query head alone. A long sequence is split into blocks of keys
-// until the GPU has enough of them, each block paying an item's fixed time, which overlaps the KV
-// stream; few items leave the stream short of the bandwidth; the floor grows at long contexts.
+// until the GPU has enough of them, each block paying a fixed time, which overlaps the KV stream,
+// and a second kernel combining the blocks' partial results raises the floor. Not additive over
+// sequences: a batch's blocks fill the GPU together (serve/step_cost.cpp sums one-sequence times,
+// an approximation: docs/expected-performance.md).
 inline constexpr double kFallbackGroup = 48;
 struct DecodeAttentionCoefficients {
-  double memory = 0.902;       // share of the bandwidth a 16-bit KV stream reaches, the GPU full of items
-  double memory_fp8 = 0.973;   // the same of an fp8 cache in the grouped kernel (Hopper's fp8 MMA path)
-  double memory_fp8_head = 0.633;  // an fp8 cache in the one-head kernel: converted on CUDA cores
-  double floor = 8.25 * 1e-6;      // s: a kernel at the shortest contexts
-  double floor_fp8 = 6.04 * 1e-6;  // s: the grouped kernel's over an fp8 cache
-  double combine = 4.75 * 1e-6;    // s the floor grows by at long contexts: the blocks' partial results combined
-  double combine_keys = 302;       // keys a sequence at which half of `combine` is paid
-  double compute = 0.0929;         // share of the 16-bit peak the grouped kernel's arithmetic reaches
-  double compute_fallback = 0.00694;  // the fallback's share: groups of kFallbackGroup or more a KV head
-  double per_item = 0.00934 * 1e-6;   // s a block: its queries loaded, its softmax finished, written
+  double memory = 0.9;       // share of the bandwidth a 16-bit KV stream reaches, the GPU full of items
+  double memory_fp8 = 0.966;   // the same of an fp8 cache in the grouped kernel (Hopper's fp8 MMA path)
+  double memory_fp8_head = 0.599;  // an fp8 cache in the one-head kernel: converted on CUDA cores
+  double floor = 8.21 * 1e-6;      // s: a kernel at the shortest contexts
+  double floor_fp8 = 6.03 * 1e-6;  // s: the grouped kernel's over an fp8 cache
+  double combine = 5.02 * 1e-6;     // s the floor grows by at long contexts: the blocks' partial results combined
+  double combine_keys = 297;       // keys a sequence at which half of `combine` is paid
+  double compute = 0.0915;         // share of the 16-bit peak the grouped kernel's arithmetic reaches
+  double compute_fallback = 0.00702;  // the fallback's share: groups of kFallbackGroup or more a KV head
+  double per_item = 0.00922 * 1e-6;   // s a block: its queries loaded, its softmax finished, written
   double per_item_group = 0.0334 * 1e-6;  // s a block of the grouped kernel over a 16-bit cache
-  double items_half = 1.26;        // work items at which the stream reaches 1/√2 of its share
-  double overlap = 1.28;           // p between the blocks' fixed time and the stream (1: add, ∞: max)
-  double block_keys = 327;         // keys a block of a split sequence takes
-  double blocks_target = 648;      // blocks the kernel splits sequences into to fill the GPU
+  double overlap = 1.26;           // p between the blocks' fixed time and the stream (1: add, ∞: max)
+  double block_keys = 341;         // keys a block of a split sequence takes
+  double blocks_target = 642;      // blocks the kernel splits sequences into to fill the GPU
 };
 // Latent attention's decode (FlashMLA over one cached latent a sequence): a bandwidth share, a
 // floor, the arithmetic's share and a time a (sequence, query head).
@@ -122,16 +123,16 @@ struct LatentDecodeCoefficients {
 };
 struct PrefillAttentionCoefficients {
   double compute = 1;         // share of the 16-bit peak its two products reach
-  double half_length = 772;   // prompt tokens of per-token work (loading Q, writing O, rescaling rows) a query
-  double softmax = 0.00382;     // scores a second, as a share of the peak: the exponentials run on the SFUs
-  double chain = 0.00264;       // share of the peak one query tile's chain of key tiles gets (≈ one SM's)
+  double half_length = 742;   // prompt tokens of per-token work (loading Q, writing O, rescaling rows) a query
+  double softmax = 0.00374;     // scores a second, as a share of the peak: the exponentials run on the SFUs
+  double chain = 0.00238;       // share of the peak one query tile's chain of key tiles gets (≈ one SM's)
   double launch = 15.3 * 1e-6;    // s a kernel
   // s a query tile (128 queries of one head): its Q loaded, its rows' softmax finished, its O
   // written. At short prompts and large batches it outweighs the products.
-  double per_tile = 0.024 * 1e-6;
+  double per_tile = 0.0246 * 1e-6;
   // Keys past a window that a query still computes: the kernel skips only whole blocks of keys
-  // outside it (measured ≈ 840 at window 128, against the 128 of one key tile).
-  double window_keys = 840;
+  // outside it (fitted ≈ 890 at window 128, against the 128 of one key tile).
+  double window_keys = 887;
 };
 // A recurrent layer's core (convolution and state update): compute and memory overlapped as a
 // GEMM's, a fixed cost a layer, and a cost a sequence.
@@ -164,17 +165,17 @@ struct KernelCoefficients {
   // Latent attention and Gated DeltaNet: fitted on H100 and H200 together (the only GPUs their
   // tables have); docs/expected-performance.md.
   LatentDecodeCoefficients latent_decode;
-  PrefillAttentionCoefficients latent_prefill{1, 1150, 0.0031, 0.00271, 18.1 * 1e-6, 0.024 * 1e-6, 0};
+  PrefillAttentionCoefficients latent_prefill{1, 719, 0.00271, 0.00257, 16.6 * 1e-6, 0.0223 * 1e-6, 0};
   RecurrentCoefficients delta_net_decode{0.0104, 0.651, 7.09 * 1e-6, 0.001 * 1e-6};
   RecurrentCoefficients delta_net_prefill{0.0712, 1, 19.7 * 1e-6, 0.946 * 1e-6};
   // Where the numbers come from (`fit --kernels` writes it): the tables and their residuals. The
   // defaults are every GPU's kernels of ../shared/gpu-kernels/ together, what a GPU the tables
   // never saw is priced with (`rooflineplan fit --kernels` on them; docs/expected-performance.md).
   std::string source = "rooflineplan fit --kernels on 35 tables, every GPU's kernels together (h100-sxm, h200, "
-                       "a100-80gb): gemm 0.085, gemm_fp8 0.051, decode_attention 0.236, prefill_attention 0.158, "
+                       "a100-80gb): gemm 0.085, gemm_fp8 0.051, decode_attention 0.115, prefill_attention 0.088, "
                        "elementwise 0.268, all_reduce 0.115, nccl_all_reduce 0.211, experts 0.136, experts_fp8 "
-                       "0.165, latent_decode 0.087, latent_prefill 0.109, delta_net_decode 0.020, delta_net_prefill "
-                       "0.074 (median abs log in-sample)";
+                       "0.165, latent_decode 0.087, latent_prefill 0.093, delta_net_decode 0.020, "
+                       "delta_net_prefill 0.074 (median abs log in-sample)";
 
   // One kernel's expected time in seconds, and split: the part shared between compute and memory
   // in proportion to their own times, and the fixed part (launch, floor, latency).

@@ -108,7 +108,7 @@ void check(const MapReader& r, const GpuSpec& g) {
 namespace {
 
 // Decode attention's fields (hardware/kernel_classes.hpp DecodeAttentionCoefficients).
-std::array<F, 15> decode_fields(const DecodeAttentionCoefficients& d) {
+std::array<F, 14> decode_fields(const DecodeAttentionCoefficients& d) {
   using D = InKernels<&KernelCoefficients::decode_attention>;
   using C = DecodeAttentionCoefficients;
   return {F{.key = "memory", .kind = Kind::fraction, .need = Need::optional,
@@ -144,9 +144,6 @@ std::array<F, 15> decode_fields(const DecodeAttentionCoefficients& d) {
           F{.key = "per_item_group", .kind = Kind::quantity, .need = Need::optional,
             .doc = "time a block of the grouped kernel over a 16-bit cache", .access = member<D, &C::per_item_group>(),
             .fallback = d.per_item_group, .dimension = Dimension::time},
-          F{.key = "items_half", .kind = Kind::number, .need = Need::optional,
-            .doc = "work items at which the KV stream reaches 1/sqrt(2) of its share", .access = member<D, &C::items_half>(),
-            .range = kItemsHalf, .fallback = d.items_half},
           F{.key = "overlap", .kind = Kind::number, .need = Need::optional,
             .doc = "p in (s^p + w^p)^(1/p) between the stream and the blocks' fixed time: 1 adds them",
             .access = member<D, &C::overlap>(), .range = kKernelOverlap, .fallback = d.overlap},

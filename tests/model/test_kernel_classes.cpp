@@ -58,7 +58,7 @@ TEST_CASE("kernel classes: a decode attention's blocks, KV stream and floor by h
   KernelCoefficients k;
   DecodeAttentionCoefficients& d = k.decode_attention;
   d.memory = 0.9, d.memory_fp8_head = 0.6, d.compute = 0.1, d.floor = 8e-6, d.combine = 4e-6, d.combine_keys = 1024;
-  d.per_item = 10e-9, d.per_item_group = 30e-9, d.items_half = 0, d.overlap = 2, d.block_keys = 256, d.blocks_target = 1024;
+  d.per_item = 10e-9, d.per_item_group = 30e-9, d.overlap = 2, d.block_keys = 256, d.blocks_target = 1024;
   k.gemm.overlap = 2;
   // 64 sequences of 32 query heads on 8 KV heads (the grouped kernel), 128 wide, 1,024 keys of a
   // 16-bit cache: 4·64·32·128·1024 = 1,073,741,824 FLOPs at 0.1 × 1 PFLOP/s = 10.737 µs; the KV
@@ -81,6 +81,30 @@ TEST_CASE("kernel classes: a decode attention's blocks, KV stream and floor by h
   a.heads = 64 * 64, a.kv_heads = 64;
   d.compute_fallback = 0.001;
   CHECK(k.time(KernelClass::decode_attention, a, kGpu) == Approx(1125.3058e-6).epsilon(1e-6));
+}
+
+TEST_CASE("kernel classes: decode attention past its floor grows with the batch in proportion until its blocks fill the GPU") {
+  // Llama-3.1-8B's 32/8 heads of 128 on H100: at 640 keys a KV head splits into 640 / block_keys
+  // blocks; at batch 1 (8 items) and 4 (32 items) the blocks are far from the blocks_target that
+  // fill the GPU, and every part but the floor is 4 times batch 1's.
+  const KernelCoefficients k;
+  const KernelCeilings h100{989e12, 1979e12, 3.35e12, 450e9};
+  const auto ask = [](double batch, double keys) {
+    KernelAsk a{4 * batch * 32 * 128 * keys, batch * 8 * 128 * 2 * keys * 2 + batch * 32 * 128 * 4, 1};
+    a.heads = batch * 32, a.kv_heads = batch * 8, a.keys = keys, a.context = keys, a.kv_bytes = 2;
+    return a;
+  };
+  const auto variable = [&](const KernelAsk& a) {
+    const KernelCoefficients::Split s = k.split(KernelClass::decode_attention, a, h100);
+    return s.compute + s.memory;
+  };
+  REQUIRE(32 * 640 / k.decode_attention.block_keys < k.decode_attention.blocks_target);
+  CHECK(variable(ask(4, 640)) == Approx(4 * variable(ask(1, 640))).epsilon(1e-12));
+  CHECK(k.split(KernelClass::decode_attention, ask(4, 640), h100).fixed ==
+        k.split(KernelClass::decode_attention, ask(1, 640), h100).fixed);
+  // At 16k keys and batch 256 (2,048 items, more than blocks_target) one block a KV head fills the
+  // GPU: a lone sequence's ~47 blocks a KV head do not scale, and the batch costs less than 256 lone ones.
+  CHECK(variable(ask(256, 16384)) < 256 * variable(ask(1, 16384)));
 }
 
 // --- The engine priced by the classes: a GPU whose expected model has kernel coefficients.
