@@ -41,28 +41,63 @@ KernelCoefficients::Split overlapped(double c, double m, double p, double fixed)
   return {both * c / sum, both * m / sum, fixed};
 }
 
-// Decode attention: the KV stream and the per-head arithmetic overlapped, a floor, and each
+// Latent decode: the latent stream and the per-head arithmetic overlapped, a floor, and each
 // (sequence, query head)'s own work, which grows with the sequences as the stream does.
-KernelCoefficients::Split decode_split(const DecodeAttentionCoefficients& d, double p, const KernelAsk& a,
-                                       const KernelCeilings& c) {
+KernelCoefficients::Split latent_decode_split(const LatentDecodeCoefficients& d, double p, const KernelAsk& a,
+                                              const KernelCeilings& c) {
   KernelCoefficients::Split s = overlapped(a.flops / (d.compute * c.peak), a.bytes / (d.memory * c.bandwidth), p, d.floor);
   s.memory += a.heads * d.per_head;
   return s;
 }
 
+// Decode attention (DecodeAttentionCoefficients says which kernel is which): the arithmetic and
+// the KV stream overlapped as a GEMM's, that overlapped with the blocks' fixed time, and a floor
+// that grows with the keys as the blocks' combine does.
+KernelCoefficients::Split decode_split(const DecodeAttentionCoefficients& d, double p, const KernelAsk& a,
+                                       const KernelCeilings& c) {
+  const double kv = a.kv_heads > 0 ? a.kv_heads : a.heads;
+  const double group = kv > 0 ? a.heads / kv : 1;
+  const bool fallback = group >= kFallbackGroup, one_head = group <= 1 || fallback, fp8 = a.kv_bytes == 1;
+  const double items = one_head ? a.heads : kv;
+  const double context = a.context > 0 ? a.context : a.keys;
+  // Split into blocks of block_keys while the GPU has fewer than blocks_target of them.
+  const double blocks = items > 0 ? std::max(1.0, std::min(context / d.block_keys, d.blocks_target / items)) : 1;
+  const double share = fp8 ? (one_head ? d.memory_fp8_head : d.memory_fp8) : d.memory;
+  const double compute = a.flops / ((fallback ? d.compute_fallback : d.compute) * c.peak);
+  const double memory = a.bytes / (share * c.bandwidth);
+  const double fixed_blocks = items * blocks * (one_head || fp8 ? d.per_item : d.per_item_group);
+  // The blocks' time counts with memory: it grows with the batch, as the KV stream does.
+  const KernelCoefficients::Split s = overlapped(compute, memory, p, 0);
+  const double streams = s.compute + s.memory;
+  const double k = streams + fixed_blocks > 0 ? overlap_norm(streams, fixed_blocks, d.overlap) / (streams + fixed_blocks) : 0;
+  const double floor = (fp8 && !one_head ? d.floor_fp8 : d.floor) + d.combine * a.keys / (a.keys + d.combine_keys);
+  return {s.compute * k, (s.memory + fixed_blocks) * k, floor};
+}
+
+// Σ over a prompt's n queries of the keys each sees, at most `window` (0: all before it).
+double causal_pairs(double n, double window) {
+  const auto triangle = [](double k) { return k * (k + 1) / 2; };
+  return window <= 0 || n <= window ? triangle(n) : triangle(window) + (n - window) * window;
+}
+
 // Prefill attention: the products on the tensor cores, with per-token work as if each query saw
 // half_length more keys; the softmax's exponentials, one a score (flops / 4·head_dim), on the SFUs;
 // and the longest chain, one query tile of 128 rows across every key, on one SM's share. The GPU is
-// full when the tiles outnumber its SMs, else the chain sets the time.
+// full when the tiles outnumber its SMs, else the chain sets the time. Each query tile pays its own
+// fixed time besides. A window's kernel computes window_keys more keys a query than the window.
 KernelCoefficients::Split prefill_split(const PrefillAttentionCoefficients& p, double overlap, const KernelAsk& a,
                                         const KernelCeilings& c) {
-  const double products = a.flops * (1 + 2 * p.half_length / a.rows) / (p.compute * c.peak);
-  const double scores = a.flops / (4 * a.head_dim) / (p.softmax * c.peak);
+  const double flops =
+      a.window > 0 && a.rows > a.window ? a.flops * causal_pairs(a.rows, a.window + p.window_keys) / causal_pairs(a.rows, a.window)
+                                        : a.flops;
+  const double products = flops * (1 + 2 * p.half_length / a.rows) / (p.compute * c.peak);
+  const double scores = flops / (4 * a.head_dim) / (p.softmax * c.peak);
   // Tiles counted continuously (a heads' worth at least): a step at every 128 tokens made a
   // longer prompt cheaper than a shorter one.
   const double tiles = a.heads * std::max(1.0, a.rows / 128);
-  const double chain = a.flops / tiles / (p.chain * c.peak);
-  return {overlap_norm(products + scores, chain, overlap), 0, p.launch};
+  const double chain = flops / tiles / (p.chain * c.peak);
+  // The tiles' own time counts with memory: loading Q and writing O are most of it.
+  return {overlap_norm(products + scores, chain, overlap), tiles * p.per_tile, p.launch};
 }
 
 // A recurrent layer's core: its FLOPs (a chunked prefill's padded to whole chunks) and its bytes
@@ -91,7 +126,7 @@ KernelCoefficients::Split KernelCoefficients::split(KernelClass k, const KernelA
     }
     case KernelClass::decode_attention: return decode_split(decode_attention, gemm.overlap, a, c);
     case KernelClass::prefill_attention: return prefill_split(prefill_attention, gemm.overlap, a, c);
-    case KernelClass::latent_decode: return decode_split(latent_decode, gemm.overlap, a, c);
+    case KernelClass::latent_decode: return latent_decode_split(latent_decode, gemm.overlap, a, c);
     case KernelClass::latent_prefill: return prefill_split(latent_prefill, gemm.overlap, a, c);
     case KernelClass::delta_net_decode: return recurrent_split(delta_net_decode, gemm.overlap, a, c);
     case KernelClass::delta_net_prefill: return recurrent_split(delta_net_prefill, gemm.overlap, a, c);
@@ -122,21 +157,46 @@ KernelCoefficients::Split KernelCoefficients::split(KernelClass k, const KernelA
 namespace {
 
 // The attention classes' coefficients, shared by the kinds of attention that use their formulas.
-std::vector<ClassCoefficient> decode_coefficients(DecodeAttentionCoefficients& d, std::string_view stream) {
-  return {{"memory", false, stream == "KV" ? "share of the bandwidth a long KV stream reaches"
-                                          : "share of the bandwidth a long latent stream reaches",
-           0.05, 1, &d.memory},
+std::vector<ClassCoefficient> decode_coefficients(DecodeAttentionCoefficients& d) {
+  return {{"memory", false, "share of the bandwidth a 16-bit KV stream reaches, the GPU full of work items", 0.05, 1, &d.memory},
+          {"memory_fp8", false, "share of the bandwidth an fp8 cache reaches in the grouped kernel", 0.05, 1, &d.memory_fp8},
+          {"memory_fp8_head", false, "share of the bandwidth an fp8 cache reaches in the one-head kernel", 0.05, 1,
+           &d.memory_fp8_head},
+          {"floor", true, "time of a kernel at the shortest contexts", 1e-8, 1e-3, &d.floor},
+          {"floor_fp8", true, "time of the grouped kernel over an fp8 cache at the shortest contexts", 1e-8, 1e-3, &d.floor_fp8},
+          {"combine", true, "time long contexts add to the floor: the blocks' partial results combined", 1e-9, 1e-3, &d.combine},
+          {"combine_keys", false, "keys a sequence at which half the combine's time is paid", 1, 1e6, &d.combine_keys},
+          {"compute", false, "share of the 16-bit peak the grouped kernel's arithmetic reaches", 1e-4, 1, &d.compute},
+          {"compute_fallback", false, "share of the 16-bit peak for 48 or more query heads a KV head", 1e-4, 1,
+           &d.compute_fallback},
+          {"per_item", true, "time a block (a sequence's queries on one KV head, or one query head)", 1e-12, 1e-6, &d.per_item},
+          {"per_item_group", true, "time a block of the grouped kernel over a 16-bit cache", 1e-12, 1e-6,
+           &d.per_item_group},
+          {"overlap", false, "p between the blocks' fixed time and the stream: 1 adds them, large is their max", 1, 20,
+           &d.overlap},
+          {"block_keys", false, "keys a block of a split sequence takes", 1, 1e6, &d.block_keys},
+          {"blocks_target", false, "blocks the kernel splits sequences into to fill the GPU", 1, 1e6, &d.blocks_target}};
+}
+std::vector<ClassCoefficient> latent_decode_coefficients(LatentDecodeCoefficients& d) {
+  return {{"memory", false, "share of the bandwidth a long latent stream reaches", 0.05, 1, &d.memory},
           {"floor", true, "time of a kernel at short contexts", 1e-8, 1e-3, &d.floor},
           {"compute", false, "share of the 16-bit peak its per-head arithmetic reaches", 1e-4, 1, &d.compute},
           {"per_head", true, "time a (sequence, query head): load the query, finish the softmax, write", 1e-9, 1e-6,
            &d.per_head}};
 }
-std::vector<ClassCoefficient> prefill_coefficients(PrefillAttentionCoefficients& p) {
-  return {{"compute", false, "share of the 16-bit peak at long prompts", 0.05, 1, &p.compute},
-          {"half_length", false, "keys' worth of per-token work a query does beside its products", 1, 1e6, &p.half_length},
-          {"softmax", false, "scores a second as a share of the peak (the exponentials)", 1e-5, 1, &p.softmax},
-          {"chain", false, "share of the peak one query tile's chain of key tiles gets", 1e-5, 1, &p.chain},
-          {"launch", true, "fixed time a kernel", 1e-8, 1e-3, &p.launch}};
+std::vector<ClassCoefficient> prefill_coefficients(PrefillAttentionCoefficients& p, bool windows) {
+  std::vector<ClassCoefficient> list = {
+      {"compute", false, "share of the 16-bit peak at long prompts", 0.05, 1, &p.compute},
+      {"half_length", false, "keys' worth of per-token work a query does beside its products", 1, 1e6, &p.half_length},
+      {"softmax", false, "scores a second as a share of the peak (the exponentials)", 1e-5, 1, &p.softmax},
+      {"chain", false, "share of the peak one query tile's chain of key tiles gets", 1e-5, 1, &p.chain},
+      {"launch", true, "fixed time a kernel", 1e-8, 1e-3, &p.launch},
+      {"per_tile", true, "time a query tile (128 queries of one head): Q in, softmax finished, O out", 1e-12, 1e-5,
+       &p.per_tile}};
+  // Latent attention has no window: nothing measures the keys past one.
+  if (windows) list.push_back({"window_keys", false, "keys past a window a query still computes (whole key blocks)", 1, 1e6,
+                               &p.window_keys});
+  return list;
 }
 std::vector<ClassCoefficient> recurrent_coefficients(RecurrentCoefficients& r) {
   return {{"compute", false, "share of the 16-bit peak its FLOPs reach, chunks padded", 1e-4, 1, &r.compute},
@@ -158,8 +218,8 @@ std::vector<ClassCoefficient> coefficients_of(KernelClass c, KernelCoefficients&
     case KernelClass::gemm_fp8:
       return {{"compute", false, "share of the fp8 peak", 0.05, 1, &k.gemm_fp8.compute},
               {"scale", true, "fixed time of the activation-scale kernels", 1e-8, 1e-4, &k.gemm_fp8.scale}};
-    case KernelClass::decode_attention: return decode_coefficients(k.decode_attention, "KV");
-    case KernelClass::prefill_attention: return prefill_coefficients(k.prefill_attention);
+    case KernelClass::decode_attention: return decode_coefficients(k.decode_attention);
+    case KernelClass::prefill_attention: return prefill_coefficients(k.prefill_attention, true);
     case KernelClass::elementwise:
       return {{"memory", false, "share of the bandwidth", 0.05, 1, &k.elementwise.memory},
               {"launch", true, "fixed time a kernel", 1e-8, 1e-3, &k.elementwise.launch}};
@@ -187,8 +247,8 @@ std::vector<ClassCoefficient> coefficients_of(KernelClass c, KernelCoefficients&
                &k.experts_fp8.compute},
               {"width", false, "an fp8 expert's columns on a GPU at which its GEMMs reach half their share", 1, 1e5,
                &k.experts_fp8.width}};
-    case KernelClass::latent_decode: return decode_coefficients(k.latent_decode, "latent");
-    case KernelClass::latent_prefill: return prefill_coefficients(k.latent_prefill);
+    case KernelClass::latent_decode: return latent_decode_coefficients(k.latent_decode);
+    case KernelClass::latent_prefill: return prefill_coefficients(k.latent_prefill, false);
     case KernelClass::delta_net_decode: return recurrent_coefficients(k.delta_net_decode);
     case KernelClass::delta_net_prefill: return recurrent_coefficients(k.delta_net_prefill);
   }

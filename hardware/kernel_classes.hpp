@@ -57,6 +57,16 @@ struct KernelAsk {
   double experts = 0;     // grouped experts: the distinct experts its rows reach (rows: the picks)
   double sequences = 0;   // a recurrent layer's sequences in the pass: each pays its own setup
   double width = 0;       // grouped experts: each expert's intermediate columns on this GPU
+  double window = 0;      // prefill attention: the keys a query sees at most (0: all before it); `flops` are its own pairs'
+  // Decode attention: (sequence, KV head) pairs (0: one a query head, as multi-head attention),
+  // the keys a sequence reads, and the bytes of a cached element (1: an fp8 cache, which the
+  // kernels read through another path; 0 or 2: 16-bit).
+  // The tokens a sequence holds (`keys` under no window): a windowed kernel still splits the
+  // whole sequence into blocks, most of them past the window with nothing to read.
+  double kv_heads = 0;
+  double keys = 0;
+  double context = 0;
+  double kv_bytes = 0;
 };
 
 // The ceilings a class is measured against: the 16-bit or fp8 peak, memory bandwidth, and the
@@ -79,22 +89,51 @@ struct Fp8Coefficients {
   double compute = 0.696;  // share of the fp8 peak
   double scale = 9.91 * 1e-6;  // s: the activation-scale kernels' fixed cost (their bytes stream at GEMM memory)
 };
+// Decode attention as TensorRT-LLM runs it (its XQA kernel; docs/expected-performance.md). A work
+// item is one sequence's queries on one KV head: the grouped kernel takes a KV head's query heads
+// together, the one-head kernel (multi-head attention, a group of one; and the fallback for groups
+// of kFallbackGroup or more) a query head alone. A long sequence is split into blocks of keys
+// until the GPU has enough of them, each block paying a fixed time, which overlaps the KV stream,
+// and a second kernel combining the blocks' partial results raises the floor. Not additive over
+// sequences: a batch's blocks fill the GPU together (serve/step_cost.cpp sums one-sequence times,
+// an approximation: docs/expected-performance.md).
+inline constexpr double kFallbackGroup = 48;
 struct DecodeAttentionCoefficients {
-  double memory = 0.765;   // share of the bandwidth a long KV stream reaches
-  double floor = 8.95 * 1e-6;  // s: a kernel's floor at short contexts (launch, split-K combine)
-  // Share of the 16-bit peak the arithmetic reaches: a decode kernel works a query head at a time
-  // on CUDA cores, so many query heads a KV head (MQA, wide GQA) make it compute-bound.
-  double compute = 0.066;
-  // s a (sequence, query head): its query loaded, its softmax finished, its output written; at a
-  // thousand sequences of 64 heads it outweighs a short context's KV.
-  double per_head = 0.00303 * 1e-6;
+  double memory = 0.9;       // share of the bandwidth a 16-bit KV stream reaches, the GPU full of items
+  double memory_fp8 = 0.966;   // the same of an fp8 cache in the grouped kernel (Hopper's fp8 MMA path)
+  double memory_fp8_head = 0.599;  // an fp8 cache in the one-head kernel: converted on CUDA cores
+  double floor = 8.21 * 1e-6;      // s: a kernel at the shortest contexts
+  double floor_fp8 = 6.03 * 1e-6;  // s: the grouped kernel's over an fp8 cache
+  double combine = 5.02 * 1e-6;     // s the floor grows by at long contexts: the blocks' partial results combined
+  double combine_keys = 297;       // keys a sequence at which half of `combine` is paid
+  double compute = 0.0915;         // share of the 16-bit peak the grouped kernel's arithmetic reaches
+  double compute_fallback = 0.00702;  // the fallback's share: groups of kFallbackGroup or more a KV head
+  double per_item = 0.00922 * 1e-6;   // s a block: its queries loaded, its softmax finished, written
+  double per_item_group = 0.0334 * 1e-6;  // s a block of the grouped kernel over a 16-bit cache
+  double overlap = 1.26;           // p between the blocks' fixed time and the stream (1: add, ∞: max)
+  double block_keys = 341;         // keys a block of a split sequence takes
+  double blocks_target = 642;      // blocks the kernel splits sequences into to fill the GPU
+};
+// Latent attention's decode (FlashMLA over one cached latent a sequence): a bandwidth share, a
+// floor, the arithmetic's share and a time a (sequence, query head).
+struct LatentDecodeCoefficients {
+  double memory = 0.85;    // share of the bandwidth a long latent stream reaches
+  double floor = 13.8 * 1e-6;  // s: a kernel's floor at short contexts (launch, split-K combine)
+  double compute = 0.874;  // share of the 16-bit peak its arithmetic reaches
+  double per_head = 0.00119 * 1e-6;  // s a (sequence, query head): query loaded, softmax finished, output written
 };
 struct PrefillAttentionCoefficients {
   double compute = 1;         // share of the 16-bit peak its two products reach
-  double half_length = 1140;   // prompt tokens of per-token work (loading Q, writing O, rescaling rows) a query
-  double softmax = 0.00277;     // scores a second, as a share of the peak: the exponentials run on the SFUs
-  double chain = 0.00288;       // share of the peak one query tile's chain of key tiles gets (≈ one SM's)
-  double launch = 17.8 * 1e-6;    // s a kernel
+  double half_length = 742;   // prompt tokens of per-token work (loading Q, writing O, rescaling rows) a query
+  double softmax = 0.00374;     // scores a second, as a share of the peak: the exponentials run on the SFUs
+  double chain = 0.00238;       // share of the peak one query tile's chain of key tiles gets (≈ one SM's)
+  double launch = 15.3 * 1e-6;    // s a kernel
+  // s a query tile (128 queries of one head): its Q loaded, its rows' softmax finished, its O
+  // written. At short prompts and large batches it outweighs the products.
+  double per_tile = 0.0246 * 1e-6;
+  // Keys past a window that a query still computes: the kernel skips only whole blocks of keys
+  // outside it (fitted ≈ 890 at window 128, against the 128 of one key tile).
+  double window_keys = 887;
 };
 // A recurrent layer's core (convolution and state update): compute and memory overlapped as a
 // GEMM's, a fixed cost a layer, and a cost a sequence.
@@ -126,18 +165,18 @@ struct KernelCoefficients {
   ExpertsFp8Coefficients experts_fp8;
   // Latent attention and Gated DeltaNet: fitted on H100 and H200 together (the only GPUs their
   // tables have); docs/expected-performance.md.
-  DecodeAttentionCoefficients latent_decode{0.85, 13.8 * 1e-6, 0.874, 0.00119 * 1e-6};
-  PrefillAttentionCoefficients latent_prefill{1, 1150, 0.0031, 0.00271, 18.1 * 1e-6};
+  LatentDecodeCoefficients latent_decode;
+  PrefillAttentionCoefficients latent_prefill{1, 719, 0.00271, 0.00257, 16.6 * 1e-6, 0.0223 * 1e-6, 0};
   RecurrentCoefficients delta_net_decode{0.0104, 0.651, 7.09 * 1e-6, 0.001 * 1e-6};
   RecurrentCoefficients delta_net_prefill{0.0712, 1, 19.7 * 1e-6, 0.946 * 1e-6};
   // Where the numbers come from (`fit --kernels` writes it): the tables and their residuals. The
   // defaults are every GPU's kernels of ../shared/gpu-kernels/ together, what a GPU the tables
   // never saw is priced with (`rooflineplan fit --kernels` on them; docs/expected-performance.md).
   std::string source = "rooflineplan fit --kernels on 35 tables, every GPU's kernels together (h100-sxm, h200, "
-                       "a100-80gb): gemm 0.085, gemm_fp8 0.051, decode_attention 0.236, prefill_attention 0.158, "
+                       "a100-80gb): gemm 0.085, gemm_fp8 0.051, decode_attention 0.115, prefill_attention 0.088, "
                        "elementwise 0.268, all_reduce 0.115, nccl_all_reduce 0.211, experts 0.136, experts_fp8 "
-                       "0.165, latent_decode 0.087, latent_prefill 0.109, delta_net_decode 0.020, delta_net_prefill "
-                       "0.074 (median abs log in-sample)";
+                       "0.165, latent_decode 0.087, latent_prefill 0.093, delta_net_decode 0.020, "
+                       "delta_net_prefill 0.074 (median abs log in-sample)";
 
   // One kernel's expected time in seconds, and split: the part shared between compute and memory
   // in proportion to their own times, and the fixed part (launch, floor, latency).

@@ -107,25 +107,72 @@ void check(const MapReader& r, const GpuSpec& g) {
 
 namespace {
 
-// The decode and prefill attention formulas' fields (and a recurrent core's) under a class's key:
-// decode and prefill attention's own, and latent attention's. `stream` and `kernel` word the docs.
+// Decode attention's fields (hardware/kernel_classes.hpp DecodeAttentionCoefficients).
+std::array<F, 14> decode_fields(const DecodeAttentionCoefficients& d) {
+  using D = InKernels<&KernelCoefficients::decode_attention>;
+  using C = DecodeAttentionCoefficients;
+  return {F{.key = "memory", .kind = Kind::fraction, .need = Need::optional,
+            .doc = "share of the bandwidth a 16-bit KV stream reaches, the GPU full of work items",
+            .access = member<D, &C::memory>(), .fallback = d.memory},
+          F{.key = "memory_fp8", .kind = Kind::fraction, .need = Need::optional,
+            .doc = "share of the bandwidth an fp8 cache reaches in the grouped kernel",
+            .access = member<D, &C::memory_fp8>(), .fallback = d.memory_fp8},
+          F{.key = "memory_fp8_head", .kind = Kind::fraction, .need = Need::optional,
+            .doc = "share of the bandwidth an fp8 cache reaches in the one-head kernel (MHA, 48+ heads a KV head)",
+            .access = member<D, &C::memory_fp8_head>(), .fallback = d.memory_fp8_head},
+          F{.key = "floor", .kind = Kind::quantity, .need = Need::optional,
+            .doc = "time of a decode attention kernel at the shortest contexts",
+            .access = member<D, &C::floor>(), .fallback = d.floor, .dimension = Dimension::time},
+          F{.key = "floor_fp8", .kind = Kind::quantity, .need = Need::optional,
+            .doc = "the grouped kernel's over an fp8 cache", .access = member<D, &C::floor_fp8>(), .fallback = d.floor_fp8,
+            .dimension = Dimension::time},
+          F{.key = "combine", .kind = Kind::quantity, .need = Need::optional,
+            .doc = "time long contexts add to the floor: the blocks' partial results combined",
+            .access = member<D, &C::combine>(), .fallback = d.combine, .dimension = Dimension::time},
+          F{.key = "combine_keys", .kind = Kind::number, .need = Need::optional,
+            .doc = "keys a sequence at which half of `combine` is paid", .access = member<D, &C::combine_keys>(),
+            .range = kHalfLength, .fallback = d.combine_keys},
+          F{.key = "compute", .kind = Kind::number, .need = Need::optional,
+            .doc = "share of the 16-bit peak the grouped kernel's arithmetic reaches", .access = member<D, &C::compute>(),
+            .range = kTinyShare, .fallback = d.compute},
+          F{.key = "compute_fallback", .kind = Kind::number, .need = Need::optional,
+            .doc = "the same for 48 or more query heads a KV head (a one-head fallback kernel)",
+            .access = member<D, &C::compute_fallback>(), .range = kTinyShare, .fallback = d.compute_fallback},
+          F{.key = "per_item", .kind = Kind::quantity, .need = Need::optional,
+            .doc = "time a block (a sequence's keys on one KV head, or one query head): load, softmax, write",
+            .access = member<D, &C::per_item>(), .fallback = d.per_item, .dimension = Dimension::time},
+          F{.key = "per_item_group", .kind = Kind::quantity, .need = Need::optional,
+            .doc = "time a block of the grouped kernel over a 16-bit cache", .access = member<D, &C::per_item_group>(),
+            .fallback = d.per_item_group, .dimension = Dimension::time},
+          F{.key = "overlap", .kind = Kind::number, .need = Need::optional,
+            .doc = "p in (s^p + w^p)^(1/p) between the stream and the blocks' fixed time: 1 adds them",
+            .access = member<D, &C::overlap>(), .range = kKernelOverlap, .fallback = d.overlap},
+          F{.key = "block_keys", .kind = Kind::number, .need = Need::optional,
+            .doc = "keys a block of a split sequence takes", .access = member<D, &C::block_keys>(), .range = kHalfLength,
+            .fallback = d.block_keys},
+          F{.key = "blocks_target", .kind = Kind::number, .need = Need::optional,
+            .doc = "blocks the kernel splits sequences into to fill the GPU", .access = member<D, &C::blocks_target>(),
+            .range = kHalfLength, .fallback = d.blocks_target}};
+}
+// The latent decode and the prefill attention formulas' fields (and a recurrent core's) under a
+// class's key: prefill attention's own, and latent attention's. `stream` and `kernel` word the docs.
 template <auto Class>
-std::array<F, 4> decode_fields(const DecodeAttentionCoefficients& d, std::string_view stream, std::string_view kernel) {
+std::array<F, 4> latent_decode_fields(const LatentDecodeCoefficients& d, std::string_view stream, std::string_view kernel) {
   using D = InKernels<Class>;
   return {F{.key = "memory", .kind = Kind::fraction, .need = Need::optional, .doc = stream,
-            .access = member<D, &DecodeAttentionCoefficients::memory>(), .fallback = d.memory},
+            .access = member<D, &LatentDecodeCoefficients::memory>(), .fallback = d.memory},
           F{.key = "floor", .kind = Kind::quantity, .need = Need::optional, .doc = kernel,
-            .access = member<D, &DecodeAttentionCoefficients::floor>(), .fallback = d.floor, .dimension = Dimension::time},
+            .access = member<D, &LatentDecodeCoefficients::floor>(), .fallback = d.floor, .dimension = Dimension::time},
           F{.key = "compute", .kind = Kind::number, .need = Need::optional,
             .doc = "share of the 16-bit peak its per-head arithmetic reaches",
-            .access = member<D, &DecodeAttentionCoefficients::compute>(), .range = kTinyShare, .fallback = d.compute},
+            .access = member<D, &LatentDecodeCoefficients::compute>(), .range = kTinyShare, .fallback = d.compute},
           F{.key = "per_head", .kind = Kind::quantity, .need = Need::optional,
             .doc = "time a (sequence, query head): its query loaded, its softmax finished, its output written",
-            .access = member<D, &DecodeAttentionCoefficients::per_head>(), .fallback = d.per_head,
+            .access = member<D, &LatentDecodeCoefficients::per_head>(), .fallback = d.per_head,
             .dimension = Dimension::time}};
 }
 template <auto Class>
-std::array<F, 5> prefill_fields(const PrefillAttentionCoefficients& p, std::string_view launch) {
+std::array<F, 6> prefill_fields(const PrefillAttentionCoefficients& p, std::string_view launch) {
   using P = InKernels<Class>;
   return {F{.key = "compute", .kind = Kind::fraction, .need = Need::optional, .doc = "share of the 16-bit peak its products reach",
             .access = member<P, &PrefillAttentionCoefficients::compute>(), .fallback = p.compute},
@@ -139,7 +186,21 @@ std::array<F, 5> prefill_fields(const PrefillAttentionCoefficients& p, std::stri
             .doc = "share of the peak one query tile's chain of key tiles gets",
             .access = member<P, &PrefillAttentionCoefficients::chain>(), .range = kTinyShare, .fallback = p.chain},
           F{.key = "launch", .kind = Kind::quantity, .need = Need::optional, .doc = launch,
-            .access = member<P, &PrefillAttentionCoefficients::launch>(), .fallback = p.launch, .dimension = Dimension::time}};
+            .access = member<P, &PrefillAttentionCoefficients::launch>(), .fallback = p.launch, .dimension = Dimension::time},
+          F{.key = "per_tile", .kind = Kind::quantity, .need = Need::optional,
+            .doc = "time a query tile (128 queries of one head): its Q loaded, its softmax finished, its O written",
+            .access = member<P, &PrefillAttentionCoefficients::per_tile>(), .fallback = p.per_tile,
+            .dimension = Dimension::time}};
+}
+// Prefill attention's own: the latent one has no window.
+std::array<F, 7> prefill_window_fields(const PrefillAttentionCoefficients& p, std::string_view launch) {
+  const auto f = prefill_fields<&KernelCoefficients::prefill_attention>(p, launch);
+  using P = InKernels<&KernelCoefficients::prefill_attention>;
+  return {f[0], f[1], f[2], f[3], f[4], f[5],
+          F{.key = "window_keys", .kind = Kind::number, .need = Need::optional,
+            .doc = "keys past a window a query still computes (the kernel skips whole blocks of keys)",
+            .access = member<P, &PrefillAttentionCoefficients::window_keys>(), .range = kHalfLength,
+            .fallback = p.window_keys}};
 }
 template <auto Class>
 std::array<F, 4> recurrent_fields(const RecurrentCoefficients& r) {
@@ -249,10 +310,8 @@ const Schema<GpuSpec>& gpu_schema() {
         .doc = "fixed time of the kernels that scale the activations to fp8", .access = member<Fp8, &Fp8Coefficients::scale>(),
         .fallback = d.gemm_fp8.scale, .dimension = Dimension::time},
   };
-  static const auto decode = decode_fields<&KernelCoefficients::decode_attention>(
-      d.decode_attention, "share of the bandwidth a long KV stream reaches", "time of a decode attention kernel at short contexts");
-  static const auto prefill =
-      prefill_fields<&KernelCoefficients::prefill_attention>(d.prefill_attention, "fixed time a prefill attention kernel");
+  static const auto decode = decode_fields(d.decode_attention);
+  static const auto prefill = prefill_window_fields(d.prefill_attention, "fixed time a prefill attention kernel");
   static const std::array elementwise = {
       F{.key = "memory", .kind = Kind::fraction, .need = Need::optional, .doc = "share of the bandwidth a norm or activation reaches",
         .access = member<Elementwise, &ElementwiseCoefficients::memory>(), .fallback = d.elementwise.memory},
@@ -304,7 +363,7 @@ const Schema<GpuSpec>& gpu_schema() {
         .doc = "an fp8 expert's columns on a GPU at which its GEMMs reach half their share",
         .access = member<ExpertsFp8, &ExpertsFp8Coefficients::width>(), .range = kExpertWidth, .fallback = d.experts_fp8.width},
   };
-  static const auto latent_decode = decode_fields<&KernelCoefficients::latent_decode>(
+  static const auto latent_decode = latent_decode_fields<&KernelCoefficients::latent_decode>(
       d.latent_decode, "share of the bandwidth a long latent stream reaches", "time of a kernel at short contexts");
   static const auto latent_prefill = prefill_fields<&KernelCoefficients::latent_prefill>(d.latent_prefill, "fixed time a kernel");
   static const auto delta_net_decode = recurrent_fields<&KernelCoefficients::delta_net_decode>(d.delta_net_decode);

@@ -166,8 +166,13 @@ void generation_attention(const Row& r, KernelTable& t) {
   const double keys = window > 0 ? std::min(step + 1, window) : step + 1;
   // K and V of every key read once a sequence; the query read and the output written.
   const double bytes = b * kv * d * 2 * keys * kv_bytes + b * h * d * 2 * q_bytes;
-  t.samples.push_back({KernelClass::decode_attention, {4 * b * h * d * keys, bytes, 1, 0, 1, b * h, d, 0, b * kv * d * 2 * keys * kv_bytes},
-                       r.seconds("latency_us", 1e-6), r.line()});
+  KernelAsk a{4 * b * h * d * keys, bytes, 1, 0, 1, b * h, d, 0, b * kv * d * 2 * keys * kv_bytes};
+  a.sequences = b;
+  a.kv_heads = b * kv;
+  a.keys = keys;
+  a.context = step + 1;
+  a.kv_bytes = kv_bytes;
+  t.samples.push_back({KernelClass::decode_attention, a, r.seconds("latency_us", 1e-6), r.line()});
 }
 
 void context_attention(const Row& r, KernelTable& t) {
@@ -180,16 +185,15 @@ void context_attention(const Row& r, KernelTable& t) {
     return;
   }
   const double bytes = b * n * d * (2 * h + 2 * kv) * q_bytes;
-  // TensorRT-LLM's context FMHA skips whole masked tiles only: a query tile of 128 rows under a
-  // window w sees w + 128 keys, not w (priced with the window's own pairs, the fit's median log was
-  // −0.61 on those rows). The roofline counts the window's pairs.
-  const double tiled = window > 0 ? causal_pairs(n, window + 128) : causal_pairs(n, 0);
+  // TensorRT-LLM's context FMHA skips whole blocks of masked keys only: under a window it computes
+  // more keys than the window's, which its class prices (window_keys). The FLOPs are the window's.
+  const double flops = 4 * b * h * d * causal_pairs(n, window);
   // Over an fp8 cache the FMHA may multiply in fp8 (1262 TFLOP/s measured at 12k tokens on an H100,
   // past its 989 at 16 bits): its roofline counts those FLOPs at the fp8 peak, twice the 16-bit
   // one on every GPU of these tables.
-  const double roofline = 4 * b * h * d * causal_pairs(n, window) / (kv_bytes == 1 ? 2 : 1);
-  t.samples.push_back({KernelClass::prefill_attention, {4 * b * h * d * tiled, bytes, n, 0, 1, b * h, d, roofline, 0},
-                       r.seconds("latency_us", 1e-6), r.line()});
+  KernelAsk a{flops, bytes, n, 0, 1, b * h, d, kv_bytes == 1 ? flops / 2 : 0, 0};
+  a.window = window;
+  t.samples.push_back({KernelClass::prefill_attention, a, r.seconds("latency_us", 1e-6), r.line()});
 }
 
 void collective(const Row& r, KernelTable& t, KernelClass c, double bytes, double gpus, double seconds) {

@@ -93,6 +93,13 @@ KernelAsk ask_of(std::span<const OpResult> group, KernelClass k) {
   // fp8: the scale kernels read the 16-bit activations twice and write them as fp8.
   if (k == KernelClass::gemm_fp8) a.scale_bytes = 5 * lead.shape.rows * lead.shape.in;
   if (k == KernelClass::decode_attention || k == KernelClass::latent_decode) a.heads = lead.sequences * lead.heads;
+  if (k == KernelClass::decode_attention) {
+    a.sequences = lead.sequences;
+    a.kv_heads = lead.sequences * lead.kv_heads;
+    a.keys = lead.keys;
+    a.context = lead.context;
+    a.kv_bytes = lead.kv_bytes;
+  }
   if (k == KernelClass::experts || k == KernelClass::experts_fp8) {
     // The fused MoE: its picks, the experts they reach (the gate's copies touched a layer), and
     // the weights that stream of the bytes.
@@ -106,6 +113,7 @@ KernelAsk ask_of(std::span<const OpResult> group, KernelClass k) {
     a.sequences = lead.sequences;
   }
   if (k == KernelClass::prefill_attention || k == KernelClass::latent_prefill) {
+    a.window = lead.window;
     a.rows = lead.queries;
     a.heads = lead.sequences * lead.heads;
     a.head_dim = lead.head_dim;

@@ -77,6 +77,7 @@ class OpBuilder {
     ops_.back().fused = fused;
   }
   void kernel_work(double ratio) { ops_.back().kernel_work = ratio; }
+  void kernel_window(double window) { ops_.back().window = window; }
   // The kernel class of the operator before the last added, if any.
   [[nodiscard]] KernelKind previous_kernel() const {
     return ops_.size() < 2 ? KernelKind::other : ops_[ops_.size() - 2].kernel;
@@ -84,6 +85,10 @@ class OpBuilder {
   void attention_shape(double sequences, double heads, double head_dim, double queries) {
     OpCost& o = ops_.back();
     o.sequences = sequences, o.heads = heads, o.head_dim = head_dim, o.queries = queries;
+  }
+  void decode_shape(double kv_heads, double keys, double context, double kv_bytes) {
+    OpCost& o = ops_.back();
+    o.kv_heads = kv_heads, o.keys = keys, o.context = context, o.kv_bytes = kv_bytes;
   }
   void dequant(Dequant d) { ops_.back().dequant = d; }
 
@@ -147,13 +152,10 @@ double experts_touched(double held, double top_k, double pool, double tokens, Ex
   return held * (1.0 - std::pow(1.0 - top_k / pool, tokens));
 }
 
-// The pairs a prefill kernel computes: whole 128-key tiles, so a window w costs w + 128 keys a
-// query tile (the kernel tables' FMHA, io/kernel_table.cpp); in decode or without a window, `pairs`.
-double tile_pairs(const Pass& p, const AttentionStep& a, double pairs) {
-  if (p.decode || a.window <= 0 || a.chunk > 0 || a.top_k > 0) return pairs;
-  AttentionStep tiled = a;
-  tiled.window = a.window + 128;
-  return pairs_seen(p.tokens, tiled);
+// The window a prefill kernel is priced with: its own, where the pairs are a window's alone (not
+// a chunk's or an indexer's top_k); 0 in decode.
+double kernel_window(const Pass& p, const AttentionStep& a) {
+  return p.decode || a.window <= 0 || a.chunk > 0 || a.top_k > 0 ? 0 : a.window;
 }
 
 // Names of an attention core's operators: the layers' own, or DeepSeek-V3.2's indexer.
@@ -197,13 +199,15 @@ void add_attention(OpBuilder& b, const Pass& p, const AttentionStep& a, const Wo
     b.add(n.scores, p.sequences * a.heads * pairs * (2 * a.qk_dim + 5), q_bytes + k_read + sinks, sinks);
     b.kernel(k);
     b.attention_shape(p.sequences, a.heads, a.qk_dim, p.decode ? 1 : p.tokens);
-    const double tiled = tile_pairs(p, a, pairs);
-    b.kernel_work(pairs > 0 ? tiled / pairs : 1);
+    // A decode kernel's KV heads (K's width over a head's: a latent's one cached latent).
+    if (p.decode && a.qk_dim > 0) b.decode_shape(std::max(1.0, a.k_width / a.qk_dim), pairs, p.tokens, kvb);
+    b.kernel_window(kernel_window(p, a));
     if (a.v_dim > 0) {
       b.add(n.values, p.sequences * a.heads * pairs * 2 * a.v_dim, v_read + out_bytes, 0);
       b.kernel(k, true);
       b.attention_shape(p.sequences, a.heads, a.qk_dim, p.decode ? 1 : p.tokens);
-      b.kernel_work(pairs > 0 ? tiled / pairs : 1);
+      if (p.decode && a.qk_dim > 0) b.decode_shape(std::max(1.0, a.k_width / a.qk_dim), pairs, p.tokens, kvb);
+      b.kernel_window(kernel_window(p, a));
     }
     return;
   }

@@ -48,9 +48,15 @@ struct OpCost {
   // width, the queries a sequence brings (decode: 1; prefill: the prompt) and the keys it holds.
   // A recurrent layer's core sets sequences and queries.
   double sequences = 0, heads = 0, head_dim = 0, queries = 0;
-  // A windowed prefill's kernel computes whole 128-key tiles, w + 128 keys a query tile: its
-  // FLOPs over the operator's (1 without a window), which the class is priced on.
+  // Decode attention's kernel: the KV heads its query heads share, the keys a sequence reads and
+  // holds (a window reads fewer), the bytes of a cached element (an fp8 cache runs another path).
+  double kv_heads = 0, keys = 0, context = 0, kv_bytes = 0;
+  // A chunked recurrent prefill computes its last chunk whole: its kernel's FLOPs over the
+  // operator's (1: the same), which the class is priced on.
   double kernel_work = 1;
+  // A windowed prefill's window (0: none): its kernel computes more keys than the window's, which
+  // its class prices (hardware/kernel_classes.hpp PrefillAttentionCoefficients::window_keys).
+  double window = 0;
 };
 
 using OpList = std::vector<OpCost>;

@@ -54,13 +54,57 @@ TEST_CASE("kernel classes: an all-reduce is a latency and 2(k-1)/k of the messag
   CHECK(k.time(KernelClass::all_reduce, a, kGpu) == Approx(3e-6 + 6.4815e-6).epsilon(1e-4));
 }
 
-TEST_CASE("kernel classes: a decode attention's floor and KV stream") {
+TEST_CASE("kernel classes: a decode attention's blocks, KV stream and floor by hand") {
   KernelCoefficients k;
-  k.decode_attention = {0.9, 12e-6, 1.0};
-  k.gemm.overlap = 1;
-  // 1 GB of KV at 0.9 × 3 TB/s = 370.4 µs; 1 GFLOP at the whole peak, 1 µs.
-  const KernelAsk a{1e9, 1e9, 1};
-  CHECK(k.time(KernelClass::decode_attention, a, kGpu) == Approx(12e-6 + 370.37e-6 + 1e-6).epsilon(1e-4));
+  DecodeAttentionCoefficients& d = k.decode_attention;
+  d.memory = 0.9, d.memory_fp8_head = 0.6, d.compute = 0.1, d.floor = 8e-6, d.combine = 4e-6, d.combine_keys = 1024;
+  d.per_item = 10e-9, d.per_item_group = 30e-9, d.overlap = 2, d.block_keys = 256, d.blocks_target = 1024;
+  k.gemm.overlap = 2;
+  // 64 sequences of 32 query heads on 8 KV heads (the grouped kernel), 128 wide, 1,024 keys of a
+  // 16-bit cache: 4·64·32·128·1024 = 1,073,741,824 FLOPs at 0.1 × 1 PFLOP/s = 10.737 µs; the KV
+  // 64·8·128·2·1024·2 = 268,435,456 B and q, o 64·32·128·2·2 = 1,048,576 B at 0.9 × 3 TB/s = 99.809 µs;
+  // overlapped at p = 2: 100.385 µs. 512 items, each split into min(1024/256, 1024/512) = 2 blocks
+  // of 30 ns: 30.72 µs, overlapped with the stream at p = 2: 104.980 µs. The floor 8 µs and half
+  // the combine's 4 µs at 1,024 keys: 114.980 µs.
+  KernelAsk a{1073741824.0, 269484032.0, 1};
+  a.heads = 64 * 32, a.kv_heads = 64 * 8, a.keys = 1024, a.context = 1024, a.kv_bytes = 2;
+  CHECK(k.time(KernelClass::decode_attention, a, kGpu) == Approx(114.980127e-6).epsilon(1e-6));
+  // The same sequences as multi-head attention over an fp8 cache: the one-head kernel, 2,048 items
+  // of one block (2048 > blocks_target) at 10 ns = 20.48 µs; the KV 64·32·128·2·1024 = 536,870,912 B
+  // and q, o 1,048,576 B at 0.6 × 3 TB/s = 298.844 µs, with the compute: 299.037 µs; with the
+  // blocks 299.737 µs; the floor as before: 309.737 µs.
+  a.bytes = 537919488.0, a.kv_heads = 64 * 32, a.kv_bytes = 1;
+  CHECK(k.time(KernelClass::decode_attention, a, kGpu) == Approx(309.737476e-6).epsilon(1e-6));
+  // 64 query heads on one KV head a sequence (the same FLOPs and bytes): the fallback, one query
+  // head a block, at its own compute share: 1,073,741,824 / (0.001 × 1 PFLOP/s) = 1073.742 µs, with
+  // the stream 1114.553 µs; 4,096 blocks of 10 ns, 40.96 µs: 1115.306 µs; the floor: 1125.306 µs.
+  a.heads = 64 * 64, a.kv_heads = 64;
+  d.compute_fallback = 0.001;
+  CHECK(k.time(KernelClass::decode_attention, a, kGpu) == Approx(1125.3058e-6).epsilon(1e-6));
+}
+
+TEST_CASE("kernel classes: decode attention past its floor grows with the batch in proportion until its blocks fill the GPU") {
+  // Llama-3.1-8B's 32/8 heads of 128 on H100: at 640 keys a KV head splits into 640 / block_keys
+  // blocks; at batch 1 (8 items) and 4 (32 items) the blocks are far from the blocks_target that
+  // fill the GPU, and every part but the floor is 4 times batch 1's.
+  const KernelCoefficients k;
+  const KernelCeilings h100{989e12, 1979e12, 3.35e12, 450e9};
+  const auto ask = [](double batch, double keys) {
+    KernelAsk a{4 * batch * 32 * 128 * keys, batch * 8 * 128 * 2 * keys * 2 + batch * 32 * 128 * 4, 1};
+    a.heads = batch * 32, a.kv_heads = batch * 8, a.keys = keys, a.context = keys, a.kv_bytes = 2;
+    return a;
+  };
+  const auto variable = [&](const KernelAsk& a) {
+    const KernelCoefficients::Split s = k.split(KernelClass::decode_attention, a, h100);
+    return s.compute + s.memory;
+  };
+  REQUIRE(32 * 640 / k.decode_attention.block_keys < k.decode_attention.blocks_target);
+  CHECK(variable(ask(4, 640)) == Approx(4 * variable(ask(1, 640))).epsilon(1e-12));
+  CHECK(k.split(KernelClass::decode_attention, ask(4, 640), h100).fixed ==
+        k.split(KernelClass::decode_attention, ask(1, 640), h100).fixed);
+  // At 16k keys and batch 256 (2,048 items, more than blocks_target) one block a KV head fills the
+  // GPU: a lone sequence's ~47 blocks a KV head do not scale, and the batch costs less than 256 lone ones.
+  CHECK(variable(ask(256, 16384)) < 256 * variable(ask(1, 16384)));
 }
 
 // --- The engine priced by the classes: a GPU whose expected model has kernel coefficients.

@@ -57,7 +57,11 @@ TEST_CASE("a uniform decode step of 32 sequences at context 640 costs what the e
   StepCost cost(m, g, at(m, 1, 512, 640));
   const StepTime t = cost.time({0, 32, 32, cost.decode_attention(640).times(32)});
   CHECK_THAT(t.bound.value(), WithinRel(r.decode.step.time.value(), 1e-12));
-  CHECK_THAT(t.expected.value(), WithinRel(r.decode.step.expected.time.value(), 1e-12));
+  // The decode attention class is not additive over sequences (hardware/kernel_classes.hpp): its
+  // floor grows with the keys (the blocks' combine), and a batch's blocks fill the GPU together.
+  // The step prices each sequence alone and one floor at one token: 1.3% under the engine here,
+  // 1.9% below (docs/expected-performance.md, "Decode and prefill attention").
+  CHECK_THAT(t.expected.value(), WithinRel(r.decode.step.expected.time.value(), 0.025));
 }
 
 TEST_CASE("at tp 2 and on Mixtral-8x7B (experts routed by the step's tokens) the step still costs the engine's decode step") {
@@ -70,7 +74,8 @@ TEST_CASE("at tp 2 and on Mixtral-8x7B (experts routed by the step's tokens) the
     StepCost cost(m, g, w);
     const StepTime t = cost.time({0, 48, 48, cost.decode_attention(900).times(48)});
     CHECK_THAT(t.bound.value(), WithinRel(r.decode.step.time.value(), 1e-12));
-    CHECK_THAT(t.expected.value(), WithinRel(r.decode.step.expected.time.value(), 1e-12));
+    // Within 2.5%, as above: decode attention's class is not additive over sequences.
+    CHECK_THAT(t.expected.value(), WithinRel(r.decode.step.expected.time.value(), 0.025));
   }
 }
 
@@ -219,10 +224,10 @@ TEST_CASE("DeepSeek-V3 at TP 8: a chunk after 57344 cached tokens decompresses t
   // Each GPU's kv_b_proj is 512 x 16 heads x (128 + 128) = 4096 wide, over 61 layers, run on the
   // cached rows without its weights (the chunk's own rows read them). Its fp8 weights unpacked in
   // a 16-bit GEMM put it outside the kernel classes: the end-to-end coefficients price it
-  // (compute 0.75 of 989 TFLOP/s, memory 0.818 of 4.8 TB/s, 2.59 us a kernel, added):
+  // (compute 0.75 of 989 TFLOP/s, memory 0.819 of 4.8 TB/s, 2.57 us a kernel, added):
   //   2 x 57344 x 512 x 4096 x 61 = 14671608283136 FLOPs: 19.779 ms
-  //   57344 x (512 + 4096) x 2 bytes x 61 = 32237420544 bytes of activations: 8.210 ms
-  //   61 launches: 0.158 ms; 28.148 ms in all. The bound adds nothing.
+  //   57344 x (512 + 4096) x 2 bytes x 61 = 32237420544 bytes of activations: 8.200 ms
+  //   61 launches: 0.157 ms; 28.136 ms in all. The bound adds nothing.
   const ModelSpec m = test::deepseek_v3();
   Workload w = at(m, 1, 512, 640);
   w.tp = 8;
@@ -230,7 +235,7 @@ TEST_CASE("DeepSeek-V3 at TP 8: a chunk after 57344 cached tokens decompresses t
   const AttentionWork a = cost.prefill_attention(57344, 8192);
   const StepTime read = cost.time({8192, 0, 1, a}), again = cost.time({8192, 0, 1, a, 57344});
   CHECK(again.bound == read.bound);
-  const double by_hand = 14671608283136.0 / (989e12 * 0.75) + 32237420544.0 / (4.8e12 * 0.818) + 61 * 2.59e-6;
-  CHECK(by_hand == Approx(28.148e-3).epsilon(1e-4));
+  const double by_hand = 14671608283136.0 / (989e12 * 0.75) + 32237420544.0 / (4.8e12 * 0.819) + 61 * 2.57e-6;
+  CHECK(by_hand == Approx(28.136e-3).epsilon(1e-4));
   CHECK_THAT((again.expected - read.expected).value(), WithinRel(by_hand, 1e-9));
 }
