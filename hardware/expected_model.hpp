@@ -59,7 +59,7 @@ struct ExpectedModel {
   double memory = 0.819;           // share of the bandwidth a long weight stream reaches
   double compute = 0.75;          // share of the peak a large GEMM reaches
   // Times in µs as the YAML reader scales "5.1 us" (5.1 × 1e-6), so that they print as written.
-  Seconds launch{2.57 * 1e-6};     // per operator and layer not priced by a kernel class: launch gap, ramp-up and tail
+  Seconds launch{2.56 * 1e-6};     // per operator and layer not priced by a kernel class: launch gap, ramp-up and tail
   Seconds step{25.7 * 1e-6};       // per pass: sampling, scheduling, host synchronisation
   Seconds hop_latency{1.5 * 1e-6};  // per hop of a ring all-reduce: 2(tp−1) hops a call
   double dequant_int8 = 0.651;     // share of `memory` a weight-only int8 GEMM streams at
@@ -88,7 +88,7 @@ struct ExpectedModel {
   std::optional<KernelCoefficients> kernels = KernelCoefficients{};
   // The host's time between an engine's kernels, a class-priced kernel (0 under CUDA graphs; the
   // kernel tables were timed by graph replay, which hides it).
-  Seconds gap{2.03 * 1e-6};
+  Seconds gap{2.04 * 1e-6};
 
   [[nodiscard]] double dequant(Dequant d) const {
     return d == Dequant::int4 ? dequant_int4 : d == Dequant::int8 ? dequant_int8 : 1.0;

@@ -144,8 +144,9 @@ KernelCoefficients::Split KernelCoefficients::split(KernelClass k, const KernelA
       // The weights that stream are the reached experts' (stream_bytes); the rest of the bytes are
       // the activations the kernels around the grouped GEMMs move.
       const bool fp8 = k == KernelClass::experts_fp8;
-      const ExpertsArithmetic arithmetic = fp8 ? ExpertsArithmetic{c.peak_fp8, experts_fp8.compute, experts_fp8.width}
-                                               : ExpertsArithmetic{c.peak, experts.compute, experts.width};
+      // Full tiles on wide experts reach the dense GEMM's share (hardware/moe_kernel.hpp says why).
+      const ExpertsArithmetic arithmetic = fp8 ? ExpertsArithmetic{c.peak_fp8, gemm_fp8.compute, experts_fp8.width}
+                                               : ExpertsArithmetic{c.peak, gemm.compute, experts.width};
       const ExpertsTime t = experts_time(
           experts, {a.flops, a.stream_bytes, a.bytes - a.stream_bytes, a.rows, a.experts, a.width}, arithmetic, c.bandwidth);
       return {t.compute, t.memory, t.fixed};
@@ -231,8 +232,7 @@ std::vector<ClassCoefficient> coefficients_of(KernelClass c, KernelCoefficients&
               {"bus", false, "share of a GPU's link a large message's bus bandwidth reaches", 0.01, 1,
                &k.nccl_all_reduce.bus}};
     case KernelClass::experts:
-      return {{"compute", false, "share of the 16-bit peak the grouped GEMMs reach with full tiles", 0.05, 1, &k.experts.compute},
-              {"memory", false, "share of the bandwidth the reached experts' weights and the activations stream at", 0.05, 1,
+      return {{"memory", false, "share of the bandwidth the reached experts' weights and the activations stream at", 0.05, 1,
                &k.experts.memory},
               {"overlap", false, "p in (c^p + m^p)^(1/p) between the GEMMs' compute and the weights' stream", 1, 20,
                &k.experts.overlap},
@@ -243,9 +243,7 @@ std::vector<ClassCoefficient> coefficients_of(KernelClass c, KernelCoefficients&
               {"launch", true, "fixed time a layer: routing, permute, activation and finalize kernels", 1e-8, 1e-3,
                &k.experts.launch}};
     case KernelClass::experts_fp8:
-      return {{"compute", false, "share of the fp8 peak the fp8 grouped GEMMs reach with full tiles", 0.05, 1,
-               &k.experts_fp8.compute},
-              {"width", false, "an fp8 expert's columns on a GPU at which its GEMMs reach half their share", 1, 1e5,
+      return {{"width", false, "an fp8 expert's columns on a GPU at which its GEMMs reach half their share", 1, 1e5,
                &k.experts_fp8.width}};
     case KernelClass::latent_decode: return latent_decode_coefficients(k.latent_decode);
     case KernelClass::latent_prefill: return prefill_coefficients(k.latent_prefill, false);

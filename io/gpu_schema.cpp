@@ -336,9 +336,6 @@ const Schema<GpuSpec>& gpu_schema() {
         .access = member<Nccl, &CollectiveCoefficients::bus>(), .fallback = d.nccl_all_reduce.bus},
   };
   static const std::array experts = {
-      F{.key = "compute", .kind = Kind::fraction, .need = Need::optional,
-        .doc = "share of the 16-bit peak the grouped GEMMs reach with full tiles",
-        .access = member<Experts, &ExpertsCoefficients::compute>(), .fallback = d.experts.compute},
       F{.key = "memory", .kind = Kind::fraction, .need = Need::optional,
         .doc = "share of the bandwidth the reached experts' weights and the activations stream at",
         .access = member<Experts, &ExpertsCoefficients::memory>(), .fallback = d.experts.memory},
@@ -356,9 +353,6 @@ const Schema<GpuSpec>& gpu_schema() {
         .access = member<Experts, &ExpertsCoefficients::launch>(), .fallback = d.experts.launch, .dimension = Dimension::time},
   };
   static const std::array experts_fp8 = {
-      F{.key = "compute", .kind = Kind::fraction, .need = Need::optional,
-        .doc = "share of the fp8 peak the fp8 grouped GEMMs reach with full tiles",
-        .access = member<ExpertsFp8, &ExpertsFp8Coefficients::compute>(), .fallback = d.experts_fp8.compute},
       F{.key = "width", .kind = Kind::number, .need = Need::optional,
         .doc = "an fp8 expert's columns on a GPU at which its GEMMs reach half their share",
         .access = member<ExpertsFp8, &ExpertsFp8Coefficients::width>(), .range = kExpertWidth, .fallback = d.experts_fp8.width},
@@ -384,9 +378,9 @@ const Schema<GpuSpec>& gpu_schema() {
       F{.key = "nccl_all_reduce", .kind = Kind::section, .need = Need::optional, .doc = "NCCL's all-reduce (fitted, not priced)",
         .fields = nccl, .flow = true},
       F{.key = "experts", .kind = Kind::section, .need = Need::optional,
-        .doc = "a MoE layer's routed experts, one fused grouped GEMM (16-bit)", .fields = experts, .flow = true},
+        .doc = "a MoE layer's routed experts, one fused grouped GEMM (16-bit; full tiles reach gemm.compute)", .fields = experts, .flow = true},
       F{.key = "experts_fp8", .kind = Kind::section, .need = Need::optional,
-        .doc = "fp8 experts: the 16-bit experts' memory, overlap, tile and launch, their own compute and width",
+        .doc = "fp8 experts: the 16-bit experts' memory, overlap, tile and launch, gemm_fp8.compute, their own width",
         .fields = experts_fp8, .flow = true},
       F{.key = "latent_decode", .kind = Kind::section, .need = Need::optional,
         .doc = "latent attention's decode (MLA over the cached latent): the decode attention formula",

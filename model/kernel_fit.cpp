@@ -17,7 +17,8 @@ namespace {
 constexpr std::array kOrder = {KernelClass::gemm,        KernelClass::gemm_fp8,   KernelClass::decode_attention,
                                KernelClass::prefill_attention, KernelClass::elementwise, KernelClass::all_reduce,
                                KernelClass::nccl_all_reduce,
-                               // The fp8 experts take the 16-bit experts' memory, overlap, tile and launch.
+                               // The experts take the GEMM classes' shares; the fp8 experts the 16-bit experts' memory, overlap,
+                               // tile and launch.
                                KernelClass::experts, KernelClass::experts_fp8, KernelClass::latent_decode,
                                KernelClass::latent_prefill, KernelClass::delta_net_decode, KernelClass::delta_net_prefill};
 

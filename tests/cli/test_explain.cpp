@@ -142,7 +142,7 @@ TEST_CASE("explain: why real runs miss the bound - Llama-2-7B's step expected at
   CHECK_THAT(en.out, Catch::Contains("a decode step is expected to take 9.87 ms (7.95 ms to 12.3 ms for 8 runs in 10), "
                                      "against the bound's 6.65 ms") &&
                          Catch::Contains("7.89 ms is memory traffic at 84% of the bandwidth;") &&
-                         Catch::Contains("1.91 ms is fixed costs: 259 kernels at 7.28 us each on average, and 25.7 us a "
+                         Catch::Contains("1.91 ms is fixed costs: 259 kernels at 7.29 us each on average, and 25.7 us a "
                                          "step of the serving engine's own"));
   const auto zh = test::run_cli({"explain", "-m", "llama-2-7b", "-g", "a100-80gb", "--lang", "zh"});
   CHECK_THAT(zh.out, Catch::Contains("一个解码步预计需要 9.87 ms") && Catch::Contains("259 个核函数"));

@@ -109,13 +109,13 @@ TEST_CASE("plan: memory bounds the batch when the KV cache is modelled") {
 TEST_CASE("plan: on the expected times by default - 194 sequences, 7 GPUs where the bound says 371 and 4") {
   // The published fit (hardware/expected_model.hpp): the teaching model is known by its size only,
   // one operator outside the kernel classes: a step at batch B is B · 2·7e9 / (312e12 · 0.75)
-  // + 14e9 / (2e12 · 0.819) + one launch of 2.57 us + the engine's 25.7 us a pass = 8.5753 ms
+  // + 14e9 / (2e12 · 0.819) + one launch of 2.56 us + the engine's 25.7 us a pass = 8.5753 ms
   // + B · 59.83 us; a 512-token prefill 39.21 ms. Colocated: 8.5753 ms + B · (59.83 + 39.21 ms /
   // 256) us ≤ 50 ms → B = 194.
   const CapacityPlan p = Teaching().plan({.requests_per_s = 100, .ttft = Seconds(1), .tpot = Seconds(0.05)});
   REQUIRE(p.feasible);
   CHECK_FALSE(p.sizing.bound);
-  const double step = 14e9 / (2e12 * 0.819) + 2.57e-6 + 25.7e-6, per_sequence = 2 * 7e9 / (312e12 * 0.75);
+  const double step = 14e9 / (2e12 * 0.819) + 2.56e-6 + 25.7e-6, per_sequence = 2 * 7e9 / (312e12 * 0.75);
   const double prefill = 512 * per_sequence + step;
   CHECK_THAT(p.prefill.value(), WithinRel(prefill, 1e-12));
   CHECK(p.batch == 194);
