@@ -266,3 +266,54 @@ TEST_CASE("disaggregated: a decode pool short of blocks holds the request before
     CHECK(b.landed == Approx(a.prefill_end + 1.0));
   }
 }
+
+TEST_CASE("disaggregated: pools of different tp reshard the cache, the links held for the larger shard") {
+  Replica r;
+  // Llama-3.1-8B's cache, 131 072 bytes a token (8 KV heads, each layout holding them once up to
+  // tp 8): 1000 tokens 131 MB.
+  Workload one = r.base, two = r.base, four = r.base, eight = r.base;
+  one.tp = 1;
+  two.tp = 2;
+  four.tp = 4;
+  eight.tp = 8;
+  const double bytes = 131072000.0;
+  const double nvlink = r.gpu.interconnect->bandwidth.value(), nic = r.gpu.network->bandwidth.value();
+  SECTION("prefill at tp 1 to decode at tp 2: the prefill GPU sends all of it, 291 µs over NVLink") {
+    const KvLink link = kv_link(r.model, r.gpu, one, two);
+    CHECK_FALSE(link.network);  // 3 GPUs in one domain of 8
+    CHECK(link.time(1000).busy == Approx(bytes / nvlink));
+    CHECK(link.time(1000).latency == Approx(r.gpu.interconnect->latency.value()));
+  }
+  SECTION("prefill at tp 2 to decode at tp 1: the decode GPU receives all of it, the same time") {
+    CHECK(kv_link(r.model, r.gpu, two, one).time(1000).busy == Approx(bytes / nvlink));
+  }
+  SECTION("prefill at tp 4 to decode at tp 8: 12 GPUs past the domain of 8, the network; a quarter each") {
+    // 131 MB / 4 = 32.8 MB over a 50 GB/s NIC: 655 µs, then the NIC's 10 µs.
+    const KvLink link = kv_link(r.model, r.gpu, four, eight);
+    CHECK(link.network);
+    CHECK(link.time(1000).busy == Approx(bytes / 4 / nic));
+    CHECK(link.time(1000).latency == Approx(r.gpu.network->latency.value()));
+  }
+  SECTION("equal layouts price as one layout does") {
+    CHECK(kv_link(r.model, r.gpu, two, two).time(1000).busy == kv_link(r.model, r.gpu, two).time(1000).busy);
+  }
+}
+
+TEST_CASE("disaggregated: a prefill pool of its own layout runs on its own step cost") {
+  // The prefill pool at tp 2 (its own StepCost) beside a decode pool at tp 1: the request's
+  // prefill ends when a tp 2 replica alone would end it.
+  Replica r;
+  Workload two = r.base;
+  two.tp = 2;
+  serve::StepCost prefill_cost(r.model, r.gpu, two);
+  const std::vector<Request> one{{0, 1000, 5, 0}};
+  const double at_two = simulate(std::vector<Request>{{0, 1000, 1, 0}}, prefill_cost, r.config, Timing::expected).served.at(0).ttft;
+  const double at_one = r.run({{0, 1000, 1, 0}}).served.at(0).ttft;
+  DisaggregatedConfig c = pools(1, 1, Routing::round_robin);
+  c.prefill_cost = &prefill_cost;
+  const DisaggregatedResult out = simulate_disaggregated(one, r.cost, r.config, c, Timing::expected);
+  REQUIRE(out.all.served.size() == 1);
+  INFO("prefill at tp 1 " << at_one << " s, at tp 2 " << at_two << " s");
+  CHECK(at_two < at_one);
+  CHECK(out.handoffs[0].prefill_end == Approx(at_two));
+}
