@@ -284,4 +284,9 @@ TEST_CASE("plan --prefill-tp: without its pools, or a layout it cannot take, is 
   auto odd = base;
   odd.insert(odd.end(), {"--disaggregate", "--percentile", "99", "--prefill-tp", "3"});
   check_error(run_cli(odd), "--prefill-tp 3", "--tp");
+  // SGLang's decode server reserves before the prefill: not simulated, and a plan's rows carry no
+  // warning, so refused (simulate warns instead).
+  auto sglang = base;
+  sglang.insert(sglang.end(), {"--disaggregate", "--percentile", "99", "--engine", "sglang"});
+  check_error(run_cli(sglang), "--engine sglang", "before the prefill runs");
 }
