@@ -55,9 +55,15 @@ struct Counts {
 };
 Counts counts(const Row& r) {
   if (!disaggregated(r)) return {pool_of(r.steady->plan).steady, r.closed_form, r.replicas, 0, 0, 0};
-  return {r.steady->plan.replicas, r.decode_start, r.decode_replicas, pool_of(r.steady->plan).steady, r.closed_form,
+  return {r.steady->plan.replicas, r.decode_start, r.decode_replicas, pool_of(planner::prefill_plan(*r.steady)).steady, r.closed_form,
           r.replicas};
 }
+// "NVIDIA H100 SXM with tp 4", and the prefill pool's tp where it has its own (--prefill-tp).
+std::string row_name(const Row& r) {
+  const std::string name = fmt::format("{} with {}", r.steady->gpu->name, report::layout_label(r.steady->workload));
+  return r.steady->prefill ? fmt::format("{} (decode), tp {} (prefill)", name, r.steady->prefill->workload.tp) : name;
+}
+
 // "D+P" disaggregated, as the steady plan's table writes its pools.
 std::string pair(const Row& r, long decode, long prefill) {
   return disaggregated(r) ? fmt::format("{}+{}", decode, prefill) : fmt::format("{}", decode);
@@ -71,6 +77,10 @@ const std::array kColumns = {
     Column{"ep", [](const Row& r, const PlanTraffic&) -> Cell { return static_cast<long>(r.steady->workload.ep); }},
     Column{"dp_attention", [](const Row& r, const PlanTraffic&) -> Cell { return r.steady->workload.dp_attention; }},
     Column{"gpus_per_replica", [](const Row& r, const PlanTraffic&) -> Cell { return static_cast<long>(gpus(r.steady->workload)); }},
+    // The prefill pool's tp (--prefill-tp, else the row's); empty colocated.
+    Column{"prefill_tp", [](const Row& r, const PlanTraffic&) -> Cell {
+             return r.steady->plan.prefill_replicas > 0 ? Cell(static_cast<long>(planner::prefill_workload(*r.steady).tp)) : Cell();
+           }},
     Column{"router", [](const Row& r, const PlanTraffic&) -> Cell { return serve::name(r.routing); }},
     // What the checks simulated, and the lengths the steady and closed-form columns price (the
     // fixed ones, or the distribution's or the trace's means): never a mean unsaid.
@@ -120,12 +130,15 @@ class RowRecord final : public report::Record {
   }
   [[nodiscard]] std::vector<std::string> cells() const override {
     const SteadyPlan& s = *r_.steady;
+    // Both pools' layouts where they differ: "tp 4, prefill tp 1".
+    const std::string layout = s.prefill ? fmt::format("{}, prefill tp {}", report::layout_label(s.workload), s.prefill->workload.tp)
+                                         : report::layout_label(s.workload);
     if (!r_.feasible) {
-      return {s.gpu->name, report::layout_label(s.workload), "-", "-", "-", "-", "-", "-", "-", "-", "cannot (below)", "-"};
+      return {s.gpu->name, layout, "-", "-", "-", "-", "-", "-", "-", "-", "cannot (below)", "-"};
     }
     const Counts n = counts(r_);
     const double rate = load_ / static_cast<double>(n.replicas);
-    return {s.gpu->name, report::layout_label(s.workload), fmt::format("{}", s.plan.batch),
+    return {s.gpu->name, layout, fmt::format("{}", s.plan.batch),
             pair(r_, n.steady, n.steady_prefill), pair(r_, n.closed_form, n.closed_form_prefill),
             pair(r_, n.replicas, n.prefill), fmt::format("{}", gpus(r_)), human(Seconds(r_.at_plan.ttft)), human(Seconds(r_.at_plan.tpot)), report::three_digits(rate),
             r_.cliff > 0 ? fmt::format("{} (+{:.0f}%)", report::three_digits(r_.cliff), 100 * (r_.cliff / rate - 1))
@@ -187,7 +200,7 @@ std::string steady_pools_note(const Row& r, const PercentileArgs& a, const LoadT
   const Counts n = counts(r);
   const planner::PercentilePoint& p = *r.at_steady;
   const PercentileRow::Waits& w = *r.steady_waits;
-  const std::string who = fmt::format("{} with {}", r.steady->gpu->name, report::layout_label(r.steady->workload));
+  const std::string who = row_name(r);
   std::string why;
   if (p.ttft > t.ttft.value() && w.decode >= w.prefill) {
     why = fmt::format("; the steady decode pool runs its batch of {} full only on average, so caches that land in a "
@@ -205,7 +218,7 @@ std::string steady_pools_note(const Row& r, const PercentileArgs& a, const LoadT
   if (!p.meets(t)) {
     return fmt::format("{}: {} decode+prefill replicas, not the steady plan's {}+{}: the simulated pools of {}+{} ({}, "
                        "routed {}) reach P{} TTFT {} and TPOT {} (the steady plan's mean TPOT {}); P{} waits "
-                       "{} for a decode slot once the cache landed, {} for a prefill step and the link{}",
+                       "{} for decode blocks and a decode slot, {} for a prefill step and the link{}",
                        who, pair(r, n.replicas, n.prefill), n.steady, n.steady_prefill, n.steady, n.steady_prefill,
                        arrivals_phrase(a), a.router, a.percentile, human(Seconds(p.ttft)), human(Seconds(p.tpot)),
                        human(r.steady->plan.tpot), a.percentile, human(Seconds(w.decode)), human(Seconds(w.prefill)), why);
@@ -353,7 +366,7 @@ void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& p
   }
   for (const Row& r : rows) {
     sink->add(RowRecord(r, target.requests_per_s, a.traffic));
-    const std::string who = fmt::format("{} with {}", r.steady->gpu->name, report::layout_label(r.steady->workload));
+    const std::string who = row_name(r);
     if (!r.feasible) sink->note(fmt::format("{} cannot meet the target: {}", who, r.reason));
     if (r.feasible && r.at_steady) sink->note(steady_note(r, a, target));
     if (r.feasible && disaggregated(r)) {

@@ -204,6 +204,32 @@ struct Skip {
   std::string reason;  // "--ep: ...", as require_valid words it
 };
 
+// --prefill-tp's pool for a row: the row's layout at that tp and the steady plan made of it, whose
+// prefill count starts the prefill pool's search. A layout the model or GPU cannot take, or data-
+// parallel attention or a pipeline (whose caches the link would reshard between ranks or stages,
+// not modelled), is refused naming the flag; a prefill layout that cannot hold the weights makes
+// the row infeasible, said so.
+void add_prefill_pool(SteadyPlan& s, const ModelSpec& m, const LoadTarget& target, long tp) {
+  if (tp == s.workload.tp) return;
+  if (s.workload.dp_attention || s.workload.pp > 1) {
+    throw InputError("--prefill-tp: not modelled with --dp-attention or --pp above 1 (the cache would be resharded "
+                     "between ranks or stages); drop one of them");
+  }
+  Workload w = s.workload;
+  w.tp = static_cast<int>(tp);
+  if (const auto why = validate(w, m, *s.gpu)) {
+    throw InputError(fmt::format("--prefill-tp {}: {} on {}: --{}: {}", tp, layout_label(w), s.gpu->name, why->field,
+                                 why->message));
+  }
+  CapacityPlan plan = plan_capacity(m, *s.gpu, w, target);
+  if (s.plan.feasible && !plan.feasible) {
+    s.plan.feasible = false;
+    s.reason = fmt::format("the prefill pool at --prefill-tp {}: {}", tp,
+                           plan.why_not ? infeasible_text(*plan.why_not) : std::string("infeasible"));
+  }
+  s.prefill = SteadyPlan::PrefillPool{w, std::move(plan)};
+}
+
 struct SteadyRows {
   std::vector<PlanRow> rows;
   int too_big = 0;            // --search's layouts that hold no sequence beside the weights
@@ -348,6 +374,9 @@ void add_plan_options(Options& o, PlanArgs& a) {
   o.add("--ttft", a.ttft, "time-to-first-token target, with a unit").show_default();
   o.add("--tpot", a.tpot, "time-per-output-token target, with a unit").show_default();
   o.flag("--disaggregate", a.disaggregate, "size separate prefill and decode pools");
+  o.add("--prefill-tp", a.prefill_tp,
+        "with --disaggregate --percentile: the prefill pool's tensor parallelism, each row's --tp the decode pool's; "
+        "the cache is resharded on the link");
   o.add("--confidence", a.confidence,
         "size on the expected times' quantile: 0.5 the central estimate, 0.9 the pessimistic end of the 10-90% interval")
       .show_default();
@@ -459,6 +488,21 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   if (!a.emit.empty() && a.disaggregate) {
     throw InputError("--emit: writes a colocated replica's launch; a disaggregated plan's two pools are not written");
   }
+  if (a.prefill_tp != 0 && (!a.disaggregate || !a.percentile_given)) {
+    throw InputError("--prefill-tp: the prefill pool's layout, only with --disaggregate --percentile (whose simulated "
+                     "checks run each pool on its own)");
+  }
+  if (a.prefill_tp != 0 && (a.prefill_tp < 1 || a.prefill_tp > 1024)) {
+    throw InputError(fmt::format("--prefill-tp: must be 1 to 1024, got {}", a.prefill_tp));
+  }
+  if (a.percentile_given && a.disaggregate && a.percentile.engine == "sglang") {
+    // serve/disaggregated.hpp: SGLang's decode server reserves before the prefill runs, which
+    // the checks do not simulate; a plan's rows have no warning to carry it (simulate warns).
+    throw InputError("--engine sglang: with --disaggregate its decode server reserves a request's blocks before the "
+                     "prefill runs, which the checks do not simulate (they reserve as vLLM and TensorRT-LLM do, once "
+                     "the prefill ends); --engine vllm or trtllm, or simulate --engine sglang --disaggregate P:D, which "
+                     "warns");
+  }
   if (a.percentile_given) {
     if (!a.emit.empty()) throw InputError("--emit: writes the ranked steady plans' rows, not a --percentile plan's");
     check_percentile(a);
@@ -472,7 +516,10 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
       return;
     }
     std::vector<SteadyPlan> plans;
-    for (const PlanRow& r : rows) plans.push_back({r.gpu, r.layout, r.plan, r.reason, r.price});
+    for (const PlanRow& r : rows) plans.push_back({r.gpu, r.layout, r.plan, r.reason, r.price, std::nullopt});
+    if (a.prefill_tp != 0) {
+      for (SteadyPlan& s : plans) add_prefill_pool(s, m, target, a.prefill_tp);
+    }
     print_percentile_plans(m, plans, target, p, out, err);
     return;
   }

@@ -20,6 +20,7 @@ struct PlanArgs {
   std::string ttft = "1 s";
   std::string tpot = "50 ms";
   bool disaggregate = false;
+  long prefill_tp = 0;  // --prefill-tp: the prefill pool's tensor parallelism (--disaggregate --percentile); 0: the row's
   double confidence = 0.5;  // the expected time's quantile the plan sizes on
   bool bound = false;       // size on the roofline bound instead
   bool search = false;      // rank every layout (tp × pp × ep, data-parallel attention) that fits

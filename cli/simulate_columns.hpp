@@ -18,11 +18,13 @@ namespace roofline::cli {
 // busy each was, and the times between a request's arrival and its first decode step.
 struct PoolFigures {
   long prefill_replicas = 0, decode_replicas = 0;
+  long prefill_tp = 1;  // the prefill pool's layout (--prefill-tp); the decode pool's is the row's tp
   std::string router;
   double prefill_busy = 0, decode_busy = 0, link_busy = 0;  // shares of the run, 0 to 1
-  // Arrival to the prefill's first token; the prefill's end to the cache's sending and to its
-  // landing; the landing to the first decode step.
-  serve::Distribution prefill, link_wait, transfer, decode_wait;
+  // Arrival to the prefill's first token; the prefill's end to the decode blocks' reservation;
+  // the reservation to the cache's sending; the prefill's end to its landing; the landing to the
+  // first decode step.
+  serve::Distribution prefill, block_wait, link_wait, transfer, decode_wait;
 };
 
 // What one run of `simulate` reports, as the row's columns read it. The strings are held here:

@@ -47,6 +47,9 @@ constexpr double kMaxLoadReads = 5e8;
 // --disaggregate P:D's pools, and what the link carries for the traffic's mean prompt.
 struct Pools {
   long prefill = 0, decode = 0;
+  Workload prefill_layout;  // the prefill pool's (--prefill-tp), the decode pool's the replica's
+  long prefill_kv_blocks = 0;
+  Bytes prefill_kv_bytes{0};
   KvTransfer mean_prompt;
   long mean_prompt_tokens = 0;
   PoolFigures e, b;  // the expected run's, and the bound's handoff times
@@ -88,11 +91,12 @@ std::optional<std::pair<long, long>> disaggregate_flag(const std::string& value)
 }
 
 // A disaggregated run's handoff times and how busy its pools were.
-PoolFigures pool_figures(const std::vector<Request>& requests, const DisaggregatedResult& d, const std::string& router) {
+PoolFigures pool_figures(const std::vector<Request>& requests, const DisaggregatedResult& d, long prefill_tp,
+                         const std::string& router) {
   HandoffTimes t = handoff_times(requests, d);
-  return {static_cast<long>(d.prefill_routed.size()), static_cast<long>(d.decode_routed.size()), router,
+  return {static_cast<long>(d.prefill_routed.size()), static_cast<long>(d.decode_routed.size()), prefill_tp, router,
           d.prefill_utilisation(), d.decode_utilisation(), d.link_utilisation(), distribution(std::move(t.prefill)),
-          distribution(std::move(t.link_wait)), distribution(std::move(t.transfer)), distribution(std::move(t.decode_wait))};
+          distribution(std::move(t.block_wait)), distribution(std::move(t.link_wait)), distribution(std::move(t.transfer)), distribution(std::move(t.decode_wait))};
 }
 
 // Each figure the better of two bounds: the lower latency, the higher rate.
@@ -270,12 +274,19 @@ nlohmann::ordered_json json_document(const SimulateArgs& a, const Replica& r, co
     const Pools& p = *runs.pools;
     const auto handoffs = [](const PoolFigures& f) {
       return nlohmann::ordered_json{{"prefill", json_of(f.prefill)},
+                                    {"block_wait", json_of(f.block_wait)},
                                     {"link_wait", json_of(f.link_wait)},
                                     {"transfer", json_of(f.transfer)},
                                     {"decode_wait", json_of(f.decode_wait)}};
     };
+    const auto layout = [](const Workload& w, long blocks, Bytes bytes) {
+      return nlohmann::ordered_json{{"tp", w.tp},           {"pp", w.pp},           {"ep", w.ep},
+                                    {"dp_attention", w.dp_attention}, {"kv_blocks", blocks}, {"kv_bytes", bytes.value()}};
+    };
     j["disaggregated"] = {{"prefill_replicas", p.prefill},
                           {"decode_replicas", p.decode},
+                          {"prefill_layout", layout(p.prefill_layout, p.prefill_kv_blocks, p.prefill_kv_bytes)},
+                          {"decode_layout", layout(r.point.workload, r.config.kv_blocks, r.cache.free)},
                           {"router", a.router},
                           {"link", p.mean_prompt.network ? "network" : "interconnect"},
                           {"mean_prompt_tokens", p.mean_prompt_tokens},
@@ -320,7 +331,7 @@ std::string fleet_line(const SimulateArgs& a, const Runs& runs) {
 
 // The pools, their routers and how the requests spread over them; then the link and how busy
 // each pool was.
-std::vector<std::string> pool_lines(const SimulateArgs& a, const Runs& runs) {
+std::vector<std::string> pool_lines(const SimulateArgs& a, const Replica& r, const Runs& runs) {
   const Pools& p = *runs.pools;
   const auto spread = [](const std::vector<long>& v) {
     const auto [least, most] = std::minmax_element(v.begin(), v.end());
@@ -338,8 +349,13 @@ std::vector<std::string> pool_lines(const SimulateArgs& a, const Runs& runs) {
                       "replicas, {}, picking at arrival, each replica with its own queue and KV cache; {} requests a "
                       "prefill replica, {} a decode replica",
                       p.prefill, p.decode, routers, spread(runs.prefill_routed), spread(runs.routed)),
-          fmt::format("link: each prompt's KV cache crosses the {} once its prefill ends, each GPU's shard over its own "
-                      "link, one cache at a time each way (the mean prompt's {} tokens: {} in {}); busy: the prefill "
+          fmt::format("layouts: a prefill replica {}, KV cache {} blocks ({}){}; a decode replica {}, {} blocks ({})",
+                      report::layout_label(p.prefill_layout), p.prefill_kv_blocks, human(p.prefill_kv_bytes),
+                      p.prefill_layout.tp != r.point.workload.tp ? " (--prefill-tp: the cache resharded on the link)" : "",
+                      report::layout_label(r.point.workload), r.config.kv_blocks, human(r.cache.free)),
+          fmt::format("link: each prompt's KV cache crosses the {} once its prefill ends and its decode replica has "
+                      "reserved its blocks (first come first served, as vLLM and TensorRT-LLM do), each GPU's shard "
+                      "over its own link, one cache at a time each way (the mean prompt's {} tokens: {} in {}); busy: the prefill "
                       "pool {:.1f}%, the decode pool {:.1f}%, a prefill replica's link {:.1f}% of the run",
                       p.mean_prompt.network ? "network" : "interconnect", p.mean_prompt_tokens,
                       human(p.mean_prompt.bytes.value_or(Bytes(0))), human(p.mean_prompt.time.value_or(Seconds(0))),
@@ -376,7 +392,7 @@ std::vector<std::string> head_lines(const SimulateArgs& a, const Replica& r, con
                                         false));
   if (fleet) lines.push_back(fleet_line(a, runs));
   if (runs.pools) {
-    for (std::string& line : pool_lines(a, runs)) lines.push_back(std::move(line));
+    for (std::string& line : pool_lines(a, r, runs)) lines.push_back(std::move(line));
   }
   const int ranks = attention_ranks(r.point.workload);
   lines.push_back(fmt::format("server: {}max batch {}, {} tokens a step, {} prefills; KV cache {} blocks of {} tokens ({}{})",
@@ -397,8 +413,8 @@ std::vector<std::string> latency_notes(const Runs& runs) {
   std::vector<std::string> lines{"latencies on the expected step time (what a server sees); on the roofline bound beside (a bound)"};
   if (runs.pools) {
     lines.emplace_back("TTFT is to the first token the decode replica streams, as Dynamo, llm-d and SGLang return the "
-                       "decode worker's stream: the prefill's queue and compute, the link, the decode replica's wait and "
-                       "its step; queue wait is the prefill replica's; TPOT and ITL the decode replica's; the link's time "
+                       "decode worker's stream: the prefill's queue and compute, the wait for decode blocks, the link, the "
+                       "decode replica's wait and its step; queue wait is the prefill replica's; TPOT and ITL the decode replica's; the link's time "
                        "is the same in both runs");
   }
   if (runs.reserved_bound) {
@@ -449,10 +465,12 @@ std::vector<std::vector<std::string>> latency_rows(const Runs& runs) {
                                              row("end to end", runs.e.e2e, runs.b.e2e),
                                              row("queue wait", runs.e.queue_wait, runs.b.queue_wait)};
   if (runs.pools) {
-    // Where the TTFT went: arrival to the prefill's end, its cache waiting for the link, from the
-    // prefill's end to the landing, and the landing to the decode replica's first step.
+    // Where the TTFT went: arrival to the prefill's end, its wait for decode blocks, its cache
+    // waiting for the link, from the prefill's end to the landing, and the landing to the decode
+    // replica's first step.
     const Pools& p = *runs.pools;
     rows.push_back(row("prefill", p.e.prefill, p.b.prefill));
+    rows.push_back(row("block wait", p.e.block_wait, p.b.block_wait));
     rows.push_back(row("link wait", p.e.link_wait, p.b.link_wait));
     rows.push_back(row("transfer", p.e.transfer, p.b.transfer));
     rows.push_back(row("decode wait", p.e.decode_wait, p.b.decode_wait));
@@ -544,6 +562,37 @@ void write_report(const SimulateArgs& a, const Replica& r, const Traffic& t, con
   sink->finish();
 }
 
+// --prefill-tp's pool: the replica at that tp, refused naming the flag where it cannot be
+// (no room for the weights, a tp the model's heads do not divide into, ...).
+struct PrefillReplica {
+  Workload layout;
+  long kv_blocks = 0;
+  Bytes kv_bytes{0};
+};
+
+PrefillReplica prefill_replica(const SimulateArgs& a, const Replica& decode) {
+  if (a.prefill_tp < 1 || a.prefill_tp > 1024) {
+    throw io::InputError(fmt::format("--prefill-tp: must be 1 to 1024, got {}", a.prefill_tp));
+  }
+  if (decode.point.workload.dp_attention) {
+    throw io::InputError("--prefill-tp: not modelled with --dp-attention (the cache would be resharded between "
+                         "data-parallel attention ranks); drop one of them");
+  }
+  if (decode.point.workload.pp > 1) {
+    throw io::InputError("--prefill-tp: not modelled with --pp above 1; drop one of them");
+  }
+  ServeFlags flags = a.serve;
+  flags.workload.tp = {std::to_string(a.prefill_tp)};
+  try {
+    const Replica p = replica(flags, "simulate");
+    return {p.point.workload, p.config.kv_blocks, p.cache.free};
+  } catch (const io::InputError& e) {
+    throw io::InputError(fmt::format("--prefill-tp {}: the prefill pool's replica: {}", a.prefill_tp, e.what()));
+  } catch (const std::invalid_argument& e) {  // planner::Refusal: a spec refused, exit 2 as well
+    throw io::InputError(fmt::format("--prefill-tp {}: the prefill pool's replica: {}", a.prefill_tp, e.what()));
+  }
+}
+
 }  // namespace
 
 void add_simulate_options(Options& o, SimulateArgs& a) {
@@ -568,6 +617,9 @@ void add_simulate_options(Options& o, SimulateArgs& a) {
   o.add("--disaggregate", a.disaggregate,
         "P:D: P prefill replicas and D decode replicas, each pool behind --router, each prompt's KV cache crossing "
         "the link between them (docs/capacity-planning.md); TTFT is to the decode replica's first token");
+  o.add("--prefill-tp", a.prefill_tp,
+        "with --disaggregate: the prefill pool's tensor parallelism (--tp is the decode pool's); the cache is "
+        "resharded on the link");
 }
 
 void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
@@ -586,8 +638,17 @@ void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
                            "too); drop one of them");
     }
     if (!a.plot.empty()) throw io::InputError("--plot: not drawn for --disaggregate's two pools; drop one of them");
+  } else if (a.prefill_tp != 0) {
+    throw io::InputError("--prefill-tp: the prefill pool's layout, only with --disaggregate P:D");
   }
-  const Replica r = replica(a.serve, "simulate");
+  Replica r = replica(a.serve, "simulate");
+  if (pools && r.engine && r.engine->defaults.engine == Engine::sglang) {
+    // serve/disaggregated.hpp: SGLang's decode server pre-allocates before the prefill runs.
+    r.warnings.emplace_back("--engine sglang --disaggregate: SGLang's decode server reserves a request's blocks when "
+                            "it arrives, before its prefill runs (the prefill waits for them); simulated as vLLM's "
+                            "and TensorRT-LLM's, reserved once the prefill ends: under a full decode pool SGLang's "
+                            "prefills wait where these wait after them, and its decode blocks are held longer");
+  }
   const Traffic t = traffic(a.serve, a.serve.rate, r.config.block_tokens);
   check_engine(r, t);
   const long replicas = pools ? pools->first + pools->second : a.replicas;
@@ -601,13 +662,14 @@ void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
   }
   // The link between the pools, priced from the model's cache and the GPU's interconnect.
   std::optional<DisaggregatedConfig> pool_config;
+  std::optional<StepCost> prefill_cost;  // --prefill-tp's layout
   Runs runs;
   if (pools) {
     double prompt_tokens = 0;
     for (const Request& q : t.requests) prompt_tokens += static_cast<double>(q.prompt);
     Workload mean = r.point.workload;
     mean.prompt_tokens = std::max(1L, std::lround(prompt_tokens / static_cast<double>(t.requests.size())));
-    const KvTransfer probe = kv_transfer(r.point.model, r.point.gpu, mean);
+    KvTransfer probe = kv_transfer(r.point.model, r.point.gpu, mean);
     if (!probe.bytes) {
       throw io::InputError("--model: known only by its size, its KV cache's bytes are unknown: --disaggregate cannot "
                            "price the cache's trip between the pools");
@@ -617,10 +679,26 @@ void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
                                        "between the pools",
                                        r.point.gpu.name));
     }
-    const KvLink link = kv_link(r.point.model, r.point.gpu, r.point.workload);
+    Workload prefill_layout = r.point.workload;
+    long prefill_kv_blocks = r.config.kv_blocks;
+    Bytes prefill_kv_bytes = r.cache.free;
+    if (a.prefill_tp != 0 && a.prefill_tp != r.point.workload.tp) {
+      const PrefillReplica p = prefill_replica(a, r);
+      prefill_layout = p.layout;
+      prefill_kv_blocks = p.kv_blocks;
+      prefill_kv_bytes = p.kv_bytes;
+      prefill_cost.emplace(r.point.model, r.point.gpu, prefill_layout);
+    }
+    const KvLink link = kv_link(r.point.model, r.point.gpu, prefill_layout, r.point.workload);
+    // The mean prompt's trip as the link prices it (resharded between different layouts).
+    const LinkTime trip = link.time(mean.prompt_tokens);
+    probe.time = Seconds(trip.busy + trip.latency);
+    probe.network = link.network;
     pool_config = DisaggregatedConfig{static_cast<std::size_t>(pools->first), static_cast<std::size_t>(pools->second),
-                                      routing, link.time};
-    runs.pools = Pools{pools->first, pools->second, probe, mean.prompt_tokens, {}, {}};
+                                      routing, link.time, prefill_cost ? &*prefill_cost : nullptr,
+                                      prefill_cost ? prefill_kv_blocks : 0};
+    runs.pools = Pools{pools->first, pools->second, prefill_layout, prefill_kv_blocks, prefill_kv_bytes, probe,
+                       mean.prompt_tokens, {}, {}};
   }
   const Targets goal = targets(a.serve);
   ServerConfig config = r.config;
@@ -642,13 +720,13 @@ void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
     if (pool_config) {
       DisaggregatedResult p = simulate_disaggregated(t.requests, cost, c, *pool_config, timing);
       if (routing_of != nullptr) {
-        routing_of->pools->e = pool_figures(t.requests, p, a.router);
+        routing_of->pools->e = pool_figures(t.requests, p, runs.pools->prefill_layout.tp, a.router);
         routing_of->routed = p.decode_routed;
         routing_of->prefill_routed = p.prefill_routed;
         routing_of->replica_of.resize(t.requests.size());
         for (std::size_t i = 0; i < t.requests.size(); ++i) routing_of->replica_of[i] = p.handoffs[i].decode_replica;
       } else if (c.reserve_whole == config.reserve_whole) {
-        runs.pools->b = pool_figures(t.requests, p, a.router);
+        runs.pools->b = pool_figures(t.requests, p, runs.pools->prefill_layout.tp, a.router);
       }
       return std::move(p.all);
     }

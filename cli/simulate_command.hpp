@@ -22,6 +22,8 @@ struct SimulateArgs {
   // --disaggregate P:D: P prefill and D decode replicas, each cache crossing the link between
   // them (serve/disaggregated.hpp); empty: colocated.
   std::string disaggregate;
+  // --prefill-tp N: the prefill pool's tensor parallelism, beside --tp's decode pool; 0: --tp's.
+  long prefill_tp = 0;
 };
 
 void add_simulate_options(Options& o, SimulateArgs& args);

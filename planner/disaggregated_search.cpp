@@ -46,7 +46,16 @@ DisaggregatedCheck::DisaggregatedCheck(const ModelSpec& m, const SteadyPlan& s, 
   check_link(m, s);
   prepare(m, s);
   pools_.routing = scenario.routing;
-  pools_.transfer_time = kv_link(m, *s.gpu, s.workload).time;
+  pools_.transfer_time = kv_link(m, *s.gpu, prefill_workload(s), s.workload).time;
+  if (s.prefill) {
+    // The prefill pool's replica: its own layout's steps and cache, the same scheduler.
+    prefill_cost_.emplace(m, *s.gpu, s.prefill->workload);
+    SteadyPlan own = s;
+    own.workload = s.prefill->workload;
+    own.plan = s.prefill->plan;
+    pools_.prefill_cost = &*prefill_cost_;
+    pools_.prefill_kv_blocks = check_server(m, own, scenario, prefill_cost_->ranks()).kv_blocks;
+  }
 }
 
 PoolPoint DisaggregatedCheck::at(PoolCounts n, double rate) {
@@ -63,11 +72,17 @@ PoolPoint DisaggregatedCheck::at(PoolCounts n, double rate) {
     ttft.push_back(o.ttft);
     if (o.gen > 1) tpot.push_back(o.tpot);
     const Handoff& h = r.handoffs[o.request];
-    // queue_wait is the prefill replica's: arrival to its first prefill step.
-    prefill_wait.push_back(o.queue_wait + (h.sent - h.prefill_end));
+    // queue_wait is the prefill replica's: arrival to its first prefill step; the link's wait
+    // is the sender's (or receiver's) link busy.
+    prefill_wait.push_back(o.queue_wait + (h.sent - h.reserved));
   }
   decode_wait.reserve(r.decode.served.size());
-  for (const Outcome& o : r.decode.served) decode_wait.push_back(o.queue_wait);  // landed to its first step
+  // The decode pool's: its wait for blocks before the transfer and from landing to its first step
+  // (its queue wait runs from the prefill's end, the transfer in it).
+  for (const Outcome& o : r.decode.served) {
+    const Handoff& h = r.handoffs[o.request];
+    decode_wait.push_back(o.queue_wait - (h.landed - h.reserved));
+  }
   const double p = scenario_.percentile;
   return {{sorted_percentile(ttft, p), sorted_percentile(tpot, p), r.all.dropped_too_long, r.all.dropped_no_room,
            kept_up(requests, r.all.served)},
@@ -136,7 +151,7 @@ PercentileRow search_disaggregated(const ModelSpec& m, const SteadyPlan& s, cons
   PercentileRow row;
   row.steady = &s;
   row.routing = scenario.routing;
-  const Pool pool = pool_of(s.plan);
+  const Pool pool = pool_of(prefill_plan(s));
   const double cv = scenario.arrivals.kind == ArrivalProcess::Kind::gamma ? scenario.arrivals.cv : 1;
   row.closed_form = closed_form_replicas(pool, t, cv, scenario.percentile / 100);
   row.decode_start = s.plan.replicas;

@@ -4,7 +4,8 @@
 // request's cache crossing the link (serve/disaggregated.hpp), not the steady plan's means.
 //
 // The search starts from the closed form: the prefill pool's Kingman count
-// (planner/closed_form.hpp) and the steady plan's decode count. While a check misses, the pool
+// (planner/closed_form.hpp, on the prefill pool's own layout's steady plan where it has one:
+// SteadyPlan::prefill) and the steady plan's decode count. While a check misses, the pool
 // that made it miss grows, by steps that double (from an eighth of its count, at least 1): the
 // decode pool when the P-th TPOT misses, or when the P-th TTFT misses and the P-th wait on a
 // decode replica (its cache landed, its first step not yet taken) is longer than the P-th wait
@@ -15,6 +16,7 @@
 // descent, not a search of every pair.
 #include <compare>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,7 +43,7 @@ struct PoolCounts {
 struct PoolPoint {
   PercentilePoint client;
   double prefill_wait = 0;  // P-th of a request's wait for a prefill step plus its wait for the link
-  double decode_wait = 0;   // P-th of the wait from its cache landing to its first step on the decode replica
+  double decode_wait = 0;   // P-th of its wait for decode blocks before the transfer plus from landing to its first step there
 };
 
 class DisaggregatedCheck : public CheckedRow {
@@ -53,6 +55,7 @@ class DisaggregatedCheck : public CheckedRow {
 
  private:
   serve::DisaggregatedConfig pools_;
+  std::optional<serve::StepCost> prefill_cost_;  // the prefill pool's own layout, where it has one
 };
 
 // The search's answer: the fewest counts found, and the point there; counts {0, 0} and `reason`

@@ -123,7 +123,8 @@ double cliff_rate(const std::function<double(double)>& ttft_at, double rate, dou
 bool disaggregated(const PercentileRow& r) { return r.steady->plan.prefill_replicas > 0; }
 
 long gpus(const PercentileRow& r) {
-  return (r.replicas + (disaggregated(r) ? r.decode_replicas : 0)) * gpus(r.steady->workload);
+  if (!disaggregated(r)) return r.replicas * gpus(r.steady->workload);
+  return r.replicas * gpus(prefill_workload(*r.steady)) + r.decode_replicas * gpus(r.steady->workload);
 }
 
 PercentileRow size_row(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& t, const PercentileScenario& scenario,

@@ -21,7 +21,19 @@ struct SteadyPlan {
   CapacityPlan plan;
   std::string reason;                        // why the steady plan is infeasible, in words
   std::optional<double> price_per_gpu_hour;  // --price for this row's GPU
+  // Disaggregated with a prefill layout of its own (plan --prefill-tp): that layout and the steady
+  // plan made of it, whose prefill count and times are the prefill pool's; empty: the decode
+  // pool's layout for both.
+  struct PrefillPool {
+    Workload workload;
+    CapacityPlan plan;
+  };
+  std::optional<PrefillPool> prefill;
 };
+
+// The prefill pool's layout and steady plan: its own, or the row's.
+[[nodiscard]] inline const Workload& prefill_workload(const SteadyPlan& s) { return s.prefill ? s.prefill->workload : s.workload; }
+[[nodiscard]] inline const CapacityPlan& prefill_plan(const SteadyPlan& s) { return s.prefill ? s.prefill->plan : s.plan; }
 
 // The router a plan assumes unless told: round robin, NVIDIA Dynamo's frontend default
 // (`--router-mode`, default round-robin: docs.nvidia.com/dynamo, Router Guide, v1.2.0) and

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <memory>
+#include <limits>
 #include <numeric>
+#include <queue>
 #include <stdexcept>
 
 #include "serve/fleet.hpp"
@@ -30,10 +32,16 @@ HandoffTimes handoff_times(const std::vector<Request>& requests, const Disaggreg
   for (const Outcome& o : r.all.served) {
     const Handoff& h = r.handoffs[o.request];
     t.transfer.push_back(h.landed - h.prefill_end);
-    t.link_wait.push_back(h.sent - h.prefill_end);
+    t.link_wait.push_back(h.sent - h.reserved);
     t.prefill.push_back(h.prefill_end - requests[o.request].arrival);
   }
-  for (const Outcome& o : r.decode.served) t.decode_wait.push_back(o.queue_wait);
+  // The decode replica's queue wait runs from the prefill's end; its wait after the cache landed
+  // is what is left once the blocks and the link are taken out.
+  for (const Outcome& o : r.decode.served) {
+    const Handoff& h = r.handoffs[o.request];
+    t.block_wait.push_back(h.reserved - h.prefill_end);
+    t.decode_wait.push_back(o.queue_wait - (h.landed - h.prefill_end));
+  }
   return t;
 }
 
@@ -50,10 +58,11 @@ bool decode_fits(const Request& r, const ServerConfig& c, long rank_blocks, bool
 // The decode pool: its replicas, the router picking one at each arrival, and the links into them.
 class DecodePool {
  public:
-  DecodePool(const std::vector<Request>& landed, StepCost& cost, const ServerConfig& config, const DisaggregatedConfig& pools,
-             Timing timing, DisaggregatedResult& out)
-      : n_(pools.decode_replicas), configs_(n_, config), router_(make_router(pools.routing, n_, config.seed + 1)),
-        load_(router_->reads_load() ? n_ : 0), pending_(n_, 0), ingress_(n_, 0), last_landed_(n_, 0), out_(out) {
+  DecodePool(const std::vector<Request>& requests, const std::vector<Request>& handed, StepCost& cost,
+             const ServerConfig& config, const DisaggregatedConfig& pools, Timing timing, DisaggregatedResult& out)
+      : requests_(requests), transfer_time_(pools.transfer_time), n_(pools.decode_replicas), configs_(n_, config),
+        router_(make_router(pools.routing, n_, config.seed + 1)), load_(router_->reads_load() ? n_ : 0), pending_(n_, 0),
+        egress_(pools.prefill_replicas, 0), ingress_(n_, 0), out_(out) {
     for (std::size_t i = 0; i < n_; ++i) {
       configs_[i].seed = config.seed + i;
       configs_[i].progress = nullptr;
@@ -62,8 +71,9 @@ class DecodePool {
       configs_[i].cached_survives_preemption = false;
     }
     servers_.reserve(n_);
-    for (std::size_t i = 0; i < n_; ++i) {
-      servers_.push_back(std::make_unique<Server>(landed, cost, configs_[i], timing, nullptr, &rows_));
+    for (std::size_t k = 0; k < n_; ++k) {
+      servers_.push_back(std::make_unique<Server>(handed, cost, configs_[k], timing, nullptr, &rows_));
+      servers_[k]->receive_over_link([this, k](std::size_t i, double at) { return send(i, k, at); });
     }
     out.decode_routed.assign(n_, 0);
   }
@@ -71,11 +81,9 @@ class DecodePool {
   // Request `i` arrives at `t`: its decode replica, chosen now from the loads now.
   void route(std::size_t i, const Request& r, double t) {
     if (router_->reads_load()) {
-      for (std::size_t k = 0; k < n_; ++k) {
-        servers_[k]->run_until(t);
-        // Sent here and still in prefill or on the link: the router knows it sent them.
-        load_[k] = servers_[k]->load(t) + pending_[k];
-      }
+      run_until(t);
+      // Sent here and still in prefill: the router knows it sent them.
+      for (std::size_t k = 0; k < n_; ++k) load_[k] = servers_[k]->load(t) + pending_[k];
     }
     // A decode replica holds no prefix group: its cache arrives over the link.
     Request plain = r;
@@ -87,36 +95,64 @@ class DecodePool {
     ++pending_[k];
   }
 
-  // Its cache has landed at `landed_at`, the replica's ingress free from `free_at`.
-  [[nodiscard]] double ingress_free(std::size_t k) const { return ingress_[k]; }
-  void land(std::size_t i, std::size_t k, double free_at, double landed_at) {
-    ingress_[k] = free_at;
-    // A replica takes its requests in the order they arrive: its ingress is first come first
-    // served and the latency one link's, so each lands after the one before.
-    if (landed_at < last_landed_[k]) throw std::logic_error("simulate: a decode replica's caches landed out of order");
-    last_landed_[k] = landed_at;
+  // Request `i`'s prefill has ended: its decode replica queues it, to reserve its blocks.
+  void hand(std::size_t i) {
+    const std::size_t k = out_.handoffs[i].decode_replica;
     servers_[k]->take(i);
     --pending_[k];
   }
 
+  // Runs every replica's steps that start before `t`, all replicas' in the order they start: a
+  // reservation starts a transfer on a prefill replica's link that other decode replicas'
+  // reservations share, first come first served.
+  void run_until(double t) {
+    using Next = std::pair<double, std::size_t>;
+    std::priority_queue<Next, std::vector<Next>, std::greater<>> next;
+    for (std::size_t k = 0; k < n_; ++k) {
+      if (const double at = servers_[k]->next_start(); at < t) next.emplace(at, k);
+    }
+    while (!next.empty()) {
+      const std::size_t k = next.top().second;
+      next.pop();
+      servers_[k]->step_before(t);
+      if (const double at = servers_[k]->next_start(); at < t) next.emplace(at, k);
+    }
+  }
+
   std::vector<SimResult> finish() {
+    run_until(std::numeric_limits<double>::infinity());
     std::vector<SimResult> runs;
     runs.reserve(n_);
-    for (const auto& s : servers_) {
-      s->run();
-      runs.push_back(s->finish());
-    }
+    for (const auto& s : servers_) runs.push_back(s->finish());
     return runs;
   }
 
  private:
+  // Decode replica `k` reserved request `i`'s blocks at `at`: its cache goes once the sender's
+  // link and the receiver's are free, one transfer at a time each way; when it lands.
+  double send(std::size_t i, std::size_t k, double at) {
+    Handoff& h = out_.handoffs[i];
+    const LinkTime link = transfer_time_(requests_[i].prompt);
+    h.reserved = at;
+    h.sent = std::max({at, egress_[h.prefill_replica], ingress_[k]});
+    const double free_at = h.sent + link.busy;
+    h.landed = free_at + link.latency;
+    egress_[h.prefill_replica] = free_at;
+    ingress_[k] = free_at;
+    out_.link_busy_seconds += link.busy;
+    return h.landed;
+  }
+
+  const std::vector<Request>& requests_;
+  std::function<LinkTime(long)> transfer_time_;
   std::size_t n_;
   std::vector<ServerConfig> configs_;
   double rows_ = 0;
   std::vector<std::unique_ptr<Server>> servers_;
   std::unique_ptr<Router> router_;
   std::vector<long> load_, pending_;
-  std::vector<double> ingress_, last_landed_;
+  std::vector<double> egress_;   // when each prefill replica's link is next free
+  std::vector<double> ingress_;  // when each decode replica's is
   DisaggregatedResult& out_;
 };
 
@@ -156,7 +192,9 @@ DisaggregatedResult simulate_disaggregated(const std::vector<Request>& requests,
   }
   ServerConfig prefill_config = config;
   prefill_config.progress = [&](double share) { report(0.5 * share); };
-  FleetResult pre = simulate_fleet(prompts, cost, prefill_config, {pools.prefill_replicas, pools.routing}, timing);
+  if (pools.prefill_kv_blocks > 0) prefill_config.kv_blocks = pools.prefill_kv_blocks;
+  StepCost& prefill_cost = pools.prefill_cost != nullptr ? *pools.prefill_cost : cost;
+  FleetResult pre = simulate_fleet(prompts, prefill_cost, prefill_config, {pools.prefill_replicas, pools.routing}, timing);
   out.prefill_routed = pre.routed;
   std::vector<bool> prefilled(requests.size(), false);
   for (Outcome& o : pre.all.served) {
@@ -174,45 +212,36 @@ DisaggregatedResult simulate_disaggregated(const std::vector<Request>& requests,
   no_room += pre.all.dropped_no_room;
 
   // The decode pool, fed two streams in time order: arrivals (each routed to a decode replica
-  // then) and prefills ending (each cache sent then, or when its links are free). A prefill ends
-  // after its arrival and a cache lands after its prefill, so a decode replica is advanced to a
-  // time only once every request landing before it has been taken.
+  // then) and prefills ending (each queued on its decode replica then, its blocks reserved when
+  // its turn comes and its cache sent into them). A prefill ends after its arrival, so a decode
+  // replica is advanced to a time only once every request reaching it before then is queued.
   std::vector<std::size_t> ends;  // prefilled requests by when their prefill ended
   for (std::size_t i = 0; i < requests.size(); ++i) {
     if (prefilled[i]) ends.push_back(i);
   }
   std::stable_sort(ends.begin(), ends.end(),
                    [&](std::size_t a, std::size_t b) { return out.handoffs[a].prefill_end < out.handoffs[b].prefill_end; });
-  std::vector<Request> landed(requests.size());  // the decode replicas' view: arriving as the cache lands
-  DecodePool decode(landed, cost, config, pools, timing, out);
-  std::vector<double> egress(pools.prefill_replicas, 0);  // when each prefill replica's link is next free
-  std::size_t next_end = 0;
-  const auto hand_off = [&](std::size_t i) {
-    Handoff& h = out.handoffs[i];
+  // The decode replicas' view: each request arriving as its prefill ends, holding all its
+  // prompt's cache but the last token's (to cross the link), which the decode replica computes
+  // to emit the first token.
+  std::vector<Request> handed(requests.size());
+  for (const std::size_t i : ends) {
     const Request& r = requests[i];
-    const LinkTime link = pools.transfer_time(r.prompt);
-    const std::size_t k = h.decode_replica;
-    h.sent = std::max({h.prefill_end, egress[h.prefill_replica], decode.ingress_free(k)});
-    const double free_at = h.sent + link.busy;
-    h.landed = free_at + link.latency;
-    egress[h.prefill_replica] = free_at;
-    out.link_busy_seconds += link.busy;
-    // It holds the whole prompt's cache but the last token's, which the decode replica computes
-    // to emit the first token.
-    landed[i] = {h.landed, r.prompt, r.gen, r.prompt - 1, 0};
-    decode.land(i, k, free_at, h.landed);
-  };
+    handed[i] = {out.handoffs[i].prefill_end, r.prompt, r.gen, r.prompt - 1, 0};
+  }
+  DecodePool decode(requests, handed, cost, config, pools, timing, out);
+  std::size_t next_end = 0;
   for (std::size_t i = 0; i < requests.size(); ++i) {
     if (!prefilled[i]) continue;
     const double t = requests[i].arrival;
-    while (next_end < ends.size() && out.handoffs[ends[next_end]].prefill_end <= t) hand_off(ends[next_end++]);
+    while (next_end < ends.size() && out.handoffs[ends[next_end]].prefill_end <= t) decode.hand(ends[next_end++]);
     decode.route(i, requests[i], t);
     if ((i & 0x3fff) == 0) report(0.5 + 0.25 * static_cast<double>(i) / static_cast<double>(requests.size()));
   }
-  while (next_end < ends.size()) hand_off(ends[next_end++]);
+  while (next_end < ends.size()) decode.hand(ends[next_end++]);
   std::vector<SimResult> runs = decode.finish();
   report(0.9);
-  out.decode = merge_runs(landed, runs);
+  out.decode = merge_runs(handed, runs);
   out.prefill = std::move(pre.all);
 
   // The client's view: each request served by the decode pool, timed from its own arrival.
@@ -220,7 +249,7 @@ DisaggregatedResult simulate_disaggregated(const std::vector<Request>& requests,
   std::vector<const Outcome*> prefill_of(requests.size(), nullptr);
   for (const Outcome& o : out.prefill.served) prefill_of[o.request] = &o;
   for (const Outcome& d : out.decode.served) {
-    const double shift = landed[d.request].arrival - requests[d.request].arrival;
+    const double shift = handed[d.request].arrival - requests[d.request].arrival;
     const Outcome& p = *prefill_of[d.request];
     all.served.push_back({d.ttft + shift, d.tpot, d.e2e + shift, p.queue_wait, d.gen, d.request, p.preemptions + d.preemptions});
   }

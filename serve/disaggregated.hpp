@@ -10,25 +10,45 @@
 //      prefill or on the link;
 //   2. the prefill replica runs its prompt (continuous batching of prompts under the token
 //      budget, no decode) and computes its first token;
-//   3. its prompt cache crosses the link (transfer_time): the prefill replica's GPUs send, the
-//      decode replica's receive, one transfer at a time each way: a transfer starts when the
-//      prefill ends, the sender has finished its previous one and the receiver its previous one
-//      (first come first served by when the prefills ended), holds both for its bytes over the
-//      bandwidth, and lands the link's latency later;
-//   4. it arrives at the decode replica holding its prompt's cache but the last token's, which
-//      the decode replica computes in its next step beside its decodes (vLLM's NIXL connector
-//      pulls whole blocks and recomputes the rest; the prefill's own token is not returned),
-//      admitted as any arrival is, when its blocks are free, and emits the first token the
-//      client sees; it decodes the rest there.
+//   3. its decode replica queues it as its prefill ends (the proxy sends the decode request once
+//      the prefill's returns) and, first come first served with the replica's own waiting
+//      requests, reserves its prompt's blocks when they are free: a decode pool short of blocks
+//      holds the request at its queue's head, before its transfer;
+//   4. its prompt cache crosses the link into those blocks (transfer_time): the prefill replica's
+//      GPUs send, the decode replica's receive, one transfer at a time each way: a transfer
+//      starts when its blocks are reserved, the sender has finished its previous one and the
+//      receiver its previous one (first come first served by when the blocks were reserved),
+//      holds both for its bytes over the bandwidth, and lands the link's latency later; the
+//      blocks count against the decode replica's cache all the while;
+//   5. it lands holding its prompt's cache but the last token's, which the decode replica
+//      computes in its next step beside its decodes (vLLM's NIXL connector pulls whole blocks and
+//      recomputes the rest; the prefill's own token is not returned), and emits the first token
+//      the client sees; it decodes the rest there.
 // The client's tokens all come from the decode replica (Dynamo's and llm-d's proxies return the
 // decode worker's stream; SGLang's decode server streams): TTFT is arrival to that first token,
-// the prefill's queue, its compute, the link and the decode replica's admission and step in it.
+// the prefill's queue, its compute, the wait for decode blocks, the link and the decode
+// replica's step in it.
+//
+// When the decode side reserves, engine by engine (read December 2026):
+//   - vLLM (0.11, v1 KV connectors: NixlConnector, P2pNcclConnector): the decode scheduler meets
+//     the request in its waiting queue, allocates its blocks (allocate_slots with the external
+//     tokens get_num_new_matched_tokens counts) and parks it WAITING_FOR_REMOTE_KVS while the
+//     worker pulls into them; with no blocks it stops at that request (first come first served).
+//     vllm/v1/core/sched/scheduler.py, vllm/distributed/kv_transfer/kv_connector/v1/nixl_connector.py.
+//   - TensorRT-LLM (disaggregated serving, docs/source/features/disagg-serving.md): the generation
+//     server's capacity scheduler admits the request (its blocks allocated) before its cache
+//     transceiver requests the context server's cache.
+//   - Dynamo and llm-d in front of vLLM or TensorRT-LLM: the engine's (Dynamo's current flow:
+//     the prefill router runs the prefill, then routes to a decode worker that pulls over NIXL;
+//     docs.nvidia.com/dynamo, design-docs/disaggregated-serving).
+//   - SGLang (python/sglang/srt/disaggregation/decode.py, PreallocQueue): the decode server
+//     pre-allocates when the request arrives, before the prefill server runs it (the prefill
+//     waits in its bootstrap queue for the allocation). Not modelled: simulate warns under
+//     --engine sglang that the reservation is taken as vLLM's, at the prefill's end.
 //
 // Simplifications, stated: the prefill replica frees a request's blocks when its prefill ends,
-// not when the transfer has read them; the cache is sent when the prefill ends, whether or not
-// the decode replica has room (SGLang reserves it before the prefill, vLLM's decode replica
-// before it reads): a decode replica short of blocks holds the request after its transfer, not
-// before, so the transfer overlaps that wait. Speculative decoding is not modelled here.
+// not when the transfer has read them (vLLM and TensorRT-LLM hold them until then). Speculative
+// decoding is not modelled here.
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -50,13 +70,18 @@ struct DisaggregatedConfig {
   Routing routing = Routing::round_robin;  // both pools' routers; a decode replica holds no prefix group
   // The link time of a prompt of this many tokens (serve/kv_link.hpp prices it from the model).
   std::function<LinkTime(long prompt_tokens)> transfer_time;
+  // The prefill pool's own layout (Dynamo's and TensorRT-LLM's deployments run prefill at a
+  // smaller tp than decode): its step cost and its KV blocks. Null and 0: the decode pool's.
+  StepCost* prefill_cost = nullptr;
+  long prefill_kv_blocks = 0;
 };
 
 // Where one request went and when its cache moved; -1 where it never got there (dropped).
 struct Handoff {
   std::uint32_t prefill_replica = 0, decode_replica = 0;
   double prefill_end = -1;  // its first token computed on the prefill replica
-  double sent = -1;         // its transfer started (prefill_end, or later when the link was held)
+  double reserved = -1;     // its blocks reserved on the decode replica (prefill_end, or later when they were short)
+  double sent = -1;         // its transfer started (reserved, or later when the link was held)
   double landed = -1;       // its cache on the decode replica
 };
 
@@ -71,7 +96,8 @@ struct DisaggregatedResult {
   // both pools' summed; no samples.
   SimResult all;
   // Each pool's runs merged (as simulate_fleet's `all`): the prefill pool's requests end with
-  // their first token, the decode pool's arrive when their cache lands.
+  // their first token, the decode pool's arrive when their prefill ends (their queue wait runs
+  // from then to their first step there, the blocks' and the link's waits and the transfer in it).
   SimResult prefill, decode;
   std::vector<Handoff> handoffs;  // by request index
   std::vector<long> prefill_routed, decode_routed;  // requests sent to each replica
@@ -83,15 +109,17 @@ struct DisaggregatedResult {
   [[nodiscard]] double link_utilisation() const;
 };
 
-// The time from a request's prefill ending to its cache landing (a link's wait and the transfer),
-// its wait for a free link alone, and its wait on the decode replica from landing to its first
-// step there, for each request that reached the decode pool and was served.
+// The time from a request's prefill ending to its cache landing (the waits for blocks and the
+// link, and the transfer), its wait for decode blocks alone (prefill end to reserved), its wait
+// for a free link alone (reserved to sent), and its wait on the decode replica from landing to
+// its first step there, for each request that reached the decode pool and was served.
 struct HandoffTimes {
-  std::vector<double> transfer, link_wait, decode_wait, prefill;  // prefill: arrival to prefill_end
+  std::vector<double> transfer, block_wait, link_wait, decode_wait, prefill;  // prefill: arrival to prefill_end
 };
 [[nodiscard]] HandoffTimes handoff_times(const std::vector<Request>& requests, const DisaggregatedResult& r);
 
-// Both pools run `config` on `cost` (the same GPUs and layout); the decode pool's routers draw
+// Both pools run `config` on `cost`, the prefill pool on pools.prefill_cost and its blocks where
+// given (a layout of its own, the same GPUs and scheduler); the decode pool's routers draw
 // from config.seed + 1, its replicas' speculative draws are not used. std::invalid_argument when a
 // pool has no replica, there is no transfer time or config.speculation is set. config.progress
 // hears the share of the work done, config.max_rows bounds each pool's sequence-steps.

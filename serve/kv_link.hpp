@@ -21,4 +21,12 @@ struct KvLink {
 // names no interconnect (no link to price).
 [[nodiscard]] KvLink kv_link(const ModelSpec& m, const GpuSpec& g, const Workload& w);
 
+// Pools of different layouts (`prefill`'s tp beside `decode`'s, the same GPU): the cache is
+// resharded on the way, each prefill GPU sending its shard of the prefill layout's cache, each
+// decode GPU receiving its shard of its own (TensorRT-LLM's cache transceiver and vLLM's
+// NixlConnector split or gather heads between tp sizes), so a transfer holds the links for the
+// larger shard over the bandwidth, then the latency; the network when the two replicas' GPUs
+// together do not fit one domain. Equal layouts price as kv_link(m, g, decode) does.
+[[nodiscard]] KvLink kv_link(const ModelSpec& m, const GpuSpec& g, const Workload& prefill, const Workload& decode);
+
 }  // namespace roofline::serve

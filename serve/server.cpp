@@ -20,22 +20,66 @@ void Server::take(std::size_t index) {
   if (!fits(req_[index])) ++doomed_pending_;
 }
 
-void Server::run_until(double t) {
-  while (next_ < taken_.size() || busy()) {
-    // Idle, the next step starts when the next request arrives. A step admits every request that
-    // arrived by its start, so one starting at t or later waits until t's arrivals are routed.
-    const double start = busy() ? clock_ : std::max(clock_, req_[taken_[next_]].arrival);
-    if (!(start < t)) return;
-    if (cfg_.progress && --until_progress_ < 0) {
-      cfg_.progress(static_cast<double>(next_) / static_cast<double>(std::max<std::size_t>(1, req_.size())));
-      until_progress_ = 1 << 14;
-    }
-    clock_ = start;
-    admit_arrivals();
-    sample();
-    if (!busy()) continue;  // every arrival so far was dropped
-    for (Rank& k : ranks_) schedule(k);
-    step();
+double Server::next_start() const {
+  constexpr double never = std::numeric_limits<double>::infinity();
+  const bool runnable = std::any_of(ranks_.begin(), ranks_.end(), [&](const Rank& k) {
+    return !k.running.empty() || !k.landed.empty() || (!k.waiting.empty() && !stalled_);
+  });
+  // Idle, the next step starts when the next request arrives or the next cache lands. A step
+  // admits every request that arrived by its start, so one starting at t or later waits until
+  // t's arrivals are routed.
+  double start = runnable ? clock_ : never;
+  if (next_ < taken_.size()) start = std::min(start, std::max(clock_, req_[taken_[next_]].arrival));
+  if (receiving()) start = std::min(start, std::max(clock_, next_landing()));
+  return start;
+}
+
+bool Server::step_before(double t) {
+  const double start = next_start();
+  if (!(start < t)) return false;
+  if (cfg_.progress && --until_progress_ < 0) {
+    cfg_.progress(static_cast<double>(next_) / static_cast<double>(std::max<std::size_t>(1, req_.size())));
+    until_progress_ = 1 << 14;
+  }
+  clock_ = start;
+  land();
+  admit_arrivals();
+  sample();
+  if (!busy()) return true;  // every arrival so far was dropped
+  bool preempted = false;
+  for (Rank& k : ranks_) {
+    schedule(k);
+    preempted = preempted || preempted_;
+  }
+  // Nothing ran: a decode replica waiting for caches to land, or whose step preempted all it
+  // ran (its landed requests admitted at the same time next).
+  stalled_ = !step() && !preempted;
+  return true;
+}
+
+bool Server::receiving() const {
+  return std::any_of(ranks_.begin(), ranks_.end(), [](const Rank& k) { return !k.receiving.empty(); });
+}
+
+double Server::next_landing() const {
+  double first = std::numeric_limits<double>::infinity();
+  for (const Rank& k : ranks_) {
+    for (const auto& [at, s] : k.receiving) first = std::min(first, at);
+  }
+  return first;
+}
+
+// Caches landed by now are ready for the batch, in the order they landed, holding their blocks
+// (vLLM keeps a request whose remote cache has arrived at its waiting queue's head).
+void Server::land() {
+  for (Rank& k : ranks_) {
+    if (k.receiving.empty()) continue;
+    std::vector<std::pair<double, Seq>> still, landed;
+    for (auto& r : k.receiving) (r.first <= clock_ ? landed : still).push_back(r);
+    if (landed.empty()) continue;
+    std::stable_sort(landed.begin(), landed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto& r : landed) k.landed.push_back(r.second);
+    k.receiving = std::move(still);
   }
 }
 
@@ -66,7 +110,10 @@ bool Server::fits(const Request& r) const {
 }
 
 bool Server::busy() const {
-  return std::any_of(ranks_.begin(), ranks_.end(), [](const Rank& k) { return !k.waiting.empty() || !k.running.empty(); });
+  return std::any_of(ranks_.begin(), ranks_.end(),
+                     [](const Rank& k) {
+                       return !k.waiting.empty() || !k.running.empty() || !k.receiving.empty() || !k.landed.empty();
+                     });
 }
 
 void Server::admit_arrivals() {
@@ -83,7 +130,7 @@ void Server::admit_arrivals() {
       // A group's first request here finds none of its prefix cached (Request::group).
       const long cached = r.group == 0 || !warm_.insert(r.group).second ? r.cached : 0;
       policy_->arrive(ranks_[dealt_++ % ranks_.size()].waiting,
-                      {.req = i, .target = r.prompt, .computed = cached, .cached = cached});
+                      {.req = i, .target = r.prompt, .computed = cached, .cached = cached, .remote = reserved_ != nullptr});
     }
   }
 }
@@ -93,7 +140,7 @@ Sample Server::occupancy() const {
   long running = 0, waiting = 0, free = 0;
   for (const Rank& k : ranks_) {
     running += static_cast<long>(k.running.size());
-    waiting += static_cast<long>(k.waiting.size());
+    waiting += static_cast<long>(k.waiting.size() + k.landed.size());
     free += k.blocks.free();
   }
   const auto all = static_cast<double>(rank_blocks_ * static_cast<long>(ranks_.size()));
@@ -148,6 +195,18 @@ void Server::schedule(Rank& k) {
     if (!grant(k, i, budget)) break;
   }
   if (preempted_) return;  // no admissions in a step that had to preempt
+  // Landed caches first: their blocks are held, their last prompt token's slot in them.
+  while (!k.landed.empty() && static_cast<long>(k.running.size()) < cfg_.max_batch && budget > 0) {
+    Seq s = k.landed.front();
+    s.chunk = std::min(s.target - s.computed, budget);
+    const long need = std::max(0L, blocks_for(policy_->admission_tokens(s, req_[s.req], decode_tokens_)) - s.blocks);
+    if (!k.blocks.take(need)) break;
+    s.blocks += need;
+    budget -= s.chunk;
+    if (s.first_step < 0) s.first_step = clock_;
+    k.landed.pop_front();
+    k.running.push_back(s);
+  }
   while (!k.waiting.empty() && static_cast<long>(k.running.size()) < cfg_.max_batch && budget > 0) {
     Seq s = k.waiting.front();
     const long rest = s.target - s.computed;
@@ -159,6 +218,15 @@ void Server::schedule(Rank& k) {
     const long need = std::max(0L, blocks_for(tokens) - s.blocks);
     if (!k.blocks.take(need)) break;
     s.blocks += need;
+    if (s.remote) {
+      // Its blocks reserved, its cache crosses the link into them; it computes nothing until
+      // then, so takes none of this step's tokens.
+      s.remote = false;
+      s.chunk = 0;
+      k.waiting.pop_front();
+      k.receiving.emplace_back(reserved_(s.req, clock_), s);
+      continue;
+    }
     budget -= std::min(s.chunk, budget);
     if (s.first_step < 0) s.first_step = clock_;
     k.waiting.pop_front();
@@ -203,7 +271,9 @@ void Server::gather(const Rank& k, StepMix& mix, StepMix& drafts, StepMix& draft
   }
 }
 
-void Server::step() {
+// Prices and applies one step; false when nothing runs (a decode replica whose caches are all
+// still on the link, or whose queue's head waits for the blocks they hold).
+bool Server::step() {
   mixes_.assign(ranks_.size(), StepMix{});
   drafts_.assign(ranks_.size(), StepMix{});
   draft_prompts_.assign(ranks_.size(), StepMix{});
@@ -214,7 +284,10 @@ void Server::step() {
     drafting += drafts_[r].decode;
     prompting += draft_prompts_[r].prefill;
   }
-  if (rows == 0) throw std::logic_error("simulate: a step with nothing to compute");
+  if (rows == 0) {
+    if (reserved_) return false;
+    throw std::logic_error("simulate: a step with nothing to compute");
+  }
   const Sample now = occupancy();
   *rows_ += static_cast<double>(now.running);
   if (cfg_.max_rows > 0 && *rows_ > cfg_.max_rows) {
@@ -246,6 +319,7 @@ void Server::step() {
     }
     k.running.resize(kept);
   }
+  return true;
 }
 
 // Tokens a decode step yields: one, or speculating the accepted drafts and one of the target's.

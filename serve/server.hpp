@@ -10,6 +10,7 @@
 // starts before time t only once every request arriving before t has been routed: run_until(t)
 // runs exactly those steps, and the runs are the same however the calls are interleaved.
 #include <deque>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <unordered_set>
@@ -31,8 +32,23 @@ class Server {
 
   // Routes request `index` here; requests are taken in the order they arrive.
   void take(std::size_t index);
+  // Makes this a disaggregated fleet's decode replica: every request taken arrives without its
+  // cache (Request::cached of it is to cross a link), is admitted first come first served as
+  // any arrival, its blocks reserved then, and is not computed until its cache has landed in
+  // them. `reserved(i, t)`: request i's blocks were reserved at t; it returns when its cache
+  // lands. vLLM's decode scheduler (WAITING_FOR_REMOTE_KVS) and TensorRT-LLM's generation
+  // executor allocate before they pull; serve/disaggregated.hpp says which engine does what.
+  void receive_over_link(std::function<double(std::size_t, double)> reserved) { reserved_ = std::move(reserved); }
   // Runs every step that starts before `t` (all of them at +infinity).
-  void run_until(double t);
+  void run_until(double t) {
+    while (step_before(t)) {
+    }
+  }
+  // When its next step (or its next wait's end) starts: +infinity when it has nothing to do.
+  [[nodiscard]] double next_start() const;
+  // Runs its next step if it starts before `t`; false when none does. A fleet whose replicas
+  // share a link steps them in the order their steps start (serve/disaggregated.cpp).
+  bool step_before(double t);
   void run() { run_until(std::numeric_limits<double>::infinity()); }
   // Requests taken that arrived by `t` and are neither finished nor dropped at `t` (waiting or
   // running), after run_until(t); a request this replica will drop is not counted.
@@ -55,10 +71,18 @@ class Server {
     std::deque<Seq> waiting;
     std::vector<Seq> running;
     BlockPool blocks;
+    // Decode replica only: admitted, their blocks reserved, their caches on the link, each with
+    // when it lands; then landed, holding their blocks, admitted to the batch before any waiting
+    // request (a preempted one at the queue's head must not wait on blocks these hold).
+    std::vector<std::pair<double, Seq>> receiving;
+    std::deque<Seq> landed;
   };
 
   [[nodiscard]] long blocks_for(long tokens) const { return (tokens + cfg_.block_tokens - 1) / cfg_.block_tokens; }
   [[nodiscard]] bool busy() const;
+  [[nodiscard]] bool receiving() const;
+  [[nodiscard]] double next_landing() const;
+  void land();
   [[nodiscard]] bool fits(const Request& r) const;
   void admit_arrivals();
   [[nodiscard]] Sample occupancy() const;
@@ -67,7 +91,7 @@ class Server {
   bool grant(Rank& k, std::size_t i, long& budget);
   void schedule(Rank& k);
   void gather(const Rank& k, StepMix& mix, StepMix& drafts, StepMix& draft_prompts);
-  void step();
+  bool step();
   long decode_yield();
   bool advance(Rank& k, Seq& s);
 
@@ -88,6 +112,11 @@ class Server {
   long finished_last_ = 0;   // sequences the latest step finished (at clock_, perhaps after a load's time)
   long doomed_pending_ = 0;  // taken, not yet admitted, and to be dropped
   bool preempted_ = false;
+  // Its waiting queue's head cannot have its blocks, nothing runs and nothing was preempted:
+  // nothing changes until a cache lands (a decode replica's, whose receiving caches hold the
+  // blocks) or a request arrives.
+  bool stalled_ = false;
+  std::function<double(std::size_t, double)> reserved_;
   Rng rng_;
   long decode_tokens_;
   std::vector<Rank> ranks_;

@@ -233,3 +233,60 @@ TEST_CASE("plan --percentile: the title says how many requests each check simula
   // Not the --duration asked as if simulated.
   CHECK_THAT(r.out, !Catch::Contains("600s of traffic a check"));
 }
+
+TEST_CASE("plan --disaggregate --percentile --prefill-tp: the prefill pool sized on its own layout, both in the row") {
+  // Llama-3.1-8B on H100s, decode at tp 2 and prefill at tp 1. The prefill pool's steady count is
+  // the one the steady plan at tp 1 gives its prefill pool, not tp 2's; its GPUs count at 1 a
+  // replica beside the decode pool's 2.
+  const std::vector<std::string> base{"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "20", "-p", "2000",
+                                      "--gen", "200", "--tpot", "30ms", "--ttft", "1s", "--disaggregate", "--format", "json"};
+  const auto steady_at = [&](const char* tp) {
+    auto args = base;
+    args.insert(args.end(), {"--tp", tp});
+    const auto r = run_cli(args);
+    REQUIRE(r.code == 0);
+    return nlohmann::json::parse(r.out).at("rows").at(0);
+  };
+  const auto one = steady_at("1");
+  const auto two = steady_at("2");
+  REQUIRE(one.at("feasible") == true);
+  REQUIRE(two.at("feasible") == true);
+  auto args = base;
+  args.insert(args.end(), {"--tp", "2", "--prefill-tp", "1", "--percentile", "99"});
+  const auto r = run_cli(args);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto p = nlohmann::json::parse(r.out).at("rows").at(0);
+  REQUIRE(p.at("feasible") == true);
+  CHECK(p.at("tp") == 2);
+  CHECK(p.at("prefill_tp") == 1);
+  CHECK(p.at("steady_prefill_replicas").get<long>() == one.at("prefill_replicas").get<long>());
+  CHECK(p.at("steady_replicas").get<long>() == two.at("replicas").get<long>());
+  CHECK(p.at("gpus").get<long>() == 2 * p.at("replicas").get<long>() + p.at("prefill_replicas").get<long>());
+  CHECK(p.at("ttft_percentile_s").get<double>() <= 1.0);
+  CHECK(p.at("tpot_percentile_s").get<double>() <= 0.03);
+  // The table names both layouts.
+  std::vector<std::string> table(args.begin(), args.end());
+  std::erase(table, "--format");
+  std::erase(table, "json");
+  const auto t = run_cli(table);
+  CHECK_THAT(t.out, Catch::Contains("tp 2, prefill tp 1"));
+}
+
+TEST_CASE("plan --prefill-tp: without its pools, or a layout it cannot take, is refused by name with exit 2") {
+  const std::vector<std::string> base{"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "10"};
+  auto no_percentile = base;
+  no_percentile.insert(no_percentile.end(), {"--disaggregate", "--prefill-tp", "1"});
+  check_error(run_cli(no_percentile), "--prefill-tp", "only with --disaggregate --percentile");
+  auto colocated = base;
+  colocated.insert(colocated.end(), {"--percentile", "99", "--prefill-tp", "1"});
+  check_error(run_cli(colocated), "--prefill-tp", "only with --disaggregate --percentile");
+  auto odd = base;
+  odd.insert(odd.end(), {"--disaggregate", "--percentile", "99", "--prefill-tp", "3"});
+  check_error(run_cli(odd), "--prefill-tp 3", "--tp");
+  // SGLang's decode server reserves before the prefill: not simulated, and a plan's rows carry no
+  // warning, so refused (simulate warns instead).
+  auto sglang = base;
+  sglang.insert(sglang.end(), {"--disaggregate", "--percentile", "99", "--engine", "sglang"});
+  check_error(run_cli(sglang), "--engine sglang", "before the prefill runs");
+}

@@ -54,12 +54,12 @@ TEST_CASE("simulate --disaggregate: the table, Markdown, CSV and JSON lines each
   const auto table = run_cli(sim({"--disaggregate", "1:2"}));
   INFO(table.err);
   REQUIRE(table.code == 0);
-  CHECK_THAT(table.out, Catch::Contains("1 prefill and 2 decode replicas") && Catch::Contains("link wait") &&
+  CHECK_THAT(table.out, Catch::Contains("1 prefill and 2 decode replicas") && Catch::Contains("link wait") && Catch::Contains("block wait") &&
                             Catch::Contains("decode wait") && Catch::Contains("TTFT is to the first token the decode"));
   const auto md = run_cli(sim({"--disaggregate", "1:2", "--format", "markdown"}));
   CHECK_THAT(md.out, Catch::Contains("| transfer"));
   const auto csv = run_cli(sim({"--disaggregate", "1:2", "--format", "csv"}));
-  CHECK_THAT(csv.out, Catch::Contains("prefill_replicas,decode_replicas,pool_router,prefill_busy"));
+  CHECK_THAT(csv.out, Catch::Contains("prefill_replicas,decode_replicas,prefill_tp,pool_router,prefill_busy"));
   const auto jsonl = nlohmann::json::parse(run_cli(sim({"--disaggregate", "1:2", "--format", "jsonl"})).out);
   CHECK(jsonl["decode_replicas"] == 2);
   CHECK(jsonl["transfer_p99_s"].get<double>() > 0);
@@ -87,4 +87,65 @@ TEST_CASE("simulate --disaggregate --router prefix-affinity: the head line names
   const auto least = run_cli(sim({"--disaggregate", "1:2", "--router", "least-loaded"}));
   REQUIRE(least.code == 0);
   CHECK_THAT(least.out, Catch::Contains("each pool behind a least-loaded router"));
+}
+
+TEST_CASE("simulate --disaggregate --prefill-tp: each pool's layout in every format, the cache resharded on the link") {
+  // Llama-3.1-8B, decode at tp 2 and prefill at tp 1. Its cache is 131 072 bytes a token; a
+  // transfer holds the links for the larger shard: the one prefill GPU's whole cache, against
+  // half of it on each of the two decode GPUs. So the trip is the one a tp 1 pair makes (131 MB
+  // over one link), twice the busy time of a tp 2 pair (65.5 MB each); all three fit one domain.
+  const auto json = [](std::vector<std::string> extra) {
+    const auto r = run_cli(sim(std::move(extra)));
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    return nlohmann::json::parse(r.out);
+  };
+  const auto mixed = json({"--disaggregate", "1:1", "--tp", "2", "--prefill-tp", "1", "--format", "json"});
+  const auto one = json({"--disaggregate", "1:1", "--format", "json"});
+  const auto two = json({"--disaggregate", "1:1", "--tp", "2", "--format", "json"});
+  const auto& d = mixed["disaggregated"];
+  CHECK(d["prefill_layout"]["tp"] == 1);
+  CHECK(d["decode_layout"]["tp"] == 2);
+  CHECK(mixed["tp"] == 2);
+  // Each pool's cache its own: the prefill replica's one GPU holds fewer blocks than the decode
+  // replica's two.
+  CHECK(d["prefill_layout"]["kv_blocks"] == one["disaggregated"]["decode_layout"]["kv_blocks"]);
+  CHECK(d["decode_layout"]["kv_blocks"] == two["disaggregated"]["decode_layout"]["kv_blocks"]);
+  CHECK(d["prefill_layout"]["kv_blocks"].get<long>() < d["decode_layout"]["kv_blocks"].get<long>());
+  CHECK(d["link"] == "interconnect");
+  const double t_mixed = d["kv_transfer_mean_prompt_s"].get<double>();
+  const double t_one = one["disaggregated"]["kv_transfer_mean_prompt_s"].get<double>();
+  const double t_two = two["disaggregated"]["kv_transfer_mean_prompt_s"].get<double>();
+  CHECK(t_mixed == Approx(t_one));
+  CHECK(t_mixed > t_two);
+  // The prefill pool's own step cost: at tp 1 a prefill of 1000 tokens takes longer than at tp 2.
+  CHECK(d["handoffs"]["prefill"]["p50"].get<double>() > two["disaggregated"]["handoffs"]["prefill"]["p50"].get<double>());
+  const auto csv = run_cli(sim({"--disaggregate", "1:1", "--tp", "2", "--prefill-tp", "1", "--format", "jsonl"}));
+  const auto row = nlohmann::json::parse(csv.out);
+  CHECK(row["tp"] == 2);
+  CHECK(row["prefill_tp"] == 1);
+  const auto table = run_cli(sim({"--disaggregate", "1:1", "--tp", "2", "--prefill-tp", "1"}));
+  CHECK_THAT(table.out, Catch::Contains("layouts: a prefill replica tp 1") && Catch::Contains("a decode replica tp 2") &&
+                            Catch::Contains("resharded"));
+}
+
+TEST_CASE("simulate --prefill-tp: what cannot be modelled is refused by name with exit 2") {
+  check_error(run_cli(sim({"--prefill-tp", "2"})), "--prefill-tp", "only with --disaggregate");
+  check_error(run_cli(sim({"--disaggregate", "1:1", "--prefill-tp", "-1"})), "--prefill-tp", "must be 1 to 1024");
+  check_error(run_cli(sim({"--disaggregate", "1:1", "--prefill-tp", "3"})), "--prefill-tp 3", "prefill pool");
+  // A model with experts, whose layout takes data-parallel attention.
+  check_error(run_cli({"simulate", "--model", "qwen3-235b-a22b", "--gpu", "h200", "--tp", "8", "--ep", "8", "--dp-attention",
+                       "--rate", "1", "--prompt", "1000", "--gen", "50", "--duration", "5s", "--disaggregate", "1:1",
+                       "--prefill-tp", "4"}),
+              "--prefill-tp", "--dp-attention");
+}
+
+TEST_CASE("simulate --engine sglang --disaggregate: its earlier reservation is not modelled, and says so") {
+  const auto r = run_cli(sim({"--disaggregate", "1:1", "--engine", "sglang", "--format", "json"}));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  bool warned = false;
+  for (const auto& w : j["warnings"]) warned = warned || w.get<std::string>().find("--engine sglang --disaggregate") != std::string::npos;
+  CHECK(warned);
 }

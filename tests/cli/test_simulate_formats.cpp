@@ -153,11 +153,11 @@ TEST_CASE("simulate columns: every name is unique, and the fleet's, engine's and
   for (std::size_t i = 0; i < names.size(); ++i) {
     for (std::size_t k = i + 1; k < names.size(); ++k) CHECK(names[i] != names[k]);
   }
-  // 3 fleet columns, 2 engine columns, 22 of the pools (6, and 4 statistics of 4 handoff times).
-  CHECK(cli::simulate_columns_for(false, false).size() + 27 == names.size());
-  CHECK(cli::simulate_columns_for(true, false).size() + 24 == names.size());
-  CHECK(cli::simulate_columns_for(false, true).size() + 25 == names.size());
-  CHECK(cli::simulate_columns_for(true, true).size() + 22 == names.size());
+  // 3 fleet columns, 2 engine columns, 27 of the pools (7, and 4 statistics of 5 handoff times).
+  CHECK(cli::simulate_columns_for(false, false).size() + 32 == names.size());
+  CHECK(cli::simulate_columns_for(true, false).size() + 29 == names.size());
+  CHECK(cli::simulate_columns_for(false, true).size() + 30 == names.size());
+  CHECK(cli::simulate_columns_for(true, true).size() + 27 == names.size());
   CHECK(cli::simulate_columns_for(false, false, true).size() + 5 == names.size());
   CHECK(cli::simulate_columns_for(true, true, true).size() == names.size());
 }

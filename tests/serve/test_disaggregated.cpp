@@ -57,9 +57,11 @@ TEST_CASE("disaggregated: one request's TTFT is its prefill, the link and the de
   // Every gap the client sees is a decode step: gen − 1 of them, each the TPOT.
   CHECK(out.all.itl.count() == gen - 1);
   CHECK(out.all.itl.mean() == Approx(decode.tpot));
-  // The prefill pool's request ended with its first token; the decode pool's began as it landed.
+  // The prefill pool's request ended with its first token; the decode pool's began as the
+  // prefill ended, its blocks reserved at once, and waited for its cache: 2.005 ms.
   CHECK(out.prefill.served.at(0).ttft == Approx(prefill));
-  CHECK(out.decode.served.at(0).queue_wait == 0);
+  CHECK(h.reserved == h.prefill_end);
+  CHECK(out.decode.served.at(0).queue_wait == Approx(0.002005));
   CHECK(out.all.output_tokens == gen);
   CHECK(out.prefill_routed == std::vector<long>{1});
   CHECK(out.decode_routed == std::vector<long>{1});
@@ -204,4 +206,114 @@ TEST_CASE("disaggregated: a decode replica's preempted request recomputes its wh
   CHECK(out.decode.preemptions == 1);
   CHECK(out.decode.recomputed_tokens == 33);
   CHECK(out.decode.recomputed_tokens >= 20);  // at least the prompt
+}
+
+TEST_CASE("disaggregated: a decode pool short of blocks holds the request before its transfer, and blocks on the link count") {
+  // One replica a pool, the decode replica's cache 4 blocks of 16 tokens (the prefill replica's
+  // 1000, so both prompts prefill in one step). A (20 prompt, 2 output tokens) and B
+  // (40 prompt, 2 output) arrive together and are prefilled in one step, ending at e. Their
+  // caches need 2 and 3 blocks on the decode replica (20 and 40 tokens; at most 21 and 41 with
+  // their output: 2 and 3 blocks). Half a second a cache on the link.
+  //   A reserves 2 blocks at e, is sent at e and lands at e + 0.5 s; B needs 3 of the 2 left:
+  //   A's blocks count though its cache is still on the link, so B waits at the queue's head.
+  //   A runs two steps from e + 0.5 (its last prompt token, then one decode) and finishes at F,
+  //   freeing its blocks; B reserves 3 at F, is sent then (the links free since e + 0.5) and
+  //   lands at F + 0.5 s.
+  Replica r;
+  r.config.kv_blocks = 4;
+  r.config.block_tokens = 16;
+  const auto slow = [](long) { return LinkTime{0.5, 0}; };
+  const std::vector<Request> requests{{0, 20, 2, 0}, {0, 40, 2, 0}};
+  DisaggregatedConfig two = pools(1, 1, Routing::round_robin, slow);
+  two.prefill_kv_blocks = 1000;
+  SECTION("4 blocks: B's transfer waits for A to finish") {
+    const DisaggregatedResult out = simulate_disaggregated(requests, r.cost, r.config, two, Timing::expected);
+    REQUIRE(out.all.served.size() == 2);
+    const Handoff& a = out.handoffs[0];
+    const Handoff& b = out.handoffs[1];
+    CHECK(a.prefill_end == b.prefill_end);
+    CHECK(a.reserved == a.prefill_end);
+    CHECK(a.sent == a.reserved);
+    CHECK(a.landed == Approx(a.prefill_end + 0.5));
+    const auto finish = [&](std::size_t i) {
+      for (const Outcome& o : out.all.served) {
+        if (o.request == i) return requests[i].arrival + o.e2e;
+      }
+      return -1.0;
+    };
+    const double f = finish(0);
+    INFO("e " << a.prefill_end << " s, A finished " << f << " s, B reserved " << b.reserved << " s");
+    // A's two steps after landing: some 7 ms each at 8B on an H100.
+    CHECK(f > a.landed + 0.01);
+    CHECK(f < a.landed + 0.03);
+    CHECK(b.reserved == Approx(f));
+    CHECK(b.sent == b.reserved);  // the links were free: the wait was for blocks
+    CHECK(b.landed == Approx(f + 0.5));
+    const HandoffTimes t = handoff_times(requests, out);
+    // Block waits 0 (A) and F − e (B), link waits 0 and 0.
+    CHECK(*std::max_element(t.block_wait.begin(), t.block_wait.end()) == Approx(f - a.prefill_end));
+    CHECK(*std::max_element(t.link_wait.begin(), t.link_wait.end()) == 0);
+    CHECK(finish(1) > f + 0.5);
+  }
+  SECTION("5 blocks: both reserved at e, B's transfer waits for the link instead") {
+    r.config.kv_blocks = 5;
+    const DisaggregatedResult out = simulate_disaggregated(requests, r.cost, r.config, two, Timing::expected);
+    REQUIRE(out.all.served.size() == 2);
+    const Handoff& a = out.handoffs[0];
+    const Handoff& b = out.handoffs[1];
+    CHECK(b.reserved == a.prefill_end);
+    CHECK(b.sent == Approx(a.prefill_end + 0.5));  // after A's transfer, one at a time
+    CHECK(b.landed == Approx(a.prefill_end + 1.0));
+  }
+}
+
+TEST_CASE("disaggregated: pools of different tp reshard the cache, the links held for the larger shard") {
+  Replica r;
+  // Llama-3.1-8B's cache, 131 072 bytes a token (8 KV heads, each layout holding them once up to
+  // tp 8): 1000 tokens 131 MB.
+  Workload one = r.base, two = r.base, four = r.base, eight = r.base;
+  one.tp = 1;
+  two.tp = 2;
+  four.tp = 4;
+  eight.tp = 8;
+  const double bytes = 131072000.0;
+  const double nvlink = r.gpu.interconnect->bandwidth.value(), nic = r.gpu.network->bandwidth.value();
+  SECTION("prefill at tp 1 to decode at tp 2: the prefill GPU sends all of it, 291 µs over NVLink") {
+    const KvLink link = kv_link(r.model, r.gpu, one, two);
+    CHECK_FALSE(link.network);  // 3 GPUs in one domain of 8
+    CHECK(link.time(1000).busy == Approx(bytes / nvlink));
+    CHECK(link.time(1000).latency == Approx(r.gpu.interconnect->latency.value()));
+  }
+  SECTION("prefill at tp 2 to decode at tp 1: the decode GPU receives all of it, the same time") {
+    CHECK(kv_link(r.model, r.gpu, two, one).time(1000).busy == Approx(bytes / nvlink));
+  }
+  SECTION("prefill at tp 4 to decode at tp 8: 12 GPUs past the domain of 8, the network; a quarter each") {
+    // 131 MB / 4 = 32.8 MB over a 50 GB/s NIC: 655 µs, then the NIC's 10 µs.
+    const KvLink link = kv_link(r.model, r.gpu, four, eight);
+    CHECK(link.network);
+    CHECK(link.time(1000).busy == Approx(bytes / 4 / nic));
+    CHECK(link.time(1000).latency == Approx(r.gpu.network->latency.value()));
+  }
+  SECTION("equal layouts price as one layout does") {
+    CHECK(kv_link(r.model, r.gpu, two, two).time(1000).busy == kv_link(r.model, r.gpu, two).time(1000).busy);
+  }
+}
+
+TEST_CASE("disaggregated: a prefill pool of its own layout runs on its own step cost") {
+  // The prefill pool at tp 2 (its own StepCost) beside a decode pool at tp 1: the request's
+  // prefill ends when a tp 2 replica alone would end it.
+  Replica r;
+  Workload two = r.base;
+  two.tp = 2;
+  serve::StepCost prefill_cost(r.model, r.gpu, two);
+  const std::vector<Request> one{{0, 1000, 5, 0}};
+  const double at_two = simulate(std::vector<Request>{{0, 1000, 1, 0}}, prefill_cost, r.config, Timing::expected).served.at(0).ttft;
+  const double at_one = r.run({{0, 1000, 1, 0}}).served.at(0).ttft;
+  DisaggregatedConfig c = pools(1, 1, Routing::round_robin);
+  c.prefill_cost = &prefill_cost;
+  const DisaggregatedResult out = simulate_disaggregated(one, r.cost, r.config, c, Timing::expected);
+  REQUIRE(out.all.served.size() == 1);
+  INFO("prefill at tp 1 " << at_one << " s, at tp 2 " << at_two << " s");
+  CHECK(at_two < at_one);
+  CHECK(out.handoffs[0].prefill_end == Approx(at_two));
 }
