@@ -233,3 +233,24 @@ TEST_CASE("size_row: a scenario without the cliff searches none, in fewer checks
   CHECK(without.cliff == 0);
   CHECK(without.checks + 7 <= with.checks);
 }
+
+TEST_CASE("size_row: a target no fleet meets stops at one replica a request, not a million replicas") {
+  // The steady plan made at TPOT <= 50 ms, searched against 1 ms, which no decode step of an 8B
+  // model on an H100 reaches (16 GB of weights at 3.35 TB/s: 4.8 ms). Poisson at 100 req/s, 60 s
+  // a check: 6000 requests, or 10 steady latencies of arrivals where more (6424 here). Doubling
+  // from the closed form passes 4096, and the next count is cut to the check's requests, a
+  // replica a request: the search stops there (it went on toward 10^6 replicas, and their state,
+  // before).
+  const Case c;
+  LoadTarget t = c.t;
+  t.tpot = Seconds(0.001);
+  planner::PercentileScenario s;
+  s.duration = 60;
+  const planner::PercentileRow row = planner::size_row(c.m, c.steady, t, s);
+  CHECK_FALSE(row.feasible);
+  const double requests = std::max(6000.0, std::ceil(10 * planner::steady_latency(c.steady) * 100));
+  CHECK(static_cast<double>(row.check_requests) == requests);
+  REQUIRE(requests > 4096);
+  REQUIRE(requests < 8192);
+  CHECK_THAT(row.reason, Catch::Contains(fmt::format("miss the targets at {} replicas", row.check_requests)));
+}
