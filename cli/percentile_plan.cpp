@@ -38,9 +38,15 @@ namespace {
 using planner::PercentileRow;
 using Row = PercentileRow;
 
+// What every row shares: the traffic as read, the rate the plan sized for and its arrivals' CV.
+struct Ctx {
+  const PlanTraffic& traffic;
+  double rate = 0, cv = 1;
+};
+
 struct Column {
   std::string_view key;
-  Cell (*get)(const Row&, const PlanTraffic&);
+  Cell (*get)(const Row&, const Ctx&);
 };
 
 // A figure of a row that met the target, else an empty cell (JSON null), never a 0 that a
@@ -71,46 +77,51 @@ std::string pair(const Row& r, long decode, long prefill) {
 
 // The names are the steady plan's where they mean the same (plan_command.cpp's columns).
 const std::array kColumns = {
-    Column{"gpu_name", [](const Row& r, const PlanTraffic&) -> Cell { return std::string_view(r.steady->gpu->name); }},
-    Column{"tp", [](const Row& r, const PlanTraffic&) -> Cell { return static_cast<long>(r.steady->workload.tp); }},
-    Column{"pp", [](const Row& r, const PlanTraffic&) -> Cell { return static_cast<long>(r.steady->workload.pp); }},
-    Column{"ep", [](const Row& r, const PlanTraffic&) -> Cell { return static_cast<long>(r.steady->workload.ep); }},
-    Column{"dp_attention", [](const Row& r, const PlanTraffic&) -> Cell { return r.steady->workload.dp_attention; }},
-    Column{"gpus_per_replica", [](const Row& r, const PlanTraffic&) -> Cell { return static_cast<long>(gpus(r.steady->workload)); }},
+    Column{"gpu_name", [](const Row& r, const Ctx&) -> Cell { return std::string_view(r.steady->gpu->name); }},
+    Column{"tp", [](const Row& r, const Ctx&) -> Cell { return static_cast<long>(r.steady->workload.tp); }},
+    Column{"pp", [](const Row& r, const Ctx&) -> Cell { return static_cast<long>(r.steady->workload.pp); }},
+    Column{"ep", [](const Row& r, const Ctx&) -> Cell { return static_cast<long>(r.steady->workload.ep); }},
+    Column{"dp_attention", [](const Row& r, const Ctx&) -> Cell { return r.steady->workload.dp_attention; }},
+    Column{"gpus_per_replica", [](const Row& r, const Ctx&) -> Cell { return static_cast<long>(gpus(r.steady->workload)); }},
     // The prefill pool's tp (--prefill-tp, else the row's); empty colocated.
-    Column{"prefill_tp", [](const Row& r, const PlanTraffic&) -> Cell {
+    Column{"prefill_tp", [](const Row& r, const Ctx&) -> Cell {
              return r.steady->plan.prefill_replicas > 0 ? Cell(static_cast<long>(planner::prefill_workload(*r.steady).tp)) : Cell();
            }},
-    Column{"router", [](const Row& r, const PlanTraffic&) -> Cell { return serve::name(r.routing); }},
+    Column{"router", [](const Row& r, const Ctx&) -> Cell { return serve::name(r.routing); }},
     // What the checks simulated, and the lengths the steady and closed-form columns price (the
     // fixed ones, or the distribution's or the trace's means): never a mean unsaid.
-    Column{"prompt_lengths", [](const Row&, const PlanTraffic& t) -> Cell { return std::string_view(t.prompt_lengths); }},
-    Column{"gen_lengths", [](const Row&, const PlanTraffic& t) -> Cell { return std::string_view(t.gen_lengths); }},
-    Column{"steady_prompt_tokens", [](const Row& r, const PlanTraffic&) -> Cell { return static_cast<long>(r.steady->workload.prompt_tokens); }},
-    Column{"steady_gen_tokens", [](const Row& r, const PlanTraffic&) -> Cell { return static_cast<long>(r.steady->workload.gen_tokens); }},
-    Column{"feasible", [](const Row& r, const PlanTraffic&) -> Cell { return r.feasible; }},
-    Column{"reason", [](const Row& r, const PlanTraffic&) -> Cell { return std::string_view(r.reason); }},
-    Column{"batch", [](const Row& r, const PlanTraffic&) -> Cell { return sized(r, r.steady->plan.batch); }},
-    Column{"steady_replicas", [](const Row& r, const PlanTraffic&) -> Cell { return sized(r, counts(r).steady); }},
-    Column{"steady_prefill_replicas", [](const Row& r, const PlanTraffic&) -> Cell { return sized(r, counts(r).steady_prefill); }},
-    Column{"closed_form_replicas", [](const Row& r, const PlanTraffic&) -> Cell { return sized(r, counts(r).closed_form); }},
-    Column{"closed_form_prefill_replicas", [](const Row& r, const PlanTraffic&) -> Cell { return sized(r, counts(r).closed_form_prefill); }},
-    Column{"replicas", [](const Row& r, const PlanTraffic&) -> Cell { return sized(r, counts(r).replicas); }},
-    Column{"prefill_replicas", [](const Row& r, const PlanTraffic&) -> Cell { return sized(r, counts(r).prefill); }},
-    Column{"gpus", [](const Row& r, const PlanTraffic&) -> Cell { return sized(r, gpus(r)); }},
-    Column{"ttft_percentile_s", [](const Row& r, const PlanTraffic&) -> Cell { return sized(r, r.at_plan.ttft); }},
-    Column{"tpot_percentile_s", [](const Row& r, const PlanTraffic&) -> Cell { return sized(r, r.at_plan.tpot); }},
+    // The rate the fleet is sized for (--rate, or a trace's own or rescaled) and the CV of the
+    // gaps its checks simulate and its closed form reads (a trace's measured): in every format,
+    // not the title alone.
+    Column{"requests_per_s", [](const Row&, const Ctx& t) -> Cell { return t.rate; }},
+    Column{"arrivals_cv", [](const Row&, const Ctx& t) -> Cell { return t.cv; }},
+    Column{"prompt_lengths", [](const Row&, const Ctx& t) -> Cell { return std::string_view(t.traffic.prompt_lengths); }},
+    Column{"gen_lengths", [](const Row&, const Ctx& t) -> Cell { return std::string_view(t.traffic.gen_lengths); }},
+    Column{"steady_prompt_tokens", [](const Row& r, const Ctx&) -> Cell { return static_cast<long>(r.steady->workload.prompt_tokens); }},
+    Column{"steady_gen_tokens", [](const Row& r, const Ctx&) -> Cell { return static_cast<long>(r.steady->workload.gen_tokens); }},
+    Column{"feasible", [](const Row& r, const Ctx&) -> Cell { return r.feasible; }},
+    Column{"reason", [](const Row& r, const Ctx&) -> Cell { return std::string_view(r.reason); }},
+    Column{"batch", [](const Row& r, const Ctx&) -> Cell { return sized(r, r.steady->plan.batch); }},
+    Column{"steady_replicas", [](const Row& r, const Ctx&) -> Cell { return sized(r, counts(r).steady); }},
+    Column{"steady_prefill_replicas", [](const Row& r, const Ctx&) -> Cell { return sized(r, counts(r).steady_prefill); }},
+    Column{"closed_form_replicas", [](const Row& r, const Ctx&) -> Cell { return sized(r, counts(r).closed_form); }},
+    Column{"closed_form_prefill_replicas", [](const Row& r, const Ctx&) -> Cell { return sized(r, counts(r).closed_form_prefill); }},
+    Column{"replicas", [](const Row& r, const Ctx&) -> Cell { return sized(r, counts(r).replicas); }},
+    Column{"prefill_replicas", [](const Row& r, const Ctx&) -> Cell { return sized(r, counts(r).prefill); }},
+    Column{"gpus", [](const Row& r, const Ctx&) -> Cell { return sized(r, gpus(r)); }},
+    Column{"ttft_percentile_s", [](const Row& r, const Ctx&) -> Cell { return sized(r, r.at_plan.ttft); }},
+    Column{"tpot_percentile_s", [](const Row& r, const Ctx&) -> Cell { return sized(r, r.at_plan.tpot); }},
     // The fleet of the steady count, simulated alike: why the answer differs (empty where it does not).
     Column{"steady_ttft_percentile_s",
-           [](const Row& r, const PlanTraffic&) -> Cell { return r.feasible && r.at_steady ? Cell(r.at_steady->ttft) : Cell(); }},
+           [](const Row& r, const Ctx&) -> Cell { return r.feasible && r.at_steady ? Cell(r.at_steady->ttft) : Cell(); }},
     Column{"steady_tpot_percentile_s",
-           [](const Row& r, const PlanTraffic&) -> Cell { return r.feasible && r.at_steady ? Cell(r.at_steady->tpot) : Cell(); }},
+           [](const Row& r, const Ctx&) -> Cell { return r.feasible && r.at_steady ? Cell(r.at_steady->tpot) : Cell(); }},
     // Empty where the cliff lies beyond the search (the table says "beyond +N%").
     Column{"cliff_requests_per_s_per_replica",
-           [](const Row& r, const PlanTraffic&) -> Cell { return r.feasible && r.cliff > 0 ? Cell(r.cliff) : Cell(); }},
-    Column{"cost_per_million_tokens_usd", [](const Row& r, const PlanTraffic&) -> Cell { return report::optional_cell(r.cost.usd_per_million_tokens); }},
+           [](const Row& r, const Ctx&) -> Cell { return r.feasible && r.cliff > 0 ? Cell(r.cliff) : Cell(); }},
+    Column{"cost_per_million_tokens_usd", [](const Row& r, const Ctx&) -> Cell { return report::optional_cell(r.cost.usd_per_million_tokens); }},
     Column{"energy_per_million_tokens_kwh",
-           [](const Row& r, const PlanTraffic&) -> Cell { return report::optional_cell(r.cost.kwh_per_million_tokens); }},
+           [](const Row& r, const Ctx&) -> Cell { return report::optional_cell(r.cost.kwh_per_million_tokens); }},
 };
 
 void csv_header(std::string& out) {
@@ -119,7 +130,7 @@ void csv_header(std::string& out) {
 
 class RowRecord final : public report::Record {
  public:
-  RowRecord(const Row& r, double load, const PlanTraffic& t) : r_(r), load_(load), t_(t) {}
+  RowRecord(const Row& r, double load, const Ctx& t) : r_(r), load_(load), t_(t) {}
   void append_csv(std::string& out) const override {
     report::append_csv_row_of(out, kColumns, [this](const Column& c) { return c.get(r_, t_); });
   }
@@ -149,7 +160,7 @@ class RowRecord final : public report::Record {
  private:
   const Row& r_;
   double load_;
-  const PlanTraffic& t_;
+  Ctx t_;
 };
 
 }  // namespace
@@ -270,16 +281,24 @@ std::string simulated_words(const std::vector<Row>& rows, const PercentileArgs& 
     if (longest == 0 || r.check_seconds < shortest) shortest = r.check_seconds;
     longest = std::max(longest, r.check_seconds);
   }
-  const std::string asked = fmt::format("--duration {} asked, cut to {:g} to {:g} requests by work, never under {:g} "
-                                        "latencies of a request",
-                                        a.duration, planner::kLeastCheckRequests, planner::kMostCheckRequests,
-                                        planner::kCheckLatencies);
+  // A trace holds what it holds: a check takes all of it where --duration asks more, and a trace
+  // under the least a check needs was refused (fleet_check.hpp), so "never under" stays true.
+  const std::string trace =
+      a.traffic.trace ? fmt::format(", and to the trace's {} requests where it holds fewer", a.traffic.trace->size()) : "";
+  const std::string asked = fmt::format("--duration {} asked, cut to {:g} to {:g} requests by work{}, never under {:g} "
+                                        "requests nor {:g} latencies of a request",
+                                        a.duration, planner::kLeastCheckRequests, planner::kMostCheckRequests, trace,
+                                        planner::kLeastCheckRequests, planner::kCheckLatencies);
   if (most == 0) return fmt::format("no check run ({})", asked);
   const auto span = [](auto lo, auto hi, std::string_view f) {
     return lo == hi ? fmt::format(fmt::runtime(f), lo) : fmt::format(fmt::runtime(f), lo) + " to " + fmt::format(fmt::runtime(f), hi);
   };
   return fmt::format("each check simulated {} requests, {} s of arrivals ({})", span(least, most, "{}"),
                      span(shortest, longest, "{:.3g}"), asked);
+}
+
+double arrivals_cv(const planner::PercentileScenario& scenario) {
+  return scenario.arrivals.kind == ArrivalProcess::Kind::gamma ? scenario.arrivals.cv : 1;
 }
 
 planner::PercentileScenario percentile_scenario(const PercentileArgs& a) {
@@ -365,7 +384,7 @@ void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& p
     rows.resize(static_cast<std::size_t>(*a.top));
   }
   for (const Row& r : rows) {
-    sink->add(RowRecord(r, target.requests_per_s, a.traffic));
+    sink->add(RowRecord(r, target.requests_per_s, Ctx{a.traffic, target.requests_per_s, arrivals_cv(scenario)}));
     const std::string who = row_name(r);
     if (!r.feasible) sink->note(fmt::format("{} cannot meet the target: {}", who, r.reason));
     if (r.feasible && r.at_steady) sink->note(steady_note(r, a, target));

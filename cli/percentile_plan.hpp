@@ -53,6 +53,14 @@ using planner::SteadyPlan;
 // (the row feasible, with at_steady).
 [[nodiscard]] std::string steady_note(const planner::PercentileRow& r, const PercentileArgs& a, const LoadTarget& t);
 
+// How the checks prefill: "chunked prefill", or as --engine's engine does ("whole prefills").
+[[nodiscard]] std::string_view prefill_words(const PercentileArgs& a);
+// With --engine, what the checks take from it and keep of the plan ("; --engine vllm: ..."), else "".
+[[nodiscard]] std::string engine_words(const PercentileArgs& a);
+// The CV of the gaps of the arrivals a plan's checks simulate: 1 for Poisson, a gamma's own, a
+// stream's measured (what the closed form reads).
+[[nodiscard]] double arrivals_cv(const planner::PercentileScenario& scenario);
+
 // The --percentile plan's columns, CSV and JSON alike, in order (docs/outputs.md lists them).
 [[nodiscard]] std::vector<std::string_view> percentile_plan_column_names();
 

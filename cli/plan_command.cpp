@@ -310,7 +310,8 @@ void check_pools(const PlanArgs& a, const PlanTraffic& t) {
 void plan_pools(const PlanArgs& a, const PercentileArgs& p, const WorkloadAxes& x, const ModelSpec& m,
                 const std::vector<GpuSpec>& gpus, const LoadTarget& target, std::ostream& out, std::ostream& err) {
   const planner::PercentileScenario base = percentile_scenario(p);
-  const planner::LengthSplit split = planner::split_by_prompt(pool_stream(p.traffic, base.arrivals, base.seed), *a.pools);
+  const std::vector<serve::Request> stream = pool_stream(p.traffic, base.arrivals, base.seed);
+  const planner::LengthSplit split = planner::split_by_prompt(stream, *a.pools);
   std::array<PoolSizing, 2> pools;
   std::array<planner::PercentileScenario, 2> scenarios{base, base};
   const std::array<const planner::LengthPool*, 2> shares{&split.short_pool, &split.long_pool};
@@ -338,12 +339,22 @@ void plan_pools(const PlanArgs& a, const PercentileArgs& p, const WorkloadAxes& 
     scenario.prompt.reset();
     scenario.gen.reset();
     scenario.stream = std::make_shared<const std::vector<serve::Request>>(pool.requests);
+    // A share too short for a check is the split's doing; its lengths are drawn, or the trace's
+    // (--arrivals); the pools' table reports no cliff, so none is searched.
+    scenario.stream_flag = "pools";
+    scenario.stream_words = fmt::format("the {} pool's share of the stream", name);
+    scenario.drawn = !p.traffic.trace;
+    scenario.cliff = false;
     // The closed form reads the pool's own gaps: a share of a stream is burstier than a Poisson
     // stream at its rate when the stream is.
     scenario.arrivals = {serve::ArrivalProcess::Kind::gamma, planner::gap_cv(pool.requests)};
+    sizing.arrivals_cv = scenario.arrivals.cv;
     sizing.rows = size_percentile_rows(m, sizing.plans, sizing.target, scenario, err);
   }
-  print_pool_plans(m, split, pools[0], pools[1], target, p, out, err);
+  // The whole stream's CV: a trace's measured, the process's own where drawn (the draws measure it
+  // only to within their sampling).
+  print_pool_plans(m, split, pools[0], pools[1], target, p.traffic.trace ? planner::gap_cv(stream) : arrivals_cv(base), p,
+                   out, err);
 }
 
 }  // namespace
@@ -364,7 +375,9 @@ void add_plan_options(Options& o, PlanArgs& a) {
       .given(a.prompt_given);
   o.add("--gen", a.workload.gen, "generated tokens per request, in the same forms").show_default().given(a.gen_given);
   o.add("--price", a.prices, "$ per GPU-hour: one for all, or one per --gpu");
-  o.add("--rate", a.rate, "requests per second (with a trace: its arrivals rescaled to this rate)")
+  o.add("--rate", a.rate,
+        "requests per second; with a trace (--arrivals FILE.csv), its arrivals rescaled to this rate where given, "
+        "else the trace's own rate (not this default)")
       .show_default()
       .given(a.rate_given);
   o.add("--trace-rate", a.trace_rate, "with a trace (--arrivals FILE.csv): its arrivals rescaled to this rate, as --rate");
@@ -411,15 +424,8 @@ void add_plan_options(Options& o, PlanArgs& a) {
 
 void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   if (a.workload.model.empty() || a.workload.gpu.empty()) throw InputError("plan: --model and --gpu are required");
-  // A billion requests a second is beyond any fleet: past it the rate is a typo, and replicas
-  // counted from it would not fit a count. Below one request in 11 days the cost and energy of a
-  // token divide by almost nothing (10^-310 gave inf $/M tokens).
-  constexpr double kMinRate = 1e-6, kMaxRate = 1e9, kMaxPrice = 1e6;
-  const auto check_rate = [&](double rate, std::string_view flag) {
-    if (!(rate > 0)) throw InputError(fmt::format("--{}: must be positive, got {}", flag, rate));
-    if (!(rate >= kMinRate)) throw InputError(fmt::format("--{}: at least {:g} requests/s, got {:g}", flag, kMinRate, rate));
-    if (!(rate <= kMaxRate)) throw InputError(fmt::format("--{}: at most {:g} requests/s, got {:g}", flag, kMaxRate, rate));
-  };
+  // The rate's bounds: check_rate (cli/plan_traffic.hpp).
+  constexpr double kMaxPrice = 1e6;
   check_rate(a.rate, "rate");
   if (a.trace_rate) check_rate(*a.trace_rate, "trace-rate");
   if (a.pools && !a.percentile_given) {

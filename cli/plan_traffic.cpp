@@ -39,6 +39,13 @@ long mean_count(double mean) { return std::max(1L, std::lround(mean)); }
 
 }  // namespace
 
+void check_rate(double rate, std::string_view flag, std::string_view what) {
+  const std::string who = what.empty() ? "" : fmt::format("{}: ", what);
+  if (!(rate > 0)) throw InputError(fmt::format("--{}: {}must be positive, got {}", flag, who, rate));
+  if (!(rate >= kMinRate)) throw InputError(fmt::format("--{}: {}at least {:g} requests/s, got {:g}", flag, who, kMinRate, rate));
+  if (!(rate <= kMaxRate)) throw InputError(fmt::format("--{}: {}at most {:g} requests/s, got {:g}", flag, who, kMaxRate, rate));
+}
+
 PlanTraffic plan_traffic(const PlanTrafficFlags& f, const std::string& arrivals, double rate, bool percentile) {
   PlanTraffic t;
   t.rate = rate;
@@ -70,6 +77,21 @@ PlanTraffic plan_traffic(const PlanTrafficFlags& f, const std::string& arrivals,
                                  *f.trace_rate, rate));
   }
   const std::vector<io::TraceRow> rows = io::read_trace(arrivals);
+  if (static_cast<double>(rows.size()) > kMaxTraceRequests) {
+    throw InputError(fmt::format("--arrivals {}: {} requests, over the {:g} a run holds; cut the trace", arrivals,
+                                 rows.size(), kMaxTraceRequests));
+  }
+  // The steady plan and the closed form price every prompt token; a trace's cached prefixes,
+  // simulated, would size the fleet for less work than the steady columns say (3000 rows of 4096
+  // + 64 tokens, 4000 cached: 4 replicas against 13), so they are refused, not simulated unsaid.
+  for (const io::TraceRow& row : rows) {
+    if (row.cached > 0) {
+      throw InputError(fmt::format("--arrivals {}:{}: column `cached_tokens`: {} cached tokens; a plan prices every prompt "
+                                   "token (its steady columns know no cache), so a trace's cached prefixes are not "
+                                   "planned: drop the column (or zero it), or `simulate` the trace to see the cache",
+                                   arrivals, row.line, row.cached));
+    }
+  }
   const double span = rows.back().arrival - rows.front().arrival;
   if (rows.size() < 2 || !(span > 0)) {
     throw InputError(fmt::format("--arrivals {}: no time between its first and last arrival: no rate to plan for",
@@ -78,9 +100,13 @@ PlanTraffic plan_traffic(const PlanTrafficFlags& f, const std::string& arrivals,
   const double own = static_cast<double>(rows.size() - 1) / span;
   const std::optional<double> wanted = f.trace_rate ? f.trace_rate : f.rate_given ? std::optional<double>(rate) : std::nullopt;
   t.rate = wanted.value_or(own);
-  if (!(t.rate > 0 && t.rate <= 1e9)) {
-    throw InputError(fmt::format("--{}: must be above 0, at most 1e9 requests/s, got {:g}",
-                                 f.trace_rate ? "trace-rate" : "rate", t.rate));
+  // The flag that set the rate: a trace's own is its --arrivals.
+  if (f.trace_rate) {
+    check_rate(t.rate, "trace-rate");
+  } else if (f.rate_given) {
+    check_rate(t.rate, "rate");
+  } else {
+    check_rate(t.rate, "arrivals", fmt::format("{}'s own rate, {} requests over {:g} s", arrivals, rows.size(), span));
   }
   const double scale = own / t.rate;
   auto requests = std::make_shared<std::vector<serve::Request>>();

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "serve/traffic.hpp"
@@ -38,6 +39,17 @@ struct PlanTraffic {
   std::string mean_source;
   [[nodiscard]] bool varies() const { return prompt || gen || trace; }
 };
+
+// A plan's rate, requests/s in all: above 0, at least kMinRate and at most kMaxRate, or an
+// InputError naming `flag` (`what`, where given, says whose rate it is: a trace's own). Past a
+// billion requests a second the rate is a typo, and replicas counted from it would not fit a
+// count; below one request in 11 days the cost and energy of a token divide by almost nothing
+// (10^-310 gave inf $/M tokens).
+inline constexpr double kMinRate = 1e-6, kMaxRate = 1e9;
+void check_rate(double rate, std::string_view flag, std::string_view what = "");
+
+// The most rows a trace may hold, as `simulate` takes (cli/serve_flags.cpp).
+inline constexpr double kMaxTraceRequests = 1e7;
 
 // Reads the flags for a plan with (`percentile`) or without a simulation, at --rate `rate`
 // (`rate_given` when typed). InputError naming the flag: a distribution or a trace without

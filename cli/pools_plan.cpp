@@ -29,6 +29,7 @@ struct Pair {
   const PoolSizing* long_pool = nullptr;
   long split = 0;
   const PlanTraffic* traffic = nullptr;
+  double rate = 0, cv = 1;  // the whole stream's
   bool feasible = false;
   long gpus = 0;
   std::optional<double> usd_per_million_tokens, kwh_per_million_tokens;
@@ -78,12 +79,16 @@ const std::array kSideColumns = {
     SideColumn{"dp_attention", [](const PercentileRow& r, const PoolSizing&) -> Cell { return r.steady->workload.dp_attention; }},
     SideColumn{"share", [](const PercentileRow&, const PoolSizing& p) -> Cell { return p.pool->share; }},
     SideColumn{"requests_per_s", [](const PercentileRow&, const PoolSizing& p) -> Cell { return p.target.requests_per_s; }},
+    // The CV of the gaps of its share of the stream: what its closed form reads.
+    SideColumn{"arrivals_cv", [](const PercentileRow&, const PoolSizing& p) -> Cell { return p.arrivals_cv; }},
     // The lengths its steady and closed-form counts price: the means of its share of the stream.
     SideColumn{"steady_prompt_tokens",
                [](const PercentileRow& r, const PoolSizing&) -> Cell { return static_cast<long>(r.steady->workload.prompt_tokens); }},
     SideColumn{"steady_gen_tokens",
                [](const PercentileRow& r, const PoolSizing&) -> Cell { return static_cast<long>(r.steady->workload.gen_tokens); }},
     SideColumn{"feasible", [](const PercentileRow& r, const PoolSizing&) -> Cell { return r.feasible; }},
+    // Why the pool's row cannot meet the targets (empty where it can), as the percentile plan's `reason`.
+    SideColumn{"reason", [](const PercentileRow& r, const PoolSizing&) -> Cell { return std::string_view(r.reason); }},
     SideColumn{"batch", [](const PercentileRow& r, const PoolSizing&) -> Cell { return met(r, r.steady->plan.batch); }},
     SideColumn{"steady_replicas", [](const PercentileRow& r, const PoolSizing&) -> Cell { return met(r, r.steady->plan.replicas); }},
     SideColumn{"closed_form_replicas", [](const PercentileRow& r, const PoolSizing&) -> Cell { return met(r, r.closed_form); }},
@@ -107,6 +112,9 @@ std::vector<Column> make_columns() {
   c.push_back({"split_prompt_tokens", [](const Pair& p) -> Cell { return p.split; }});
   c.push_back({"prompt_lengths", [](const Pair& p) -> Cell { return std::string_view(p.traffic->prompt_lengths); }});
   c.push_back({"gen_lengths", [](const Pair& p) -> Cell { return std::string_view(p.traffic->gen_lengths); }});
+  // The whole stream's rate (the pools' sum) and the CV of its gaps, as the percentile plan's.
+  c.push_back({"requests_per_s", [](const Pair& p) -> Cell { return p.rate; }});
+  c.push_back({"arrivals_cv", [](const Pair& p) -> Cell { return p.cv; }});
   c.push_back({"router", [](const Pair& p) -> Cell { return serve::name(p.short_row->routing); }});
   c.push_back({"feasible", [](const Pair& p) -> Cell { return p.feasible; }});
   for (const bool long_side : {false, true}) {
@@ -187,11 +195,15 @@ std::vector<std::string_view> pool_plan_column_names() {
 }
 
 void print_pool_plans(const ModelSpec& m, const planner::LengthSplit& split, const PoolSizing& short_pool,
-                      const PoolSizing& long_pool, const LoadTarget& whole, const PercentileArgs& a, std::ostream& out,
-                      std::ostream& err) {
+                      const PoolSizing& long_pool, const LoadTarget& whole, double whole_cv, const PercentileArgs& a,
+                      std::ostream& out, std::ostream& err) {
   std::vector<Pair> pairs;
   for (const PercentileRow& s : short_pool.rows) {
-    for (const PercentileRow& l : long_pool.rows) pairs.push_back(pair_of(s, l, short_pool, long_pool, split.split, a.traffic));
+    for (const PercentileRow& l : long_pool.rows) {
+      pairs.push_back(pair_of(s, l, short_pool, long_pool, split.split, a.traffic));
+      pairs.back().rate = whole.requests_per_s;
+      pairs.back().cv = whole_cv;
+    }
   }
   std::stable_sort(pairs.begin(), pairs.end(), [](const Pair& x, const Pair& y) {
     return ranks_before({x.feasible, x.usd_per_million_tokens, x.gpus}, {y.feasible, y.usd_per_million_tokens, y.gpus});
@@ -205,10 +217,11 @@ void print_pool_plans(const ModelSpec& m, const planner::LengthSplit& split, con
       "{}: {:g} requests/s ({}), prompts {}, outputs {}; routed by prompt length: at most {} tokens to the short pool, "
       "longer to the long pool, each its own fleet behind a {} router; {} TTFT <= {} and TPOT <= {} in each pool; each "
       "pool's replicas searched from the closed form at its share of the rate and confirmed by simulating it on its "
-      "share of the stream ({} step times, chunked prefill, seed {}); its steady and closed-form counts price its own "
-      "mean lengths",
+      "share of the stream ({} step times, {}, seed {}); its steady and closed-form counts price its own "
+      "mean lengths{}",
       m.name, whole.requests_per_s, a.traffic.arrivals_words + a.traffic.closed_form_words, a.traffic.prompt_lengths, a.traffic.gen_lengths,
-      split.split, a.router, pct, human(whole.ttft), human(whole.tpot), whole.sizing.bound ? "bound" : "expected", a.seed);
+      split.split, a.router, pct, human(whole.ttft), human(whole.tpot), whole.sizing.bound ? "bound" : "expected",
+      prefill_words(a), a.seed, engine_words(a));
   const std::vector<std::string> header{fmt::format("short pool (<= {})", split.split),
                                         fmt::format("long pool (> {})", split.split),
                                         "short replicas",

@@ -16,6 +16,7 @@ namespace roofline::cli {
 struct PoolSizing {
   const planner::LengthPool* pool = nullptr;
   LoadTarget target;
+  double arrivals_cv = 1;  // of its share's gaps, as its closed form reads
   std::vector<SteadyPlan> plans;
   std::vector<planner::PercentileRow> rows;
 };
@@ -25,8 +26,9 @@ struct PoolSizing {
 
 // Every pair of a short pool's row and a long pool's, ranked (feasible first, cheapest or fewest
 // GPUs first), the first `a.top` kept (said on `err`).
+// `whole_cv`: the CV of the whole stream's gaps.
 void print_pool_plans(const ModelSpec& m, const planner::LengthSplit& split, const PoolSizing& short_pool,
-                      const PoolSizing& long_pool, const LoadTarget& whole, const PercentileArgs& a, std::ostream& out,
-                      std::ostream& err);
+                      const PoolSizing& long_pool, const LoadTarget& whole, double whole_cv, const PercentileArgs& a,
+                      std::ostream& out, std::ostream& err);
 
 }  // namespace roofline::cli

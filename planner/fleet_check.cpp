@@ -38,6 +38,8 @@ double check_count(const SteadyPlan& s, const LoadTarget& t, const PercentileSce
   return std::max(count, spanning(s, t));
 }
 
+double least_check_count(const SteadyPlan& s, const LoadTarget& t) { return std::max(kLeastCheckRequests, spanning(s, t)); }
+
 void check_bounded(const SteadyPlan& s, const LoadTarget& t) {
   if (!s.plan.feasible) return;
   const double least = kLeastCheckRequests * check_steps(s);
@@ -88,6 +90,17 @@ std::vector<Request> check_traffic(const SteadyPlan& s, const LoadTarget& t, con
   const auto n = static_cast<std::size_t>(check_count(s, t, scenario));
   std::vector<Request> requests;
   if (scenario.stream) {
+    if (const double least = least_check_count(s, t); static_cast<double>(scenario.stream->size()) < least) {
+      throw Refusal(fmt::format(
+          "--{}: {} holds {} requests, fewer than the {:g} a --percentile check on {} needs (at least {:g}, and "
+          "{:g} steady latencies of a request, {:.3g} s each, of arrivals at {:.4g} req/s): a shorter window counts "
+          "the last latency's arrivals as unfinished and rests a P{:g} on a handful of requests; give a longer {}{}",
+          scenario.stream_flag, scenario.stream_words,
+          scenario.stream->size(), least, s.gpu->name, kLeastCheckRequests, kCheckLatencies, steady_latency(s),
+          t.requests_per_s, scenario.percentile,
+          scenario.stream_flag == "pools" ? "stream or move the split" : "trace",
+          least > kLeastCheckRequests ? " (or a lower --rate: the latencies' span is the larger)" : ""));
+    }
     requests.assign(scenario.stream->begin(),
                     scenario.stream->begin() + static_cast<std::ptrdiff_t>(std::min(n, scenario.stream->size())));
   } else {
@@ -110,7 +123,10 @@ std::vector<Request> check_traffic(const SteadyPlan& s, const LoadTarget& t, con
   }
   // check_bounded bounds the mean request; lengths that vary may draw a tail far past it.
   if (steps > kMaxCheckSteps) {
-    const std::string flag = scenario.stream ? "arrivals" : output_steps >= steps / 2 ? "gen" : "prompt";
+    // A stream not drawn is a trace (whole, or a pool's share of it): its lengths are its own.
+    const std::string flag = scenario.stream && !scenario.drawn ? "arrivals"
+                             : output_steps >= steps / 2           ? "gen"
+                                                                   : "prompt";
     throw Refusal(fmt::format("--{}: a --percentile check's {} requests hold {:.3g} sequence-steps (their outputs and "
                               "prompt chunks), over the {:g} a check may take; lower --rate or --duration, or lengths "
                               "with a shorter tail",

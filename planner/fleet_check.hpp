@@ -38,6 +38,10 @@ inline constexpr double kKeptUp = 0.98;
 [[nodiscard]] double steady_latency(const SteadyPlan& s);
 // The requests a check simulates at the target's rate (the bounds above).
 [[nodiscard]] double check_count(const SteadyPlan& s, const LoadTarget& t, const PercentileScenario& scenario);
+// The fewest a check may simulate: kLeastCheckRequests, spanning kCheckLatencies. A stream holding
+// fewer is refused: kept_up counts the last latency's arrivals as unfinished, so on a shorter
+// window every fleet looks behind, and a P99 of a few hundred requests is a few requests.
+[[nodiscard]] double least_check_count(const SteadyPlan& s, const LoadTarget& t);
 // Refusal naming --gen when a plan's least check would pass kMaxCheckSteps, or --rate when
 // kCheckLatencies of arrivals at it would.
 void check_bounded(const SteadyPlan& s, const LoadTarget& t);
@@ -60,7 +64,8 @@ void check_bounded(const SteadyPlan& s, const LoadTarget& t);
                                                long ranks);
 
 // A check's traffic at the target's rate: exactly as many requests as the bounds above allow, of
-// the steady plan's prompt and output lengths. Sets config.max_rows to twice their work, so that
+// the steady plan's prompt and output lengths (or the scenario's stream's first; Refusal naming
+// its flag where it holds fewer than least_check_count). Sets config.max_rows to twice their work, so that
 // a cache that thrashes stops there (serve::WorkLimit) rather than run on.
 [[nodiscard]] std::vector<serve::Request> check_traffic(const SteadyPlan& s, const LoadTarget& t,
                                                         const PercentileScenario& scenario, serve::ServerConfig& config);

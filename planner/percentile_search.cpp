@@ -45,9 +45,13 @@ PercentileRow search(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& 
     if (progress) progress(c.checks());
     return seen[n] = p;
   };
+  // No more replicas than the check has requests: past one a request, every request has a replica
+  // to itself and more change nothing (a fleet is state a replica: the doubling must not grow it
+  // without bound).
+  const long most = std::min(kMaxReplicas, std::max(1L, static_cast<long>(c.requests())));
   // The search between a count that misses (lo; 0 misses) and one that meets (hi), from the
   // closed form's.
-  long lo = 0, hi = std::max(1L, row.closed_form);
+  long lo = 0, hi = std::clamp(row.closed_form, 1L, most);
   // Drops come from the requests' lengths, not the load: no count of replicas serves them.
   if (const PercentilePoint first = check(hi); first.too_long + first.too_large > 0) {
     row.reason = fmt::format("the simulated replica drops requests ({} longer than the model's context, {} larger {})",
@@ -57,13 +61,13 @@ PercentileRow search(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& 
   }
   int steps = 0;
   while (!check(hi).meets(t)) {
-    if (++steps > kSteps || hi >= kMaxReplicas) {
+    if (++steps > kSteps || hi >= most) {
       row.reason = fmt::format("the P{} latencies miss the targets at {} replicas", scenario.percentile, hi);
       row.checks = c.checks();
       return row;
     }
     lo = hi;
-    hi = std::min(kMaxReplicas, hi * 2);
+    hi = std::min(most, hi * 2);
   }
   // Down from a count that meets by growing steps while they still meet (the closed form is
   // often one or two above the answer), then bisection.
@@ -81,11 +85,13 @@ PercentileRow search(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& 
   row.replicas = hi;
   row.at_plan = check(hi);
   row.feasible = true;
-  if (pool.steady >= 1 && pool.steady != hi) row.at_steady = check(pool.steady);
-  row.cliff = cliff_rate([&](double rate) { return c.at(hi, rate).cliff_ttft(); }, t.requests_per_s, row.at_plan.ttft, [&] {
-                if (progress) progress(c.checks());
-              }) /
-              static_cast<double>(hi);
+  if (pool.steady >= 1 && pool.steady <= most && pool.steady != hi) row.at_steady = check(pool.steady);
+  if (scenario.cliff) {
+    row.cliff = cliff_rate([&](double rate) { return c.at(hi, rate).cliff_ttft(); }, t.requests_per_s, row.at_plan.ttft, [&] {
+                  if (progress) progress(c.checks());
+                }) /
+                static_cast<double>(hi);
+  }
   row.checks = c.checks();
   return row;
 }

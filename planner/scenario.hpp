@@ -55,8 +55,16 @@ struct PercentileScenario {
   std::optional<serve::LengthDistribution> prompt, gen;
   // ... or taken from this stream, arrivals from 0 at the target's rate: a trace rescaled, or one
   // pool's share of the traffic (planner/length_pools.hpp). A check takes its first
-  // check_count() requests, all of them where it holds fewer (its `arrivals` then unused).
+  // check_count() requests, all of them where it holds fewer but at least least_check_count()
+  // (its `arrivals` then unused); a stream shorter than that is refused (check_traffic).
   std::shared_ptr<const std::vector<serve::Request>> stream;
+  // The flag a refusal of the stream's length names: --arrivals for a trace, --pools for a pool's
+  // share, and what the stream is in words. `drawn`: its lengths were drawn from --prompt and --gen (a refusal of their tail names
+  // those), not read from a trace (named --arrivals).
+  std::string stream_flag = "arrivals", stream_words = "the trace";
+  bool drawn = false;
+  // The cliff (up to 14 more checks a row) is searched; --pools reports none, so skips it.
+  bool cliff = true;
 };
 
 }  // namespace roofline::planner

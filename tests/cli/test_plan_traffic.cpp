@@ -14,6 +14,8 @@ using namespace roofline;
 using test::check_error;
 using test::data_file;
 using test::run_cli;
+using test::temp_file;
+using test::write_temp;
 
 namespace {
 
@@ -30,9 +32,10 @@ nlohmann::json rows(const std::vector<std::string>& args) {
   return nlohmann::json::parse(r.out).at("rows");
 }
 
-// tests/data/traces/two_lengths.csv: 3000 requests 0.01 s apart (100 req/s: 2999 gaps over
-// 29.99 s), every third one 3072 + 128 tokens and the others 256 + 64. Means: prompts
-// (2 x 256 + 3072) / 3 = 1194.67, outputs (2 x 64 + 128) / 3 = 85.33.
+// tests/data/traces/two_lengths.csv: 15000 requests 0.01 s apart (100 req/s: 14999 gaps over
+// 149.99 s), every third one 3072 + 128 tokens and the others 256 + 64. Means: prompts
+// (2 x 256 + 3072) / 3 = 1194.67, outputs (2 x 64 + 128) / 3 = 85.33. Split at 1024, its long
+// pool holds 5000 requests: the least a check simulates (planner/fleet_check.hpp).
 const std::string kTwoLengths = "traces/two_lengths.csv";
 
 }  // namespace
@@ -101,7 +104,7 @@ TEST_CASE("plan --pools: refused by name without --percentile, without varying p
               "got 0");
   // A split past every prompt of the trace leaves the long pool empty.
   check_error(run_cli(plan({"--arrivals", data_file(kTwoLengths), "--pools", "4096", "--percentile", "99"})), "--pools",
-              "the long pool (prompts over 4096 tokens) gets 0 of the 3000 requests in the trace");
+              "the long pool (prompts over 4096 tokens) gets 0 of the 15000 requests in the trace");
 }
 
 TEST_CASE("plan --pools on a trace: each pool sized at its share, one row a pair of GPUs, the fleet's cost") {
@@ -151,8 +154,10 @@ TEST_CASE("plan --pools: every format carries the pools' columns, and the table 
     return r.out;
   };
   const std::string csv = with("csv");
-  CHECK_THAT(csv, Catch::StartsWith("split_prompt_tokens,prompt_lengths,gen_lengths,router,feasible,short_gpu_name"));
-  CHECK_THAT(csv, Catch::Contains("short_replicas") && Catch::Contains("long_steady_prompt_tokens"));
+  CHECK_THAT(csv, Catch::StartsWith("split_prompt_tokens,prompt_lengths,gen_lengths,requests_per_s,arrivals_cv,router,"
+                                      "feasible,short_gpu_name"));
+  CHECK_THAT(csv, Catch::Contains("short_replicas") && Catch::Contains("long_steady_prompt_tokens") &&
+                      Catch::Contains("short_feasible,short_reason,") && Catch::Contains("long_feasible,long_reason,"));
   const std::string jsonl = with("jsonl");
   const auto line = nlohmann::ordered_json::parse(jsonl.substr(0, jsonl.find('\n')));
   // Phi(0.4) of a log-normal of mean 1024 and sigma 0.8 lies under its mean (worked in
@@ -178,11 +183,120 @@ TEST_CASE("plan --percentile: every format carries the lengths simulated and the
     auto a = base;
     a.insert(a.end(), {"--format", format});
     const auto r = run_cli(a);
+    INFO(format << ": " << r.err);
     REQUIRE(r.code == 0);
     if (format == "markdown" || format == "table") {
       CHECK_THAT(r.out, Catch::Contains("256 prompt + 64 output tokens"));
-    } else {
-      CHECK_THAT(r.out, Catch::Contains("steady_prompt_tokens") && Catch::Contains("prompt_lengths"));
+      continue;
     }
+    // The values, not the keys alone: each key's cell in the first row.
+    nlohmann::json row;
+    if (format == "json") {
+      row = nlohmann::json::parse(r.out).at("rows").at(0);
+    } else if (format == "jsonl") {
+      row = nlohmann::json::parse(r.out.substr(0, r.out.find('\n')));
+    } else {
+      // The CSV's header and first row, cell by cell (no cell here holds a comma or a quote).
+      const auto cells = [](const std::string& line) {
+        std::vector<std::string> c;
+        std::size_t from = 0;
+        for (std::size_t at; (at = line.find(',', from)) != std::string::npos; from = at + 1) c.push_back(line.substr(from, at - from));
+        c.push_back(line.substr(from));
+        return c;
+      };
+      const std::size_t first = r.out.find("\r\n");
+      const std::size_t second = r.out.find("\r\n", first + 2);
+      const auto keys = cells(r.out.substr(0, first));
+      const auto values = cells(r.out.substr(first + 2, second - first - 2));
+      REQUIRE(keys.size() == values.size());
+      for (std::size_t i = 0; i < keys.size(); ++i) row[keys[i]] = values[i];
+      row["steady_prompt_tokens"] = std::stol(row["steady_prompt_tokens"].get<std::string>());
+      row["steady_gen_tokens"] = std::stol(row["steady_gen_tokens"].get<std::string>());
+      row["requests_per_s"] = std::stod(row["requests_per_s"].get<std::string>());
+      row["arrivals_cv"] = std::stod(row["arrivals_cv"].get<std::string>());
+    }
+    CHECK(row.at("prompt_lengths") == "256");
+    CHECK(row.at("gen_lengths") == "64");
+    CHECK(row.at("steady_prompt_tokens") == 256);
+    CHECK(row.at("steady_gen_tokens") == 64);
+    // The rate sized for and the CV of Poisson gaps (1).
+    CHECK(row.at("requests_per_s") == 20.0);
+    CHECK(row.at("arrivals_cv") == 1.0);
   }
+}
+
+TEST_CASE("plan --percentile --arrivals TRACE: its rate sized for and its gaps' CV are columns, not the title alone") {
+  // two_lengths.csv rescaled to 30 req/s: its gaps all 1/30 s, CV 0 (to the 2 decimals of its times).
+  const auto r = rows(plan({"--arrivals", data_file(kTwoLengths), "--rate", "30", "--percentile", "99", "--format",
+                            "json"}));
+  REQUIRE(r.size() == 1);
+  CHECK(r[0]["requests_per_s"].get<double>() == 30);
+  CHECK(r[0]["arrivals_cv"].get<double>() == Approx(0).margin(1e-3));
+  // gamma:4 is its own CV.
+  const auto g = rows(plan({"--rate", "20", "--arrivals", "gamma:4", "--percentile", "99", "--duration", "60s",
+                            "--format", "json"}));
+  CHECK(g[0]["arrivals_cv"].get<double>() == 4);
+  // The table's title says the check took the whole trace, 15000 of the 18000 that --duration's
+  // 600 s at 30 req/s asks: never "under" a least it is above.
+  const auto table = run_cli(plan({"--arrivals", data_file(kTwoLengths), "--rate", "30", "--percentile", "99"}));
+  REQUIRE(table.code == 0);
+  CHECK_THAT(table.out, Catch::Contains("each check simulated 15000 requests") &&
+                            Catch::Contains("and to the trace's 15000 requests where it holds fewer, never under 5000 requests"));
+}
+
+TEST_CASE("plan --percentile --arrivals TRACE: a trace shorter than a check needs is refused, exit 2, not simulated") {
+  // Three requests: a check needs at least 5000 (each fleet would otherwise look behind, its last
+  // seconds' arrivals unfinished, and the search doubled the fleet toward a million replicas).
+  write_temp("three.csv", "arrival_s,prompt_tokens,output_tokens\n0,256,64\n0.5,256,64\n1.0,300,64\n");
+  check_error(run_cli(plan({"--percentile", "99", "--arrivals", temp_file("three.csv")})), "--arrivals",
+              "the trace holds 3 requests, fewer than the 5000");
+  // A pool's share too short names --pools: 6000 requests, every sixth long, leave the long pool
+  // 1000 (enough to be a pool, not a check).
+  std::string text = "arrival_s,prompt_tokens,output_tokens\n";
+  for (int i = 0; i < 6000; ++i) text += fmt::format("{:.2f},{},64\n", 0.01 * i, i % 6 == 5 ? 3072 : 256);
+  write_temp("short_long_pool.csv", text);
+  check_error(run_cli(plan({"--percentile", "99", "--arrivals", temp_file("short_long_pool.csv"), "--pools", "1024"})),
+              "--pools", "the long pool's share of the stream holds 1000 requests, fewer than the 5000");
+}
+
+TEST_CASE("plan --percentile --arrivals TRACE: a trace's own rate out of bounds names --arrivals, not --rate") {
+  // Two rows 1e-12 s apart: 1e12 requests/s of its own, over the 1e9 a plan takes.
+  write_temp("instant.csv", "arrival_s,prompt_tokens,output_tokens\n0,256,64\n1e-12,256,64\n");
+  check_error(run_cli(plan({"--percentile", "99", "--arrivals", temp_file("instant.csv")})), "--arrivals",
+              "own rate, 2 requests over 1e-12 s: at most 1e+09 requests/s, got 1e+12");
+  // Two rows 1e7 s apart: 1e-7 requests/s, under the 1e-6 --rate is held to.
+  write_temp("glacial.csv", "arrival_s,prompt_tokens,output_tokens\n0,256,64\n10000000,256,64\n");
+  check_error(run_cli(plan({"--percentile", "99", "--arrivals", temp_file("glacial.csv")})), "--arrivals",
+              "at least 1e-06 requests/s, got 1e-07");
+}
+
+TEST_CASE("plan --percentile --arrivals TRACE: cached_tokens are refused naming the column, not simulated unsaid") {
+  // The steady plan prices every prompt token; 4000 of 4096 cached would size the fleet for 96.
+  write_temp("cached.csv", "arrival_s,prompt_tokens,output_tokens,cached_tokens\n0,4096,64,0\n0.1,4096,64,4000\n");
+  check_error(run_cli(plan({"--percentile", "99", "--arrivals", temp_file("cached.csv")})), "--arrivals",
+              "cached.csv:3: column `cached_tokens`: 4000 cached tokens");
+}
+
+TEST_CASE("plan --pools: its title names --engine's prefill, and why a pool fails is a column in CSV and JSON") {
+  // --engine trtllm prefills whole prompts (engine_defaults): the title says so, as the
+  // percentile plan's does, not "chunked prefill".
+  const auto table = run_cli(plan({"--arrivals", data_file(kTwoLengths), "--rate", "30", "--pools", "1024",
+                                   "--percentile", "99", "--engine", "trtllm"}));
+  INFO(table.err);
+  REQUIRE(table.code == 0);
+  CHECK_THAT(table.out, Catch::Contains("--engine trtllm:"));
+  // A TPOT of 1 ms no H100 replica of Llama-3.1-8B reaches (a decode step reads 16 GB of weights
+  // at 3.35 TB/s: 4.8 ms): every pool fails, and says why in its own column.
+  auto a = plan({"--arrivals", data_file(kTwoLengths), "--rate", "30", "--pools", "1024", "--percentile", "99",
+                 "--format", "json"});
+  a[8] = "1ms";  // --tpot
+  const auto r = rows(a);
+  REQUIRE(r.size() == 1);
+  CHECK(r[0]["feasible"] == false);
+  CHECK(r[0]["short_feasible"] == false);
+  CHECK_FALSE(r[0]["short_reason"].get<std::string>().empty());
+  CHECK_FALSE(r[0]["long_reason"].get<std::string>().empty());
+  CHECK(r[0]["requests_per_s"].get<double>() == 30);
+  CHECK(r[0]["arrivals_cv"].get<double>() == Approx(0).margin(1e-3));
+  CHECK(r[0]["short_arrivals_cv"].get<double>() >= 0);
 }

@@ -1,7 +1,10 @@
 // plan --percentile's search (planner/percentile_search.hpp): the fleet behind its router,
 // simulated, against the steady plan it starts from.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 #include <memory>
 #include <vector>
@@ -183,4 +186,71 @@ TEST_CASE("check_traffic: a stream's first requests are the check's, and a tail 
   s.stream = std::make_shared<const std::vector<serve::Request>>(stream);
   CHECK_THROWS_WITH(planner::check_traffic(c.steady, c.t, s, config),
                     Catch::StartsWith("--arrivals: a --percentile check's 19379 requests hold 3.88e+07"));
+}
+
+TEST_CASE("check_traffic: a stream shorter than the least a check needs is refused naming its flag") {
+  // The least: 5000 requests, or 10 steady latencies of arrivals at 100 req/s where that is more.
+  // One request fewer is refused (a window that short counts the last latency's arrivals as
+  // unfinished, so every fleet would look behind); exactly the least is simulated whole.
+  const Case c;
+  const double least = planner::least_check_count(c.steady, c.t);
+  CHECK(least >= 5000);
+  CHECK(least == std::max(5000.0, std::ceil(10 * planner::steady_latency(c.steady) * 100)));
+  std::vector<serve::Request> stream;
+  for (int i = 0; i + 1 < static_cast<int>(least); ++i) stream.push_back({0.01 * i, 256, 64});
+  planner::PercentileScenario s;
+  s.stream = std::make_shared<const std::vector<serve::Request>>(stream);
+  serve::ServerConfig config = planner::check_server(c.m, c.steady, s, 1);
+  CHECK_THROWS_WITH(planner::check_traffic(c.steady, c.t, s, config),
+                    Catch::StartsWith(fmt::format("--arrivals: the trace holds {} requests, fewer than the {:g}",
+                                                  stream.size(), least)));
+  s.stream_flag = "pools";
+  s.stream_words = "the long pool's share of the stream";
+  CHECK_THROWS_WITH(planner::check_traffic(c.steady, c.t, s, config),
+                    Catch::StartsWith("--pools: the long pool's share of the stream holds"));
+  stream.push_back({0.01 * static_cast<double>(stream.size()), 256, 64});
+  s.stream = std::make_shared<const std::vector<serve::Request>>(stream);
+  CHECK(planner::check_traffic(c.steady, c.t, s, config).size() == stream.size());
+  // A stream drawn from --gen's distribution: a tail past the work limit names --gen, not --arrivals.
+  for (serve::Request& r : stream) r.gen = 8000;
+  s.stream = std::make_shared<const std::vector<serve::Request>>(stream);
+  s.drawn = true;
+  CHECK_THROWS_WITH(planner::check_traffic(c.steady, c.t, s, config), Catch::StartsWith("--gen:"));
+}
+
+TEST_CASE("size_row: a scenario without the cliff searches none, in fewer checks, to the same count") {
+  // Poisson at 100 req/s, 60 s a check (6000 requests): the cliff takes at least 7 more checks
+  // (one factor of 1.25 and 6 bisections).
+  const Case c;
+  planner::PercentileScenario s;
+  s.duration = 60;
+  const planner::PercentileRow with = planner::size_row(c.m, c.steady, c.t, s);
+  s.cliff = false;
+  const planner::PercentileRow without = planner::size_row(c.m, c.steady, c.t, s);
+  REQUIRE(with.feasible);
+  REQUIRE(without.feasible);
+  CHECK(without.replicas == with.replicas);
+  CHECK(without.cliff == 0);
+  CHECK(without.checks + 7 <= with.checks);
+}
+
+TEST_CASE("size_row: a target no fleet meets stops at one replica a request, not a million replicas") {
+  // The steady plan made at TPOT <= 50 ms, searched against 1 ms, which no decode step of an 8B
+  // model on an H100 reaches (16 GB of weights at 3.35 TB/s: 4.8 ms). Poisson at 100 req/s, 60 s
+  // a check: 6000 requests, or 10 steady latencies of arrivals where more (6424 here). Doubling
+  // from the closed form passes 4096, and the next count is cut to the check's requests, a
+  // replica a request: the search stops there (it went on toward 10^6 replicas, and their state,
+  // before).
+  const Case c;
+  LoadTarget t = c.t;
+  t.tpot = Seconds(0.001);
+  planner::PercentileScenario s;
+  s.duration = 60;
+  const planner::PercentileRow row = planner::size_row(c.m, c.steady, t, s);
+  CHECK_FALSE(row.feasible);
+  const double requests = std::max(6000.0, std::ceil(10 * planner::steady_latency(c.steady) * 100));
+  CHECK(static_cast<double>(row.check_requests) == requests);
+  REQUIRE(requests > 4096);
+  REQUIRE(requests < 8192);
+  CHECK_THAT(row.reason, Catch::Contains(fmt::format("miss the targets at {} replicas", row.check_requests)));
 }
