@@ -63,7 +63,11 @@ std::optional<KernelClass> class_of(const OpResult& o) {
       return k.kernel == KernelKind::linear ? KernelClass::gemm : KernelClass::gemm_fp8;
     case KernelKind::attention:
       if (k.head_dim <= 0 || k.queries <= 0) return std::nullopt;
-      return k.queries == 1 ? KernelClass::decode_attention : KernelClass::prefill_attention;
+      if (k.queries > 1) return KernelClass::prefill_attention;
+      // The decode tables timed 16-bit and fp8 caches, and the class has a path for each: a 4-bit
+      // or 32-bit cache (another kernel, dequantising or not) keeps the end-to-end pricing.
+      if (k.kv_bytes != 0 && k.kv_bytes != 1 && k.kv_bytes != 2) return std::nullopt;
+      return KernelClass::decode_attention;
     case KernelKind::elementwise: return KernelClass::elementwise;
     case KernelKind::experts:
     case KernelKind::experts_fp8:

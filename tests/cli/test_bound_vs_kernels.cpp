@@ -97,3 +97,24 @@ TEST_CASE("bound: a pipeline's expected times stay as pinned after the collectiv
   CHECK(p2 == Approx(1.3681876539080966).epsilon(1e-12));
   CHECK(s2 == Approx(0.02633281335338709).epsilon(1e-12));
 }
+
+TEST_CASE("kernel classes: a 4-bit KV cache's decode attention keeps the end-to-end pricing, no table timed it") {
+  // The decode class has a 16-bit and an fp8 path, both measured; a 4-bit cache runs another
+  // kernel. Llama-3.1-8B on H100 at batch 1: attn_scores reads the layer's 4-bit keys, and is
+  // priced as the end-to-end coefficients price any operator outside the classes: its memory at
+  // 0.819 of 3.35 TB/s plus its compute at 0.75 of 989 TFLOP/s (added) plus a 2.56 us launch, a
+  // layer (about 2.69 us; the class's floor alone is 8.21 us).
+  const auto r = test::run_cli({"-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "1", "--kv", "fp4", "--ops", "-f", "json"});
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  bool seen = false;
+  for (const auto& o : j.at("ops")) {
+    if (o.at("phase") != "decode" || o.at("name") != "attn_scores") continue;
+    seen = true;
+    const double layers = 32, flops = o.at("flops").get<double>() / layers, bytes = o.at("bytes").get<double>() / layers;
+    const double by_hand = bytes / (0.819 * 3.35e12) + flops / (0.75 * 989e12) + 2.56e-6;
+    CHECK(by_hand == Approx(2.6895e-6).epsilon(1e-3));
+    CHECK(o.at("expected_time").get<double>() == Approx(layers * by_hand).epsilon(1e-9));
+  }
+  CHECK(seen);
+}
