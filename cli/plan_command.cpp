@@ -333,7 +333,7 @@ void plan_pools(const PlanArgs& a, const PercentileArgs& p, const WorkloadAxes& 
     sizing.target = target;
     sizing.target.requests_per_s = target.requests_per_s * pool.share;
     for (const PlanRow& r : steady_rows(a, px, m, gpus, sizing.target).rows) {
-      sizing.plans.push_back({r.gpu, r.layout, r.plan, r.reason, r.price});
+      sizing.plans.push_back({r.gpu, r.layout, r.plan, r.reason, r.price, std::nullopt});
     }
     planner::PercentileScenario& scenario = scenarios[i];
     scenario.prompt.reset();

@@ -95,8 +95,8 @@ struct Fp8Coefficients {
 // of kFallbackGroup or more) a query head alone. A long sequence is split into blocks of keys
 // until the GPU has enough of them, each block paying a fixed time, which overlaps the KV stream,
 // and a second kernel combining the blocks' partial results raises the floor. Not additive over
-// sequences: a batch's blocks fill the GPU together (serve/step_cost.cpp sums one-sequence times,
-// an approximation: docs/expected-performance.md).
+// sequences: a batch's blocks fill the GPU together (serve/step_cost.cpp prices a step's decode
+// queries as one batch for it).
 inline constexpr double kFallbackGroup = 48;
 struct DecodeAttentionCoefficients {
   double memory = 0.9;       // share of the bandwidth a 16-bit KV stream reaches, the GPU full of items

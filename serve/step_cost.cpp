@@ -1,7 +1,10 @@
 #include "serve/step_cost.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <variant>
 
@@ -145,13 +148,67 @@ AttentionWork StepCost::attention_of(Phase p, long tokens) const {
   return a;
 }
 
-AttentionWork StepCost::decode_attention(long context) {
+AttentionWork StepCost::decode_table(long context) {
   const auto i = static_cast<std::size_t>(context);
   if (i >= kMostTabulatedTokens) return attention_of(Phase::decode, context);
   if (i >= decode_.size()) decode_.resize(std::max(i + 1, decode_.size() * 2));
   Work& e = decode_[i];
   if (!e.filled) e = {attention_of(Phase::decode, context), true};
   return e.w;
+}
+
+AttentionWork StepCost::decode_attention(long context) {
+  const AttentionWork one = decode_table(context);
+  return {one.flops, one.bytes, 0, 1, static_cast<double>(context)};
+}
+
+namespace {
+
+// The contexts' grid for a batch's decode time: points 0 to 63 are those contexts; above, point
+// 64·o + j is (64 + j)·2^(o−1), 64 points an octave. Integer shifts: a simulated step asks twice.
+std::uint64_t context_at(std::size_t point) {
+  return point < 64 ? point : (64 + point % 64) << (point / 64 - 1);
+}
+// The point at or below `context` (below 2^32).
+std::size_t point_below(std::uint64_t context) {
+  if (context < 64) return context;
+  const int e = std::bit_width(context);  // context in [2^(e−1), 2^e)
+  return static_cast<std::size_t>(e - 6) * 64 + (context >> (e - 7)) - 64;
+}
+
+}  // namespace
+
+Seconds StepCost::decode_batch_priced(long sequences, long context) const {
+  Workload w = base_;
+  w.batch = sequences;
+  w.context_tokens = context;
+  const OpList ops = build_ops(Phase::decode, attention_[static_cast<int>(Phase::decode)], w, ExpertRouting::uniform, pricing_);
+  // The per-pass cost is the step's once: time() adds it.
+  return expected_phase(evaluate_phase(ops, ceilings_, link_, network_), expected_, ceilings_).time - expected_.step;
+}
+
+Seconds StepCost::decode_batch_at(long sequences, std::size_t point) {
+  const auto price = [&] { return decode_batch_priced(sequences, static_cast<long>(context_at(point))); };
+  const auto n = static_cast<std::size_t>(sequences);
+  if (n >= kMostBatchSequences) return price();
+  if (n >= batches_.size()) batches_.resize(std::max(n + 1, batches_.size() * 2));
+  std::vector<double>& row = batches_[n];
+  if (point >= row.size()) row.resize(std::max(point + 1, row.size() * 2), std::numeric_limits<double>::quiet_NaN());
+  if (std::isnan(row[point])) row[point] = price().value();
+  return Seconds(row[point]);
+}
+
+Seconds StepCost::decode_batch(long sequences, double context) {
+  // The class's time bends at the blocks' split and the combine's knee, and is near linear within
+  // 1/64 of an octave. Beyond the grid (2^32 tokens) the context is priced as it is.
+  const double c = std::max(1.0, context);
+  if (c >= 4294967296.0) return decode_batch_priced(sequences, std::lround(c));
+  const std::size_t lo = point_below(static_cast<std::uint64_t>(c));
+  const auto below = static_cast<double>(context_at(lo));
+  const double f = (c - below) / (static_cast<double>(context_at(lo + 1)) - below);
+  const Seconds at_lo = decode_batch_at(sequences, lo);
+  if (f <= 0) return at_lo;
+  return at_lo + (decode_batch_at(sequences, lo + 1) - at_lo) * f;
 }
 
 AttentionWork StepCost::prefill_table(long tokens) {
@@ -174,7 +231,7 @@ AttentionWork StepCost::prefill_attention(long cached, long fresh) {
   // The class's time is not additive over a prompt's length: the difference is held at zero or more.
   AttentionWork a{all.flops - before.flops, all.bytes - before.bytes, std::max(0.0, all.expected - before.expected)};
   if (cached > 0) {
-    const AttentionWork keys = decode_attention(cached), none = decode_attention(0);
+    const AttentionWork keys = decode_table(cached), none = decode_table(0);
     a.bytes += keys.bytes - none.bytes;
     a.expected += std::max(0.0, keys.expected - none.expected);
   }
@@ -187,9 +244,9 @@ AttentionWork StepCost::verify_attention(long cached, long fresh) {
   // several queries a sequence); the later queries' own rows, a few kB, are left out.
   // In the expected time, the one read of the cache at its full length: each query's own pricing
   // would stream it K + 1 times (the queries' arithmetic rides on the read).
-  const AttentionWork last = decode_attention(cached + fresh);
+  const AttentionWork last = decode_table(cached + fresh);
   AttentionWork a{0, last.bytes, last.expected};
-  for (long j = 1; j <= fresh; ++j) a.flops += decode_attention(cached + j).flops;
+  for (long j = 1; j <= fresh; ++j) a.flops += decode_table(cached + j).flops;
   return a;
 }
 
@@ -230,14 +287,19 @@ StepTime StepCost::rows_time(Parts& parts, const StepMix& mix) {
   return t;
 }
 
-StepTime StepCost::attention_time(const AttentionWork& a, bool decodes, bool prefills) const {
+StepTime StepCost::attention_time(const AttentionWork& a, bool decodes, bool prefills) {
   const Seconds bound = std::max(Flops(a.flops) / ceilings_.peak, Bytes(a.bytes) / ceilings_.bandwidth);
   Seconds expected = bound;
   if (expected_.kernels) {
-    // Each sequence's share at its own length, and each kind's kernels' fixed costs once.
-    const Seconds fixed = (decodes ? attention_fixed_[static_cast<int>(Phase::decode)] : Seconds(0)) +
-                          (prefills ? attention_fixed_[static_cast<int>(Phase::prefill)] : Seconds(0));
-    if (a.bytes > 0) expected = std::max(bound, Seconds(a.expected) + fixed);
+    // The decode queries as one batch at their mean context, its fixed costs included; each
+    // prefill's or verify's share at its own length, and each other kind's fixed costs once (a
+    // verify under split phases runs decode's kernels: their fixed costs, unless decodes paid them).
+    const long sequences = std::lround(a.decodes);
+    const Seconds batch = sequences > 0 ? decode_batch(sequences, a.context / a.decodes) : Seconds(0);
+    const Seconds fixed =
+        (decodes && sequences == 0 ? attention_fixed_[static_cast<int>(Phase::decode)] : Seconds(0)) +
+        (prefills ? attention_fixed_[static_cast<int>(Phase::prefill)] : Seconds(0));
+    if (a.bytes > 0) expected = std::max(bound, batch + Seconds(a.expected) + fixed);
   } else if (a.bytes > 0) {
     const KernelWork k{Flops(a.flops), Bytes(a.bytes), Bytes(0), 0, attention_launches_, Dequant::none};
     expected = std::max(bound, expected_.kernel_time(k, ceilings_).total());

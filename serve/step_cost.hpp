@@ -10,7 +10,9 @@
 //     decodes through the same matrices absorbed into the query and the output; a step holding
 //     both reads those matrices once (the prefill's share is priced without its weights);
 //   - the LM head, on each sequence that emits a token;
-//   - attention, its FLOPs and bytes summed over the step's sequences, each at its own context.
+//   - attention, its FLOPs and bytes summed over the step's sequences, each at its own context;
+//     in the expected time a prefill's or a verify's priced at its own length, and the decode
+//     queries together as the engine prices a uniform batch: their count at their mean context.
 // Each part is tabulated on first use, so a simulated step costs a few table reads.
 //
 // Under data-parallel attention (DeepSeek-style) each of the tp ranks runs its own sequences
@@ -37,18 +39,26 @@
 namespace roofline::serve {
 
 // Attention's work for some queries of a step, summed over its operators (scores, values).
-// `expected`: where the GPU has kernel classes, its queries' expected time less the kernels' fixed
-// costs (a step pays those once, StepCost::attention_time): each sequence's attention priced by the
-// class at its own length, so that a prompt's chunk and a long context are each what they are.
+// `expected`: where the GPU has kernel classes, the prefill and verify queries' expected time less
+// the kernels' fixed costs (a step pays those once, StepCost::attention_time): each sequence's
+// attention priced by the class at its own length, so that a prompt's chunk is what it is.
+// Decode queries are not summed so: the decode class is not additive over sequences (a batch's
+// blocks fill the GPU together; hardware/kernel_classes.hpp), so they are counted (`decodes`,
+// and `context`, their contexts summed) and the step prices them as one kernel over the batch.
 struct AttentionWork {
   double flops = 0, bytes = 0, expected = 0;
+  double decodes = 0, context = 0;
   AttentionWork& operator+=(const AttentionWork& o) {
     flops += o.flops;
     bytes += o.bytes;
     expected += o.expected;
+    decodes += o.decodes;
+    context += o.context;
     return *this;
   }
-  [[nodiscard]] AttentionWork times(double n) const { return {flops * n, bytes * n, expected * n}; }
+  [[nodiscard]] AttentionWork times(double n) const {
+    return {flops * n, bytes * n, expected * n, decodes * n, context * n};
+  }
 };
 
 // What one step computes, gathered sequence by sequence.
@@ -92,7 +102,8 @@ class StepCost {
   StepCost(const ModelSpec& m, const GpuSpec& g, const Workload& base);
 
   // One decode query against `context` keys (itself included), as the engine's decode step at
-  // batch 1 and that context prices it.
+  // batch 1 and that context prices it: its FLOPs and bytes, and itself counted for the step's
+  // decode kernel (AttentionWork::decodes).
   [[nodiscard]] AttentionWork decode_attention(long context);
   // `fresh` prompt tokens after `cached` ones already in the cache (an earlier chunk, a prefix
   // hit): the pairs the fresh queries see, and the cached keys read once.
@@ -134,6 +145,15 @@ class StepCost {
     Part shared, prefill_only, prefill_reusing, decode_only, head;
   };
   [[nodiscard]] AttentionWork prefill_table(long tokens);
+  // One decode query's work with its own expected time (the reads of a prefill's cached keys, a
+  // verify's one read of the cache), tabulated by context.
+  [[nodiscard]] AttentionWork decode_table(long context);
+  // The decode attention kernels' expected time, fixed costs included, for `sequences` at a mean
+  // `context`: the engine's uniform batch, tabulated by sequences on a grid of contexts 1/64 of an
+  // octave apart (exact below 64 tokens) and interpolated between its points.
+  [[nodiscard]] Seconds decode_batch(long sequences, double context);
+  [[nodiscard]] Seconds decode_batch_at(long sequences, std::size_t point);
+  [[nodiscard]] Seconds decode_batch_priced(long sequences, long context) const;
   [[nodiscard]] AttentionWork attention_of(Phase p, long tokens) const;
   // Under kernel classes, one sequence's attention at `tokens`: its kernels' variable part and
   // their fixed costs (launch or floor, the engine's gap).
@@ -151,7 +171,7 @@ class StepCost {
   [[nodiscard]] StepTime rows_time(Parts& parts, const StepMix& mix);
   // `decodes`, `prefills`: whether the step holds decode queries, prefill queries (each kind's
   // kernels pay their fixed costs once a step).
-  [[nodiscard]] StepTime attention_time(const AttentionWork& a, bool decodes, bool prefills) const;
+  [[nodiscard]] StepTime attention_time(const AttentionWork& a, bool decodes, bool prefills);
 
   WeightPricing pricing_;
   Workload base_;
@@ -168,6 +188,10 @@ class StepCost {
   // the engine's gap), by Phase.
   Seconds attention_fixed_[2]{};
   std::vector<Work> decode_, prefill_;
+  // decode_batch_at's table, by sequences then the contexts' grid point (NaN: not yet priced):
+  // up to kMostBatchSequences sequences, 1792 points (contexts below 2^32), 14 kB a count.
+  std::vector<std::vector<double>> batches_;
+  static constexpr std::size_t kMostBatchSequences = std::size_t{1} << 12;
 };
 
 }  // namespace roofline::serve

@@ -57,11 +57,36 @@ TEST_CASE("a uniform decode step of 32 sequences at context 640 costs what the e
   StepCost cost(m, g, at(m, 1, 512, 640));
   const StepTime t = cost.time({0, 32, 32, cost.decode_attention(640).times(32)});
   CHECK_THAT(t.bound.value(), WithinRel(r.decode.step.time.value(), 1e-12));
-  // The decode attention class is not additive over sequences (hardware/kernel_classes.hpp): its
-  // floor grows with the keys (the blocks' combine), and a batch's blocks fill the GPU together.
-  // The step prices each sequence alone and one floor at one token: 1.3% under the engine here,
-  // 1.9% below (docs/expected-performance.md, "Decode and prefill attention").
-  CHECK_THAT(t.expected.value(), WithinRel(r.decode.step.expected.time.value(), 0.025));
+  // The step's decode queries are priced as the engine prices the batch (640 is a point of the
+  // contexts' grid): exactly its time.
+  CHECK_THAT(t.expected.value(), WithinRel(r.decode.step.expected.time.value(), 1e-12));
+}
+
+TEST_CASE("at 32 sequences of 8192 tokens, where one sequence alone would split into 24 blocks, the step still costs the engine's decode step") {
+  // The decode class is not additive over sequences (hardware/kernel_classes.hpp): a lone sequence
+  // of 8192 tokens on 8 KV heads splits into min(8192 / 341, 642 / 8) = 24 blocks a head, the
+  // batch's 256 items into max(1, 642 / 256) = 2.5. Priced one sequence at a time and summed, the
+  // step came out 17.7% above the engine's on Llama-3.1-8B and 38.9% on gpt-oss-20b (a reviewer's
+  // simulate against sweep). gpt-oss's half sliding layers (window 128) too.
+  const GpuSpec g = test::h100_sxm();
+  ModelSpec oss = test::gpt_oss_like();
+  oss.architecture->mixer_pattern = {Mixer::sliding, Mixer::full};
+  oss.architecture->sliding_window = 128;
+  for (const ModelSpec& m : {test::llama_3_1_8b(), oss}) {
+    const Report r = evaluate(m, g, at(m, 32, 512, 8192));
+    StepCost cost(m, g, at(m, 1, 512, 8192));
+    const StepTime t = cost.time({0, 32, 32, cost.decode_attention(8192).times(32)});
+    CHECK_THAT(t.bound.value(), WithinRel(r.decode.step.time.value(), 1e-12));
+    CHECK_THAT(t.expected.value(), WithinRel(r.decode.step.expected.time.value(), 1e-12));
+    // Between the grid's points (8192 + 64 and 8192 + 128) the time is interpolated: half way, it
+    // is within 0.1% of the engine's at that context.
+    StepMix mixed{0, 32, 32, cost.decode_attention(8192 + 64).times(16)};
+    mixed.attention += cost.decode_attention(8192 + 128).times(16);
+    mixed.attention.flops = cost.decode_attention(8192 + 96).flops * 32;
+    mixed.attention.bytes = cost.decode_attention(8192 + 96).bytes * 32;
+    const Report between = evaluate(m, g, at(m, 32, 512, 8192 + 96));
+    CHECK_THAT(cost.time(mixed).expected.value(), WithinRel(between.decode.step.expected.time.value(), 1e-3));
+  }
 }
 
 TEST_CASE("at tp 2 and on Mixtral-8x7B (experts routed by the step's tokens) the step still costs the engine's decode step") {
@@ -74,8 +99,8 @@ TEST_CASE("at tp 2 and on Mixtral-8x7B (experts routed by the step's tokens) the
     StepCost cost(m, g, w);
     const StepTime t = cost.time({0, 48, 48, cost.decode_attention(900).times(48)});
     CHECK_THAT(t.bound.value(), WithinRel(r.decode.step.time.value(), 1e-12));
-    // Within 2.5%, as above: decode attention's class is not additive over sequences.
-    CHECK_THAT(t.expected.value(), WithinRel(r.decode.step.expected.time.value(), 0.025));
+    // 900 lies between the grid's points 896 and 904: interpolated.
+    CHECK_THAT(t.expected.value(), WithinRel(r.decode.step.expected.time.value(), 1e-3));
   }
 }
 
@@ -194,11 +219,12 @@ TEST_CASE("DeepSeek-V3, EP 8 with data-parallel attention: 64 decodes spread ove
   REQUIRE(cost.ranks() == 8);
   const StepTime d = cost.uniform({0, 1, 1, cost.decode_attention(5000)}, 64);
   CHECK_THAT(d.bound.value(), WithinRel(attention_merged(r, g).step, 1e-12));
-  CHECK_THAT(d.expected.value(), WithinRel(r.decode.step.expected.time.value(), 1e-12));
+  // The decode queries' kernels are priced between the contexts' grid points 4992 and 5056.
+  CHECK_THAT(d.expected.value(), WithinRel(r.decode.step.expected.time.value(), 1e-5));
   // 65 sequences: the ninth on one rank makes that rank the slowest, as the engine's fullest GPU.
   w.batch = 65;
   CHECK_THAT(cost.uniform({0, 1, 1, cost.decode_attention(5000)}, 65).expected.value(),
-             WithinRel(evaluate(m, g, w).decode.step.expected.time.value(), 1e-12));
+             WithinRel(evaluate(m, g, w).decode.step.expected.time.value(), 1e-5));
 }
 
 TEST_CASE("DeepSeek-V3 with data-parallel attention: a prompt alone runs on its rank, as the engine's prefill of one") {
