@@ -17,6 +17,9 @@ struct Ceilings {
   // The 16-bit peak, which attention kernels run at whatever format the GEMMs compute in (the
   // expected time's kernel classes); 0: `peak`.
   FlopsPerSecond peak16{0};
+  // Whether the GPU's tensor cores take fp8 (it has an fp8 peak): the decode attention class's
+  // fp8-cache path was measured on Hopper's, which read the cache without converting it.
+  bool fp8_mma = false;
   [[nodiscard]] FlopsPerByte ridge_point() const { return peak / bandwidth; }
 };
 

@@ -49,7 +49,7 @@ OpPart generic(const OpResult& o, const ExpectedModel& m, const Ceilings& c) {
 }
 
 // The class that prices an operator where the GPU has kernel coefficients; none: generic.
-std::optional<KernelClass> class_of(const OpResult& o) {
+std::optional<KernelClass> class_of(const OpResult& o, const Ceilings& c) {
   const OpCost& k = o.cost;
   if (o.bound == Bound::interconnect) {
     return k.collective == Collective::all_reduce && o.comm.switched_domain ? std::optional(KernelClass::all_reduce)
@@ -64,10 +64,12 @@ std::optional<KernelClass> class_of(const OpResult& o) {
     case KernelKind::attention:
       if (k.head_dim <= 0 || k.queries <= 0) return std::nullopt;
       if (k.queries > 1) return KernelClass::prefill_attention;
-      // The decode tables timed 16-bit and fp8 caches, and the class has a path for each: a 4-bit
-      // or 32-bit cache (another kernel, dequantising or not) keeps the end-to-end pricing.
-      if (k.kv_bytes != 0 && k.kv_bytes != 1 && k.kv_bytes != 2) return std::nullopt;
-      return KernelClass::decode_attention;
+      // The decode tables timed 16-bit caches, and fp8 caches on Hopper, whose grouped kernel
+      // reads them through its fp8 tensor cores: an fp8 cache on a GPU without them, an int8, a
+      // 4-bit or a 32-bit cache (other kernels, converting or not) keeps the end-to-end pricing.
+      if (k.kv_format == DType::fp16 || k.kv_format == DType::bf16) return KernelClass::decode_attention;
+      if (k.kv_format == DType::fp8 && c.fp8_mma) return KernelClass::decode_attention;
+      return std::nullopt;
     case KernelKind::elementwise: return KernelClass::elementwise;
     case KernelKind::experts:
     case KernelKind::experts_fp8:
@@ -102,7 +104,7 @@ KernelAsk ask_of(std::span<const OpResult> group, KernelClass k) {
     a.kv_heads = lead.sequences * lead.kv_heads;
     a.keys = lead.keys;
     a.context = lead.context;
-    a.kv_bytes = lead.kv_bytes;
+    a.kv_bytes = bytes_per_element(lead.kv_format);
   }
   if (k == KernelClass::experts || k == KernelClass::experts_fp8) {
     // The fused MoE: its picks, the experts they reach (the gate's copies touched a layer), and
@@ -140,7 +142,7 @@ void price_ops(const PhaseResult& bound, const ExpectedModel& m, const Ceilings&
   const KernelCeilings kc{c.peak16.value() > 0 ? c.peak16.value() : c.peak.value(), c.peak.value(), c.bandwidth.value(), 0};
   for (std::size_t i = 0; i < ops.size();) {
     const OpResult& o = ops[i];
-    const std::optional<KernelClass> cls = class_of(o);
+    const std::optional<KernelClass> cls = class_of(o, c);
     if (!cls) {
       sink(i, generic(o, m, c));
       ++i;
@@ -154,7 +156,7 @@ void price_ops(const PhaseResult& bound, const ExpectedModel& m, const Ceilings&
       continue;
     }
     std::size_t end = i + 1;
-    while (end < ops.size() && ops[end].cost.fused && class_of(ops[end]) == cls) ++end;
+    while (end < ops.size() && ops[end].cost.fused && class_of(ops[end], c) == cls) ++end;
     const std::span<const OpResult> group(ops.data() + i, end - i);
     KernelCeilings at = kc;
     if (*cls == KernelClass::gemm) at.peak = c.peak.value();

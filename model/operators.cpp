@@ -86,9 +86,9 @@ class OpBuilder {
     OpCost& o = ops_.back();
     o.sequences = sequences, o.heads = heads, o.head_dim = head_dim, o.queries = queries;
   }
-  void decode_shape(double kv_heads, double keys, double context, double kv_bytes) {
+  void decode_shape(double kv_heads, double keys, double context, DType kv_format) {
     OpCost& o = ops_.back();
-    o.kv_heads = kv_heads, o.keys = keys, o.context = context, o.kv_bytes = kv_bytes;
+    o.kv_heads = kv_heads, o.keys = keys, o.context = context, o.kv_format = kv_format;
   }
   void dequant(Dequant d) { ops_.back().dequant = d; }
 
@@ -181,6 +181,7 @@ bool latent_measured(const Pass& p, const AttentionStep& a) {
 // materialises the whole n × n score matrix, masked part included.
 void add_attention(OpBuilder& b, const Pass& p, const AttentionStep& a, const Workload& w) {
   const double ab = b.activation_bytes();
+  const DType kv_format = a.reads_cache ? w.precision.kv : w.precision.activations;
   const double kvb = a.reads_cache ? bytes_per_element(w.precision.kv) : ab;
   const double pairs = p.decode ? keys_seen(p.tokens, a) : pairs_seen(p.tokens, a);
   const double keys_read = p.decode ? pairs : p.tokens;
@@ -199,14 +200,16 @@ void add_attention(OpBuilder& b, const Pass& p, const AttentionStep& a, const Wo
     b.add(n.scores, p.sequences * a.heads * pairs * (2 * a.qk_dim + 5), q_bytes + k_read + sinks, sinks);
     b.kernel(k);
     b.attention_shape(p.sequences, a.heads, a.qk_dim, p.decode ? 1 : p.tokens);
-    // A decode kernel's KV heads (K's width over a head's: a latent's one cached latent).
-    if (p.decode && a.qk_dim > 0) b.decode_shape(std::max(1.0, a.k_width / a.qk_dim), pairs, p.tokens, kvb);
+    // A decode kernel's KV heads (K's width over a head's: a latent's one cached latent). A prompt
+    // of one token is one query against its own key, which the classes price as a decode's.
+    const bool one_query = p.decode || p.tokens == 1;
+    if (one_query && a.qk_dim > 0) b.decode_shape(std::max(1.0, a.k_width / a.qk_dim), pairs, p.tokens, kv_format);
     b.kernel_window(kernel_window(p, a));
     if (a.v_dim > 0) {
       b.add(n.values, p.sequences * a.heads * pairs * 2 * a.v_dim, v_read + out_bytes, 0);
       b.kernel(k, true);
       b.attention_shape(p.sequences, a.heads, a.qk_dim, p.decode ? 1 : p.tokens);
-      if (p.decode && a.qk_dim > 0) b.decode_shape(std::max(1.0, a.k_width / a.qk_dim), pairs, p.tokens, kvb);
+      if (one_query && a.qk_dim > 0) b.decode_shape(std::max(1.0, a.k_width / a.qk_dim), pairs, p.tokens, kv_format);
       b.kernel_window(kernel_window(p, a));
     }
     return;

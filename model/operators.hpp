@@ -49,8 +49,9 @@ struct OpCost {
   // A recurrent layer's core sets sequences and queries.
   double sequences = 0, heads = 0, head_dim = 0, queries = 0;
   // Decode attention's kernel: the KV heads its query heads share, the keys a sequence reads and
-  // holds (a window reads fewer), the bytes of a cached element (an fp8 cache runs another path).
-  double kv_heads = 0, keys = 0, context = 0, kv_bytes = 0;
+  // holds (a window reads fewer), and its cache's format (an fp8 cache runs another path).
+  double kv_heads = 0, keys = 0, context = 0;
+  DType kv_format = DType::bf16;
   // A chunked recurrent prefill computes its last chunk whole: its kernel's FLOPs over the
   // operator's (1: the same), which the class is priced on.
   double kernel_work = 1;

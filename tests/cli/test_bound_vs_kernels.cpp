@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -117,4 +118,58 @@ TEST_CASE("kernel classes: a 4-bit KV cache's decode attention keeps the end-to-
     CHECK(o.at("expected_time").get<double>() == Approx(layers * by_hand).epsilon(1e-9));
   }
   CHECK(seen);
+}
+
+TEST_CASE("kernel classes: an int8 cache, and an fp8 cache on a GPU without fp8 tensor cores, keep the end-to-end pricing") {
+  // The decode tables timed 16-bit caches, and fp8 caches on Hopper, whose grouped kernel reads
+  // them through its fp8 tensor cores (1.8x the 16-bit path's pace on this shape). An int8 cache
+  // runs another kernel, and an A100 converts an fp8 cache on its CUDA cores: neither is the
+  // measured path. Llama-3.1-8B at batch 1, a layer's attn_scores (663 552 bytes of keys, 5.3
+  // MFLOP) priced as the end-to-end coefficients price any operator outside the classes: memory
+  // at 0.819 of the bandwidth plus compute at 0.75 of the 16-bit peak plus a 2.56 us launch:
+  //   H100 (3.35 TB/s, 989 TFLOP/s): 0.2419 + 0.0072 + 2.56 = 2.809 us;
+  //   A100 (2.039 TB/s, 312 TFLOP/s): 0.3974 + 0.0228 + 2.56 = 2.980 us.
+  struct Case {
+    const char* gpu;
+    const char* kv;
+    double bandwidth, peak, by_hand;
+  };
+  for (const Case& c : {Case{"h100-sxm", "int8", 3.35e12, 989e12, 2.8090e-6}, Case{"a100-80gb", "fp8", 2.039e12, 312e12, 2.9802e-6}}) {
+    const auto r = test::run_cli({"-m", "llama-3.1-8b", "-g", c.gpu, "-b", "1", "--kv", c.kv, "--ops", "-f", "json"});
+    REQUIRE(r.code == 0);
+    const auto j = nlohmann::json::parse(r.out);
+    bool seen = false;
+    for (const auto& o : j.at("ops")) {
+      if (o.at("phase") != "decode" || o.at("name") != "attn_scores") continue;
+      seen = true;
+      const double layers = 32, flops = o.at("flops").get<double>() / layers, bytes = o.at("bytes").get<double>() / layers;
+      CHECK(bytes == 663552);
+      const double by_hand = bytes / (0.819 * c.bandwidth) + flops / (0.75 * c.peak) + 2.56e-6;
+      CHECK(by_hand == Approx(c.by_hand).epsilon(1e-4));
+      CHECK(o.at("expected_time").get<double>() == Approx(layers * by_hand).epsilon(1e-9));
+    }
+    CHECK(seen);
+  }
+  // On the H100 the fp8 cache takes the class's fp8 path: its floor alone is 6.03 us a layer.
+  const auto h100 = test::run_cli({"-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "1", "--kv", "fp8", "--ops", "-f", "json"});
+  REQUIRE(h100.code == 0);
+  const auto fp8 = nlohmann::json::parse(h100.out);
+  for (const auto& o : fp8.at("ops")) {
+    if (o.at("phase") == "decode" && o.at("name") == "attn_scores") CHECK(o.at("expected_time").get<double>() > 32 * 6.03e-6 / 2);
+  }
+}
+
+TEST_CASE("kernel classes: a prompt of one token is priced as the decode of one token: one query against its own key") {
+  const auto r = test::run_cli({"-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "1", "--prompt", "1", "--context", "1", "--ops", "-f", "json"});
+  REQUIRE(r.code == 0);
+  std::map<std::string, double> prefill, decode;
+  const auto j = nlohmann::json::parse(r.out);
+  for (const auto& o : j.at("ops")) {
+    const std::string name = o.at("name");
+    if (name != "attn_scores" && name != "attn_values") continue;
+    (o.at("phase").get<std::string>() == "prefill" ? prefill : decode)[name] = o.at("expected_time").get<double>();
+  }
+  REQUIRE(prefill.size() == 2);
+  REQUIRE(decode.size() == 2);
+  for (const auto& [name, t] : decode) CHECK(prefill.at(name) == Approx(t).epsilon(1e-12));
 }
