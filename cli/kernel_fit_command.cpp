@@ -82,6 +82,17 @@ std::string coefficients_text(KernelClass k, KernelCoefficients c) {
   return out;
 }
 
+// The coefficients of a class's fit left at a bound: "per_sequence=0.001 us (lowest)", and their keys.
+std::vector<std::string> at_bounds(KernelClass k, KernelCoefficients c, bool keys_only) {
+  std::vector<std::string> out;
+  for (const ClassCoefficient& x : coefficients_of(k, c)) {
+    const std::string_view edge = at_bound(x);
+    if (edge.empty()) continue;
+    out.push_back(keys_only ? std::string(x.key) : fmt::format("{} ({})", coefficient_text(x), edge));
+  }
+  return out;
+}
+
 }  // namespace
 
 void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
@@ -156,6 +167,7 @@ void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
           std::isinf(s.closest_streamed) ? nlohmann::json(nullptr) : nlohmann::json(s.closest_streamed);
       KernelCoefficients pooled = f.pooled;
       for (const ClassCoefficient& x : coefficients_of(s.klass, pooled)) c["coefficients"][std::string(x.key)] = *x.value;
+      c["at_bound"] = s.fitted ? at_bounds(s.klass, pooled, true) : std::vector<std::string>{};
       c["per_gpu"] = nlohmann::json::array();
       for (const ClassResidual& r : f.residuals) {
         if (r.klass != s.klass) continue;
@@ -164,6 +176,7 @@ void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
         g["median_abs_log_held_out"] = r.held_out ? nlohmann::json(*r.held_out) : nlohmann::json(nullptr);
         KernelCoefficients own = f.per_gpu[r.gpu];
         for (const ClassCoefficient& x : coefficients_of(s.klass, own)) g["coefficients"][std::string(x.key)] = *x.value;
+        g["at_bound"] = r.fitted ? at_bounds(s.klass, own, true) : std::vector<std::string>{};
         c["per_gpu"].push_back(g);
       }
       j["rows"].push_back(c);
@@ -192,6 +205,23 @@ void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
     const bool markdown = a.format == "markdown";
     for (const report::TextTable& t : {summary, per}) {
       text += (markdown ? report::render_markdown(t) : report::render_plain(t, report::table_width(out))) + "\n";
+    }
+    // A coefficient the fit left at a bound was not pinned by the tables: said, never silent.
+    std::vector<std::string> edges;
+    for (const KernelFit::Summary& s : f.summary) {
+      if (!s.fitted) continue;
+      for (const std::string& e : at_bounds(s.klass, f.pooled, false)) edges.push_back(fmt::format("{} {} (all GPUs)", name(s.klass), e));
+    }
+    for (const ClassResidual& r : f.residuals) {
+      if (!r.fitted) continue;
+      for (const std::string& e : at_bounds(r.klass, f.per_gpu[r.gpu], false)) {
+        edges.push_back(fmt::format("{} {} ({})", name(r.klass), e, gpus[r.gpu].name));
+      }
+    }
+    for (const std::string& e : edges) {
+      text += fmt::format("warning: {}: the fit stopped at an end of the coefficient's physical range (the tables ask "
+                          "for a value past it, or do not pin it)\n",
+                          e);
     }
     text += "held out: each GPU's kernels priced by the fit on the other GPUs' (what a GPU not in the tables gets)\n"
             "measured/bound: the fastest kernel of a class over its DRAM roofline; below it: kernels faster than that "
@@ -233,6 +263,13 @@ void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
   if (one_gpu && !pooled.empty()) said += fmt::format("; every GPU's together: {}", fmt::join(pooled, ", "));
   said += " (median abs log in-sample)";
   if (!shipped.empty()) said += fmt::format("; not in the tables, the shipped defaults: {}", fmt::join(shipped, ", "));
+  std::vector<std::string> edges;
+  for (std::size_t c = 0; c < kKernelClasses; ++c) {
+    const auto k = static_cast<KernelClass>(c);
+    if (std::find(shipped.begin(), shipped.end(), name(k)) != shipped.end()) continue;
+    for (const std::string& key : at_bounds(k, *written.kernels, true)) edges.push_back(fmt::format("{}.{}", name(k), key));
+  }
+  if (!edges.empty()) said += fmt::format("; stopped at an end of its physical range: {}", fmt::join(edges, ", "));
   written.kernels->source = said;
   file->stream() << io::expected_yaml(written);
   file->commit();

@@ -170,8 +170,8 @@ std::vector<ClassCoefficient> decode_coefficients(DecodeAttentionCoefficients& d
           {"compute", false, "share of the 16-bit peak the grouped kernel's arithmetic reaches", 1e-4, 1, &d.compute},
           {"compute_fallback", false, "share of the 16-bit peak for 48 or more query heads a KV head", 1e-4, 1,
            &d.compute_fallback},
-          {"per_item", true, "time a block (a sequence's queries on one KV head, or one query head)", 1e-12, 1e-6, &d.per_item},
-          {"per_item_group", true, "time a block of the grouped kernel over a 16-bit cache", 1e-12, 1e-6,
+          {"per_item", true, "time a block (a sequence's queries on one KV head, or one query head)", 1e-9, 1e-6, &d.per_item},
+          {"per_item_group", true, "time a block of the grouped kernel over a 16-bit cache", 1e-9, 1e-6,
            &d.per_item_group},
           {"overlap", false, "p between the blocks' fixed time and the stream: 1 adds them, large is their max", 1, 20,
            &d.overlap},
@@ -192,7 +192,7 @@ std::vector<ClassCoefficient> prefill_coefficients(PrefillAttentionCoefficients&
       {"softmax", false, "scores a second as a share of the peak (the exponentials)", 1e-5, 1, &p.softmax},
       {"chain", false, "share of the peak one query tile's chain of key tiles gets", 1e-5, 1, &p.chain},
       {"launch", true, "fixed time a kernel", 1e-8, 1e-3, &p.launch},
-      {"per_tile", true, "time a query tile (128 queries of one head): Q in, softmax finished, O out", 1e-12, 1e-5,
+      {"per_tile", true, "time a query tile (128 queries of one head): Q in, softmax finished, O out", 1e-9, 1e-5,
        &p.per_tile}};
   // Latent attention has no window: nothing measures the keys past one.
   if (windows) list.push_back({"window_keys", false, "keys past a window a query still computes (whole key blocks)", 1, 1e6,
@@ -207,6 +207,13 @@ std::vector<ClassCoefficient> recurrent_coefficients(RecurrentCoefficients& r) {
 }
 
 }  // namespace
+
+std::string_view at_bound(const ClassCoefficient& c) {
+  // The fit clamps to the bounds exactly; a file rounds them to three digits.
+  if (std::abs(*c.value - c.lowest) <= 1e-3 * c.lowest) return "lowest";
+  if (std::abs(*c.value - c.highest) <= 1e-3 * c.highest) return "highest";
+  return "";
+}
 
 std::vector<ClassCoefficient> coefficients_of(KernelClass c, KernelCoefficients& k) {
   switch (c) {

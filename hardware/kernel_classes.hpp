@@ -176,7 +176,9 @@ struct KernelCoefficients {
                        "a100-80gb): gemm 0.085, gemm_fp8 0.051, decode_attention 0.115, prefill_attention 0.088, "
                        "elementwise 0.268, all_reduce 0.115, nccl_all_reduce 0.211, experts 0.101, experts_fp8 "
                        "0.107, latent_decode 0.087, latent_prefill 0.093, delta_net_decode 0.020, "
-                       "delta_net_prefill 0.074 (median abs log in-sample)";
+                       "delta_net_prefill 0.074 (median abs log in-sample); stopped at an end of its physical "
+                       "range: prefill_attention.compute, latent_prefill.compute, delta_net_decode.per_sequence, "
+                       "delta_net_prefill.memory";
 
   // One kernel's expected time in seconds, and split: the part shared between compute and memory
   // in proportion to their own times, and the fixed part (launch, floor, latency).
@@ -201,5 +203,8 @@ struct ClassCoefficient {
   double* value;
 };
 [[nodiscard]] std::vector<ClassCoefficient> coefficients_of(KernelClass c, KernelCoefficients& k);
+// Where a fit left a coefficient at one of its bounds ("lowest", "highest"; empty: inside them):
+// the tables did not pin it, and the fit stopped at the edge of what is physical.
+[[nodiscard]] std::string_view at_bound(const ClassCoefficient& c);
 
 }  // namespace roofline

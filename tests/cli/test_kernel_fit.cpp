@@ -81,6 +81,43 @@ TEST_CASE("kernel fit: a GEMM table made from known coefficients is fitted back 
   CHECK(c["launch"].get<double>() == Approx(4e-6).epsilon(1e-2));
 }
 
+TEST_CASE("kernel fit: a coefficient the fit stops at an end of its physical range is said in every format and in the file") {
+  // GEMMs that stream their weights at 1.2 of the bandwidth (their data in L2, say): the memory
+  // share stops at its ceiling of 1, and another coefficient carries the rest. Said, never silent.
+  const KernelCeilings h100{989e12, 1979e12, 3.35e12, 450e9};
+  const auto table = [&](double memory) {
+    KernelCoefficients truth;
+    truth.gemm = {0.7, memory, 3.0, 4e-6};
+    std::string csv = "gemm_dtype,m,n,k,latency_us\n";
+    for (double m : {1, 8, 64, 256, 1024, 4096, 16384}) {
+      for (double n : {1024, 4096, 16384}) {
+        for (double k : {1024, 8192}) {
+          const KernelAsk a{2 * m * n * k, 2 * (m * k + k * n + m * n), m};
+          csv += fmt::format("bfloat16,{},{},{},{:.12g}\n", m, n, k, truth.time(KernelClass::gemm, a, h100) * 1e6);
+        }
+      }
+    }
+    write_temp("h100_sxm_gemm.csv", csv);
+    return temp_file("h100_sxm_gemm.csv");
+  };
+  const std::string fast = table(1.2);
+  const auto j = fit_json({fast});
+  CHECK(row_of(j, "gemm")["at_bound"] == nlohmann::json::array({"memory"}));
+  CHECK(row_of(j, "gemm")["per_gpu"][0]["at_bound"] == nlohmann::json::array({"memory"}));
+  CHECK(row_of(j, "gemm")["coefficients"]["memory"].get<double>() == 1);
+  const auto text = run_cli({"fit", "--kernels", fast, "--out", temp_file("fast.yaml")});
+  REQUIRE(text.code == 0);
+  CHECK_THAT(text.out, Catch::Contains("warning: gemm memory=1 (highest) (all GPUs): the fit stopped at an end"));
+  std::ifstream written(temp_file("fast.yaml"));
+  const std::string yaml((std::istreambuf_iterator<char>(written)), std::istreambuf_iterator<char>());
+  CHECK_THAT(yaml, Catch::Contains("stopped at an end of its physical range: gemm.memory"));
+  // Inside the range: nothing said.
+  const std::string inside = table(0.9);
+  CHECK(row_of(fit_json({inside}), "gemm")["at_bound"] == nlohmann::json::array());
+  const auto quiet = run_cli({"fit", "--kernels", inside});
+  CHECK_THAT(quiet.out, !Catch::Contains("warning"));
+}
+
 TEST_CASE("kernel fit: each class on the fixtures, in-sample and with each GPU held out") {
   const auto j = fit_json(fixtures({"h100_sxm_gemm.csv", "h200_sxm_gemm.csv", "a100_Llama-2-7b-hf_ops.csv",
                                     "h100_Llama-2-7b-hf_ops.csv", "h100_sxm_custom_allreduce.csv",

@@ -343,3 +343,35 @@ TEST_CASE("schema: the fields a config.json is mapped onto are fields of the mod
   }
   CHECK_FALSE(io::has_field(io::model_schema(), "moe.topk"));
 }
+
+TEST_CASE("schema: every kernel coefficient at either end of the range `fit --kernels` keeps it in is written and read back") {
+  // The fit moves each coefficient between its physical bounds (coefficients_of); a GPU file the
+  // fit writes must then load. The YAML reader refuses a time under 1 ns: a block's or a tile's
+  // fixed time had been fitted down to 1 ps.
+  const GpuSpec base = io::load_gpu("h100-sxm");
+  REQUIRE(base.expected);
+  REQUIRE(base.expected->kernels);
+  int checked = 0;
+  for (std::size_t c = 0; c < kKernelClasses; ++c) {
+    const auto klass = static_cast<KernelClass>(c);
+    KernelCoefficients probe = *base.expected->kernels;
+    const std::size_t count = coefficients_of(klass, probe).size();
+    for (std::size_t i = 0; i < count; ++i) {
+      for (const bool high : {false, true}) {
+        GpuSpec g = base;
+        KernelCoefficients& k = *g.expected->kernels;
+        const ClassCoefficient x = coefficients_of(klass, k)[i];
+        *x.value = high ? x.highest : x.lowest;
+        INFO(name(klass) << "." << x.key << " at " << *x.value);
+        GpuSpec back;
+        bool loaded = false;
+        CHECK_NOTHROW((back = gpu_from(io::gpu_yaml(g)), loaded = true));
+        if (!loaded) continue;
+        KernelCoefficients& read = *back.expected->kernels;
+        CHECK(*coefficients_of(klass, read)[i].value == Approx(*x.value).epsilon(1e-3));
+        ++checked;
+      }
+    }
+  }
+  CHECK(checked > 100);
+}
