@@ -105,7 +105,7 @@ struct DecodeAttentionCoefficients {
   double floor = 8.21 * 1e-6;      // s: a kernel at the shortest contexts
   double floor_fp8 = 6.03 * 1e-6;  // s: the grouped kernel's over an fp8 cache
   double combine = 5.02 * 1e-6;     // s the floor grows by at long contexts: the blocks' partial results combined
-  double combine_keys = 297;       // keys a sequence at which half of `combine` is paid
+  double combine_keys = 298;       // keys a sequence at which half of `combine` is paid
   double compute = 0.0915;         // share of the 16-bit peak the grouped kernel's arithmetic reaches
   double compute_fallback = 0.00702;  // the fallback's share: groups of kFallbackGroup or more a KV head
   double per_item = 0.00922 * 1e-6;   // s a block: its queries loaded, its softmax finished, written

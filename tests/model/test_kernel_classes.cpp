@@ -83,6 +83,56 @@ TEST_CASE("kernel classes: a decode attention's blocks, KV stream and floor by h
   CHECK(k.time(KernelClass::decode_attention, a, kGpu) == Approx(1125.3058e-6).epsilon(1e-6));
 }
 
+TEST_CASE("kernel classes: a grouped decode over an fp8 cache, and a windowed decode's blocks split by its whole sequence") {
+  KernelCoefficients k;
+  DecodeAttentionCoefficients& d = k.decode_attention;
+  d.memory = 0.9, d.memory_fp8 = 0.95, d.compute = 0.1, d.floor = 8e-6, d.floor_fp8 = 6e-6, d.combine = 4e-6;
+  d.combine_keys = 1024, d.per_item = 10e-9, d.per_item_group = 30e-9, d.overlap = 2, d.block_keys = 256;
+  d.blocks_target = 1024;
+  k.gemm.overlap = 2;
+  // 64 sequences of 32 query heads on 8 KV heads, 128 wide, 1,024 keys of an fp8 cache: Hopper's
+  // grouped kernel. FLOPs 1,073,741,824 at 0.1 PFLOP/s = 10.737 µs; the KV 64·8·128·2·1024·1 =
+  // 134,217,728 B and q, o 1,048,576 B at memory_fp8 0.95 × 3 TB/s = 47.462 µs; at p = 2: 48.661 µs.
+  // 512 items of min(1024/256, 1024/512) = 2 blocks at per_item's 10 ns (not the 16-bit grouped
+  // 30 ns): 10.24 µs; with the stream at p = 2: 49.727 µs. The fp8 floor 6 µs and half the
+  // combine's 4 µs at 1,024 keys: 57.727 µs.
+  KernelAsk a{1073741824.0, 135266304.0, 1};
+  a.heads = 64 * 32, a.kv_heads = 64 * 8, a.keys = 1024, a.context = 1024, a.kv_bytes = 1;
+  CHECK(k.time(KernelClass::decode_attention, a, kGpu) == Approx(57.727035e-6).epsilon(1e-6));
+  // 4 such sequences over a 16-bit cache under a window of 128 at context 8,192: they read 128 keys
+  // (8,388,608 FLOPs, 2,162,688 B: 0.805 µs overlapped) but the kernel splits each whole sequence,
+  // min(8192/256, 1024/32) = 32 blocks for each of 32 items, 1,024 blocks of the grouped kernel's
+  // 30 ns: 30.72 µs, with the stream 30.731 µs. The floor 8 µs and the combine at 128 keys,
+  // 4·128/(128 + 1024) = 0.444 µs: 39.175 µs. (Split as its 128 keys, one block an item: 9.4 µs.)
+  KernelAsk w{8388608.0, 2162688.0, 1};
+  w.heads = 4 * 32, w.kv_heads = 4 * 8, w.keys = 128, w.context = 8192, w.kv_bytes = 2;
+  CHECK(k.time(KernelClass::decode_attention, w, kGpu) == Approx(39.175e-6).epsilon(1e-6));
+}
+
+TEST_CASE("kernel classes: a prefill attention's products, softmax, chain and query tiles by hand, and a window's overshoot") {
+  KernelCoefficients k;
+  k.prefill_attention = {0.5, 512, 0.01, 0.002, 15e-6, 25e-9, 896};
+  k.gemm.overlap = 2;
+  // One prompt of 4,096 tokens, 32 heads of 128: 4096·4097/2 = 8,390,656 pairs a head, 4·128 FLOPs
+  // a pair: 137,472,507,904 FLOPs. Products with half_length 512: × (1 + 1024/4096) at 0.5 PFLOP/s
+  // = 343.681 µs; the softmax's 268,500,992 scores at 0.01 PFLOP/s = 26.850 µs; 32·4096/128 = 1,024
+  // query tiles, the chain one tile's 134,250,496 FLOPs at 0.002 PFLOP/s = 67.125 µs; at p = 2:
+  // √(370.531² + 67.125²) = 376.563 µs. The tiles' 1,024 × 25 ns = 25.6 µs and the 15 µs launch:
+  // 417.163 µs.
+  KernelAsk a{137472507904.0, 0, 4096};
+  a.heads = 32, a.head_dim = 128;
+  CHECK(k.time(KernelClass::prefill_attention, a, kGpu) == Approx(417.1625e-6).epsilon(1e-6));
+  const KernelCoefficients::Split s = k.split(KernelClass::prefill_attention, a, kGpu);
+  CHECK(s.memory == Approx(25.6e-6).epsilon(1e-12));
+  // A window of 1,024: its own pairs 1024·1025/2 + 3072·1024 = 3,670,528 a head (60,137,930,752
+  // FLOPs), but the kernel skips only whole key blocks past it, computing window_keys 896 more a
+  // query: 1920·1921/2 + 2176·1920 = 6,022,080 pairs, 1.6407× the FLOPs (98,665,758,720). Products
+  // 246.664 µs, softmax 19.271 µs, chain 48.177 µs: 270.264 µs; with the tiles and launch 310.864 µs.
+  KernelAsk win{60137930752.0, 0, 4096};
+  win.heads = 32, win.head_dim = 128, win.window = 1024;
+  CHECK(k.time(KernelClass::prefill_attention, win, kGpu) == Approx(310.8637e-6).epsilon(1e-6));
+}
+
 TEST_CASE("kernel classes: decode attention past its floor grows with the batch in proportion until its blocks fill the GPU") {
   // Llama-3.1-8B's 32/8 heads of 128 on H100: at 640 keys a KV head splits into 640 / block_keys
   // blocks; at batch 1 (8 items) and 4 (32 items) the blocks are far from the blocks_target that
@@ -248,4 +298,42 @@ TEST_CASE("kernel classes: a longer prompt's attention never takes less time tha
     CHECK(t >= last);
     last = t;
   }
+}
+
+TEST_CASE("kernel classes: under tp 2 a decode attention asks each GPU's own query and KV heads") {
+  // Llama-3.1-8B (32 query, 8 KV heads of 128) at tp 2: each GPU holds 16 query and 4 KV heads, a
+  // group of 4: the grouped kernel. Batch 4 at context 1,024, a 16-bit cache: the kernel's items
+  // are 4 sequences × 4 KV heads = 16, each split into min(1024/341, 642/16) = 3.003 blocks.
+  // FLOPs 4·4·16·128·1024 = 33,554,432 a layer; bytes: K and V 4·4·128·2·1024·2 = 8,388,608, q and
+  // o 4·16·128·2·2 = 32,768. Priced by the class, with the engine's gap, a launch a layer.
+  const ModelSpec m = test::llama_3_1_8b();
+  GpuSpec g = test::h100_sxm();
+  ExpectedModel em;
+  em.kernels.emplace();
+  g.expected = em;
+  Workload w = test::default_workload(m, 4);
+  w.tp = 2;
+  w.context_tokens = 1024;
+  const Report r = evaluate(m, g, w);
+  const PhaseResult& step = r.decode.step;
+  const Priced p{step, expected_op_times(step, em, r.gpu.ceilings)};
+  const OpCost& scores = step.ops[p.at("attn_scores")].cost;
+  const OpCost& values = step.ops[p.at("attn_values")].cost;
+  CHECK(scores.heads == 16);
+  CHECK(scores.kv_heads == 4);
+  CHECK(scores.sequences == 4);
+  CHECK(scores.keys == 1024);
+  CHECK(values.fused);
+  const double flops = (scores.flops + values.flops).value() / 32, bytes = (scores.bytes + values.bytes).value() / 32;
+  CHECK(flops == Approx(33554432.0 + 4 * 16 * 1024 * 5).epsilon(1e-12));  // the softmax's 5 FLOPs a score ride in the scores
+  CHECK(bytes == Approx(8388608.0 + 32768).epsilon(1e-12));
+  KernelAsk a{flops, bytes, 1};
+  a.heads = 4 * 16, a.kv_heads = 4 * 4, a.keys = 1024, a.context = 1024, a.kv_bytes = 2;
+  const KernelCeilings h100{989e12, 989e12, 3.35e12, 0};
+  const double one = em.kernels->time(KernelClass::decode_attention, a, h100) + em.gap.value();
+  CHECK(p.seconds("attn_scores") + p.seconds("attn_values") == Approx(32 * one).epsilon(1e-9));
+  // Had the ask counted the model's 32 and 8 heads (tp ignored), the items and blocks double.
+  KernelAsk whole = a;
+  whole.heads = 4 * 32, whole.kv_heads = 4 * 8;
+  CHECK(em.kernels->time(KernelClass::decode_attention, whole, h100) != Approx(one - em.gap.value()).epsilon(1e-3));
 }
