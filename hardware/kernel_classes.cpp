@@ -24,6 +24,13 @@ std::string_view name(KernelClass k) {
   return "";
 }
 
+double all_reduce_transfer(const AllReduceCoefficients& x, double ring, double gpus) {
+  // One-shot reads k − 1 whole messages, k/2 times a ring's 2(k − 1)/k.
+  const double one_shot = ring * gpus / 2 / x.bus;
+  const double two_shot = x.two_shot + ring / x.bus_two_shot;
+  return std::min(one_shot, two_shot);
+}
+
 double overlap_norm(double c, double m, double p) {
   const double big = std::max(c, m), small = std::min(c, m);
   if (big <= 0) return 0;
@@ -132,12 +139,14 @@ KernelCoefficients::Split KernelCoefficients::split(KernelClass k, const KernelA
     case KernelClass::delta_net_prefill: return recurrent_split(delta_net_prefill, gemm.overlap, a, c);
     case KernelClass::elementwise:
       return {0, a.bytes / (elementwise.memory * c.bandwidth), elementwise.launch};
-    case KernelClass::all_reduce:
+    case KernelClass::all_reduce: {
+      const double ring = 2.0 * (a.gpus - 1) / a.gpus * a.bytes / c.link;
+      return {0, all_reduce_transfer(all_reduce, ring, a.gpus), all_reduce.latency};
+    }
     case KernelClass::nccl_all_reduce: {
-      // A ring's (or one-shot's) 2(k − 1)/k of the message through each GPU's link.
-      const CollectiveCoefficients& x = k == KernelClass::all_reduce ? all_reduce : nccl_all_reduce;
+      // A ring's 2(k − 1)/k of the message through each GPU's link.
       const double share = 2.0 * (a.gpus - 1) / a.gpus;
-      return {0, share * a.bytes / (x.bus * c.link), x.latency};
+      return {0, share * a.bytes / (nccl_all_reduce.bus * c.link), nccl_all_reduce.latency};
     }
     case KernelClass::experts:
     case KernelClass::experts_fp8: {
@@ -233,7 +242,11 @@ std::vector<ClassCoefficient> coefficients_of(KernelClass c, KernelCoefficients&
               {"launch", true, "fixed time a kernel", 1e-8, 1e-3, &k.elementwise.launch}};
     case KernelClass::all_reduce:
       return {{"latency", true, "time of a call at the smallest message", 1e-8, 1e-3, &k.all_reduce.latency},
-              {"bus", false, "share of a GPU's link a large message's bus bandwidth reaches", 0.01, 1, &k.all_reduce.bus}};
+              {"bus", false, "share of a GPU's link the one-shot kernel's reads of every peer's message reach", 0.01, 1,
+               &k.all_reduce.bus},
+              {"bus_two_shot", false, "share of a GPU's link the two-shot kernel's 2(k-1)/k of the message reaches", 0.01, 2,
+               &k.all_reduce.bus_two_shot},
+              {"two_shot", true, "time the two-shot kernel adds to a call", 1e-9, 1e-3, &k.all_reduce.two_shot}};
     case KernelClass::nccl_all_reduce:
       return {{"latency", true, "time of a call at the smallest message", 1e-8, 1e-3, &k.nccl_all_reduce.latency},
               {"bus", false, "share of a GPU's link a large message's bus bandwidth reaches", 0.01, 1,

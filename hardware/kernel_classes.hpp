@@ -147,10 +147,27 @@ struct ElementwiseCoefficients {
   double memory = 0.491;   // share of the bandwidth
   double launch = 2.67 * 1e-6;  // s a kernel
 };
+// NCCL's all-reduce: a latency and a ring's 2(k − 1)/k of the message through each GPU's link.
 struct CollectiveCoefficients {
-  double latency = 3.07 * 1e-6;  // s a call at the smallest message
-  double bus = 0.65;       // share of one GPU's link a large message's bus bandwidth reaches
+  double latency = 30.5 * 1e-6;  // s a call at the smallest message
+  double bus = 0.614;      // share of one GPU's link a large message's bus bandwidth reaches
 };
+// The all-reduce an engine runs inside an NVLink domain (TensorRT-LLM's custom kernel), two
+// algorithms, the faster taken: one-shot, each GPU reading every peer's whole message ((k − 1)
+// messages through its link, one step), for small messages; two-shot (reduce-scatter then
+// all-gather, 2(k − 1)/k of it, at a cost of its own) past them. One formula of a ring's bytes
+// was 0.40 to 1.04 in the log too fast at 8 GPUs and 128 to 512 k elements, where one-shot reads
+// 4× a ring's bytes (docs/expected-performance.md).
+struct AllReduceCoefficients {
+  double latency = 2.91 * 1e-6;   // s a call at the smallest message
+  double bus = 0.633;             // share of one GPU's link the one-shot kernel's reads reach
+  double bus_two_shot = 0.768;    // share the two-shot kernel's 2(k − 1)/k of the message reaches (above 1: the switch reduces, NVLS)
+  double two_shot = 22.7 * 1e-6;  // s the two-shot kernel adds to a call (its second pass's launch and barrier)
+};
+// The engine's all-reduce's transfer beyond its latency, in seconds: `ring` is a ring's
+// 2(k − 1)/k of the message at the link's bandwidth, `gpus` the group's k.
+[[nodiscard]] double all_reduce_transfer(const AllReduceCoefficients& x, double ring, double gpus);
+
 
 // Times are written as the YAML reader scales "3 us" (3 × 1e-6), so that they print as written.
 struct KernelCoefficients {
@@ -159,8 +176,8 @@ struct KernelCoefficients {
   DecodeAttentionCoefficients decode_attention;
   PrefillAttentionCoefficients prefill_attention;
   ElementwiseCoefficients elementwise;
-  CollectiveCoefficients all_reduce;
-  CollectiveCoefficients nccl_all_reduce{30.5 * 1e-6, 0.614};
+  AllReduceCoefficients all_reduce;
+  CollectiveCoefficients nccl_all_reduce;
   ExpertsCoefficients experts;
   ExpertsFp8Coefficients experts_fp8;
   // Latent attention and Gated DeltaNet: fitted on H100 and H200 together (the only GPUs their
@@ -174,7 +191,7 @@ struct KernelCoefficients {
   // never saw is priced with (`rooflineplan fit --kernels` on them; docs/expected-performance.md).
   std::string source = "rooflineplan fit --kernels on 35 tables, every GPU's kernels together (h100-sxm, h200, "
                        "a100-80gb): gemm 0.085, gemm_fp8 0.051, decode_attention 0.115, prefill_attention 0.088, "
-                       "elementwise 0.268, all_reduce 0.115, nccl_all_reduce 0.211, experts 0.101, experts_fp8 "
+                       "elementwise 0.268, all_reduce 0.063, nccl_all_reduce 0.211, experts 0.101, experts_fp8 "
                        "0.107, latent_decode 0.087, latent_prefill 0.093, delta_net_decode 0.020, "
                        "delta_net_prefill 0.074 (median abs log in-sample); stopped at an end of its physical "
                        "range: prefill_attention.compute, latent_prefill.compute, delta_net_decode.per_sequence, "

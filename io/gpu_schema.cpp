@@ -49,6 +49,7 @@ using InKernelSet = InKernels<nullptr>;
 const KernelCoefficients kKernelDefaults{};
 constexpr Range kKernelOverlap{1, 20};
 constexpr Range kHalfLength{1, 1e6};
+constexpr Range kTwoShotBus{0.01, 2};  // above 1: the switch reduces (NVLS), as a ring's bytes cannot
 constexpr Range kTinyShare{1e-5, 1};  // a share of the peak a per-head or per-score cost reaches
 constexpr Range kExpertTile{1, 512};   // rows: CUTLASS tiles are 64 to 256 rows
 constexpr Range kExpertWidth{1, 1e5};  // columns: 1 is no narrowness; 1e5 is wider than any expert
@@ -321,11 +322,18 @@ const Schema<GpuSpec>& gpu_schema() {
   };
   static const std::array all_reduce = {
       F{.key = "latency", .kind = Kind::quantity, .need = Need::optional, .doc = "time of a call at the smallest message",
-        .access = member<AllReduce, &CollectiveCoefficients::latency>(), .fallback = d.all_reduce.latency,
+        .access = member<AllReduce, &AllReduceCoefficients::latency>(), .fallback = d.all_reduce.latency,
         .dimension = Dimension::time},
       F{.key = "bus", .kind = Kind::fraction, .need = Need::optional,
-        .doc = "share of a GPU's link a large message's bus bandwidth reaches",
-        .access = member<AllReduce, &CollectiveCoefficients::bus>(), .fallback = d.all_reduce.bus},
+        .doc = "share of a GPU's link the one-shot kernel's reads of every peer's message reach",
+        .access = member<AllReduce, &AllReduceCoefficients::bus>(), .fallback = d.all_reduce.bus},
+      F{.key = "bus_two_shot", .kind = Kind::number, .need = Need::optional,
+        .doc = "share of a GPU's link the two-shot kernel's 2(k-1)/k of the message reaches (above 1: the switch reduces)",
+        .access = member<AllReduce, &AllReduceCoefficients::bus_two_shot>(), .range = kTwoShotBus,
+        .fallback = d.all_reduce.bus_two_shot},
+      F{.key = "two_shot", .kind = Kind::quantity, .need = Need::optional, .doc = "time the two-shot kernel adds to a call",
+        .access = member<AllReduce, &AllReduceCoefficients::two_shot>(), .fallback = d.all_reduce.two_shot,
+        .dimension = Dimension::time},
   };
   static const std::array nccl = {
       F{.key = "latency", .kind = Kind::quantity, .need = Need::optional, .doc = "time of a call at the smallest message",

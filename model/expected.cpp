@@ -149,8 +149,9 @@ void price_ops(const PhaseResult& bound, const ExpectedModel& m, const Ceilings&
       continue;
     }
     if (*cls == KernelClass::all_reduce) {
-      // A call: the latency measured and the ring's transfer at the bus share reached.
-      const Seconds call = Seconds(k.all_reduce.latency) + o.comm.overlapped / k.all_reduce.bus;
+      // A call: the latency measured and the faster algorithm's transfer (one-shot or two-shot).
+      const Seconds call = Seconds(k.all_reduce.latency) +
+                           Seconds(all_reduce_transfer(k.all_reduce, o.comm.overlapped.value(), o.cost.group));
       sink(i, comm_only(std::max(o.comm.bound(), call) * o.cost.comm_calls));
       ++i;
       continue;

@@ -44,14 +44,26 @@ TEST_CASE("kernel classes: an fp8 GEMM adds the activation-scale kernels") {
   CHECK(k.time(KernelClass::gemm_fp8, a, kGpu) == Approx(expected).epsilon(1e-12));
 }
 
-TEST_CASE("kernel classes: an all-reduce is a latency and 2(k-1)/k of the message at the bus share") {
+TEST_CASE("kernel classes: the engine's all-reduce is a latency and the faster of one-shot and two-shot") {
   KernelCoefficients k;
-  k.all_reduce = {3e-6, 0.6};
-  // 8 GPUs, 1 MB: 1.75 MB through a link of 0.6 × 450 GB/s = 6.481 µs, and 3 µs.
+  k.all_reduce = {3e-6, 0.6, 0.8, 20e-6};
   KernelAsk a;
-  a.bytes = 1e6;
   a.gpus = 8;
-  CHECK(k.time(KernelClass::all_reduce, a, kGpu) == Approx(3e-6 + 6.4815e-6).epsilon(1e-4));
+  // 8 GPUs, 64 kB: one-shot reads the 7 peers' messages, 458,752 B at 0.6 × 450 GB/s = 1.699 µs;
+  // two-shot would take 20 µs + 1.75 × 65,536 B at 0.8 × 450 GB/s = 20.319 µs. With 3 µs: 4.699 µs.
+  a.bytes = 65536;
+  CHECK(k.time(KernelClass::all_reduce, a, kGpu) == Approx(3e-6 + 1.6990e-6).epsilon(1e-4));
+  // 1 MB: one-shot 7 MB at 270 GB/s = 25.926 µs; two-shot 20 µs + 1.75 MB at 360 GB/s = 24.861 µs,
+  // the faster: 27.861 µs.
+  a.bytes = 1e6;
+  CHECK(k.time(KernelClass::all_reduce, a, kGpu) == Approx(3e-6 + 24.8611e-6).epsilon(1e-4));
+  // 2 GPUs, 1 MB: one-shot reads the one peer's message, a ring's bytes: 3.704 µs (two-shot 22.78).
+  a.gpus = 2;
+  CHECK(k.time(KernelClass::all_reduce, a, kGpu) == Approx(3e-6 + 3.7037e-6).epsilon(1e-4));
+  // NCCL's rings: 2(k - 1)/k of the message at its bus share, 8 GPUs and 1 MB at 0.6: 6.481 µs.
+  k.nccl_all_reduce = {30e-6, 0.6};
+  a.gpus = 8;
+  CHECK(k.time(KernelClass::nccl_all_reduce, a, kGpu) == Approx(30e-6 + 6.4815e-6).epsilon(1e-4));
 }
 
 TEST_CASE("kernel classes: a decode attention's blocks, KV stream and floor by hand") {
