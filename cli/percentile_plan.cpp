@@ -9,6 +9,7 @@
 #include <limits>
 #include <optional>
 
+#include "cli/layout_columns.hpp"
 #include "cli/progress_bar.hpp"
 #include "cli/workload_options.hpp"
 #include "io/input_error.hpp"
@@ -76,12 +77,8 @@ std::string pair(const Row& r, long decode, long prefill) {
 }
 
 // The names are the steady plan's where they mean the same (plan_command.cpp's columns).
-const std::array kColumns = {
-    Column{"gpu_name", [](const Row& r, const Ctx&) -> Cell { return std::string_view(r.steady->gpu->name); }},
-    Column{"tp", [](const Row& r, const Ctx&) -> Cell { return static_cast<long>(r.steady->workload.tp); }},
-    Column{"pp", [](const Row& r, const Ctx&) -> Cell { return static_cast<long>(r.steady->workload.pp); }},
-    Column{"ep", [](const Row& r, const Ctx&) -> Cell { return static_cast<long>(r.steady->workload.ep); }},
-    Column{"dp_attention", [](const Row& r, const Ctx&) -> Cell { return r.steady->workload.dp_attention; }},
+// The GPU and layout first (cli/layout_columns.hpp, as each pool's in the --pools table).
+const std::array kColumns = with_layout_columns<Column, Ctx>(std::array{
     Column{"gpus_per_replica", [](const Row& r, const Ctx&) -> Cell { return static_cast<long>(gpus(r.steady->workload)); }},
     // The prefill pool's tp (--prefill-tp, else the row's); empty colocated.
     Column{"prefill_tp", [](const Row& r, const Ctx&) -> Cell {
@@ -122,7 +119,7 @@ const std::array kColumns = {
     Column{"cost_per_million_tokens_usd", [](const Row& r, const Ctx&) -> Cell { return report::optional_cell(r.cost.usd_per_million_tokens); }},
     Column{"energy_per_million_tokens_kwh",
            [](const Row& r, const Ctx&) -> Cell { return report::optional_cell(r.cost.kwh_per_million_tokens); }},
-};
+});
 
 void csv_header(std::string& out) {
   report::append_csv_row_of(out, kColumns, [](const Column& c) { return Cell(c.key); });

@@ -312,44 +312,21 @@ void plan_pools(const PlanArgs& a, const PercentileArgs& p, const WorkloadAxes& 
   const planner::PercentileScenario base = percentile_scenario(p);
   const std::vector<serve::Request> stream = pool_stream(p.traffic, base.arrivals, base.seed);
   const planner::LengthSplit split = planner::split_by_prompt(stream, *a.pools);
+  const std::array<planner::PoolScenario, 2> scenarios = planner::pool_scenarios(split, base, target);
   std::array<PoolSizing, 2> pools;
-  std::array<planner::PercentileScenario, 2> scenarios{base, base};
-  const std::array<const planner::LengthPool*, 2> shares{&split.short_pool, &split.long_pool};
   for (std::size_t i = 0; i < 2; ++i) {
-    const planner::LengthPool& pool = *shares[i];
-    const std::string_view name = i == 0 ? "short" : "long";
-    if (pool.requests.size() < planner::kLeastPoolRequests) {
-      throw InputError(fmt::format("--pools: the {} pool ({} {} tokens) gets {} of the {} requests {}, fewer than the "
-                                   "{} a percentile of its own needs; move the split",
-                                   name, i == 0 ? "prompts of at most" : "prompts over", *a.pools, pool.requests.size(),
-                                   split.short_pool.requests.size() + split.long_pool.requests.size(),
-                                   p.traffic.trace ? "in the trace" : "drawn", planner::kLeastPoolRequests));
-    }
+    const planner::PoolScenario& scenario = scenarios[i];
     WorkloadAxes px = x;
-    px.prompt = {std::max(1L, std::lround(pool.prompt_mean))};
-    px.gen = {std::max(1L, std::lround(pool.gen_mean))};
+    px.prompt = {scenario.prompt_tokens};
+    px.gen = {scenario.gen_tokens};
     PoolSizing& sizing = pools[i];
-    sizing.pool = &pool;
-    sizing.target = target;
-    sizing.target.requests_per_s = target.requests_per_s * pool.share;
+    sizing.pool = scenario.pool;
+    sizing.target = scenario.target;
     for (const PlanRow& r : steady_rows(a, px, m, gpus, sizing.target).rows) {
       sizing.plans.push_back({r.gpu, r.layout, r.plan, r.reason, r.price, std::nullopt});
     }
-    planner::PercentileScenario& scenario = scenarios[i];
-    scenario.prompt.reset();
-    scenario.gen.reset();
-    scenario.stream = std::make_shared<const std::vector<serve::Request>>(pool.requests);
-    // A share too short for a check is the split's doing; its lengths are drawn, or the trace's
-    // (--arrivals); the pools' table reports no cliff, so none is searched.
-    scenario.stream_flag = "pools";
-    scenario.stream_words = fmt::format("the {} pool's share of the stream", name);
-    scenario.drawn = !p.traffic.trace;
-    scenario.cliff = false;
-    // The closed form reads the pool's own gaps: a share of a stream is burstier than a Poisson
-    // stream at its rate when the stream is.
-    scenario.arrivals = {serve::ArrivalProcess::Kind::gamma, planner::gap_cv(pool.requests)};
-    sizing.arrivals_cv = scenario.arrivals.cv;
-    sizing.rows = size_percentile_rows(m, sizing.plans, sizing.target, scenario, err);
+    sizing.arrivals_cv = scenario.scenario.arrivals.cv;
+    sizing.rows = size_percentile_rows(m, sizing.plans, sizing.target, scenario.scenario, err);
   }
   // The whole stream's CV: a trace's measured, the process's own where drawn (the draws measure it
   // only to within their sampling).

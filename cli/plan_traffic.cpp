@@ -6,8 +6,8 @@
 #include <limits>
 
 #include "cli/serve_flags.hpp"
+#include "cli/trace_flag.hpp"
 #include "io/input_error.hpp"
-#include "io/trace_csv.hpp"
 #include "planner/length_pools.hpp"
 
 namespace roofline::cli {
@@ -76,11 +76,8 @@ PlanTraffic plan_traffic(const PlanTrafficFlags& f, const std::string& arrivals,
     throw InputError(fmt::format("--trace-rate: {:g} against --rate {:g}; give one (either rescales the trace)",
                                  *f.trace_rate, rate));
   }
-  const std::vector<io::TraceRow> rows = io::read_trace(arrivals);
-  if (static_cast<double>(rows.size()) > kMaxTraceRequests) {
-    throw InputError(fmt::format("--arrivals {}: {} requests, over the {:g} a run holds; cut the trace", arrivals,
-                                 rows.size(), kMaxTraceRequests));
-  }
+  const TraceFlag file = read_trace_flag(arrivals);
+  const std::vector<io::TraceRow>& rows = file.rows;
   // The steady plan and the closed form price every prompt token; a trace's cached prefixes,
   // simulated, would size the fleet for less work than the steady columns say (3000 rows of 4096
   // + 64 tokens, 4000 cached: 4 replicas against 13), so they are refused, not simulated unsaid.
@@ -92,12 +89,13 @@ PlanTraffic plan_traffic(const PlanTrafficFlags& f, const std::string& arrivals,
                                    arrivals, row.line, row.cached));
     }
   }
-  const double span = rows.back().arrival - rows.front().arrival;
-  if (rows.size() < 2 || !(span > 0)) {
+  const double span = file.span();
+  const std::optional<double> own_rate = file.own_rate();
+  if (!own_rate) {
     throw InputError(fmt::format("--arrivals {}: no time between its first and last arrival: no rate to plan for",
                                  arrivals));
   }
-  const double own = static_cast<double>(rows.size() - 1) / span;
+  const double own = *own_rate;
   const std::optional<double> wanted = f.trace_rate ? f.trace_rate : f.rate_given ? std::optional<double>(rate) : std::nullopt;
   t.rate = wanted.value_or(own);
   // The flag that set the rate: a trace's own is its --arrivals.
@@ -113,7 +111,7 @@ PlanTraffic plan_traffic(const PlanTrafficFlags& f, const std::string& arrivals,
   requests->reserve(rows.size());
   double prompt = 0, gen = 0;
   for (const io::TraceRow& row : rows) {
-    requests->push_back({(row.arrival - rows.front().arrival) * scale, row.prompt, row.output, row.cached});
+    requests->push_back({file.rescaled(row, scale), row.prompt, row.output, row.cached});
     prompt += static_cast<double>(row.prompt);
     gen += static_cast<double>(row.output);
   }

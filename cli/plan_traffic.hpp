@@ -48,9 +48,6 @@ struct PlanTraffic {
 inline constexpr double kMinRate = 1e-6, kMaxRate = 1e9;
 void check_rate(double rate, std::string_view flag, std::string_view what = "");
 
-// The most rows a trace may hold, as `simulate` takes (cli/serve_flags.cpp).
-inline constexpr double kMaxTraceRequests = 1e7;
-
 // Reads the flags for a plan with (`percentile`) or without a simulation, at --rate `rate`
 // (`rate_given` when typed). InputError naming the flag: a distribution or a trace without
 // --percentile, a trace beside --prompt or --gen, --trace-rate without a trace or against --rate.

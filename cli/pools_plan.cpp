@@ -6,6 +6,7 @@
 #include <array>
 #include <string>
 
+#include "cli/layout_columns.hpp"
 #include "report/human_units.hpp"
 #include "report/layout_label.hpp"
 #include "report/report_csv.hpp"
@@ -71,12 +72,8 @@ struct SideColumn {
 
 Cell met(const PercentileRow& r, Cell figure) { return r.feasible ? figure : Cell(); }
 
-const std::array kSideColumns = {
-    SideColumn{"gpu_name", [](const PercentileRow& r, const PoolSizing&) -> Cell { return std::string_view(r.steady->gpu->name); }},
-    SideColumn{"tp", [](const PercentileRow& r, const PoolSizing&) -> Cell { return static_cast<long>(r.steady->workload.tp); }},
-    SideColumn{"pp", [](const PercentileRow& r, const PoolSizing&) -> Cell { return static_cast<long>(r.steady->workload.pp); }},
-    SideColumn{"ep", [](const PercentileRow& r, const PoolSizing&) -> Cell { return static_cast<long>(r.steady->workload.ep); }},
-    SideColumn{"dp_attention", [](const PercentileRow& r, const PoolSizing&) -> Cell { return r.steady->workload.dp_attention; }},
+// The GPU and layout first (cli/layout_columns.hpp, as the --percentile plan's).
+const std::array kSideColumns = with_layout_columns<SideColumn, PoolSizing>(std::array{
     SideColumn{"share", [](const PercentileRow&, const PoolSizing& p) -> Cell { return p.pool->share; }},
     SideColumn{"requests_per_s", [](const PercentileRow&, const PoolSizing& p) -> Cell { return p.target.requests_per_s; }},
     // The CV of the gaps of its share of the stream: what its closed form reads.
@@ -98,7 +95,7 @@ const std::array kSideColumns = {
     SideColumn{"tpot_percentile_s", [](const PercentileRow& r, const PoolSizing&) -> Cell { return met(r, r.at_plan.tpot); }},
     SideColumn{"cost_per_million_tokens_usd",
                [](const PercentileRow& r, const PoolSizing&) -> Cell { return report::optional_cell(r.cost.usd_per_million_tokens); }},
-};
+});
 
 struct Column {
   std::string key;

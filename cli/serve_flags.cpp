@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "cli/memory_check.hpp"
+#include "cli/trace_flag.hpp"
 #include "io/input_error.hpp"
 #include "io/spec_loader.hpp"
 #include "io/trace_csv.hpp"
@@ -25,6 +26,8 @@ namespace {
 // requests and their outcomes, twice (the expected run and the bound's), about kBytesPerRequest
 // each in all: 10^7 requests take some 2.6 GB.
 constexpr double kMaxRate = 1e6, kMaxDuration = 3.2e7, kMaxRequests = 1e7, kBytesPerRequest = 256;
+// A trace is a run's requests: it may hold as many (cli/trace_flag.hpp).
+static_assert(kMaxTraceRequests == kMaxRequests);
 
 std::optional<double> number(std::string_view text) {
   double v = 0;
@@ -245,31 +248,26 @@ Traffic traffic(const ServeFlags& f, double rate, long block_tokens) {
     if (rate > 0 || !f.prompt.empty() || !f.gen.empty()) {
       throw InputError(fmt::format("--arrivals {}: a trace gives the arrivals and lengths; drop --rate, --prompt and --gen", f.arrivals));
     }
-    const std::vector<TraceRow> rows = read_trace(f.arrivals);
-    if (static_cast<double>(rows.size()) > kMaxRequests) {
-      throw InputError(fmt::format("--arrivals {}: {} requests, over the {:g} a run holds; cut the trace",
-                                   f.arrivals, rows.size(), kMaxRequests));
-    }
-    // --trace-rate: every gap scaled alike, so the trace's bursts stay bursts at the new rate. Its
-    // own rate is its gaps (requests − 1) over the time from its first arrival to its last.
+    const TraceFlag file = read_trace_flag(f.arrivals);
+    const std::vector<TraceRow>& rows = file.rows;
+    // --trace-rate: the trace rescaled from its first arrival (cli/trace_flag.hpp); without it, its
+    // arrivals as they stand.
     double scale = 1;
     std::string rescaled;
     if (f.trace_rate) {
-      const double span = rows.back().arrival - rows.front().arrival;
       if (!(*f.trace_rate > 0 && *f.trace_rate <= kMaxRate)) {
         throw InputError(fmt::format("--trace-rate: must be above 0, at most {:g}, got {:g}", kMaxRate, *f.trace_rate));
       }
-      if (rows.size() < 2 || !(span > 0)) {
+      const std::optional<double> own = file.own_rate();
+      if (!own) {
         throw InputError(fmt::format("--trace-rate: {} has no time between its first and last arrival to scale",
                                      f.arrivals));
       }
-      const double own = static_cast<double>(rows.size() - 1) / span;
-      scale = own / *f.trace_rate;
-      rescaled = fmt::format(", its {:.4g} requests/s scaled to {:g}", own, *f.trace_rate);
+      scale = *own / *f.trace_rate;
+      rescaled = fmt::format(", its {:.4g} requests/s scaled to {:g}", *own, *f.trace_rate);
     }
     for (const TraceRow& row : rows) {
-      // Rescaled, the trace starts at 0 (its offset would stand unscaled before its first request).
-      const double arrival = f.trace_rate ? (row.arrival - rows.front().arrival) * scale : row.arrival;
+      const double arrival = f.trace_rate ? file.rescaled(row, scale) : row.arrival;
       if (arrival >= duration) break;
       const long cached = std::max(row.cached, serve::cached_tokens(row.prompt, f.prefix_hit, block_tokens));
       t.requests.push_back({arrival, row.prompt, row.output, cached});

@@ -4,11 +4,13 @@
 // by simulation at its share of the traffic (planner/percentile_search.hpp), as its own fleet
 // behind its own router. The split is of the requests themselves (a thinning of the arrivals),
 // so each pool sees the stream's own gaps and bursts, not a fresh Poisson stream at its rate.
+#include <array>
 #include <cstddef>
 #include <optional>
 #include <vector>
 
 #include "model/capacity_plan.hpp"
+#include "planner/scenario.hpp"
 #include "serve/traffic.hpp"
 
 namespace roofline::planner {
@@ -33,6 +35,23 @@ struct LengthSplit {
 
 // Splits `stream` (arrivals from 0, in order) at `split` prompt tokens.
 [[nodiscard]] LengthSplit split_by_prompt(const std::vector<serve::Request>& stream, long split);
+
+// One pool of a split made ready to size as a fleet of its own: its share of the whole target's
+// rate, the lengths its steady plans price (its own means: a share of a stream is not the
+// stream's mean) and the scenario its checks simulate (its own share of the stream).
+struct PoolScenario {
+  const LengthPool* pool = nullptr;  // into the split it was made from
+  LoadTarget target;                 // the whole fleet's, at requests_per_s x share
+  long prompt_tokens = 0, gen_tokens = 0;  // its means, rounded, at least one token
+  PercentileScenario scenario;
+};
+
+// The short pool's and the long pool's scenarios from `whole` (the fleet's target) and `base` (the
+// whole stream's scenario: a trace's where its `stream` is set, else drawn from its lengths), in
+// that order. Refusal naming --pools where a pool holds fewer than kLeastPoolRequests, before
+// either is sized.
+[[nodiscard]] std::array<PoolScenario, 2> pool_scenarios(const LengthSplit& split, const PercentileScenario& base,
+                                                         const LoadTarget& whole);
 
 // The coefficient of variation of the gaps between successive arrivals (1 for Poisson; 0 with
 // fewer than three requests): what the closed form (planner/closed_form.hpp) reads of a stream.
