@@ -117,6 +117,14 @@ StepCost::StepCost(const ModelSpec& m, const GpuSpec& g, const Workload& base)
   for (const Phase p : {Phase::prefill, Phase::decode}) {
     attention_[static_cast<int>(p)] = pick(stack, [&](const PhasedStep& s) { return is_attention(s) && s.runs_in(p); });
   }
+  for (const Block& b : attention_[static_cast<int>(Phase::decode)].blocks) {
+    for (const PhasedStep& p : b.steps) {
+      if (const auto* a = std::get_if<AttentionStep>(&p.step); a && a->chunk > 0) {
+        // Layers of two chunk sizes (none known) would need both ends: the smaller is held.
+        chunk_ = chunk_ > 0 ? std::min(chunk_, a->chunk) : a->chunk;
+      }
+    }
+  }
   for (const OpCost& o :
        build_ops(Phase::decode, attention_[static_cast<int>(Phase::decode)], base_, ExpertRouting::uniform, pricing_)) {
     attention_launches_ += o.launches;
@@ -200,15 +208,27 @@ Seconds StepCost::decode_batch_at(long sequences, std::size_t point) {
 
 Seconds StepCost::decode_batch(long sequences, double context) {
   // The class's time bends at the blocks' split and the combine's knee, and is near linear within
-  // 1/64 of an octave. Beyond the grid (2^32 tokens) the context is priced as it is.
+  // 1/64 of an octave. Beyond the grid (2^30 tokens; a 32-bit long, the web build's, holds its
+  // points) the context is priced as it is.
   const double c = std::max(1.0, context);
-  if (c >= 4294967296.0) return decode_batch_priced(sequences, std::lround(c));
+  if (c >= 1073741824.0) return decode_batch_priced(sequences, std::lround(c));
   const std::size_t lo = point_below(static_cast<std::uint64_t>(c));
-  const auto below = static_cast<double>(context_at(lo));
-  const double f = (c - below) / (static_cast<double>(context_at(lo + 1)) - below);
+  auto below = static_cast<double>(context_at(lo)), above = static_cast<double>(context_at(lo + 1));
+  if (c == below) return decode_batch_at(sequences, lo);
+  // A chunked layer's keys fall from a whole chunk to one past each multiple of it: the ends are
+  // held inside the chunk holding c, [start + 1, start + chunk], and priced there where they move.
+  if (chunk_ > 0) {
+    const double start = std::floor((c - 1) / chunk_) * chunk_;
+    const bool left = below < start + 1, right = above > start + chunk_;
+    if (left) below = start + 1;
+    if (right) above = start + chunk_;
+    const Seconds at_lo = left ? decode_batch_priced(sequences, std::lround(below)) : decode_batch_at(sequences, lo);
+    if (above <= below) return at_lo;
+    const Seconds at_hi = right ? decode_batch_priced(sequences, std::lround(above)) : decode_batch_at(sequences, lo + 1);
+    return at_lo + (at_hi - at_lo) * ((c - below) / (above - below));
+  }
   const Seconds at_lo = decode_batch_at(sequences, lo);
-  if (f <= 0) return at_lo;
-  return at_lo + (decode_batch_at(sequences, lo + 1) - at_lo) * f;
+  return at_lo + (decode_batch_at(sequences, lo + 1) - at_lo) * ((c - below) / (above - below));
 }
 
 AttentionWork StepCost::prefill_table(long tokens) {
@@ -239,13 +259,25 @@ AttentionWork StepCost::prefill_attention(long cached, long fresh) {
 }
 
 AttentionWork StepCost::verify_attention(long cached, long fresh) {
-  if (!split_) return prefill_attention(cached, fresh);
+  // In the expected time the one read of the cache is a decode of the step's batch (a lone
+  // sequence's blocks would overstate it at long contexts, as they did decodes), and only the
+  // fresh queries' own share is the sequence's.
+  if (!split_) {
+    AttentionWork a = prefill_attention(cached, fresh);
+    if (cached > 0) {
+      const AttentionWork all = prefill_table(cached + fresh), before = prefill_table(cached);
+      a.expected = std::max(0.0, all.expected - before.expected);
+      a.decodes = 1;
+      a.context = static_cast<double>(cached);
+    }
+    return a;
+  }
   // Each query sees the keys before it, and the cache is read once for them all (FlashMLA's
-  // several queries a sequence); the later queries' own rows, a few kB, are left out.
-  // In the expected time, the one read of the cache at its full length: each query's own pricing
+  // several queries a sequence); the later queries' own rows, a few kB, are left out. In the
+  // expected time, one decode of the batch at the cache's full length: each query's own pricing
   // would stream it K + 1 times (the queries' arithmetic rides on the read).
   const AttentionWork last = decode_table(cached + fresh);
-  AttentionWork a{0, last.bytes, last.expected};
+  AttentionWork a{0, last.bytes, 0, 1, static_cast<double>(cached + fresh)};
   for (long j = 1; j <= fresh; ++j) a.flops += decode_table(cached + j).flops;
   return a;
 }

@@ -11,8 +11,10 @@
 //     both reads those matrices once (the prefill's share is priced without its weights);
 //   - the LM head, on each sequence that emits a token;
 //   - attention, its FLOPs and bytes summed over the step's sequences, each at its own context;
-//     in the expected time a prefill's or a verify's priced at its own length, and the decode
-//     queries together as the engine prices a uniform batch: their count at their mean context.
+//     in the expected time a prefill chunk priced at its own length, and the decode queries (a
+//     verify's one read of the cache among them) together as the engine prices a uniform batch:
+//     their count at their mean context. A step whose contexts straddle a window's edge or a
+//     chunk's boundary is priced at the mean's keys, not each sequence's (the bound is exact).
 // Each part is tabulated on first use, so a simulated step costs a few table reads.
 //
 // Under data-parallel attention (DeepSeek-style) each of the tp ranks runs its own sequences
@@ -39,7 +41,7 @@
 namespace roofline::serve {
 
 // Attention's work for some queries of a step, summed over its operators (scores, values).
-// `expected`: where the GPU has kernel classes, the prefill and verify queries' expected time less
+// `expected`: where the GPU has kernel classes, the prefill queries' (a verify's fresh ones') expected time less
 // the kernels' fixed costs (a step pays those once, StepCost::attention_time): each sequence's
 // attention priced by the class at its own length, so that a prompt's chunk is what it is.
 // Decode queries are not summed so: the decode class is not additive over sequences (a batch's
@@ -110,7 +112,7 @@ class StepCost {
   [[nodiscard]] AttentionWork prefill_attention(long cached, long fresh);
   // A verify pass of `fresh` tokens after `cached`: a prefill chunk, or, where decode runs its
   // own attention (latent attention's absorbed form), each query as a decode query with the
-  // cache read once.
+  // cache read once. In the expected time its read of the cache is a decode of the step's batch.
   [[nodiscard]] AttentionWork verify_attention(long cached, long fresh);
   // One mix a rank: ranks() of them (one, unless attention is data-parallel).
   [[nodiscard]] StepTime time(std::span<const StepMix> ranks);
@@ -184,12 +186,14 @@ class StepCost {
   Parts every_, own_;
   LayerStack attention_[2];  // by Phase: the attention steps each phase runs
   double attention_launches_ = 0;
+  double chunk_ = 0;  // a chunked decode layer's chunk (Llama 4), where its keys fall back to one; 0: none
   // Under kernel classes: each phase's attention kernels' fixed costs a step (launch or floor, and
   // the engine's gap), by Phase.
   Seconds attention_fixed_[2]{};
   std::vector<Work> decode_, prefill_;
   // decode_batch_at's table, by sequences then the contexts' grid point (NaN: not yet priced):
-  // up to kMostBatchSequences sequences, 1792 points (contexts below 2^32), 14 kB a count.
+  // up to kMostBatchSequences sequences, each row as long as the furthest point asked (its
+  // length doubled as it grows): 1601 points for contexts below 2^30, at most 26 kB a count.
   std::vector<std::vector<double>> batches_;
   static constexpr std::size_t kMostBatchSequences = std::size_t{1} << 12;
 };

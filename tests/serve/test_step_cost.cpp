@@ -78,8 +78,8 @@ TEST_CASE("at 32 sequences of 8192 tokens, where one sequence alone would split 
     const StepTime t = cost.time({0, 32, 32, cost.decode_attention(8192).times(32)});
     CHECK_THAT(t.bound.value(), WithinRel(r.decode.step.time.value(), 1e-12));
     CHECK_THAT(t.expected.value(), WithinRel(r.decode.step.expected.time.value(), 1e-12));
-    // Between the grid's points (8192 + 64 and 8192 + 128) the time is interpolated: half way, it
-    // is within 0.1% of the engine's at that context.
+    // Between the grid's points (8192 and 8320: 128 apart in this octave) the time is
+    // interpolated: at 8288, three quarters of the way, within 0.1% of the engine's there.
     StepMix mixed{0, 32, 32, cost.decode_attention(8192 + 64).times(16)};
     mixed.attention += cost.decode_attention(8192 + 128).times(16);
     mixed.attention.flops = cost.decode_attention(8192 + 96).flops * 32;
@@ -264,4 +264,42 @@ TEST_CASE("DeepSeek-V3 at TP 8: a chunk after 57344 cached tokens decompresses t
   const double by_hand = 14671608283136.0 / (989e12 * 0.75) + 32237420544.0 / (4.8e12 * 0.819) + 61 * 2.61e-6;
   CHECK(by_hand == Approx(28.139e-3).epsilon(1e-4));
   CHECK_THAT((again.expected - read.expected).value(), WithinRel(by_hand, 1e-9));
+}
+
+TEST_CASE("chunked layers: a step just past a chunk's end costs the engine's decode step there, not a blend across it") {
+  // Llama-3.1-8B's widths with Llama 4's chunked attention (three layers of four see only their
+  // own 8192-token chunk). At context 8200 a chunked layer reads 8 keys; at 8192 it read 8192. The
+  // grid's points around 8200 are 8192 and 8320 (8192 and 128 keys): interpolating across the
+  // chunk's end priced 32 sequences as if they read thousands of keys, 74% above the engine's step
+  // (18.58 ms against 10.67). The ends are held inside the chunk.
+  ModelSpec m = test::llama_3_1_8b();
+  m.architecture->mixer_pattern = {Mixer::chunked, Mixer::chunked, Mixer::chunked, Mixer::full};
+  m.architecture->attention_chunk = 8192;
+  const GpuSpec g = test::h100_sxm();
+  StepCost cost(m, g, at(m, 1, 512, 8200));
+  for (const long context : {8200L, 8192L, 8191L, 16390L}) {
+    INFO(context);
+    const Report r = evaluate(m, g, at(m, 32, 512, context));
+    const StepTime t = cost.time({0, 32, 32, cost.decode_attention(context).times(32)});
+    CHECK_THAT(t.bound.value(), WithinRel(r.decode.step.time.value(), 1e-12));
+    CHECK_THAT(t.expected.value(), WithinRel(r.decode.step.expected.time.value(), 1e-3));
+  }
+}
+
+TEST_CASE("a verify's read of the cache is a decode of the step's batch: 32 verifies at 8192 cost what 32 decodes do, and their fresh queries") {
+  // Before, a verify's cache read was one lone sequence's pricing, summed: at 32 x 8192 each
+  // sequence took the 24 blocks a head a lone sequence splits into, and the verify step's
+  // attention came out 35% above the decode step's (16.56 ms against 12.28), whose batch fills the
+  // GPU with 2.5 blocks an item. Now both read the cache as one batch; the verify adds its 3 fresh
+  // queries' own share.
+  const ModelSpec m = test::llama_3_1_8b();
+  const GpuSpec g = test::h100_sxm();
+  StepCost cost(m, g, at(m, 1, 512, 8192));
+  const StepTime plain = cost.time({0, 0, 0, cost.decode_attention(8192).times(32)});
+  const StepTime verify = cost.time({0, 0, 0, cost.verify_attention(8192, 3).times(32)});
+  // The fresh queries add little beside the read (3 x 8192 pairs a sequence against the 8192 keys
+  // streamed): within 10% of the decode batch.
+  CHECK(verify.expected > plain.expected);
+  CHECK(verify.expected.value() < 1.1 * plain.expected.value());
+  CHECK(verify.bound >= plain.bound);
 }
