@@ -267,7 +267,15 @@ std::vector<ClassCoefficient> coefficients_of(KernelClass c, KernelCoefficients&
                &k.experts_fp8.width}};
     case KernelClass::latent_decode: return latent_decode_coefficients(k.latent_decode);
     case KernelClass::latent_prefill: return prefill_coefficients(k.latent_prefill, false);
-    case KernelClass::delta_net_decode: return recurrent_coefficients(k.delta_net_decode);
+    case KernelClass::delta_net_decode: {
+      // Its compute share is not fitted: a decode's state update does a few FLOPs a byte it
+      // streams, and its FLOPs grow with its bytes in every row, so a GPU's own fit cannot tell a
+      // compute share from the memory share; a free one fitted 0.006 on H100 and priced H200's
+      // kernels 0.143 off (0.063 held to 1, arithmetic never binding).
+      std::vector<ClassCoefficient> list = recurrent_coefficients(k.delta_net_decode);
+      list.erase(list.begin());
+      return list;
+    }
     case KernelClass::delta_net_prefill: return recurrent_coefficients(k.delta_net_prefill);
   }
   return {};

@@ -168,6 +168,11 @@ TEST_CASE("latent kernels: the fixtures fit each class, in-sample and with each 
     CHECK(rows[c]["median_abs_log_held_out"].get<double>() < 0.16);
   }
   CHECK(rows["latent_decode"]["kernels"] == 171 * 2);
+  // The delta rule's decode fits no compute share (its FLOPs grow with its bytes in every row: one
+  // GPU cannot tell the two apart): its arithmetic never binds, and H200 is priced from H100 by
+  // its bandwidth.
+  CHECK_FALSE(rows["delta_net_decode"]["coefficients"].contains("compute"));
+  CHECK(rows["delta_net_decode"]["median_abs_log_held_out"].get<double>() < 0.10);
   CHECK(rows["delta_net_decode"]["kernels"].get<int>() + rows["delta_net_prefill"]["kernels"].get<int>() == 91 + 43 + 89 + 43);
 }
 
