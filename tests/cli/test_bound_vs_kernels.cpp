@@ -100,42 +100,26 @@ TEST_CASE("bound: a pipeline's expected times stay as pinned after the collectiv
   CHECK(s2 == Approx(0.026323777602263017).epsilon(1e-12));
 }
 
-TEST_CASE("kernel classes: a 4-bit KV cache's decode attention keeps the end-to-end pricing, no table timed it") {
-  // The decode class has a 16-bit and an fp8 path, both measured; a 4-bit cache runs another
-  // kernel. Llama-3.1-8B on H100 at batch 1: attn_scores reads the layer's 4-bit keys, and is
-  // priced as the end-to-end coefficients price any operator outside the classes: its memory at
-  // 0.819 of 3.35 TB/s plus its compute at 0.75 of 989 TFLOP/s (added) plus a 2.61 us launch, a
-  // layer (about 2.74 us; the class's floor alone is 8.21 us).
-  const auto r = test::run_cli({"-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "1", "--kv", "fp4", "--ops", "-f", "json"});
-  REQUIRE(r.code == 0);
-  const auto j = nlohmann::json::parse(r.out);
-  bool seen = false;
-  for (const auto& o : j.at("ops")) {
-    if (o.at("phase") != "decode" || o.at("name") != "attn_scores") continue;
-    seen = true;
-    const double layers = 32, flops = o.at("flops").get<double>() / layers, bytes = o.at("bytes").get<double>() / layers;
-    const double by_hand = bytes / (0.819 * 3.35e12) + flops / (0.75 * 989e12) + 2.61e-6;
-    CHECK(by_hand == Approx(2.7395e-6).epsilon(1e-3));
-    CHECK(o.at("expected_time").get<double>() == Approx(layers * by_hand).epsilon(1e-9));
-  }
-  CHECK(seen);
-}
-
-TEST_CASE("kernel classes: an int8 cache, and an fp8 cache on a GPU without fp8 tensor cores, keep the end-to-end pricing") {
+TEST_CASE("kernel classes: a 4-bit or int8 cache, and an fp8 cache on a GPU without fp8 tensor cores, keep the end-to-end pricing") {
   // The decode tables timed 16-bit caches, and fp8 caches on Hopper, whose grouped kernel reads
-  // them through its fp8 tensor cores (1.8x the 16-bit path's pace on this shape). An int8 cache
-  // runs another kernel, and an A100 converts an fp8 cache on its CUDA cores: neither is the
-  // measured path. Llama-3.1-8B at batch 1, a layer's attn_scores (655 360 bytes of keys and 8 192
-  // of query, 5.3 MFLOP) priced as the end-to-end coefficients price any operator outside the classes: memory
-  // at 0.819 of the bandwidth plus compute at 0.75 of the 16-bit peak plus a 2.61 us launch:
-  //   H100 (3.35 TB/s, 989 TFLOP/s): 0.2419 + 0.0072 + 2.61 = 2.859 us;
-  //   A100 (2.039 TB/s, 312 TFLOP/s): 0.3974 + 0.0228 + 2.61 = 3.030 us.
+  // them through its fp8 tensor cores (1.8x the 16-bit path's pace on this shape). A 4-bit or an
+  // int8 cache runs another kernel, and an A100 converts an fp8 cache on its CUDA cores: none is
+  // the measured path. Llama-3.1-8B at batch 1, a layer's attn_scores (655 360 one-byte keys, or
+  // 327 680 bytes of 4-bit ones, and 8 192 bytes of query; 5.3 MFLOP) priced as the end-to-end
+  // coefficients price any operator outside the classes: memory at 0.819 of the bandwidth plus
+  // compute at 0.75 of the 16-bit peak plus a 2.61 us launch (the class's floor alone: 8.21 us):
+  //   H100, 4-bit (3.35 TB/s, 989 TFLOP/s): 0.1224 + 0.0072 + 2.61 = 2.740 us;
+  //   H100, int8: 0.2419 + 0.0072 + 2.61 = 2.859 us;
+  //   A100, fp8 (2.039 TB/s, 312 TFLOP/s): 0.3974 + 0.0228 + 2.61 = 3.030 us.
   struct Case {
     const char* gpu;
     const char* kv;
-    double bandwidth, peak, by_hand;
+    double bandwidth, peak, bytes, by_hand;
   };
-  for (const Case& c : {Case{"h100-sxm", "int8", 3.35e12, 989e12, 2.8590e-6}, Case{"a100-80gb", "fp8", 2.039e12, 312e12, 3.0302e-6}}) {
+  for (const Case& c : {Case{"h100-sxm", "fp4", 3.35e12, 989e12, 335872, 2.7396e-6},
+                        Case{"h100-sxm", "int8", 3.35e12, 989e12, 663552, 2.8590e-6},
+                        Case{"a100-80gb", "fp8", 2.039e12, 312e12, 663552, 3.0302e-6}}) {
+    INFO(c.gpu << " " << c.kv);
     const auto r = test::run_cli({"-m", "llama-3.1-8b", "-g", c.gpu, "-b", "1", "--kv", c.kv, "--ops", "-f", "json"});
     REQUIRE(r.code == 0);
     const auto j = nlohmann::json::parse(r.out);
@@ -144,7 +128,7 @@ TEST_CASE("kernel classes: an int8 cache, and an fp8 cache on a GPU without fp8 
       if (o.at("phase") != "decode" || o.at("name") != "attn_scores") continue;
       seen = true;
       const double layers = 32, flops = o.at("flops").get<double>() / layers, bytes = o.at("bytes").get<double>() / layers;
-      CHECK(bytes == 663552);
+      CHECK(bytes == c.bytes);
       const double by_hand = bytes / (0.819 * c.bandwidth) + flops / (0.75 * c.peak) + 2.61e-6;
       CHECK(by_hand == Approx(c.by_hand).epsilon(1e-4));
       CHECK(o.at("expected_time").get<double>() == Approx(layers * by_hand).epsilon(1e-9));

@@ -50,13 +50,11 @@ const nlohmann::json& row_of(const nlohmann::json& j, const std::string& klass) 
   return j;
 }
 
-}  // namespace
-
-TEST_CASE("kernel fit: a GEMM table made from known coefficients is fitted back to them") {
-  // H100 SXM's datasheet: 989 TFLOP/s bf16, 3.35 TB/s. Latencies from compute 0.7, memory 0.9,
-  // overlap 3 and 4 µs a kernel, over a grid from matrix-vector products to large GEMMs.
+// An H100 GEMM table (989 TFLOP/s bf16, 3.35 TB/s) priced by `gemm` over a grid from
+// matrix-vector products to large GEMMs: 42 kernels, written to h100_sxm_gemm.csv.
+std::string gemm_table(const GemmCoefficients& gemm) {
   KernelCoefficients truth;
-  truth.gemm = {0.7, 0.9, 3.0, 4e-6};
+  truth.gemm = gemm;
   const KernelCeilings h100{989e12, 1979e12, 3.35e12, 450e9};
   std::string csv = "gemm_dtype,m,n,k,latency_us\n";
   for (double m : {1, 8, 64, 256, 1024, 4096, 16384}) {
@@ -68,7 +66,15 @@ TEST_CASE("kernel fit: a GEMM table made from known coefficients is fitted back 
     }
   }
   write_temp("h100_sxm_gemm.csv", csv);
-  const auto j = fit_json({temp_file("h100_sxm_gemm.csv")});
+  return temp_file("h100_sxm_gemm.csv");
+}
+
+}  // namespace
+
+TEST_CASE("kernel fit: a GEMM table made from known coefficients is fitted back to them") {
+  // H100 SXM's datasheet: 989 TFLOP/s bf16, 3.35 TB/s. Latencies from compute 0.7, memory 0.9,
+  // overlap 3 and 4 µs a kernel, over a grid from matrix-vector products to large GEMMs.
+  const auto j = fit_json({gemm_table({0.7, 0.9, 3.0, 4e-6})});
   CHECK(j["gpus"] == nlohmann::json::array({"h100-sxm"}));
   const auto& gemm = row_of(j, "gemm");
   CHECK(gemm["kernels"] == 42);
@@ -84,23 +90,7 @@ TEST_CASE("kernel fit: a GEMM table made from known coefficients is fitted back 
 TEST_CASE("kernel fit: a coefficient the fit stops at an end of its physical range is said in every format and in the file") {
   // GEMMs that stream their weights at 1.2 of the bandwidth (their data in L2, say): the memory
   // share stops at its ceiling of 1, and another coefficient carries the rest. Said, never silent.
-  const KernelCeilings h100{989e12, 1979e12, 3.35e12, 450e9};
-  const auto table = [&](double memory) {
-    KernelCoefficients truth;
-    truth.gemm = {0.7, memory, 3.0, 4e-6};
-    std::string csv = "gemm_dtype,m,n,k,latency_us\n";
-    for (double m : {1, 8, 64, 256, 1024, 4096, 16384}) {
-      for (double n : {1024, 4096, 16384}) {
-        for (double k : {1024, 8192}) {
-          const KernelAsk a{2 * m * n * k, 2 * (m * k + k * n + m * n), m};
-          csv += fmt::format("bfloat16,{},{},{},{:.12g}\n", m, n, k, truth.time(KernelClass::gemm, a, h100) * 1e6);
-        }
-      }
-    }
-    write_temp("h100_sxm_gemm.csv", csv);
-    return temp_file("h100_sxm_gemm.csv");
-  };
-  const std::string fast = table(1.2);
+  const std::string fast = gemm_table({0.7, 1.2, 3.0, 4e-6});
   const auto j = fit_json({fast});
   CHECK(row_of(j, "gemm")["at_bound"] == nlohmann::json::array({"memory"}));
   CHECK(row_of(j, "gemm")["per_gpu"][0]["at_bound"] == nlohmann::json::array({"memory"}));
@@ -112,7 +102,7 @@ TEST_CASE("kernel fit: a coefficient the fit stops at an end of its physical ran
   const std::string yaml((std::istreambuf_iterator<char>(written)), std::istreambuf_iterator<char>());
   CHECK_THAT(yaml, Catch::Contains("stopped at an end of its physical range: gemm.memory"));
   // Inside the range: nothing said.
-  const std::string inside = table(0.9);
+  const std::string inside = gemm_table({0.7, 0.9, 3.0, 4e-6});
   CHECK(row_of(fit_json({inside}), "gemm")["at_bound"] == nlohmann::json::array());
   const auto quiet = run_cli({"fit", "--kernels", inside});
   CHECK_THAT(quiet.out, !Catch::Contains("warning"));
