@@ -78,7 +78,8 @@ std::optional<KernelClass> class_of(const OpResult& o, const Ceilings& c) {
       return k.kernel == KernelKind::experts ? KernelClass::experts : KernelClass::experts_fp8;
     case KernelKind::latent_attention:
       if (k.head_dim <= 0 || k.queries <= 0) return std::nullopt;
-      return k.queries == 1 ? KernelClass::latent_decode : KernelClass::latent_prefill;
+      // Decode's absorbed form carries its decode shape; a one-token prompt is still a prefill.
+      return k.queries == 1 && k.kv_heads > 0 ? KernelClass::latent_decode : KernelClass::latent_prefill;
     case KernelKind::delta_net:
       if (k.queries <= 0 || k.sequences <= 0) return std::nullopt;
       return k.queries == 1 ? KernelClass::delta_net_decode : KernelClass::delta_net_prefill;

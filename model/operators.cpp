@@ -201,8 +201,9 @@ void add_attention(OpBuilder& b, const Pass& p, const AttentionStep& a, const Wo
     b.kernel(k);
     b.attention_shape(p.sequences, a.heads, a.qk_dim, p.decode ? 1 : p.tokens);
     // A decode kernel's KV heads (K's width over a head's: a latent's one cached latent). A prompt
-    // of one token is one query against its own key, which the classes price as a decode's.
-    const bool one_query = p.decode || p.tokens == 1;
+    // of one token is one query against its own key, which the classes price as a decode's; but a
+    // latent layer's prompt runs the prefill's decompressed multi-head form whatever its length.
+    const bool one_query = p.decode || (p.tokens == 1 && a.kind == AttentionKind::heads);
     if (one_query && a.qk_dim > 0) b.decode_shape(std::max(1.0, a.k_width / a.qk_dim), pairs, p.tokens, kv_format);
     b.kernel_window(kernel_window(p, a));
     if (a.v_dim > 0) {

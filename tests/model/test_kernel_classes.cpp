@@ -349,3 +349,35 @@ TEST_CASE("kernel classes: under tp 2 a decode attention asks each GPU's own que
   whole.heads = 4 * 32, whole.kv_heads = 4 * 8;
   CHECK(em.kernels->time(KernelClass::decode_attention, whole, h100) != Approx(one - em.gap.value()).epsilon(1e-3));
 }
+
+TEST_CASE("kernel classes: a latent layer's one-token prompt is a prefill of the latent_prefill class, not a decode") {
+  // DeepSeek-V3 at tp 8: each GPU's 16 heads of a one-token prompt attend its own key in the
+  // prefill's decompressed form (192-wide queries and keys, 128-wide values): 16 · (2·192 + 5 +
+  // 2·128) = 10,320 FLOPs a layer. The decode's absorbed form, which latent_decode measured
+  // (576/512 wide), is not what runs. Priced by latent_prefill, with the engine's gap, a layer.
+  const ModelSpec m = test::deepseek_v3();
+  GpuSpec g = test::h200_141gb();
+  ExpectedModel em;
+  em.kernels.emplace();
+  g.expected = em;
+  Workload w = test::default_workload(m, 1);
+  w.tp = 8;
+  w.prompt_tokens = 1;
+  w.context_tokens = 1;
+  const Report r = evaluate(m, g, w);
+  const PhaseResult& prefill = r.prefill;
+  const Priced p{prefill, expected_op_times(prefill, em, r.gpu.ceilings)};
+  const OpCost& scores = prefill.ops[p.at("attn_scores")].cost;
+  const OpCost& values = prefill.ops[p.at("attn_values")].cost;
+  CHECK(scores.queries == 1);
+  CHECK(scores.kv_heads == 0);  // no decode shape: the prefill's kernel
+  const double layers = 61, flops = (scores.flops + values.flops).value() / layers;
+  CHECK(flops == Approx(10320).epsilon(1e-12));
+  KernelAsk a{flops, (scores.bytes + values.bytes).value() / layers, 1};
+  a.heads = 16, a.head_dim = 192;
+  const KernelCeilings h200{989e12, 989e12, 4.8e12, 0};
+  const double one = em.kernels->time(KernelClass::latent_prefill, a, h200) + em.gap.value();
+  // 16.6 us launch, 16 query tiles of 22.3 ns, the products' 15 ns: 16.97 us, and the gap.
+  CHECK(one - em.gap.value() == Approx(16.972e-6).epsilon(1e-3));
+  CHECK(p.seconds("attn_scores") + p.seconds("attn_values") == Approx(layers * one).epsilon(1e-9));
+}
