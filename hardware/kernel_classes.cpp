@@ -52,7 +52,8 @@ KernelCoefficients::Split overlapped(double c, double m, double p, double fixed)
 // (sequence, query head)'s own work, which grows with the sequences as the stream does.
 KernelCoefficients::Split latent_decode_split(const LatentDecodeCoefficients& d, double p, const KernelAsk& a,
                                               const KernelCeilings& c) {
-  KernelCoefficients::Split s = overlapped(a.flops / (d.compute * c.peak), a.bytes / (d.memory * c.bandwidth), p, d.floor);
+  const double arithmetic = a.flops / (d.compute * c.peak) + a.converted / (d.convert * c.peak);
+  KernelCoefficients::Split s = overlapped(arithmetic, a.bytes / (d.memory * c.bandwidth), p, d.floor);
   s.memory += a.heads * d.per_head;
   return s;
 }
@@ -192,7 +193,9 @@ std::vector<ClassCoefficient> latent_decode_coefficients(LatentDecodeCoefficient
           {"floor", true, "time of a kernel at short contexts", 1e-8, 1e-3, &d.floor},
           {"compute", false, "share of the 16-bit peak its per-head arithmetic reaches", 1e-4, 1, &d.compute},
           {"per_head", true, "time a (sequence, query head): load the query, finish the softmax, write", 1e-9, 1e-6,
-           &d.per_head}};
+           &d.per_head},
+          {"convert", false, "share of the 16-bit peak, in elements a second, an fp8 cache is converted at", 1e-5, 1,
+           &d.convert}};
 }
 std::vector<ClassCoefficient> prefill_coefficients(PrefillAttentionCoefficients& p, bool windows) {
   std::vector<ClassCoefficient> list = {

@@ -67,6 +67,8 @@ struct KernelAsk {
   double keys = 0;
   double context = 0;
   double kv_bytes = 0;
+  // Latent decode over an fp8 cache (kv_bytes 1): the cached elements it converts.
+  double converted = 0;
 };
 
 // The ceilings a class is measured against: the 16-bit or fp8 peak, memory bandwidth, and the
@@ -115,12 +117,15 @@ struct DecodeAttentionCoefficients {
   double blocks_target = 642;      // blocks the kernel splits sequences into to fill the GPU
 };
 // Latent attention's decode (FlashMLA over one cached latent a sequence): a bandwidth share, a
-// floor, the arithmetic's share and a time a (sequence, query head).
+// floor, the arithmetic's share and a time a (sequence, query head); over an fp8 cache, each
+// cached element converted to 16 bits on the CUDA cores, at a share of the peak (the same on H100
+// and H200, so on H200's wider memory the conversion, not the stream, sets an fp8 cache's pace).
 struct LatentDecodeCoefficients {
-  double memory = 0.85;    // share of the bandwidth a long latent stream reaches
+  double memory = 0.9;     // share of the bandwidth a long latent stream reaches
   double floor = 13.8 * 1e-6;  // s: a kernel's floor at short contexts (launch, split-K combine)
-  double compute = 0.874;  // share of the 16-bit peak its arithmetic reaches
-  double per_head = 0.00119 * 1e-6;  // s a (sequence, query head): query loaded, softmax finished, output written
+  double compute = 1;      // share of the 16-bit peak its arithmetic reaches
+  double per_head = 0.0012 * 1e-6;  // s a (sequence, query head): query loaded, softmax finished, output written
+  double convert = 0.00589;  // share of the 16-bit peak, in elements a second, an fp8 cache is converted at
 };
 struct PrefillAttentionCoefficients {
   double compute = 1;         // share of the 16-bit peak its two products reach
@@ -192,9 +197,10 @@ struct KernelCoefficients {
   std::string source = "rooflineplan fit --kernels on 35 tables, every GPU's kernels together (h100-sxm, h200, "
                        "a100-80gb): gemm 0.085, gemm_fp8 0.051, decode_attention 0.115, prefill_attention 0.088, "
                        "elementwise 0.268, all_reduce 0.063, nccl_all_reduce 0.211, experts 0.101, experts_fp8 "
-                       "0.107, latent_decode 0.087, latent_prefill 0.093, delta_net_decode 0.032, "
+                       "0.107, latent_decode 0.075, latent_prefill 0.093, delta_net_decode 0.032, "
                        "delta_net_prefill 0.074 (median abs log in-sample); stopped at an end of its physical "
-                       "range: prefill_attention.compute, latent_prefill.compute, delta_net_prefill.memory";
+                       "range: prefill_attention.compute, latent_decode.compute, latent_prefill.compute, "
+                       "delta_net_prefill.memory";
 
   // One kernel's expected time in seconds, and split: the part shared between compute and memory
   // in proportion to their own times, and the fixed part (launch, floor, latency).

@@ -158,7 +158,7 @@ std::array<F, 14> decode_fields(const DecodeAttentionCoefficients& d) {
 // The latent decode and the prefill attention formulas' fields (and a recurrent core's) under a
 // class's key: prefill attention's own, and latent attention's. `stream` and `kernel` word the docs.
 template <auto Class>
-std::array<F, 4> latent_decode_fields(const LatentDecodeCoefficients& d, std::string_view stream, std::string_view kernel) {
+std::array<F, 5> latent_decode_fields(const LatentDecodeCoefficients& d, std::string_view stream, std::string_view kernel) {
   using D = InKernels<Class>;
   return {F{.key = "memory", .kind = Kind::fraction, .need = Need::optional, .doc = stream,
             .access = member<D, &LatentDecodeCoefficients::memory>(), .fallback = d.memory},
@@ -170,7 +170,10 @@ std::array<F, 4> latent_decode_fields(const LatentDecodeCoefficients& d, std::st
           F{.key = "per_head", .kind = Kind::quantity, .need = Need::optional,
             .doc = "time a (sequence, query head): its query loaded, its softmax finished, its output written",
             .access = member<D, &LatentDecodeCoefficients::per_head>(), .fallback = d.per_head,
-            .dimension = Dimension::time}};
+            .dimension = Dimension::time},
+          F{.key = "convert", .kind = Kind::number, .need = Need::optional,
+            .doc = "share of the 16-bit peak, in elements a second, at which an fp8 cache is converted to 16 bits",
+            .access = member<D, &LatentDecodeCoefficients::convert>(), .range = kTinyShare, .fallback = d.convert}};
 }
 template <auto Class>
 std::array<F, 6> prefill_fields(const PrefillAttentionCoefficients& p, std::string_view launch) {

@@ -348,6 +348,8 @@ void latent_attention(const Row& r, KernelTable& t) {
     const double cache = b * keys * width * kvb;
     const double bytes = b * h * width * ab + cache + b * h * kLatentRank * ab;
     KernelAsk a{flops, bytes, 1, 0, 1, b * h, width, 0, cache};
+    a.kv_bytes = kvb;
+    if (kvb == 1) a.converted = b * keys * width;
     t.samples.push_back({KernelClass::latent_decode, a, s, r.line()});
     return;
   }

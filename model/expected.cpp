@@ -100,6 +100,11 @@ KernelAsk ask_of(std::span<const OpResult> group, KernelClass k) {
   // fp8: the scale kernels read the 16-bit activations twice and write them as fp8.
   if (k == KernelClass::gemm_fp8) a.scale_bytes = 5 * lead.shape.rows * lead.shape.in;
   if (k == KernelClass::decode_attention || k == KernelClass::latent_decode) a.heads = lead.sequences * lead.heads;
+  if (k == KernelClass::latent_decode && lead.kv_format == DType::fp8) {
+    // The cached latents FlashMLA converts: one KV head of the query's width a key.
+    a.kv_bytes = 1;
+    a.converted = lead.sequences * lead.keys * lead.kv_heads * lead.head_dim;
+  }
   if (k == KernelClass::decode_attention) {
     a.sequences = lead.sequences;
     a.kv_heads = lead.sequences * lead.kv_heads;

@@ -31,6 +31,14 @@ TEST_CASE("latent classes: an MLA decode of 256 sequences at 16k tokens by hand"
   // at p = 2, √(c² + m²) = 2.6909 ms; the floor 10 µs and 32,768 × 0.003 µs = 98.3 µs: 2.7992 ms
   // (measured: 1,862 µs; the fit moves these coefficients, not the formula).
   CHECK(k.time(KernelClass::latent_decode, a, kH100) == Approx(2.7991818e-3).epsilon(1e-6));
+  // Over an fp8 cache the latents stream in half the bytes (2,487,222,272 B: 0.9281 ms) but each of
+  // the 256·16384·576 = 2,415,919,104 cached elements is converted on the CUDA cores at 0.005 of
+  // the peak: 0.4886 ms more arithmetic, 2.4618 ms; √(c² + m²) = 2.6309 ms; with the floor and the
+  // heads 2.7392 ms. (The stream alone would have made it 2.18 ms: on H200's wider memory the
+  // conversion is what sets an fp8 cache's pace.)
+  k.latent_decode.convert = 0.005;
+  a.bytes = 2487222272.0, a.kv_bytes = 1, a.converted = 256.0 * 16384 * 576;
+  CHECK(k.time(KernelClass::latent_decode, a, kH100) == Approx(2.7392196e-3).epsilon(1e-6));
 }
 
 TEST_CASE("latent classes: a Gated DeltaNet decode of 1,024 sequences by hand") {
@@ -77,6 +85,15 @@ TEST_CASE("latent classes: DeepSeek-V3's decode attention is one latent kernel a
   a.heads = 32 * 128;
   const double one = em.kernels->time(KernelClass::latent_decode, a, kH100) + em.gap.value();
   CHECK(p.seconds("attn_scores") + p.seconds("attn_values") == Approx(61 * one).epsilon(1e-9));
+  // Over an fp8 cache the engine asks the class to convert the layer's 32·640·576 cached latents.
+  Workload w8 = w;
+  w8.precision.kv = DType::fp8;
+  const Report r8 = evaluate(m, g, w8);
+  const Priced p8{r8.decode.step, expected_op_times(r8.decode.step, em, r8.gpu.ceilings)};
+  KernelAsk a8{flops, 32.0 * 640 * 576 + 32.0 * 128 * 576 * 2 + 32.0 * 128 * 512 * 2, 1};
+  a8.heads = 32 * 128, a8.kv_bytes = 1, a8.converted = 32.0 * 640 * 576;
+  const double one8 = em.kernels->time(KernelClass::latent_decode, a8, kH100) + em.gap.value();
+  CHECK(p8.seconds("attn_scores") + p8.seconds("attn_values") == Approx(61 * one8).epsilon(1e-9));
   // The prefill's attention is the latent prefill class's: 192-wide keys over the prompt.
   const Priced pre{r.prefill, expected_op_times(r.prefill, em, r.gpu.ceilings)};
   const OpCost& prefill = r.prefill.ops[pre.at("attn_scores")].cost;
