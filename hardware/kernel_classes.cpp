@@ -140,14 +140,13 @@ KernelCoefficients::Split KernelCoefficients::split(KernelClass k, const KernelA
     case KernelClass::delta_net_prefill: return recurrent_split(delta_net_prefill, gemm.overlap, a, c);
     case KernelClass::elementwise:
       return {0, a.bytes / (elementwise.memory * c.bandwidth), elementwise.launch};
-    case KernelClass::all_reduce: {
-      const double ring = 2.0 * (a.gpus - 1) / a.gpus * a.bytes / c.link;
-      return {0, all_reduce_transfer(all_reduce, ring, a.gpus), all_reduce.latency};
-    }
+    case KernelClass::all_reduce:
     case KernelClass::nccl_all_reduce: {
-      // A ring's 2(k − 1)/k of the message through each GPU's link.
-      const double share = 2.0 * (a.gpus - 1) / a.gpus;
-      return {0, share * a.bytes / (nccl_all_reduce.bus * c.link), nccl_all_reduce.latency};
+      // A ring's 2(k − 1)/k of the message through each GPU's link: NCCL's at its bus share, the
+      // engine's kernel the faster of its one-shot and two-shot.
+      const double ring = 2.0 * (a.gpus - 1) / a.gpus * a.bytes / c.link;
+      if (k == KernelClass::all_reduce) return {0, all_reduce_transfer(all_reduce, ring, a.gpus), all_reduce.latency};
+      return {0, ring / nccl_all_reduce.bus, nccl_all_reduce.latency};
     }
     case KernelClass::experts:
     case KernelClass::experts_fp8: {

@@ -137,8 +137,9 @@ StepCost::StepCost(const ModelSpec& m, const GpuSpec& g, const Workload& base)
   }
 }
 
-StepCost::AttentionExpected StepCost::attention_expected(Phase p, long tokens) const {
+StepCost::AttentionExpected StepCost::attention_expected(Phase p, long tokens, long sequences) const {
   Workload w = base_;
+  w.batch = sequences;
   (p == Phase::decode ? w.context_tokens : w.prompt_tokens) = tokens;
   const OpList ops = build_ops(p, attention_[static_cast<int>(p)], w, ExpertRouting::uniform, pricing_);
   const Expected e = expected_phase(evaluate_phase(ops, ceilings_, link_, network_), expected_, ceilings_);
@@ -186,17 +187,10 @@ std::size_t point_below(std::uint64_t context) {
 
 }  // namespace
 
-Seconds StepCost::decode_batch_priced(long sequences, long context) const {
-  Workload w = base_;
-  w.batch = sequences;
-  w.context_tokens = context;
-  const OpList ops = build_ops(Phase::decode, attention_[static_cast<int>(Phase::decode)], w, ExpertRouting::uniform, pricing_);
-  // The per-pass cost is the step's once: time() adds it.
-  return expected_phase(evaluate_phase(ops, ceilings_, link_, network_), expected_, ceilings_).time - expected_.step;
-}
-
 Seconds StepCost::decode_batch_at(long sequences, std::size_t point) {
-  const auto price = [&] { return decode_batch_priced(sequences, static_cast<long>(context_at(point))); };
+  const auto price = [&] {
+    return attention_expected(Phase::decode, static_cast<long>(context_at(point)), sequences).total();
+  };
   const auto n = static_cast<std::size_t>(sequences);
   if (n >= kMostBatchSequences) return price();
   if (n >= batches_.size()) batches_.resize(std::max(n + 1, batches_.size() * 2));
@@ -210,25 +204,25 @@ Seconds StepCost::decode_batch(long sequences, double context) {
   // The class's time bends at the blocks' split and the combine's knee, and is near linear within
   // 1/64 of an octave. Beyond the grid (2^30 tokens; a 32-bit long, the web build's, holds its
   // points) the context is priced as it is.
+  const auto exact = [&](double at) { return attention_expected(Phase::decode, std::lround(at), sequences).total(); };
   const double c = std::max(1.0, context);
-  if (c >= 1073741824.0) return decode_batch_priced(sequences, std::lround(c));
+  if (c >= 1073741824.0) return exact(c);
   const std::size_t lo = point_below(static_cast<std::uint64_t>(c));
   auto below = static_cast<double>(context_at(lo)), above = static_cast<double>(context_at(lo + 1));
   if (c == below) return decode_batch_at(sequences, lo);
   // A chunked layer's keys fall from a whole chunk to one past each multiple of it: the ends are
   // held inside the chunk holding c, [start + 1, start + chunk], and priced there where they move.
+  bool left = false, right = false;
   if (chunk_ > 0) {
     const double start = std::floor((c - 1) / chunk_) * chunk_;
-    const bool left = below < start + 1, right = above > start + chunk_;
+    left = below < start + 1, right = above > start + chunk_;
     if (left) below = start + 1;
     if (right) above = start + chunk_;
-    const Seconds at_lo = left ? decode_batch_priced(sequences, std::lround(below)) : decode_batch_at(sequences, lo);
-    if (above <= below) return at_lo;
-    const Seconds at_hi = right ? decode_batch_priced(sequences, std::lround(above)) : decode_batch_at(sequences, lo + 1);
-    return at_lo + (at_hi - at_lo) * ((c - below) / (above - below));
   }
-  const Seconds at_lo = decode_batch_at(sequences, lo);
-  return at_lo + (decode_batch_at(sequences, lo + 1) - at_lo) * ((c - below) / (above - below));
+  const Seconds at_lo = left ? exact(below) : decode_batch_at(sequences, lo);
+  if (above <= below) return at_lo;
+  const Seconds at_hi = right ? exact(above) : decode_batch_at(sequences, lo + 1);
+  return at_lo + (at_hi - at_lo) * ((c - below) / (above - below));
 }
 
 AttentionWork StepCost::prefill_table(long tokens) {
@@ -240,21 +234,24 @@ AttentionWork StepCost::prefill_table(long tokens) {
   return e.w;
 }
 
-AttentionWork StepCost::prefill_attention(long cached, long fresh) {
-  // The engine's prefill of n tokens sees pairs_seen(n) pairs and reads each token's K/V once:
-  // the fresh queries' share is the difference of two prompts, plus the cached keys read (a
-  // decode query's reads at that context, less its own query and output). Under latent
-  // attention the cached tokens are read as their latents (StepMix::decompressed prices their
-  // up projection in the expected time).
+// The engine's prefill of n tokens sees pairs_seen(n) pairs and reads each token's K/V once.
+AttentionWork StepCost::fresh_pairs(long cached, long fresh) {
   const AttentionWork all = prefill_table(cached + fresh);
   const AttentionWork before = prefill_table(cached);
   // The class's time is not additive over a prompt's length: the difference is held at zero or more.
-  AttentionWork a{all.flops - before.flops, all.bytes - before.bytes, std::max(0.0, all.expected - before.expected)};
-  if (cached > 0) {
-    const AttentionWork keys = decode_table(cached), none = decode_table(0);
-    a.bytes += keys.bytes - none.bytes;
-    a.expected += std::max(0.0, keys.expected - none.expected);
-  }
+  return {all.flops - before.flops, all.bytes - before.bytes, std::max(0.0, all.expected - before.expected)};
+}
+
+AttentionWork StepCost::cached_read(long cached) {
+  const AttentionWork keys = decode_table(cached), none = decode_table(0);
+  return {0, keys.bytes - none.bytes, std::max(0.0, keys.expected - none.expected)};
+}
+
+AttentionWork StepCost::prefill_attention(long cached, long fresh) {
+  // Under latent attention the cached tokens are read as their latents (StepMix::decompressed
+  // prices their up projection in the expected time).
+  AttentionWork a = fresh_pairs(cached, fresh);
+  if (cached > 0) a += cached_read(cached);
   return a;
 }
 
@@ -263,13 +260,8 @@ AttentionWork StepCost::verify_attention(long cached, long fresh) {
   // sequence's blocks would overstate it at long contexts, as they did decodes), and only the
   // fresh queries' own share is the sequence's.
   if (!split_) {
-    AttentionWork a = prefill_attention(cached, fresh);
-    if (cached > 0) {
-      const AttentionWork all = prefill_table(cached + fresh), before = prefill_table(cached);
-      a.expected = std::max(0.0, all.expected - before.expected);
-      a.decodes = 1;
-      a.context = static_cast<double>(cached);
-    }
+    AttentionWork a = fresh_pairs(cached, fresh);
+    if (cached > 0) a += {0, cached_read(cached).bytes, 0, 1, static_cast<double>(cached)};
     return a;
   }
   // Each query sees the keys before it, and the cache is read once for them all (FlashMLA's

@@ -155,14 +155,19 @@ class StepCost {
   // octave apart (exact below 64 tokens) and interpolated between its points.
   [[nodiscard]] Seconds decode_batch(long sequences, double context);
   [[nodiscard]] Seconds decode_batch_at(long sequences, std::size_t point);
-  [[nodiscard]] Seconds decode_batch_priced(long sequences, long context) const;
   [[nodiscard]] AttentionWork attention_of(Phase p, long tokens) const;
-  // Under kernel classes, one sequence's attention at `tokens`: its kernels' variable part and
-  // their fixed costs (launch or floor, the engine's gap).
+  // Under kernel classes, `sequences` alike's attention at `tokens`: its kernels' variable part
+  // and their fixed costs (launch or floor, the engine's gap).
   struct AttentionExpected {
     Seconds variable, fixed;
+    [[nodiscard]] Seconds total() const { return variable + fixed; }
   };
-  [[nodiscard]] AttentionExpected attention_expected(Phase p, long tokens) const;
+  [[nodiscard]] AttentionExpected attention_expected(Phase p, long tokens, long sequences = 1) const;
+  // A prompt's `fresh` tokens after `cached`: the pairs they see (the difference of two prompts'),
+  // and separately the cached keys they read once (a decode query's reads at that context, less its
+  // own query and output).
+  [[nodiscard]] AttentionWork fresh_pairs(long cached, long fresh);
+  [[nodiscard]] AttentionWork cached_read(long cached);
   [[nodiscard]] StepTime price(const Part& part, long rows) const;
   [[nodiscard]] StepTime lookup(Part& part, long rows);
   // The tables stop here, and larger counts are priced each time: a batch of 10^6 sequences of
