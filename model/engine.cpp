@@ -118,9 +118,9 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
   ParameterCount params;
   WeightBytes stored;
   WeightPlacement placed;
-  // Each pass's operators in turn (prefill's, decode's, then one sequence's for the critical
-  // batch), in one buffer that each thread keeps from point to point: it was the largest
-  // allocation of a point (a sweep evaluates millions), and only the phases' results outlive it.
+  // Prefill's and decode's operators are built in their results; one sequence's, for the
+  // critical batch, in a buffer that each thread keeps from point to point (a sweep evaluates
+  // millions), since nothing outlives the sums taken of them.
   thread_local OpList ops;
   Bytes kv_per_token, cache_per_sequence;
   const auto sequence = static_cast<double>(workload.prompt_tokens + workload.gen_tokens);
@@ -144,10 +144,10 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
       r.prefill = pipeline_phase(Phase::prefill, shard, workload, pricing, gpu, c, em, r.prefill_pipeline.emplace());
       r.decode.step = pipeline_phase(Phase::decode, shard, workload, pricing, gpu, c, em, r.decode_pipeline.emplace());
     } else {
-      build_ops(ops, Phase::prefill, shard, workload, ExpertRouting::uniform, pricing);
-      r.prefill = evaluate_phase(ops, c, gpu.interconnect, gpu.network);
-      build_ops(ops, Phase::decode, shard, workload, ExpertRouting::uniform, pricing);
-      r.decode.step = evaluate_phase(ops, c, gpu.interconnect, gpu.network);
+      build_ops(r.prefill.ops, Phase::prefill, shard, workload, ExpertRouting::uniform, pricing);
+      time_phase(r.prefill, c, gpu.interconnect, gpu.network);
+      build_ops(r.decode.step.ops, Phase::decode, shard, workload, ExpertRouting::uniform, pricing);
+      time_phase(r.decode.step, c, gpu.interconnect, gpu.network);
     }
     build_ops(ops, Phase::decode, shard, one, ExpertRouting::all, pricing);
   } else {

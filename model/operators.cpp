@@ -5,6 +5,8 @@
 #include <cmath>
 #include <variant>
 
+#include "model/phase.hpp"
+
 namespace roofline {
 
 namespace {
@@ -55,10 +57,16 @@ double pairs_seen(double n, const AttentionStep& a) {
 
 namespace {
 
+// The cost an element of the list being built holds: an operator's own, or a phase result's
+// (the engine builds its timed passes in their results, not copying each operator into one).
+OpCost& cost_of(OpCost& o) { return o; }
+OpCost& cost_of(OpResult& o) { return o.cost; }
+
+template <class List>
 class OpBuilder {
  public:
   // `activation_bytes`: an activation element's size.
-  OpBuilder(OpList& ops, double activation_bytes, const Block& block)
+  OpBuilder(List& ops, double activation_bytes, const Block& block)
       : ops_(ops), ab_(activation_bytes), layers_(block.layers), label_(block.label) {}
 
   // y[rows, out] = x[rows, in] · W[in, out] over `copies` weight matrices (experts touched):
@@ -68,29 +76,29 @@ class OpBuilder {
               double ob) {
     const double weights = matrices + bias * ab_;
     add(name, 2 * rows * in * out, weights + rows * (in * ab_ + out * ob), weights);
-    ops_.back().shape = {rows, in, out, layers_ * copies};
-    ops_.back().kernel = KernelKind::linear;
+    back().shape = {rows, in, out, layers_ * copies};
+    back().kernel = KernelKind::linear;
   }
   // How the kernels of the last operator added run (OpCost::kernel, fused).
   void kernel(KernelKind k, bool fused = false) {
-    ops_.back().kernel = k;
-    ops_.back().fused = fused;
+    back().kernel = k;
+    back().fused = fused;
   }
-  void kernel_work(double ratio) { ops_.back().kernel_work = ratio; }
-  void kernel_window(double window) { ops_.back().window = window; }
+  void kernel_work(double ratio) { back().kernel_work = ratio; }
+  void kernel_window(double window) { back().window = window; }
   // The kernel class of the operator before the last added, if any.
   [[nodiscard]] KernelKind previous_kernel() const {
-    return ops_.size() < 2 ? KernelKind::other : ops_[ops_.size() - 2].kernel;
+    return ops_.size() < 2 ? KernelKind::other : cost_of(ops_[ops_.size() - 2]).kernel;
   }
   void attention_shape(double sequences, double heads, double head_dim, double queries) {
-    OpCost& o = ops_.back();
+    OpCost& o = back();
     o.sequences = sequences, o.heads = heads, o.head_dim = head_dim, o.queries = queries;
   }
   void decode_shape(double kv_heads, double keys, double context, DType kv_format) {
-    OpCost& o = ops_.back();
+    OpCost& o = back();
     o.kv_heads = kv_heads, o.keys = keys, o.context = context, o.kv_format = kv_format;
   }
-  void dequant(Dequant d) { ops_.back().dequant = d; }
+  void dequant(Dequant d) { back().dequant = d; }
 
   // A fused residual-add + norm: reads x and the residual, writes both, ≈ 5 FLOPs an element
   // (a norm without the residual reads and writes one); its weights are a scale (RMSNorm) or a
@@ -117,7 +125,7 @@ class OpBuilder {
 
   // One call a layer, of rows × width elements of `eb` bytes on each GPU.
   void collective(const CollectiveStep& c, double rows, double eb) {
-    OpCost& o = ops_.emplace_back();
+    OpCost& o = cost_of(ops_.emplace_back());
     o.name = c.name;
     o.layers = label_;
     o.comm_bytes = Bytes(rows * c.width * eb * layers_);
@@ -128,7 +136,7 @@ class OpBuilder {
 
   // Built in place: an OpCost is some 170 bytes, and a temporary copied in doubled build_ops' time.
   void add(std::string_view name, double flops, double bytes, double weights) {
-    OpCost& o = ops_.emplace_back();
+    OpCost& o = cost_of(ops_.emplace_back());
     o.name = name;
     o.layers = label_;
     o.flops = Flops(flops * layers_);
@@ -140,7 +148,9 @@ class OpBuilder {
   [[nodiscard]] double activation_bytes() const { return ab_; }
 
  private:
-  OpList& ops_;
+  OpCost& back() { return cost_of(ops_.back()); }
+
+  List& ops_;
   double ab_, layers_;
   std::string_view label_;
 };
@@ -179,7 +189,8 @@ bool latent_measured(const Pass& p, const AttentionStep& a) {
 // Decode reads the keys its query sees (a window's last tokens, the indexer's top_k); prefill
 // reads each token's K and V once, and its queries see pairs_seen of them. A naive kernel
 // materialises the whole n × n score matrix, masked part included.
-void add_attention(OpBuilder& b, const Pass& p, const AttentionStep& a, const Workload& w) {
+template <class List>
+void add_attention(OpBuilder<List>& b, const Pass& p, const AttentionStep& a, const Workload& w) {
   const double ab = b.activation_bytes();
   const DType kv_format = a.reads_cache ? w.precision.kv : w.precision.activations;
   const double kvb = a.reads_cache ? bytes_per_element(w.precision.kv) : ab;
@@ -223,7 +234,8 @@ void add_attention(OpBuilder& b, const Pass& p, const AttentionStep& a, const Wo
 
 // Decode reads and writes each sequence's state; prefill runs the scan over its n tokens from an
 // empty state and writes the final one. The tokens' inputs and outputs go through memory.
-void add_recurrent(OpBuilder& b, const Pass& p, const RecurrentStep& r, const Workload& w) {
+template <class List>
+void add_recurrent(OpBuilder<List>& b, const Pass& p, const RecurrentStep& r, const Workload& w) {
   const double ab = b.activation_bytes(), sb = bytes_per_element(w.precision.kv);
   const double held = r.state * (r.fp32_state ? 4 : sb) + r.conv_state * sb;
   const double state = p.sequences * held * (p.decode ? 2 : 1);
@@ -282,9 +294,10 @@ struct Formats {
 };
 
 // Prices each step of the description for this pass, in the order the kernels run.
+template <class List>
 class StepPricer {
  public:
-  StepPricer(OpBuilder& b, const Pass& p, const Workload& w, ExpertRouting routing, const WeightPricing& pricing,
+  StepPricer(OpBuilder<List>& b, const Pass& p, const Workload& w, ExpertRouting routing, const WeightPricing& pricing,
              const Formats& f)
       : b_(b), p_(p), w_(w), routing_(routing), pricing_(pricing), f_(f) {}
 
@@ -330,13 +343,30 @@ class StepPricer {
   }
 
  private:
-  OpBuilder& b_;
+  OpBuilder<List>& b_;
   const Pass& p_;
   const Workload& w_;
   ExpertRouting routing_;
   const WeightPricing& pricing_;
   const Formats& f_;
 };
+
+// Every step of every block into `ops`, replacing what it held.
+template <class List>
+void build_into(List& ops, Phase phase, const LayerStack& stack, const Workload& w, ExpertRouting routing,
+                const WeightPricing& pricing) {
+  const Pass all = make_pass(phase, w), own = make_pass(phase, w, stack.data_parallel);
+  const Formats f(w.precision);
+  ops.clear();
+  ops.reserve(28);
+  for (const Block& block : stack.blocks) {
+    OpBuilder<List> b(ops, f.activation, block);
+    const StepPricer<List> every(b, all, w, routing, pricing, f), mine(b, own, w, routing, pricing, f);
+    for (const PhasedStep& s : block.steps) {
+      if (s.runs_in(phase)) std::visit(s.rows == Rows::own ? mine : every, s.step);
+    }
+  }
+}
 
 }  // namespace
 
@@ -353,17 +383,12 @@ OpList build_ops(Phase phase, const LayerStack& stack, const Workload& w, Expert
 
 void build_ops(OpList& ops, Phase phase, const LayerStack& stack, const Workload& w, ExpertRouting routing,
                const WeightPricing& pricing) {
-  const Pass all = make_pass(phase, w), own = make_pass(phase, w, stack.data_parallel);
-  const Formats f(w.precision);
-  ops.clear();
-  ops.reserve(28);
-  for (const Block& block : stack.blocks) {
-    OpBuilder b(ops, f.activation, block);
-    const StepPricer every(b, all, w, routing, pricing, f), mine(b, own, w, routing, pricing, f);
-    for (const PhasedStep& s : block.steps) {
-      if (s.runs_in(phase)) std::visit(s.rows == Rows::own ? mine : every, s.step);
-    }
-  }
+  build_into(ops, phase, stack, w, routing, pricing);
+}
+
+void build_ops(std::vector<OpResult>& ops, Phase phase, const LayerStack& stack, const Workload& w, ExpertRouting routing,
+               const WeightPricing& pricing) {
+  build_into(ops, phase, stack, w, routing, pricing);
 }
 
 OpList build_ops(Phase phase, const ModelSpec& m, const Workload& w, ExpertRouting routing) {

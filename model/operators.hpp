@@ -81,5 +81,10 @@ enum class ExpertRouting { uniform, all };
 // one buffer, an allocation a point rather than one a pass.
 void build_ops(OpList& ops, Phase phase, const LayerStack& stack, const Workload& w, ExpertRouting routing,
                const WeightPricing& pricing);
+// The same into a phase's results (model/phase.hpp), each operator's cost built where it is then
+// timed (time_phase): copying each operator from a list into its result was a sixth of a point.
+struct OpResult;
+void build_ops(std::vector<OpResult>& ops, Phase phase, const LayerStack& stack, const Workload& w,
+               ExpertRouting routing, const WeightPricing& pricing);
 
 }  // namespace roofline

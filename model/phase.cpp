@@ -6,11 +6,19 @@ PhaseResult evaluate_phase(const OpList& ops, const Ceilings& c, const std::opti
                            const std::optional<Network>& network) {
   PhaseResult r;
   r.ops.reserve(ops.size());
-  for (const OpCost& op : ops) {
-    // Built from its cost, not zeroed and then overwritten. (Not emplace_back(op): the web
-    // build's clang 14 lacks C++20's parenthesised aggregate initialisation.)
-    OpResult& o = r.ops.emplace_back(OpResult{op});
-    o.bound = Bound::memory;
+  // Built from its cost, not zeroed and then overwritten. (Not emplace_back(op): the web build's
+  // clang 14 lacks C++20's parenthesised aggregate initialisation.)
+  for (const OpCost& op : ops) r.ops.emplace_back(OpResult{op, {}, {}, {}, Bound::memory, {}});
+  time_phase(r, c, link, network);
+  return r;
+}
+
+void time_phase(PhaseResult& r, const Ceilings& c, const std::optional<Interconnect>& link,
+                const std::optional<Network>& network) {
+  std::vector<OpResult> ops = std::move(r.ops);
+  r = PhaseResult{};
+  for (OpResult& o : ops) {
+    const OpCost& op = o.cost;
     if (op.comm_bytes > Bytes(0) && link) {
       o.comm = collective_cost(op.collective, op.comm_bytes / op.comm_calls, Group{op.group, op.across}, *link, network);
       o.time = o.comm.bound() * op.comm_calls;
@@ -28,11 +36,11 @@ PhaseResult evaluate_phase(const OpList& ops, const Ceilings& c, const std::opti
     r.weight_bytes += op.weight_bytes;
     r.time += o.time;
   }
+  r.ops = std::move(ops);
   r.compute_time = r.flops / c.peak;
   r.memory_time = r.bytes / c.bandwidth;
   r.bound = r.compute_time > r.memory_time ? Bound::compute : Bound::memory;
   if (r.comm_time > r.compute_time && r.comm_time > r.memory_time) r.bound = Bound::interconnect;
-  return r;
 }
 
 }  // namespace roofline

@@ -53,5 +53,9 @@ struct PhaseResult {
 // Collectives are timed on the GPU's interconnect (and network, for groups beyond its domain).
 [[nodiscard]] PhaseResult evaluate_phase(const OpList& ops, const Ceilings& c, const std::optional<Interconnect>& link,
                                          const std::optional<Network>& network);
+// The same of a phase whose `ops` hold their costs already (build_ops into the results): times
+// each and sums the phase, replacing whatever else `r` held.
+void time_phase(PhaseResult& r, const Ceilings& c, const std::optional<Interconnect>& link,
+                const std::optional<Network>& network);
 
 }  // namespace roofline
