@@ -60,7 +60,7 @@ void require_ceilings(const io::KernelTable& t, const Gpu& g) {
     const KernelClass k = s.klass;
     const bool collective = k == KernelClass::all_reduce || k == KernelClass::nccl_all_reduce;
     std::string_view lacking = collective && g.ceilings.link <= 0                  ? "`interconnect:`"
-                               : (k == KernelClass::gemm_fp8 || k == KernelClass::experts_fp8) && g.ceilings.peak_fp8 <= 0 ? "an fp8 peak"
+                               : on_fp8_peak(k) && g.ceilings.peak_fp8 <= 0 ? "an fp8 peak"
                                : !collective && g.ceilings.peak <= 0              ? (g.fp32 ? "fp32 peak" : "a bf16 or fp16 peak")
                                                                                    : "";
     if (!lacking.empty()) {

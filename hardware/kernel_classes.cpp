@@ -9,6 +9,7 @@ std::string_view name(KernelClass k) {
   switch (k) {
     case KernelClass::gemm: return "gemm";
     case KernelClass::gemm_fp8: return "gemm_fp8";
+    case KernelClass::gemm_fp8_block: return "gemm_fp8_block";
     case KernelClass::decode_attention: return "decode_attention";
     case KernelClass::prefill_attention: return "prefill_attention";
     case KernelClass::elementwise: return "elementwise";
@@ -22,6 +23,10 @@ std::string_view name(KernelClass k) {
     case KernelClass::delta_net_prefill: return "delta_net_prefill";
   }
   return "";
+}
+
+bool on_fp8_peak(KernelClass k) {
+  return k == KernelClass::gemm_fp8 || k == KernelClass::gemm_fp8_block || k == KernelClass::experts_fp8;
 }
 
 double all_reduce_transfer(const AllReduceCoefficients& x, double ring, double gpus) {
@@ -82,6 +87,24 @@ KernelCoefficients::Split decode_split(const DecodeAttentionCoefficients& d, dou
   return {s.compute * k, (s.memory + fixed_blocks) * k, floor};
 }
 
+// A block-scaled fp8 GEMM (Fp8BlockCoefficients): whole tiles' arithmetic and the stream overlapped
+// as the 16-bit GEMM's, that overlapped with one tile's walk along K, then the quantization of the
+// activations (its bytes and fixed time) and the GEMM's launch. `a.rows` is M, `a.width` N.
+KernelCoefficients::Split block_scaled_split(const Fp8BlockCoefficients& b, const GemmCoefficients& g, const KernelAsk& a,
+                                             const KernelCeilings& c) {
+  const double m = a.rows, n = a.width;
+  if (m <= 0 || n <= 0) return {0, 0, g.launch + b.quantize};
+  const double k = a.flops / (2 * m * n);
+  const auto whole = [](double x, double tile) { return std::ceil(x / tile) * tile; };
+  const double tiles = 2 * whole(m, kBlockTileRows) * whole(n, kBlockTileCols) * k / (b.compute * c.peak_fp8);
+  const double walk = 2 * kBlockTileRows * kBlockTileCols * k / (b.chain * c.peak_fp8);
+  KernelCoefficients::Split s = overlapped(tiles, a.bytes / (g.memory * c.bandwidth), g.overlap, g.launch + b.quantize);
+  const double both = s.compute + s.memory, k_all = both > 0 ? overlap_norm(both, walk, g.overlap) / both : 0;
+  s.compute *= k_all;
+  s.memory = s.memory * k_all + a.scale_bytes / (b.quantize_memory * c.bandwidth);
+  return s;
+}
+
 // Σ over a prompt's n queries of the keys each sees, at most `window` (0: all before it).
 double causal_pairs(double n, double window) {
   const auto triangle = [](double k) { return k * (k + 1) / 2; };
@@ -132,6 +155,7 @@ KernelCoefficients::Split KernelCoefficients::split(KernelClass k, const KernelA
       s.memory += a.scale_bytes / (gemm.memory * c.bandwidth);
       return s;
     }
+    case KernelClass::gemm_fp8_block: return block_scaled_split(gemm_fp8_block, gemm, a, c);
     case KernelClass::decode_attention: return decode_split(decode_attention, gemm.overlap, a, c);
     case KernelClass::prefill_attention: return prefill_split(prefill_attention, gemm.overlap, a, c);
     case KernelClass::latent_decode: return latent_decode_split(latent_decode, gemm.overlap, a, c);
@@ -237,6 +261,15 @@ std::vector<ClassCoefficient> coefficients_of(KernelClass c, KernelCoefficients&
     case KernelClass::gemm_fp8:
       return {{"compute", false, "share of the fp8 peak", 0.05, 1, &k.gemm_fp8.compute},
               {"scale", true, "fixed time of the activation-scale kernels", 1e-8, 1e-4, &k.gemm_fp8.scale}};
+    case KernelClass::gemm_fp8_block:
+      return {{"compute", false, "share of the fp8 peak on whole tiles (M padded to 64 rows, N to 128 columns)", 0.05, 1,
+               &k.gemm_fp8_block.compute},
+              {"chain", false, "share of the fp8 peak one output tile's walk along K gets (about one SM's)", 1e-3, 1,
+               &k.gemm_fp8_block.chain},
+              {"quantize", true, "fixed time of the activations' 1 x 128 quantization kernel", 1e-9, 1e-4,
+               &k.gemm_fp8_block.quantize},
+              {"quantize_memory", false, "share of the bandwidth the quantization's 3 bytes an activation stream at", 0.01, 1,
+               &k.gemm_fp8_block.quantize_memory}};
     case KernelClass::decode_attention: return decode_coefficients(k.decode_attention);
     case KernelClass::prefill_attention: return prefill_coefficients(k.prefill_attention, true);
     case KernelClass::elementwise:

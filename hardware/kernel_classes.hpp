@@ -19,6 +19,7 @@ namespace roofline {
 enum class KernelClass {
   gemm,               // a 16-bit GEMM (bf16, fp16)
   gemm_fp8,           // an fp8 GEMM with per-tensor activation scales computed at run time
+  gemm_fp8_block,     // an fp8 GEMM scaled in blocks: 128 × 128 of the weights, 1 × 128 of the activations
   decode_attention,   // one query a sequence against its cached keys and values
   prefill_attention,  // causal attention over a prompt (flash / FMHA)
   elementwise,        // norms, activations, residual adds: a stream through memory
@@ -36,9 +37,11 @@ enum class KernelClass {
   delta_net_decode,
   delta_net_prefill,
 };
-inline constexpr std::size_t kKernelClasses = 13;
+inline constexpr std::size_t kKernelClasses = 14;
 
 [[nodiscard]] std::string_view name(KernelClass k);
+// Whether a class's arithmetic runs at the fp8 peak (the fp8 GEMMs and experts).
+[[nodiscard]] bool on_fp8_peak(KernelClass k);
 
 // What one kernel of a class asks of one GPU.
 struct KernelAsk {
@@ -56,7 +59,7 @@ struct KernelAsk {
   double stream_bytes = 0;
   double experts = 0;     // grouped experts: the distinct experts its rows reach (rows: the picks)
   double sequences = 0;   // a recurrent layer's sequences in the pass: each pays its own setup
-  double width = 0;       // grouped experts: each expert's intermediate columns on this GPU
+  double width = 0;       // grouped experts: each expert's intermediate columns on this GPU; a block-scaled GEMM: its N
   double window = 0;      // prefill attention: the keys a query sees at most (0: all before it); `flops` are its own pairs'
   // Decode attention: (sequence, KV head) pairs (0: one a query head, as multi-head attention),
   // the keys a sequence reads, and the bytes of a cached element (1: an fp8 cache, which the
@@ -90,6 +93,19 @@ struct GemmCoefficients {
 struct Fp8Coefficients {
   double compute = 0.696;  // share of the fp8 peak
   double scale = 9.91 * 1e-6;  // s: the activation-scale kernels' fixed cost (their bytes stream at GEMM memory)
+};
+// A block-scaled fp8 GEMM (DeepSeek-V3's format; TensorRT-LLM's fp8 block-scale GEMM, as DeepGEMM
+// runs it): the activations are first quantized in groups of 128 along K (a kernel reading them at
+// 16 bits and writing them at 8: 3·M·K bytes), then each output tile of kBlockTileRows × kBlockTileCols
+// walks K on one SM, applying each block's scales in its main loop. There is no split along K, so
+// where few tiles cover the output (small M × N) one tile's walk sets the time: at M = 1, N = 128 on
+// H100 it grows by 1.05 ns an element of K, to 74 us at K = 65536, where the bytes alone take 2.5 us.
+inline constexpr double kBlockTileRows = 64, kBlockTileCols = 128;
+struct Fp8BlockCoefficients {
+  double compute = 0.565;      // share of the fp8 peak on whole tiles (M and N padded to the tile)
+  double chain = 0.00815;      // share of the fp8 peak one tile's walk along K gets (≈ one SM's: 1/132 is 0.0076)
+  double quantize = 1.52 * 1e-6;  // s: the activations' quantization kernel beyond the GEMM's launch
+  double quantize_memory = 0.403;  // share of the bandwidth its 3·M·K bytes stream at
 };
 // Decode attention as TensorRT-LLM runs it (its XQA kernel; docs/expected-performance.md). A work
 // item is one sequence's queries on one KV head: the grouped kernel takes a KV head's query heads
@@ -178,6 +194,7 @@ struct AllReduceCoefficients {
 struct KernelCoefficients {
   GemmCoefficients gemm;
   Fp8Coefficients gemm_fp8;
+  Fp8BlockCoefficients gemm_fp8_block;
   DecodeAttentionCoefficients decode_attention;
   PrefillAttentionCoefficients prefill_attention;
   ElementwiseCoefficients elementwise;
@@ -195,11 +212,11 @@ struct KernelCoefficients {
   // defaults are every GPU's kernels of ../shared/gpu-kernels/ together, what a GPU the tables
   // never saw is priced with (`rooflineplan fit --kernels` on them; docs/expected-performance.md).
   std::string source = "rooflineplan fit --kernels on 35 tables, every GPU's kernels together (h100-sxm, h200, "
-                       "a100-80gb): gemm 0.085, gemm_fp8 0.051, decode_attention 0.115, prefill_attention 0.088, "
-                       "elementwise 0.268, all_reduce 0.063, nccl_all_reduce 0.211, experts 0.101, experts_fp8 "
-                       "0.107, latent_decode 0.075, latent_prefill 0.093, delta_net_decode 0.032, "
-                       "delta_net_prefill 0.074 (median abs log in-sample); stopped at an end of its physical "
-                       "range: prefill_attention.compute, latent_decode.compute, latent_prefill.compute, "
+                       "a100-80gb): gemm 0.085, gemm_fp8 0.051, gemm_fp8_block 0.079, decode_attention 0.115, "
+                       "prefill_attention 0.088, elementwise 0.268, all_reduce 0.063, nccl_all_reduce 0.211, experts "
+                       "0.101, experts_fp8 0.107, latent_decode 0.075, latent_prefill 0.093, delta_net_decode 0.032, "
+                       "delta_net_prefill 0.074 (median abs log in-sample); stopped at an end of its physical range: "
+                       "prefill_attention.compute, latent_decode.compute, latent_prefill.compute, "
                        "delta_net_prefill.memory";
 
   // One kernel's expected time in seconds, and split: the part shared between compute and memory

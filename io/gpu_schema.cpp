@@ -289,6 +289,7 @@ const Schema<GpuSpec>& gpu_schema() {
   };
   using Gemm = InKernels<&KernelCoefficients::gemm>;
   using Fp8 = InKernels<&KernelCoefficients::gemm_fp8>;
+  using Fp8Block = InKernels<&KernelCoefficients::gemm_fp8_block>;
   using Elementwise = InKernels<&KernelCoefficients::elementwise>;
   using AllReduce = InKernels<&KernelCoefficients::all_reduce>;
   using Nccl = InKernels<&KernelCoefficients::nccl_all_reduce>;
@@ -313,6 +314,21 @@ const Schema<GpuSpec>& gpu_schema() {
       F{.key = "scale", .kind = Kind::quantity, .need = Need::optional,
         .doc = "fixed time of the kernels that scale the activations to fp8", .access = member<Fp8, &Fp8Coefficients::scale>(),
         .fallback = d.gemm_fp8.scale, .dimension = Dimension::time},
+  };
+  static const std::array fp8_block = {
+      F{.key = "compute", .kind = Kind::fraction, .need = Need::optional,
+        .doc = "share of the fp8 peak on whole tiles (M padded to 64 rows, N to 128 columns)",
+        .access = member<Fp8Block, &Fp8BlockCoefficients::compute>(), .fallback = d.gemm_fp8_block.compute},
+      F{.key = "chain", .kind = Kind::fraction, .need = Need::optional,
+        .doc = "share of the fp8 peak one output tile's walk along K gets (about one SM's)",
+        .access = member<Fp8Block, &Fp8BlockCoefficients::chain>(), .fallback = d.gemm_fp8_block.chain},
+      F{.key = "quantize", .kind = Kind::quantity, .need = Need::optional,
+        .doc = "fixed time of the activations' 1 x 128 quantization kernel",
+        .access = member<Fp8Block, &Fp8BlockCoefficients::quantize>(), .fallback = d.gemm_fp8_block.quantize,
+        .dimension = Dimension::time},
+      F{.key = "quantize_memory", .kind = Kind::fraction, .need = Need::optional,
+        .doc = "share of the bandwidth the quantization's 3 bytes an activation stream at",
+        .access = member<Fp8Block, &Fp8BlockCoefficients::quantize_memory>(), .fallback = d.gemm_fp8_block.quantize_memory},
   };
   static const auto decode = decode_fields(d.decode_attention);
   static const auto prefill = prefill_window_fields(d.prefill_attention, "fixed time a prefill attention kernel");
@@ -378,6 +394,10 @@ const Schema<GpuSpec>& gpu_schema() {
         .fields = gemm, .flow = true},
       F{.key = "gemm_fp8", .kind = Kind::section, .need = Need::optional,
         .doc = "fp8 GEMMs: the 16-bit GEMM's memory, overlap and launch, their own compute", .fields = fp8, .flow = true},
+      F{.key = "gemm_fp8_block", .kind = Kind::section, .need = Need::optional,
+        .doc = "block-scaled fp8 GEMMs (128 x 128 weight blocks): the 16-bit GEMM's memory, overlap and launch, their own "
+               "tiles' compute, walk along K and activations' quantization",
+        .fields = fp8_block, .flow = true},
       F{.key = "decode_attention", .kind = Kind::section, .need = Need::optional, .doc = "one query a sequence",
         .fields = decode, .flow = true},
       F{.key = "prefill_attention", .kind = Kind::section, .need = Need::optional, .doc = "causal attention over a prompt",

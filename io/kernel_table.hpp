@@ -25,7 +25,7 @@ struct KernelTable {
   std::string path;
   std::string kind;  // gemm, generation_attention, context_attention, custom_allreduce, nccl, moe, mla, gdn, vidur_ops, vidur_all_reduce
   std::vector<KernelSample> samples;
-  // Rows read but not fitted, counted by why (fp8_block GEMMs and experts, 4-bit experts, NCCL's
+  // Rows read but not fitted, counted by why (fp8_block experts, 4-bit experts, NCCL's
   // other collectives, all-reduces across nodes): said, never dropped silently.
   std::map<std::string, std::size_t> left_out;
   // Its GEMMs are float32 (a CPU's `calibrate --kernel-table`): measured against the fp32 peak,

@@ -59,8 +59,11 @@ std::optional<KernelClass> class_of(const OpResult& o, const Ceilings& c) {
   switch (k.kernel) {
     case KernelKind::linear:
     case KernelKind::linear_fp8:
+    case KernelKind::linear_fp8_block:
       if (k.dequant != Dequant::none || k.shape.rows <= 0) return std::nullopt;
-      return k.kernel == KernelKind::linear ? KernelClass::gemm : KernelClass::gemm_fp8;
+      return k.kernel == KernelKind::linear       ? KernelClass::gemm
+             : k.kernel == KernelKind::linear_fp8 ? KernelClass::gemm_fp8
+                                                  : KernelClass::gemm_fp8_block;
     case KernelKind::attention:
       if (k.head_dim <= 0 || k.queries <= 0) return std::nullopt;
       if (k.queries > 1) return KernelClass::prefill_attention;
@@ -96,9 +99,15 @@ KernelAsk ask_of(std::span<const OpResult> group, KernelClass k) {
     a.flops += o.cost.flops.value() * o.cost.kernel_work / lead.launches;
     a.bytes += o.cost.bytes.value() / lead.launches;
   }
-  if (k == KernelClass::gemm || k == KernelClass::gemm_fp8) a.rows = lead.shape.rows;
+  if (k == KernelClass::gemm || k == KernelClass::gemm_fp8 || k == KernelClass::gemm_fp8_block) a.rows = lead.shape.rows;
   // fp8: the scale kernels read the 16-bit activations twice and write them as fp8.
   if (k == KernelClass::gemm_fp8) a.scale_bytes = 5 * lead.shape.rows * lead.shape.in;
+  if (k == KernelClass::gemm_fp8_block) {
+    // Quantized in 1 × 128 groups once (read at 16 bits, written at 8); the fused group's columns
+    // together are the GEMM's N.
+    a.scale_bytes = 3 * lead.shape.rows * lead.shape.in;
+    for (const OpResult& o : group) a.width += o.cost.shape.out;
+  }
   if (k == KernelClass::decode_attention || k == KernelClass::latent_decode) a.heads = lead.sequences * lead.heads;
   if (k == KernelClass::latent_decode && lead.kv_format == DType::fp8) {
     // The cached latents FlashMLA converts: one KV head of the query's width a key.

@@ -12,18 +12,16 @@ namespace roofline {
 
 namespace {
 
-// The order classes are fitted in: the fp8 GEMM takes the 16-bit GEMM's memory share, overlap and
-// launch, so it comes after it.
-constexpr std::array kOrder = {KernelClass::gemm,        KernelClass::gemm_fp8,   KernelClass::decode_attention,
+// The order classes are fitted in: the fp8 GEMMs take the 16-bit GEMM's memory share, overlap and
+// launch, so they come after it.
+constexpr std::array kOrder = {KernelClass::gemm,        KernelClass::gemm_fp8,   KernelClass::gemm_fp8_block,
+                               KernelClass::decode_attention,
                                KernelClass::prefill_attention, KernelClass::elementwise, KernelClass::all_reduce,
                                KernelClass::nccl_all_reduce,
                                // The experts take the GEMM classes' shares; the fp8 experts the 16-bit experts' memory, overlap,
                                // tile and launch.
                                KernelClass::experts, KernelClass::experts_fp8, KernelClass::latent_decode,
                                KernelClass::latent_prefill, KernelClass::delta_net_decode, KernelClass::delta_net_prefill};
-
-// The fp8 classes' arithmetic runs at the fp8 peak.
-bool on_fp8_peak(KernelClass k) { return k == KernelClass::gemm_fp8 || k == KernelClass::experts_fp8; }
 
 // Past this many kernels a class is fitted on an even stride of them: 100k GEMMs say no more about
 // four coefficients than 6000 spread over the same grid, and take seconds.

@@ -277,18 +277,21 @@ struct Formats {
   double activation, kv;  // bytes an element
   // By WeightClass (shared_experts is the last); the small tensors are not unpacked.
   std::array<Dequant, static_cast<std::size_t>(WeightClass::shared_experts) + 1> dequant{};
-  KernelKind linear, experts;
+  // The kernel each weight class's GEMMs run as: fp8 arithmetic on block-scaled weights is its own.
+  std::array<KernelKind, static_cast<std::size_t>(WeightClass::shared_experts) + 1> linear{};
+  KernelKind experts;
 
-  explicit Formats(const Precision& p)
-      : activation(bytes_per_element(p.activations)),
-        kv(bytes_per_element(p.kv)),
-        // GEMMs in int8 or below keep the end-to-end pricing.
-        linear(p.compute == DType::fp8                                ? KernelKind::linear_fp8
-               : p.compute == DType::bf16 || p.compute == DType::fp16 ? KernelKind::linear
-                                                                      : KernelKind::other),
-        experts(experts_kind(p)) {
+  explicit Formats(const Precision& p) : activation(bytes_per_element(p.activations)), kv(bytes_per_element(p.kv)), experts(experts_kind(p)) {
+    // GEMMs in int8 or below keep the end-to-end pricing.
+    const KernelKind plain = p.compute == DType::fp8                                ? KernelKind::linear_fp8
+                             : p.compute == DType::bf16 || p.compute == DType::fp16 ? KernelKind::linear
+                                                                                    : KernelKind::other;
+    linear.fill(plain);
     for (std::size_t c = 0; c < dequant.size(); ++c) {
-      if (const auto t = tensor_class(static_cast<WeightClass>(c))) dequant[c] = dequant_of(p.of(*t), p.compute);
+      const auto t = tensor_class(static_cast<WeightClass>(c));
+      if (!t) continue;
+      dequant[c] = dequant_of(p.of(*t), p.compute);
+      if (plain == KernelKind::linear_fp8 && p.of(*t) == WeightFormat::fp8_block) linear[c] = KernelKind::linear_fp8_block;
     }
   }
 };
@@ -314,7 +317,7 @@ class StepPricer {
       b_.kernel(k, k != KernelKind::other && (l.joins_previous || b_.previous_kernel() == k));
       return;
     }
-    b_.kernel(f_.linear, l.joins_previous);
+    b_.kernel(f_.linear[static_cast<std::size_t>(l.weights)], l.joins_previous);
   }
   void operator()(const NormStep& n) const { b_.norm(n, p_.rows); }
   void operator()(const ConvStep& c) const {

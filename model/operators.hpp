@@ -24,7 +24,11 @@ struct MatmulShape {
 // pricing. `experts`, `experts_fp8`: routed experts' gate/up, activation and down, one fused MoE a
 // layer; latent_attention: an MLA layer's attention core at the measured DeepSeek shapes;
 // delta_net: a Gated DeltaNet layer's convolution and delta rule.
-enum class KernelKind { other, linear, linear_fp8, attention, elementwise, experts, experts_fp8, latent_attention, delta_net };
+enum class KernelKind {
+  other, linear, linear_fp8,
+  linear_fp8_block,  // fp8 weights scaled in 128 × 128 blocks, fp8 arithmetic (DeepSeek-V3's format)
+  attention, elementwise, experts, experts_fp8, latent_attention, delta_net
+};
 
 struct OpCost {
   std::string_view name;
