@@ -16,25 +16,25 @@ namespace roofline {
 // of 1 with a wider half-width, no better at the median), so the share a GPU's own GEMMs reach is
 // what an unseen GPU's experts get.
 struct ExpertsCoefficients {
-  double memory = 0.934;   // share of the bandwidth the reached experts' weights stream at
-  // p of overlap_norm between the GEMMs' compute and their weights' stream: the fit takes 1.17,
+  double memory = 0.977;   // share of the bandwidth the reached experts' weights stream at
+  // p of overlap_norm between the GEMMs' compute and their weights' stream: the fit takes 1.09,
   // close to adding them, as the separate gate/up and down GEMMs each stream then compute.
-  double overlap = 1.17;
+  double overlap = 1.09;
   // Rows of the tile a reached expert's rows fill, half of it empty on average (CUTLASS tiles are
-  // 64 to 256 rows): the fit takes 42, an expert's rows padded by about 21 on average, less than
+  // 64 to 256 rows): the fit takes 32, an expert's rows padded by about 16 on average, less than
   // half a CUTLASS tile because the grouped GEMM picks smaller tiles for few rows.
-  double tile = 41.7;
+  double tile = 31.8;
   // Intermediate columns an expert holds on a GPU at which its GEMMs reach half their share: a
   // narrow expert is a short main loop for down (its K) and a few tiles across for gate and up
   // (their N), so each tile's prologue and epilogue weigh more. Without it the class's residual on
   // the balanced rows ran from -0.36 at 32 columns to +0.28 at 16384 (docs/expected-performance.md).
-  double width = 304;
+  double width = 326;
   double launch = 30.4 * 1e-6;  // s: routing, permute, activation and finalize kernels, a layer
 };
 struct ExpertsFp8Coefficients {
   // The 16-bit experts' `width`, for fp8: a tile's main loop steps 128 fp8 elements of K where it
   // steps 64 of 16 bits, so a narrow expert runs fewer steps and its fixed cost weighs more.
-  double width = 685;
+  double width = 732;
 };
 
 // What one fused MoE asks of a GPU, in the parts its time needs: the GEMMs' FLOPs, the reached

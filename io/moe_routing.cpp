@@ -42,8 +42,32 @@ namespace {
 // A uniform number in [0, 1) from 53 bits: the same on every standard library.
 double uniform(std::mt19937_64& g) { return static_cast<double>(g() >> 11) * 0x1.0p-53; }
 
-// One draw: picks per expert, the generator's steps.
-std::vector<std::int64_t> power_law_draw(std::mt19937_64& g, long tokens, long top_k, long experts, double alpha) {
+// `remaining` picks added (step +1) or taken (−1) one GPU at a time, round after round, each time
+// on the GPU's `valid` expert that `better` ranks first: the collector's
+// `_round_robin_adjust_per_rank` (its torch.argmin and argmax take the first expert of equals).
+template <class Valid, class Better>
+void round_robin(std::vector<std::int64_t>& n, long ep, std::int64_t remaining, int step, Valid valid, Better better) {
+  const auto local = static_cast<std::ptrdiff_t>(n.size()) / ep;
+  while (remaining > 0) {
+    bool progressed = false;
+    for (long r = 0; r < ep && remaining > 0; ++r) {
+      const auto first = n.begin() + r * local, last = first + local;
+      auto chosen = last;
+      for (auto e = first; e != last; ++e) {
+        if (valid(*e) && (chosen == last || better(*e, *chosen))) chosen = e;
+      }
+      if (chosen == last) continue;
+      *chosen += step;
+      --remaining;
+      progressed = true;
+    }
+    if (!progressed) return;
+  }
+}
+
+// One draw: picks per expert, the generator's steps (collector/helper.py,
+// `_generate_power_law_distribution`).
+std::vector<std::int64_t> power_law_draw(std::mt19937_64& g, long tokens, long top_k, long experts, long ep, double alpha) {
   const bool many = tokens * top_k > experts;
   const double lo = many ? 1 : 0.01, hi = many ? static_cast<double>(tokens) * 0.8 : 2;
   const double a = 1 - alpha;
@@ -54,25 +78,20 @@ std::vector<std::int64_t> power_law_draw(std::mt19937_64& g, long tokens, long t
   std::vector<std::int64_t> n(x.size());
   // torch.round: halves to even, as nearbyint does.
   for (std::size_t e = 0; e < x.size(); ++e) n[e] = static_cast<std::int64_t>(std::nearbyint(x[e] / sum * target));
-  std::int64_t delta = static_cast<std::int64_t>(target) - std::accumulate(n.begin(), n.end(), std::int64_t{0});
-  std::vector<std::size_t> order(n.size());
-  std::iota(order.begin(), order.end(), 0);
-  // Equal counts (most are 0 when n·top_k is below E) in no particular order: torch.argsort does
-  // not keep them in index order, as the tables show. Taken in index order, one token's 22 picks
-  // of 512 experts would all land on the first GPU of 32, 16 experts' weights; it took 107 µs on
-  // an H100 at 8192 × 5120, about one expert's 168 MB, as the balanced deal's one pick did.
-  for (std::size_t i = order.size() - 1; i > 0; --i) {
-    std::swap(order[i], order[static_cast<std::size_t>(uniform(g) * static_cast<double>(i + 1))]);
-  }
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t l, std::size_t r) { return n[l] > n[r]; });
-  const auto size = static_cast<std::int64_t>(order.size());
-  // Short: the busiest experts take one more each; over: the quietest give one back.
-  for (std::int64_t i = 0; i < delta; ++i) ++n[order[static_cast<std::size_t>(i % size)]];
-  for (std::int64_t i = 0; i < -delta; ++i) {
-    std::int64_t& v = n[order[static_cast<std::size_t>(size - 1 - i % size)]];
-    if (v > 0) --v;
-    else --*std::max_element(n.begin(), n.end());
-  }
+  // A token picks an expert once: an expert's picks are capped at the tokens, the excess dealt
+  // one a GPU to its quietest expert below the cap.
+  std::int64_t overflow = 0;
+  for (std::int64_t& v : n) overflow += std::max<std::int64_t>(0, v - tokens), v = std::min<std::int64_t>(v, tokens);
+  const auto below_cap = [&](std::int64_t v) { return v < tokens; };
+  const auto fewer = [](std::int64_t l, std::int64_t r) { return l < r; };
+  const auto more = [](std::int64_t l, std::int64_t r) { return l > r; };
+  round_robin(n, ep, overflow, 1, below_cap, fewer);
+  // Rounding's shortfall goes the same way, one a GPU to its quietest expert (so that one token's
+  // 22 picks of 512 experts on 32 GPUs land on 22 GPUs, one expert each: the tables' 107 µs at
+  // 8192 × 5120 on an H100, about one expert's 168 MB); an excess comes off each GPU's busiest.
+  const std::int64_t delta = static_cast<std::int64_t>(target) - std::accumulate(n.begin(), n.end(), std::int64_t{0});
+  if (delta > 0) round_robin(n, ep, delta, 1, below_cap, fewer);
+  if (delta < 0) round_robin(n, ep, -delta, -1, [](std::int64_t v) { return v > 0; }, more);
   return n;
 }
 
@@ -85,7 +104,7 @@ ExpertLoad power_law_load(long tokens, long top_k, long experts, long ep, double
   const long local = experts / ep;
   ExpertLoad mean;
   for (int d = 0; d < kDraws; ++d) {
-    const std::vector<std::int64_t> n = power_law_draw(g, tokens, top_k, experts, alpha);
+    const std::vector<std::int64_t> n = power_law_draw(g, tokens, top_k, experts, ep, alpha);
     // The rank with the most picks (the first of equals) is the one timed.
     double best = -1, reached = 0;
     for (long r = 0; r < ep; ++r) {

@@ -7,11 +7,12 @@
 // - balanced: token i's j-th pick is expert (i + j·s) mod E, s = ⌈E/top_k⌉ (spread as i·s/n + j·s
 //   when n < s): the picks are dealt evenly, and worked out here exactly;
 // - power_law_α: each expert's share drawn from a power law (density ∝ x^−α on [1, 0.8 n] when
-//   n·top_k > E, else [0.01, 2]), scaled to n·top_k picks and rounded (the picks rounding lost
-//   go one each to the busiest experts, equal counts in no particular order); the EP rank with the most
-//   picks swapped to rank 0, so the row times the busiest GPU; five draws timed, their mean
-//   reported. Worked out here as the mean over draws of the same generator, seeded: an expectation,
-//   not the draws the collector made.
+//   n·top_k > E, else [0.01, 2]), scaled to n·top_k picks and rounded; an expert's picks capped at
+//   n (a token picks it once), and the picks the cap and the rounding lost dealt one a GPU, round
+//   after round, to each GPU's quietest expert (an excess taken from each GPU's busiest:
+//   `_generate_power_law_distribution`); the EP rank with the most picks swapped to rank 0, so the
+//   row times the busiest GPU; five draws timed, their mean reported. Worked out here as the mean
+//   over draws of the same generator, seeded: an expectation, not the draws the collector made.
 namespace roofline::io {
 
 struct ExpertLoad {

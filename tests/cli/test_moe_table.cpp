@@ -67,6 +67,33 @@ TEST_CASE("moe table: power-law routing times the busiest GPU, with fewer expert
   CHECK(io::power_law_load(64, 8, 256, 16, 1.2).rows == skewed.rows);
 }
 
+TEST_CASE("moe table: power-law picks that rounding loses go to each GPU's quietest expert, at most one a token") {
+  // Two tokens' top-8 of 128 on one GPU: 16 picks. Under n·top_k ≤ E each expert's share is drawn
+  // on [0.01, 2] (mean 1.99 / ln 200 = 0.376 at α = 1.01, so the 128 shares sum to about 48): an
+  // expert takes x / 48 × 16 = x / 3 picks, at most 2/3, so it rounds to 0 or 1. The shortfall goes
+  // to the quietest experts, which hold 0: every pick lands on an expert of its own, 16 reached, as
+  // the balanced deal's 16 (h100_sxm_moe.csv, bfloat16 4096 × 1536: 227.6 µs, against the
+  // balanced row's 217.8). Dealt to the busiest instead, the 7 or so experts that rounded to 1
+  // would have taken them: 9.75 reached over the draws, priced at 155 µs.
+  const io::ExpertLoad two = io::power_law_load(2, 8, 128, 1, 1.01);
+  CHECK(two.rows == 16);
+  CHECK(two.experts == 16);
+  // One token's top-22 of 512 over ep 32 (Nemotron-3's experts, 16 a GPU): each share rounds to 0
+  // (x / 190 × 22 ≤ 0.23), and the 22 picks go one a GPU to ranks 0 … 21, each to its first expert:
+  // the busiest GPU holds one pick on one expert (the table's 107 µs on an H100 at hidden 8192 ×
+  // 5120, about one expert's 168 MB, as the balanced deal's one pick took; dealt to the busiest
+  // experts, in no order, 2.8 picks on 2.8 experts over the draws).
+  const io::ExpertLoad one = io::power_law_load(1, 22, 512, 32, 1.01);
+  CHECK(one.rows == 1);
+  CHECK(one.experts == 1);
+  // A token picks an expert once: Mixtral's top-2 of 8, one expert a GPU (ep 8), 1000 tokens. The
+  // busiest expert's share of x on [1, 800] can pass half of the 2000 picks; it is capped at 1000
+  // and the excess dealt to the other experts (uncapped, the busiest GPU took 1163 over the draws).
+  const io::ExpertLoad capped = io::power_law_load(1000, 2, 8, 8, 1.2);
+  CHECK(capped.rows <= 1000);
+  CHECK(capped.experts == 1);
+}
+
 TEST_CASE("moe table: a row is the fused MoE's FLOPs, the reached experts' weights and the activations") {
   // Mixtral-8x7B's experts, one token, bf16, balanced: 2 picks on 2 experts, 4096 × 14336 gated.
   write_temp("h100_sxm_moe.csv", kHead + "moe,bfloat16,1,4096,14336,2,8,1,1,balanced,261.5\n"
