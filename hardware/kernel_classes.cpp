@@ -93,7 +93,14 @@ KernelCoefficients::Split decode_split(const DecodeAttentionCoefficients& d, dou
 KernelCoefficients::Split block_scaled_split(const Fp8BlockCoefficients& b, const GemmCoefficients& g, const KernelAsk& a,
                                              const KernelCeilings& c) {
   const double m = a.rows, n = a.width;
-  if (m <= 0 || n <= 0) return {0, 0, g.launch + b.quantize};
+  // Without its shape (no caller asks so: the engine and the tables give both) the arithmetic at
+  // the tiles' share, unpadded and with no walk, rather than nothing.
+  if (m <= 0 || n <= 0) {
+    KernelCoefficients::Split s = overlapped(a.flops / (b.compute * c.peak_fp8), a.bytes / (g.memory * c.bandwidth), g.overlap,
+                                             g.launch + b.quantize);
+    s.memory += a.scale_bytes / (b.quantize_memory * c.bandwidth);
+    return s;
+  }
   const double k = a.flops / (2 * m * n);
   const auto whole = [](double x, double tile) { return std::ceil(x / tile) * tile; };
   const double tiles = 2 * whole(m, kBlockTileRows) * whole(n, kBlockTileCols) * k / (b.compute * c.peak_fp8);

@@ -19,6 +19,9 @@ void time_phase(PhaseResult& r, const Ceilings& c, const std::optional<Interconn
   r = PhaseResult{};
   for (OpResult& o : ops) {
     const OpCost& op = o.cost;
+    // Each timed field set afresh, whatever the results held before.
+    o.compute_time = o.memory_time = Seconds(0);
+    o.comm = {};
     if (op.comm_bytes > Bytes(0) && link) {
       o.comm = collective_cost(op.collective, op.comm_bytes / op.comm_calls, Group{op.group, op.across}, *link, network);
       o.time = o.comm.bound() * op.comm_calls;

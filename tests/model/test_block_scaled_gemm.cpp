@@ -61,6 +61,17 @@ TEST_CASE("block-scaled fp8 GEMM: rows and columns are padded to whole 64 x 128 
   CHECK(k.time(KernelClass::gemm_fp8_block, ask(64, 130, 1024), kGpu) == Approx(at_64).epsilon(1e-12));
 }
 
+TEST_CASE("block-scaled fp8 GEMM: an ask without its shape is priced on its FLOPs and bytes, not its fixed time alone") {
+  // M = 1, N = 128, K = 65536 as above, N not given: the arithmetic at 0.5 of the fp8 peak (16.78
+  // ns: no padding, no walk), the stream (3.3155 us), the quantization (0.1638 us), 5 us fixed.
+  const KernelCoefficients k = coefficients(1);
+  KernelAsk a = ask(1, 128, 65536);
+  a.width = 0;
+  const double expected = 16777216 / 1e15 + 8454400 / 2.55e12 + 196608 / 1.2e12 + 5e-6;
+  CHECK(expected == Approx(8.4961e-6).epsilon(1e-4));
+  CHECK(k.time(KernelClass::gemm_fp8_block, a, kGpu) == Approx(expected).epsilon(1e-12));
+}
+
 TEST_CASE("block-scaled fp8 GEMM: the engine prices fp8-block weights computed in fp8 by the class, Q, K and V as one") {
   const ModelSpec m = test::llama_3_1_8b();
   GpuSpec g = test::h100_sxm();
