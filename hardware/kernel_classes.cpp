@@ -83,8 +83,8 @@ KernelCoefficients::Split decode_split(const DecodeAttentionCoefficients& d, dou
       a.flops / ((fallback ? d.compute_fallback : d.compute) * c.peak) + converted / (d.convert * c.peak);
   // The stream at its share of the bandwidth, or, with few blocks, at what their bytes in flight allow.
   const double memory = overlap_norm(a.bytes / (share * c.bandwidth), a.bytes / 1024 * d.block_kib / (items * blocks), p);
-  double per_block = one_head || fp8 ? d.per_item : d.per_item_group + d.per_dim * a.head_dim;
-  if (!one_head) per_block += d.per_query * group * a.head_dim;
+  double per_block = one_head || fp8 ? d.per_item : d.per_item_group + d.per_width * a.head_dim / 128;
+  if (!one_head) per_block += d.query_kib * group * a.head_dim * 2 / 1024;
   const double fixed_blocks = items * blocks * per_block;
   // The blocks' time counts with memory: it grows with the batch, as the KV stream does.
   const KernelCoefficients::Split s = overlapped(compute, memory, p, 0);
@@ -200,16 +200,17 @@ std::vector<ClassCoefficient> decode_coefficients(DecodeAttentionCoefficients& d
           {"per_item", true, "time a block (a sequence's queries on one KV head, or one query head)", 1e-9, 1e-6, &d.per_item},
           {"per_item_group", true, "time a block of the grouped kernel over a 16-bit cache", 1e-9, 1e-6,
            &d.per_item_group},
-          {"per_dim", true, "time a block of the 16-bit grouped kernel adds a head-dimension element", 1e-14, 1e-6, &d.per_dim},
-          {"per_query", true, "time a grouped block adds a query element (group x head_dim): loaded, written", 1e-15, 1e-6,
-           &d.per_query},
+          {"per_width", true, "time a block of the 16-bit grouped kernel adds for each 128 elements of head width", 1e-9,
+           1e-6, &d.per_width},
+          {"query_kib", true, "time a grouped block adds for a KiB of its 16-bit queries: loaded, output written", 1e-9,
+           1e-6, &d.query_kib},
           {"overlap", false, "p between the blocks' fixed time and the stream: 1 adds them, large is their max", 1, 20,
            &d.overlap},
           {"floor_overlap", false, "p between the floor and the rest: 1 adds them, large is their max", 1, 20,
            &d.floor_overlap},
           {"block_keys", false, "keys a block of a split sequence takes", 1, 1e6, &d.block_keys},
           {"blocks_target", false, "blocks the kernel splits sequences into to fill the GPU", 1, 1e6, &d.blocks_target},
-          {"block_kib", true, "time one block alone takes to stream a KiB of keys and values", 1e-11, 1e-5, &d.block_kib}};
+          {"block_kib", true, "time one block alone takes to stream a KiB of keys and values", 1e-9, 1e-5, &d.block_kib}};
 }
 std::vector<ClassCoefficient> latent_decode_coefficients(LatentDecodeCoefficients& d) {
   return {{"memory", false, "share of the bandwidth a long latent stream reaches", 0.05, 1, &d.memory},

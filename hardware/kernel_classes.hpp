@@ -108,7 +108,7 @@ struct DecodeAttentionCoefficients {
   double floor = 8.74 * 1e-6;      // s: a kernel at the shortest contexts
   double floor_fp8 = 6.33 * 1e-6;  // s: the grouped kernel's over an fp8 cache
   double combine = 5.48 * 1e-6;     // s the floor grows by at long contexts: the blocks' partial results combined
-  double combine_keys = 463;       // keys a sequence at which half of `combine` is paid
+  double combine_keys = 464;       // keys a sequence at which half of `combine` is paid
   double compute = 0.103;          // share of the 16-bit peak the grouped kernel's arithmetic reaches
   double compute_fallback = 0.00657;  // the fallback's share: groups of kFallbackGroup or more a KV head
   // Share of the 16-bit peak, in elements a second, the one-head kernel converts an fp8 cache to
@@ -117,12 +117,12 @@ struct DecodeAttentionCoefficients {
   double convert = 0.00329;
   double per_item = 0.0101 * 1e-6;   // s a block: its queries loaded, its softmax finished, written
   double per_item_group = 0.027 * 1e-6;  // s a block of the grouped kernel over a 16-bit cache
-  // s a block of the 16-bit grouped kernel adds a head-dimension element: its accumulator's rows
-  // (a key's width) rescaled and written through the MMA fragments.
-  double per_dim = 7.19e-5 * 1e-6;
-  // s a grouped block adds a query element (its group's queries × head_dim): the queries loaded
-  // and scaled, the output and the partial results written.
-  double per_query = 3.67e-6 * 1e-6;
+  // s a block of the 16-bit grouped kernel adds for each 128 elements of a head's width: its
+  // accumulator's rows rescaled and written through the MMA fragments.
+  double per_width = 0.00921 * 1e-6;
+  // s a grouped block adds for a KiB of its queries (group × head_dim, 16-bit): the queries
+  // loaded and scaled, the output and the partial results written.
+  double query_kib = 0.00188 * 1e-6;
   double overlap = 1.34;           // p between the blocks' fixed time and the stream (1: add, ∞: max)
   double floor_overlap = 1.45;     // p between the floor (one block's latency) and the rest
   double block_keys = 138;         // keys a block of a split sequence takes

@@ -73,7 +73,7 @@ TEST_CASE("kernel classes: a decode attention's blocks, KV stream and floor by h
   d.per_item = 10e-9, d.per_item_group = 30e-9, d.overlap = 2, d.block_keys = 256, d.blocks_target = 1024;
   // The floor added (p = 1), no per-block stream limit and no head-width terms: the new terms
   // have their own case below.
-  d.floor_overlap = 1, d.block_kib = 0, d.per_dim = 0, d.per_query = 0;
+  d.floor_overlap = 1, d.block_kib = 0, d.per_width = 0, d.query_kib = 0;
   k.gemm.overlap = 2;
   // 64 sequences of 32 query heads on 8 KV heads (the grouped kernel), 128 wide, 1,024 keys of a
   // 16-bit cache: 4·64·32·128·1024 = 1,073,741,824 FLOPs at 0.1 × 1 PFLOP/s = 10.737 µs; the KV
@@ -105,25 +105,25 @@ TEST_CASE("kernel classes: a long decode's blocks capped at the square root, the
   KernelCoefficients k;
   DecodeAttentionCoefficients& d = k.decode_attention;
   d.memory = 0.9, d.compute = 0.1, d.floor = 8e-6, d.combine = 4e-6, d.combine_keys = 1024, d.per_item_group = 30e-9;
-  d.per_dim = 0.1e-9, d.per_query = 0.01e-9, d.overlap = 2, d.floor_overlap = 2, d.block_keys = 256;
+  d.per_width = 12.8e-9, d.query_kib = 20e-9, d.overlap = 2, d.floor_overlap = 2, d.block_keys = 256;
   d.blocks_target = 1024, d.block_kib = 40e-9;
   k.gemm.overlap = 2;
   // One sequence of 32 query heads on 8 KV heads, 128 wide, 65,536 keys of a 16-bit cache. Its
   // 65536/256 = 256 blocks a KV head are past 8, so √(8·256) = 45.255 (under 1024/8 = 128).
-  // A block of the 16-bit grouped kernel: 30 ns, 0.1 ns × 128 = 12.8 ns for its width and 0.01 ns
-  // × 4·128 = 5.12 ns for its queries, 47.92 ns; 8 × 45.255 = 362.039 blocks: 17.349 µs.
+  // A block of the 16-bit grouped kernel: 30 ns, 12.8 ns for its 128-wide heads and 20 ns for
+  // its 4·128·2 B = 1 KiB of queries: 62.8 ns; 8 × 45.255 = 362.039 blocks: 22.736 µs.
   // The KV 8·128·2·65536·2 = 268,435,456 B and q, o 16,384 B at 0.9 × 3 TB/s = 99.427 µs; the
   // 362.039 blocks alone stream 262,160 KiB at 40 ns a KiB each: 28.965 µs; at p = 2: 103.560 µs.
   // The FLOPs 4·32·128·65536 = 1,073,741,824 at 0.1 PFLOP/s = 10.737 µs: 104.115 µs; with the
-  // blocks at p = 2: 105.550 µs. The floor 8 µs and the combine 4·65536/66560 = 3.938 µs, 11.938
-  // µs, overlapped at p = 2: √(105.550² + 11.938²) = 106.223 µs.
+  // blocks at p = 2: 106.568 µs. The floor 8 µs and the combine 4·65536/66560 = 3.938 µs, 11.938
+  // µs, overlapped at p = 2: √(106.568² + 11.938²) = 107.235 µs.
   KernelAsk a{1073741824.0, 268451840.0, 1};
   a.heads = 32, a.kv_heads = 8, a.keys = 65536, a.context = 65536, a.kv_bytes = 2, a.head_dim = 128;
-  CHECK(k.time(KernelClass::decode_attention, a, kGpu) == Approx(106.223428e-6).epsilon(1e-6));
-  // The parts sum to the time, the floor's share 11.938 × 106.223 / (105.550 + 11.938) = 10.794 µs.
+  CHECK(k.time(KernelClass::decode_attention, a, kGpu) == Approx(107.235066e-6).epsilon(1e-6));
+  // The parts sum to the time, the floor's share 11.938 × 107.235 / (106.568 + 11.938) = 10.803 µs.
   const KernelCoefficients::Split s = k.split(KernelClass::decode_attention, a, kGpu);
   CHECK(s.total() == Approx(k.time(KernelClass::decode_attention, a, kGpu)).epsilon(1e-12));
-  CHECK(s.fixed == Approx(10.793739e-6).epsilon(1e-6));
+  CHECK(s.fixed == Approx(10.802930e-6).epsilon(1e-6));
 }
 
 TEST_CASE("kernel classes: a grouped decode over an fp8 cache, and a windowed decode's blocks split by its whole sequence") {
@@ -132,7 +132,7 @@ TEST_CASE("kernel classes: a grouped decode over an fp8 cache, and a windowed de
   d.memory = 0.9, d.memory_fp8 = 0.95, d.compute = 0.1, d.floor = 8e-6, d.floor_fp8 = 6e-6, d.combine = 4e-6;
   d.combine_keys = 1024, d.per_item = 10e-9, d.per_item_group = 30e-9, d.overlap = 2, d.block_keys = 256;
   d.blocks_target = 1024;
-  d.floor_overlap = 1, d.block_kib = 0, d.per_dim = 0, d.per_query = 0;
+  d.floor_overlap = 1, d.block_kib = 0, d.per_width = 0, d.query_kib = 0;
   k.gemm.overlap = 2;
   // 64 sequences of 32 query heads on 8 KV heads, 128 wide, 1,024 keys of an fp8 cache: Hopper's
   // grouped kernel. FLOPs 1,073,741,824 at 0.1 PFLOP/s = 10.737 µs; the KV 64·8·128·2·1024·1 =
