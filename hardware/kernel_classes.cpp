@@ -65,7 +65,7 @@ KernelCoefficients::Split latent_decode_split(const LatentDecodeCoefficients& d,
 
 // Decode attention (DecodeAttentionCoefficients says which kernel is which): the arithmetic and
 // the KV stream overlapped as a GEMM's, that overlapped with the blocks' fixed time, and a floor
-// that grows with the keys as the blocks' combine does.
+// that grows with the keys as the blocks' combine does, overlapped with the rest.
 KernelCoefficients::Split decode_split(const DecodeAttentionCoefficients& d, double p, const KernelAsk& a,
                                        const KernelCeilings& c) {
   const double kv = a.kv_heads > 0 ? a.kv_heads : a.heads;
@@ -73,18 +73,35 @@ KernelCoefficients::Split decode_split(const DecodeAttentionCoefficients& d, dou
   const bool fallback = group >= kFallbackGroup, one_head = group <= 1 || fallback, fp8 = a.kv_bytes == 1;
   const double items = one_head ? a.heads : kv;
   const double context = a.context > 0 ? a.context : a.keys;
-  // Split into blocks of block_keys while the GPU has fewer than blocks_target of them.
-  const double blocks = items > 0 ? std::max(1.0, std::min(context / d.block_keys, d.blocks_target / items)) : 1;
-  const double share = fp8 ? (one_head ? d.memory_fp8_head : d.memory_fp8) : d.memory;
-  const double compute = a.flops / ((fallback ? d.compute_fallback : d.compute) * c.peak);
-  const double memory = a.bytes / (share * c.bandwidth);
-  const double fixed_blocks = items * blocks * (one_head || fp8 ? d.per_item : d.per_item_group);
+  // Split into blocks of block_keys, past 8 of them only √(8 · context / block_keys) (XQA caps a
+  // sequence's blocks so that their final reduction does not dominate: 128 k keys in 91 blocks,
+  // not 1024), and no more than keep the GPU's blocks under blocks_target.
+  const double split = context / d.block_keys;
+  const double capped = split > 8 ? std::sqrt(8 * split) : split;
+  const double blocks = items > 0 ? std::max(1.0, std::min(capped, d.blocks_target / items)) : 1;
+  // An fp8 cache in the grouped kernel is multiplied in fp8 (Hopper's MMA); the one-head kernel
+  // streams it as a 16-bit one and converts each element on the CUDA cores.
+  const bool converts = fp8 && one_head;
+  const double share = fp8 && !one_head ? d.memory_fp8 : d.memory;
+  const double converted = converts ? 2 * kv * a.keys * a.head_dim : 0;
+  const double compute =
+      a.flops / ((fallback ? d.compute_fallback : d.compute) * c.peak) + converted / (d.convert * c.peak);
+  // The stream at its share of the bandwidth, or, with few blocks, at what their bytes in flight allow.
+  const double memory = overlap_norm(a.bytes / (share * c.bandwidth), a.bytes / 1024 * d.block_kib / (items * blocks), p);
+  double per_block = one_head || fp8 ? d.per_item : d.per_item_group + d.per_width * a.head_dim / 128;
+  if (!one_head) per_block += d.query_kib * group * a.head_dim * 2 / 1024;
+  const double fixed_blocks = items * blocks * per_block;
   // The blocks' time counts with memory: it grows with the batch, as the KV stream does.
   const KernelCoefficients::Split s = overlapped(compute, memory, p, 0);
   const double streams = s.compute + s.memory;
   const double k = streams + fixed_blocks > 0 ? overlap_norm(streams, fixed_blocks, d.overlap) / (streams + fixed_blocks) : 0;
-  const double floor = (fp8 && !one_head ? d.floor_fp8 : d.floor) + d.combine * a.keys / (a.keys + d.combine_keys);
-  return {s.compute * k, (s.memory + fixed_blocks) * k, floor};
+  const bool grouped_fp8 = fp8 && !one_head;
+  const double floor = (grouped_fp8 ? d.floor_fp8 : d.floor) + d.combine * a.keys / (a.keys + d.combine_keys);
+  // The floor is one block's latency, which the other blocks' work hides in part: a batch of 32
+  // sequences costs little more than one.
+  const double work = (streams + fixed_blocks) * k;
+  const double f = work + floor > 0 ? overlap_norm(work, floor, d.floor_overlap) / (work + floor) : 0;
+  return {s.compute * k * f, (s.memory + fixed_blocks) * k * f, floor * f};
 }
 
 // A block-scaled fp8 GEMM (Fp8BlockCoefficients): whole tiles' arithmetic and the stream overlapped
@@ -199,10 +216,9 @@ namespace {
 
 // The attention classes' coefficients, shared by the kinds of attention that use their formulas.
 std::vector<ClassCoefficient> decode_coefficients(DecodeAttentionCoefficients& d) {
-  return {{"memory", false, "share of the bandwidth a 16-bit KV stream reaches, the GPU full of work items", 0.05, 1, &d.memory},
+  return {{"memory", false, "share of the bandwidth a KV stream reaches (16-bit; fp8 in the one-head kernel), the GPU full of blocks",
+           0.05, 1, &d.memory},
           {"memory_fp8", false, "share of the bandwidth an fp8 cache reaches in the grouped kernel", 0.05, 1, &d.memory_fp8},
-          {"memory_fp8_head", false, "share of the bandwidth an fp8 cache reaches in the one-head kernel", 0.05, 1,
-           &d.memory_fp8_head},
           {"floor", true, "time of a kernel at the shortest contexts", 1e-8, 1e-3, &d.floor},
           {"floor_fp8", true, "time of the grouped kernel over an fp8 cache at the shortest contexts", 1e-8, 1e-3, &d.floor_fp8},
           {"combine", true, "time long contexts add to the floor: the blocks' partial results combined", 1e-9, 1e-3, &d.combine},
@@ -210,13 +226,22 @@ std::vector<ClassCoefficient> decode_coefficients(DecodeAttentionCoefficients& d
           {"compute", false, "share of the 16-bit peak the grouped kernel's arithmetic reaches", 1e-4, 1, &d.compute},
           {"compute_fallback", false, "share of the 16-bit peak for 48 or more query heads a KV head", 1e-4, 1,
            &d.compute_fallback},
+          {"convert", false, "share of the 16-bit peak, in elements a second, the one-head kernel converts an fp8 cache at",
+           1e-5, 1, &d.convert},
           {"per_item", true, "time a block (a sequence's queries on one KV head, or one query head)", 1e-9, 1e-6, &d.per_item},
           {"per_item_group", true, "time a block of the grouped kernel over a 16-bit cache", 1e-9, 1e-6,
            &d.per_item_group},
+          {"per_width", true, "time a block of the 16-bit grouped kernel adds for each 128 elements of head width", 1e-9,
+           1e-6, &d.per_width},
+          {"query_kib", true, "time a grouped block adds for a KiB of its 16-bit queries: loaded, output written", 1e-9,
+           1e-6, &d.query_kib},
           {"overlap", false, "p between the blocks' fixed time and the stream: 1 adds them, large is their max", 1, 20,
            &d.overlap},
+          {"floor_overlap", false, "p between the floor and the rest: 1 adds them, large is their max", 1, 20,
+           &d.floor_overlap},
           {"block_keys", false, "keys a block of a split sequence takes", 1, 1e6, &d.block_keys},
-          {"blocks_target", false, "blocks the kernel splits sequences into to fill the GPU", 1, 1e6, &d.blocks_target}};
+          {"blocks_target", false, "blocks the kernel splits sequences into to fill the GPU", 1, 1e6, &d.blocks_target},
+          {"block_kib", true, "time one block alone takes to stream a KiB of keys and values", 1e-9, 1e-5, &d.block_kib}};
 }
 std::vector<ClassCoefficient> latent_decode_coefficients(LatentDecodeCoefficients& d) {
   return {{"memory", false, "share of the bandwidth a long latent stream reaches", 0.05, 1, &d.memory},

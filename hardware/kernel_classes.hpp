@@ -111,26 +111,41 @@ struct Fp8BlockCoefficients {
 // item is one sequence's queries on one KV head: the grouped kernel takes a KV head's query heads
 // together, the one-head kernel (multi-head attention, a group of one; and the fallback for groups
 // of kFallbackGroup or more) a query head alone. A long sequence is split into blocks of keys
-// until the GPU has enough of them, each block paying a fixed time, which overlaps the KV stream,
-// and a second kernel combining the blocks' partial results raises the floor. Not additive over
-// sequences: a batch's blocks fill the GPU together (serve/step_cost.cpp prices a step's decode
-// queries as one batch for it).
+// until the GPU has enough of them (past 8 blocks, only √(8 · keys / block_keys), XQA's cap that
+// keeps the final reduction small), each block paying a fixed time, which overlaps the KV stream,
+// and streaming no faster than one block's bytes in flight allow; a combine of the blocks'
+// partial results raises the floor, and the floor (one block's latency) overlaps the rest. Not
+// additive over sequences: a batch's blocks fill the GPU together (serve/step_cost.cpp prices a
+// step's decode queries as one batch for it).
 inline constexpr double kFallbackGroup = 48;
 struct DecodeAttentionCoefficients {
-  double memory = 0.9;       // share of the bandwidth a 16-bit KV stream reaches, the GPU full of items
-  double memory_fp8 = 0.966;   // the same of an fp8 cache in the grouped kernel (Hopper's fp8 MMA path)
-  double memory_fp8_head = 0.599;  // an fp8 cache in the one-head kernel: converted on CUDA cores
-  double floor = 8.21 * 1e-6;      // s: a kernel at the shortest contexts
-  double floor_fp8 = 6.03 * 1e-6;  // s: the grouped kernel's over an fp8 cache
-  double combine = 5.02 * 1e-6;     // s the floor grows by at long contexts: the blocks' partial results combined
-  double combine_keys = 298;       // keys a sequence at which half of `combine` is paid
-  double compute = 0.0915;         // share of the 16-bit peak the grouped kernel's arithmetic reaches
-  double compute_fallback = 0.00702;  // the fallback's share: groups of kFallbackGroup or more a KV head
-  double per_item = 0.00922 * 1e-6;   // s a block: its queries loaded, its softmax finished, written
-  double per_item_group = 0.0334 * 1e-6;  // s a block of the grouped kernel over a 16-bit cache
-  double overlap = 1.26;           // p between the blocks' fixed time and the stream (1: add, ∞: max)
-  double block_keys = 341;         // keys a block of a split sequence takes
-  double blocks_target = 642;      // blocks the kernel splits sequences into to fill the GPU
+  double memory = 0.877;       // share of the bandwidth a KV stream reaches (16-bit, or fp8 in the one-head kernel), the GPU full of items
+  double memory_fp8 = 0.899;   // the same of an fp8 cache in the grouped kernel (Hopper's fp8 MMA path)
+  double floor = 8.74 * 1e-6;      // s: a kernel at the shortest contexts
+  double floor_fp8 = 6.33 * 1e-6;  // s: the grouped kernel's over an fp8 cache
+  double combine = 5.48 * 1e-6;     // s the floor grows by at long contexts: the blocks' partial results combined
+  double combine_keys = 464;       // keys a sequence at which half of `combine` is paid
+  double compute = 0.103;          // share of the 16-bit peak the grouped kernel's arithmetic reaches
+  double compute_fallback = 0.00657;  // the fallback's share: groups of kFallbackGroup or more a KV head
+  // Share of the 16-bit peak, in elements a second, the one-head kernel converts an fp8 cache to
+  // 16 bits at on the CUDA cores (the same on H100 and H200: on H200 the conversion, not the
+  // stream, sets its pace).
+  double convert = 0.00329;
+  double per_item = 0.0101 * 1e-6;   // s a block: its queries loaded, its softmax finished, written
+  double per_item_group = 0.027 * 1e-6;  // s a block of the grouped kernel over a 16-bit cache
+  // s a block of the 16-bit grouped kernel adds for each 128 elements of a head's width: its
+  // accumulator's rows rescaled and written through the MMA fragments.
+  double per_width = 0.00921 * 1e-6;
+  // s a grouped block adds for a KiB of its queries (group × head_dim, 16-bit): the queries
+  // loaded and scaled, the output and the partial results written.
+  double query_kib = 0.00188 * 1e-6;
+  double overlap = 1.34;           // p between the blocks' fixed time and the stream (1: add, ∞: max)
+  double floor_overlap = 1.45;     // p between the floor (one block's latency) and the rest
+  double block_keys = 138;         // keys a block of a split sequence takes
+  double blocks_target = 872;      // blocks the kernel splits sequences into to fill the GPU
+  // s one block takes a KiB of its keys and values, alone: its bytes in flight over the memory's
+  // latency (Little's law), so few blocks do not reach the bandwidth's share.
+  double block_kib = 0.0386 * 1e-6;
 };
 // Latent attention's decode (FlashMLA over one cached latent a sequence): a bandwidth share, a
 // floor, the arithmetic's share and a time a (sequence, query head); over an fp8 cache, each
@@ -212,7 +227,7 @@ struct KernelCoefficients {
   // defaults are every GPU's kernels of ../shared/gpu-kernels/ together, what a GPU the tables
   // never saw is priced with (`rooflineplan fit --kernels` on them; docs/expected-performance.md).
   std::string source = "rooflineplan fit --kernels on 35 tables, every GPU's kernels together (h100-sxm, h200, "
-                       "a100-80gb): gemm 0.085, gemm_fp8 0.051, gemm_fp8_block 0.079, decode_attention 0.115, "
+                       "a100-80gb): gemm 0.085, gemm_fp8 0.051, gemm_fp8_block 0.079, decode_attention 0.097, "
                        "prefill_attention 0.088, elementwise 0.268, all_reduce 0.063, nccl_all_reduce 0.211, experts "
                        "0.091, experts_fp8 0.100, latent_decode 0.075, latent_prefill 0.093, delta_net_decode 0.032, "
                        "delta_net_prefill 0.074 (median abs log in-sample); stopped at an end of its physical range: "

@@ -109,18 +109,15 @@ void check(const MapReader& r, const GpuSpec& g) {
 namespace {
 
 // Decode attention's fields (hardware/kernel_classes.hpp DecodeAttentionCoefficients).
-std::array<F, 14> decode_fields(const DecodeAttentionCoefficients& d) {
+std::array<F, 18> decode_fields(const DecodeAttentionCoefficients& d) {
   using D = InKernels<&KernelCoefficients::decode_attention>;
   using C = DecodeAttentionCoefficients;
   return {F{.key = "memory", .kind = Kind::fraction, .need = Need::optional,
-            .doc = "share of the bandwidth a 16-bit KV stream reaches, the GPU full of work items",
+            .doc = "share of the bandwidth a KV stream reaches (16-bit; fp8 in the one-head kernel), the GPU full of blocks",
             .access = member<D, &C::memory>(), .fallback = d.memory},
           F{.key = "memory_fp8", .kind = Kind::fraction, .need = Need::optional,
             .doc = "share of the bandwidth an fp8 cache reaches in the grouped kernel",
             .access = member<D, &C::memory_fp8>(), .fallback = d.memory_fp8},
-          F{.key = "memory_fp8_head", .kind = Kind::fraction, .need = Need::optional,
-            .doc = "share of the bandwidth an fp8 cache reaches in the one-head kernel (MHA, 48+ heads a KV head)",
-            .access = member<D, &C::memory_fp8_head>(), .fallback = d.memory_fp8_head},
           F{.key = "floor", .kind = Kind::quantity, .need = Need::optional,
             .doc = "time of a decode attention kernel at the shortest contexts",
             .access = member<D, &C::floor>(), .fallback = d.floor, .dimension = Dimension::time},
@@ -139,21 +136,36 @@ std::array<F, 14> decode_fields(const DecodeAttentionCoefficients& d) {
           F{.key = "compute_fallback", .kind = Kind::number, .need = Need::optional,
             .doc = "the same for 48 or more query heads a KV head (a one-head fallback kernel)",
             .access = member<D, &C::compute_fallback>(), .range = kTinyShare, .fallback = d.compute_fallback},
+          F{.key = "convert", .kind = Kind::number, .need = Need::optional,
+            .doc = "share of the 16-bit peak, in elements a second, the one-head kernel converts an fp8 cache at",
+            .access = member<D, &C::convert>(), .range = kTinyShare, .fallback = d.convert},
           F{.key = "per_item", .kind = Kind::quantity, .need = Need::optional,
             .doc = "time a block (a sequence's keys on one KV head, or one query head): load, softmax, write",
             .access = member<D, &C::per_item>(), .fallback = d.per_item, .dimension = Dimension::time},
           F{.key = "per_item_group", .kind = Kind::quantity, .need = Need::optional,
             .doc = "time a block of the grouped kernel over a 16-bit cache", .access = member<D, &C::per_item_group>(),
             .fallback = d.per_item_group, .dimension = Dimension::time},
+          F{.key = "per_width", .kind = Kind::quantity, .need = Need::optional,
+            .doc = "time a block of the 16-bit grouped kernel adds for each 128 elements of a head's width",
+            .access = member<D, &C::per_width>(), .fallback = d.per_width, .dimension = Dimension::time},
+          F{.key = "query_kib", .kind = Kind::quantity, .need = Need::optional,
+            .doc = "time a grouped block adds for a KiB of its 16-bit queries (group × head_dim): loaded, output written",
+            .access = member<D, &C::query_kib>(), .fallback = d.query_kib, .dimension = Dimension::time},
           F{.key = "overlap", .kind = Kind::number, .need = Need::optional,
             .doc = "p in (s^p + w^p)^(1/p) between the stream and the blocks' fixed time: 1 adds them",
             .access = member<D, &C::overlap>(), .range = kKernelOverlap, .fallback = d.overlap},
+          F{.key = "floor_overlap", .kind = Kind::number, .need = Need::optional,
+            .doc = "p between the floor (one block's latency) and the rest: 1 adds them",
+            .access = member<D, &C::floor_overlap>(), .range = kKernelOverlap, .fallback = d.floor_overlap},
           F{.key = "block_keys", .kind = Kind::number, .need = Need::optional,
             .doc = "keys a block of a split sequence takes", .access = member<D, &C::block_keys>(), .range = kHalfLength,
             .fallback = d.block_keys},
           F{.key = "blocks_target", .kind = Kind::number, .need = Need::optional,
             .doc = "blocks the kernel splits sequences into to fill the GPU", .access = member<D, &C::blocks_target>(),
-            .range = kHalfLength, .fallback = d.blocks_target}};
+            .range = kHalfLength, .fallback = d.blocks_target},
+          F{.key = "block_kib", .kind = Kind::quantity, .need = Need::optional,
+            .doc = "time one block alone takes to stream a KiB of keys and values (its bytes in flight)",
+            .access = member<D, &C::block_kib>(), .fallback = d.block_kib, .dimension = Dimension::time}};
 }
 // The latent decode and the prefill attention formulas' fields (and a recurrent core's) under a
 // class's key: prefill attention's own, and latent attention's. `stream` and `kernel` word the docs.

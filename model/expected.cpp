@@ -120,6 +120,7 @@ KernelAsk ask_of(std::span<const OpResult> group, KernelClass k) {
     a.keys = lead.keys;
     a.context = lead.context;
     a.kv_bytes = bytes_per_element(lead.kv_format);
+    a.head_dim = lead.head_dim;
   }
   if (k == KernelClass::experts || k == KernelClass::experts_fp8) {
     // The fused MoE: its picks, the experts they reach (the gate's copies touched a layer), and

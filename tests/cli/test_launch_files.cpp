@@ -71,13 +71,13 @@ TEST_CASE("emit: each engine's launch file is its fixture") {
   }
 }
 
-TEST_CASE("emit: the planned batch of 360 over 8 attention ranks, worked by hand") {
-  // The plan's batch is 360 sequences (its CSV says so); each of the 8 ranks runs ceil(360/8) = 45.
+TEST_CASE("emit: the planned batch of 356 over 8 attention ranks, worked by hand") {
+  // The plan's batch is 356 sequences (its CSV says so); each of the 8 ranks runs ceil(356/8) = 45.
   const Folder f("by-hand");
   const auto plan = run_cli({"plan", "-m", "qwen3-235b-a22b", "-g", "h100-sxm", "--rate", "5", "--tp", "8", "--ep", "8",
                              "--dp-attention", "--kv", "fp8", "--weights", "fp8", "--tpot", "45ms", "-f", "csv"});
   REQUIRE(plan.code == 0);
-  REQUIRE(plan.out.find(",360,") != std::string::npos);
+  REQUIRE(plan.out.find(",356,") != std::string::npos);
   REQUIRE(run_cli(qwen_dp_attention("vllm", f)).code == 0);
   const std::string vllm = read(f.files().at(0));
   CHECK(vllm.find("--data-parallel-size 8 \\\n  --tensor-parallel-size 1 \\\n  --enable-expert-parallel") !=
@@ -93,7 +93,7 @@ TEST_CASE("emit: the planned batch of 360 over 8 attention ranks, worked by hand
   REQUIRE(run_cli(qwen_dp_attention("sglang", g)).code == 0);
   const std::string sglang = read(g.files().at(0));
   // SGLang divides both by --dp-size itself (with a floor): 8 × 45 = 360 runs the 45 a rank the
-  // other engines get (a batch of 358 would have run 44), and 8 × 512 a whole prompt a rank.
+  // other engines get (the batch of 356 would have run 44), and 8 × 512 a whole prompt a rank.
   CHECK(sglang.find("--max-running-requests 360 \\") != std::string::npos);
   CHECK(sglang.find("--enable-mixed-chunk \\") != std::string::npos);
   CHECK(sglang.find("--chunked-prefill-size 4096 \\") != std::string::npos);

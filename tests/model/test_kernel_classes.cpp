@@ -69,8 +69,11 @@ TEST_CASE("kernel classes: the engine's all-reduce is a latency and the faster o
 TEST_CASE("kernel classes: a decode attention's blocks, KV stream and floor by hand") {
   KernelCoefficients k;
   DecodeAttentionCoefficients& d = k.decode_attention;
-  d.memory = 0.9, d.memory_fp8_head = 0.6, d.compute = 0.1, d.floor = 8e-6, d.combine = 4e-6, d.combine_keys = 1024;
+  d.memory = 0.9, d.convert = 0.01, d.compute = 0.1, d.floor = 8e-6, d.combine = 4e-6, d.combine_keys = 1024;
   d.per_item = 10e-9, d.per_item_group = 30e-9, d.overlap = 2, d.block_keys = 256, d.blocks_target = 1024;
+  // The floor added (p = 1), no per-block stream limit and no head-width terms: the new terms
+  // have their own case below.
+  d.floor_overlap = 1, d.block_kib = 0, d.per_width = 0, d.query_kib = 0;
   k.gemm.overlap = 2;
   // 64 sequences of 32 query heads on 8 KV heads (the grouped kernel), 128 wide, 1,024 keys of a
   // 16-bit cache: 4·64·32·128·1024 = 1,073,741,824 FLOPs at 0.1 × 1 PFLOP/s = 10.737 µs; the KV
@@ -81,18 +84,46 @@ TEST_CASE("kernel classes: a decode attention's blocks, KV stream and floor by h
   KernelAsk a{1073741824.0, 269484032.0, 1};
   a.heads = 64 * 32, a.kv_heads = 64 * 8, a.keys = 1024, a.context = 1024, a.kv_bytes = 2;
   CHECK(k.time(KernelClass::decode_attention, a, kGpu) == Approx(114.980127e-6).epsilon(1e-6));
-  // The same sequences as multi-head attention over an fp8 cache: the one-head kernel, 2,048 items
-  // of one block (2048 > blocks_target) at 10 ns = 20.48 µs; the KV 64·32·128·2·1024 = 536,870,912 B
-  // and q, o 1,048,576 B at 0.6 × 3 TB/s = 298.844 µs, with the compute: 299.037 µs; with the
-  // blocks 299.737 µs; the floor as before: 309.737 µs.
-  a.bytes = 537919488.0, a.kv_heads = 64 * 32, a.kv_bytes = 1;
-  CHECK(k.time(KernelClass::decode_attention, a, kGpu) == Approx(309.737476e-6).epsilon(1e-6));
+  // The same sequences as multi-head attention over an fp8 cache: the one-head kernel streams it
+  // at the 16-bit share and converts each element on the CUDA cores, 64·32·1024·2·128 =
+  // 536,870,912 at 0.01 × 1 PFLOP/s = 53.687 µs beside the FLOPs' 10.737: 64.425 µs. The KV
+  // 64·32·128·2·1024 = 536,870,912 B and q, o 1,048,576 B at 0.9 × 3 TB/s = 199.229 µs; at p = 2:
+  // 209.387 µs. 2,048 items of one block (2048 > blocks_target) at 10 ns = 20.48 µs: 210.386 µs;
+  // the floor as before: 220.386 µs.
+  a.bytes = 537919488.0, a.kv_heads = 64 * 32, a.kv_bytes = 1, a.head_dim = 128;
+  CHECK(k.time(KernelClass::decode_attention, a, kGpu) == Approx(220.386115e-6).epsilon(1e-6));
   // 64 query heads on one KV head a sequence (the same FLOPs and bytes): the fallback, one query
-  // head a block, at its own compute share: 1,073,741,824 / (0.001 × 1 PFLOP/s) = 1073.742 µs, with
-  // the stream 1114.553 µs; 4,096 blocks of 10 ns, 40.96 µs: 1115.306 µs; the floor: 1125.306 µs.
+  // head a block, at its own compute share: 1,073,741,824 / (0.001 × 1 PFLOP/s) = 1073.742 µs and
+  // the 64·1024·2·128 = 16,777,216 elements converted, 1.678 µs: 1075.420 µs; with the stream
+  // 1093.718 µs; 4,096 blocks of 10 ns, 40.96 µs: 1094.485 µs; the floor: 1104.485 µs.
   a.heads = 64 * 64, a.kv_heads = 64;
   d.compute_fallback = 0.001;
-  CHECK(k.time(KernelClass::decode_attention, a, kGpu) == Approx(1125.3058e-6).epsilon(1e-6));
+  CHECK(k.time(KernelClass::decode_attention, a, kGpu) == Approx(1104.484943e-6).epsilon(1e-6));
+}
+
+TEST_CASE("kernel classes: a long decode's blocks capped at the square root, their stream, head width and the floor overlapped") {
+  KernelCoefficients k;
+  DecodeAttentionCoefficients& d = k.decode_attention;
+  d.memory = 0.9, d.compute = 0.1, d.floor = 8e-6, d.combine = 4e-6, d.combine_keys = 1024, d.per_item_group = 30e-9;
+  d.per_width = 12.8e-9, d.query_kib = 20e-9, d.overlap = 2, d.floor_overlap = 2, d.block_keys = 256;
+  d.blocks_target = 1024, d.block_kib = 40e-9;
+  k.gemm.overlap = 2;
+  // One sequence of 32 query heads on 8 KV heads, 128 wide, 65,536 keys of a 16-bit cache. Its
+  // 65536/256 = 256 blocks a KV head are past 8, so √(8·256) = 45.255 (under 1024/8 = 128).
+  // A block of the 16-bit grouped kernel: 30 ns, 12.8 ns for its 128-wide heads and 20 ns for
+  // its 4·128·2 B = 1 KiB of queries: 62.8 ns; 8 × 45.255 = 362.039 blocks: 22.736 µs.
+  // The KV 8·128·2·65536·2 = 268,435,456 B and q, o 16,384 B at 0.9 × 3 TB/s = 99.427 µs; the
+  // 362.039 blocks alone stream 262,160 KiB at 40 ns a KiB each: 28.965 µs; at p = 2: 103.560 µs.
+  // The FLOPs 4·32·128·65536 = 1,073,741,824 at 0.1 PFLOP/s = 10.737 µs: 104.115 µs; with the
+  // blocks at p = 2: 106.568 µs. The floor 8 µs and the combine 4·65536/66560 = 3.938 µs, 11.938
+  // µs, overlapped at p = 2: √(106.568² + 11.938²) = 107.235 µs.
+  KernelAsk a{1073741824.0, 268451840.0, 1};
+  a.heads = 32, a.kv_heads = 8, a.keys = 65536, a.context = 65536, a.kv_bytes = 2, a.head_dim = 128;
+  CHECK(k.time(KernelClass::decode_attention, a, kGpu) == Approx(107.235066e-6).epsilon(1e-6));
+  // The parts sum to the time, the floor's share 11.938 × 107.235 / (106.568 + 11.938) = 10.803 µs.
+  const KernelCoefficients::Split s = k.split(KernelClass::decode_attention, a, kGpu);
+  CHECK(s.total() == Approx(k.time(KernelClass::decode_attention, a, kGpu)).epsilon(1e-12));
+  CHECK(s.fixed == Approx(10.802930e-6).epsilon(1e-6));
 }
 
 TEST_CASE("kernel classes: a grouped decode over an fp8 cache, and a windowed decode's blocks split by its whole sequence") {
@@ -101,6 +132,7 @@ TEST_CASE("kernel classes: a grouped decode over an fp8 cache, and a windowed de
   d.memory = 0.9, d.memory_fp8 = 0.95, d.compute = 0.1, d.floor = 8e-6, d.floor_fp8 = 6e-6, d.combine = 4e-6;
   d.combine_keys = 1024, d.per_item = 10e-9, d.per_item_group = 30e-9, d.overlap = 2, d.block_keys = 256;
   d.blocks_target = 1024;
+  d.floor_overlap = 1, d.block_kib = 0, d.per_width = 0, d.query_kib = 0;
   k.gemm.overlap = 2;
   // 64 sequences of 32 query heads on 8 KV heads, 128 wide, 1,024 keys of an fp8 cache: Hopper's
   // grouped kernel. FLOPs 1,073,741,824 at 0.1 PFLOP/s = 10.737 µs; the KV 64·8·128·2·1024·1 =
@@ -112,13 +144,14 @@ TEST_CASE("kernel classes: a grouped decode over an fp8 cache, and a windowed de
   a.heads = 64 * 32, a.kv_heads = 64 * 8, a.keys = 1024, a.context = 1024, a.kv_bytes = 1;
   CHECK(k.time(KernelClass::decode_attention, a, kGpu) == Approx(57.727035e-6).epsilon(1e-6));
   // 4 such sequences over a 16-bit cache under a window of 128 at context 8,192: they read 128 keys
-  // (8,388,608 FLOPs, 2,162,688 B: 0.805 µs overlapped) but the kernel splits each whole sequence,
-  // min(8192/256, 1024/32) = 32 blocks for each of 32 items, 1,024 blocks of the grouped kernel's
-  // 30 ns: 30.72 µs, with the stream 30.731 µs. The floor 8 µs and the combine at 128 keys,
-  // 4·128/(128 + 1024) = 0.444 µs: 39.175 µs. (Split as its 128 keys, one block an item: 9.4 µs.)
+  // (8,388,608 FLOPs, 2,162,688 B: 0.805 µs overlapped) but the kernel splits each whole sequence:
+  // 8192/256 = 32 blocks, past 8 so √(8·32) = 16 (under 1024/32), for each of 32 items, 512
+  // blocks of the grouped kernel's 30 ns: 15.36 µs, with the stream 15.381 µs. The floor 8 µs and
+  // the combine at 128 keys, 4·128/(128 + 1024) = 0.444 µs: 23.826 µs. (Split as its 128 keys, one
+  // block an item: 9.7 µs.)
   KernelAsk w{8388608.0, 2162688.0, 1};
   w.heads = 4 * 32, w.kv_heads = 4 * 8, w.keys = 128, w.context = 8192, w.kv_bytes = 2;
-  CHECK(k.time(KernelClass::decode_attention, w, kGpu) == Approx(39.175e-6).epsilon(1e-6));
+  CHECK(k.time(KernelClass::decode_attention, w, kGpu) == Approx(23.825544e-6).epsilon(1e-6));
 }
 
 TEST_CASE("kernel classes: a prefill attention's products, softmax, chain and query tiles by hand, and a window's overshoot") {
@@ -145,27 +178,29 @@ TEST_CASE("kernel classes: a prefill attention's products, softmax, chain and qu
   CHECK(k.time(KernelClass::prefill_attention, win, kGpu) == Approx(310.8637e-6).epsilon(1e-6));
 }
 
-TEST_CASE("kernel classes: decode attention past its floor grows with the batch in proportion until its blocks fill the GPU") {
-  // Llama-3.1-8B's 32/8 heads of 128 on H100: at 640 keys a KV head splits into 640 / block_keys
-  // blocks; at batch 1 (8 items) and 4 (32 items) the blocks are far from the blocks_target that
-  // fill the GPU, and every part but the floor is 4 times batch 1's.
+TEST_CASE("kernel classes: a decode batch's sequences share the floor and fill the GPU together") {
+  // Llama-3.1-8B's 32/8 heads of 128 on H100 with the pooled coefficients. At 640 keys one
+  // sequence is mostly floor (one block's latency, 8.74 µs, and the combine): 4 of them cost more
+  // than one, but far less than 4 lone ones (13.4 and 16.6 µs), the floor overlapped with their
+  // work and their blocks streaming together.
   const KernelCoefficients k;
   const KernelCeilings h100{989e12, 1979e12, 3.35e12, 450e9};
   const auto ask = [](double batch, double keys) {
     KernelAsk a{4 * batch * 32 * 128 * keys, batch * 8 * 128 * 2 * keys * 2 + batch * 32 * 128 * 4, 1};
-    a.heads = batch * 32, a.kv_heads = batch * 8, a.keys = keys, a.context = keys, a.kv_bytes = 2;
+    a.heads = batch * 32, a.kv_heads = batch * 8, a.keys = keys, a.context = keys, a.kv_bytes = 2, a.head_dim = 128;
     return a;
   };
+  const auto time = [&](const KernelAsk& a) { return k.time(KernelClass::decode_attention, a, h100); };
   const auto variable = [&](const KernelAsk& a) {
     const KernelCoefficients::Split s = k.split(KernelClass::decode_attention, a, h100);
     return s.compute + s.memory;
   };
-  REQUIRE(32 * 640 / k.decode_attention.block_keys < k.decode_attention.blocks_target);
-  CHECK(variable(ask(4, 640)) == Approx(4 * variable(ask(1, 640))).epsilon(1e-12));
-  CHECK(k.split(KernelClass::decode_attention, ask(4, 640), h100).fixed ==
-        k.split(KernelClass::decode_attention, ask(1, 640), h100).fixed);
+  CHECK(time(ask(4, 640)) > time(ask(1, 640)));
+  CHECK(time(ask(4, 640)) < 2 * time(ask(1, 640)));
   // At 16k keys and batch 256 (2,048 items, more than blocks_target) one block a KV head fills the
-  // GPU: a lone sequence's ~47 blocks a KV head do not scale, and the batch costs less than 256 lone ones.
+  // GPU: a lone sequence's √(8 · 16384/138) ≈ 31 blocks a KV head do not scale, and the batch
+  // costs less than 256 lone ones.
+  REQUIRE(256 * 8 > k.decode_attention.blocks_target);
   CHECK(variable(ask(256, 16384)) < 256 * variable(ask(1, 16384)));
 }
 
@@ -315,9 +350,10 @@ TEST_CASE("kernel classes: a longer prompt's attention never takes less time tha
 TEST_CASE("kernel classes: under tp 2 a decode attention asks each GPU's own query and KV heads") {
   // Llama-3.1-8B (32 query, 8 KV heads of 128) at tp 2: each GPU holds 16 query and 4 KV heads, a
   // group of 4: the grouped kernel. Batch 4 at context 1,024, a 16-bit cache: the kernel's items
-  // are 4 sequences × 4 KV heads = 16, each split into min(1024/341, 642/16) = 3.003 blocks.
-  // FLOPs 4·4·16·128·1024 = 33,554,432 a layer; bytes: K and V 4·4·128·2·1024·2 = 8,388,608, q and
-  // o 4·16·128·2·2 = 32,768. Priced by the class, with the engine's gap, a launch a layer.
+  // are 4 sequences × 4 KV heads = 16, each split into 1024/138 = 7.42 blocks (under 8, uncapped;
+  // under 872/16). FLOPs 4·4·16·128·1024 = 33,554,432 a layer; bytes: K and V 4·4·128·2·1024·2 =
+  // 8,388,608, q and o 4·16·128·2·2 = 32,768; heads 128 wide (the grouped block's width and
+  // queries). Priced by the class, with the engine's gap, a launch a layer.
   const ModelSpec m = test::llama_3_1_8b();
   GpuSpec g = test::h100_sxm();
   ExpectedModel em;
@@ -340,7 +376,7 @@ TEST_CASE("kernel classes: under tp 2 a decode attention asks each GPU's own que
   CHECK(flops == Approx(33554432.0 + 4 * 16 * 1024 * 5).epsilon(1e-12));  // the softmax's 5 FLOPs a score ride in the scores
   CHECK(bytes == Approx(8388608.0 + 32768).epsilon(1e-12));
   KernelAsk a{flops, bytes, 1};
-  a.heads = 4 * 16, a.kv_heads = 4 * 4, a.keys = 1024, a.context = 1024, a.kv_bytes = 2;
+  a.heads = 4 * 16, a.kv_heads = 4 * 4, a.keys = 1024, a.context = 1024, a.kv_bytes = 2, a.head_dim = 128;
   const KernelCeilings h100{989e12, 989e12, 3.35e12, 0};
   const double one = em.kernels->time(KernelClass::decode_attention, a, h100) + em.gap.value();
   CHECK(p.seconds("attn_scores") + p.seconds("attn_values") == Approx(32 * one).epsilon(1e-9));
