@@ -2,11 +2,8 @@
 // class's formula, and the engine asking it for a checkpoint in DeepSeek-V3's format.
 #include <catch2/catch.hpp>
 
+#include "fp8_step.hpp"
 #include "hardware/kernel_classes.hpp"
-#include "model/engine.hpp"
-#include "model/expected.hpp"
-#include "priced_ops.hpp"
-#include "specs.hpp"
 
 using namespace roofline;
 using test::Priced;
@@ -73,21 +70,14 @@ TEST_CASE("block-scaled fp8 GEMM: an ask without its shape is priced on its FLOP
 }
 
 TEST_CASE("block-scaled fp8 GEMM: the engine prices fp8-block weights computed in fp8 by the class, Q, K and V as one") {
-  const ModelSpec m = test::llama_3_1_8b();
-  GpuSpec g = test::h100_sxm();
-  ExpectedModel em;
-  em.kernels.emplace();
-  g.expected = em;
-  Workload w = test::default_workload(m, 8);
-  w.precision.weights.fill(WeightFormat::fp8_block);
-  w.precision.compute = DType::fp8;
-  const Report r = evaluate(m, g, w);
-  const PhaseResult& step = r.decode.step;
-  const Priced p{step, expected_op_times(step, em, r.gpu.ceilings)};
+  const test::Fp8Step s = test::llama_fp8_step(WeightFormat::fp8_block);
+  const ExpectedModel& em = s.em;
+  const PhaseResult& step = s.report.decode.step;
+  const Priced p = s.priced();
   const OpCost& o = step.ops[p.at("o_proj")].cost;
   CHECK(o.kernel == KernelKind::linear_fp8_block);
   const KernelCoefficients& k = *em.kernels;
-  const KernelCeilings c{989e12, 1979e12, 3.35e12, 0};
+  const KernelCeilings c = test::Fp8Step::kCeilings;
   // o_proj: 8 × 4096 by 4096 × 4096, its activations quantized once (3·8·4096 B), 32 layers.
   KernelAsk a{o.flops.value() / 32, o.bytes.value() / 32, 8, 3 * 8 * 4096.0};
   a.width = 4096;
@@ -105,7 +95,6 @@ TEST_CASE("block-scaled fp8 GEMM: the engine prices fp8-block weights computed i
   const double group = p.seconds("q_proj") + p.seconds("k_proj") + p.seconds("v_proj");
   CHECK(group == Approx(32 * (k.time(KernelClass::gemm_fp8_block, qkv, c) + em.gap.value())).epsilon(1e-9));
   // Per-tensor fp8 weights stay the per-tensor class: the same step differs.
-  w.precision.weights.fill(WeightFormat::fp8);
-  const Report per_tensor = evaluate(m, g, w);
-  CHECK(per_tensor.decode.step.ops[p.at("o_proj")].cost.kernel == KernelKind::linear_fp8);
+  const test::Fp8Step per_tensor = test::llama_fp8_step(WeightFormat::fp8);
+  CHECK(per_tensor.report.decode.step.ops[p.at("o_proj")].cost.kernel == KernelKind::linear_fp8);
 }

@@ -208,6 +208,7 @@ TEST_CASE("kernel classes: a decode batch's sequences share the floor and fill t
 
 #include "model/engine.hpp"
 #include "model/expected.hpp"
+#include "fp8_step.hpp"
 #include "priced_ops.hpp"
 #include "specs.hpp"
 
@@ -276,23 +277,16 @@ TEST_CASE("kernel classes: a tensor-parallel all-reduce is the latency and the r
 }
 
 TEST_CASE("kernel classes: GEMMs computing in fp8 are the fp8 class, with the scale kernels") {
-  const ModelSpec m = test::llama_3_1_8b();
-  GpuSpec g = test::h100_sxm();
-  ExpectedModel em;
-  em.kernels.emplace();
-  g.expected = em;
-  Workload w = test::default_workload(m, 8);
-  w.precision.weights.fill(WeightFormat::fp8);
-  w.precision.compute = DType::fp8;
-  const Report r = evaluate(m, g, w);
-  const PhaseResult& step = r.decode.step;
-  const Priced p{step, expected_op_times(step, em, r.gpu.ceilings)};
+  const test::Fp8Step s = test::llama_fp8_step(WeightFormat::fp8);
+  const ExpectedModel& em = s.em;
+  const PhaseResult& step = s.report.decode.step;
+  const Priced p = s.priced();
   const OpCost& o = step.ops[p.at("o_proj")].cost;
   CHECK(o.kernel == KernelKind::linear_fp8);
   // 8 × 4096 by 4096 × 4096 in fp8: the fp8 peak, the scale kernels' 5·8·4096 B and their 9.91 µs.
   const KernelCoefficients& k = *em.kernels;
   KernelAsk a{o.flops.value() / 32, o.bytes.value() / 32, 8, 5 * 8 * 4096.0};
-  const KernelCeilings c{989e12, 1979e12, 3.35e12, 0};
+  const KernelCeilings c = test::Fp8Step::kCeilings;
   CHECK(p.seconds("o_proj") == Approx(32 * (k.time(KernelClass::gemm_fp8, a, c) + em.gap.value())).epsilon(1e-9));
   CHECK(k.time(KernelClass::gemm_fp8, a, c) > k.gemm_fp8.scale + k.gemm.launch);
 }
