@@ -81,8 +81,8 @@ KernelCoefficients::Split decode_split(const DecodeAttentionCoefficients& d, dou
   const double blocks = items > 0 ? std::max(1.0, std::min(capped, d.blocks_target / items)) : 1;
   // An fp8 cache in the grouped kernel is multiplied in fp8 (Hopper's MMA); the one-head kernel
   // streams it as a 16-bit one and converts each element on the CUDA cores.
-  const bool converts = fp8 && one_head;
-  const double share = fp8 && !one_head ? d.memory_fp8 : d.memory;
+  const bool converts = fp8 && one_head, grouped_fp8 = fp8 && !one_head;
+  const double share = grouped_fp8 ? d.memory_fp8 : d.memory;
   const double converted = converts ? 2 * kv * a.keys * a.head_dim : 0;
   const double compute =
       a.flops / ((fallback ? d.compute_fallback : d.compute) * c.peak) + converted / (d.convert * c.peak);
@@ -95,7 +95,6 @@ KernelCoefficients::Split decode_split(const DecodeAttentionCoefficients& d, dou
   const KernelCoefficients::Split s = overlapped(compute, memory, p, 0);
   const double streams = s.compute + s.memory;
   const double k = streams + fixed_blocks > 0 ? overlap_norm(streams, fixed_blocks, d.overlap) / (streams + fixed_blocks) : 0;
-  const bool grouped_fp8 = fp8 && !one_head;
   const double floor = (grouped_fp8 ? d.floor_fp8 : d.floor) + d.combine * a.keys / (a.keys + d.combine_keys);
   // The floor is one block's latency, which the other blocks' work hides in part: a batch of 32
   // sequences costs little more than one.
@@ -112,15 +111,11 @@ KernelCoefficients::Split block_scaled_split(const Fp8BlockCoefficients& b, cons
   const double m = a.rows, n = a.width;
   // Without its shape (no caller asks so: the engine and the tables give both) the arithmetic at
   // the tiles' share, unpadded and with no walk, rather than nothing.
-  if (m <= 0 || n <= 0) {
-    KernelCoefficients::Split s = overlapped(a.flops / (b.compute * c.peak_fp8), a.bytes / (g.memory * c.bandwidth), g.overlap,
-                                             g.launch + b.quantize);
-    s.memory += a.scale_bytes / (b.quantize_memory * c.bandwidth);
-    return s;
-  }
-  const double k = a.flops / (2 * m * n);
+  const bool shaped = m > 0 && n > 0;
+  const double k = shaped ? a.flops / (2 * m * n) : 0;
   const auto whole = [](double x, double tile) { return std::ceil(x / tile) * tile; };
-  const double tiles = 2 * whole(m, kBlockTileRows) * whole(n, kBlockTileCols) * k / (b.compute * c.peak_fp8);
+  const double tiles =
+      (shaped ? 2 * whole(m, kBlockTileRows) * whole(n, kBlockTileCols) * k : a.flops) / (b.compute * c.peak_fp8);
   const double walk = 2 * kBlockTileRows * kBlockTileCols * k / (b.chain * c.peak_fp8);
   KernelCoefficients::Split s = overlapped(tiles, a.bytes / (g.memory * c.bandwidth), g.overlap, g.launch + b.quantize);
   const double both = s.compute + s.memory, k_all = both > 0 ? overlap_norm(both, walk, g.overlap) / both : 0;
