@@ -2,8 +2,8 @@
 // class's formula, and the engine asking it for a checkpoint in DeepSeek-V3's format.
 #include <catch2/catch.hpp>
 
-#include "fp8_step.hpp"
 #include "hardware/kernel_classes.hpp"
+#include "priced_ops.hpp"
 
 using namespace roofline;
 using test::Priced;
@@ -70,14 +70,14 @@ TEST_CASE("block-scaled fp8 GEMM: an ask without its shape is priced on its FLOP
 }
 
 TEST_CASE("block-scaled fp8 GEMM: the engine prices fp8-block weights computed in fp8 by the class, Q, K and V as one") {
-  const test::Fp8Step s = test::llama_fp8_step(WeightFormat::fp8_block);
+  const test::ClassPriced s = test::llama_fp8_step(WeightFormat::fp8_block);
   const ExpectedModel& em = s.em;
   const PhaseResult& step = s.report.decode.step;
-  const Priced p = s.priced();
+  const Priced p = s.decode();
   const OpCost& o = step.ops[p.at("o_proj")].cost;
   CHECK(o.kernel == KernelKind::linear_fp8_block);
   const KernelCoefficients& k = *em.kernels;
-  const KernelCeilings c = test::Fp8Step::kCeilings;
+  const KernelCeilings c = test::kH100Ceilings;
   // o_proj: 8 × 4096 by 4096 × 4096, its activations quantized once (3·8·4096 B), 32 layers.
   KernelAsk a{o.flops.value() / 32, o.bytes.value() / 32, 8, 3 * 8 * 4096.0};
   a.width = 4096;
@@ -95,6 +95,6 @@ TEST_CASE("block-scaled fp8 GEMM: the engine prices fp8-block weights computed i
   const double group = p.seconds("q_proj") + p.seconds("k_proj") + p.seconds("v_proj");
   CHECK(group == Approx(32 * (k.time(KernelClass::gemm_fp8_block, qkv, c) + em.gap.value())).epsilon(1e-9));
   // Per-tensor fp8 weights stay the per-tensor class: the same step differs.
-  const test::Fp8Step per_tensor = test::llama_fp8_step(WeightFormat::fp8);
+  const test::ClassPriced per_tensor = test::llama_fp8_step(WeightFormat::fp8);
   CHECK(per_tensor.report.decode.step.ops[p.at("o_proj")].cost.kernel == KernelKind::linear_fp8);
 }

@@ -208,7 +208,6 @@ TEST_CASE("kernel classes: a decode batch's sequences share the floor and fill t
 
 #include "model/engine.hpp"
 #include "model/expected.hpp"
-#include "fp8_step.hpp"
 #include "priced_ops.hpp"
 #include "specs.hpp"
 
@@ -218,14 +217,11 @@ TEST_CASE("kernel classes: Q, K and V are one GEMM a layer, with one launch, sha
   // Llama-3.1-8B on an H100 at batch 1: per layer Q is 4096 × 4096, K and V 4096 × 1024 each;
   // fused, one 1 × 4096 by 4096 × 6144 GEMM: 50.3 MFLOP and 50.4 MB of weights.
   const ModelSpec m = test::llama_3_1_8b();
-  GpuSpec g = test::h100_sxm();
-  ExpectedModel em;
-  em.kernels.emplace();
+  ExpectedModel em = test::with_kernel_classes();
   em.kernels->gemm = {0.75, 0.8, 2.0, 3e-6};
-  g.expected = em;
-  const Report r = evaluate(m, g, test::default_workload(m, 1));
-  const PhaseResult& step = r.decode.step;
-  const Priced p{step, expected_op_times(step, em, r.gpu.ceilings)};
+  const test::ClassPriced run = test::price_by_classes(m, test::h100_sxm(), test::default_workload(m, 1), em);
+  const PhaseResult& step = run.report.decode.step;
+  const Priced p = run.decode();
   const OpCost& q = step.ops[p.at("q_proj")].cost;
   const OpCost& k = step.ops[p.at("k_proj")].cost;
   const OpCost& v = step.ops[p.at("v_proj")].cost;
@@ -256,16 +252,13 @@ TEST_CASE("kernel classes: a tensor-parallel all-reduce is the latency and the r
   // Llama-3.1-8B at tp 2 on H100s (450 GB/s NVLink): each of 64 all-reduces a decode step at
   // batch 1 moves 4096 bf16 = 8192 B; a ring sends 2·(2−1)/2 of it through each link.
   const ModelSpec m = test::llama_3_1_8b();
-  GpuSpec g = test::h100_sxm();
-  ExpectedModel em;
-  em.kernels.emplace();
+  ExpectedModel em = test::with_kernel_classes();
   em.kernels->all_reduce = {3e-6, 0.5};
-  g.expected = em;
   Workload w = test::default_workload(m, 1);
   w.tp = 2;
-  const Report r = evaluate(m, g, w);
-  const PhaseResult& step = r.decode.step;
-  const std::vector<Seconds> e = expected_op_times(step, em, r.gpu.ceilings);
+  const test::ClassPriced run = test::price_by_classes(m, test::h100_sxm(), w, em);
+  const PhaseResult& step = run.report.decode.step;
+  const std::vector<Seconds> e = run.decode().expected;
   double calls = 0, seconds = 0;
   for (std::size_t i = 0; i < step.ops.size(); ++i) {
     if (step.ops[i].bound != Bound::interconnect) continue;
@@ -277,16 +270,16 @@ TEST_CASE("kernel classes: a tensor-parallel all-reduce is the latency and the r
 }
 
 TEST_CASE("kernel classes: GEMMs computing in fp8 are the fp8 class, with the scale kernels") {
-  const test::Fp8Step s = test::llama_fp8_step(WeightFormat::fp8);
+  const test::ClassPriced s = test::llama_fp8_step(WeightFormat::fp8);
   const ExpectedModel& em = s.em;
   const PhaseResult& step = s.report.decode.step;
-  const Priced p = s.priced();
+  const Priced p = s.decode();
   const OpCost& o = step.ops[p.at("o_proj")].cost;
   CHECK(o.kernel == KernelKind::linear_fp8);
   // 8 × 4096 by 4096 × 4096 in fp8: the fp8 peak, the scale kernels' 5·8·4096 B and their 9.91 µs.
   const KernelCoefficients& k = *em.kernels;
   KernelAsk a{o.flops.value() / 32, o.bytes.value() / 32, 8, 5 * 8 * 4096.0};
-  const KernelCeilings c = test::Fp8Step::kCeilings;
+  const KernelCeilings c = test::kH100Ceilings;
   CHECK(p.seconds("o_proj") == Approx(32 * (k.time(KernelClass::gemm_fp8, a, c) + em.gap.value())).epsilon(1e-9));
   CHECK(k.time(KernelClass::gemm_fp8, a, c) > k.gemm_fp8.scale + k.gemm.launch);
 }
@@ -349,16 +342,13 @@ TEST_CASE("kernel classes: under tp 2 a decode attention asks each GPU's own que
   // 8,388,608, q and o 4·16·128·2·2 = 32,768; heads 128 wide (the grouped block's width and
   // queries). Priced by the class, with the engine's gap, a launch a layer.
   const ModelSpec m = test::llama_3_1_8b();
-  GpuSpec g = test::h100_sxm();
-  ExpectedModel em;
-  em.kernels.emplace();
-  g.expected = em;
   Workload w = test::default_workload(m, 4);
   w.tp = 2;
   w.context_tokens = 1024;
-  const Report r = evaluate(m, g, w);
-  const PhaseResult& step = r.decode.step;
-  const Priced p{step, expected_op_times(step, em, r.gpu.ceilings)};
+  const test::ClassPriced run = test::price_by_classes(m, test::h100_sxm(), w);
+  const ExpectedModel& em = run.em;
+  const PhaseResult& step = run.report.decode.step;
+  const Priced p = run.decode();
   const OpCost& scores = step.ops[p.at("attn_scores")].cost;
   const OpCost& values = step.ops[p.at("attn_values")].cost;
   CHECK(scores.heads == 16);
@@ -386,17 +376,14 @@ TEST_CASE("kernel classes: a latent layer's one-token prompt is a prefill of the
   // 2·128) = 10,320 FLOPs a layer. The decode's absorbed form, which latent_decode measured
   // (576/512 wide), is not what runs. Priced by latent_prefill, with the engine's gap, a layer.
   const ModelSpec m = test::deepseek_v3();
-  GpuSpec g = test::h200_141gb();
-  ExpectedModel em;
-  em.kernels.emplace();
-  g.expected = em;
   Workload w = test::default_workload(m, 1);
   w.tp = 8;
   w.prompt_tokens = 1;
   w.context_tokens = 1;
-  const Report r = evaluate(m, g, w);
-  const PhaseResult& prefill = r.prefill;
-  const Priced p{prefill, expected_op_times(prefill, em, r.gpu.ceilings)};
+  const test::ClassPriced run = test::price_by_classes(m, test::h200_141gb(), w);
+  const ExpectedModel& em = run.em;
+  const PhaseResult& prefill = run.report.prefill;
+  const Priced p = run.prefill();
   const OpCost& scores = prefill.ops[p.at("attn_scores")].cost;
   const OpCost& values = prefill.ops[p.at("attn_values")].cost;
   CHECK(scores.queries == 1);

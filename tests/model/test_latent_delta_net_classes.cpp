@@ -62,16 +62,14 @@ TEST_CASE("latent classes: DeepSeek-V3's decode attention is one latent kernel a
   // 61 layers of 128 heads on one H100, 32 sequences at 640 tokens: each layer's kernel attends
   // with 128 absorbed queries of 576 over 640 cached latents of 576, values 512 wide.
   const ModelSpec m = test::deepseek_v3();
-  GpuSpec g = test::h100_sxm();
-  ExpectedModel em;
-  em.kernels.emplace();
+  ExpectedModel em = test::with_kernel_classes();
   em.kernels->latent_decode = {0.8, 10e-6, 0.6, 0.003e-6};
-  g.expected = em;
   Workload w = test::default_workload(m, 32);
   w.context_tokens = 640;
-  const Report r = evaluate(m, g, w);
+  const test::ClassPriced run = test::price_by_classes(m, test::h100_sxm(), w, em);
+  const Report& r = run.report;
   const PhaseResult& step = r.decode.step;
-  const Priced p{step, expected_op_times(step, em, r.gpu.ceilings)};
+  const Priced p = run.decode();
   const OpCost& scores = step.ops[p.at("attn_scores")].cost;
   const OpCost& values = step.ops[p.at("attn_values")].cost;
   CHECK(scores.kernel == KernelKind::latent_attention);
@@ -88,14 +86,14 @@ TEST_CASE("latent classes: DeepSeek-V3's decode attention is one latent kernel a
   // Over an fp8 cache the engine asks the class to convert the layer's 32·640·576 cached latents.
   Workload w8 = w;
   w8.precision.kv = DType::fp8;
-  const Report r8 = evaluate(m, g, w8);
-  const Priced p8{r8.decode.step, expected_op_times(r8.decode.step, em, r8.gpu.ceilings)};
+  const test::ClassPriced run8 = test::price_by_classes(m, test::h100_sxm(), w8, em);
+  const Priced p8 = run8.decode();
   KernelAsk a8{flops, 32.0 * 640 * 576 + 32.0 * 128 * 576 * 2 + 32.0 * 128 * 512 * 2, 1};
   a8.heads = 32 * 128, a8.kv_bytes = 1, a8.converted = 32.0 * 640 * 576;
   const double one8 = em.kernels->time(KernelClass::latent_decode, a8, kH100) + em.gap.value();
   CHECK(p8.seconds("attn_scores") + p8.seconds("attn_values") == Approx(61 * one8).epsilon(1e-9));
   // The prefill's attention is the latent prefill class's: 192-wide keys over the prompt.
-  const Priced pre{r.prefill, expected_op_times(r.prefill, em, r.gpu.ceilings)};
+  const Priced pre = run.prefill();
   const OpCost& prefill = r.prefill.ops[pre.at("attn_scores")].cost;
   CHECK(prefill.kernel == KernelKind::latent_attention);
   CHECK(prefill.head_dim == 192);
