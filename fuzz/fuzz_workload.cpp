@@ -382,8 +382,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (full_output) return 0;
 
   const std::string printed = text.str();
-  // A help flag the fuzzer spelled anywhere (`-h-`) prints the command's help, not its format.
-  const bool help = printed.find("\nUsage: ") != std::string::npos || printed.starts_with("Usage: ");
+  // A help flag the fuzzer spelled anywhere (`-h-`) prints the command's help, not its format; so
+  // does --version print its one line (`rooflineplan --version --format json`), as CLI11 does.
+  const bool help = printed.find("\nUsage: ") != std::string::npos || printed.starts_with("Usage: ") ||
+                    printed == "rooflineplan " ROOFLINEPLAN_VERSION "\n";
   if ((format == "json" || format == "jsonl") && !help) {
     std::size_t start = 0;
     while (code == 0 && start < printed.size()) {
