@@ -81,7 +81,7 @@ Workload workload_of(const MeasurementRow& row, const ModelSpec& m, const GpuSpe
   try {
     const WorkloadAxes x = parse_workload(f);
     x.require_one();
-    const Workload w = workload_at(x, std::vector<std::size_t>(kWorkloadFlags, 0), m);
+    const Workload w = workload_at(x, std::vector<std::size_t>(kWorkloadFlags, 0), m, g);
     if (const auto e = workload_error(w, m, g)) throw InputError(fmt::format("--{}: {}", e->field, e->message));
     return w;
   } catch (const InputError& e) {

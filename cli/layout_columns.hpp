@@ -1,5 +1,6 @@
 #pragma once
-// The columns that name a simulated row's GPU and layout (gpu_name, tp, pp, ep, dp_attention),
+// The columns that name a simulated row's GPU and layout (gpu_name, tp, pp, ep, dp_attention,
+// compute),
 // defined once for the --percentile plan's rows (cli/percentile_plan.cpp) and for each pool's side
 // of a --pools pair (cli/pools_plan.cpp, prefixed short_ and long_), so both tables name and fill
 // them alike.
@@ -26,6 +27,9 @@ inline constexpr std::array kLayoutColumns = {
     LayoutColumn{"pp", [](const planner::PercentileRow& r) -> report::Cell { return static_cast<long>(r.steady->workload.pp); }},
     LayoutColumn{"ep", [](const planner::PercentileRow& r) -> report::Cell { return static_cast<long>(r.steady->workload.ep); }},
     LayoutColumn{"dp_attention", [](const planner::PercentileRow& r) -> report::Cell { return r.steady->workload.dp_attention; }},
+    // The format the linears compute in moves the TTFT: a checkpoint's own (fp8) is stated.
+    LayoutColumn{"compute",
+                 [](const planner::PercentileRow& r) -> report::Cell { return name(r.steady->workload.precision.compute); }},
 };
 
 // kLayoutColumns[I] as a column of a table whose getters also take the table's `Extra`.

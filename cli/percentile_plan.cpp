@@ -19,6 +19,8 @@
 #include "report/report_csv.hpp"
 #include "report/report_json.hpp"
 #include "report/sink.hpp"
+#include "report/warning_text.hpp"
+#include "model/engine.hpp"
 #include "planner/disaggregated_search.hpp"
 #include "planner/length_pools.hpp"
 #include "planner/percentile_search.hpp"
@@ -98,6 +100,7 @@ const std::array kColumns = with_layout_columns<Column, Ctx>(std::array{
     Column{"steady_gen_tokens", [](const Row& r, const Ctx&) -> Cell { return static_cast<long>(r.steady->workload.gen_tokens); }},
     Column{"feasible", [](const Row& r, const Ctx&) -> Cell { return r.feasible; }},
     Column{"reason", [](const Row& r, const Ctx&) -> Cell { return std::string_view(r.reason); }},
+    Column{"warnings", [](const Row& r, const Ctx&) -> Cell { return std::string_view(r.steady->warnings); }},
     Column{"batch", [](const Row& r, const Ctx&) -> Cell { return sized(r, r.steady->plan.batch); }},
     Column{"steady_replicas", [](const Row& r, const Ctx&) -> Cell { return sized(r, counts(r).steady); }},
     Column{"steady_prefill_replicas", [](const Row& r, const Ctx&) -> Cell { return sized(r, counts(r).steady_prefill); }},
@@ -380,6 +383,10 @@ void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& p
     err << fmt::format("note: --top {}: the first {} of {} ranked rows\n", *a.top, *a.top, rows.size());
     rows.resize(static_cast<std::size_t>(*a.top));
   }
+  std::vector<std::string> said;  // each row's warnings, stated once under the table
+  for (const Row& r : rows) {
+    report::add_unsaid(said, report::warning_texts(input_warnings(m, *r.steady->gpu, r.steady->workload)));
+  }
   for (const Row& r : rows) {
     sink->add(RowRecord(r, target.requests_per_s, Ctx{a.traffic, target.requests_per_s, arrivals_cv(scenario)}));
     const std::string who = row_name(r);
@@ -393,6 +400,7 @@ void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& p
                              who));
     }
   }
+  for (const std::string& w : said) sink->note(std::string(report::warning_label()) + w);
   sink->finish();
 }
 

@@ -1,6 +1,7 @@
 #include "cli/plan_command.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -9,6 +10,7 @@
 #include <stdexcept>
 
 #include "model/capacity_plan.hpp"
+#include "model/engine.hpp"
 #include "model/layouts.hpp"
 #include "report/human_units.hpp"
 #include "report/layout_label.hpp"
@@ -43,6 +45,8 @@ struct PlanRow {
   CapacityPlan plan;
   std::string reason;  // the plan's refusal in words; empty when feasible
   std::string sized_on;
+  std::vector<std::string> warnings;  // the point's (model/engine.hpp input_warnings), in words
+  std::string warnings_cell;          // ... joined by " | ", the CSV and JSON column
 };
 
 // The times a plan was sized on, as a column: `expected` (the central estimate), `expected p90`,
@@ -76,10 +80,13 @@ const std::array kPlanColumns = {
     PlanColumn{"pp", [](const PlanRow& r) -> Cell { return static_cast<long>(r.layout.pp); }},
     PlanColumn{"ep", [](const PlanRow& r) -> Cell { return static_cast<long>(r.layout.ep); }},
     PlanColumn{"dp_attention", [](const PlanRow& r) -> Cell { return r.layout.dp_attention; }},
+    // The format the linears compute in moves the TTFT: a checkpoint's own (fp8) is stated.
+    PlanColumn{"compute", [](const PlanRow& r) -> Cell { return name(r.layout.precision.compute); }},
     PlanColumn{"gpus_per_replica", [](const PlanRow& r) -> Cell { return static_cast<long>(gpus(r.layout)); }},
     PlanColumn{"sized_on", [](const PlanRow& r) -> Cell { return std::string_view(r.sized_on); }},
     PlanColumn{"feasible", [](const PlanRow& r) -> Cell { return r.plan.feasible; }},
     PlanColumn{"reason", [](const PlanRow& r) -> Cell { return std::string_view(r.reason); }},
+    PlanColumn{"warnings", [](const PlanRow& r) -> Cell { return std::string_view(r.warnings_cell); }},
     PlanColumn{"batch", [](const PlanRow& r) -> Cell { return planned(r, r.plan.batch); }},
     PlanColumn{"max_batch", [](const PlanRow& r) -> Cell { return optional_cell(r.plan.max_batch); }},
     PlanColumn{"decode_step_time_s", [](const PlanRow& r) -> Cell { return planned(r, r.plan.decode_step.value()); }},
@@ -187,6 +194,9 @@ void print(const std::vector<PlanRow>& rows, const PlanArgs& a, const ModelSpec&
     if (a.disaggregate && r.plan.feasible) sink->note(kv_transfer_note(r));
   }
   if (too_big > 0) sink->note(fmt::format("{} layouts searched leave no room for one sequence beside the weights", too_big));
+  std::vector<std::string> said;
+  for (const PlanRow& r : rows) add_unsaid(said, r.warnings);
+  for (const std::string& line : said) sink->note(std::string(warning_label()) + line);
   sink->finish();
 }
 
@@ -248,7 +258,10 @@ SteadyRows steady_rows(const PlanArgs& a, const WorkloadAxes& x, const ModelSpec
     CapacityPlan plan = plan_capacity(m, g, w, target);
     std::string reason = plan.why_not ? infeasible_text(*plan.why_not) : std::string();
     std::string sized_on = sizing_name(plan.sizing);
-    rows.push_back({&g, w, target.price_per_gpu_hour, std::move(plan), std::move(reason), std::move(sized_on)});
+    std::vector<std::string> warnings = warning_texts(input_warnings(m, g, w));
+    std::string cell = fmt::format("{}", fmt::join(warnings, " | "));
+    rows.push_back({&g, w, target.price_per_gpu_hour, std::move(plan), std::move(reason), std::move(sized_on),
+                    std::move(warnings), std::move(cell)});
   };
   int& too_big = out.too_big;
   std::vector<Skip>& invalid = out.invalid;
@@ -257,7 +270,7 @@ SteadyRows steady_rows(const PlanArgs& a, const WorkloadAxes& x, const ModelSpec
     index[static_cast<std::size_t>(WorkloadFlag::gpu)] = i;
     if (a.search) {
       int skipped = 0;
-      for (const Workload& w : candidate_layouts(m, gpus[i], workload_at(x, index, m), &skipped)) add(gpus[i], w);
+      for (const Workload& w : candidate_layouts(m, gpus[i], workload_at(x, index, m, gpus[i]), &skipped)) add(gpus[i], w);
       too_big += skipped;
       continue;
     }
@@ -267,7 +280,7 @@ SteadyRows steady_rows(const PlanArgs& a, const WorkloadAxes& x, const ModelSpec
           index[static_cast<std::size_t>(WorkloadFlag::tp)] = t;
           index[static_cast<std::size_t>(WorkloadFlag::pp)] = s;
           index[static_cast<std::size_t>(WorkloadFlag::ep)] = e;
-          const Workload w = workload_at(x, index, m);
+          const Workload w = workload_at(x, index, m, gpus[i]);
           // A pair the model or GPU cannot take is skipped and said, as sweep does: the others
           // are still compared.
           if (const auto why = validate(w, m, gpus[i])) {
@@ -323,7 +336,7 @@ void plan_pools(const PlanArgs& a, const PercentileArgs& p, const WorkloadAxes& 
     sizing.pool = scenario.pool;
     sizing.target = scenario.target;
     for (const PlanRow& r : steady_rows(a, px, m, gpus, sizing.target).rows) {
-      sizing.plans.push_back({r.gpu, r.layout, r.plan, r.reason, r.price, std::nullopt});
+      sizing.plans.push_back({r.gpu, r.layout, r.plan, r.reason, r.price, std::nullopt, r.warnings_cell});
     }
     sizing.arrivals_cv = scenario.scenario.arrivals.cv;
     sizing.rows = size_percentile_rows(m, sizing.plans, sizing.target, scenario.scenario, err);
@@ -499,7 +512,7 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
       return;
     }
     std::vector<SteadyPlan> plans;
-    for (const PlanRow& r : rows) plans.push_back({r.gpu, r.layout, r.plan, r.reason, r.price, std::nullopt});
+    for (const PlanRow& r : rows) plans.push_back({r.gpu, r.layout, r.plan, r.reason, r.price, std::nullopt, r.warnings_cell});
     if (a.prefill_tp != 0) {
       for (SteadyPlan& s : plans) add_prefill_pool(s, m, target, a.prefill_tp);
     }
@@ -518,7 +531,7 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
     write_launch_files(*launch::engine_named(a.emit), a.emit_dir.value_or("rooflineplan-launch"), m, x.model.front(),
                        launch_rows, err);
   }
-  print(rows, a, m, workload_at(x, std::vector<std::size_t>(kWorkloadFlags, 0), m), too_big, out);
+  print(rows, a, m, workload_at(x, std::vector<std::size_t>(kWorkloadFlags, 0), m, gpus.front()), too_big, out);
 }
 
 }  // namespace roofline::cli

@@ -72,7 +72,7 @@ template <class Emit>
 void run_point(const WorkloadAxes& x, const Product& p, const Specs& s, Tally& tally, Emit&& emit) {
   const ModelSpec& m = s.models[p.index()[static_cast<std::size_t>(WorkloadFlag::model)]];
   const GpuSpec& g = s.gpus[p.index()[static_cast<std::size_t>(WorkloadFlag::gpu)]];
-  const Workload w = workload_at(x, p.index(), m);
+  const Workload w = workload_at(x, p.index(), m, g);
   if (const auto e = workload_error(w, m, g)) {
     ++tally.skipped;
     ++tally.skip_reasons[fmt::format("--{}: {}", e->field, e->message)];

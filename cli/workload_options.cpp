@@ -182,7 +182,7 @@ WorkloadAxes parse_workload(const WorkloadFlags& f) {
   return x;
 }
 
-Workload workload_at(const WorkloadAxes& x, std::span<const std::size_t> i, const ModelSpec& m) {
+Workload workload_at(const WorkloadAxes& x, std::span<const std::size_t> i, const ModelSpec& m, const GpuSpec& g) {
   auto at = [&i](const auto& axis, WorkloadFlag f) { return axis[i[static_cast<std::size_t>(f)]]; };
   using enum WorkloadFlag;
   Workload w;
@@ -201,7 +201,8 @@ Workload workload_at(const WorkloadAxes& x, std::span<const std::size_t> i, cons
   const std::optional<long> group = at(x.group_size, group_size);
   w.precision = resolve_precision(m, {at(x.weights, weights), at(x.lm_head, lm_head), at(x.kv, kv),
                                       at(x.activations, activations), at(x.compute, compute),
-                                      group ? std::optional<int>(static_cast<int>(*group)) : std::nullopt});
+                                      group ? std::optional<int>(static_cast<int>(*group)) : std::nullopt},
+                                 g);
   return w;
 }
 
@@ -234,7 +235,7 @@ OnePoint one_point(const WorkloadFlags& f, std::string_view command) {
                                  command, command.empty() ? "" : ": "));
   }
   OnePoint p{load_model(x.model.front()), load_gpu(x.gpu.front()), {}};
-  p.workload = workload_at(x, std::vector<std::size_t>(kWorkloadFlags, 0), p.model);
+  p.workload = workload_at(x, std::vector<std::size_t>(kWorkloadFlags, 0), p.model, p.gpu);
   require_valid(p.workload, p.model, p.gpu);
   return p;
 }

@@ -79,9 +79,11 @@ struct WorkloadAxes {
 // Throws InputError naming the flag of an item that is not a count, a format or in range.
 [[nodiscard]] WorkloadAxes parse_workload(const WorkloadFlags& f);
 
-// The workload at one point (a position per flag, in WorkloadFlag order) for this model; not
-// validated: a sweep skips what require_valid would refuse.
-[[nodiscard]] Workload workload_at(const WorkloadAxes& x, std::span<const std::size_t> index, const ModelSpec& m);
+// The workload at one point (a position per flag, in WorkloadFlag order) for this model on this
+// GPU (a checkpoint's compute format needs its peak); not validated: a sweep skips what
+// require_valid would refuse.
+[[nodiscard]] Workload workload_at(const WorkloadAxes& x, std::span<const std::size_t> index, const ModelSpec& m,
+                                   const GpuSpec& g);
 
 // What is wrong with a workload, naming the flag: the engine's rules (model/workload.hpp) and the
 // command line's own (the decode step's context includes the prompt).

@@ -60,9 +60,10 @@ void fuzz_document(const std::uint8_t* data, std::size_t size, ReadAndCheck&& re
   if (accepted) check_single_document(text);
 }
 
-inline Workload workload_for(const ModelSpec& m) {
+// The default workload on this GPU: a checkpoint's compute format where the GPU has its peak.
+inline Workload workload_for(const ModelSpec& m, const GpuSpec& g) {
   Workload w;
-  w.precision = resolve_precision(m);
+  w.precision = resolve_precision(m, {}, g);
   return w;
 }
 

@@ -8,7 +8,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const ModelSpec model = fuzz::reference_model();
   fuzz::fuzz_document(data, size, [&](const io::YamlDocument& doc) {
     const GpuSpec g = io::read_gpu(doc);
-    const Report r = evaluate(model, g, fuzz::workload_for(model));
+    const Report r = evaluate(model, g, fuzz::workload_for(model, g));
     fuzz::check_finite(r);
     fuzz::check_every_writer(r);
     const std::string_view text(reinterpret_cast<const char*>(data), size);

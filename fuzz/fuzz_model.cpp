@@ -8,7 +8,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   static const GpuSpec gpu = fuzz::reference_gpu();
   fuzz::fuzz_document(data, size, [&](const io::YamlDocument& doc) {
     const ModelSpec m = io::read_model(doc);
-    const Report r = evaluate(m, gpu, fuzz::workload_for(m));
+    const Report r = evaluate(m, gpu, fuzz::workload_for(m, gpu));
     fuzz::check_finite(r);
     fuzz::check_every_writer(r);
     const std::string_view text(reinterpret_cast<const char*>(data), size);

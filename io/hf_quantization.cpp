@@ -217,7 +217,15 @@ WeightFormat fp8(const HfFields& q) {
       q.fail("fmt", fmt::format("\"{}\" is not an fp8 element rooflineplan knows (e4m3, float8_e4m3fn, e5m2)", f));
     }
   }
-  q.use({"activation_scheme", "scale_fmt"});  // activations' scaling; scales stored as fp32 either way
+  // Dynamic or static scales, the activations are fp8 either way (W8A8): the linears compute in
+  // fp8 where the GPU can. The scales are stored as fp32 whatever `scale_fmt` says.
+  if (q.given("activation_scheme")) {
+    const std::string scheme = q.text("activation_scheme");
+    if (scheme != "dynamic" && scheme != "static") {
+      q.fail("activation_scheme", fmt::format("\"{}\" is not an fp8 activation scheme (dynamic, static)", scheme));
+    }
+  }
+  q.use({"activation_scheme", "scale_fmt"});
   if (!q.given("weight_block_size")) {
     q.use("weight_block_size");
     return WeightFormat::fp8;
@@ -258,6 +266,26 @@ WeightFormat compressed_weights(const HfFields& w, Quantization& out) {
          fmt::format("{}-bit {} weights with strategy {} are not a format rooflineplan names", bits, type, strategy));
 }
 
+// compressed-tensors: the format one scheme's `input_activations` are quantized to at run time
+// (W8A8 fp8 or int8, NVFP4's W4A4), the one its linears compute in; none: weight-only.
+std::optional<DType> compressed_compute(const HfFields& g) {
+  if (!g.filled("input_activations")) {
+    g.use("input_activations");
+    return std::nullopt;
+  }
+  const HfFields in = g.child("input_activations", g.what());
+  const long bits = in.number_in("num_bits", {1, 64});
+  const std::string type = in.text("type");
+  in.use({"strategy", "dynamic", "symmetric", "group_size", "block_structure", "observer", "observer_kwargs",
+          "actorder", "scale_dtype", "zp_dtype"});
+  in.refuse_unread({});
+  if (type == "float" && bits == 8) return DType::fp8;
+  if (type == "int" && bits == 8) return DType::int8;
+  if (type == "float" && bits == 4) return DType::fp4;
+  in.fail("num_bits", fmt::format("{}-bit {} activations are not a compute format rooflineplan names (fp8, int8, fp4)",
+                                  bits, type));
+}
+
 void read_compressed_tensors(const HfFields& q, const Architecture& a, Quantization& out) {
   for (std::string_view key : {"sparsity_config", "transform_config"}) {
     if (q.filled(key)) q.fail(key, "sparse or transformed weights are not modelled");
@@ -269,7 +297,7 @@ void read_compressed_tensors(const HfFields& q, const Architecture& a, Quantizat
   Classes done{};
   for (const std::string& name : groups.keys()) {
     const HfFields g = groups.child(name, q.what());
-    g.use({"input_activations", "output_activations", "format"});  // activations: the workload's compute format
+    g.use({"output_activations", "format"});
     const Classes named = classes_of_list(g, "targets", a.layers), present = linears(a);
     Classes targets{};
     for (std::size_t i = 0; i < targets.size(); ++i) targets[i] = named[i] && present[i];
@@ -281,6 +309,11 @@ void read_compressed_tensors(const HfFields& q, const Architecture& a, Quantizat
       }
       store(out, targets, f);
     }
+    const std::optional<DType> compute = compressed_compute(g);
+    if (compute && out.compute && *compute != *out.compute) {
+      g.fail("input_activations", "a second compute format: one workload computes in one (give --compute)");
+    }
+    if (compute) out.compute = compute;
     g.refuse_unread({});
   }
   groups.refuse_unread({});
@@ -333,8 +366,10 @@ void read_modelopt(const HfFields& q, const Architecture& a, Quantization& out) 
     if (q.given("group_size") && q.number_in("group_size", {1, 1'000'000}) != 16)
       q.fail("group_size", "NVFP4 scales groups of 16");
     store(out, linears(a), WeightFormat::nvfp4);
+    out.compute = DType::fp4;  // W4A4: the activations quantized to NVFP4 too
   } else if (algo == "FP8") {
     store(out, linears(a), WeightFormat::fp8);
+    out.compute = DType::fp8;
   } else {
     q.fail("quant_algo", fmt::format("\"{}\" is not a ModelOpt format rooflineplan names (NVFP4, FP8)", algo));
   }
@@ -353,9 +388,11 @@ std::optional<Quantization> read_quantization(const HfFields& q, const Architect
   std::vector<std::string_view> exclusions = {"modules_to_not_convert"};
   if (method == "fp8") {
     store(out, linears(a), fp8(q));
+    out.compute = DType::fp8;
     exclusions.push_back("ignored_layers");  // vLLM's name for them
   } else if (method == "fbgemm_fp8") {
     store(out, linears(a), WeightFormat::fp8_channel);  // e4m3 with a scale per output channel
+    out.compute = DType::fp8;                            // and each token's activations scaled at run time
     q.use("activation_scale_ub");
   } else if (method == "mxfp4") {
     // gpt-oss: transformers' Mxfp4 quantizer converts the experts only.

@@ -353,6 +353,11 @@ const Schema<ModelSpec>& model_schema() {
         .doc = "weights a scale of the int4, awq, gptq, fp4 and fp6 formats, as quantized (`--group-size` overrides); "
                "absent: 128",
         .access = member<InQuantization, &Quantization::group_size>(), .range = kWidth},
+      F{.key = "compute", .kind = Kind::dtype, .need = Need::optional,
+        .doc = "format the quantized linears compute in, the checkpoint quantizing their inputs at run time (fp8: "
+               "DeepSeek-V3's `activation_scheme`; W8A8); on a GPU without its peak, the activation format "
+               "(`--compute` overrides; stated in every output); absent: weight-only, the activation format",
+        .access = member<InQuantization, &Quantization::compute>()},
   };
   static const std::array fields = {
       F{"name", Kind::text, Need::required, "the model's name", member<InModel, &ModelSpec::name>()},

@@ -20,13 +20,8 @@ void check(const std::optional<SpecError>& e) {
 }
 
 std::vector<Warning> warnings_for(const Report& r) {
-  std::vector<Warning> out;
-  const ModelSpec& m = r.model.spec;
+  std::vector<Warning> out = input_warnings(r.model.spec, r.gpu.spec, r.workload);
   const Workload& w = r.workload;
-  if (!m.architecture) out.emplace_back(ArchitectureUnknown{});
-  for (Assumption a : m.assumptions) out.emplace_back(Assumed{a});
-  const long longest = std::max(w.context_tokens, w.prompt_tokens + w.gen_tokens);
-  if (m.max_context && longest > *m.max_context) out.emplace_back(BeyondMaxContext{longest, *m.max_context});
   // A pipeline's stages hold unequal shares: its fullest GPU against one GPU's capacity says why.
   if (!r.memory.fits && w.pp > 1) {
     out.emplace_back(DoesNotFit{r.memory.fullest_gpu, r.gpu.spec.memory_capacity, w.batch});
@@ -35,6 +30,23 @@ std::vector<Warning> warnings_for(const Report& r) {
   }
   return out;
 }
+
+}  // namespace
+
+std::vector<Warning> input_warnings(const ModelSpec& m, const GpuSpec& g, const Workload& w) {
+  std::vector<Warning> out;
+  if (!m.architecture) out.emplace_back(ArchitectureUnknown{});
+  for (Assumption a : m.assumptions) out.emplace_back(Assumed{a});
+  const Precision& p = w.precision;
+  if (p.compute_source == ComputeSource::checkpoint || p.compute_source == ComputeSource::no_peak) {
+    out.emplace_back(ComputeFromCheckpoint{p.compute_source, p.compute, p.checkpoint_compute, g.name});
+  }
+  const long longest = std::max(w.context_tokens, w.prompt_tokens + w.gen_tokens);
+  if (m.max_context && longest > *m.max_context) out.emplace_back(BeyondMaxContext{longest, *m.max_context});
+  return out;
+}
+
+namespace {
 
 // What the replica's GPUs hold, from one GPU of a stage holding all the layers at its widths: tp
 // such GPUs hold everything. A stage of a pipeline holds ⌈layers / pp⌉ layers; the fullest is

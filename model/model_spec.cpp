@@ -300,6 +300,17 @@ std::optional<SpecError> validate_quantization(const ModelSpec& m) {
                        "a model known only by its size has no tensor classes: give its one format as `dtype`"};
     }
   }
+  // The compute a checkpoint implies is a narrow format its linears' inputs are quantized to at run
+  // time: a wide one is the activation format's business (--activations, --compute).
+  if (q.compute && (is_wide_float(*q.compute) || *q.compute == DType::tf32)) {
+    return SpecError{"quantization.compute",
+                     fmt::format("{} is not a format a checkpoint quantizes activations to (fp8, int8, fp6, fp4; "
+                                 "a 16-bit compute is --compute's)",
+                                 name(*q.compute))};
+  }
+  if (q.compute && std::none_of(q.formats.begin(), q.formats.end(), [](const auto& f) { return f.has_value(); })) {
+    return SpecError{"quantization.compute", "no tensor class is quantized: give the formats the compute goes with"};
+  }
   // A tied table is one tensor, stored in the head's format: an embedding format apart from it
   // would be priced as something it is not.
   const auto& embedding = q.of(TensorClass::embedding);

@@ -1,5 +1,7 @@
 #include "model/precision.hpp"
 
+#include <algorithm>
+
 namespace roofline {
 
 std::optional<WeightFormat> Precision::block_format() const {
@@ -9,6 +11,17 @@ std::optional<WeightFormat> Precision::block_format() const {
   }
   return first;
 }
+
+namespace {
+
+// `--weights` absent, or the format the checkpoint already stores its quantized blocks in.
+bool keeps_checkpoint_blocks(const Quantization& q, const PrecisionOverrides& o) {
+  if (!o.weights) return true;
+  return std::all_of(kBlockClasses.begin(), kBlockClasses.end(),
+                     [&](TensorClass c) { return !q.of(c) || *q.of(c) == *o.weights; });
+}
+
+}  // namespace
 
 Precision resolve_precision(DType model_dtype, const std::optional<Quantization>& checkpoint,
                             const PrecisionOverrides& o) {
@@ -21,7 +34,15 @@ Precision resolve_precision(DType model_dtype, const std::optional<Quantization>
         o.weights.value_or(q.of(TensorClass::shared_experts).value_or(routed.value_or(dtype))));
   p.activations = o.activations.value_or(is_wide_float(model_dtype) ? model_dtype : DType::fp16);
   p.kv = o.kv.value_or(p.activations);
-  p.compute = o.compute.value_or(p.activations);
+  if (o.compute) {
+    p.compute = *o.compute;
+    p.compute_source = ComputeSource::asked;
+  } else if (q.compute && keeps_checkpoint_blocks(q, o)) {
+    p.compute = p.checkpoint_compute = *q.compute;
+    p.compute_source = ComputeSource::checkpoint;
+  } else {
+    p.compute = p.activations;
+  }
   p.group_size = o.group_size.value_or(q.group_size.value_or(p.group_size));
   // The tables stay in 16 bits (the activation format) beside quantized blocks, and follow wide
   // block weights (fp32 blocks, fp32 tables).
@@ -34,6 +55,15 @@ Precision resolve_precision(DType model_dtype, const std::optional<Quantization>
 
 Precision resolve_precision(const ModelSpec& m, const PrecisionOverrides& o) {
   return resolve_precision(m.dtype, m.quantization, o);
+}
+
+Precision resolve_precision(const ModelSpec& m, const PrecisionOverrides& o, const GpuSpec& g) {
+  Precision p = resolve_precision(m, o);
+  if (p.compute_source == ComputeSource::checkpoint && !g.effective_peak(p.compute)) {
+    p.compute = p.activations;
+    p.compute_source = ComputeSource::no_peak;
+  }
+  return p;
 }
 
 }  // namespace roofline

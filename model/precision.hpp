@@ -7,10 +7,20 @@
 #include <optional>
 
 #include "hardware/dtype.hpp"
+#include "hardware/gpu_spec.hpp"
 #include "model/model_spec.hpp"
 #include "model/weight_format.hpp"
 
 namespace roofline {
+
+// Where the compute format came from: the reader is told when it is not the flag's or the
+// activation format's, since it moves the compute bound by the ratio of two peaks.
+enum class ComputeSource {
+  asked,        // --compute
+  activations,  // the activation format: weight-only quantization, or none
+  checkpoint,   // the checkpoint quantizes its activations (Quantization::compute)
+  no_peak,      // the checkpoint would, but the GPU gives no peak for that format: weight-only
+};
 
 struct Precision {
   std::array<WeightFormat, kTensorClassCount> weights{WeightFormat::fp16, WeightFormat::fp16, WeightFormat::fp16,
@@ -18,6 +28,8 @@ struct Precision {
   DType kv = DType::fp16;
   DType activations = DType::fp16;
   DType compute = DType::fp16;
+  ComputeSource compute_source = ComputeSource::activations;
+  DType checkpoint_compute = DType::fp16;  // what the checkpoint asked for, under no_peak
   int group_size = 128;  // elements a scale, for the formats whose group the workload chooses (int4, awq, gptq, fp4, fp6)
 
   [[nodiscard]] WeightFormat of(TensorClass c) const { return weights[static_cast<std::size_t>(c)]; }
@@ -44,7 +56,8 @@ struct PrecisionOverrides {
 // Block classes: the override, else the checkpoint's format for the class (for the shared experts,
 // the routed experts' when it names none), else the model's dtype.
 // Activations: the dtype when it is a wide float, else fp16; KV cache and compute in the
-// activation format. The LM head and the embeddings: `lm_head` (the head only), else the
+// activation format, unless the checkpoint computes in its own (W8A8) and `--weights` leaves
+// its formats alone. The LM head and the embeddings: `lm_head` (the head only), else the
 // checkpoint's format for the class, else the block format when every block class is in one wide
 // float, else the activation format: quantizers leave them in 16 bits. The group: the override,
 // else the checkpoint's, else 128.
@@ -52,5 +65,9 @@ struct PrecisionOverrides {
                                           const PrecisionOverrides& o);
 // The same for this model: its dtype and its checkpoint's formats.
 [[nodiscard]] Precision resolve_precision(const ModelSpec& m, const PrecisionOverrides& o = {});
+// The same on this GPU: a checkpoint's compute format without a peak on it (fp8 on an A100) gives
+// way to the activation format, the weights unpacked as vLLM's weight-only kernels run them there
+// (ComputeSource::no_peak). A `--compute` the GPU cannot run stays, for validate() to refuse.
+[[nodiscard]] Precision resolve_precision(const ModelSpec& m, const PrecisionOverrides& o, const GpuSpec& g);
 
 }  // namespace roofline

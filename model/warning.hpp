@@ -2,10 +2,12 @@
 // What the engine wants the reader to know about a point it still prices: typed, with the
 // numbers, never worded here. The output layer words each kind (report/warning_text.hpp) in the
 // reader's language and units.
+#include <string>
 #include <variant>
 
 #include "hardware/quantity.hpp"
 #include "model/model_spec.hpp"
+#include "model/precision.hpp"
 
 namespace roofline {
 
@@ -31,6 +33,16 @@ struct Assumed {
   Assumption what;
 };
 
-using Warning = std::variant<ArchitectureUnknown, BeyondMaxContext, DoesNotFit, Assumed>;
+// The compute format came from the checkpoint, not from --compute: its linears quantize their
+// inputs (W8A8), so the compute bound is at that format's peak; or the GPU has no such peak and
+// they run weight-only in `compute` (ComputeSource::no_peak).
+struct ComputeFromCheckpoint {
+  ComputeSource source = ComputeSource::checkpoint;
+  DType compute = DType::fp8;
+  DType checkpoint = DType::fp8;
+  std::string gpu;  // the GPU without the peak, named: a plan compares several
+};
+
+using Warning = std::variant<ArchitectureUnknown, BeyondMaxContext, DoesNotFit, Assumed, ComputeFromCheckpoint>;
 
 }  // namespace roofline

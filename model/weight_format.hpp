@@ -95,6 +95,10 @@ inline constexpr int kTensorClassCount = 6;
 struct Quantization {
   std::array<std::optional<WeightFormat>, kTensorClassCount> formats{};
   std::optional<int> group_size;  // the checkpoint's group, for the formats that take one
+  // The format the checkpoint's linears compute in where it quantizes their inputs too (W8A8:
+  // DeepSeek-V3's fp8 `activation_scheme`, compressed-tensors' `input_activations`); empty:
+  // weight-only, computed in the activation format.
+  std::optional<DType> compute;
   [[nodiscard]] const std::optional<WeightFormat>& of(TensorClass c) const {
     return formats[static_cast<std::size_t>(c)];
   }

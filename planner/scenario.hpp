@@ -29,6 +29,7 @@ struct SteadyPlan {
     CapacityPlan plan;
   };
   std::optional<PrefillPool> prefill;
+  std::string warnings;  // what the point's pricing assumed (model/engine.hpp input_warnings), " | "-joined
 };
 
 // The prefill pool's layout and steady plan: its own, or the row's.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 
 namespace roofline::report {
@@ -11,6 +12,7 @@ namespace {
 struct Words {
   std::string_view architecture_unknown, beyond_max_context, does_not_fit;
   std::string_view weights_do_not_fit, tpot_unreachable, ttft_unreachable, too_many_replicas;
+  std::string_view compute_from_checkpoint, compute_without_peak;
   std::array<std::string_view, kAssumptionCount> assumed;  // by Assumption
 };
 
@@ -23,6 +25,10 @@ constexpr Words kEnglish{
     "no batch size meets TPOT {target:.4g} ms: batch 1 already takes {at:.4g} ms per token",
     "no batch size meets TTFT {target:.4g} ms: at batch 1 the first token takes {at:.4g} ms",
     "the load needs more than {most:g} replicas",
+    "the linears compute in {compute}: the checkpoint quantizes their inputs to {compute} as it runs (W8A8 and the "
+    "like), so the compute bound is at the {compute} peak (--compute prices them otherwise)",
+    "the checkpoint's linears compute in {checkpoint}, but the {gpu} gives no {checkpoint} peak: priced weight-only "
+    "in {compute}, the weights unpacked, as vLLM runs such checkpoints there (--compute to choose)",
     {"the config gives no torch_dtype: the weights are priced in bf16, as serving engines load them",
      "multimodal model: only the text decoder is priced; the vision tower and its projector (weights, memory, image "
      "tokens) are not modelled",
@@ -38,6 +44,10 @@ constexpr Words kChinese{"架构未知（只给了 `params`）：KV 缓存、注
                          "没有批大小能满足 TPOT {target:.4g} ms：批大小 1 每个 token 已需 {at:.4g} ms",
                          "没有批大小能满足 TTFT {target:.4g} ms：批大小 1 的首个 token 已需 {at:.4g} ms",
                          "负载需要超过 {most:g} 个副本",
+                         "线性层以 {compute} 计算：检查点在运行时把它们的输入也量化为 {compute}（W8A8 之类），所以计算上界按 "
+                         "{compute} 峰值算（--compute 可另选）",
+                         "检查点的线性层以 {checkpoint} 计算，但 {gpu} 没有 {checkpoint} 峰值：按只量化权重计价，以 {compute} "
+                         "计算、权重先解包，与 vLLM 在这类 GPU 上的运行方式一致（--compute 可另选）",
                          {"配置未给出 torch_dtype：权重按 bf16 计价（与推理引擎的加载方式一致）",
                           "多模态模型：只计价文本解码器；视觉塔及其投影层（权重、显存、图像 token）均未建模",
                           "模型附带的多 token 预测（MTP）层未计价（用它们做的投机解码也未建模）",
@@ -64,6 +74,12 @@ struct Wording {
   std::string operator()(const Assumed& w) const {
     return std::string(words.assumed[static_cast<std::size_t>(w.what)]);
   }
+  std::string operator()(const ComputeFromCheckpoint& w) const {
+    const std::string_view phrase =
+        w.source == ComputeSource::no_peak ? words.compute_without_peak : words.compute_from_checkpoint;
+    return fmt::format(fmt::runtime(phrase), fmt::arg("compute", name(w.compute)),
+                       fmt::arg("checkpoint", name(w.checkpoint)), fmt::arg("gpu", w.gpu));
+  }
   std::string operator()(const TooManyReplicas& w) const {
     return fmt::format(fmt::runtime(words.too_many_replicas), fmt::arg("most", w.most));
   }
@@ -85,11 +101,19 @@ std::string warning_text(const Warning& w, std::string_view lang) {
 
 std::string_view warning_label(std::string_view lang) { return lang == "zh" ? "注意：" : "warning: "; }
 
-std::vector<std::string> warning_texts(const Report& r, std::string_view lang) {
+std::vector<std::string> warning_texts(const Report& r, std::string_view lang) { return warning_texts(r.warnings, lang); }
+
+std::vector<std::string> warning_texts(const std::vector<Warning>& warnings, std::string_view lang) {
   std::vector<std::string> out;
-  out.reserve(r.warnings.size());
-  for (const Warning& w : r.warnings) out.push_back(warning_text(w, lang));
+  out.reserve(warnings.size());
+  for (const Warning& w : warnings) out.push_back(warning_text(w, lang));
   return out;
+}
+
+void add_unsaid(std::vector<std::string>& said, const std::vector<std::string>& texts) {
+  for (const std::string& t : texts) {
+    if (std::find(said.begin(), said.end(), t) == said.end()) said.push_back(t);
+  }
 }
 
 }  // namespace roofline::report

@@ -16,5 +16,9 @@ namespace roofline::report {
 // "warning: " or "注意：", what a line of warning starts with.
 [[nodiscard]] std::string_view warning_label(std::string_view lang = "en");
 [[nodiscard]] std::vector<std::string> warning_texts(const Report& r, std::string_view lang = "en");
+[[nodiscard]] std::vector<std::string> warning_texts(const std::vector<Warning>& warnings, std::string_view lang = "en");
+// Adds to `said` the texts it does not hold yet, in order: a plan's table states each row's
+// warnings once under its rows.
+void add_unsaid(std::vector<std::string>& said, const std::vector<std::string>& texts);
 
 }  // namespace roofline::report

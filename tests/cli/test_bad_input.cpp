@@ -83,6 +83,9 @@ TEST_CASE("bad input: weight format typos list the formats - in files and flags 
               "quantization.embedding: the embeddings are tied to the LM head, one tensor");
   check_error(with_model(data_file("bad/quantized_by_size.yaml")), data_file("bad/quantized_by_size.yaml") + ":4:",
               "quantization.dense_ffn: a model known only by its size has no tensor classes");
+  check_error(with_model(data_file("bad/wide_checkpoint_compute.yaml")),
+              data_file("bad/wide_checkpoint_compute.yaml") + ":13:12:",
+              "quantization.compute: bf16 is not a format a checkpoint quantizes activations to");
 }
 
 TEST_CASE("bad input: duplicate keys - a list for a document - an empty file") {

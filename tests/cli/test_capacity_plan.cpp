@@ -16,7 +16,7 @@ TEST_CASE("plan: several GPUs are ranked by cost - the cheapest first") {
   const auto a100 = r.out.find("NVIDIA A100"), h200 = r.out.find("NVIDIA H200"), l4 = r.out.find("NVIDIA L4");
   CHECK(a100 < h200);
   CHECK(h200 < l4);  // the L4 cannot meet TPOT 50 ms: last
-  CHECK_THAT(r.out, Catch::StartsWith("gpu_name,tp,pp,ep,dp_attention,gpus_per_replica,sized_on,feasible,reason,batch,"));
+  CHECK_THAT(r.out, Catch::StartsWith("gpu_name,tp,pp,ep,dp_attention,compute,gpus_per_replica,sized_on,feasible,reason,warnings,batch,"));
 }
 
 TEST_CASE("plan: bad targets exit 2 naming the flag") {
@@ -33,15 +33,20 @@ TEST_CASE("plan --search: DeepSeek-V3.2 on H200 ranks EP 8 with data-parallel at
                                 "20", "-p", "4096", "--gen", "1024", "--tpot", "50ms", "--ttft", "2s", "--search", "-f",
                                 "csv"});
   REQUIRE(r.code == 0);
-  CHECK_THAT(r.out, Catch::StartsWith("gpu_name,tp,pp,ep,dp_attention,gpus_per_replica,"));
+  CHECK_THAT(r.out, Catch::StartsWith("gpu_name,tp,pp,ep,dp_attention,compute,gpus_per_replica,"));
   // Within a node, tp 8 with ep 8 and data-parallel attention needs fewer GPUs than tp 8 alone,
   // which caches the 576-wide latent on all 8 GPUs and fits a smaller batch.
-  const auto dp = r.out.find("NVIDIA H200 SXM,8,1,8,true,8,"), tp = r.out.find("NVIDIA H200 SXM,8,1,1,false,8,");
+  // The checkpoint's fp8 activations: every row computes in fp8, and says why.
+  const auto dp = r.out.find("NVIDIA H200 SXM,8,1,8,true,fp8,8,"), tp = r.out.find("NVIDIA H200 SXM,8,1,1,false,fp8,8,");
   CHECK(dp < tp);
   CHECK(tp != std::string::npos);
-  // The cheapest layout is data-parallel attention with experts over two nodes: each GPU holds
-  // half the experts it holds within one.
-  CHECK_THAT(r.out.substr(r.out.find('\n') + 1), Catch::StartsWith("NVIDIA H200 SXM,16,1,16,true,16,"));
+  CHECK_THAT(r.out, Catch::Contains("the linears compute in fp8: the checkpoint quantizes their inputs"));
+  // The cheapest layouts are data-parallel attention, within a node and with experts over two
+  // nodes (each GPU holding half the experts): both need 48 GPUs, so the ranking keeps the
+  // search's order.
+  const std::string rows = r.out.substr(r.out.find('\n') + 1);
+  CHECK_THAT(rows, Catch::StartsWith("NVIDIA H200 SXM,8,1,8,true,fp8,8,"));
+  CHECK_THAT(rows.substr(rows.find('\n') + 1), Catch::StartsWith("NVIDIA H200 SXM,16,1,16,true,fp8,16,"));
   // One H200 (141 GB) cannot hold 674 GB of weights: such layouts are counted, not listed.
   CHECK(r.out.find("NVIDIA H200 SXM,1,1,1,") == std::string::npos);
   // The table says how many there were (machine formats leave notes out).
@@ -68,10 +73,11 @@ TEST_CASE("plan: a row that meets no target leaves batch, TPOT, TTFT and the cou
   const auto csv = test::run_cli({"plan", "-m", "llama-2-70b", "-g", "a100-80gb", "--tp", "1,4", "-f", "csv"});
   REQUIRE(csv.code == 0);
   const std::string infeasible = csv.out.substr(csv.out.find("\nNVIDIA A100 80GB SXM,1,") + 1);
-  // feasible,reason,batch,max_batch,decode_step_time_s,prefill_time_s,tpot_s,ttft_s,...: the
-  // reason, then an empty batch, max_batch 0 (none fits), an empty step time, the prefill time.
-  CHECK_THAT(infeasible, Catch::StartsWith("NVIDIA A100 80GB SXM,1,1,1,false,1,expected,false,does not fit: ") &&
-                             Catch::Contains(" GB,,0,,0.") &&
+  // feasible,reason,warnings,batch,max_batch,decode_step_time_s,prefill_time_s,tpot_s,ttft_s,...:
+  // the reason, no warnings, then an empty batch, max_batch 0 (none fits), an empty step time,
+  // the prefill time.
+  CHECK_THAT(infeasible, Catch::StartsWith("NVIDIA A100 80GB SXM,1,1,1,false,fp16,1,expected,false,does not fit: ") &&
+                             Catch::Contains(" GB,,,0,,0.") &&
                              (Catch::EndsWith(",,,,,,,,,,,,\r\n") || Catch::EndsWith(",,,,,,,,,,,,\n")));
   const auto json = test::run_cli({"plan", "-m", "llama-2-70b", "-g", "a100-80gb", "--tp", "1", "-f", "json"});
   REQUIRE(json.code == 0);

@@ -108,6 +108,43 @@ TEST_CASE("quantization: NVFP4 from ModelOpt, and compressed-tensors' schemes re
                                     "tensor class"));
 }
 
+TEST_CASE("quantization: a checkpoint that quantizes its activations computes in their format - weight-only ones do not") {
+  // fp8 (either scheme), FBGEMM's fp8 and ModelOpt's FP8 quantize each token's activations as they
+  // run: W8A8. NVFP4 from ModelOpt is W4A4. AWQ and MXFP4 unpack their weights: no compute format.
+  const auto compute = [](const ModelSpec& m) { return m.quantization->compute; };
+  CHECK(compute(dense_with(R"({"quant_method": "fp8", "activation_scheme": "dynamic", "weight_block_size": [128, 128]})")) ==
+        DType::fp8);
+  CHECK(compute(dense_with(R"({"quant_method": "fp8", "activation_scheme": "static"})")) == DType::fp8);
+  CHECK(compute(dense_with(R"({"quant_method": "fbgemm_fp8"})")) == DType::fp8);
+  CHECK(compute(moe_with(R"({"quant_method": "modelopt", "quant_algo": "FP8"})")) == DType::fp8);
+  CHECK(compute(moe_with(R"({"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16})")) == DType::fp4);
+  CHECK_FALSE(compute(dense_with(R"({"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": true})")));
+  CHECK_FALSE(compute(moe_with(R"({"quant_method": "mxfp4"})")));
+  CHECK_THROWS_WITH(dense_with(R"({"quant_method": "fp8", "activation_scheme": "per-head"})"),
+                    Catch::Contains("quantization_config.activation_scheme: \"per-head\" is not an fp8 activation scheme"));
+  // compressed-tensors: each scheme's input_activations, null for weight-only.
+  const auto scheme = [](const std::string& weights, const std::string& inputs) {
+    return dense_with(R"({"quant_method": "compressed-tensors", "format": "float-quantized", "config_groups": {"group_0":
+{"targets": ["Linear"], "weights": )" + weights + R"(, "input_activations": )" + inputs + "}}}");
+  };
+  const std::string fp8_weights = R"({"num_bits": 8, "type": "float", "strategy": "channel", "symmetric": true})";
+  CHECK(compute(scheme(fp8_weights, R"({"num_bits": 8, "type": "float", "strategy": "token", "dynamic": true})")) ==
+        DType::fp8);
+  CHECK(compute(scheme(R"({"num_bits": 8, "type": "int", "strategy": "channel", "symmetric": true})",
+                       R"({"num_bits": 8, "type": "int", "strategy": "token", "dynamic": true, "symmetric": true})")) ==
+        DType::int8);
+  CHECK_FALSE(compute(scheme(fp8_weights, "null")));
+  CHECK_THROWS_WITH(scheme(fp8_weights, R"({"num_bits": 16, "type": "float"})"),
+                    Catch::Contains("input_activations.num_bits: 16-bit float activations are not a compute format"));
+  // Two schemes computing in two formats: one workload computes in one.
+  CHECK_THROWS_WITH(dense_with(R"({"quant_method": "compressed-tensors", "config_groups": {
+"a": {"targets": ["re:.*self_attn.*"], "weights": {"num_bits": 8, "type": "float", "strategy": "tensor"},
+      "input_activations": {"num_bits": 8, "type": "float"}},
+"b": {"targets": ["re:.*mlp.*"], "weights": {"num_bits": 8, "type": "int", "strategy": "channel"},
+      "input_activations": {"num_bits": 8, "type": "int"}}}})"),
+                    Catch::Contains("input_activations: a second compute format"));
+}
+
 TEST_CASE("quantization: what cannot be mapped is refused, naming the field") {
   CHECK_THROWS_WITH(dense_with(R"({"quant_method": "bitsandbytes", "load_in_4bit": true})"),
                     Catch::Contains("quantization_config.quant_method: \"bitsandbytes\" is not a quantization "

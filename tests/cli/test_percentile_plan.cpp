@@ -65,8 +65,10 @@ TEST_CASE("plan --disaggregate --percentile 99: the steady decode pool's P99 TPO
   // TPOT <= 50 ms, TTFT <= 2 s. The steady plan's decode replica serves r req/s (3.14 today) at
   // its mean TPOT (49.7 ms), so ceil(20 / r) = 7 decode replicas. Simulated, each decode step
   // waits for its most loaded attention rank: 7 decode replicas reach a P99 TPOT over 50 ms, and
-  // the plan needs more of them (9 today, with 3 prefill replicas for 2).
+  // the plan needs more of them (9 today, with 3 prefill replicas for 2). In bf16 arithmetic: the
+  // checkpoint's own fp8 (its default) prices a faster step, whose steady count already holds.
   const std::vector<std::string> args{"plan", "-m", "deepseek-v3", "-g", "h200", "--tp", "8", "--ep", "8", "--dp-attention",
+                                      "--compute", "bf16",
                                       "--rate", "20", "-p", "4096", "--gen", "1024", "--tpot", "50ms", "--ttft", "2s",
                                       "--disaggregate", "--price", "2", "--format", "json"};
   const auto steady = run_cli(args);

@@ -259,9 +259,9 @@ TEST_CASE("schema: a quantization section is read, written on one line and read 
   ModelSpec all = m;
   all.quantization = Quantization{{WeightFormat::fp8_block, WeightFormat::awq, WeightFormat::nvfp4,
                                    WeightFormat::fp8_channel, WeightFormat::int8},
-                                  64};
+                                  64, DType::fp8};
   CHECK_THAT(io::model_yaml(all), Catch::Contains("quantization: {attention: fp8-block, dense_ffn: awq, experts: nvfp4, "
-                                                  "lm_head: fp8-channel, embedding: int8, group_size: 64}"));
+                                                  "lm_head: fp8-channel, embedding: int8, group_size: 64, compute: fp8}"));
   check_same(model_from(io::model_yaml(all)), all);
 }
 

@@ -58,3 +58,14 @@ TEST_CASE("warning text: what a model's reader assumed, each in English and Chin
   CHECK(warning_text(Assumed{Assumption::quantization_beside}) ==
         "the weight formats are read from hf_quant_config.json beside config.json (an NVIDIA ModelOpt checkpoint)");
 }
+
+TEST_CASE("warning text: the compute format a checkpoint chose, and where the GPU cannot run it") {
+  CHECK(warning_text(ComputeFromCheckpoint{ComputeSource::checkpoint, DType::fp8, DType::fp8, "NVIDIA H200 SXM"}) ==
+        "the linears compute in fp8: the checkpoint quantizes their inputs to fp8 as it runs (W8A8 and the like), so "
+        "the compute bound is at the fp8 peak (--compute prices them otherwise)");
+  CHECK(warning_text(ComputeFromCheckpoint{ComputeSource::no_peak, DType::bf16, DType::fp8, "NVIDIA A100 80GB SXM"}) ==
+        "the checkpoint's linears compute in fp8, but the NVIDIA A100 80GB SXM gives no fp8 peak: priced weight-only in "
+        "bf16, the weights unpacked, as vLLM runs such checkpoints there (--compute to choose)");
+  CHECK_THAT(warning_text(ComputeFromCheckpoint{ComputeSource::no_peak, DType::bf16, DType::fp8, "NVIDIA A100 80GB SXM"}, "zh"),
+             Catch::StartsWith("检查点的线性层以 fp8 计算，但 NVIDIA A100 80GB SXM 没有 fp8 峰值"));
+}

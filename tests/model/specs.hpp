@@ -133,7 +133,8 @@ inline ModelSpec gpt_oss_like() {
 // presets/models/deepseek-v3.yaml (HF deepseek-ai/DeepSeek-V3 config.json): 61 layers of 7168, latent attention of
 // 128 heads (Q rank 1536, K/V rank 512, 128 + 64 Q/K and 128 V per head), 3 dense layers of 18432,
 // then 256 routed experts of 2048 (8 a token) and one shared; a 129,280-token vocabulary, untied;
-// weights fp8 in 128 × 128 blocks but the embedding and head (bf16). 671 B parameters, 37 B active;
+// weights fp8 in 128 × 128 blocks but the embedding and head (bf16), computed in fp8 (the
+// activations quantized as they run). 671 B parameters, 37 B active;
 // one multi-token-prediction module beside them, not priced.
 inline ModelSpec deepseek_v3() {
   Architecture a = dense_gated(61, 7168, 128, 128, 18432, 129280);
@@ -153,6 +154,7 @@ inline ModelSpec deepseek_v3() {
   for (TensorClass c : {TensorClass::attention, TensorClass::dense_ffn, TensorClass::experts}) {
     m.quantization->of(c) = WeightFormat::fp8_block;
   }
+  m.quantization->compute = DType::fp8;  // activation_scheme dynamic: W8A8
   return m;
 }
 

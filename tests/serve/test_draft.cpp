@@ -161,8 +161,9 @@ TEST_CASE("the one-sequence rate of an MTP draft counts its catch-up rows: a ver
   CHECK(drafts(1.0, true) == Approx(first(2) + plain).epsilon(1e-12));
   CHECK(drafts(0.5, true) == Approx(2 * plain + 0.25 * (first(1) - plain) + 0.25 * (first(2) - plain)).epsilon(1e-12));
   CHECK(drafts(0.0, true) == drafts(0.0, false));
-  // Two more tokens route to more experts: the catch-up is not free.
-  CHECK(first(2) > 1.1 * plain);
+  // Two more tokens route to more experts: the catch-up is not free (6.6% at the checkpoint's fp8
+  // arithmetic, the step's fixed costs and its one token's experts dominating).
+  CHECK(first(2) > 1.05 * plain);
 }
 
 TEST_CASE("MTP in a pipeline: the module's input sits with the embedding on the first stage, 205549568 bytes more on the fullest GPU") {

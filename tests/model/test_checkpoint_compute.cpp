@@ -1,0 +1,74 @@
+// The compute format a checkpoint implies: one that quantizes its activations as it runs (W8A8:
+// DeepSeek-V3's fp8 `activation_scheme`) computes in that format where the GPU has its peak, so the
+// compute bound is that peak's and no fp8 run can beat it; on a GPU without it the weights are
+// unpacked (weight-only). Either way the report says so.
+#include <catch2/catch.hpp>
+
+#include <variant>
+
+#include "model/engine.hpp"
+#include "specs.hpp"
+
+using namespace roofline;
+using Catch::Matchers::WithinRel;
+
+TEST_CASE("checkpoint compute: DeepSeek-V3 computes in fp8 on an H200, in bf16 on an A100 - flags win") {
+  const ModelSpec m = test::deepseek_v3();  // fp8 blocks, quantization.compute fp8
+  const Precision h200 = resolve_precision(m, {}, test::h200_141gb());
+  CHECK(h200.compute == DType::fp8);
+  CHECK(h200.compute_source == ComputeSource::checkpoint);
+  // The A100 has no fp8 peak: weight-only in the activation format, the checkpoint's format kept.
+  const Precision a100 = resolve_precision(m, {}, test::a100_80gb());
+  CHECK(a100.compute == DType::bf16);
+  CHECK(a100.compute_source == ComputeSource::no_peak);
+  CHECK(a100.checkpoint_compute == DType::fp8);
+  // --compute wins; --weights in the checkpoint's own format keeps its compute, another drops it.
+  const GpuSpec g = test::h200_141gb();
+  CHECK(resolve_precision(m, {.compute = DType::bf16}, g).compute_source == ComputeSource::asked);
+  CHECK(resolve_precision(m, {.compute = DType::bf16}, g).compute == DType::bf16);
+  CHECK(resolve_precision(m, {.weights = WeightFormat::fp8_block}, g).compute == DType::fp8);
+  CHECK(resolve_precision(m, {.weights = WeightFormat::int4}, g).compute == DType::bf16);
+  CHECK(resolve_precision(m, {.weights = WeightFormat::int4}, g).compute_source == ComputeSource::activations);
+  // A checkpoint that names no compute (weight-only, or none) computes in its activations.
+  CHECK(resolve_precision(test::gpt_oss_like(), {}, g).compute_source == ComputeSource::activations);
+  CHECK(resolve_precision(test::llama_3_1_8b(), {}, g).compute == DType::bf16);
+}
+
+TEST_CASE("checkpoint compute: DeepSeek-V3's prefill bound is its FLOPs at the fp8 peak, 1979 TFLOP/s, and says why") {
+  const ModelSpec m = test::deepseek_v3();
+  const GpuSpec g = test::h200_141gb();
+  Workload w = test::expert_parallel_8(m, false, 32);
+  w.prompt_tokens = 512;
+  w.context_tokens = 640;
+  w.precision = resolve_precision(m, {}, g);
+  const Report r = evaluate(m, g, w);
+  // Every operator's arithmetic at the fp8 peak: the phase's compute time is its FLOPs over it,
+  // half what bf16's 989 TFLOP/s gives.
+  CHECK_THAT(r.prefill.compute_time.value(), WithinRel(r.prefill.flops.value() / 1979e12, 1e-9));
+  Workload bf16 = w;
+  bf16.precision = resolve_precision(m, {.compute = DType::bf16}, g);
+  const Report slow = evaluate(m, g, bf16);
+  CHECK_THAT(slow.prefill.compute_time.value(), WithinRel(r.prefill.flops.value() / 989e12, 1e-9));
+  CHECK(r.prefill.time < slow.prefill.time);
+  // The report states the choice; --compute's own choice needs no word.
+  const auto said = [](const Report& x) {
+    for (const Warning& warning : x.warnings) {
+      if (const auto* c = std::get_if<ComputeFromCheckpoint>(&warning)) return std::optional(*c);
+    }
+    return std::optional<ComputeFromCheckpoint>();
+  };
+  REQUIRE(said(r));
+  CHECK(said(r)->source == ComputeSource::checkpoint);
+  CHECK(said(r)->compute == DType::fp8);
+  CHECK_FALSE(said(slow));
+  // On an A100: weight-only, said so with the GPU named.
+  const GpuSpec a100 = test::a100_80gb();
+  Workload on_a100 = test::default_workload(m, 1);
+  on_a100.tp = 8;
+  on_a100.precision = resolve_precision(m, {}, a100);
+  const auto fallback = said(evaluate(m, a100, on_a100));
+  REQUIRE(fallback);
+  CHECK(fallback->source == ComputeSource::no_peak);
+  CHECK(fallback->compute == DType::bf16);
+  CHECK(fallback->gpu == "NVIDIA A100 80GB SXM");
+}
