@@ -1,6 +1,6 @@
 #pragma once
 // The columns that name a simulated row's GPU and layout (gpu_name, tp, pp, ep, dp_attention,
-// compute),
+// compute) and what its pricing assumed (warnings),
 // defined once for the --percentile plan's rows (cli/percentile_plan.cpp) and for each pool's side
 // of a --pools pair (cli/pools_plan.cpp, prefixed short_ and long_), so both tables name and fill
 // them alike.
@@ -30,6 +30,9 @@ inline constexpr std::array kLayoutColumns = {
     // The format the linears compute in moves the TTFT: a checkpoint's own (fp8) is stated.
     LayoutColumn{"compute",
                  [](const planner::PercentileRow& r) -> report::Cell { return name(r.steady->workload.precision.compute); }},
+    // What the point's pricing assumed (model/engine.hpp input_warnings), in words.
+    LayoutColumn{"warnings",
+                 [](const planner::PercentileRow& r) -> report::Cell { return std::string_view(r.steady->warnings); }},
 };
 
 // kLayoutColumns[I] as a column of a table whose getters also take the table's `Extra`.

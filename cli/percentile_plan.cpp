@@ -100,7 +100,6 @@ const std::array kColumns = with_layout_columns<Column, Ctx>(std::array{
     Column{"steady_gen_tokens", [](const Row& r, const Ctx&) -> Cell { return static_cast<long>(r.steady->workload.gen_tokens); }},
     Column{"feasible", [](const Row& r, const Ctx&) -> Cell { return r.feasible; }},
     Column{"reason", [](const Row& r, const Ctx&) -> Cell { return std::string_view(r.reason); }},
-    Column{"warnings", [](const Row& r, const Ctx&) -> Cell { return std::string_view(r.steady->warnings); }},
     Column{"batch", [](const Row& r, const Ctx&) -> Cell { return sized(r, r.steady->plan.batch); }},
     Column{"steady_replicas", [](const Row& r, const Ctx&) -> Cell { return sized(r, counts(r).steady); }},
     Column{"steady_prefill_replicas", [](const Row& r, const Ctx&) -> Cell { return sized(r, counts(r).steady_prefill); }},

@@ -82,11 +82,11 @@ const std::array kPlanColumns = {
     PlanColumn{"dp_attention", [](const PlanRow& r) -> Cell { return r.layout.dp_attention; }},
     // The format the linears compute in moves the TTFT: a checkpoint's own (fp8) is stated.
     PlanColumn{"compute", [](const PlanRow& r) -> Cell { return name(r.layout.precision.compute); }},
+    PlanColumn{"warnings", [](const PlanRow& r) -> Cell { return std::string_view(r.warnings_cell); }},
     PlanColumn{"gpus_per_replica", [](const PlanRow& r) -> Cell { return static_cast<long>(gpus(r.layout)); }},
     PlanColumn{"sized_on", [](const PlanRow& r) -> Cell { return std::string_view(r.sized_on); }},
     PlanColumn{"feasible", [](const PlanRow& r) -> Cell { return r.plan.feasible; }},
     PlanColumn{"reason", [](const PlanRow& r) -> Cell { return std::string_view(r.reason); }},
-    PlanColumn{"warnings", [](const PlanRow& r) -> Cell { return std::string_view(r.warnings_cell); }},
     PlanColumn{"batch", [](const PlanRow& r) -> Cell { return planned(r, r.plan.batch); }},
     PlanColumn{"max_batch", [](const PlanRow& r) -> Cell { return optional_cell(r.plan.max_batch); }},
     PlanColumn{"decode_step_time_s", [](const PlanRow& r) -> Cell { return planned(r, r.plan.decode_step.value()); }},

@@ -1,5 +1,7 @@
 #include "cli/plot_command.hpp"
 
+#include "report/warning_text.hpp"
+
 #include <fmt/format.h>
 
 #include <optional>
@@ -48,6 +50,9 @@ void run_plot(const PlotArgs& a, std::ostream& out) {
     write_figure_file(f, a.out, "out", out);
     out << "wrote " << a.out << "\n";
   }
+  // What the point assumed (a checkpoint's compute format, a context past the trained one) moves
+  // the figure's ridge and B*: said under it, as explain says it.
+  for (const std::string& w : report::warning_texts(r, a.lang)) out << report::warning_label(a.lang) << w << "\n";
 }
 
 }  // namespace roofline::cli

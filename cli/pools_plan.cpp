@@ -12,6 +12,8 @@
 #include "report/report_csv.hpp"
 #include "report/report_json.hpp"
 #include "report/sink.hpp"
+#include "report/warning_text.hpp"
+#include "model/engine.hpp"
 #include "serve/router.hpp"
 
 namespace roofline::cli {
@@ -239,6 +241,13 @@ void print_pool_plans(const ModelSpec& m, const planner::LengthSplit& split, con
       if (r.feasible && r.at_steady) sink->note(fmt::format("{} pool: {}", name, steady_note(r, a, side->target)));
     }
   }
+  std::vector<std::string> said;  // each row's warnings, once
+  for (const PoolSizing* side : {&short_pool, &long_pool}) {
+    for (const PercentileRow& r : side->rows) {
+      report::add_unsaid(said, report::warning_texts(input_warnings(m, *r.steady->gpu, r.steady->workload)));
+    }
+  }
+  for (const std::string& w : said) sink->note(std::string(report::warning_label()) + w);
   sink->finish();
 }
 

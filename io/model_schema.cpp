@@ -354,9 +354,10 @@ const Schema<ModelSpec>& model_schema() {
                "absent: 128",
         .access = member<InQuantization, &Quantization::group_size>(), .range = kWidth},
       F{.key = "compute", .kind = Kind::dtype, .need = Need::optional,
-        .doc = "format the quantized linears compute in, the checkpoint quantizing their inputs at run time (fp8: "
-               "DeepSeek-V3's `activation_scheme`; W8A8); on a GPU without its peak, the activation format "
-               "(`--compute` overrides; stated in every output); absent: weight-only, the activation format",
+        .doc = "format the quantized linears compute in, the checkpoint quantizing their inputs at run time: fp8, "
+               "int8, int4, fp6 or fp4 (fp8: DeepSeek-V3's `activation_scheme`; W8A8), with a block class quantized; "
+               "on a GPU without its peak, the activation format (`--compute` overrides; stated in every output); "
+               "absent: weight-only, the activation format",
         .access = member<InQuantization, &Quantization::compute>()},
   };
   static const std::array fields = {

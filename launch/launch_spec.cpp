@@ -73,7 +73,9 @@ namespace {
 // that differs from the plan is not a surprise.
 std::vector<std::string> plan_only(const Precision& asked, const Precision& stored, const Workload& w) {
   std::vector<std::string> out;
-  if (asked.compute != stored.compute) {
+  // Only --compute itself: a compute format the weights chose (W8A8 where the GPU has the peak,
+  // weight-only where it has not) is the one the engines choose too.
+  if (asked.compute_source == ComputeSource::asked) {
     out.push_back(fmt::format("--compute {}: the plan priced the matrix units in {}; the engine computes as its kernels "
                               "for the checkpoint do",
                               name(asked.compute), name(asked.compute)));

@@ -38,7 +38,7 @@ std::vector<Warning> input_warnings(const ModelSpec& m, const GpuSpec& g, const 
   if (!m.architecture) out.emplace_back(ArchitectureUnknown{});
   for (Assumption a : m.assumptions) out.emplace_back(Assumed{a});
   const Precision& p = w.precision;
-  if (p.compute_source == ComputeSource::checkpoint || p.compute_source == ComputeSource::no_peak) {
+  if (p.compute_source != ComputeSource::asked && p.compute_source != ComputeSource::activations) {
     out.emplace_back(ComputeFromCheckpoint{p.compute_source, p.compute, p.checkpoint_compute, g.name});
   }
   const long longest = std::max(w.context_tokens, w.prompt_tokens + w.gen_tokens);

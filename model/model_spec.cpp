@@ -1,4 +1,5 @@
 #include "model/model_spec.hpp"
+#include "model/precision.hpp"
 
 #include <fmt/format.h>
 
@@ -304,12 +305,16 @@ std::optional<SpecError> validate_quantization(const ModelSpec& m) {
   // time: a wide one is the activation format's business (--activations, --compute).
   if (q.compute && (is_wide_float(*q.compute) || *q.compute == DType::tf32)) {
     return SpecError{"quantization.compute",
-                     fmt::format("{} is not a format a checkpoint quantizes activations to (fp8, int8, fp6, fp4; "
-                                 "a 16-bit compute is --compute's)",
+                     fmt::format("{} is not a format a checkpoint quantizes activations to (fp8, int8, int4, fp6, "
+                                 "fp4; a 16-bit compute is --compute's)",
                                  name(*q.compute))};
   }
-  if (q.compute && std::none_of(q.formats.begin(), q.formats.end(), [](const auto& f) { return f.has_value(); })) {
-    return SpecError{"quantization.compute", "no tensor class is quantized: give the formats the compute goes with"};
+  // The compute goes with quantized blocks: an LM head alone would put every block's arithmetic
+  // in its format.
+  if (q.compute && std::none_of(kBlockClasses.begin(), kBlockClasses.end(), [&](TensorClass c) { return q.of(c); })) {
+    return SpecError{"quantization.compute",
+                     "no block class (attention, dense_ffn, experts, shared_experts) is quantized: give the formats "
+                     "the compute goes with"};
   }
   // A tied table is one tensor, stored in the head's format: an embedding format apart from it
   // would be priced as something it is not.

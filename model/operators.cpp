@@ -289,6 +289,10 @@ struct Formats {
     linear.fill(plain);
     for (std::size_t c = 0; c < dequant.size(); ++c) {
       const auto t = tensor_class(static_cast<WeightClass>(c));
+      // In fp8 arithmetic the 16-bit weights beside the fp8 ones (routers, the LM head, modules a
+      // quantizer left alone) run 16-bit GEMMs, as engines run them: no activation-scale kernel.
+      const bool sixteen = !t || is_wide_float(element_of(p.of(*t)));
+      if (plain == KernelKind::linear_fp8 && sixteen) linear[c] = KernelKind::linear;
       if (!t) continue;
       dequant[c] = dequant_of(p.of(*t), p.compute);
       if (plain == KernelKind::linear_fp8 && p.of(*t) == WeightFormat::fp8_block) linear[c] = KernelKind::linear_fp8_block;

@@ -14,6 +14,10 @@ std::optional<WeightFormat> Precision::block_format() const {
 
 namespace {
 
+bool is_fp8(WeightFormat f) {
+  return f == WeightFormat::fp8 || f == WeightFormat::fp8_channel || f == WeightFormat::fp8_block;
+}
+
 // `--weights` absent, or the format the checkpoint already stores its quantized blocks in.
 bool keeps_checkpoint_blocks(const Quantization& q, const PrecisionOverrides& o) {
   if (!o.weights) return true;
@@ -40,6 +44,9 @@ Precision resolve_precision(DType model_dtype, const std::optional<Quantization>
   } else if (q.compute && keeps_checkpoint_blocks(q, o)) {
     p.compute = p.checkpoint_compute = *q.compute;
     p.compute_source = ComputeSource::checkpoint;
+  } else if (std::all_of(kBlockClasses.begin(), kBlockClasses.end(), [&](TensorClass c) { return is_fp8(p.of(c)); })) {
+    p.compute = p.checkpoint_compute = DType::fp8;
+    p.compute_source = ComputeSource::fp8_weights;
   } else {
     p.compute = p.activations;
   }
@@ -59,7 +66,8 @@ Precision resolve_precision(const ModelSpec& m, const PrecisionOverrides& o) {
 
 Precision resolve_precision(const ModelSpec& m, const PrecisionOverrides& o, const GpuSpec& g) {
   Precision p = resolve_precision(m, o);
-  if (p.compute_source == ComputeSource::checkpoint && !g.effective_peak(p.compute)) {
+  const bool chosen = p.compute_source == ComputeSource::checkpoint || p.compute_source == ComputeSource::fp8_weights;
+  if (chosen && !g.effective_peak(p.compute)) {
     p.compute = p.activations;
     p.compute_source = ComputeSource::no_peak;
   }

@@ -33,9 +33,10 @@ struct Assumed {
   Assumption what;
 };
 
-// The compute format came from the checkpoint, not from --compute: its linears quantize their
-// inputs (W8A8), so the compute bound is at that format's peak; or the GPU has no such peak and
-// they run weight-only in `compute` (ComputeSource::no_peak).
+// The compute format came from the weights, not from --compute: the checkpoint quantizes its
+// linears' inputs, or every block class is fp8 (W8A8 either way), so the compute bound is at that
+// format's peak; or the GPU has no such peak and they run weight-only in `compute`
+// (ComputeSource::no_peak).
 struct ComputeFromCheckpoint {
   ComputeSource source = ComputeSource::checkpoint;
   DType compute = DType::fp8;

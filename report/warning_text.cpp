@@ -12,7 +12,7 @@ namespace {
 struct Words {
   std::string_view architecture_unknown, beyond_max_context, does_not_fit;
   std::string_view weights_do_not_fit, tpot_unreachable, ttft_unreachable, too_many_replicas;
-  std::string_view compute_from_checkpoint, compute_without_peak;
+  std::string_view compute_from_checkpoint, compute_from_fp8_weights, compute_without_peak;
   std::array<std::string_view, kAssumptionCount> assumed;  // by Assumption
 };
 
@@ -26,9 +26,11 @@ constexpr Words kEnglish{
     "no batch size meets TTFT {target:.4g} ms: at batch 1 the first token takes {at:.4g} ms",
     "the load needs more than {most:g} replicas",
     "the linears compute in {compute}: the checkpoint quantizes their inputs to {compute} as it runs (W8A8 and the "
-    "like), so the compute bound is at the {compute} peak (--compute prices them otherwise)",
-    "the checkpoint's linears compute in {checkpoint}, but the {gpu} gives no {checkpoint} peak: priced weight-only "
-    "in {compute}, the weights unpacked, as vLLM runs such checkpoints there (--compute to choose)",
+    "like), so every operator's arithmetic is bound at the {compute} peak (--compute prices them otherwise)",
+    "the linears compute in fp8: engines run fp8 weights W8A8 on fp8 tensor cores, each token's activations scaled "
+    "as it runs, so every operator's arithmetic is bound at the fp8 peak (--compute bf16 prices them weight-only)",
+    "the weights would compute in {checkpoint}, but the {gpu} gives no {checkpoint} peak: priced weight-only in "
+    "{compute}, the weights unpacked, as vLLM runs them there (--compute to choose)",
     {"the config gives no torch_dtype: the weights are priced in bf16, as serving engines load them",
      "multimodal model: only the text decoder is priced; the vision tower and its projector (weights, memory, image "
      "tokens) are not modelled",
@@ -44,9 +46,11 @@ constexpr Words kChinese{"架构未知（只给了 `params`）：KV 缓存、注
                          "没有批大小能满足 TPOT {target:.4g} ms：批大小 1 每个 token 已需 {at:.4g} ms",
                          "没有批大小能满足 TTFT {target:.4g} ms：批大小 1 的首个 token 已需 {at:.4g} ms",
                          "负载需要超过 {most:g} 个副本",
-                         "线性层以 {compute} 计算：检查点在运行时把它们的输入也量化为 {compute}（W8A8 之类），所以计算上界按 "
-                         "{compute} 峰值算（--compute 可另选）",
-                         "检查点的线性层以 {checkpoint} 计算，但 {gpu} 没有 {checkpoint} 峰值：按只量化权重计价，以 {compute} "
+                         "线性层以 {compute} 计算：检查点在运行时把它们的输入也量化为 {compute}（W8A8 之类），所以每个算子的"
+                         "计算上界都按 {compute} 峰值算（--compute 可另选）",
+                         "线性层以 fp8 计算：推理引擎在 fp8 张量核上以 W8A8 运行 fp8 权重，每个 token 的激活在运行时缩放，所以"
+                         "每个算子的计算上界都按 fp8 峰值算（--compute bf16 按只量化权重计价）",
+                         "权重本应以 {checkpoint} 计算，但 {gpu} 没有 {checkpoint} 峰值：按只量化权重计价，以 {compute} "
                          "计算、权重先解包，与 vLLM 在这类 GPU 上的运行方式一致（--compute 可另选）",
                          {"配置未给出 torch_dtype：权重按 bf16 计价（与推理引擎的加载方式一致）",
                           "多模态模型：只计价文本解码器；视觉塔及其投影层（权重、显存、图像 token）均未建模",
@@ -75,8 +79,9 @@ struct Wording {
     return std::string(words.assumed[static_cast<std::size_t>(w.what)]);
   }
   std::string operator()(const ComputeFromCheckpoint& w) const {
-    const std::string_view phrase =
-        w.source == ComputeSource::no_peak ? words.compute_without_peak : words.compute_from_checkpoint;
+    const std::string_view phrase = w.source == ComputeSource::no_peak       ? words.compute_without_peak
+                                    : w.source == ComputeSource::fp8_weights ? words.compute_from_fp8_weights
+                                                                             : words.compute_from_checkpoint;
     return fmt::format(fmt::runtime(phrase), fmt::arg("compute", name(w.compute)),
                        fmt::arg("checkpoint", name(w.checkpoint)), fmt::arg("gpu", w.gpu));
   }

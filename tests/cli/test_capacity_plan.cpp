@@ -4,6 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
+
+#include <unistd.h>
 
 #include "cli_runner.hpp"
 
@@ -16,7 +19,7 @@ TEST_CASE("plan: several GPUs are ranked by cost - the cheapest first") {
   const auto a100 = r.out.find("NVIDIA A100"), h200 = r.out.find("NVIDIA H200"), l4 = r.out.find("NVIDIA L4");
   CHECK(a100 < h200);
   CHECK(h200 < l4);  // the L4 cannot meet TPOT 50 ms: last
-  CHECK_THAT(r.out, Catch::StartsWith("gpu_name,tp,pp,ep,dp_attention,compute,gpus_per_replica,sized_on,feasible,reason,warnings,batch,"));
+  CHECK_THAT(r.out, Catch::StartsWith("gpu_name,tp,pp,ep,dp_attention,compute,warnings,gpus_per_replica,sized_on,feasible,reason,batch,"));
 }
 
 TEST_CASE("plan: bad targets exit 2 naming the flag") {
@@ -33,11 +36,11 @@ TEST_CASE("plan --search: DeepSeek-V3.2 on H200 ranks EP 8 with data-parallel at
                                 "20", "-p", "4096", "--gen", "1024", "--tpot", "50ms", "--ttft", "2s", "--search", "-f",
                                 "csv"});
   REQUIRE(r.code == 0);
-  CHECK_THAT(r.out, Catch::StartsWith("gpu_name,tp,pp,ep,dp_attention,compute,gpus_per_replica,"));
+  CHECK_THAT(r.out, Catch::StartsWith("gpu_name,tp,pp,ep,dp_attention,compute,warnings,gpus_per_replica,"));
   // Within a node, tp 8 with ep 8 and data-parallel attention needs fewer GPUs than tp 8 alone,
   // which caches the 576-wide latent on all 8 GPUs and fits a smaller batch.
   // The checkpoint's fp8 activations: every row computes in fp8, and says why.
-  const auto dp = r.out.find("NVIDIA H200 SXM,8,1,8,true,fp8,8,"), tp = r.out.find("NVIDIA H200 SXM,8,1,1,false,fp8,8,");
+  const auto dp = r.out.find("NVIDIA H200 SXM,8,1,8,true,fp8,"), tp = r.out.find("NVIDIA H200 SXM,8,1,1,false,fp8,");
   CHECK(dp < tp);
   CHECK(tp != std::string::npos);
   CHECK_THAT(r.out, Catch::Contains("the linears compute in fp8: the checkpoint quantizes their inputs"));
@@ -45,8 +48,8 @@ TEST_CASE("plan --search: DeepSeek-V3.2 on H200 ranks EP 8 with data-parallel at
   // nodes (each GPU holding half the experts): both need 48 GPUs, so the ranking keeps the
   // search's order.
   const std::string rows = r.out.substr(r.out.find('\n') + 1);
-  CHECK_THAT(rows, Catch::StartsWith("NVIDIA H200 SXM,8,1,8,true,fp8,8,"));
-  CHECK_THAT(rows.substr(rows.find('\n') + 1), Catch::StartsWith("NVIDIA H200 SXM,16,1,16,true,fp8,16,"));
+  CHECK_THAT(rows, Catch::StartsWith("NVIDIA H200 SXM,8,1,8,true,fp8,"));
+  CHECK_THAT(rows.substr(rows.find('\n') + 1), Catch::StartsWith("NVIDIA H200 SXM,16,1,16,true,fp8,"));
   // One H200 (141 GB) cannot hold 674 GB of weights: such layouts are counted, not listed.
   CHECK(r.out.find("NVIDIA H200 SXM,1,1,1,") == std::string::npos);
   // The table says how many there were (machine formats leave notes out).
@@ -73,11 +76,10 @@ TEST_CASE("plan: a row that meets no target leaves batch, TPOT, TTFT and the cou
   const auto csv = test::run_cli({"plan", "-m", "llama-2-70b", "-g", "a100-80gb", "--tp", "1,4", "-f", "csv"});
   REQUIRE(csv.code == 0);
   const std::string infeasible = csv.out.substr(csv.out.find("\nNVIDIA A100 80GB SXM,1,") + 1);
-  // feasible,reason,warnings,batch,max_batch,decode_step_time_s,prefill_time_s,tpot_s,ttft_s,...:
-  // the reason, no warnings, then an empty batch, max_batch 0 (none fits), an empty step time,
-  // the prefill time.
-  CHECK_THAT(infeasible, Catch::StartsWith("NVIDIA A100 80GB SXM,1,1,1,false,fp16,1,expected,false,does not fit: ") &&
-                             Catch::Contains(" GB,,,0,,0.") &&
+  // feasible,reason,batch,max_batch,decode_step_time_s,prefill_time_s,tpot_s,ttft_s,...: the
+  // reason, then an empty batch, max_batch 0 (none fits), an empty step time, the prefill time.
+  CHECK_THAT(infeasible, Catch::StartsWith("NVIDIA A100 80GB SXM,1,1,1,false,fp16,,1,expected,false,does not fit: ") &&
+                             Catch::Contains(" GB,,0,,0.") &&
                              (Catch::EndsWith(",,,,,,,,,,,,\r\n") || Catch::EndsWith(",,,,,,,,,,,,\n")));
   const auto json = test::run_cli({"plan", "-m", "llama-2-70b", "-g", "a100-80gb", "--tp", "1", "-f", "json"});
   REQUIRE(json.code == 0);
@@ -104,4 +106,30 @@ TEST_CASE("plan --top 3 keeps the 3 best of the ranking in every format and says
   CHECK(top.out == all.out.substr(0, end));
   CHECK_THAT(top.err, Catch::Contains(fmt::format("note: --top 3: the first 3 of {} ranked rows", rows(all.out))));
   CHECK(test::run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--top", "0"}).code == 2);
+}
+
+TEST_CASE("plan: an fp8 checkpoint computes in fp8 where the GPU has the peak, weight-only where not - each row says which") {
+  const auto r = test::run_cli({"plan", "-m", "qwen3-32b-fp8", "-g", "a100-80gb,h100-sxm", "-f", "csv"});
+  REQUIRE(r.code == 0);
+  const auto a100 = r.out.substr(r.out.find("\nNVIDIA A100 80GB SXM,") + 1);
+  const auto h100 = r.out.substr(r.out.find("\nNVIDIA H100 SXM,") + 1);
+  CHECK_THAT(a100, Catch::StartsWith("NVIDIA A100 80GB SXM,1,1,1,false,bf16,\"the weights would compute in fp8, but the "
+                                     "NVIDIA A100 80GB SXM gives no fp8 peak"));
+  CHECK_THAT(h100, Catch::StartsWith("NVIDIA H100 SXM,1,1,1,false,fp8,\"the linears compute in fp8: the checkpoint"));
+  // The table says both under its rows; launch scripts add no --compute note the user never gave.
+  const auto table = test::run_cli({"plan", "-m", "qwen3-32b-fp8", "-g", "a100-80gb,h100-sxm"});
+  REQUIRE(table.code == 0);
+  CHECK_THAT(table.out, Catch::Contains("warning: the weights would compute in fp8, but the NVIDIA A100 80GB SXM") &&
+                            Catch::Contains("warning: the linears compute in fp8: the checkpoint"));
+  const auto dir = std::filesystem::temp_directory_path() / fmt::format("rooflineplan-emit-fp8-{}", ::getpid());
+  const auto emit = test::run_cli({"plan", "-m", "qwen3-32b-fp8", "-g", "a100-80gb", "--emit", "vllm", "--emit-dir",
+                                   dir.string()});
+  std::filesystem::remove_all(dir);
+  REQUIRE(emit.code == 0);
+  CHECK(emit.err.find("--compute") == std::string::npos);
+  // fp8 weights by flag run W8A8 as engines run them (vLLM's --quantization fp8): fp8 on an H100.
+  const auto flag = test::run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--weights", "fp8", "-f", "csv"});
+  REQUIRE(flag.code == 0);
+  CHECK_THAT(flag.out.substr(flag.out.find('\n') + 1),
+             Catch::StartsWith("NVIDIA H100 SXM,1,1,1,false,fp8,\"the linears compute in fp8: engines run fp8 weights"));
 }

@@ -183,6 +183,6 @@ TEST_CASE("plan: its JSON keys are its CSV columns, in the same order, steady an
     std::string keys;
     for (const auto& [key, value] : row.items()) keys += (keys.empty() ? "" : ",") + key;
     CHECK(keys == header);
-    CHECK_THAT(header, Catch::StartsWith("gpu_name,tp,pp,ep,dp_attention,compute,gpus_per_replica,"));
+    CHECK_THAT(header, Catch::StartsWith("gpu_name,tp,pp,ep,dp_attention,compute,warnings,gpus_per_replica,"));
   }
 }

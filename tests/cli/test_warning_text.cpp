@@ -62,10 +62,13 @@ TEST_CASE("warning text: what a model's reader assumed, each in English and Chin
 TEST_CASE("warning text: the compute format a checkpoint chose, and where the GPU cannot run it") {
   CHECK(warning_text(ComputeFromCheckpoint{ComputeSource::checkpoint, DType::fp8, DType::fp8, "NVIDIA H200 SXM"}) ==
         "the linears compute in fp8: the checkpoint quantizes their inputs to fp8 as it runs (W8A8 and the like), so "
-        "the compute bound is at the fp8 peak (--compute prices them otherwise)");
+        "every operator's arithmetic is bound at the fp8 peak (--compute prices them otherwise)");
+  CHECK(warning_text(ComputeFromCheckpoint{ComputeSource::fp8_weights, DType::fp8, DType::fp8, "NVIDIA H100 SXM"}) ==
+        "the linears compute in fp8: engines run fp8 weights W8A8 on fp8 tensor cores, each token's activations scaled "
+        "as it runs, so every operator's arithmetic is bound at the fp8 peak (--compute bf16 prices them weight-only)");
   CHECK(warning_text(ComputeFromCheckpoint{ComputeSource::no_peak, DType::bf16, DType::fp8, "NVIDIA A100 80GB SXM"}) ==
-        "the checkpoint's linears compute in fp8, but the NVIDIA A100 80GB SXM gives no fp8 peak: priced weight-only in "
-        "bf16, the weights unpacked, as vLLM runs such checkpoints there (--compute to choose)");
+        "the weights would compute in fp8, but the NVIDIA A100 80GB SXM gives no fp8 peak: priced weight-only in bf16, "
+        "the weights unpacked, as vLLM runs them there (--compute to choose)");
   CHECK_THAT(warning_text(ComputeFromCheckpoint{ComputeSource::no_peak, DType::bf16, DType::fp8, "NVIDIA A100 80GB SXM"}, "zh"),
-             Catch::StartsWith("检查点的线性层以 fp8 计算，但 NVIDIA A100 80GB SXM 没有 fp8 峰值"));
+             Catch::StartsWith("权重本应以 fp8 计算，但 NVIDIA A100 80GB SXM 没有 fp8 峰值"));
 }
