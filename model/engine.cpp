@@ -118,10 +118,9 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
   ParameterCount params;
   WeightBytes stored;
   WeightPlacement placed;
-  // Prefill's and decode's operators are built in their results; one sequence's, for the
-  // critical batch, in a buffer that each thread keeps from point to point (a sweep evaluates
-  // millions), since nothing outlives the sums taken of them.
-  thread_local OpList ops;
+  // Prefill's and decode's operators are built in their results; of one sequence's, for the
+  // critical batch, only the sums are taken (a sweep evaluates millions of points).
+  OpTotals one_sequence;
   Bytes kv_per_token, cache_per_sequence;
   const auto sequence = static_cast<double>(workload.prompt_tokens + workload.gen_tokens);
   std::optional<LayerStack> whole, split;
@@ -149,14 +148,14 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
       build_ops(r.decode.step.ops, Phase::decode, shard, workload, ExpertRouting::uniform, pricing);
       time_phase(r.decode.step, c, gpu.interconnect, gpu.network);
     }
-    build_ops(ops, Phase::decode, shard, one, ExpertRouting::all, pricing);
+    one_sequence = build_totals(Phase::decode, shard, one, ExpertRouting::all, pricing);
   } else {
     params = count_parameters(model);
     stored = weight_bytes(model.declared_params, workload.precision);
     placed = {stored.total(), stored.total()};
     r.prefill = evaluate_phase(build_ops(Phase::prefill, model, workload), c, gpu.interconnect, gpu.network);
     r.decode.step = evaluate_phase(build_ops(Phase::decode, model, workload), c, gpu.interconnect, gpu.network);
-    ops = build_ops(Phase::decode, model, one, ExpertRouting::all);
+    one_sequence = totals_of(build_ops(Phase::decode, model, one, ExpertRouting::all));
   }
   r.model = {model, params.total(), params.active(), stored.total(), kv_per_token, cache_per_sequence, stored.by_class};
 
@@ -167,7 +166,7 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
   r.decode.tokens_per_s = static_cast<double>(workload.batch) / r.decode.step.time.value();
   r.decode.expected_tokens_per_s = static_cast<double>(workload.batch) / r.decode.step.expected.time.value();
   r.decode.weight_read_time = r.decode.step.weight_bytes / c.bandwidth;
-  r.critical_batch = critical_batch(params, stored.run(), ops, c);  // one sequence's, every expert read
+  r.critical_batch = critical_batch(params, stored.run(), one_sequence, c);  // one sequence's, every expert read
   r.memory = memory_ledger(placed, split ? &*split : whole ? &*whole : nullptr, gpu, workload);
   r.warnings = warnings_for(r);
   return r;
