@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
 #include <type_traits>
 #include <variant>
 
@@ -327,6 +328,23 @@ struct Formats {
   }
 };
 
+// A point prices two or three passes and a sweep millions of points, nearly all at one precision:
+// each thread keeps the formats of the last precision it saw (working them out was a tenth of
+// building a pass). Keyed on what Formats reads, so a field Precision gains cannot go stale here.
+const Formats& formats_of(const Precision& p) {
+  struct Kept {
+    std::array<WeightFormat, kTensorClassCount> weights;
+    DType activations, kv, compute;
+    Formats formats;
+  };
+  thread_local std::optional<Kept> kept;
+  if (!kept || kept->weights != p.weights || kept->activations != p.activations || kept->kv != p.kv ||
+      kept->compute != p.compute) {
+    kept.emplace(Kept{p.weights, p.activations, p.kv, p.compute, Formats(p)});
+  }
+  return kept->formats;
+}
+
 // Prices each step of the description for this pass, in the order the kernels run.
 template <class List>
 class StepPricer {
@@ -390,7 +408,7 @@ template <class List>
 void build_into(List& ops, Phase phase, const LayerStack& stack, const Workload& w, ExpertRouting routing,
                 const WeightPricing& pricing) {
   const Pass all = make_pass(phase, w), own = make_pass(phase, w, stack.data_parallel);
-  const Formats f(w.precision);
+  const Formats& f = formats_of(w.precision);
   if constexpr (!std::is_same_v<List, Totaller>) {
     ops.clear();
     ops.reserve(28);
