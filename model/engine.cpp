@@ -111,7 +111,10 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
   Workload one = workload;
   one.batch = 1;
   one.microbatches = 0;
-  r.gpu = {gpu, gpu.ceilings(workload.precision.compute)};
+  // The summaries are filled where they lie: a GpuSpec is some 1.4 KB, and a temporary summary was
+  // copied and then moved.
+  r.gpu.spec = gpu;
+  r.gpu.ceilings = gpu.ceilings(workload.precision.compute);
   const Ceilings& c = r.gpu.ceilings;
   std::optional<ExpectedModel> calibrated;
   const ExpectedModel& em = gpu.expected_model(calibrated);
@@ -157,7 +160,13 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
     r.decode.step = evaluate_phase(build_ops(Phase::decode, model, workload), c, gpu.interconnect, gpu.network);
     one_sequence = totals_of(build_ops(Phase::decode, model, one, ExpertRouting::all));
   }
-  r.model = {model, params.total(), params.active(), stored.total(), kv_per_token, cache_per_sequence, stored.by_class};
+  r.model.spec = model;
+  r.model.params = params.total();
+  r.model.params_active = params.active();
+  r.model.weight_bytes = stored.total();
+  r.model.kv_bytes_per_token = kv_per_token;
+  r.model.cache_bytes_per_sequence = cache_per_sequence;
+  r.model.weight_bytes_by_class = stored.by_class;
 
   if (workload.pp == 1) {
     r.prefill.expected = expected_phase(r.prefill, em, c);
