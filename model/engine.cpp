@@ -177,6 +177,8 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
   r.decode.weight_read_time = r.decode.step.weight_bytes / c.bandwidth;
   r.critical_batch = critical_batch(params, stored.run(), one_sequence, c);  // one sequence's, every expert read
   r.memory = memory_ledger(placed, split ? &*split : whole ? &*whole : nullptr, gpu, workload);
+  if (split) recycle(std::move(*split));
+  if (whole) recycle(std::move(*whole));
   r.warnings = warnings_for(r);
   return r;
 }

@@ -191,5 +191,9 @@ struct Sharding {
 // The architecture as run by one GPU of a stage. tp = 1 describes the whole model.
 [[nodiscard]] LayerStack describe_layers(const Architecture& a, const Sharding& sharding);
 [[nodiscard]] LayerStack describe_layers(const Architecture& a, int tp);
+// Hands a description's lists back, emptied with their capacity kept, for the next described on
+// this thread: the engine describes the layers at every point it evaluates, and their lists were
+// half its allocations.
+void recycle(LayerStack&& stack);
 
 }  // namespace roofline
