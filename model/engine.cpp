@@ -126,12 +126,12 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
   OpTotals one_sequence;
   Bytes kv_per_token, cache_per_sequence;
   const auto sequence = static_cast<double>(workload.prompt_tokens + workload.gen_tokens);
-  std::optional<LayerStack> whole, split;
+  const LayerStack *whole = nullptr, *split = nullptr;
   if (model.architecture) {
-    // The layers are described once for the whole model and, on more than one GPU a stage, once
-    // for one GPU of it.
-    whole = describe_layers(*model.architecture, 1);
-    if (workload.tp > 1) split = describe_layers(*model.architecture, sharding(workload));
+    // The layers are described for the whole model and, on more than one GPU a stage, for one GPU
+    // of it; each thread keeps both from point to point (described_layers).
+    whole = &described_layers(*model.architecture, Sharding{.tp = 1});
+    if (workload.tp > 1) split = &described_layers(*model.architecture, sharding(workload));
     const LayerStack& shard = split ? *split : *whole;
     const WeightPricing pricing(workload.precision, *whole);
     const Weights weights = weigh(*whole, pricing);
@@ -176,9 +176,7 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
   r.decode.expected_tokens_per_s = static_cast<double>(workload.batch) / r.decode.step.expected.time.value();
   r.decode.weight_read_time = r.decode.step.weight_bytes / c.bandwidth;
   r.critical_batch = critical_batch(params, stored.run(), one_sequence, c);  // one sequence's, every expert read
-  r.memory = memory_ledger(placed, split ? &*split : whole ? &*whole : nullptr, gpu, workload);
-  if (split) recycle(std::move(*split));
-  if (whole) recycle(std::move(*whole));
+  r.memory = memory_ledger(placed, split ? split : whole, gpu, workload);
   r.warnings = warnings_for(r);
   return r;
 }

@@ -1,6 +1,8 @@
 #include "model/layers.hpp"
 
 #include <algorithm>
+#include <array>
+#include <optional>
 
 namespace roofline {
 
@@ -32,24 +34,9 @@ Shard make_shard(const Architecture& a, int tp) {
 // layer's attention or FFN, all-reduce included, and stay within the allocator's per-thread cache
 // (glibc's tcache: up to 1032 bytes); sixteen went to the general allocator, which took 600
 // instructions a block. A longer block (latent attention, shared experts) grows once.
-// Lists of descriptions recycled on this thread, emptied (recycle): at most kSpares of each kind
-// are kept, more than a point describes, so that a caller that recycles and never describes
-// cannot grow them.
-constexpr std::size_t kSpares = 64;
-struct Spares {
-  std::vector<std::vector<PhasedStep>> steps;
-  std::vector<std::vector<Block>> blocks;
-};
-thread_local Spares spares;
-
 Block block(double layers, std::string_view label = {}) {
   Block b{layers, {}, 0, 0, label};
-  if (spares.steps.empty()) {
-    b.steps.reserve(8);
-  } else {
-    b.steps = std::move(spares.steps.back());
-    spares.steps.pop_back();
-  }
+  b.steps.reserve(8);
   return b;
 }
 
@@ -381,12 +368,7 @@ LayerStack describe_layers(const Architecture& a, const Sharding& sh) {
   // Under data-parallel attention every GPU holds whole weights but the routed experts'.
   const Shard s = make_shard(a, dp ? 1 : sh.tp);
   LayerStack stack;
-  if (spares.blocks.empty()) {
-    stack.blocks.reserve(16);
-  } else {
-    stack.blocks = std::move(spares.blocks.back());
-    spares.blocks.pop_back();
-  }
+  stack.blocks.reserve(16);
   stack.hidden = s.hidden;
   stack.tp = sh.tp;
   stack.data_parallel = dp ? sh.tp : 1;
@@ -430,15 +412,24 @@ LayerStack describe_layers(const Architecture& a, const Sharding& sh) {
 
 LayerStack describe_layers(const Architecture& a, int tp) { return describe_layers(a, Sharding{.tp = tp}); }
 
-void recycle(LayerStack&& stack) {
-  for (Block& b : stack.blocks) {
-    if (spares.steps.size() == kSpares) break;
-    b.steps.clear();
-    spares.steps.push_back(std::move(b.steps));
+const LayerStack& described_layers(const Architecture& a, const Sharding& sharding) {
+  struct Kept {
+    Architecture architecture;
+    Sharding sharding;
+    LayerStack stack;
+  };
+  thread_local std::array<std::optional<Kept>, 2> kept;
+  thread_local std::size_t latest = 0;
+  for (const std::size_t i : {latest, 1 - latest}) {
+    if (kept[i] && kept[i]->sharding == sharding && kept[i]->architecture == a) {
+      latest = i;
+      return kept[i]->stack;
+    }
   }
-  if (spares.blocks.size() == kSpares) return;
-  stack.blocks.clear();
-  spares.blocks.push_back(std::move(stack.blocks));
+  // The older of the two makes room: the latest, which a caller may hold, stays.
+  latest = 1 - latest;
+  kept[latest].emplace(Kept{a, sharding, describe_layers(a, sharding)});
+  return kept[latest]->stack;
 }
 
 Sharding sharding(const Workload& w) { return {w.tp, w.ep, w.dp_attention, w.expert_imbalance}; }
