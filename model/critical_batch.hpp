@@ -20,8 +20,8 @@ struct CriticalBatch {
 };
 
 // From the parameters, the bytes of every weight as stored, and the decode step of one sequence
-// with every expert read (the engine works out all three once per point).
+// with every expert read, its operators' sums (the engine works out all three once per point).
 [[nodiscard]] CriticalBatch critical_batch(const ParameterCount& params, Bytes weights,
-                                           const OpList& one_sequence_all_experts, const Ceilings& c);
+                                           const OpTotals& one_sequence_all_experts, const Ceilings& c);
 
 }  // namespace roofline

@@ -123,25 +123,27 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
   Workload one = workload;
   one.batch = 1;
   one.microbatches = 0;
-  r.gpu = {gpu, gpu.ceilings(workload.precision.compute)};
+  // The summaries are filled where they lie: a GpuSpec is some 1.4 KB, and a temporary summary was
+  // copied and then moved.
+  r.gpu.spec = gpu;
+  r.gpu.ceilings = gpu.ceilings(workload.precision.compute);
   const Ceilings& c = r.gpu.ceilings;
   std::optional<ExpectedModel> calibrated;
   const ExpectedModel& em = gpu.expected_model(calibrated);
   ParameterCount params;
   WeightBytes stored;
   WeightPlacement placed;
-  // Prefill's and decode's operators are built in their results; one sequence's, for the
-  // critical batch, in a buffer that each thread keeps from point to point (a sweep evaluates
-  // millions), since nothing outlives the sums taken of them.
-  thread_local OpList ops;
+  // Prefill's and decode's operators are built in their results; of one sequence's, for the
+  // critical batch, only the sums are taken (a sweep evaluates millions of points).
+  OpTotals one_sequence;
   Bytes kv_per_token, cache_per_sequence;
   const auto sequence = static_cast<double>(workload.prompt_tokens + workload.gen_tokens);
-  std::optional<LayerStack> whole, split;
+  const LayerStack *whole = nullptr, *split = nullptr;
   if (model.architecture) {
-    // The layers are described once for the whole model and, on more than one GPU a stage, once
-    // for one GPU of it.
-    whole = describe_layers(*model.architecture, 1);
-    if (workload.tp > 1) split = describe_layers(*model.architecture, sharding(workload));
+    // The layers are described for the whole model and, on more than one GPU a stage, for one GPU
+    // of it; each thread keeps both from point to point (described_layers).
+    whole = &described_layers(*model.architecture, Sharding{.tp = 1});
+    if (workload.tp > 1) split = &described_layers(*model.architecture, sharding(workload));
     const LayerStack& shard = split ? *split : *whole;
     const WeightPricing pricing(workload.precision, *whole);
     const Weights weights = weigh(*whole, pricing);
@@ -161,16 +163,22 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
       build_ops(r.decode.step.ops, Phase::decode, shard, workload, ExpertRouting::uniform, pricing);
       time_phase(r.decode.step, c, gpu.interconnect, gpu.network);
     }
-    build_ops(ops, Phase::decode, shard, one, ExpertRouting::all, pricing);
+    one_sequence = build_totals(Phase::decode, shard, one, ExpertRouting::all, pricing);
   } else {
     params = count_parameters(model);
     stored = weight_bytes(model.declared_params, workload.precision);
     placed = {stored.total(), stored.total()};
     r.prefill = evaluate_phase(build_ops(Phase::prefill, model, workload), c, gpu.interconnect, gpu.network);
     r.decode.step = evaluate_phase(build_ops(Phase::decode, model, workload), c, gpu.interconnect, gpu.network);
-    ops = build_ops(Phase::decode, model, one, ExpertRouting::all);
+    one_sequence = totals_of(build_ops(Phase::decode, model, one, ExpertRouting::all));
   }
-  r.model = {model, params.total(), params.active(), stored.total(), kv_per_token, cache_per_sequence, stored.by_class};
+  r.model.spec = model;
+  r.model.params = params.total();
+  r.model.params_active = params.active();
+  r.model.weight_bytes = stored.total();
+  r.model.kv_bytes_per_token = kv_per_token;
+  r.model.cache_bytes_per_sequence = cache_per_sequence;
+  r.model.weight_bytes_by_class = stored.by_class;
 
   if (workload.pp == 1) {
     r.prefill.expected = expected_phase(r.prefill, em, c);
@@ -179,8 +187,8 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
   r.decode.tokens_per_s = static_cast<double>(workload.batch) / r.decode.step.time.value();
   r.decode.expected_tokens_per_s = static_cast<double>(workload.batch) / r.decode.step.expected.time.value();
   r.decode.weight_read_time = r.decode.step.weight_bytes / c.bandwidth;
-  r.critical_batch = critical_batch(params, stored.run(), ops, c);  // one sequence's, every expert read
-  r.memory = memory_ledger(placed, split ? &*split : whole ? &*whole : nullptr, gpu, workload);
+  r.critical_batch = critical_batch(params, stored.run(), one_sequence, c);  // one sequence's, every expert read
+  r.memory = memory_ledger(placed, split ? split : whole, gpu, workload);
   r.warnings = warnings_for(r);
   return r;
 }

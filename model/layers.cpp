@@ -1,6 +1,8 @@
 #include "model/layers.hpp"
 
 #include <algorithm>
+#include <array>
+#include <optional>
 
 namespace roofline {
 
@@ -409,6 +411,26 @@ LayerStack describe_layers(const Architecture& a, const Sharding& sh) {
 }
 
 LayerStack describe_layers(const Architecture& a, int tp) { return describe_layers(a, Sharding{.tp = tp}); }
+
+const LayerStack& described_layers(const Architecture& a, const Sharding& sharding) {
+  struct Kept {
+    Architecture architecture;
+    Sharding sharding;
+    LayerStack stack;
+  };
+  thread_local std::array<std::optional<Kept>, 2> kept;
+  thread_local std::size_t latest = 0;
+  for (const std::size_t i : {latest, 1 - latest}) {
+    if (kept[i] && kept[i]->sharding == sharding && kept[i]->architecture == a) {
+      latest = i;
+      return kept[i]->stack;
+    }
+  }
+  // The older of the two makes room: the latest, which a caller may hold, stays.
+  latest = 1 - latest;
+  kept[latest].emplace(Kept{a, sharding, describe_layers(a, sharding)});
+  return kept[latest]->stack;
+}
 
 Sharding sharding(const Workload& w) { return {w.tp, w.ep, w.dp_attention, w.expert_imbalance}; }
 

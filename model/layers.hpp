@@ -183,6 +183,7 @@ struct Sharding {
   int ep = 1;
   bool dp_attention = false;
   double imbalance = 1.0;
+  bool operator==(const Sharding&) const = default;
 };
 
 // The workload's layout of a stage.
@@ -191,5 +192,9 @@ struct Sharding {
 // The architecture as run by one GPU of a stage. tp = 1 describes the whole model.
 [[nodiscard]] LayerStack describe_layers(const Architecture& a, const Sharding& sharding);
 [[nodiscard]] LayerStack describe_layers(const Architecture& a, int tp);
+// The same, kept: each thread keeps the two descriptions it asked for last (the engine asks for
+// one or two at every point it evaluates, a sweep millions of points of one model), and describes
+// again only what differs from both. A reference stays valid until this thread asks for two others.
+[[nodiscard]] const LayerStack& described_layers(const Architecture& a, const Sharding& sharding);
 
 }  // namespace roofline

@@ -23,6 +23,7 @@ struct MoeSpec {
   int shared_experts = 0;  // always-active experts of the same width (DeepSeek, Qwen-MoE style)
   int dense_layers = 0;    // leading layers with a dense FFN of width Architecture::ffn (DeepSeek)
   long latent = 0;         // routed experts run in this width, projected from and to hidden (Nemotron 3 Super); 0: hidden
+  bool operator==(const MoeSpec&) const = default;
 };
 
 // Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434 §2.1): K and V are decompressed
@@ -35,6 +36,7 @@ struct LatentAttention {
   long rope_dim = 0;  // per-head Q/K width with RoPE
   long v_dim = 0;     // per-head V width
   [[nodiscard]] long cache_width() const { return kv_lora_rank + rope_dim; }
+  bool operator==(const LatentAttention&) const = default;
 };
 
 // What mixes tokens in one layer. full: attends to every earlier token; sliding: to the last
@@ -68,6 +70,7 @@ struct Recurrent {
   // cards tell vLLM users to pass --mamba-ssm-cache-dtype float32).
   bool fp32_state = false;
   [[nodiscard]] bool is_linear_attention() const { return kind == RecurrentKind::gated_deltanet; }
+  bool operator==(const Recurrent&) const = default;
 };
 
 // DeepSeek-V3.2's sparse attention (DSA): a lightning indexer of index_heads × index_dim scores
@@ -76,6 +79,7 @@ struct SparseAttention {
   long top_k = 0;
   int index_heads = 0;
   long index_dim = 0;
+  bool operator==(const SparseAttention&) const = default;
 };
 
 // The full-attention layers' own shape, where a model whose other layers slide gives them one
@@ -88,6 +92,7 @@ struct FullAttention {
   // One projection gives both K and V (Gemma 4's attention_k_eq_v): one matrix of weights, but K
   // (normed, rotated) and V (normed) differ, so the cache keeps both.
   bool shared_kv = false;
+  bool operator==(const FullAttention&) const = default;
 };
 
 struct Architecture {
@@ -161,6 +166,7 @@ struct Architecture {
   [[nodiscard]] bool qkv_bias() const { return attention_bias || linear_bias; }
   [[nodiscard]] int moe_layers() const { return ffn_counts()[static_cast<int>(FfnKind::moe)]; }
   [[nodiscard]] int dense_ffn_layers() const { return ffn_counts()[static_cast<int>(FfnKind::dense)]; }
+  bool operator==(const Architecture&) const = default;
 };
 
 // What a reader assumed for a field its source left out, or left out of the model: stated in

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <optional>
+#include <type_traits>
 #include <variant>
 
 #include "model/phase.hpp"
@@ -62,6 +64,24 @@ namespace {
 OpCost& cost_of(OpCost& o) { return o; }
 OpCost& cost_of(OpResult& o) { return o.cost; }
 
+// A "list" that keeps only the sums of what is added to it (build_totals): each operator's cost is
+// added as it is priced; what the builders then set of it (shapes, kernels) goes to a scratch
+// cost nobody reads.
+class Totaller {
+ public:
+  void add(Flops flops, Bytes bytes, Bytes weights) {
+    totals_.flops += flops;
+    totals_.other_bytes += bytes - weights;
+    totals_.weight_bytes += weights;
+  }
+  OpCost& back() { return scratch_; }
+  [[nodiscard]] const OpTotals& totals() const { return totals_; }
+
+ private:
+  OpTotals totals_;
+  OpCost scratch_;
+};
+
 template <class List>
 class OpBuilder {
  public:
@@ -86,9 +106,14 @@ class OpBuilder {
   }
   void kernel_work(double ratio) { back().kernel_work = ratio; }
   void kernel_window(double window) { back().window = window; }
-  // The kernel class of the operator before the last added, if any.
+  // The kernel class of the operator before the last added, if any (sums keep none: the fusion
+  // it decides changes no sum).
   [[nodiscard]] KernelKind previous_kernel() const {
-    return ops_.size() < 2 ? KernelKind::other : cost_of(ops_[ops_.size() - 2]).kernel;
+    if constexpr (kSums) {
+      return KernelKind::other;
+    } else {
+      return ops_.size() < 2 ? KernelKind::other : cost_of(ops_[ops_.size() - 2]).kernel;
+    }
   }
   void attention_shape(double sequences, double heads, double head_dim, double queries) {
     OpCost& o = back();
@@ -125,29 +150,36 @@ class OpBuilder {
 
   // One call a layer, of rows × width elements of `eb` bytes on each GPU.
   void collective(const CollectiveStep& c, double rows, double eb) {
-    OpCost& o = cost_of(ops_.emplace_back());
-    o.name = c.name;
-    o.layers = label_;
-    o.comm_bytes = Bytes(rows * c.width * eb * layers_);
-    o.comm_calls = layers_;
-    o.collective = c.kind;
-    o.group = c.group;
+    if constexpr (!kSums) {  // sums: timed on the link, it adds no FLOPs and no memory bytes
+      OpCost& o = cost_of(ops_.emplace_back());
+      o.name = c.name;
+      o.layers = label_;
+      o.comm_bytes = Bytes(rows * c.width * eb * layers_);
+      o.comm_calls = layers_;
+      o.collective = c.kind;
+      o.group = c.group;
+    }
   }
 
   // Built in place: an OpCost is some 170 bytes, and a temporary copied in doubled build_ops' time.
   void add(std::string_view name, double flops, double bytes, double weights) {
-    OpCost& o = cost_of(ops_.emplace_back());
-    o.name = name;
-    o.layers = label_;
-    o.flops = Flops(flops * layers_);
-    o.bytes = Bytes(bytes * layers_);
-    o.weight_bytes = Bytes(weights * layers_);
-    o.launches = layers_;
+    if constexpr (kSums) {
+      ops_.add(Flops(flops * layers_), Bytes(bytes * layers_), Bytes(weights * layers_));
+    } else {
+      OpCost& o = cost_of(ops_.emplace_back());
+      o.name = name;
+      o.layers = label_;
+      o.flops = Flops(flops * layers_);
+      o.bytes = Bytes(bytes * layers_);
+      o.weight_bytes = Bytes(weights * layers_);
+      o.launches = layers_;
+    }
   }
 
   [[nodiscard]] double activation_bytes() const { return ab_; }
 
  private:
+  static constexpr bool kSums = std::is_same_v<List, Totaller>;
   OpCost& back() { return cost_of(ops_.back()); }
 
   List& ops_;
@@ -300,6 +332,23 @@ struct Formats {
   }
 };
 
+// A point prices two or three passes and a sweep millions of points, nearly all at one precision:
+// each thread keeps the formats of the last precision it saw (working them out was a tenth of
+// building a pass). Keyed on what Formats reads, so a field Precision gains cannot go stale here.
+const Formats& formats_of(const Precision& p) {
+  struct Kept {
+    std::array<WeightFormat, kTensorClassCount> weights;
+    DType activations, kv, compute;
+    Formats formats;
+  };
+  thread_local std::optional<Kept> kept;
+  if (!kept || kept->weights != p.weights || kept->activations != p.activations || kept->kv != p.kv ||
+      kept->compute != p.compute) {
+    kept.emplace(Kept{p.weights, p.activations, p.kv, p.compute, Formats(p)});
+  }
+  return kept->formats;
+}
+
 // Prices each step of the description for this pass, in the order the kernels run.
 template <class List>
 class StepPricer {
@@ -363,9 +412,11 @@ template <class List>
 void build_into(List& ops, Phase phase, const LayerStack& stack, const Workload& w, ExpertRouting routing,
                 const WeightPricing& pricing) {
   const Pass all = make_pass(phase, w), own = make_pass(phase, w, stack.data_parallel);
-  const Formats f(w.precision);
-  ops.clear();
-  ops.reserve(28);
+  const Formats& f = formats_of(w.precision);
+  if constexpr (!std::is_same_v<List, Totaller>) {
+    ops.clear();
+    ops.reserve(28);
+  }
   for (const Block& block : stack.blocks) {
     OpBuilder<List> b(ops, f.activation, block);
     const StepPricer<List> every(b, all, w, routing, pricing, f), mine(b, own, w, routing, pricing, f);
@@ -396,6 +447,19 @@ void build_ops(OpList& ops, Phase phase, const LayerStack& stack, const Workload
 void build_ops(std::vector<OpResult>& ops, Phase phase, const LayerStack& stack, const Workload& w, ExpertRouting routing,
                const WeightPricing& pricing) {
   build_into(ops, phase, stack, w, routing, pricing);
+}
+
+OpTotals totals_of(const OpList& ops) {
+  Totaller t;
+  for (const OpCost& op : ops) t.add(op.flops, op.bytes, op.weight_bytes);
+  return t.totals();
+}
+
+OpTotals build_totals(Phase phase, const LayerStack& stack, const Workload& w, ExpertRouting routing,
+                      const WeightPricing& pricing) {
+  Totaller t;
+  build_into(t, phase, stack, w, routing, pricing);
+  return t.totals();
 }
 
 OpList build_ops(Phase phase, const ModelSpec& m, const Workload& w, ExpertRouting routing) {

@@ -91,4 +91,18 @@ struct OpResult;
 void build_ops(std::vector<OpResult>& ops, Phase phase, const LayerStack& stack, const Workload& w,
                ExpertRouting routing, const WeightPricing& pricing);
 
+// A pass's sums that the critical batch reads (model/critical_batch.hpp), each taken over its
+// operators in the order a list holds them: FLOPs, the bytes that are not weights (each
+// operator's bytes − weight_bytes) and the weights' bytes.
+struct OpTotals {
+  Flops flops;
+  Bytes other_bytes;
+  Bytes weight_bytes;
+};
+[[nodiscard]] OpTotals totals_of(const OpList& ops);
+// The same of a pass never kept: each operator priced as build_ops prices it and added to the
+// sums (the engine's one-sequence step was a third list built a point, for three sums).
+[[nodiscard]] OpTotals build_totals(Phase phase, const LayerStack& stack, const Workload& w, ExpertRouting routing,
+                                    const WeightPricing& pricing);
+
 }  // namespace roofline

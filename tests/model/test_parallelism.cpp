@@ -197,3 +197,38 @@ TEST_CASE("parallelism: the layouts a plan searches - powers of two within the N
   CHECK(sparse.size() + static_cast<std::size_t>(skipped) == 4 + 3 * 6);
   CHECK(skipped == 1);  // 93 GB of bf16 weights on one 80 GB A100
 }
+
+namespace {
+
+// The width of the first linear named `name` in a description (0: none).
+double linear_out(const LayerStack& s, std::string_view name) {
+  for (const Block& b : s.blocks) {
+    for (const PhasedStep& p : b.steps) {
+      if (const auto* l = std::get_if<LinearStep>(&p.step); l && l->name == name) return l->out;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("described_layers: a thread keeps its two latest descriptions, and describes a third anew") {
+  // Llama-2-7B's shape: 32 layers, 32 heads of 128 (Q 4,096 wide; 2,048 on each of 2 GPUs).
+  const Architecture a = dense_gated(32, 4096, 32, 32, 11008, 32000);
+  Architecture b = a;
+  b.layers = 16;  // equal but for one field: another description
+  const LayerStack& whole = described_layers(a, Sharding{.tp = 1});
+  const LayerStack& split = described_layers(a, Sharding{.tp = 2});
+  CHECK(linear_out(whole, "q_proj") == 4096);
+  CHECK(linear_out(split, "q_proj") == 2048);
+  CHECK(&described_layers(a, Sharding{.tp = 1}) == &whole);  // kept, not described again
+  // A third makes room in the older of the two (tp 2's): the one just asked for stays valid.
+  const LayerStack& half = described_layers(b, Sharding{.tp = 1});
+  CHECK(&half != &whole);
+  CHECK(half.blocks[1].layers == 16);
+  CHECK(whole.blocks[1].layers == 32);
+  CHECK(&described_layers(a, Sharding{.tp = 1}) == &whole);
+  // Each as describe_layers describes it.
+  CHECK(linear_out(described_layers(a, Sharding{.tp = 2}), "q_proj") == 2048);
+  CHECK(described_layers(b, Sharding{.tp = 1}).blocks.size() == describe_layers(b, 1).blocks.size());
+}
