@@ -50,6 +50,7 @@ const std::array kColumns = {
     SimulateColumn{"tp", Scope::always, [](const SimulateFigures& f) -> Cell { return f.tp; }},
     SimulateColumn{"ep", Scope::always, [](const SimulateFigures& f) -> Cell { return f.ep; }},
     SimulateColumn{"dp_attention", Scope::always, [](const SimulateFigures& f) -> Cell { return f.dp_attention; }},
+    SimulateColumn{"compute", Scope::always, [](const SimulateFigures& f) -> Cell { return f.compute; }},
     SimulateColumn{"replicas", Scope::fleet, [](const SimulateFigures& f) -> Cell { return f.replicas; }},
     SimulateColumn{"router", Scope::fleet, [](const SimulateFigures& f) { return text(f.router); }},
     SimulateColumn{"imbalance", Scope::fleet, [](const SimulateFigures& f) -> Cell { return f.imbalance; }},

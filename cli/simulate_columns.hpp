@@ -33,6 +33,7 @@ struct SimulateFigures {
   std::string model, gpu;
   long tp = 1, ep = 1;
   bool dp_attention = false;
+  std::string_view compute;  // the format the linears compute in (a checkpoint's own fp8, stated)
   long replicas = 1;
   std::string router;  // fleets only
   double imbalance = 1;

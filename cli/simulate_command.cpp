@@ -257,6 +257,7 @@ nlohmann::ordered_json json_document(const SimulateArgs& a, const Replica& r, co
   j["tp"] = r.point.workload.tp;
   j["ep"] = r.point.workload.ep;
   j["dp_attention"] = r.point.workload.dp_attention;
+  j["compute"] = name(r.point.workload.precision.compute);
   j["server"] = {{"max_batch", r.config.max_batch},           {"max_batched_tokens", r.config.max_batched_tokens},
                  {"chunked_prefill", r.config.chunked_prefill}, {"block_tokens", r.config.block_tokens},
                  {"kv_blocks", r.config.kv_blocks},           {"kv_bytes", r.cache.free.value()},
@@ -541,7 +542,7 @@ void write_report(const SimulateArgs& a, const Replica& r, const Traffic& t, con
                   const std::optional<SpeculationView>& spec, report::OutputFormat format, std::ostream& out) {
   const bool row = format == report::OutputFormat::csv || format == report::OutputFormat::jsonl;
   SimulateFigures f{r.point.model.name, r.point.gpu.name, r.point.workload.tp, r.point.workload.ep,
-                    r.point.workload.dp_attention, a.replicas, a.router, runs.imbalance, std::nullopt, std::nullopt,
+                    r.point.workload.dp_attention, name(r.point.workload.precision.compute), a.replicas, a.router, runs.imbalance, std::nullopt, std::nullopt,
                     static_cast<long>(t.requests.size()), t.duration, &runs.expected, runs.e, runs.b,
                     bound_admission(r, runs), std::nullopt};
   if (r.engine) {
