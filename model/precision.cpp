@@ -18,6 +18,18 @@ bool is_fp8(WeightFormat f) {
   return f == WeightFormat::fp8 || f == WeightFormat::fp8_channel || f == WeightFormat::fp8_block;
 }
 
+// The block classes `--weights` or the checkpoint quantizes (a dense model has no experts, which
+// keep the dtype's format) are all in fp8 formats, and there is one.
+bool quantized_all_fp8(const Precision& p, const Quantization& q, const PrecisionOverrides& o) {
+  bool any = false;
+  for (TensorClass c : kBlockClasses) {
+    if (!o.weights && !q.of(c)) continue;
+    if (!is_fp8(p.of(c))) return false;
+    any = true;
+  }
+  return any;
+}
+
 // `--weights` absent, or the format the checkpoint already stores its quantized blocks in.
 bool keeps_checkpoint_blocks(const Quantization& q, const PrecisionOverrides& o) {
   if (!o.weights) return true;
@@ -44,7 +56,7 @@ Precision resolve_precision(DType model_dtype, const std::optional<Quantization>
   } else if (q.compute && keeps_checkpoint_blocks(q, o)) {
     p.compute = p.checkpoint_compute = *q.compute;
     p.compute_source = ComputeSource::checkpoint;
-  } else if (std::all_of(kBlockClasses.begin(), kBlockClasses.end(), [&](TensorClass c) { return is_fp8(p.of(c)); })) {
+  } else if (quantized_all_fp8(p, q, o)) {
     p.compute = p.checkpoint_compute = DType::fp8;
     p.compute_source = ComputeSource::fp8_weights;
   } else {

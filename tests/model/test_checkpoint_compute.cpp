@@ -29,6 +29,17 @@ TEST_CASE("checkpoint compute: DeepSeek-V3 computes in fp8 on an H200, in bf16 o
   CHECK(resolve_precision(m, {.weights = WeightFormat::fp8_block}, g).compute == DType::fp8);
   CHECK(resolve_precision(m, {.weights = WeightFormat::int4}, g).compute == DType::bf16);
   CHECK(resolve_precision(m, {.weights = WeightFormat::int4}, g).compute_source == ComputeSource::activations);
+  // fp8 formats the checkpoint names without a compute, on the classes the model has (no experts
+  // in a dense model), run W8A8 as engines run fp8 weights; an int4 class beside them does not.
+  ModelSpec dense = test::llama_3_1_8b();
+  dense.quantization = Quantization{};
+  dense.quantization->of(TensorClass::attention) = WeightFormat::fp8;
+  dense.quantization->of(TensorClass::dense_ffn) = WeightFormat::fp8_channel;
+  CHECK(resolve_precision(dense, {}, g).compute_source == ComputeSource::fp8_weights);
+  CHECK(resolve_precision(dense, {}, g).compute == DType::fp8);
+  CHECK(resolve_precision(dense, {}, test::a100_80gb()).compute_source == ComputeSource::no_peak);
+  dense.quantization->of(TensorClass::dense_ffn) = WeightFormat::int4;
+  CHECK(resolve_precision(dense, {}, g).compute == DType::bf16);
   // A checkpoint that names no compute (weight-only, or none) computes in its activations.
   CHECK(resolve_precision(test::gpt_oss_like(), {}, g).compute_source == ComputeSource::activations);
   CHECK(resolve_precision(test::llama_3_1_8b(), {}, g).compute == DType::bf16);
