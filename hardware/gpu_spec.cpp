@@ -19,6 +19,7 @@ std::optional<FlopsPerSecond> GpuSpec::effective_peak(DType t) const {
 Ceilings GpuSpec::ceilings(DType compute) const {
   Ceilings c{*effective_peak(compute), effective_bandwidth()};
   c.fp8_mma = effective_peak(DType::fp8).has_value();
+  c.compute = compute;
   for (DType sixteen : {DType::bf16, DType::fp16}) {
     if (const auto p = effective_peak(sixteen); p && c.peak16.value() == 0) c.peak16 = *p;
   }

@@ -3,6 +3,7 @@
 // time = max(flops / peak, bytes / bandwidth) (Williams, Waterman, Patterson, CACM 2009).
 #include <string_view>
 
+#include "hardware/dtype.hpp"
 #include "hardware/quantity.hpp"
 
 namespace roofline {
@@ -20,6 +21,9 @@ struct Ceilings {
   // Whether the GPU's tensor cores take fp8 (it has an fp8 peak): the decode attention class's
   // fp8-cache path was measured on Hopper's, which read the cache without converting it.
   bool fp8_mma = false;
+  // The format `peak` is for: the 16-bit GEMM class prices a GEMM run in fp8 arithmetic's company
+  // (a 16-bit router or head beside fp8 weights) at `peak16`, not at the fp8 `peak`.
+  DType compute = DType::fp16;
   [[nodiscard]] FlopsPerByte ridge_point() const { return peak / bandwidth; }
 };
 

@@ -357,7 +357,8 @@ const Schema<ModelSpec>& model_schema() {
         .doc = "format the quantized linears compute in, the checkpoint quantizing their inputs at run time: fp8, "
                "int8, int4, fp6 or fp4 (fp8: DeepSeek-V3's `activation_scheme`; W8A8), with a block class quantized; "
                "on a GPU without its peak, the activation format (`--compute` overrides; stated in every output); "
-               "absent: weight-only, the activation format",
+               "absent: fp8 where every block class the model has is in an fp8 format (engines run them W8A8), else "
+               "weight-only, the activation format",
         .access = member<InQuantization, &Quantization::compute>()},
   };
   static const std::array fields = {

@@ -39,7 +39,7 @@ std::vector<Warning> input_warnings(const ModelSpec& m, const GpuSpec& g, const 
   for (Assumption a : m.assumptions) out.emplace_back(Assumed{a});
   const Precision& p = w.precision;
   if (p.compute_source != ComputeSource::asked && p.compute_source != ComputeSource::activations) {
-    out.emplace_back(ComputeFromCheckpoint{p.compute_source, p.compute, p.checkpoint_compute, g.name});
+    out.emplace_back(ComputeFromCheckpoint{p.compute_source, p.compute, p.checkpoint_compute, g.name, p.activations});
   }
   const long longest = std::max(w.context_tokens, w.prompt_tokens + w.gen_tokens);
   if (m.max_context && longest > *m.max_context) out.emplace_back(BeyondMaxContext{longest, *m.max_context});

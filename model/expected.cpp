@@ -176,7 +176,9 @@ void price_ops(const PhaseResult& bound, const ExpectedModel& m, const Ceilings&
     while (end < ops.size() && ops[end].cost.fused && class_of(ops[end], c) == cls) ++end;
     const std::span<const OpResult> group(ops.data() + i, end - i);
     KernelCeilings at = kc;
-    if (*cls == KernelClass::gemm) at.peak = c.peak.value();
+    // The 16-bit class at the compute peak when the arithmetic is 16-bit (or wider), at the
+    // 16-bit peak beside fp8 arithmetic: a bf16 router's GEMM is no faster for its neighbours.
+    if (*cls == KernelClass::gemm && is_wide_float(c.compute)) at.peak = c.peak.value();
     const KernelCoefficients::Split s = k.split(*cls, ask_of(group, *cls), at);
     Seconds bound_sum{0};
     for (const OpResult& g : group) bound_sum += g.time;

@@ -18,18 +18,6 @@ bool is_fp8(WeightFormat f) {
   return f == WeightFormat::fp8 || f == WeightFormat::fp8_channel || f == WeightFormat::fp8_block;
 }
 
-// The block classes `--weights` or the checkpoint quantizes (a dense model has no experts, which
-// keep the dtype's format) are all in fp8 formats, and there is one.
-bool quantized_all_fp8(const Precision& p, const Quantization& q, const PrecisionOverrides& o) {
-  bool any = false;
-  for (TensorClass c : kBlockClasses) {
-    if (!o.weights && !q.of(c)) continue;
-    if (!is_fp8(p.of(c))) return false;
-    any = true;
-  }
-  return any;
-}
-
 // `--weights` absent, or the format the checkpoint already stores its quantized blocks in.
 bool keeps_checkpoint_blocks(const Quantization& q, const PrecisionOverrides& o) {
   if (!o.weights) return true;
@@ -56,9 +44,6 @@ Precision resolve_precision(DType model_dtype, const std::optional<Quantization>
   } else if (q.compute && keeps_checkpoint_blocks(q, o)) {
     p.compute = p.checkpoint_compute = *q.compute;
     p.compute_source = ComputeSource::checkpoint;
-  } else if (quantized_all_fp8(p, q, o)) {
-    p.compute = p.checkpoint_compute = DType::fp8;
-    p.compute_source = ComputeSource::fp8_weights;
   } else {
     p.compute = p.activations;
   }
@@ -72,8 +57,30 @@ Precision resolve_precision(DType model_dtype, const std::optional<Quantization>
   return p;
 }
 
+namespace {
+
+// Every block class this model has weights in is fp8 (a dense model has no experts, whose
+// format, the dtype's, says nothing of how its blocks run; a model known by its size is all blocks).
+bool blocks_all_fp8(const ModelSpec& m, const Precision& p) {
+  const auto fp8 = [&](TensorClass c) { return is_fp8(p.of(c)); };
+  if (!m.architecture) return std::all_of(kBlockClasses.begin(), kBlockClasses.end(), fp8);
+  const Architecture& a = *m.architecture;
+  const bool moe = a.moe_layers() > 0;
+  return fp8(TensorClass::attention) && (a.dense_ffn_layers() == 0 || fp8(TensorClass::dense_ffn)) &&
+         (!moe || fp8(TensorClass::experts)) &&
+         (!moe || !a.moe || a.moe->shared_experts == 0 || fp8(TensorClass::shared_experts));
+}
+
+}  // namespace
+
 Precision resolve_precision(const ModelSpec& m, const PrecisionOverrides& o) {
-  return resolve_precision(m.dtype, m.quantization, o);
+  Precision p = resolve_precision(m.dtype, m.quantization, o);
+  // fp8 weights the checkpoint names no compute for, or `--weights` gives: engines run them W8A8.
+  if (p.compute_source == ComputeSource::activations && blocks_all_fp8(m, p)) {
+    p.compute = p.checkpoint_compute = DType::fp8;
+    p.compute_source = ComputeSource::fp8_weights;
+  }
+  return p;
 }
 
 Precision resolve_precision(const ModelSpec& m, const PrecisionOverrides& o, const GpuSpec& g) {

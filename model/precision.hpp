@@ -19,7 +19,7 @@ enum class ComputeSource {
   asked,        // --compute
   activations,  // the activation format: weight-only quantization, or none
   checkpoint,   // the checkpoint quantizes its activations (Quantization::compute)
-  fp8_weights,  // every block class in an fp8 format: engines run them W8A8 (vLLM's --quantization fp8)
+  fp8_weights,  // every block class the model has in an fp8 format: engines run them W8A8 (vLLM's --quantization fp8)
   no_peak,      // either would, but the GPU gives no peak for that format: weight-only
 };
 
@@ -58,8 +58,8 @@ struct PrecisionOverrides {
 // the routed experts' when it names none), else the model's dtype.
 // Activations: the dtype when it is a wide float, else fp16; KV cache and compute in the
 // activation format, unless the checkpoint computes in its own (W8A8) and `--weights` leaves
-// its formats alone, or every block class is fp8 (vLLM, SGLang and TensorRT-LLM run fp8 weights
-// W8A8 where the GPU has fp8 tensor cores). The LM head and the embeddings: `lm_head` (the head only), else the
+// its formats alone, or (the ModelSpec overloads) every block class the model has is fp8 (vLLM,
+// SGLang and TensorRT-LLM run fp8 weights W8A8 where the GPU has fp8 tensor cores). The LM head and the embeddings: `lm_head` (the head only), else the
 // checkpoint's format for the class, else the block format when every block class is in one wide
 // float, else the activation format: quantizers leave them in 16 bits. The group: the override,
 // else the checkpoint's, else 128.

@@ -34,7 +34,7 @@ struct Assumed {
 };
 
 // The compute format came from the weights, not from --compute: the checkpoint quantizes its
-// linears' inputs, or every block class is fp8 (W8A8 either way), so the compute bound is at that
+// linears' inputs, or every block class the model has is fp8 (W8A8 either way), so the compute bound is at that
 // format's peak; or the GPU has no such peak and they run weight-only in `compute`
 // (ComputeSource::no_peak).
 struct ComputeFromCheckpoint {
@@ -42,6 +42,7 @@ struct ComputeFromCheckpoint {
   DType compute = DType::fp8;
   DType checkpoint = DType::fp8;
   std::string gpu;  // the GPU without the peak, named: a plan compares several
+  DType activations = DType::bf16;  // the weight-only alternative `--compute` would name
 };
 
 using Warning = std::variant<ArchitectureUnknown, BeyondMaxContext, DoesNotFit, Assumed, ComputeFromCheckpoint>;

@@ -28,7 +28,8 @@ constexpr Words kEnglish{
     "the linears compute in {compute}: the checkpoint quantizes their inputs to {compute} as it runs (W8A8 and the "
     "like), so every operator's arithmetic is bound at the {compute} peak (--compute prices them otherwise)",
     "the linears compute in fp8: engines run fp8 weights W8A8 on fp8 tensor cores, each token's activations scaled "
-    "as it runs, so every operator's arithmetic is bound at the fp8 peak (--compute bf16 prices them weight-only)",
+    "as it runs, so every operator's arithmetic is bound at the fp8 peak (--compute {activations} prices them "
+    "weight-only)",
     "the weights would compute in {checkpoint}, but the {gpu} gives no {checkpoint} peak: priced weight-only in "
     "{compute}, the weights unpacked, as vLLM runs them there (--compute to choose)",
     {"the config gives no torch_dtype: the weights are priced in bf16, as serving engines load them",
@@ -49,7 +50,7 @@ constexpr Words kChinese{"架构未知（只给了 `params`）：KV 缓存、注
                          "线性层以 {compute} 计算：检查点在运行时把它们的输入也量化为 {compute}（W8A8 之类），所以每个算子的"
                          "计算上界都按 {compute} 峰值算（--compute 可另选）",
                          "线性层以 fp8 计算：推理引擎在 fp8 张量核上以 W8A8 运行 fp8 权重，每个 token 的激活在运行时缩放，所以"
-                         "每个算子的计算上界都按 fp8 峰值算（--compute bf16 按只量化权重计价）",
+                         "每个算子的计算上界都按 fp8 峰值算（--compute {activations} 按只量化权重计价）",
                          "权重本应以 {checkpoint} 计算，但 {gpu} 没有 {checkpoint} 峰值：按只量化权重计价，以 {compute} "
                          "计算、权重先解包，与 vLLM 在这类 GPU 上的运行方式一致（--compute 可另选）",
                          {"配置未给出 torch_dtype：权重按 bf16 计价（与推理引擎的加载方式一致）",
@@ -83,7 +84,8 @@ struct Wording {
                                     : w.source == ComputeSource::fp8_weights ? words.compute_from_fp8_weights
                                                                              : words.compute_from_checkpoint;
     return fmt::format(fmt::runtime(phrase), fmt::arg("compute", name(w.compute)),
-                       fmt::arg("checkpoint", name(w.checkpoint)), fmt::arg("gpu", w.gpu));
+                       fmt::arg("checkpoint", name(w.checkpoint)), fmt::arg("gpu", w.gpu),
+                       fmt::arg("activations", name(w.activations)));
   }
   std::string operator()(const TooManyReplicas& w) const {
     return fmt::format(fmt::runtime(words.too_many_replicas), fmt::arg("most", w.most));

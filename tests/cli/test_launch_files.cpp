@@ -71,14 +71,14 @@ TEST_CASE("emit: each engine's launch file is its fixture") {
   }
 }
 
-TEST_CASE("emit: the planned batch of 554 over 8 attention ranks, worked by hand") {
-  // The plan's batch is 554 sequences (its CSV says so; fp8 weights computed in fp8, as the engines
-  // run them); each of the 8 ranks runs ceil(554/8) = 70.
+TEST_CASE("emit: the planned batch of 553 over 8 attention ranks, worked by hand") {
+  // The plan's batch is 553 sequences (its CSV says so; fp8 weights computed in fp8, as the engines
+  // run them); each of the 8 ranks runs ceil(553/8) = 70.
   const Folder f("by-hand");
   const auto plan = run_cli({"plan", "-m", "qwen3-235b-a22b", "-g", "h100-sxm", "--rate", "5", "--tp", "8", "--ep", "8",
                              "--dp-attention", "--kv", "fp8", "--weights", "fp8", "--tpot", "45ms", "-f", "csv"});
   REQUIRE(plan.code == 0);
-  REQUIRE(plan.out.find(",554,") != std::string::npos);
+  REQUIRE(plan.out.find(",553,") != std::string::npos);
   REQUIRE(run_cli(qwen_dp_attention("vllm", f)).code == 0);
   const std::string vllm = read(f.files().at(0));
   CHECK(vllm.find("--data-parallel-size 8 \\\n  --tensor-parallel-size 1 \\\n  --enable-expert-parallel") !=
@@ -94,7 +94,7 @@ TEST_CASE("emit: the planned batch of 554 over 8 attention ranks, worked by hand
   REQUIRE(run_cli(qwen_dp_attention("sglang", g)).code == 0);
   const std::string sglang = read(g.files().at(0));
   // SGLang divides both by --dp-size itself (with a floor): 8 × 70 = 560 runs the 70 a rank the
-  // other engines get (the batch of 554 would have run 69), and 8 × 512 a whole prompt a rank.
+  // other engines get (the batch of 553 would have run 69), and 8 × 512 a whole prompt a rank.
   CHECK(sglang.find("--max-running-requests 560 \\") != std::string::npos);
   CHECK(sglang.find("--enable-mixed-chunk \\") != std::string::npos);
   CHECK(sglang.find("--chunked-prefill-size 4096 \\") != std::string::npos);

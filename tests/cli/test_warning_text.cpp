@@ -63,9 +63,10 @@ TEST_CASE("warning text: the compute format a checkpoint chose, and where the GP
   CHECK(warning_text(ComputeFromCheckpoint{ComputeSource::checkpoint, DType::fp8, DType::fp8, "NVIDIA H200 SXM"}) ==
         "the linears compute in fp8: the checkpoint quantizes their inputs to fp8 as it runs (W8A8 and the like), so "
         "every operator's arithmetic is bound at the fp8 peak (--compute prices them otherwise)");
-  CHECK(warning_text(ComputeFromCheckpoint{ComputeSource::fp8_weights, DType::fp8, DType::fp8, "NVIDIA H100 SXM"}) ==
+  CHECK(warning_text(ComputeFromCheckpoint{ComputeSource::fp8_weights, DType::fp8, DType::fp8, "NVIDIA H100 SXM",
+                                           DType::fp16}) ==
         "the linears compute in fp8: engines run fp8 weights W8A8 on fp8 tensor cores, each token's activations scaled "
-        "as it runs, so every operator's arithmetic is bound at the fp8 peak (--compute bf16 prices them weight-only)");
+        "as it runs, so every operator's arithmetic is bound at the fp8 peak (--compute fp16 prices them weight-only)");
   CHECK(warning_text(ComputeFromCheckpoint{ComputeSource::no_peak, DType::bf16, DType::fp8, "NVIDIA A100 80GB SXM"}) ==
         "the weights would compute in fp8, but the NVIDIA A100 80GB SXM gives no fp8 peak: priced weight-only in bf16, "
         "the weights unpacked, as vLLM runs them there (--compute to choose)");

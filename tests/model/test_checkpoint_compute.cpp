@@ -4,9 +4,11 @@
 // unpacked (weight-only). Either way the report says so.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <variant>
 
 #include "model/engine.hpp"
+#include "model/expected.hpp"
 #include "specs.hpp"
 
 using namespace roofline;
@@ -40,6 +42,13 @@ TEST_CASE("checkpoint compute: DeepSeek-V3 computes in fp8 on an H200, in bf16 o
   CHECK(resolve_precision(dense, {}, test::a100_80gb()).compute_source == ComputeSource::no_peak);
   dense.quantization->of(TensorClass::dense_ffn) = WeightFormat::int4;
   CHECK(resolve_precision(dense, {}, g).compute == DType::bf16);
+  // fp8 attention beside a bf16 FFN the checkpoint leaves alone: weight-only, not W8A8.
+  dense.quantization->of(TensorClass::dense_ffn).reset();
+  CHECK(resolve_precision(dense, {}, g).compute == DType::bf16);
+  // A model whose dtype is fp8 has fp8 blocks without a quantization section.
+  ModelSpec fp8_dtype = test::llama_3_1_8b();
+  fp8_dtype.dtype = DType::fp8;
+  CHECK(resolve_precision(fp8_dtype, {}, g).compute_source == ComputeSource::fp8_weights);
   // A checkpoint that names no compute (weight-only, or none) computes in its activations.
   CHECK(resolve_precision(test::gpt_oss_like(), {}, g).compute_source == ComputeSource::activations);
   CHECK(resolve_precision(test::llama_3_1_8b(), {}, g).compute == DType::bf16);
@@ -82,4 +91,33 @@ TEST_CASE("checkpoint compute: DeepSeek-V3's prefill bound is its FLOPs at the f
   CHECK(fallback->source == ComputeSource::no_peak);
   CHECK(fallback->compute == DType::bf16);
   CHECK(fallback->gpu == "NVIDIA A100 80GB SXM");
+}
+
+TEST_CASE("checkpoint compute: a 16-bit GEMM beside fp8 arithmetic is priced at the 16-bit peak in the expected time") {
+  // Llama-3.1-8B's bf16 weights under --compute fp8: the bound's arithmetic is at the fp8 peak,
+  // but its GEMMs run the 16-bit class, at 989 TFLOP/s, as under --compute bf16.
+  const ModelSpec m = test::llama_3_1_8b();
+  const GpuSpec g = test::h100_sxm();
+  Workload w = test::default_workload(m, 1);
+  w.prompt_tokens = 8192;
+  w.context_tokens = 8192 + 256;
+  w.precision = resolve_precision(m, {.compute = DType::fp8}, g);
+  const Report fp8 = evaluate(m, g, w);
+  w.precision = resolve_precision(m, {.compute = DType::bf16}, g);
+  const Report bf16 = evaluate(m, g, w);
+  // ffn_down of 8192 rows: compute-bound, its bound 989/1979 of bf16's at the fp8 peak; its expected
+  // time the same.
+  const auto down = [](const Report& r) {
+    const auto& ops = r.prefill.ops;
+    const auto at = static_cast<std::size_t>(std::find_if(ops.begin(), ops.end(), [](const OpResult& o) {
+                                                return o.cost.name == "ffn_down";
+                                              }) - ops.begin());
+    REQUIRE(at < ops.size());
+    const std::vector<Seconds> expected = expected_op_times(r.prefill, r.gpu.spec.expected_model(), r.gpu.ceilings);
+    return std::pair{ops[at].time.value(), expected.at(at).value()};
+  };
+  const auto [fp8_bound, fp8_expected] = down(fp8);
+  const auto [bf16_bound, bf16_expected] = down(bf16);
+  CHECK_THAT(fp8_bound, WithinRel(bf16_bound * 989 / 1979, 1e-9));
+  CHECK_THAT(fp8_expected, WithinRel(bf16_expected, 1e-12));
 }

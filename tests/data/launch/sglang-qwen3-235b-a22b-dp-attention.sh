@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# rooflineplan plan, row 1: NVIDIA H100 SXM with tp 8 ep 8 dp-attn, batch 554, TPOT 45.0 ms, TTFT 70.6 ms, 1 replica, sized on expected
+# rooflineplan plan, row 1: NVIDIA H100 SXM with tp 8 ep 8 dp-attn, batch 553, TPOT 45.0 ms, TTFT 70.6 ms, 1 replica, sized on expected
 # for SGLang 0.5, with the flags documented at https://docs.sglang.io/advanced_features/server_arguments.html
 # --context-length 768: the plan's 512 prompt + 256 generated tokens; the engine refuses longer requests
-# --max-running-requests 560: the planned batch of 554, 70 a rank over 8 ranks (SGLang divides it by --dp-size)
+# --max-running-requests 560: the planned batch of 553, 70 a rank over 8 ranks (SGLang divides it by --dp-size)
 # --enable-mixed-chunk: a prefill joins the running decodes in one step, as the plan prices it
 # --chunked-prefill-size 4096: a whole 512-token prompt for each of the 8 ranks, as the plan prefills
 # --mem-fraction-static 0.885: weights and KV pool, all but the plan's --reserve 0.1 and the prefill's activations (0.015 of a GPU)
