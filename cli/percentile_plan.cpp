@@ -20,7 +20,6 @@
 #include "report/report_json.hpp"
 #include "report/sink.hpp"
 #include "report/warning_text.hpp"
-#include "model/engine.hpp"
 #include "planner/disaggregated_search.hpp"
 #include "planner/length_pools.hpp"
 #include "planner/percentile_search.hpp"
@@ -383,9 +382,7 @@ void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& p
     rows.resize(static_cast<std::size_t>(*a.top));
   }
   std::vector<std::string> said;  // each row's warnings, stated once under the table
-  for (const Row& r : rows) {
-    report::add_unsaid(said, report::warning_texts(input_warnings(m, *r.steady->gpu, r.steady->workload)));
-  }
+  for (const Row& r : rows) report::add_unsaid(said, r.steady->warnings);
   for (const Row& r : rows) {
     sink->add(RowRecord(r, target.requests_per_s, Ctx{a.traffic, target.requests_per_s, arrivals_cv(scenario)}));
     const std::string who = row_name(r);
@@ -399,7 +396,7 @@ void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& p
                              who));
     }
   }
-  for (const std::string& w : said) sink->note(std::string(report::warning_label()) + w);
+  report::note_warnings(*sink, said);
   sink->finish();
 }
 

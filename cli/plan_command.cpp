@@ -196,7 +196,7 @@ void print(const std::vector<PlanRow>& rows, const PlanArgs& a, const ModelSpec&
   if (too_big > 0) sink->note(fmt::format("{} layouts searched leave no room for one sequence beside the weights", too_big));
   std::vector<std::string> said;
   for (const PlanRow& r : rows) add_unsaid(said, r.warnings);
-  for (const std::string& line : said) sink->note(std::string(warning_label()) + line);
+  note_warnings(*sink, said);
   sink->finish();
 }
 
@@ -336,7 +336,7 @@ void plan_pools(const PlanArgs& a, const PercentileArgs& p, const WorkloadAxes& 
     sizing.pool = scenario.pool;
     sizing.target = scenario.target;
     for (const PlanRow& r : steady_rows(a, px, m, gpus, sizing.target).rows) {
-      sizing.plans.push_back({r.gpu, r.layout, r.plan, r.reason, r.price, std::nullopt, r.warnings_cell});
+      sizing.plans.push_back({r.gpu, r.layout, r.plan, r.reason, r.price, std::nullopt, r.warnings, r.warnings_cell});
     }
     sizing.arrivals_cv = scenario.scenario.arrivals.cv;
     sizing.rows = size_percentile_rows(m, sizing.plans, sizing.target, scenario.scenario, err);
@@ -512,7 +512,9 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
       return;
     }
     std::vector<SteadyPlan> plans;
-    for (const PlanRow& r : rows) plans.push_back({r.gpu, r.layout, r.plan, r.reason, r.price, std::nullopt, r.warnings_cell});
+    for (const PlanRow& r : rows) {
+      plans.push_back({r.gpu, r.layout, r.plan, r.reason, r.price, std::nullopt, r.warnings, r.warnings_cell});
+    }
     if (a.prefill_tp != 0) {
       for (SteadyPlan& s : plans) add_prefill_pool(s, m, target, a.prefill_tp);
     }

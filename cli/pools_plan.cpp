@@ -13,7 +13,6 @@
 #include "report/report_json.hpp"
 #include "report/sink.hpp"
 #include "report/warning_text.hpp"
-#include "model/engine.hpp"
 #include "serve/router.hpp"
 
 namespace roofline::cli {
@@ -243,11 +242,9 @@ void print_pool_plans(const ModelSpec& m, const planner::LengthSplit& split, con
   }
   std::vector<std::string> said;  // each row's warnings, once
   for (const PoolSizing* side : {&short_pool, &long_pool}) {
-    for (const PercentileRow& r : side->rows) {
-      report::add_unsaid(said, report::warning_texts(input_warnings(m, *r.steady->gpu, r.steady->workload)));
-    }
+    for (const PercentileRow& r : side->rows) report::add_unsaid(said, r.steady->warnings);
   }
-  for (const std::string& w : said) sink->note(std::string(report::warning_label()) + w);
+  report::note_warnings(*sink, said);
   sink->finish();
 }
 

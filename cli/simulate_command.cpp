@@ -542,7 +542,8 @@ void write_report(const SimulateArgs& a, const Replica& r, const Traffic& t, con
                   const std::optional<SpeculationView>& spec, report::OutputFormat format, std::ostream& out) {
   const bool row = format == report::OutputFormat::csv || format == report::OutputFormat::jsonl;
   SimulateFigures f{r.point.model.name, r.point.gpu.name, r.point.workload.tp, r.point.workload.ep,
-                    r.point.workload.dp_attention, name(r.point.workload.precision.compute), a.replicas, a.router, runs.imbalance, std::nullopt, std::nullopt,
+                    r.point.workload.dp_attention, name(r.point.workload.precision.compute), a.replicas, a.router,
+                    runs.imbalance, std::nullopt, std::nullopt,
                     static_cast<long>(t.requests.size()), t.duration, &runs.expected, runs.e, runs.b,
                     bound_admission(r, runs), std::nullopt};
   if (r.engine) {

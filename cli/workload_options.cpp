@@ -109,7 +109,11 @@ void add_workload_options(Options& o, WorkloadFlags& f, std::initializer_list<Wo
   }
   if (wants(kv)) o.add("--kv", f.kv, "KV cache format [activation format]");
   if (wants(activations)) o.add("--activations", f.activations, "activation format [model dtype, or fp16]");
-  if (wants(compute)) o.add("--compute", f.compute, "format the matrix units compute in [fp8 for a checkpoint that quantizes its activations, or fp8 weights, where the GPU has an fp8 peak; else the activation format]");
+  if (wants(compute)) {
+    o.add("--compute", f.compute,
+          "format the matrix units compute in [fp8 for a checkpoint that quantizes its activations, or fp8 weights, "
+          "where the GPU has an fp8 peak; else the activation format]");
+  }
   if (wants(group_size)) {
     o.add("--group-size", f.group_size, "weights per scale of int4, awq, gptq, fp4 and fp6 [the checkpoint's, or 128]");
   }

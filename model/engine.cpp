@@ -31,23 +31,6 @@ std::vector<Warning> warnings_for(const Report& r) {
   return out;
 }
 
-}  // namespace
-
-std::vector<Warning> input_warnings(const ModelSpec& m, const GpuSpec& g, const Workload& w) {
-  std::vector<Warning> out;
-  if (!m.architecture) out.emplace_back(ArchitectureUnknown{});
-  for (Assumption a : m.assumptions) out.emplace_back(Assumed{a});
-  const Precision& p = w.precision;
-  if (p.compute_source != ComputeSource::asked && p.compute_source != ComputeSource::activations) {
-    out.emplace_back(ComputeFromCheckpoint{p.compute_source, p.compute, p.checkpoint_compute, g.name, p.activations});
-  }
-  const long longest = std::max(w.context_tokens, w.prompt_tokens + w.gen_tokens);
-  if (m.max_context && longest > *m.max_context) out.emplace_back(BeyondMaxContext{longest, *m.max_context});
-  return out;
-}
-
-namespace {
-
 // What the replica's GPUs hold, from one GPU of a stage holding all the layers at its widths: tp
 // such GPUs hold everything. A stage of a pipeline holds ⌈layers / pp⌉ layers; the fullest is
 // counted as that many of the heaviest kind (mixer and FFN), beside the larger of the embedding
@@ -114,6 +97,19 @@ PhaseResult pipeline_phase(Phase phase, const LayerStack& shard, const Workload&
 }
 
 }  // namespace
+
+std::vector<Warning> input_warnings(const ModelSpec& m, const GpuSpec& g, const Workload& w) {
+  std::vector<Warning> out;
+  if (!m.architecture) out.emplace_back(ArchitectureUnknown{});
+  for (Assumption a : m.assumptions) out.emplace_back(Assumed{a});
+  const Precision& p = w.precision;
+  if (p.compute_source != ComputeSource::asked && p.compute_source != ComputeSource::activations) {
+    out.emplace_back(ComputeFromCheckpoint{p.compute_source, p.compute, p.checkpoint_compute, g.name, p.activations});
+  }
+  const long longest = std::max(w.context_tokens, w.prompt_tokens + w.gen_tokens);
+  if (m.max_context && longest > *m.max_context) out.emplace_back(BeyondMaxContext{longest, *m.max_context});
+  return out;
+}
 
 Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& workload) {
   check(validate(model));

@@ -1,9 +1,10 @@
 #include "model/model_spec.hpp"
-#include "model/precision.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+
+#include "model/precision.hpp"
 
 namespace roofline {
 
@@ -303,7 +304,7 @@ std::optional<SpecError> validate_quantization(const ModelSpec& m) {
   }
   // The compute a checkpoint implies is a narrow format its linears' inputs are quantized to at run
   // time: a wide one is the activation format's business (--activations, --compute).
-  if (q.compute && (is_wide_float(*q.compute) || *q.compute == DType::tf32)) {
+  if (q.compute && is_wide_float(*q.compute)) {
     return SpecError{"quantization.compute",
                      fmt::format("{} is not a format a checkpoint quantizes activations to (fp8, int8, int4, fp6, "
                                  "fp4; a 16-bit compute is --compute's)",

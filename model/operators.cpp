@@ -82,6 +82,10 @@ class Totaller {
   OpCost scratch_;
 };
 
+// Whether a builder's list keeps only the sums (build_totals), not the operators.
+template <class List>
+constexpr bool kSumsOnly = std::is_same_v<List, Totaller>;
+
 template <class List>
 class OpBuilder {
  public:
@@ -179,7 +183,7 @@ class OpBuilder {
   [[nodiscard]] double activation_bytes() const { return ab_; }
 
  private:
-  static constexpr bool kSums = std::is_same_v<List, Totaller>;
+  static constexpr bool kSums = kSumsOnly<List>;
   OpCost& back() { return cost_of(ops_.back()); }
 
   List& ops_;
@@ -413,7 +417,7 @@ void build_into(List& ops, Phase phase, const LayerStack& stack, const Workload&
                 const WeightPricing& pricing) {
   const Pass all = make_pass(phase, w), own = make_pass(phase, w, stack.data_parallel);
   const Formats& f = formats_of(w.precision);
-  if constexpr (!std::is_same_v<List, Totaller>) {
+  if constexpr (!kSumsOnly<List>) {
     ops.clear();
     ops.reserve(28);
   }

@@ -14,10 +14,6 @@ std::optional<WeightFormat> Precision::block_format() const {
 
 namespace {
 
-bool is_fp8(WeightFormat f) {
-  return f == WeightFormat::fp8 || f == WeightFormat::fp8_channel || f == WeightFormat::fp8_block;
-}
-
 // `--weights` absent, or the format the checkpoint already stores its quantized blocks in.
 bool keeps_checkpoint_blocks(const Quantization& q, const PrecisionOverrides& o) {
   if (!o.weights) return true;
@@ -62,7 +58,7 @@ namespace {
 // Every block class this model has weights in is fp8 (a dense model has no experts, whose
 // format, the dtype's, says nothing of how its blocks run; a model known by its size is all blocks).
 bool blocks_all_fp8(const ModelSpec& m, const Precision& p) {
-  const auto fp8 = [&](TensorClass c) { return is_fp8(p.of(c)); };
+  const auto fp8 = [&](TensorClass c) { return element_of(p.of(c)) == DType::fp8; };  // fp8, -channel, -block
   if (!m.architecture) return std::all_of(kBlockClasses.begin(), kBlockClasses.end(), fp8);
   const Architecture& a = *m.architecture;
   const bool moe = a.moe_layers() > 0;

@@ -59,10 +59,10 @@ struct PrecisionOverrides {
 // Activations: the dtype when it is a wide float, else fp16; KV cache and compute in the
 // activation format, unless the checkpoint computes in its own (W8A8) and `--weights` leaves
 // its formats alone, or (the ModelSpec overloads) every block class the model has is fp8 (vLLM,
-// SGLang and TensorRT-LLM run fp8 weights W8A8 where the GPU has fp8 tensor cores). The LM head and the embeddings: `lm_head` (the head only), else the
-// checkpoint's format for the class, else the block format when every block class is in one wide
-// float, else the activation format: quantizers leave them in 16 bits. The group: the override,
-// else the checkpoint's, else 128.
+// SGLang and TensorRT-LLM run fp8 weights W8A8 where the GPU has fp8 tensor cores). The LM head
+// and the embeddings: `lm_head` (the head only), else the checkpoint's format for the class, else
+// the block format when every block class is in one wide float, else the activation format:
+// quantizers leave them in 16 bits. The group: the override, else the checkpoint's, else 128.
 [[nodiscard]] Precision resolve_precision(DType model_dtype, const std::optional<Quantization>& checkpoint,
                                           const PrecisionOverrides& o);
 // The same for this model: its dtype and its checkpoint's formats.

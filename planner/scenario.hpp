@@ -29,7 +29,10 @@ struct SteadyPlan {
     CapacityPlan plan;
   };
   std::optional<PrefillPool> prefill;
-  std::string warnings;  // what the point's pricing assumed (model/engine.hpp input_warnings), " | "-joined
+  // What the point's pricing assumed (model/engine.hpp input_warnings), in words, and " | "-joined
+  // for its CSV and JSON column.
+  std::vector<std::string> warnings;
+  std::string warnings_cell;
 };
 
 // The prefill pool's layout and steady plan: its own, or the row's.

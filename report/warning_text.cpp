@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <array>
 
+#include "report/sink.hpp"
+
 namespace roofline::report {
 
 namespace {
@@ -121,6 +123,10 @@ void add_unsaid(std::vector<std::string>& said, const std::vector<std::string>& 
   for (const std::string& t : texts) {
     if (std::find(said.begin(), said.end(), t) == said.end()) said.push_back(t);
   }
+}
+
+void note_warnings(Sink& sink, const std::vector<std::string>& said, std::string_view lang) {
+  for (const std::string& w : said) sink.note(std::string(warning_label(lang)) + w);
 }
 
 }  // namespace roofline::report

@@ -10,6 +10,8 @@
 
 namespace roofline::report {
 
+class Sink;
+
 [[nodiscard]] std::string warning_text(const Warning& w, std::string_view lang = "en");
 // Why a capacity plan is not feasible.
 [[nodiscard]] std::string infeasible_text(const Infeasible& why, std::string_view lang = "en");
@@ -20,5 +22,7 @@ namespace roofline::report {
 // Adds to `said` the texts it does not hold yet, in order: a plan's table states each row's
 // warnings once under its rows.
 void add_unsaid(std::vector<std::string>& said, const std::vector<std::string>& texts);
+// Each of `said` as a note of the table ("warning: …"), in order.
+void note_warnings(Sink& sink, const std::vector<std::string>& said, std::string_view lang = "en");
 
 }  // namespace roofline::report
