@@ -18,8 +18,7 @@ KernelTime ExpectedModel::kernel_time(const KernelWork& w, const Ceilings& ceili
   // p = 1 is kept exact: the published fit's numbers do not move by a rounding.
   if (overlap == 1.0 || c <= Seconds(0) || m <= Seconds(0)) return {c, m, fixed};
   // The p-norm of the two times, shared in proportion to them: the larger one dominates as p grows.
-  const double cs = c.value(), ms = m.value(), big = std::max(cs, ms);
-  const double combined = big * std::pow(std::pow(cs / big, overlap) + std::pow(ms / big, overlap), 1.0 / overlap);
+  const double cs = c.value(), ms = m.value(), combined = overlap_norm(cs, ms, overlap);
   return {Seconds(combined * cs / (cs + ms)), Seconds(combined * ms / (cs + ms)), fixed};
 }
 

@@ -32,14 +32,34 @@ class Random final : public Router {
   Rng rng_;
 };
 
-std::size_t least_loaded(std::span<const long> load) {
-  return static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());  // the first of ties
-}
+// The fewest requests; ties in turn, from the replica after the last one picked, as nginx's
+// least_conn tries "several such servers in turn" (nginx.org/en/docs/http/ngx_http_upstream_module.html#least_conn).
+// Ties to the first replica piled a light load's arrivals onto the lowest indices, whose queues
+// then held the next arrival's wait: round robin beat it at the median.
+class LeastInTurn {
+ public:
+  std::size_t pick(std::span<const long> load) {
+    const std::size_t n = load.size();
+    std::size_t best = next_ % n;
+    for (std::size_t j = 1; j < n; ++j) {
+      const std::size_t i = (next_ + j) % n;
+      if (load[i] < load[best]) best = i;
+    }
+    next_ = best + 1;
+    return best;
+  }
+
+ private:
+  std::size_t next_ = 0;
+};
 
 class LeastLoaded final : public Router {
  public:
   [[nodiscard]] bool reads_load() const override { return true; }
-  std::size_t pick(const Request&, std::span<const long> load) override { return least_loaded(load); }
+  std::size_t pick(const Request&, std::span<const long> load) override { return least_.pick(load); }
+
+ private:
+  LeastInTurn least_;
 };
 
 class PrefixAffinity final : public Router {
@@ -47,13 +67,14 @@ class PrefixAffinity final : public Router {
   explicit PrefixAffinity(std::size_t n) : n_(n) {}
   [[nodiscard]] bool reads_load() const override { return true; }
   std::size_t pick(const Request& r, std::span<const long> load) override {
-    if (r.group == 0) return least_loaded(load);
+    if (r.group == 0) return least_.pick(load);
     // splitmix64 of the group: consecutive groups land on unrelated replicas.
     return static_cast<std::size_t>(Rng(r.group).next() % n_);
   }
 
  private:
   std::size_t n_;
+  LeastInTurn least_;
 };
 
 }  // namespace

@@ -3,7 +3,7 @@
 // replicas' loads at that moment (requests waiting or running in each):
 //   - round-robin: each in turn, whatever their loads;
 //   - random: uniformly at random (seeded, so a run repeats);
-//   - least-loaded: the fewest requests waiting and running, ties to the lowest index;
+//   - least-loaded: the fewest requests waiting and running, ties in turn (nginx's least_conn);
 //   - prefix-affinity: a request of a prefix group (Request::group) to the replica its group
 //     hashes to, so the group's prefix is cached on one replica only; a request of none as
 //     least-loaded. The hash ignores load: a popular group's replica queues, as a pure

@@ -156,7 +156,7 @@ TEST_CASE("fleet: least-loaded reads each replica's load at the arrival, finishe
   Replica r;
   // 0 runs for seconds on replica 0; 1 (two tokens, some 20 ms) goes to the idle replica 1 and is
   // done by t = 1; so at t = 1 the loads are (1, 0): 2 goes to replica 1, and 3, at the same
-  // moment, sees (1, 1) and goes to the lowest index, 0.
+  // moment, sees (1, 1) and goes to the one after the last picked, 0.
   const std::vector<Request> requests{{0, 128, 1000, 0}, {0.001, 128, 2, 0}, {1, 128, 5, 0}, {1, 128, 5, 0}};
   const FleetResult f = simulate_fleet(requests, r.cost, r.config, {2, Routing::least_loaded}, Timing::expected);
   CHECK(f.replica_of == std::vector<std::uint32_t>{0, 1, 1, 0});
@@ -168,6 +168,20 @@ TEST_CASE("fleet: least-loaded reads each replica's load at the arrival, finishe
   const std::vector<Request> racing{{0, 128, 1000, 0}, {0.001, 128, 2, 0}, {mid, 128, 5, 0}, {after, 128, 5, 0}};
   const FleetResult g = simulate_fleet(racing, r.cost, r.config, {2, Routing::least_loaded}, Timing::expected);
   CHECK(g.replica_of == std::vector<std::uint32_t>{0, 1, 0, 1});
+}
+
+TEST_CASE("fleet: least-loaded deals ties in turn, as nginx's least_conn does, not to the first replica") {
+  Replica r;
+  // Each request done long before the next arrives: every arrival sees four idle replicas.
+  std::vector<Request> apart;
+  for (int i = 0; i < 6; ++i) apart.push_back({10.0 * i, 128, 2, 0});
+  const FleetResult f = simulate_fleet(apart, r.cost, r.config, {4, Routing::least_loaded}, Timing::expected);
+  CHECK(f.replica_of == std::vector<std::uint32_t>{0, 1, 2, 3, 0, 1});
+  // At t = 5 replicas 1 and 3 are idle (0 and 2 run long outputs): the first arrival goes to the
+  // one after the last picked (2), 3, and the next to 1; ties to the first gave 1, then 3.
+  const std::vector<Request> busy{{0, 128, 1000, 0}, {0.001, 128, 2, 0}, {0.002, 128, 1000, 0}, {5, 128, 2, 0}, {5, 128, 2, 0}};
+  const FleetResult g = simulate_fleet(busy, r.cost, r.config, {4, Routing::least_loaded}, Timing::expected);
+  CHECK(g.replica_of == std::vector<std::uint32_t>{0, 1, 2, 3, 1});
 }
 
 TEST_CASE("fleet: one replica is the one-replica simulator exactly, under every router") {
