@@ -14,7 +14,7 @@ class Recompute final : public SchedulingPolicy {
   void requeue(std::deque<Seq>& waiting, const Seq& s) const override { waiting.push_front(s); }
   long admission_tokens(const Seq& s, const Request&, long) const override { return s.computed + s.chunk; }
   // The running list is in admission order: its last is the latest admitted.
-  std::size_t victim(const std::vector<Seq>& running, std::size_t needy) const override {
+  std::size_t victim(const RunningList& running, std::size_t needy) const override {
     return running.size() > needy + 1 ? running.size() - 1 : needy;
   }
 };

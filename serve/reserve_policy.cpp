@@ -16,7 +16,7 @@ class Reserve final : public SchedulingPolicy {
     return r.prompt + r.gen + decode_tokens - 1;
   }
   // Unreachable while admissions reserve whole lengths; were it reached, the latest admitted.
-  std::size_t victim(const std::vector<Seq>& running, std::size_t needy) const override {
+  std::size_t victim(const RunningList& running, std::size_t needy) const override {
     return running.size() > needy + 1 ? running.size() - 1 : needy;
   }
 };

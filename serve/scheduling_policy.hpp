@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "serve/running_list.hpp"
 #include "serve/sequence.hpp"
 #include "serve/traffic.hpp"
 
@@ -28,7 +29,7 @@ class SchedulingPolicy {
   [[nodiscard]] virtual long admission_tokens(const Seq& s, const Request& r, long decode_tokens) const = 0;
   // The running sequence to preempt while running[needy] lacks blocks: an index in [needy, size),
   // needy itself when it is to wait (the ones before it already hold this step's blocks).
-  [[nodiscard]] virtual std::size_t victim(const std::vector<Seq>& running, std::size_t needy) const = 0;
+  [[nodiscard]] virtual std::size_t victim(const RunningList& running, std::size_t needy) const = 0;
 };
 
 // Blocks taken as tokens are computed, the latest admitted preempted and recomputed: vLLM's V1

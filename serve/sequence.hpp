@@ -11,6 +11,7 @@ struct Seq {
   long target = 0;     // tokens in the cache when its prefill emits a token: the prompt (+ output, recomputed)
   long computed = 0;   // tokens whose K/V is in the cache
   long generated = 0;  // output tokens so far
+  long gen = 0;        // output tokens it makes: its request's, here because a step reads it for every sequence
   long blocks = 0;
   long chunk = 0;      // tokens this step computes for it
   double first_step = -1, first_token = -1;

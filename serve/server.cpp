@@ -130,7 +130,7 @@ void Server::admit_arrivals() {
       // A group's first request here finds none of its prefix cached (Request::group).
       const long cached = r.group == 0 || !warm_.insert(r.group).second ? r.cached : 0;
       policy_->arrive(ranks_[dealt_++ % ranks_.size()].waiting,
-                      {.req = i, .target = r.prompt, .computed = cached, .cached = cached, .remote = reserved_ != nullptr});
+                      {.req = i, .target = r.prompt, .computed = cached, .gen = r.gen, .cached = cached, .remote = reserved_ != nullptr});
     }
   }
 }
@@ -180,7 +180,7 @@ bool Server::grant(Rank& k, std::size_t i, long& budget) {
   while (!k.blocks.take(need)) {
     const std::size_t v = policy_->victim(k.running, i);
     preempt(k, k.running[v]);
-    k.running.erase(k.running.begin() + static_cast<std::ptrdiff_t>(v));
+    k.running.erase(v);
     if (v == i) return false;
   }
   k.running[i].blocks += need;
@@ -238,7 +238,8 @@ void Server::schedule(Rank& k) {
 // the first of them also taking in `draft_prompts`: the prompt tokens (a draft caches the
 // prompt as the target does) and, for a draft that reads the target, the tokens it accepted.
 void Server::gather(const Rank& k, StepMix& mix, StepMix& drafts, StepMix& draft_prompts) {
-  for (const Seq& s : k.running) {
+  for (std::size_t i = 0; i < k.running.size(); ++i) {
+    const Seq& s = k.running[i];
     if (s.chunk == 0) continue;
     if (s.prefilling()) {
       mix.prefill += s.chunk;
@@ -313,11 +314,7 @@ bool Server::step() {
   ++out_.steps;
   finished_last_ = 0;
   for (Rank& k : ranks_) {
-    std::size_t kept = 0;
-    for (Seq& s : k.running) {
-      if (!advance(k, s)) k.running[kept++] = s;
-    }
-    k.running.resize(kept);
+    k.running.remove_if([&](Seq& s) { return advance(k, s); });
   }
   return true;
 }
@@ -333,14 +330,13 @@ long Server::decode_yield() {
 // Applies this step to a sequence; true when it finished.
 bool Server::advance(Rank& k, Seq& s) {
   if (s.chunk == 0) return false;
-  const Request& r = req_[s.req];
   long emitted = 0;
   if (s.prefilling()) {
     out_.recomputed_tokens += static_cast<double>(s.chunk);  // less the first pass, at the end
     s.computed += s.chunk;
     emitted = s.computed == s.target ? 1 : 0;
   } else {
-    emitted = std::min(decode_yield(), r.gen - s.generated);
+    emitted = std::min(decode_yield(), s.gen - s.generated);
     s.computed += emitted;  // the rejected drafts' K/V is dropped
     s.accepted = emitted - 1;
   }
@@ -356,7 +352,8 @@ bool Server::advance(Rank& k, Seq& s) {
     out_.itl.add(clock_ - s.last_token);
   }
   s.last_token = clock_;
-  if (s.generated < r.gen) return false;
+  if (s.generated < s.gen) return false;
+  const Request& r = req_[s.req];
   k.blocks.give(s.blocks);
   --in_system_;
   ++finished_last_;

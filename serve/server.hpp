@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "serve/block_pool.hpp"
+#include "serve/running_list.hpp"
 #include "serve/scheduling_policy.hpp"
 #include "serve/sequence.hpp"
 #include "serve/simulator.hpp"
@@ -69,7 +70,7 @@ class Server {
   // does), each with its own queue, batch, token budget and share of the KV blocks.
   struct Rank {
     std::deque<Seq> waiting;
-    std::vector<Seq> running;
+    RunningList running;
     BlockPool blocks;
     // Decode replica only: admitted, their blocks reserved, their caches on the link, each with
     // when it lands; then landed, holding their blocks, admitted to the batch before any waiting

@@ -13,8 +13,8 @@ using namespace roofline::serve;
 
 namespace {
 
-std::vector<Seq> running(std::size_t n) {
-  std::vector<Seq> out;
+RunningList running(std::size_t n) {
+  RunningList out;
   for (std::size_t i = 0; i < n; ++i) out.push_back({.req = i});
   return out;
 }
@@ -38,9 +38,31 @@ std::vector<Request> two() { return {Request{0, 16, 40, 0}, Request{0, 16, 40, 0
 
 }  // namespace
 
+TEST_CASE("running list: admission order kept through finishes and preemptions, slots reused") {
+  RunningList r = running(5);
+  // Finish 0 and 3: the rest keep their order.
+  r.remove_if([](const Seq& s) { return s.req == 0 || s.req == 3; });
+  REQUIRE(r.size() == 3);
+  CHECK(r[0].req == 1);
+  CHECK(r[1].req == 2);
+  CHECK(r[2].req == 4);
+  // Preempt the middle one; later admissions go last, into the freed slots, whole.
+  r.erase(1);
+  r.push_back({.req = 7, .computed = 12});
+  r.push_back({.req = 8});
+  r.push_back({.req = 9});
+  REQUIRE(r.size() == 5);
+  const std::size_t order[] = {1, 4, 7, 8, 9};
+  for (std::size_t i = 0; i < 5; ++i) CHECK(r[i].req == order[i]);
+  CHECK(r[2].computed == 12);
+  CHECK(r[3].computed == 0);  // a reused slot holds the new sequence, not the finished one's state
+  r[4].generated = 3;  // a reference reaches the sequence in its slot
+  CHECK(r[4].generated == 3);
+}
+
 TEST_CASE("policies: recompute picks the latest admitted running sequence, the needy one when it is last") {
   const auto p = recompute_policy();
-  const std::vector<Seq> r = running(3);
+  const RunningList r = running(3);
   CHECK(p->victim(r, 0) == 2);
   CHECK(p->victim(r, 1) == 2);
   CHECK(p->victim(r, 2) == 2);  // the last one needing a block waits itself
