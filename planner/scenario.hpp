@@ -67,7 +67,7 @@ struct PercentileScenario {
   // those), not read from a trace (named --arrivals).
   std::string stream_flag = "arrivals", stream_words = "the trace";
   bool drawn = false;
-  // The cliff (up to 14 more checks a row) is searched; --pools reports none, so skips it.
+  // The cliff (up to 13 more checks a row: 9 factors, 4 bisections) is searched; --pools reports none, so skips it.
   bool cliff = true;
 };
 

@@ -104,7 +104,7 @@ TEST_CASE("cliff_rate: a probe that stops at its work limit is past the cliff, n
   long calls = 0;
   const double cliff = planner::cliff_rate(ttft_at, 1, 1, [&] { ++calls; });
   CHECK(cliff == Approx(3).epsilon(0.01));
-  CHECK(calls == 5 + 6);  // five steps out, six bisections
+  CHECK(calls == 5 + 4);  // five steps out, four bisections
 }
 
 TEST_CASE("size_row: at 1000 req/s of 256 output tokens the fleet sized keeps up, where a 5 s window saw none fall behind") {
@@ -219,8 +219,8 @@ TEST_CASE("check_traffic: a stream shorter than the least a check needs is refus
 }
 
 TEST_CASE("size_row: a scenario without the cliff searches none, in fewer checks, to the same count") {
-  // Poisson at 100 req/s, 60 s a check (6000 requests): the cliff takes at least 7 more checks
-  // (one factor of 1.25 and 6 bisections).
+  // Poisson at 100 req/s, 60 s a check (6000 requests): the cliff takes at least 5 more checks
+  // (one factor of 1.25 and 4 bisections).
   const Case c;
   planner::PercentileScenario s;
   s.duration = 60;
@@ -231,7 +231,7 @@ TEST_CASE("size_row: a scenario without the cliff searches none, in fewer checks
   REQUIRE(without.feasible);
   CHECK(without.replicas == with.replicas);
   CHECK(without.cliff == 0);
-  CHECK(without.checks + 7 <= with.checks);
+  CHECK(without.checks + 5 <= with.checks);
 }
 
 TEST_CASE("size_row: a target no fleet meets stops at one replica a request, not a million replicas") {
