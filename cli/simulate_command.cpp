@@ -612,7 +612,7 @@ void add_simulate_options(Options& o, SimulateArgs& a) {
       .show_default();
   o.add("--router", a.router,
         "how the router picks a replica for each arrival: round-robin; random (from --seed); least-loaded (fewest "
-        "waiting and running then, ties to the first); prefix-affinity (a --prefix-groups group to the replica it "
+        "waiting and running then, ties in turn); prefix-affinity (a --prefix-groups group to the replica it "
         "hashes to, a request of none least-loaded)")
       .one_of({kRoutingNames.begin(), kRoutingNames.end()})
       .show_default();
