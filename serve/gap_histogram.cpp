@@ -10,17 +10,10 @@ constexpr double kLowest = 1e-6;
 constexpr int kBins = GapHistogram::kPerDecade * GapHistogram::kDecades;
 }  // namespace
 
-void GapHistogram::add(double seconds) {
-  least_ = count_ == 0 ? seconds : std::min(least_, seconds);
-  most_ = count_ == 0 ? seconds : std::max(most_, seconds);
-  ++count_;
-  sum_ += seconds;
-  if (seconds != last_) {
-    last_ = seconds;
-    const double at = std::log10(seconds / kLowest) * kPerDecade;
-    last_bin_ = !(seconds >= kLowest) ? 0 : !(at < kBins) ? bins_.size() - 1 : 1 + static_cast<std::size_t>(at);
-  }
-  ++bins_[last_bin_];
+void GapHistogram::rebin(double seconds) {
+  last_ = seconds;
+  const double at = std::log10(seconds / kLowest) * kPerDecade;
+  last_bin_ = !(seconds >= kLowest) ? 0 : !(at < kBins) ? bins_.size() - 1 : 1 + static_cast<std::size_t>(at);
 }
 
 void GapHistogram::merge(const GapHistogram& o) {

@@ -11,7 +11,15 @@ namespace roofline::serve {
 
 class GapHistogram {
  public:
-  void add(double seconds);
+  // Inline, the bin's logarithm out of line: every decode of every step adds a gap.
+  void add(double seconds) {
+    least_ = count_ == 0 ? seconds : (seconds < least_ ? seconds : least_);
+    most_ = count_ == 0 ? seconds : (seconds > most_ ? seconds : most_);
+    ++count_;
+    sum_ += seconds;
+    if (seconds != last_) rebin(seconds);
+    ++bins_[last_bin_];
+  }
   // Adds another's gaps (a fleet's replicas' together).
   void merge(const GapHistogram& other);
   [[nodiscard]] std::size_t count() const { return count_; }
@@ -30,6 +38,7 @@ class GapHistogram {
   // third of a fleet's run.
   double last_ = -1;
   std::size_t last_bin_ = 0;
+  void rebin(double seconds);  // last_ and last_bin_ to this gap's
 };
 
 }  // namespace roofline::serve

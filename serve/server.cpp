@@ -176,7 +176,10 @@ bool Server::grant(Rank& k, std::size_t i, long& budget) {
   s.chunk = s.prefilling() ? std::min(s.target - s.computed, budget) : (budget >= decode_tokens_ ? decode_tokens_ : 0);
   if (s.chunk == 0) return true;
   // Reserved at admission, a sequence's blocks already cover every token it will compute.
-  const long need = std::max(0L, blocks_for(s.computed + s.chunk) - s.blocks);
+  // Compared before dividing: most steps a sequence's blocks already hold its tokens, and the
+  // division was a tenth of a step's work for each sequence.
+  const long tokens = s.computed + s.chunk;
+  const long need = tokens > s.blocks * cfg_.block_tokens ? blocks_for(tokens) - s.blocks : 0;
   while (!k.blocks.take(need)) {
     const std::size_t v = policy_->victim(k.running, i);
     preempt(k, k.running[v]);

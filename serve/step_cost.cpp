@@ -166,7 +166,7 @@ AttentionWork StepCost::decode_table(long context) {
   return e.w;
 }
 
-AttentionWork StepCost::decode_attention(long context) {
+AttentionWork StepCost::decode_attention_filling(long context) {
   const AttentionWork one = decode_table(context);
   return {one.flops, one.bytes, 0, 1, static_cast<double>(context)};
 }

@@ -106,7 +106,15 @@ class StepCost {
   // One decode query against `context` keys (itself included), as the engine's decode step at
   // batch 1 and that context prices it: its FLOPs and bytes, and itself counted for the step's
   // decode kernel (AttentionWork::decodes).
-  [[nodiscard]] AttentionWork decode_attention(long context);
+  [[nodiscard]] AttentionWork decode_attention(long context) {
+    // Inline once tabulated: a step asks it for every decoding sequence.
+    const auto i = static_cast<std::size_t>(context);
+    if (i < decode_.size() && decode_[i].filled) {
+      const AttentionWork& one = decode_[i].w;
+      return {one.flops, one.bytes, 0, 1, static_cast<double>(context)};
+    }
+    return decode_attention_filling(context);
+  }
   // `fresh` prompt tokens after `cached` ones already in the cache (an earlier chunk, a prefix
   // hit): the pairs the fresh queries see, and the cached keys read once.
   [[nodiscard]] AttentionWork prefill_attention(long cached, long fresh);
@@ -150,6 +158,7 @@ class StepCost {
   // One decode query's work with its own expected time (the reads of a prefill's cached keys, a
   // verify's one read of the cache), tabulated by context.
   [[nodiscard]] AttentionWork decode_table(long context);
+  [[nodiscard]] AttentionWork decode_attention_filling(long context);
   // The decode attention kernels' expected time, fixed costs included, for `sequences` at a mean
   // `context`: the engine's uniform batch, tabulated by sequences on a grid of contexts 1/64 of an
   // octave apart (exact below 64 tokens) and interpolated between its points.
