@@ -1,7 +1,6 @@
 #include "hardware/expected_model.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 namespace roofline {
 

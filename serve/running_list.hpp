@@ -2,8 +2,9 @@
 // A rank's running sequences in admission order (the order a step grants them tokens, and the
 // order the policies read the latest admitted from). The sequences stay where they were put, in
 // slots; the order is a list of 4-byte slot numbers. A step removes what it finished: with the
-// 104-byte sequences themselves in order, each finish near the front shifted the whole batch,
-// a fifth of a plan's simulated time at batches of hundreds.
+// (then 104-byte) sequences themselves in order, each finish near the front shifted the whole
+// batch: perf put those copies at about a fifth of the samples of `plan --percentile` for
+// Llama-3.1-8B on an H100 at 500 req/s, batches of hundreds.
 #include <cstddef>
 #include <cstdint>
 #include <vector>

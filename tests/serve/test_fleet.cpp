@@ -182,6 +182,13 @@ TEST_CASE("fleet: least-loaded deals ties in turn, as nginx's least_conn does, n
   const std::vector<Request> busy{{0, 128, 1000, 0}, {0.001, 128, 2, 0}, {0.002, 128, 1000, 0}, {5, 128, 2, 0}, {5, 128, 2, 0}};
   const FleetResult g = simulate_fleet(busy, r.cost, r.config, {4, Routing::least_loaded}, Timing::expected);
   CHECK(g.replica_of == std::vector<std::uint32_t>{0, 1, 2, 3, 1});
+  // Prefix-affinity routes a request of no group as least-loaded, ties in turn; one of a group goes
+  // where its group hashes, and leaves the turn where it was.
+  std::vector<Request> mixed = apart;
+  mixed[2].group = 7;
+  const std::size_t home = Rng(7).next() % 4;
+  const FleetResult h = simulate_fleet(mixed, r.cost, r.config, {4, Routing::prefix_affinity}, Timing::expected);
+  CHECK(h.replica_of == std::vector<std::uint32_t>{0, 1, static_cast<std::uint32_t>(home), 2, 3, 0});
 }
 
 TEST_CASE("fleet: one replica is the one-replica simulator exactly, under every router") {

@@ -40,6 +40,7 @@ std::vector<Request> two() { return {Request{0, 16, 40, 0}, Request{0, 16, 40, 0
 
 TEST_CASE("running list: admission order kept through finishes and preemptions, slots reused") {
   RunningList r = running(5);
+  for (std::size_t i = 0; i < r.size(); ++i) r[i].computed = 100 + static_cast<long>(i);
   // Finish 0 and 3: the rest keep their order.
   r.remove_if([](const Seq& s) { return s.req == 0 || s.req == 3; });
   REQUIRE(r.size() == 3);
@@ -54,8 +55,11 @@ TEST_CASE("running list: admission order kept through finishes and preemptions, 
   REQUIRE(r.size() == 5);
   const std::size_t order[] = {1, 4, 7, 8, 9};
   for (std::size_t i = 0; i < 5; ++i) CHECK(r[i].req == order[i]);
+  CHECK(r[1].computed == 104);  // a kept sequence's own state
   CHECK(r[2].computed == 12);
-  CHECK(r[3].computed == 0);  // a reused slot holds the new sequence, not the finished one's state
+  // The reused slots held 0, 3 and 2 (computed 100, 103, 102): they hold the new sequences whole.
+  CHECK(r[3].computed == 0);
+  CHECK(r[4].computed == 0);
   r[4].generated = 3;  // a reference reaches the sequence in its slot
   CHECK(r[4].generated == 3);
 }
