@@ -407,7 +407,8 @@ void add_plan_options(Options& o, PlanArgs& a) {
       .one_of({serve::kEngineNames.begin(), serve::kEngineNames.end()});
   o.add("--router", a.percentile.router,
         "with --percentile: how the fleet's one stream of requests is routed to its replicas (round-robin, the "
-        "default of NVIDIA Dynamo's frontend and of IPVS; random; least-loaded; prefix-affinity)")
+        "default of NVIDIA Dynamo's frontend and of IPVS; random; least-loaded; prefix-affinity; kv-aware, Dynamo's KV "
+        "router)")
       .one_of({serve::kRoutingNames.begin(), serve::kRoutingNames.end()})
       .show_default();
 }

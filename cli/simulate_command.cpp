@@ -613,7 +613,8 @@ void add_simulate_options(Options& o, SimulateArgs& a) {
   o.add("--router", a.router,
         "how the router picks a replica for each arrival: round-robin; random (from --seed); least-loaded (fewest "
         "waiting and running then, ties in turn); prefix-affinity (a --prefix-groups group to the replica it "
-        "hashes to, a request of none least-loaded)")
+        "hashes to, a request of none least-loaded); kv-aware (NVIDIA Dynamo's KV router: the fewest prompt blocks in "
+        "prefill and held, this request's less its cached prefix there, ties in turn)")
       .one_of({kRoutingNames.begin(), kRoutingNames.end()})
       .show_default();
   o.add("--disaggregate", a.disaggregate,

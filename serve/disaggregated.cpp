@@ -62,6 +62,7 @@ class DecodePool {
              const ServerConfig& config, const DisaggregatedConfig& pools, Timing timing, DisaggregatedResult& out)
       : requests_(requests), transfer_time_(pools.transfer_time), n_(pools.decode_replicas), configs_(n_, config),
         router_(make_router(pools.routing, n_, config.seed + 1)), load_(router_->reads_load() ? n_ : 0), pending_(n_, 0),
+        pending_blocks_(n_, 0),
         egress_(pools.prefill_replicas, 0), ingress_(n_, 0), out_(out) {
     for (std::size_t i = 0; i < n_; ++i) {
       configs_[i].seed = config.seed + i;
@@ -80,19 +81,28 @@ class DecodePool {
 
   // Request `i` arrives at `t`: its decode replica, chosen now from the loads now.
   void route(std::size_t i, const Request& r, double t) {
-    if (router_->reads_load()) {
-      run_until(t);
-      // Sent here and still in prefill: the router knows it sent them.
-      for (std::size_t k = 0; k < n_; ++k) load_[k] = servers_[k]->load(t) + pending_[k];
-    }
     // A decode replica holds no prefix group: its cache arrives over the link.
     Request plain = r;
     plain.group = 0;
+    const bool kv = router_->reads() == Load::kv_blocks;
+    if (router_->reads_load()) {
+      run_until(t);
+      // Sent here and still in prefill: the router knows it sent them (the KV router, their
+      // prompts' blocks, which the decode replica will hold).
+      for (std::size_t k = 0; k < n_; ++k) {
+        load_[k] = kv ? servers_[k]->kv_cost(t, plain) + pending_blocks_[k] : servers_[k]->load(t) + pending_[k];
+      }
+    }
     const std::size_t k = router_->pick(plain, load_);
     if (k >= n_) throw std::logic_error("simulate: a router picked a decode replica the pool does not have");
     out_.handoffs[i].decode_replica = static_cast<std::uint32_t>(k);
     ++out_.decode_routed[k];
     ++pending_[k];
+    pending_blocks_[k] += blocks_of(r);
+  }
+
+  [[nodiscard]] long blocks_of(const Request& r) const {
+    return (r.prompt + configs_[0].block_tokens - 1) / configs_[0].block_tokens;
   }
 
   // Request `i`'s prefill has ended: its decode replica queues it, to reserve its blocks.
@@ -100,6 +110,7 @@ class DecodePool {
     const std::size_t k = out_.handoffs[i].decode_replica;
     servers_[k]->take(i);
     --pending_[k];
+    pending_blocks_[k] -= blocks_of(requests_[i]);
   }
 
   // Runs every replica's steps that start before `t`, all replicas' in the order they start: a
@@ -151,6 +162,7 @@ class DecodePool {
   std::vector<std::unique_ptr<Server>> servers_;
   std::unique_ptr<Router> router_;
   std::vector<long> load_, pending_;
+  std::vector<long> pending_blocks_;  // their prompts' blocks, for the KV router
   std::vector<double> egress_;   // when each prefill replica's link is next free
   std::vector<double> ingress_;  // when each decode replica's is
   DisaggregatedResult& out_;

@@ -99,7 +99,7 @@ FleetResult simulate_fleet(const std::vector<Request>& requests, StepCost& cost,
     if (router->reads_load()) {
       for (std::size_t k = 0; k < n; ++k) {
         servers[k]->run_until(t);
-        load[k] = servers[k]->load(t);
+        load[k] = router->reads() == Load::kv_blocks ? servers[k]->kv_cost(t, requests[i]) : servers[k]->load(t);
       }
     }
     const std::size_t k = router->pick(requests[i], load);

@@ -11,7 +11,7 @@ namespace {
 class RoundRobin final : public Router {
  public:
   explicit RoundRobin(std::size_t n) : n_(n) {}
-  [[nodiscard]] bool reads_load() const override { return false; }
+  [[nodiscard]] Load reads() const override { return Load::none; }
   std::size_t pick(const Request&, std::span<const long>) override { return next_++ % n_; }
 
  private:
@@ -21,7 +21,7 @@ class RoundRobin final : public Router {
 class Random final : public Router {
  public:
   Random(std::size_t n, std::uint64_t seed) : n_(n), rng_(seed) {}
-  [[nodiscard]] bool reads_load() const override { return false; }
+  [[nodiscard]] Load reads() const override { return Load::none; }
   std::size_t pick(const Request&, std::span<const long>) override {
     // A uniform on (0, 1) scaled: no modulo bias.
     return std::min(n_ - 1, static_cast<std::size_t>(rng_.uniform() * static_cast<double>(n_)));
@@ -57,7 +57,7 @@ class LeastInTurn {
 
 class LeastLoaded final : public Router {
  public:
-  [[nodiscard]] bool reads_load() const override { return true; }
+  [[nodiscard]] Load reads() const override { return Load::requests; }
   std::size_t pick(const Request&, std::span<const long> load) override { return least_.pick(load); }
 
  private:
@@ -67,7 +67,7 @@ class LeastLoaded final : public Router {
 class PrefixAffinity final : public Router {
  public:
   explicit PrefixAffinity(std::size_t n) : n_(n) {}
-  [[nodiscard]] bool reads_load() const override { return true; }
+  [[nodiscard]] Load reads() const override { return Load::requests; }
   std::size_t pick(const Request& r, std::span<const long> load) override {
     if (r.group == 0) return least_.pick(load);
     // splitmix64 of the group: consecutive groups land on unrelated replicas.
@@ -76,6 +76,16 @@ class PrefixAffinity final : public Router {
 
  private:
   std::size_t n_;
+  LeastInTurn least_;
+};
+
+// The fewest blocks by the KV router's cost, which the fleet reads (Load::kv_blocks).
+class KvAware final : public Router {
+ public:
+  [[nodiscard]] Load reads() const override { return Load::kv_blocks; }
+  std::size_t pick(const Request&, std::span<const long> cost) override { return least_.pick(cost); }
+
+ private:
   LeastInTurn least_;
 };
 
@@ -96,6 +106,7 @@ std::unique_ptr<Router> make_router(Routing policy, std::size_t replicas, std::u
     case Routing::random: return std::make_unique<Random>(replicas, seed);
     case Routing::least_loaded: return std::make_unique<LeastLoaded>();
     case Routing::prefix_affinity: return std::make_unique<PrefixAffinity>(replicas);
+    case Routing::kv_aware: return std::make_unique<KvAware>();
   }
   throw std::logic_error("make_router: a policy without a router");
 }

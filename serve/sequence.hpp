@@ -19,6 +19,7 @@ struct Seq {
   long preemptions = 0;
   long accepted = 0;   // draft tokens its last verify kept
   long cached = 0;     // prompt tokens the prefix cache held for it here
+  long routed_prefill = 0;  // the prefill blocks a KV router counted for it when it was routed here
   bool remote = false;  // a decode replica's, its cache (`cached`) still to cross the link into blocks not yet reserved
   [[nodiscard]] bool prefilling() const { return computed < target; }
 };

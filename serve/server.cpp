@@ -16,8 +16,29 @@ Server::Server(const std::vector<Request>& r, StepCost& c, const ServerConfig& c
 }
 
 void Server::take(std::size_t index) {
+  const Request& r = req_[index];
   taken_.push_back(index);
-  if (!fits(req_[index])) ++doomed_pending_;
+  const long prefill = fits(r) ? prefill_blocks(r) : 0;
+  taken_prefill_.push_back(prefill);
+  if (!fits(r)) {
+    ++doomed_pending_;
+    return;
+  }
+  kv_prefill_ += prefill;
+  kv_decode_ += blocks_for(r.prompt);
+}
+
+long Server::prefill_blocks(const Request& r) const {
+  // A request of no group finds its cached prefix anywhere; a group's, once this replica has
+  // admitted one of its requests (as admit_arrivals counts it).
+  const long cached = r.group == 0 || warm_.contains(r.group) ? r.cached : 0;
+  return blocks_for(r.prompt) - cached / cfg_.block_tokens;
+}
+
+long Server::kv_cost(double t, const Request& r) const {
+  // The latest step may have ended after t: what it took off was still there at t.
+  const bool ended_after = clock_ > t;
+  return kv_prefill_ + kv_decode_ + (ended_after ? kv_prefill_last_ + kv_decode_last_ : 0) + prefill_blocks(r);
 }
 
 double Server::next_start() const {
@@ -121,7 +142,7 @@ void Server::admit_arrivals() {
     const std::size_t i = taken_[next_];
     const Request& r = req_[i];
     if (!fits(r)) {
-      --doomed_pending_;
+      --doomed_pending_;  // counted in neither of the KV router's sums (take)
       const bool too_long = cfg_.max_context > 0 && r.prompt + r.gen > cfg_.max_context;
       ++(too_long ? out_.dropped_too_long : out_.dropped_no_room);
       out_.dropped.push_back({i, too_long});
@@ -130,7 +151,8 @@ void Server::admit_arrivals() {
       // A group's first request here finds none of its prefix cached (Request::group).
       const long cached = r.group == 0 || !warm_.insert(r.group).second ? r.cached : 0;
       policy_->arrive(ranks_[dealt_++ % ranks_.size()].waiting,
-                      {.req = i, .target = r.prompt, .computed = cached, .gen = r.gen, .cached = cached, .remote = reserved_ != nullptr});
+                      {.req = i, .target = r.prompt, .computed = cached, .gen = r.gen, .cached = cached,
+                       .routed_prefill = taken_prefill_[next_], .remote = reserved_ != nullptr});
     }
   }
 }
@@ -315,7 +337,7 @@ bool Server::step() {
   out_.running_seconds += dt * static_cast<double>(now.running);
   out_.busy_seconds += dt;
   ++out_.steps;
-  finished_last_ = 0;
+  finished_last_ = kv_prefill_last_ = kv_decode_last_ = 0;
   for (Rank& k : ranks_) {
     k.running.remove_if([&](Seq& s) { return advance(k, s); });
   }
@@ -351,6 +373,8 @@ bool Server::advance(Rank& k, Seq& s) {
   // speculative step's tokens arrive together; a preemption's wait is in the gap after it).
   if (s.first_token < 0) {
     s.first_token = clock_;
+    kv_prefill_ -= s.routed_prefill;
+    kv_prefill_last_ += s.routed_prefill;
   } else {
     out_.itl.add(clock_ - s.last_token);
   }
@@ -360,6 +384,8 @@ bool Server::advance(Rank& k, Seq& s) {
   k.blocks.give(s.blocks);
   --in_system_;
   ++finished_last_;
+  kv_decode_ -= blocks_for(r.prompt);
+  kv_decode_last_ += blocks_for(r.prompt);
   out_.prompt_tokens += static_cast<double>(r.prompt);
   out_.cached_tokens += static_cast<double>(s.cached);
   const double tpot = r.gen > 1 ? (clock_ - s.first_token) / static_cast<double>(r.gen - 1) : 0;

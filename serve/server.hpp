@@ -54,6 +54,12 @@ class Server {
   // Requests taken that arrived by `t` and are neither finished nor dropped at `t` (waiting or
   // running), after run_until(t); a request this replica will drop is not counted.
   [[nodiscard]] long load(double t) const;
+  // NVIDIA Dynamo's KV router's cost of sending `r` here at `t` (serve/router.hpp's kv-aware), in
+  // blocks, as a router keeps it from what it routed: the prompts taken that have not yet made a
+  // first token (each less what this replica had cached of it when it was taken), the prompts
+  // taken and not finished, and `r`'s prompt less what this replica has cached of it. Requests
+  // it will drop count in neither.
+  [[nodiscard]] long kv_cost(double t, const Request& r) const;
   // Whether every request taken has been served or dropped, and when its latest step ended.
   [[nodiscard]] bool done() const { return next_ == taken_.size() && !busy(); }
   [[nodiscard]] double clock() const { return clock_; }
@@ -85,6 +91,7 @@ class Server {
   [[nodiscard]] double next_landing() const;
   void land();
   [[nodiscard]] bool fits(const Request& r) const;
+  [[nodiscard]] long prefill_blocks(const Request& r) const;  // a KV router's, for r here now
   void admit_arrivals();
   [[nodiscard]] Sample occupancy() const;
   void sample();
@@ -104,6 +111,7 @@ class Server {
   std::unique_ptr<SchedulingPolicy> policy_;  // orders the queue, admits, picks the victim
   std::unordered_set<std::uint64_t> warm_;  // prefix groups this replica has admitted
   std::vector<std::size_t> taken_;  // the requests routed here, as they arrived
+  std::vector<long> taken_prefill_;  // each one's prefill blocks as the KV router counted them
   std::size_t next_ = 0;            // the first of them not yet admitted
   std::size_t dealt_ = 0;
   long until_progress_ = 0;
@@ -112,6 +120,8 @@ class Server {
   long in_system_ = 0;       // admitted, neither finished nor dropped
   long finished_last_ = 0;   // sequences the latest step finished (at clock_, perhaps after a load's time)
   long doomed_pending_ = 0;  // taken, not yet admitted, and to be dropped
+  // The KV router's blocks (kv_cost): prefill and decode, and what the latest step took off them.
+  long kv_prefill_ = 0, kv_decode_ = 0, kv_prefill_last_ = 0, kv_decode_last_ = 0;
   bool preempted_ = false;
   // Its waiting queue's head cannot have its blocks, nothing runs and nothing was preempted:
   // nothing changes until a cache lands (a decode replica's, whose receiving caches hold the

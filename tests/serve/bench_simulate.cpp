@@ -93,7 +93,7 @@ int main() {
     return 0;
   }
   const std::vector<Request> requests = rescaled(io::read_trace(trace.string()), 400);
-  for (const Routing how : {Routing::round_robin, Routing::random, Routing::least_loaded, Routing::prefix_affinity}) {
+  for (const Routing how : {Routing::round_robin, Routing::random, Routing::least_loaded, Routing::prefix_affinity, Routing::kv_aware}) {
     time_fleet(requests, "the Azure conversation trace at 400 req/s", m, g, w, c, how);
   }
   const std::vector<Request> hour = repeated(requests, 400, 3600);

@@ -112,7 +112,7 @@ TEST_CASE("disaggregated: every request is served or dropped exactly once, under
   const LengthDistribution gen{LengthDistribution::Kind::lognormal, 200, 1.0};
   auto requests = generate({}, 40, 20, prompt, gen, 0.3, 16, 9);
   assign_groups(requests, 8, 9);
-  for (const Routing how : {Routing::round_robin, Routing::random, Routing::least_loaded, Routing::prefix_affinity}) {
+  for (const Routing how : {Routing::round_robin, Routing::random, Routing::least_loaded, Routing::prefix_affinity, Routing::kv_aware}) {
     const DisaggregatedResult out = simulate_disaggregated(requests, r.cost, r.config, pools(2, 3, how), Timing::expected);
     std::vector<std::size_t> seen;
     for (const Outcome& o : out.all.served) seen.push_back(o.request);

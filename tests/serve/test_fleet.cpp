@@ -10,6 +10,7 @@
 
 #include "replica.hpp"
 #include "serve/fleet.hpp"
+#include "serve/server.hpp"
 #include "serve/summary.hpp"
 
 using namespace roofline;
@@ -123,7 +124,7 @@ TEST_CASE("fleet: every request is served or dropped exactly once, under every r
   const LengthDistribution gen{LengthDistribution::Kind::uniform, 1, 900};
   auto requests = generate({}, 30, 20, prompt, gen, 0.3, 16, 9);
   assign_groups(requests, 5, 9);
-  for (const Routing how : {Routing::round_robin, Routing::random, Routing::least_loaded, Routing::prefix_affinity}) {
+  for (const Routing how : {Routing::round_robin, Routing::random, Routing::least_loaded, Routing::prefix_affinity, Routing::kv_aware}) {
     INFO(name(how));
     const FleetResult f = simulate_fleet(requests, r.cost, r.config, {3, how}, Timing::expected);
     std::vector<std::size_t> seen;
@@ -191,6 +192,46 @@ TEST_CASE("fleet: least-loaded deals ties in turn, as nginx's least_conn does, n
   CHECK(h.replica_of == std::vector<std::uint32_t>{0, 1, static_cast<std::uint32_t>(home), 2, 3, 0});
 }
 
+TEST_CASE("fleet: kv-aware weighs each replica's prompt blocks, as Dynamo's KV router does, where least-loaded counts requests") {
+  Replica r;
+  // A 4000-token prompt on replica 0 (250 blocks of 16, in prefill and held for decode), then two
+  // short prompts: least-loaded sees (1, 0), then (1, 1) and deals the tie to 0; kv-aware sees
+  // 250 + 250 + 2 against 2, then against 2 + 2 + 2 (the first short one's blocks), and sends both to 1.
+  const std::vector<Request> requests{{0, 4000, 1000, 0}, {0.001, 32, 2, 0}, {0.002, 32, 2, 0}};
+  const FleetResult least = simulate_fleet(requests, r.cost, r.config, {2, Routing::least_loaded}, Timing::expected);
+  CHECK(least.replica_of == std::vector<std::uint32_t>{0, 1, 0});
+  const FleetResult kv = simulate_fleet(requests, r.cost, r.config, {2, Routing::kv_aware}, Timing::expected);
+  CHECK(kv.replica_of == std::vector<std::uint32_t>{0, 1, 1});
+}
+
+TEST_CASE("server: the KV router's cost, by hand: prefill blocks until the first token, decode blocks until the end") {
+  Replica r;
+  // A: 160 prompt tokens (10 blocks of 16), 3 outputs; C: a group's 64 (4 blocks), 32 of them its
+  // cached prefix (2 blocks) once this replica holds the group. The probe: 32 tokens, 2 blocks.
+  const std::vector<Request> requests{{0, 160, 3, 0}, {5, 64, 2, 32, 9}};
+  const Request probe{0, 32, 2, 0}, grouped{0, 64, 2, 32, 9};
+  Server s(requests, r.cost, r.config, Timing::expected);
+  CHECK(s.kv_cost(0, probe) == 2);
+  s.take(0);
+  CHECK(s.kv_cost(0, probe) == 10 + 10 + 2);
+  // Its prefill step starts at 0 and ends at its TTFT: run to just after 0, the step has run, but
+  // at that moment its first token has not yet come.
+  s.run_until(1e-9);
+  CHECK(s.kv_cost(1e-9, probe) == 10 + 10 + 2);
+  // Just past its TTFT (the decode step after it under way): its prefill blocks are off.
+  const Outcome alone = r.run({requests[0]}).served.at(0);
+  s.run_until(alone.ttft + 1e-9);
+  CHECK(s.kv_cost(alone.ttft + 1e-9, probe) == 10 + 2);
+  s.run_until(4);
+  CHECK(s.kv_cost(4, probe) == 2);  // A finished
+  CHECK(s.kv_cost(4, grouped) == 4);  // group 9 not held here: the whole prompt
+  s.take(1);
+  CHECK(s.kv_cost(5, probe) == 4 + 4 + 2);
+  s.run();
+  CHECK(s.kv_cost(60, probe) == 2);
+  CHECK(s.kv_cost(60, grouped) == 4 - 2);  // its prefix now held here
+}
+
 TEST_CASE("fleet: one replica is the one-replica simulator exactly, under every router") {
   Replica r;
   r.config.kv_blocks = 300;
@@ -203,7 +244,7 @@ TEST_CASE("fleet: one replica is the one-replica simulator exactly, under every 
   for (const Timing t : {Timing::expected, Timing::bound}) {
     const SimResult one = simulate(requests, r.cost, r.config, t);
     REQUIRE(one.preemptions > 0);
-    for (const Routing how : {Routing::round_robin, Routing::random, Routing::least_loaded, Routing::prefix_affinity}) {
+    for (const Routing how : {Routing::round_robin, Routing::random, Routing::least_loaded, Routing::prefix_affinity, Routing::kv_aware}) {
       INFO(name(how));
       check_same(simulate_fleet(requests, r.cost, r.config, {1, how}, t).all, one);
     }
