@@ -101,19 +101,28 @@ TEST_CASE("fleet: least-loaded waits less than random at rho 0.8, in the mean an
   CHECK(robin.queue_wait.mean < 0.5 * random.queue_wait.mean);
 }
 
-TEST_CASE("fleet: least-loaded continuous-batching replicas beat random on TTFT at a loaded fleet") {
+TEST_CASE("fleet: least-loaded and kv-aware continuous-batching replicas beat random on TTFT at a loaded fleet") {
   Replica r;
   r.config.max_batch = 16;  // a small batch, so queues form at this rate
   const LengthDistribution prompt{LengthDistribution::Kind::lognormal, 512, 0.8};
   const LengthDistribution gen{LengthDistribution::Kind::lognormal, 128, 0.8};
-  const auto requests = generate({}, 400, 60, prompt, gen, 0, 16, 5);
+  // 100 req/s: loaded but keeping up (at 400, as this test once ran, every router's fleet fell
+  // behind alike, its TTFTs a minute long and within 0.1% of each other).
+  const auto requests = generate({}, 100, 60, prompt, gen, 0, 16, 5);
   const Summary random = summarize(simulate_fleet(requests, r.cost, r.config, {8, Routing::random}, Timing::expected).all, {});
   const Summary least = summarize(simulate_fleet(requests, r.cost, r.config, {8, Routing::least_loaded}, Timing::expected).all, {});
   INFO("random TTFT mean " << random.ttft.mean << " p99 " << random.ttft.p99 << ", least-loaded " << least.ttft.mean << " "
                            << least.ttft.p99);
-  CHECK(least.ttft.mean < random.ttft.mean);
-  CHECK(least.ttft.p99 < random.ttft.p99);
-  CHECK(least.queue_wait.mean < random.queue_wait.mean);
+  CHECK(least.ttft.mean < 0.5 * random.ttft.mean);
+  CHECK(least.ttft.p99 < 0.5 * random.ttft.p99);
+  CHECK(least.queue_wait.mean < 0.5 * random.queue_wait.mean);
+  // Dynamo's cost in blocks beats random too, though not least-loaded: here the batch's 16 slots
+  // bind, which requests count and blocks do not.
+  const Summary kv = summarize(simulate_fleet(requests, r.cost, r.config, {8, Routing::kv_aware}, Timing::expected).all, {});
+  INFO("kv-aware TTFT mean " << kv.ttft.mean << " p99 " << kv.ttft.p99);
+  CHECK(kv.ttft.mean < 0.5 * random.ttft.mean);
+  CHECK(kv.ttft.p99 < 0.5 * random.ttft.p99);
+  CHECK(least.ttft.p99 < kv.ttft.p99);
 }
 
 TEST_CASE("fleet: every request is served or dropped exactly once, under every router") {
