@@ -162,10 +162,37 @@ FleetCheck::FleetCheck(const ModelSpec& m, const SteadyPlan& s, const LoadTarget
   prepare(m, s);
 }
 
-PercentilePoint FleetCheck::at(long replicas, double rate) {
+namespace {
+// The most requests that may be over a limit with the P-th percentile of `n` at or under it:
+// serve::percentile reads between the sorted values at floor(P/100 · (n − 1)) and the next, so
+// once n − that many are over, the percentile is.
+long allowed_over(std::size_t n, double p) {
+  if (n == 0) return std::numeric_limits<long>::max();
+  const auto lo = static_cast<long>(std::floor(p / 100 * static_cast<double>(n - 1)));
+  return static_cast<long>(n) - lo - 1;
+}
+}  // namespace
+
+PercentilePoint FleetCheck::at(long replicas, double rate, double ttft_over, double tpot_over) {
   const std::vector<Request>& requests = traffic_at(rate);
-  const FleetResult f = simulate_fleet(requests, cost_, config_, {static_cast<std::size_t>(replicas), scenario_.routing},
-                                       target_.sizing.bound ? Timing::bound : Timing::expected);
+  LatencyCap cap;
+  ServerConfig config = config_;
+  if (std::isfinite(ttft_over) || std::isfinite(tpot_over)) {
+    std::size_t decoding = 0;  // TPOT is over the requests of more than one output token
+    for (const Request& r : requests) decoding += r.gen > 1 ? 1 : 0;
+    cap = {ttft_over, tpot_over, allowed_over(requests.size(), scenario_.percentile), allowed_over(decoding, scenario_.percentile)};
+    config.cap = &cap;
+  }
+  FleetResult f;
+  try {
+    f = simulate_fleet(requests, cost_, config, {static_cast<std::size_t>(replicas), scenario_.routing},
+                       target_.sizing.bound ? Timing::bound : Timing::expected);
+  } catch (const CapReached&) {
+    constexpr double never = std::numeric_limits<double>::infinity();
+    PercentilePoint stopped{never, never, 0, 0, 0};
+    stopped.stopped = true;
+    return stopped;
+  }
   std::vector<double> ttft, tpot;
   ttft.reserve(f.all.served.size());
   tpot.reserve(f.all.served.size());

@@ -6,6 +6,7 @@
 // check), and its traffic drawn once: a check at another rate scales the same arrival times
 // (exact for a renewal process: gamma gaps scaled stay gamma of the same CV).
 #include <cstddef>
+#include <limits>
 #include <vector>
 
 #include "planner/closed_form.hpp"
@@ -79,6 +80,7 @@ struct PercentilePoint {
   double ttft = 0, tpot = 0;
   long too_long = 0, too_large = 0;  // requests dropped: a percentile of the rest says nothing
   double kept_up = 1;                // served over offered, late in the run (kept_up above)
+  bool stopped = false;              // stopped at a limit (FleetCheck::at): it misses, and says no more
   [[nodiscard]] bool behind() const { return kept_up < kKeptUp; }
   [[nodiscard]] bool meets(const LoadTarget& t) const {
     return too_long + too_large == 0 && !behind() && ttft <= t.ttft.value() && tpot <= t.tpot.value();
@@ -118,8 +120,14 @@ class FleetCheck : public CheckedRow {
  public:
   // The plan must be feasible, colocated and simulable (serve::unsupported(s.workload) empty).
   FleetCheck(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& t, const PercentileScenario& scenario);
-  // The P-th percentiles of a fleet of `replicas` at `rate` requests/s in all.
-  [[nodiscard]] PercentilePoint at(long replicas, double rate);
+  // The P-th percentiles of a fleet of `replicas` at `rate` requests/s in all. With limits, the
+  // run stops once its P-th TTFT is sure to be over `ttft_over` or its TPOT over `tpot_over`
+  // (serve::LatencyCap): the point then has `stopped`, that percentile infinite and the other
+  // unknown (infinite too), and its drops uncounted. A search asks so of the counts it only
+  // needs to tell meeting from missing.
+  [[nodiscard]] PercentilePoint at(long replicas, double rate,
+                                   double ttft_over = std::numeric_limits<double>::infinity(),
+                                   double tpot_over = std::numeric_limits<double>::infinity());
 };
 
 }  // namespace roofline::planner

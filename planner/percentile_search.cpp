@@ -38,10 +38,12 @@ PercentileRow search(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& 
   FleetCheck c(m, s, t, scenario);
   row.check_requests = c.requests();
   row.check_seconds = c.seconds();
-  std::map<long, PercentilePoint> seen;  // each count simulated once
-  const auto check = [&](long n) {
-    if (const auto it = seen.find(n); it != seen.end()) return it->second;
-    const PercentilePoint p = c.at(n, t.requests_per_s);
+  std::map<long, PercentilePoint> seen;  // each count simulated once (twice where a stopped one is shown)
+  // The search needs only whether a count meets: its checks stop once the targets are sure to be
+  // missed (FleetCheck::at). `whole`: run to the end, for the figures a row shows.
+  const auto check = [&](long n, bool whole = false) {
+    if (const auto it = seen.find(n); it != seen.end() && !(whole && it->second.stopped)) return it->second;
+    const PercentilePoint p = whole ? c.at(n, t.requests_per_s) : c.at(n, t.requests_per_s, t.ttft.value(), t.tpot.value());
     if (progress) progress(c.checks());
     return seen[n] = p;
   };
@@ -53,7 +55,8 @@ PercentileRow search(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& 
   // closed form's.
   long lo = 0, hi = std::clamp(row.closed_form, 1L, most);
   // Drops come from the requests' lengths, not the load: no count of replicas serves them.
-  if (const PercentilePoint first = check(hi); first.too_long + first.too_large > 0) {
+  // Whole: its drops are counted (they come from the lengths, the same at every count).
+  if (const PercentilePoint first = check(hi, true); first.too_long + first.too_large > 0) {
     row.reason = fmt::format("the simulated replica drops requests ({} longer than the model's context, {} larger {})",
                              first.too_long, first.too_large, cache_dropped_from(s.workload));
     row.checks = c.checks();
@@ -85,9 +88,12 @@ PercentileRow search(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& 
   row.replicas = hi;
   row.at_plan = check(hi);
   row.feasible = true;
-  if (pool.steady >= 1 && pool.steady <= most && pool.steady != hi) row.at_steady = check(pool.steady);
+  if (pool.steady >= 1 && pool.steady <= most && pool.steady != hi) row.at_steady = check(pool.steady, true);
   if (scenario.cliff) {
-    row.cliff = cliff_rate([&](double rate) { return c.at(hi, rate).cliff_ttft(); }, t.requests_per_s, row.at_plan.ttft, [&] {
+    // A probe stops once its P-th TTFT is sure to reach twice the plan's (nextafter: the cap
+    // counts those over its limit, the cliff those at it too).
+    const double twice = std::nextafter(2 * row.at_plan.ttft, 0.0);
+    row.cliff = cliff_rate([&](double rate) { return c.at(hi, rate, twice).cliff_ttft(); }, t.requests_per_s, row.at_plan.ttft, [&] {
                   if (progress) progress(c.checks());
                 }) /
                 static_cast<double>(hi);

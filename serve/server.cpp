@@ -375,6 +375,9 @@ bool Server::advance(Rank& k, Seq& s) {
     s.first_token = clock_;
     kv_prefill_ -= s.routed_prefill;
     kv_prefill_last_ += s.routed_prefill;
+    if (LatencyCap* cap = cfg_.cap; cap && s.first_token - req_[s.req].arrival > cap->ttft && ++cap->ttft_over > cap->ttft_allowed) {
+      throw CapReached("the TTFT percentile passed its cap");
+    }
   } else {
     out_.itl.add(clock_ - s.last_token);
   }
@@ -389,6 +392,9 @@ bool Server::advance(Rank& k, Seq& s) {
   out_.prompt_tokens += static_cast<double>(r.prompt);
   out_.cached_tokens += static_cast<double>(s.cached);
   const double tpot = r.gen > 1 ? (clock_ - s.first_token) / static_cast<double>(r.gen - 1) : 0;
+  if (LatencyCap* cap = cfg_.cap; cap && r.gen > 1 && tpot > cap->tpot && ++cap->tpot_over > cap->tpot_allowed) {
+    throw CapReached("the TPOT percentile passed its cap");
+  }
   out_.served.push_back(
       {s.first_token - r.arrival, tpot, clock_ - r.arrival, s.first_step - r.arrival, r.gen, s.req, s.preemptions});
   return true;

@@ -10,6 +10,7 @@
 // requests dealt to the ranks round robin, and the ranks step together.
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <vector>
@@ -59,6 +60,24 @@ struct ServerConfig {
   double max_rows = 0;
   // Called now and then with the share of the requests that have arrived (0 to 1).
   std::function<void(double)> progress;
+  // Where set, the run stops with CapReached once its percentile is sure to pass the cap's limits
+  // (LatencyCap); a fleet's replicas share it through their copies of this config.
+  struct LatencyCap* cap = nullptr;
+};
+
+// Limits on a run's TTFT and TPOT percentiles that stop it as soon as they are sure to be passed:
+// when more requests than `*_allowed` are over a limit, the percentile is (a plan's check that
+// fails need not run to its end). The counts are the run's, kept here.
+struct LatencyCap {
+  double ttft = std::numeric_limits<double>::infinity(), tpot = std::numeric_limits<double>::infinity();
+  long ttft_allowed = std::numeric_limits<long>::max(), tpot_allowed = std::numeric_limits<long>::max();
+  long ttft_over = 0, tpot_over = 0;
+};
+
+// A run stopped at its ServerConfig::cap.
+class CapReached : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 // A run stopped at ServerConfig::max_rows.

@@ -68,6 +68,35 @@ TEST_CASE("size_row: bursts of CV 8 need more replicas than the steady plan, who
   CHECK(ll.replicas <= rr.replicas);
 }
 
+TEST_CASE("FleetCheck: a check with limits stops once its percentile must pass them, never when it meets them") {
+  const Case c;
+  planner::PercentileScenario s;
+  s.arrivals = {serve::ArrivalProcess::Kind::gamma, 8};
+  planner::FleetCheck check(c.m, c.steady, c.t, s);
+  const long n = c.steady.plan.replicas;
+  const planner::PercentilePoint whole = check.at(n, c.t.requests_per_s);
+  REQUIRE_FALSE(whole.stopped);
+  REQUIRE(whole.ttft > 0);
+  // At the P99 itself as the limit it is not passed: the run ends and gives the same figures.
+  const planner::PercentilePoint at_it = check.at(n, c.t.requests_per_s, whole.ttft, whole.tpot);
+  CHECK_FALSE(at_it.stopped);
+  CHECK(at_it.ttft == whole.ttft);
+  CHECK(at_it.tpot == whole.tpot);
+  CHECK(at_it.kept_up == whole.kept_up);
+  // Under it by a tenth, it is: stopped, missing, its TTFT infinite. (A hair under, the P99 may
+  // pass between two requests' TTFTs, the lower at or under the limit: then the run goes on to
+  // its end and misses there; serve's test pins the count that stops it.)
+  const planner::PercentilePoint under = check.at(n, c.t.requests_per_s, 0.9 * whole.ttft);
+  CHECK(under.stopped);
+  CHECK(std::isinf(under.ttft));
+  CHECK_FALSE(under.meets(c.t));
+  CHECK(std::isinf(under.cliff_ttft()));
+  // The same for TPOT alone.
+  const double never = std::numeric_limits<double>::infinity();
+  CHECK(check.at(n, c.t.requests_per_s, never, 0.9 * whole.tpot).stopped);
+  CHECK_FALSE(check.at(n, c.t.requests_per_s, never, whole.tpot).stopped);
+}
+
 TEST_CASE("kept_up: served over offered in the second half of the arrivals, worked by hand") {
   // Ten arrivals at 0, 1, ... 9 s: the last at 9, the second half from 4.5, holding 5, 6, 7, 8, 9.
   std::vector<serve::Request> requests;

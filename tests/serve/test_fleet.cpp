@@ -241,6 +241,33 @@ TEST_CASE("server: the KV router's cost, by hand: prefill blocks until the first
   CHECK(s.kv_cost(60, grouped) == 4 - 2);  // its prefix now held here
 }
 
+TEST_CASE("fleet: a latency cap stops a run at the request one over its allowance, the replicas counting together") {
+  Replica r;
+  const LengthDistribution prompt{LengthDistribution::Kind::lognormal, 1024, 0.8};
+  const LengthDistribution gen{LengthDistribution::Kind::lognormal, 64, 0.8};
+  const auto requests = generate({}, 60, 20, prompt, gen, 0, 16, 3);
+  const FleetResult whole = simulate_fleet(requests, r.cost, r.config, {3, Routing::round_robin}, Timing::expected);
+  std::vector<double> ttft;
+  for (const Outcome& o : whole.all.served) ttft.push_back(o.ttft);
+  std::sort(ttft.begin(), ttft.end());
+  const double limit = ttft[ttft.size() / 2];
+  const auto over = static_cast<long>(std::count_if(ttft.begin(), ttft.end(), [&](double x) { return x > limit; }));
+  REQUIRE(over > 10);
+  ServerConfig capped = r.config;
+  LatencyCap cap;
+  cap.ttft = limit;
+  cap.ttft_allowed = over;  // every one over it allowed: the run ends, as it would have
+  capped.cap = &cap;
+  const FleetResult same = simulate_fleet(requests, r.cost, capped, {3, Routing::round_robin}, Timing::expected);
+  CHECK(same.all.served.size() == whole.all.served.size());
+  CHECK(cap.ttft_over == over);
+  cap = {};
+  cap.ttft = limit;
+  cap.ttft_allowed = over - 1;  // one fewer: stopped at the last of them
+  CHECK_THROWS_AS(simulate_fleet(requests, r.cost, capped, {3, Routing::round_robin}, Timing::expected), CapReached);
+  CHECK(cap.ttft_over == over);
+}
+
 TEST_CASE("fleet: one replica is the one-replica simulator exactly, under every router") {
   Replica r;
   r.config.kv_blocks = 300;
