@@ -438,6 +438,10 @@ const Schema<GpuSpec>& gpu_schema() {
         .doc = "the same over a prompt, in chunks of 64 tokens", .fields = delta_net_prefill, .flow = true},
       F{.key = "source", .kind = Kind::text, .need = Need::optional, .doc = "where the kernel coefficients come from",
         .access = member<InKernelSet, &KernelCoefficients::source>(), .fallback = d.source},
+      F{.key = "own_tables", .kind = Kind::boolean, .need = Need::optional,
+        .doc = "fitted on this GPU's own kernel tables; false: borrowed from other GPUs' (every output then warns "
+               "that the expected times are unmeasured here)",
+        .access = member<InKernelSet, &KernelCoefficients::own_tables>(), .fallback = true},
   };
   static const std::array expected = {
       F{.key = "memory", .kind = Kind::fraction, .need = Need::optional,

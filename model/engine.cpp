@@ -106,6 +106,7 @@ std::vector<Warning> input_warnings(const ModelSpec& m, const GpuSpec& g, const 
   if (p.compute_source != ComputeSource::asked && p.compute_source != ComputeSource::activations) {
     out.emplace_back(ComputeFromCheckpoint{p.compute_source, p.compute, p.checkpoint_compute, g.name, p.activations});
   }
+  if (g.expected && g.expected->kernels && !g.expected->kernels->own_tables) out.emplace_back(ExpectedBorrowed{g.name});
   const long longest = std::max(w.context_tokens, w.prompt_tokens + w.gen_tokens);
   if (m.max_context && longest > *m.max_context) out.emplace_back(BeyondMaxContext{longest, *m.max_context});
   return out;

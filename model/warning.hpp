@@ -45,6 +45,14 @@ struct ComputeFromCheckpoint {
   DType activations = DType::bf16;  // the weight-only alternative `--compute` would name
 };
 
-using Warning = std::variant<ArchitectureUnknown, BeyondMaxContext, DoesNotFit, Assumed, ComputeFromCheckpoint>;
+// The GPU's expected-time coefficients were fitted on other GPUs' kernel tables (its preset says
+// so: KernelCoefficients::own_tables): none was measured on this one, so its expected times are
+// a transfer, not a fit; the bound holds either way.
+struct ExpectedBorrowed {
+  std::string gpu;
+};
+
+using Warning =
+    std::variant<ArchitectureUnknown, BeyondMaxContext, DoesNotFit, Assumed, ComputeFromCheckpoint, ExpectedBorrowed>;
 
 }  // namespace roofline

@@ -1,6 +1,7 @@
 // Every bundled preset loads, says where its figures come from, and is listed.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <tuple>
 
 #include "cli_runner.hpp"
@@ -185,4 +186,31 @@ TEST_CASE("presets: a preset's Hugging Face id is its source's first word after 
   CHECK(io::hf_id(preset("qwen3-32b-fp8")) == "Qwen/Qwen3-32B-FP8");
   // A datasheet is not a Hugging Face id.
   CHECK_FALSE(io::hf_id(preset("h100-sxm", io::PresetKind::gpu)).has_value());
+}
+
+TEST_CASE("presets: a GPU no kernel table measured says its expected times are borrowed, in every output, and a measured one does not") {
+  const std::string borrowed = "no kernel was measured on the ";
+  std::vector<std::string> own;
+  for (const auto& p : io::list_presets(io::PresetKind::gpu)) {
+    const GpuSpec g = io::load_gpu(p.id);
+    if (!g.expected || !g.expected->kernels) continue;
+    if (g.expected->kernels->own_tables) own.push_back(p.id);
+    // The point's table (stderr) and JSON say so exactly where the preset borrows.
+    const auto r = test::run_cli({"-m", "llama-3.1-8b", "-g", p.id, "-f", "json"});
+    REQUIRE(r.code == 0);
+    INFO(p.id);
+    CHECK((r.out.find(borrowed + g.name) != std::string::npos) == !g.expected->kernels->own_tables);
+  }
+  std::sort(own.begin(), own.end());
+  CHECK(own == std::vector<std::string>{"a100-80gb", "h100-sxm", "h200"});  // the GPUs ../shared/gpu-kernels/ measured
+  // A plan row and simulate's run carry it too.
+  const auto plan = test::run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm,mi300x", "--rate", "10", "--tpot", "50ms",
+                                   "--ttft", "1s", "-f", "csv"});
+  REQUIRE(plan.code == 0);
+  CHECK(plan.out.find(borrowed + "AMD Instinct MI300X") != std::string::npos);
+  CHECK(plan.out.find(borrowed + "NVIDIA H100") == std::string::npos);
+  const auto sim = test::run_cli({"simulate", "-m", "llama-3.1-8b", "-g", "b200", "--rate", "2", "--duration", "5s",
+                                  "--prompt", "128", "--gen", "16", "-f", "json"});
+  REQUIRE(sim.code == 0);
+  CHECK(sim.out.find(borrowed + "NVIDIA B200") != std::string::npos);
 }

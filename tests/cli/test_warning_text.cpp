@@ -73,3 +73,12 @@ TEST_CASE("warning text: the compute format a checkpoint chose, and where the GP
   CHECK_THAT(warning_text(ComputeFromCheckpoint{ComputeSource::no_peak, DType::bf16, DType::fp8, "NVIDIA A100 80GB SXM"}, "zh"),
              Catch::StartsWith("权重本应以 fp8 计算，但 NVIDIA A100 80GB SXM 没有 fp8 峰值"));
 }
+
+TEST_CASE("warning text: a GPU whose expected-time coefficients were fitted on other GPUs' kernels") {
+  CHECK(warning_text(ExpectedBorrowed{"AMD Instinct MI300X"}) ==
+        "no kernel was measured on the AMD Instinct MI300X: its expected times use kernel coefficients fitted on other "
+        "GPUs' tables (its expected.kernels.source names them), a transfer that its own kernels and engine may miss by "
+        "far; the bound holds (docs/expected-performance.md)");
+  CHECK_THAT(warning_text(ExpectedBorrowed{"AMD Instinct MI300X"}, "zh"),
+             Catch::StartsWith("AMD Instinct MI300X 上没有实测过内核"));
+}
