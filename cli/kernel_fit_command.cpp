@@ -236,6 +236,7 @@ void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
   const bool one_gpu = chosen.has_value();
   ExpectedModel written;
   written.kernels = one_gpu ? f.per_gpu[*chosen] : f.pooled;
+  written.kernels->own_tables = one_gpu;  // the pooled fit is for a GPU the tables never saw
   // As printed: three significant digits (times in µs), so the file reads as the table does.
   for (std::size_t c = 0; c < kKernelClasses; ++c) {
     for (const ClassCoefficient& x : coefficients_of(static_cast<KernelClass>(c), *written.kernels)) {

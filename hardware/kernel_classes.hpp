@@ -223,9 +223,10 @@ struct KernelCoefficients {
   PrefillAttentionCoefficients latent_prefill{1, 719, 0.00271, 0.00257, 16.6 * 1e-6, 0.0223 * 1e-6, 0};
   RecurrentCoefficients delta_net_decode{1, 0.584, 7.12 * 1e-6, 0.0125 * 1e-6};
   RecurrentCoefficients delta_net_prefill{0.0712, 1, 19.7 * 1e-6, 0.946 * 1e-6};
-  // Fitted on this GPU's own kernel tables; false: borrowed from other GPUs' (the presets of GPUs
-  // no table in ../shared/gpu-kernels/ measured), which every output says (ExpectedBorrowed).
-  bool own_tables = true;
+  // Fitted on this GPU's own kernel tables (`fit --kernels --for` it writes true); false: borrowed
+  // from other GPUs', as these defaults are (every GPU's tables together) for any GPU that takes
+  // them, and every output says so (ExpectedBorrowed).
+  bool own_tables = false;
   // Where the numbers come from (`fit --kernels` writes it): the tables and their residuals. The
   // defaults are every GPU's kernels of ../shared/gpu-kernels/ together, what a GPU the tables
   // never saw is priced with (`rooflineplan fit --kernels` on them; docs/expected-performance.md).

@@ -439,9 +439,9 @@ const Schema<GpuSpec>& gpu_schema() {
       F{.key = "source", .kind = Kind::text, .need = Need::optional, .doc = "where the kernel coefficients come from",
         .access = member<InKernelSet, &KernelCoefficients::source>(), .fallback = d.source},
       F{.key = "own_tables", .kind = Kind::boolean, .need = Need::optional,
-        .doc = "fitted on this GPU's own kernel tables; false: borrowed from other GPUs' (every output then warns "
-               "that the expected times are unmeasured here)",
-        .access = member<InKernelSet, &KernelCoefficients::own_tables>(), .fallback = true},
+        .doc = "fitted on this GPU's own kernel tables (`fit --kernels --for` it writes true); false: borrowed "
+               "from other GPUs' (every output then warns that the expected times are unmeasured here)",
+        .access = member<InKernelSet, &KernelCoefficients::own_tables>(), .fallback = false},
   };
   static const std::array expected = {
       F{.key = "memory", .kind = Kind::fraction, .need = Need::optional,

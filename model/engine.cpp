@@ -106,7 +106,10 @@ std::vector<Warning> input_warnings(const ModelSpec& m, const GpuSpec& g, const 
   if (p.compute_source != ComputeSource::asked && p.compute_source != ComputeSource::activations) {
     out.emplace_back(ComputeFromCheckpoint{p.compute_source, p.compute, p.checkpoint_compute, g.name, p.activations});
   }
-  if (g.expected && g.expected->kernels && !g.expected->kernels->own_tables) out.emplace_back(ExpectedBorrowed{g.name});
+  // The kernel classes price it (not calibrated: a calibration's own ceilings turn them off) and
+  // were fitted elsewhere: its file's, or the shipped model's (every GPU's tables together).
+  const bool borrowed = g.expected ? g.expected->kernels && !g.expected->kernels->own_tables : true;
+  if (!g.calibration && borrowed) out.emplace_back(ExpectedBorrowed{g.name});
   const long longest = std::max(w.context_tokens, w.prompt_tokens + w.gen_tokens);
   if (m.max_context && longest > *m.max_context) out.emplace_back(BeyondMaxContext{longest, *m.max_context});
   return out;

@@ -162,16 +162,11 @@ FleetCheck::FleetCheck(const ModelSpec& m, const SteadyPlan& s, const LoadTarget
   prepare(m, s);
 }
 
-namespace {
-// The most requests that may be over a limit with the P-th percentile of `n` at or under it:
-// serve::percentile reads between the sorted values at floor(P/100 · (n − 1)) and the next, so
-// once n − that many are over, the percentile is.
 long allowed_over(std::size_t n, double p) {
   if (n == 0) return std::numeric_limits<long>::max();
   const auto lo = static_cast<long>(std::floor(p / 100 * static_cast<double>(n - 1)));
   return static_cast<long>(n) - lo - 1;
 }
-}  // namespace
 
 PercentilePoint FleetCheck::at(long replicas, double rate, double ttft_over, double tpot_over) {
   const std::vector<Request>& requests = traffic_at(rate);

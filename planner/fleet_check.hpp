@@ -76,6 +76,11 @@ void check_bounded(const SteadyPlan& s, const LoadTarget& t);
 void scale_traffic(const std::vector<serve::Request>& at_target, double target_rate, double rate,
                    std::vector<serve::Request>& into);
 
+// The most of `n` values that may be over a limit with their P-th percentile (serve::percentile)
+// at or under it: it reads between the sorted values at floor(P/100 · (n − 1)) and the next, so
+// once n − that many are over, it is. None given: no bound.
+[[nodiscard]] long allowed_over(std::size_t n, double p);
+
 struct PercentilePoint {
   double ttft = 0, tpot = 0;
   long too_long = 0, too_large = 0;  // requests dropped: a percentile of the rest says nothing

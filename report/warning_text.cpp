@@ -35,9 +35,8 @@ constexpr Words kEnglish{
     "weight-only)",
     "the weights would compute in {checkpoint}, but the {gpu} gives no {checkpoint} peak: priced weight-only in "
     "{compute}, the weights unpacked, as vLLM runs them there (--compute to choose)",
-    "no kernel was measured on the {gpu}: its expected times use kernel coefficients fitted on other GPUs' tables "
-    "(its expected.kernels.source names them), a transfer that its own kernels and engine may miss by far; the "
-    "bound holds (docs/expected-performance.md)",
+    "no kernel was measured on the {gpu}: its expected times use kernel coefficients fitted on other GPUs' tables, "
+    "a transfer that its own kernels and engine may miss by far; the bound holds (docs/expected-performance.md)",
     {"the config gives no torch_dtype: the weights are priced in bf16, as serving engines load them",
      "multimodal model: only the text decoder is priced; the vision tower and its projector (weights, memory, image "
      "tokens) are not modelled",
@@ -59,8 +58,8 @@ constexpr Words kChinese{"架构未知（只给了 `params`）：KV 缓存、注
                          "每个算子的计算上界都按 fp8 峰值算（--compute {activations} 按只量化权重计价）",
                          "权重本应以 {checkpoint} 计算，但 {gpu} 没有 {checkpoint} 峰值：按只量化权重计价，以 {compute} "
                          "计算、权重先解包，与 vLLM 在这类 GPU 上的运行方式一致（--compute 可另选）",
-                         "{gpu} 上没有实测过内核：其预期时间沿用在其他 GPU 内核表上拟合的系数（expected.kernels.source "
-                         "注明出处），换到它自己的内核和推理引擎上可能相差很大；上界不受影响（见 docs/expected-performance.md）",
+                         "{gpu} 上没有实测过内核：其预期时间沿用在其他 GPU 内核表上拟合的系数，换到它自己的内核和推理引擎上"
+                         "可能相差很大；上界不受影响（见 docs/expected-performance.md）",
                          {"配置未给出 torch_dtype：权重按 bf16 计价（与推理引擎的加载方式一致）",
                           "多模态模型：只计价文本解码器；视觉塔及其投影层（权重、显存、图像 token）均未建模",
                           "模型附带的多 token 预测（MTP）层未计价（用它们做的投机解码也未建模）",

@@ -202,6 +202,9 @@ DisaggregatedResult simulate_disaggregated(const std::vector<Request>& requests,
     prompts.push_back(p);
     origin.push_back(i);
   }
+  // A cap counts one run's requests against one allowance; here each request runs twice (its
+  // prompt on a prefill replica, its output on a decode one).
+  if (config.cap != nullptr) throw std::logic_error("simulate_disaggregated: a latency cap is for a colocated run");
   ServerConfig prefill_config = config;
   prefill_config.progress = [&](double share) { report(0.5 * share); };
   if (pools.prefill_kv_blocks > 0) prefill_config.kv_blocks = pools.prefill_kv_blocks;

@@ -172,6 +172,14 @@ TEST_CASE("kernel fit: --out writes the GPU's expected: block with its kernels, 
   REQUIRE(g.expected);
   REQUIRE(g.expected->kernels);
   CHECK(g.expected->kernels->gemm.compute > 0.6);
+  CHECK(g.expected->kernels->own_tables);  // --for's own fit: no borrowed warning on it
+  // Every GPU's tables together (no --for, two GPUs) are for a GPU the tables never saw: borrowed.
+  const auto pooled = run_cli({"fit", "--kernels", data_file("gpu-kernels/h100_sxm_gemm.csv"),
+                               data_file("gpu-kernels/h200_sxm_gemm.csv"), "--out", temp_file("pooled.yaml")});
+  REQUIRE(pooled.code == 0);
+  std::ifstream pooled_in(temp_file("pooled.yaml"));
+  write_temp("pooled-kernels.yaml", gpu + std::string((std::istreambuf_iterator<char>(pooled_in)), {}));
+  CHECK_FALSE(io::load_gpu(temp_file("pooled-kernels.yaml")).expected->kernels->own_tables);
   // --ops shows each operator's expected time; K and V share Q's kernel, as their bounds share it.
   const auto ops = run_cli({"-m", "llama-3.1-8b", "-g", temp_file("h100-kernels.yaml"), "--ops", "-f", "json"});
   REQUIRE(ops.code == 0);

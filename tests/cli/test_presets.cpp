@@ -196,9 +196,9 @@ TEST_CASE("presets: a GPU no kernel table measured says its expected times are b
     if (!g.expected || !g.expected->kernels) continue;
     if (g.expected->kernels->own_tables) own.push_back(p.id);
     // The point's table (stderr) and JSON say so exactly where the preset borrows.
+    INFO(p.id);
     const auto r = test::run_cli({"-m", "llama-3.1-8b", "-g", p.id, "-f", "json"});
     REQUIRE(r.code == 0);
-    INFO(p.id);
     CHECK((r.out.find(borrowed + g.name) != std::string::npos) == !g.expected->kernels->own_tables);
   }
   std::sort(own.begin(), own.end());

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "planner/percentile_search.hpp"
+#include "serve/summary.hpp"
 #include "specs.hpp"
 
 using namespace roofline;
@@ -95,6 +96,28 @@ TEST_CASE("FleetCheck: a check with limits stops once its percentile must pass t
   const double never = std::numeric_limits<double>::infinity();
   CHECK(check.at(n, c.t.requests_per_s, never, 0.9 * whole.tpot).stopped);
   CHECK_FALSE(check.at(n, c.t.requests_per_s, never, whole.tpot).stopped);
+}
+
+TEST_CASE("allowed_over: how many of n may pass a limit with the P-th percentile still under it, against serve::percentile") {
+  CHECK(planner::allowed_over(0, 99) == std::numeric_limits<long>::max());
+  CHECK(planner::allowed_over(1, 99) == 0);
+  CHECK(planner::allowed_over(5, 100) == 0);
+  // 101 values: P99 is the value at index 99 exactly, so two (indices 99 and 100) may not both pass.
+  CHECK(planner::allowed_over(101, 99) == 1);
+  // 1000 values: P99 between indices 989 and 990; 10 over (990..999) leave index 989 under.
+  CHECK(planner::allowed_over(1000, 99) == 10);
+  // Against the percentile itself: with allowed_over(n) values at 2 (over any limit under 2) and the
+  // rest at 1, the P99 stays under 2, so a limit between it and 2 is not passed (a check must run
+  // on); with one more at 2 the P99 is 2 itself, over every limit under 2 (the check may stop).
+  for (std::size_t n : {7UL, 100UL, 1000UL, 5003UL}) {
+    const long k = planner::allowed_over(n, 99);
+    std::vector<double> v(n, 1.0);
+    for (long i = 0; i < k; ++i) v[n - 1 - static_cast<std::size_t>(i)] = 2.0;
+    INFO(n);
+    CHECK(serve::percentile(v, 99) < 2.0);
+    v[n - 1 - static_cast<std::size_t>(k)] = 2.0;
+    CHECK(serve::percentile(v, 99) == 2.0);
+  }
 }
 
 TEST_CASE("kept_up: served over offered in the second half of the arrivals, worked by hand") {
