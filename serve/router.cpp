@@ -55,12 +55,16 @@ class LeastInTurn {
   std::size_t next_ = 0;
 };
 
-class LeastLoaded final : public Router {
+// The least of what the fleet reads, ties in turn: least-loaded reads requests, kv-aware the KV
+// router's cost in blocks (Load::kv_blocks).
+class Least final : public Router {
  public:
-  [[nodiscard]] Load reads() const override { return Load::requests; }
+  explicit Least(Load reads) : reads_(reads) {}
+  [[nodiscard]] Load reads() const override { return reads_; }
   std::size_t pick(const Request&, std::span<const long> load) override { return least_.pick(load); }
 
  private:
+  Load reads_;
   LeastInTurn least_;
 };
 
@@ -79,16 +83,6 @@ class PrefixAffinity final : public Router {
   LeastInTurn least_;
 };
 
-// The fewest blocks by the KV router's cost, which the fleet reads (Load::kv_blocks).
-class KvAware final : public Router {
- public:
-  [[nodiscard]] Load reads() const override { return Load::kv_blocks; }
-  std::size_t pick(const Request&, std::span<const long> cost) override { return least_.pick(cost); }
-
- private:
-  LeastInTurn least_;
-};
-
 }  // namespace
 
 std::string_view name(Routing r) { return kRoutingNames.at(static_cast<std::size_t>(r)); }
@@ -104,9 +98,9 @@ std::unique_ptr<Router> make_router(Routing policy, std::size_t replicas, std::u
   switch (policy) {
     case Routing::round_robin: return std::make_unique<RoundRobin>(replicas);
     case Routing::random: return std::make_unique<Random>(replicas, seed);
-    case Routing::least_loaded: return std::make_unique<LeastLoaded>();
+    case Routing::least_loaded: return std::make_unique<Least>(Load::requests);
     case Routing::prefix_affinity: return std::make_unique<PrefixAffinity>(replicas);
-    case Routing::kv_aware: return std::make_unique<KvAware>();
+    case Routing::kv_aware: return std::make_unique<Least>(Load::kv_blocks);
   }
   throw std::logic_error("make_router: a policy without a router");
 }
