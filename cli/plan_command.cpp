@@ -492,14 +492,6 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   if (a.prefill_tp != 0 && (a.prefill_tp < 1 || a.prefill_tp > 1024)) {
     throw InputError(fmt::format("--prefill-tp: must be 1 to 1024, got {}", a.prefill_tp));
   }
-  if (a.percentile_given && a.disaggregate && a.percentile.engine == "sglang") {
-    // serve/disaggregated.hpp: SGLang's decode server reserves before the prefill runs, which
-    // the checks do not simulate; a plan's rows have no warning to carry it (simulate warns).
-    throw InputError("--engine sglang: with --disaggregate its decode server reserves a request's blocks before the "
-                     "prefill runs, which the checks do not simulate (they reserve as vLLM and TensorRT-LLM do, once "
-                     "the prefill ends); --engine vllm or trtllm, or simulate --engine sglang --disaggregate P:D, which "
-                     "warns");
-  }
   if (a.percentile_given) {
     if (!a.emit.empty()) throw InputError("--emit: writes the ranked steady plans' rows, not a --percentile plan's");
     check_percentile(a);

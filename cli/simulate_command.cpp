@@ -645,13 +645,6 @@ void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
     throw io::InputError("--prefill-tp: the prefill pool's layout, only with --disaggregate P:D");
   }
   Replica r = replica(a.serve, "simulate");
-  if (pools && r.engine && r.engine->defaults.engine == Engine::sglang) {
-    // serve/disaggregated.hpp: SGLang's decode server pre-allocates before the prefill runs.
-    r.warnings.emplace_back("--engine sglang --disaggregate: SGLang's decode server reserves a request's blocks when "
-                            "it arrives, before its prefill runs (the prefill waits for them); simulated as vLLM's "
-                            "and TensorRT-LLM's, reserved once the prefill ends: under a full decode pool SGLang's "
-                            "prefills wait where these wait after them, and its decode blocks are held longer");
-  }
   const Traffic t = traffic(a.serve, a.serve.rate, r.config.block_tokens);
   check_engine(r, t);
   const long replicas = pools ? pools->first + pools->second : a.replicas;
@@ -699,7 +692,8 @@ void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
     probe.network = link.network;
     pool_config = DisaggregatedConfig{static_cast<std::size_t>(pools->first), static_cast<std::size_t>(pools->second),
                                       routing, link.time, prefill_cost ? &*prefill_cost : nullptr,
-                                      prefill_cost ? prefill_kv_blocks : 0};
+                                      prefill_cost ? prefill_kv_blocks : 0,
+                                      r.engine && r.engine->defaults.decode_reserves_at_arrival};
     runs.pools = Pools{pools->first, pools->second, prefill_layout, prefill_kv_blocks, prefill_kv_bytes, probe,
                        mean.prompt_tokens, {}, {}};
   }

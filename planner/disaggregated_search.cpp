@@ -46,6 +46,10 @@ DisaggregatedCheck::DisaggregatedCheck(const ModelSpec& m, const SteadyPlan& s, 
   check_link(m, s);
   prepare(m, s);
   pools_.routing = scenario.routing;
+  // The decode blocks reserved before the prefill or after it, as the engine's disaggregated
+  // serving does (the table's field depends on the engine alone, not on the GPU's memory).
+  pools_.reserve_at_arrival =
+      scenario.engine && serve::engine_defaults(*scenario.engine, 0).decode_reserves_at_arrival;
   pools_.transfer_time = kv_link(m, *s.gpu, prefill_workload(s), s.workload).time;
   if (s.prefill) {
     // The prefill pool's replica: its own layout's steps and cache, the same scheduler.
@@ -72,13 +76,17 @@ PoolPoint DisaggregatedCheck::at(PoolCounts n, double rate) {
     ttft.push_back(o.ttft);
     if (o.gen > 1) tpot.push_back(o.tpot);
     const Handoff& h = r.handoffs[o.request];
-    // queue_wait is the prefill replica's: arrival to its first prefill step; the link's wait
-    // is the sender's (or receiver's) link busy.
-    prefill_wait.push_back(o.queue_wait + (h.sent - h.reserved));
+    // queue_wait runs from the arrival to the first prefill step; the prefill replica's own part
+    // of it from when the request reached its queue (its arrival, or reserving at arrival its
+    // decode blocks' reservation, a decode-side wait counted below). The link's wait is the
+    // sender's (or receiver's) link busy, from the later of the reservation and the prefill's end.
+    const double entry = pools_.reserve_at_arrival ? h.reserved - h.queued : 0;
+    prefill_wait.push_back(o.queue_wait - entry + (h.sent - std::max(h.reserved, h.prefill_end)));
   }
   decode_wait.reserve(r.decode.served.size());
-  // The decode pool's: its wait for blocks before the transfer and from landing to its first step
-  // (its queue wait runs from the prefill's end, the transfer in it).
+  // The decode pool's: its wait for blocks and from landing to its first step (its queue wait
+  // runs from when it took the request, the transfer in it, and reserving at arrival the prefill
+  // too: both lie between the reservation and the landing).
   for (const Outcome& o : r.decode.served) {
     const Handoff& h = r.handoffs[o.request];
     decode_wait.push_back(o.queue_wait - (h.landed - h.reserved));

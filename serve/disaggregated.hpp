@@ -43,8 +43,12 @@
 //     docs.nvidia.com/dynamo, design-docs/disaggregated-serving).
 //   - SGLang (python/sglang/srt/disaggregation/decode.py, PreallocQueue): the decode server
 //     pre-allocates when the request arrives, before the prefill server runs it (the prefill
-//     waits in its bootstrap queue for the allocation). Not modelled: simulate warns under
-//     --engine sglang that the reservation is taken as vLLM's, at the prefill's end.
+//     waits in its bootstrap queue for the allocation): DisaggregatedConfig::reserve_at_arrival.
+//     Steps 2 and 3 then swap: the decode replica queues the request at its arrival and
+//     reserves its blocks first come first served, and only then does its prefill replica
+//     queue it; the cache crosses the link once the prefill ends, into blocks already held. Both
+//     pools are advanced together, every replica's steps in the order they start, since each
+//     pool's queue now waits on the other's.
 //
 // Simplifications, stated: the prefill replica frees a request's blocks when its prefill ends,
 // not when the transfer has read them (vLLM and TensorRT-LLM hold them until then). Speculative
@@ -74,23 +78,28 @@ struct DisaggregatedConfig {
   // smaller tp than decode): its step cost and its KV blocks. Null and 0: the decode pool's.
   StepCost* prefill_cost = nullptr;
   long prefill_kv_blocks = 0;
+  // SGLang's order (above): the decode blocks reserved before the prefill runs, not after it.
+  bool reserve_at_arrival = false;
 };
 
 // Where one request went and when its cache moved; -1 where it never got there (dropped).
 struct Handoff {
   std::uint32_t prefill_replica = 0, decode_replica = 0;
+  double queued = -1;       // taken by its decode replica: its prefill's end, or (reserve_at_arrival) its arrival
   double prefill_end = -1;  // its first token computed on the prefill replica
-  double reserved = -1;     // its blocks reserved on the decode replica (prefill_end, or later when they were short)
-  double sent = -1;         // its transfer started (reserved, or later when the link was held)
+  double reserved = -1;     // its blocks reserved on the decode replica (queued, or later when they were short)
+  double sent = -1;         // its transfer started (the later of reserved and prefill_end, or later when the link was held)
   double landed = -1;       // its cache on the decode replica
 };
 
 struct DisaggregatedResult {
   // The requests as the client sees them: TTFT to the decode replica's first token, TPOT and the
-  // gaps the decode replica's, e2e to the last token, queue_wait the prefill replica's (arrival
-  // to the first prefill step), preemptions both pools'. Dropped: before the prefill when the
-  // decode replica could never hold it (longer than the context, or more blocks than its whole
-  // cache), else where a pool dropped it, each once, in the order they arrived. The tokens, steps
+  // gaps the decode replica's, e2e to the last token, queue_wait arrival to the first prefill
+  // step (under reserve_at_arrival the wait for decode blocks in it), preemptions both pools'.
+  // Dropped: before the prefill when the decode replica could never hold it (longer than the
+  // context, or more blocks than its whole cache; under reserve_at_arrival also a prompt the
+  // prefill replica could never hold), else where a pool dropped it, each once, in the order
+  // they arrived. The tokens, steps
   // and recomputed tokens are both pools' (the decode replica's one recomputed token a request
   // aside); the batch and cache figures (running_seconds, peaks) the decode pool's; busy_seconds
   // both pools' summed; no samples.
@@ -98,6 +107,8 @@ struct DisaggregatedResult {
   // Each pool's runs merged (as simulate_fleet's `all`): the prefill pool's requests end with
   // their first token, the decode pool's arrive when their prefill ends (their queue wait runs
   // from then to their first step there, the blocks' and the link's waits and the transfer in it).
+  // Under reserve_at_arrival the prefill pool's arrive when their decode blocks are reserved and
+  // the decode pool's when they arrive (their queue wait spans the prefill).
   SimResult prefill, decode;
   std::vector<Handoff> handoffs;  // by request index
   std::vector<long> prefill_routed, decode_routed;  // requests sent to each replica
@@ -110,9 +121,10 @@ struct DisaggregatedResult {
 };
 
 // The time from a request's prefill ending to its cache landing (the waits for blocks and the
-// link, and the transfer), its wait for decode blocks alone (prefill end to reserved), its wait
-// for a free link alone (reserved to sent), and its wait on the decode replica from landing to
-// its first step there, for each request that reached the decode pool and was served.
+// link, and the transfer), its wait for decode blocks alone (queued to reserved: after its
+// prefill, or under reserve_at_arrival before it), its wait for a free link alone (the later of
+// reserved and prefill end, to sent), and its wait on the decode replica from landing to its
+// first step there, for each request that reached the decode pool and was served.
 struct HandoffTimes {
   std::vector<double> transfer, block_wait, link_wait, decode_wait, prefill;  // prefill: arrival to prefill_end
 };

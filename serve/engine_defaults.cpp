@@ -85,6 +85,9 @@ EngineDefaults sglang(double gpu_gib) {
   d.queue_order = "fcfs";
   d.prefix_cache = true;  // the radix cache, unless --disable-radix-cache
   d.unchunked = UnchunkedLimit::none;  // no refusal found for an unchunked long prompt
+  // PD disaggregation: the decode server's PreallocQueue allocates a request's KV before the
+  // prefill server leaves its bootstrap queue (python/sglang/srt/disaggregation/decode.py).
+  d.decode_reserves_at_arrival = true;
   return d;
 }
 

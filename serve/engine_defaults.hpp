@@ -39,6 +39,9 @@ struct EngineDefaults {
   std::string_view queue_order;  // the waiting queue's order: "fcfs" for all three
   bool prefix_cache = false;     // on by default: vLLM's prefix caching, SGLang's radix cache, TensorRT-LLM's block reuse
   UnchunkedLimit unchunked = UnchunkedLimit::none;
+  // Disaggregated: the decode server reserves a request's blocks when it arrives, before its
+  // prefill runs (SGLang), not once the prefill has ended (vLLM, TensorRT-LLM); serve/disaggregated.hpp.
+  bool decode_reserves_at_arrival = false;
 };
 
 // `gpu_gib`: one GPU's memory as the device reports it, in GiB; vLLM and SGLang size their token

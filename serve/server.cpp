@@ -104,6 +104,17 @@ void Server::land() {
   }
 }
 
+void Server::land_at(std::size_t index, double at) {
+  for (Rank& k : ranks_) {
+    for (auto& [when, s] : k.receiving) {
+      if (s.req != index) continue;
+      when = at;  // seen by the first step starting at or after it
+      return;
+    }
+  }
+  throw std::logic_error("simulate: a landing for a request that is not on the link");
+}
+
 long Server::load(double t) const {
   // The latest step may have ended after t: what it finished was still in the system at t.
   const long finishing = clock_ > t ? finished_last_ : 0;
@@ -397,6 +408,7 @@ bool Server::advance(Rank& k, Seq& s) {
   }
   out_.served.push_back(
       {s.first_token - r.arrival, tpot, clock_ - r.arrival, s.first_step - r.arrival, r.gen, s.req, s.preemptions});
+  if (served_) served_(s.req, clock_);
   return true;
 }
 

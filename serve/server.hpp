@@ -39,7 +39,15 @@ class Server {
   // them. `reserved(i, t)`: request i's blocks were reserved at t; it returns when its cache
   // lands. vLLM's decode scheduler (WAITING_FOR_REMOTE_KVS) and TensorRT-LLM's generation
   // executor allocate before they pull; serve/disaggregated.hpp says which engine does what.
+  // It may return +infinity: the landing is not known yet (SGLang's decode server reserves before
+  // the prefill runs), and land_at sets it once it is.
   void receive_over_link(std::function<double(std::size_t, double)> reserved) { reserved_ = std::move(reserved); }
+  // Request `index`, reserved here with its landing not yet known, lands at `at`; the first step
+  // starting at or after it admits it. std::logic_error when no such request is on the link here.
+  void land_at(std::size_t index, double at);
+  // `served(i, t)` hears each request this replica finishes, when its last token is out (a
+  // disaggregated prefill replica's: its first token, whose cache then crosses the link).
+  void on_served(std::function<void(std::size_t, double)> served) { served_ = std::move(served); }
   // Runs every step that starts before `t` (all of them at +infinity).
   void run_until(double t) {
     while (step_before(t)) {
@@ -128,6 +136,7 @@ class Server {
   // blocks) or a request arrives.
   bool stalled_ = false;
   std::function<double(std::size_t, double)> reserved_;
+  std::function<void(std::size_t, double)> served_;
   Rng rng_;
   long decode_tokens_;
   std::vector<Rank> ranks_;

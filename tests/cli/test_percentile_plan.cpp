@@ -286,9 +286,14 @@ TEST_CASE("plan --prefill-tp: without its pools, or a layout it cannot take, is 
   auto odd = base;
   odd.insert(odd.end(), {"--disaggregate", "--percentile", "99", "--prefill-tp", "3"});
   check_error(run_cli(odd), "--prefill-tp 3", "--tp");
-  // SGLang's decode server reserves before the prefill: not simulated, and a plan's rows carry no
-  // warning, so refused (simulate warns instead).
-  auto sglang = base;
-  sglang.insert(sglang.end(), {"--disaggregate", "--percentile", "99", "--engine", "sglang"});
-  check_error(run_cli(sglang), "--engine sglang", "before the prefill runs");
+}
+
+TEST_CASE("plan --disaggregate --percentile --engine sglang: checked with the decode blocks reserved at arrival") {
+  // Once refused (its order was not simulated); serve's tests work the order out by hand.
+  const auto r = run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "20", "--prompt", "2000", "--gen", "200",
+                          "--tpot", "30ms", "--ttft", "500ms", "--disaggregate", "--percentile", "99", "--engine", "sglang"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("--engine sglang: SGLang 0.5"));
+  CHECK_THAT(r.out, Catch::Contains("decode+prefill"));
 }

@@ -112,26 +112,42 @@ TEST_CASE("disaggregated: every request is served or dropped exactly once, under
   const LengthDistribution gen{LengthDistribution::Kind::lognormal, 200, 1.0};
   auto requests = generate({}, 40, 20, prompt, gen, 0.3, 16, 9);
   assign_groups(requests, 8, 9);
+  for (const bool at_arrival : {false, true})
   for (const Routing how : {Routing::round_robin, Routing::random, Routing::least_loaded, Routing::prefix_affinity, Routing::kv_aware}) {
-    const DisaggregatedResult out = simulate_disaggregated(requests, r.cost, r.config, pools(2, 3, how), Timing::expected);
+    DisaggregatedConfig c = pools(2, 3, how);
+    c.reserve_at_arrival = at_arrival;
+    const DisaggregatedResult out = simulate_disaggregated(requests, r.cost, r.config, c, Timing::expected);
     std::vector<std::size_t> seen;
     for (const Outcome& o : out.all.served) seen.push_back(o.request);
     for (const Dropped& d : out.all.dropped) seen.push_back(d.request);
     std::sort(seen.begin(), seen.end());
     std::vector<std::size_t> all(requests.size());
     std::iota(all.begin(), all.end(), 0);
-    INFO(name(how) << ": served " << out.all.served.size() << ", dropped " << out.all.dropped.size());
+    INFO(name(how) << (at_arrival ? ", reserving at arrival" : "") << ": served " << out.all.served.size() << ", dropped "
+                   << out.all.dropped.size());
     CHECK(seen == all);
     CHECK(out.all.dropped_too_long + out.all.dropped_no_room == static_cast<long>(out.all.dropped.size()));
     CHECK(out.all.dropped_too_long > 0);
     CHECK(out.all.dropped_no_room > 0);
     CHECK(std::accumulate(out.prefill_routed.begin(), out.prefill_routed.end(), 0L) ==
           std::accumulate(out.decode_routed.begin(), out.decode_routed.end(), 0L));
-    // Each served request's times in order: arrival, prefill ending, sent, landed, first token.
+    // Each served request's times in order: arrival, prefill ending, sent, landed, first token;
+    // its blocks reserved after the prefill ended, or (SGLang) before it began.
     for (const Outcome& o : out.all.served) {
       const Handoff& h = out.handoffs[o.request];
       CHECK(requests[o.request].arrival < h.prefill_end);
       CHECK(h.prefill_end <= h.sent);
+      if (at_arrival) {
+        CHECK(h.queued == requests[o.request].arrival);
+        // Its first prefill step: after the reservation, before the prefill's end.
+        const double first_step = requests[o.request].arrival + o.queue_wait;
+        CHECK(first_step >= h.reserved - 1e-12);
+        CHECK(first_step < h.prefill_end);
+      } else {
+        CHECK(h.queued == h.prefill_end);
+        CHECK(h.reserved >= h.prefill_end);
+      }
+      CHECK(h.reserved <= h.sent);
       CHECK(h.sent < h.landed);
       CHECK(requests[o.request].arrival + o.ttft > h.landed);
     }
@@ -265,6 +281,95 @@ TEST_CASE("disaggregated: a decode pool short of blocks holds the request before
     CHECK(b.sent == Approx(a.prefill_end + 0.5));  // after A's transfer, one at a time
     CHECK(b.landed == Approx(a.prefill_end + 1.0));
   }
+}
+
+TEST_CASE("disaggregated, reserving at arrival (SGLang): a request alone reserves at once, then prefills, as before") {
+  Replica r;
+  const long prompt = 1000, gen = 5;
+  const double prefill = r.run({{0, prompt, 1, 0}}).served.at(0).ttft;
+  const Outcome decode = r.run({{0, prompt, gen, prompt - 1}}).served.at(0);
+  DisaggregatedConfig c = pools(1, 1, Routing::round_robin);
+  c.reserve_at_arrival = true;
+  const DisaggregatedResult out = simulate_disaggregated({{0, prompt, gen, 0}}, r.cost, r.config, c, Timing::expected);
+  REQUIRE(out.all.served.size() == 1);
+  const Handoff& h = out.handoffs[0];
+  const Outcome& o = out.all.served[0];
+  // Queued and reserved at its arrival by an idle decode replica, then the same path as the
+  // first test's: the prefill, the link's 2.005 ms, the decode replica's first step.
+  CHECK(h.queued == 0);
+  CHECK(h.reserved == 0);
+  CHECK(h.prefill_end == Approx(prefill));
+  CHECK(h.sent == h.prefill_end);
+  CHECK(o.queue_wait == 0);
+  CHECK(o.ttft == Approx(prefill + 0.002005 + decode.ttft));
+  CHECK(o.tpot == Approx(decode.tpot));
+  // The decode replica held it from its arrival: its queue wait spans the prefill and the link.
+  CHECK(out.decode.served.at(0).queue_wait == Approx(prefill + 0.002005));
+  const HandoffTimes t = handoff_times({{0, prompt, gen, 0}}, out);
+  CHECK(t.block_wait.at(0) == 0);
+  CHECK(t.decode_wait.at(0) == Approx(0).margin(1e-12));
+}
+
+TEST_CASE("disaggregated, reserving at arrival (SGLang): a decode pool short of blocks holds the prefill, not the transfer") {
+  // The 4-block case above, SGLang's way. A (20 tokens, 2 blocks) and B (40 tokens, 3 blocks)
+  // arrive at 0; the decode replica reserves A's 2 at 0 and B waits at its queue's head. A
+  // prefills alone from 0 to p_A, crosses the link in 0.5 s, runs two steps and finishes at F,
+  // freeing its blocks; B is reserved at F, and only then prefills (p_B alone), so its cache
+  // lands at F + p_B + 0.5 s. Reserved after its prefill instead (vLLM), B prefilled beside A
+  // at 0 and waited for blocks with its cache computed.
+  Replica r;
+  r.config.kv_blocks = 4;
+  r.config.block_tokens = 16;
+  const auto slow = [](long) { return LinkTime{0.5, 0}; };
+  const std::vector<Request> requests{{0, 20, 2, 0}, {0, 40, 2, 0}};
+  const double p_a = r.run({{0, 20, 1, 0}}).served.at(0).ttft, p_b = r.run({{0, 40, 1, 0}}).served.at(0).ttft;
+  DisaggregatedConfig c = pools(1, 1, Routing::round_robin, slow);
+  c.prefill_kv_blocks = 1000;
+  c.reserve_at_arrival = true;
+  const DisaggregatedResult out = simulate_disaggregated(requests, r.cost, r.config, c, Timing::expected);
+  REQUIRE(out.all.served.size() == 2);
+  const Handoff& a = out.handoffs[0];
+  const Handoff& b = out.handoffs[1];
+  CHECK(a.reserved == 0);
+  CHECK(a.prefill_end == Approx(p_a));
+  CHECK(a.landed == Approx(p_a + 0.5));
+  double f = -1;
+  for (const Outcome& o : out.all.served) {
+    if (o.request == 0) f = o.e2e;
+  }
+  INFO("p_A " << p_a << " s, p_B " << p_b << " s, A finished " << f << " s, B reserved " << b.reserved << " s");
+  CHECK(f > a.landed + 0.01);  // A's two steps after landing: some 7 ms each
+  CHECK(f < a.landed + 0.03);
+  CHECK(b.reserved == Approx(f));
+  CHECK(b.prefill_end == Approx(f + p_b));
+  CHECK(b.sent == b.prefill_end);
+  CHECK(b.landed == Approx(f + p_b + 0.5));
+  // The client's queue wait for B is its wait for the blocks: its prefill began when they came.
+  for (const Outcome& o : out.all.served) {
+    if (o.request == 1) CHECK(o.queue_wait == Approx(f));
+  }
+  const HandoffTimes t = handoff_times(requests, out);
+  CHECK(*std::max_element(t.block_wait.begin(), t.block_wait.end()) == Approx(f));
+  CHECK(*std::max_element(t.link_wait.begin(), t.link_wait.end()) == 0);
+}
+
+TEST_CASE("disaggregated, reserving at arrival (SGLang): a prompt the prefill replica could never hold is dropped before it") {
+  // A decode replica of 1000 blocks takes 20 000 tokens; a prefill replica of 10 blocks (160
+  // tokens) never holds a 200-token prompt, whose reservation would then wait for ever.
+  Replica r;
+  r.config.block_tokens = 16;
+  r.config.kv_blocks = 1000;
+  DisaggregatedConfig c = pools(1, 1, Routing::round_robin);
+  c.prefill_kv_blocks = 10;
+  c.reserve_at_arrival = true;
+  const DisaggregatedResult out =
+      simulate_disaggregated({{0, 100, 4, 0}, {0.001, 200, 4, 0}}, r.cost, r.config, c, Timing::expected);
+  REQUIRE(out.all.served.size() == 1);
+  CHECK(out.all.served[0].request == 0);
+  REQUIRE(out.all.dropped.size() == 1);
+  CHECK(out.all.dropped[0].request == 1);
+  CHECK(out.all.dropped_no_room == 1);
+  CHECK(out.decode_routed == std::vector<long>{1});
 }
 
 TEST_CASE("disaggregated: pools of different tp reshard the cache, the links held for the larger shard") {
