@@ -186,6 +186,15 @@ std::string_view prefill_words(const PercentileArgs& a) {
   return !e || engine_defaults(*e, 80).chunked_prefill ? "chunked prefill" : "whole prefills";
 }
 
+// Disaggregated: the two pools, and when the decode side reserves (the engine's order).
+std::string pool_words(const PercentileArgs& a) {
+  const auto e = engine_named(a.engine);
+  const bool at_arrival = e && engine_defaults(*e, 80).decode_reserves_at_arrival;
+  return fmt::format("; prefill and decode pools, each request's cache crossing the link between them into decode blocks "
+                     "reserved {}",
+                     at_arrival ? "at its arrival, before its prefill (SGLang)" : "once its prefill ends");
+}
+
 // With --engine, what the checks take from it and what they keep of the plan (the fields named
 // here do not depend on the GPU's memory).
 std::string engine_words(const PercentileArgs& a) {
@@ -367,7 +376,7 @@ void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& p
       lengths_words(a.traffic, plans.front().workload.prompt_tokens, plans.front().workload.gen_tokens), a.percentile,
       human(target.ttft), human(target.tpot),
       target.sizing.bound ? "bound" : "expected", prefill_words(a),
-      target.disaggregate ? "; prefill and decode pools, each request's cache crossing the link between them" : "",
+      target.disaggregate ? pool_words(a) : "",
       simulated_words(rows, a), a.seed, a.percentile) +
                             engine_words(a);
   const bool pools = target.disaggregate;

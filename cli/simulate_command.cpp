@@ -53,6 +53,7 @@ struct Pools {
   KvTransfer mean_prompt;
   long mean_prompt_tokens = 0;
   PoolFigures e, b;  // the expected run's, and the bound's handoff times
+  bool reserve_at_arrival = false;  // the decode blocks reserved before the prefill (SGLang), not after it
 };
 
 // The run on the expected step time and the same traffic on the bound's.
@@ -290,6 +291,7 @@ nlohmann::ordered_json json_document(const SimulateArgs& a, const Replica& r, co
                           {"decode_layout", layout(r.point.workload, r.config.kv_blocks, r.cache.free)},
                           {"router", a.router},
                           {"link", p.mean_prompt.network ? "network" : "interconnect"},
+                          {"decode_blocks_reserved", p.reserve_at_arrival ? "at_arrival" : "after_prefill"},
                           {"mean_prompt_tokens", p.mean_prompt_tokens},
                           {"kv_bytes_mean_prompt", p.mean_prompt.bytes ? p.mean_prompt.bytes->value() : 0.0},
                           {"kv_transfer_mean_prompt_s", p.mean_prompt.time ? p.mean_prompt.time->value() : 0.0},
@@ -355,10 +357,13 @@ std::vector<std::string> pool_lines(const SimulateArgs& a, const Replica& r, con
                       p.prefill_layout.tp != r.point.workload.tp ? " (--prefill-tp: the cache resharded on the link)" : "",
                       report::layout_label(r.point.workload), r.config.kv_blocks, human(r.cache.free)),
           fmt::format("link: each prompt's KV cache crosses the {} once its prefill ends and its decode replica has "
-                      "reserved its blocks (first come first served, as vLLM and TensorRT-LLM do), each GPU's shard "
-                      "over its own link, one cache at a time each way (the mean prompt's {} tokens: {} in {}); busy: the prefill "
-                      "pool {:.1f}%, the decode pool {:.1f}%, a prefill replica's link {:.1f}% of the run",
-                      p.mean_prompt.network ? "network" : "interconnect", p.mean_prompt_tokens,
+                      "reserved its blocks ({}), each GPU's shard over its own link, one cache at a time each way (the "
+                      "mean prompt's {} tokens: {} in {}); busy: the prefill pool {:.1f}%, the decode pool {:.1f}%, a "
+                      "prefill replica's link {:.1f}% of the run",
+                      p.mean_prompt.network ? "network" : "interconnect",
+                      p.reserve_at_arrival ? "at its arrival, first come first served, before its prefill: SGLang's order"
+                                           : "first come first served, as vLLM and TensorRT-LLM do",
+                      p.mean_prompt_tokens,
                       human(p.mean_prompt.bytes.value_or(Bytes(0))), human(p.mean_prompt.time.value_or(Seconds(0))),
                       100 * p.e.prefill_busy, 100 * p.e.decode_busy, 100 * p.e.link_busy)};
 }
@@ -413,10 +418,18 @@ std::vector<std::string> head_lines(const SimulateArgs& a, const Replica& r, con
 std::vector<std::string> latency_notes(const Runs& runs) {
   std::vector<std::string> lines{"latencies on the expected step time (what a server sees); on the roofline bound beside (a bound)"};
   if (runs.pools) {
-    lines.emplace_back("TTFT is to the first token the decode replica streams, as Dynamo, llm-d and SGLang return the "
-                       "decode worker's stream: the prefill's queue and compute, the wait for decode blocks, the link, the "
-                       "decode replica's wait and its step; queue wait is the prefill replica's; TPOT and ITL the decode replica's; the link's time "
-                       "is the same in both runs");
+    lines.emplace_back(
+        runs.pools->reserve_at_arrival
+            ? "TTFT is to the first token the decode replica streams, as Dynamo, llm-d and SGLang return the decode "
+              "worker's stream: the wait for decode blocks (reserved at the arrival, before the prefill, as SGLang's decode "
+              "server does), the prefill's queue and compute, the link, the decode replica's wait and its step; queue wait "
+              "is the arrival to the first prefill step, the wait for decode blocks in it; TPOT and ITL the decode "
+              "replica's; the link's time is the same in both runs"
+            : "TTFT is to the first token the decode replica streams, as Dynamo, llm-d and SGLang return the decode "
+              "worker's stream: the prefill's queue and compute, the wait for decode blocks (reserved once the prefill "
+              "ends, as vLLM's and TensorRT-LLM's decode servers do), the link, the decode replica's wait and its step; "
+              "queue wait is the prefill replica's; TPOT and ITL the decode replica's; the link's time is the same in "
+              "both runs");
   }
   if (runs.reserved_bound) {
     lines.push_back(fmt::format("the bound is each figure's better of two replays, growing blocks and reserving each "
@@ -695,7 +708,7 @@ void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
                                       prefill_cost ? prefill_kv_blocks : 0,
                                       r.engine && r.engine->defaults.decode_reserves_at_arrival};
     runs.pools = Pools{pools->first, pools->second, prefill_layout, prefill_kv_blocks, prefill_kv_bytes, probe,
-                       mean.prompt_tokens, {}, {}};
+                       mean.prompt_tokens, {}, {}, pool_config->reserve_at_arrival};
   }
   const Targets goal = targets(a.serve);
   ServerConfig config = r.config;

@@ -86,7 +86,10 @@ PoolPoint DisaggregatedCheck::at(PoolCounts n, double rate) {
   decode_wait.reserve(r.decode.served.size());
   // The decode pool's: its wait for blocks and from landing to its first step (its queue wait
   // runs from when it took the request, the transfer in it, and reserving at arrival the prefill
-  // too: both lie between the reservation and the landing).
+  // too: both lie between the reservation and the landing). Reserving at arrival, a prefill pool
+  // too small to empty its queue holds decode blocks reserved the longer, so its wait can show
+  // here first and grow the decode pool; the search's last stage brings each pool back down to
+  // the fewest that meet the targets.
   for (const Outcome& o : r.decode.served) {
     const Handoff& h = r.handoffs[o.request];
     decode_wait.push_back(o.queue_wait - (h.landed - h.reserved));

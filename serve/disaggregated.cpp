@@ -231,15 +231,24 @@ class PreallocFleet {
   }
 
   // Every replica's steps that start before `t`, in the order they start: a step of one pool
-  // may queue a request on, or land a cache in, a replica of the other.
+  // may queue a request on, or land a cache in, a replica of the other. At equal starts the
+  // decode replicas' go first: their reservations at s are the prefill replicas' arrivals at s,
+  // which a prefill step starting at s must admit (a prefill step at s lands nothing before s).
+  // A cache is sent when its prefill's step has ended, not when that step was run: a step run
+  // before another may end after it, and the links go first come first served by the ends.
   void run_until(double t) {
     for (;;) {
       Server* first = nullptr;
       double at = t;
-      for (auto* pool : {&prefill_, &decode_}) {
+      for (auto* pool : {&decode_, &prefill_}) {
         for (const auto& s : *pool) {
           if (const double start = s->next_start(); start < at) at = start, first = s.get();
         }
+      }
+      if (!ready_.empty() && ready_.top().first < t && ready_.top().first <= at) {
+        send(ready_.top().second, ready_.top().first);
+        ready_.pop();
+        continue;
       }
       if (first == nullptr) return;
       first->step_before(t);
@@ -286,9 +295,14 @@ class PreallocFleet {
     return std::numeric_limits<double>::infinity();  // landed once its prefill has ended (prefilled)
   }
 
+  // Request `i`'s prefill ends at `end`, in a step run now: its cache is sent once the run reaches `end`.
   void prefilled(std::size_t i, double end) {
+    out_.handoffs[i].prefill_end = end;
+    ready_.emplace(end, i);
+  }
+
+  void send(std::size_t i, double end) {
     Handoff& h = out_.handoffs[i];
-    h.prefill_end = end;
     const double landed = send_cache(transfer_time_(requests_[i].prompt), h, end, egress_, ingress_, out_.link_busy_seconds);
     decode_[h.decode_replica]->land_at(i, landed);
   }
@@ -304,6 +318,8 @@ class PreallocFleet {
   std::vector<long> bootstrap_, bootstrap_blocks_;  // sent to each prefill replica, their decode blocks not yet reserved
   std::vector<long> load_;
   std::vector<double> egress_, ingress_;
+  // Prefills ended in steps already run, by when they ended: their caches not yet sent.
+  std::priority_queue<std::pair<double, std::size_t>, std::vector<std::pair<double, std::size_t>>, std::greater<>> ready_;
   DisaggregatedResult& out_;
 };
 

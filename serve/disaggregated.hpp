@@ -120,8 +120,8 @@ struct DisaggregatedResult {
   [[nodiscard]] double link_utilisation() const;
 };
 
-// The time from a request's prefill ending to its cache landing (the waits for blocks and the
-// link, and the transfer), its wait for decode blocks alone (queued to reserved: after its
+// The time from a request's prefill ending to its cache landing (the waits for blocks, after the
+// prefill only, and the link, and the transfer), its wait for decode blocks alone (queued to reserved: after its
 // prefill, or under reserve_at_arrival before it), its wait for a free link alone (the later of
 // reserved and prefill end, to sent), and its wait on the decode replica from landing to its
 // first step there, for each request that reached the decode pool and was served.

@@ -18,9 +18,10 @@ Server::Server(const std::vector<Request>& r, StepCost& c, const ServerConfig& c
 void Server::take(std::size_t index) {
   const Request& r = req_[index];
   taken_.push_back(index);
-  const long prefill = fits(r) ? prefill_blocks(r) : 0;
+  const bool held = fits(r);
+  const long prefill = held ? prefill_blocks(r) : 0;
   taken_prefill_.push_back(prefill);
-  if (!fits(r)) {
+  if (!held) {
     ++doomed_pending_;
     return;
   }
@@ -85,7 +86,7 @@ bool Server::receiving() const {
 double Server::next_landing() const {
   double first = std::numeric_limits<double>::infinity();
   for (const Rank& k : ranks_) {
-    for (const auto& [at, s] : k.receiving) first = std::min(first, at);
+    first = std::min(first, k.first_landing);
   }
   return first;
 }
@@ -94,10 +95,17 @@ double Server::next_landing() const {
 // (vLLM keeps a request whose remote cache has arrived at its waiting queue's head).
 void Server::land() {
   for (Rank& k : ranks_) {
-    if (k.receiving.empty()) continue;
+    if (k.receiving.empty() || k.first_landing > clock_) continue;
     std::vector<std::pair<double, Seq>> still, landed;
-    for (auto& r : k.receiving) (r.first <= clock_ ? landed : still).push_back(r);
-    if (landed.empty()) continue;
+    k.first_landing = std::numeric_limits<double>::infinity();
+    for (auto& r : k.receiving) {
+      if (r.first <= clock_) {
+        landed.push_back(r);
+      } else {
+        still.push_back(r);
+        k.first_landing = std::min(k.first_landing, r.first);
+      }
+    }
     std::stable_sort(landed.begin(), landed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     for (auto& r : landed) k.landed.push_back(r.second);
     k.receiving = std::move(still);
@@ -109,6 +117,7 @@ void Server::land_at(std::size_t index, double at) {
     for (auto& [when, s] : k.receiving) {
       if (s.req != index) continue;
       when = at;  // seen by the first step starting at or after it
+      k.first_landing = std::min(k.first_landing, at);
       return;
     }
   }
@@ -260,7 +269,9 @@ void Server::schedule(Rank& k) {
       s.remote = false;
       s.chunk = 0;
       k.waiting.pop_front();
-      k.receiving.emplace_back(reserved_(s.req, clock_), s);
+      const double lands = reserved_(s.req, clock_);
+      k.receiving.emplace_back(lands, s);
+      k.first_landing = std::min(k.first_landing, lands);
       continue;
     }
     budget -= std::min(s.chunk, budget);

@@ -90,6 +90,9 @@ class Server {
     // when it lands; then landed, holding their blocks, admitted to the batch before any waiting
     // request (a preempted one at the queue's head must not wait on blocks these hold).
     std::vector<std::pair<double, Seq>> receiving;
+    // The earliest of their landings: a step skips them until then (under SGLang's order most
+    // wait for a prefill that has not run, their landing not yet known).
+    double first_landing = std::numeric_limits<double>::infinity();
     std::deque<Seq> landed;
   };
 

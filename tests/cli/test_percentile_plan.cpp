@@ -295,5 +295,6 @@ TEST_CASE("plan --disaggregate --percentile --engine sglang: checked with the de
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("--engine sglang: SGLang 0.5"));
+  CHECK_THAT(r.out, Catch::Contains("decode blocks reserved at its arrival, before its prefill (SGLang)"));
   CHECK_THAT(r.out, Catch::Contains("decode+prefill"));
 }

@@ -161,4 +161,6 @@ TEST_CASE("simulate --engine sglang --disaggregate: the decode blocks reserved b
   CHECK(s["block_wait"]["p50"].get<double>() > 0.001);
   CHECK(s["prefill"]["p50"].get<double>() > s["block_wait"]["p50"].get<double>());
   for (const auto& w : sglang["warnings"]) CHECK(w.get<std::string>().find("--disaggregate") == std::string::npos);
+  CHECK(sglang["disaggregated"]["decode_blocks_reserved"] == "at_arrival");
+  CHECK(vllm["disaggregated"]["decode_blocks_reserved"] == "after_prefill");
 }

@@ -353,6 +353,48 @@ TEST_CASE("disaggregated, reserving at arrival (SGLang): a decode pool short of 
   CHECK(*std::max_element(t.link_wait.begin(), t.link_wait.end()) == 0);
 }
 
+TEST_CASE("disaggregated, reserving at arrival (SGLang): the links go by when prefills end, not by when their steps began") {
+  // Two prefill replicas, one decode replica, 2 µs a token on the link. L (8000 tokens, one
+  // unchunked step of some 0.2 s) arrives at 0, S (100 tokens, a few ms) 1 ms later on the other
+  // prefill replica. S's prefill ends long before L's, so its cache goes at once, though L's step
+  // began first; L's goes when its own ends, the link long free again.
+  Replica r;
+  const std::vector<Request> requests{{0, 8000, 2, 0}, {0.001, 100, 2, 0}};
+  DisaggregatedConfig c = pools(2, 1, Routing::round_robin);
+  c.reserve_at_arrival = true;
+  const DisaggregatedResult out = simulate_disaggregated(requests, r.cost, r.config, c, Timing::expected);
+  REQUIRE(out.all.served.size() == 2);
+  const Handoff& l = out.handoffs[0];
+  const Handoff& sh = out.handoffs[1];
+  INFO("L's prefill ends " << l.prefill_end << " s, S's " << sh.prefill_end << " s, S sent " << sh.sent << " s");
+  CHECK(l.prefill_replica != sh.prefill_replica);
+  CHECK(sh.prefill_end < l.prefill_end);
+  CHECK(sh.sent == sh.prefill_end);
+  CHECK(sh.landed == Approx(sh.prefill_end + 100 * 2e-6 + 5e-6));
+  CHECK(l.sent == l.prefill_end);
+  const HandoffTimes t = handoff_times(requests, out);
+  CHECK(*std::max_element(t.link_wait.begin(), t.link_wait.end()) == 0);
+}
+
+TEST_CASE("disaggregated, reserving at arrival (SGLang): reservations made together reach the prefill replica together") {
+  // A and B arrive at 0 on two decode replicas, both idle: each reserves at 0, so the one prefill
+  // replica holds both at 0 and prefills them in one step, as it would two prompts arriving at 0.
+  Replica r;
+  const std::vector<Request> requests{{0, 500, 2, 0}, {0, 500, 2, 0}};
+  DisaggregatedConfig c = pools(1, 2, Routing::round_robin);
+  c.reserve_at_arrival = true;
+  const DisaggregatedResult out = simulate_disaggregated(requests, r.cost, r.config, c, Timing::expected);
+  REQUIRE(out.all.served.size() == 2);
+  const Handoff& a = out.handoffs[0];
+  const Handoff& b = out.handoffs[1];
+  CHECK(a.decode_replica != b.decode_replica);
+  CHECK(a.reserved == 0);
+  CHECK(b.reserved == 0);
+  const double together = r.run({{0, 500, 1, 0}, {0, 500, 1, 0}}).served.at(0).ttft;
+  CHECK(a.prefill_end == Approx(together));
+  CHECK(b.prefill_end == Approx(together));
+}
+
 TEST_CASE("disaggregated, reserving at arrival (SGLang): a prompt the prefill replica could never hold is dropped before it") {
   // A decode replica of 1000 blocks takes 20 000 tokens; a prefill replica of 10 blocks (160
   // tokens) never holds a 200-token prompt, whose reservation would then wait for ever.
