@@ -70,188 +70,110 @@ double send_cache(const LinkTime& link, Handoff& h, double end, std::vector<doub
   return h.landed;
 }
 
-// The decode pool: its replicas, the router picking one at each arrival, and the links into them.
-class DecodePool {
+// Both pools, their replicas advanced together, each step in the order they start, since each
+// pool's queue waits on the other's: the prefill replicas hold a request's blocks until its cache
+// has been read, which (after the prefill) waits for the decode replica's reservation; and
+// reserving at arrival (SGLang), the prefill replica takes a request only once its decode blocks
+// are reserved. A request's path, by the order (serve/disaggregated.hpp):
+//   after the prefill: routed to a pair at its arrival and queued on its prefill replica; its
+//     prefill ends, and once the run reaches that end its decode replica queues it (`handed`'s
+//     arrival set to it), reserves its blocks when its turn comes, and sends its cache then;
+//   at arrival: routed to a pair and queued on its decode replica; reserved there, it reaches
+//     its prefill replica's queue (`prompts`' arrival set to that moment); its prefill ends, and
+//     once the run reaches that end its cache is sent into the blocks held for it.
+// Either way the prefill replica frees the blocks when the transfer ends, and the decode replica
+// is told when the cache lands.
+class PairedPools {
  public:
-  DecodePool(const std::vector<Request>& requests, const std::vector<Request>& handed, StepCost& cost,
-             const ServerConfig& config, const DisaggregatedConfig& pools, Timing timing, DisaggregatedResult& out)
-      : requests_(requests), transfer_time_(pools.transfer_time), n_(pools.decode_replicas), configs_(n_, config),
-        router_(make_router(pools.routing, n_, config.seed + 1)), load_(router_->reads_load() ? n_ : 0), pending_(n_, 0),
-        pending_blocks_(n_, 0),
-        egress_(pools.prefill_replicas, 0), ingress_(n_, 0), out_(out) {
-    for (std::size_t i = 0; i < n_; ++i) {
-      configs_[i].seed = config.seed + i;
-      configs_[i].progress = nullptr;
-      // A preempted request's transferred cache is freed with its blocks: the decode replica
-      // recomputes its prompt locally (vLLM's decode worker does), not only its output.
-      configs_[i].cached_survives_preemption = false;
-    }
-    servers_.reserve(n_);
-    for (std::size_t k = 0; k < n_; ++k) {
-      servers_.push_back(std::make_unique<Server>(handed, cost, configs_[k], timing, nullptr, &rows_));
-      servers_[k]->receive_over_link([this, k](std::size_t i, double at) { return send(i, k, at); });
-    }
-    out.decode_routed.assign(n_, 0);
-  }
-
-  // Request `i` arrives at `t`: its decode replica, chosen now from the loads now.
-  void route(std::size_t i, const Request& r, double t) {
-    // A decode replica holds no prefix group: its cache arrives over the link.
-    Request plain = r;
-    plain.group = 0;
-    const bool kv = router_->reads() == Load::kv_blocks;
-    if (router_->reads_load()) {
-      run_until(t);
-      // Sent here and still in prefill: the router knows it sent them (the KV router, their
-      // prompts' blocks, which the decode replica will hold).
-      for (std::size_t k = 0; k < n_; ++k) {
-        load_[k] = kv ? servers_[k]->kv_cost(t, plain) + pending_blocks_[k] : servers_[k]->load(t) + pending_[k];
-      }
-    }
-    const std::size_t k = router_->pick(plain, load_);
-    if (k >= n_) throw std::logic_error("simulate: a router picked a decode replica the pool does not have");
-    out_.handoffs[i].decode_replica = static_cast<std::uint32_t>(k);
-    ++out_.decode_routed[k];
-    ++pending_[k];
-    pending_blocks_[k] += blocks_of(r);
-  }
-
-  [[nodiscard]] long blocks_of(const Request& r) const {
-    return (r.prompt + configs_[0].block_tokens - 1) / configs_[0].block_tokens;
-  }
-
-  // Request `i`'s prefill has ended: its decode replica queues it, to reserve its blocks.
-  void hand(std::size_t i) {
-    const std::size_t k = out_.handoffs[i].decode_replica;
-    out_.handoffs[i].queued = out_.handoffs[i].prefill_end;
-    servers_[k]->take(i);
-    --pending_[k];
-    pending_blocks_[k] -= blocks_of(requests_[i]);
-  }
-
-  // Runs every replica's steps that start before `t`, all replicas' in the order they start: a
-  // reservation starts a transfer on a prefill replica's link that other decode replicas'
-  // reservations share, first come first served.
-  void run_until(double t) {
-    using Next = std::pair<double, std::size_t>;
-    std::priority_queue<Next, std::vector<Next>, std::greater<>> next;
-    for (std::size_t k = 0; k < n_; ++k) {
-      if (const double at = servers_[k]->next_start(); at < t) next.emplace(at, k);
-    }
-    while (!next.empty()) {
-      const std::size_t k = next.top().second;
-      next.pop();
-      servers_[k]->step_before(t);
-      if (const double at = servers_[k]->next_start(); at < t) next.emplace(at, k);
-    }
-  }
-
-  std::vector<SimResult> finish() {
-    run_until(std::numeric_limits<double>::infinity());
-    std::vector<SimResult> runs;
-    runs.reserve(n_);
-    for (const auto& s : servers_) runs.push_back(s->finish());
-    return runs;
-  }
-
- private:
-  // Decode replica `k` reserved request `i`'s blocks at `at`: its cache goes once the sender's
-  // link and the receiver's are free, one transfer at a time each way; when it lands.
-  double send(std::size_t i, std::size_t k, double at) {
-    Handoff& h = out_.handoffs[i];
-    if (h.decode_replica != k) throw std::logic_error("simulate: a cache reserved on a decode replica it was not sent to");
-    h.reserved = at;
-    return send_cache(transfer_time_(requests_[i].prompt), h, h.prefill_end, egress_, ingress_, out_.link_busy_seconds);
-  }
-
-  const std::vector<Request>& requests_;
-  std::function<LinkTime(long)> transfer_time_;
-  std::size_t n_;
-  std::vector<ServerConfig> configs_;
-  double rows_ = 0;
-  std::vector<std::unique_ptr<Server>> servers_;
-  std::unique_ptr<Router> router_;
-  std::vector<long> load_, pending_;
-  std::vector<long> pending_blocks_;  // their prompts' blocks, for the KV router
-  std::vector<double> egress_;   // when each prefill replica's link is next free
-  std::vector<double> ingress_;  // when each decode replica's is
-  DisaggregatedResult& out_;
-};
-
-// SGLang's order (DisaggregatedConfig::reserve_at_arrival): both pools' replicas advanced
-// together, each step in the order they start. A request's decode replica takes it at its
-// arrival and reserves its blocks when its turn comes; only then does its prefill replica take
-// it (`prompts[i].arrival` set to that moment: the bootstrap queue's wait), and once that
-// prefill ends its cache is sent and the decode replica told when it lands.
-class PreallocFleet {
- public:
-  PreallocFleet(const std::vector<Request>& requests, std::vector<Request>& prompts, const std::vector<Request>& handed,
-                StepCost& prefill_cost, StepCost& cost, const ServerConfig& prefill_config, const ServerConfig& config,
-                const DisaggregatedConfig& pools, Timing timing, DisaggregatedResult& out)
-      : requests_(requests), prompts_(prompts), transfer_time_(pools.transfer_time), block_tokens_(config.block_tokens),
+  PairedPools(const std::vector<Request>& requests, std::vector<Request>& prompts, std::vector<Request>& handed,
+              StepCost& prefill_cost, StepCost& cost, const ServerConfig& prefill_config, const ServerConfig& config,
+              const DisaggregatedConfig& pools, Timing timing, DisaggregatedResult& out)
+      : requests_(requests), prompts_(prompts), handed_(handed), at_arrival_(pools.reserve_at_arrival),
+        transfer_time_(pools.transfer_time), block_tokens_(config.block_tokens),
         prefill_configs_(pools.prefill_replicas, prefill_config), decode_configs_(pools.decode_replicas, config),
         prefill_router_(make_router(pools.routing, pools.prefill_replicas, config.seed)),
         decode_router_(make_router(pools.routing, pools.decode_replicas, config.seed + 1)),
-        bootstrap_(pools.prefill_replicas, 0), bootstrap_blocks_(pools.prefill_replicas, 0),
+        waiting_(pools.prefill_replicas, 0), waiting_blocks_(pools.prefill_replicas, 0),
+        pending_(pools.decode_replicas, 0), pending_blocks_(pools.decode_replicas, 0),
         egress_(pools.prefill_replicas, 0), ingress_(pools.decode_replicas, 0), out_(out) {
     for (std::size_t j = 0; j < prefill_configs_.size(); ++j) {
       prefill_configs_[j].seed = prefill_config.seed + j;
       prefill_configs_[j].progress = nullptr;
       prefill_.push_back(std::make_unique<Server>(prompts, prefill_cost, prefill_configs_[j], timing, nullptr, &prefill_rows_));
+      prefill_[j]->hold_blocks_when_served();
       prefill_[j]->on_served([this](std::size_t i, double end) { prefilled(i, end); });
     }
     for (std::size_t k = 0; k < decode_configs_.size(); ++k) {
       decode_configs_[k].seed = config.seed + k;
       decode_configs_[k].progress = nullptr;
-      decode_configs_[k].cached_survives_preemption = false;  // as DecodePool's
+      // A preempted request's transferred cache is freed with its blocks: the decode replica
+      // recomputes its prompt locally (vLLM's decode worker does), not only its output.
+      decode_configs_[k].cached_survives_preemption = false;
       decode_.push_back(std::make_unique<Server>(handed, cost, decode_configs_[k], timing, nullptr, &decode_rows_));
       decode_[k]->receive_over_link([this](std::size_t i, double at) { return reserved(i, at); });
     }
     out.prefill_routed.assign(prefill_.size(), 0);
     out.decode_routed.assign(decode_.size(), 0);
+    next_.assign(decode_.size() + prefill_.size(), std::numeric_limits<double>::infinity());
   }
 
-  // Request `i` arrives: its pair picked from the loads now, and its decode replica queues it.
-  void route(std::size_t i) {
+  // Request `i` arrives: its pair picked from the loads now and queued on the side that goes
+  // first. `prefill_only`: a prompt no prefill replica can hold, which its prefill replica drops
+  // (it never reaches the decode pool).
+  void route(std::size_t i, bool prefill_only) {
     const Request& r = requests_[i];
     const double t = r.arrival;
     run_until(t);
     Handoff& h = out_.handoffs[i];
-    // A prefill replica's load counts the requests waiting on their decode blocks for it.
-    h.prefill_replica = pick(*prefill_router_, prefill_, r, t, &bootstrap_, &bootstrap_blocks_);
+    // A prefill replica's load counts the requests waiting on their decode blocks for it (at
+    // arrival); a decode replica's those sent to it still in prefill or on the link (after).
+    h.prefill_replica = pick(*prefill_router_, prefill_, r, t, waiting_, waiting_blocks_);
+    ++out_.prefill_routed[h.prefill_replica];
+    if (prefill_only) {
+      take(prefill_, h.prefill_replica, i);
+      return;
+    }
     Request plain = r;  // a decode replica holds no prefix group: its cache arrives over the link
     plain.group = 0;
-    h.decode_replica = pick(*decode_router_, decode_, plain, t, nullptr, nullptr);
-    h.queued = t;
-    ++out_.prefill_routed[h.prefill_replica];
+    h.decode_replica = pick(*decode_router_, decode_, plain, t, pending_, pending_blocks_);
     ++out_.decode_routed[h.decode_replica];
-    ++bootstrap_[h.prefill_replica];
-    bootstrap_blocks_[h.prefill_replica] += blocks_of(r);
-    decode_[h.decode_replica]->take(i);
+    const long blocks = blocks_of(r);
+    if (at_arrival_) {
+      h.queued = t;
+      ++waiting_[h.prefill_replica];
+      waiting_blocks_[h.prefill_replica] += blocks;
+      take(decode_, h.decode_replica, i);
+    } else {
+      ++pending_[h.decode_replica];
+      pending_blocks_[h.decode_replica] += blocks;
+      take(prefill_, h.prefill_replica, i);
+    }
   }
 
-  // Every replica's steps that start before `t`, in the order they start: a step of one pool
-  // may queue a request on, or land a cache in, a replica of the other. At equal starts the
-  // decode replicas' go first: their reservations at s are the prefill replicas' arrivals at s,
-  // which a prefill step starting at s must admit (a prefill step at s lands nothing before s).
-  // A cache is sent when its prefill's step has ended, not when that step was run: a step run
-  // before another may end after it, and the links go first come first served by the ends.
+  // Every step that starts before `t`, in the order they start, and each ended prefill handed
+  // on once the run reaches its end (by `t` included: a request arriving at t is routed after
+  // the prefills ending then). At equal starts the decode replicas' steps go first: their
+  // reservations at s are the prefill replicas' arrivals at s, which a prefill step starting at
+  // s must admit; a prefill step at s hands nothing on before s. An ended prefill is handed on
+  // when the run reaches its end, not when its step was run: a step run before another may end
+  // after it, and the decode queues and the links go first come first served by the ends.
   void run_until(double t) {
     for (;;) {
-      Server* first = nullptr;
+      std::size_t first = next_.size();
       double at = t;
-      for (auto* pool : {&decode_, &prefill_}) {
-        for (const auto& s : *pool) {
-          if (const double start = s->next_start(); start < at) at = start, first = s.get();
-        }
+      for (std::size_t n = 0; n < next_.size(); ++n) {
+        if (next_[n] < at) at = next_[n], first = n;
       }
-      if (!ready_.empty() && ready_.top().first < t && ready_.top().first <= at) {
-        send(ready_.top().second, ready_.top().first);
-        ready_.pop();
+      if (!ended_.empty() && ended_.top().first <= at) {
+        const auto [end, i] = ended_.top();
+        ended_.pop();
+        hand_on(i, end);
         continue;
       }
-      if (first == nullptr) return;
-      first->step_before(t);
+      if (first == next_.size()) return;
+      Server& s = first < decode_.size() ? *decode_[first] : *prefill_[first - decode_.size()];
+      s.step_before(t);
+      next_[first] = s.next_start();
     }
   }
 
@@ -271,55 +193,95 @@ class PreallocFleet {
  private:
   [[nodiscard]] long blocks_of(const Request& r) const { return (r.prompt + block_tokens_ - 1) / block_tokens_; }
 
+  // Each replica's next step's start, kept: a replica's changes only when it steps, takes a
+  // request, or hears of a landing or a release, and these say so (refresh).
+  std::size_t slot(const std::vector<std::unique_ptr<Server>>& pool, std::size_t k) const {
+    return &pool == &decode_ ? k : decode_.size() + k;
+  }
+  void refresh(const std::vector<std::unique_ptr<Server>>& pool, std::size_t k) { next_[slot(pool, k)] = pool[k]->next_start(); }
+  void take(const std::vector<std::unique_ptr<Server>>& pool, std::size_t k, std::size_t i) {
+    pool[k]->take(i);
+    refresh(pool, k);
+  }
+
   std::uint32_t pick(Router& router, const std::vector<std::unique_ptr<Server>>& pool, const Request& r, double t,
-                     const std::vector<long>* waiting, const std::vector<long>* waiting_blocks) {
+                     const std::vector<long>& sent, const std::vector<long>& sent_blocks) {
     load_.assign(router.reads_load() ? pool.size() : 0, 0);
     const bool kv = router.reads() == Load::kv_blocks;
     for (std::size_t k = 0; k < load_.size(); ++k) {
-      load_[k] = kv ? pool[k]->kv_cost(t, r) + (waiting_blocks ? (*waiting_blocks)[k] : 0)
-                    : pool[k]->load(t) + (waiting ? (*waiting)[k] : 0);
+      load_[k] = kv ? pool[k]->kv_cost(t, r) + sent_blocks[k] : pool[k]->load(t) + sent[k];
     }
     const std::size_t k = router.pick(r, load_);
     if (k >= pool.size()) throw std::logic_error("simulate: a router picked a replica the pool does not have");
     return static_cast<std::uint32_t>(k);
   }
 
-  // Decode replica's blocks for request `i` reserved at `at`: its prefill replica queues it now.
+  // Its decode replica reserved request `i`'s blocks at `at`. After the prefill: its cache is
+  // sent, and lands when this says. At arrival: its prefill replica queues it now, and the
+  // landing is not known until that prefill has ended (hand_on tells the decode replica).
   double reserved(std::size_t i, double at) {
     Handoff& h = out_.handoffs[i];
     h.reserved = at;
+    if (!at_arrival_) return send(i);
     prompts_[i].arrival = at;
-    --bootstrap_[h.prefill_replica];
-    bootstrap_blocks_[h.prefill_replica] -= blocks_of(requests_[i]);
-    prefill_[h.prefill_replica]->take(i);
-    return std::numeric_limits<double>::infinity();  // landed once its prefill has ended (prefilled)
+    --waiting_[h.prefill_replica];
+    waiting_blocks_[h.prefill_replica] -= blocks_of(requests_[i]);
+    take(prefill_, h.prefill_replica, i);
+    return std::numeric_limits<double>::infinity();
   }
 
-  // Request `i`'s prefill ends at `end`, in a step run now: its cache is sent once the run reaches `end`.
+  // Request `i`'s prefill ends at `end`, in a step run now: handed on once the run reaches `end`.
   void prefilled(std::size_t i, double end) {
     out_.handoffs[i].prefill_end = end;
-    ready_.emplace(end, i);
+    ended_.emplace(end, i);
   }
 
-  void send(std::size_t i, double end) {
+  // The run has reached request `i`'s prefill's end: its decode replica queues it (after the
+  // prefill), or its cache goes into the blocks already held for it (at arrival).
+  void hand_on(std::size_t i, double end) {
     Handoff& h = out_.handoffs[i];
-    const double landed = send_cache(transfer_time_(requests_[i].prompt), h, end, egress_, ingress_, out_.link_busy_seconds);
-    decode_[h.decode_replica]->land_at(i, landed);
+    if (at_arrival_) {
+      decode_[h.decode_replica]->land_at(i, send(i));
+      refresh(decode_, h.decode_replica);
+      return;
+    }
+    h.queued = end;
+    const Request& r = requests_[i];
+    handed_[i] = {end, r.prompt, r.gen, r.prompt - 1, 0};
+    --pending_[h.decode_replica];
+    pending_blocks_[h.decode_replica] -= blocks_of(r);
+    take(decode_, h.decode_replica, i);
+  }
+
+  // Request `i`'s cache sent, its blocks reserved and its prefill ended: the prefill replica's
+  // blocks freed when the transfer ends; when it lands.
+  double send(std::size_t i) {
+    Handoff& h = out_.handoffs[i];
+    const LinkTime link = transfer_time_(requests_[i].prompt);
+    const double landed = send_cache(link, h, h.prefill_end, egress_, ingress_, out_.link_busy_seconds);
+    prefill_[h.prefill_replica]->release_at(i, h.sent + link.busy);
+    refresh(prefill_, h.prefill_replica);
+    return landed;
   }
 
   const std::vector<Request>& requests_;
   std::vector<Request>& prompts_;
+  std::vector<Request>& handed_;
+  bool at_arrival_;
   std::function<LinkTime(long)> transfer_time_;
   long block_tokens_;
   std::vector<ServerConfig> prefill_configs_, decode_configs_;  // each Server holds its own by reference
   double prefill_rows_ = 0, decode_rows_ = 0;  // each pool's sequence-steps, against config.max_rows
   std::vector<std::unique_ptr<Server>> prefill_, decode_;
   std::unique_ptr<Router> prefill_router_, decode_router_;
-  std::vector<long> bootstrap_, bootstrap_blocks_;  // sent to each prefill replica, their decode blocks not yet reserved
+  // Sent to each prefill replica, their decode blocks not yet reserved (at arrival), and to each
+  // decode replica, still in prefill (after it): requests and their prompts' blocks, for the routers.
+  std::vector<long> waiting_, waiting_blocks_, pending_, pending_blocks_;
   std::vector<long> load_;
-  std::vector<double> egress_, ingress_;
-  // Prefills ended in steps already run, by when they ended: their caches not yet sent.
-  std::priority_queue<std::pair<double, std::size_t>, std::vector<std::pair<double, std::size_t>>, std::greater<>> ready_;
+  std::vector<double> next_;  // each replica's next_start(): the decode replicas', then the prefill replicas'
+  std::vector<double> egress_, ingress_;  // when each prefill replica's link is next free, and each decode replica's
+  // Prefills ended in steps already run, by when they ended (ties by request): not yet handed on.
+  std::priority_queue<std::pair<double, std::size_t>, std::vector<std::pair<double, std::size_t>>, std::greater<>> ended_;
   DisaggregatedResult& out_;
 };
 
@@ -345,106 +307,37 @@ DisaggregatedResult simulate_disaggregated(const std::vector<Request>& requests,
   long too_long = 0, no_room = 0;
   const long rank_blocks = config.kv_blocks / cost.ranks();
   ServerConfig prefill_config = config;
-  prefill_config.progress = [&](double share) { report(0.5 * share); };
   if (pools.prefill_kv_blocks > 0) prefill_config.kv_blocks = pools.prefill_kv_blocks;
   StepCost& prefill_cost = pools.prefill_cost != nullptr ? *pools.prefill_cost : cost;
-  // The decode replicas' view: each request holding all its prompt's cache but the last token's
-  // (to cross the link), which the decode replica computes to emit the first token; it arrives
-  // there when its prefill ends, or (reserving at arrival) when it arrives.
-  std::vector<Request> handed(requests.size());
-  const auto hand_over = [&](std::size_t i, double at) {
-    const Request& r = requests[i];
-    handed[i] = {at, r.prompt, r.gen, r.prompt - 1, 0};
-  };
-
-  if (pools.reserve_at_arrival) {
-    // Every request at its own index; its prompt arrives at its prefill replica when its decode
-    // blocks are reserved, and one the prefill replica could never hold is dropped here, as one
-    // the decode replica could never hold is (its reservation would wait on it for ever).
-    std::vector<Request> prompts(requests);
-    const long prefill_rank_blocks = prefill_config.kv_blocks / prefill_cost.ranks();
-    std::vector<std::size_t> kept;
-    for (std::size_t i = 0; i < requests.size(); ++i) {
-      bool long_one = false;
-      const bool room = decode_fits(requests[i], config, rank_blocks, long_one) &&
-                        (requests[i].prompt + config.block_tokens) / config.block_tokens <= prefill_rank_blocks;
-      if (!room) {
-        ++(long_one ? too_long : no_room);
-        dropped.push_back({i, long_one});
-        continue;
-      }
-      prompts[i].gen = 1;
-      hand_over(i, requests[i].arrival);
-      kept.push_back(i);
+  // Every request at its own index in both pools' views: its prompt alone (ending with its first
+  // token) on a prefill replica, arriving there at its arrival, or reserving at arrival when its
+  // decode blocks are reserved; and on a decode replica holding all its prompt's cache but the
+  // last token's (to cross the link), which the decode replica computes to emit the first
+  // token, arriving there when its prefill ends, or reserving at arrival at its arrival.
+  std::vector<Request> prompts(requests), handed(requests);
+  for (Request& p : prompts) p.gen = 1;
+  for (Request& d : handed) d = {d.arrival, d.prompt, d.gen, d.prompt - 1, 0};
+  const long prefill_rank_blocks = prefill_config.kv_blocks / prefill_cost.ranks();
+  PairedPools both(requests, prompts, handed, prefill_cost, cost, prefill_config, config, pools, timing, out);
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    // One no decode replica could ever hold is dropped before either pool sees it; one no
+    // prefill replica could hold is dropped by its prefill replica (as Server::fits decides).
+    bool long_one = false;
+    if (!decode_fits(requests[i], config, rank_blocks, long_one)) {
+      ++(long_one ? too_long : no_room);
+      dropped.push_back({i, long_one});
+      continue;
     }
-    PreallocFleet fleet(requests, prompts, handed, prefill_cost, cost, prefill_config, config, pools, timing, out);
-    for (std::size_t n = 0; n < kept.size(); ++n) {
-      fleet.route(kept[n]);
-      if ((n & 0x3fff) == 0) report(0.8 * static_cast<double>(n) / static_cast<double>(kept.size()));
-    }
-    auto [pre, dec] = fleet.finish();
-    report(0.9);
-    out.prefill = merge_runs(prompts, pre);
-    out.decode = merge_runs(handed, dec);
-  } else {
-    // The prefill pool's requests: those a decode replica could hold, each ending with its first token.
-    std::vector<Request> prompts;
-    std::vector<std::size_t> origin;  // each prompt's request
-    for (std::size_t i = 0; i < requests.size(); ++i) {
-      bool long_one = false;
-      if (!decode_fits(requests[i], config, rank_blocks, long_one)) {
-        ++(long_one ? too_long : no_room);
-        dropped.push_back({i, long_one});
-        continue;
-      }
-      Request p = requests[i];
-      p.gen = 1;
-      prompts.push_back(p);
-      origin.push_back(i);
-    }
-    FleetResult pre = simulate_fleet(prompts, prefill_cost, prefill_config, {pools.prefill_replicas, pools.routing}, timing);
-    out.prefill_routed = pre.routed;
-    std::vector<bool> prefilled(requests.size(), false);
-    for (Outcome& o : pre.all.served) {
-      o.request = origin[o.request];
-      Handoff& h = out.handoffs[o.request];
-      h.prefill_end = requests[o.request].arrival + o.ttft;
-      prefilled[o.request] = true;
-    }
-    for (std::size_t j = 0; j < prompts.size(); ++j) out.handoffs[origin[j]].prefill_replica = pre.replica_of[j];
-    for (Dropped& d : pre.all.dropped) {
-      d.request = origin[d.request];
-      dropped.push_back(d);
-    }
-    too_long += pre.all.dropped_too_long;
-    no_room += pre.all.dropped_no_room;
-
-    // The decode pool, fed two streams in time order: arrivals (each routed to a decode replica
-    // then) and prefills ending (each queued on its decode replica then, its blocks reserved when
-    // its turn comes and its cache sent into them). A prefill ends after its arrival, so a decode
-    // replica is advanced to a time only once every request reaching it before then is queued.
-    std::vector<std::size_t> ends;  // prefilled requests by when their prefill ended
-    for (std::size_t i = 0; i < requests.size(); ++i) {
-      if (prefilled[i]) ends.push_back(i);
-    }
-    std::stable_sort(ends.begin(), ends.end(),
-                     [&](std::size_t a, std::size_t b) { return out.handoffs[a].prefill_end < out.handoffs[b].prefill_end; });
-    for (const std::size_t i : ends) hand_over(i, out.handoffs[i].prefill_end);
-    DecodePool decode(requests, handed, cost, config, pools, timing, out);
-    std::size_t next_end = 0;
-    for (std::size_t i = 0; i < requests.size(); ++i) {
-      if (!prefilled[i]) continue;
-      const double t = requests[i].arrival;
-      while (next_end < ends.size() && out.handoffs[ends[next_end]].prefill_end <= t) decode.hand(ends[next_end++]);
-      decode.route(i, requests[i], t);
-      if ((i & 0x3fff) == 0) report(0.5 + 0.25 * static_cast<double>(i) / static_cast<double>(requests.size()));
-    }
-    while (next_end < ends.size()) decode.hand(ends[next_end++]);
-    std::vector<SimResult> runs = decode.finish();
-    report(0.9);
-    out.decode = merge_runs(handed, runs);
-    out.prefill = std::move(pre.all);
+    both.route(i, (requests[i].prompt + config.block_tokens) / config.block_tokens > prefill_rank_blocks);
+    if ((i & 0x3fff) == 0) report(0.8 * static_cast<double>(i) / static_cast<double>(requests.size()));
   }
+  auto [pre, dec] = both.finish();
+  report(0.9);
+  out.prefill = merge_runs(prompts, pre);
+  out.decode = merge_runs(handed, dec);
+  for (const Dropped& d : out.prefill.dropped) dropped.push_back(d);
+  too_long += out.prefill.dropped_too_long;
+  no_room += out.prefill.dropped_no_room;
 
   // The client's view: each request served by the decode pool, timed from its own arrival.
   SimResult& all = out.all;

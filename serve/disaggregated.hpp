@@ -46,13 +46,14 @@
 //     waits in its bootstrap queue for the allocation): DisaggregatedConfig::reserve_at_arrival.
 //     Steps 2 and 3 then swap: the decode replica queues the request at its arrival and
 //     reserves its blocks first come first served, and only then does its prefill replica
-//     queue it; the cache crosses the link once the prefill ends, into blocks already held. Both
-//     pools are advanced together, every replica's steps in the order they start, since each
-//     pool's queue now waits on the other's.
+//     queue it; the cache crosses the link once the prefill ends, into blocks already held.
+// Either way both pools are advanced together, every replica's steps in the order they start,
+// since each pool's queue waits on the other's.
 //
-// Simplifications, stated: the prefill replica frees a request's blocks when its prefill ends,
-// not when the transfer has read them (vLLM and TensorRT-LLM hold them until then). Speculative
-// decoding is not modelled here.
+// The prefill replica holds a request's blocks until its transfer has read them (vLLM's and
+// TensorRT-LLM's prefill workers free them then), so a prefill pool short of blocks waits on
+// the link, and after the prefill on the decode pool's reservations. Speculative decoding is
+// not modelled here.
 #include <cstdint>
 #include <functional>
 #include <vector>

@@ -53,6 +53,8 @@ double Server::next_start() const {
   double start = runnable ? clock_ : never;
   if (next_ < taken_.size()) start = std::min(start, std::max(clock_, req_[taken_[next_]].arrival));
   if (receiving()) start = std::min(start, std::max(clock_, next_landing()));
+  // Stalled for blocks that served requests' transfers hold, it waits for their release too.
+  if (stalled_ && holds_) start = std::min(start, std::max(clock_, next_release()));
   return start;
 }
 
@@ -65,6 +67,7 @@ bool Server::step_before(double t) {
   }
   clock_ = start;
   land();
+  release();
   admit_arrivals();
   sample();
   if (!busy()) return true;  // every arrival so far was dropped
@@ -122,6 +125,40 @@ void Server::land_at(std::size_t index, double at) {
     }
   }
   throw std::logic_error("simulate: a landing for a request that is not on the link");
+}
+
+double Server::next_release() const {
+  double first = std::numeric_limits<double>::infinity();
+  for (const Rank& k : ranks_) first = std::min(first, k.first_release);
+  return first;
+}
+
+// Blocks whose caches' transfers have ended by now are free again.
+void Server::release() {
+  for (Rank& k : ranks_) {
+    if (k.first_release > clock_) continue;
+    k.first_release = std::numeric_limits<double>::infinity();
+    std::erase_if(k.sending, [&](const Rank::Held& h) {
+      if (h.release <= clock_) {
+        k.blocks.give(h.blocks);
+        return true;
+      }
+      k.first_release = std::min(k.first_release, h.release);
+      return false;
+    });
+  }
+}
+
+void Server::release_at(std::size_t index, double at) {
+  for (Rank& k : ranks_) {
+    for (Rank::Held& h : k.sending) {
+      if (h.req != index) continue;
+      h.release = at;
+      k.first_release = std::min(k.first_release, at);
+      return;
+    }
+  }
+  throw std::logic_error("simulate: a release for a request that holds no blocks here");
 }
 
 long Server::load(double t) const {
@@ -333,7 +370,7 @@ bool Server::step() {
     prompting += draft_prompts_[r].prefill;
   }
   if (rows == 0) {
-    if (reserved_) return false;
+    if (reserved_ || holds_) return false;  // waiting on caches landing, or on blocks a transfer holds
     throw std::logic_error("simulate: a step with nothing to compute");
   }
   const Sample now = occupancy();
@@ -406,7 +443,11 @@ bool Server::advance(Rank& k, Seq& s) {
   s.last_token = clock_;
   if (s.generated < s.gen) return false;
   const Request& r = req_[s.req];
-  k.blocks.give(s.blocks);
+  if (holds_) {
+    k.sending.push_back({s.req, s.blocks, std::numeric_limits<double>::infinity()});
+  } else {
+    k.blocks.give(s.blocks);
+  }
   --in_system_;
   ++finished_last_;
   kv_decode_ -= blocks_for(r.prompt);

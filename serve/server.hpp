@@ -48,6 +48,13 @@ class Server {
   // `served(i, t)` hears each request this replica finishes, when its last token is out (a
   // disaggregated prefill replica's: its first token, whose cache then crosses the link).
   void on_served(std::function<void(std::size_t, double)> served) { served_ = std::move(served); }
+  // Makes this a disaggregated fleet's prefill replica: a request served keeps its blocks until
+  // release_at says when its cache has been read from them (vLLM's and TensorRT-LLM's prefill
+  // workers free them once the transfer is done); until then they count against this cache.
+  void hold_blocks_when_served() { holds_ = true; }
+  // Request `index`, served here holding its blocks, frees them at `at` (the first step starting
+  // at or after it sees them free). std::logic_error when no such request holds blocks here.
+  void release_at(std::size_t index, double at);
   // Runs every step that starts before `t` (all of them at +infinity).
   void run_until(double t) {
     while (step_before(t)) {
@@ -93,6 +100,16 @@ class Server {
     // The earliest of their landings: a step skips them until then (under SGLang's order most
     // wait for a prefill that has not run, their landing not yet known).
     double first_landing = std::numeric_limits<double>::infinity();
+    // Prefill replica only (hold_blocks_when_served): requests served whose blocks their caches'
+    // transfers still read, each with when they are freed (+infinity: not yet known), and the
+    // earliest of those.
+    struct Held {
+      std::size_t req;
+      long blocks;
+      double release;
+    };
+    std::vector<Held> sending;
+    double first_release = std::numeric_limits<double>::infinity();
     std::deque<Seq> landed;
   };
 
@@ -101,6 +118,8 @@ class Server {
   [[nodiscard]] bool receiving() const;
   [[nodiscard]] double next_landing() const;
   void land();
+  void release();
+  [[nodiscard]] double next_release() const;
   [[nodiscard]] bool fits(const Request& r) const;
   [[nodiscard]] long prefill_blocks(const Request& r) const;  // a KV router's, for r here now
   void admit_arrivals();
@@ -140,6 +159,7 @@ class Server {
   bool stalled_ = false;
   std::function<double(std::size_t, double)> reserved_;
   std::function<void(std::size_t, double)> served_;
+  bool holds_ = false;  // hold_blocks_when_served
   Rng rng_;
   long decode_tokens_;
   std::vector<Rank> ranks_;

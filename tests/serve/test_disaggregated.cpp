@@ -414,6 +414,34 @@ TEST_CASE("disaggregated, reserving at arrival (SGLang): a prompt the prefill re
   CHECK(out.decode_routed == std::vector<long>{1});
 }
 
+TEST_CASE("disaggregated: a prefill replica holds a request's blocks until its cache has crossed the link") {
+  // A prefill replica of 10 blocks of 16 tokens; A and B, 100-token prompts (7 blocks each with
+  // their one output token), arrive at 0; half a second a cache on the link. A prefills alone
+  // (B's 7 blocks are not free) and ends at p; its cache is sent at p and read from its blocks
+  // until p + 0.5 s, which frees them (vLLM's and TensorRT-LLM's prefill workers hold them so);
+  // only then does B prefill, ending at p + 0.5 + p. Either order of reservation: the decode
+  // replica has blocks to spare, so each reserves at once.
+  Replica r;
+  r.config.block_tokens = 16;
+  r.config.kv_blocks = 1000;
+  const auto slow = [](long) { return LinkTime{0.5, 0}; };
+  const std::vector<Request> requests{{0, 100, 2, 0}, {0, 100, 2, 0}};
+  const double p = r.run({{0, 100, 1, 0}}).served.at(0).ttft;
+  for (const bool at_arrival : {false, true}) {
+    DisaggregatedConfig c = pools(1, 1, Routing::round_robin, slow);
+    c.prefill_kv_blocks = 10;
+    c.reserve_at_arrival = at_arrival;
+    const DisaggregatedResult out = simulate_disaggregated(requests, r.cost, r.config, c, Timing::expected);
+    INFO((at_arrival ? "reserving at arrival" : "reserving after the prefill") << ": p " << p << " s");
+    REQUIRE(out.all.served.size() == 2);
+    const Handoff& a = out.handoffs[0];
+    const Handoff& b = out.handoffs[1];
+    CHECK(a.prefill_end == Approx(p));
+    CHECK(a.sent == Approx(p));
+    CHECK(b.prefill_end == Approx(p + 0.5 + p));
+  }
+}
+
 TEST_CASE("disaggregated: pools of different tp reshard the cache, the links held for the larger shard") {
   Replica r;
   // Llama-3.1-8B's cache, 131 072 bytes a token (8 KV heads, each layout holding them once up to
