@@ -80,6 +80,9 @@ PoolPoint DisaggregatedCheck::at(PoolCounts n, double rate) {
     // of it from when the request reached its queue (its arrival, or reserving at arrival its
     // decode blocks' reservation, a decode-side wait counted below). The link's wait is the
     // sender's (or receiver's) link busy, from the later of the reservation and the prefill's end.
+    // Its queue also waits for blocks that served requests hold until their transfers, which
+    // after the prefill wait on the decode pool's reservations: a decode pool short of blocks
+    // lengthens this side's wait too (docs/capacity-planning.md, "Grow the pool that misses").
     const double entry = pools_.reserve_at_arrival ? h.reserved - h.queued : 0;
     prefill_wait.push_back(o.queue_wait - entry + (h.sent - std::max(h.reserved, h.prefill_end)));
   }

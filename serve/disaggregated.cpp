@@ -114,7 +114,7 @@ class PairedPools {
     }
     out.prefill_routed.assign(prefill_.size(), 0);
     out.decode_routed.assign(decode_.size(), 0);
-    next_.assign(decode_.size() + prefill_.size(), std::numeric_limits<double>::infinity());
+    version_.assign(decode_.size() + prefill_.size(), 0);
   }
 
   // Request `i` arrives: its pair picked from the loads now and queued on the side that goes
@@ -126,7 +126,7 @@ class PairedPools {
     run_until(t);
     Handoff& h = out_.handoffs[i];
     // A prefill replica's load counts the requests waiting on their decode blocks for it (at
-    // arrival); a decode replica's those sent to it still in prefill or on the link (after).
+    // arrival); a decode replica's those sent to it whose prefill has not yet ended (after).
     h.prefill_replica = pick(*prefill_router_, prefill_, r, t, waiting_, waiting_blocks_);
     ++out_.prefill_routed[h.prefill_replica];
     if (prefill_only) {
@@ -159,21 +159,24 @@ class PairedPools {
   // after it, and the decode queues and the links go first come first served by the ends.
   void run_until(double t) {
     for (;;) {
-      std::size_t first = next_.size();
-      double at = t;
-      for (std::size_t n = 0; n < next_.size(); ++n) {
-        if (next_[n] < at) at = next_[n], first = n;
-      }
+      // The earliest start, the lowest slot on a tie (decode replicas first); an entry a later
+      // refresh replaced is dropped here.
+      while (!starts_.empty() && starts_.top().version != version_[starts_.top().slot]) starts_.pop();
+      const bool steps = !starts_.empty() && starts_.top().start < t;
+      const double at = steps ? starts_.top().start : t;
       if (!ended_.empty() && ended_.top().first <= at) {
         const auto [end, i] = ended_.top();
         ended_.pop();
         hand_on(i, end);
         continue;
       }
-      if (first == next_.size()) return;
-      Server& s = first < decode_.size() ? *decode_[first] : *prefill_[first - decode_.size()];
-      s.step_before(t);
-      next_[first] = s.next_start();
+      if (!steps) return;
+      const std::size_t slot = starts_.top().slot;
+      starts_.pop();
+      const bool decode = slot < decode_.size();
+      const std::size_t k = decode ? slot : slot - decode_.size();
+      (decode ? decode_ : prefill_)[k]->step_before(t);
+      refresh(decode ? decode_ : prefill_, k);
     }
   }
 
@@ -181,7 +184,10 @@ class PairedPools {
   std::pair<std::vector<SimResult>, std::vector<SimResult>> finish() {
     run_until(std::numeric_limits<double>::infinity());
     std::vector<SimResult> pre, dec;
-    for (const auto& s : prefill_) pre.push_back(s->finish());
+    for (const auto& s : prefill_) {
+      if (!s->done()) throw std::logic_error("simulate: a prefill replica still holds a request it never ran");
+      pre.push_back(s->finish());
+    }
     for (const auto& s : decode_) {
       // A reservation whose prefill never ended would hold its decode replica for ever.
       if (!s->done()) throw std::logic_error("simulate: a decode replica still holds a cache that never left its prefill");
@@ -193,12 +199,22 @@ class PairedPools {
  private:
   [[nodiscard]] long blocks_of(const Request& r) const { return (r.prompt + block_tokens_ - 1) / block_tokens_; }
 
-  // Each replica's next step's start, kept: a replica's changes only when it steps, takes a
-  // request, or hears of a landing or a release, and these say so (refresh).
-  std::size_t slot(const std::vector<std::unique_ptr<Server>>& pool, std::size_t k) const {
-    return &pool == &decode_ ? k : decode_.size() + k;
+  // Each replica's next step's start, kept in a heap: a replica's changes only when it steps,
+  // takes a request, or hears of a landing or a release, and these say so (refresh), which
+  // replaces its entry (the old one is dropped when it reaches the top): a scan of every
+  // replica's start for each step grew with the pools' size.
+  struct Start {
+    double start;
+    std::size_t slot;  // the decode replicas' 0 to D − 1, then the prefill replicas'
+    std::uint64_t version;
+    bool operator>(const Start& o) const { return start != o.start ? start > o.start : slot > o.slot; }
+  };
+  void refresh(const std::vector<std::unique_ptr<Server>>& pool, std::size_t k) {
+    const std::size_t slot = &pool == &decode_ ? k : decode_.size() + k;
+    const double start = pool[k]->next_start();
+    ++version_[slot];
+    if (start < std::numeric_limits<double>::infinity()) starts_.push({start, slot, version_[slot]});
   }
-  void refresh(const std::vector<std::unique_ptr<Server>>& pool, std::size_t k) { next_[slot(pool, k)] = pool[k]->next_start(); }
   void take(const std::vector<std::unique_ptr<Server>>& pool, std::size_t k, std::size_t i) {
     pool[k]->take(i);
     refresh(pool, k);
@@ -278,7 +294,8 @@ class PairedPools {
   // decode replica, still in prefill (after it): requests and their prompts' blocks, for the routers.
   std::vector<long> waiting_, waiting_blocks_, pending_, pending_blocks_;
   std::vector<long> load_;
-  std::vector<double> next_;  // each replica's next_start(): the decode replicas', then the prefill replicas'
+  std::priority_queue<Start, std::vector<Start>, std::greater<>> starts_;
+  std::vector<std::uint64_t> version_;  // each slot's latest entry in starts_
   std::vector<double> egress_, ingress_;  // when each prefill replica's link is next free, and each decode replica's
   // Prefills ended in steps already run, by when they ended (ties by request): not yet handed on.
   std::priority_queue<std::pair<double, std::size_t>, std::vector<std::pair<double, std::size_t>>, std::greater<>> ended_;

@@ -76,8 +76,9 @@ bool Server::step_before(double t) {
     schedule(k);
     preempted = preempted || preempted_;
   }
-  // Nothing ran: a decode replica waiting for caches to land, or whose step preempted all it
-  // ran (its landed requests admitted at the same time next).
+  // Nothing ran: a decode replica waiting for caches to land, a prefill replica waiting for
+  // blocks its served requests' transfers hold, or a step that preempted all it ran (its landed
+  // requests admitted at the same time next).
   stalled_ = !step() && !preempted;
   return true;
 }
@@ -357,7 +358,8 @@ void Server::gather(const Rank& k, StepMix& mix, StepMix& drafts, StepMix& draft
 }
 
 // Prices and applies one step; false when nothing runs (a decode replica whose caches are all
-// still on the link, or whose queue's head waits for the blocks they hold).
+// still on the link, or whose queue's head waits for the blocks they hold; a prefill replica
+// whose queue's head waits for blocks its served requests' transfers hold).
 bool Server::step() {
   mixes_.assign(ranks_.size(), StepMix{});
   drafts_.assign(ranks_.size(), StepMix{});
@@ -370,7 +372,8 @@ bool Server::step() {
     prompting += draft_prompts_[r].prefill;
   }
   if (rows == 0) {
-    if (reserved_ || holds_) return false;  // waiting on caches landing, or on blocks a transfer holds
+    const bool held = std::any_of(ranks_.begin(), ranks_.end(), [](const Rank& k) { return !k.sending.empty(); });
+    if (reserved_ || held) return false;  // waiting on caches landing, or on blocks a transfer holds
     throw std::logic_error("simulate: a step with nothing to compute");
   }
   const Sample now = occupancy();

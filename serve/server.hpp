@@ -155,7 +155,8 @@ class Server {
   bool preempted_ = false;
   // Its waiting queue's head cannot have its blocks, nothing runs and nothing was preempted:
   // nothing changes until a cache lands (a decode replica's, whose receiving caches hold the
-  // blocks) or a request arrives.
+  // blocks), a served request's blocks are released (a prefill replica's, whose transfers hold
+  // them) or a request arrives.
   bool stalled_ = false;
   std::function<double(std::size_t, double)> reserved_;
   std::function<void(std::size_t, double)> served_;

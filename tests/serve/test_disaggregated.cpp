@@ -395,9 +395,10 @@ TEST_CASE("disaggregated, reserving at arrival (SGLang): reservations made toget
   CHECK(b.prefill_end == Approx(together));
 }
 
-TEST_CASE("disaggregated, reserving at arrival (SGLang): a prompt the prefill replica could never hold is dropped before it") {
+TEST_CASE("disaggregated, reserving at arrival (SGLang): a prompt the prefill replica could never hold is dropped there, never reserved") {
   // A decode replica of 1000 blocks takes 20 000 tokens; a prefill replica of 10 blocks (160
-  // tokens) never holds a 200-token prompt, whose reservation would then wait for ever.
+  // tokens) never holds a 200-token prompt, whose reservation would then wait for ever: its
+  // prefill replica takes and drops it at once, and no decode replica hears of it.
   Replica r;
   r.config.block_tokens = 16;
   r.config.kv_blocks = 1000;
@@ -411,6 +412,7 @@ TEST_CASE("disaggregated, reserving at arrival (SGLang): a prompt the prefill re
   REQUIRE(out.all.dropped.size() == 1);
   CHECK(out.all.dropped[0].request == 1);
   CHECK(out.all.dropped_no_room == 1);
+  CHECK(out.prefill_routed == std::vector<long>{2});
   CHECK(out.decode_routed == std::vector<long>{1});
 }
 
@@ -440,6 +442,39 @@ TEST_CASE("disaggregated: a prefill replica holds a request's blocks until its c
     CHECK(a.sent == Approx(p));
     CHECK(b.prefill_end == Approx(p + 0.5 + p));
   }
+}
+
+TEST_CASE("disaggregated: a prefill replica whose blocks wait on a full decode replica waits with them") {
+  // Reserved after the prefill (vLLM). The prefill replica holds one 100-token prompt at a time
+  // (10 blocks of 16; 7 each), the decode replica one request (9 blocks). C (100 + 40 tokens)
+  // prefills first and decodes 40 tokens, ending at F; A prefills next and ends long before F,
+  // but no decode block is free for it: its prefill blocks stay held, with no release time yet,
+  // and B waits at the prefill replica's queue head for them. At F the decode replica reserves
+  // A's blocks and sends A's cache (0.2 ms), which frees A's prefill blocks: only then does B
+  // prefill (p, alone). Every request is served once.
+  Replica r;
+  r.config.block_tokens = 16;
+  r.config.kv_blocks = 9;
+  const std::vector<Request> requests{{0, 100, 40, 0}, {0.001, 100, 2, 0}, {0.001, 100, 2, 0}};
+  const double p = r.run({{0, 100, 1, 0}}).served.at(0).ttft;
+  DisaggregatedConfig c = pools(1, 1, Routing::round_robin);
+  c.prefill_kv_blocks = 10;
+  const DisaggregatedResult out = simulate_disaggregated(requests, r.cost, r.config, c, Timing::expected);
+  REQUIRE(out.all.served.size() == 3);
+  CHECK(out.all.dropped.empty());
+  double f = -1;
+  for (const Outcome& o : out.all.served) {
+    if (o.request == 0) f = o.e2e;
+  }
+  const Handoff& a = out.handoffs[1];
+  const Handoff& b = out.handoffs[2];
+  INFO("p " << p << " s, C finished " << f << " s, A's prefill ended " << a.prefill_end << " s, A reserved " << a.reserved
+            << " s, B's prefill ended " << b.prefill_end << " s");
+  CHECK(a.prefill_end < 0.1);
+  CHECK(f > 0.25);  // 40 decode steps of some 7 ms
+  CHECK(a.reserved == Approx(f));
+  CHECK(a.sent == Approx(f));
+  CHECK(b.prefill_end == Approx(f + 100 * 2e-6 + p));
 }
 
 TEST_CASE("disaggregated: pools of different tp reshard the cache, the links held for the larger shard") {
