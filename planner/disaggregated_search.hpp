@@ -52,6 +52,9 @@ class DisaggregatedCheck : public CheckedRow {
   // its size, a GPU with no interconnect). The plan must be feasible, disaggregated and simulable.
   DisaggregatedCheck(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& t, const PercentileScenario& scenario);
   [[nodiscard]] PoolPoint at(PoolCounts n, double rate);
+  // Whether the decode blocks are reserved at each request's arrival, before its prefill (the
+  // scenario's engine's order: SGLang's), or once its prefill ends.
+  [[nodiscard]] bool reserves_at_arrival() const { return pools_.reserve_at_arrival; }
 
  private:
   serve::DisaggregatedConfig pools_;

@@ -59,3 +59,32 @@ TEST_CASE("search_pools: requests dropped at the start are the answer, not a rea
   CHECK(s.at.client.too_long == 3);
   CHECK(asked == 1);
 }
+
+TEST_CASE("DisaggregatedCheck: its pools reserve decode blocks in the scenario's engine's order") {
+  // Llama-3.1-8B on an H100, 10 req/s of 1000 + 100 tokens, disaggregated: SGLang's decode server
+  // reserves at the arrival, before the prefill; vLLM's and TensorRT-LLM's (and no engine) once
+  // the prefill ends.
+  const ModelSpec m = llama_3_1_8b();
+  const GpuSpec g = h100_sxm();
+  LoadTarget t;
+  t.requests_per_s = 10;
+  t.ttft = Seconds(1);
+  t.tpot = Seconds(0.05);
+  t.disaggregate = true;
+  Workload w = default_workload(m);
+  w.prompt_tokens = 1000;
+  w.gen_tokens = 100;
+  const planner::SteadyPlan steady{&g, w, plan_capacity(m, g, w, t), "", std::nullopt, std::nullopt, {}, ""};
+  REQUIRE(steady.plan.feasible);
+  REQUIRE(steady.plan.prefill_replicas > 0);
+  for (const std::optional<serve::Engine> e :
+       {std::optional<serve::Engine>{}, std::optional(serve::Engine::vllm), std::optional(serve::Engine::trtllm),
+        std::optional(serve::Engine::sglang)}) {
+    planner::PercentileScenario s;
+    s.engine = e;
+    const planner::DisaggregatedCheck check(m, steady, t, s);
+    INFO((e ? serve::engine_name(*e) : "no engine"));
+    CHECK(check.reserves_at_arrival() == (e == serve::Engine::sglang));
+  }
+}
+
