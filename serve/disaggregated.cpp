@@ -56,20 +56,6 @@ bool decode_fits(const Request& r, const ServerConfig& c, long rank_blocks, bool
   return (r.prompt + r.gen + c.block_tokens - 1) / c.block_tokens <= rank_blocks;
 }
 
-// Request `i`'s cache, its prefill ended at `end` on its prefill replica, crosses the link into
-// its decode replica's reserved blocks once the sender's link and the receiver's are free, one
-// transfer at a time each way; when it lands.
-double send_cache(const LinkTime& link, Handoff& h, double end, std::vector<double>& egress, std::vector<double>& ingress,
-                  double& busy) {
-  h.sent = std::max({end, h.reserved, egress[h.prefill_replica], ingress[h.decode_replica]});
-  const double free_at = h.sent + link.busy;
-  h.landed = free_at + link.latency;
-  egress[h.prefill_replica] = free_at;
-  ingress[h.decode_replica] = free_at;
-  busy += link.busy;
-  return h.landed;
-}
-
 // Both pools, their replicas advanced together, each step in the order they start, since each
 // pool's queue waits on the other's: the prefill replicas hold a request's blocks until its cache
 // has been read, which (after the prefill) waits for the decode replica's reservation; and
@@ -262,22 +248,27 @@ class PairedPools {
       return;
     }
     h.queued = end;
-    const Request& r = requests_[i];
-    handed_[i] = {end, r.prompt, r.gen, r.prompt - 1, 0};
+    handed_[i].arrival = end;
     --pending_[h.decode_replica];
-    pending_blocks_[h.decode_replica] -= blocks_of(r);
+    pending_blocks_[h.decode_replica] -= blocks_of(requests_[i]);
     take(decode_, h.decode_replica, i);
   }
 
-  // Request `i`'s cache sent, its blocks reserved and its prefill ended: the prefill replica's
-  // blocks freed when the transfer ends; when it lands.
+  // Request `i`'s blocks reserved and its prefill ended: its cache crosses the link once the
+  // sender's link and the receiver's are free, one transfer at a time each way, and the prefill
+  // replica's blocks are freed when the transfer ends; when it lands.
   double send(std::size_t i) {
     Handoff& h = out_.handoffs[i];
     const LinkTime link = transfer_time_(requests_[i].prompt);
-    const double landed = send_cache(link, h, h.prefill_end, egress_, ingress_, out_.link_busy_seconds);
-    prefill_[h.prefill_replica]->release_at(i, h.sent + link.busy);
+    h.sent = std::max({h.prefill_end, h.reserved, egress_[h.prefill_replica], ingress_[h.decode_replica]});
+    const double free_at = h.sent + link.busy;
+    h.landed = free_at + link.latency;
+    egress_[h.prefill_replica] = free_at;
+    ingress_[h.decode_replica] = free_at;
+    out_.link_busy_seconds += link.busy;
+    prefill_[h.prefill_replica]->release_at(i, free_at);
     refresh(prefill_, h.prefill_replica);
-    return landed;
+    return h.landed;
   }
 
   const std::vector<Request>& requests_;

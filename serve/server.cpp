@@ -18,10 +18,10 @@ Server::Server(const std::vector<Request>& r, StepCost& c, const ServerConfig& c
 void Server::take(std::size_t index) {
   const Request& r = req_[index];
   taken_.push_back(index);
-  const bool held = fits(r);
-  const long prefill = held ? prefill_blocks(r) : 0;
+  const bool room = fits(r);
+  const long prefill = room ? prefill_blocks(r) : 0;
   taken_prefill_.push_back(prefill);
-  if (!held) {
+  if (!room) {
     ++doomed_pending_;
     return;
   }
