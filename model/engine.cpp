@@ -4,9 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <optional>
 #include <stdexcept>
+#include <utility>
 
 #include "model/expected.hpp"
+#include "model/memory_ledger.hpp"
 #include "model/operators.hpp"
 #include "model/parameters.hpp"
 #include "model/pipeline.hpp"
@@ -45,7 +49,7 @@ WeightPlacement place_weights(const LayerStack& shard, const WeightBytes& one_gp
   Bytes mixer, ffn, input, per_layer;
   double mixer_layers = 0, ffn_layers = 0;
   const auto one_layer = [&](const Block& b) {
-    LayerStack alone{{b}, shard.hidden, shard.tp, shard.data_parallel, 0};
+    LayerStack alone{{b}, shard.hidden, shard.tp, shard.data_parallel, 0, 0};
     alone.blocks.front().layers = 1;
     return weigh(alone, pricing).bytes;
   };
@@ -70,6 +74,67 @@ WeightPlacement place_weights(const LayerStack& shard, const WeightBytes& one_gp
   const Bytes ends =
       std::max(one_gpu.of(TensorClass::embedding) + input + one_gpu.towers, one_gpu.of(TensorClass::lm_head));
   return {all, std::min(one_gpu.total(), (mixer + ffn + per_layer) * stage_layers + ends)};
+}
+
+// What a point's weights cost, which its batch and lengths leave alone: the pricing of its formats,
+// the weights (whole model), where they lie on the GPUs, and a token's K/V. Each thread keeps the
+// last it worked out, keyed on the descriptions (address and serial: described_layers'), the
+// precision and the layout place_weights reads; a sweep or a plan evaluates millions of points of
+// one model at one precision and layout, and weighing was some 1.7k of a point's 24.6k instructions.
+struct Weighed {
+  WeightPricing pricing;
+  Weights weights;
+  WeightPlacement placed;
+  Bytes kv_per_token;
+};
+
+const Weighed& weighed(const LayerStack& whole, const LayerStack* split, const Workload& w) {
+  struct Key {
+    const LayerStack *whole, *split;
+    std::uint64_t whole_serial, split_serial;
+    Precision precision;
+    int tp, pp;
+    bool operator==(const Key&) const = default;
+  };
+  thread_local std::optional<std::pair<Key, Weighed>> kept;
+  const Key key{&whole, split, whole.serial, split ? split->serial : 0, w.precision, w.tp, w.pp};
+  // A description described_layers did not keep (serial 0) is weighed afresh.
+  if (kept && whole.serial != 0 && (!split || split->serial != 0) && kept->first == key) return kept->second;
+  const LayerStack& shard = split ? *split : whole;
+  WeightPricing pricing(w.precision, whole);
+  Weights weights = weigh(whole, pricing);
+  const WeightPlacement placed = place_weights(shard, split ? weigh(*split, pricing).bytes : weights.bytes, pricing, w);
+  const Bytes kv_per_token(cache_elements(whole, 1).kv * bytes_per_element(w.precision.kv));
+  kept.emplace(key, Weighed{pricing, weights, placed, kv_per_token});
+  return kept->second;
+}
+
+// One sequence's decode step, every expert read (the critical batch's), the cache it holds (the
+// whole model's) and what it holds on the GPUs of a stage (the ledger's): they change with the
+// lengths, not the batch. Kept per thread as weighed() is, keyed on the descriptions and the whole
+// workload at batch 1 (a plan searches batches at one workload).
+struct OneSequence {
+  OpTotals step;
+  Bytes cache;
+  SequenceFootprint footprint;
+};
+
+const OneSequence& one_sequence(const LayerStack& whole, const LayerStack& shard, const Workload& one,
+                                const WeightPricing& pricing) {
+  struct Key {
+    const LayerStack *whole, *shard;
+    std::uint64_t whole_serial, shard_serial;
+    Workload one;
+    bool operator==(const Key&) const = default;
+  };
+  thread_local std::optional<std::pair<Key, OneSequence>> kept;
+  const Key key{&whole, &shard, whole.serial, shard.serial, one};
+  if (kept && whole.serial != 0 && shard.serial != 0 && kept->first == key) return kept->second;
+  const auto sequence = static_cast<double>(one.prompt_tokens + one.gen_tokens);
+  kept.emplace(key, OneSequence{build_totals(Phase::decode, shard, one, ExpertRouting::all, pricing),
+                                Bytes(cache_elements(whole, sequence).bytes(one.precision.kv)),
+                                sequence_footprint(shard, one)});
+  return kept->second;
 }
 
 // A phase of a pipeline: each micro-batch size priced through every stage with its sends, then
@@ -135,9 +200,9 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
   WeightPlacement placed;
   // Prefill's and decode's operators are built in their results; of one sequence's, for the
   // critical batch, only the sums are taken (a sweep evaluates millions of points).
-  OpTotals one_sequence;
+  OpTotals one_step;
   Bytes kv_per_token, cache_per_sequence;
-  const auto sequence = static_cast<double>(workload.prompt_tokens + workload.gen_tokens);
+  SequenceFootprint footprint;
   const LayerStack *whole = nullptr, *split = nullptr;
   if (model.architecture) {
     // The layers are described for the whole model and, on more than one GPU a stage, for one GPU
@@ -145,15 +210,12 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
     whole = &described_layers(*model.architecture, Sharding{.tp = 1});
     if (workload.tp > 1) split = &described_layers(*model.architecture, sharding(workload));
     const LayerStack& shard = split ? *split : *whole;
-    const WeightPricing pricing(workload.precision, *whole);
-    const Weights weights = weigh(*whole, pricing);
-    params = weights.params;
-    stored = weights.bytes;
-    placed = place_weights(shard, split ? weigh(*split, pricing).bytes : stored, pricing, workload);
-    const CacheElements cache = cache_elements(*whole, sequence);
-    const double kvb = bytes_per_element(workload.precision.kv);
-    cache_per_sequence = Bytes(cache.bytes(workload.precision.kv));
-    kv_per_token = Bytes(cache_elements(*whole, 1).kv * kvb);
+    const Weighed& kept = weighed(*whole, split, workload);
+    const WeightPricing& pricing = kept.pricing;
+    params = kept.weights.params;
+    stored = kept.weights.bytes;
+    placed = kept.placed;
+    kv_per_token = kept.kv_per_token;
     if (workload.pp > 1) {
       r.prefill = pipeline_phase(Phase::prefill, shard, workload, pricing, gpu, c, em, r.prefill_pipeline.emplace());
       r.decode.step = pipeline_phase(Phase::decode, shard, workload, pricing, gpu, c, em, r.decode_pipeline.emplace());
@@ -163,14 +225,17 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
       build_ops(r.decode.step.ops, Phase::decode, shard, workload, ExpertRouting::uniform, pricing);
       time_phase(r.decode.step, c, gpu.interconnect, gpu.network);
     }
-    one_sequence = build_totals(Phase::decode, shard, one, ExpertRouting::all, pricing);
+    const OneSequence& alone = one_sequence(*whole, shard, one, pricing);
+    one_step = alone.step;
+    cache_per_sequence = alone.cache;
+    footprint = alone.footprint;
   } else {
     params = count_parameters(model);
     stored = weight_bytes(model.declared_params, workload.precision);
     placed = {stored.total(), stored.total()};
     r.prefill = evaluate_phase(build_ops(Phase::prefill, model, workload), c, gpu.interconnect, gpu.network);
     r.decode.step = evaluate_phase(build_ops(Phase::decode, model, workload), c, gpu.interconnect, gpu.network);
-    one_sequence = totals_of(build_ops(Phase::decode, model, one, ExpertRouting::all));
+    one_step = totals_of(build_ops(Phase::decode, model, one, ExpertRouting::all));
   }
   r.model.spec = model;
   r.model.params = params.total();
@@ -187,8 +252,8 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
   r.decode.tokens_per_s = static_cast<double>(workload.batch) / r.decode.step.time.value();
   r.decode.expected_tokens_per_s = static_cast<double>(workload.batch) / r.decode.step.expected.time.value();
   r.decode.weight_read_time = r.decode.step.weight_bytes / c.bandwidth;
-  r.critical_batch = critical_batch(params, stored.run(), one_sequence, c);  // one sequence's, every expert read
-  r.memory = memory_ledger(placed, split ? split : whole, gpu, workload);
+  r.critical_batch = critical_batch(params, stored.run(), one_step, c);  // one sequence's, every expert read
+  r.memory = memory_ledger(placed, split ? split : whole, footprint, gpu, workload);
   r.warnings = warnings_for(r);
   return r;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <optional>
 
 namespace roofline {
@@ -429,6 +430,8 @@ const LayerStack& described_layers(const Architecture& a, const Sharding& shardi
   // The older of the two makes room: the latest, which a caller may hold, stays.
   latest = 1 - latest;
   kept[latest].emplace(Kept{a, sharding, describe_layers(a, sharding)});
+  static std::atomic<std::uint64_t> described{0};
+  kept[latest]->stack.serial = ++described;
   return kept[latest]->stack;
 }
 

@@ -4,6 +4,7 @@
 // all-reduce, in the order the kernels run. Parameter counts (described at tp = 1), operator
 // costs and activation memory are all read from this one description, so a new kind of block
 // is written once, here, and the three cannot disagree.
+#include <cstdint>
 #include <optional>
 #include <string_view>
 #include <variant>
@@ -166,6 +167,10 @@ struct LayerStack {
   int tp = 1;                 // the group whose one GPU this describes
   int data_parallel = 1;      // GPUs the `Rows::own` steps split the sequences over (1: none)
   double tower_params = 0;    // encoder weights this GPU holds and never runs (Architecture::tower_params / tp)
+  // The number described_layers gave this description when it kept it, unique in the process (0:
+  // a description it did not keep). With the stack's address it names one description, so what a
+  // point works out of it (model/engine.cpp: its weights) can be kept beside it.
+  std::uint64_t serial = 0;
   // GPUs holding some of each sequence's cache: tp (each caches its heads, or a replica), or 1
   // when each GPU caches only its own sequences (data-parallel attention).
   [[nodiscard]] int cache_holders() const { return data_parallel > 1 ? 1 : tp; }

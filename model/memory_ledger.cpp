@@ -52,19 +52,19 @@ Bytes group_cache_bytes_per_sequence(const ModelSpec& m, double tokens, const Wo
   return group_cache_bytes_per_sequence(describe_layers(*m.architecture, sharding(w)), tokens, w);
 }
 
-MemoryLedger memory_ledger(const WeightPlacement& weights, const LayerStack* shard, const GpuSpec& g,
-                           const Workload& w) {
+SequenceFootprint sequence_footprint(const LayerStack& shard, const Workload& w) {
+  const auto tokens = static_cast<double>(w.prompt_tokens + w.gen_tokens);
+  return {group_cache_bytes_per_sequence(shard, tokens, w), prefill_activations_per_sequence(shard, w)};
+}
+
+MemoryLedger memory_ledger(const WeightPlacement& weights, const LayerStack* shard, const SequenceFootprint& sequence,
+                           const GpuSpec& g, const Workload& w) {
   if (shard && shard->tp != w.tp) {
     throw std::invalid_argument(fmt::format("memory_ledger: layers described for tp {}, workload at tp {}", shard->tp, w.tp));
   }
   MemoryLedger l;
-  const auto tokens = static_cast<double>(w.prompt_tokens + w.gen_tokens);
   const auto B = static_cast<double>(w.batch);
-  Bytes kv_per_seq, act_per_seq;
-  if (shard) {
-    kv_per_seq = group_cache_bytes_per_sequence(*shard, tokens, w);
-    act_per_seq = prefill_activations_per_sequence(*shard, w);
-  }
+  const Bytes kv_per_seq = shard ? sequence.cache : Bytes(0), act_per_seq = shard ? sequence.activations : Bytes(0);
 
   l.gpus = gpus(w);
   const double n = l.gpus;

@@ -34,11 +34,20 @@ struct WeightPlacement {
   Bytes fullest;
 };
 
-// The ledger from the weights as placed and the layers described for one GPU of a stage (null: a
-// model known only by its size, with nothing per sequence to hold).
+// What one sequence of prompt + gen tokens holds on the GPUs of its group, from the layers
+// described for one of them: its cache (group_cache_bytes_per_sequence) and its prefill's peak
+// live activations. Not the batch's: the engine keeps it from point to point of a batch sweep.
+struct SequenceFootprint {
+  Bytes cache;
+  Bytes activations;
+};
+[[nodiscard]] SequenceFootprint sequence_footprint(const LayerStack& shard, const Workload& w);
+
+// The ledger from the weights as placed, the layers described for one GPU of a stage and what a
+// sequence holds on them (null: a model known only by its size, with nothing per sequence to hold).
 // std::invalid_argument when the shard was described for another tp than w.tp.
-[[nodiscard]] MemoryLedger memory_ledger(const WeightPlacement& weights, const LayerStack* shard, const GpuSpec& g,
-                                         const Workload& w);
+[[nodiscard]] MemoryLedger memory_ledger(const WeightPlacement& weights, const LayerStack* shard,
+                                         const SequenceFootprint& sequence, const GpuSpec& g, const Workload& w);
 // The cache (K/V and recurrent state) of one sequence of `tokens` tokens held by the whole group,
 // from the layers described for one GPU of it: replicated K/V heads (kv_heads < tp) count once
 // per copy; under data-parallel attention one GPU holds it all.

@@ -41,6 +41,7 @@ struct Precision {
   }
   // The format every block class (attention, dense FFN, experts) is stored in, when they agree.
   [[nodiscard]] std::optional<WeightFormat> block_format() const;
+  bool operator==(const Precision&) const = default;
 };
 
 // The block classes, which `--weights` sets together.

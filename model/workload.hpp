@@ -30,6 +30,7 @@ struct Workload {
   AttentionKernel attention = AttentionKernel::flash;
   Precision precision;
   double reserve_fraction = 0.1;  // capacity held back (CUDA context, allocator, workspace)
+  bool operator==(const Workload&) const = default;
 };
 
 // GPUs one replica uses.

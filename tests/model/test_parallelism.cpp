@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "model/engine.hpp"
 #include "model/layouts.hpp"
@@ -228,7 +229,16 @@ TEST_CASE("described_layers: a thread keeps its two latest descriptions, and des
   CHECK(half.blocks[1].layers == 16);
   CHECK(whole.blocks[1].layers == 32);
   CHECK(&described_layers(a, Sharding{.tp = 1}) == &whole);
-  // Each as describe_layers describes it.
+  // Each kept description has a serial of its own, and one described anew where another was kept
+  // has a new one: the address alone does not name a description (what the engine keeps beside one).
+  CHECK(whole.serial != 0);
+  CHECK(half.serial != whole.serial);
+  const LayerStack* const half_at = &half;
+  const std::uint64_t half_serial = half.serial;
+  // Each as describe_layers describes it (tp 2 again: described into the slot b's description held).
   CHECK(linear_out(described_layers(a, Sharding{.tp = 2}), "q_proj") == 2048);
+  CHECK(&described_layers(a, Sharding{.tp = 2}) == half_at);
+  CHECK(half_at->serial != half_serial);
+  CHECK(half_at->serial != whole.serial);
   CHECK(described_layers(b, Sharding{.tp = 1}).blocks.size() == describe_layers(b, 1).blocks.size());
 }
