@@ -119,6 +119,7 @@ struct OneSequence {
   SequenceFootprint footprint;
 };
 
+// `pricing`: weighed()'s for `whole` at one.precision, which the key holds in their stead.
 const OneSequence& one_sequence(const LayerStack& whole, const LayerStack& shard, const Workload& one,
                                 const WeightPricing& pricing) {
   struct Key {

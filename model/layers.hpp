@@ -167,9 +167,10 @@ struct LayerStack {
   int tp = 1;                 // the group whose one GPU this describes
   int data_parallel = 1;      // GPUs the `Rows::own` steps split the sequences over (1: none)
   double tower_params = 0;    // encoder weights this GPU holds and never runs (Architecture::tower_params / tp)
-  // The number described_layers gave this description when it kept it, unique in the process (0:
-  // a description it did not keep). With the stack's address it names one description, so what a
-  // point works out of it (model/engine.cpp: its weights) can be kept beside it.
+  // The number described_layers gave this description when it kept it (0: one it did not keep),
+  // never given twice in a process; a copy carries it. Where a description is kept, one described
+  // later takes a new number, so what a point works out of a kept description (model/engine.cpp:
+  // its weights) can be kept beside it under the stack's address and this number.
   std::uint64_t serial = 0;
   // GPUs holding some of each sequence's cache: tp (each caches its heads, or a replica), or 1
   // when each GPU caches only its own sequences (data-parallel attention).

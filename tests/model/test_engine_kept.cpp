@@ -1,7 +1,9 @@
 // What evaluate() keeps from point to point on a thread (model/engine.cpp: the weights' pricing and
 // placement, one sequence's step and footprint) must never answer for a point it was not worked
-// out for. Each point below differs from the one before in one field those keys read, and is
-// evaluated after it on this thread; a thread of its own, with nothing kept, evaluates it afresh.
+// out for. Each point below is evaluated after the one before it on this thread, and afresh on a
+// thread of its own that keeps nothing. Most differ in one field the keys read; the batch alone
+// (which none reads); and two models at one workload, whose descriptions described_layers keeps
+// at the addresses the first model's had (only the serials tell them apart).
 #include <catch2/catch.hpp>
 
 #include <thread>
@@ -41,7 +43,7 @@ void check_same(const Report& kept, const Report& alone) {
 }  // namespace
 
 TEST_CASE("evaluate: what a thread keeps between points never answers for another point") {
-  const ModelSpec llama = llama_3_1_8b(), mixtral = mixtral_8x7b();
+  const ModelSpec llama = llama_3_1_8b(), mixtral = mixtral_8x7b(), qwen = qwen2_5_7b();
   const GpuSpec h100 = h100_sxm();
   const Workload base = default_workload(llama, 8);
   std::vector<std::pair<const ModelSpec*, Workload>> points;
@@ -66,7 +68,11 @@ TEST_CASE("evaluate: what a thread keeps between points never answers for anothe
   then(mixtral, [&](Workload& w) { w = default_workload(mixtral, 8); });
   then(mixtral, [](Workload& w) { w.tp = 2; });
   then(mixtral, [](Workload& w) { w.ep = 2; });
+  then(mixtral, [](Workload& w) { w.dp_attention = true; });  // the split described where ep 2's was
   then(llama, [&](Workload& w) { w = default_workload(llama, 8); });  // back to the first point
+  then(llama, [](Workload& w) { w.tp = 2; });
+  // Another model at the very same workload: its two descriptions take the addresses of Llama's.
+  then(qwen, [](Workload&) {});
   for (std::size_t i = 0; i < points.size(); ++i) {
     INFO("point " << i);
     const auto& [m, w] = points[i];
@@ -90,4 +96,7 @@ TEST_CASE("evaluate: what a thread keeps between points never answers for anothe
   const auto fullest = [&](std::size_t i) { return evaluate(*points[i].first, h100, points[i].second).memory.fullest_gpu; };
   CHECK(fullest(9) < fullest(8));
   CHECK(fullest(10) < fullest(9));
+  const auto held = [&](std::size_t i) { return evaluate(*points[i].first, h100, points[i].second).memory.weights; };
+  CHECK(held(15) > held(14));  // Mixtral's attention held whole on each GPU, not split
+  CHECK(weights(18) != weights(17));  // Qwen2.5-7B is not Llama-3.1-8B
 }
