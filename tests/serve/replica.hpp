@@ -3,6 +3,7 @@
 // engine leaves it, for the simulator's tests; and fixed lengths.
 #include <vector>
 
+#include "serve/disaggregated.hpp"
 #include "serve/kv_capacity.hpp"
 #include "serve/simulator.hpp"
 #include "serve/traffic.hpp"
@@ -21,6 +22,10 @@ struct Replica {
   }
   serve::SimResult run(const std::vector<serve::Request>& r, serve::Timing t = serve::Timing::expected) {
     return serve::simulate(r, cost, config, t);
+  }
+  // The same replica as both pools' (serve/disaggregated.hpp), at the expected timing.
+  serve::DisaggregatedResult disaggregate(const std::vector<serve::Request>& r, const serve::DisaggregatedConfig& pools) {
+    return serve::simulate_disaggregated(r, cost, config, pools, serve::Timing::expected);
   }
 };
 

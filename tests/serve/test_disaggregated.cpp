@@ -39,8 +39,7 @@ TEST_CASE("disaggregated: one request's TTFT is its prefill, the link and the de
   // Alone, a request holding all its prompt's cache but the last token computes that token in
   // its first step (its TTFT there) and then decodes one token a step (its TPOT).
   const Outcome decode = r.run({{0, prompt, gen, prompt - 1}}).served.at(0);
-  const DisaggregatedResult out =
-      simulate_disaggregated({{0, prompt, gen, 0}}, r.cost, r.config, pools(1, 1, Routing::round_robin), Timing::expected);
+  const DisaggregatedResult out = r.disaggregate({{0, prompt, gen, 0}}, pools(1, 1, Routing::round_robin));
   REQUIRE(out.all.served.size() == 1);
   const Outcome& o = out.all.served[0];
   const Handoff& h = out.handoffs[0];
@@ -75,8 +74,7 @@ TEST_CASE("disaggregated: a slow link makes each cache wait for the one before, 
   std::vector<Request> requests;
   for (int i = 0; i < 5; ++i) requests.push_back({0.01 * i, 128, 2, 0});
   SECTION("one prefill replica sending to two decode replicas: its link is the queue") {
-    const DisaggregatedResult out =
-        simulate_disaggregated(requests, r.cost, r.config, pools(1, 2, Routing::round_robin, slow), Timing::expected);
+    const DisaggregatedResult out = r.disaggregate(requests, pools(1, 2, Routing::round_robin, slow));
     REQUIRE(out.all.served.size() == 5);
     for (std::size_t k = 1; k < 5; ++k) {
       // Sent when the one before has gone: 0.5 s later each, though its prefill ended 10 ms after.
@@ -96,8 +94,7 @@ TEST_CASE("disaggregated: a slow link makes each cache wait for the one before, 
     CHECK(out.link_utilisation() > 0.5);
   }
   SECTION("two prefill replicas sending to one decode replica: its link is the queue") {
-    const DisaggregatedResult out =
-        simulate_disaggregated(requests, r.cost, r.config, pools(2, 1, Routing::round_robin, slow), Timing::expected);
+    const DisaggregatedResult out = r.disaggregate(requests, pools(2, 1, Routing::round_robin, slow));
     REQUIRE(out.all.served.size() == 5);
     CHECK(out.handoffs[0].prefill_replica != out.handoffs[1].prefill_replica);
     for (std::size_t k = 1; k < 5; ++k) CHECK(out.handoffs[k].sent == Approx(out.handoffs[k - 1].sent + 0.5));
@@ -116,7 +113,7 @@ TEST_CASE("disaggregated: every request is served or dropped exactly once, under
   for (const Routing how : {Routing::round_robin, Routing::random, Routing::least_loaded, Routing::prefix_affinity, Routing::kv_aware}) {
     DisaggregatedConfig c = pools(2, 3, how);
     c.reserve_at_arrival = at_arrival;
-    const DisaggregatedResult out = simulate_disaggregated(requests, r.cost, r.config, c, Timing::expected);
+    const DisaggregatedResult out = r.disaggregate(requests, c);
     std::vector<std::size_t> seen;
     for (const Outcome& o : out.all.served) seen.push_back(o.request);
     for (const Dropped& d : out.all.dropped) seen.push_back(d.request);
@@ -159,8 +156,7 @@ TEST_CASE("disaggregated: with a decode replica to spare for each request, the p
   // 20 requests/s of 512 prompt and 16 output tokens: some 2 in the decode pool at a time, spread
   // by least-loaded over 64 decode replicas, so each decodes alone.
   const auto requests = generate({}, 20, 30, fixed(512), fixed(16), 0, 16, 4);
-  const DisaggregatedResult out =
-      simulate_disaggregated(requests, r.cost, r.config, pools(2, 64, Routing::least_loaded), Timing::expected);
+  const DisaggregatedResult out = r.disaggregate(requests, pools(2, 64, Routing::least_loaded));
   REQUIRE(out.all.served.size() == requests.size());
   // One sequence decoding alone from 512 to 527 tokens: its p99 gap 7.04 ms at 8B on an H100, and
   // the decode pool's the same (the histogram's bins: within 0.6%).
@@ -191,15 +187,11 @@ TEST_CASE("disaggregated: the link is priced from the model's cache and the GPU'
 TEST_CASE("disaggregated: a pool without replicas, a missing link or speculation is refused") {
   Replica r;
   const std::vector<Request> one{{0, 100, 2, 0}};
-  CHECK_THROWS_AS(simulate_disaggregated(one, r.cost, r.config, pools(0, 1, Routing::round_robin), Timing::expected),
-                  std::invalid_argument);
-  CHECK_THROWS_AS(simulate_disaggregated(one, r.cost, r.config, pools(1, 0, Routing::round_robin), Timing::expected),
-                  std::invalid_argument);
-  CHECK_THROWS_AS(simulate_disaggregated(one, r.cost, r.config, {1, 1, Routing::round_robin, nullptr}, Timing::expected),
-                  std::invalid_argument);
+  CHECK_THROWS_AS(r.disaggregate(one, pools(0, 1, Routing::round_robin)), std::invalid_argument);
+  CHECK_THROWS_AS(r.disaggregate(one, pools(1, 0, Routing::round_robin)), std::invalid_argument);
+  CHECK_THROWS_AS(r.disaggregate(one, {1, 1, Routing::round_robin, nullptr}), std::invalid_argument);
   r.config.speculation = Speculation{2, 0.7};
-  CHECK_THROWS_AS(simulate_disaggregated(one, r.cost, r.config, pools(1, 1, Routing::round_robin), Timing::expected),
-                  std::invalid_argument);
+  CHECK_THROWS_AS(r.disaggregate(one, pools(1, 1, Routing::round_robin)), std::invalid_argument);
 }
 
 TEST_CASE("disaggregated: a decode replica's preempted request recomputes its whole prompt, its landed cache freed") {
@@ -215,8 +207,7 @@ TEST_CASE("disaggregated: a decode replica's preempted request recomputes its wh
   r.config.block_tokens = 16;
   r.config.max_batch = 64;
   const std::vector<Request> requests{{0, 20, 36, 0}, {0, 20, 36, 0}};
-  const DisaggregatedResult out =
-      simulate_disaggregated(requests, r.cost, r.config, pools(1, 1, Routing::round_robin), Timing::expected);
+  const DisaggregatedResult out = r.disaggregate(requests, pools(1, 1, Routing::round_robin));
   REQUIRE(out.all.served.size() == 2);
   CHECK(out.prefill.preemptions == 0);
   CHECK(out.decode.preemptions == 1);
@@ -243,7 +234,7 @@ TEST_CASE("disaggregated: a decode pool short of blocks holds the request before
   DisaggregatedConfig two = pools(1, 1, Routing::round_robin, slow);
   two.prefill_kv_blocks = 1000;
   SECTION("4 blocks: B's transfer waits for A to finish") {
-    const DisaggregatedResult out = simulate_disaggregated(requests, r.cost, r.config, two, Timing::expected);
+    const DisaggregatedResult out = r.disaggregate(requests, two);
     REQUIRE(out.all.served.size() == 2);
     const Handoff& a = out.handoffs[0];
     const Handoff& b = out.handoffs[1];
@@ -273,7 +264,7 @@ TEST_CASE("disaggregated: a decode pool short of blocks holds the request before
   }
   SECTION("5 blocks: both reserved at e, B's transfer waits for the link instead") {
     r.config.kv_blocks = 5;
-    const DisaggregatedResult out = simulate_disaggregated(requests, r.cost, r.config, two, Timing::expected);
+    const DisaggregatedResult out = r.disaggregate(requests, two);
     REQUIRE(out.all.served.size() == 2);
     const Handoff& a = out.handoffs[0];
     const Handoff& b = out.handoffs[1];
@@ -290,7 +281,7 @@ TEST_CASE("disaggregated, reserving at arrival (SGLang): a request alone reserve
   const Outcome decode = r.run({{0, prompt, gen, prompt - 1}}).served.at(0);
   DisaggregatedConfig c = pools(1, 1, Routing::round_robin);
   c.reserve_at_arrival = true;
-  const DisaggregatedResult out = simulate_disaggregated({{0, prompt, gen, 0}}, r.cost, r.config, c, Timing::expected);
+  const DisaggregatedResult out = r.disaggregate({{0, prompt, gen, 0}}, c);
   REQUIRE(out.all.served.size() == 1);
   const Handoff& h = out.handoffs[0];
   const Outcome& o = out.all.served[0];
@@ -326,7 +317,7 @@ TEST_CASE("disaggregated, reserving at arrival (SGLang): a decode pool short of 
   DisaggregatedConfig c = pools(1, 1, Routing::round_robin, slow);
   c.prefill_kv_blocks = 1000;
   c.reserve_at_arrival = true;
-  const DisaggregatedResult out = simulate_disaggregated(requests, r.cost, r.config, c, Timing::expected);
+  const DisaggregatedResult out = r.disaggregate(requests, c);
   REQUIRE(out.all.served.size() == 2);
   const Handoff& a = out.handoffs[0];
   const Handoff& b = out.handoffs[1];
@@ -362,7 +353,7 @@ TEST_CASE("disaggregated, reserving at arrival (SGLang): the links go by when pr
   const std::vector<Request> requests{{0, 8000, 2, 0}, {0.001, 100, 2, 0}};
   DisaggregatedConfig c = pools(2, 1, Routing::round_robin);
   c.reserve_at_arrival = true;
-  const DisaggregatedResult out = simulate_disaggregated(requests, r.cost, r.config, c, Timing::expected);
+  const DisaggregatedResult out = r.disaggregate(requests, c);
   REQUIRE(out.all.served.size() == 2);
   const Handoff& l = out.handoffs[0];
   const Handoff& sh = out.handoffs[1];
@@ -383,7 +374,7 @@ TEST_CASE("disaggregated, reserving at arrival (SGLang): reservations made toget
   const std::vector<Request> requests{{0, 500, 2, 0}, {0, 500, 2, 0}};
   DisaggregatedConfig c = pools(1, 2, Routing::round_robin);
   c.reserve_at_arrival = true;
-  const DisaggregatedResult out = simulate_disaggregated(requests, r.cost, r.config, c, Timing::expected);
+  const DisaggregatedResult out = r.disaggregate(requests, c);
   REQUIRE(out.all.served.size() == 2);
   const Handoff& a = out.handoffs[0];
   const Handoff& b = out.handoffs[1];
@@ -405,8 +396,7 @@ TEST_CASE("disaggregated, reserving at arrival (SGLang): a prompt the prefill re
   DisaggregatedConfig c = pools(1, 1, Routing::round_robin);
   c.prefill_kv_blocks = 10;
   c.reserve_at_arrival = true;
-  const DisaggregatedResult out =
-      simulate_disaggregated({{0, 100, 4, 0}, {0.001, 200, 4, 0}}, r.cost, r.config, c, Timing::expected);
+  const DisaggregatedResult out = r.disaggregate({{0, 100, 4, 0}, {0.001, 200, 4, 0}}, c);
   REQUIRE(out.all.served.size() == 1);
   CHECK(out.all.served[0].request == 0);
   REQUIRE(out.all.dropped.size() == 1);
@@ -433,7 +423,7 @@ TEST_CASE("disaggregated: a prefill replica holds a request's blocks until its c
     DisaggregatedConfig c = pools(1, 1, Routing::round_robin, slow);
     c.prefill_kv_blocks = 10;
     c.reserve_at_arrival = at_arrival;
-    const DisaggregatedResult out = simulate_disaggregated(requests, r.cost, r.config, c, Timing::expected);
+    const DisaggregatedResult out = r.disaggregate(requests, c);
     INFO((at_arrival ? "reserving at arrival" : "reserving after the prefill") << ": p " << p << " s");
     REQUIRE(out.all.served.size() == 2);
     const Handoff& a = out.handoffs[0];
@@ -459,7 +449,7 @@ TEST_CASE("disaggregated: a prefill replica whose blocks wait on a full decode r
   const double p = r.run({{0, 100, 1, 0}}).served.at(0).ttft;
   DisaggregatedConfig c = pools(1, 1, Routing::round_robin);
   c.prefill_kv_blocks = 10;
-  const DisaggregatedResult out = simulate_disaggregated(requests, r.cost, r.config, c, Timing::expected);
+  const DisaggregatedResult out = r.disaggregate(requests, c);
   REQUIRE(out.all.served.size() == 3);
   CHECK(out.all.dropped.empty());
   double f = -1;
@@ -521,7 +511,7 @@ TEST_CASE("disaggregated: a prefill pool of its own layout runs on its own step 
   const double at_one = r.run({{0, 1000, 1, 0}}).served.at(0).ttft;
   DisaggregatedConfig c = pools(1, 1, Routing::round_robin);
   c.prefill_cost = &prefill_cost;
-  const DisaggregatedResult out = simulate_disaggregated(one, r.cost, r.config, c, Timing::expected);
+  const DisaggregatedResult out = r.disaggregate(one, c);
   REQUIRE(out.all.served.size() == 1);
   INFO("prefill at tp 1 " << at_one << " s, at tp 2 " << at_two << " s");
   CHECK(at_two < at_one);
