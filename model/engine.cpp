@@ -119,9 +119,9 @@ struct OneSequence {
   SequenceFootprint footprint;
 };
 
-// `pricing`: weighed()'s for `whole` at one.precision, which the key holds in their stead.
+// `weights`: weighed()'s for `whole` at one.precision; the key holds those two in its stead.
 const OneSequence& one_sequence(const LayerStack& whole, const LayerStack& shard, const Workload& one,
-                                const WeightPricing& pricing) {
+                                const Weighed& weights) {
   struct Key {
     const LayerStack *whole, *shard;
     std::uint64_t whole_serial, shard_serial;
@@ -132,7 +132,7 @@ const OneSequence& one_sequence(const LayerStack& whole, const LayerStack& shard
   const Key key{&whole, &shard, whole.serial, shard.serial, one};
   if (kept && whole.serial != 0 && shard.serial != 0 && kept->first == key) return kept->second;
   const auto sequence = static_cast<double>(one.prompt_tokens + one.gen_tokens);
-  kept.emplace(key, OneSequence{build_totals(Phase::decode, shard, one, ExpertRouting::all, pricing),
+  kept.emplace(key, OneSequence{build_totals(Phase::decode, shard, one, ExpertRouting::all, weights.pricing),
                                 Bytes(cache_elements(whole, sequence).bytes(one.precision.kv)),
                                 sequence_footprint(shard, one)});
   return kept->second;
@@ -226,7 +226,7 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
       build_ops(r.decode.step.ops, Phase::decode, shard, workload, ExpertRouting::uniform, pricing);
       time_phase(r.decode.step, c, gpu.interconnect, gpu.network);
     }
-    const OneSequence& alone = one_sequence(*whole, shard, one, pricing);
+    const OneSequence& alone = one_sequence(*whole, shard, one, kept);
     one_step = alone.step;
     cache_per_sequence = alone.cache;
     footprint = alone.footprint;

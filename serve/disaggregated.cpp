@@ -48,14 +48,6 @@ HandoffTimes handoff_times(const std::vector<Request>& requests, const Disaggreg
 
 namespace {
 
-// What a decode replica must hold of a request (as Server::fits: prompt and output, without
-// speculation); false when it never could, so the request is dropped on arrival, never prefilled.
-bool decode_fits(const Request& r, const ServerConfig& c, long rank_blocks, bool& too_long) {
-  too_long = c.max_context > 0 && r.prompt + r.gen > c.max_context;
-  if (too_long) return false;
-  return (r.prompt + r.gen + c.block_tokens - 1) / c.block_tokens <= rank_blocks;
-}
-
 // Both pools, their replicas advanced together, each step in the order they start, since each
 // pool's queue waits on the other's: the prefill replicas hold a request's blocks until its cache
 // has been read, which (after the prefill) waits for the decode replica's reservation; and
@@ -328,15 +320,15 @@ DisaggregatedResult simulate_disaggregated(const std::vector<Request>& requests,
   const long prefill_rank_blocks = prefill_config.kv_blocks / prefill_cost.ranks();
   PairedPools both(requests, prompts, handed, prefill_cost, cost, prefill_config, config, pools, timing, out);
   for (std::size_t i = 0; i < requests.size(); ++i) {
-    // One no decode replica could ever hold is dropped before either pool sees it; one no
-    // prefill replica could hold is dropped by its prefill replica (as Server::fits decides).
-    bool long_one = false;
-    if (!decode_fits(requests[i], config, rank_blocks, long_one)) {
-      ++(long_one ? too_long : no_room);
-      dropped.push_back({i, long_one});
+    // One no decode replica could ever hold (prompt and output, without speculation) is dropped
+    // before either pool sees it, never prefilled; one no prefill replica could hold (its prompt
+    // and first token) is dropped by its prefill replica, which Server::fits decides the same way.
+    if (const Holds h = holds(requests[i], config, rank_blocks); h != Holds::yes) {
+      ++(h == Holds::too_long ? too_long : no_room);
+      dropped.push_back({i, h == Holds::too_long});
       continue;
     }
-    both.route(i, (requests[i].prompt + config.block_tokens) / config.block_tokens > prefill_rank_blocks);
+    both.route(i, holds(prompts[i], prefill_config, prefill_rank_blocks) != Holds::yes);
     if ((i & 0x3fff) == 0) report(0.8 * static_cast<double>(i) / static_cast<double>(requests.size()));
   }
   auto [pre, dec] = both.finish();

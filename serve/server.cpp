@@ -183,10 +183,14 @@ SimResult Server::finish() {
   return std::move(out_);
 }
 
-bool Server::fits(const Request& r) const {
-  if (cfg_.max_context > 0 && r.prompt + r.gen > cfg_.max_context) return false;
-  return blocks_for(r.prompt + r.gen + decode_tokens_ - 1) <= rank_blocks_;  // a last verify's drafts too
+Holds holds(const Request& r, const ServerConfig& c, long rank_blocks, long drafts) {
+  const long context = r.prompt + r.gen;
+  if (c.max_context > 0 && context > c.max_context) return Holds::too_long;
+  return (context + drafts + c.block_tokens - 1) / c.block_tokens <= rank_blocks ? Holds::yes : Holds::no_room;
 }
+
+bool Server::fits(const Request& r) const { return holds(r, cfg_, rank_blocks_, decode_tokens_ - 1) == Holds::yes; }
+
 
 bool Server::busy() const {
   return std::any_of(ranks_.begin(), ranks_.end(),
@@ -199,9 +203,9 @@ void Server::admit_arrivals() {
   for (; next_ < taken_.size() && req_[taken_[next_]].arrival <= clock_; ++next_) {
     const std::size_t i = taken_[next_];
     const Request& r = req_[i];
-    if (!fits(r)) {
+    if (const Holds h = holds(r, cfg_, rank_blocks_, decode_tokens_ - 1); h != Holds::yes) {
       --doomed_pending_;  // counted in neither of the KV router's sums (take)
-      const bool too_long = cfg_.max_context > 0 && r.prompt + r.gen > cfg_.max_context;
+      const bool too_long = h == Holds::too_long;
       ++(too_long ? out_.dropped_too_long : out_.dropped_no_room);
       out_.dropped.push_back({i, too_long});
     } else {

@@ -24,6 +24,12 @@
 
 namespace roofline::serve {
 
+// Whether a replica could ever hold r: its whole context (prompt, output and `drafts` more tokens,
+// a last verify's) within the model's max_context, in the blocks one rank holds. A request it
+// could not is dropped on arrival, said as too long or as no room (Outcome::dropped_*).
+enum class Holds { yes, too_long, no_room };
+[[nodiscard]] Holds holds(const Request& r, const ServerConfig& c, long rank_blocks, long drafts = 0);
+
 class Server {
  public:
   // `rows`: where the sequence-steps are counted against config.max_rows (a fleet's, shared by its
