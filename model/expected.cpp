@@ -156,6 +156,10 @@ void price_ops(const PhaseResult& bound, const ExpectedModel& m, const Ceilings&
   }
   const KernelCoefficients& k = *m.kernels;
   const KernelCeilings kc{c.peak16.value() > 0 ? c.peak16.value() : c.peak.value(), c.peak.value(), c.bandwidth.value(), 0};
+  // The 16-bit class at the compute peak when the arithmetic is 16-bit (or wider), at the 16-bit
+  // peak beside fp8 arithmetic: a bf16 router's GEMM is no faster for its neighbours.
+  KernelCeilings gemm_at = kc;
+  if (is_wide_float(c.compute)) gemm_at.peak = c.peak.value();
   for (std::size_t i = 0; i < ops.size();) {
     const OpResult& o = ops[i];
     const std::optional<KernelClass> cls = class_of(o, c);
@@ -175,11 +179,7 @@ void price_ops(const PhaseResult& bound, const ExpectedModel& m, const Ceilings&
     std::size_t end = i + 1;
     while (end < ops.size() && ops[end].cost.fused && class_of(ops[end], c) == cls) ++end;
     const std::span<const OpResult> group(ops.data() + i, end - i);
-    KernelCeilings at = kc;
-    // The 16-bit class at the compute peak when the arithmetic is 16-bit (or wider), at the
-    // 16-bit peak beside fp8 arithmetic: a bf16 router's GEMM is no faster for its neighbours.
-    if (*cls == KernelClass::gemm && is_wide_float(c.compute)) at.peak = c.peak.value();
-    const KernelCoefficients::Split s = k.split(*cls, ask_of(group, *cls), at);
+    const KernelCoefficients::Split s = k.split(*cls, ask_of(group, *cls), *cls == KernelClass::gemm ? gemm_at : kc);
     Seconds bound_sum{0};
     for (const OpResult& g : group) bound_sum += g.time;
     for (std::size_t j = i; j < end; ++j) {
@@ -210,15 +210,22 @@ Regime regime_of(double fixed_share, double compute_share) {
 }
 
 Expected expected_phase(const PhaseResult& bound, const ExpectedModel& m, const Ceilings& c) {
-  Expected e;
-  price_ops(bound, m, c, [&e](std::size_t, const OpPart& p) {
-    e.compute += p.compute;
-    e.memory += p.memory;
-    e.overhead += p.fixed;
-    e.comm += p.comm;
-    e.dequant += p.dequant;
+  // Summed in a local part, which the compiler keeps in registers (Expected's fields it stores at
+  // every operator: some 300 instructions a phase).
+  OpPart sum = compute_only(Seconds(0));
+  price_ops(bound, m, c, [&sum](std::size_t, const OpPart& p) {
+    sum.compute += p.compute;
+    sum.memory += p.memory;
+    sum.fixed += p.fixed;
+    sum.comm += p.comm;
+    sum.dequant += p.dequant;
   });
-  e.overhead += m.step;
+  Expected e;
+  e.compute = sum.compute;
+  e.memory = sum.memory;
+  e.overhead = sum.fixed + m.step;
+  e.comm = sum.comm;
+  e.dequant = sum.dequant;
   e.time = e.overhead + e.comm + e.compute + e.memory;
   if (e.time > Seconds(0)) {
     const double fixed_share = (e.overhead + e.comm) / e.time, compute_share = e.compute / e.time;
