@@ -131,6 +131,8 @@ int parse_and_run(int argc, const char* const* argv, std::ostream& out, std::ost
                "Prefill is compute-bound, decode is memory-bound; this shows by how much and why.",
                "rooflineplan"};
   app.require_subcommand(0, 1);
+  // A flag CLI11 refuses is said as every other refused input is: `error: <where>: <what>`.
+  app.failure_message([](const CLI::App* a, const CLI::Error& e) { return "error: " + CLI::FailureMessage::simple(a, e); });
   app.set_version_flag("--version", "rooflineplan " ROOFLINEPLAN_VERSION, "print the version and exit");
   Flags flags;
   const std::vector<Command> table = commands(flags, app);

@@ -392,7 +392,7 @@ TEST_CASE("simulate: on a cache-filling workload the bound replays without thras
   CHECK(reserve.at("output_tokens_per_s").get<double>() > grow.at("output_tokens_per_s").get<double>());
   const auto bad = run_cli(sim({"--rate", "1", "--prompt", "10", "--gen", "10", "--admission", "evict"}));
   CHECK(bad.code == 2);
-  CHECK_THAT(bad.err, Catch::StartsWith("--admission: evict not in {grow,reserve}"));
+  CHECK_THAT(bad.err, Catch::StartsWith("error: --admission: evict not in {grow,reserve}"));
 }
 
 TEST_CASE("simulate --replicas 4 --router round-robin: a fleet, each request's replica in --requests-out") {

@@ -55,7 +55,15 @@ TEST_CASE("simulate whose tokens pass 2e8 sequence-steps is refused before it ru
 TEST_CASE("plan --percentile --gen 100000 is refused: a check would simulate 5000 requests of 10^5 tokens") {
   check_error(run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "1", "--gen", "100000",
                        "--percentile", "99"}),
-              "--gen", "at least 5000 requests of 100000 output tokens (5e+08 sequence-steps), over the 2e+07");
+              "--gen", "at least 5000 requests of 100000 output tokens, 100001 steps each (its output tokens and its "
+                       "prefill): 5.00005e+08 sequence-steps, over the 2e+07");
+}
+
+// 5000 × (4000 + 1) steps is past the 2e7 a check may take (planner/test_fleet_sizing.cpp: 3999 is not).
+TEST_CASE("plan --percentile --gen 4000 is refused, its count unrounded: 2.0005e7 steps, not 2e+07 over the 2e+07") {
+  check_error(run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "0.01", "--gen", "4000", "--percentile",
+                       "99"}),
+              "--gen", "4001 steps each (its output tokens and its prefill): 2.0005e+07 sequence-steps, over the 2e+07");
 }
 
 TEST_CASE("speculative 8:0.9:mtp --max-batch 1000000 searches only the batches the KV cache holds") {

@@ -213,6 +213,26 @@ TEST_CASE("check_bounded: a window of 10 latencies past 2e7 sequence-steps is re
   CHECK_NOTHROW(planner::check_bounded(steady, t));
 }
 
+TEST_CASE("check_bounded: 5000 requests of gen + 1 steps each, at most 2e7: --gen 3999 is checked, 4000 refused") {
+  const ModelSpec m = llama_3_1_8b();
+  const GpuSpec g = h100_sxm();
+  LoadTarget t;
+  t.requests_per_s = 0.01;  // a window of ten latencies holds fewer than 5000 requests
+  t.ttft = Seconds(10);
+  t.tpot = Seconds(1);
+  Workload w = default_workload(m);
+  w.prompt_tokens = 512;
+  const auto steady = [&](long gen) {
+    w.gen_tokens = gen;
+    return planner::SteadyPlan{&g, w, plan_capacity(m, g, w, t), "", std::nullopt, std::nullopt, {}, ""};
+  };
+  const planner::SteadyPlan most = steady(3999), past = steady(4000);
+  REQUIRE(most.plan.feasible);
+  REQUIRE(past.plan.feasible);
+  CHECK_NOTHROW(planner::check_bounded(most, t));  // 5000 × 4000 = 2e7
+  CHECK_THROWS_WITH(planner::check_bounded(past, t), Catch::StartsWith("--gen:"));  // 5000 × 4001
+}
+
 TEST_CASE("check_traffic: a stream's first requests are the check's, and a tail past the work limit is refused") {
   // Llama-3.1-8B on H100 at 100 req/s of 512 + 128 tokens: a check takes 600 s x 100 req/s cut to
   // 2.5e6 / 129 sequence-steps = 19 379 requests (above). A stream of 30 000 gives its first 19 379,
