@@ -44,8 +44,8 @@ TEST_CASE("disaggregated: one request's TTFT is its prefill, the link and the de
   const Outcome& o = out.all.served[0];
   const Handoff& h = out.handoffs[0];
   INFO("prefill " << prefill << " s, first decode step " << decode.ttft << " s, decode gap " << decode.tpot << " s");
-  // 8B on an H100: a 1000-token prefill 26.76 ms, the decode replica's first step (one token at
-  // context 999) 7.38 ms, its gaps 7.10 ms; the link 1000 x 2 µs + 5 µs = 2.005 ms: TTFT 36.15 ms.
+  // 8B on an H100: a 1000-token prefill 26.60 ms, the decode replica's first step (one token at
+  // context 999) 7.30 ms, its gaps 7.15 ms; the link 1000 x 2 µs + 5 µs = 2.005 ms: TTFT 35.91 ms.
   CHECK(h.prefill_end == Approx(prefill));
   CHECK(h.sent == h.prefill_end);  // nothing else on the link
   CHECK(h.landed == Approx(prefill + 0.002005));
@@ -158,14 +158,14 @@ TEST_CASE("disaggregated: with a decode replica to spare for each request, the p
   const auto requests = generate({}, 20, 30, fixed(512), fixed(16), 0, 16, 4);
   const DisaggregatedResult out = r.disaggregate(requests, pools(2, 64, Routing::least_loaded));
   REQUIRE(out.all.served.size() == requests.size());
-  // One sequence decoding alone from 512 to 527 tokens: its p99 gap 7.04 ms at 8B on an H100, and
+  // One sequence decoding alone from 512 to 527 tokens: its p99 gap 7.12 ms at 8B on an H100, and
   // the decode pool's the same (the histogram's bins: within 0.6%).
   const SimResult alone = r.run({{0, 512, 16, 0}});
   const Summary s = summarize(out.all, {});
   INFO("p99 gap " << s.itl.p99 << " s, one sequence's " << alone.itl.percentile(99) << " s");
   CHECK(s.itl.p99 == Approx(alone.itl.percentile(99)).epsilon(0.01));
   // A colocated fleet of four at the same rate runs prefills in its decodes' steps: its p99 gap
-  // holds one, 16.3 ms.
+  // holds one, 16.1 ms.
   const Summary colocated =
       summarize(simulate_fleet(requests, r.cost, r.config, {4, Routing::least_loaded}, Timing::expected).all, {});
   INFO("colocated p99 gap " << colocated.itl.p99 << " s");

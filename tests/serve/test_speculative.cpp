@@ -80,7 +80,7 @@ TEST_CASE("speculation with experts: it can pay again past a batch where it stop
   // free, context 128. At batch 1 plain decode reads 2 of the 8 experts a layer and the verify's
   // 5 rows 1 - (6/8)^5 = 76% of them (6.1): 3 times the expert weights, for 1.65 tokens. As the
   // batch grows plain decode touches most experts too and the verify's rows come nearly free,
-  // until they reach the compute roof: it pays at batches 3-164 on the expected times.
+  // until they reach the compute roof: it pays at batches 3-152 on the expected times.
   const ModelSpec m = test::mixtral_8x7b();
   Workload w = test::default_workload(m);
   w.tp = 2;
