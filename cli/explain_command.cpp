@@ -95,7 +95,7 @@ void explain_cache_kinds(const Report& r, Writer& w) {
   const long width = std::max(n[static_cast<int>(Mixer::sliding)] > 0 ? a.sliding_window : 0,
                               n[static_cast<int>(Mixer::chunked)] > 0 ? a.attention_chunk : 0);
   w.say(w.p_.cache_kinds, fmt::arg("layers", a.layers), fmt::arg("windowed", windowed), fmt::arg("w", width),
-        fmt::arg("recurrent", recurrent), fmt::arg("t", r.workload.prompt_tokens + r.workload.gen_tokens),
+        fmt::arg("recurrent", recurrent), fmt::arg("t", held_tokens(r.workload)),
         fmt::arg("cache", human(r.model.cache_bytes_per_sequence)));
 }
 

@@ -131,7 +131,7 @@ const OneSequence& one_sequence(const LayerStack& whole, const LayerStack& shard
   thread_local std::optional<std::pair<Key, OneSequence>> kept;
   const Key key{&whole, &shard, whole.serial, shard.serial, one};
   if (kept && whole.serial != 0 && shard.serial != 0 && kept->first == key) return kept->second;
-  const auto sequence = static_cast<double>(one.prompt_tokens + one.gen_tokens);
+  const auto sequence = static_cast<double>(held_tokens(one));
   kept.emplace(key, OneSequence{build_totals(Phase::decode, shard, one, ExpertRouting::all, weights.pricing),
                                 Bytes(cache_elements(whole, sequence).bytes(one.precision.kv)),
                                 sequence_footprint(shard, one)});
@@ -176,7 +176,7 @@ std::vector<Warning> input_warnings(const ModelSpec& m, const GpuSpec& g, const 
   // were fitted elsewhere: its file's, or the shipped model's (every GPU's tables together).
   const bool borrowed = g.expected ? g.expected->kernels && !g.expected->kernels->own_tables : true;
   if (!g.calibration && borrowed) out.emplace_back(ExpectedBorrowed{g.name});
-  const long longest = std::max(w.context_tokens, w.prompt_tokens + w.gen_tokens);
+  const long longest = held_tokens(w);
   if (m.max_context && longest > *m.max_context) out.emplace_back(BeyondMaxContext{longest, *m.max_context});
   return out;
 }

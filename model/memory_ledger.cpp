@@ -53,7 +53,7 @@ Bytes group_cache_bytes_per_sequence(const ModelSpec& m, double tokens, const Wo
 }
 
 SequenceFootprint sequence_footprint(const LayerStack& shard, const Workload& w) {
-  const auto tokens = static_cast<double>(w.prompt_tokens + w.gen_tokens);
+  const auto tokens = static_cast<double>(held_tokens(w));
   return {group_cache_bytes_per_sequence(shard, tokens, w), prefill_activations_per_sequence(shard, w)};
 }
 

@@ -38,11 +38,17 @@ struct Workload {
 // The ranks a stage's sequences are spread over: its tp GPUs under data-parallel attention (each
 // runs its own sequences), else one group running them all.
 [[nodiscard]] inline int attention_ranks(const Workload& w) { return w.dp_attention ? w.tp : 1; }
-// Micro-batches a pass is split into, and the sequences in the largest.
 // Micro-batches a pass is split into: --microbatches (pp by default), never more than the batch.
 [[nodiscard]] inline long microbatches(const Workload& w) {
   if (w.pp <= 1) return 1;
   return std::min<long>(w.microbatches > 0 ? w.microbatches : w.pp, w.batch);
+}
+
+// The tokens a sequence's cache holds at its longest: its prompt and output, or the decode step's
+// context where that is longer (--context past prompt + gen: the step reads that many, so the
+// sequence holds them). The memory ledger, the cache a sequence and max_context are sized on it.
+[[nodiscard]] inline long held_tokens(const Workload& w) {
+  return std::max(w.context_tokens, w.prompt_tokens + w.gen_tokens);
 }
 
 // The decode step is evaluated mid-generation by default: context = prompt + gen / 2.

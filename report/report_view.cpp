@@ -27,7 +27,7 @@ std::string versus_ridge(FlopsPerByte intensity, FlopsPerByte ridge) {
 // Per token while every layer keeps every token; per sequence once windows cap some layers or
 // recurrent layers hold a fixed state, where a per-token figure would mislead.
 std::string cache_text(const Report& r) {
-  const double tokens = static_cast<double>(r.workload.prompt_tokens + r.workload.gen_tokens);
+  const auto tokens = static_cast<double>(held_tokens(r.workload));
   const Bytes per_token = r.model.kv_bytes_per_token, per_sequence = r.model.cache_bytes_per_sequence;
   const std::string_view kv = name(r.workload.precision.kv);
   // A sequence holds tokens × per_token when every layer keeps every token; the product rounds.
@@ -106,7 +106,7 @@ TextTable phase_table(const Report& r) {
 TextTable memory_table(const Report& r) {
   const MemoryLedger& l = r.memory;
   const Workload& w = r.workload;
-  TextTable t{fmt::format("Memory (batch {} × {} tokens{})", w.batch, w.prompt_tokens + w.gen_tokens,
+  TextTable t{fmt::format("Memory (batch {} × {} tokens{})", w.batch, held_tokens(w),
                           l.gpus > 1 ? fmt::format(", {} GPUs", l.gpus) : ""),
               {"", "bytes", "share"},
               {}};
@@ -182,8 +182,8 @@ std::vector<std::string> verdicts(const Report& r) {
       three_digits(dec.intensity().value()), versus_ridge(dec.intensity(), ridge), human(dec.time),
       three_digits(r.decode.tokens_per_s)));
   if (!r.memory.fits) {
-    out.push_back(fmt::format("memory: does NOT fit: batch {} needs {} but the {} GPU{} hold {}", w.batch,
-                              human(r.memory.total), r.memory.gpus, r.memory.gpus == 1 ? "" : "s",
+    out.push_back(fmt::format("memory: does NOT fit: batch {} needs {} but the {} {} {}", w.batch,
+                              human(r.memory.total), r.memory.gpus, r.memory.gpus == 1 ? "GPU holds" : "GPUs hold",
                               human(r.memory.capacity)));
   }
   return out;
