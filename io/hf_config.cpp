@@ -40,6 +40,13 @@ Named architecture_of(const YamlDocument& doc) {
     check_text(doc, list[0], "architectures[0]");
     return {list[0].Scalar(), "architectures"};
   }
+  // null or [] (sub-configs write them) name nothing, and model_type does; a bare string or a map
+  // is not what transformers writes, and read past it the model_type's family would be a guess.
+  if (list && !list.IsNull() && !(list.IsSequence() && list.size() == 0)) {
+    MapReader(doc, doc.root, "", {})
+        .fail("architectures", "must be a list of class names whose first is the model's, such as "
+                               "[\"LlamaForCausalLM\"]");
+  }
   const YAML::Node type = doc.root["model_type"];
   if (type && type.IsScalar()) {
     check_text(doc, type, "model_type");

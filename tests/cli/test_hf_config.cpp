@@ -140,6 +140,22 @@ TEST_CASE("HF configs refuse what is not modelled, naming the fields") {
   CHECK_THAT(falcon.err, Catch::Contains("unknown-falcon.json:2:20: architectures: `FalconForCausalLM` is not an "
                                          "architecture rooflineplan reads") &&
                              Catch::Contains("LlamaForCausalLM"));
+  // architectures given as anything but a list is refused, not passed over for model_type's
+  // family (a bare "FalconForCausalLM" beside model_type llama was priced as a Llama).
+  const std::string llama = R"("model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32,
+"num_hidden_layers": 32, "intermediate_size": 11008, "vocab_size": 32000})";
+  for (const std::string given : {R"("FalconForCausalLM")", "1.5", "{}", R"([["LlamaForCausalLM"]])"}) {
+    INFO(given);
+    const auto doc = io::parse_yaml("{\"architectures\": " + given + ", " + llama, "bare.json");
+    CHECK_THROWS_WITH(io::read_model(doc), Catch::StartsWith("bare.json:1:19: architectures: must be a list of class "
+                                                             "names"));
+  }
+  // null and [] (as sub-configs write them) name nothing: model_type does.
+  for (const std::string given : {"null", "[]"}) {
+    INFO(given);
+    const auto doc = io::parse_yaml("{\"architectures\": " + given + ", " + llama, "none.json");
+    CHECK(io::read_model(doc).architecture->layers == 32);
+  }
 }
 
 TEST_CASE("HF config with a broken field names the file, line and field") {
