@@ -133,8 +133,6 @@ void read_nemotron_h(const HfFields& c, const HfFamily& f, Architecture& a) {
     c.require({"n_routed_experts", "num_experts_per_tok", "moe_intermediate_size"});
     a.moe = MoeSpec{c.small_count("n_routed_experts", "moe.experts"), c.small_count("num_experts_per_tok", "moe.top_k"),
                     c.count("moe_intermediate_size", "moe.ffn")};
-    // Nemotron 3 also says how many shared experts that width makes (1): the width is what is priced.
-    c.use("n_shared_experts");
     // Nemotron 3 Super's latent experts (NemotronHMoE: fc1_latent_proj, fc2_latent_proj).
     if (c.given("moe_latent_size")) a.moe->latent = c.count("moe_latent_size", "moe.latent");
     c.use("moe_latent_size");
@@ -147,6 +145,15 @@ void read_nemotron_h(const HfFields& c, const HfFamily& f, Architecture& a) {
       c.fail("moe_shared_expert_intermediate_size",
              fmt::format("not a whole number of experts of width {}", a.moe->ffn));
     }
+    // Nemotron 3 also says how many shared MLPs there are (1, of that width, which is what is
+    // priced); another count, or no width beside a count, is not what its layers run.
+    const bool shared = c.given("moe_shared_expert_intermediate_size");
+    if (c.given("n_shared_experts") && c.number_in("n_shared_experts", {0, 1'000}) != (shared ? 1 : 0)) {
+      c.refuse("n_shared_experts", shared ? "Nemotron-H's shared expert is one MLP, moe_shared_expert_intermediate_size "
+                                            "wide; another count is not read"
+                                          : "shared experts without moe_shared_expert_intermediate_size, their width");
+    }
+    c.use("n_shared_experts");
   }
   a.mixer_pattern = shortest_period(mixers);
   a.ffn_pattern = shortest_period(ffns);

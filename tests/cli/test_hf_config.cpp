@@ -2,6 +2,9 @@
 // preset or the count its model card publishes.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <sstream>
+
 #include "cli_runner.hpp"
 #include "model/memory_ledger.hpp"
 #include "model/parameters.hpp"
@@ -149,6 +152,18 @@ TEST_CASE("HF configs refuse what is not modelled, naming the fields") {
     const auto doc = io::parse_yaml("{\"architectures\": " + given + ", " + llama, "bare.json");
     CHECK_THROWS_WITH(io::read_model(doc), Catch::StartsWith("bare.json:1:19: architectures: must be a list of class "
                                                              "names"));
+  }
+  // Nemotron 3's one shared MLP is moe_shared_expert_intermediate_size wide: another count of
+  // them (any value was passed over, "x" and [] too) is refused, not priced as one.
+  std::ifstream in(test::data_file("hf-configs/nemotron-3-nano-30b-a3b.json"));
+  std::stringstream text;
+  text << in.rdbuf();
+  for (const std::string count : {"7", "0", R"("x")"}) {
+    INFO(count);
+    std::string config = text.str();
+    config.replace(config.find("\"n_shared_experts\": 1"), 21, "\"n_shared_experts\": " + count);
+    CHECK_THROWS_WITH(io::read_model(io::parse_yaml(config, "nemotron.json")),
+                      Catch::StartsWith("nemotron.json:38:25: n_shared_experts: "));
   }
   // null and [] (as sub-configs write them) name nothing: model_type does.
   for (const std::string given : {"null", "[]"}) {
