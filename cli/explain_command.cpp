@@ -211,14 +211,19 @@ void explain_scenario(const Variations& s, const std::string& name, Writer& w) {
 void add_explain_options(Options& o, ExplainArgs& a) {
   add_workload_options(o, a.workload);
   add_lang_option(o, a.lang);
-  o.add("--scenario", a.scenario, "summarize (8k in, 200 out) or chat (50 in, 800 out)").one_of({"summarize", "chat"});
+  o.add("--scenario", a.scenario, "summarize (8k in, 200 out) or chat (50 in, 800 out); --prompt and --gen given win")
+      .one_of({"summarize", "chat"});
   o.add("--plot", a.plot, "write the roofline with every operator to this .svg or .png [drawn in characters]");
 }
 
 void run_explain(const ExplainArgs& a, std::ostream& out) {
   WorkloadFlags flags = a.workload;
-  if (a.scenario == "summarize") flags.prompt = {"8192"}, flags.gen = {"200"};
-  if (a.scenario == "chat") flags.prompt = {"50"}, flags.gen = {"800"};
+  // A scenario's lengths, but those given: --scenario chat --gen 2000 is a chat of long answers.
+  if (!a.scenario.empty()) {
+    const bool summarize = a.scenario == "summarize";
+    if (!flags.prompt_given) flags.prompt = {summarize ? "8192" : "50"};
+    if (!flags.gen_given) flags.gen = {summarize ? "200" : "800"};
+  }
   const OnePoint p = one_point(flags, "explain");
   const Variations s = variations(p.model, p.gpu, p.workload);
   Writer w(phrases(a.lang), out);

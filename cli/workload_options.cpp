@@ -93,8 +93,10 @@ void add_workload_options(Options& o, WorkloadFlags& f, std::initializer_list<Wo
   if (wants(model)) o.add("--model,-m", f.model, "model: a YAML file or a preset name (llama-2-7b)");
   if (wants(gpu)) o.add("--gpu,-g", f.gpu, "GPU: a YAML file or a preset name (a100-80gb)");
   if (wants(batch)) o.add("--batch,-b", f.batch, "sequences decoded together").show_default();
-  if (wants(prompt)) o.add("--prompt,-p", f.prompt, "prompt tokens per sequence (prefill)").show_default();
-  if (wants(gen)) o.add("--gen", f.gen, "generated tokens per sequence (decode)").show_default();
+  if (wants(prompt)) {
+    o.add("--prompt,-p", f.prompt, "prompt tokens per sequence (prefill)").show_default().given(f.prompt_given);
+  }
+  if (wants(gen)) o.add("--gen", f.gen, "generated tokens per sequence (decode)").show_default().given(f.gen_given);
   if (wants(context)) o.add("--context", f.context, "tokens in the KV cache at the decode step evaluated [prompt + gen/2]");
   if (wants(weights)) {
     o.add("--weights", f.weights,

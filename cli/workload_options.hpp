@@ -44,6 +44,8 @@ struct WorkloadFlags {
   std::vector<double> reserve{0.1};
   std::vector<std::string> tp{"1"}, pp{"1"}, ep{"1"}, weights{}, lm_head{}, group_size{}, kv{}, activations{}, compute{};
   std::vector<std::string> prompt{"512"}, gen{"256"}, context{}, batch{"1"};
+  // Whether --prompt and --gen were given, not defaulted: explain --scenario sets only the others.
+  bool prompt_given = false, gen_given = false;
   // The layout's other choices: one value for every point.
   bool dp_attention = false;
   std::optional<long> microbatches{};  // not given: pp, at most the batch

@@ -78,6 +78,16 @@ TEST_CASE("explain --scenario: summarize is prefill-heavy and chat decode-heavy,
                                       report::human(r.decode.step.time)));
 }
 
+TEST_CASE("explain --scenario keeps the --prompt and --gen given: a chat of 2000-token answers") {
+  const auto chat = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--scenario", "chat", "--gen", "2000"});
+  const auto both = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--scenario", "summarize", "-p",
+                                   "5", "--gen", "3"});
+  REQUIRE(chat.code == 0);
+  REQUIRE(both.code == 0);
+  CHECK_THAT(chat.out, Catch::Contains("Scenario chat (50 in, 2000 out)") && Catch::Contains("2000 steps"));
+  CHECK_THAT(both.out, Catch::Contains("Scenario summarize (5 in, 3 out)"));
+}
+
 TEST_CASE("explain: a mixture of experts is not told that batching is free below B*") {
   const auto r = test::run_cli({"explain", "-m", "mixtral-8x7b", "-g", "h100-sxm"});
   REQUIRE(r.code == 0);
