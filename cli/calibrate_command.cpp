@@ -59,7 +59,7 @@ TextTable kernel_table(const Calibration& c) {
 
 void add_calibrate_options(Options& o, CalibrateArgs& a) {
   o.add("--device", a.device, "cpu or cuda").one_of(calibrate::device_kinds()).show_default();
-  o.add("--out,-o", a.out, "write the YAML here (default: stdout, with the summary on stderr)");
+  o.add("--out,-o", a.out, "write the YAML here (default: stdout, with the summary on stderr)").writes_file();
   o.add("--base", a.base, "a GPU description (file or preset) whose datasheet fields to keep");
   o.add("--repetitions", a.repetitions, "timed runs per kernel, and per point of the curves (in up to three passes)").show_default();
   o.add("--stream-size", a.stream_size,

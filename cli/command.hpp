@@ -35,6 +35,9 @@ class Options {
   Options& one_of(std::vector<std::string> values);  // each value given must be one of these
   Options& show_default();                           // --help shows the value held before parsing
   Options& required();
+  // A file (or folder) the command writes: empty, or `-` (which is not standard output here), is
+  // refused by the flag's name rather than read as "not given" or as a file named -.
+  Options& writes_file();
   // Sets `into` when the flag is given (either spelling of a negatable flag), to tell a value
   // given from the default it shows: an engine's preset yields to the flags given only.
   Options& given(bool& into);

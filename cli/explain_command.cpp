@@ -213,7 +213,8 @@ void add_explain_options(Options& o, ExplainArgs& a) {
   add_lang_option(o, a.lang);
   o.add("--scenario", a.scenario, "summarize (8k in, 200 out) or chat (50 in, 800 out); --prompt and --gen given win")
       .one_of({"summarize", "chat"});
-  o.add("--plot", a.plot, "write the roofline with every operator to this .svg or .png [drawn in characters]");
+  o.add("--plot", a.plot, "write the roofline with every operator to this .svg or .png [drawn in characters]")
+      .writes_file();
 }
 
 void run_explain(const ExplainArgs& a, std::ostream& out) {

@@ -172,7 +172,8 @@ void add_fit_options(Options& o, FitArgs& a) {
   o.add("--format,-f", a.format, "output format").one_of({"table", "markdown", "json"}).show_default();
   o.add("--out,-o", a.out,
         "write the fitted GPU YAML `expected:` block here (with --kernels: its `kernels:`, of the one GPU or of all the "
-        "tables' GPUs together)");
+        "tables' GPUs together)")
+      .writes_file();
 }
 
 void run_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {

@@ -111,6 +111,17 @@ Options& Options::given(bool& into) {
   return *this;
 }
 
+Options& Options::writes_file() {
+  last_->check(
+      [](const std::string& v) -> std::string {
+        if (v.empty()) return "empty; give a file name, or leave the flag out (standard output where it has one)";
+        if (v == "-") return "`-` would be a file named -; leave the flag out for standard output";
+        return "";
+      },
+      "");
+  return *this;
+}
+
 Options& Options::required() {
   last_->required();
   return *this;

@@ -392,7 +392,7 @@ void add_plan_options(Options& o, PlanArgs& a) {
   o.add("--emit", a.emit,
         "vllm, sglang or trtllm: write each ranked row that meets the targets as the script that runs it on that "
         "engine");
-  o.add("--emit-dir", a.emit_dir, "with --emit: the folder the scripts go to [rooflineplan-launch]");
+  o.add("--emit-dir", a.emit_dir, "with --emit: the folder the scripts go to [rooflineplan-launch]").writes_file();
   o.add("--percentile", a.percentile_given,
         "size so that this percentile of TTFT and TPOT meets the targets under --arrivals, confirmed by simulation");
   o.add("--arrivals", a.percentile.arrivals,

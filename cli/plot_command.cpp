@@ -33,7 +33,7 @@ void write_figure_file(const Figure& f, const std::string& path, std::string_vie
 void add_plot_options(Options& o, PlotArgs& a) {
   add_workload_options(o, a.workload);
   o.add("--kind,-k", a.kind, "roofline, batch or context").one_of({"roofline", "batch", "context"}).show_default();
-  o.add("--out,-o", a.out, "a .svg or .png file [characters on stdout]");
+  o.add("--out,-o", a.out, "a .svg or .png file [characters on stdout]").writes_file();
   add_lang_option(o, a.lang);
 }
 

@@ -612,10 +612,11 @@ PrefillReplica prefill_replica(const SimulateArgs& a, const Replica& decode) {
 
 void add_simulate_options(Options& o, SimulateArgs& a) {
   add_serve_options(o, a.serve);
-  o.add("--plot", a.plot, "a .svg or .png of the batch and the KV cache over time");
+  o.add("--plot", a.plot, "a .svg or .png of the batch and the KV cache over time").writes_file();
   o.add("--requests-out", a.requests_out,
         "a .csv or .jsonl of the expected run, a row a request: arrival, first step and token, finish, TTFT, TPOT, "
-        "tokens, preemptions, or why it was dropped, and its replica");
+        "tokens, preemptions, or why it was dropped, and its replica")
+      .writes_file();
   o.add("--format,-f", a.format, "table, markdown, csv, json or jsonl (a row of the summary's figures)")
       .one_of(report::output_format_names())
       .show_default();

@@ -137,7 +137,7 @@ void add_sweep_options(Options& o, SweepArgs& a) {
   o.add("--format,-f", a.format, "csv, jsonl (one JSON object per line), json, table or markdown")
       .one_of(output_format_names())
       .show_default();
-  o.add("--out,-o", a.out, "write rows to this file instead of stdout");
+  o.add("--out,-o", a.out, "write rows to this file instead of stdout").writes_file();
 }
 
 void run_sweep(const SweepArgs& a, std::ostream& out, std::ostream& err) {

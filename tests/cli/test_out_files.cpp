@@ -113,3 +113,29 @@ TEST_CASE("out: through a symbolic link replaces the file it names and says so, 
                                        "new file, the others the old one"));
   CHECK(fs::hard_link_count(f / "b.csv") == 1);
 }
+
+TEST_CASE("out: an empty name or `-` is refused by the flag's name, not read as standard output or as a file named -") {
+  const Folder folder;
+  const auto here = fs::current_path();
+  fs::current_path(folder.path);  // where a file named - would land
+  const std::vector<std::vector<std::string>> commands = {
+      {"sweep", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--out"},
+      {"plot", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--out"},
+      {"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--plot"},
+      {"simulate", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "1", "--duration", "5s", "--requests-out"},
+      {"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--emit", "vllm", "--emit-dir"}};
+  for (std::vector<std::string> args : commands) {
+    const std::string flag = args.back();
+    for (const std::string name : {"", "-"}) {
+      INFO(args.front() << " " << flag << " '" << name << "'");
+      args.push_back(name);
+      const auto r = run_cli(args);
+      args.pop_back();
+      CHECK(r.code == 2);
+      CHECK(r.out.empty());
+      CHECK_THAT(r.err, Catch::StartsWith("error: " + flag + ": " + (name.empty() ? "empty" : "`-` would be a file")));
+    }
+  }
+  CHECK_FALSE(fs::exists(folder.path / "-"));
+  fs::current_path(here);
+}
