@@ -1,5 +1,6 @@
 #include "calibrate/host_machine.hpp"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,20 +23,46 @@ std::optional<double> sysfs_size(const std::filesystem::path& file) {
   return value * scale;
 }
 
+// A file's first word as a number: cgroup v2's memory.max ("max" when unlimited: nullopt) and
+// memory.current.
+std::optional<double> number_in(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  double value = 0;
+  if (!(in >> value)) return std::nullopt;
+  return value;
+}
+
+// /proc/meminfo's or /proc/self/status's line `key: N kB`, in bytes.
+std::optional<double> kib_line(const char* file, std::string_view key) {
+  std::ifstream in(file);
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string name;
+    double kib = 0;
+    if (fields >> name >> kib && name == key) return kib * 1024;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<double> host_memory_available() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string line;
-  while (std::getline(meminfo, line)) {
-    std::istringstream fields(line);
-    std::string key;
-    double kib = 0;
-    if (fields >> key >> kib && key == "MemAvailable:") return kib * 1024;
+  std::optional<double> available = kib_line("/proc/meminfo", "MemAvailable:");
+  if (!available) {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    if (pages > 0 && page > 0) available = static_cast<double>(pages) * static_cast<double>(page);
   }
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  if (pages > 0 && page > 0) return static_cast<double>(pages) * static_cast<double>(page);
-  return std::nullopt;
+  const auto at_most = [&available](double bytes) { available = std::min(available.value_or(bytes), std::max(0.0, bytes)); };
+  // A container's cgroup (v2) may allow less than the machine has free, and `ulimit -v` less
+  // still: what passes either is killed or refused mid-run, not before it.
+  const auto limit = number_in("/sys/fs/cgroup/memory.max"), used = number_in("/sys/fs/cgroup/memory.current");
+  if (limit && used) at_most(*limit - *used);
+  rlimit space{};
+  if (getrlimit(RLIMIT_AS, &space) == 0 && space.rlim_cur != RLIM_INFINITY) {
+    at_most(static_cast<double>(space.rlim_cur) - kib_line("/proc/self/status", "VmSize:").value_or(0));
+  }
+  return available;
 }
 
 std::optional<double> last_level_cache() {

@@ -8,7 +8,8 @@
 namespace roofline::calibrate {
 
 // Bytes a process can allocate now: MemAvailable from /proc/meminfo, else physical memory
-// (sysconf); nullopt when neither is known.
+// (sysconf), at most what the cgroup (v2) and the address-space limit (ulimit -v) leave; nullopt
+// when none is known.
 [[nodiscard]] std::optional<double> host_memory_available();
 
 // The largest cache of cpu0 as sysfs lists it (the last level, as one instance shares it),

@@ -1,5 +1,7 @@
 // Calibration: kernels verify their own results; the YAML they produce reads back; validate
 // prints its table. No timing is asserted: timings are measurements, not facts.
+#include <sys/resource.h>
+
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -219,6 +221,31 @@ TEST_CASE("calibrate: a host whose memory cannot hold 4 × its cache is refused 
   CHECK(r.err == "error: --stream-size: three STREAM arrays of 1040 MiB (4 × the last-level cache of 260 MiB) need more "
                  "than the 2048 MiB this machine has available: free memory and run again\n");
   CHECK(host.log->kernels == 0);
+}
+
+TEST_CASE("the memory available is at most what ulimit -v leaves this process") {
+  rlimit before{};
+  REQUIRE(getrlimit(RLIMIT_AS, &before) == 0);
+  const std::optional<double> unlimited = calibrate::host_memory_available();
+  REQUIRE(unlimited.has_value());
+  // The address space in use now, and 256 MiB more (a sanitizer's shadow maps are in use already).
+  std::ifstream status("/proc/self/status");
+  double used = 0;
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmSize:", 0) == 0) used = std::stod(line.substr(7)) * 1024;
+  }
+  REQUIRE(used > 0);
+  rlimit tight = before;
+  tight.rlim_cur = static_cast<rlim_t>(used) + (rlim_t{256} << 20);
+  if (before.rlim_cur != RLIM_INFINITY && tight.rlim_cur > before.rlim_cur) tight.rlim_cur = before.rlim_cur;
+  REQUIRE(setrlimit(RLIMIT_AS, &tight) == 0);
+  const std::optional<double> limited = calibrate::host_memory_available();
+  REQUIRE(setrlimit(RLIMIT_AS, &before) == 0);
+  REQUIRE(limited.has_value());
+  // What is left below the limit: 256 MiB, less what reading the files mapped.
+  CHECK(*limited <= 256.0 * kMiB);
+  CHECK(*limited > 200.0 * kMiB);
+  CHECK(*limited <= *unlimited);
 }
 
 TEST_CASE("calibrate --out /dev/full: exit 1 naming the file, and the measurement still on stdout") {

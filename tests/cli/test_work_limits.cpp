@@ -41,7 +41,7 @@ TEST_CASE("plan --percentile with gamma:1e-300 ends too: each replica's CV is 1e
 
 TEST_CASE("simulate --rate 1e6 --duration 100s (10^8 requests, 13 GB) is refused before it generates one") {
   check_error(run_cli(simulate({"--rate", "1e6", "--prompt", "100", "--gen", "10", "--duration", "100s"})),
-              "--rate x --duration", "1e+08 requests, over the 1e+07 a run holds (about 256 bytes each)");
+              "--rate x --duration", "1e+08 requests, over the 1e+07 a run holds (about 450 bytes each)");
 }
 
 TEST_CASE("simulate whose tokens pass 2e8 sequence-steps is refused before it runs, naming --gen, --rate, --duration") {
