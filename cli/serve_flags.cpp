@@ -328,10 +328,13 @@ double require_bounded_work(const Traffic& t, const serve::ServerConfig& c) {
     rows += static_cast<double>(r.gen) + std::ceil(static_cast<double>(r.prompt - r.cached) / budget);
   }
   if (rows > kMaxSequenceSteps) {
-    throw InputError(fmt::format("--gen, --rate and --duration: the run would take about {:.3g} sequence-steps (every "
-                                 "output token and prefill chunk of {} requests), over the {:g} a run may take; lower "
-                                 "one of them",
-                                 rows, t.requests.size(), kMaxSequenceSteps));
+    // A trace's lengths are its rows': only --duration (its first seconds) replays fewer.
+    throw InputError(fmt::format("{}: the run would take about {:.3g} sequence-steps (every output token and prefill "
+                                 "chunk of {} requests), over the {:g} a run may take; {}",
+                                 t.trace ? "--arrivals and --duration" : "--gen, --rate and --duration", rows,
+                                 t.requests.size(), kMaxSequenceSteps,
+                                 t.trace ? "replay fewer of the trace's requests (a shorter --duration)"
+                                         : "lower one of them"));
   }
   return rows;
 }

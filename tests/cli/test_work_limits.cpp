@@ -52,6 +52,18 @@ TEST_CASE("simulate whose tokens pass 2e8 sequence-steps is refused before it ru
                                                "of 3524 requests), over the 2e+08 a run may take");
 }
 
+TEST_CASE("a trace whose rows pass 2e8 sequence-steps is refused naming --arrivals and --duration, not flags not given") {
+  const std::string file = (std::filesystem::temp_directory_path() / "rooflineplan-long-trace.csv").string();
+  {
+    std::ofstream out(file);
+    out << "arrival_s,prompt_tokens,output_tokens\n0,512,150000000\n1,512,150000000\n";
+  }
+  const auto r = run_cli(simulate({"--arrivals", file}));
+  std::filesystem::remove(file);
+  check_error(r, "--arrivals and --duration", "about 3e+08 sequence-steps (every output token and prefill chunk of 2 "
+                                              "requests), over the 2e+08 a run may take; replay fewer of the trace's");
+}
+
 TEST_CASE("plan --percentile --gen 100000 is refused: a check would simulate 5000 requests of 10^5 tokens") {
   check_error(run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "1", "--gen", "100000",
                        "--percentile", "99"}),
