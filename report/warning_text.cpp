@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 
+#include "report/human_units.hpp"
 #include "report/sink.hpp"
 
 namespace roofline::report {
@@ -23,8 +24,8 @@ constexpr Words kEnglish{
     "architecture unknown (only `params` given): KV cache, attention and activations are not modelled; decode "
     "reads the weights only",
     "{tokens} tokens exceed the model's max_context of {max}",
-    "does not fit: needs {needed:.1f} GB of {capacity:.1f} GB at batch {batch}",
-    "does not fit: the weights and one sequence need {needed:.1f} GB of {capacity:.1f} GB",
+    "does not fit: needs {needed} of {capacity} at batch {batch}",
+    "does not fit: the weights and one sequence need {needed} of {capacity}",
     "no batch size meets TPOT {target:.4g} ms: batch 1 already takes {at:.4g} ms per token",
     "no batch size meets TTFT {target:.4g} ms: at batch 1 the first token takes {at:.4g} ms",
     "the load needs more than {most:g} replicas",
@@ -47,8 +48,8 @@ constexpr Words kEnglish{
 
 constexpr Words kChinese{"架构未知（只给了 `params`）：KV 缓存、注意力和激活均未建模；解码只读取权重",
                          "{tokens} 个 token 超过了模型的 max_context（{max}）",
-                         "放不下：批大小 {batch} 需要 {needed:.1f} GB，容量只有 {capacity:.1f} GB",
-                         "放不下：权重加一个序列需要 {needed:.1f} GB，容量只有 {capacity:.1f} GB",
+                         "放不下：批大小 {batch} 需要 {needed}，容量只有 {capacity}",
+                         "放不下：权重加一个序列需要 {needed}，容量只有 {capacity}",
                          "没有批大小能满足 TPOT {target:.4g} ms：批大小 1 每个 token 已需 {at:.4g} ms",
                          "没有批大小能满足 TTFT {target:.4g} ms：批大小 1 的首个 token 已需 {at:.4g} ms",
                          "负载需要超过 {most:g} 个副本",
@@ -74,12 +75,13 @@ struct Wording {
                        fmt::arg("max", w.max_context));
   }
   std::string operator()(const DoesNotFit& w) const {
-    return fmt::format(fmt::runtime(words.does_not_fit), fmt::arg("needed", w.needed.value() / 1e9),
-                       fmt::arg("capacity", w.capacity.value() / 1e9), fmt::arg("batch", w.batch));
+    // In human units: a GPU of a few MB was "0.0 GB", a cache of terabytes "1126.6 GB".
+    return fmt::format(fmt::runtime(words.does_not_fit), fmt::arg("needed", human(w.needed)),
+                       fmt::arg("capacity", human(w.capacity)), fmt::arg("batch", w.batch));
   }
   std::string operator()(const WeightsDoNotFit& w) const {
-    return fmt::format(fmt::runtime(words.weights_do_not_fit), fmt::arg("needed", w.needed.value() / 1e9),
-                       fmt::arg("capacity", w.capacity.value() / 1e9));
+    return fmt::format(fmt::runtime(words.weights_do_not_fit), fmt::arg("needed", human(w.needed)),
+                       fmt::arg("capacity", human(w.capacity)));
   }
   std::string operator()(const TpotUnreachable& w) const { return latency(words.tpot_unreachable, w.target, w.at_batch_1); }
   std::string operator()(const TtftUnreachable& w) const { return latency(words.ttft_unreachable, w.target, w.at_batch_1); }

@@ -18,10 +18,11 @@ TEST_CASE("warning text: 4200 tokens past a max_context of 4096") {
   CHECK(warning_text(BeyondMaxContext{4200, 4096}, "zh") == "4200 个 token 超过了模型的 max_context（4096）");
 }
 
-TEST_CASE("warning text: 143.2 GB needed of 24 GB at batch 1, in GB with one decimal") {
+TEST_CASE("warning text: 143.2 GB needed of 24 GB at batch 1, in human units: 1 MB is not 0.0 GB, 1.13 TB not 1126.6 GB") {
   const DoesNotFit w{Bytes(143.2e9), Bytes(24e9), 1};
-  CHECK(warning_text(w) == "does not fit: needs 143.2 GB of 24.0 GB at batch 1");
-  CHECK(warning_text(w, "zh") == "放不下：批大小 1 需要 143.2 GB，容量只有 24.0 GB");
+  CHECK(warning_text(w) == "does not fit: needs 143 GB of 24.0 GB at batch 1");
+  CHECK(warning_text(w, "zh") == "放不下：批大小 1 需要 143 GB，容量只有 24.0 GB");
+  CHECK(warning_text(DoesNotFit{Bytes(1126.6e9), Bytes(1e6), 64}) == "does not fit: needs 1.13 TB of 1.00 MB at batch 64");
   CHECK(report::warning_label() == "warning: ");
   CHECK(report::warning_label("zh") == "注意：");
 }
@@ -33,7 +34,7 @@ TEST_CASE("infeasible text: each refusal of a plan, with its numbers, in both la
   CHECK(infeasible_text(TtftUnreachable{Seconds(0.010), Seconds(0.030)}) ==
         "no batch size meets TTFT 10 ms: at batch 1 the first token takes 30 ms");
   CHECK(infeasible_text(WeightsDoNotFit{Bytes(140.4e9), Bytes(24e9)}) ==
-        "does not fit: the weights and one sequence need 140.4 GB of 24.0 GB");
+        "does not fit: the weights and one sequence need 140 GB of 24.0 GB");
   CHECK(infeasible_text(TooManyReplicas{1e12}) == "the load needs more than 1e+12 replicas");
   CHECK(infeasible_text(TpotUnreachable{Seconds(0.005), Seconds(0.0070897)}, "zh") ==
         "没有批大小能满足 TPOT 5 ms：批大小 1 每个 token 已需 7.09 ms");
