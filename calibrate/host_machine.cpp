@@ -45,7 +45,32 @@ std::optional<double> kib_line(const char* file, std::string_view key) {
   return std::nullopt;
 }
 
+// memory.stat's `key N` line, in bytes.
+std::optional<double> stat_line(const std::filesystem::path& file, std::string_view key) {
+  std::ifstream in(file);
+  std::string name;
+  double value = 0;
+  while (in >> name >> value) {
+    if (name == key) return value;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::optional<double> cgroup_headroom(const std::filesystem::path& root) {
+  // v2: memory.max ("max": no limit) and memory.current; v1: the memory controller's
+  // limit_in_bytes (a huge number: no limit, which the caller's minimum passes over) and usage.
+  const bool v2 = std::filesystem::exists(root / "memory.max");
+  const std::filesystem::path dir = v2 ? root : root / "memory";
+  const auto limit = number_in(dir / (v2 ? "memory.max" : "memory.limit_in_bytes"));
+  const auto used = number_in(dir / (v2 ? "memory.current" : "memory.usage_in_bytes"));
+  if (!limit || !used) return std::nullopt;
+  // The usage counts the page cache, which the kernel reclaims before it refuses an allocation
+  // (MemAvailable counts it free too): a long-lived container sits near its limit.
+  const double cache = stat_line(dir / "memory.stat", v2 ? "inactive_file" : "total_inactive_file").value_or(0);
+  return std::max(0.0, *limit - *used + cache);
+}
 
 std::optional<double> host_memory_available() {
   std::optional<double> available = kib_line("/proc/meminfo", "MemAvailable:");
@@ -53,11 +78,13 @@ std::optional<double> host_memory_available() {
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
     if (pages > 0 && page > 0) available = static_cast<double>(pages) * static_cast<double>(page);
   }
-  const auto at_most = [&available](double bytes) { available = std::min(available.value_or(bytes), std::max(0.0, bytes)); };
-  // A container's cgroup (v2) may allow less than the machine has free, and `ulimit -v` less
-  // still: what passes either is killed or refused mid-run, not before it.
-  const auto limit = number_in("/sys/fs/cgroup/memory.max"), used = number_in("/sys/fs/cgroup/memory.current");
-  if (limit && used) at_most(*limit - *used);
+  const auto at_most = [&available](double bytes) {
+    bytes = std::max(0.0, bytes);
+    available = std::min(available.value_or(bytes), bytes);
+  };
+  // A container's cgroup may allow less than the machine has free, and `ulimit -v` less still:
+  // what passes either is killed or refused mid-run, not before it.
+  if (const auto headroom = cgroup_headroom("/sys/fs/cgroup")) at_most(*headroom);
   rlimit space{};
   if (getrlimit(RLIMIT_AS, &space) == 0 && space.rlim_cur != RLIM_INFINITY) {
     at_most(static_cast<double>(space.rlim_cur) - kib_line("/proc/self/status", "VmSize:").value_or(0));

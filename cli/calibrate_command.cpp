@@ -68,7 +68,8 @@ void add_calibrate_options(Options& o, CalibrateArgs& a) {
   o.flag("--quick", a.quick, "measure the curves at every other size and row count: about half the points");
   o.add("--kernel-table", a.kernel_table,
         "also time kernel tables (a GEMM grid, attention, all-reduce on 2+ GPUs) and write them into this folder as "
-        "<device>_gemm.csv ..., in the columns `fit --kernels` reads");
+        "<device>_gemm.csv ..., in the columns `fit --kernels` reads")
+      .writes_file();
   o.add("--kernel-grid", a.kernel_grid, "the kernel tables' grid: full, or smoke (16 GEMMs, two lengths: checks the path)")
       .one_of({"full", "smoke"})
       .show_default();

@@ -36,7 +36,8 @@ class Options {
   Options& show_default();                           // --help shows the value held before parsing
   Options& required();
   // A file (or folder) the command writes: empty, or `-` (which is not standard output here), is
-  // refused by the flag's name rather than read as "not given" or as a file named -.
+  // refused by the flag's name rather than read as "not given" or as a file named -. Each flag's
+  // default (standard output, a folder of its own, nothing written) is what leaving it out gives.
   Options& writes_file();
   // Sets `into` when the flag is given (either spelling of a negatable flag), to tell a value
   // given from the default it shows: an engine's preset yields to the flags given only.

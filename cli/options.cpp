@@ -114,8 +114,8 @@ Options& Options::given(bool& into) {
 Options& Options::writes_file() {
   last_->check(
       [](const std::string& v) -> std::string {
-        if (v.empty()) return "empty; give a file name, or leave the flag out (standard output where it has one)";
-        if (v == "-") return "`-` would be a file named -; leave the flag out for standard output";
+        if (v.empty()) return "empty; give a name, or leave the flag out for its default";
+        if (v == "-") return "`-` would be a file (or folder) named -, not standard output; leave the flag out for its default";
         return "";
       },
       "");

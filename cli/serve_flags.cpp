@@ -252,6 +252,9 @@ Traffic traffic(const ServeFlags& f, double rate, long block_tokens) {
     }
     const TraceFlag file = read_trace_flag(f.arrivals);
     const std::vector<TraceRow>& rows = file.rows;
+    // Its rows are a run's requests, as generated traffic's are (the rows read are held already).
+    require_memory(static_cast<double>(rows.size()) * kBytesPerRequest, "arrivals",
+                   fmt::format("{} simulated requests (the rows of {})", rows.size(), f.arrivals));
     // --trace-rate: the trace rescaled from its first arrival (cli/trace_flag.hpp); without it, its
     // arrivals as they stand.
     double scale = 1;

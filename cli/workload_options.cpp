@@ -97,7 +97,7 @@ void add_workload_options(Options& o, WorkloadFlags& f, std::initializer_list<Wo
     o.add("--prompt,-p", f.prompt, "prompt tokens per sequence (prefill)").show_default().given(f.prompt_given);
   }
   if (wants(gen)) o.add("--gen", f.gen, "generated tokens per sequence (decode)").show_default().given(f.gen_given);
-  if (wants(context)) o.add("--context", f.context, "tokens in the KV cache at the decode step evaluated [prompt + gen/2]");
+  if (wants(context)) o.add("--context", f.context, "tokens in the KV cache at the decode step evaluated; past prompt + gen, what a sequence holds [prompt + gen/2]");
   if (wants(weights)) {
     o.add("--weights", f.weights,
           fmt::format("format of the block linears (attention, FFN, experts): {} [the checkpoint's, or the model "

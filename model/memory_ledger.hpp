@@ -15,7 +15,7 @@ namespace roofline {
 // embedding or the head beside its layers; otherwise all GPUs hold alike).
 struct MemoryLedger {
   Bytes weights;      // as held: every expert once, replicated tensors once per copy
-  Bytes kv_cache;     // B × the cache of a (prompt + gen)-token sequence: K/V in what each layer keeps, recurrent state
+  Bytes kv_cache;     // B × the cache of a sequence of held_tokens(w): K/V in what each layer keeps, recurrent state
   Bytes activations;  // peak live activations of the prefill pass
   Bytes reserve;      // reserve_fraction × capacity
   Bytes total;
@@ -23,7 +23,7 @@ struct MemoryLedger {
   int gpus = 1;
   Bytes fullest_gpu;  // the fullest GPU's weights, its share of the cache and activations, and its reserve
   bool fits = false;  // fullest_gpu within one GPU's capacity
-  // Largest batch whose KV cache and activations fit beside the weights at prompt + gen tokens;
+  // Largest batch whose KV cache and activations fit beside the weights at held_tokens(w) tokens;
   // empty when nothing per sequence is modelled (a model known only by its size).
   std::optional<long> max_batch;
 };
@@ -34,9 +34,9 @@ struct WeightPlacement {
   Bytes fullest;
 };
 
-// What one sequence of prompt + gen tokens holds on the GPUs of its group, from the layers
-// described for one of them: its cache (group_cache_bytes_per_sequence) and its prefill's peak
-// live activations. Not the batch's: the engine keeps it from point to point of a batch sweep.
+// What one sequence of held_tokens(w) (prompt + gen, or a longer --context) holds on the GPUs of
+// its group, from the layers described for one of them: its cache
+// (group_cache_bytes_per_sequence) and its prefill's peak live activations. Not the batch's: the engine keeps it from point to point of a batch sweep.
 struct SequenceFootprint {
   Bytes cache;
   Bytes activations;

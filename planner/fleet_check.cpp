@@ -44,9 +44,10 @@ void check_bounded(const SteadyPlan& s, const LoadTarget& t) {
   if (!s.plan.feasible) return;
   const double least = kLeastCheckRequests * check_steps(s);
   if (least > kMaxCheckSteps) {
-    // Unrounded: at the edge (--gen 4000: 2.0005e7) three digits said "2e+07, over the 2e+07".
-    throw Refusal(fmt::format("--gen: a --percentile check simulates at least {:g} requests of {} output tokens, {:g} "
-                              "steps each (its output tokens and its prefill{}): {:g} sequence-steps, over the {:g} a "
+    // Whole numbers, unrounded: at the edge (--gen 4000: 20 005 000) three digits said "2e+07,
+    // over the 2e+07".
+    throw Refusal(fmt::format("--gen: a --percentile check simulates at least {:.0f} requests of {} output tokens, {:.0f} "
+                              "steps each (its output tokens and its prefill{}): {:.0f} sequence-steps, over the {:.0f} a "
                               "check may take; lower --gen, or plan without --percentile",
                               kLeastCheckRequests, s.workload.gen_tokens, check_steps(s),
                               s.plan.prefill_replicas > 0 ? ", and two in the prefill pool" : "", least, kMaxCheckSteps));

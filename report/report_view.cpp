@@ -182,9 +182,9 @@ std::vector<std::string> verdicts(const Report& r) {
       three_digits(dec.intensity().value()), versus_ridge(dec.intensity(), ridge), human(dec.time),
       three_digits(r.decode.tokens_per_s)));
   if (!r.memory.fits) {
-    out.push_back(fmt::format("memory: does NOT fit: batch {} needs {} but the {} {} {}", w.batch,
-                              human(r.memory.total), r.memory.gpus, r.memory.gpus == 1 ? "GPU holds" : "GPUs hold",
-                              human(r.memory.capacity)));
+    const auto [needed, capacity] = human_apart(r.memory.total, r.memory.capacity);
+    out.push_back(fmt::format("memory: does NOT fit: batch {} needs {} but the {} {} {}", w.batch, needed,
+                              r.memory.gpus, r.memory.gpus == 1 ? "GPU holds" : "GPUs hold", capacity));
   }
   return out;
 }

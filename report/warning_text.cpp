@@ -75,13 +75,16 @@ struct Wording {
                        fmt::arg("max", w.max_context));
   }
   std::string operator()(const DoesNotFit& w) const {
-    // In human units: a GPU of a few MB was "0.0 GB", a cache of terabytes "1126.6 GB".
-    return fmt::format(fmt::runtime(words.does_not_fit), fmt::arg("needed", human(w.needed)),
-                       fmt::arg("capacity", human(w.capacity)), fmt::arg("batch", w.batch));
+    // In human units (a GPU of a few MB was "0.0 GB", a cache of terabytes "1126.6 GB"), told
+    // apart where a point just misses.
+    const auto [needed, capacity] = human_apart(w.needed, w.capacity);
+    return fmt::format(fmt::runtime(words.does_not_fit), fmt::arg("needed", needed), fmt::arg("capacity", capacity),
+                       fmt::arg("batch", w.batch));
   }
   std::string operator()(const WeightsDoNotFit& w) const {
-    return fmt::format(fmt::runtime(words.weights_do_not_fit), fmt::arg("needed", human(w.needed)),
-                       fmt::arg("capacity", human(w.capacity)));
+    const auto [needed, capacity] = human_apart(w.needed, w.capacity);
+    return fmt::format(fmt::runtime(words.weights_do_not_fit), fmt::arg("needed", needed),
+                       fmt::arg("capacity", capacity));
   }
   std::string operator()(const TpotUnreachable& w) const { return latency(words.tpot_unreachable, w.target, w.at_batch_1); }
   std::string operator()(const TtftUnreachable& w) const { return latency(words.ttft_unreachable, w.target, w.at_batch_1); }

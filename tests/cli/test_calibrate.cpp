@@ -228,6 +228,10 @@ TEST_CASE("the memory available is at most what ulimit -v leaves this process") 
   REQUIRE(getrlimit(RLIMIT_AS, &before) == 0);
   const std::optional<double> unlimited = calibrate::host_memory_available();
   REQUIRE(unlimited.has_value());
+  if (before.rlim_cur != RLIM_INFINITY || *unlimited < 512.0 * kMiB) {
+    WARN("a limit is set already, or less than 512 MiB is free: nothing to lower");
+    return;
+  }
   // The address space in use now, and 256 MiB more (a sanitizer's shadow maps are in use already).
   std::ifstream status("/proc/self/status");
   double used = 0;
@@ -246,6 +250,29 @@ TEST_CASE("the memory available is at most what ulimit -v leaves this process") 
   CHECK(*limited <= 256.0 * kMiB);
   CHECK(*limited > 200.0 * kMiB);
   CHECK(*limited <= *unlimited);
+}
+
+TEST_CASE("a cgroup leaves its limit less its usage, the page cache it may reclaim counted free") {
+  const std::filesystem::path root = std::filesystem::temp_directory_path() / "rooflineplan-cgroup";
+  std::filesystem::remove_all(root);
+  std::filesystem::create_directories(root / "memory");
+  const auto write = [](const std::filesystem::path& file, const std::string& text) { std::ofstream(file) << text; };
+  CHECK_FALSE(calibrate::cgroup_headroom(root).has_value());  // none there
+  // v1: 4 GiB, 3 GiB used of which 512 MiB inactive file pages.
+  write(root / "memory/memory.limit_in_bytes", "4294967296\n");
+  write(root / "memory/memory.usage_in_bytes", "3221225472\n");
+  write(root / "memory/memory.stat", "cache 1073741824\ntotal_inactive_file 536870912\n");
+  CHECK(calibrate::cgroup_headroom(root) == 1.5 * kGiB);
+  // v2 beside it wins: 2 GiB of which 2.5 GiB used (over, by page cache) and 1 GiB inactive file.
+  write(root / "memory.max", "2147483648\n");
+  write(root / "memory.current", "2684354560\n");
+  write(root / "memory.stat", "anon 1610612736\nfile 1073741824\ninactive_file 1073741824\n");
+  CHECK(calibrate::cgroup_headroom(root) == 0.5 * kGiB);
+  write(root / "memory.stat", "anon 1\n");  // no cache to reclaim: nothing left, not less than nothing
+  CHECK(calibrate::cgroup_headroom(root) == 0.0);
+  write(root / "memory.max", "max\n");  // no limit
+  CHECK_FALSE(calibrate::cgroup_headroom(root).has_value());
+  std::filesystem::remove_all(root);
 }
 
 TEST_CASE("calibrate --out /dev/full: exit 1 naming the file, and the measurement still on stdout") {

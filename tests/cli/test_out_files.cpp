@@ -123,7 +123,8 @@ TEST_CASE("out: an empty name or `-` is refused by the flag's name, not read as 
       {"plot", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--out"},
       {"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--plot"},
       {"simulate", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "1", "--duration", "5s", "--requests-out"},
-      {"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--emit", "vllm", "--emit-dir"}};
+      {"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--emit", "vllm", "--emit-dir"},
+      {"calibrate", "--quick", "--kernel-table"}};
   for (std::vector<std::string> args : commands) {
     const std::string flag = args.back();
     for (const std::string name : {"", "-"}) {
@@ -133,7 +134,8 @@ TEST_CASE("out: an empty name or `-` is refused by the flag's name, not read as 
       args.pop_back();
       CHECK(r.code == 2);
       CHECK(r.out.empty());
-      CHECK_THAT(r.err, Catch::StartsWith("error: " + flag + ": " + (name.empty() ? "empty" : "`-` would be a file")));
+      CHECK_THAT(r.err, Catch::StartsWith("error: " + flag + ": " + (name.empty() ? "empty" : "`-` would be a file (or "
+                                                                                         "folder) named -, not standard")));
     }
   }
   CHECK_FALSE(fs::exists(folder.path / "-"));

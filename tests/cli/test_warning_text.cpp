@@ -23,6 +23,9 @@ TEST_CASE("warning text: 143.2 GB needed of 24 GB at batch 1, in human units: 1 
   CHECK(warning_text(w) == "does not fit: needs 143 GB of 24.0 GB at batch 1");
   CHECK(warning_text(w, "zh") == "放不下：批大小 1 需要 143 GB，容量只有 24.0 GB");
   CHECK(warning_text(DoesNotFit{Bytes(1126.6e9), Bytes(1e6), 64}) == "does not fit: needs 1.13 TB of 1.00 MB at batch 64");
+  // Just past the capacity, both said to the digit that tells them apart.
+  CHECK(warning_text(DoesNotFit{Bytes(1207.3e9), Bytes(1206.0e9), 229}) ==
+        "does not fit: needs 1.207 TB of 1.206 TB at batch 229");
   CHECK(report::warning_label() == "warning: ");
   CHECK(report::warning_label("zh") == "注意：");
 }

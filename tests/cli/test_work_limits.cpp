@@ -68,14 +68,14 @@ TEST_CASE("plan --percentile --gen 100000 is refused: a check would simulate 500
   check_error(run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "1", "--gen", "100000",
                        "--percentile", "99"}),
               "--gen", "at least 5000 requests of 100000 output tokens, 100001 steps each (its output tokens and its "
-                       "prefill): 5.00005e+08 sequence-steps, over the 2e+07");
+                       "prefill): 500005000 sequence-steps, over the 20000000");
 }
 
 // 5000 × (4000 + 1) steps is past the 2e7 a check may take (planner/test_fleet_sizing.cpp: 3999 is not).
-TEST_CASE("plan --percentile --gen 4000 is refused, its count unrounded: 2.0005e7 steps, not 2e+07 over the 2e+07") {
+TEST_CASE("plan --percentile --gen 4000 is refused, its count unrounded: 20005000 steps, not 2e+07 over the 2e+07") {
   check_error(run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "0.01", "--gen", "4000", "--percentile",
                        "99"}),
-              "--gen", "4001 steps each (its output tokens and its prefill): 2.0005e+07 sequence-steps, over the 2e+07");
+              "--gen", "4001 steps each (its output tokens and its prefill): 20005000 sequence-steps, over the 20000000");
 }
 
 TEST_CASE("speculative 8:0.9:mtp --max-batch 1000000 searches only the batches the KV cache holds") {
