@@ -222,7 +222,7 @@ std::optional<SpecError> workload_error(const Workload& w, const ModelSpec& m, c
                                                  w.microbatches, w.batch)};
   }
   if (w.context_tokens < w.prompt_tokens) {
-    return SpecError{"context", fmt::format("{} tokens is below --prompt {}: the decode step's context includes the prompt",
+    return SpecError{"context", fmt::format("{} tokens is below the prompt's {}: the decode step's context includes the prompt",
                                             w.context_tokens, w.prompt_tokens)};
   }
   return std::nullopt;

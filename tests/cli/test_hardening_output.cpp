@@ -269,7 +269,7 @@ TEST_CASE("workload flags: the largest values are accepted and give finite numbe
 TEST_CASE("workload flags: --context below --prompt is refused naming --context") {
   const auto r = test::run_cli(seed({"--prompt", "512", "--context", "100"}));
   CHECK(r.code == 2);
-  CHECK_THAT(r.err, Catch::Contains("--context: 100 tokens is below --prompt 512: the decode step's context includes the prompt"));
+  CHECK_THAT(r.err, Catch::Contains("--context: 100 tokens is below the prompt's 512: the decode step's context includes the prompt"));
   // In a sweep such points are skipped and counted, the others written.
   const auto s = test::run_cli({"sweep", "-m", test::example_file("7b.yaml"), "-g", test::example_file("a100.yaml"),
                                 "-p", "64,512", "--context", "100"});
