@@ -32,28 +32,23 @@ std::optional<double> number_in(const std::filesystem::path& file) {
   return value;
 }
 
-// /proc/meminfo's or /proc/self/status's line `key: N kB`, in bytes.
-std::optional<double> kib_line(const char* file, std::string_view key) {
+// The number after `key` on its line: /proc/meminfo's and /proc/self/status's `key: N kB` (in
+// KiB), a cgroup's memory.stat `key N` (in bytes).
+std::optional<double> value_after(const std::filesystem::path& file, std::string_view key) {
   std::ifstream in(file);
   std::string line;
   while (std::getline(in, line)) {
     std::istringstream fields(line);
     std::string name;
-    double kib = 0;
-    if (fields >> name >> kib && name == key) return kib * 1024;
+    double value = 0;
+    if (fields >> name >> value && name == key) return value;
   }
   return std::nullopt;
 }
 
-// memory.stat's `key N` line, in bytes.
-std::optional<double> stat_line(const std::filesystem::path& file, std::string_view key) {
-  std::ifstream in(file);
-  std::string name;
-  double value = 0;
-  while (in >> name >> value) {
-    if (name == key) return value;
-  }
-  return std::nullopt;
+std::optional<double> kib_after(const std::filesystem::path& file, std::string_view key) {
+  const auto kib = value_after(file, key);
+  return kib ? std::optional(*kib * 1024) : std::nullopt;
 }
 
 }  // namespace
@@ -68,12 +63,12 @@ std::optional<double> cgroup_headroom(const std::filesystem::path& root) {
   if (!limit || !used) return std::nullopt;
   // The usage counts the page cache, which the kernel reclaims before it refuses an allocation
   // (MemAvailable counts it free too): a long-lived container sits near its limit.
-  const double cache = stat_line(dir / "memory.stat", v2 ? "inactive_file" : "total_inactive_file").value_or(0);
+  const double cache = value_after(dir / "memory.stat", v2 ? "inactive_file" : "total_inactive_file").value_or(0);
   return std::max(0.0, *limit - *used + cache);
 }
 
 std::optional<double> host_memory_available() {
-  std::optional<double> available = kib_line("/proc/meminfo", "MemAvailable:");
+  std::optional<double> available = kib_after("/proc/meminfo", "MemAvailable:");
   if (!available) {
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
     if (pages > 0 && page > 0) available = static_cast<double>(pages) * static_cast<double>(page);
@@ -87,7 +82,7 @@ std::optional<double> host_memory_available() {
   if (const auto headroom = cgroup_headroom("/sys/fs/cgroup")) at_most(*headroom);
   rlimit space{};
   if (getrlimit(RLIMIT_AS, &space) == 0 && space.rlim_cur != RLIM_INFINITY) {
-    at_most(static_cast<double>(space.rlim_cur) - kib_line("/proc/self/status", "VmSize:").value_or(0));
+    at_most(static_cast<double>(space.rlim_cur) - kib_after("/proc/self/status", "VmSize:").value_or(0));
   }
   return available;
 }

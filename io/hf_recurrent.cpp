@@ -136,18 +136,15 @@ void read_nemotron_h(const HfFields& c, const HfFamily& f, Architecture& a) {
     // Nemotron 3 Super's latent experts (NemotronHMoE: fc1_latent_proj, fc2_latent_proj).
     if (c.given("moe_latent_size")) a.moe->latent = c.count("moe_latent_size", "moe.latent");
     c.use("moe_latent_size");
-    a.moe->shared_experts =
-        c.given("moe_shared_expert_intermediate_size")
-            ? static_cast<int>(c.count("moe_shared_expert_intermediate_size", "moe.ffn") / a.moe->ffn)
-            : 0;
-    if (c.given("moe_shared_expert_intermediate_size") &&
-        c.count("moe_shared_expert_intermediate_size", "moe.ffn") % a.moe->ffn != 0) {
+    const bool shared = c.given("moe_shared_expert_intermediate_size");
+    const long shared_width = shared ? c.count("moe_shared_expert_intermediate_size", "moe.ffn") : 0;
+    a.moe->shared_experts = static_cast<int>(shared_width / a.moe->ffn);
+    if (shared_width % a.moe->ffn != 0) {
       c.fail("moe_shared_expert_intermediate_size",
              fmt::format("not a whole number of experts of width {}", a.moe->ffn));
     }
     // Nemotron 3 also says how many shared MLPs there are (1, of that width, which is what is
     // priced); another count, or no width beside a count, is not what its layers run.
-    const bool shared = c.given("moe_shared_expert_intermediate_size");
     if (c.given("n_shared_experts") && c.number_in("n_shared_experts", {0, 1'000}) != (shared ? 1 : 0)) {
       c.refuse("n_shared_experts", shared ? "Nemotron-H's shared expert is one MLP, moe_shared_expert_intermediate_size "
                                             "wide; another count is not read"

@@ -36,7 +36,8 @@ struct WeightPlacement {
 
 // What one sequence of held_tokens(w) (prompt + gen, or a longer --context) holds on the GPUs of
 // its group, from the layers described for one of them: its cache
-// (group_cache_bytes_per_sequence) and its prefill's peak live activations. Not the batch's: the engine keeps it from point to point of a batch sweep.
+// (group_cache_bytes_per_sequence) and its prefill's peak live activations. Not the batch's: the
+// engine keeps it from point to point of a batch sweep.
 struct SequenceFootprint {
   Bytes cache;
   Bytes activations;

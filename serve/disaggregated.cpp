@@ -322,7 +322,7 @@ DisaggregatedResult simulate_disaggregated(const std::vector<Request>& requests,
   for (std::size_t i = 0; i < requests.size(); ++i) {
     // One no decode replica could ever hold (prompt and output, without speculation) is dropped
     // before either pool sees it, never prefilled; one no prefill replica could hold (its prompt
-    // and first token) is dropped by its prefill replica, which Server::fits decides the same way.
+    // and first token) is dropped by its prefill replica, which Server::room_for decides the same way.
     if (const Holds h = holds(requests[i], config, rank_blocks); h != Holds::yes) {
       ++(h == Holds::too_long ? too_long : no_room);
       dropped.push_back({i, h == Holds::too_long});

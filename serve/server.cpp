@@ -18,7 +18,7 @@ Server::Server(const std::vector<Request>& r, StepCost& c, const ServerConfig& c
 void Server::take(std::size_t index) {
   const Request& r = req_[index];
   taken_.push_back(index);
-  const bool room = fits(r);
+  const bool room = room_for(r) == Holds::yes;
   const long prefill = room ? prefill_blocks(r) : 0;
   taken_prefill_.push_back(prefill);
   if (!room) {
@@ -189,8 +189,8 @@ Holds holds(const Request& r, const ServerConfig& c, long rank_blocks, long draf
   return (context + drafts + c.block_tokens - 1) / c.block_tokens <= rank_blocks ? Holds::yes : Holds::no_room;
 }
 
-bool Server::fits(const Request& r) const { return holds(r, cfg_, rank_blocks_, decode_tokens_ - 1) == Holds::yes; }
-
+// A last verify's drafts need room too.
+Holds Server::room_for(const Request& r) const { return holds(r, cfg_, rank_blocks_, decode_tokens_ - 1); }
 
 bool Server::busy() const {
   return std::any_of(ranks_.begin(), ranks_.end(),
@@ -203,7 +203,7 @@ void Server::admit_arrivals() {
   for (; next_ < taken_.size() && req_[taken_[next_]].arrival <= clock_; ++next_) {
     const std::size_t i = taken_[next_];
     const Request& r = req_[i];
-    if (const Holds h = holds(r, cfg_, rank_blocks_, decode_tokens_ - 1); h != Holds::yes) {
+    if (const Holds h = room_for(r); h != Holds::yes) {
       --doomed_pending_;  // counted in neither of the KV router's sums (take)
       const bool too_long = h == Holds::too_long;
       ++(too_long ? out_.dropped_too_long : out_.dropped_no_room);

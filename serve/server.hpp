@@ -126,7 +126,7 @@ class Server {
   void land();
   void release();
   [[nodiscard]] double next_release() const;
-  [[nodiscard]] bool fits(const Request& r) const;
+  [[nodiscard]] Holds room_for(const Request& r) const;  // holds() on this replica
   [[nodiscard]] long prefill_blocks(const Request& r) const;  // a KV router's, for r here now
   void admit_arrivals();
   [[nodiscard]] Sample occupancy() const;
