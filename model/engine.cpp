@@ -176,6 +176,10 @@ std::vector<Warning> input_warnings(const ModelSpec& m, const GpuSpec& g, const 
   // were fitted elsewhere: its file's, or the shipped model's (every GPU's tables together).
   const bool borrowed = g.expected ? g.expected->kernels && !g.expected->kernels->own_tables : true;
   if (!g.calibration && borrowed) out.emplace_back(ExpectedBorrowed{g.name});
+  if (p.group_size_asked &&
+      std::none_of(p.weights.begin(), p.weights.end(), [](WeightFormat f) { return takes_group_size(f); })) {
+    out.emplace_back(GroupSizeUnused{p.group_size, p.of(TensorClass::attention)});
+  }
   const long longest = held_tokens(w);
   if (m.max_context && longest > *m.max_context) out.emplace_back(BeyondMaxContext{longest, *m.max_context});
   return out;

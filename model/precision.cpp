@@ -44,6 +44,7 @@ Precision resolve_precision(DType model_dtype, const std::optional<Quantization>
     p.compute = p.activations;
   }
   p.group_size = o.group_size.value_or(q.group_size.value_or(p.group_size));
+  p.group_size_asked = o.group_size.has_value();
   // The tables stay in 16 bits (the activation format) beside quantized blocks, and follow wide
   // block weights (fp32 blocks, fp32 tables).
   const std::optional<WeightFormat> block = p.block_format();

@@ -32,6 +32,7 @@ struct Precision {
   ComputeSource compute_source = ComputeSource::activations;
   DType checkpoint_compute = DType::fp16;  // what the checkpoint asked for, under no_peak
   int group_size = 128;  // elements a scale, for the formats whose group the workload chooses (int4, awq, gptq, fp4, fp6)
+  bool group_size_asked = false;  // --group-size gave it: a warning says so where no format here takes it
 
   [[nodiscard]] WeightFormat of(TensorClass c) const { return weights[static_cast<std::size_t>(c)]; }
   void set(TensorClass c, WeightFormat f) { weights[static_cast<std::size_t>(c)] = f; }

@@ -52,7 +52,15 @@ struct ExpectedBorrowed {
   std::string gpu;
 };
 
-using Warning =
-    std::variant<ArchitectureUnknown, BeyondMaxContext, DoesNotFit, Assumed, ComputeFromCheckpoint, ExpectedBorrowed>;
+// --group-size was given, but no weights of this point are stored in a format that takes it (int4,
+// awq, gptq, fp4, fp6): it changes nothing, and a reader who meant int4 weights is told so. Not
+// refused: a sweep over --weights int4,fp16 gives it to both.
+struct GroupSizeUnused {
+  int group_size = 0;
+  WeightFormat weights = WeightFormat::fp16;  // the block weights' format (the attention's)
+};
+
+using Warning = std::variant<ArchitectureUnknown, BeyondMaxContext, DoesNotFit, Assumed, ComputeFromCheckpoint,
+                             ExpectedBorrowed, GroupSizeUnused>;
 
 }  // namespace roofline

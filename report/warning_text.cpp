@@ -16,7 +16,7 @@ struct Words {
   std::string_view architecture_unknown, beyond_max_context, does_not_fit;
   std::string_view weights_do_not_fit, tpot_unreachable, ttft_unreachable, too_many_replicas;
   std::string_view compute_from_checkpoint, compute_from_fp8_weights, compute_without_peak;
-  std::string_view expected_borrowed;
+  std::string_view expected_borrowed, group_size_unused;
   std::array<std::string_view, kAssumptionCount> assumed;  // by Assumption
 };
 
@@ -38,6 +38,8 @@ constexpr Words kEnglish{
     "{compute}, the weights unpacked, as vLLM runs them there (--compute to choose)",
     "no kernel was measured on the {gpu}: its expected times use kernel coefficients fitted on other GPUs' tables, "
     "a transfer that its own kernels and engine may miss by far; the bound holds (docs/expected-performance.md)",
+    "--group-size {group} changes nothing: the weights are {weights}, and only int4, awq, gptq, fp4 and fp6 weights "
+    "take a group size (--weights chooses them)",
     {"the config gives no torch_dtype: the weights are priced in bf16, as serving engines load them",
      "multimodal model: only the text decoder is priced; the vision tower and its projector (weights, memory, image "
      "tokens) are not modelled",
@@ -61,6 +63,8 @@ constexpr Words kChinese{"架构未知（只给了 `params`）：KV 缓存、注
                          "计算、权重先解包，与 vLLM 在这类 GPU 上的运行方式一致（--compute 可另选）",
                          "{gpu} 上没有实测过内核：其预期时间沿用在其他 GPU 内核表上拟合的系数，换到它自己的内核和推理引擎上"
                          "可能相差很大；上界不受影响（见 docs/expected-performance.md）",
+                         "--group-size {group} 不起作用：权重为 {weights}，只有 int4、awq、gptq、fp4 和 fp6 权重才有分组大小"
+                         "（用 --weights 选择）",
                          {"配置未给出 torch_dtype：权重按 bf16 计价（与推理引擎的加载方式一致）",
                           "多模态模型：只计价文本解码器；视觉塔及其投影层（权重、显存、图像 token）均未建模",
                           "模型附带的多 token 预测（MTP）层未计价（用它们做的投机解码也未建模）",
@@ -101,6 +105,10 @@ struct Wording {
   }
   std::string operator()(const ExpectedBorrowed& w) const {
     return fmt::format(fmt::runtime(words.expected_borrowed), fmt::arg("gpu", w.gpu));
+  }
+  std::string operator()(const GroupSizeUnused& w) const {
+    return fmt::format(fmt::runtime(words.group_size_unused), fmt::arg("group", w.group_size),
+                       fmt::arg("weights", name(w.weights)));
   }
   std::string operator()(const TooManyReplicas& w) const {
     return fmt::format(fmt::runtime(words.too_many_replicas), fmt::arg("most", w.most));

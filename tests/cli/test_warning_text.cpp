@@ -30,6 +30,13 @@ TEST_CASE("warning text: 143.2 GB needed of 24 GB at batch 1, in human units: 1 
   CHECK(report::warning_label("zh") == "注意：");
 }
 
+TEST_CASE("warning text: a group size no weights take") {
+  CHECK(warning_text(GroupSizeUnused{64, WeightFormat::fp8}) ==
+        "--group-size 64 changes nothing: the weights are fp8, and only int4, awq, gptq, fp4 and fp6 weights take a "
+        "group size (--weights chooses them)");
+  CHECK_THAT(warning_text(GroupSizeUnused{64, WeightFormat::fp8}, "zh"), Catch::StartsWith("--group-size 64 不起作用：权重为 fp8"));
+}
+
 TEST_CASE("infeasible text: each refusal of a plan, with its numbers, in both languages") {
   using report::infeasible_text;
   CHECK(infeasible_text(TpotUnreachable{Seconds(0.005), Seconds(0.0070897)}) ==

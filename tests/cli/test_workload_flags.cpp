@@ -190,6 +190,31 @@ TEST_CASE("plan: --attention naive writes the prompt's scores to memory: a longe
   CHECK(naive_prefill == number(first_row(point.out), "prefill_expected_time_s"));
 }
 
+TEST_CASE("--group-size beside weights that take none is priced as given, with a warning in every format") {
+  // Llama-2-7B's fp16 weights: a group size changes none of their bytes.
+  const auto fp16 = test::run_cli({"-m", "llama-2-7b", "-g", "a100-80gb", "--group-size", "64", "-f", "json"});
+  REQUIRE(fp16.code == 0);
+  const auto plain = test::run_cli({"-m", "llama-2-7b", "-g", "a100-80gb", "-f", "json"});
+  REQUIRE(plain.code == 0);
+  const auto with = nlohmann::json::parse(fp16.out), without = nlohmann::json::parse(plain.out);
+  CHECK(with["model"]["weight_bytes"] == without["model"]["weight_bytes"]);
+  const std::string said =
+      "--group-size 64 changes nothing: the weights are fp16, and only int4, awq, gptq, fp4 and fp6 weights take a "
+      "group size (--weights chooses them)";
+  CHECK(with["warnings"].size() == without["warnings"].size() + 1);
+  CHECK(with["warnings"].back() == said);
+  const auto table = test::run_cli({"-m", "llama-2-7b", "-g", "a100-80gb", "--group-size", "64"});
+  CHECK_THAT(table.err, Catch::Contains(said));
+  // A sweep over int4 and fp16 weights: the fp16 row says so, the int4 row, which the group sizes, does not.
+  const auto sweep = test::run_cli({"sweep", "-m", "llama-2-7b", "-g", "a100-80gb", "--weights", "int4,fp16",
+                                    "--group-size", "64", "-f", "jsonl"});
+  REQUIRE(sweep.code == 0);
+  const auto rows = json_lines(sweep.out);
+  REQUIRE(rows.size() == 2);
+  CHECK_THAT(rows[0], !Catch::Contains("--group-size 64 changes nothing"));
+  CHECK_THAT(rows[1], Catch::Contains("--group-size 64 changes nothing"));
+}
+
 TEST_CASE("plan: --group-size and --activations reach the plan") {
   auto plan = [](std::initializer_list<std::string> extra) {
     std::vector<std::string> args{"plan", "-m", "llama-2-7b", "-g", "a100-80gb", "-f", "csv"};
