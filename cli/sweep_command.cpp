@@ -32,14 +32,34 @@ struct Tally {
   std::size_t skipped = 0;
   std::map<std::string, std::size_t> skip_reasons;
   std::size_t warned = 0;
-  std::string first_warning;
+  // Each kind of warning the rows carry (an assumption each its own kind), in the kinds' order:
+  // how many rows carry it and its words at the first of them. CSV, tables and markdown have no
+  // column for warnings, so every kind is said on stderr; one row's first warning hid the rest.
+  struct Kind {
+    std::size_t rows = 0;
+    std::string first;
+  };
+  std::map<std::size_t, Kind> kinds;
 
-  // A later part of the sweep: its first warning counts only where none came before it.
+  void add(const std::vector<Warning>& warnings) {
+    if (warnings.empty()) return;
+    ++warned;
+    for (const Warning& w : warnings) {
+      const auto* assumed = std::get_if<Assumed>(&w);
+      Kind& k = kinds[w.index() * kAssumptionCount + (assumed ? static_cast<std::size_t>(assumed->what) : 0)];
+      if (k.rows++ == 0) k.first = warning_text(w);
+    }
+  }
+  // A later part of the sweep: its words count only for kinds that none before it carried.
   void merge(Tally&& later) {
     skipped += later.skipped;
     for (auto& [reason, n] : later.skip_reasons) skip_reasons[reason] += n;
-    if (warned == 0) first_warning = std::move(later.first_warning);
     warned += later.warned;
+    for (auto& [kind, k] : later.kinds) {
+      Kind& mine = kinds[kind];
+      if (mine.rows == 0) mine.first = std::move(k.first);
+      mine.rows += k.rows;
+    }
   }
 };
 
@@ -79,7 +99,7 @@ void run_point(const WorkloadAxes& x, const Product& p, const Specs& s, Tally& t
     return;
   }
   const Report r = evaluate(m, g, w);
-  if (!r.warnings.empty() && tally.warned++ == 0) tally.first_warning = warning_text(r.warnings.front());
+  tally.add(r.warnings);
   emit(ReportRecord(r, false, false));
 }
 
@@ -165,8 +185,12 @@ void run_sweep(const SweepArgs& a, std::ostream& out, std::ostream& err) {
     for (const auto& [reason, n] : tally.skip_reasons) err << fmt::format("  {} × {}\n", n, terminal_text(reason));
   }
   if (tally.warned > 0) {
-    err << fmt::format("warning: {} of the rows written carry warnings, the first: {}\n", tally.warned,
-                       terminal_text(tally.first_warning));
+    const OutputFormat f = output_format(a.format);
+    const bool in_rows = f == OutputFormat::json || f == OutputFormat::jsonl;
+    err << fmt::format("warning: {} of the {} rows written carry warnings (each kind once, in the words of its first "
+                       "row{}):\n",
+                       tally.warned, product.size() - tally.skipped, in_rows ? "; every row's are in its warnings" : "; -f jsonl gives every row's");
+    for (const auto& [kind, k] : tally.kinds) err << fmt::format("  {} × {}\n", k.rows, terminal_text(k.first));
   }
 }
 

@@ -72,6 +72,18 @@ TEST_CASE("sweep: rows past the model's max_context are written but counted as w
                                 "512,2048"});
   REQUIRE(r.code == 0);
   CHECK(lines(r.out) == 1 + 2);
-  CHECK_THAT(r.err, Catch::Contains("warning: 1 of the rows written carry warnings") &&
-                        Catch::Contains("exceed the model's max_context of 1024"));
+  CHECK_THAT(r.err, Catch::Contains("warning: 1 of the 2 rows written carry warnings") &&
+                        Catch::Contains("  1 × 2304 tokens exceed the model's max_context of 1024"));
+}
+
+TEST_CASE("sweep: every kind of warning its rows carry is said, with how many rows carry it") {
+  // All four rows on the MI300X borrow their kernel coefficients; the two 200000-token prompts
+  // also pass Llama-3.1-8B's 131072. One row's first warning was all CSV said.
+  const auto r = test::run_cli({"sweep", "-m", "llama-3.1-8b", "-g", "mi300x", "-b", "1,2", "-p", "128,200000",
+                                "-f", "csv"});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.err, Catch::StartsWith("warning: 4 of the 4 rows written carry warnings (each kind once, in the words of "
+                                      "its first row; -f jsonl gives every row's):\n") &&
+                        Catch::Contains("\n  4 × no kernel was measured on the AMD Instinct MI300X") &&
+                        Catch::Contains("\n  2 × 200256 tokens exceed the model's max_context of 131072\n"));
 }
