@@ -145,8 +145,7 @@ Figure batch_figure(const Report& base, std::string_view lang) {
     interval.low.push_back(e.low.value());
     interval.high.push_back(e.high.value());
   }
-  const Report* overflow = first_overflow(scan);
-  const long full = overflow ? overflow->workload.batch : 0;  // 0: every batch scanned fits
+  const long full = first_batch_past_memory(base, static_cast<long>(last)).value_or(0);  // 0: every batch drawn fits
   const Axis batch{std::string(words.batch_axis), "", Scale::log, 1, last};
   auto range = [](const std::vector<Pt>& pts) {
     const auto [lo, hi] = std::minmax_element(pts.begin(), pts.end(), [](Pt a, Pt b) { return a.y < b.y; });
@@ -196,16 +195,18 @@ Figure context_figure(const Report& base, std::string_view lang) {
   Curve step{std::string(words.step_time), {}, Stroke{kDecode, 2.5}};
   Band weights{std::string(words.reading_weights), {}, {}, {}, kRoof, 0.25},
       rest{std::string(words.cache_and_rest), {}, {}, {}, kDecode, 0.3};
-  std::optional<long> full;
+  // The exact limit, not the first of 64 samples past it (up to 2048 tokens late at 131072).
+  const std::optional<long> full = first_context_past_memory(m, base.gpu.spec, w, last);
+  bool past = false;  // the band is drawn to the first sample at or past the limit, where the shade begins
   for (const Report& r : scan_context(m, base.gpu.spec, w, last, 64)) {
     const auto t = static_cast<double>(r.workload.context_tokens);
     const double s = r.decode.step.time.value();
     const double read_weights = std::min(s, r.decode.weight_read_time.value());
     step.points.push_back({t, s});
-    if (full) continue;  // past the memory limit the split is moot: only the total is drawn
+    if (past) continue;  // past the memory limit the split is moot: only the total is drawn
     weights.x.push_back(t), weights.low.push_back(0), weights.high.push_back(read_weights);
     rest.x.push_back(t), rest.low.push_back(read_weights), rest.high.push_back(s);
-    if (!r.memory.fits) full = r.workload.context_tokens;
+    past = full && r.workload.context_tokens >= *full;
   }
   const double top = step.points.back().y;
   p.x = Axis{std::string(words.context_axis), "", Scale::linear, 0, static_cast<double>(last)};

@@ -14,6 +14,16 @@ Report with(const ModelSpec& m, const GpuSpec& g, Workload w, auto&& change) {
   return evaluate(m, g, w);
 }
 
+// scan_context's line: the context, and the workload's own prompt where the context leaves its
+// generation room (the ledger holds max(context, prompt + gen), so its cache grows with the line
+// and its prefill activations stay the workload's); below that the prompt shrinks with it, a
+// context never below its prompt. A prompt moved at every context gave its prefill's activations
+// to every point: the memory limit of a batch of 32 at 512-token prompts fell 14,220 → 9,400.
+void at_context(Workload& x, long context) {
+  x.context_tokens = std::max(1L, context);
+  x.prompt_tokens = std::clamp(x.context_tokens - x.gen_tokens, 1L, x.prompt_tokens);
+}
+
 }  // namespace
 
 std::vector<Report> scan_batch(const ModelSpec& m, const GpuSpec& g, const Workload& w, long last, int points) {
@@ -31,17 +41,29 @@ std::vector<Report> scan_batch(const ModelSpec& m, const GpuSpec& g, const Workl
 std::vector<Report> scan_context(const ModelSpec& m, const GpuSpec& g, const Workload& w, long last, int points) {
   std::vector<Report> out;
   for (int i = 0; i <= points; ++i) {
-    out.push_back(with(m, g, w, [&](Workload& x) {
-      x.context_tokens = std::max(1L, last * i / points);
-      x.prompt_tokens = std::max(1L, x.context_tokens - x.gen_tokens);
-    }));
+    out.push_back(with(m, g, w, [&](Workload& x) { at_context(x, last * i / points); }));
   }
   return out;
 }
 
-const Report* first_overflow(const std::vector<Report>& scan) {
-  const auto it = std::find_if(scan.begin(), scan.end(), [](const Report& r) { return !r.memory.fits; });
-  return it == scan.end() ? nullptr : &*it;
+std::optional<long> first_batch_past_memory(const Report& base, long last) {
+  // The ledger's largest batch is exact at these lengths: it holds max_batch, not one more.
+  const std::optional<long>& most = base.memory.max_batch;
+  if (!most || *most + 1 > last) return std::nullopt;
+  return *most + 1;
+}
+
+std::optional<long> first_context_past_memory(const ModelSpec& m, const GpuSpec& g, const Workload& w, long last) {
+  const auto fits = [&](long t) { return with(m, g, w, [t](Workload& x) { at_context(x, t); }).memory.fits; };
+  if (fits(last)) return std::nullopt;
+  if (!fits(1)) return 1;
+  // A longer context never holds less: bisect between a context that fits and one that does not.
+  long lo = 1, hi = last;
+  while (hi - lo > 1) {
+    const long mid = lo + (hi - lo) / 2;
+    (fits(mid) ? lo : hi) = mid;
+  }
+  return hi;
 }
 
 Variations variations(const ModelSpec& m, const GpuSpec& g, const Workload& w) {

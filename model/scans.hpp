@@ -15,12 +15,18 @@ namespace roofline {
                                              int points);
 
 // Decode against context: `points` + 1 contexts spaced evenly from 0 to `last` (at least 1
-// token). The prompt moves with the context so that the ledger holds what generation has reached.
+// token), at the workload's prompt where the context holds it and its generation, else at what
+// the context leaves beside the generation (at least 1 token).
 [[nodiscard]] std::vector<Report> scan_context(const ModelSpec& m, const GpuSpec& g, const Workload& w, long last,
                                                int points);
 
-// The first report along a scan whose ledger no longer fits.
-[[nodiscard]] const Report* first_overflow(const std::vector<Report>& scan);
+// Where memory runs out, exactly (a scan's samples are 2% to 2048 tokens apart): the first batch
+// the ledger cannot hold at the point's lengths, and the first context along scan_context's line
+// (the prompt moved with it) that it cannot hold at the point's batch. Empty: none up to `last`,
+// or (a batch) nothing per sequence is modelled.
+[[nodiscard]] std::optional<long> first_batch_past_memory(const Report& base, long last);
+[[nodiscard]] std::optional<long> first_context_past_memory(const ModelSpec& m, const GpuSpec& g, const Workload& w,
+                                                            long last);
 
 // What the explanation weighs a point against: a bigger batch, twice the critical batch, int4
 // weights, an fp8 cache, unfused attention, and speculative verification of 4 drafted tokens.

@@ -1,5 +1,6 @@
 // Charts read the engine: the SVG holds each point's raw numbers, and they are the report's.
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <tinyxml2.h>
 
 #include <filesystem>
@@ -144,7 +145,7 @@ TEST_CASE("plot batch: the expected step time and its 10-90% band sit above the 
   CHECK(svg.has_text("expected tokens/s"));
 }
 
-TEST_CASE("plot context: the memory limit is the first context the engine says does not fit") {
+TEST_CASE("plot context: the memory limit is the first context the engine says does not fit, at the workload's prompt") {
   const ModelSpec m = io::load_model("llama-2-7b");
   const GpuSpec g = io::load_gpu("a100-80gb");
   const Workload w = test::default_workload(m, 32);
@@ -157,12 +158,13 @@ TEST_CASE("plot context: the memory limit is the first context the engine says d
   CHECK(full < 5000);
   auto fits_at = [&](long t) {
     Workload x = w;
-    x.context_tokens = t;
-    x.prompt_tokens = std::max(1L, t - x.gen_tokens);
+    x.context_tokens = t;  // the workload's 512-token prompt kept
     return evaluate(m, g, x).memory.fits;
   };
+  // Exactly: not the first of the 64 samples past it.
   CHECK_FALSE(fits_at(full));
-  CHECK(fits_at(full - 4096 / 64));  // the sample before it (max_context 4096, 64 steps)
+  CHECK(fits_at(full - 1));
+  CHECK_THAT(svg_of(f), Catch::Contains(fmt::format("memory full at {} tokens", full)));
 }
 
 TEST_CASE("chart ticks: decades on a log axis, 1-2-5 steps on a linear one") {
@@ -222,7 +224,7 @@ TEST_CASE("plot --out: PNG where Cairo is built in, a clear error for other exte
   CHECK_THAT(bad.err, Catch::Contains("name a .svg or .png file"));
 }
 
-TEST_CASE("plot batch: B* = 295 and memory full at batch 447 (Llama-3.1-8B on H100) never print over each other, in English or Chinese") {
+TEST_CASE("plot batch: B* = 295 and memory full at batch 439 (Llama-3.1-8B on H100) never print over each other, in English or Chinese") {
   // 0.18 decades apart: beside their rules each label crosses the other rule, so one goes to the
   // panel's header line. Boxes as the SVG canvas measures text: 0.56 em a column, a Chinese
   // character two columns. The workload's own labels (batch 1 at 4.51 ms, 222 tokens/s) are
@@ -231,8 +233,8 @@ TEST_CASE("plot batch: B* = 295 and memory full at batch 447 (Llama-3.1-8B on H1
   const GpuSpec g = io::load_gpu("h100-sxm");
   const Report r = evaluate(m, g, test::default_workload(m));
   const std::map<std::string, std::vector<std::string>> labels{
-      {"en", {"B* = 295", "memory full at batch 447", "batch 1: 4.51 ms", "222 tokens/s"}},
-      {"zh", {"临界批大小 B* = 295", "批大小 447 时显存已满", "批大小 1：4.51 ms", "222 词元/秒"}}};
+      {"en", {"B* = 295", "memory full at batch 439", "batch 1: 4.51 ms", "222 tokens/s"}},
+      {"zh", {"临界批大小 B* = 295", "批大小 439 时显存已满", "批大小 1：4.51 ms", "222 词元/秒"}}};
   for (const auto& [lang, wanted] : labels) {
     INFO("--lang " << lang);
     const std::string svg = svg_of(chart::batch_figure(r, lang));
@@ -289,7 +291,7 @@ TEST_CASE("plot --lang zh: the batch chart's title, axes, rules and legend are i
   CHECK(svg.has_text("吞吐量（词元/秒，全组合计）"));   // the lower panel's header
   CHECK(svg.has_text("批大小（一起解码的序列数）"));    // the x axis
   CHECK(svg.has_text("临界批大小 B* = 295"));
-  CHECK(svg.has_text("批大小 447 时显存已满"));
+  CHECK(svg.has_text("批大小 439 时显存已满"));
   CHECK(svg.has_text("显存放不下"));
   CHECK(svg.has_text("222 词元/秒"));
   // The same engine numbers as the English chart: batch 1's step of 4.51 ms, marked in each panel.
@@ -331,7 +333,7 @@ TEST_CASE("plot --lang en is the English chart, word for word, and what plot dra
   CHECK(svg.has_text("Llama-3.1-8B on NVIDIA H100 SXM · batch 1 · context 640 · bf16 weights"));
   CHECK(svg.has_text("throughput (tokens/s, whole group)"));
   CHECK(svg.has_text("batch (sequences decoded together)"));
-  CHECK(svg.has_text("memory full at batch 447"));
+  CHECK(svg.has_text("memory full at batch 439"));
   CHECK(svg.has_text("batch 1: 4.51 ms"));
 }
 

@@ -39,14 +39,16 @@ TEST_CASE("scan_batch: geometric batches 1..1000, the step flat at 7 ms until B*
   }
 }
 
-TEST_CASE("scan_context: 65 contexts 0..32768 step by 512, the prompt moved so the ledger holds them") {
+TEST_CASE("scan_context: 65 contexts 0..32768 step by 512, the workload's prompt kept where the context holds it") {
   const ModelSpec m = test::llama_2_7b();
   const Workload w = test::default_workload(m);
   const std::vector<Report> scan = scan_context(m, test::a100_80gb(), w, 32768, 64);
   REQUIRE(scan.size() == 65);
   CHECK(scan[0].workload.context_tokens == 1);  // at least one token
   CHECK(scan[1].workload.context_tokens == 512);
-  CHECK(scan[1].workload.prompt_tokens == 512 - 256);
+  CHECK(scan[1].workload.prompt_tokens == 512 - 256);  // below 512 + 256 the prompt gives way
+  CHECK(scan[2].workload.prompt_tokens == 512);        // the workload's own from 768 on
+  CHECK(scan[64].workload.prompt_tokens == 512);
   CHECK(scan[64].workload.context_tokens == 32768);
   for (std::size_t i = 1; i < scan.size(); ++i) {
     // Each 512 more tokens read 512 × 0.5 MiB more KV cache; the weights stay the same.
@@ -55,16 +57,33 @@ TEST_CASE("scan_context: 65 contexts 0..32768 step by 512, the prompt moved so t
   }
 }
 
-TEST_CASE("first_overflow: Llama-2-7B on an A100-80GB holds 147 sequences of 768 tokens, not the next batch") {
+TEST_CASE("memory's limits, exact: Llama-2-7B on an A100-80GB holds 147 sequences of 768 tokens, not 148") {
   const ModelSpec m = test::llama_2_7b();
-  const std::vector<Report> scan = scan_batch(m, test::a100_80gb(), test::default_workload(m), 1000, 60);
-  const Report* full = first_overflow(scan);
-  REQUIRE(full != nullptr);
-  CHECK(full->workload.batch > 147);
-  CHECK(full[-1].workload.batch <= 147);
+  const Workload w = test::default_workload(m);
+  const Report base = evaluate(m, test::a100_80gb(), w);
+  REQUIRE(base.memory.max_batch == 147);
+  CHECK(first_batch_past_memory(base, 1000) == 148);
+  CHECK_FALSE(first_batch_past_memory(base, 147));  // every batch up to 147 fits
+  // At batch 32, along scan_context's line (the 512-token prompt kept): (85.90 − 8.59 reserve −
+  // 13.48 weights − activations) GB over 32 sequences of 0.5 MiB a token holds some 3,700 tokens;
+  // the bisection finds the first context that does not fit, and the one before it does.
+  Workload at32 = w;
+  at32.batch = 32;
+  const std::optional<long> full = first_context_past_memory(m, test::a100_80gb(), at32, 32768);
+  REQUIRE(full);
+  const auto fits = [&](long t) {
+    Workload x = at32;
+    x.context_tokens = t;
+    return evaluate(m, test::a100_80gb(), x).memory.fits;
+  };
+  CHECK_FALSE(fits(*full));
+  CHECK(fits(*full - 1));
+  CHECK(*full > 3000);
+  CHECK(*full < 4000);
+  CHECK_FALSE(first_context_past_memory(m, test::a100_80gb(), at32, *full - 1));
+  // Llama-2-70B's weights alone fill an L4: not even one token fits.
   const ModelSpec big = test::llama_2_70b();
-  const std::vector<Report> none_fit = scan_batch(big, test::l4(), test::default_workload(big), 10, 4);
-  CHECK(first_overflow(none_fit) == &none_fit.front());
+  CHECK(first_context_past_memory(big, test::l4(), test::default_workload(big), 4096) == 1);
 }
 
 TEST_CASE("variations: batch 64 still 7 ms, 2·B* = 312 takes 14 ms, int4 reads 7e9 × 0.515625 B") {
