@@ -40,7 +40,8 @@ constexpr Words kEnglish{
     "a transfer that its own kernels and engine may miss by far; the bound holds (docs/expected-performance.md)",
     "--group-size {group} changes nothing: the weights are {weights}, and only int4, awq, gptq, fp4 and fp6 weights "
     "take a group size (--weights chooses them)",
-    {"the config gives no torch_dtype: the weights are priced in bf16, as serving engines load them",
+    {"the config gives no torch_dtype: the weights it does not quantize are priced in bf16, as serving engines load "
+     "them",
      "multimodal model: only the text decoder is priced; the vision tower and its projector (weights, memory, image "
      "tokens) are not modelled",
      "the model's multi-token-prediction layers are not priced (nor is speculative decoding with them)",
@@ -65,7 +66,7 @@ constexpr Words kChinese{"架构未知（只给了 `params`）：KV 缓存、注
                          "可能相差很大；上界不受影响（见 docs/expected-performance.md）",
                          "--group-size {group} 不起作用：权重为 {weights}，只有 int4、awq、gptq、fp4 和 fp6 权重才有分组大小"
                          "（用 --weights 选择）",
-                         {"配置未给出 torch_dtype：权重按 bf16 计价（与推理引擎的加载方式一致）",
+                         {"配置未给出 torch_dtype：未量化的权重按 bf16 计价（与推理引擎的加载方式一致）",
                           "多模态模型：只计价文本解码器；视觉塔及其投影层（权重、显存、图像 token）均未建模",
                           "模型附带的多 token 预测（MTP）层未计价（用它们做的投机解码也未建模）",
                           "多模态模型：视觉与音频塔的权重计入显存（按其配置的维度估算），但从不运行：其计算以及提示中的图像、音频 token 均未计价",

@@ -109,7 +109,7 @@ TEST_CASE("no NaN or inf in any number - over every preset pair at several batch
 TEST_CASE("assumptions of the model's reader show in every output: table and CSV on stderr, JSON in the document") {
   // Mamba-130m's config gives no torch_dtype; Gemma 3's is a multimodal wrapper.
   const std::string mamba = test::data_file("hf-configs/mamba-130m-subset.json");
-  const std::string bf16 = "the config gives no torch_dtype: the weights are priced in bf16";
+  const std::string bf16 = "the config gives no torch_dtype: the weights it does not quantize are priced in bf16";
   const auto table = test::run_cli({"-m", mamba, "-g", "h100-sxm"});
   REQUIRE(table.code == 0);
   CHECK_THAT(table.err, Catch::Contains("warning: " + bf16));

@@ -53,8 +53,9 @@ TEST_CASE("infeasible text: each refusal of a plan, with its numbers, in both la
 
 TEST_CASE("warning text: what a model's reader assumed, each in English and Chinese") {
   CHECK(warning_text(Assumed{Assumption::dtype_bf16}) ==
-        "the config gives no torch_dtype: the weights are priced in bf16, as serving engines load them");
-  CHECK(warning_text(Assumed{Assumption::dtype_bf16}, "zh") == "配置未给出 torch_dtype：权重按 bf16 计价（与推理引擎的加载方式一致）");
+        "the config gives no torch_dtype: the weights it does not quantize are priced in bf16, as serving engines "
+        "load them");
+  CHECK(warning_text(Assumed{Assumption::dtype_bf16}, "zh") == "配置未给出 torch_dtype：未量化的权重按 bf16 计价（与推理引擎的加载方式一致）");
   CHECK(warning_text(Assumed{Assumption::vision_not_modelled}) ==
         "multimodal model: only the text decoder is priced; the vision tower and its projector (weights, memory, image "
         "tokens) are not modelled");
