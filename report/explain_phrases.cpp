@@ -30,24 +30,25 @@ constexpr Phrases kEnglish{
     .expected_comm = "; and {ar} is communication between the GPUs, each collective paying a latency per sequential hop ({hops} hops a step: a ring all-reduce over tp GPUs takes 2·(tp − 1))",
     .batching = "Batching: the weights are read once per step whatever the batch, so up to B* = {bstar} the step "
                 "barely grows: at context {t}, batch 1 takes {s1} ({tps1} tokens/s), batch 64 takes {s64} ({tps64} "
-                "tokens/s in all, {ps64} a stream); at 2·B* = {b2} it takes {s2} ({bound2}-bound).",
+                "tokens/s in all, {ps64} a stream); at 2·B* = {b2} it takes {s2} ({bound2}-bound){fit2}.",
     .batching_cache = "Batching: the weights are read once per step whatever the batch, but each sequence reads its "
                       "own KV cache, and here the cache dominates: at context {t}, batch 64 reads {kv64} of it against "
                       "{w} of weights, so the step grows with the batch: batch 1 takes {s1} ({tps1} tokens/s), batch "
                       "64 takes {s64} ({tps64} tokens/s in all, {ps64} a stream). B* = {bstar} counts the weights "
-                      "only; at 2·B* = {b2} the step takes {s2} ({bound2}-bound).",
+                      "only; at 2·B* = {b2} the step takes {s2} ({bound2}-bound){fit2}.",
     .batching_grows = "Batching: the weights are read once per step whatever the batch, but each sequence reads its "
                       "own KV cache: at context {t}, batch 64 reads {kv64} of it beside {w} of weights, so the step "
                       "grows with the batch: batch 1 takes {s1} ({tps1} tokens/s), batch 64 takes {s64} ({tps64} "
                       "tokens/s in all, {ps64} a stream). B* = {bstar} counts the weights only; at 2·B* = {b2} the "
-                      "step takes {s2} ({bound2}-bound).",
+                      "step takes {s2} ({bound2}-bound){fit2}.",
     .batching_moe = "Batching a mixture of experts: each token reads only the experts it picks, so a larger batch "
                     "reads more of them: at context {t}, batch 1 takes {s1} ({tps1} tokens/s), batch 64 takes {s64} "
                     "({tps64} tokens/s in all, {ps64} a stream). The classic B* = {bstar} assumes every weight is "
-                    "read every step; at 2·B* = {b2} the step takes {s2} ({bound2}-bound).",
+                    "read every step; at 2·B* = {b2} the step takes {s2} ({bound2}-bound){fit2}.",
     .utilisation = "GPU utilisation misleads in decode: the GPU is busy for the whole step, yet at batch {b} its "
                    "compute units do useful work for only {util}% of it ({ct} of {step}); the rest is waiting on "
                    "memory.",
+    .beyond_memory = ", though memory holds only {most} sequences at this context",
     .remedies_title = "What pays in each phase:",
     .remedy_prefill = "prefill: FlashAttention keeps the scores on chip ({naive} with naive attention → {flash}); "
                       "chunked prefill splits long prompts so that decode steps are not stalled behind them.",
@@ -100,17 +101,18 @@ constexpr Phrases kChinese{
     .expected_dequant = "，其中 {d} 用于解包 {fmt} 权重，它们比普通权重流得更慢",
     .expected_comm = "；还有 {ar} 是 GPU 之间的通信，每个集合通信的每一跳都要付一次延迟（每步共 {hops} 跳；tp 个 GPU 上的环形全归约要 2·(tp − 1) 跳）",
     .batching = "批处理：无论批大小，每步权重只读一次，所以在 B* = {bstar} 之前单步耗时几乎不变：上下文 {t} 时，批 1 为 {s1}"
-                "（{tps1} 词元/秒），批 64 为 {s64}（合计 {tps64} 词元/秒，每路 {ps64}）；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）。",
+                "（{tps1} 词元/秒），批 64 为 {s64}（合计 {tps64} 词元/秒，每路 {ps64}）；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）{fit2}。",
     .batching_cache = "批处理：无论批大小，每步权重只读一次，但每个序列要读自己的 KV 缓存，而这里缓存占主导：上下文 {t} 时，批 64 "
                       "读取 {kv64} 缓存，权重只有 {w}，所以单步耗时随批增长：批 1 为 {s1}（{tps1} 词元/秒），批 64 为 {s64}"
-                      "（合计 {tps64} 词元/秒，每路 {ps64}）。B* = {bstar} 只计权重；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）。",
+                      "（合计 {tps64} 词元/秒，每路 {ps64}）。B* = {bstar} 只计权重；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）{fit2}。",
     .batching_grows = "批处理：无论批大小，每步权重只读一次，但每个序列要读自己的 KV 缓存：上下文 {t} 时，批 64 读取 {kv64} 缓存，"
                       "另有 {w} 权重，所以单步耗时随批增长：批 1 为 {s1}（{tps1} 词元/秒），批 64 为 {s64}（合计 {tps64} 词元/秒，"
-                      "每路 {ps64}）。B* = {bstar} 只计权重；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）。",
+                      "每路 {ps64}）。B* = {bstar} 只计权重；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）{fit2}。",
     .batching_moe = "混合专家模型的批处理：每个词元只读取它选中的专家，所以批越大读到的专家越多：上下文 {t} 时，批 1 为 {s1}"
-                    "（{tps1} 词元/秒），批 64 为 {s64}（合计 {tps64} 词元/秒，每路 {ps64}）。经典的 B* = {bstar} 假设每步读出全部权重；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）。",
+                    "（{tps1} 词元/秒），批 64 为 {s64}（合计 {tps64} 词元/秒，每路 {ps64}）。经典的 B* = {bstar} 假设每步读出全部权重；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）{fit2}。",
     .utilisation = "解码阶段的 GPU 利用率具有误导性：整个单步耗时内 GPU 都显示忙碌，但在批 {b} 时计算单元只有 {util}% 的时间在做有用功"
                    "（{step} 中的 {ct}），其余时间都在等内存。",
+    .beyond_memory = "，但在这个上下文长度下显存只放得下 {most} 个序列",
     .remedies_title = "各阶段真正有效的优化：",
     .remedy_prefill = "预填充：FlashAttention 把注意力分数留在片上（朴素注意力 {naive} → {flash}）；分块预填充（chunked prefill）"
                       "把长提示切开，避免解码步被长时间阻塞。",

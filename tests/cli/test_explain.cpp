@@ -218,3 +218,20 @@ TEST_CASE("explain: a step that grows by more than a fifth to batch 64 is not sa
                                     report::human(at1.decode.step.time)) &&
                         !Catch::Contains("barely grows") && !Catch::Contains("the cache dominates"));
 }
+
+TEST_CASE("explain: 2·B* past what memory holds is said - Llama-3.1-8B on H100 holds 438 of the 590") {
+  const ModelSpec m = io::load_model("llama-3.1-8b");
+  const GpuSpec g = io::load_gpu("h100-sxm");
+  const Report at590 = evaluate(m, g, test::default_workload(m, 590));
+  REQUIRE_FALSE(at590.memory.fits);
+  REQUIRE(at590.memory.max_batch == 438);
+  const auto en = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm"});
+  CHECK_THAT(en.out, Catch::Contains("at 2·B* = 590 the step takes 24.7 ms (memory-bound), though memory holds only 438 "
+                                     "sequences at this context."));
+  const auto zh = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--lang", "zh"});
+  CHECK_THAT(zh.out, Catch::Contains("（受内存带宽限制），但在这个上下文长度下显存只放得下 438 个序列。"));
+  // The seed's 2·B* = 312 sequences of 640 tokens fit (it has no cache): nothing is added.
+  const auto seed = test::run_cli({"explain", "-m", test::example_file("7b.yaml"), "-g", test::example_file("a100.yaml")});
+  CHECK_THAT(seed.out, Catch::Contains("at 2·B* = 312 it takes 14.0 ms (compute-bound).") &&
+                           !Catch::Contains("memory holds only"));
+}
