@@ -190,7 +190,7 @@ TEST_CASE("plan: --attention naive writes the prompt's scores to memory: a longe
   CHECK(naive_prefill == number(first_row(point.out), "prefill_expected_time_s"));
 }
 
-TEST_CASE("--group-size beside weights that take none is priced as given, with a warning in every format") {
+TEST_CASE("group size: beside weights that take none it is priced as given, with a warning in every format") {
   // Llama-2-7B's fp16 weights: a group size changes none of their bytes.
   const auto fp16 = test::run_cli({"-m", "llama-2-7b", "-g", "a100-80gb", "--group-size", "64", "-f", "json"});
   REQUIRE(fp16.code == 0);
