@@ -90,6 +90,12 @@ CapacityPlan plan_capacity(const ModelSpec& m, const GpuSpec& g, const Workload&
   const bool colocated = !target.disaggregate;
   const double gen = static_cast<double>(base.gen_tokens);
 
+  // The serving simulation (serve::holds) and plan --percentile drop such requests; sized here
+  // they made a load feasible that those call impossible.
+  if (const long request = base.prompt_tokens + base.gen_tokens; m.max_context && request > *m.max_context) {
+    p.why_not = BeyondContext{request, *m.max_context};
+    return p;
+  }
   if (p.max_batch && *p.max_batch < 1) {
     p.why_not = WeightsDoNotFit{single.memory.total, single.memory.capacity};
     return p;

@@ -58,7 +58,13 @@ struct TtftUnreachable {
 struct TooManyReplicas {
   double most = 0;  // replicas a plan may have
 };
-using Infeasible = std::variant<WeightsDoNotFit, TpotUnreachable, TtftUnreachable, TooManyReplicas>;
+// A request (its prompt and what it generates) is longer than the model's context: engines refuse
+// it (vLLM's max_model_len), as the serving simulation drops it, so no replica serves the load.
+struct BeyondContext {
+  long tokens = 0;
+  long max_context = 0;
+};
+using Infeasible = std::variant<WeightsDoNotFit, TpotUnreachable, TtftUnreachable, TooManyReplicas, BeyondContext>;
 
 struct CapacityPlan {
   bool feasible = false;

@@ -129,15 +129,26 @@ TEST_CASE("plan: --percentile out of range, or --arrivals without it, is refused
 }
 
 TEST_CASE("plan --percentile: a replica that drops requests fails its row instead of meeting the target on the rest") {
-  // 4000 + 500 tokens do not fit Llama-2-7B's 4096: every simulated request is dropped, and a P99
-  // over no request would read 0 s.
+  // 4000 + 500 tokens do not fit Llama-2-7B's 4096: every simulated request would be dropped, and
+  // a P99 over no request would read 0 s. The steady plan refuses it before any simulation.
   const auto r = test::run_cli({"plan", "--model", "llama-2-7b", "--gpu", "a100-80gb", "--prompt", "4000", "--gen",
                                 "500", "--rate", "5", "--ttft", "5s", "--percentile", "99", "--format", "json"});
   REQUIRE(r.code == 0);
   const auto rows = nlohmann::json::parse(r.out).at("rows");
   REQUIRE(rows.size() == 1);
   CHECK(rows[0]["feasible"] == false);
-  CHECK_THAT(rows[0]["reason"].get<std::string>(), Catch::Contains("drops requests") && Catch::Contains("longer than"));
+  CHECK_THAT(rows[0]["reason"].get<std::string>(), Catch::Contains("a request's 4500 tokens (prompt and generation) "
+                                                                   "exceed the model's max_context of 4096"));
+  // Prompts uniform on 1000..6000 average 3500 + 100, within the context, so the replica is
+  // simulated: the prompts above 3996 are dropped, and the row fails on them.
+  const auto some = test::run_cli({"plan", "--model", "llama-2-7b", "--gpu", "a100-80gb", "--prompt", "uniform:1000:6000",
+                                   "--gen", "100", "--rate", "1", "--ttft", "5s", "--percentile", "99", "--format", "json"});
+  REQUIRE(some.code == 0);
+  const auto dropped = nlohmann::json::parse(some.out).at("rows");
+  REQUIRE(dropped.size() == 1);
+  CHECK(dropped[0]["feasible"] == false);
+  CHECK_THAT(dropped[0]["reason"].get<std::string>(),
+             Catch::StartsWith("the simulated replica drops requests (") && Catch::Contains("longer than the model's context"));
 }
 
 TEST_CASE("plan --percentile prices each fleet with --price, ranks the cheapest first and keeps --top") {

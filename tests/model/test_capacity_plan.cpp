@@ -97,6 +97,24 @@ TEST_CASE("plan: targets that no batch can meet say why") {
   CHECK(big_weights->needed > big_weights->capacity);
 }
 
+TEST_CASE("plan: requests longer than the model's context are refused, as the serving simulation drops them") {
+  // Llama-2-7B holds 4096 tokens: 3840 + 256 = 4096 is served, 3841 + 256 is not (vLLM's max_model_len).
+  const ModelSpec m = test::llama_2_7b();
+  REQUIRE(m.max_context == 4096);
+  Workload w = test::default_workload(m);
+  w.prompt_tokens = 3840;
+  w.context_tokens = 3840 + 128;
+  const LoadTarget relaxed{.requests_per_s = 1, .ttft = Seconds(100), .tpot = Seconds(1)};
+  CHECK(plan_capacity(m, test::a100_80gb(), w, relaxed).feasible);
+  w.prompt_tokens = 3841;
+  const CapacityPlan longer = plan_capacity(m, test::a100_80gb(), w, relaxed);
+  CHECK_FALSE(longer.feasible);
+  const auto* beyond = std::get_if<BeyondContext>(&*longer.why_not);
+  REQUIRE(beyond != nullptr);
+  CHECK(beyond->tokens == 4097);
+  CHECK(beyond->max_context == 4096);
+}
+
 TEST_CASE("plan: memory bounds the batch when the KV cache is modelled") {
   const ModelSpec m = test::llama_2_7b();
   const GpuSpec g = test::a100_80gb();
