@@ -275,24 +275,41 @@ bool Server::grant(Rank& k, std::size_t i, long& budget) {
   return true;
 }
 
+// Unchunked, a prompt longer than the whole token budget fits no step beside the running decodes:
+// it runs alone in one (vLLM's prefill-only step), they wait that step. Granting the decodes first
+// left it waiting until every running sequence had finished, and every later arrival behind it.
+// Only where its blocks are free: otherwise the decodes run (and free blocks) as before.
+bool Server::runs_alone(const Rank& k) const {
+  if (cfg_.chunked_prefill || k.waiting.empty() || static_cast<long>(k.running.size()) >= cfg_.max_batch) return false;
+  const Seq& s = k.waiting.front();
+  if (s.remote || s.target - s.computed <= cfg_.max_batched_tokens) return false;
+  const long need = blocks_for(policy_->admission_tokens(s, req_[s.req], decode_tokens_)) - s.blocks;
+  return need <= k.blocks.free();
+}
+
 void Server::schedule(Rank& k) {
   long budget = cfg_.max_batched_tokens;
   preempted_ = false;
-  for (std::size_t i = 0; i < k.running.size(); ++i) {
-    if (!grant(k, i, budget)) break;
-  }
-  if (preempted_) return;  // no admissions in a step that had to preempt
-  // Landed caches first: their blocks are held, their last prompt token's slot in them.
-  while (!k.landed.empty() && static_cast<long>(k.running.size()) < cfg_.max_batch && budget > 0) {
-    Seq s = k.landed.front();
-    s.chunk = std::min(s.target - s.computed, budget);
-    const long need = std::max(0L, blocks_for(policy_->admission_tokens(s, req_[s.req], decode_tokens_)) - s.blocks);
-    if (!k.blocks.take(need)) break;
-    s.blocks += need;
-    budget -= s.chunk;
-    if (s.first_step < 0) s.first_step = clock_;
-    k.landed.pop_front();
-    k.running.push_back(s);
+  if (runs_alone(k)) {
+    // They wait this step; the loop below admits it with the whole budget.
+    for (std::size_t i = 0; i < k.running.size(); ++i) k.running[i].chunk = 0;
+  } else {
+    for (std::size_t i = 0; i < k.running.size(); ++i) {
+      if (!grant(k, i, budget)) break;
+    }
+    if (preempted_) return;  // no admissions in a step that had to preempt
+    // Landed caches first: their blocks are held, their last prompt token's slot in them.
+    while (!k.landed.empty() && static_cast<long>(k.running.size()) < cfg_.max_batch && budget > 0) {
+      Seq s = k.landed.front();
+      s.chunk = std::min(s.target - s.computed, budget);
+      const long need = std::max(0L, blocks_for(policy_->admission_tokens(s, req_[s.req], decode_tokens_)) - s.blocks);
+      if (!k.blocks.take(need)) break;
+      s.blocks += need;
+      budget -= s.chunk;
+      if (s.first_step < 0) s.first_step = clock_;
+      k.landed.pop_front();
+      k.running.push_back(s);
+    }
   }
   while (!k.waiting.empty() && static_cast<long>(k.running.size()) < cfg_.max_batch && budget > 0) {
     Seq s = k.waiting.front();

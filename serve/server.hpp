@@ -133,6 +133,7 @@ class Server {
   void sample();
   void preempt(Rank& k, Seq s);
   bool grant(Rank& k, std::size_t i, long& budget);
+  [[nodiscard]] bool runs_alone(const Rank& k) const;
   void schedule(Rank& k);
   void gather(const Rank& k, StepMix& mix, StepMix& drafts, StepMix& draft_prompts);
   bool step();

@@ -53,3 +53,24 @@ TEST_CASE("admission: reserving the whole length at admission never preempts, 8 
   CHECK(reserve.peak_running == 8);
   for (const Outcome& o : reserve.served) CHECK(o.preemptions == 0);
 }
+
+TEST_CASE("admission: unchunked, a prompt longer than the token budget runs alone in the next step, not after every decode") {
+  // A decodes 2000 tokens from t = 0 (some 7 ms a step: 14 s). B's 9000-token prompt arrives at
+  // 0.1 s, past the 8192-token budget: it runs in a step of its own while A waits that step, then
+  // C's short prompt follows. B waited for A to finish, and C behind it.
+  test::Replica r;
+  REQUIRE_FALSE(r.config.chunked_prefill);
+  REQUIRE(r.config.max_batched_tokens == 8192);
+  const SimResult out = r.run({{0, 100, 2000, 0}, {0.1, 9000, 10, 0}, {0.2, 100, 10, 0}});
+  REQUIRE(out.served.size() == 3);
+  const auto of = [&](std::size_t i) {
+    return *std::find_if(out.served.begin(), out.served.end(), [i](const Outcome& o) { return o.request == i; });
+  };
+  // B's first step is the one after its arrival: it waits at most the step in flight.
+  CHECK(of(1).queue_wait < 0.01);
+  // Its prefill (about half a second for 9000 tokens) is its TTFT, less than a second; C's first
+  // token follows it within a second, long before A's 14 s end.
+  CHECK(of(1).ttft < 1.0);
+  CHECK(of(2).ttft < 1.5);
+  CHECK(of(0).e2e > 10);
+}
