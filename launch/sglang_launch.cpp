@@ -21,10 +21,13 @@ Script sglang_script(const LaunchSpec& s) {
     script.flag("--enable-dp-attention");
     script.flag("--dp-size", fmt::format("{}", s.tp));
   }
-  // A whole prompt for every attention rank at once: prefills are never chunked, as planned; and
-  // the rank's sequences as the other engines get them (SGLang's floor of total / ranks would
-  // run 58 a rank of a planned 470 over 8).
-  const long chunk = s.prompt_tokens * s.attention_ranks();
+  // The other engines' token budget for every attention rank at once: a whole prompt beside a token
+  // for each of the rank's running sequences. Under --enable-mixed-chunk SGLang takes the running
+  // decodes from the chunk (PrefillAdder: rem_chunk_tokens -= mixed_with_decode_tokens), so a
+  // chunk of the prompt alone split every prompt that joined running decodes, which the plan
+  // prefills whole. And the rank's sequences as the other engines get them (SGLang's floor of
+  // total / ranks would run 58 a rank of a planned 470 over 8).
+  const long chunk = s.token_budget() * s.attention_ranks();
   const long running = s.batch_per_rank() * s.attention_ranks();
   script.flag("--max-running-requests", fmt::format("{}", running));
   script.flag("--chunked-prefill-size", fmt::format("{}", chunk));
@@ -44,9 +47,10 @@ Script sglang_script(const LaunchSpec& s) {
                                                       running, s.batch, s.batch_per_rank(), s.attention_ranks())
                                         : fmt::format("--max-running-requests {}: the planned batch", s.batch));
   script.notes.push_back("--enable-mixed-chunk: a prefill joins the running decodes in one step, as the plan prices it");
-  script.notes.push_back(fmt::format("--chunked-prefill-size {}: a whole {}-token prompt{}, as the plan prefills",
-                                     chunk, s.prompt_tokens,
-                                     s.dp_attention ? fmt::format(" for each of the {} ranks", s.tp) : ""));
+  script.notes.push_back(fmt::format("--chunked-prefill-size {}: a whole {}-token prompt beside a token for each of {} "
+                                     "running sequences{} (mixed chunks count them in it), as the plan prefills",
+                                     chunk, s.prompt_tokens, s.batch_per_rank(),
+                                     s.dp_attention ? fmt::format(", for each of the {} ranks", s.tp) : ""));
   script.notes.push_back(fmt::format("--mem-fraction-static {}: weights and KV pool, all but the plan's --reserve {} "
                                      "and the prefill's activations ({} of a GPU)",
                                      share(s.static_share()), share(s.reserve), share(s.activations_share)));

@@ -2,7 +2,7 @@
 // vLLM, SGLang or TensorRT-LLM. The fixtures in tests/data/launch/ are each engine's file for
 // Qwen3-235B-A22B on 8 H100s with data-parallel attention, fp8 weights and an fp8 cache; after a
 // deliberate change they are rewritten by `rooflineplan plan -m qwen3-235b-a22b -g h100-sxm --rate 5
-// --tp 8 --ep 8 --dp-attention --kv fp8 --weights fp8 --emit ENGINE --emit-dir D`, D/01-*.sh becoming
+// --tp 8 --ep 8 --dp-attention --kv fp8 --weights fp8 --tpot 45ms --emit ENGINE --emit-dir D`, D/01-*.sh becoming
 // ENGINE-qwen3-235b-a22b-dp-attention.sh.
 #include <catch2/catch.hpp>
 
@@ -94,10 +94,12 @@ TEST_CASE("emit: the planned batch of 553 over 8 attention ranks, worked by hand
   REQUIRE(run_cli(qwen_dp_attention("sglang", g)).code == 0);
   const std::string sglang = read(g.files().at(0));
   // SGLang divides both by --dp-size itself (with a floor): 8 × 70 = 560 runs the 70 a rank the
-  // other engines get (the batch of 553 would have run 69), and 8 × 512 a whole prompt a rank.
+  // other engines get (the batch of 553 would have run 69), and 8 × (512 + 70) the others' token
+  // budget a rank: a mixed chunk takes the rank's running decodes from it (8 × 512 split every
+  // prompt that joined them).
   CHECK(sglang.find("--max-running-requests 560 \\") != std::string::npos);
   CHECK(sglang.find("--enable-mixed-chunk \\") != std::string::npos);
-  CHECK(sglang.find("--chunked-prefill-size 4096 \\") != std::string::npos);
+  CHECK(sglang.find("--chunked-prefill-size 4656 \\") != std::string::npos);
   CHECK(sglang.find("--kv-cache-dtype fp8_e4m3 \\") != std::string::npos);
 }
 

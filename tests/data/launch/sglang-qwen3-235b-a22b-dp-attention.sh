@@ -4,7 +4,7 @@
 # --context-length 768: the plan's 512 prompt + 256 generated tokens; the engine refuses longer requests
 # --max-running-requests 560: the planned batch of 553, 70 a rank over 8 ranks (SGLang divides it by --dp-size)
 # --enable-mixed-chunk: a prefill joins the running decodes in one step, as the plan prices it
-# --chunked-prefill-size 4096: a whole 512-token prompt for each of the 8 ranks, as the plan prefills
+# --chunked-prefill-size 4656: a whole 512-token prompt beside a token for each of 70 running sequences, for each of the 8 ranks (mixed chunks count them in it), as the plan prefills
 # --mem-fraction-static 0.885: weights and KV pool, all but the plan's --reserve 0.1 and the prefill's activations (0.015 of a GPU)
 # --quantization fp8: the 16-bit checkpoint's weights quantized to fp8 as they load
 # The plan runs one replica of 8 GPUs: start this script once.
@@ -25,7 +25,7 @@ exec python -m sglang.launch_server --model-path "$MODEL" \
   --enable-dp-attention \
   --dp-size 8 \
   --max-running-requests 560 \
-  --chunked-prefill-size 4096 \
+  --chunked-prefill-size 4656 \
   --enable-mixed-chunk \
   --context-length 768 \
   --kv-cache-dtype fp8_e4m3 \
