@@ -281,8 +281,9 @@ bool Server::grant(Rank& k, std::size_t i, long& budget) {
 // Only where its blocks are free: otherwise the decodes run (and free blocks) as before.
 bool Server::runs_alone(const Rank& k) const {
   if (cfg_.chunked_prefill || k.waiting.empty() || static_cast<long>(k.running.size()) >= cfg_.max_batch) return false;
-  const Seq& s = k.waiting.front();
+  Seq s = k.waiting.front();
   if (s.remote || s.target - s.computed <= cfg_.max_batched_tokens) return false;
+  s.chunk = s.target - s.computed;  // as admitted below: the blocks it asks for count its whole prompt
   const long need = blocks_for(policy_->admission_tokens(s, req_[s.req], decode_tokens_)) - s.blocks;
   return need <= k.blocks.free();
 }

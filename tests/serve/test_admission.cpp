@@ -74,3 +74,17 @@ TEST_CASE("admission: unchunked, a prompt longer than the token budget runs alon
   CHECK(of(2).ttft < 1.5);
   CHECK(of(0).e2e > 10);
 }
+
+TEST_CASE("admission: unchunked prompts past the budget that outgrow the free blocks wait, the decodes running") {
+  // 40 prompts of 20000 tokens half a second apart, 2000 tokens each out: the cache (some 460k
+  // tokens) fills, and a prompt
+  // whose whole length no longer has blocks waits while the decodes run and free them. Counted
+  // on its stale chunk, such a prompt was taken to run alone, and the step held nothing.
+  test::Replica r;
+  std::vector<Request> long_prompts;
+  for (int i = 0; i < 40; ++i) long_prompts.push_back({0.5 * i, 20000, 2000, 0});
+  SimResult out;
+  REQUIRE_NOTHROW(out = r.run(long_prompts));
+  CHECK(out.served.size() == 40);
+  CHECK(out.preemptions > 0);  // the cache did fill
+}
