@@ -53,7 +53,9 @@ void write_launch_files(launch::Engine engine, const std::string& dir, const Mod
     Workload at = r.layout;
     at.batch = r.plan->batch;
     at.context_tokens = default_context(at.prompt_tokens, at.gen_tokens);
-    const MemoryLedger ledger = evaluate(m, *r.gpu, at).memory;
+    // The plan's steady state holds one step's activations, not a whole batch of prompts'.
+    MemoryLedger ledger = evaluate(m, *r.gpu, at).memory;
+    ledger.activations = r.plan->step_activations;
     launch::LaunchSpec spec =
         launch::launch_spec(m, model_arg, from_file, *r.gpu, at, *r.plan, ledger, rank, row_text(r));
     if (const auto why = launch::refusal(engine, spec)) {

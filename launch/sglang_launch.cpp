@@ -52,8 +52,8 @@ Script sglang_script(const LaunchSpec& s) {
                                      chunk, s.prompt_tokens, s.batch_per_rank(),
                                      s.dp_attention ? fmt::format(", for each of the {} ranks", s.tp) : ""));
   script.notes.push_back(fmt::format("--mem-fraction-static {}: weights and KV pool, all but the plan's --reserve {} "
-                                     "and the prefill's activations ({} of a GPU)",
-                                     share(s.static_share()), share(s.reserve), share(s.activations_share)));
+                                     "and one step's activations ({} of a GPU)",
+                                     share(s.static_share()), share(s.reserve), share_said(s.activations_share)));
   if (s.weights == WeightSource::online_fp8) {
     script.notes.push_back("--quantization fp8: the 16-bit checkpoint's weights quantized to fp8 as they load");
   }

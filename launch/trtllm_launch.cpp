@@ -51,9 +51,9 @@ Script trtllm_script(const LaunchSpec& s) {
                                      "sequence, the step the plan prices",
                                      s.token_budget(), s.prompt_tokens));
   script.notes.push_back(fmt::format("free_gpu_memory_fraction {}: the plan's cache, of the memory left once the "
-                                     "weights ({} of a GPU) and the prefill's activations ({}) are placed, "
+                                     "weights ({} of a GPU) and one step's activations ({}) are placed, "
                                      "--reserve {} kept free",
-                                     share(s.kv_share_of_free()), share(s.weights_share), share(s.activations_share),
+                                     share(s.kv_share_of_free()), share(s.weights_share), share_said(s.activations_share),
                                      share(s.reserve)));
   if (s.weights == WeightSource::online_fp8) {
     script.warnings.push_back(

@@ -53,6 +53,55 @@ long largest_batch(const ModelSpec& m, const GpuSpec& g, const Workload& w, long
   return lo;
 }
 
+// The ledger of one step of `tokens` tokens: its activations are one sequence of that length's
+// prefill, as engines profile a step of their token budget (and serve/kv_capacity.cpp sizes the
+// simulated cache).
+MemoryLedger step_ledger(const ModelSpec& m, const GpuSpec& g, const Workload& base, long tokens) {
+  Workload w = base;
+  w.batch = 1;
+  w.microbatches = 0;
+  w.prompt_tokens = tokens;
+  w.gen_tokens = 1;
+  w.context_tokens = tokens;
+  return evaluate(m, g, w).memory;
+}
+
+// Tokens one step computes at batch B on the fullest rank: colocated, a whole prompt beside a
+// token for each other sequence; a disaggregated decode pool's, a token a sequence.
+long step_tokens(const Workload& base, long batch, long ranks, bool colocated) {
+  const long rank_batch = (batch + ranks - 1) / ranks;
+  return colocated ? base.prompt_tokens + rank_batch - 1 : rank_batch;
+}
+
+// The largest batch whose caches and one step's activations fit on the fullest GPU (`one`: the
+// point's ledger at batch 1, its parts). The point's own ledger holds B whole prompts'
+// activations, a batch prefilled in one pass: Llama-3.1-8B on an H100 at 1024 + 256 tokens held
+// back 18.9 GB for them and stopped at 249 sequences.
+std::optional<long> steady_max_batch(const ModelSpec& m, const GpuSpec& g, const Workload& base, const MemoryLedger& one,
+                                     bool colocated) {
+  if (!one.max_batch) return std::nullopt;
+  const long ranks = std::max(1L, one.attention_ranks);
+  const auto fits = [&](long b) {
+    const Bytes step = step_ledger(m, g, base, step_tokens(base, b, ranks, colocated)).activations_per_sequence_fullest;
+    const double held = std::ceil(static_cast<double>(b) / static_cast<double>(ranks));
+    return one.fixed_fullest + one.cache_per_sequence_fullest * held + step <= g.memory_capacity;
+  };
+  if (!fits(1)) return 0;
+  // Above the batch whose caches alone fill the GPU nothing fits; without a cache, the search's end.
+  long hi = kLargestSearchedBatch;
+  if (one.cache_per_sequence_fullest > Bytes(0)) {
+    const double alone = std::floor((g.memory_capacity - one.fixed_fullest) / one.cache_per_sequence_fullest);
+    hi = static_cast<long>(std::min(static_cast<double>(ranks) * alone + 1, static_cast<double>(kLargestSearchedBatch)));
+  }
+  if (fits(hi)) return hi;
+  long lo = 1;  // fits; hi does not
+  while (hi - lo > 1) {
+    const long mid = lo + (hi - lo) / 2;
+    (fits(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
 // More replicas than this is not a plan: the load or the model is a typo.
 constexpr double kMostReplicas = 1e12;
 
@@ -86,8 +135,8 @@ CapacityPlan plan_capacity(const ModelSpec& m, const GpuSpec& g, const Workload&
     per_request = target.sizing.time(evaluate(m, g, ranks).prefill) / static_cast<double>(base.tp);
   }
   p.prefill_per_request = per_request;
-  p.max_batch = single.memory.max_batch;
   const bool colocated = !target.disaggregate;
+  p.max_batch = single.memory.max_batch;
   const double gen = static_cast<double>(base.gen_tokens);
 
   // The serving simulation (serve::holds) and plan --percentile drop such requests; sized here
@@ -100,6 +149,9 @@ CapacityPlan plan_capacity(const ModelSpec& m, const GpuSpec& g, const Workload&
     p.why_not = WeightsDoNotFit{single.memory.total, single.memory.capacity};
     return p;
   }
+  // One sequence fits as the point holds it; in steady state a step's activations are those of
+  // one prompt beside the others' tokens, not every prompt's. At batch 1 the two are one ledger.
+  p.max_batch = steady_max_batch(m, g, base, single.memory, colocated);
   Seconds handoff;
   if (!colocated) {
     const KvTransfer kv = kv_transfer(m, g, base);
@@ -114,6 +166,12 @@ CapacityPlan plan_capacity(const ModelSpec& m, const GpuSpec& g, const Workload&
   p.decode_step = at.decode_step;
   p.tpot = at.tpot;
   p.ttft = at.ttft;
+  if (single.memory.max_batch) {
+    const long ranks = std::max(1L, single.memory.attention_ranks);
+    // Under data-parallel attention every rank runs such a step at once.
+    p.step_activations =
+        step_ledger(m, g, base, step_tokens(base, std::max(p.batch, 1L), ranks, colocated)).activations * static_cast<double>(ranks);
+  }
   if (p.batch == 0) {
     if (at.tpot > target.tpot) p.why_not = TpotUnreachable{target.tpot, at.tpot};
     else p.why_not = TtftUnreachable{target.ttft, at.ttft};

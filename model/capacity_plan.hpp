@@ -70,7 +70,12 @@ struct CapacityPlan {
   bool feasible = false;
   std::optional<Infeasible> why_not;  // set when not feasible
   long batch = 0;      // sequences per decode replica
-  std::optional<long> max_batch;  // what memory allows (empty: not limited by modelled memory)
+  // What memory allows in steady state: B sequences' caches beside the activations of one step (a
+  // whole prompt beside a token for each other sequence of a rank; a disaggregated decode pool's,
+  // a token a sequence), as engines size their cache from their token budget and as the serving
+  // simulation does. Empty: not limited by modelled memory.
+  std::optional<long> max_batch;
+  Bytes step_activations;  // that step's activations at the planned batch, on the replica's GPUs
   Sizing sizing;         // the times it was sized on
   Seconds decode_step;  // T_decode(batch)
   Seconds prefill;      // T_prefill of one request

@@ -83,6 +83,10 @@ MemoryLedger memory_ledger(const WeightPlacement& weights, const LayerStack* sha
   const Bytes reserve = g.memory_capacity * w.reserve_fraction;
   const Bytes per_seq = (kv_per_seq + act_per_seq * live(microbatches(w))) / (n / d);
   l.fullest_gpu = weights.fullest + per_seq * std::ceil(B / d) + reserve;
+  l.fixed_fullest = weights.fullest + reserve;
+  l.cache_per_sequence_fullest = kv_per_seq / (n / d);
+  l.activations_per_sequence_fullest = act_per_seq * live(microbatches(w)) / (n / d);
+  l.attention_ranks = static_cast<long>(d);
   l.fits = l.fullest_gpu <= g.memory_capacity;
 
   // At the largest batches a pipeline runs its --microbatches (pp by default).

@@ -26,6 +26,13 @@ struct MemoryLedger {
   // Largest batch whose KV cache and activations fit beside the weights at held_tokens(w) tokens;
   // empty when nothing per sequence is modelled (a model known only by its size).
   std::optional<long> max_batch;
+  // The fullest GPU's parts, for a ledger of another shape (a plan's steady state: B caches beside
+  // one step's activations, model/capacity_plan.cpp): its weights and reserve; what one sequence's
+  // cache and its prefill's activations add to it, each GPU holding ⌈B / attention_ranks⌉ of them.
+  Bytes fixed_fullest;
+  Bytes cache_per_sequence_fullest;
+  Bytes activations_per_sequence_fullest;
+  long attention_ranks = 1;
 };
 
 // The weights a replica's GPUs hold: all together, and the most any one holds.

@@ -118,15 +118,17 @@ TEST_CASE("emit: --reserve 0.2 is a memory share of 0.8, and two replicas are sa
 }
 
 TEST_CASE("emit: TensorRT-LLM's cache share is of the memory left after weights and activations") {
-  // free_gpu_memory_fraction = (1 - reserve - w - a) / (1 - w - a), w and a the weights' and the
-  // prefill activations' shares of one GPU, as the point's memory ledger gives them at the batch.
+  // free_gpu_memory_fraction = (1 - reserve - w - a) / (1 - w - a), w and a the weights' and one
+  // step's activations' shares of one GPU: the step the plan runs, a 512-token prompt beside a token
+  // for each of the batch's other sequences, as one sequence of that many tokens holds them.
   const Folder f("trtllm-share");
   const auto plan = run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "5", "--emit", "trtllm",
                              "--emit-dir", f.path.string(), "-f", "json"});
   REQUIRE(plan.code == 0);
   const long batch = nlohmann::json::parse(plan.out).at("rows").at(0).at("batch").get<long>();
-  const auto point = nlohmann::json::parse(
-      run_cli({"-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", std::to_string(batch), "-f", "json"}).out);
+  const auto point = nlohmann::json::parse(run_cli({"-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "1", "-p",
+                                                   std::to_string(512 + batch - 1), "--gen", "1", "-f", "json"})
+                                              .out);
   const auto& memory = point.at("memory");
   const double capacity = memory.at("capacity").get<double>();
   const double w = memory.at("weights").get<double>() / capacity, a = memory.at("activations").get<double>() / capacity;

@@ -5,7 +5,7 @@
 # --max-running-requests 560: the planned batch of 553, 70 a rank over 8 ranks (SGLang divides it by --dp-size)
 # --enable-mixed-chunk: a prefill joins the running decodes in one step, as the plan prices it
 # --chunked-prefill-size 4656: a whole 512-token prompt beside a token for each of 70 running sequences, for each of the 8 ranks (mixed chunks count them in it), as the plan prefills
-# --mem-fraction-static 0.885: weights and KV pool, all but the plan's --reserve 0.1 and the prefill's activations (0.015 of a GPU)
+# --mem-fraction-static 0.9: weights and KV pool, all but the plan's --reserve 0.1 and one step's activations (under 0.001 of a GPU)
 # --quantization fp8: the 16-bit checkpoint's weights quantized to fp8 as they load
 # The plan runs one replica of 8 GPUs: start this script once.
 set -euo pipefail
@@ -30,6 +30,6 @@ exec python -m sglang.launch_server --model-path "$MODEL" \
   --context-length 768 \
   --kv-cache-dtype fp8_e4m3 \
   --quantization fp8 \
-  --mem-fraction-static 0.885 \
+  --mem-fraction-static 0.9 \
   --host 0.0.0.0 \
   --port "$PORT"
