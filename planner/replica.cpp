@@ -20,12 +20,12 @@ std::optional<EnginePreset> apply_engine(ServerSettings& s, const ModelSpec& m, 
   if (!s.engine) return std::nullopt;
   EnginePreset p{serve::engine_defaults(*s.engine, g.memory_capacity.value() / kGiB, g.name), {}};
   serve::EngineDefaults d = p.defaults;
-  // The simulator's batch and budget are a rank's. SGLang divides --max-running-requests and
-  // --chunked-prefill-size by --dp-size (server_args.py; launch/sglang_launch.cpp); vLLM's data
-  // parallel ranks are engine cores with a scheduler each, and TensorRT-LLM's limits are taken
-  // as a rank's too (not confirmed in its documentation).
+  // The simulator's batch and budget are a rank's. SGLang divides --chunked-prefill-size by
+  // --dp-size (server_args.py; launch/sglang_launch.cpp), and a --max-running-requests given, but
+  // left to its default each rank's scheduler takes its own request pool (scheduler.py; sized in
+  // assemble_replica). vLLM's data parallel ranks are engine cores with a scheduler each, and
+  // TensorRT-LLM's limits are taken as a rank's too (not confirmed in its documentation).
   if (const long ranks = attention_ranks(w); d.engine == serve::Engine::sglang && ranks > 1) {
-    d.max_batch = std::max(1L, d.max_batch / ranks);
     d.max_batched_tokens = std::max(1L, d.max_batched_tokens / ranks);
   }
   const auto pick = [&](bool given, auto& into, auto preset, std::string override_text) {
@@ -87,6 +87,15 @@ AssembledReplica assemble_replica(const ModelSpec& m, const GpuSpec& g, const Wo
     throw Refusal(fmt::format("--dp-attention: the KV cache holds {} blocks of {} tokens, fewer than its {} ranks "
                               "need (one each at least); lower --block-tokens or --reserve",
                               r.cache.blocks, s.block_tokens, ranks));
+  }
+  // SGLang sizes its request pool from its cache (model_runner.py): min(max(cache tokens / context
+  // length · 512, 2048), 4096), and at most half the cache's tokens, a rank's. The preset's 2048
+  // is that floor; a small model's large cache runs more (Llama-3.1-8B on an H200: 3546).
+  if (r.engine && r.engine->defaults.engine == serve::Engine::sglang && !s.given.max_batch && m.max_context) {
+    const double rank_tokens = static_cast<double>(r.cache.blocks) * static_cast<double>(s.block_tokens) /
+                               static_cast<double>(attention_ranks(w));
+    const double pool = std::clamp(std::floor(rank_tokens / static_cast<double>(*m.max_context) * 512), 2048.0, 4096.0);
+    s.max_batch = static_cast<long>(std::max(1.0, std::min(pool, std::floor(rank_tokens / 2))));
   }
   r.config.max_batch = s.max_batch;
   r.config.max_batched_tokens = s.max_batched_tokens;

@@ -66,13 +66,29 @@ TEST_CASE("simulate --engine trtllm: whole prefills, blocks of 32, whole lengths
   CHECK(sglang["server"]["max_batch"] == 2048);
 }
 
-TEST_CASE("simulate --engine sglang --dp-attention: SGLang's sequences and chunk divided over the attention ranks") {
-  // SGLang divides --max-running-requests and --chunked-prefill-size by --dp-size: 2048 / 8 and,
-  // on an H200 (under 160 GB), 8192 / 8 a rank. The preset's own values are reported.
+TEST_CASE("simulate --engine sglang: the request pool is sized from the cache, as SGLang's model runner sizes it") {
+  // Llama-3.1-8B on an H200: 908,007 cached tokens / 131,072 × 512 = 3546, between 2048 and 4096,
+  // and under half the tokens. A --max-batch given overrides it.
+  const auto h200 = [](std::vector<std::string> extra) {
+    std::vector<std::string> a{"simulate", "-m", "llama-3.1-8b", "-g", "h200", "--engine", "sglang", "--rate", "5",
+                               "--prompt", "512", "--gen", "128", "--duration", "5s", "--format", "json"};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return json_of(run_cli(a));
+  };
+  const auto j = h200({});
+  REQUIRE(j["server"]["kv_blocks"] == 908007);
+  CHECK(j["server"]["max_batch"] == 3546);
+  CHECK(h200({"--max-batch", "100"})["server"]["max_batch"] == 100);
+}
+
+TEST_CASE("simulate --engine sglang --dp-attention: SGLang's chunk divided over the attention ranks, each rank its own pool") {
+  // SGLang divides --chunked-prefill-size by --dp-size: on an H200 (under 160 GB) 8192 / 8 a rank.
+  // Its request pool is each rank's scheduler's own, sized from the rank's cache:
+  // min(max(495,476 tokens / 163,840 × 512, 2048), 4096) = 2048. The preset's values are reported.
   const auto j = json_of(run_cli({"simulate", "--model", "deepseek-v3", "--gpu", "h200", "--tp", "8", "--ep", "8",
                                   "--dp-attention", "--rate", "2", "--prompt", "500", "--gen", "20", "--duration", "5s",
                                   "--engine", "sglang", "--format", "json"}));
-  CHECK(j["server"]["max_batch"] == 256);
+  CHECK(j["server"]["max_batch"] == 2048);
   CHECK(j["server"]["max_batched_tokens"] == 1024);
   CHECK(j["engine"]["defaults"]["max_batch"] == 2048);
   CHECK(j["engine"]["defaults"]["max_batched_tokens"] == 8192);
