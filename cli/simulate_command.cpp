@@ -372,10 +372,13 @@ std::vector<std::string> pool_lines(const SimulateArgs& a, const Replica& r, con
 // holds the values run.
 std::string engine_line(const EnginePreset& p) {
   const EngineDefaults& d = p.defaults;
-  return fmt::format("engine: {} defaults ({}): {}, {} tokens a step, max batch {}, blocks of {} tokens, {}, {} "
+  const std::string batch = d.batch_from_cache
+                                ? fmt::format("max batch from the cache (at least {}, at most 4096)", d.max_batch)
+                                : fmt::format("max batch {}", d.max_batch);
+  return fmt::format("engine: {} defaults ({}): {}, {} tokens a step, {}, blocks of {} tokens, {}, {} "
                      "queue, prefix cache {} (its hits as --prefix-hit and --prefix-groups give them); {}",
                      d.label, d.source, d.chunked_prefill ? "chunked prefills" : "whole prefills", d.max_batched_tokens,
-                     d.max_batch, d.block_tokens,
+                     batch, d.block_tokens,
                      d.preemption == Preemption::none ? "whole lengths reserved at admission (never preempted)"
                                                       : "preempted by recompute, the latest admitted first",
                      d.queue_order, d.prefix_cache ? "on" : "off",

@@ -91,10 +91,11 @@ AssembledReplica assemble_replica(const ModelSpec& m, const GpuSpec& g, const Wo
   // SGLang sizes its request pool from its cache (model_runner.py): min(max(cache tokens / context
   // length · 512, 2048), 4096), and at most half the cache's tokens, a rank's. The preset's 2048
   // is that floor; a small model's large cache runs more (Llama-3.1-8B on an H200: 3546).
-  if (r.engine && r.engine->defaults.engine == serve::Engine::sglang && !s.given.max_batch && m.max_context) {
+  if (r.engine && r.engine->defaults.batch_from_cache && !s.given.max_batch && m.max_context) {
     const double rank_tokens = static_cast<double>(r.cache.blocks) * static_cast<double>(s.block_tokens) /
                                static_cast<double>(attention_ranks(w));
-    const double pool = std::clamp(std::floor(rank_tokens / static_cast<double>(*m.max_context) * 512), 2048.0, 4096.0);
+    const auto floor = static_cast<double>(r.engine->defaults.max_batch);
+    const double pool = std::clamp(std::floor(rank_tokens / static_cast<double>(*m.max_context) * 512), floor, 4096.0);
     s.max_batch = static_cast<long>(std::max(1.0, std::min(pool, std::floor(rank_tokens / 2))));
   }
   r.config.max_batch = s.max_batch;

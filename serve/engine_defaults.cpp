@@ -75,6 +75,7 @@ EngineDefaults sglang(double gpu_gib) {
   // the cache's tokens): 2048, the floor, for the long-context models served today, whose cache
   // holds a few contexts. The KV cache binds the batch first at these sizes.
   d.max_batch = 2048;
+  d.batch_from_cache = true;
   d.block_tokens = 1;  // --page-size: 1 token a page
   // Out of memory, SGLang retracts running decodes and recomputes them (schedule_batch.py,
   // retract_decode: the fewest output tokens first, which is mostly the latest admitted);

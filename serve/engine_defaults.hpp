@@ -34,6 +34,9 @@ struct EngineDefaults {
   bool chunked_prefill = false;
   long max_batched_tokens = 0;  // vLLM max_num_batched_tokens, SGLang chunked_prefill_size, TensorRT-LLM max_num_tokens
   long max_batch = 0;           // vLLM max_num_seqs, SGLang max_running_requests, TensorRT-LLM max_batch_size
+  // SGLang's: sized from the cache, min(max(cache tokens / context · 512, max_batch), 4096) and at
+  // most half the tokens (planner/replica.cpp); max_batch is then its floor.
+  bool batch_from_cache = false;
   long block_tokens = 0;        // vLLM block_size, SGLang page_size, TensorRT-LLM tokens_per_block
   Preemption preemption = Preemption::recompute;
   std::string_view queue_order;  // the waiting queue's order: "fcfs" for all three
