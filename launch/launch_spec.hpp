@@ -74,7 +74,7 @@ struct LaunchSpec {
   // Tokens one step may carry: a whole prompt beside one token for every other running sequence
   // of the rank, the step the plan prices when a prefill joins the batch (it prefills prompts
   // whole, so a budget below the prompt would chunk what the plan did not).
-  [[nodiscard]] long token_budget() const { return prompt_tokens + batch_per_rank(); }
+  [[nodiscard]] long token_budget() const { return step_token_budget(prompt_tokens, batch_per_rank()); }
 };
 
 // The spec for a feasible row: `model_arg` is what --model said, `m` what it loaded, `ledger`

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <optional>
 
+#include "model/bisect.hpp"
 #include "model/kv_transfer.hpp"
 
 namespace roofline {
@@ -40,17 +41,11 @@ bool meets(const Latency& l, const LoadTarget& t) { return l.tpot <= t.tpot && l
 // the batch, so a binary search finds the edge.
 long largest_batch(const ModelSpec& m, const GpuSpec& g, const Workload& w, long limit, Seconds prefill,
                    Seconds per_request, bool colocated, const LoadTarget& target, Seconds handoff) {
-  if (!meets(latency_at(m, g, w, 1, prefill, per_request, colocated, target.sizing, handoff), target)) return 0;
-  long lo = 1, hi = limit;
-  while (lo < hi) {
-    const long mid = lo + (hi - lo + 1) / 2;
-    if (meets(latency_at(m, g, w, mid, prefill, per_request, colocated, target.sizing, handoff), target)) {
-      lo = mid;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  return lo;
+  const auto meets_at = [&](long b) {
+    return meets(latency_at(m, g, w, b, prefill, per_request, colocated, target.sizing, handoff), target);
+  };
+  if (limit < 1 || !meets_at(1)) return 0;
+  return last_holding(1, limit, meets_at);
 }
 
 // The ledger of one step of `tokens` tokens: its activations are one sequence of that length's
@@ -66,11 +61,12 @@ MemoryLedger step_ledger(const ModelSpec& m, const GpuSpec& g, const Workload& b
   return evaluate(m, g, w).memory;
 }
 
-// Tokens one step computes at batch B on the fullest rank: colocated, a whole prompt beside a
-// token for each other sequence; a disaggregated decode pool's, a token a sequence.
+// Tokens one step carries at batch B on the fullest rank: colocated, the token budget the launch
+// scripts set and engines profile (step_token_budget); a disaggregated decode pool's, a token a
+// sequence.
 long step_tokens(const Workload& base, long batch, long ranks, bool colocated) {
   const long rank_batch = (batch + ranks - 1) / ranks;
-  return colocated ? base.prompt_tokens + rank_batch - 1 : rank_batch;
+  return colocated ? step_token_budget(base.prompt_tokens, rank_batch) : rank_batch;
 }
 
 // The largest batch whose caches and one step's activations fit on the fullest GPU (`one`: the
@@ -87,19 +83,13 @@ std::optional<long> steady_max_batch(const ModelSpec& m, const GpuSpec& g, const
     return one.fixed_fullest + one.cache_per_sequence_fullest * held + step <= g.memory_capacity;
   };
   if (!fits(1)) return 0;
-  // Above the batch whose caches alone fill the GPU nothing fits; without a cache, the search's end.
+  // Past the batch whose caches alone fill the GPU nothing fits; without a cache, the search's end.
   long hi = kLargestSearchedBatch;
   if (one.cache_per_sequence_fullest > Bytes(0)) {
     const double alone = std::floor((g.memory_capacity - one.fixed_fullest) / one.cache_per_sequence_fullest);
-    hi = static_cast<long>(std::min(static_cast<double>(ranks) * alone + 1, static_cast<double>(kLargestSearchedBatch)));
+    hi = static_cast<long>(std::min(static_cast<double>(ranks) * alone, static_cast<double>(kLargestSearchedBatch)));
   }
-  if (fits(hi)) return hi;
-  long lo = 1;  // fits; hi does not
-  while (hi - lo > 1) {
-    const long mid = lo + (hi - lo) / 2;
-    (fits(mid) ? lo : hi) = mid;
-  }
-  return lo;
+  return last_holding(1, std::max(1L, hi), fits);
 }
 
 // More replicas than this is not a plan: the load or the model is a typo.
@@ -152,6 +142,14 @@ CapacityPlan plan_capacity(const ModelSpec& m, const GpuSpec& g, const Workload&
   // One sequence fits as the point holds it; in steady state a step's activations are those of
   // one prompt beside the others' tokens, not every prompt's. At batch 1 the two are one ledger.
   p.max_batch = steady_max_batch(m, g, base, single.memory, colocated);
+  if (p.max_batch && *p.max_batch < 1) {
+    // One step's activations and a cache do not fit beside the weights on the fullest GPU (a
+    // pipeline's stage holds a whole sequence's, where the point's max batch counts a pp-th).
+    const bool whole = single.memory.total > single.memory.capacity;
+    p.why_not = whole ? WeightsDoNotFit{single.memory.total, single.memory.capacity}
+                      : WeightsDoNotFit{single.memory.fullest_gpu, g.memory_capacity};
+    return p;
+  }
   Seconds handoff;
   if (!colocated) {
     const KvTransfer kv = kv_transfer(m, g, base);

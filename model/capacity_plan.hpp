@@ -66,6 +66,11 @@ struct BeyondContext {
 };
 using Infeasible = std::variant<WeightsDoNotFit, TpotUnreachable, TtftUnreachable, TooManyReplicas, BeyondContext>;
 
+// The tokens one step of continuous batching carries on an attention rank: a whole prompt beside a
+// token for each of the rank's running sequences. What plan --emit sets as the engines' token
+// budget (launch/launch_spec.hpp) and what a plan holds one step's activations for.
+[[nodiscard]] inline long step_token_budget(long prompt_tokens, long rank_batch) { return prompt_tokens + rank_batch; }
+
 struct CapacityPlan {
   bool feasible = false;
   std::optional<Infeasible> why_not;  // set when not feasible

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/bisect.hpp"
 #include "model/engine.hpp"
 
 namespace roofline {
@@ -57,13 +58,8 @@ std::optional<long> first_context_past_memory(const ModelSpec& m, const GpuSpec&
   const auto fits = [&](long t) { return with(m, g, w, [t](Workload& x) { at_context(x, t); }).memory.fits; };
   if (fits(last)) return std::nullopt;
   if (!fits(1)) return 1;
-  // A longer context never holds less: bisect between a context that fits and one that does not.
-  long lo = 1, hi = last;
-  while (hi - lo > 1) {
-    const long mid = lo + (hi - lo) / 2;
-    (fits(mid) ? lo : hi) = mid;
-  }
-  return hi;
+  // A longer context never holds less: the one past the longest that fits.
+  return last_holding(1, last - 1, fits) + 1;
 }
 
 Variations variations(const ModelSpec& m, const GpuSpec& g, const Workload& w) {

@@ -22,8 +22,8 @@ namespace roofline {
 
 // Where memory runs out, exactly (a scan's samples are 2% to 2048 tokens apart): the first batch
 // the ledger cannot hold at the point's lengths, and the first context along scan_context's line
-// (the prompt moved with it) that it cannot hold at the point's batch. Empty: none up to `last`,
-// or (a batch) nothing per sequence is modelled.
+// (the workload's prompt, shortened only below prompt + gen) that it cannot hold at the point's
+// batch. Empty: none up to `last`, or (a batch) nothing per sequence is modelled.
 [[nodiscard]] std::optional<long> first_batch_past_memory(const Report& base, long last);
 [[nodiscard]] std::optional<long> first_context_past_memory(const ModelSpec& m, const GpuSpec& g, const Workload& w,
                                                             long last);

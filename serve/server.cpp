@@ -275,14 +275,16 @@ bool Server::grant(Rank& k, std::size_t i, long& budget) {
   return true;
 }
 
-// Unchunked, a prompt longer than the whole token budget fits no step beside the running decodes:
-// it runs alone in one (vLLM's prefill-only step), they wait that step. Granting the decodes first
-// left it waiting until every running sequence had finished, and every later arrival behind it.
+// Unchunked, a prompt longer than what the token budget leaves beside the running decodes fits no
+// step with them: it runs alone in one (vLLM's prefill-only step), they wait that step. Granting
+// the decodes first left it waiting until every running sequence had finished (a prompt one token
+// past the budget's rest behind one 2000-token decode: 14 s), and every later arrival behind it.
 // Only where its blocks are free: otherwise the decodes run (and free blocks) as before.
 bool Server::runs_alone(const Rank& k) const {
   if (cfg_.chunked_prefill || k.waiting.empty() || static_cast<long>(k.running.size()) >= cfg_.max_batch) return false;
   Seq s = k.waiting.front();
-  if (s.remote || s.target - s.computed <= cfg_.max_batched_tokens) return false;
+  const long beside = cfg_.max_batched_tokens - static_cast<long>(k.running.size()) * decode_tokens_;
+  if (s.remote || s.target - s.computed <= beside) return false;
   s.chunk = s.target - s.computed;  // as admitted below: the blocks it asks for count its whole prompt
   const long need = blocks_for(policy_->admission_tokens(s, req_[s.req], decode_tokens_)) - s.blocks;
   return need <= k.blocks.free();

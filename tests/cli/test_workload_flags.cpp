@@ -263,3 +263,16 @@ TEST_CASE("sweep: JSON rows are one array, streamed, and a table past its 1000-r
   CHECK(std::count(table.out.begin(), table.out.end(), '\n') == 2 + 1200);
   CHECK_THAT(table.out, Catch::Contains("\n  Llama-2-7B  NVIDIA A100 80GB SXM  tp 1    fp16      1200     512      640"));
 }
+
+TEST_CASE("plan: a step that does not fit beside the weights is infeasible, not a batch above its max_batch") {
+  // Llama-3.1-70B over two A100s in a pipeline, naive attention at 8000-token prompts: a stage
+  // holds a whole prompt's 8000² scores a head, which the point's max batch counts a pp-th of. The
+  // plan had answered batch 1 beside a max_batch of 0.
+  const auto r = test::run_cli({"plan", "-m", "llama-3.1-70b", "-g", "a100-80gb", "--pp", "2", "--attention", "naive",
+                                "-p", "8000", "--gen", "16", "--ttft", "100s", "--tpot", "1s", "-f", "csv"});
+  REQUIRE(r.code == 0);
+  const auto row = first_row(r.out);
+  CHECK(row.at("feasible") == "false");
+  CHECK_THAT(row.at("reason"), Catch::StartsWith("does not fit: the weights and one sequence need"));
+  CHECK(row.at("batch").empty());
+}

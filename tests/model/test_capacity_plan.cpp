@@ -121,18 +121,18 @@ TEST_CASE("plan: memory bounds the batch when the KV cache is modelled") {
   const CapacityPlan p = plan_capacity(m, g, test::default_workload(m), {.tpot = Seconds(1)});
   REQUIRE(p.feasible);
   // In steady state B caches of 768 × 0.5 MiB = 402,653,184 bytes sit beside one step's
-  // activations: a 512-token prompt and the other B − 1 sequences' tokens, each 2 bytes × (2 ×
-  // 4096 + 2 × 11008 gate and up) = 60,416 bytes, plus the last token's fp32 logits (128,000).
-  // 85.90 GB − 8.59 reserve − 13.48 weights = 63.83 GB: B ≤ (63.83e9 − 511 × 60,416 − 128,000) /
+  // activations: the token budget of a 512-token prompt and a token a sequence, each 2 bytes × (2
+  // × 4096 + 2 × 11008 gate and up) = 60,416 bytes, plus the last token's fp32 logits (128,000).
+  // 85.90 GB − 8.59 reserve − 13.48 weights = 63.83 GB: B ≤ (63.83e9 − 512 × 60,416 − 128,000) /
   // (402,653,184 + 60,416) = 158.4. The point's ledger, which holds B whole prompts' activations
   // (a batch prefilled at once), stops at 147.
   CHECK(p.batch == 158);
   CHECK(p.max_batch == 158L);
   const double free = 81920.0 * 1024 * 1024 * 0.9 - 2.0 * 6738415616;
-  CHECK(std::floor((free - 511 * 60416.0 - 128000) / (402653184.0 + 60416)) == 158);
+  CHECK(std::floor((free - 512 * 60416.0 - 128000) / (402653184.0 + 60416)) == 158);
   const Report point = evaluate(m, g, test::default_workload(m));
   CHECK(point.memory.max_batch == 147L);
-  CHECK(p.step_activations.value() == (512 + 157) * 60416.0 + 128000);
+  CHECK(p.step_activations.value() == (512 + 158) * 60416.0 + 128000);
 }
 
 TEST_CASE("plan: on the expected times by default - 194 sequences, 7 GPUs where the bound says 371 and 4") {

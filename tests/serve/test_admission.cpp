@@ -75,6 +75,21 @@ TEST_CASE("admission: unchunked, a prompt longer than the token budget runs alon
   CHECK(of(0).e2e > 10);
 }
 
+TEST_CASE("admission: unchunked, a prompt past what the budget leaves beside the decodes runs alone too") {
+  // A's one decode takes one of the 8192 tokens: an 8192-token prompt fits no step beside it. It
+  // runs alone in the next step, as 8191 tokens run beside A; it had waited for A's 14 s.
+  test::Replica r;
+  for (const long prompt : {8191L, 8192L}) {
+    INFO("prompt " << prompt);
+    const SimResult out = r.run({{0, 100, 2000, 0}, {0.1, prompt, 10, 0}});
+    REQUIRE(out.served.size() == 2);
+    const auto b = std::find_if(out.served.begin(), out.served.end(), [](const Outcome& o) { return o.request == 1; });
+    REQUIRE(b != out.served.end());
+    CHECK(b->queue_wait < 0.01);
+    CHECK(b->ttft < 1.0);
+  }
+}
+
 TEST_CASE("admission: unchunked prompts past the budget that outgrow the free blocks wait, the decodes running") {
   // 40 prompts of 20000 tokens half a second apart, 2000 tokens each out: the cache (some 460k
   // tokens) fills, and a prompt
