@@ -32,21 +32,32 @@ struct Tally {
   std::size_t skipped = 0;
   std::map<std::string, std::size_t> skip_reasons;
   std::size_t warned = 0;
-  // Each kind of warning the rows carry (an assumption each its own kind), in the kinds' order:
-  // how many rows carry it and its words at the first of them. CSV, tables and markdown have no
-  // column for warnings, so every kind is said on stderr; one row's first warning hid the rest.
+  // Each kind of warning the rows carry, in the kinds' order: how many rows carry it and its words
+  // at the first of them. CSV, tables and markdown have no column for warnings, so every kind is
+  // said on stderr; one row's first warning hid the rest. A kind is told apart by what changes its
+  // words but its numbers: an assumption's subject, a compute format's source, a GPU's name.
   struct Kind {
     std::size_t rows = 0;
     std::string first;
   };
-  std::map<std::size_t, Kind> kinds;
+  std::map<std::pair<std::size_t, std::string>, Kind> kinds;
+
+  static std::string detail(const Warning& w) {
+    if (const auto* a = std::get_if<Assumed>(&w)) return std::to_string(static_cast<int>(a->what));
+    if (const auto* c = std::get_if<ComputeFromCheckpoint>(&w)) {
+      // The GPU is named only where it lacks the peak.
+      return fmt::format("{} {} {} {} {}", static_cast<int>(c->source), name(c->compute), name(c->checkpoint),
+                         name(c->activations), c->source == ComputeSource::no_peak ? c->gpu : "");
+    }
+    if (const auto* e = std::get_if<ExpectedBorrowed>(&w)) return e->gpu;
+    return "";
+  }
 
   void add(const std::vector<Warning>& warnings) {
     if (warnings.empty()) return;
     ++warned;
     for (const Warning& w : warnings) {
-      const auto* assumed = std::get_if<Assumed>(&w);
-      Kind& k = kinds[w.index() * kAssumptionCount + (assumed ? static_cast<std::size_t>(assumed->what) : 0)];
+      Kind& k = kinds[{w.index(), detail(w)}];
       if (k.rows++ == 0) k.first = warning_text(w);
     }
   }

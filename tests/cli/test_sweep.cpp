@@ -76,6 +76,18 @@ TEST_CASE("sweep: rows past the model's max_context are written but counted as w
                         Catch::Contains("  1 × 2304 tokens exceed the model's max_context of 1024"));
 }
 
+TEST_CASE("sweep: warnings of one kind in other words are each said - fp8 computes on an H100, weight-only on an A100") {
+  // fp8 weights: W8A8 where the GPU has fp8 tensor cores, weight-only in bf16 on an A100, which
+  // has none; the L4's row is also borrowed kernels. Told apart by their source and GPU.
+  const auto r = test::run_cli({"sweep", "-m", "llama-3.1-8b", "-g", "h100-sxm,a100-80gb,l4", "--weights", "fp8",
+                                "-f", "csv"});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.err, Catch::Contains("  2 × the linears compute in fp8: engines run fp8 weights W8A8") &&
+                        Catch::Contains("  1 × the weights would compute in fp8, but the NVIDIA A100 80GB SXM gives no "
+                                        "fp8 peak") &&
+                        Catch::Contains("  1 × no kernel was measured on the NVIDIA L4"));
+}
+
 TEST_CASE("sweep: every kind of warning its rows carry is said, with how many rows carry it") {
   // All four rows on the MI300X borrow their kernel coefficients; the two 200000-token prompts
   // also pass Llama-3.1-8B's 131072. One row's first warning was all CSV said.
