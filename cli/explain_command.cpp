@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 
+#include "model/capacity_plan.hpp"
 #include "model/scans.hpp"
 #include "report/explain_phrases.hpp"
 #include "report/human_units.hpp"
@@ -99,6 +100,17 @@ void explain_cache_kinds(const Report& r, Writer& w) {
         fmt::arg("cache", human(r.model.cache_bytes_per_sequence)));
 }
 
+// 2·B* is often past what the point's memory holds (Llama-3.1-8B on H100: 590 of 438, a batch
+// prefilled together): said, with what continuous batching holds (one prompt a step: 604), the
+// plan's limit, so that neither reads as the other's contradiction. Empty where it fits.
+std::string beyond_memory(const Variations& s, const Phrases& p) {
+  const MemoryLedger& at = s.twice_critical.memory;
+  if (at.fits || !at.max_batch) return {};
+  const Report& one = s.batch1;
+  const std::optional<long> steady = steady_max_batch(one.model.spec, one.gpu.spec, one.workload, one.memory, true);
+  return fill(p.beyond_memory, fmt::arg("most", *at.max_batch), fmt::arg("steady", steady.value_or(*at.max_batch)));
+}
+
 void explain_phases(const Variations& s, Writer& w) {
   const Report& r = s.base;
   const Phrases& p = w.p_;
@@ -141,10 +153,7 @@ void explain_phases(const Variations& s, Writer& w) {
         fmt::arg("w", human(at64.weight_bytes)), fmt::arg("b2", s.twice_critical.workload.batch),
         fmt::arg("s2", human(s.twice_critical.decode.step.time)),
         fmt::arg("bound2", w.bound(s.twice_critical.decode.step.bound)),
-        // 2·B* is often past what memory holds (Llama-3.1-8B on H100: 590 of 438): said, not left to be assumed.
-        fmt::arg("fit2", s.twice_critical.memory.fits || !s.twice_critical.memory.max_batch
-                             ? std::string()
-                             : fill(p.beyond_memory, fmt::arg("most", *s.twice_critical.memory.max_batch))));
+        fmt::arg("fit2", beyond_memory(s, p)));
   explain_expected(r, w);
   w.say(p.utilisation, fmt::arg("b", r.workload.batch),
         fmt::arg("util", fmt::format("{:.1f}", 100 * (r.decode.step.compute_time / r.decode.step.time))),

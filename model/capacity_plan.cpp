@@ -69,6 +69,19 @@ long step_tokens(const Workload& base, long batch, long ranks, bool colocated) {
   return colocated ? step_token_budget(base.prompt_tokens, rank_batch) : rank_batch;
 }
 
+// More replicas than this is not a plan: the load or the model is a typo.
+constexpr double kMostReplicas = 1e12;
+
+// Replicas to serve `rate`, or nullopt past kMostReplicas (the quotient of a huge rate and a
+// tiny per-replica rate is past any long, and a cast of it would be undefined).
+std::optional<long> replicas_for(double rate, double per_replica) {
+  const double n = std::ceil(rate / per_replica - 1e-9);
+  if (!(n <= kMostReplicas)) return std::nullopt;
+  return std::max(1L, static_cast<long>(n));
+}
+
+}  // namespace
+
 // The largest batch whose caches and one step's activations fit on the fullest GPU (`one`: the
 // point's ledger at batch 1, its parts). The point's own ledger holds B whole prompts'
 // activations, a batch prefilled in one pass: Llama-3.1-8B on an H100 at 1024 + 256 tokens held
@@ -91,19 +104,6 @@ std::optional<long> steady_max_batch(const ModelSpec& m, const GpuSpec& g, const
   }
   return last_holding(1, std::max(1L, hi), fits);
 }
-
-// More replicas than this is not a plan: the load or the model is a typo.
-constexpr double kMostReplicas = 1e12;
-
-// Replicas to serve `rate`, or nullopt past kMostReplicas (the quotient of a huge rate and a
-// tiny per-replica rate is past any long, and a cast of it would be undefined).
-std::optional<long> replicas_for(double rate, double per_replica) {
-  const double n = std::ceil(rate / per_replica - 1e-9);
-  if (!(n <= kMostReplicas)) return std::nullopt;
-  return std::max(1L, static_cast<long>(n));
-}
-
-}  // namespace
 
 CapacityPlan plan_capacity(const ModelSpec& m, const GpuSpec& g, const Workload& base, const LoadTarget& target) {
   CapacityPlan p;

@@ -71,6 +71,13 @@ using Infeasible = std::variant<WeightsDoNotFit, TpotUnreachable, TtftUnreachabl
 // budget (launch/launch_spec.hpp) and what a plan holds one step's activations for.
 [[nodiscard]] inline long step_token_budget(long prompt_tokens, long rank_batch) { return prompt_tokens + rank_batch; }
 
+// The largest batch a replica holds in steady state (CapacityPlan::max_batch): B caches beside one
+// step's activations on the fullest GPU. `one`: the point's ledger at batch 1 and these lengths;
+// `colocated`: prompts prefilled in the replica's steps (else a decode pool's, a token a sequence).
+// 0 where one sequence and one step do not fit; empty where nothing per sequence is modelled.
+[[nodiscard]] std::optional<long> steady_max_batch(const ModelSpec& m, const GpuSpec& g, const Workload& base,
+                                                   const MemoryLedger& one, bool colocated);
+
 struct CapacityPlan {
   bool feasible = false;
   std::optional<Infeasible> why_not;  // set when not feasible

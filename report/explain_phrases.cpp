@@ -48,7 +48,8 @@ constexpr Phrases kEnglish{
     .utilisation = "GPU utilisation misleads in decode: the GPU is busy for the whole step, yet at batch {b} its "
                    "compute units do useful work for only {util}% of it ({ct} of {step}); the rest is waiting on "
                    "memory.",
-    .beyond_memory = ", though memory holds only {most} sequences at this context",
+    .beyond_memory = ", though memory holds {most} sequences at this context prefilled together, {steady} as continuous "
+                     "batching holds them (one prompt a step)",
     .remedies_title = "What pays in each phase:",
     .remedy_prefill = "prefill: FlashAttention keeps the scores on chip ({naive} with naive attention → {flash}); "
                       "chunked prefill splits long prompts so that decode steps are not stalled behind them.",
@@ -112,7 +113,7 @@ constexpr Phrases kChinese{
                     "（{tps1} 词元/秒），批 64 为 {s64}（合计 {tps64} 词元/秒，每路 {ps64}）。经典的 B* = {bstar} 假设每步读出全部权重；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）{fit2}。",
     .utilisation = "解码阶段的 GPU 利用率具有误导性：整个单步耗时内 GPU 都显示忙碌，但在批 {b} 时计算单元只有 {util}% 的时间在做有用功"
                    "（{step} 中的 {ct}），其余时间都在等内存。",
-    .beyond_memory = "，但在这个上下文长度下显存只放得下 {most} 个序列",
+    .beyond_memory = "，但在这个上下文长度下，一起预填充时显存只放得下 {most} 个序列，连续批处理（每步一个提示）时为 {steady} 个",
     .remedies_title = "各阶段真正有效的优化：",
     .remedy_prefill = "预填充：FlashAttention 把注意力分数留在片上（朴素注意力 {naive} → {flash}）；分块预填充（chunked prefill）"
                       "把长提示切开，避免解码步被长时间阻塞。",

@@ -29,8 +29,8 @@ constexpr Words kEnglish{
     "no batch size meets TPOT {target:.4g} ms: batch 1 already takes {at:.4g} ms per token",
     "no batch size meets TTFT {target:.4g} ms: at batch 1 the first token takes {at:.4g} ms",
     "the load needs more than {most:g} replicas",
-    "a request's {tokens} tokens (prompt and generation) exceed the model's max_context of {max}: engines refuse it, "
-    "as simulate does",
+    "the planned request's {tokens} tokens (prompt and generation, their means under a distribution) exceed the "
+    "model's max_context of {max}: engines refuse it, as simulate does",
     "the linears compute in {compute}: the checkpoint quantizes their inputs to {compute} as it runs (W8A8 and the "
     "like), so every operator's arithmetic is bound at the {compute} peak (--compute prices them otherwise)",
     "the linears compute in fp8: engines run fp8 weights W8A8 on fp8 tensor cores, each token's activations scaled "
@@ -58,7 +58,7 @@ constexpr Words kChinese{"架构未知（只给了 `params`）：KV 缓存、注
                          "没有批大小能满足 TPOT {target:.4g} ms：批大小 1 每个 token 已需 {at:.4g} ms",
                          "没有批大小能满足 TTFT {target:.4g} ms：批大小 1 的首个 token 已需 {at:.4g} ms",
                          "负载需要超过 {most:g} 个副本",
-                         "每个请求的 {tokens} 个 token（提示加生成）超过了模型的 max_context（{max}）：推理引擎会拒绝它，simulate 也一样",
+                         "所规划请求的 {tokens} 个 token（提示加生成；长度按分布给出时取其均值）超过了模型的 max_context（{max}）：推理引擎会拒绝它，simulate 也一样",
                          "线性层以 {compute} 计算：检查点在运行时把它们的输入也量化为 {compute}（W8A8 之类），所以每个算子的"
                          "计算上界都按 {compute} 峰值算（--compute 可另选）",
                          "线性层以 fp8 计算：推理引擎在 fp8 张量核上以 W8A8 运行 fp8 权重，每个 token 的激活在运行时缩放，所以"

@@ -1,5 +1,6 @@
 // explain tells the engine's numbers, in both languages, without drift between story and math.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
 #include "report/human_units.hpp"
@@ -219,17 +220,22 @@ TEST_CASE("explain: a step that grows by more than a fifth to batch 64 is not sa
                         !Catch::Contains("barely grows") && !Catch::Contains("the cache dominates"));
 }
 
-TEST_CASE("explain: 2·B* past what memory holds is said - Llama-3.1-8B on H100 holds 438 of the 590") {
+TEST_CASE("explain: 2·B* past what memory holds is said - Llama-3.1-8B on H100 holds 438 of the 590 prefilled together, 604 a step at a time") {
   const ModelSpec m = io::load_model("llama-3.1-8b");
   const GpuSpec g = io::load_gpu("h100-sxm");
   const Report at590 = evaluate(m, g, test::default_workload(m, 590));
   REQUIRE_FALSE(at590.memory.fits);
   REQUIRE(at590.memory.max_batch == 438);
   const auto en = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm"});
-  CHECK_THAT(en.out, Catch::Contains("at 2·B* = 590 the step takes 24.7 ms (memory-bound), though memory holds only 438 "
-                                     "sequences at this context."));
+  // 438 prefilled together (the point's ledger holds each one's prompt activations); 604 as a plan
+  // holds them, beside one step's activations.
+  CHECK_THAT(en.out, Catch::Contains("at 2·B* = 590 the step takes 24.7 ms (memory-bound), though memory holds 438 "
+                                     "sequences at this context prefilled together, 604 as continuous batching holds "
+                                     "them (one prompt a step)."));
+  const auto plan = test::run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-f", "json"});
+  CHECK(nlohmann::json::parse(plan.out).at("rows").at(0).at("max_batch") == 604);
   const auto zh = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--lang", "zh"});
-  CHECK_THAT(zh.out, Catch::Contains("（受内存带宽限制），但在这个上下文长度下显存只放得下 438 个序列。"));
+  CHECK_THAT(zh.out, Catch::Contains("（受内存带宽限制），但在这个上下文长度下，一起预填充时显存只放得下 438 个序列，连续批处理（每步一个提示）时为 604 个。"));
   // The seed's 2·B* = 312 sequences of 640 tokens fit (it has no cache): nothing is added.
   const auto seed = test::run_cli({"explain", "-m", test::example_file("7b.yaml"), "-g", test::example_file("a100.yaml")});
   CHECK_THAT(seed.out, Catch::Contains("at 2·B* = 312 it takes 14.0 ms (compute-bound).") &&

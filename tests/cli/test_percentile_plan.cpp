@@ -137,8 +137,9 @@ TEST_CASE("plan --percentile: a replica that drops requests fails its row instea
   const auto rows = nlohmann::json::parse(r.out).at("rows");
   REQUIRE(rows.size() == 1);
   CHECK(rows[0]["feasible"] == false);
-  CHECK_THAT(rows[0]["reason"].get<std::string>(), Catch::Contains("a request's 4500 tokens (prompt and generation) "
-                                                                   "exceed the model's max_context of 4096"));
+  CHECK_THAT(rows[0]["reason"].get<std::string>(),
+             Catch::Contains("the planned request's 4500 tokens (prompt and generation, their means under a "
+                             "distribution) exceed the model's max_context of 4096"));
   // Prompts uniform on 1000..6000 average 3500 + 100, within the context, so the replica is
   // simulated: the prompts above 3996 are dropped, and the row fails on them.
   const auto some = test::run_cli({"plan", "--model", "llama-2-7b", "--gpu", "a100-80gb", "--prompt", "uniform:1000:6000",

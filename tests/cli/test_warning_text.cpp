@@ -44,9 +44,9 @@ TEST_CASE("infeasible text: each refusal of a plan, with its numbers, in both la
   CHECK(infeasible_text(TtftUnreachable{Seconds(0.010), Seconds(0.030)}) ==
         "no batch size meets TTFT 10 ms: at batch 1 the first token takes 30 ms");
   CHECK(infeasible_text(BeyondContext{8202, 4096}) ==
-        "a request's 8202 tokens (prompt and generation) exceed the model's max_context of 4096: engines refuse it, as "
-        "simulate does");
-  CHECK_THAT(infeasible_text(BeyondContext{8202, 4096}, "zh"), Catch::StartsWith("每个请求的 8202 个 token"));
+        "the planned request's 8202 tokens (prompt and generation, their means under a distribution) exceed the model's "
+        "max_context of 4096: engines refuse it, as simulate does");
+  CHECK_THAT(infeasible_text(BeyondContext{8202, 4096}, "zh"), Catch::StartsWith("所规划请求的 8202 个 token"));
   CHECK(infeasible_text(WeightsDoNotFit{Bytes(140.4e9), Bytes(24e9)}) ==
         "does not fit: the weights and one sequence need 140 GB of 24.0 GB");
   CHECK(infeasible_text(TooManyReplicas{1e12}) == "the load needs more than 1e+12 replicas");
