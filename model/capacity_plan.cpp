@@ -48,19 +48,6 @@ long largest_batch(const ModelSpec& m, const GpuSpec& g, const Workload& w, long
   return last_holding(1, limit, meets_at);
 }
 
-// The ledger of one step of `tokens` tokens: its activations are one sequence of that length's
-// prefill, as engines profile a step of their token budget (and serve/kv_capacity.cpp sizes the
-// simulated cache).
-MemoryLedger step_ledger(const ModelSpec& m, const GpuSpec& g, const Workload& base, long tokens) {
-  Workload w = base;
-  w.batch = 1;
-  w.microbatches = 0;
-  w.prompt_tokens = tokens;
-  w.gen_tokens = 1;
-  w.context_tokens = tokens;
-  return evaluate(m, g, w).memory;
-}
-
 // Tokens one step carries at batch B on the fullest rank: colocated, the token budget the launch
 // scripts set and engines profile (step_token_budget); a disaggregated decode pool's, a token a
 // sequence.
@@ -81,6 +68,16 @@ std::optional<long> replicas_for(double rate, double per_replica) {
 }
 
 }  // namespace
+
+MemoryLedger step_ledger(const ModelSpec& m, const GpuSpec& g, const Workload& base, long tokens) {
+  Workload w = base;
+  w.batch = 1;
+  w.microbatches = 0;
+  w.prompt_tokens = tokens;
+  w.gen_tokens = 1;
+  w.context_tokens = tokens;
+  return evaluate(m, g, w).memory;
+}
 
 // The largest batch whose caches and one step's activations fit on the fullest GPU (`one`: the
 // point's ledger at batch 1, its parts). The point's own ledger holds B whole prompts'

@@ -71,6 +71,12 @@ using Infeasible = std::variant<WeightsDoNotFit, TpotUnreachable, TtftUnreachabl
 // budget (launch/launch_spec.hpp) and what a plan holds one step's activations for.
 [[nodiscard]] inline long step_token_budget(long prompt_tokens, long rank_batch) { return prompt_tokens + rank_batch; }
 
+// The ledger of one step of `tokens` tokens on `base`'s layout: its activations are one sequence of
+// that length's prefill, as engines profile a step of their token budget (vLLM's profile run); a
+// plan holds them beside its caches, and the serving simulation sizes its cache with them
+// (serve/kv_capacity.cpp).
+[[nodiscard]] MemoryLedger step_ledger(const ModelSpec& m, const GpuSpec& g, const Workload& base, long tokens);
+
 // The largest batch a replica holds in steady state (CapacityPlan::max_batch): B caches beside one
 // step's activations on the fullest GPU. `one`: the point's ledger at batch 1 and these lengths;
 // `colocated`: prompts prefilled in the replica's steps (else a decode pool's, a token a sequence).

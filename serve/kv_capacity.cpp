@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "model/capacity_plan.hpp"
 #include "model/engine.hpp"
 #include "model/layers.hpp"
 #include "model/memory_ledger.hpp"
@@ -10,30 +11,15 @@
 
 namespace roofline::serve {
 
-namespace {
-
-// The engine's ledger for one sequence of the whole token budget: the weights as placed on the
-// replica's GPUs, the activations of the largest step and the reserve.
-MemoryLedger ledger(const ModelSpec& m, const GpuSpec& g, const Workload& base, long max_batched_tokens) {
-  Workload w = base;
-  w.batch = 1;
-  w.microbatches = 0;
-  w.prompt_tokens = max_batched_tokens;
-  w.gen_tokens = 1;
-  w.context_tokens = max_batched_tokens;
-  return evaluate(m, g, w).memory;
-}
-
-}  // namespace
-
 CacheBlocks cache_blocks(const ModelSpec& m, const GpuSpec& g, const Workload& base, long block_tokens,
                          long max_batched_tokens, const Draft* draft) {
-  const MemoryLedger l = ledger(m, g, base, max_batched_tokens);
+  // The weights as placed on the replica's GPUs, the activations of the largest step and the reserve.
+  const MemoryLedger l = step_ledger(m, g, base, max_batched_tokens);
   CacheBlocks c;
   c.free = l.capacity - l.reserve - l.weights - l.activations;
   c.per_block = group_cache_bytes_per_sequence(m, static_cast<double>(block_tokens), base);
   if (draft) {
-    Bytes weights = ledger(draft->model, g, base, 1).weights;
+    Bytes weights = step_ledger(draft->model, g, base, 1).weights;
     if (draft->shares_tables) {
       // The target holds them as placed: split by vocabulary over a tensor-parallel group (one
       // copy in all), whole on every GPU under data-parallel attention.
