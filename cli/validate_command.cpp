@@ -124,12 +124,17 @@ void run_points(std::vector<Point>& points, const std::vector<std::vector<calibr
 }
 
 // Fewer layers when the model's weights in the device's format exceed the budget; never fewer
-// than one, whose matrices are still far larger than any cache.
+// than one, whose matrices are still far larger than any cache. A budget below one layer and the
+// head is refused: one layer was run, past the limit the user set, without a word.
 ModelSpec scaled_to_budget(const ModelSpec& m, DType dtype, Bytes budget) {
   const Architecture& a = *m.architecture;
   const ParameterCount p = count_parameters(m);
   const double layer = p.linear_total / a.layers * bytes_per_element(dtype);
   const double head = static_cast<double>(a.vocab) * static_cast<double>(a.hidden) * bytes_per_element(dtype);
+  if (budget.value() < head + layer) {
+    throw InputError(fmt::format("--budget: {} holds less than one of {}'s layers and its head in {} ({}); raise it",
+                                 human(budget), m.name, name(dtype), human(Bytes(head + layer))));
+  }
   // Clamped as a double: a budget far above the model would not fit a long.
   const double fit = std::clamp(std::floor((budget.value() - head) / layer), 1.0, static_cast<double>(a.layers));
   ModelSpec scaled = m;

@@ -225,6 +225,11 @@ TEST_CASE("memory: validate's --batch, --prompt and --budget are refused by name
   const auto budget = test::run_cli({"validate", "-m", "llama-2-70b", "-g", gpu, "-b", "1", "--budget", "1 PB"});
   CHECK(budget.code == 2);
   CHECK_THAT(budget.err, Catch::Contains("--budget: the synthetic step's weights within --budget need"));
+  // One fp32 layer of Llama-2-7B (6,476,005,376 / 32 × 4 bytes) and its head (32000 × 4096 × 4):
+  // 1.33 GB. A smaller budget ran that layer anyway, past the limit given, without a word.
+  const auto below = test::run_cli({"validate", "-m", "llama-2-7b", "-g", gpu, "-b", "1", "--budget", "100 MB",
+                                    "--repetitions", "1"});
+  check_error(below, "--budget", "100 MB holds less than one of Llama-2-7B's layers and its head in fp32 (1.33 GB)");
 }
 
 // ---- 8, 9. Workload flags bounded; no overflow, no narrowing -----------------------------------
