@@ -256,6 +256,9 @@ void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
     if (x == f.summary.end() || !x->fitted) shipped.emplace_back(name(k));
     else if (r != f.residuals.end()) own.push_back(fmt::format("{} {:.3f}", name(k), r->in_sample));
     else pooled.push_back(fmt::format("{} {:.3f}", name(k), x->in_sample));
+    // A GPU's own fit that did not measure a class borrows it: named in every output, not hidden by
+    // own_tables (a GEMM table alone had switched the warning off for every other class).
+    if (one_gpu && r == f.residuals.end()) written.kernels->borrowed.push_back(k);
   }
   std::string said = one_gpu ? fmt::format("rooflineplan fit --kernels on {} tables ({}): {}'s own kernels: {}", a.kernels.size(),
                                            fmt::join(gpu_names, ", "), gpus[*chosen].name, fmt::join(own, ", "))

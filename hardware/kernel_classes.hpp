@@ -227,6 +227,9 @@ struct KernelCoefficients {
   // from other GPUs', as these defaults are (every GPU's tables together) for any GPU that takes
   // them, and every output says so (ExpectedBorrowed).
   bool own_tables = false;
+  // With own_tables: the classes this GPU's tables did not measure (`fit --kernels --for` lists
+  // them), priced with other GPUs' coefficients or the shipped defaults, which a warning names.
+  std::vector<KernelClass> borrowed;
   // Where the numbers come from (`fit --kernels` writes it): the tables and their residuals. The
   // defaults are every GPU's kernels of ../shared/gpu-kernels/ together, what a GPU the tables
   // never saw is priced with (`rooflineplan fit --kernels` on them; docs/expected-performance.md).

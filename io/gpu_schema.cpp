@@ -48,6 +48,24 @@ struct InKernels {
 using InKernelSet = InKernels<nullptr>;
 const KernelCoefficients kKernelDefaults{};
 constexpr Range kKernelOverlap{1, 20};
+constexpr Range kClassList{1, 14};  // each kernel class at most once
+// The kernel classes by name, in KernelClass's order (hardware/kernel_classes.hpp says what each is).
+constexpr std::array kKernelClassWords = {
+    Word{"gemm", "a 16-bit GEMM"},
+    Word{"gemm_fp8", "an fp8 GEMM, per-tensor scales"},
+    Word{"gemm_fp8_block", "an fp8 GEMM scaled in blocks"},
+    Word{"decode_attention", "one query a sequence against its cache"},
+    Word{"prefill_attention", "causal attention over a prompt"},
+    Word{"elementwise", "norms, activations, residual adds"},
+    Word{"all_reduce", "the engine's all-reduce"},
+    Word{"nccl_all_reduce", "NCCL's all-reduce"},
+    Word{"experts", "a MoE layer's grouped GEMMs, 16-bit"},
+    Word{"experts_fp8", "the same in fp8"},
+    Word{"latent_decode", "latent attention's decode"},
+    Word{"latent_prefill", "latent attention's prefill"},
+    Word{"delta_net_decode", "a Gated DeltaNet layer, a token a sequence"},
+    Word{"delta_net_prefill", "the same over a prompt"}};
+static_assert(kKernelClassWords.size() == kKernelClasses);
 constexpr Range kHalfLength{1, 1e6};
 constexpr Range kTwoShotBus{0.01, 2};  // above 1: the switch reduces (NVLS), as a ring's bytes cannot
 constexpr Range kTinyShare{1e-5, 1};  // a share of the peak a per-head or per-score cost reaches
@@ -442,6 +460,10 @@ const Schema<GpuSpec>& gpu_schema() {
         .doc = "fitted on this GPU's own kernel tables (`fit --kernels --for` it writes true); false: borrowed "
                "from other GPUs' (every output then warns that the expected times are unmeasured here)",
         .access = member<InKernelSet, &KernelCoefficients::own_tables>(), .fallback = false},
+      F{.key = "borrowed", .kind = Kind::choices, .need = Need::optional,
+        .doc = "with own_tables: the classes this GPU's tables did not measure, priced with other GPUs' "
+               "coefficients (every output names them)",
+        .access = member<InKernelSet, &KernelCoefficients::borrowed>(), .range = kClassList, .words = kKernelClassWords},
   };
   static const std::array expected = {
       F{.key = "memory", .kind = Kind::fraction, .need = Need::optional,

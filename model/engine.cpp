@@ -23,6 +23,31 @@ void check(const std::optional<SpecError>& e) {
   if (e) throw std::invalid_argument(fmt::format("{}: {}", e->field, e->message));
 }
 
+// Whether a kernel class can price one of this point's operators: a class it certainly leaves
+// alone (fp8 GEMMs under 16-bit arithmetic, experts without a MoE, latent attention without MLA, a
+// collective on one GPU) is not named among a GPU's borrowed classes. Errs towards naming.
+bool may_price(KernelClass k, const Architecture& a, const Workload& w) {
+  const bool fp8 = w.precision.compute == DType::fp8;
+  const bool moe = a.moe_layers() > 0;
+  switch (k) {
+    case KernelClass::gemm:
+    case KernelClass::elementwise: return true;
+    case KernelClass::gemm_fp8:
+    case KernelClass::gemm_fp8_block: return fp8;
+    case KernelClass::experts: return moe;
+    case KernelClass::experts_fp8: return moe && fp8;
+    case KernelClass::decode_attention:
+    case KernelClass::prefill_attention: return a.attention_layers() > 0;
+    case KernelClass::latent_decode:
+    case KernelClass::latent_prefill: return a.mla.has_value();
+    case KernelClass::delta_net_decode:
+    case KernelClass::delta_net_prefill: return a.recurrent && a.recurrent->kind == RecurrentKind::gated_deltanet;
+    case KernelClass::all_reduce:
+    case KernelClass::nccl_all_reduce: return w.tp > 1 || w.ep > 1;
+  }
+  return true;
+}
+
 std::vector<Warning> warnings_for(const Report& r) {
   std::vector<Warning> out = input_warnings(r.model.spec, r.gpu.spec, r.workload);
   const Workload& w = r.workload;
@@ -175,7 +200,14 @@ std::vector<Warning> input_warnings(const ModelSpec& m, const GpuSpec& g, const 
   // The kernel classes price it (not calibrated: a calibration's own ceilings turn them off) and
   // were fitted elsewhere: its file's, or the shipped model's (every GPU's tables together).
   const bool borrowed = g.expected ? g.expected->kernels && !g.expected->kernels->own_tables : true;
-  if (!g.calibration && borrowed) out.emplace_back(ExpectedBorrowed{g.name});
+  if (!g.calibration && borrowed) out.emplace_back(ExpectedBorrowed{g.name, {}});
+  if (!g.calibration && !borrowed && g.expected && g.expected->kernels && m.architecture) {
+    std::vector<std::string> classes;
+    for (const KernelClass k : g.expected->kernels->borrowed) {
+      if (may_price(k, *m.architecture, w)) classes.emplace_back(name(k));
+    }
+    if (!classes.empty()) out.emplace_back(ExpectedBorrowed{g.name, std::move(classes)});
+  }
   if (p.group_size_asked &&
       std::none_of(p.weights.begin(), p.weights.end(), [](WeightFormat f) { return takes_group_size(f); })) {
     out.emplace_back(GroupSizeUnused{p.group_size, p.of(TensorClass::attention)});

@@ -4,6 +4,7 @@
 // reader's language and units.
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "hardware/quantity.hpp"
 #include "model/model_spec.hpp"
@@ -50,6 +51,9 @@ struct ComputeFromCheckpoint {
 // a transfer, not a fit; the bound holds either way.
 struct ExpectedBorrowed {
   std::string gpu;
+  // Empty: no kernel of it was measured. Else its own tables were fitted but lacked these classes
+  // (KernelCoefficients::borrowed), whose coefficients are other GPUs' or the shipped defaults.
+  std::vector<std::string> classes;
 };
 
 // --group-size was given, but no weights of this point are stored in a format that takes it (int4,

@@ -1,6 +1,7 @@
 #include "report/warning_text.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -16,7 +17,7 @@ struct Words {
   std::string_view architecture_unknown, beyond_max_context, does_not_fit;
   std::string_view weights_do_not_fit, tpot_unreachable, ttft_unreachable, too_many_replicas, beyond_context;
   std::string_view compute_from_checkpoint, compute_from_fp8_weights, compute_without_peak;
-  std::string_view expected_borrowed, group_size_unused;
+  std::string_view expected_borrowed, expected_partly_borrowed, group_size_unused;
   std::array<std::string_view, kAssumptionCount> assumed;  // by Assumption
 };
 
@@ -40,6 +41,8 @@ constexpr Words kEnglish{
     "{compute}, the weights unpacked, as vLLM runs them there (--compute to choose)",
     "no kernel was measured on the {gpu}: its expected times use kernel coefficients fitted on other GPUs' tables, "
     "a transfer that its own kernels and engine may miss by far; the bound holds (docs/expected-performance.md)",
+    "the {gpu}'s kernel tables did not measure {classes}: those kernels' expected times use coefficients fitted on "
+    "other GPUs' tables, a transfer its own kernels may miss by far; the bound holds (docs/expected-performance.md)",
     "--group-size {group} changes nothing: the weights are {weights}, and only int4, awq, gptq, fp4 and fp6 weights "
     "take a group size (--weights chooses them)",
     {"the config gives no torch_dtype: the weights it does not quantize are priced in bf16, as serving engines load "
@@ -66,6 +69,8 @@ constexpr Words kChinese{"架构未知（只给了 `params`）：KV 缓存、注
                          "权重本应以 {checkpoint} 计算，但 {gpu} 没有 {checkpoint} 峰值：按只量化权重计价，以 {compute} "
                          "计算、权重先解包，与 vLLM 在这类 GPU 上的运行方式一致（--compute 可另选）",
                          "{gpu} 上没有实测过内核：其预期时间沿用在其他 GPU 内核表上拟合的系数，换到它自己的内核和推理引擎上"
+                         "可能相差很大；上界不受影响（见 docs/expected-performance.md）",
+                         "{gpu} 的内核表没有测量 {classes}：这些内核的预期时间沿用在其他 GPU 内核表上拟合的系数，换到它自己的内核上"
                          "可能相差很大；上界不受影响（见 docs/expected-performance.md）",
                          "--group-size {group} 不起作用：权重为 {weights}，只有 int4、awq、gptq、fp4 和 fp6 权重才有分组大小"
                          "（用 --weights 选择）",
@@ -108,6 +113,10 @@ struct Wording {
                        fmt::arg("activations", name(w.activations)));
   }
   std::string operator()(const ExpectedBorrowed& w) const {
+    if (!w.classes.empty()) {
+      return fmt::format(fmt::runtime(words.expected_partly_borrowed), fmt::arg("gpu", w.gpu),
+                         fmt::arg("classes", fmt::join(w.classes, ", ")));
+    }
     return fmt::format(fmt::runtime(words.expected_borrowed), fmt::arg("gpu", w.gpu));
   }
   std::string operator()(const GroupSizeUnused& w) const {

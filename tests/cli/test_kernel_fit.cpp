@@ -172,7 +172,18 @@ TEST_CASE("kernel fit: --out writes the GPU's expected: block with its kernels, 
   REQUIRE(g.expected);
   REQUIRE(g.expected->kernels);
   CHECK(g.expected->kernels->gemm.compute > 0.6);
-  CHECK(g.expected->kernels->own_tables);  // --for's own fit: no borrowed warning on it
+  CHECK(g.expected->kernels->own_tables);  // --for's own fit
+  // ... of GEMM tables only: every other class is borrowed, listed in the block, and the classes a
+  // point prices by are named in its warnings (a GEMM table had switched the warning off for all).
+  CHECK_THAT(block, Catch::Contains("borrowed: [decode_attention, prefill_attention, elementwise, all_reduce"));
+  CHECK(g.expected->kernels->borrowed.size() == kKernelClasses - 3);  // gemm, gemm_fp8, gemm_fp8_block its own
+  const auto priced = run_cli({"-m", "llama-3.1-8b", "-g", temp_file("h100-kernels.yaml"), "-f", "json"});
+  REQUIRE(priced.code == 0);
+  CHECK(nlohmann::json::parse(priced.out).at("warnings") ==
+        nlohmann::json::array({"the NVIDIA H100 SXM's kernel tables did not measure decode_attention, prefill_attention, "
+                               "elementwise: those kernels' expected times use coefficients fitted on other GPUs' tables, "
+                               "a transfer its own kernels may miss by far; the bound holds "
+                               "(docs/expected-performance.md)"}));
   // Every GPU's tables together (no --for, two GPUs) are for a GPU the tables never saw: borrowed.
   const auto pooled = run_cli({"fit", "--kernels", data_file("gpu-kernels/h100_sxm_gemm.csv"),
                                data_file("gpu-kernels/h200_sxm_gemm.csv"), "--out", temp_file("pooled.yaml")});

@@ -35,7 +35,13 @@ TEST_CASE("sweep: 2 models × 2 GPUs × 6 batches give a header and 24 rows") {
   REQUIRE(r.code == 0);
   CHECK(lines(r.out) == 1 + 24);
   CHECK_THAT(r.out, Catch::StartsWith("model_name,model_params,"));
-  CHECK(r.err.empty());  // no progress bar when stderr is not a terminal
+  // No progress bar when stderr is not a terminal; only the A100's unmeasured attention kernels,
+  // on its 12 rows.
+  CHECK(r.err ==
+        "warning: 12 of the 24 rows written carry warnings (each kind once, in the words of its first row; -f jsonl gives "
+        "every row's):\n  12 × the NVIDIA A100 80GB SXM's kernel tables did not measure decode_attention, "
+        "prefill_attention: those kernels' expected times use coefficients fitted on other GPUs' tables, a transfer its "
+        "own kernels may miss by far; the bound holds (docs/expected-performance.md)\n");
 }
 
 TEST_CASE("sweep: invalid points are skipped and counted on stderr, not written") {
@@ -72,8 +78,9 @@ TEST_CASE("sweep: rows past the model's max_context are written but counted as w
                                 "512,2048"});
   REQUIRE(r.code == 0);
   CHECK(lines(r.out) == 1 + 2);
-  CHECK_THAT(r.err, Catch::Contains("warning: 1 of the 2 rows written carry warnings") &&
-                        Catch::Contains("  1 × 2304 tokens exceed the model's max_context of 1024"));
+  CHECK_THAT(r.err, Catch::Contains("warning: 2 of the 2 rows written carry warnings") &&
+                        Catch::Contains("  1 × 2304 tokens exceed the model's max_context of 1024") &&
+                        Catch::Contains("  2 × the NVIDIA A100 80GB SXM's kernel tables did not measure"));
 }
 
 TEST_CASE("sweep: warnings of one kind in other words are each said - fp8 computes on an H100, weight-only on an A100") {

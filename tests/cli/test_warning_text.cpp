@@ -91,10 +91,10 @@ TEST_CASE("warning text: the compute format a checkpoint chose, and where the GP
 }
 
 TEST_CASE("warning text: a GPU whose expected-time coefficients were fitted on other GPUs' kernels") {
-  CHECK(warning_text(ExpectedBorrowed{"AMD Instinct MI300X"}) ==
+  CHECK(warning_text(ExpectedBorrowed{"AMD Instinct MI300X", {}}) ==
         "no kernel was measured on the AMD Instinct MI300X: its expected times use kernel coefficients fitted on other "
         "GPUs' tables, a transfer that its own kernels and engine may miss by far; the bound holds "
         "(docs/expected-performance.md)");
-  CHECK_THAT(warning_text(ExpectedBorrowed{"AMD Instinct MI300X"}, "zh"),
+  CHECK_THAT(warning_text(ExpectedBorrowed{"AMD Instinct MI300X", {}}, "zh"),
              Catch::StartsWith("AMD Instinct MI300X 上没有实测过内核"));
 }

@@ -10,6 +10,7 @@
 
 #include "cli/product.hpp"
 #include "cli_runner.hpp"
+#include "io/csv_records.hpp"
 
 using namespace roofline;
 using cli::Product;
@@ -18,17 +19,14 @@ using cli::product_size;
 namespace {
 
 // The first data row of a CSV, by column name.
+// The first row by its header's names, read as the tool reads CSV (a warnings cell is quoted and
+// holds commas).
 std::map<std::string, std::string> first_row(const std::string& csv) {
-  std::istringstream in(csv);
-  std::string header, row;
-  std::getline(in, header);
-  std::getline(in, row);
+  const std::vector<io::CsvRecord> records = io::csv_records(csv, "output.csv");
   std::map<std::string, std::string> out;
-  std::istringstream h(header), r(row);
-  for (std::string name, value; std::getline(h, name, ',') && std::getline(r, value, ',');) {
-    name.erase(std::remove(name.begin(), name.end(), '\r'), name.end());
-    value.erase(std::remove(value.begin(), value.end(), '\r'), value.end());
-    out[name] = value;
+  if (records.size() < 2) return out;
+  for (std::size_t i = 0; i < records[0].cells.size() && i < records[1].cells.size(); ++i) {
+    out[records[0].cells[i]] = records[1].cells[i];
   }
   return out;
 }
