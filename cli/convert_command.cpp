@@ -86,8 +86,8 @@ void run_convert(const std::string& model, std::ostream& out) {
                     "the model differently, so none is written",
                     model, fmt::join(lost, ", ")));
   }
-  // What the reader assumed or left out (a dtype taken as bf16, a vision tower not priced) is not
-  // a field of the YAML: it goes in as comments at the top, so the caveat travels with the file.
+  // What the reader assumed or left out (a dtype taken as bf16, a vision tower not priced) is the
+  // YAML's `assumptions:`, so pricing the file warns as the config did; said at the top in words.
   for (const Assumption a : m.assumptions) {
     out << "# caveat, from " << report::terminal_text(model) << ": " << report::warning_text(Warning{Assumed{a}}) << "\n";
   }

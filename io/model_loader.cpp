@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "io/document_kind.hpp"
@@ -36,6 +37,13 @@ ModelSpec read_model(const YamlDocument& doc) {
   if (const auto e = validate(m)) MapReader(doc, doc.root, "", {}).fail_at(e->field, e->message);
   if (m.architecture && m.architecture->mtp_modules > 0) m.assumptions.push_back(Assumption::mtp_not_modelled);
   if (m.architecture && m.architecture->tower_params > 0) m.assumptions.push_back(Assumption::towers_in_memory);
+  // Each once, in order: a converted file lists those its fields imply too (`convert` writes every
+  // caveat of the config it read).
+  std::vector<Assumption> once;
+  for (const Assumption a : m.assumptions) {
+    if (std::find(once.begin(), once.end(), a) == once.end()) once.push_back(a);
+  }
+  m.assumptions = std::move(once);
   return m;
 }
 

@@ -47,6 +47,16 @@ constexpr std::array kFfnTypes = {Word{"gated", "SwiGLU/GeGLU, 3 matrices"}, Wor
 constexpr std::array kNorms = {Word{"rmsnorm", "a scale"}, Word{"layernorm", "a scale and a bias"}};
 static_assert(static_cast<int>(Mixer::none) == 5 && static_cast<int>(FfnKind::none) == 2);
 static_assert(static_cast<int>(RecurrentKind::gated_deltanet) == 2);
+// ModelSpec::assumptions by name, in Assumption's order: a converted config keeps its caveats as
+// fields, so the YAML priced later warns as the config did.
+constexpr std::array kAssumptions = {
+    Word{"dtype_bf16", "no torch_dtype: priced in bf16"},
+    Word{"vision_not_modelled", "a multimodal wrapper's towers not priced"},
+    Word{"mtp_not_modelled", "multi-token-prediction layers not priced"},
+    Word{"towers_in_memory", "towers held in memory, never run"},
+    Word{"quantization_beside", "formats read from hf_quant_config.json"}};
+static_assert(kAssumptions.size() == kAssumptionCount);
+constexpr Range kAssumptionList{1, kAssumptionCount};
 constexpr std::array kMixers = {Word{"full", "attends to every earlier token"},
                                 Word{"sliding", "to the last `sliding_window` tokens"},
                                 Word{"chunked", "to its own `attention_chunk`"},
@@ -382,6 +392,9 @@ const Schema<ModelSpec>& model_schema() {
       F{.key = "max_context", .kind = Kind::count, .need = Need::optional,
         .doc = "longest context the model was trained for; a longer one is a warning",
         .access = member<InModel, &ModelSpec::max_context>(), .range = kTokens},
+      F{.key = "assumptions", .kind = Kind::choices, .need = Need::optional,
+        .doc = "what a config's reader assumed or left out (`convert` writes them), each a warning in every output",
+        .access = member<InModel, &ModelSpec::assumptions>(), .range = kAssumptionList, .words = kAssumptions},
   };
   static const Schema<ModelSpec> schema{fields, check};
   return schema;

@@ -2,6 +2,7 @@
 // holds what the file's own field holds, a JSON file's comment is called one, and what a
 // conversion cannot hold as a field travels with it as a comment.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -71,5 +72,24 @@ TEST_CASE("convert keeps the model's caveats as comments: a vision tower held bu
   // A model with nothing assumed gets no comment.
   const auto llama = run_cli({"convert", data_file("hf/llama-2-7b.json")});
   REQUIRE(llama.code == 0);
-  CHECK_THAT(llama.out, !Catch::Contains("# caveat"));
+  CHECK_THAT(llama.out, !Catch::Contains("# caveat") && !Catch::Contains("assumptions:"));
+}
+
+TEST_CASE("convert keeps the caveats as fields too: the YAML priced later warns as the config did") {
+  // DeepSeek-V3's MTP layers: a warning on the config, and on its conversion (a comment alone was
+  // read by nobody, and the converted file priced the same numbers without a word).
+  const auto v3 = run_cli({"convert", data_file("hf-configs/deepseek-v3.json")});
+  REQUIRE(v3.code == 0);
+  CHECK_THAT(v3.out, Catch::Contains("\nassumptions: [mtp_not_modelled]\n"));
+  const fs::path yaml = written("rooflineplan-deepseek-v3.yaml", v3.out);
+  const auto from_config = run_cli({"-m", data_file("hf-configs/deepseek-v3.json"), "-g", "h200", "--tp", "8", "-f", "json"});
+  const auto from_yaml = run_cli({"-m", yaml.string(), "-g", "h200", "--tp", "8", "-f", "json"});
+  REQUIRE(from_config.code == 0);
+  REQUIRE(from_yaml.code == 0);
+  const auto c = nlohmann::json::parse(from_config.out), y = nlohmann::json::parse(from_yaml.out);
+  CHECK(y.at("warnings") == c.at("warnings"));
+  CHECK(y.at("decode").at("step_time") == c.at("decode").at("step_time"));
+  check_error(test::with_model(written("rooflineplan-bad-assumption.yaml",
+                                       "name: x\nparams: 7e9\ndtype: fp16\nassumptions: [guessed]\n").string()),
+              "", "assumptions: \"guessed\" is not one of");
 }
