@@ -71,6 +71,8 @@ const std::vector<Kind>& kinds() {
   return k;
 }
 
+constexpr double kMostCount = 1e12;
+
 // A row's cells by column name, each read as the number it must be.
 class Row {
  public:
@@ -91,13 +93,24 @@ class Row {
     if (*v < lowest) throw error(column, fmt::format("must be at least {}, got {}", lowest, s));
     return *v;
   }
+  // A size: a whole number, at most 10^12 (a GEMM's side, a message's elements: the tables reach
+  // 5.4 × 10^8); past it a typo, which the fit would take as a kernel 10^-16 of its bound.
   [[nodiscard]] double count(std::string_view column) const {
     const double v = number(column, true, 1);
     if (v != std::floor(v)) throw error(column, fmt::format("must be a whole number, got {}", text(column)));
+    if (v > kMostCount) throw error(column, fmt::format("must be at most 1e12, got {}", text(column)));
     return v;
   }
-  // A latency: a finite time above zero, in seconds from the column's unit.
-  [[nodiscard]] double seconds(std::string_view column, double unit) const { return number(column, true) * unit; }
+  // A latency: a finite time above zero, in seconds from the column's unit, within 1 ns … 1000 s
+  // (the tables' shortest is 1.1 µs, their longest 0.6 s): past them a unit or a typo, which moved
+  // the GEMM's overlap from 5.43 to 2.22 at 1e300 µs, and to its bound at 1e-300.
+  [[nodiscard]] double seconds(std::string_view column, double unit) const {
+    const double s = number(column, true) * unit;
+    if (s < 1e-9 || s > 1e3) {
+      throw error(column, fmt::format("`{}` is not a kernel's time: {} s is outside 1 ns … 1000 s", text(column), s));
+    }
+    return s;
+  }
   // Bytes an element of a dtype the column names, from `known`.
   [[nodiscard]] double element_bytes(std::string_view column, const std::map<std::string, double, std::less<>>& known) const {
     const std::string& s = text(column);

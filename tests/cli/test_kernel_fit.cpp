@@ -243,6 +243,17 @@ TEST_CASE("kernel fit: bad tables are refused at file:line with the column") {
   check_error(run_cli({"fit", "--kernels", temp_file("a100_zero.csv")}), temp_file("a100_zero.csv") + ":2:", "column `latency_us`: must be above 0");
   write_temp("a100_neg.csv", head + "bfloat16,1,2,3,-4\n");
   check_error(run_cli({"fit", "--kernels", temp_file("a100_neg.csv")}), temp_file("a100_neg.csv") + ":2:", "must be above 0, got -4");
+  // Times outside 1 ns … 1000 s and sizes past 10^12 are typos or units, not kernels: taken, they
+  // moved the GEMM's fitted overlap from 5.43 to 2.22 (1e300 µs) or to its bound (1e-300 µs).
+  write_temp("a100_tiny.csv", head + "bfloat16,1,2,3,1e-300\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("a100_tiny.csv")}), temp_file("a100_tiny.csv") + ":2:",
+              "column `latency_us`: `1e-300` is not a kernel's time: 1e-306 s is outside 1 ns … 1000 s");
+  write_temp("a100_huge.csv", head + "bfloat16,1,2,3,1e300\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("a100_huge.csv")}), temp_file("a100_huge.csv") + ":2:",
+              "is not a kernel's time");
+  write_temp("a100_side.csv", head + "bfloat16,99999999999999999999,2,3,4\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("a100_side.csv")}), temp_file("a100_side.csv") + ":2:",
+              "column `m`: must be at most 1e12");
   write_temp("a100_rows.csv", head + "bfloat16,1.5,2,3,4\n");
   check_error(run_cli({"fit", "--kernels", temp_file("a100_rows.csv")}), temp_file("a100_rows.csv") + ":2:", "column `m`: must be a whole number");
   write_temp("a100_dtype.csv", head + "int3,1,2,3,4\n");
