@@ -47,9 +47,15 @@ std::vector<CsvRecord> csv_records(const std::string& text, const std::string& p
     csv_free(&parser);
     throw InputError(reason);
   };
-  std::size_t start = 0;
+  // A UTF-8 byte order mark, as spreadsheets write one, is no part of the first header cell.
+  std::size_t start = text.starts_with("\xEF\xBB\xBF") ? 3 : 0;
   while (start < text.size()) {
-    const std::size_t end = std::min(text.find('\n', start), text.size() - 1) + 1;
+    // A line ends at LF, CRLF or a lone CR, as libcsv ends its records: counted at LF alone, a file
+    // of CR line ends was one line, and every error said line 1.
+    const std::size_t brk = text.find_first_of("\r\n", start);
+    const std::size_t end = brk == std::string::npos                                     ? text.size()
+                            : text[brk] == '\r' && brk + 1 < text.size() && text[brk + 1] == '\n' ? brk + 2
+                                                                                               : brk + 1;
     ++c.line;
     if (csv_parse(&parser, text.data() + start, end - start, on_field, on_record, &c) != end - start) {
       fail(csv_strerror(csv_error(&parser)));

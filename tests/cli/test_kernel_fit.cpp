@@ -254,6 +254,12 @@ TEST_CASE("kernel fit: bad tables are refused at file:line with the column") {
   write_temp("a100_side.csv", head + "bfloat16,99999999999999999999,2,3,4\n");
   check_error(run_cli({"fit", "--kernels", temp_file("a100_side.csv")}), temp_file("a100_side.csv") + ":2:",
               "column `m`: must be at most 1e12");
+  // Line ends of CR alone count lines as LF does; a spreadsheet's byte order mark is no part of the
+  // header (the first column read as missing, and every CR-ended error as line 1).
+  write_temp("a100_cr.csv", "gemm_dtype,m,n,k,latency_us\rbfloat16,1,2,3,4\rbfloat16,1,2,3,nan\r");
+  check_error(run_cli({"fit", "--kernels", temp_file("a100_cr.csv")}), temp_file("a100_cr.csv") + ":3:", "`nan` is not a number");
+  write_temp("a100_bom.csv", "\xEF\xBB\xBF" + head + "bfloat16,1,2,3,nan\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("a100_bom.csv")}), temp_file("a100_bom.csv") + ":2:", "`nan` is not a number");
   write_temp("a100_rows.csv", head + "bfloat16,1.5,2,3,4\n");
   check_error(run_cli({"fit", "--kernels", temp_file("a100_rows.csv")}), temp_file("a100_rows.csv") + ":2:", "column `m`: must be a whole number");
   write_temp("a100_dtype.csv", head + "int3,1,2,3,4\n");
