@@ -89,15 +89,24 @@ const HfFamily& text_family_of(const HfFields& text, const HfFamily& wrapper) {
 
 std::optional<DType> dtype_in(const HfFields& c) {
   c.use({"torch_dtype", "dtype"});
+  std::optional<DType> found;
   for (std::string_view key : {"torch_dtype", "dtype"}) {
     if (!c.given(key)) continue;
     const std::string s = c.text(key);
-    if (s == "bfloat16") return DType::bf16;
-    if (s == "float16") return DType::fp16;
-    if (s == "float32") return DType::fp32;
-    c.fail(key, fmt::format("\"{}\" is not a weight format rooflineplan knows (bfloat16, float16, float32)", s));
+    std::optional<DType> d;
+    if (s == "bfloat16") d = DType::bf16;
+    if (s == "float16") d = DType::fp16;
+    if (s == "float32") d = DType::fp32;
+    if (!d) c.fail(key, fmt::format("\"{}\" is not a weight format rooflineplan knows (bfloat16, float16, float32)", s));
+    // transformers writes `dtype` beside the older `torch_dtype`: two that disagree leave the
+    // weights' format unknown, and one of them was dropped without a word.
+    if (found && *found != *d) {
+      c.fail(key, fmt::format("\"{}\" disagrees with torch_dtype \"{}\": the weights' format is one of them", s,
+                              c.text("torch_dtype")));
+    }
+    found = d;
   }
-  return std::nullopt;
+  return found;
 }
 
 // GPT-2: plain GELU FFN of n_inner (4 × n_embd when null), LayerNorm, a bias on every linear,

@@ -241,3 +241,11 @@ TEST_CASE("HF names: a model is named by its checkpoint or its file, so two conf
                                       "models/Qwen3-8B/config.json"))
             .name == "Qwen3-8B");
 }
+
+TEST_CASE("HF dtype: torch_dtype and dtype that disagree are refused at the second, agreeing ones read once") {
+  // transformers writes `dtype` beside the older `torch_dtype`; fp32 beside bf16 left the weights'
+  // format one of two, and one was dropped without a word.
+  CHECK_THROWS_WITH(llama_with(R"(, "dtype": "float32")"),
+                    Catch::Contains("dtype: \"float32\" disagrees with torch_dtype \"bfloat16\""));
+  CHECK(llama_with(R"(, "dtype": "bfloat16")").dtype == DType::bf16);
+}
