@@ -11,6 +11,7 @@
 #include "model/engine.hpp"
 #include "model/expected.hpp"
 #include "report/human_units.hpp"
+#include "report/warning_text.hpp"
 #include "io/input_error.hpp"
 #include "model/parameters.hpp"
 #include "io/spec_loader.hpp"
@@ -124,16 +125,22 @@ void run_points(std::vector<Point>& points, const std::vector<std::vector<calibr
 }
 
 // Fewer layers when the model's weights in the device's format exceed the budget; never fewer
-// than one, whose matrices are still far larger than any cache. A budget below one layer and the
-// head is refused: one layer was run, past the limit the user set, without a word.
-ModelSpec scaled_to_budget(const ModelSpec& m, DType dtype, Bytes budget) {
+// than one, whose matrices are still far larger than any cache. A budget given below one layer
+// and the head is refused (one layer ran past the limit the user set, without a word); the
+// default gives way to them, said on `err` (Llama-3.1-8B's fp32 layer and head are 2.97 GB).
+ModelSpec scaled_to_budget(const ModelSpec& m, DType dtype, Bytes budget, bool given, std::ostream& err) {
   const Architecture& a = *m.architecture;
   const ParameterCount p = count_parameters(m);
   const double layer = p.linear_total / a.layers * bytes_per_element(dtype);
   const double head = static_cast<double>(a.vocab) * static_cast<double>(a.hidden) * bytes_per_element(dtype);
   if (budget.value() < head + layer) {
-    throw InputError(fmt::format("--budget: {} holds less than one of {}'s layers and its head in {} ({}); raise it",
-                                 human(budget), m.name, name(dtype), human(Bytes(head + layer))));
+    if (given) {
+      throw InputError(fmt::format("--budget: {} holds less than one of {}'s layers and its head in {} ({}); raise it",
+                                   human(budget), m.name, name(dtype), human(Bytes(head + layer))));
+    }
+    err << fmt::format("note: one of {}'s layers and its head in {} take {}, past the default --budget {}: the step "
+                       "allocates them (--budget sets a limit)\n",
+                       terminal_text(m.name), name(dtype), human(Bytes(head + layer)), human(budget));
   }
   // Clamped as a double: a budget far above the model would not fit a long.
   const double fit = std::clamp(std::floor((budget.value() - head) / layer), 1.0, static_cast<double>(a.layers));
@@ -212,7 +219,9 @@ void add_validate_options(Options& o, ValidateArgs& a) {
   add_workload_options(o, a.workload,
                        {attention, reserve, tp, weights, lm_head, group_size, kv, activations, compute, gen, context});
   o.add("--device", a.device, "cpu or cuda").one_of(calibrate::device_kinds()).show_default();
-  o.add("--budget", a.budget, "most weight memory the synthetic step may allocate").show_default();
+  o.add("--budget", a.budget, "most weight memory the synthetic step may allocate (the default gives way to one layer)")
+      .show_default()
+      .given(a.budget_given);
   o.add("--repetitions", a.repetitions, "timed runs per point, in up to three passes (bound: against the fastest; expected: the median)").show_default();
 }
 
@@ -248,7 +257,7 @@ void run_validate(const ValidateArgs& a, std::ostream& out, std::ostream& err) {
                        "measured on this device; run `rooflineplan calibrate --base {}` for those\n",
                        terminal_text(gpu.name), terminal_text(x.gpu.front()));
   }
-  const ModelSpec scaled = scaled_to_budget(model, dtype, budget);
+  const ModelSpec scaled = scaled_to_budget(model, dtype, budget, a.budget_given, err);
   Workload w;
   w.prompt_tokens = prompt;
   w.gen_tokens = 2;
@@ -266,6 +275,11 @@ void run_validate(const ValidateArgs& a, std::ostream& out, std::ostream& err) {
   w.batch = 1;
   const Report prefill_report = evaluate(scaled, gpu, w);
   require_step_fits(prefill_report.prefill, dtype, "prompt", prompt);
+  // What the model, the GPU file and the formats leave the expected times to (kernels measured on
+  // other GPUs, a dtype assumed), said as every other command says it.
+  for (const std::string& t : report::warning_texts(input_warnings(scaled, gpu, w))) {
+    err << report::warning_label() << terminal_text(t) << "\n";
+  }
 
   std::vector<Point> all;
   std::vector<std::vector<calibrate::GemmShape>> shapes;

@@ -18,6 +18,7 @@ struct ValidateArgs {
   WorkloadFlags workload{.prompt = {"128"}, .batch = {"1..256:x2"}};
   std::string device = "cpu";
   std::string budget = "2 GiB";  // weights the synthetic step may allocate
+  bool budget_given = false;     // a budget typed is a limit; the default gives way to one layer, said
   int repetitions = 3;
 };
 

@@ -99,6 +99,20 @@ void check(const MapReader& r, const GpuSpec& g) {
   if (g.calibration && r.has("expected") && r.child("expected", {}).has("kernels")) {
     r.child("expected", {}).fail("kernels", "shares of the datasheet's ceilings: not with `calibration:` (measured ones)");
   }
+  // `borrowed` qualifies a GPU's own fit; beside a borrowed block (own_tables false) it would be
+  // read by nothing, and a class listed twice said twice.
+  if (g.expected && g.expected->kernels && r.has("expected") && r.child("expected", {}).has("kernels")) {
+    const MapReader kernels = r.child("expected", {}).child("kernels", {});
+    const std::vector<KernelClass>& b = g.expected->kernels->borrowed;
+    if (!b.empty() && !g.expected->kernels->own_tables) {
+      kernels.fail("borrowed", "lists what a GPU's own fit lacks: only with `own_tables: true`");
+    }
+    for (std::size_t i = 0; i < b.size(); ++i) {
+      if (std::find(b.begin(), b.begin() + static_cast<long>(i), b[i]) != b.begin() + static_cast<long>(i)) {
+        kernels.fail("borrowed", fmt::format("`{}` is listed twice", name(b[i])));
+      }
+    }
+  }
   // The ceilings the engine prices with, datasheet × efficiency, stay in the physical range the
   // datasheet figures are held to: a share of a thousandth of 1 MB/s made hours of a step.
   if (r.has("efficiency")) {

@@ -35,6 +35,18 @@ ModelSpec read_model(const YamlDocument& doc) {
   ModelSpec m = read_document(model_schema(), doc);
   // The spec's own rules name the field as written (`moe.top_k`): point at it.
   if (const auto e = validate(m)) MapReader(doc, doc.root, "", {}).fail_at(e->field, e->message);
+  // An assumption the file's own fields contradict would be a false warning: refused at it.
+  const auto listed = [&m](Assumption a) { return std::find(m.assumptions.begin(), m.assumptions.end(), a) != m.assumptions.end(); };
+  const MapReader root(doc, doc.root, "", {});
+  if (listed(Assumption::dtype_bf16) && m.dtype != DType::bf16) {
+    root.fail("assumptions", "dtype_bf16 says the weights were taken as bf16, but `dtype` is not bf16");
+  }
+  if (listed(Assumption::mtp_not_modelled) && !(m.architecture && m.architecture->mtp_modules > 0)) {
+    root.fail("assumptions", "mtp_not_modelled needs `mtp_modules`: the model has no MTP layers to leave out");
+  }
+  if (listed(Assumption::towers_in_memory) && !(m.architecture && m.architecture->tower_params > 0)) {
+    root.fail("assumptions", "towers_in_memory needs `tower_params`: the model holds no towers");
+  }
   if (m.architecture && m.architecture->mtp_modules > 0) m.assumptions.push_back(Assumption::mtp_not_modelled);
   if (m.architecture && m.architecture->tower_params > 0) m.assumptions.push_back(Assumption::towers_in_memory);
   // Each once, in order: a converted file lists those its fields imply too (`convert` writes every

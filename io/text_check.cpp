@@ -58,10 +58,20 @@ std::optional<TextProblem> text_problem(std::string_view text, TextUse use) {
 }
 
 TextPosition position_of(std::string_view text, std::size_t offset) {
+  // A line ends at LF, CRLF or a lone CR, as YAML and libcsv end theirs (io/csv_records.cpp): a
+  // CR-ended file's errors were all on line 1 here and on their own lines there.
   const std::string_view before = text.substr(0, std::min(offset, text.size()));
-  const std::size_t line_start = before.rfind('\n');
-  const auto lines = static_cast<std::size_t>(std::count(before.begin(), before.end(), '\n'));
-  return {lines + 1, line_start == std::string_view::npos ? offset + 1 : offset - line_start};
+  std::size_t lines = 1, column = 1;
+  for (std::size_t i = 0; i < before.size(); ++i) {
+    const bool ends = before[i] == '\n' || (before[i] == '\r' && (i + 1 >= text.size() || text[i + 1] != '\n'));
+    if (ends) {
+      ++lines;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return {lines, column};
 }
 
 }  // namespace roofline::io

@@ -287,7 +287,7 @@ std::string MapReader::string(std::string_view key) const {
 
 std::vector<std::string> MapReader::strings(std::string_view key) const {
   const YAML::Node v = value(key);
-  if (!v.IsSequence() || v.size() == 0) fail(key, "must be a non-empty list, like [sliding, full]");
+  if (!v.IsSequence() || v.size() == 0) fail(key, "must be a non-empty list of names in brackets, like [a, b]");
   std::vector<std::string> out;
   out.reserve(v.size());
   for (std::size_t i = 0; i < v.size(); ++i) {

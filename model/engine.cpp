@@ -37,7 +37,10 @@ bool may_price(KernelClass k, const Architecture& a, const Workload& w) {
     case KernelClass::experts: return moe;
     case KernelClass::experts_fp8: return moe && fp8;
     case KernelClass::decode_attention:
-    case KernelClass::prefill_attention: return a.attention_layers() > 0;
+    case KernelClass::prefill_attention:
+      // Latent layers take the latent classes; a naive kernel none (model/operators.cpp).
+      return a.attention_layers() > 0 && (!a.mla.has_value() || a.full_attention.has_value()) &&
+             w.attention == AttentionKernel::flash;
     case KernelClass::latent_decode:
     case KernelClass::latent_prefill: return a.mla.has_value();
     case KernelClass::delta_net_decode:
@@ -203,7 +206,7 @@ std::vector<Warning> input_warnings(const ModelSpec& m, const GpuSpec& g, const 
   if (!g.calibration && borrowed) out.emplace_back(ExpectedBorrowed{g.name, {}});
   if (!g.calibration && !borrowed && g.expected && g.expected->kernels && m.architecture) {
     std::vector<std::string> classes;
-    for (const KernelClass k : g.expected->kernels->borrowed) {
+    for (const KernelClass k : g.expected->kernels->borrowed) {  // each once: the GPU reader refuses a repeat
       if (may_price(k, *m.architecture, w)) classes.emplace_back(name(k));
     }
     if (!classes.empty()) out.emplace_back(ExpectedBorrowed{g.name, std::move(classes)});

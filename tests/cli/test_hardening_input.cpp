@@ -79,6 +79,10 @@ TEST_CASE("hardening: UTF-8 is decoded by its rules - shortest form - no surroga
   // Offset 9 of "name: x\nab\x01" is line 2, column 3.
   const io::TextPosition at = io::position_of("name: x\nab\x01", 10);
   CHECK((at.line == 2 && at.column == 3));
+  // Lines end at a lone CR and at CRLF as at LF: the same byte is line 3, column 2 in each.
+  const io::TextPosition cr = io::position_of("a\rb\rc\x01", 5), crlf = io::position_of("a\r\nb\r\nc\x01", 7);
+  CHECK((cr.line == 3 && cr.column == 2));
+  CHECK((crlf.line == 3 && crlf.column == 2));
 }
 
 TEST_CASE("hardening: control characters in names - sources and keys are refused - and never echoed") {

@@ -230,6 +230,12 @@ TEST_CASE("memory: validate's --batch, --prompt and --budget are refused by name
   const auto below = test::run_cli({"validate", "-m", "llama-2-7b", "-g", gpu, "-b", "1", "--budget", "100 MB",
                                     "--repetitions", "1"});
   check_error(below, "--budget", "100 MB holds less than one of Llama-2-7B's layers and its head in fp32 (1.33 GB)");
+  // The default budget gives way to one layer and the head, said: Llama-3.1-8B's are 2.97 GB in
+  // fp32 (218 M weights a layer × 4 bytes, and 128,256 × 4096 × 4 of head).
+  const auto by_default = test::run_cli({"validate", "-m", "llama-3.1-8b", "-g", gpu, "-b", "1", "--repetitions", "1"});
+  CHECK(by_default.code == 0);
+  CHECK_THAT(by_default.err, Catch::StartsWith("note: one of Llama-3.1-8B's layers and its head in fp32 take 2.97 GB, "
+                                               "past the default --budget 2.15 GB"));
 }
 
 // ---- 8, 9. Workload flags bounded; no overflow, no narrowing -----------------------------------

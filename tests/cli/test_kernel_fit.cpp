@@ -177,6 +177,21 @@ TEST_CASE("kernel fit: --out writes the GPU's expected: block with its kernels, 
   // point prices by are named in its warnings (a GEMM table had switched the warning off for all).
   CHECK_THAT(block, Catch::Contains("borrowed: [decode_attention, prefill_attention, elementwise, all_reduce"));
   CHECK(g.expected->kernels->borrowed.size() == kKernelClasses - 3);  // gemm, gemm_fp8, gemm_fp8_block its own
+  // The list qualifies an own fit, each class once.
+  const std::string listed = "    borrowed: [decode_attention";
+  REQUIRE(block.find(listed) != std::string::npos);
+  std::string twice = gpu + block, borrowed_alone = gpu + block;
+  twice.replace(twice.find(listed), listed.size(), "    borrowed: [gemm, gemm, decode_attention");
+  write_temp("twice.yaml", twice);
+  check_error(run_cli({"-m", "llama-3.1-8b", "-g", temp_file("twice.yaml")}), temp_file("twice.yaml") + ":",
+              "expected.kernels.borrowed: `gemm` is listed twice");
+  borrowed_alone.replace(borrowed_alone.find("own_tables: true"), 16, "own_tables: false");
+  write_temp("borrowed-alone.yaml", borrowed_alone);
+  check_error(run_cli({"-m", "llama-3.1-8b", "-g", temp_file("borrowed-alone.yaml")}), temp_file("borrowed-alone.yaml") + ":",
+              "only with `own_tables: true`");
+  // A latent-attention model names the latent classes it uses, not decode and prefill attention.
+  const auto mla = run_cli({"-m", "deepseek-v3", "-g", "a100-80gb", "--tp", "8"});
+  CHECK_THAT(mla.err, Catch::Contains("did not measure all_reduce, experts, latent_decode, latent_prefill: "));
   const auto priced = run_cli({"-m", "llama-3.1-8b", "-g", temp_file("h100-kernels.yaml"), "-f", "json"});
   REQUIRE(priced.code == 0);
   CHECK(nlohmann::json::parse(priced.out).at("warnings") ==

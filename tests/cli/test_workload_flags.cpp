@@ -18,7 +18,6 @@ using cli::product_size;
 
 namespace {
 
-// The first data row of a CSV, by column name.
 // The first row by its header's names, read as the tool reads CSV (a warnings cell is quoted and
 // holds commas).
 std::map<std::string, std::string> first_row(const std::string& csv) {
