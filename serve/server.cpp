@@ -275,6 +275,10 @@ bool Server::grant(Rank& k, std::size_t i, long& budget) {
   return true;
 }
 
+long Server::blocks_to_admit(const Seq& s) const {
+  return std::max(0L, blocks_for(policy_->admission_tokens(s, req_[s.req], decode_tokens_)) - s.blocks);
+}
+
 // Unchunked, a prompt longer than what the token budget leaves beside the running decodes fits no
 // step with them: it runs alone in one (vLLM's prefill-only step), they wait that step. Granting
 // the decodes first left it waiting until every running sequence had finished (a prompt one token
@@ -286,8 +290,7 @@ bool Server::runs_alone(const Rank& k) const {
   const long beside = cfg_.max_batched_tokens - static_cast<long>(k.running.size()) * decode_tokens_;
   if (s.remote || s.target - s.computed <= beside) return false;
   s.chunk = s.target - s.computed;  // as admitted below: the blocks it asks for count its whole prompt
-  const long need = blocks_for(policy_->admission_tokens(s, req_[s.req], decode_tokens_)) - s.blocks;
-  return need <= k.blocks.free();
+  return blocks_to_admit(s) <= k.blocks.free();
 }
 
 void Server::schedule(Rank& k) {
@@ -305,7 +308,7 @@ void Server::schedule(Rank& k) {
     while (!k.landed.empty() && static_cast<long>(k.running.size()) < cfg_.max_batch && budget > 0) {
       Seq s = k.landed.front();
       s.chunk = std::min(s.target - s.computed, budget);
-      const long need = std::max(0L, blocks_for(policy_->admission_tokens(s, req_[s.req], decode_tokens_)) - s.blocks);
+      const long need = blocks_to_admit(s);
       if (!k.blocks.take(need)) break;
       s.blocks += need;
       budget -= s.chunk;
@@ -321,8 +324,7 @@ void Server::schedule(Rank& k) {
     const bool alone = budget == cfg_.max_batched_tokens;
     if (!cfg_.chunked_prefill && rest > budget && !alone) break;
     s.chunk = cfg_.chunked_prefill ? std::min(rest, budget) : rest;
-    const long tokens = policy_->admission_tokens(s, req_[s.req], decode_tokens_);
-    const long need = std::max(0L, blocks_for(tokens) - s.blocks);
+    const long need = blocks_to_admit(s);
     if (!k.blocks.take(need)) break;
     s.blocks += need;
     if (s.remote) {

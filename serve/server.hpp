@@ -120,6 +120,9 @@ class Server {
   };
 
   [[nodiscard]] long blocks_for(long tokens) const { return (tokens + cfg_.block_tokens - 1) / cfg_.block_tokens; }
+  // The blocks a sequence admitted with its chunk asks for beyond those it holds, as the policy
+  // counts its tokens (a landed cache, a waiting prompt, one tried alone).
+  [[nodiscard]] long blocks_to_admit(const Seq& s) const;
   [[nodiscard]] bool busy() const;
   [[nodiscard]] bool receiving() const;
   [[nodiscard]] double next_landing() const;
