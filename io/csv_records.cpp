@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "io/input_error.hpp"
+#include "io/text_check.hpp"
 
 namespace roofline::io {
 
@@ -52,10 +53,8 @@ std::vector<CsvRecord> csv_records(const std::string& text, const std::string& p
   while (start < text.size()) {
     // A line ends at LF, CRLF or a lone CR, as libcsv ends its records: counted at LF alone, a file
     // of CR line ends was one line, and every error said line 1.
-    const std::size_t brk = text.find_first_of("\r\n", start);
-    const std::size_t end = brk == std::string::npos                                     ? text.size()
-                            : text[brk] == '\r' && brk + 1 < text.size() && text[brk + 1] == '\n' ? brk + 2
-                                                                                               : brk + 1;
+    const std::size_t next = next_line(text, start);
+    const std::size_t end = next == std::string_view::npos ? text.size() : next;
     ++c.line;
     if (csv_parse(&parser, text.data() + start, end - start, on_field, on_record, &c) != end - start) {
       fail(csv_strerror(csv_error(&parser)));

@@ -57,21 +57,22 @@ std::optional<TextProblem> text_problem(std::string_view text, TextUse use) {
   return std::nullopt;
 }
 
+std::size_t next_line(std::string_view text, std::size_t start) {
+  const std::size_t brk = text.find_first_of("\r\n", start);
+  if (brk == std::string_view::npos) return std::string_view::npos;
+  return text[brk] == '\r' && brk + 1 < text.size() && text[brk + 1] == '\n' ? brk + 2 : brk + 1;
+}
+
 TextPosition position_of(std::string_view text, std::size_t offset) {
-  // A line ends at LF, CRLF or a lone CR, as YAML and libcsv end theirs (io/csv_records.cpp): a
-  // CR-ended file's errors were all on line 1 here and on their own lines there.
-  const std::string_view before = text.substr(0, std::min(offset, text.size()));
-  std::size_t lines = 1, column = 1;
-  for (std::size_t i = 0; i < before.size(); ++i) {
-    const bool ends = before[i] == '\n' || (before[i] == '\r' && (i + 1 >= text.size() || text[i + 1] != '\n'));
-    if (ends) {
-      ++lines;
-      column = 1;
-    } else {
-      ++column;
-    }
+  // Lines counted as csv_records counts them: by LF alone a CR-ended file's errors were all on
+  // line 1 here and on their own lines there.
+  std::size_t line = 1, start = 0;
+  for (std::size_t next = next_line(text, 0); next != std::string_view::npos && next <= offset;
+       next = next_line(text, next)) {
+    ++line;
+    start = next;
   }
-  return {lines, column};
+  return {line, offset - start + 1};
 }
 
 }  // namespace roofline::io

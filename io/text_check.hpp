@@ -23,6 +23,10 @@ enum class TextUse {
 // a message built from it can be printed whatever the file held.
 [[nodiscard]] std::optional<TextProblem> text_problem(std::string_view text, TextUse use);
 
+// Where the line after the one holding `start` begins, past its break: LF, CRLF or a lone CR, as
+// YAML and libcsv end theirs; npos where that line has no break (the text's last).
+[[nodiscard]] std::size_t next_line(std::string_view text, std::size_t start);
+
 // 1-based line and column (in bytes) of `offset` in `text`, as yaml-cpp counts them.
 struct TextPosition {
   std::size_t line, column;
