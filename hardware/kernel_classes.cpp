@@ -5,26 +5,6 @@
 
 namespace roofline {
 
-std::string_view name(KernelClass k) {
-  switch (k) {
-    case KernelClass::gemm: return "gemm";
-    case KernelClass::gemm_fp8: return "gemm_fp8";
-    case KernelClass::gemm_fp8_block: return "gemm_fp8_block";
-    case KernelClass::decode_attention: return "decode_attention";
-    case KernelClass::prefill_attention: return "prefill_attention";
-    case KernelClass::elementwise: return "elementwise";
-    case KernelClass::all_reduce: return "all_reduce";
-    case KernelClass::nccl_all_reduce: return "nccl_all_reduce";
-    case KernelClass::experts: return "experts";
-    case KernelClass::experts_fp8: return "experts_fp8";
-    case KernelClass::latent_decode: return "latent_decode";
-    case KernelClass::latent_prefill: return "latent_prefill";
-    case KernelClass::delta_net_decode: return "delta_net_decode";
-    case KernelClass::delta_net_prefill: return "delta_net_prefill";
-  }
-  return "";
-}
-
 bool on_fp8_peak(KernelClass k) {
   return k == KernelClass::gemm_fp8 || k == KernelClass::gemm_fp8_block || k == KernelClass::experts_fp8;
 }

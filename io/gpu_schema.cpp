@@ -49,7 +49,7 @@ using InKernelSet = InKernels<nullptr>;
 const KernelCoefficients kKernelDefaults{};
 constexpr Range kKernelOverlap{1, 20};
 constexpr Range kClassList{1, 14};  // each kernel class at most once
-// The kernel classes by name, in KernelClass's order (hardware/kernel_classes.hpp says what each is).
+// The kernel classes by name, in KernelClass's order, with what each is.
 constexpr std::array kKernelClassWords = {
     Word{"gemm", "a 16-bit GEMM"},
     Word{"gemm_fp8", "an fp8 GEMM, per-tensor scales"},
@@ -66,6 +66,14 @@ constexpr std::array kKernelClassWords = {
     Word{"delta_net_decode", "a Gated DeltaNet layer, a token a sequence"},
     Word{"delta_net_prefill", "the same over a prompt"}};
 static_assert(kKernelClassWords.size() == kKernelClasses);
+// Each word the class's own name (hardware/kernel_classes.hpp), so a file `fit --kernels` writes
+// reads back as the same classes.
+static_assert([] {
+  for (std::size_t i = 0; i < kKernelClasses; ++i) {
+    if (kKernelClassWords[i].word != name(static_cast<KernelClass>(i))) return false;
+  }
+  return true;
+}());
 constexpr Range kHalfLength{1, 1e6};
 constexpr Range kTwoShotBus{0.01, 2};  // above 1: the switch reduces (NVLS), as a ring's bytes cannot
 constexpr Range kTinyShare{1e-5, 1};  // a share of the peak a per-head or per-score cost reaches
