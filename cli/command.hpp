@@ -3,6 +3,7 @@
 // CLI11 is only named here: its header costs seconds in every file that reads it, so only
 // options.cpp, app.cpp and completion_command.cpp read it.
 #include <functional>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -15,6 +16,9 @@ class Option;
 }  // namespace CLI
 
 namespace roofline::cli {
+
+// A list flag's name and the checks each of its items meets (cli/options.cpp splits it).
+struct ListChecks;
 
 // Declares the flags of one command. `names` as CLI11 reads them ("--batch,-b"; a bare name is
 // positional). Each call returns *this, and a modifier applies to the flag declared last.
@@ -46,6 +50,7 @@ class Options {
  private:
   CLI::App& app_;
   CLI::Option* last_ = nullptr;
+  std::shared_ptr<ListChecks> last_list_;  // the last list flag declared
 };
 
 // --lang en|zh: the language of a command's words and charts. Declared here once, so every

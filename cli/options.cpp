@@ -3,12 +3,18 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <type_traits>
 
 #include "cli/command.hpp"
 #include "io/input_error.hpp"
 
 namespace roofline::cli {
+
+struct ListChecks {
+  std::string flag;
+  std::vector<CLI::Validator> checks;
+};
 
 namespace {
 
@@ -41,6 +47,32 @@ CLI::Validator number_of() {
         return {};
       },
       std::is_integral_v<T> ? "INT" : "NUMBER");
+}
+
+// CLI11 2.1 splits a list flag's words at ',' and drops empty items without a word: "-b 1,,2"
+// ran batches 1 and 2, "-b 1," ran 1. A list flag splits its words here instead, refuses an
+// empty item, and puts each item through the flag's checks (a number, one of a set).
+std::vector<std::string> split_items(const std::vector<std::string>& words, const ListChecks& list) {
+  std::vector<std::string> items;
+  for (const std::string& word : words) {
+    std::size_t start = 0;
+    while (true) {
+      const std::size_t comma = std::min(word.find(',', start), word.size());
+      std::string item = word.substr(start, comma - start);
+      // A word without a comma is one item, an empty one included: the flag's own check says
+      // what an empty value is.
+      if (item.empty() && (start > 0 || comma != word.size())) {
+        throw CLI::ValidationError(list.flag, "\"" + word + "\" has an empty item; give one value or a list a,b,c");
+      }
+      for (const CLI::Validator& check : list.checks) {
+        if (std::string why = check(item); !why.empty()) throw CLI::ValidationError(list.flag, why);
+      }
+      items.push_back(std::move(item));
+      if (comma == word.size()) break;
+      start = comma + 1;
+    }
+  }
+  return items;
 }
 
 }  // namespace
@@ -82,12 +114,36 @@ Options& Options::add(const std::string& names, std::optional<double>& into, con
 }
 
 Options& Options::add(const std::string& names, std::vector<std::string>& into, const std::string& help) {
-  last_ = app_.add_option(names, into, help)->delimiter(',');
+  auto list = std::make_shared<ListChecks>();
+  last_ = app_.add_option_function<std::vector<std::string>>(
+                  names, [&into, list](const std::vector<std::string>& words) { into = split_items(words, *list); },
+                  help)
+              ->type_name("TEXT")
+              ->default_function([&into] { return CLI::detail::to_string(into); });
+  list->flag = last_->get_name();
+  last_list_ = list;
   return *this;
 }
 
 Options& Options::add(const std::string& names, std::vector<double>& into, const std::string& help) {
-  last_ = app_.add_option(names, into, help)->delimiter(',')->check(number_of<double>());
+  auto list = std::make_shared<ListChecks>();
+  list->checks.push_back(number_of<double>());
+  last_ = app_.add_option_function<std::vector<std::string>>(
+                  names,
+                  [&into, list](const std::vector<std::string>& words) {
+                    into.clear();
+                    // Each item read whole and finite by its check.
+                    for (const std::string& item : split_items(words, *list)) {
+                      double v = 0;
+                      std::from_chars(item.data() + (item.front() == '+' ? 1 : 0), item.data() + item.size(), v);
+                      into.push_back(v);
+                    }
+                  },
+                  help)
+              ->type_name("FLOAT:NUMBER")
+              ->default_function([&into] { return CLI::detail::to_string(into); });
+  list->flag = last_->get_name();
+  last_list_ = list;
   return *this;
 }
 
@@ -97,7 +153,14 @@ Options& Options::flag(const std::string& names, bool& into, const std::string& 
 }
 
 Options& Options::one_of(std::vector<std::string> values) {
-  last_->check(CLI::IsMember(std::move(values)));
+  CLI::IsMember member(std::move(values));
+  if (last_list_ && last_list_->flag == last_->get_name()) {
+    // A list's items are checked one by one as it splits them; --help names the set as CLI11 would.
+    last_->type_name(last_->get_type_name() + ":" + member.get_description());
+    last_list_->checks.push_back(std::move(member));
+  } else {
+    last_->check(std::move(member));
+  }
   return *this;
 }
 

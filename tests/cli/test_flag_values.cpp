@@ -2,6 +2,7 @@
 // as 0, clamped, or shown rounded; and the messages say what was given, in the order given.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -133,4 +134,26 @@ TEST_CASE("a near-miss preset suggests every candidate of its stem: h100 is h100
   // Ties at the least edit distance are all named: llama-3-8b is two edits from both.
   check_error(run_cli({"-m", "llama-3-8b", "-g", "h100-sxm"}), "llama-3-8b: no such file",
               "did you mean `llama-2-7b` or `llama-3.1-8b`?");
+}
+
+TEST_CASE("a list with an empty item is refused, not read without it - -b 1,,2, --tp 1, and --reserve 0.1,") {
+  // CLI11 2.1 dropped empty items: "-b 1,,2" swept batches 1 and 2, "-b 1,2," the same.
+  const std::vector<std::string> sweep = {"sweep", "-m", "llama-2-7b", "-g", "a100-80gb", "-f", "csv"};
+  auto with = [&](std::vector<std::string> more) {
+    std::vector<std::string> args = sweep;
+    args.insert(args.end(), more.begin(), more.end());
+    return run_cli(args);
+  };
+  check_refused(with({"-b", "1,,2"}), "--batch: \"1,,2\" has an empty item");
+  check_refused(with({"-b", "1,2,"}), "--batch: \"1,2,\" has an empty item");
+  check_refused(with({"--tp", ",2"}), "--tp: \",2\" has an empty item");
+  check_refused(with({"--reserve", "0.1,"}), "--reserve: \"0.1,\" has an empty item");
+  // Each item still meets its flag's check: a number, one of a set.
+  check_refused(with({"--reserve", "0.1,x"}), "--reserve: `x` is not a number");
+  check_refused(with({"--attention", "flash,slow"}), "--attention: slow not in {flash,naive}");
+  // Lists as written are read whole: two batches, two kernels, two reserves (8 rows and a header).
+  const auto r = with({"-b", "1,2", "--attention", "flash,naive", "--reserve", "0.1,0.2"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 9);
 }
