@@ -63,7 +63,7 @@ std::optional<long> first_context_past_memory(const ModelSpec& m, const GpuSpec&
 }
 
 Variations variations(const ModelSpec& m, const GpuSpec& g, const Workload& w) {
-  Variations v{evaluate(m, g, w), {}, {}, {}, {}, {}, {}, {}};
+  Variations v{evaluate(m, g, w), {}, {}, {}, {}, {}, {}, {}, {}};
   v.batch1 = with(m, g, w, [](Workload& x) { x.batch = 1; });
   const long twice_critical = std::max(2L, std::lround(2 * v.base.critical_batch.weights_only));
   v.batch64 = with(m, g, w, [](Workload& x) { x.batch = 64; });
@@ -73,6 +73,7 @@ Variations variations(const ModelSpec& m, const GpuSpec& g, const Workload& w) {
     for (TensorClass c : kBlockClasses) x.precision.set(c, WeightFormat::int4);
   });
   v.kv8 = with(m, g, w, [](Workload& x) { x.precision.kv = DType::fp8; });
+  v.flash = with(m, g, w, [](Workload& x) { x.attention = AttentionKernel::flash; });
   v.naive = with(m, g, w, [](Workload& x) { x.attention = AttentionKernel::naive; });
   // Verifying the drafted tokens of every sequence is one step over that many times the rows,
   // with one weight read.

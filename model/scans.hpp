@@ -34,7 +34,8 @@ struct Variations {
   // Speculative decoding verifies this many drafted tokens a sequence in one step.
   static constexpr long kDraftedTokens = 4;
   // batch1: one sequence at the same context, the single-stream ceiling the story compares with.
-  Report base, batch1, batch64, twice_critical, int4, kv8, naive, speculative;
+  // flash and naive: the two attention kernels, one of them the base's.
+  Report base, batch1, batch64, twice_critical, int4, kv8, flash, naive, speculative;
 };
 
 [[nodiscard]] Variations variations(const ModelSpec& m, const GpuSpec& g, const Workload& w);

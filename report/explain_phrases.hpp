@@ -6,9 +6,10 @@
 namespace roofline::report {
 
 struct Phrases {
-  std::string_view ridge, prefill, prefill_moe, decode, decode_batch_total, cache_kinds, expected, expected_dequant,
-      expected_comm, batching, batching_cache, batching_grows, batching_moe, utilisation, beyond_memory, remedies_title, remedy_prefill, remedy_decode,
-      wrong_medicine, quiz_title, q1, a1, q2, a2, q3, a3, a3_context, a3_no_crossover, scenario, ranked_title,
+  std::string_view ridge, prefill, prefill_moe, decode, decode_batch_total, cache_kinds, cache_windowed, cache_recurrent,
+      cache_and, expected, expected_dequant, expected_comm, batching, batching_cache, batching_grows, batching_moe,
+      utilisation, beyond_memory, beyond_memory_none, remedies_title, remedy_prefill, remedy_decode, remedy_int4,
+      remedy_kv8, remedy_batch_little, remedy_batch_grows, remedy_batch_memory, remedy_batch_none, wrong_medicine, quiz_title, q1, a1, q2, a2, q3, a3, a3_context, a3_no_crossover, scenario, ranked_title,
       rank_line, int4, kv8, flash, speculative, above, below, compute, memory, interconnect;
 };
 

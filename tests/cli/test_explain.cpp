@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
+#include "model/capacity_plan.hpp"
 #include "report/human_units.hpp"
 
 using namespace roofline;
@@ -194,7 +195,7 @@ TEST_CASE("explain: where the weights dominate at batch 64 the step barely grows
   const auto r = test::run_cli({"explain", "-m", test::example_file("7b.yaml"), "-g", test::example_file("a100.yaml")});
   REQUIRE(r.code == 0);
   // The teaching model has no KV cache: 7.00 ms at batch 1 and at 64.
-  CHECK_THAT(r.out, Catch::Contains("the step barely grows: at context 640, batch 1 takes 7.00 ms (143 tokens/s), batch "
+  CHECK_THAT(r.out, Catch::Contains("the step barely grows with it: at context 640, batch 1 takes 7.00 ms (143 tokens/s), batch "
                                     "64 takes 7.00 ms (9143 tokens/s in all, 143 a stream)"));
   const auto zh = test::run_cli({"explain", "-m", test::example_file("7b.yaml"), "-g", test::example_file("a100.yaml"),
                                  "--lang", "zh"});
@@ -214,7 +215,7 @@ TEST_CASE("explain: a step that grows by more than a fifth to batch 64 is not sa
   REQUIRE(at64.decode.step.bytes - at64.decode.step.weight_bytes < at64.decode.step.weight_bytes);
   CHECK_THAT(r.out, Catch::Contains("batch 64 reads " +
                                     report::human(at64.decode.step.bytes - at64.decode.step.weight_bytes) +
-                                    " of it beside " + report::human(at64.decode.step.weight_bytes) +
+                                    " of cache and activations beside " + report::human(at64.decode.step.weight_bytes) +
                                     " of weights, so the step grows with the batch: batch 1 takes " +
                                     report::human(at1.decode.step.time)) &&
                         !Catch::Contains("barely grows") && !Catch::Contains("the cache dominates"));
@@ -238,6 +239,106 @@ TEST_CASE("explain: 2·B* past what memory holds is said - Llama-3.1-8B on H100 
   CHECK_THAT(zh.out, Catch::Contains("（受内存带宽限制），但在这个上下文长度下，一起预填充时显存只放得下 438 个序列，连续批处理（每步一个提示）时为 604 个。"));
   // The seed's 2·B* = 312 sequences of 640 tokens fit (it has no cache): nothing is added.
   const auto seed = test::run_cli({"explain", "-m", test::example_file("7b.yaml"), "-g", test::example_file("a100.yaml")});
-  CHECK_THAT(seed.out, Catch::Contains("at 2·B* = 312 it takes 14.0 ms (compute-bound).") &&
+  CHECK_THAT(seed.out, Catch::Contains("at 2·B* = 312 the step takes 14.0 ms (compute-bound).") &&
                            !Catch::Contains("memory holds only"));
+}
+
+TEST_CASE("explain: batching is not said to cost little latency past what memory holds - Llama-2-7B at 4000-token prompts on A100") {
+  // Batch 1 takes 7.53 ms and batch 64 takes 73.4 ms; a continuous batch holds 29 sequences of
+  // 4096 tokens, and batching stops there.
+  const std::vector<std::string> args = {"explain", "-m", "llama-2-7b", "-g", "a100-80gb", "-p", "4000", "--gen", "96"};
+  const auto r = test::run_cli(args);
+  REQUIRE(r.code == 0);
+  const ModelSpec m = io::load_model("llama-2-7b");
+  const GpuSpec g = io::load_gpu("a100-80gb");
+  Workload w = test::default_workload(m, 1);
+  w.prompt_tokens = 4000;
+  w.gen_tokens = 96;
+  w.context_tokens = 4048;
+  const Report one = evaluate(m, g, w);
+  const std::optional<long> held = steady_max_batch(m, g, w, one.memory, true);
+  REQUIRE(held == 29);
+  w.batch = 29;
+  const Report at = evaluate(m, g, w);
+  CHECK_THAT(r.out, Catch::Contains("batching raises throughput only as far as memory holds sequences: 29 at this "
+                                    "context as continuous batching holds them, " +
+                                    report::three_digits(at.decode.tokens_per_s) + " tokens/s at " +
+                                    report::human(at.decode.step.time) + " a step") &&
+                        !Catch::Contains("for little latency"));
+  // What memory holds is said once, at batch 64 (26 prefilled together, 29 a step at a time).
+  CHECK_THAT(r.out, Catch::Contains("(872 tokens/s in all, 13.6 a stream), though memory holds 26 sequences"));
+  const std::string said = "memory holds 26 sequences";
+  CHECK(r.out.find(said) == r.out.rfind(said));
+  auto zh = args;
+  zh.insert(zh.end(), {"--lang", "zh"});
+  const auto z = test::run_cli(zh);
+  CHECK_THAT(z.out, Catch::Contains("批处理只能做到显存放得下的序列数：这个上下文长度下连续批处理可放 29 个") &&
+                        !Catch::Contains("延迟几乎不变"));
+}
+
+TEST_CASE("explain: batching that fits but slows the step says by how much, and a model that does not fit is told so") {
+  // Llama-3.1-8B on H100 at 512 + 256: 4.51 ms at batch 1, 6.29 ms at 64, 604 held.
+  const auto r = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm"});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("batching to 64 raises throughput to") &&
+                        Catch::Contains(", but each step takes 6.29 ms against 4.51 ms"));
+  // Mixtral-8x7B's 93 GB of weights on one 80 GB H100: no batch runs.
+  const auto mixtral = test::run_cli({"explain", "-m", "mixtral-8x7b", "-g", "h100-sxm"});
+  REQUIRE(mixtral.code == 0);
+  CHECK_THAT(mixtral.out, Catch::Contains("batching needs memory first: not even one sequence fits here") &&
+                              Catch::Contains(", though memory does not hold even one sequence here."));
+}
+
+TEST_CASE("explain: B* is not said to bound where the step barely grows - Llama-3.1-70B at tp 4, 10.4 ms to 18.8 ms at 295") {
+  const auto r = test::run_cli({"explain", "-m", "llama-3.1-70b", "-g", "h100-sxm", "--tp", "4"});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("so the step barely grows with it: at context 640, batch 1 takes 10.4 ms") &&
+                        Catch::Contains("B* = 295 is where the weights' arithmetic catches up with their reading; at "
+                                        "2·B* = 590 the step takes 35.4 ms") &&
+                        !Catch::Contains("up to B*"));
+}
+
+TEST_CASE("explain: a pipeline's kernels and hops are counted over its stages, not halved - Llama-3.1-70B at tp 4, pp 2") {
+  // 80 layers of 8 kernels (two norms, QKV, attention, O, gate/up, the activation, down) and the
+  // embedding, the final norm and the head: 643, whether the layers lie on one stage or two.
+  const auto tp = test::run_cli({"explain", "-m", "llama-3.1-70b", "-g", "h100-sxm", "--tp", "4"});
+  const auto pp = test::run_cli({"explain", "-m", "llama-3.1-70b", "-g", "h100-sxm", "--tp", "4", "--pp", "2"});
+  REQUIRE(tp.code == 0);
+  REQUIRE(pp.code == 0);
+  CHECK_THAT(tp.out, Catch::Contains("643 kernels at 5.71 us each"));
+  CHECK_THAT(pp.out, Catch::Contains("643 kernels at 5.71 us each") && !Catch::Contains(".5 kernels"));
+  // 80 all-reduces of 2·(4 − 1) hops each, twice a layer: 960; the pipeline adds its send.
+  CHECK_THAT(tp.out, Catch::Contains("(960 hops a step"));
+  CHECK_THAT(pp.out, Catch::Contains("(961 hops a step"));
+}
+
+TEST_CASE("explain: only the layer kinds a model has are named - Nemotron 3 Nano's 23 recurrent layers, no window") {
+  const auto r = test::run_cli({"explain", "-m", test::data_file("hf-configs/nemotron-3-nano-30b-a3b.json"), "-g", "h200"});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("of the 52 layers, 23 are recurrent, with a fixed state per sequence. At") &&
+                        !Catch::Contains("keep at most 0 tokens"));
+}
+
+TEST_CASE("explain: FlashAttention's saving is against naive whichever runs, and a cache already past fp8 is not sent to fp8") {
+  const auto r = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "32", "--scenario", "summarize",
+                                "--attention", "naive", "--kv", "fp4"});
+  REQUIRE(r.code == 0);
+  const ModelSpec m = io::load_model("llama-3.1-8b");
+  const GpuSpec g = io::load_gpu("h100-sxm");
+  Workload w = test::default_workload(m, 32);
+  w.prompt_tokens = 8192;
+  w.gen_tokens = 200;
+  w.context_tokens = 8292;
+  w.precision.kv = DType::fp4;
+  w.attention = AttentionKernel::naive;
+  const Report naive = evaluate(m, g, w);
+  w.attention = AttentionKernel::flash;
+  const Report flash = evaluate(m, g, w);
+  REQUIRE(naive.prefill.time > 1.5 * flash.prefill.time);  // 9.38 s against 4.66 s
+  CHECK_THAT(r.out, Catch::Contains("(" + report::human(naive.prefill.time) + " with naive attention → " +
+                                    report::human(flash.prefill.time) + ")"));
+  CHECK_THAT(r.out, Catch::Contains("1. FlashAttention (against naive attention): saves " +
+                                    report::human(naive.request_time() - flash.request_time())));
+  // An fp8 cache is twice the fp4 one: neither offered nor ranked.
+  CHECK_THAT(r.out, !Catch::Contains("fp8 KV cache") && !Catch::Contains("saves -"));
 }
