@@ -44,7 +44,7 @@ DisaggregatedCheck::DisaggregatedCheck(const ModelSpec& m, const SteadyPlan& s, 
                                        const PercentileScenario& scenario)
     : CheckedRow(m, s, t, scenario) {
   check_link(m, s);
-  prepare(m, s);
+  prepare(m, s, false);
   pools_.routing = scenario.routing;
   // The decode blocks reserved before the prefill or after it, as the engine's disaggregated
   // serving does (the table's field depends on the engine alone, not on the GPU's memory).
@@ -58,7 +58,7 @@ DisaggregatedCheck::DisaggregatedCheck(const ModelSpec& m, const SteadyPlan& s, 
     own.workload = s.prefill->workload;
     own.plan = s.prefill->plan;
     pools_.prefill_cost = &*prefill_cost_;
-    pools_.prefill_kv_blocks = check_server(m, own, scenario, prefill_cost_->ranks()).kv_blocks;
+    pools_.prefill_kv_blocks = check_server(m, own, scenario, prefill_cost_->ranks(), false).kv_blocks;
   }
 }
 

@@ -60,9 +60,12 @@ void check_bounded(const SteadyPlan& s, const LoadTarget& t);
 
 // A check's replica: the steady plan's batch (a rank's share under data-parallel attention) and a
 // token budget that holds a whole prompt, chunked prefill; with an engine, its prefill chunking,
-// KV block size and admission. Both pools of a disaggregated check run it too.
+// KV block size and admission. Both pools of a disaggregated check run it too. A colocated check
+// with an engine runs what `plan --emit` writes into that engine's script: the plan's own token
+// budget (step_token_budget: a prompt beside a token for each sequence of a rank); else the
+// simulator's 8192 tokens a step, at least a prompt.
 [[nodiscard]] serve::ServerConfig check_server(const ModelSpec& m, const SteadyPlan& s, const PercentileScenario& scenario,
-                                               long ranks);
+                                               long ranks, bool colocated);
 
 // A check's traffic at the target's rate: exactly as many requests as the bounds above allow, of
 // the steady plan's prompt and output lengths (or the scenario's stream's first; Refusal naming
@@ -106,7 +109,7 @@ class CheckedRow {
   // Prices the steps; prepare() then assembles the server and draws the traffic, so that a
   // check refusing what it cannot simulate (a disaggregated link) refuses before either.
   CheckedRow(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& t, const PercentileScenario& scenario);
-  void prepare(const ModelSpec& m, const SteadyPlan& s);
+  void prepare(const ModelSpec& m, const SteadyPlan& s, bool colocated);
   // The drawn arrivals at `rate` requests/s in all (scaled, when not the target's), a check counted.
   [[nodiscard]] const std::vector<serve::Request>& traffic_at(double rate);
 

@@ -179,3 +179,25 @@ TEST_CASE("plan --percentile --engine trtllm: the checks run its scheduler, and 
   check_error(run_cli({"plan", "--model", "llama-3.1-8b", "--gpu", "h100-sxm", "--rate", "10", "--engine", "vllm"}),
               "--engine", "only with --percentile");
 }
+
+TEST_CASE("plan --percentile --engine vllm: checked at the token budget --emit writes, prompt + batch, not 8192") {
+  // Llama-3.1-8B on an H100, 20 req/s of 512 + 256 tokens: batch 221, so --emit vllm writes
+  // --max-num-batched-tokens 733. The check's P99 TTFT is simulate's at 733 (71.9 ms), not at
+  // 8192 (58.7 ms: several prompts a step), over the same 5000 arrivals (254 s).
+  const auto plan = json_of(run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "20", "--ttft", "500ms",
+                                     "--tpot", "30ms", "--percentile", "99", "--duration", "60s", "--engine", "vllm",
+                                     "-f", "json"}));
+  const auto& row = plan.at("rows").at(0);
+  REQUIRE(row.at("batch") == 221);
+  const double checked = row.at("ttft_percentile_s").get<double>();
+  const auto at = [](const std::string& budget) {
+    return json_of(run_cli({"simulate", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "20", "--prompt", "512",
+                            "--gen", "256", "--max-batch", "221", "--max-batched-tokens", budget, "--engine", "vllm",
+                            "--duration", "254s", "-f", "json"}))
+        .at("ttft")
+        .at("p99")
+        .get<double>();
+  };
+  CHECK(checked == Approx(at("733")).epsilon(0.01));
+  CHECK(checked > 1.1 * at("8192"));
+}

@@ -242,7 +242,7 @@ TEST_CASE("check_traffic: a stream's first requests are the check's, and a tail 
   std::vector<serve::Request> stream;
   for (int i = 0; i < 30000; ++i) stream.push_back({0.01 * i, 256 + i % 7, 64 + i % 5});
   s.stream = std::make_shared<const std::vector<serve::Request>>(stream);
-  serve::ServerConfig config = planner::check_server(c.m, c.steady, s, 1);
+  serve::ServerConfig config = planner::check_server(c.m, c.steady, s, 1, true);
   const std::vector<serve::Request> taken = planner::check_traffic(c.steady, c.t, s, config);
   REQUIRE(taken.size() == 19379);
   CHECK(taken[19378].arrival == stream[19378].arrival);
@@ -272,7 +272,7 @@ TEST_CASE("check_traffic: a stream shorter than the least a check needs is refus
   for (int i = 0; i + 1 < static_cast<int>(least); ++i) stream.push_back({0.01 * i, 256, 64});
   planner::PercentileScenario s;
   s.stream = std::make_shared<const std::vector<serve::Request>>(stream);
-  serve::ServerConfig config = planner::check_server(c.m, c.steady, s, 1);
+  serve::ServerConfig config = planner::check_server(c.m, c.steady, s, 1, true);
   CHECK_THROWS_WITH(planner::check_traffic(c.steady, c.t, s, config),
                     Catch::StartsWith(fmt::format("--arrivals: the trace holds {} requests, fewer than the {:g}",
                                                   stream.size(), least)));
