@@ -16,7 +16,11 @@ CacheBlocks cache_blocks(const ModelSpec& m, const GpuSpec& g, const Workload& b
   // The weights as placed on the replica's GPUs, the activations of the largest step and the reserve.
   const MemoryLedger l = step_ledger(m, g, base, max_batched_tokens);
   CacheBlocks c;
-  c.free = l.capacity - l.reserve - l.weights - l.activations;
+  // The budget is a rank's, and under data-parallel attention every rank runs a step of its own
+  // beside the others: the ledger's one sequence is one rank's step, held on each (as the plan
+  // holds it, model/capacity_plan.cpp). Charged once, DeepSeek-V3 on 8 H200s at 2239 tokens a step
+  // kept 45 MB for activations where each rank holds 358 MB.
+  c.free = l.capacity - l.reserve - l.weights - l.activations * static_cast<double>(attention_ranks(base));
   c.per_block = group_cache_bytes_per_sequence(m, static_cast<double>(block_tokens), base);
   if (draft) {
     Bytes weights = step_ledger(draft->model, g, base, 1).weights;

@@ -242,13 +242,13 @@ TEST_CASE("simulate under --dp-attention: errors say a rank's share, a dense dra
   };
   check_error(deepseek({"--speculative", "2:0.5:llama-2-7b"}), "--speculative",
               "runs in the target's layout, and --ep: expert parallelism needs a model with experts");
-  // At --reserve 0.32 the cache holds 41 blocks of 4096 tokens, 5 a rank: a prompt of 30000
+  // At --reserve 0.31 the cache holds 52 blocks of 4096 tokens, 6 a rank: a prompt of 30000
   // tokens fits the cache but not a rank's share, and the error says which.
-  check_error(deepseek({"--dp-attention", "--prompt", "30000", "--block-tokens", "4096", "--reserve", "0.32"}),
+  check_error(deepseek({"--dp-attention", "--prompt", "30000", "--block-tokens", "4096", "--reserve", "0.31"}),
               "simulate", "than the KV cache one attention rank holds");
-  // At 0.329 it holds 4 blocks: fewer than the 8 ranks, none of which could hold a sequence.
-  check_error(deepseek({"--dp-attention", "--block-tokens", "4096", "--reserve", "0.329"}), "--dp-attention",
-              "holds 4 blocks of 4096 tokens, fewer than its 8 ranks");
+  // At 0.321 it holds 5 blocks: fewer than the 8 ranks, none of which could hold a sequence.
+  check_error(deepseek({"--dp-attention", "--block-tokens", "4096", "--reserve", "0.321"}), "--dp-attention",
+              "holds 5 blocks of 4096 tokens, fewer than its 8 ranks");
   // Speculation is tried at every batch of the replica: 8 ranks of --max-batch 4.
   const auto spec = deepseek({"--dp-attention", "--max-batch", "4", "--speculative", "1:0.8:mtp", "--format", "json"});
   INFO(spec.err);

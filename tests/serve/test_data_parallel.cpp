@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "model/capacity_plan.hpp"
 #include "serve/kv_capacity.hpp"
 #include "serve/simulator.hpp"
 #include "specs.hpp"
@@ -63,4 +64,21 @@ TEST_CASE("data-parallel attention: each rank holds an eighth of the blocks, and
                                Timing::bound);
   CHECK(s.served.size() == 1);
   CHECK(s.dropped_no_room == 1);
+}
+
+TEST_CASE("data-parallel attention: every rank's step is held beside its cache, as the plan holds it") {
+  // 2048 + 512 tokens: the plan holds B caches beside one step of 2048 + ⌈B/8⌉ tokens on each GPU.
+  // At its largest B a rank holds ⌈B/8⌉ sequences, and the simulator's cache at that step's budget
+  // holds as many: each rank's step charged once for all eight held 2 more a rank.
+  Replica r;
+  r.base.prompt_tokens = 2048;
+  r.base.gen_tokens = 512;
+  r.base.context_tokens = 2560;
+  const Report one = evaluate(r.model, r.gpu, r.base);
+  const std::optional<long> most = steady_max_batch(r.model, r.gpu, r.base, one.memory, true);
+  REQUIRE(most);
+  const long rank = (*most + 7) / 8;
+  const CacheBlocks c = cache_blocks(r.model, r.gpu, r.base, 16, step_token_budget(2048, rank));
+  const long held = c.blocks / 8 * 16 / 2560;  // a rank's blocks, in whole sequences of 2560 tokens
+  CHECK(held == rank);
 }
