@@ -10,6 +10,11 @@ namespace roofline::report {
 
 std::optional<WeightFormat> class_format(const Report& r, TensorClass c) {
   if (r.model.weight_bytes_by_class[static_cast<std::size_t>(c)] <= Bytes(0)) return std::nullopt;
+  // A tied table is one tensor, weighed as the embedding's bytes and stored in the head's format
+  // (model/parameters.cpp embedding_format): Llama-3.2-1B with --lm-head int4 was priced at 4 bits
+  // and named bf16.
+  const std::optional<Architecture>& a = r.model.spec.architecture;
+  if (c == TensorClass::embedding && a && a->tied_embeddings) return r.workload.precision.of(TensorClass::lm_head);
   return r.workload.precision.of(c);
 }
 

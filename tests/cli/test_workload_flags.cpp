@@ -145,6 +145,24 @@ TEST_CASE("point: --lm-head int4 changes the head alone, in every output") {
   CHECK(csv.at("workload_group_size") == "128");
 }
 
+TEST_CASE("point: a tied table takes the head's format and is named in it - Llama-3.2-1B with --lm-head int4") {
+  // One table of 128,256 x 2048 weights, weighed as the embedding: 2 B each, or 0.5 + 2/128 B in
+  // int4, 525,336,576 - 135,438,336 = 389,898,240 B fewer, and named int4 wherever formats are.
+  const std::string model = test::data_file("hf-configs/llama-3.2-1b.json");
+  const auto bf16 = nlohmann::json::parse(test::run_cli({"-m", model, "-g", "h100-sxm", "-f", "json"}).out);
+  const auto r = test::run_cli({"-m", model, "-g", "h100-sxm", "--lm-head", "int4", "-f", "json"});
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(bf16["model"]["weight_bytes"].get<double>() - j["model"]["weight_bytes"].get<double>() == 389898240.0);
+  CHECK(j["workload"]["weight_formats"]["embedding"] == "int4");
+  CHECK(j["workload"]["weight_formats"]["lm_head"].is_null());  // no bytes of its own
+  CHECK(bf16["workload"]["weight_formats"]["embedding"] == "bf16");
+  const auto table = test::run_cli({"-m", model, "-g", "h100-sxm", "--lm-head", "int4"});
+  CHECK_THAT(table.out, Catch::Contains("(bf16: attention, dense_ffn; int4: embedding)"));
+  const auto csv = first_row(test::run_cli({"-m", model, "-g", "h100-sxm", "--lm-head", "int4", "-f", "csv"}).out);
+  CHECK(csv.at("workload_weight_formats_embedding") == "int4");
+}
+
 TEST_CASE("point: a checkpoint's formats per class - gpt-oss-like MXFP4 experts beside bf16 - in the table and JSON") {
   const std::string model = test::data_file("good/gpt-oss-like.yaml");
   const auto table = test::run_cli({"-m", model, "-g", "h100-sxm"});
