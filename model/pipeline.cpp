@@ -1,6 +1,7 @@
 #include "model/pipeline.hpp"
 
 #include <algorithm>
+#include <variant>
 
 namespace roofline {
 
@@ -9,6 +10,30 @@ namespace {
 bool is_send(const OpResult& o) { return o.bound == Bound::interconnect && o.cost.collective == Collective::send; }
 
 }  // namespace
+
+BlockRole block_role(const Block& b) {
+  if (b.label == "per_layer_input") return b.layers > 1 ? BlockRole::per_layer : BlockRole::end;
+  const auto* norm = b.steps.empty() ? nullptr : std::get_if<NormStep>(&b.steps.front().step);
+  if (!norm) return BlockRole::end;
+  if (norm->name == "attn_norm") return BlockRole::mixer;
+  return norm->name == "ffn_norm" ? BlockRole::ffn : BlockRole::end;
+}
+
+StageLayers stage_layers(const LayerStack& shard) {
+  StageLayers out{shard, 0};
+  out.stack.blocks.clear();
+  out.stack.serial = 0;  // not a description described_layers keeps
+  double mixers = 0, ffns = 0;
+  for (const Block& b : shard.blocks) {
+    const BlockRole role = block_role(b);
+    if (role == BlockRole::end) continue;
+    out.stack.blocks.push_back(b);
+    if (role == BlockRole::mixer) mixers += b.layers;
+    if (role == BlockRole::ffn) ffns += b.layers;
+  }
+  out.layers = std::max(mixers, ffns);
+  return out;
+}
 
 OpList pipeline_sends(const Workload& w, double rows, double hidden, const LayerStack& stack, const Interconnect& link) {
   // Each GPU of a stage sends its rows' residual stream (its own sequences' under data-parallel
@@ -47,7 +72,10 @@ PhaseResult pipelined(std::span<const MicroBatches> parts, Phase phase, int stag
       sends += o.time;
       floored_sends += floor;
     }
-    const Seconds stage = (part.pass->time - sends) / p, floored_stage = (floored_pass - floored_sends) / p;
+    // The even split, or the busiest stage's layers where pp leaves it more; the floored
+    // composition in the same proportion.
+    const Seconds even = (part.pass->time - sends) / p, stage = std::max(even, part.heaviest);
+    const Seconds floored_stage = (floored_pass - floored_sends) / p * (even > Seconds(0) ? stage / even : 1.0);
     const auto n = static_cast<double>(part.count);
     busy += stage * n;
     floored_busy += floored_stage * n;

@@ -2,7 +2,8 @@
 // Pipeline parallelism: pp stages, each holding its own layers, and the batch split into m
 // micro-batches that follow one another through them (GPipe, Huang et al. 2019).
 //
-// One micro-batch takes T through all stages: t_s = (T − S)/pp in each (layers split evenly) and S
+// One micro-batch takes T through all stages: t_s = (T − S)/pp in each (layers split evenly; where
+// pp does not divide the L layers, at least the busiest stage's ⌈L/pp⌉ layers' share) and S
 // for its activations across the pp − 1 boundaries. A prefill of the batch finishes after
 // (m + pp − 1)·t_s + S: the first micro-batch fills the pipeline, the others follow a stage behind,
 // and the stages idle (pp − 1)/(m + pp − 1) of the time: the bubble. A decode step advances every
@@ -28,6 +29,22 @@ struct Pipeline {
   double bubble = 0;      // share of the stages' time spent idle
 };
 
+// What a block of a stage's layers runs: a layer's mixer or its FFN (the block begins with that
+// one's norm, attn_norm or ffn_norm), a per-layer part of each (Gemma 4's per-layer inputs), or
+// neither: the ends (the embedding, the head, an MTP module's input), which the first and last
+// stages hold besides their layers.
+enum class BlockRole { end, mixer, ffn, per_layer };
+[[nodiscard]] BlockRole block_role(const Block& b);
+
+// The layers of a stage's description without its ends, and how many layers they are (the larger
+// of the mixers' and the FFNs' counts): a pp that does not divide them leaves ⌈layers / pp⌉ on the
+// busiest stage.
+struct StageLayers {
+  LayerStack stack;
+  double layers = 0;
+};
+[[nodiscard]] StageLayers stage_layers(const LayerStack& shard);
+
 // The activations one micro-batch of `rows` tokens sends across the stage boundaries, as
 // collectives (sends) for evaluate_phase: boundaries inside a domain and those between domains.
 [[nodiscard]] OpList pipeline_sends(const Workload& w, double rows, double hidden, const LayerStack& stack,
@@ -39,6 +56,9 @@ struct MicroBatches {
   const PhaseResult* pass;
   long count;
   long size;
+  // The busiest stage's layers alone, where pp does not divide them (0: the even split): its
+  // ⌈L/pp⌉ of the L layers' time, which the stage takes at least.
+  Seconds heaviest{0};
 };
 
 // The pass of the whole batch: its time the pipeline's (the stages keep pace with the largest

@@ -151,6 +151,34 @@ TEST_CASE("parallelism: a batch the micro-batches do not divide is priced at its
   CHECK(five.prefill_pipeline->microbatch == 2);
 }
 
+TEST_CASE("parallelism: a pp that does not divide the layers is priced on its busiest stage, not the average") {
+  // Llama-2-7B's layers cut to 3 and 4 at pp 2, batch 4 in 2 micro-batches, with a vocabulary of
+  // 128 so that the ends weigh nothing: the 3-layer model's stages hold 2 and 1 layers, so its
+  // busiest stage is the 4-layer model's (2 layers); on the even split it was a quarter faster
+  // (1.5 layers).
+  auto with_layers = [](int layers) {
+    ModelSpec m = llama_2_7b();
+    m.architecture = dense_gated(layers, 4096, 32, 32, 11008, 128);
+    return m;
+  };
+  const ModelSpec three = with_layers(3), four = with_layers(4);
+  Workload w = default_workload(three, 4);
+  w.pp = 2;
+  const Report r3 = evaluate(three, h100_sxm(), w);
+  const Report r4 = evaluate(four, h100_sxm(), w);
+  REQUIRE(r3.decode_pipeline);
+  // Two layers of stage time each way; the ends are the same tensors in both.
+  CHECK(r3.decode.step.time.value() == Approx(r4.decode.step.time.value()).epsilon(0.01));
+  CHECK(r3.prefill.time.value() == Approx(r4.prefill.time.value()).epsilon(0.01));
+  // At pp 1 the 3-layer model is 3/4 of the 4-layer one's layers.
+  w.pp = 1;
+  CHECK(evaluate(three, h100_sxm(), w).decode.step.time < 0.8 * evaluate(four, h100_sxm(), w).decode.step.time);
+  // The expected time follows the bound's composition.
+  w.pp = 2;
+  CHECK(r3.decode.step.expected.time.value() == Approx(r4.decode.step.expected.time.value()).epsilon(0.02));
+  CHECK(r3.decode.step.expected.time >= r3.decode.step.time);
+}
+
 TEST_CASE("parallelism: a layout the model or the fabric cannot take is refused, naming the flag") {
   const ModelSpec ds = deepseek_v3();
   Workload w = layout(ds, 8, 3, false, 1);
