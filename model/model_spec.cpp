@@ -106,6 +106,23 @@ std::optional<SpecError> validate_kinds(const Architecture& a) {
   if (ffns[static_cast<int>(FfnKind::moe)] > 0 && !a.moe) {
     return SpecError{"ffn_pattern", "moe layers need the `moe` section"};
   }
+  // A section or width no layer uses would be read and dropped without a word: a window without
+  // sliding layers priced every layer's cache whole.
+  if (a.sliding_window > 0 && !uses(Mixer::sliding)) {
+    return SpecError{"sliding_window", "no layer slides, so the window is not used: name the sliding layers in "
+                                       "mixer_pattern ([sliding] for every layer), or leave it out"};
+  }
+  if (a.attention_chunk > 0 && !uses(Mixer::chunked)) {
+    return SpecError{"attention_chunk", "no layer attends in chunks, so the chunk is not used: name the chunked "
+                                        "layers in mixer_pattern, or leave it out"};
+  }
+  if (a.recurrent && !uses(Mixer::linear) && !uses(Mixer::ssm)) {
+    return SpecError{"recurrent", "no layer is recurrent (linear or ssm in mixer_pattern), so the section is not used"};
+  }
+  if (a.moe && ffns[static_cast<int>(FfnKind::moe)] == 0) {
+    return SpecError{"moe", "no layer has a mixture of experts (ffn_pattern, moe.dense_layers), so the section is "
+                            "not used"};
+  }
   if (a.moe && !a.ffn_pattern.empty() && a.moe->dense_layers > 0) {
     return SpecError{"moe.dense_layers", "give the leading dense layers in ffn_pattern, not both"};
   }
@@ -300,6 +317,15 @@ std::optional<SpecError> validate_quantization(const ModelSpec& m) {
     if (q.of(tensors)) {
       return SpecError{fmt::format("quantization.{}", name(tensors)),
                        "a model known only by its size has no tensor classes: give its one format as `dtype`"};
+    }
+  }
+  // Expert formats on a model without experts would be read and dropped without a word.
+  if (m.architecture && m.architecture->moe_layers() == 0) {
+    for (TensorClass c : {TensorClass::experts, TensorClass::shared_experts}) {
+      if (q.of(c)) {
+        return SpecError{fmt::format("quantization.{}", name(c)), "the model has no experts (no moe layer), so the "
+                                                                  "format is not used"};
+      }
     }
   }
   // The compute a checkpoint implies is a narrow format its linears' inputs are quantized to at run

@@ -190,3 +190,33 @@ TEST_CASE("kinds a layer uses need their fields: a sliding layer without a windo
   REQUIRE(validate(m));
   CHECK(validate(m)->field == "mixer_pattern");
 }
+
+TEST_CASE("a section or width no layer uses is refused, naming it: a window without sliding layers was priced whole") {
+  // Llama-2-7B with a 512-token window and no sliding layer kept every layer's 4000 tokens.
+  ModelSpec m = test::llama_2_7b();
+  REQUIRE_FALSE(validate(m));
+  m.architecture->sliding_window = 512;
+  REQUIRE(validate(m));
+  CHECK(validate(m)->field == "sliding_window");
+  m = test::llama_2_7b();
+  m.architecture->attention_chunk = 8192;
+  REQUIRE(validate(m));
+  CHECK(validate(m)->field == "attention_chunk");
+  m = test::llama_2_7b();
+  m.architecture->recurrent = mamba_130m().architecture->recurrent;
+  REQUIRE(validate(m));
+  CHECK(validate(m)->field == "recurrent");
+  // Mixtral's experts with every layer dense: the section is not used.
+  m = test::mixtral_8x7b();
+  REQUIRE_FALSE(validate(m));
+  m.architecture->moe->dense_layers = m.architecture->layers;
+  m.architecture->ffn = 14336;  // the dense layers' width
+  REQUIRE(validate(m));
+  CHECK(validate(m)->field == "moe");
+  // Expert formats on a dense model.
+  m = test::llama_2_7b();
+  m.quantization.emplace();
+  m.quantization->formats[static_cast<std::size_t>(TensorClass::experts)] = WeightFormat::int4;
+  REQUIRE(validate(m));
+  CHECK(validate(m)->field == "quantization.experts");
+}
