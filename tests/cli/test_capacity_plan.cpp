@@ -31,25 +31,29 @@ TEST_CASE("plan: bad targets exit 2 naming the flag") {
   CHECK_THAT(prices.err, Catch::Contains("one per GPU (3), not 2"));
 }
 
-TEST_CASE("plan --search: DeepSeek-V3.2 on H200 ranks EP 8 with data-parallel attention ahead of tp 8") {
-  const auto r = test::run_cli({"plan", "-m", test::data_file("hf-configs/deepseek-v3.2.json"), "-g", "h200", "--rate",
-                                "20", "-p", "4096", "--gen", "1024", "--tpot", "50ms", "--ttft", "2s", "--search", "-f",
-                                "csv"});
+TEST_CASE("plan --search: DeepSeek-V3.2 on H200 - data-parallel attention ahead at 512-token prompts, behind at 4096") {
+  const auto search = [](const std::string& prompt) {
+    return test::run_cli({"plan", "-m", test::data_file("hf-configs/deepseek-v3.2.json"), "-g", "h200", "--rate", "20",
+                          "-p", prompt, "--gen", "1024", "--tpot", "50ms", "--ttft", "2s", "--search", "-f", "csv"});
+  };
+  const auto r = search("512");
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::StartsWith("gpu_name,tp,pp,ep,dp_attention,compute,warnings,gpus_per_replica,"));
   // Within a node, tp 8 with ep 8 and data-parallel attention needs fewer GPUs than tp 8 alone,
-  // which caches the 576-wide latent on all 8 GPUs and fits a smaller batch.
+  // which caches the 576-wide latent on all 8 GPUs and fits a smaller batch: 48 GPUs against 56.
   // The checkpoint's fp8 activations: every row computes in fp8, and says why.
   const auto dp = r.out.find("NVIDIA H200 SXM,8,1,8,true,fp8,"), tp = r.out.find("NVIDIA H200 SXM,8,1,1,false,fp8,");
   CHECK(dp < tp);
   CHECK(tp != std::string::npos);
   CHECK_THAT(r.out, Catch::Contains("the linears compute in fp8: the checkpoint quantizes their inputs"));
-  // The cheapest layouts are data-parallel attention, within a node and with experts over two
-  // nodes (each GPU holding half the experts): both need 48 GPUs, so the ranking keeps the
-  // search's order.
   const std::string rows = r.out.substr(r.out.find('\n') + 1);
   CHECK_THAT(rows, Catch::StartsWith("NVIDIA H200 SXM,8,1,8,true,fp8,"));
-  CHECK_THAT(rows.substr(rows.find('\n') + 1), Catch::StartsWith("NVIDIA H200 SXM,16,1,16,true,fp8,"));
+  // 4096-token prompts: each is a step of its rank that all eight ranks wait on (the experts are
+  // shared), so the larger batch no longer pays for the stalls, and tp 8 needs fewer GPUs.
+  const auto long_prompts = search("4096");
+  REQUIRE(long_prompts.code == 0);
+  CHECK(long_prompts.out.find("NVIDIA H200 SXM,8,1,1,false,fp8,") <
+        long_prompts.out.find("NVIDIA H200 SXM,8,1,8,true,fp8,"));
   // One H200 (141 GB) cannot hold 674 GB of weights: such layouts are counted, not listed.
   CHECK(r.out.find("NVIDIA H200 SXM,1,1,1,") == std::string::npos);
   // The table says how many there were (machine formats leave notes out).

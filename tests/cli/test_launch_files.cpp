@@ -71,21 +71,21 @@ TEST_CASE("emit: each engine's launch file is its fixture") {
   }
 }
 
-TEST_CASE("emit: the planned batch of 553 over 8 attention ranks, worked by hand") {
-  // The plan's batch is 553 sequences (its CSV says so; fp8 weights computed in fp8, as the engines
-  // run them); each of the 8 ranks runs ceil(553/8) = 70.
+TEST_CASE("emit: the planned batch of 129 over 8 attention ranks, worked by hand") {
+  // The plan's batch is 129 sequences (its CSV says so; fp8 weights computed in fp8, as the engines
+  // run them); each of the 8 ranks runs ceil(129/8) = 17.
   const Folder f("by-hand");
   const auto plan = run_cli({"plan", "-m", "qwen3-235b-a22b", "-g", "h100-sxm", "--rate", "5", "--tp", "8", "--ep", "8",
                              "--dp-attention", "--kv", "fp8", "--weights", "fp8", "--tpot", "45ms", "-f", "csv"});
   REQUIRE(plan.code == 0);
-  REQUIRE(plan.out.find(",553,") != std::string::npos);
+  REQUIRE(plan.out.find(",129,") != std::string::npos);
   REQUIRE(run_cli(qwen_dp_attention("vllm", f)).code == 0);
   const std::string vllm = read(f.files().at(0));
   CHECK(vllm.find("--data-parallel-size 8 \\\n  --tensor-parallel-size 1 \\\n  --enable-expert-parallel") !=
         std::string::npos);
-  CHECK(vllm.find("--max-num-seqs 70 \\") != std::string::npos);
-  // A whole 512-token prompt beside one token for each of the rank's 70 sequences.
-  CHECK(vllm.find("--max-num-batched-tokens 582 \\") != std::string::npos);
+  CHECK(vllm.find("--max-num-seqs 17 \\") != std::string::npos);
+  // A whole 512-token prompt beside one token for each of the rank's 17 sequences.
+  CHECK(vllm.find("--max-num-batched-tokens 529 \\") != std::string::npos);
   CHECK(vllm.find("--max-model-len 768 \\") != std::string::npos);  // 512 + 256
   CHECK(vllm.find("--kv-cache-dtype fp8 \\") != std::string::npos);
   CHECK(vllm.find("--quantization fp8 \\") != std::string::npos);  // the bf16 checkpoint, quantized as it loads
@@ -93,13 +93,13 @@ TEST_CASE("emit: the planned batch of 553 over 8 attention ranks, worked by hand
   const Folder g("by-hand-sglang");
   REQUIRE(run_cli(qwen_dp_attention("sglang", g)).code == 0);
   const std::string sglang = read(g.files().at(0));
-  // SGLang divides both by --dp-size itself (with a floor): 8 × 70 = 560 runs the 70 a rank the
-  // other engines get (the batch of 553 would have run 69), and 8 × (512 + 70) the others' token
+  // SGLang divides both by --dp-size itself (with a floor): 8 × 17 = 136 runs the 17 a rank the
+  // other engines get (the batch of 129 would have run 16), and 8 × (512 + 17) the others' token
   // budget a rank: a mixed chunk takes the rank's running decodes from it (8 × 512 split every
   // prompt that joined them).
-  CHECK(sglang.find("--max-running-requests 560 \\") != std::string::npos);
+  CHECK(sglang.find("--max-running-requests 136 \\") != std::string::npos);
   CHECK(sglang.find("--enable-mixed-chunk \\") != std::string::npos);
-  CHECK(sglang.find("--chunked-prefill-size 4656 \\") != std::string::npos);
+  CHECK(sglang.find("--chunked-prefill-size 4232 \\") != std::string::npos);
   CHECK(sglang.find("--kv-cache-dtype fp8_e4m3 \\") != std::string::npos);
 }
 

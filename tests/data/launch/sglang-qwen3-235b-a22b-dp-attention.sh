@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# rooflineplan plan, row 1: NVIDIA H100 SXM with tp 8 ep 8 dp-attn, batch 553, TPOT 45.0 ms, TTFT 70.6 ms, 1 replica, sized on expected
+# rooflineplan plan, row 1: NVIDIA H100 SXM with tp 8 ep 8 dp-attn, batch 129, TPOT 44.9 ms, TTFT 65.5 ms, 1 replica, sized on expected
 # for SGLang 0.5, with the flags documented at https://docs.sglang.io/advanced_features/server_arguments.html
 # --context-length 768: the plan's 512 prompt + 256 generated tokens; the engine refuses longer requests
-# --max-running-requests 560: the planned batch of 553, 70 a rank over 8 ranks (SGLang divides it by --dp-size)
+# --max-running-requests 136: the planned batch of 129, 17 a rank over 8 ranks (SGLang divides it by --dp-size)
 # --enable-mixed-chunk: a prefill joins the running decodes in one step, as the plan prices it
-# --chunked-prefill-size 4656: a whole 512-token prompt beside a token for each of 70 running sequences, for each of the 8 ranks (mixed chunks count them in it), as the plan prefills
+# --chunked-prefill-size 4232: a whole 512-token prompt beside a token for each of 17 running sequences, for each of the 8 ranks (mixed chunks count them in it), as the plan prefills
 # --mem-fraction-static 0.9: weights and KV pool, all but the plan's --reserve 0.1 and one step's activations (under 0.001 of a GPU)
 # --quantization fp8: the 16-bit checkpoint's weights quantized to fp8 as they load
 # The plan runs one replica of 8 GPUs: start this script once.
@@ -24,8 +24,8 @@ exec python -m sglang.launch_server --model-path "$MODEL" \
   --ep-size 8 \
   --enable-dp-attention \
   --dp-size 8 \
-  --max-running-requests 560 \
-  --chunked-prefill-size 4656 \
+  --max-running-requests 136 \
+  --chunked-prefill-size 4232 \
   --enable-mixed-chunk \
   --context-length 768 \
   --kv-cache-dtype fp8_e4m3 \
