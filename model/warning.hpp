@@ -64,7 +64,16 @@ struct GroupSizeUnused {
   WeightFormat weights = WeightFormat::fp16;  // the block weights' format (the attention's)
 };
 
+// --compute asked a format narrower than some block weights are stored in (fp8 arithmetic over
+// bf16 weights): the bound prices their GEMMs at that format's peak, while an engine runs them at
+// the weights' width or quantizes the weights first, which changes their bytes. Priced as asked.
+struct ComputeNarrowerThanWeights {
+  DType compute = DType::fp8;
+  WeightFormat stored = WeightFormat::bf16;  // the widest block weights' format
+  std::vector<std::string> classes;          // the block classes stored wider than the compute
+};
+
 using Warning = std::variant<ArchitectureUnknown, BeyondMaxContext, DoesNotFit, Assumed, ComputeFromCheckpoint,
-                             ExpectedBorrowed, GroupSizeUnused>;
+                             ExpectedBorrowed, GroupSizeUnused, ComputeNarrowerThanWeights>;
 
 }  // namespace roofline

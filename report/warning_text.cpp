@@ -17,7 +17,7 @@ struct Words {
   std::string_view architecture_unknown, beyond_max_context, does_not_fit;
   std::string_view weights_do_not_fit, tpot_unreachable, ttft_unreachable, too_many_replicas, beyond_context;
   std::string_view compute_from_checkpoint, compute_from_fp8_weights, compute_without_peak;
-  std::string_view expected_borrowed, expected_partly_borrowed, group_size_unused;
+  std::string_view expected_borrowed, expected_partly_borrowed, group_size_unused, compute_narrower;
   std::array<std::string_view, kAssumptionCount> assumed;  // by Assumption
 };
 
@@ -45,6 +45,9 @@ constexpr Words kEnglish{
     "other GPUs' tables, a transfer its own kernels may miss by far; the bound holds (docs/expected-performance.md)",
     "--group-size {group} changes nothing: the weights are {weights}, and only int4, awq, gptq, fp4 and fp6 weights "
     "take a group size (--weights chooses them)",
+    "--compute {compute} bounds every linear at the {compute} peak, but the {classes} weights are stored in "
+    "{stored}: an engine runs those GEMMs at {stored} or quantizes the weights first (--weights {compute}, fewer "
+    "bytes), so their bound here is below what they take",
     {"the config gives no torch_dtype: the weights it does not quantize are priced in bf16, as serving engines load "
      "them",
      "multimodal model: only the text decoder is priced; the vision tower and its projector (weights, memory, image "
@@ -74,6 +77,9 @@ constexpr Words kChinese{"架构未知（只给了 `params`）：KV 缓存、注
                          "可能相差很大；上界不受影响（见 docs/expected-performance.md）",
                          "--group-size {group} 不起作用：权重为 {weights}，只有 int4、awq、gptq、fp4 和 fp6 权重才有分组大小"
                          "（用 --weights 选择）",
+                         "--compute {compute} 把每个线性层的计算上界都按 {compute} 峰值算，但 {classes} 的权重以 {stored} "
+                         "存储：推理引擎要么以 {stored} 运行这些矩阵乘法，要么先把权重量化（--weights {compute}，字节更少），"
+                         "所以这里它们的上界低于实际耗时",
                          {"配置未给出 torch_dtype：未量化的权重按 bf16 计价（与推理引擎的加载方式一致）",
                           "多模态模型：只计价文本解码器；视觉塔及其投影层（权重、显存、图像 token）均未建模",
                           "模型附带的多 token 预测（MTP）层未计价（用它们做的投机解码也未建模）",
@@ -122,6 +128,10 @@ struct Wording {
   std::string operator()(const GroupSizeUnused& w) const {
     return fmt::format(fmt::runtime(words.group_size_unused), fmt::arg("group", w.group_size),
                        fmt::arg("weights", name(w.weights)));
+  }
+  std::string operator()(const ComputeNarrowerThanWeights& w) const {
+    return fmt::format(fmt::runtime(words.compute_narrower), fmt::arg("compute", name(w.compute)),
+                       fmt::arg("stored", name(w.stored)), fmt::arg("classes", fmt::join(w.classes, ", ")));
   }
   std::string operator()(const BeyondContext& w) const {
     return fmt::format(fmt::runtime(words.beyond_context), fmt::arg("tokens", w.tokens), fmt::arg("max", w.max_context));

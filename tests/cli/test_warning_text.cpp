@@ -98,3 +98,11 @@ TEST_CASE("warning text: a GPU whose expected-time coefficients were fitted on o
   CHECK_THAT(warning_text(ExpectedBorrowed{"AMD Instinct MI300X", {}}, "zh"),
              Catch::StartsWith("AMD Instinct MI300X 上没有实测过内核"));
 }
+
+TEST_CASE("warning text: arithmetic narrower than the weights stored, in both languages") {
+  const ComputeNarrowerThanWeights w{DType::fp4, WeightFormat::bf16, {"attention", "experts"}};
+  CHECK(warning_text(w) == "--compute fp4 bounds every linear at the fp4 peak, but the attention, experts weights are "
+                           "stored in bf16: an engine runs those GEMMs at bf16 or quantizes the weights first "
+                           "(--weights fp4, fewer bytes), so their bound here is below what they take");
+  CHECK_THAT(warning_text(w, "zh"), Catch::StartsWith("--compute fp4 把每个线性层的计算上界都按 fp4 峰值算，但 attention, experts 的权重以 bf16 存储"));
+}

@@ -291,3 +291,29 @@ TEST_CASE("plan: a step that does not fit beside the weights is infeasible, not 
   CHECK_THAT(row.at("reason"), Catch::StartsWith("does not fit: the weights and one sequence need"));
   CHECK(row.at("batch").empty());
 }
+
+TEST_CASE("compute: --compute narrower than the weights stored is priced as asked, with a warning in every format") {
+  // Llama-3.1-8B's bf16 weights at --compute fp8 on an H100: every linear bound at the fp8 peak,
+  // which no engine reaches without quantizing the weights.
+  const std::string said =
+      "--compute fp8 bounds every linear at the fp8 peak, but the attention, dense_ffn weights are stored in bf16: an "
+      "engine runs those GEMMs at bf16 or quantizes the weights first (--weights fp8, fewer bytes), so their bound "
+      "here is below what they take";
+  const auto asked = test::run_cli({"-m", "llama-3.1-8b", "-g", "h100-sxm", "--compute", "fp8", "-f", "json"});
+  REQUIRE(asked.code == 0);
+  const auto j = nlohmann::json::parse(asked.out);
+  CHECK(std::find(j["warnings"].begin(), j["warnings"].end(), said) != j["warnings"].end());
+  const auto table = test::run_cli({"-m", "llama-3.1-8b", "-g", "h100-sxm", "--compute", "fp8"});
+  CHECK_THAT(table.err, Catch::Contains(said));
+  // A CSV point says its warnings on stderr, beside the row.
+  const auto csv = test::run_cli({"-m", "llama-3.1-8b", "-g", "h100-sxm", "--compute", "fp8", "-f", "csv"});
+  REQUIRE(csv.code == 0);
+  CHECK_THAT(csv.err, Catch::Contains(said));
+  // fp8 weights computed in fp8 (W8A8), and int4 weights under fp8 (narrower, unpacked): nothing said.
+  for (const std::string weights : {"fp8", "int4"}) {
+    const auto r = test::run_cli({"-m", "llama-3.1-8b", "-g", "h100-sxm", "--compute", "fp8", "--weights", weights,
+                                  "-f", "json"});
+    REQUIRE(r.code == 0);
+    CHECK_THAT(r.out, !Catch::Contains("bounds every linear at the fp8 peak"));
+  }
+}
