@@ -34,6 +34,16 @@ std::vector<std::string> engine_numbers(const ModelSpec& m, const GpuSpec& g) {
           report::three_digits(r.gpu.ridge_point().value()), report::human(q.decode.step.time)};
 }
 
+// The workload explain evaluates at these lengths: the command line's defaults, its decode step
+// at context prompt + gen/2.
+Workload at_lengths(const ModelSpec& m, long batch, long prompt, long gen) {
+  Workload w = test::default_workload(m, batch);
+  w.prompt_tokens = prompt;
+  w.gen_tokens = gen;
+  w.context_tokens = prompt + gen / 2;
+  return w;
+}
+
 }  // namespace
 
 TEST_CASE("explain: the seed story - ridge 156, 7.00 ms, 143 tokens/s, B* 156, int4 1.80 ms") {
@@ -251,10 +261,7 @@ TEST_CASE("explain: batching is not said to cost little latency past what memory
   REQUIRE(r.code == 0);
   const ModelSpec m = io::load_model("llama-2-7b");
   const GpuSpec g = io::load_gpu("a100-80gb");
-  Workload w = test::default_workload(m, 1);
-  w.prompt_tokens = 4000;
-  w.gen_tokens = 96;
-  w.context_tokens = 4048;
+  Workload w = at_lengths(m, 1, 4000, 96);
   const Report one = evaluate(m, g, w);
   const std::optional<long> held = steady_max_batch(m, g, w, one.memory, true);
   REQUIRE(held == 29);
@@ -325,10 +332,7 @@ TEST_CASE("explain: FlashAttention's saving is against naive whichever runs, and
   REQUIRE(r.code == 0);
   const ModelSpec m = io::load_model("llama-3.1-8b");
   const GpuSpec g = io::load_gpu("h100-sxm");
-  Workload w = test::default_workload(m, 32);
-  w.prompt_tokens = 8192;
-  w.gen_tokens = 200;
-  w.context_tokens = 8292;
+  Workload w = at_lengths(m, 32, 8192, 200);
   w.precision.kv = DType::fp4;
   w.attention = AttentionKernel::naive;
   const Report naive = evaluate(m, g, w);
