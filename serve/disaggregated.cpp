@@ -13,17 +13,17 @@
 namespace roofline::serve {
 
 double DisaggregatedResult::prefill_utilisation() const {
-  const double span = all.end * static_cast<double>(prefill_routed.size());
+  const double span = (all.end - all.start) * static_cast<double>(prefill_routed.size());
   return span > 0 ? prefill.busy_seconds / span : 0;
 }
 
 double DisaggregatedResult::decode_utilisation() const {
-  const double span = all.end * static_cast<double>(decode_routed.size());
+  const double span = (all.end - all.start) * static_cast<double>(decode_routed.size());
   return span > 0 ? decode.busy_seconds / span : 0;
 }
 
 double DisaggregatedResult::link_utilisation() const {
-  const double span = all.end * static_cast<double>(prefill_routed.size());
+  const double span = (all.end - all.start) * static_cast<double>(prefill_routed.size());
   return span > 0 ? link_busy_seconds / span : 0;
 }
 
@@ -362,6 +362,7 @@ DisaggregatedResult simulate_disaggregated(const std::vector<Request>& requests,
   all.preemptions = out.prefill.preemptions + out.decode.preemptions;
   all.steps = out.prefill.steps + out.decode.steps;
   all.end = std::max(out.prefill.end, out.decode.end);
+  all.start = out.prefill.start;  // every request arrives at the prefill pool
   all.prompt_tokens = out.decode.prompt_tokens;
   all.output_tokens = out.decode.output_tokens;
   all.cached_tokens = out.prefill.cached_tokens;

@@ -26,6 +26,11 @@ SimResult merge_runs(const std::vector<Request>& requests, std::vector<SimResult
     return one;
   }
   SimResult all;
+  if (!requests.empty()) {
+    all.start = std::min_element(requests.begin(), requests.end(), [](const Request& a, const Request& b) {
+                  return a.arrival < b.arrival;
+                })->arrival;
+  }
   for (SimResult& r : runs) {
     all.served.insert(all.served.end(), r.served.begin(), r.served.end());
     all.dropped.insert(all.dropped.end(), r.dropped.begin(), r.dropped.end());

@@ -17,6 +17,7 @@ Server::Server(const std::vector<Request>& r, StepCost& c, const ServerConfig& c
 
 void Server::take(std::size_t index) {
   const Request& r = req_[index];
+  if (taken_.empty()) out_.start = r.arrival;
   taken_.push_back(index);
   const bool room = room_for(r) == Holds::yes;
   const long prefill = room ? prefill_blocks(r) : 0;

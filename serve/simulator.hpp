@@ -122,6 +122,9 @@ struct SimResult {
   long preemptions = 0;
   long steps = 0;
   double end = 0;               // when the last request finished
+  // When the first request arrived: a replayed trace's window need not open at 0 (the Azure hour's
+  // second half, replayed, reported half its rate served). Rates are over [start, end].
+  double start = 0;
   double prompt_tokens = 0, output_tokens = 0;  // of the served requests
   double cached_tokens = 0;      // prompt tokens the prefix cache skipped
   double recomputed_tokens = 0;  // computed again after a preemption

@@ -45,16 +45,19 @@ Summary summarize(const SimResult& r, const Targets& targets) {
   s.e2e = distribution(std::move(e2e));
   s.queue_wait = distribution(std::move(wait));
   s.itl = {r.itl.mean(), r.itl.percentile(50), r.itl.percentile(90), r.itl.percentile(99), r.itl.count()};
-  if (r.end > 0) {
-    s.output_tokens_per_s = r.output_tokens / r.end;
-    s.requests_per_s = static_cast<double>(s.served) / r.end;
+  // Over the run's window, from the first arrival: a trace replayed from its 1800th second was
+  // said to serve half its arrivals' rate.
+  const double window = r.end - r.start;
+  if (window > 0) {
+    s.output_tokens_per_s = r.output_tokens / window;
+    s.requests_per_s = static_cast<double>(s.served) / window;
   }
   // A dropped request met no target.
   const long judged = s.served - s.unjudged + s.dropped;
   if ((targets.ttft || targets.tpot) && judged > 0) {
     s.goodput = static_cast<double>(good) / static_cast<double>(judged);
   }
-  if (r.end > 0) s.mean_running = r.running_seconds / r.end;
+  if (window > 0) s.mean_running = r.running_seconds / window;
   s.peak_running = r.peak_running;
   s.peak_kv_share = r.peak_kv_share;
   return s;

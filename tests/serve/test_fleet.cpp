@@ -79,6 +79,23 @@ TEST_CASE("fleet: 4 replicas routed at random at rate 4 lambda each wait as M/D/
   CHECK(std::abs(s.queue_wait.mean / summarize(r.run(one), {}).queue_wait.mean - 1) < 0.04);
 }
 
+TEST_CASE("fleet: random routing draws apart from the traffic of the same seed - each replica's gaps are the stream's") {
+  // simulate seeds the traffic and the router with one --seed. Drawn from one stream, request k's
+  // replica was floor(u_k·4) of the u_k whose -ln(u_k)/rate was its gap: replica 3 took the
+  // requests that came right after another, its mean gap before them 0.0034 s of the 0.025.
+  Md1 r;
+  const double rate = 40;
+  const auto requests = generate({}, rate, 20000 / rate, fixed(128), fixed(2), 0, 16, r.config.seed);
+  const FleetResult f = r.fleet(requests, 4, Routing::random);
+  std::vector<double> gaps(4, 0), count(4, 0);
+  for (std::size_t k = 1; k < requests.size(); ++k) {
+    gaps[f.replica_of[k]] += requests[k].arrival - requests[k - 1].arrival;
+    count[f.replica_of[k]] += 1;
+  }
+  // Some 5000 gaps a replica, exponential: the mean within 4 sigma (1/sqrt(5000) = 1.4%) of 1/rate.
+  for (std::size_t i = 0; i < 4; ++i) CHECK(std::abs(gaps[i] / count[i] * rate - 1) < 4 * 0.0142);
+}
+
 TEST_CASE("fleet: least-loaded waits less than random at rho 0.8, in the mean and at p99, TTFT too") {
   Md1 r;
   const double rho = 0.8, lambda = rho / r.S;
@@ -362,4 +379,22 @@ TEST_CASE("fleet: its samples count every replica's sequences at each sample's t
   CHECK(t[t.size() - 2].running == 2);
   CHECK(t.back().time >= g.all.end);
   CHECK(t.back().running == 0);
+}
+
+TEST_CASE("summary: rates are over the run's window from its first arrival - a trace replayed from second 1000") {
+  // The same arrivals shifted 1000 s later serve as many requests over the same window: the rate,
+  // the tokens a second and the mean running are the unshifted run's (they were divided by the
+  // time since 0, some 1100 s, where the run took 100).
+  Md1 r;
+  const auto requests = generate({}, 5, 100, fixed(128), fixed(2), 0, 16, 3);
+  std::vector<Request> later = requests;
+  for (Request& q : later) q.arrival += 1000;
+  const Summary a = summarize(r.run(requests), {}), b = summarize(r.run(later), {});
+  REQUIRE(a.served == b.served);
+  CHECK(b.requests_per_s == Approx(a.requests_per_s).epsilon(1e-9));
+  CHECK(b.output_tokens_per_s == Approx(a.output_tokens_per_s).epsilon(1e-9));
+  CHECK(b.mean_running == Approx(a.mean_running).epsilon(1e-9));
+  // Over 4 replicas as over one.
+  const Summary f = summarize(r.fleet(later, 4, Routing::round_robin).all, {});
+  CHECK(f.requests_per_s == Approx(a.requests_per_s).epsilon(0.02));
 }
