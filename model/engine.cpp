@@ -168,8 +168,10 @@ const OneSequence& one_sequence(const LayerStack& whole, const LayerStack& shard
 
 // A phase of a pipeline: each micro-batch size priced through every stage with its sends, then
 // composed (model/pipeline.hpp). B = q·m + r: r micro-batches of q + 1 sequences, m − r of q.
-PhaseResult pipeline_phase(Phase phase, const LayerStack& shard, const Workload& w, const WeightPricing& pricing,
-                           const GpuSpec& gpu, const Ceilings& c, const ExpectedModel& em, Pipeline& out) {
+// `layers`: the model's (Architecture::layers), which the stages split.
+PhaseResult pipeline_phase(Phase phase, const LayerStack& shard, double layers, const Workload& w,
+                           const WeightPricing& pricing, const GpuSpec& gpu, const Ceilings& c, const ExpectedModel& em,
+                           Pipeline& out) {
   const long m = microbatches(w), q = w.batch / m, r = w.batch % m;
   std::vector<PhaseResult> passes;
   std::vector<MicroBatches> parts;
@@ -177,11 +179,9 @@ PhaseResult pipeline_phase(Phase phase, const LayerStack& shard, const Workload&
   // Where pp does not divide the layers, a stage holds ⌈L/pp⌉ of them: priced on the even split,
   // DeepSeek-V3's 61 layers at pp 2 (31 and 30) were 1.6% fast, and a 3-layer model's stages of 2
   // and 1 a quarter.
-  const std::optional<StageLayers> layers = [&]() -> std::optional<StageLayers> {
-    StageLayers s = stage_layers(shard);
-    if (s.layers <= 0 || std::fmod(s.layers, static_cast<double>(w.pp)) == 0) return std::nullopt;
-    return s;
-  }();
+  const auto stages = static_cast<double>(w.pp);
+  const std::optional<LayerStack> uneven =
+      layers > 0 && std::fmod(layers, stages) != 0 ? std::optional(stage_layers(shard)) : std::nullopt;
   for (const auto& [size, count] : {std::pair{q + 1, r}, std::pair{q, m - r}}) {
     if (count == 0 || size == 0) continue;
     Workload micro = w;
@@ -193,11 +193,11 @@ PhaseResult pipeline_phase(Phase phase, const LayerStack& shard, const Workload&
     pass.expected = expected_phase(pass, em, c);
     passes.push_back(std::move(pass));
     Seconds heaviest{0};
-    if (layers) {
-      const Seconds all = evaluate_phase(build_ops(phase, layers->stack, micro, ExpertRouting::uniform, pricing), c,
-                                         gpu.interconnect, gpu.network)
-                              .time;
-      heaviest = all * (std::ceil(layers->layers / static_cast<double>(w.pp)) / layers->layers);
+    if (uneven) {
+      const Seconds all =
+          evaluate_phase(build_ops(phase, *uneven, micro, ExpertRouting::uniform, pricing), c, gpu.interconnect, gpu.network)
+              .time;
+      heaviest = all * (std::ceil(layers / stages) / layers);
     }
     parts.push_back({nullptr, count, size, heaviest});
   }
@@ -289,8 +289,11 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
     placed = kept.placed;
     kv_per_token = kept.kv_per_token;
     if (workload.pp > 1) {
-      r.prefill = pipeline_phase(Phase::prefill, shard, workload, pricing, gpu, c, em, r.prefill_pipeline.emplace());
-      r.decode.step = pipeline_phase(Phase::decode, shard, workload, pricing, gpu, c, em, r.decode_pipeline.emplace());
+      const auto layers = static_cast<double>(model.architecture->layers);
+      r.prefill =
+          pipeline_phase(Phase::prefill, shard, layers, workload, pricing, gpu, c, em, r.prefill_pipeline.emplace());
+      r.decode.step =
+          pipeline_phase(Phase::decode, shard, layers, workload, pricing, gpu, c, em, r.decode_pipeline.emplace());
     } else {
       build_ops(r.prefill.ops, Phase::prefill, shard, workload, ExpertRouting::uniform, pricing);
       time_phase(r.prefill, c, gpu.interconnect, gpu.network);

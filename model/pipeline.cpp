@@ -19,19 +19,13 @@ BlockRole block_role(const Block& b) {
   return norm->name == "ffn_norm" ? BlockRole::ffn : BlockRole::end;
 }
 
-StageLayers stage_layers(const LayerStack& shard) {
-  StageLayers out{shard, 0};
-  out.stack.blocks.clear();
-  out.stack.serial = 0;  // not a description described_layers keeps
-  double mixers = 0, ffns = 0;
+LayerStack stage_layers(const LayerStack& shard) {
+  LayerStack out = shard;
+  out.blocks.clear();
+  out.serial = 0;  // not a description described_layers keeps
   for (const Block& b : shard.blocks) {
-    const BlockRole role = block_role(b);
-    if (role == BlockRole::end) continue;
-    out.stack.blocks.push_back(b);
-    if (role == BlockRole::mixer) mixers += b.layers;
-    if (role == BlockRole::ffn) ffns += b.layers;
+    if (block_role(b) != BlockRole::end) out.blocks.push_back(b);
   }
-  out.layers = std::max(mixers, ffns);
   return out;
 }
 
@@ -60,6 +54,13 @@ PhaseResult pipelined(std::span<const MicroBatches> parts, Phase phase, int stag
   // bandwidth alone), `floored`; the bound composes the collectives' bounds.
   Seconds busy, slowest, sends_of_slowest;
   Seconds floored_busy, floored_slowest, floored_sends_of_slowest, floored_reference;
+  // One micro-batch's trip through every stage, the slowest's and the rest: pp stages of the even
+  // split, or, where the busiest stage takes more, the whole pass (the stages' sum) of which it
+  // is one. The busiest stage paces the steady part alone (m of them), not the trip.
+  struct Trip {
+    Seconds all, rest;
+  };
+  Trip trip, floored_trip;
   long count = 0;
   const MicroBatches* largest = &parts.front();
   for (const MicroBatches& part : parts) {
@@ -75,7 +76,11 @@ PhaseResult pipelined(std::span<const MicroBatches> parts, Phase phase, int stag
     // The even split, or the busiest stage's layers where pp leaves it more; the floored
     // composition in the same proportion.
     const Seconds even = (part.pass->time - sends) / p, stage = std::max(even, part.heaviest);
-    const Seconds floored_stage = (floored_pass - floored_sends) / p * (even > Seconds(0) ? stage / even : 1.0);
+    const bool uneven = stage > even;
+    const Seconds floored_stage = (floored_pass - floored_sends) / p * (uneven ? stage / even : 1.0);
+    const auto trip_of = [&](Seconds one, Seconds whole) {
+      return uneven ? Trip{whole, whole - one} : Trip{one * p, one * (p - 1)};
+    };
     const auto n = static_cast<double>(part.count);
     busy += stage * n;
     floored_busy += floored_stage * n;
@@ -84,18 +89,20 @@ PhaseResult pipelined(std::span<const MicroBatches> parts, Phase phase, int stag
     if (stage >= slowest) {
       slowest = stage;
       sends_of_slowest = sends;
+      trip = trip_of(stage, part.pass->time - sends);
       largest = &part;
     }
     if (floored_stage >= floored_slowest) {
       floored_slowest = floored_stage;
       floored_sends_of_slowest = floored_sends;
+      floored_trip = trip_of(floored_stage, floored_pass - floored_sends);
     }
   }
-  const auto compose = [&](Seconds all, Seconds one, Seconds sends) {
-    return phase == Phase::prefill ? all + one * (p - 1) + sends : std::max(all, one * p + sends);
+  const auto compose = [&](Seconds all, const Trip& one, Seconds sends) {
+    return phase == Phase::prefill ? all + one.rest + sends : std::max(all, one.all + sends);
   };
-  const Seconds time = compose(busy, slowest, sends_of_slowest);
-  const Seconds floored_time = compose(floored_busy, floored_slowest, floored_sends_of_slowest);
+  const Seconds time = compose(busy, trip, sends_of_slowest);
+  const Seconds floored_time = compose(floored_busy, floored_trip, floored_sends_of_slowest);
   out = {stages, count, largest->size, slowest, sends_of_slowest, time > Seconds(0) ? 1.0 - (busy / time) : 0.0};
 
   // Work and costs: Σ count × part, over the stages.

@@ -2,9 +2,10 @@
 // Pipeline parallelism: pp stages, each holding its own layers, and the batch split into m
 // micro-batches that follow one another through them (GPipe, Huang et al. 2019).
 //
-// One micro-batch takes T through all stages: t_s = (T − S)/pp in each (layers split evenly; where
-// pp does not divide the L layers, at least the busiest stage's ⌈L/pp⌉ layers' share) and S
-// for its activations across the pp − 1 boundaries. A prefill of the batch finishes after
+// One micro-batch takes T through all stages: t_s = (T − S)/pp in each (layers split evenly) and S
+// for its activations across the pp − 1 boundaries. Where pp does not divide the L layers the
+// busiest stage takes t_s = ⌈L/pp⌉ layers' time at least, and paces the steady part: a prefill
+// takes m·t_s + (T − S − t_s) + S, a decode step max(m·t_s, T). A prefill of the batch finishes after
 // (m + pp − 1)·t_s + S: the first micro-batch fills the pipeline, the others follow a stage behind,
 // and the stages idle (pp − 1)/(m + pp − 1) of the time: the bubble. A decode step advances every
 // sequence one token: with m ≥ pp micro-batches in flight each stage is always busy and the step
@@ -36,14 +37,10 @@ struct Pipeline {
 enum class BlockRole { end, mixer, ffn, per_layer };
 [[nodiscard]] BlockRole block_role(const Block& b);
 
-// The layers of a stage's description without its ends, and how many layers they are (the larger
-// of the mixers' and the FFNs' counts): a pp that does not divide them leaves ⌈layers / pp⌉ on the
-// busiest stage.
-struct StageLayers {
-  LayerStack stack;
-  double layers = 0;
-};
-[[nodiscard]] StageLayers stage_layers(const LayerStack& shard);
+// The layers of a stage's description without its ends: a pp that does not divide the model's
+// layers (Architecture::layers: a layer of Nemotron-H is a mixer or an FFN, of Llama both) leaves
+// ⌈layers / pp⌉ of them on the busiest stage.
+[[nodiscard]] LayerStack stage_layers(const LayerStack& shard);
 
 // The activations one micro-batch of `rows` tokens sends across the stage boundaries, as
 // collectives (sends) for evaluate_phase: boundaries inside a domain and those between domains.
