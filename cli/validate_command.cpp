@@ -146,6 +146,7 @@ ModelSpec scaled_to_budget(const ModelSpec& m, DType dtype, Bytes budget, bool g
   const double fit = std::clamp(std::floor((budget.value() - head) / layer), 1.0, static_cast<double>(a.layers));
   ModelSpec scaled = m;
   scaled.architecture->layers = static_cast<int>(fit);
+  drop_unused(scaled);  // a window or a moe section its first layers do not use
   if (scaled.architecture->layers < a.layers) {
     scaled.name = fmt::format("{} ({} of {} layers)", m.name, scaled.architecture->layers, a.layers);
   }

@@ -8,6 +8,7 @@
 #include <array>
 
 #include "io/hf_reading.hpp"
+#include "model/precision.hpp"
 
 namespace roofline::io {
 
@@ -180,10 +181,8 @@ Classes classes_of_list(const HfFields& q, std::string_view key, int layers) {
 // The block's linears a quantizer converts, where the model has them; the LM head and the
 // embedding stay in the model's dtype unless the config says otherwise.
 Classes linears(const Architecture& a) {
-  Classes out = only({TensorClass::attention});
-  out[index(TensorClass::dense_ffn)] = a.dense_ffn_layers() > 0;
-  out[index(TensorClass::experts)] = a.moe_layers() > 0;
-  out[index(TensorClass::shared_experts)] = a.moe_layers() > 0 && a.moe->shared_experts > 0;
+  Classes out{};
+  for (TensorClass c : kBlockClasses) out[index(c)] = holds(a, c);
   return out;
 }
 

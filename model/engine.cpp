@@ -226,18 +226,14 @@ std::vector<Warning> input_warnings(const ModelSpec& m, const GpuSpec& g, const 
     }
     if (!classes.empty()) out.emplace_back(ExpectedBorrowed{g.name, std::move(classes)});
   }
-  // Arithmetic asked narrower than block weights the model stores: which classes.
-  if (p.compute_source == ComputeSource::asked && !is_wide_float(p.compute) && m.architecture) {
-    const Architecture& a = *m.architecture;
+  // Arithmetic narrower than block weights the model stores, asked or the checkpoint's (an fp8
+  // checkpoint that leaves its attention in bf16): which classes.
+  if (!is_wide_float(p.compute) && m.architecture) {
     std::vector<std::string> classes;
     std::optional<WeightFormat> widest;
     for (TensorClass c : kBlockClasses) {
-      const bool stored = c == TensorClass::attention    ? a.attention_layers() > 0 || a.recurrent.has_value()
-                          : c == TensorClass::dense_ffn  ? a.dense_ffn_layers() > 0
-                          : c == TensorClass::experts    ? a.moe_layers() > 0
-                                                         : a.moe_layers() > 0 && a.moe && a.moe->shared_experts > 0;
       const WeightFormat f = p.of(c);
-      if (!stored || bytes_per_element(element_of(f)) <= bytes_per_element(p.compute)) continue;
+      if (!holds(*m.architecture, c) || bytes_per_element(element_of(f)) <= bytes_per_element(p.compute)) continue;
       classes.emplace_back(name(c));
       if (!widest || bytes_per_element(element_of(f)) > bytes_per_element(element_of(*widest))) widest = f;
     }

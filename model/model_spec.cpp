@@ -319,13 +319,13 @@ std::optional<SpecError> validate_quantization(const ModelSpec& m) {
                        "a model known only by its size has no tensor classes: give its one format as `dtype`"};
     }
   }
-  // Expert formats on a model without experts would be read and dropped without a word.
-  if (m.architecture && m.architecture->moe_layers() == 0) {
-    for (TensorClass c : {TensorClass::experts, TensorClass::shared_experts}) {
-      if (q.of(c)) {
-        return SpecError{fmt::format("quantization.{}", name(c)), "the model has no experts (no moe layer), so the "
-                                                                  "format is not used"};
-      }
+  // A format for weights the model does not hold would be read and dropped without a word.
+  for (TensorClass c : kBlockClasses) {
+    if (m.architecture && q.of(c) && !holds(*m.architecture, c)) {
+      return SpecError{fmt::format("quantization.{}", name(c)),
+                       fmt::format("the model holds no {} weights (its layers' ffn_pattern and moe), so the format is "
+                                   "not used",
+                                   name(c))};
     }
   }
   // The compute a checkpoint implies is a narrow format its linears' inputs are quantized to at run
@@ -374,6 +374,36 @@ std::optional<std::string> hf_id_of_source(std::string_view source) {
   const auto slash = id.find('/');
   if (slash == std::string_view::npos || slash == 0 || slash + 1 == id.size()) return std::nullopt;
   return std::string(id);
+}
+
+bool holds(const Architecture& a, TensorClass c) {
+  switch (c) {
+    case TensorClass::dense_ffn: return a.dense_ffn_layers() > 0;
+    case TensorClass::experts: return a.moe_layers() > 0;
+    case TensorClass::shared_experts: return a.moe_layers() > 0 && a.moe && a.moe->shared_experts > 0;
+    default: return true;
+  }
+}
+
+void drop_unused(ModelSpec& m) {
+  if (!m.architecture) return;
+  Architecture& a = *m.architecture;
+  const auto mixers = a.mixer_counts();
+  const auto uses = [&](Mixer k) { return mixers[static_cast<int>(k)] > 0; };
+  if (!uses(Mixer::sliding)) a.sliding_window = 0;
+  if (!uses(Mixer::chunked)) a.attention_chunk = 0;
+  if (!uses(Mixer::linear) && !uses(Mixer::ssm)) a.recurrent.reset();
+  if (m.quantization) {
+    Quantization& q = *m.quantization;
+    for (TensorClass c : kBlockClasses) {
+      if (!holds(a, c)) q.of(c).reset();
+    }
+    // A compute goes with a quantized block class; none left, the cut model computes as it stores.
+    if (std::none_of(kBlockClasses.begin(), kBlockClasses.end(), [&](TensorClass c) { return q.of(c).has_value(); })) {
+      q.compute.reset();
+    }
+  }
+  if (a.moe_layers() == 0) a.moe.reset();
 }
 
 }  // namespace roofline

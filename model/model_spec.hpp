@@ -196,6 +196,16 @@ struct ModelSpec {
 // The first rule the spec breaks, naming the field so the loader can point at it.
 [[nodiscard]] std::optional<SpecError> validate(const ModelSpec& m);
 
+// Whether the layers hold weights of a block class: attention (and recurrent) projections in
+// every model, dense FFNs, routed and shared experts where layers have them; the LM head and the
+// embedding always. What a quantizer converts, and what a format may be given for.
+[[nodiscard]] bool holds(const Architecture& a, TensorClass c);
+
+// Drops what no layer of a model cut from another uses (an MTP draft's one layer, validate's
+// budgeted layers): a window without sliding layers, a chunk, a recurrent or moe section, the
+// formats of classes it no longer holds. validate() refuses them in a model as given.
+void drop_unused(ModelSpec& m);
+
 // The Hugging Face id a `source` names: `HF Qwen/Qwen3-8B config.json, bf16 …` is Qwen/Qwen3-8B
 // (from "HF " to the first space or comma, an organisation and a name); empty otherwise.
 [[nodiscard]] std::optional<std::string> hf_id_of_source(std::string_view source);

@@ -61,11 +61,8 @@ namespace {
 bool blocks_all_fp8(const ModelSpec& m, const Precision& p) {
   const auto fp8 = [&](TensorClass c) { return element_of(p.of(c)) == DType::fp8; };  // fp8, -channel, -block
   if (!m.architecture) return std::all_of(kBlockClasses.begin(), kBlockClasses.end(), fp8);
-  const Architecture& a = *m.architecture;
-  const bool moe = a.moe_layers() > 0;
-  return fp8(TensorClass::attention) && (a.dense_ffn_layers() == 0 || fp8(TensorClass::dense_ffn)) &&
-         (!moe || fp8(TensorClass::experts)) &&
-         (!moe || !a.moe || a.moe->shared_experts == 0 || fp8(TensorClass::shared_experts));
+  return std::all_of(kBlockClasses.begin(), kBlockClasses.end(),
+                     [&](TensorClass c) { return !holds(*m.architecture, c) || fp8(c); });
 }
 
 }  // namespace

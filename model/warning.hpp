@@ -64,9 +64,10 @@ struct GroupSizeUnused {
   WeightFormat weights = WeightFormat::fp16;  // the block weights' format (the attention's)
 };
 
-// --compute asked a format narrower than some block weights are stored in (fp8 arithmetic over
-// bf16 weights): the bound prices their GEMMs at that format's peak, while an engine runs them at
-// the weights' width or quantizes the weights first, which changes their bytes. Priced as asked.
+// The compute format (--compute, or the checkpoint's) is narrower than some block weights are
+// stored in (fp8 arithmetic over bf16 weights): the bound prices their GEMMs at that format's
+// peak, while an engine runs them at the weights' width or quantizes the weights first, which
+// changes their bytes. Priced as asked.
 struct ComputeNarrowerThanWeights {
   DType compute = DType::fp8;
   WeightFormat stored = WeightFormat::bf16;  // the widest block weights' format

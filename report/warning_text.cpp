@@ -45,7 +45,7 @@ constexpr Words kEnglish{
     "other GPUs' tables, a transfer its own kernels may miss by far; the bound holds (docs/expected-performance.md)",
     "--group-size {group} changes nothing: the weights are {weights}, and only int4, awq, gptq, fp4 and fp6 weights "
     "take a group size (--weights chooses them)",
-    "--compute {compute} bounds every linear at the {compute} peak, but the {classes} weights are stored in "
+    "the linears compute in {compute}, each bound at the {compute} peak, but the {classes} weights are stored in "
     "{stored}: an engine runs those GEMMs at {stored} or quantizes the weights first (--weights {compute}, fewer "
     "bytes), so their bound here is below what they take",
     {"the config gives no torch_dtype: the weights it does not quantize are priced in bf16, as serving engines load "
@@ -77,7 +77,7 @@ constexpr Words kChinese{"架构未知（只给了 `params`）：KV 缓存、注
                          "可能相差很大；上界不受影响（见 docs/expected-performance.md）",
                          "--group-size {group} 不起作用：权重为 {weights}，只有 int4、awq、gptq、fp4 和 fp6 权重才有分组大小"
                          "（用 --weights 选择）",
-                         "--compute {compute} 把每个线性层的计算上界都按 {compute} 峰值算，但 {classes} 的权重以 {stored} "
+                         "线性层以 {compute} 计算，每个的计算上界都按 {compute} 峰值算，但 {classes} 的权重以 {stored} "
                          "存储：推理引擎要么以 {stored} 运行这些矩阵乘法，要么先把权重量化（--weights {compute}，字节更少），"
                          "所以这里它们的上界低于实际耗时",
                          {"配置未给出 torch_dtype：未量化的权重按 bf16 计价（与推理引擎的加载方式一致）",

@@ -38,6 +38,7 @@ Draft mtp_draft(const ModelSpec& target) {
   one.kv_shared_layers = 0;
   one.kv_shared_ffn = 0;
   if (one.mixer_pattern.front() != Mixer::full) one.full_attention.reset();
+  drop_unused(d.model);
   return d;
 }
 

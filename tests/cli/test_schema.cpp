@@ -255,8 +255,11 @@ TEST_CASE("schema: a quantization section is read, written on one line and read 
   CHECK_FALSE(m.quantization->group_size);
   CHECK_THAT(io::model_yaml(m), Catch::Contains("dtype: bf16\nquantization: {experts: mxfp4}\n"));
   check_same(model_from(io::model_yaml(m)), m);
-  // Every class and a group.
+  // Every class and a group, on a model with a leading dense layer (a format for a class the
+  // layers do not hold is refused).
   ModelSpec all = m;
+  all.architecture->ffn = 2880;
+  all.architecture->moe->dense_layers = 1;
   all.quantization = Quantization{{WeightFormat::fp8_block, WeightFormat::awq, WeightFormat::nvfp4,
                                    WeightFormat::fp8_channel, WeightFormat::int8},
                                   64, DType::fp8};

@@ -181,6 +181,17 @@ TEST_CASE("simulate --speculative 5:0.8:llama-2-7b: the draft's tokens per step,
   CHECK(s["max_batch"] == 64);
 }
 
+TEST_CASE("simulate --speculative mtp: a module cut to a full-attention layer of a sliding model drafts - Step-3.7-Flash") {
+  // Its last layer attends in full; the draft is that one layer, without the window no layer of
+  // it uses (kept, it was refused as "sliding_window: no layer slides").
+  const auto r = run_cli({"simulate", "-m", data_file("hf-configs/step-3.7-flash-aic.json"), "-g", "b200", "--tp", "8",
+                          "--prompt", "1024", "--gen", "256", "--rate", "1", "--duration", "10s", "--speculative",
+                          "2:0.7:mtp"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("with draft step-3.7-flash-aic MTP"));
+}
+
 TEST_CASE("simulate DeepSeek-V3 at EP 8 with --speculative 1:0.85:mtp: its own module drafts, and TPOT falls") {
   // Latent attention is priced step by step (prefill through kv_b_proj, decode absorbed), and the
   // model's one MTP module drafts, its input projection and norms with it: the engine's "MTP not

@@ -101,8 +101,8 @@ TEST_CASE("warning text: a GPU whose expected-time coefficients were fitted on o
 
 TEST_CASE("warning text: arithmetic narrower than the weights stored, in both languages") {
   const ComputeNarrowerThanWeights w{DType::fp4, WeightFormat::bf16, {"attention", "experts"}};
-  CHECK(warning_text(w) == "--compute fp4 bounds every linear at the fp4 peak, but the attention, experts weights are "
-                           "stored in bf16: an engine runs those GEMMs at bf16 or quantizes the weights first "
+  CHECK(warning_text(w) == "the linears compute in fp4, each bound at the fp4 peak, but the attention, experts weights "
+                           "are stored in bf16: an engine runs those GEMMs at bf16 or quantizes the weights first "
                            "(--weights fp4, fewer bytes), so their bound here is below what they take");
-  CHECK_THAT(warning_text(w, "zh"), Catch::StartsWith("--compute fp4 把每个线性层的计算上界都按 fp4 峰值算，但 attention, experts 的权重以 bf16 存储"));
+  CHECK_THAT(warning_text(w, "zh"), Catch::StartsWith("线性层以 fp4 计算，每个的计算上界都按 fp4 峰值算，但 attention, experts 的权重以 bf16 存储"));
 }

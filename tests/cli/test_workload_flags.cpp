@@ -296,8 +296,8 @@ TEST_CASE("compute: --compute narrower than the weights stored is priced as aske
   // Llama-3.1-8B's bf16 weights at --compute fp8 on an H100: every linear bound at the fp8 peak,
   // which no engine reaches without quantizing the weights.
   const std::string said =
-      "--compute fp8 bounds every linear at the fp8 peak, but the attention, dense_ffn weights are stored in bf16: an "
-      "engine runs those GEMMs at bf16 or quantizes the weights first (--weights fp8, fewer bytes), so their bound "
+      "the linears compute in fp8, each bound at the fp8 peak, but the attention, dense_ffn weights are stored in "
+      "bf16: an engine runs those GEMMs at bf16 or quantizes the weights first (--weights fp8, fewer bytes), so their bound "
       "here is below what they take";
   const auto asked = test::run_cli({"-m", "llama-3.1-8b", "-g", "h100-sxm", "--compute", "fp8", "-f", "json"});
   REQUIRE(asked.code == 0);
@@ -314,6 +314,6 @@ TEST_CASE("compute: --compute narrower than the weights stored is priced as aske
     const auto r = test::run_cli({"-m", "llama-3.1-8b", "-g", "h100-sxm", "--compute", "fp8", "--weights", weights,
                                   "-f", "json"});
     REQUIRE(r.code == 0);
-    CHECK_THAT(r.out, !Catch::Contains("bounds every linear at the fp8 peak"));
+    CHECK_THAT(r.out, !Catch::Contains("each bound at the fp8 peak"));
   }
 }

@@ -220,3 +220,26 @@ TEST_CASE("a section or width no layer uses is refused, naming it: a window with
   REQUIRE(validate(m));
   CHECK(validate(m)->field == "quantization.experts");
 }
+
+TEST_CASE("a model cut from another keeps only what its layers use - an MTP draft of a full layer, a budget's first layers") {
+  // Mistral-7B's every layer slides; cut to layers that are all full, the window goes with them.
+  ModelSpec m = mistral_7b_v01();
+  m.architecture->mixer_pattern = {Mixer::full};
+  REQUIRE(validate(m));  // as given, the unused window is refused
+  drop_unused(m);
+  CHECK(m.architecture->sliding_window == 0);
+  CHECK_FALSE(validate(m));
+  // Mixtral's experts cut to a dense layer: the moe section and the experts' format go, and a
+  // compute with no quantized class left.
+  m = test::mixtral_8x7b();
+  m.architecture->moe->dense_layers = m.architecture->layers;
+  m.architecture->ffn = 14336;
+  m.quantization.emplace();
+  m.quantization->of(TensorClass::experts) = WeightFormat::fp8;
+  m.quantization->compute = DType::fp8;
+  drop_unused(m);
+  CHECK_FALSE(m.architecture->moe);
+  CHECK_FALSE(m.quantization->of(TensorClass::experts));
+  CHECK_FALSE(m.quantization->compute);
+  CHECK_FALSE(validate(m));
+}
