@@ -252,8 +252,9 @@ void explain_scenario(const Variations& s, const std::string& name, Writer& w) {
     std::string_view what;
     Seconds saved;
   };
-  // FlashAttention against naive whichever the point runs; a change that saves nothing here (the
-  // point has it already, or it is slower: an fp8 cache beside an fp4 one) is not ranked.
+  // FlashAttention against naive whichever the point runs (what the scores on chip save, named
+  // so); another change that saves nothing here (the point has it already, or it is slower: an
+  // fp8 cache beside an fp4 one) is not ranked.
   std::vector<Saving> savings{
       {p.int4, total - s.int4.request_time()},
       {p.kv8, total - s.kv8.request_time()},

@@ -26,7 +26,7 @@ struct Latency {
 // Disaggregated, the prefill pool returns the first token and the second waits for the prompt's
 // cache to reach the decode pool (`handoff`, Splitwise's second-token delay): gen − 1 gaps share it.
 // `prefill`: one request's prefill as it waits for it; `per_request`: what it costs the replica
-// (less under data-parallel attention, whose ranks prefill a request each at once).
+// (a pipeline's first stage; a disaggregated data-parallel pool's tp-th of tp prefills at once).
 Latency latency_at(const ModelSpec& m, const GpuSpec& g, Workload w, long batch, Seconds prefill, Seconds per_request,
                    bool colocated, const Sizing& sizing, Seconds handoff = Seconds(0)) {
   w.batch = batch;

@@ -43,8 +43,8 @@ TEST_CASE("plan --search: DeepSeek-V3.2 on H200 - data-parallel attention ahead 
   // which caches the 576-wide latent on all 8 GPUs and fits a smaller batch: 48 GPUs against 56.
   // The checkpoint's fp8 activations: every row computes in fp8, and says why.
   const auto dp = r.out.find("NVIDIA H200 SXM,8,1,8,true,fp8,"), tp = r.out.find("NVIDIA H200 SXM,8,1,1,false,fp8,");
+  REQUIRE(tp != std::string::npos);
   CHECK(dp < tp);
-  CHECK(tp != std::string::npos);
   CHECK_THAT(r.out, Catch::Contains("the linears compute in fp8: the checkpoint quantizes their inputs"));
   const std::string rows = r.out.substr(r.out.find('\n') + 1);
   CHECK_THAT(rows, Catch::StartsWith("NVIDIA H200 SXM,8,1,8,true,fp8,"));
@@ -52,8 +52,10 @@ TEST_CASE("plan --search: DeepSeek-V3.2 on H200 - data-parallel attention ahead 
   // shared), so the larger batch no longer pays for the stalls, and tp 8 needs fewer GPUs.
   const auto long_prompts = search("4096");
   REQUIRE(long_prompts.code == 0);
-  CHECK(long_prompts.out.find("NVIDIA H200 SXM,8,1,1,false,fp8,") <
-        long_prompts.out.find("NVIDIA H200 SXM,8,1,8,true,fp8,"));
+  const auto tp_long = long_prompts.out.find("NVIDIA H200 SXM,8,1,1,false,fp8,"),
+             dp_long = long_prompts.out.find("NVIDIA H200 SXM,8,1,8,true,fp8,");
+  REQUIRE(dp_long != std::string::npos);
+  CHECK(tp_long < dp_long);
   // One H200 (141 GB) cannot hold 674 GB of weights: such layouts are counted, not listed.
   CHECK(r.out.find("NVIDIA H200 SXM,1,1,1,") == std::string::npos);
   // The table says how many there were (machine formats leave notes out).
