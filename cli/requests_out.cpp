@@ -46,7 +46,9 @@ const std::array kColumns = {
     RequestColumn{"request", [](const RequestRow& r) -> Cell { return static_cast<long>(r.index); }},
     RequestColumn{"arrival_s", [](const RequestRow& r) -> Cell { return r.request->arrival; }},
     RequestColumn{"prompt_tokens", [](const RequestRow& r) -> Cell { return r.request->prompt; }},
-    RequestColumn{"cached_tokens", [](const RequestRow& r) -> Cell { return r.request->cached; }},
+    // What the prefix cache held as the request ran (a group's first on its replica found none),
+    // which the run's cached_tokens sums; a dropped request's empty.
+    RequestColumn{"cached_tokens", [](const RequestRow& r) -> Cell { return r.served ? Cell(r.served->cached) : Cell(); }},
     RequestColumn{"output_tokens", [](const RequestRow& r) -> Cell { return r.request->gen; }},
     RequestColumn{"status", [](const RequestRow& r) -> Cell { return status(r); }},
     RequestColumn{"first_step_s",
@@ -61,7 +63,8 @@ const std::array kColumns = {
                   [](const RequestRow& r) -> Cell { return r.served && r.served->gen > 1 ? Cell(r.served->tpot) : Cell(); }},
     RequestColumn{"preemptions",
                   [](const RequestRow& r) -> Cell { return r.served ? Cell(r.served->preemptions) : Cell(); }},
-    RequestColumn{"replica", [](const RequestRow& r) -> Cell { return static_cast<long>(r.replica); }},
+    RequestColumn{"replica",
+                  [](const RequestRow& r) -> Cell { return r.replica == kNoReplica ? Cell() : Cell(static_cast<long>(r.replica)); }},
 };
 
 void header(std::string& out) {

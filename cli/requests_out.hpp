@@ -16,6 +16,9 @@ namespace roofline::cli {
 // any work.
 void check_requests_out(const std::string& path);
 // replica_of: each request's replica in a fleet, by index (empty: one replica, 0 for each).
+// A request no replica took (replica_of's entry): its `replica` cell is empty.
+inline constexpr std::uint32_t kNoReplica = 0xFFFFFFFF;
+
 void write_requests_out(const std::string& path, const std::vector<serve::Request>& requests,
                         const serve::SimResult& run, std::span<const std::uint32_t> replica_of, std::ostream& err);
 

@@ -738,7 +738,10 @@ void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
         routing_of->routed = p.decode_routed;
         routing_of->prefill_routed = p.prefill_routed;
         routing_of->replica_of.resize(t.requests.size());
-        for (std::size_t i = 0; i < t.requests.size(); ++i) routing_of->replica_of[i] = p.handoffs[i].decode_replica;
+        // A request dropped before its decode replica took it has none (kNoReplica).
+        for (std::size_t i = 0; i < t.requests.size(); ++i) {
+          routing_of->replica_of[i] = p.handoffs[i].queued < 0 ? kNoReplica : p.handoffs[i].decode_replica;
+        }
       } else if (c.reserve_whole == config.reserve_whole) {
         runs.pools->b = pool_figures(t.requests, p, runs.pools->prefill_layout.tp, a.router);
       }

@@ -349,7 +349,8 @@ DisaggregatedResult simulate_disaggregated(const std::vector<Request>& requests,
     // Reserving at arrival, the prefill replica's queue began at the reservation.
     const double bootstrap = pools.reserve_at_arrival ? out.handoffs[d.request].reserved - requests[d.request].arrival : 0;
     all.served.push_back(
-        {d.ttft + shift, d.tpot, d.e2e + shift, p.queue_wait + bootstrap, d.gen, d.request, p.preemptions + d.preemptions});
+        {d.ttft + shift, d.tpot, d.e2e + shift, p.queue_wait + bootstrap, d.gen, d.request, p.preemptions + d.preemptions,
+         p.cached});
   }
   for (const Dropped& d : out.decode.dropped) dropped.push_back(d);
   too_long += out.decode.dropped_too_long;

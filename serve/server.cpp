@@ -489,7 +489,8 @@ bool Server::advance(Rank& k, Seq& s) {
     throw CapReached("the TPOT percentile passed its cap");
   }
   out_.served.push_back(
-      {s.first_token - r.arrival, tpot, clock_ - r.arrival, s.first_step - r.arrival, r.gen, s.req, s.preemptions});
+      {s.first_token - r.arrival, tpot, clock_ - r.arrival, s.first_step - r.arrival, r.gen, s.req, s.preemptions,
+       s.cached});
   if (served_) served_(s.req, clock_);
   return true;
 }

@@ -98,6 +98,9 @@ struct Outcome {
   long gen = 0;
   std::size_t request = 0;  // its index in the requests simulated
   long preemptions = 0;     // times it was preempted and recomputed
+  // Prompt tokens its replica's prefix cache held: the request's own (Request::cached), or none
+  // where it came first of its group to that replica.
+  long cached = 0;
 };
 
 // A request the server could not take, and why.

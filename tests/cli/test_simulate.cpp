@@ -7,8 +7,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "cli_runner.hpp"
+#include "io/csv_records.hpp"
 
 using namespace roofline;
 using test::check_error;
@@ -357,8 +359,8 @@ TEST_CASE("simulate --requests-out: a row a request, in arrival order, served or
   REQUIRE(lines.size() == 4);
   CHECK_THAT(lines[0], Catch::StartsWith("request,arrival_s,prompt_tokens,cached_tokens,output_tokens,status,"));
   CHECK_THAT(lines[1], Catch::StartsWith("0,0,100,0,10,served,"));
-  // The last column, the replica, is 0 for each: one replica.
-  CHECK(lines[2] == "1,0.01,5000,0,10,dropped_longer_than_context,,,,,,,0\r");
+  // The last column, the replica, is 0 for each: one replica. A dropped request had nothing cached.
+  CHECK(lines[2] == "1,0.01,5000,,10,dropped_longer_than_context,,,,,,,0\r");
   CHECK_THAT(lines[3], Catch::StartsWith("2,0.02,200,0,1,served,") && Catch::EndsWith(",,0,0\r"));
   REQUIRE(with({"--requests-out", jsonl}).code == 0);
   std::ifstream jin(jsonl);
@@ -375,6 +377,44 @@ TEST_CASE("simulate --requests-out: a row a request, in arrival order, served or
   std::filesystem::remove(csv);
   std::filesystem::remove(jsonl);
   check_error(with({"--requests-out", "requests.txt"}), "--requests-out requests.txt", "a .csv or a .jsonl file");
+}
+
+TEST_CASE("simulate --requests-out: cached_tokens is what the replica's cache held, and a request no replica took has none") {
+  // One prefix group over 2 replicas: the first request on each finds nothing cached (its TTFT a
+  // whole prompt's); the file's column sums to the run's cached_tokens.
+  const std::string csv = (std::filesystem::temp_directory_path() / "rooflineplan-requests-cached.csv").string();
+  const auto r = run_cli({"simulate", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "1", "--prompt", "1024", "--gen",
+                          "10", "--duration", "6s", "--replicas", "2", "--prefix-hit", "0.5", "--prefix-groups", "1",
+                          "--requests-out", csv, "-f", "json"});
+  REQUIRE(r.code == 0);
+  const double run_cached = nlohmann::json::parse(r.out).at("cached_tokens").get<double>();
+  std::ifstream in(csv);
+  std::stringstream text;
+  text << in.rdbuf();
+  const auto rows = io::csv_records(text.str(), csv);
+  double file_cached = 0;
+  for (std::size_t i = 1; i < rows.size(); ++i) file_cached += std::stod(rows[i].cells.at(3));
+  CHECK(file_cached == run_cached);
+  CHECK(rows.at(1).cells.at(3) == "0");  // the first of the group on replica 0
+  CHECK(rows.at(2).cells.at(3) == "0");  // and on replica 1
+  std::filesystem::remove(csv);
+  // Disaggregated, a prompt too long for the context is dropped before any decode replica takes it.
+  const std::string dd = (std::filesystem::temp_directory_path() / "rooflineplan-requests-dropped.csv").string();
+  REQUIRE(run_cli({"simulate", "-m", "llama-2-7b", "-g", "h100-sxm", "--rate", "5", "--prompt", "lognormal:3000:0.5",
+                   "--gen", "100", "--duration", "30s", "--disaggregate", "1:2", "--requests-out", dd})
+              .code == 0);
+  std::ifstream din(dd);
+  std::stringstream dtext;
+  dtext << din.rdbuf();
+  const auto drows = io::csv_records(dtext.str(), dd);
+  long dropped = 0;
+  for (std::size_t i = 1; i < drows.size(); ++i) {
+    if (drows[i].cells.at(5) == "served") continue;
+    ++dropped;
+    CHECK(drows[i].cells.back().empty());
+  }
+  CHECK(dropped > 0);
+  std::filesystem::remove(dd);
 }
 
 TEST_CASE("simulate: on a cache-filling workload the bound replays without thrashing, above both admissions") {
