@@ -113,16 +113,12 @@ void explain_cache_kinds(const Report& r, Writer& w) {
 // 2·B* is often past what the point's memory holds (Llama-3.1-8B on H100: 590 of 438, a batch
 // prefilled together): said, with what continuous batching holds (one prompt a step: 604), the
 // plan's limit, so that neither reads as the other's contradiction. Empty where it fits.
-// The same of batch 64, which a long context or a large model can be past as well.
-std::optional<long> steady_batch(const Variations& s) {
-  const Report& one = s.batch1;
-  return steady_max_batch(one.model.spec, one.gpu.spec, one.workload, one.memory, true);
-}
-
-std::string beyond_memory(const Report& at_batch, const Variations& s, const Phrases& p) {
+// The same of batch 64, which a long context or a large model can be past as well. `held`: what
+// continuous batching holds at this context (steady_max_batch, a search: worked out once).
+std::string beyond_memory(const Report& at_batch, std::optional<long> held, const Phrases& p) {
   const MemoryLedger& at = at_batch.memory;
   if (at.fits || !at.max_batch) return {};
-  const long steady = steady_batch(s).value_or(*at.max_batch);
+  const long steady = held.value_or(*at.max_batch);
   if (*at.max_batch == 0 && steady == 0) return std::string(p.beyond_memory_none);
   return fill(p.beyond_memory, fmt::arg("most", *at.max_batch), fmt::arg("steady", steady));
 }
@@ -131,8 +127,7 @@ std::string beyond_memory(const Report& at_batch, const Variations& s, const Phr
 // it holds 64, said with what the step then costs; else to what it holds. "Batching to 64 raises
 // throughput for little latency" was said of Llama-2-7B at 4000-token prompts on an A100 (7.53 ms
 // a step to 73.4 ms, and 29 sequences held).
-std::string batching_remedy(const Variations& s, const Phrases& p) {
-  const std::optional<long> steady = steady_batch(s);
+std::string batching_remedy(const Variations& s, std::optional<long> steady, const Phrases& p) {
   const long held = steady.value_or(s.batch64.memory.fits ? 64 : s.batch64.memory.max_batch.value_or(64));
   if (held <= 0) return std::string(p.remedy_batch_none);
   const Seconds s1 = s.batch1.decode.step.time, s64 = s.batch64.decode.step.time;
@@ -184,7 +179,9 @@ void explain_phases(const Variations& s, Writer& w) {
                                     : grows           ? p.batching_grows
                                                       : p.batching;
   // What memory holds is said once, at the first batch past it (both are at this context).
-  const std::string fit64 = beyond_memory(s.batch64, s, p);
+  const Report& one = s.batch1;
+  const std::optional<long> held = steady_max_batch(one.model.spec, one.gpu.spec, one.workload, one.memory, true);
+  const std::string fit64 = beyond_memory(s.batch64, held, p);
   w.say(batching, fmt::arg("bstar", three_digits(r.critical_batch.weights_only)), fmt::arg("t", r.workload.context_tokens),
         fmt::arg("s1", human(s.batch1.decode.step.time)), fmt::arg("tps1", three_digits(s.batch1.decode.tokens_per_s)),
         fmt::arg("s64", human(at64.time)), fmt::arg("tps64", three_digits(s.batch64.decode.tokens_per_s)),
@@ -192,7 +189,7 @@ void explain_phases(const Variations& s, Writer& w) {
         fmt::arg("w", human(at64.weight_bytes)), fmt::arg("b2", s.twice_critical.workload.batch),
         fmt::arg("s2", human(s.twice_critical.decode.step.time)),
         fmt::arg("bound2", w.bound(s.twice_critical.decode.step.bound)),
-        fmt::arg("fit64", fit64), fmt::arg("fit2", fit64.empty() ? beyond_memory(s.twice_critical, s, p) : std::string()));
+        fmt::arg("fit64", fit64), fmt::arg("fit2", fit64.empty() ? beyond_memory(s.twice_critical, held, p) : std::string()));
   explain_expected(r, w);
   w.say(p.utilisation, fmt::arg("b", r.workload.batch),
         fmt::arg("util", fmt::format("{:.1f}", 100 * (r.decode.step.compute_time / r.decode.step.time))),
@@ -210,7 +207,7 @@ void explain_phases(const Variations& s, Writer& w) {
   const std::string kv8 = s.kv8.decode.step.time < helps
                               ? fill(p.remedy_kv8, fmt::arg("step_kv8", human(s.kv8.decode.step.time)))
                               : std::string();
-  w.say(fmt::format("  - {}", p.remedy_decode), fmt::arg("int4", int4), fmt::arg("batching", batching_remedy(s, p)),
+  w.say(fmt::format("  - {}", p.remedy_decode), fmt::arg("int4", int4), fmt::arg("batching", batching_remedy(s, held, p)),
         fmt::arg("kv8", kv8), fmt::arg("step", step), fmt::arg("spec", human(s.speculative.decode.step.time)));
   w.say(p.wrong_medicine);
 }
