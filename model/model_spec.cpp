@@ -58,6 +58,18 @@ std::optional<SpecError> validate_sizes(const Architecture& a) {
   return std::nullopt;
 }
 
+// What an architecture describes that none of its layers uses: refused in a model as given
+// (validate_kinds), dropped from one cut from another (drop_unused), so the two agree.
+struct Unused {
+  bool window = false, chunk = false, recurrent = false, moe = false;
+};
+Unused unused_sections(const Architecture& a) {
+  const auto mixers = a.mixer_counts();
+  const auto uses = [&](Mixer m) { return mixers[static_cast<int>(m)] > 0; };
+  return {a.sliding_window > 0 && !uses(Mixer::sliding), a.attention_chunk > 0 && !uses(Mixer::chunked),
+          a.recurrent && !uses(Mixer::linear) && !uses(Mixer::ssm), a.moe && a.moe_layers() == 0};
+}
+
 // The kinds the layers use need their sections and widths.
 std::optional<SpecError> validate_kinds(const Architecture& a) {
   const auto mixers = a.mixer_counts();
@@ -108,18 +120,19 @@ std::optional<SpecError> validate_kinds(const Architecture& a) {
   }
   // A section or width no layer uses would be read and dropped without a word: a window without
   // sliding layers priced every layer's cache whole.
-  if (a.sliding_window > 0 && !uses(Mixer::sliding)) {
+  const Unused unused = unused_sections(a);
+  if (unused.window) {
     return SpecError{"sliding_window", "no layer slides, so the window is not used: name the sliding layers in "
                                        "mixer_pattern ([sliding] for every layer), or leave it out"};
   }
-  if (a.attention_chunk > 0 && !uses(Mixer::chunked)) {
+  if (unused.chunk) {
     return SpecError{"attention_chunk", "no layer attends in chunks, so the chunk is not used: name the chunked "
                                         "layers in mixer_pattern, or leave it out"};
   }
-  if (a.recurrent && !uses(Mixer::linear) && !uses(Mixer::ssm)) {
+  if (unused.recurrent) {
     return SpecError{"recurrent", "no layer is recurrent (linear or ssm in mixer_pattern), so the section is not used"};
   }
-  if (a.moe && ffns[static_cast<int>(FfnKind::moe)] == 0) {
+  if (unused.moe) {
     return SpecError{"moe", "no layer has a mixture of experts (ffn_pattern, moe.dense_layers), so the section is "
                             "not used"};
   }
@@ -388,11 +401,10 @@ bool holds(const Architecture& a, TensorClass c) {
 void drop_unused(ModelSpec& m) {
   if (!m.architecture) return;
   Architecture& a = *m.architecture;
-  const auto mixers = a.mixer_counts();
-  const auto uses = [&](Mixer k) { return mixers[static_cast<int>(k)] > 0; };
-  if (!uses(Mixer::sliding)) a.sliding_window = 0;
-  if (!uses(Mixer::chunked)) a.attention_chunk = 0;
-  if (!uses(Mixer::linear) && !uses(Mixer::ssm)) a.recurrent.reset();
+  const Unused unused = unused_sections(a);
+  if (unused.window) a.sliding_window = 0;
+  if (unused.chunk) a.attention_chunk = 0;
+  if (unused.recurrent) a.recurrent.reset();
   if (m.quantization) {
     Quantization& q = *m.quantization;
     for (TensorClass c : kBlockClasses) {
@@ -403,7 +415,7 @@ void drop_unused(ModelSpec& m) {
       q.compute.reset();
     }
   }
-  if (a.moe_layers() == 0) a.moe.reset();
+  if (unused.moe) a.moe.reset();  // after the formats: holds() reads its shared experts
 }
 
 }  // namespace roofline
