@@ -75,6 +75,25 @@ std::vector<std::string> split_items(const std::vector<std::string>& words, cons
   return items;
 }
 
+// A list flag as CLI11 would declare it (its type and default for --help), its words split by
+// split_items before `take` reads the items.
+template <class T>
+CLI::Option* add_list(CLI::App& app, const std::string& names, const std::string& help, std::vector<T>& into,
+                      const std::string& type, const std::shared_ptr<ListChecks>& list,
+                      std::function<T(const std::string&)> take) {
+  CLI::Option* o = app.add_option_function<std::vector<std::string>>(
+                          names,
+                          [&into, list, take](const std::vector<std::string>& words) {
+                            into.clear();
+                            for (const std::string& item : split_items(words, *list)) into.push_back(take(item));
+                          },
+                          help)
+                       ->type_name(type)
+                       ->default_function([&into] { return CLI::detail::to_string(into); });
+  list->flag = o->get_name();
+  return o;
+}
+
 }  // namespace
 
 Options& Options::add(const std::string& names, std::string& into, const std::string& help) {
@@ -114,36 +133,20 @@ Options& Options::add(const std::string& names, std::optional<double>& into, con
 }
 
 Options& Options::add(const std::string& names, std::vector<std::string>& into, const std::string& help) {
-  auto list = std::make_shared<ListChecks>();
-  last_ = app_.add_option_function<std::vector<std::string>>(
-                  names, [&into, list](const std::vector<std::string>& words) { into = split_items(words, *list); },
-                  help)
-              ->type_name("TEXT")
-              ->default_function([&into] { return CLI::detail::to_string(into); });
-  list->flag = last_->get_name();
-  last_list_ = list;
+  last_list_ = std::make_shared<ListChecks>();
+  last_ = add_list<std::string>(app_, names, help, into, "TEXT", last_list_, [](const std::string& item) { return item; });
   return *this;
 }
 
 Options& Options::add(const std::string& names, std::vector<double>& into, const std::string& help) {
-  auto list = std::make_shared<ListChecks>();
-  list->checks.push_back(number_of<double>());
-  last_ = app_.add_option_function<std::vector<std::string>>(
-                  names,
-                  [&into, list](const std::vector<std::string>& words) {
-                    into.clear();
-                    // Each item read whole and finite by its check.
-                    for (const std::string& item : split_items(words, *list)) {
-                      double v = 0;
-                      std::from_chars(item.data() + (item.front() == '+' ? 1 : 0), item.data() + item.size(), v);
-                      into.push_back(v);
-                    }
-                  },
-                  help)
-              ->type_name("FLOAT:NUMBER")
-              ->default_function([&into] { return CLI::detail::to_string(into); });
-  list->flag = last_->get_name();
-  last_list_ = list;
+  last_list_ = std::make_shared<ListChecks>();
+  last_list_->checks.push_back(number_of<double>());
+  last_ = add_list<double>(app_, names, help, into, "FLOAT:NUMBER", last_list_, [](const std::string& item) {
+    // Each item read whole and finite by its check.
+    double v = 0;
+    std::from_chars(item.data() + (item.front() == '+' ? 1 : 0), item.data() + item.size(), v);
+    return v;
+  });
   return *this;
 }
 
