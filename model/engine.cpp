@@ -229,13 +229,14 @@ std::vector<Warning> input_warnings(const ModelSpec& m, const GpuSpec& g, const 
   // Arithmetic narrower than block weights the model stores, asked or the checkpoint's (an fp8
   // checkpoint that leaves its attention in bf16): which classes.
   if (!is_wide_float(p.compute) && m.architecture) {
+    const auto width = [](WeightFormat f) { return bytes_per_element(element_of(f)); };
     std::vector<std::string> classes;
     std::optional<WeightFormat> widest;
     for (TensorClass c : kBlockClasses) {
       const WeightFormat f = p.of(c);
-      if (!holds(*m.architecture, c) || bytes_per_element(element_of(f)) <= bytes_per_element(p.compute)) continue;
+      if (!holds(*m.architecture, c) || width(f) <= bytes_per_element(p.compute)) continue;
       classes.emplace_back(name(c));
-      if (!widest || bytes_per_element(element_of(f)) > bytes_per_element(element_of(*widest))) widest = f;
+      if (!widest || width(f) > width(*widest)) widest = f;
     }
     if (widest) out.emplace_back(ComputeNarrowerThanWeights{p.compute, *widest, std::move(classes)});
   }
