@@ -10,7 +10,7 @@ namespace roofline::serve {
 Server::Server(const std::vector<Request>& r, StepCost& c, const ServerConfig& cfg, Timing t, StepCost* draft,
                double* rows)
     : req_(r), cost_(c), draft_(draft), cfg_(cfg), timing_(t), policy_(make_policy(cfg)),
-      rows_(rows != nullptr ? rows : &own_rows_), rng_(cfg.seed), decode_tokens_(cfg.speculation ? cfg.speculation->k + 1 : 1),
+      rows_(rows != nullptr ? rows : &own_rows_), rng_(acceptance_seed(cfg.seed)), decode_tokens_(cfg.speculation ? cfg.speculation->k + 1 : 1),
       ranks_(static_cast<std::size_t>(c.ranks())), rank_blocks_(cfg.kv_blocks / c.ranks()) {
   for (Rank& k : ranks_) k.blocks = BlockPool(rank_blocks_);
 }

@@ -9,6 +9,7 @@
 // A step admits the requests taken that arrived by its start, so a replica may run a step that
 // starts before time t only once every request arriving before t has been routed: run_until(t)
 // runs exactly those steps, and the runs are the same however the calls are interleaved.
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <limits>
@@ -29,6 +30,13 @@ namespace roofline::serve {
 // could not is dropped on arrival, said as too long or as no room (Outcome::dropped_*).
 enum class Holds { yes, too_long, no_room };
 [[nodiscard]] Holds holds(const Request& r, const ServerConfig& c, long rank_blocks, long drafts = 0);
+
+// The seed of a replica's stream of draft acceptances. Its configured seed mixed: replica 0's is
+// the run's own seed, which the traffic draws its gaps and lengths from, and a speculating
+// replica 0 drew the same uniforms as its acceptances (the i-th acceptance was the i-th gap's draw).
+[[nodiscard]] constexpr std::uint64_t acceptance_seed(std::uint64_t replica_seed) {
+  return replica_seed ^ 0xd1b54a32d192ed03ULL;
+}
 
 class Server {
  public:

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "serve/kv_capacity.hpp"
+#include "serve/server.hpp"
 #include "serve/speculative.hpp"
 #include "serve/summary.hpp"
 #include "specs.hpp"
@@ -135,4 +136,17 @@ TEST_CASE("a speculating server prefills each prompt through the draft too: a lo
   const double both = cost.time({1000, 0, 1, cost.prefill_attention(0, 1000)}).expected.value() +
                       draft.time({1000, 0, 0, draft.prefill_attention(0, 1000)}).expected.value();
   CHECK_THAT(s.served[0].ttft, Catch::Matchers::WithinRel(both, 1e-12));
+}
+
+TEST_CASE("a replica's draft acceptances are not the traffic's draws: replica 0's seed is the run's") {
+  // Seeded alike, replica 0's i-th acceptance was the uniform behind the traffic's i-th gap: short
+  // gaps came with rejected drafts. Each replica's stream now starts elsewhere.
+  for (std::uint64_t seed = 1; seed <= 1000; ++seed) {
+    Rng traffic(seed);
+    const double drawn = traffic.uniform();
+    for (std::uint64_t replica = 0; replica < 8; ++replica) {
+      Rng acceptances(acceptance_seed(seed + replica));
+      CHECK(acceptances.uniform() != drawn);
+    }
+  }
 }
