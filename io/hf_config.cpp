@@ -174,6 +174,31 @@ int mtp_modules(const HfFields& c) {
   return std::max({layers, modules, qwen, used ? 1 : 0});
 }
 
+// The context a YaRN-scaled config serves: original_max_position_embeddings × factor, as vLLM
+// derives max_model_len (vllm/config.py, _get_and_verify_max_len), and as Qwen's model cards extend
+// Qwen3 from 32768 to 131072 tokens (rope_scaling {rope_type: yarn, factor: 4}); the caller keeps
+// the larger of it and max_position_embeddings (SGLang's get_context_length reads the latter under
+// YaRN, and configs such as DeepSeek's give both alike). Other rope types keep
+// max_position_embeddings: llama3's and longrope's is the extended length already, and vLLM's
+// product for linear and dynamic scaling would give Gemma 3's documented 131072 tokens eight times
+// over (vLLM skips Gemma 3 so). Read from rope_scaling, or rope_parameters (transformers 5), `type`
+// the older key.
+std::optional<long> yarn_context(const HfFields& c) {
+  for (const std::string_view key : {"rope_scaling", "rope_parameters"}) {
+    if (!c.filled(key)) continue;
+    const HfFields rope = c.child(key, c.what());
+    const std::string_view type_key = rope.given("rope_type") ? "rope_type" : "type";
+    if (!rope.given(type_key) || rope.text(type_key) != "yarn" || !rope.given("original_max_position_embeddings")) {
+      continue;
+    }
+    const double factor = rope.given("factor") ? rope.real_in("factor", {1, 1e4}) : 1.0;
+    const double context = static_cast<double>(rope.count("original_max_position_embeddings", "max_context")) * factor;
+    if (!(context <= hf_range("max_context").max)) rope.fail("factor", "scales the context past any model's");
+    return static_cast<long>(context);
+  }
+  return std::nullopt;
+}
+
 // The text config's dtype where it gives one (Llama 4 gives both), else the wrapper's; none:
 // bf16, as serving engines load it (transformers would load fp32), and said so.
 DType dtype_of(const HfFields& top, const HfFields* text, std::vector<Assumption>& assumed) {
@@ -296,6 +321,7 @@ ModelSpec read_hf_config(const YamlDocument& doc) {
   Architecture a = read_architecture(c, *decoder);
   const std::string_view positions = decoder->shape == HfShape::gpt2 ? "n_positions" : "max_position_embeddings";
   if (c.has(positions)) m.max_context = c.count(positions, "max_context");
+  if (const std::optional<long> yarn = yarn_context(c)) m.max_context = std::max(m.max_context.value_or(0), *yarn);
   a.mtp_modules = mtp_modules(c);
   if (a.mtp_modules > 0) m.assumptions.push_back(Assumption::mtp_not_modelled);
   if (text) {

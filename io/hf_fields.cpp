@@ -146,6 +146,11 @@ long HfFields::number_in(std::string_view key, Range range) const {
   return r_.count(key, range);
 }
 
+double HfFields::real_in(std::string_view key, Range range) const {
+  mark(key);
+  return r_.number(key, range);
+}
+
 bool HfFields::flag(std::string_view key, bool fallback) const {
   mark(key);
   if (!given(key)) return fallback;

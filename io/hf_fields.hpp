@@ -47,6 +47,8 @@ class HfFields {
   [[nodiscard]] std::optional<long> optional_count(std::string_view key, std::string_view field) const;
   // A whole number within `range`, for fields that become no model field (a step, an interval).
   [[nodiscard]] long number_in(std::string_view key, Range range) const;
+  // A number, whole or not, within `range`, given (a scaling factor).
+  [[nodiscard]] double real_in(std::string_view key, Range range) const;
   [[nodiscard]] bool flag(std::string_view key, bool fallback) const;
   [[nodiscard]] std::string text(std::string_view key) const;
   // Lists, possibly empty; null is empty.

@@ -237,3 +237,30 @@ TEST_CASE("HF config whose heads do not divide hidden_size, without head_dim, is
                                    "odd.json");
   CHECK_THROWS_WITH(io::read_model(doc), Catch::Contains("odd.json:2:24: num_attention_heads: 30 heads do not divide"));
 }
+
+TEST_CASE("HF rope_scaling: YaRN serves original_max_position_embeddings x factor, as vLLM derives it") {
+  // Qwen3's model card extends its 32768 tokens fourfold with YaRN: 131072, though
+  // max_position_embeddings says 40960. The plan refused 100000-token prompts on it.
+  const auto qwen = [](const std::string& rope) {
+    return io::read_model(io::parse_yaml(R"({"architectures": ["LlamaForCausalLM"], "hidden_size": 64, )"
+                                         R"("num_attention_heads": 4, "num_hidden_layers": 2, "intermediate_size": 128, )"
+                                         R"("vocab_size": 100, "torch_dtype": "bfloat16", "max_position_embeddings": 40960, )"
+                                         R"("rope_scaling": )" + rope + "}",
+                                         "yarn.json"));
+  };
+  CHECK(qwen(R"({"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768})").max_context == 131'072);
+  // DeepSeek's older key, and a fractional factor: 32768 × 1.5. Below max_position_embeddings
+  // (4096 × 2.5) the config's own limit stands, as SGLang reads it.
+  CHECK(qwen(R"({"type": "yarn", "factor": 1.5, "original_max_position_embeddings": 32768})").max_context == 49'152);
+  CHECK(qwen(R"({"type": "yarn", "factor": 2.5, "original_max_position_embeddings": 4096})").max_context == 40'960);
+  // Llama 3's and linear scaling leave max_position_embeddings the limit (Gemma 3's 131072 is
+  // extended already); so does null.
+  CHECK(qwen(R"({"rope_type": "llama3", "factor": 8.0, "original_max_position_embeddings": 8192})").max_context == 40'960);
+  CHECK(qwen(R"({"rope_type": "linear", "factor": 8.0})").max_context == 40'960);
+  CHECK(qwen("null").max_context == 40'960);
+  CHECK_THROWS_WITH(qwen(R"({"rope_type": "yarn", "factor": 0.5, "original_max_position_embeddings": 32768})"),
+                    Catch::Contains("rope_scaling.factor: 0.5 is outside 1"));
+  // The shipped configs that use YaRN say what their max_position_embeddings says.
+  CHECK(io::load_model(test::data_file("hf-configs/gpt-oss-20b.json")).max_context == 131'072);  // 4096 × 32
+  CHECK(io::load_model(test::data_file("hf-configs/deepseek-v3.2.json")).max_context == 163'840);  // 4096 × 40
+}
