@@ -126,6 +126,9 @@ LaunchSpec launch_spec(const ModelSpec& m, std::string_view model_arg, bool mode
   s.lm_head_changed = !same_format(w.precision.of(TensorClass::lm_head), stored.of(TensorClass::lm_head));
   s.plan_only = plan_only(w.precision, stored, w);
   s.naive_attention = w.attention == AttentionKernel::naive;
+  s.fp8_asked = w.precision.kv == DType::fp8;
+  for (TensorClass c : kBlockClasses) s.fp8_asked = s.fp8_asked || element_of(w.precision.of(c)) == DType::fp8;
+  s.fp8_tensor_cores = g.effective_peak(DType::fp8).has_value();
   if (g.interconnect && g.interconnect->domain > 0) s.gpus_per_node = g.interconnect->domain;
   s.reserve = w.reserve_fraction;
   const double capacity = ledger.capacity.value();

@@ -2,6 +2,7 @@
 // What a serving engine must be told to run one row of a capacity plan: the layout, the planned
 // batch, the token budget, the formats, the memory share and the replica count, in the plan's own
 // terms. Each engine's file (vllm_launch, sglang_launch, trtllm_launch) spells them in its flags.
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,6 +46,10 @@ struct LaunchSpec {
   // ("--compute fp8: …"): warnings in every script.
   std::vector<std::string> plan_only;
   bool naive_attention = false;  // --attention naive: engines run a flash kernel
+  // fp8 asked of the engine (a block class's weights, or the cache) and whether the GPU has fp8
+  // tensor cores (an fp8 peak: Ada, Hopper, Blackwell), without which TensorRT-LLM has no fp8 path.
+  bool fp8_asked = false;
+  bool fp8_tensor_cores = true;
   int gpus_per_node = 8;         // the GPU's interconnect domain, else an HGX board's 8
   // Shares of one GPU's memory, as the plan's memory ledger counts them (the replica's sums over
   // its GPUs): what it kept free (--reserve), its weights, and the prefill's peak activations.
@@ -69,6 +74,9 @@ struct LaunchSpec {
   [[nodiscard]] int attention_ranks() const { return dp_attention ? tp : 1; }
   // Sequences one attention rank runs: the engines' limits are per rank under data-parallel attention.
   [[nodiscard]] long batch_per_rank() const { return (batch + attention_ranks() - 1) / attention_ranks(); }
+  // A pipeline's micro-batch where an engine keeps pp of them in flight, each at most this: a rank's
+  // batch over the stages, rounded down so that pp of them never pass it (at least one).
+  [[nodiscard]] long batch_per_microbatch() const { return std::max(1L, batch_per_rank() / pp); }
   // The longest request: the engines size their per-sequence limits on it.
   [[nodiscard]] long max_len() const { return prompt_tokens + gen_tokens; }
   // Tokens one step may carry: a whole prompt beside one token for every other running sequence

@@ -1,7 +1,11 @@
 // SGLang 0.5: `python -m sglang.launch_server`, its flags as the server arguments document them
 // (https://docs.sglang.io/advanced_features/server_arguments.html; python/sglang/srt/server_args.py).
 // Under --enable-dp-attention SGLang divides --max-running-requests and --chunked-prefill-size by
-// --dp-size (server_args.py), so both are the replica's totals here.
+// --dp-size (server_args.py), so both are the replica's totals here. There it runs no mixed chunks:
+// SGLang 0.5 fails at the first step that mixes a prefill chunk with running decodes under data-
+// parallel attention (its TBO splitter raised NotImplementedError for ForwardMode.MIXED, fixed in
+// sgl-project/sglang PR #24241, May 2026), and the plan prices a data-parallel prefill as a step of
+// its own (model/capacity_plan.cpp).
 #include <fmt/format.h>
 
 #include "launch/engines.hpp"
@@ -27,13 +31,15 @@ Script sglang_script(const LaunchSpec& s) {
   // chunk of the prompt alone split every prompt that joined running decodes, which the plan
   // prefills whole. And the rank's sequences as the other engines get them (SGLang's floor of
   // total / ranks would run 58 a rank of a planned 470 over 8).
-  const long chunk = s.token_budget() * s.attention_ranks();
+  // Under data-parallel attention (no mixed chunks) a whole prompt for each rank.
+  const bool mixed = !s.dp_attention;
+  const long chunk = (mixed ? s.token_budget() : s.prompt_tokens) * s.attention_ranks();
   const long running = s.batch_per_rank() * s.attention_ranks();
   script.flag("--max-running-requests", fmt::format("{}", running));
   script.flag("--chunked-prefill-size", fmt::format("{}", chunk));
   // A prefill joins the running decodes in one step, the step the plan prices (SGLang runs them
   // apart by default).
-  script.flag("--enable-mixed-chunk");
+  if (mixed) script.flag("--enable-mixed-chunk");
   script.flag("--context-length", fmt::format("{}", s.max_len()));
   script.flag("--kv-cache-dtype", s.kv == DType::fp8 ? "fp8_e4m3" : "auto");
   if (s.weights == WeightSource::online_fp8) script.flag("--quantization", "fp8");
@@ -46,11 +52,19 @@ Script sglang_script(const LaunchSpec& s) {
                                                       "over {} ranks (SGLang divides it by --dp-size)",
                                                       running, s.batch, s.batch_per_rank(), s.attention_ranks())
                                         : fmt::format("--max-running-requests {}: the planned batch", s.batch));
-  script.notes.push_back("--enable-mixed-chunk: a prefill joins the running decodes in one step, as the plan prices it");
-  script.notes.push_back(fmt::format("--chunked-prefill-size {}: a whole {}-token prompt beside a token for each of {} "
-                                     "running sequences{} (mixed chunks count them in it), as the plan prefills",
-                                     chunk, s.prompt_tokens, s.batch_per_rank(),
-                                     s.dp_attention ? fmt::format(", for each of the {} ranks", s.tp) : ""));
+  if (mixed) {
+    script.notes.push_back("--enable-mixed-chunk: a prefill joins the running decodes in one step, as the plan prices it");
+    script.notes.push_back(fmt::format("--chunked-prefill-size {}: a whole {}-token prompt beside a token for each of {} "
+                                       "running sequences (mixed chunks count them in it), as the plan prefills",
+                                       chunk, s.prompt_tokens, s.batch_per_rank()));
+  } else {
+    script.notes.push_back("no --enable-mixed-chunk: SGLang 0.5 fails at the first mixed step under "
+                           "--enable-dp-attention (sgl-project/sglang PR #24241); a rank's prefill runs as a step of "
+                           "its own, which every rank waits on, as the plan prices it");
+    script.notes.push_back(fmt::format("--chunked-prefill-size {}: a whole {}-token prompt for each of the {} ranks, as "
+                                       "the plan prefills",
+                                       chunk, s.prompt_tokens, s.attention_ranks()));
+  }
   script.notes.push_back(fmt::format("--mem-fraction-static {}: weights and KV pool, all but the plan's --reserve {} "
                                      "and one step's activations ({} of a GPU)",
                                      share(s.static_share()), share(s.reserve), share_said(s.activations_share)));

@@ -11,6 +11,13 @@ namespace roofline::launch {
 
 std::optional<std::string> trtllm_refusal(const LaunchSpec& s) {
   if (auto kv = kv_refusal("TensorRT-LLM", s)) return kv;
+  // Its quantization page: "FP4 and FP8 quantization on the latest Blackwell and Hopper GPUs"
+  // (https://nvidia.github.io/TensorRT-LLM/1.0.0/features/quantization.html; its support matrix
+  // adds Ada). The plan prices fp8 weights on an A100 as vLLM runs them there (Marlin, weight-only).
+  if (s.fp8_asked && !s.fp8_tensor_cores) {
+    return std::string("--weights/--kv: TensorRT-LLM runs fp8 weights and caches on GPUs with fp8 tensor cores "
+                       "(Ada, Hopper, Blackwell), which this GPU lacks; plan without fp8 or emit for vLLM");
+  }
   // The fraction is written to three decimals: below 0.001 it would give the cache nothing.
   if (!(s.kv_share_of_free() >= 0.001)) {
     return fmt::format("--reserve: {} leaves the KV cache {:.2g} of the memory free after the weights, which "
@@ -34,16 +41,27 @@ Script trtllm_script(const LaunchSpec& s) {
   script.flag("--tp_size", fmt::format("{}", s.tp));
   if (s.pp > 1) script.flag("--pp_size", fmt::format("{}", s.pp));
   if (s.ep > 1) script.flag("--ep_size", fmt::format("{}", s.ep));
-  script.flag("--max_batch_size", fmt::format("{}", s.batch_per_rank()));
+  // With a pipeline, TensorRT-LLM keeps pp micro-batches of --max_batch_size in flight (its
+  // PyTorch executor admits pp × max_batch_size requests: model_engine.py, get_max_num_sequences).
+  const long most = s.pp > 1 ? s.batch_per_microbatch() : s.batch_per_rank();
+  script.flag("--max_batch_size", fmt::format("{}", most));
   script.flag("--max_num_tokens", fmt::format("{}", s.token_budget()));
   script.flag("--max_seq_len", fmt::format("{}", s.max_len()));
   script.flag("--extra_llm_api_options", "\"$OPTIONS\"");
   script.flag("--host", "0.0.0.0");
-  script.notes.push_back(s.dp_attention
-                             ? fmt::format("--max_batch_size {}: the planned batch of {} over {} attention ranks, "
-                                           "each rank's own limit (not confirmed in the documentation)",
-                                           s.batch_per_rank(), s.batch, s.attention_ranks())
-                             : fmt::format("--max_batch_size {}: the planned batch", s.batch));
+  if (s.pp > 1) {
+    script.notes.push_back(fmt::format("--max_batch_size {}: a micro-batch; TensorRT-LLM keeps {} in flight through "
+                                       "the {} stages, {} sequences at most{}, the planned batch being {}",
+                                       most, s.pp, s.pp, most * s.pp,
+                                       s.dp_attention ? fmt::format(" a rank over {} ranks", s.attention_ranks()) : "",
+                                       s.dp_attention ? s.batch_per_rank() : s.batch));
+  } else {
+    script.notes.push_back(s.dp_attention
+                               ? fmt::format("--max_batch_size {}: the planned batch of {} over {} attention ranks, "
+                                             "each rank's own limit (not confirmed in the documentation)",
+                                             s.batch_per_rank(), s.batch, s.attention_ranks())
+                               : fmt::format("--max_batch_size {}: the planned batch", s.batch));
+  }
   script.notes.push_back(fmt::format("--max_seq_len {}: the plan's {} prompt + {} generated tokens; the engine refuses longer "
                                      "requests",
                                      s.max_len(), s.prompt_tokens, s.gen_tokens));

@@ -94,13 +94,67 @@ TEST_CASE("emit: the planned batch of 129 over 8 attention ranks, worked by hand
   REQUIRE(run_cli(qwen_dp_attention("sglang", g)).code == 0);
   const std::string sglang = read(g.files().at(0));
   // SGLang divides both by --dp-size itself (with a floor): 8 × 17 = 136 runs the 17 a rank the
-  // other engines get (the batch of 129 would have run 16), and 8 × (512 + 17) the others' token
-  // budget a rank: a mixed chunk takes the rank's running decodes from it (8 × 512 split every
-  // prompt that joined them).
+  // other engines get (the batch of 129 would have run 16), and 8 × 512 a whole prompt a rank.
+  // Under data-parallel attention no mixed chunks: SGLang 0.5 fails at the first (PR #24241), and
+  // the plan prices a rank's prefill as a step of its own.
   CHECK(sglang.find("--max-running-requests 136 \\") != std::string::npos);
-  CHECK(sglang.find("--enable-mixed-chunk \\") != std::string::npos);
-  CHECK(sglang.find("--chunked-prefill-size 4232 \\") != std::string::npos);
+  CHECK(sglang.find("--enable-mixed-chunk \\") == std::string::npos);
+  CHECK(sglang.find("# no --enable-mixed-chunk: SGLang 0.5 fails") != std::string::npos);
+  CHECK(sglang.find("--chunked-prefill-size 4096 \\") != std::string::npos);
   CHECK(sglang.find("--kv-cache-dtype fp8_e4m3 \\") != std::string::npos);
+}
+
+TEST_CASE("emit: SGLang mixes a prefill with the running decodes where the plan does, without data-parallel attention") {
+  // Llama-3.1-8B on an H100 at 20 req/s: the plan's batch B (its CSV), a token budget of a whole
+  // 512-token prompt beside one token for each of the B running sequences, in mixed chunks.
+  const Folder f("sglang-mixed");
+  const std::vector<std::string> plan = {"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "20"};
+  const auto csv = run_cli([&] { auto a = plan; a.insert(a.end(), {"-f", "json"}); return a; }());
+  REQUIRE(csv.code == 0);
+  const long batch = nlohmann::json::parse(csv.out)["rows"][0]["batch"].get<long>();
+  auto emit = plan;
+  emit.insert(emit.end(), {"--emit", "sglang", "--emit-dir", f.path.string(), "--top", "1"});
+  REQUIRE(run_cli(emit).code == 0);
+  const std::string sglang = read(f.files().at(0));
+  CHECK(sglang.find("--enable-mixed-chunk \\") != std::string::npos);
+  CHECK(sglang.find(fmt::format("--chunked-prefill-size {} \\", 512 + batch)) != std::string::npos);
+}
+
+TEST_CASE("emit: TensorRT-LLM keeps pp micro-batches of --max_batch_size in flight, so a pipeline's is the batch over pp") {
+  // Its PyTorch executor admits pp × max_batch_size requests (model_engine.py, get_max_num_sequences):
+  // the planned batch as max_batch_size ran up to twice it through 2 stages.
+  const Folder f("trtllm-pp");
+  const std::vector<std::string> plan = {"plan", "-m", "llama-3.1-70b", "-g", "h100-sxm", "--rate", "5", "--tp", "2",
+                                         "--pp", "2"};
+  const auto json = run_cli([&] { auto a = plan; a.insert(a.end(), {"-f", "json"}); return a; }());
+  REQUIRE(json.code == 0);
+  const long batch = nlohmann::json::parse(json.out)["rows"][0]["batch"].get<long>();
+  REQUIRE(batch > 2);
+  auto emit = plan;
+  emit.insert(emit.end(), {"--emit", "trtllm", "--emit-dir", f.path.string(), "--top", "1"});
+  REQUIRE(run_cli(emit).code == 0);
+  const std::string trtllm = read(f.files().at(0));
+  CHECK(trtllm.find(fmt::format("--max_batch_size {} \\", batch / 2)) != std::string::npos);
+  CHECK(trtllm.find(fmt::format("{} sequences at most", batch / 2 * 2)) != std::string::npos);
+}
+
+TEST_CASE("emit: TensorRT-LLM refuses fp8 on a GPU without fp8 tensor cores, which vLLM runs weight-only") {
+  const Folder f("trtllm-a100");
+  const std::vector<std::string> plan = {"plan", "-m", "llama-3.1-8b", "-g", "a100-80gb", "--rate", "5", "--weights",
+                                         "fp8", "--emit-dir", f.path.string(), "--emit"};
+  auto trtllm = plan;
+  trtllm.push_back("trtllm");
+  const auto refused = run_cli(trtllm);
+  CHECK(refused.code == 2);
+  CHECK(refused.err.find("fp8 tensor cores") != std::string::npos);
+  CHECK(f.files().empty());
+  auto vllm = plan;
+  vllm.push_back("vllm");
+  CHECK(run_cli(vllm).code == 0);
+  // The cache alone in fp8.
+  CHECK(run_cli({"plan", "-m", "llama-3.1-8b", "-g", "a100-80gb", "--rate", "5", "--kv", "fp8", "--emit-dir",
+                 f.path.string(), "--emit", "trtllm"})
+            .code == 2);
 }
 
 TEST_CASE("emit: --reserve 0.2 is a memory share of 0.8, and two replicas are said") {

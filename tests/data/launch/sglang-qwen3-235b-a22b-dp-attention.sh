@@ -3,8 +3,8 @@
 # for SGLang 0.5, with the flags documented at https://docs.sglang.io/advanced_features/server_arguments.html
 # --context-length 768: the plan's 512 prompt + 256 generated tokens; the engine refuses longer requests
 # --max-running-requests 136: the planned batch of 129, 17 a rank over 8 ranks (SGLang divides it by --dp-size)
-# --enable-mixed-chunk: a prefill joins the running decodes in one step, as the plan prices it
-# --chunked-prefill-size 4232: a whole 512-token prompt beside a token for each of 17 running sequences, for each of the 8 ranks (mixed chunks count them in it), as the plan prefills
+# no --enable-mixed-chunk: SGLang 0.5 fails at the first mixed step under --enable-dp-attention (sgl-project/sglang PR #24241); a rank's prefill runs as a step of its own, which every rank waits on, as the plan prices it
+# --chunked-prefill-size 4096: a whole 512-token prompt for each of the 8 ranks, as the plan prefills
 # --mem-fraction-static 0.9: weights and KV pool, all but the plan's --reserve 0.1 and one step's activations (under 0.001 of a GPU)
 # --quantization fp8: the 16-bit checkpoint's weights quantized to fp8 as they load
 # The plan runs one replica of 8 GPUs: start this script once.
@@ -25,8 +25,7 @@ exec python -m sglang.launch_server --model-path "$MODEL" \
   --enable-dp-attention \
   --dp-size 8 \
   --max-running-requests 136 \
-  --chunked-prefill-size 4232 \
-  --enable-mixed-chunk \
+  --chunked-prefill-size 4096 \
   --context-length 768 \
   --kv-cache-dtype fp8_e4m3 \
   --quantization fp8 \
