@@ -26,6 +26,9 @@ struct Interconnect {
   Topology topology = Topology::switched;
   int links = 1;   // mesh: links per GPU, one to each peer
   int domain = 8;  // GPUs the fabric joins; a larger group needs the network between domains
+  // GPUs one host holds (a server: one operating system, one CUDA_VISIBLE_DEVICES), where the
+  // fabric joins more than one (an NVL72 rack's trays of 4); none: the domain. Launch scripts only.
+  std::optional<int> host{};
 };
 
 // The network between domains (InfiniBand, RoCE): per GPU, per direction (a 400 Gb/s NIC per GPU

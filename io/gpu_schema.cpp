@@ -102,6 +102,10 @@ void check(const MapReader& r, const GpuSpec& g) {
     if (compute.has("peak")) compute.fail("peak", "needs at least one dtype, like fp16: \"312 TFLOPS\"");
   }
   if (g.network && !g.interconnect) r.fail("network", "needs `interconnect:` too: groups within a domain use it");
+  if (g.interconnect && g.interconnect->host && g.interconnect->domain % *g.interconnect->host != 0) {
+    r.child("interconnect", {}).fail("host", fmt::format("{} GPUs a host do not divide the {}-GPU domain",
+                                                         *g.interconnect->host, g.interconnect->domain));
+  }
   // Kernel classes are shares of the datasheet's ceilings, as `fit --kernels` measures them; a
   // calibration's ceilings are already what kernels reach.
   if (g.calibration && r.has("expected") && r.child("expected", {}).has("kernels")) {
@@ -303,6 +307,10 @@ const Schema<GpuSpec>& gpu_schema() {
       F{.key = "domain", .kind = Kind::small_count, .need = Need::optional,
         .doc = "GPUs the fabric joins (8 in a node, 72 in an NVL72 rack); larger groups need `network`; absent: 8",
         .access = member<InInterconnect, &Interconnect::domain>(), .range = kDomain, .fallback = 8L},
+      F{.key = "host", .kind = Kind::small_count, .need = Need::optional,
+        .doc = "GPUs one host holds (a server, one CUDA_VISIBLE_DEVICES), dividing the domain: 4 in an NVL72 "
+               "rack's trays; launch scripts place a replica's GPUs by it; absent: the domain",
+        .access = member<InInterconnect, &Interconnect::host>(), .range = kDomain},
   };
   static const std::array network = {
       F{.key = "bandwidth", .kind = Kind::quantity, .need = Need::required,

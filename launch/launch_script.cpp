@@ -47,6 +47,12 @@ void add_common_warnings(Script& script, const LaunchSpec& s) {
         "--lm-head asked a format the checkpoint does not store: the engine keeps the LM head as the checkpoint has "
         "it, so its bytes differ from the plan's");
   }
+  if (s.node_assumed) {
+    script.warnings.push_back(fmt::format(
+        "the GPU's description gives no interconnect.host, so its {}-GPU domain is taken as one host; where a host "
+        "holds fewer (an NVL72 rack's trays hold 4), set GPUS_PER_NODE",
+        s.gpus_per_node));
+  }
   if (s.gpus_per_replica() > s.gpus_per_node) {
     script.warnings.push_back(fmt::format(
         "one replica spans {} GPUs, more than a {}-GPU node: start it across nodes as the engine's multi-node guide "

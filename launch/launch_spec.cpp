@@ -129,7 +129,10 @@ LaunchSpec launch_spec(const ModelSpec& m, std::string_view model_arg, bool mode
   s.fp8_asked = w.precision.kv == DType::fp8;
   for (TensorClass c : kBlockClasses) s.fp8_asked = s.fp8_asked || element_of(w.precision.of(c)) == DType::fp8;
   s.fp8_tensor_cores = g.effective_peak(DType::fp8).has_value();
-  if (g.interconnect && g.interconnect->domain > 0) s.gpus_per_node = g.interconnect->domain;
+  if (g.interconnect) {
+    s.gpus_per_node = g.interconnect->host.value_or(g.interconnect->domain);
+    s.node_assumed = !g.interconnect->host && g.interconnect->domain > 8;
+  }
   s.reserve = w.reserve_fraction;
   const double capacity = ledger.capacity.value();
   s.weights_share = ledger.weights.value() / capacity;

@@ -50,7 +50,9 @@ struct LaunchSpec {
   // tensor cores (an fp8 peak: Ada, Hopper, Blackwell), without which TensorRT-LLM has no fp8 path.
   bool fp8_asked = false;
   bool fp8_tensor_cores = true;
-  int gpus_per_node = 8;         // the GPU's interconnect domain, else an HGX board's 8
+  // GPUs one host holds: the GPU's `interconnect.host`, else its domain, else an HGX board's 8.
+  int gpus_per_node = 8;
+  bool node_assumed = false;  // the domain, past 8 GPUs, taken as one host: the GPU gives no `host`
   // Shares of one GPU's memory, as the plan's memory ledger counts them (the replica's sums over
   // its GPUs): what it kept free (--reserve), its weights, and the prefill's peak activations.
   // The KV cache gets the rest.

@@ -323,3 +323,11 @@ TEST_CASE("hardening: every file in tests/data/bad is refused as a model and as 
     if (entry.path().stem() != "gpu_given_as_model") CHECK_THROWS_AS(io::load_gpu(path), io::InputError);
   }
 }
+
+TEST_CASE("hardening: interconnect.host divides the domain, and is refused where it does not") {
+  const std::string link = "interconnect: {bandwidth: 900 GB/s, latency: 5 us, domain: 72, host: ";
+  CHECK(gpu_from("name: g\n" + kGpuBody + link + "4}\n").interconnect->host == 4);
+  CHECK_THROWS_WITH(gpu_from("name: g\n" + kGpuBody + link + "5}\n"),
+                    Catch::Contains("interconnect.host: 5 GPUs a host do not divide the 72-GPU domain"));
+  CHECK_THROWS_WITH(gpu_from("name: g\n" + kGpuBody + link + "0}\n"), Catch::Contains("interconnect.host: must be positive, got 0"));
+}

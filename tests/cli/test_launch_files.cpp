@@ -274,3 +274,29 @@ TEST_CASE("emit: an earlier plan's scripts for the engine leave the folder, othe
   CHECK(files[0].filename() == "01-vllm-nvidia-h100-sxm-tp1.sh");
   CHECK(files[1].filename() == "notes.txt");
 }
+
+TEST_CASE("emit: a replica is placed on a host's GPUs - GB200's 4 a tray, not its 72-GPU NVLink domain") {
+  // tp 8 on GB200 stays inside NVLink but spans two trays: the script says so, and each host
+  // has 4 GPUs to number (CUDA_VISIBLE_DEVICES 4 to 7 do not exist on one tray).
+  const Folder f("gb200");
+  REQUIRE(run_cli({"plan", "-m", "llama-3.1-70b", "-g", "gb200", "--rate", "5", "--tp", "8", "--emit", "vllm",
+                   "--emit-dir", f.path.string(), "--top", "1"})
+              .code == 0);
+  const std::string gb200 = read(f.files().at(0));
+  CHECK(gb200.find("GPUS_PER_NODE=${GPUS_PER_NODE:-4}") != std::string::npos);
+  CHECK(gb200.find("one replica spans 8 GPUs, more than a 4-GPU node") != std::string::npos);
+  // A description of such a rack without `host` is taken as one host, and warned of.
+  const Folder g("no-host");
+  fs::create_directories(g.path);
+  const fs::path gpu = g.path / "rack.yaml";
+  std::ofstream(gpu) << "name: rack\nmemory: {capacity: 189471 MiB, bandwidth: 8 TB/s}\n"
+                        "compute: {peak: {bf16: 2500 TFLOPS}}\n"
+                        "interconnect: {bandwidth: 900 GB/s, latency: 5 us, domain: 72}\n";
+  const Folder out("no-host-out");
+  REQUIRE(run_cli({"plan", "-m", "llama-3.1-70b", "-g", gpu.string(), "--rate", "5", "--tp", "8", "--emit", "vllm",
+                   "--emit-dir", out.path.string(), "--top", "1"})
+              .code == 0);
+  const std::string rack = read(out.files().at(0));
+  CHECK(rack.find("GPUS_PER_NODE=${GPUS_PER_NODE:-72}") != std::string::npos);
+  CHECK(rack.find("gives no interconnect.host, so its 72-GPU domain is taken as one host") != std::string::npos);
+}

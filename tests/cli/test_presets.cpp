@@ -115,7 +115,9 @@ TEST_CASE("presets: how GPUs are joined - MI300X a mesh of 7 × 64 GB/s, GB200 7
   CHECK(mi300x.interconnect->bandwidth.value() == 64e9);
   CHECK(gb200.interconnect->topology == Topology::switched);
   CHECK(gb200.interconnect->domain == 72);
+  CHECK(gb200.interconnect->host == 4);  // 18 trays of two GB200 superchips
   CHECK(h200.interconnect->domain == 8);
+  CHECK_FALSE(h200.interconnect->host.has_value());  // the domain is the host
   CHECK(h200.interconnect->bandwidth.value() == 450e9);
   // 400 Gb/s = 50 GB/s a GPU between nodes.
   CHECK(h200.network->bandwidth.value() == 50e9);
