@@ -124,9 +124,10 @@ class SpecCache {
 };
 
 // Every row evaluated once, before any fitting: the fit reprices the kept phases, and a bad row
-// stops the command before it prints anything.
+// stops the command before it prints anything. What the evaluations warn of goes to `warnings`,
+// each sentence naming its row.
 std::vector<MeasuredRun> evaluate_rows(const std::vector<MeasurementRow>& rows, const std::string& path,
-                                       std::ostream& err) {
+                                       std::vector<std::string>& warnings) {
   SpecCache specs(fs::path(path).parent_path());
   std::vector<MeasuredRun> runs;
   bool calibrated = false, datasheet = false;
@@ -142,17 +143,16 @@ std::vector<MeasuredRun> evaluate_rows(const std::vector<MeasurementRow>& rows, 
       throw located(path, row, e.what());
     }
     for (const std::string& warning : report::warning_texts(r)) {
-      err << report::warning_label() << report::terminal_text(fmt::format("{} ({}): {}", where(path, row), row.id, warning))
-          << "\n";
+      warnings.push_back(fmt::format("{} ({}): {}", where(path, row), row.id, warning));
     }
     runs.push_back(measured_run(row.id, source_group(row.source), row.metric, row.measured, r));
   }
   // The shares are of the ceilings each row's GPU gives: one set of shares for measured and for
   // datasheet ceilings mixes two different things.
   if (calibrated && datasheet) {
-    err << report::warning_label()
-        << "some rows' GPUs are calibrated and some give datasheet ceilings: one fit of the shares of their ceilings "
-           "(memory, compute) mixes the two\n";
+    warnings.emplace_back(
+        "some rows' GPUs are calibrated and some give datasheet ceilings: one fit of the shares of their ceilings "
+        "(memory, compute) mixes the two");
   }
   return runs;
 }
@@ -187,7 +187,12 @@ void run_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
   // Reserved first, so that a folder that cannot take the file is refused before any work.
   std::unique_ptr<AtomicFile> file = a.out.empty() ? nullptr : std::make_unique<AtomicFile>(a.out, "out", &err);
   const std::vector<MeasurementRow> rows = read_measurements(a.measurements);
-  const std::vector<MeasuredRun> runs = evaluate_rows(rows, a.measurements, err);
+  std::vector<std::string> warnings;
+  const std::vector<MeasuredRun> runs = evaluate_rows(rows, a.measurements, warnings);
+  // JSON holds them; the tables' readers see them on stderr, as the point report's do.
+  if (a.format != "json") {
+    for (const std::string& w : warnings) err << report::warning_label() << report::terminal_text(w) << "\n";
+  }
   if (file) file->refuse_an_input();  // before the tables are printed
   // A fit of thousands of runs takes seconds: a bar on a terminal, a tick a fit.
   const std::size_t fits = fits_for(runs);
@@ -197,7 +202,7 @@ void run_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
   const std::string name = fs::path(a.measurements).filename().string();
   std::string text;
   if (a.format == "json") {
-    text = report::fit_json(f, runs, name);
+    text = report::fit_json(f, runs, name, warnings);
   } else {
     const bool markdown = a.format == "markdown";
     for (const report::TextTable& t : report::fit_tables(f, runs)) {

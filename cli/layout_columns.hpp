@@ -32,7 +32,9 @@ inline constexpr std::array kLayoutColumns = {
                  [](const planner::PercentileRow& r) -> report::Cell { return name(r.steady->workload.precision.compute); }},
     // What the point's pricing assumed (model/engine.hpp input_warnings), in words.
     LayoutColumn{"warnings",
-                 [](const planner::PercentileRow& r) -> report::Cell { return std::string_view(r.steady->warnings_cell); }},
+                 [](const planner::PercentileRow& r) -> report::Cell {
+                   return std::span<const std::string>(r.steady->warnings);
+                 }},
 };
 
 // kLayoutColumns[I] as a column of a table whose getters also take the table's `Extra`.

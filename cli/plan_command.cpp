@@ -46,7 +46,6 @@ struct PlanRow {
   std::string reason;  // the plan's refusal in words; empty when feasible
   std::string sized_on;
   std::vector<std::string> warnings;  // the point's (model/engine.hpp input_warnings), in words
-  std::string warnings_cell;          // ... joined by " | ", the CSV and JSON column
 };
 
 // The times a plan was sized on, as a column: `expected` (the central estimate), `expected p90`,
@@ -82,7 +81,7 @@ const std::array kPlanColumns = {
     PlanColumn{"dp_attention", [](const PlanRow& r) -> Cell { return r.layout.dp_attention; }},
     // The format the linears compute in moves the TTFT: a checkpoint's own (fp8) is stated.
     PlanColumn{"compute", [](const PlanRow& r) -> Cell { return name(r.layout.precision.compute); }},
-    PlanColumn{"warnings", [](const PlanRow& r) -> Cell { return std::string_view(r.warnings_cell); }},
+    PlanColumn{"warnings", [](const PlanRow& r) -> Cell { return std::span<const std::string>(r.warnings); }},
     PlanColumn{"gpus_per_replica", [](const PlanRow& r) -> Cell { return static_cast<long>(gpus(r.layout)); }},
     PlanColumn{"sized_on", [](const PlanRow& r) -> Cell { return std::string_view(r.sized_on); }},
     PlanColumn{"feasible", [](const PlanRow& r) -> Cell { return r.plan.feasible; }},
@@ -259,9 +258,8 @@ SteadyRows steady_rows(const PlanArgs& a, const WorkloadAxes& x, const ModelSpec
     std::string reason = plan.why_not ? infeasible_text(*plan.why_not) : std::string();
     std::string sized_on = sizing_name(plan.sizing);
     std::vector<std::string> warnings = warning_texts(input_warnings(m, g, w));
-    std::string cell = fmt::format("{}", fmt::join(warnings, " | "));
     rows.push_back({&g, w, target.price_per_gpu_hour, std::move(plan), std::move(reason), std::move(sized_on),
-                    std::move(warnings), std::move(cell)});
+                    std::move(warnings)});
   };
   int& too_big = out.too_big;
   std::vector<Skip>& invalid = out.invalid;
@@ -336,7 +334,7 @@ void plan_pools(const PlanArgs& a, const PercentileArgs& p, const WorkloadAxes& 
     sizing.pool = scenario.pool;
     sizing.target = scenario.target;
     for (const PlanRow& r : steady_rows(a, px, m, gpus, sizing.target).rows) {
-      sizing.plans.push_back({r.gpu, r.layout, r.plan, r.reason, r.price, std::nullopt, r.warnings, r.warnings_cell});
+      sizing.plans.push_back({r.gpu, r.layout, r.plan, r.reason, r.price, std::nullopt, r.warnings});
     }
     sizing.arrivals_cv = scenario.scenario.arrivals.cv;
     sizing.rows = size_percentile_rows(m, sizing.plans, sizing.target, scenario.scenario, err);
@@ -506,7 +504,7 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
     }
     std::vector<SteadyPlan> plans;
     for (const PlanRow& r : rows) {
-      plans.push_back({r.gpu, r.layout, r.plan, r.reason, r.price, std::nullopt, r.warnings, r.warnings_cell});
+      plans.push_back({r.gpu, r.layout, r.plan, r.reason, r.price, std::nullopt, r.warnings});
     }
     if (a.prefill_tp != 0) {
       for (SteadyPlan& s : plans) add_prefill_pool(s, m, target, a.prefill_tp);

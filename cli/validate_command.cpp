@@ -217,8 +217,10 @@ std::string drift_since(const Calibration& c, calibrate::CalibrationDevice& devi
 
 void add_validate_options(Options& o, ValidateArgs& a) {
   using enum WorkloadFlag;
-  add_workload_options(o, a.workload,
-                       {attention, reserve, tp, weights, lm_head, group_size, kv, activations, compute, gen, context});
+  // One device runs the synthetic step of a dense model: no parallel layouts (--ep on a dense
+  // model was taken, and changed nothing measured).
+  add_workload_options(o, a.workload, {attention, reserve, tp, pp, ep, weights, lm_head, group_size, kv, activations,
+                                       compute, gen, context});
   o.add("--device", a.device, "cpu or cuda").one_of(calibrate::device_kinds()).show_default();
   o.add("--budget", a.budget, "most weight memory the synthetic step may allocate (the default gives way to one layer)")
       .show_default()

@@ -29,10 +29,9 @@ struct SteadyPlan {
     CapacityPlan plan;
   };
   std::optional<PrefillPool> prefill;
-  // What the point's pricing assumed (model/engine.hpp input_warnings), in words, and " | "-joined
-  // for its CSV and JSON column.
+  // What the point's pricing assumed (model/engine.hpp input_warnings), in words: a JSON array,
+  // and one CSV cell joined by " | ".
   std::vector<std::string> warnings;
-  std::string warnings_cell;
 };
 
 // The prefill pool's layout and steady plan: its own, or the row's.

@@ -231,7 +231,8 @@ std::string fit_summary(const FitCheck& f, const std::vector<MeasuredRun>& runs)
   return out;
 }
 
-std::string fit_json(const FitCheck& f, const std::vector<MeasuredRun>& runs, std::string_view file) {
+std::string fit_json(const FitCheck& f, const std::vector<MeasuredRun>& runs, std::string_view file,
+                     std::span<const std::string> warnings) {
   Json j;
   j["file"] = file;
   j["runs"] = runs.size();
@@ -289,6 +290,7 @@ std::string fit_json(const FitCheck& f, const std::vector<MeasuredRun>& runs, st
   for (std::size_t i : b.beaten) beaten.push_back(runs[i].id);
   j["bound"] = {{"beaten_by", beaten}, {"highest_measured_over_bound", bound_ratio(runs[b.closest])},
                 {"closest", runs[b.closest].id}};
+  j["warnings"] = std::vector<std::string>(warnings.begin(), warnings.end());
   return enveloped(j).dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 

@@ -3,6 +3,7 @@
 // programs read it: the coefficients with their units, priors and meaning; each run against the
 // bound and the expected figure; each source held out; the interval widths by regime; whether
 // any run beat the bound. Tables for a terminal or Markdown, or one JSON document.
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,7 +32,9 @@ namespace roofline::report {
 [[nodiscard]] std::string fit_summary(const FitCheck& f, const std::vector<MeasuredRun>& runs);
 
 // The same as one JSON document (SI units: seconds; ratios are measured / figure in the
-// performance sense), `expected` holding the block --out writes.
-[[nodiscard]] std::string fit_json(const FitCheck& f, const std::vector<MeasuredRun>& runs, std::string_view file);
+// performance sense), `expected` holding the block --out writes, and `warnings` what the rows'
+// evaluations and the fit warned of (the tables print them to stderr).
+[[nodiscard]] std::string fit_json(const FitCheck& f, const std::vector<MeasuredRun>& runs, std::string_view file,
+                                   std::span<const std::string> warnings);
 
 }  // namespace roofline::report

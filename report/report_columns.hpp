@@ -3,6 +3,7 @@
 // under `csv_name` (units in the name). Adding a field here adds it to both, in step.
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
@@ -11,8 +12,9 @@
 
 namespace roofline::report {
 
-// monostate is JSON null / an empty CSV cell: "not applicable", never a silent zero.
-using Cell = std::variant<std::monostate, double, long, bool, std::string_view>;
+// monostate is JSON null / an empty CSV cell: "not applicable", never a silent zero. A list of
+// texts (a plan row's warnings) is a JSON array, and one CSV cell of them joined by " | ".
+using Cell = std::variant<std::monostate, double, long, bool, std::string_view, std::span<const std::string>>;
 
 template <class T>
 [[nodiscard]] Cell optional_cell(const std::optional<T>& v) {

@@ -40,6 +40,8 @@ void append_csv_cell(std::string& out, const Cell& c) {
           // An empty cell: not applicable.
         } else if constexpr (std::is_same_v<T, std::string_view>) {
           append_csv_field(out, v);
+        } else if constexpr (std::is_same_v<T, std::span<const std::string>>) {
+          append_csv_field(out, fmt::format("{}", fmt::join(v, " | ")));
         } else if constexpr (std::is_same_v<T, bool>) {
           out += v ? "true" : "false";
         } else if constexpr (std::is_same_v<T, double>) {

@@ -15,6 +15,8 @@ nlohmann::ordered_json cell_json(const Cell& c) {
           return nullptr;
         } else if constexpr (std::is_same_v<T, std::string_view>) {
           return std::string(v);
+        } else if constexpr (std::is_same_v<T, std::span<const std::string>>) {
+          return nlohmann::ordered_json(std::vector<std::string>(v.begin(), v.end()));
         } else {
           return v;
         }

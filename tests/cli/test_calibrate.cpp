@@ -357,6 +357,14 @@ TEST_CASE("validate and calibrate refuse what they cannot run, with exit code 2"
   const auto moe = test::run_cli({"validate", "-m", "mixtral-8x7b", "-g", test::data_file("good/calibrated-cpu.yaml")});
   CHECK(moe.code == 2);
   CHECK_THAT(moe.err, Catch::Contains("dense models"));
+  // One device, a dense model: a parallel layout is not a flag of it (--ep 2 on a dense model was
+  // taken, and changed nothing measured).
+  for (const char* layout : {"--ep", "--pp"}) {
+    const auto r = test::run_cli({"validate", "-m", test::data_file("good/tiny.yaml"), "-g",
+                                  test::data_file("good/calibrated-cpu.yaml"), layout, "2"});
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains(std::string(layout) + ": not a flag of `rooflineplan validate`"));
+  }
   // The test binary is not beside the plugin (and the machine may have no GPU): either way, exit 2.
   const auto cuda = test::run_cli({"calibrate", "--device", "cuda", "--repetitions", "1"});
   CHECK(cuda.code == 2);

@@ -225,3 +225,18 @@ TEST_CASE("fit: every bad row is refused at file:line with the column named") {
     check_error(run_cli({"fit", csv}), csv + ": has a header and no rows", "");
   }
 }
+
+TEST_CASE("fit: JSON holds what the rows' evaluations warn of, each naming its row; the tables print them to stderr") {
+  // training.csv's GPUs borrow the kernel classes: every row warns so. In JSON they were on stderr
+  // only, lost to a script that kept stdout.
+  const auto json = run_cli({"fit", kTraining, "-f", "json"});
+  REQUIRE(json.code == 0);
+  const auto w = nlohmann::json::parse(json.out)["warnings"];
+  REQUIRE(w.is_array());
+  REQUIRE(w.size() >= 26);
+  CHECK_THAT(w[0].get<std::string>(), Catch::Contains("training.csv:2 (A01): no kernel was measured on the"));
+  CHECK(json.err.find("warning:") == std::string::npos);
+  const auto table = run_cli({"fit", kTraining});
+  REQUIRE(table.code == 0);
+  CHECK_THAT(table.err, Catch::Contains("warning: ") && Catch::Contains("training.csv:2 (A01): no kernel was measured"));
+}

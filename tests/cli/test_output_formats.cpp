@@ -186,3 +186,26 @@ TEST_CASE("plan: its JSON keys are its CSV columns, in the same order, steady an
     CHECK_THAT(header, Catch::StartsWith("gpu_name,tp,pp,ep,dp_attention,compute,warnings,gpus_per_replica,"));
   }
 }
+
+TEST_CASE("formats: a plan row's warnings are a JSON array, as every other command's, and one CSV cell") {
+  // DeepSeek-V3 on H200s: its MTP layers unpriced, fp8 arithmetic from the checkpoint, and the
+  // elementwise class borrowed. They were one string joined by " | " in JSON.
+  const std::vector<std::string> plan = {"plan", "-m", "deepseek-v3", "-g", "h200", "--tp", "8", "--ep", "8", "--rate", "5"};
+  for (const bool percentile : {false, true}) {
+    auto args = plan;
+    if (percentile) args.insert(args.end(), {"--percentile", "99", "--duration", "60s"});
+    args.insert(args.end(), {"-f", "json"});
+    const auto r = test::run_cli(args);
+    REQUIRE(r.code == 0);
+    const auto w = nlohmann::json::parse(r.out)["rows"][0]["warnings"];
+    REQUIRE(w.is_array());
+    REQUIRE(w.size() == 3);
+    CHECK_THAT(w[0].get<std::string>(), Catch::StartsWith("the model's multi-token-prediction layers are not priced"));
+    CHECK_THAT(w[1].get<std::string>(), Catch::StartsWith("the linears compute in fp8"));
+  }
+  auto csv = plan;
+  csv.insert(csv.end(), {"-f", "csv"});
+  const auto r = test::run_cli(csv);
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("(nor is speculative decoding with them) | the linears compute in fp8") != std::string::npos);
+}
