@@ -13,3 +13,17 @@ TEST_CASE("seed: the command prints the story: 7.00 ms - 143 tokens/s - B* 156 -
                         Catch::Contains("prefill is compute-bound") && Catch::Contains("decode is memory-bound") &&
                         Catch::Contains("14.0 GB"));
 }
+
+TEST_CASE("seed: the prefill verdict says how much of the TTFT its FLOPs at the peak are") {
+  // The seed's TTFT is its 7.17 TFLOP at 312 TFLOP/s, 23.0 ms, and says so in one parenthesis.
+  const auto seed = test::run_cli({"--model", test::example_file("7b.yaml"), "--gpu", test::example_file("a100.yaml")});
+  REQUIRE(seed.code == 0);
+  CHECK_THAT(seed.out, Catch::Contains("TTFT 23.0 ms (7.17 TFLOP of compute at 312 TFLOP/s)"));
+  // DeepSeek-V3 on 8 H200s: 178 TFLOP at 1.98 PFLOP/s is 90.2 ms of a 184 ms TTFT; its collectives
+  // 55.7 ms (the table's communication time) and memory-bound operators the rest. It read as if
+  // 184 ms were the FLOPs' time.
+  const auto ds = test::run_cli({"-m", "deepseek-v3", "-g", "h200", "--tp", "8", "--ep", "8", "-b", "32"});
+  REQUIRE(ds.code == 0);
+  CHECK_THAT(ds.out, Catch::Contains("TTFT 184 ms, of which its 178 TFLOP of compute at 1.98 PFLOP/s take 90.2 ms and "
+                                     "its collectives 55.7 ms"));
+}
