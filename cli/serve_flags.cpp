@@ -231,9 +231,10 @@ Replica replica(const ServeFlags& f, std::string_view command) {
   if (r.draft && !r.draft->reads_target) {
     r.warnings.push_back(fmt::format("the draft {} is priced in the target's formats and layout", r.draft->model.name));
   }
-  if (r.cache.windowed) {
-    r.warnings.emplace_back("some layers keep only a window of each sequence; the simulator counts every block at "
-                            "every layer, so it holds fewer sequences than the server would");
+  if (!r.cache.limited.empty()) {
+    r.warnings.emplace_back("some layers keep only a window (or a chunk) of each sequence: a sequence holds their "
+                            "blocks for its last tokens only, as the engines free the rest as the window slides, "
+                            "counted as those layers' share of each block");
   }
   return r;
 }

@@ -104,6 +104,7 @@ AssembledReplica assemble_replica(const ModelSpec& m, const GpuSpec& g, const Wo
   r.config.reserve_whole = s.reserve_whole;
   r.config.block_tokens = s.block_tokens;
   r.config.kv_blocks = r.cache.blocks;
+  r.config.limited_layers = r.cache.limited;
   r.config.max_context = m.max_context.value_or(0);
   return r;
 }

@@ -67,7 +67,7 @@ class PairedPools {
               StepCost& prefill_cost, StepCost& cost, const ServerConfig& prefill_config, const ServerConfig& config,
               const DisaggregatedConfig& pools, Timing timing, DisaggregatedResult& out)
       : requests_(requests), prompts_(prompts), handed_(handed), at_arrival_(pools.reserve_at_arrival),
-        transfer_time_(pools.transfer_time), block_tokens_(config.block_tokens),
+        transfer_time_(pools.transfer_time), config_(config),
         prefill_configs_(pools.prefill_replicas, prefill_config), decode_configs_(pools.decode_replicas, config),
         prefill_router_(make_router(pools.routing, pools.prefill_replicas, config.seed)),
         decode_router_(make_router(pools.routing, pools.decode_replicas, config.seed + 1)),
@@ -175,7 +175,7 @@ class PairedPools {
   }
 
  private:
-  [[nodiscard]] long blocks_of(const Request& r) const { return (r.prompt + block_tokens_ - 1) / block_tokens_; }
+  [[nodiscard]] long blocks_of(const Request& r) const { return blocks_for(config_, r.prompt); }
 
   // Each replica's next step's start, kept in a heap: a replica's changes only when it steps,
   // takes a request, or hears of a landing or a release, and these say so (refresh), which
@@ -268,7 +268,7 @@ class PairedPools {
   std::vector<Request>& handed_;
   bool at_arrival_;
   std::function<LinkTime(long)> transfer_time_;
-  long block_tokens_;
+  ServerConfig config_;  // the decode pool's: its blocks, which a request's prompt takes
   std::vector<ServerConfig> prefill_configs_, decode_configs_;  // each Server holds its own by reference
   double prefill_rows_ = 0, decode_rows_ = 0;  // each pool's sequence-steps, against config.max_rows
   std::vector<std::unique_ptr<Server>> prefill_, decode_;

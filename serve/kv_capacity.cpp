@@ -37,7 +37,21 @@ CacheBlocks cache_blocks(const ModelSpec& m, const GpuSpec& g, const Workload& b
   if (c.free > Bytes(0) && c.per_block > Bytes(0)) {
     c.blocks = static_cast<long>(std::min(std::floor(c.free / c.per_block), 1e12));
   }
-  for (const Block& b : describe_layers(*m.architecture, 1).blocks) c.windowed = c.windowed || b.window > 0 || b.chunk > 0;
+  // A sequence's K/V grows by every layer's bytes a token until it passes the shortest window (or
+  // chunk), then by fewer: the slope lost at each limit L is the share of a block those layers
+  // hold (slope just below L less just above), taken from what a sequence holds at those lengths.
+  std::vector<long> limits;
+  for (const Block& b : describe_layers(*m.architecture, sharding(base)).blocks) {
+    if (const double l = b.window > 0 ? b.window : b.chunk; l > 0) limits.push_back(static_cast<long>(l));
+  }
+  std::sort(limits.begin(), limits.end());
+  limits.erase(std::unique(limits.begin(), limits.end()), limits.end());
+  const auto held = [&](long tokens) { return group_cache_bytes_per_sequence(m, static_cast<double>(tokens), base).value(); };
+  const double per_token = c.per_block.value() / static_cast<double>(block_tokens);  // the draft's too
+  for (const long limit : limits) {
+    const double lost = (held(limit) - held(limit - 1)) - (held(limit + 1) - held(limit));
+    if (lost > 0 && per_token > 0) c.limited.emplace_back(limit, lost / per_token);
+  }
   return c;
 }
 

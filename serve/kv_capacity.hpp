@@ -1,6 +1,9 @@
 #pragma once
 // How many KV blocks a replica's memory leaves, from the memory ledger: the group's capacity less
 // the reserve, the weights as stored, and the activations of a step of the token budget.
+#include <utility>
+#include <vector>
+
 #include "hardware/gpu_spec.hpp"
 #include "model/model_spec.hpp"
 #include "model/workload.hpp"
@@ -12,9 +15,9 @@ struct CacheBlocks {
   long blocks = 0;         // 0: the weights and one step's activations leave no room
   Bytes per_block;         // K/V of block_tokens tokens, whole group
   Bytes free;              // what the blocks share
-  // Some layers keep only a window (or a chunk) of the sequence; a block is counted at every
-  // layer's width whatever the sequence's length, which overstates what a long sequence holds.
-  bool windowed = false;
+  // Layers that keep only a window (or a chunk) of each sequence, as ServerConfig::limited_layers
+  // holds them: {the tokens they keep, their share of a block's bytes}. Empty: none.
+  std::vector<std::pair<long, double>> limited;
 };
 
 // draft: a speculative draft held beside the target, in the same formats: its weights (each

@@ -34,6 +34,7 @@ long Server::prefill_blocks(const Request& r) const {
   // A request of no group finds its cached prefix anywhere; a group's, once this replica has
   // admitted one of its requests (as admit_arrivals counts it).
   const long cached = r.group == 0 || warm_.contains(r.group) ? r.cached : 0;
+  if (!cfg_.limited_layers.empty()) return blocks_for(r.prompt) - blocks_for(cached);
   return blocks_for(r.prompt) - cached / cfg_.block_tokens;
 }
 
@@ -184,10 +185,23 @@ SimResult Server::finish() {
   return std::move(out_);
 }
 
+long blocks_for(const ServerConfig& c, long tokens) {
+  const long whole = (tokens + c.block_tokens - 1) / c.block_tokens;
+  if (c.limited_layers.empty()) return whole;
+  // Gemma 3's 52 sliding layers of 62 keep 1024 tokens: at 33792 tokens a sequence holds 396
+  // blocks of 16 tokens, not 2112.
+  double held = static_cast<double>(whole);
+  for (const auto& [limit, share] : c.limited_layers) {
+    const long kept = std::min(whole, (limit + c.block_tokens - 1) / c.block_tokens + 1);
+    held -= share * static_cast<double>(whole - kept);
+  }
+  return std::min(whole, static_cast<long>(std::ceil(held - 1e-9)));
+}
+
 Holds holds(const Request& r, const ServerConfig& c, long rank_blocks, long drafts) {
   const long context = r.prompt + r.gen;
   if (c.max_context > 0 && context > c.max_context) return Holds::too_long;
-  return (context + drafts + c.block_tokens - 1) / c.block_tokens <= rank_blocks ? Holds::yes : Holds::no_room;
+  return blocks_for(c, context + drafts) <= rank_blocks ? Holds::yes : Holds::no_room;
 }
 
 // A last verify's drafts need room too.

@@ -31,11 +31,12 @@ namespace roofline::serve {
 enum class Holds { yes, too_long, no_room };
 [[nodiscard]] Holds holds(const Request& r, const ServerConfig& c, long rank_blocks, long drafts = 0);
 
-// The seed of a replica's stream of draft acceptances. Its configured seed mixed: replica 0's is
-// the run's own seed, which the traffic draws its gaps and lengths from, and a speculating
-// replica 0 drew the same uniforms as its acceptances (the i-th acceptance was the i-th gap's draw).
-[[nodiscard]] constexpr std::uint64_t acceptance_seed(std::uint64_t replica_seed) {
-  return replica_seed ^ 0xd1b54a32d192ed03ULL;
+// The seed of a replica's stream of draft acceptances, a stream of its own (stream_seed): replica
+// 0's configured seed is the run's, which the traffic draws its gaps and lengths from, and a
+// speculating replica 0 drew the same uniforms as its acceptances (the i-th acceptance was the
+// i-th gap's draw).
+[[nodiscard]] inline std::uint64_t acceptance_seed(std::uint64_t replica_seed) {
+  return stream_seed(replica_seed, 0xd1b54a32d192ed03ULL);
 }
 
 class Server {
@@ -127,7 +128,7 @@ class Server {
     std::deque<Seq> landed;
   };
 
-  [[nodiscard]] long blocks_for(long tokens) const { return (tokens + cfg_.block_tokens - 1) / cfg_.block_tokens; }
+  [[nodiscard]] long blocks_for(long tokens) const { return serve::blocks_for(cfg_, tokens); }
   // The blocks a sequence admitted with its chunk asks for beyond those it holds, as the policy
   // counts its tokens (a landed cache, a waiting prompt, one tried alone).
   [[nodiscard]] long blocks_to_admit(const Seq& s) const;

@@ -13,6 +13,7 @@
 #include <limits>
 #include <optional>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "serve/gap_histogram.hpp"
@@ -43,6 +44,11 @@ struct ServerConfig {
   // cached tokens are still counted as arrived cached, so the recomputed ones are counted.
   bool cached_survives_preemption = true;
   long block_tokens = 16;          // tokens a KV block holds
+  // Layers that keep at most a window's (or a chunk's) tokens of a sequence, each as {those tokens,
+  // their share of a block's bytes} (serve/kv_capacity.cpp): a sequence holds their blocks for its
+  // last tokens only, as vLLM's hybrid allocator frees the rest as the window slides. Empty: every
+  // layer keeps every token, and a sequence of t tokens holds ⌈t / block_tokens⌉ blocks.
+  std::vector<std::pair<long, double>> limited_layers;
   long kv_blocks = 0;              // blocks the cache holds (the replica's: each rank holds its share)
   long max_context = 0;            // longest prompt + output served; 0: no limit but the cache
   double sample_every = 1;         // seconds between samples of the batch and the cache
@@ -64,6 +70,11 @@ struct ServerConfig {
   // (LatencyCap); a fleet's replicas share it through their copies of this config.
   struct LatencyCap* cap = nullptr;
 };
+
+// The blocks a sequence of `tokens` tokens holds under `c`: ⌈tokens / block_tokens⌉ at every
+// layer, less, for the layers that keep a window (limited_layers), their share of each block past
+// the window's ⌈L / block_tokens⌉ + 1 (a window straddles a block boundary); rounded up.
+[[nodiscard]] long blocks_for(const ServerConfig& c, long tokens);
 
 // Limits on a run's TTFT and TPOT percentiles that stop it as soon as they are sure to be passed:
 // when more requests than `*_allowed` are over a limit, the percentile is (a plan's check that

@@ -14,6 +14,11 @@ std::uint64_t Rng::next() {
   return z ^ (z >> 31);
 }
 
+std::uint64_t stream_seed(std::uint64_t seed, std::uint64_t stream) {
+  Rng mixed(seed ^ stream);
+  return mixed.next();
+}
+
 double Rng::uniform() { return (static_cast<double>(next() >> 11) + 0.5) * 0x1.0p-53; }
 
 double Rng::normal() {

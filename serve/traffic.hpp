@@ -22,6 +22,12 @@ struct Request {
   std::uint64_t group = 0;
 };
 
+// The seed of a stream of draws of its own beside the traffic's (seeded with `seed`), `stream`
+// naming it: the two mixed through splitmix64's output. XOR alone is not apart: splitmix64 adds
+// 0x9e3779b97f4a7c15 to its state a draw, and seed ^ that is seed + that wherever seed & that is
+// 0 (seeds 0, 2, 8, 10 …), the traffic's own stream one draw on.
+[[nodiscard]] std::uint64_t stream_seed(std::uint64_t seed, std::uint64_t stream);
+
 // A gamma shape past which a draw is taken as its mean (serve/traffic.cpp).
 inline constexpr double kDeterministicShape = 1e12;
 

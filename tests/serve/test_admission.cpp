@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "replica.hpp"
+#include "serve/server.hpp"
 #include "serve/simulator.hpp"
 #include "serve/summary.hpp"
 
@@ -102,4 +103,25 @@ TEST_CASE("admission: unchunked prompts past the budget that outgrow the free bl
   REQUIRE_NOTHROW(out = r.run(long_prompts));
   CHECK(out.served.size() == 40);
   CHECK(out.preemptions > 0);  // the cache did fill
+}
+
+TEST_CASE("blocks: a windowed layer holds its window's blocks only, a share of each block, as engines free the rest") {
+  // Gemma 3's 52 sliding layers of 62, each as wide, keep 1024 tokens: a share 52/62 of every
+  // block. At 33792 tokens (32k + 1k) every layer would hold 2112 blocks of 16; the sliding ones
+  // keep 1024/16 + 1 = 65 (a window straddles a block's edge): 2112 − 52/62 · (2112 − 65) =
+  // 395.1, so 396 blocks. Counted whole, Gemma 3 on an H200 ran 5 sequences where its plan ran 24.
+  ServerConfig c;
+  c.block_tokens = 16;
+  CHECK(blocks_for(c, 33792) == 2112);  // no window: every layer keeps every token
+  CHECK(blocks_for(c, 17) == 2);
+  c.limited_layers = {{1024, 52.0 / 62.0}};
+  CHECK(blocks_for(c, 33792) == 396);
+  // Within the window, and at its edge, every layer still holds every token.
+  CHECK(blocks_for(c, 1024) == 64);
+  CHECK(blocks_for(c, 1040) == 65);
+  CHECK(blocks_for(c, 17) == 2);
+  // A request of that length fits a cache of 396 blocks, not of 395.
+  const Request r{0, 32768, 1024, 0};
+  CHECK(serve::holds(r, c, 396) == Holds::yes);
+  CHECK(serve::holds(r, c, 395) == Holds::no_room);
 }
