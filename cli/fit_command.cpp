@@ -188,11 +188,19 @@ void run_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
   std::unique_ptr<AtomicFile> file = a.out.empty() ? nullptr : std::make_unique<AtomicFile>(a.out, "out", &err);
   const std::vector<MeasurementRow> rows = read_measurements(a.measurements);
   std::vector<std::string> warnings;
-  const std::vector<MeasuredRun> runs = evaluate_rows(rows, a.measurements, warnings);
-  // JSON holds them; the tables' readers see them on stderr, as the point report's do.
-  if (a.format != "json") {
+  // JSON holds them; the tables' readers see them on stderr, as the point report's do, and every
+  // reader sees the rows' so far when a later row is refused.
+  const auto say = [&] {
     for (const std::string& w : warnings) err << report::warning_label() << report::terminal_text(w) << "\n";
+  };
+  std::vector<MeasuredRun> runs;
+  try {
+    runs = evaluate_rows(rows, a.measurements, warnings);
+  } catch (...) {
+    say();
+    throw;
   }
+  if (a.format != "json") say();
   if (file) file->refuse_an_input();  // before the tables are printed
   // A fit of thousands of runs takes seconds: a bar on a terminal, a tick a fit.
   const std::size_t fits = fits_for(runs);

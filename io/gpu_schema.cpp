@@ -102,9 +102,13 @@ void check(const MapReader& r, const GpuSpec& g) {
     if (compute.has("peak")) compute.fail("peak", "needs at least one dtype, like fp16: \"312 TFLOPS\"");
   }
   if (g.network && !g.interconnect) r.fail("network", "needs `interconnect:` too: groups within a domain use it");
-  if (g.interconnect && g.interconnect->host && g.interconnect->domain % *g.interconnect->host != 0) {
-    r.child("interconnect", {}).fail("host", fmt::format("{} GPUs a host do not divide the {}-GPU domain",
-                                                         *g.interconnect->host, g.interconnect->domain));
+  // A host holds whole domains (PCIe boxes of NVLink-bridged pairs) or a domain whole hosts (an
+  // NVL72 rack's trays).
+  if (const auto& link = g.interconnect;
+      link && link->host && link->domain % *link->host != 0 && *link->host % link->domain != 0) {
+    r.child("interconnect", {}).fail("host", fmt::format("{} GPUs a host neither divide the {}-GPU domain nor are "
+                                                         "whole domains",
+                                                         *link->host, link->domain));
   }
   // Kernel classes are shares of the datasheet's ceilings, as `fit --kernels` measures them; a
   // calibration's ceilings are already what kernels reach.
@@ -308,8 +312,8 @@ const Schema<GpuSpec>& gpu_schema() {
         .doc = "GPUs the fabric joins (8 in a node, 72 in an NVL72 rack); larger groups need `network`; absent: 8",
         .access = member<InInterconnect, &Interconnect::domain>(), .range = kDomain, .fallback = 8L},
       F{.key = "host", .kind = Kind::small_count, .need = Need::optional,
-        .doc = "GPUs one host holds (a server, one CUDA_VISIBLE_DEVICES), dividing the domain: 4 in an NVL72 "
-               "rack's trays; launch scripts place a replica's GPUs by it; absent: the domain",
+        .doc = "GPUs one host holds (a server, one CUDA_VISIBLE_DEVICES), a divisor or a multiple of the domain: "
+               "4 in an NVL72 rack's trays; launch scripts place a replica's GPUs by it; absent: the domain",
         .access = member<InInterconnect, &Interconnect::host>(), .range = kDomain},
   };
   static const std::array network = {

@@ -174,11 +174,12 @@ int mtp_modules(const HfFields& c) {
   return std::max({layers, modules, qwen, used ? 1 : 0});
 }
 
-// The context a YaRN-scaled config serves: original_max_position_embeddings × factor, as vLLM
-// derives max_model_len (vllm/config.py, _get_and_verify_max_len), and as Qwen's model cards extend
-// Qwen3 from 32768 to 131072 tokens (rope_scaling {rope_type: yarn, factor: 4}); the caller keeps
-// the larger of it and max_position_embeddings (SGLang's get_context_length reads the latter under
-// YaRN, and configs such as DeepSeek's give both alike). Other rope types keep
+// The context a YaRN-scaled config serves: original_max_position_embeddings × factor, the product
+// vLLM derives max_model_len from (vllm/config.py, _get_and_verify_max_len), and as Qwen's model
+// cards extend Qwen3 from 32768 to 131072 tokens (rope_scaling {rope_type: yarn, factor: 4}). The
+// caller keeps the larger of it and max_position_embeddings, where vLLM takes the product even
+// when smaller (Kimi-K2-Thinking's copy here: 131072 of 262144) and SGLang's get_context_length
+// max_position_embeddings alone; configs such as DeepSeek's give both alike. Other rope types keep
 // max_position_embeddings: llama3's and longrope's is the extended length already, and vLLM's
 // product for linear and dynamic scaling would give Gemma 3's documented 131072 tokens eight times
 // over (vLLM skips Gemma 3 so). Read from rope_scaling, or rope_parameters (transformers 5), `type`

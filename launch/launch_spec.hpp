@@ -77,7 +77,8 @@ struct LaunchSpec {
   // Sequences one attention rank runs: the engines' limits are per rank under data-parallel attention.
   [[nodiscard]] long batch_per_rank() const { return (batch + attention_ranks() - 1) / attention_ranks(); }
   // A pipeline's micro-batch where an engine keeps pp of them in flight, each at most this: a rank's
-  // batch over the stages, rounded down so that pp of them never pass it (at least one).
+  // batch over the stages, rounded down so that pp of them do not pass it (but one at least, which
+  // pp of pass a batch smaller than pp).
   [[nodiscard]] long batch_per_microbatch() const { return std::max(1L, batch_per_rank() / pp); }
   // The longest request: the engines size their per-sequence limits on it.
   [[nodiscard]] long max_len() const { return prompt_tokens + gen_tokens; }

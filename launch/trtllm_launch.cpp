@@ -15,8 +15,9 @@ std::optional<std::string> trtllm_refusal(const LaunchSpec& s) {
   // (https://nvidia.github.io/TensorRT-LLM/1.0.0/features/quantization.html; its support matrix
   // adds Ada). The plan prices fp8 weights on an A100 as vLLM runs them there (Marlin, weight-only).
   if (s.fp8_asked && !s.fp8_tensor_cores) {
-    return std::string("--weights/--kv: TensorRT-LLM runs fp8 weights and caches on GPUs with fp8 tensor cores "
-                       "(Ada, Hopper, Blackwell), which this GPU lacks; plan without fp8 or emit for vLLM");
+    return std::string("--emit trtllm: the plan's weights or cache are fp8 (the checkpoint's, --weights or --kv), and "
+                       "TensorRT-LLM runs fp8 only on GPUs with fp8 tensor cores (Ada, Hopper, Blackwell), which this "
+                       "GPU lacks; plan without fp8, or emit for vLLM");
   }
   // The fraction is written to three decimals: below 0.001 it would give the cache nothing.
   if (!(s.kv_share_of_free() >= 0.001)) {
@@ -50,11 +51,16 @@ Script trtllm_script(const LaunchSpec& s) {
   script.flag("--extra_llm_api_options", "\"$OPTIONS\"");
   script.flag("--host", "0.0.0.0");
   if (s.pp > 1) {
+    const std::string rank = s.dp_attention ? fmt::format(" a rank (of {})", s.attention_ranks()) : "";
     script.notes.push_back(fmt::format("--max_batch_size {}: a micro-batch; TensorRT-LLM keeps {} in flight through "
-                                       "the {} stages, {} sequences at most{}, the planned batch being {}",
-                                       most, s.pp, s.pp, most * s.pp,
-                                       s.dp_attention ? fmt::format(" a rank over {} ranks", s.attention_ranks()) : "",
-                                       s.dp_attention ? s.batch_per_rank() : s.batch));
+                                       "the {} stages: {} sequences at most{}, against the plan's {}",
+                                       most, s.pp, s.pp, most * s.pp, rank, s.batch_per_rank()));
+    if (most * s.pp > s.batch_per_rank()) {
+      script.warnings.push_back(fmt::format(
+          "the plan runs {} sequences{} through {} stages: TensorRT-LLM may keep one in each, {} at once, past the "
+          "plan's TPOT",
+          s.batch_per_rank(), rank, s.pp, most * s.pp));
+    }
   } else {
     script.notes.push_back(s.dp_attention
                                ? fmt::format("--max_batch_size {}: the planned batch of {} over {} attention ranks, "

@@ -9,8 +9,10 @@
 
 namespace roofline::report {
 
-// Raised when a key is renamed, removed or changes meaning; adding keys keeps it.
-inline constexpr int kSchemaVersion = 1;
+// Raised when a key is renamed, removed or changes meaning; adding keys keeps it. 2: plan's
+// `warnings` (and --percentile's, --pools' short_ and long_) became an array, as every other
+// command's; they were one string joined by " | ".
+inline constexpr int kSchemaVersion = 2;
 
 struct RunInputs {
   std::string tool;                    // "rooflineplan 0.9.0"
@@ -32,7 +34,7 @@ class ScopedRunInputs {
   const RunInputs* previous_;
 };
 
-// {"schema_version": 1, "tool": …, "inputs": {"command": …, "arguments": […]}}
+// {"schema_version": 2, "tool": …, "inputs": {"command": …, "arguments": […]}}
 [[nodiscard]] nlohmann::ordered_json run_envelope();
 // The envelope, then `body`'s keys in their order.
 [[nodiscard]] nlohmann::ordered_json enveloped(const nlohmann::ordered_json& body);

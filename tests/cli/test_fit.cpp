@@ -226,7 +226,7 @@ TEST_CASE("fit: every bad row is refused at file:line with the column named") {
   }
 }
 
-TEST_CASE("fit: JSON holds what the rows' evaluations warn of, each naming its row; the tables print them to stderr") {
+TEST_CASE("fit: JSON holds what the rows' evaluations warn of, each naming its row, and the tables print them to stderr") {
   // training.csv's GPUs borrow the kernel classes: every row warns so. In JSON they were on stderr
   // only, lost to a script that kept stdout.
   const auto json = run_cli({"fit", kTraining, "-f", "json"});

@@ -324,10 +324,13 @@ TEST_CASE("hardening: every file in tests/data/bad is refused as a model and as 
   }
 }
 
-TEST_CASE("hardening: interconnect.host divides the domain, and is refused where it does not") {
+TEST_CASE("hardening: interconnect.host divides the domain or is whole domains, and is refused where neither") {
   const std::string link = "interconnect: {bandwidth: 900 GB/s, latency: 5 us, domain: 72, host: ";
   CHECK(gpu_from("name: g\n" + kGpuBody + link + "4}\n").interconnect->host == 4);
   CHECK_THROWS_WITH(gpu_from("name: g\n" + kGpuBody + link + "5}\n"),
-                    Catch::Contains("interconnect.host: 5 GPUs a host do not divide the 72-GPU domain"));
+                    Catch::Contains("interconnect.host: 5 GPUs a host neither divide the 72-GPU domain nor are whole"));
+  // A PCIe box of NVLink-bridged pairs: 8 GPUs a host, 2 a domain.
+  CHECK(gpu_from("name: g\n" + kGpuBody + "interconnect: {bandwidth: 56 GB/s, latency: 5 us, domain: 2, host: 8}\n")
+            .interconnect->host == 8);
   CHECK_THROWS_WITH(gpu_from("name: g\n" + kGpuBody + link + "0}\n"), Catch::Contains("interconnect.host: must be positive, got 0"));
 }

@@ -157,7 +157,7 @@ TEST_CASE("json: every command's JSON carries the schema version, the tool and t
     INFO(args.front());
     REQUIRE(r.code == 0);
     const auto j = nlohmann::json::parse(r.out);
-    CHECK(j.at("schema_version") == 1);
+    CHECK(j.at("schema_version") == 2);
     CHECK_THAT(j.at("tool").get<std::string>(), Catch::StartsWith("rooflineplan "));
     const bool point = args.front().starts_with("-");
     CHECK(j.at("inputs").at("command") == (point ? "point" : args.front()));

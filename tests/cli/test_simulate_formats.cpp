@@ -123,7 +123,7 @@ TEST_CASE("simulate --format jsonl: one object on one line, no envelope, fleet a
   CHECK(j["engine_version"].get<std::string>().starts_with("vLLM"));
   // The document of the same run keeps its envelope.
   const auto doc = nlohmann::json::parse(run_cli(sim("json", {"--replicas", "2", "--router", "least-loaded"})).out);
-  CHECK(doc["schema_version"] == 1);
+  CHECK(doc["schema_version"] == 2);
   CHECK(doc["fleet"]["replicas"] == 2);
 }
 

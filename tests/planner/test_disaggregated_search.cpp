@@ -74,7 +74,7 @@ TEST_CASE("DisaggregatedCheck: its pools reserve decode blocks in the scenario's
   Workload w = default_workload(m);
   w.prompt_tokens = 1000;
   w.gen_tokens = 100;
-  const planner::SteadyPlan steady{&g, w, plan_capacity(m, g, w, t), "", std::nullopt, std::nullopt, {}, ""};
+  const planner::SteadyPlan steady{&g, w, plan_capacity(m, g, w, t), "", std::nullopt, std::nullopt, {}};
   REQUIRE(steady.plan.feasible);
   REQUIRE(steady.plan.prefill_replicas > 0);
   for (const std::optional<serve::Engine> e :

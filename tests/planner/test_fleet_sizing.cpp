@@ -31,7 +31,7 @@ struct Case {
     Workload w = default_workload(m);
     w.prompt_tokens = 512;
     w.gen_tokens = 128;
-    steady = {&g, w, plan_capacity(m, g, w, t), "", std::nullopt, std::nullopt, {}, ""};
+    steady = {&g, w, plan_capacity(m, g, w, t), "", std::nullopt, std::nullopt, {}};
   }
   planner::PercentileRow size(double cv, serve::Routing routing) const {
     planner::PercentileScenario s;
@@ -177,7 +177,7 @@ TEST_CASE("size_row: at 1000 req/s of 256 output tokens the fleet sized keeps up
   Workload w = default_workload(m);
   w.prompt_tokens = 512;
   w.gen_tokens = 256;
-  const planner::SteadyPlan steady{&g, w, plan_capacity(m, g, w, t), "", std::nullopt, std::nullopt, {}, ""};
+  const planner::SteadyPlan steady{&g, w, plan_capacity(m, g, w, t), "", std::nullopt, std::nullopt, {}};
   REQUIRE(steady.plan.feasible);
   planner::PercentileScenario s;
   const planner::PercentileRow row = planner::size_row(m, steady, t, s);
@@ -206,7 +206,7 @@ TEST_CASE("check_bounded: a window of 10 latencies past 2e7 sequence-steps is re
   Workload w = default_workload(m);
   w.prompt_tokens = 512;
   w.gen_tokens = 256;
-  const planner::SteadyPlan steady{&g, w, plan_capacity(m, g, w, t), "", std::nullopt, std::nullopt, {}, ""};
+  const planner::SteadyPlan steady{&g, w, plan_capacity(m, g, w, t), "", std::nullopt, std::nullopt, {}};
   REQUIRE(steady.plan.feasible);
   CHECK_THROWS_WITH(planner::check_bounded(steady, t), Catch::StartsWith("--rate:"));
   t.requests_per_s = 1000;
@@ -224,7 +224,7 @@ TEST_CASE("check_bounded: 5000 requests of gen + 1 steps each, at most 2e7: --ge
   w.prompt_tokens = 512;
   const auto steady = [&](long gen) {
     w.gen_tokens = gen;
-    return planner::SteadyPlan{&g, w, plan_capacity(m, g, w, t), "", std::nullopt, std::nullopt, {}, ""};
+    return planner::SteadyPlan{&g, w, plan_capacity(m, g, w, t), "", std::nullopt, std::nullopt, {}};
   };
   const planner::SteadyPlan most = steady(3999), past = steady(4000);
   REQUIRE(most.plan.feasible);
