@@ -138,7 +138,7 @@ SpeculationView speculation_view(const Replica& r, const Traffic& t, StepCost& c
   v.context = t.requests.empty() ? 1 : std::max(1L, std::lround(tokens / static_cast<double>(t.requests.size())));
   // Batches past what the cache holds at this context never run: searching them (every batch is
   // priced) took minutes and gigabytes at --max-batch 10^6.
-  const long blocks = (v.context + v.s.k + r.config.block_tokens - 1) / r.config.block_tokens;
+  const long blocks = serve::blocks_for(r.config, v.context + v.s.k);
   const long held = std::max(1L, r.config.kv_blocks / blocks);
   if (held < v.max_batch) {
     v.max_batch = held;
@@ -586,6 +586,7 @@ struct PrefillReplica {
   Workload layout;
   long kv_blocks = 0;
   Bytes kv_bytes{0};
+  std::vector<std::pair<long, double>> limited_layers;  // ServerConfig::limited_layers, at its layout
 };
 
 PrefillReplica prefill_replica(const SimulateArgs& a, const Replica& decode) {
@@ -603,7 +604,7 @@ PrefillReplica prefill_replica(const SimulateArgs& a, const Replica& decode) {
   flags.workload.tp = {std::to_string(a.prefill_tp)};
   try {
     const Replica p = replica(flags, "simulate");
-    return {p.point.workload, p.config.kv_blocks, p.cache.free};
+    return {p.point.workload, p.config.kv_blocks, p.cache.free, p.config.limited_layers};
   } catch (const io::InputError& e) {
     throw io::InputError(fmt::format("--prefill-tp {}: the prefill pool's replica: {}", a.prefill_tp, e.what()));
   } catch (const std::invalid_argument& e) {  // planner::Refusal: a spec refused, exit 2 as well
@@ -695,10 +696,12 @@ void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
     Workload prefill_layout = r.point.workload;
     long prefill_kv_blocks = r.config.kv_blocks;
     Bytes prefill_kv_bytes = r.cache.free;
+    std::vector<std::pair<long, double>> prefill_limited = r.config.limited_layers;
     if (a.prefill_tp != 0 && a.prefill_tp != r.point.workload.tp) {
       const PrefillReplica p = prefill_replica(a, r);
       prefill_layout = p.layout;
       prefill_kv_blocks = p.kv_blocks;
+      prefill_limited = p.limited_layers;
       prefill_kv_bytes = p.kv_bytes;
       prefill_cost.emplace(r.point.model, r.point.gpu, prefill_layout);
     }
@@ -709,7 +712,7 @@ void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
     probe.network = link.network;
     pool_config = DisaggregatedConfig{static_cast<std::size_t>(pools->first), static_cast<std::size_t>(pools->second),
                                       routing, link.time, prefill_cost ? &*prefill_cost : nullptr,
-                                      prefill_cost ? prefill_kv_blocks : 0,
+                                      prefill_cost ? prefill_kv_blocks : 0, prefill_limited,
                                       r.engine && r.engine->defaults.decode_reserves_at_arrival};
     runs.pools = Pools{pools->first, pools->second, prefill_layout, prefill_kv_blocks, prefill_kv_bytes, probe,
                        mean.prompt_tokens, {}, {}, pool_config->reserve_at_arrival};

@@ -58,7 +58,9 @@ DisaggregatedCheck::DisaggregatedCheck(const ModelSpec& m, const SteadyPlan& s, 
     own.workload = s.prefill->workload;
     own.plan = s.prefill->plan;
     pools_.prefill_cost = &*prefill_cost_;
-    pools_.prefill_kv_blocks = check_server(m, own, scenario, prefill_cost_->ranks(), false).kv_blocks;
+    const ServerConfig prefill = check_server(m, own, scenario, prefill_cost_->ranks(), false);
+    pools_.prefill_kv_blocks = prefill.kv_blocks;
+    pools_.prefill_limited_layers = prefill.limited_layers;
   }
 }
 

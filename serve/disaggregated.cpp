@@ -67,7 +67,7 @@ class PairedPools {
               StepCost& prefill_cost, StepCost& cost, const ServerConfig& prefill_config, const ServerConfig& config,
               const DisaggregatedConfig& pools, Timing timing, DisaggregatedResult& out)
       : requests_(requests), prompts_(prompts), handed_(handed), at_arrival_(pools.reserve_at_arrival),
-        transfer_time_(pools.transfer_time), config_(config),
+        transfer_time_(pools.transfer_time),
         prefill_configs_(pools.prefill_replicas, prefill_config), decode_configs_(pools.decode_replicas, config),
         prefill_router_(make_router(pools.routing, pools.prefill_replicas, config.seed)),
         decode_router_(make_router(pools.routing, pools.decode_replicas, config.seed + 1)),
@@ -115,15 +115,14 @@ class PairedPools {
     plain.group = 0;
     h.decode_replica = pick(*decode_router_, decode_, plain, t, pending_, pending_blocks_);
     ++out_.decode_routed[h.decode_replica];
-    const long blocks = blocks_of(r);
     if (at_arrival_) {
       h.queued = t;
       ++waiting_[h.prefill_replica];
-      waiting_blocks_[h.prefill_replica] += blocks;
+      waiting_blocks_[h.prefill_replica] += blocks_of(prefill_configs_, r);
       take(decode_, h.decode_replica, i);
     } else {
       ++pending_[h.decode_replica];
-      pending_blocks_[h.decode_replica] += blocks;
+      pending_blocks_[h.decode_replica] += blocks_of(decode_configs_, r);
       take(prefill_, h.prefill_replica, i);
     }
   }
@@ -175,7 +174,10 @@ class PairedPools {
   }
 
  private:
-  [[nodiscard]] long blocks_of(const Request& r) const { return blocks_for(config_, r.prompt); }
+  // A prompt's blocks on a pool's replicas (the layouts of the two pools may differ).
+  [[nodiscard]] static long blocks_of(const std::vector<ServerConfig>& pool, const Request& r) {
+    return blocks_for(pool.front(), r.prompt);
+  }
 
   // Each replica's next step's start, kept in a heap: a replica's changes only when it steps,
   // takes a request, or hears of a landing or a release, and these say so (refresh), which
@@ -219,7 +221,7 @@ class PairedPools {
     if (!at_arrival_) return send(i);
     prompts_[i].arrival = at;
     --waiting_[h.prefill_replica];
-    waiting_blocks_[h.prefill_replica] -= blocks_of(requests_[i]);
+    waiting_blocks_[h.prefill_replica] -= blocks_of(prefill_configs_, requests_[i]);
     take(prefill_, h.prefill_replica, i);
     return std::numeric_limits<double>::infinity();
   }
@@ -242,7 +244,7 @@ class PairedPools {
     h.queued = end;
     handed_[i].arrival = end;
     --pending_[h.decode_replica];
-    pending_blocks_[h.decode_replica] -= blocks_of(requests_[i]);
+    pending_blocks_[h.decode_replica] -= blocks_of(decode_configs_, requests_[i]);
     take(decode_, h.decode_replica, i);
   }
 
@@ -268,7 +270,6 @@ class PairedPools {
   std::vector<Request>& handed_;
   bool at_arrival_;
   std::function<LinkTime(long)> transfer_time_;
-  ServerConfig config_;  // the decode pool's: its blocks, which a request's prompt takes
   std::vector<ServerConfig> prefill_configs_, decode_configs_;  // each Server holds its own by reference
   double prefill_rows_ = 0, decode_rows_ = 0;  // each pool's sequence-steps, against config.max_rows
   std::vector<std::unique_ptr<Server>> prefill_, decode_;
@@ -307,7 +308,10 @@ DisaggregatedResult simulate_disaggregated(const std::vector<Request>& requests,
   long too_long = 0, no_room = 0;
   const long rank_blocks = config.kv_blocks / cost.ranks();
   ServerConfig prefill_config = config;
-  if (pools.prefill_kv_blocks > 0) prefill_config.kv_blocks = pools.prefill_kv_blocks;
+  if (pools.prefill_kv_blocks > 0) {
+    prefill_config.kv_blocks = pools.prefill_kv_blocks;
+    prefill_config.limited_layers = pools.prefill_limited_layers;
+  }
   StepCost& prefill_cost = pools.prefill_cost != nullptr ? *pools.prefill_cost : cost;
   // Every request at its own index in both pools' views: its prompt alone (ending with its first
   // token) on a prefill replica, arriving there at its arrival, or reserving at arrival when its

@@ -40,13 +40,22 @@ CacheBlocks cache_blocks(const ModelSpec& m, const GpuSpec& g, const Workload& b
   // A sequence's K/V grows by every layer's bytes a token until it passes the shortest window (or
   // chunk), then by fewer: the slope lost at each limit L is the share of a block those layers
   // hold (slope just below L less just above), taken from what a sequence holds at those lengths.
+  // A draft's K/V rides in every block (its modules'), its windowed layers as the target's.
   std::vector<long> limits;
-  for (const Block& b : describe_layers(*m.architecture, sharding(base)).blocks) {
-    if (const double l = b.window > 0 ? b.window : b.chunk; l > 0) limits.push_back(static_cast<long>(l));
+  for (const ModelSpec* model : {&m, draft ? &draft->model : nullptr}) {
+    if (!model || !model->architecture) continue;
+    for (const Block& b : describe_layers(*model->architecture, sharding(base)).blocks) {
+      if (const double l = b.window > 0 ? b.window : b.chunk; l > 0) limits.push_back(static_cast<long>(l));
+    }
   }
   std::sort(limits.begin(), limits.end());
   limits.erase(std::unique(limits.begin(), limits.end()), limits.end());
-  const auto held = [&](long tokens) { return group_cache_bytes_per_sequence(m, static_cast<double>(tokens), base).value(); };
+  const auto held = [&](long tokens) {
+    const auto t = static_cast<double>(tokens);
+    Bytes bytes = group_cache_bytes_per_sequence(m, t, base);
+    if (draft) bytes += group_cache_bytes_per_sequence(draft->model, t, base) * static_cast<double>(draft->modules);
+    return bytes.value();
+  };
   const double per_token = c.per_block.value() / static_cast<double>(block_tokens);  // the draft's too
   for (const long limit : limits) {
     const double lost = (held(limit) - held(limit - 1)) - (held(limit + 1) - held(limit));

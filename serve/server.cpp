@@ -278,7 +278,9 @@ bool Server::grant(Rank& k, std::size_t i, long& budget) {
   // Compared before dividing: most steps a sequence's blocks already hold its tokens, and the
   // division was a tenth of a step's work for each sequence.
   const long tokens = s.computed + s.chunk;
-  const long need = tokens > s.blocks * cfg_.block_tokens ? blocks_for(tokens) - s.blocks : 0;
+  // At least 0: blocks reserved at admission for a windowed sequence's whole length (fewer than
+  // its tokens over block_tokens) were handed back here, and its growth then preempted.
+  const long need = tokens > s.blocks * cfg_.block_tokens ? std::max(0L, blocks_for(tokens) - s.blocks) : 0;
   while (!k.blocks.take(need)) {
     const std::size_t v = policy_->victim(k.running, i);
     preempt(k, k.running[v]);

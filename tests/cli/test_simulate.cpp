@@ -558,3 +558,30 @@ TEST_CASE("simulate: a windowed model's sequences hold their windows' blocks onl
   REQUIRE(h100.code == 0);
   CHECK(nlohmann::json::parse(h100.out)["dropped_no_room"] == 0);
 }
+
+TEST_CASE("simulate: windowed blocks - reserved whole they are never handed back, a draft's windows count, speculation's batch sees them") {
+  // TensorRT-LLM reserves a request's whole length at admission: for a windowed sequence fewer
+  // blocks than its tokens over 16, and the next step's growth came out negative, returned the
+  // reservation to the pool and preempted 5 times in 120 s (GUARANTEED_NO_EVICT never preempts).
+  const auto trt = test::run_cli({"simulate", "-m", "gemma-3-27b", "-g", "h200", "--engine", "trtllm", "--chunked-prefill",
+                                  "--prompt", "32768", "--gen", "1024", "--rate", "1", "--duration", "120s", "-f", "json"});
+  REQUIRE(trt.code == 0);
+  CHECK(nlohmann::json::parse(trt.out)["preemptions"] == 0);
+  // A Gemma 4 draft beside Gemma-4-31B at tp 2: per token the target's 901120 B (819200 in its
+  // sliding layers) and the draft's 225280 B (204800): 1024000 / 1126400 of a block keeps 1024
+  // tokens. A 131000-token sequence: 8188 blocks less 0.909 x (8188 - 65) = 804 (with the
+  // target's share alone, 2281).
+  const auto draft = test::run_cli({"simulate", "-m", "gemma-4-31b", "-g", "h200", "--tp", "2", "--speculative",
+                                    "3:0.7:gemma-4-26b-a4b", "--prompt", "131000", "--gen", "1", "--rate", "0.001",
+                                    "--duration", "3000s", "-f", "json"});
+  REQUIRE(draft.code == 0);
+  const auto d = nlohmann::json::parse(draft.out);
+  CHECK(d["peak_kv_share"].get<double>() * d["server"]["kv_blocks"].get<double>() == Approx(804).margin(0.5));
+  // Speculation's batches stop where the cache does: 25 Gemma 3 sequences at 32768 + 1024 on an
+  // H200, not the 4 of blocks counted at every layer.
+  const auto spec = test::run_cli({"simulate", "-m", "gemma-3-27b", "-g", "h200", "--engine", "vllm", "--prompt", "32768",
+                                   "--gen", "1024", "--rate", "1", "--duration", "60s", "--speculative", "3:0.7", "-f",
+                                   "json"});
+  REQUIRE(spec.code == 0);
+  CHECK(nlohmann::json::parse(spec.out)["speculative"]["max_batch"] == 25);
+}
