@@ -60,8 +60,8 @@ void require_ceilings(const io::KernelTable& t, const Gpu& g) {
     const KernelClass k = s.klass;
     const bool collective = k == KernelClass::all_reduce || k == KernelClass::nccl_all_reduce;
     std::string_view lacking = collective && g.ceilings.link <= 0                  ? "`interconnect:`"
-                               : on_fp8_peak(k) && g.ceilings.peak_fp8 <= 0 ? "an fp8 peak"
-                               : !collective && g.ceilings.peak <= 0              ? (g.fp32 ? "fp32 peak" : "a bf16 or fp16 peak")
+                               : on_fp8_peak(k) && g.ceilings.peak_fp8 <= 0 ? "fp8 peak"
+                               : !collective && g.ceilings.peak <= 0              ? (g.fp32 ? "fp32 peak" : "bf16 or fp16 peak")
                                                                                    : "";
     if (!lacking.empty()) {
       throw io::InputError(fmt::format("{}:{}: the GPU `{}` has no {} to measure {} kernels against (--gpu names the GPU they ran on)", t.path,
@@ -266,7 +266,9 @@ void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
                                            a.kernels.size(), fmt::join(gpu_names, ", "), fmt::join(pooled, ", "));
   if (one_gpu && !pooled.empty()) said += fmt::format("; every GPU's together: {}", fmt::join(pooled, ", "));
   said += " (median abs log in-sample)";
-  if (!shipped.empty()) said += fmt::format("; not in the tables, the shipped defaults: {}", fmt::join(shipped, ", "));
+  if (!shipped.empty()) {
+    said += fmt::format("; not in the tables or too few kernels there, the shipped defaults: {}", fmt::join(shipped, ", "));
+  }
   std::vector<std::string> edges;
   for (std::size_t c = 0; c < kKernelClasses; ++c) {
     const auto k = static_cast<KernelClass>(c);

@@ -21,7 +21,8 @@ namespace roofline::io {
 namespace {
 
 // aiconfigurator's GEMM table on one GPU is 100k rows (4 MB); a factor of 64 over the largest.
-constexpr std::size_t kMaxTableBytes = 256U << 20;
+// The tables are at most 4 MB; a row held takes some 26 times its text, so 32 MiB is under 1 GB.
+constexpr std::size_t kMaxTableBytes = 32U << 20;
 
 // The kinds of table, each by the columns its header has (a set: order is free).
 struct Kind {
@@ -72,6 +73,7 @@ const std::vector<Kind>& kinds() {
 }
 
 constexpr double kMostCount = 1e12;
+constexpr double kMostPicks = 1 << 24, kMostExperts = 1 << 16;
 
 // A row's cells by column name, each read as the number it must be.
 class Row {
@@ -99,6 +101,20 @@ class Row {
     const double v = number(column, true, 1);
     if (v != std::floor(v)) throw error(column, fmt::format("must be a whole number, got {}", text(column)));
     if (v > kMostCount) throw error(column, fmt::format("must be at most 1e12, got {}", text(column)));
+    return v;
+  }
+  // A count that may be 0 (a window of none, a decode's first step): whole, at most 10^12. Read
+  // as any number, a step of 1e200 took the fit's figures to inf and NaN and crashed it.
+  [[nodiscard]] double tokens(std::string_view column) const {
+    const double v = number(column, false, 0);
+    if (v != std::floor(v)) throw error(column, fmt::format("must be a whole number, got {}", text(column)));
+    if (v > kMostCount) throw error(column, fmt::format("must be at most 1e12, got {}", text(column)));
+    return v;
+  }
+  // A collective's GPUs: two at least (on one, an all-reduce moves nothing, and its bound is 0).
+  [[nodiscard]] double gpus(std::string_view column) const {
+    const double v = count(column);
+    if (v < 2) throw error(column, fmt::format("a collective runs on 2 GPUs at least, got {}", text(column)));
     return v;
   }
   // A latency: a finite time above zero, in seconds from the column's unit, within 1 ns … 1000 s
@@ -179,7 +195,7 @@ void gemm(const Row& r, KernelTable& t) {
 // One query a sequence against `step` cached tokens (and itself), a window capping them.
 void generation_attention(const Row& r, KernelTable& t) {
   const double b = r.count("batch_size"), h = r.count("num_heads"), kv = r.count("num_key_value_heads");
-  const double d = r.count("head_dim"), window = r.number("window_size"), step = r.number("step");
+  const double d = r.count("head_dim"), window = r.tokens("window_size"), step = r.tokens("step");
   const double q_bytes = r.element_bytes("attn_dtype", kAttention), kv_bytes = r.element_bytes("kv_cache_dtype", kAttention);
   const double keys = window > 0 ? std::min(step + 1, window) : step + 1;
   // K and V of every key read once a sequence; the query read and the output written.
@@ -195,7 +211,7 @@ void generation_attention(const Row& r, KernelTable& t) {
 
 void context_attention(const Row& r, KernelTable& t) {
   const double b = r.count("batch_size"), n = r.count("isl"), h = r.count("num_heads"), kv = r.count("num_key_value_heads");
-  const double d = r.count("head_dim"), window = r.number("window_size");
+  const double d = r.count("head_dim"), window = r.tokens("window_size");
   const double q_bytes = r.element_bytes("attn_dtype", kAttention);
   const double kv_bytes = r.element_bytes("kv_cache_dtype", kAttention);
   if (q_bytes == 1) {
@@ -219,14 +235,14 @@ void collective(const Row& r, KernelTable& t, KernelClass c, double bytes, doubl
 }
 
 void custom_allreduce(const Row& r, KernelTable& t) {
-  const double eb = r.element_bytes("allreduce_dtype", kSixteenBit), gpus = r.count("num_gpus");
+  const double eb = r.element_bytes("allreduce_dtype", kSixteenBit), gpus = r.gpus("num_gpus");
   // message_size is in elements (the tables' README).
   collective(r, t, KernelClass::all_reduce, eb * r.count("message_size"), gpus, r.seconds("latency_us", 1e-6));
 }
 
 void nccl(const Row& r, KernelTable& t) {
   const std::string& op = r.text("op_name");
-  const double eb = r.element_bytes("nccl_dtype", kNccl), gpus = r.count("num_gpus");
+  const double eb = r.element_bytes("nccl_dtype", kNccl), gpus = r.gpus("num_gpus");
   const double bytes = eb * r.count("message_size"), s = r.seconds("latency_us", 1e-6);
   if (op != "all_reduce") {
     ++t.left_out[fmt::format("NCCL {}: only all-reduce is fitted", op)];
@@ -236,7 +252,7 @@ void nccl(const Row& r, KernelTable& t) {
 }
 
 void vidur_all_reduce(const Row& r, KernelTable& t) {
-  const double gpus = r.count("num_workers"), per_node = r.count("devices_per_node"), bytes = r.count("size");
+  const double gpus = r.gpus("num_workers"), per_node = r.count("devices_per_node"), bytes = r.count("size");
   const double s = r.seconds("median_ms", 1e-3);
   if (r.text("collective") != "all_reduce") throw r.error("collective", "an all-reduce table holds all_reduce rows");
   (void)r.count("max_devices_per_node");  // checked, not used
@@ -302,6 +318,14 @@ void moe(const Row& r, KernelTable& t, std::map<LoadKey, ExpertLoad>& loads) {
   if (std::fmod(experts, ep) != 0) throw r.error("moe_ep_size", fmt::format("must divide num_experts ({})", experts));
   if (std::fmod(inter, tp) != 0) throw r.error("moe_tp_size", fmt::format("must divide inter_size ({})", inter));
   if (top_k > experts) throw r.error("topk", fmt::format("must be at most num_experts ({})", experts));
+  // The routing is worked out a pick at a time and an expert at a time (io/moe_routing.cpp): past
+  // these a typo, which ran for minutes and gigabytes (the tables reach 16384 tokens of 22 picks,
+  // 512 experts).
+  if (n * top_k > kMostPicks) {
+    throw r.error("num_tokens", fmt::format("{} tokens of {} picks each: at most {} picks", r.text("num_tokens"),
+                                            r.text("topk"), kMostPicks));
+  }
+  if (experts > kMostExperts) throw r.error("num_experts", fmt::format("must be at most {}, got {}", kMostExperts, r.text("num_experts")));
   std::optional<double> alpha;
   if (routing.starts_with("power_law_")) {
     alpha = csv_number(routing.substr(10));
@@ -356,7 +380,7 @@ void latent_attention(const Row& r, KernelTable& t) {
   const std::string& op = r.text("op_name");
   const double h = r.count("num_heads"), b = r.count("batch_size"), isl = r.count("isl");
   (void)r.count("tp_size");  // the heads are already one GPU's
-  const double step = r.number("step");
+  const double step = r.tokens("step");
   const double ab = r.element_bytes("mla_dtype", kSixteenBit), kvb = r.element_bytes("kv_cache_dtype", kAttention);
   const double s = r.seconds("latency_us", 1e-6);
   if (op == "mla_generation") {
@@ -515,6 +539,20 @@ KernelTable read_kernel_table(const std::string& path) {
   DeltaNetPairs delta_net;
   const auto fitted = std::find_if(kinds().begin(), kinds().end(), [&](const Kind& k) { return k.name == kind; });
   if (!fitted->fitted) {
+    // Not fitted, still read: a NaN or a cut row in a table nobody fits is still a broken table,
+    // and a send/recv table's rows are send/recv (its first row named the kind).
+    for (std::size_t i = 1; i < records.size(); ++i) {
+      const Row r(records[i], at, path);
+      if (records[i].cells.size() != header.cells.size()) {
+        throw InputError(fmt::format("{}:{}: {} cells, the header has {}", path, records[i].line, records[i].cells.size(),
+                                     header.cells.size()));
+      }
+      if (at.contains("median_ms")) (void)r.seconds("median_ms", 1e-3);
+      else (void)r.seconds("latency_us", 1e-6);
+      if (kind == "vidur_send_recv" && r.text("collective") != "send_recv") {
+        throw r.error("collective", "a send/recv table (its first row's) holds send_recv rows");
+      }
+    }
     t.left_out[fitted->why.empty() ? fmt::format("a {} table: no class of the fit reads it yet", kind)
                                    : fmt::format("a {} table: {}", kind, fitted->why)] = records.size() - 1;
     return t;

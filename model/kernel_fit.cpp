@@ -4,9 +4,12 @@
 #include <unsupported/Eigen/NonLinearOptimization>
 #include <unsupported/Eigen/NumericalDiff>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <stdexcept>
 
 namespace roofline {
 
@@ -142,6 +145,12 @@ KernelCoefficients fit_class(KernelClass c, std::vector<const MeasuredKernel*> a
     Eigen::VectorXd res(r.values());
     r(x, res);
     if (const double cost = res.squaredNorm(); cost < best_cost) best_cost = cost, best = x;
+  }
+  // No start gave a finite cost (the readers keep every figure finite, so a bug): said, not read
+  // past an empty vector.
+  if (best.size() == 0) {
+    throw std::invalid_argument(fmt::format("fit --kernels: the {} kernels' residuals are not finite at any start",
+                                            name(c)));
   }
   return r.at(best);
 }

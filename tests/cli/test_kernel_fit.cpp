@@ -166,7 +166,7 @@ TEST_CASE("kernel fit: --out writes the GPU's expected: block with its kernels, 
   gpu = gpu.substr(0, gpu.find("# Expected times"));  // the datasheet, without the preset's own block
   // The 16-bit and fp8 GEMMs are the H100's own; the classes its tables lack, every GPU's.
   CHECK_THAT(block, Catch::Contains("h100-sxm's own kernels: gemm ") && Catch::Contains("gemm_fp8 ") &&
-                        Catch::Contains("not in the tables, the shipped defaults: decode_attention, prefill_attention"));
+                        Catch::Contains("not in the tables or too few kernels there, the shipped defaults: decode_attention, prefill_attention"));
   write_temp("h100-kernels.yaml", gpu + block);
   const GpuSpec g = io::load_gpu(temp_file("h100-kernels.yaml"));
   REQUIRE(g.expected);
@@ -309,4 +309,36 @@ TEST_CASE("kernel fit: bad tables are refused at file:line with the column") {
   // A GPU without an interconnect cannot price an all-reduce's link.
   check_error(run_cli({"fit", "--kernels", data_file("gpu-kernels/h100_sxm_custom_allreduce.csv"), "--gpu", "m4-max"}),
               data_file("gpu-kernels/h100_sxm_custom_allreduce.csv") + ":2:", "has no `interconnect:`");
+}
+
+TEST_CASE("kernel fit: counts that broke the fit are refused at their row - step, window, GPUs, MoE picks, unread tables") {
+  // A step of 1e200 took the fit's figures to inf and NaN, and it crashed (no start beat an
+  // infinite cost, and the empty best was read); a window of a quarter token was taken.
+  const std::string attention = "batch_size,num_heads,num_key_value_heads,head_dim,window_size,attn_dtype,kv_cache_dtype,step,latency_us\n";
+  write_temp("h100_step_generation_attention.csv", attention + "32,48,48,64,0,bfloat16,bfloat16,1e200,18.72\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("h100_step_generation_attention.csv")}),
+              temp_file("h100_step_generation_attention.csv") + ":2:", "column `step`: must be at most 1e12");
+  write_temp("h100_window_generation_attention.csv", attention + "32,48,48,64,0.25,bfloat16,bfloat16,1,18.72\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("h100_window_generation_attention.csv")}),
+              temp_file("h100_window_generation_attention.csv") + ":2:", "column `window_size`: must be a whole number");
+  // An all-reduce on one GPU moves nothing: its bound 0, its measured/bound inf.
+  write_temp("h100_one_custom_allreduce.csv", "allreduce_dtype,num_gpus,message_size,latency_us\nbfloat16,1,128,2.662\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("h100_one_custom_allreduce.csv")}),
+              temp_file("h100_one_custom_allreduce.csv") + ":2:", "column `num_gpus`: a collective runs on 2 GPUs at least");
+  // 10^9 tokens routed a pick at a time ran for minutes.
+  write_temp("h100_many_moe.csv", "op_name,moe_dtype,num_tokens,hidden_size,inter_size,topk,num_experts,moe_tp_size,"
+                                  "moe_ep_size,distribution,latency_us\nmoe,fp8,1000000000,3072,1024,8,256,16,16,power_law_1.2,34\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("h100_many_moe.csv")}), temp_file("h100_many_moe.csv") + ":2:",
+              "column `num_tokens`: 1000000000 tokens of 8 picks each: at most 16777216 picks");
+  // A table no class reads is still read: its NaN was "14 rows left out", and a send/recv table's
+  // first row decided the kind of the rest.
+  write_temp("h100_nan_mamba2.csv", "op_name,phase,batch_size,seq_len,num_tokens,d_model,d_state,d_conv,nheads,head_dim,"
+                                    "n_groups,chunk_size,model_name,latency_us\n"
+                                    "mamba2,context,1,1,1,8192,128,4,64,64,8,256,MAMBA2_GENERIC_4K,NaN\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("h100_nan_mamba2.csv")}), temp_file("h100_nan_mamba2.csv") + ":2:",
+              "column `latency_us`: `NaN` is not a number");
+  write_temp("a100_mixed_all_reduce.csv", "num_workers,size,collective,devices_per_node,max_devices_per_node,median_ms\n"
+                                          "2,43008,send_recv,1,8,0.073\n2,43008,all_reduce,1,8,0.073\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("a100_mixed_all_reduce.csv")}),
+              temp_file("a100_mixed_all_reduce.csv") + ":3:", "column `collective`: a send/recv table");
 }
