@@ -217,7 +217,9 @@ const Schema<ModelSpec>& model_schema() {
         member<InSparse, &SparseAttention::top_k>(), kTokens},
       F{"index_heads", Kind::small_count, Need::required, "the indexer's query heads",
         member<InSparse, &SparseAttention::index_heads>(), kHeads},
-      F{"index_dim", Kind::count, Need::required, "the indexer's head width (one such key is cached per token)",
+      F{"index_dim", Kind::count, Need::required,
+        "the indexer's head width (one such key is cached per token, in fp8 with an fp32 scale a 128 whatever --kv, "
+        "as the engines keep it)",
         member<InSparse, &SparseAttention::index_dim>(), kWidth},
   };
   static const std::array full_attention = {

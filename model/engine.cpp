@@ -132,7 +132,7 @@ const Weighed& weighed(const LayerStack& whole, const LayerStack* split, const W
   WeightPricing pricing(w.precision, whole);
   Weights weights = weigh(whole, pricing);
   const WeightPlacement placed = place_weights(shard, split ? weigh(*split, pricing).bytes : weights.bytes, pricing, w);
-  const Bytes kv_per_token(cache_elements(whole, 1).kv * bytes_per_element(w.precision.kv));
+  const Bytes kv_per_token(cache_elements(whole, 1).token_bytes(w.precision.kv));
   kept.emplace(key, Weighed{pricing, weights, placed, kv_per_token});
   return kept->second;
 }

@@ -98,7 +98,7 @@ void indexer(Block& b, const Architecture& a) {
   const auto hidden = static_cast<double>(a.hidden), heads = static_cast<double>(sp.index_heads);
   const auto dim = static_cast<double>(sp.index_dim), q_rank = static_cast<double>(a.mla->q_lora_rank);
   add(b, LinearStep{.name = "index_q", .in = q_rank > 0 ? q_rank : hidden, .out = heads * dim});
-  add(b, LinearStep{.name = "index_k", .in = hidden, .out = dim, .to_cache = true});
+  add(b, LinearStep{.name = "index_k", .in = hidden, .out = dim, .to_cache = true, .indexer_keys = true});
   add(b, NormStep{"index_k_norm", dim, 2, 0, false});
   add(b, LinearStep{.name = "index_weights", .in = hidden, .out = heads});
   add(b, AttentionStep{.name = "index", .kind = AttentionKind::indexer, .heads = heads, .qk_dim = dim, .v_dim = 0,

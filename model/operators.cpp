@@ -229,7 +229,9 @@ template <class List>
 void add_attention(OpBuilder<List>& b, const Pass& p, const AttentionStep& a, const Workload& w) {
   const double ab = b.activation_bytes();
   const DType kv_format = a.reads_cache ? w.precision.kv : w.precision.activations;
-  const double kvb = a.reads_cache ? bytes_per_element(w.precision.kv) : ab;
+  const double kvb = !a.reads_cache                    ? ab
+                     : a.kind == AttentionKind::indexer ? kIndexerKeyBytes  // model/layers.hpp
+                                                        : bytes_per_element(w.precision.kv);
   const double pairs = p.decode ? keys_seen(p.tokens, a) : pairs_seen(p.tokens, a);
   const double keys_read = p.decode ? pairs : p.tokens;
   const double sinks = a.params * ab;
@@ -362,7 +364,7 @@ class StepPricer {
       : b_(b), p_(p), w_(w), routing_(routing), pricing_(pricing), f_(f) {}
 
   void operator()(const LinearStep& l) const {
-    const double ob = l.to_cache ? f_.kv * l.cache_outputs : b_.activation_bytes();
+    const double ob = !l.to_cache ? b_.activation_bytes() : (l.indexer_keys ? kIndexerKeyBytes : f_.kv) * l.cache_outputs;
     const double tokens = l.last_token ? p_.head_rows : p_.rows;
     const double copies = l.routed ? experts_touched(l.copies, l.picks, l.pool, tokens, routing_) : l.copies;
     b_.linear(l.name, tokens * l.rows_per_token, l.in, l.out, copies, l.bias, pricing_.matrices(l, copies), ob);

@@ -189,7 +189,7 @@ CacheElements cache_elements(const LayerStack& stack, double tokens) {
     const double held = held_tokens(block, tokens);
     for (const PhasedStep& s : block.steps) {
       if (const auto* l = std::get_if<LinearStep>(&s.step); l && l->to_cache) {
-        c.kv += block.layers * l->out * l->cache_outputs * held;
+        (l->indexer_keys ? c.indexer_keys : c.kv) += block.layers * l->out * l->cache_outputs * held;
       }
       if (const auto* r = std::get_if<RecurrentStep>(&s.step)) {
         (r->fp32_state ? c.fp32_state : c.state) += block.layers * r->state;
@@ -211,7 +211,7 @@ namespace roofline {
 
 Bytes kv_bytes_per_token(const ModelSpec& m, const Precision& prec) {
   if (!m.architecture) return Bytes(0);
-  return Bytes(cache_elements(describe_layers(*m.architecture, 1), 1).kv * bytes_per_element(prec.kv));
+  return Bytes(cache_elements(describe_layers(*m.architecture, 1), 1).token_bytes(prec.kv));
 }
 
 }  // namespace roofline

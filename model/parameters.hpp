@@ -97,10 +97,17 @@ struct Weights {
 // checkpoint keeps in fp32 (Qwen3.5's mamba_ssm_dtype, Nemotron's mamba_ssm_cache_dtype).
 struct CacheElements {
   double kv = 0;
-  double state = 0;       // recurrent state and kept convolution inputs, in the KV format
-  double fp32_state = 0;  // recurrent state held in fp32
-  [[nodiscard]] double total() const { return kv + state + fp32_state; }
-  [[nodiscard]] double bytes(DType kv_format) const { return (kv + state) * bytes_per_element(kv_format) + fp32_state * 4; }
+  double state = 0;         // recurrent state and kept convolution inputs, in the KV format
+  double fp32_state = 0;    // recurrent state held in fp32
+  double indexer_keys = 0;  // at kIndexerKeyBytes each, whatever the KV format (model/layers.hpp)
+  [[nodiscard]] double total() const { return kv + state + fp32_state + indexer_keys; }
+  // The K/V and the indexer's keys: what grows with the tokens.
+  [[nodiscard]] double token_bytes(DType kv_format) const {
+    return kv * bytes_per_element(kv_format) + indexer_keys * kIndexerKeyBytes;
+  }
+  [[nodiscard]] double bytes(DType kv_format) const {
+    return token_bytes(kv_format) + state * bytes_per_element(kv_format) + fp32_state * 4;
+  }
 };
 [[nodiscard]] CacheElements cache_elements(const LayerStack& stack, double tokens);
 // The tokens a block's cache keeps of a sequence of `tokens`.

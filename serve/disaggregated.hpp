@@ -81,7 +81,7 @@ struct DisaggregatedConfig {
   long prefill_kv_blocks = 0;
   // Its windowed layers' shares of a block (ServerConfig::limited_layers), with prefill_kv_blocks:
   // past tp 4 Gemma 4's full-attention K/V heads are copied, and the shares move with the layout.
-  std::vector<std::pair<long, double>> prefill_limited_layers;
+  std::vector<std::pair<long, double>> prefill_limited_layers{};
   // SGLang's order (above): the decode blocks reserved before the prefill runs, not after it.
   bool reserve_at_arrival = false;
 };

@@ -17,7 +17,7 @@ struct CacheBlocks {
   Bytes free;              // what the blocks share
   // Layers that keep only a window (or a chunk) of each sequence, as ServerConfig::limited_layers
   // holds them: {the tokens they keep, their share of a block's bytes}. Empty: none.
-  std::vector<std::pair<long, double>> limited;
+  std::vector<std::pair<long, double>> limited{};
 };
 
 // draft: a speculative draft held beside the target, in the same formats: its weights (each

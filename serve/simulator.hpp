@@ -48,7 +48,7 @@ struct ServerConfig {
   // their share of a block's bytes} (serve/kv_capacity.cpp): a sequence holds their blocks for its
   // last tokens only, as vLLM's hybrid allocator frees the rest as the window slides. Empty: every
   // layer keeps every token, and a sequence of t tokens holds ⌈t / block_tokens⌉ blocks.
-  std::vector<std::pair<long, double>> limited_layers;
+  std::vector<std::pair<long, double>> limited_layers{};
   long kv_blocks = 0;              // blocks the cache holds (the replica's: each rank holds its share)
   long max_context = 0;            // longest prompt + output served; 0: no limit but the cache
   double sample_every = 1;         // seconds between samples of the batch and the cache

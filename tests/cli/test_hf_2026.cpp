@@ -141,8 +141,9 @@ TEST_CASE("GLM-5: 743.9 B (Zhipu: 744 B), 39.9 B active without the tables (40 B
   CHECK(total(m) == Approx(744e9).epsilon(0.005));
   CHECK(active(m) - tables == Approx(40e9).epsilon(0.005));
   CHECK(active(m) == layers + 75 * (h * 256 + 9 * expert) + tables);
-  // A token caches its 576-wide latent and the indexer's 128-wide key in every layer.
-  CHECK(cache_at_32k(m) == 78 * (576 + 128) * 2 * 32'768.0);
+  // A token caches its 576-wide latent (bf16) and the indexer's 128-wide key (fp8 and an fp32
+  // scale: 132 bytes) in every layer.
+  CHECK(cache_at_32k(m) == 78 * (576 * 2 + 132) * 32'768.0);
 }
 
 TEST_CASE("MiniMax-M2.5: 228.7 B (MiniMax: 230 B), 9.80 B active without the tables (10 B), 230.0 GB in fp8 blocks") {

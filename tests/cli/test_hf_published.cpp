@@ -314,8 +314,9 @@ TEST_CASE("DeepSeek-V3.2: V3's 671.03 B and its indexer's 0.85 B (DeepSeek: 671 
     CHECK(m.quantization->of(c) == WeightFormat::fp8_block);
   }
   CHECK_FALSE(m.quantization->of(TensorClass::lm_head));
-  // Each layer caches the 512-wide latent, the 64-wide RoPE key and the indexer's 128-wide key.
-  CHECK(cache_at_32k(m) == 61 * (512 + 64 + 128) * 2 * 32'768.0);
+  // Each layer caches the 512-wide latent and the 64-wide RoPE key (bf16), and the indexer's
+  // 128-wide key in fp8 with an fp32 scale (132 bytes), as vLLM, SGLang and TensorRT-LLM hold it.
+  CHECK(cache_at_32k(m) == 61 * ((512 + 64) * 2 + 132) * 32'768.0);
 }
 
 TEST_CASE("DeepSeek-V3: 671.03 B total, 37.55 B active (DeepSeek: 671 B and 37 B, without the 14 B MTP module) - fp8 blocks") {

@@ -100,14 +100,15 @@ TEST_CASE("layer description: a group caches max(kv_heads, tp) K/V heads of each
       const auto kind = [&](Mixer mixer) { return static_cast<double>(owning[static_cast<std::size_t>(mixer)]); };
       const double kb = bytes_per_element(w.precision.kv),
                    layers = kind(Mixer::full) + kind(Mixer::sliding) + kind(Mixer::chunked);
-      const double index = a.sparse ? static_cast<double>(a.sparse->index_dim) : 0.0;
+      // The indexer's keys in fp8 with an fp32 scale a 128 (132 bytes a 128-wide key) whatever --kv.
+      const double index = a.sparse ? static_cast<double>(a.sparse->index_dim) * (1 + 4.0 / 128) : 0.0;
       // Full layers of their own shape (Gemma 4) cache their own heads, K and V even from one projection.
       const auto heads = [&](double n, long head_dim, int kv) {
         return n * 2 * static_cast<double>(head_dim) * std::max(kv, tp) * kb;
       };
       const double full = a.full_attention ? kind(Mixer::full) : 0;
       const double expected =
-          a.mla ? layers * static_cast<double>(a.mla->cache_width() + index) * tp * kb
+          a.mla ? layers * (static_cast<double>(a.mla->cache_width()) * kb + index) * tp
           : a.full_attention
               ? heads(layers - full, a.head_dim, a.kv_heads) +
                     heads(full, a.full_attention->head_dim, a.full_attention->kv_heads)
