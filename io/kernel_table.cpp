@@ -97,20 +97,10 @@ class Row {
   }
   // A size: a whole number, at most 10^12 (a GEMM's side, a message's elements: the tables reach
   // 5.4 × 10^8); past it a typo, which the fit would take as a kernel 10^-16 of its bound.
-  [[nodiscard]] double count(std::string_view column) const {
-    const double v = number(column, true, 1);
-    if (v != std::floor(v)) throw error(column, fmt::format("must be a whole number, got {}", text(column)));
-    if (v > kMostCount) throw error(column, fmt::format("must be at most 1e12, got {}", text(column)));
-    return v;
-  }
-  // A count that may be 0 (a window of none, a decode's first step): whole, at most 10^12. Read
-  // as any number, a step of 1e200 took the fit's figures to inf and NaN and crashed it.
-  [[nodiscard]] double tokens(std::string_view column) const {
-    const double v = number(column, false, 0);
-    if (v != std::floor(v)) throw error(column, fmt::format("must be a whole number, got {}", text(column)));
-    if (v > kMostCount) throw error(column, fmt::format("must be at most 1e12, got {}", text(column)));
-    return v;
-  }
+  [[nodiscard]] double count(std::string_view column) const { return whole(column, 1); }
+  // The same that may be 0 (a window of none, a decode's first step). Read as any number, a step
+  // of 1e200 took the fit's figures to inf and NaN and crashed it.
+  [[nodiscard]] double tokens(std::string_view column) const { return whole(column, 0); }
   // A collective's GPUs: two at least (on one, an all-reduce moves nothing, and its bound is 0).
   [[nodiscard]] double gpus(std::string_view column) const {
     const double v = count(column);
@@ -144,6 +134,14 @@ class Row {
   [[nodiscard]] std::size_t line() const { return r_.line; }
 
  private:
+  // A whole number ≥ `lowest` (above 0 where that is), at most 10^12.
+  [[nodiscard]] double whole(std::string_view column, double lowest) const {
+    const double v = number(column, lowest > 0, lowest);
+    if (v != std::floor(v)) throw error(column, fmt::format("must be a whole number, got {}", text(column)));
+    if (v > kMostCount) throw error(column, fmt::format("must be at most 1e12, got {}", text(column)));
+    return v;
+  }
+
   const CsvRecord& r_;
   const std::map<std::string, std::size_t, std::less<>>& at_;
   const std::string& path_;
@@ -538,15 +536,19 @@ KernelTable read_kernel_table(const std::string& path) {
   KernelTable t{path, std::string(kind), {}, {}};
   DeltaNetPairs delta_net;
   const auto fitted = std::find_if(kinds().begin(), kinds().end(), [&](const Kind& k) { return k.name == kind; });
+  // Row i, as many cells as the header.
+  const auto row = [&](std::size_t i) {
+    if (records[i].cells.size() != header.cells.size()) {
+      throw InputError(fmt::format("{}:{}: {} cells, the header has {}", path, records[i].line, records[i].cells.size(),
+                                   header.cells.size()));
+    }
+    return Row(records[i], at, path);
+  };
   if (!fitted->fitted) {
     // Not fitted, still read: a NaN or a cut row in a table nobody fits is still a broken table,
     // and a send/recv table's rows are send/recv (its first row named the kind).
     for (std::size_t i = 1; i < records.size(); ++i) {
-      const Row r(records[i], at, path);
-      if (records[i].cells.size() != header.cells.size()) {
-        throw InputError(fmt::format("{}:{}: {} cells, the header has {}", path, records[i].line, records[i].cells.size(),
-                                     header.cells.size()));
-      }
+      const Row r = row(i);
       if (at.contains("median_ms")) (void)r.seconds("median_ms", 1e-3);
       else (void)r.seconds("latency_us", 1e-6);
       if (kind == "vidur_send_recv" && r.text("collective") != "send_recv") {
@@ -560,11 +562,7 @@ KernelTable read_kernel_table(const std::string& path) {
   if (records.size() < 2) throw InputError(fmt::format("{}:{}: a kernel table needs rows under its header", path, header.line));
   std::map<LoadKey, ExpertLoad> loads;
   for (std::size_t i = 1; i < records.size(); ++i) {
-    const Row r(records[i], at, path);
-    if (records[i].cells.size() != header.cells.size()) {
-      throw InputError(fmt::format("{}:{}: {} cells, the header has {}", path, records[i].line, records[i].cells.size(),
-                                   header.cells.size()));
-    }
+    const Row r = row(i);
     if (kind == "gemm") gemm(r, t);
     else if (kind == "generation_attention") generation_attention(r, t);
     else if (kind == "context_attention") context_attention(r, t);

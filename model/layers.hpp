@@ -29,13 +29,13 @@ enum class WeightClass { attention, dense_ffn, experts, lm_head, small, shared_e
 // in prefill, absorbed into the query and the output in decode. A step may run in one phase only.
 enum class Phases { both, prefill_only, decode_only };
 
-// y[rows, out] = x[rows, in] · W[in, out], for each of `copies` weight matrices.
 // DeepSeek-V3.2's indexer keys as vLLM, SGLang and TensorRT-LLM cache them whatever the KV cache's
 // format: fp8 with one fp32 scale a 128 elements, 132 bytes a 128-wide key (vLLM's
 // DeepseekV32IndexerCache: head_dim + head_dim / 128 · 4 bytes of uint8). Priced in the KV format,
 // a bf16 cache held 9.7% more a token than the engines do.
 inline constexpr double kIndexerKeyBytes = 1 + 4.0 / 128;
 
+// y[rows, out] = x[rows, in] · W[in, out], for each of `copies` weight matrices.
 struct LinearStep {
   std::string_view name;
   double in = 0, out = 0;     // widths on this GPU

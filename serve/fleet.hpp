@@ -38,9 +38,9 @@ struct FleetResult {
 [[nodiscard]] SimResult merge_runs(const std::vector<Request>& requests, std::vector<SimResult>& runs);
 
 // One fleet run. Replica i draws its speculative acceptances from acceptance_seed(config.seed + i)
-// and the random router from config.seed, mixed (serve/router.cpp); config.max_rows bounds the fleet's sequence-steps together, and
-// config.progress hears the share routed, then the share of replicas run out. With one replica,
-// `all` is simulate()'s result exactly.
+// and the random router from config.seed, mixed (serve/router.cpp); config.max_rows bounds the
+// fleet's sequence-steps together, and config.progress hears the share routed, then the share of
+// replicas run out. With one replica, `all` is simulate()'s result exactly.
 [[nodiscard]] FleetResult simulate_fleet(const std::vector<Request>& requests, StepCost& cost, const ServerConfig& config,
                                          const FleetConfig& fleet, Timing timing, StepCost* draft = nullptr);
 

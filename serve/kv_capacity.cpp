@@ -45,7 +45,7 @@ CacheBlocks cache_blocks(const ModelSpec& m, const GpuSpec& g, const Workload& b
   for (const ModelSpec* model : {&m, draft ? &draft->model : nullptr}) {
     if (!model || !model->architecture) continue;
     for (const Block& b : describe_layers(*model->architecture, sharding(base)).blocks) {
-      if (const double l = b.window > 0 ? b.window : b.chunk; l > 0) limits.push_back(static_cast<long>(l));
+      if (const double kept = b.window > 0 ? b.window : b.chunk; kept > 0) limits.push_back(static_cast<long>(kept));
     }
   }
   std::sort(limits.begin(), limits.end());
