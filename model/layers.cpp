@@ -317,6 +317,7 @@ void ffn_blocks(LayerStack& stack, const Architecture& a, const Shard& s, const 
       if (auto* l = std::get_if<LinearStep>(&b.steps[i].step)) {
         l->picks = top_k;
         l->pool = experts;
+        l->busiest = ep > 1 ? sh.imbalance : 1;
         if (moe.latent > 0) l->to_residual = false;  // combined in the latent, projected up below
       }
     }

@@ -50,6 +50,9 @@ struct LinearStep {
   bool counted = true;        // false: the weights are another step's (an LM head tied to the embedding)
   bool routed = false;        // experts: each token picks `picks` of the `pool`, of which this GPU holds `copies`
   double picks = 0, pool = 0; // routed: top_k and all experts
+  // routed: the busiest GPU's picks over the mean (Sharding::imbalance under ep): its tokens reach
+  // as many distinct experts as that many times the tokens would on a GPU of mean load.
+  double busiest = 1;
   bool joins_previous = false;  // reads the previous linear's input (Q/K/V, gate/up): their outputs live together
   bool to_residual = false;     // adds into the residual stream (O, down): no intermediate of its own
 };

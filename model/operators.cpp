@@ -366,7 +366,11 @@ class StepPricer {
   void operator()(const LinearStep& l) const {
     const double ob = !l.to_cache ? b_.activation_bytes() : (l.indexer_keys ? kIndexerKeyBytes : f_.kv) * l.cache_outputs;
     const double tokens = l.last_token ? p_.head_rows : p_.rows;
-    const double copies = l.routed ? experts_touched(l.copies, l.picks, l.pool, tokens, routing_) : l.copies;
+    // The busiest GPU of an imbalanced ep runs `busiest` times the mean picks, which reach more of
+    // its experts: at batch 1 and imbalance 4, Qwen3-30B-A3B's busiest of 4 GPUs reads 7.3 of its
+    // 32 experts a layer, not the 2.0 of a mean GPU (its 8 rows priced, its weights not).
+    const double copies =
+        l.routed ? experts_touched(l.copies, l.picks, l.pool, tokens * l.busiest, routing_) : l.copies;
     b_.linear(l.name, tokens * l.rows_per_token, l.in, l.out, copies, l.bias, pricing_.matrices(l, copies), ob);
     b_.dequant(f_.dequant[static_cast<std::size_t>(l.weights)]);
     // GEMMs in int8 or below keep the end-to-end pricing; routed experts run as one fused MoE.

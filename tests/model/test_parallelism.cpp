@@ -96,6 +96,22 @@ TEST_CASE("parallelism: EP all-to-all of DeepSeek-V3 decode at batch 256 over NV
   CHECK(op(evaluate(deepseek_v3(), h200_141gb(), skewed).decode.step, "expert_up").cost.shape.rows == 384);
 }
 
+TEST_CASE("parallelism: the busiest GPU of an imbalanced ep reads the experts its extra picks reach") {
+  // Mixtral-8x7B at tp 2 and ep 2, batch 1: each GPU holds 4 of the 8 experts whole. A token's 2
+  // picks reach 4 · (1 − (1 − 2/8)^1) = 1 of them on a GPU of mean load; the busiest, at imbalance
+  // 2, runs twice the picks, which reach 4 · (1 − 0.75²) = 1.75: 32 layers × 1.75 × 4096 × 14336 ×
+  // 2 B of gate weights (1.0 at imbalance 1). Its rows were doubled before its weights were.
+  Workload w = layout(mixtral_8x7b(), 2, 2, false, 1);
+  const auto gate = [&](double imbalance) {
+    w.expert_imbalance = imbalance;
+    return op(evaluate(mixtral_8x7b(), h200_141gb(), w).decode.step, "expert_gate").cost;
+  };
+  CHECK(gate(1).weight_bytes.value() == Approx(32 * 1.0 * 4096 * 14336 * 2.0).epsilon(1e-12));
+  const OpCost skewed = gate(2);
+  CHECK(skewed.weight_bytes.value() == Approx(32 * 1.75 * 4096 * 14336 * 2.0).epsilon(1e-12));
+  CHECK(skewed.shape.rows == 2);
+}
+
 TEST_CASE("parallelism: a pipeline's bubble and its sends, worked from one micro-batch") {
   // One micro-batch takes 8 ms of kernels through 4 stages (2 ms a stage) and 0.3 ms of sends.
   PhaseResult micro;
