@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "model/layers.hpp"
+#include "model/shard_check.hpp"
+
 namespace roofline {
 
 namespace {
@@ -106,6 +111,13 @@ std::optional<SpecError> validate_tp(const Workload& w, const ModelSpec& m, cons
       return SpecError{"tp", fmt::format("tp {} does not divide the recurrent layers' {} {}", w.tp, split,
                                          channels ? "channels" : "heads")};
     }
+    // Mamba-2's B and C groups are split with the heads: vLLM's MambaMixer2 asserts that tp divides
+    // them or that there is one (replicated), and its gated norm normalises within a group.
+    if (r.kind == RecurrentKind::mamba2 && r.groups > 1 && r.groups % w.tp != 0) {
+      return SpecError{"tp", fmt::format("tp {} does not divide the Mamba-2 layers' {} groups (n_groups): engines "
+                                         "split them with the heads, or replicate only a single group",
+                                         w.tp, r.groups)};
+    }
   }
   if (a.attention_layers() == 0) return std::nullopt;
   for (const int heads : {a.heads, a.full_attention && a.full_attention->heads > 0 ? a.full_attention->heads : a.heads}) {
@@ -118,6 +130,19 @@ std::optional<SpecError> validate_tp(const Workload& w, const ModelSpec& m, cons
     }
   }
   return std::nullopt;
+}
+
+// What engines refuse to load of the weights' formats at this layout (model/shard_check.hpp), looked
+// at only where a format could be refused: the layers are described for it (each thread keeps them).
+std::optional<SpecError> validate_shards(const Workload& w, const ModelSpec& m) {
+  if (!m.architecture) return std::nullopt;
+  const auto& formats = w.precision.weights;
+  const bool grouped = w.precision.group_size_asked && std::any_of(formats.begin(), formats.end(), takes_group_size);
+  const bool blocks = w.tp > 1 && std::find(formats.begin(), formats.end(), WeightFormat::fp8_block) != formats.end();
+  if (!grouped && !blocks) return std::nullopt;
+  const LayerStack& whole = described_layers(*m.architecture, Sharding{.tp = 1});
+  const LayerStack* split = w.tp > 1 ? &described_layers(*m.architecture, sharding(w)) : nullptr;
+  return check_shards(whole, split, w.precision);
 }
 
 }  // namespace
@@ -142,7 +167,8 @@ std::optional<SpecError> validate(const Workload& w, const ModelSpec& m, const G
                                             "another --compute",
                                             g.name, name(w.precision.compute), name(w.precision.compute))};
   }
-  return validate_tp(w, m, g);
+  if (auto e = validate_tp(w, m, g)) return e;
+  return validate_shards(w, m);
 }
 
 }  // namespace roofline

@@ -121,6 +121,15 @@ TEST_CASE("Nemotron 3 Nano: 31.58 B (NVIDIA: 31.6 B), 3.58 B active (3.6 B with 
   CHECK(cache_at_32k(m) == 6 * 2 * 2 * 128 * 32'768.0 * 2 + 23 * (64 * 64 * 128.0 * 4 + 3 * 6144 * 2));
 }
 
+TEST_CASE("Nemotron 3 Nano: tp 16 refused, its 8 Mamba-2 groups not split evenly (vLLM's MambaMixer2 asserts)") {
+  // 64 Mamba heads split at tp 8 and 16; the 8 groups of B and C only at tp 8 (or 1, 2, 4).
+  const std::string model = data_file("hf-configs/nemotron-3-nano-30b-a3b.json");
+  CHECK(run_cli({"-m", model, "-g", "h200", "--tp", "8"}).code == 0);
+  const CliResult r = run_cli({"-m", model, "-g", "h200", "--tp", "16"});
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("--tp") && Catch::Contains("8 groups (n_groups)"));
+}
+
 TEST_CASE("GLM-5: 743.9 B (Zhipu: 744 B), 39.9 B active without the tables (40 B) - latent attention with the DSA indexer") {
   const ModelSpec m = config("glm-5-fp8-aic");
   const Architecture& a = *m.architecture;

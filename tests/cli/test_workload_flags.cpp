@@ -231,6 +231,39 @@ TEST_CASE("group size: beside weights that take none it is priced as given, with
   CHECK_THAT(rows[1], Catch::Contains("--group-size 64 changes nothing"));
 }
 
+TEST_CASE("group size: an asked size that leaves a partial group along a matrix's input is refused") {
+  // Llama-3.1-8B's matrices take 4096 inputs (14336 for down): 64 divides both, 100 neither, and
+  // 8192 is more than q_proj has: engines quantize whole groups along K.
+  const auto with = [](const std::string& g) {
+    return test::run_cli({"-m", "llama-3.1-8b", "-g", "h100-sxm", "--weights", "int4", "--group-size", g});
+  };
+  CHECK(with("64").code == 0);
+  for (const char* g : {"100", "8192"}) {
+    const auto r = with(g);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--group-size") && Catch::Contains("q_proj's 4096 input columns"));
+  }
+  // The default 128 is never refused: it was not asked (a partial group is priced as a share).
+  CHECK(test::run_cli({"-m", "gpt-oss-20b", "-g", "h100-sxm", "--weights", "int4"}).code == 0);
+}
+
+TEST_CASE("tp: fp8-block weights split through their 128-wide blocks are refused, as engines refuse to load them") {
+  // Qwen3-30B-A3B's experts are 768 wide: 192 a GPU at tp 4 (1.5 blocks); under --ep 4 each GPU
+  // holds whole experts, and its attention splits into 1024 and 128 columns, whole blocks.
+  const auto at = [](std::initializer_list<std::string> layout) {
+    std::vector<std::string> args{"-m", "qwen3-30b-a3b", "-g", "h100-sxm", "--weights", "fp8-block"};
+    args.insert(args.end(), layout);
+    return test::run_cli(args);
+  };
+  const auto split = at({"--tp", "4"});
+  CHECK(split.code == 2);
+  CHECK_THAT(split.err, Catch::Contains("--tp") && Catch::Contains("768 output columns into 192 a GPU"));
+  CHECK(at({"--tp", "4", "--ep", "4"}).code == 0);
+  CHECK(at({"--tp", "2"}).code == 0);  // 384: three whole blocks
+  // Other formats split anywhere.
+  CHECK(test::run_cli({"-m", "qwen3-30b-a3b", "-g", "h100-sxm", "--weights", "fp8", "--tp", "4"}).code == 0);
+}
+
 TEST_CASE("plan: --group-size and --activations reach the plan") {
   auto plan = [](std::initializer_list<std::string> extra) {
     std::vector<std::string> args{"plan", "-m", "llama-2-7b", "-g", "a100-80gb", "-f", "csv"};
