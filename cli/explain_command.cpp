@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "io/input_error.hpp"
 #include "chart/plot_charts.hpp"
 #include "chart/figure_file.hpp"
+#include "chart/text_canvas.hpp"
 #include "io/spec_loader.hpp"
 #include "cli/plot_command.hpp"
 #include "report/safe_text.hpp"
@@ -67,8 +69,10 @@ void explain_expected(const Report& r, Writer& w) {
   const auto stages = static_cast<double>(r.workload.pp);
   double kernels = 0;
   for (const OpResult& o : r.decode.step.ops) kernels += m.kernels && o.cost.fused ? 0 : o.cost.launches * stages;
-  // The share of the bandwidth weights stream at: measured GEMMs' under the kernel classes.
-  const double eta = m.kernels ? m.kernels->gemm.memory : m.memory;
+  // The share of the bandwidth the step's traffic reaches on average: its bytes at bandwidth over
+  // the time the expected step gives them, so that the sentence adds up (the GEMM class's own
+  // coefficient, 82% on H100, was said of 18.0 GB in 6.37 ms: 84.5%).
+  const double eta = e.memory > Seconds(0) ? r.decode.step.memory_time / e.memory : 1.0;
   const Seconds per_kernel = kernels > 0 ? (e.overhead - m.step) / kernels : Seconds(0);
   const Phrases& p = w.p_;
   std::string deq, comm;
@@ -86,6 +90,7 @@ void explain_expected(const Report& r, Writer& w) {
         fmt::arg("step", human(r.decode.step.time)), fmt::arg("mem", human(e.memory)),
         fmt::arg("eta", fmt::format("{:.0f}", 100 * eta)), fmt::arg("deq", deq), fmt::arg("comp", human(e.compute)),
         fmt::arg("b", r.workload.batch), fmt::arg("over", human(e.overhead)), fmt::arg("n", kernels),
+        fmt::arg("kernels", kernels == 1 ? p.kernel : p.kernels),
         fmt::arg("launch", human(per_kernel)), fmt::arg("engine", human(m.step)), fmt::arg("comm", comm));
 }
 
@@ -114,20 +119,31 @@ void explain_cache_kinds(const Report& r, Writer& w) {
 // prefilled together): said, with what continuous batching holds (one prompt a step: 604), the
 // plan's limit, so that neither reads as the other's contradiction. Empty where it fits.
 // The same of batch 64, which a long context or a large model can be past as well. `held`: what
-// continuous batching holds at this context (steady_max_batch, a search: worked out once).
+// continuous batching holds (steady_max_batch, a search: worked out once). Both are sized at the
+// sequences' full length (held_tokens: prompt + gen), not at the step's context, which is named
+// so: "at context 8704 memory holds 10" was said of 10 sequences of 9216 tokens.
 std::string beyond_memory(const Report& at_batch, std::optional<long> held, const Phrases& p) {
   const MemoryLedger& at = at_batch.memory;
   if (at.fits || !at.max_batch) return {};
   const long steady = held.value_or(*at.max_batch);
   if (*at.max_batch == 0 && steady == 0) return std::string(p.beyond_memory_none);
-  return fill(p.beyond_memory, fmt::arg("most", *at.max_batch), fmt::arg("steady", steady));
+  return fill(p.beyond_memory, fmt::arg("most", *at.max_batch), fmt::arg("steady", steady),
+              fmt::arg("len", held_tokens(at_batch.workload)));
 }
 
 // What batching buys, as far as memory holds a continuous batch (the plan's limit): to 64 where
 // it holds 64, said with what the step then costs; else to what it holds. "Batching to 64 raises
 // throughput for little latency" was said of Llama-2-7B at 4000-token prompts on an A100 (7.53 ms
-// a step to 73.4 ms, and 29 sequences held).
+// a step to 73.4 ms, and 29 sequences held). A point at 64 or more is not sent to 64 (batch 1000
+// was, at a lower throughput than its own): where it does not fit, what memory holds is said.
 std::string batching_remedy(const Variations& s, std::optional<long> steady, const Phrases& p) {
+  const Report& r = s.base;
+  if (r.workload.batch >= 64) {
+    if (r.memory.fits || !r.memory.max_batch) return {};
+    if (*r.memory.max_batch == 0) return std::string(p.remedy_batch_none);
+    return fill(p.remedy_batch_over, fmt::arg("most", *r.memory.max_batch), fmt::arg("b", r.workload.batch),
+                fmt::arg("len", held_tokens(r.workload)));
+  }
   const long held = steady.value_or(s.batch64.memory.fits ? 64 : s.batch64.memory.max_batch.value_or(64));
   if (held <= 0) return std::string(p.remedy_batch_none);
   const Seconds s1 = s.batch1.decode.step.time, s64 = s.batch64.decode.step.time;
@@ -139,8 +155,79 @@ std::string batching_remedy(const Variations& s, std::optional<long> steady, con
   Workload w = s.batch1.workload;
   w.batch = held;
   const Report at = evaluate(s.batch1.model.spec, s.batch1.gpu.spec, w);
-  return fill(p.remedy_batch_memory, fmt::arg("most", held), fmt::arg("tps", three_digits(at.decode.tokens_per_s)),
-              fmt::arg("step", human(at.decode.step.time)));
+  return fill(p.remedy_batch_memory, fmt::arg("most", held), fmt::arg("len", held_tokens(w)),
+              fmt::arg("tps", three_digits(at.decode.tokens_per_s)), fmt::arg("step", human(at.decode.step.time)));
+}
+
+// The time of the resource a step is bound by, and the formula that gives it.
+Seconds floor_time(const PhaseResult& step) {
+  return step.bound == Bound::compute ? step.compute_time : step.bound == Bound::memory ? step.memory_time : step.comm_time;
+}
+std::string_view formula(Bound b, const Phrases& p) {
+  return b == Bound::compute ? p.formula_compute : b == Bound::memory ? p.formula_memory : p.formula_interconnect;
+}
+
+// Why a step outlasts its bound's formula: its operators bound by another resource each take
+// their own longer time (a memory-bound step at batch 590 has compute-bound GEMMs: 21.2 ms of
+// bytes at bandwidth, 24.7 ms a step). The resource whose operators add the most; empty: none
+// adds any (a pipeline's bubbles).
+std::optional<Bound> lengthened_by(const PhaseResult& step) {
+  std::array<Seconds, 3> added{};
+  for (const OpResult& o : step.ops) {
+    if (o.bound == step.bound) continue;
+    const Seconds own = step.bound == Bound::compute ? o.compute_time : step.bound == Bound::memory ? o.memory_time : Seconds(0);
+    added[static_cast<std::size_t>(o.bound)] += o.time - own;
+  }
+  const auto most = std::max_element(added.begin(), added.end());
+  if (!(*most > Seconds(0))) return std::nullopt;
+  return static_cast<Bound>(most - added.begin());
+}
+
+// The decode step's formula, and what the step takes past it where the difference shows.
+std::string decode_longer(const PhaseResult& step, const Writer& w) {
+  const std::string at = human(step.time);
+  if (at == human(floor_time(step))) return {};
+  const std::optional<Bound> other = lengthened_by(step);
+  return other ? fill(w.p_.decode_longer, fmt::arg("other", w.bound(*other)), fmt::arg("step", at))
+               : fill(w.p_.decode_longer_parts, fmt::arg("step", at));
+}
+
+// A remedy is offered where it moves the step by 0.5% or more: one the point already has moves it
+// by nothing ("23.0 ms with naive attention → 23.0 ms"), and an fp8 cache beside an fp4 one slows it.
+bool helps(Seconds changed, Seconds now) { return changed < 0.995 * now; }
+
+// The prefill line: FlashAttention only where the point runs naive attention and flash helps.
+void say_prefill_remedy(const Variations& s, Writer& w) {
+  const Phrases& p = w.p_;
+  const bool offer = s.base.workload.attention == AttentionKernel::naive && helps(s.flash.prefill.time, s.base.prefill.time);
+  const std::string flash = offer ? fill(p.remedy_flash, fmt::arg("naive", human(s.naive.prefill.time)),
+                                         fmt::arg("flash", human(s.flash.prefill.time)))
+                                  : std::string();
+  w.say(fmt::format("  - {}", p.remedy_prefill), fmt::arg("flash", flash));
+}
+
+// The decode line: each remedy that helps this point, in one sentence. Speculative verification
+// is priced with each cache read once (model/scans.cpp, verify_step).
+void say_decode_remedies(const Variations& s, std::optional<long> held, Writer& w) {
+  const Phrases& p = w.p_;
+  const Seconds step = s.base.decode.step.time;
+  const auto drafted = static_cast<double>(Variations::kDraftedTokens);
+  std::vector<std::string> remedies;
+  if (helps(s.int4.decode.step.time, step)) {
+    remedies.push_back(fill(p.remedy_int4, fmt::arg("step", human(step)), fmt::arg("step_int4", human(s.int4.decode.step.time))));
+  }
+  if (std::string batching = batching_remedy(s, held, p); !batching.empty()) remedies.push_back(std::move(batching));
+  if (helps(s.kv8.decode.step.time, step)) remedies.push_back(fill(p.remedy_kv8, fmt::arg("step_kv8", human(s.kv8.decode.step.time))));
+  if (helps(s.verify_step, drafted * step)) {
+    remedies.push_back(fill(p.remedy_speculative, fmt::arg("spec", human(s.verify_step)), fmt::arg("step", human(step))));
+  }
+  if (remedies.empty()) {
+    w.say(fmt::format("  - {}", p.remedy_decode_none));
+    return;
+  }
+  std::string joined = remedies.front();
+  for (std::size_t i = 1; i < remedies.size(); ++i) joined += std::string(p.remedy_and) + remedies[i];
+  w.say(fmt::format("  - {}", p.remedy_decode), fmt::arg("remedies", joined));
 }
 
 void explain_phases(const Variations& s, Writer& w) {
@@ -149,7 +236,9 @@ void explain_phases(const Variations& s, Writer& w) {
   const FlopsPerByte ridge = r.gpu.ridge_point();
   const std::string tps = three_digits(r.decode.tokens_per_s), step = human(r.decode.step.time);
   // One stream's rate is a token a step at any batch; the batch's total is named apart from it.
-  const std::string per_stream = three_digits(1 / r.decode.step.time.value());
+  // Only batch 1's is the most a stream gets: at batch 32 a stream gets less than alone.
+  const std::string stream = fill(r.workload.batch == 1 ? p.stream_one : p.stream_each,
+                                  fmt::arg("tps", three_digits(1 / r.decode.step.time.value())));
   const Bytes weights = r.decode.step.weight_bytes;
   w.say(p.ridge, fmt::arg("model", terminal_text(r.model.spec.name)), fmt::arg("gpu", terminal_text(r.gpu.spec.name)),
         fmt::arg("peak", human(r.gpu.ceilings.peak)), fmt::arg("bw", human(r.gpu.ceilings.bandwidth)),
@@ -163,7 +252,8 @@ void explain_phases(const Variations& s, Writer& w) {
         fmt::arg("kv", human(r.decode.step.bytes - weights)),
         fmt::arg("id", three_digits(r.decode.step.intensity().value())),
         fmt::arg("ratio", w.ratio(r.decode.step.intensity(), ridge)), fmt::arg("bound", w.bound(r.decode.step.bound)),
-        fmt::arg("step", step), fmt::arg("per_stream", per_stream),
+        fmt::arg("formula", formula(r.decode.step.bound, p)), fmt::arg("floor", human(floor_time(r.decode.step))),
+        fmt::arg("longer", decode_longer(r.decode.step, w)), fmt::arg("stream", stream),
         fmt::arg("total", r.workload.batch == 1 ? std::string()
                                                 : fill(p.decode_batch_total, fmt::arg("b", r.workload.batch),
                                                        fmt::arg("tps", tps))));
@@ -195,20 +285,8 @@ void explain_phases(const Variations& s, Writer& w) {
         fmt::arg("util", fmt::format("{:.1f}", 100 * (r.decode.step.compute_time / r.decode.step.time))),
         fmt::arg("ct", human(r.decode.step.compute_time)), fmt::arg("step", step));
   w.say(p.remedies_title);
-  w.say(fmt::format("  - {}", p.remedy_prefill), fmt::arg("naive", human(s.naive.prefill.time)),
-        fmt::arg("flash", human(s.flash.prefill.time)));
-  // A remedy the point already has (int4 or narrower weights, an fp8 or narrower cache) is not
-  // offered, nor one that moves the step by less than 1%: an fp4 cache was told an fp8 one
-  // "gives" a slower step.
-  const Seconds helps = 0.99 * r.decode.step.time;
-  const std::string int4 = s.int4.decode.step.time < helps
-                               ? fill(p.remedy_int4, fmt::arg("step", step), fmt::arg("step_int4", human(s.int4.decode.step.time)))
-                               : std::string();
-  const std::string kv8 = s.kv8.decode.step.time < helps
-                              ? fill(p.remedy_kv8, fmt::arg("step_kv8", human(s.kv8.decode.step.time)))
-                              : std::string();
-  w.say(fmt::format("  - {}", p.remedy_decode), fmt::arg("int4", int4), fmt::arg("batching", batching_remedy(s, held, p)),
-        fmt::arg("kv8", kv8), fmt::arg("step", step), fmt::arg("spec", human(s.speculative.decode.step.time)));
+  say_prefill_remedy(s, w);
+  say_decode_remedies(s, held, w);
   w.say(p.wrong_medicine);
 }
 
@@ -256,7 +334,7 @@ void explain_scenario(const Variations& s, const std::string& name, Writer& w) {
       {p.int4, total - s.int4.request_time()},
       {p.kv8, total - s.kv8.request_time()},
       {p.flash, s.naive.request_time() - s.flash.request_time()},
-      {p.speculative, r.decode.step.time * gen - s.speculative.decode.step.time * std::ceil(gen / Variations::kDraftedTokens)},
+      {p.speculative, r.decode.step.time * gen - s.verify_step * std::ceil(gen / Variations::kDraftedTokens)},
   };
   std::erase_if(savings, [](const Saving& v) { return !(v.saved > Seconds(0)); });
   std::stable_sort(savings.begin(), savings.end(), [](const Saving& a, const Saving& b) { return a.saved > b.saved; });
@@ -266,6 +344,26 @@ void explain_scenario(const Variations& s, const std::string& name, Writer& w) {
     w.say(fmt::format("  {}", p.rank_line), fmt::arg("i", i++), fmt::arg("what", v.what), fmt::arg("saving", human(v.saved)),
           fmt::arg("pct", fmt::format("{:.0f}", 100 * (v.saved / total))));
   }
+}
+
+// The text chart's width. Its subtitle is centred and what passes either edge is lost
+// ("eepSeek-V3 … · tp" at tp 8): cut at its end to fit, with an ellipsis saying so.
+constexpr int kChartColumns = 80;
+
+// Measured by the canvas that draws it, a whole UTF-8 character at a time (a Chinese one is two
+// columns there).
+std::string fit_columns(const std::string& raw, int columns) {
+  const TextCanvas canvas(columns, 1);
+  const std::string shown = terminal_text(raw);
+  if (canvas.text_width(shown, 1) <= columns) return shown;
+  const auto continues = [](char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; };
+  std::size_t end = 0;  // the longest start that leaves a column for the ellipsis
+  for (std::size_t next = 1; next <= shown.size(); ++next) {
+    if (next < shown.size() && continues(shown[next])) continue;
+    if (canvas.text_width(std::string_view(shown).substr(0, next), 1) + 1 > columns) break;
+    end = next;
+  }
+  return shown.substr(0, end) + "…";
 }
 
 }  // namespace
@@ -298,7 +396,9 @@ void run_explain(const ExplainArgs& a, std::ostream& out) {
   explain_phases(s, w);
   out << "\n";
   if (a.plot.empty()) {
-    out << text_figure(roofline_figure(s.base, Detail::summary, a.lang), 80, 26) << "\n";
+    Figure figure = roofline_figure(s.base, Detail::summary, a.lang);
+    figure.subtitle = fit_columns(figure.subtitle, kChartColumns);
+    out << text_figure(figure, kChartColumns, 26) << "\n";
   } else {
     write_figure_file(roofline_figure(s.base, Detail::full, a.lang), a.plot, "plot", out);
   }

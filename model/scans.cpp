@@ -25,6 +25,23 @@ void at_context(Workload& x, long context) {
   x.prompt_tokens = std::clamp(x.context_tokens - x.gen_tokens, 1L, x.prompt_tokens);
 }
 
+// A verify kernel reads each sequence's cache once for all its drafted tokens (FlashMLA's
+// several queries a sequence; serve/step_cost.cpp, verify_attention), but the engine prices a
+// decode pass at one query a sequence, so `spec` (kDraftedTokens × the batch) reads every cache
+// kDraftedTokens times. The reads past the first are taken off at bandwidth: the base step's
+// cache traffic is what its memory time loses at a one-token context. Those reads belong to
+// memory-bound attention operators (a few FLOPs a byte, 4 queries or 1), so the rows through the
+// linears and the queries' arithmetic stay as priced. An approximation: a recurrent layer's state
+// (no longer with the context) is still counted once a drafted token, as is a naive kernel's
+// score matrix, which 4 queries do write 4 times.
+Seconds verify_step(const ModelSpec& m, const GpuSpec& g, const Workload& w, const Report& base, const Report& spec) {
+  // A one-token context after a one-token prompt (a step's context holds its prompt).
+  const Report one_token = with(m, g, w, [](Workload& x) { x.prompt_tokens = x.context_tokens = 1; });
+  const Seconds cache = base.decode.step.memory_time - one_token.decode.step.memory_time;
+  const Seconds extra = static_cast<double>(Variations::kDraftedTokens - 1) * cache;
+  return std::max(base.decode.step.time, spec.decode.step.time - extra);
+}
+
 }  // namespace
 
 std::vector<Report> scan_batch(const ModelSpec& m, const GpuSpec& g, const Workload& w, long last, int points) {
@@ -63,7 +80,7 @@ std::optional<long> first_context_past_memory(const ModelSpec& m, const GpuSpec&
 }
 
 Variations variations(const ModelSpec& m, const GpuSpec& g, const Workload& w) {
-  Variations v{evaluate(m, g, w), {}, {}, {}, {}, {}, {}, {}, {}};
+  Variations v{evaluate(m, g, w), {}, {}, {}, {}, {}, {}, {}, {}, {}};
   v.batch1 = with(m, g, w, [](Workload& x) { x.batch = 1; });
   const long twice_critical = std::max(2L, std::lround(2 * v.base.critical_batch.weights_only));
   v.batch64 = with(m, g, w, [](Workload& x) { x.batch = 64; });
@@ -78,6 +95,7 @@ Variations variations(const ModelSpec& m, const GpuSpec& g, const Workload& w) {
   // Verifying the drafted tokens of every sequence is one step over that many times the rows,
   // with one weight read.
   v.speculative = with(m, g, w, [](Workload& x) { x.batch *= Variations::kDraftedTokens; });
+  v.verify_step = verify_step(m, g, w, v.base, v.speculative);
   return v;
 }
 

@@ -34,8 +34,12 @@ struct Variations {
   // Speculative decoding verifies this many drafted tokens a sequence in one step.
   static constexpr long kDraftedTokens = 4;
   // batch1: one sequence at the same context, the single-stream ceiling the story compares with.
-  // flash and naive: the two attention kernels, one of them the base's.
+  // flash and naive: the two attention kernels, one of them the base's. speculative: the step at
+  // kDraftedTokens times the batch, each drafted token priced as a sequence of its own.
   Report base, batch1, batch64, twice_critical, int4, kv8, flash, naive, speculative;
+  // The verification step: `speculative` with each sequence's cache read once, not once a drafted
+  // token (model/scans.cpp says how); never below the base step.
+  Seconds verify_step;
 };
 
 [[nodiscard]] Variations variations(const ModelSpec& m, const GpuSpec& g, const Workload& w);

@@ -14,8 +14,15 @@ constexpr Phrases kEnglish{
                    "token to {k} of its {e} experts, so each expert's weights serve only the tokens routed to it: "
                    "intensity {ip} FLOP/byte, {ratio}. It is {bound}-bound and takes {ttft} (the time to first token).",
     .decode = "Decode: each step makes one token per sequence but re-reads {weights} of weights ({formats}) and {kv} "
-              "of KV cache and activations: intensity {id} FLOP/byte, {ratio}. It is {bound}-bound: T_decode ≈ bytes / "
-              "bandwidth = {step}, so one stream gets at most {per_stream} tokens/s{total}.",
+              "of KV cache and activations: intensity {id} FLOP/byte, {ratio}. It is {bound}-bound: T_decode ≈ "
+              "{formula} = {floor}{longer}, so {stream}{total}.",
+    .decode_longer = "; its {other}-bound operators make the step {step}",
+    .decode_longer_parts = "; the step takes {step}",
+    .formula_memory = "bytes / bandwidth",
+    .formula_compute = "FLOPs / peak",
+    .formula_interconnect = "collective bytes / link bandwidth",
+    .stream_one = "one stream gets at most {tps} tokens/s",
+    .stream_each = "each stream gets {tps} tokens/s at this batch",
     .decode_batch_total = " (the batch of {b} makes {tps} tokens/s in all)",
     .cache_kinds = "Not every layer keeps every token: of the {layers} layers, {which}. At {t} tokens one sequence "
                    "holds {cache} of cache, and a decode step reads only what each layer keeps.",
@@ -23,13 +30,15 @@ constexpr Phrases kEnglish{
     .cache_recurrent = "{recurrent} are recurrent, with a fixed state per sequence",
     .cache_and = " and ",
     .expected = "Real runs do not reach the bound: a decode step is expected to take {exp} ({low} to {high} for 8 "
-                "runs in 10), against the bound's {step}. Of it, {mem} is memory traffic at {eta}% of the "
-                "bandwidth{deq}; {comp} is compute that the bound hides under the memory reads but a GEMM of "
-                "only {b} row(s) cannot (it waits for its weights, then computes); {over} is fixed costs: {n} kernels "
+                "runs in 10), against the bound's {step}. Of it, {mem} is memory traffic, moving at {eta}% of the "
+                "bandwidth on average{deq}; {comp} is compute that the bound hides under the memory reads but a GEMM of "
+                "only {b} row(s) cannot (it waits for its weights, then computes); {over} is fixed costs: {n} {kernels} "
                 "at {launch} each on average, and {engine} a step of the serving engine's own (sampling, "
                 "scheduling){comm}.",
     .expected_dequant = ", {d} of it unpacking {fmt} weights, which stream slower than plain ones",
     .expected_comm = "; and {ar} is communication between the GPUs, each collective paying a latency per sequential hop ({hops} hops a step: a ring all-reduce over tp GPUs takes 2·(tp − 1))",
+    .kernel = "kernel",
+    .kernels = "kernels",
     .batching = "Batching: the weights are read once per step whatever the batch, so the step barely grows with it: "
                 "at context {t}, batch 1 takes {s1} ({tps1} tokens/s), batch 64 takes {s64} ({tps64} tokens/s in all, "
                 "{ps64} a stream){fit64}. B* = {bstar} is where the weights' arithmetic catches up with their reading; "
@@ -51,20 +60,26 @@ constexpr Phrases kEnglish{
     .utilisation = "GPU utilisation misleads in decode: the GPU is busy for the whole step, yet at batch {b} its "
                    "compute units do useful work for only {util}% of it ({ct} of {step}); the rest is waiting on "
                    "memory.",
-    .beyond_memory = ", though memory holds {most} sequences at this context prefilled together, {steady} as continuous "
-                     "batching holds them (one prompt a step)",
+    .beyond_memory = ", though memory holds {most} sequences at their full {len} tokens prefilled together, {steady} as "
+                     "continuous batching holds them (one prompt a step)",
     .beyond_memory_none = ", though memory does not hold even one sequence here",
     .remedies_title = "What pays in each phase:",
-    .remedy_prefill = "prefill: FlashAttention keeps the scores on chip ({naive} with naive attention → {flash}); "
-                      "chunked prefill splits long prompts so that decode steps are not stalled behind them.",
-    .remedy_decode = "decode: {int4}{batching}; {kv8}speculative decoding verifies 4 drafted tokens per weight read in "
-                     "{spec} instead of 4 × {step}.",
-    .remedy_int4 = "int4 weights cut the bytes of a step ({step} → {step_int4}); ",
-    .remedy_kv8 = "an fp8 KV cache gives {step_kv8}; ",
+    .remedy_prefill = "prefill: {flash}chunked prefill splits long prompts so that decode steps are not stalled behind "
+                      "them.",
+    .remedy_flash = "FlashAttention keeps the scores on chip ({naive} with naive attention → {flash}); ",
+    .remedy_decode = "decode: {remedies}.",
+    .remedy_decode_none = "decode: none of int4 weights, batching, an fp8 KV cache or speculative decoding moves this "
+                          "step by as much as 0.5%.",
+    .remedy_and = "; ",
+    .remedy_int4 = "int4 weights cut the bytes of a step ({step} → {step_int4})",
+    .remedy_kv8 = "an fp8 KV cache gives {step_kv8}",
+    .remedy_speculative = "speculative decoding verifies 4 drafted tokens a sequence in {spec}, reading the weights "
+                          "and each sequence's cache once, instead of 4 × {step}",
     .remedy_batch_little = "batching to 64 raises throughput to {tps64} tokens/s for little latency ({s1} → {s64} a step)",
     .remedy_batch_grows = "batching to 64 raises throughput to {tps64} tokens/s, but each step takes {s64} against {s1}",
-    .remedy_batch_memory = "batching raises throughput only as far as memory holds sequences: {most} at this context as "
-                           "continuous batching holds them, {tps} tokens/s at {step} a step",
+    .remedy_batch_memory = "batching raises throughput only as far as memory holds sequences: {most} at their full "
+                           "{len} tokens as continuous batching holds them, {tps} tokens/s at {step} a step",
+    .remedy_batch_over = "memory holds only {most} of these {b} sequences at their full {len} tokens, prefilled together",
     .remedy_batch_none = "batching needs memory first: not even one sequence fits here",
     .wrong_medicine = "Giving prefill's medicine to decode (more FLOPS) or decode's to prefill (more bandwidth) changes "
                       "little: each phase waits on the other resource.",
@@ -102,17 +117,26 @@ constexpr Phrases kChinese{
                    "所以每个专家的权重只服务路由给它的词元：算术强度 {ip} FLOP/字节，{ratio}。它受{bound}限制，耗时 {ttft}"
                    "（首词元时间 TTFT）。",
     .decode = "解码（Decode）：每一步每个序列只生成一个词元，却要重新读出 {weights} 权重（{formats}）和 {kv} KV 缓存与激活值：算术强度 {id} "
-              "FLOP/字节，{ratio}。它受{bound}限制：T_decode ≈ 字节数 / 带宽 = {step}，单路生成最多 {per_stream} 词元/秒{total}。",
+              "FLOP/字节，{ratio}。它受{bound}限制：T_decode ≈ {formula} = {floor}{longer}，{stream}{total}。",
+    .decode_longer = "；其中受{other}限制的算子使单步耗时达到 {step}",
+    .decode_longer_parts = "；单步耗时为 {step}",
+    .formula_memory = "字节数 / 带宽",
+    .formula_compute = "浮点运算量 / 峰值算力",
+    .formula_interconnect = "通信字节数 / 互联带宽",
+    .stream_one = "单路生成最多 {tps} 词元/秒",
+    .stream_each = "此批大小下每路 {tps} 词元/秒",
     .decode_batch_total = "（批 {b} 合计 {tps} 词元/秒）",
     .cache_kinds = "并非每一层都保留全部词元：{layers} 层中，{which}。{t} 个词元时一个序列占用 {cache} 缓存，解码每一步也只读取每层保留的部分。",
     .cache_windowed = "{windowed} 层最多保留 {w} 个词元（滑动窗口或分块）",
     .cache_recurrent = "{recurrent} 层是循环层，每个序列只保存固定大小的状态",
     .cache_and = "，",
     .expected = "实际运行达不到这个上界：一个解码步预计需要 {exp}（十次运行中八次在 {low} 到 {high} 之间），而上界是 {step}。"
-                "其中 {mem} 是以 {eta}% 带宽进行的内存读写{deq}；{comp} 是计算时间：上界把它藏在内存读取之下，但 {b} 行的小矩阵乘法"
-                "做不到（它先等权重，再计算）；{over} 是固定开销：{n} 个核函数、平均每个 {launch}，以及服务引擎自身每步 {engine}（采样、调度）{comm}。",
+                "其中 {mem} 是内存读写，平均达到带宽的 {eta}%{deq}；{comp} 是计算时间：上界把它藏在内存读取之下，但 {b} 行的小矩阵乘法"
+                "做不到（它先等权重，再计算）；{over} 是固定开销：{n} {kernels}、平均每个 {launch}，以及服务引擎自身每步 {engine}（采样、调度）{comm}。",
     .expected_dequant = "，其中 {d} 用于解包 {fmt} 权重，它们比普通权重流得更慢",
     .expected_comm = "；还有 {ar} 是 GPU 之间的通信，每个集合通信的每一跳都要付一次延迟（每步共 {hops} 跳；tp 个 GPU 上的环形全归约要 2·(tp − 1) 跳）",
+    .kernel = "个核函数",
+    .kernels = "个核函数",
     .batching = "批处理：无论批大小，每步权重只读一次，所以单步耗时随批几乎不变：上下文 {t} 时，批 1 为 {s1}"
                 "（{tps1} 词元/秒），批 64 为 {s64}（合计 {tps64} 词元/秒，每路 {ps64}）{fit64}。B* = {bstar} 是权重的计算量追上其读取的批大小；"
                 "到 2·B* = {b2} 时为 {s2}（受{bound2}限制）{fit2}。",
@@ -126,17 +150,21 @@ constexpr Phrases kChinese{
                     "（{tps1} 词元/秒），批 64 为 {s64}（合计 {tps64} 词元/秒，每路 {ps64}）{fit64}。经典的 B* = {bstar} 假设每步读出全部权重；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）{fit2}。",
     .utilisation = "解码阶段的 GPU 利用率具有误导性：整个单步耗时内 GPU 都显示忙碌，但在批 {b} 时计算单元只有 {util}% 的时间在做有用功"
                    "（{step} 中的 {ct}），其余时间都在等内存。",
-    .beyond_memory = "，但在这个上下文长度下，一起预填充时显存只放得下 {most} 个序列，连续批处理（每步一个提示）时为 {steady} 个",
+    .beyond_memory = "，但序列长到 {len} 个词元时，一起预填充显存只放得下 {most} 个序列，连续批处理（每步一个提示）时为 {steady} 个",
     .beyond_memory_none = "，但这里显存连一个序列都放不下",
     .remedies_title = "各阶段真正有效的优化：",
-    .remedy_prefill = "预填充：FlashAttention 把注意力分数留在片上（朴素注意力 {naive} → {flash}）；分块预填充（chunked prefill）"
-                      "把长提示切开，避免解码步被长时间阻塞。",
-    .remedy_decode = "解码：{int4}{batching}；{kv8}投机解码每读一次权重验证 4 个草稿词元，耗时 {spec}，而不是 4 × {step}。",
-    .remedy_int4 = "int4 权重减少每步读取的字节（{step} → {step_int4}）；",
-    .remedy_kv8 = "fp8 KV 缓存为 {step_kv8}；",
+    .remedy_prefill = "预填充：{flash}分块预填充（chunked prefill）把长提示切开，避免解码步被长时间阻塞。",
+    .remedy_flash = "FlashAttention 把注意力分数留在片上（朴素注意力 {naive} → {flash}）；",
+    .remedy_decode = "解码：{remedies}。",
+    .remedy_decode_none = "解码：int4 权重、批处理、fp8 KV 缓存和投机解码都不能让这一步的耗时变化 0.5% 以上。",
+    .remedy_and = "；",
+    .remedy_int4 = "int4 权重减少每步读取的字节（{step} → {step_int4}）",
+    .remedy_kv8 = "fp8 KV 缓存为 {step_kv8}",
+    .remedy_speculative = "投机解码每步验证每个序列的 4 个草稿词元，权重和各序列的缓存都只读一次，耗时 {spec}，而不是 4 × {step}",
     .remedy_batch_little = "批处理到 64 时吞吐升至 {tps64} 词元/秒，延迟几乎不变（每步 {s1} → {s64}）",
     .remedy_batch_grows = "批处理到 64 时吞吐升至 {tps64} 词元/秒，但每步从 {s1} 增至 {s64}",
-    .remedy_batch_memory = "批处理只能做到显存放得下的序列数：这个上下文长度下连续批处理可放 {most} 个，吞吐 {tps} 词元/秒，每步 {step}",
+    .remedy_batch_memory = "批处理只能做到显存放得下的序列数：序列长到 {len} 个词元时连续批处理可放 {most} 个，吞吐 {tps} 词元/秒，每步 {step}",
+    .remedy_batch_over = "这 {b} 个序列长到 {len} 个词元时，一起预填充显存只放得下 {most} 个",
     .remedy_batch_none = "批处理先要有显存：这里连一个序列都放不下",
     .wrong_medicine = "把预填充的药（更多算力）开给解码，或把解码的药（更多带宽）开给预填充，收效甚微：两个阶段在等不同的资源。",
     .quiz_title = "自测题：",

@@ -2,9 +2,13 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <sstream>
+
 #include "cli_runner.hpp"
 #include "model/capacity_plan.hpp"
+#include "model/scans.hpp"
 #include "report/human_units.hpp"
+#include "text/utf8.hpp"
 
 using namespace roofline;
 
@@ -163,7 +167,7 @@ TEST_CASE("explain: why real runs miss the bound - Llama-2-7B's step expected at
   REQUIRE(en.code == 0);
   CHECK_THAT(en.out, Catch::Contains("a decode step is expected to take 9.76 ms (7.89 ms to 12.1 ms for 8 runs in 10), "
                                      "against the bound's 6.65 ms") &&
-                         Catch::Contains("7.91 ms is memory traffic at 84% of the bandwidth;") &&
+                         Catch::Contains("7.91 ms is memory traffic, moving at 84% of the bandwidth on average;") &&
                          Catch::Contains("1.79 ms is fixed costs: 259 kernels at 6.79 us each on average, and 26.7 us a "
                                          "step of the serving engine's own"));
   const auto zh = test::run_cli({"explain", "-m", "llama-2-7b", "-g", "a100-80gb", "--lang", "zh"});
@@ -183,10 +187,12 @@ TEST_CASE("explain -b 64: one stream's rate and the batch's total each named, ba
   const Report at1 = evaluate(m, g, test::default_workload(m, 1));
   REQUIRE(at1.workload.context_tokens == at64.workload.context_tokens);
   const std::string step64 = report::human(at64.decode.step.time), step1 = report::human(at1.decode.step.time);
-  // 17.3 ms a step at batch 64: a stream gets 1 / 17.3 ms = 57.7 tokens/s, the batch 64 times it.
-  CHECK_THAT(r.out, Catch::Contains("= " + step64 + ", so one stream gets at most " +
+  // 17.3 ms a step at batch 64, all of it bytes at bandwidth: a stream gets 1 / 17.3 ms = 57.7
+  // tokens/s at this batch, the batch 64 times it.
+  REQUIRE(report::human(at64.decode.step.memory_time) == step64);
+  CHECK_THAT(r.out, Catch::Contains("= " + step64 + ", so each stream gets " +
                                     report::three_digits(1 / at64.decode.step.time.value()) +
-                                    " tokens/s (the batch of 64 makes " +
+                                    " tokens/s at this batch (the batch of 64 makes " +
                                     report::three_digits(at64.decode.tokens_per_s) + " tokens/s in all)"));
   // Batch 1 is batch 1 (6.65 ms), not the story's batch again; the cache (22.1 GB) passes the
   // weights (13.2 GB) at batch 64, so the step is not said to barely grow.
@@ -240,13 +246,14 @@ TEST_CASE("explain: 2·B* past what memory holds is said - Llama-3.1-8B on H100 
   const auto en = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm"});
   // 438 prefilled together (the point's ledger holds each one's prompt activations); 604 as a plan
   // holds them, beside one step's activations.
+  // Both at the sequences' full length, 512 + 256 = 768 tokens, not the step's context of 640.
   CHECK_THAT(en.out, Catch::Contains("at 2·B* = 590 the step takes 24.7 ms (memory-bound), though memory holds 438 "
-                                     "sequences at this context prefilled together, 604 as continuous batching holds "
-                                     "them (one prompt a step)."));
+                                     "sequences at their full 768 tokens prefilled together, 604 as continuous "
+                                     "batching holds them (one prompt a step)."));
   const auto plan = test::run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-f", "json"});
   CHECK(nlohmann::json::parse(plan.out).at("rows").at(0).at("max_batch") == 604);
   const auto zh = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--lang", "zh"});
-  CHECK_THAT(zh.out, Catch::Contains("（受内存带宽限制），但在这个上下文长度下，一起预填充时显存只放得下 438 个序列，连续批处理（每步一个提示）时为 604 个。"));
+  CHECK_THAT(zh.out, Catch::Contains("（受内存带宽限制），但序列长到 768 个词元时，一起预填充显存只放得下 438 个序列，连续批处理（每步一个提示）时为 604 个。"));
   // The seed's 2·B* = 312 sequences of 640 tokens fit (it has no cache): nothing is added.
   const auto seed = test::run_cli({"explain", "-m", test::example_file("7b.yaml"), "-g", test::example_file("a100.yaml")});
   CHECK_THAT(seed.out, Catch::Contains("at 2·B* = 312 the step takes 14.0 ms (compute-bound).") &&
@@ -267,8 +274,8 @@ TEST_CASE("explain: batching is not said to cost little latency past what memory
   REQUIRE(held == 29);
   w.batch = 29;
   const Report at = evaluate(m, g, w);
-  CHECK_THAT(r.out, Catch::Contains("batching raises throughput only as far as memory holds sequences: 29 at this "
-                                    "context as continuous batching holds them, " +
+  CHECK_THAT(r.out, Catch::Contains("batching raises throughput only as far as memory holds sequences: 29 at their "
+                                    "full 4096 tokens as continuous batching holds them, " +
                                     report::three_digits(at.decode.tokens_per_s) + " tokens/s at " +
                                     report::human(at.decode.step.time) + " a step") &&
                         !Catch::Contains("for little latency"));
@@ -279,7 +286,7 @@ TEST_CASE("explain: batching is not said to cost little latency past what memory
   auto zh = args;
   zh.insert(zh.end(), {"--lang", "zh"});
   const auto z = test::run_cli(zh);
-  CHECK_THAT(z.out, Catch::Contains("批处理只能做到显存放得下的序列数：这个上下文长度下连续批处理可放 29 个") &&
+  CHECK_THAT(z.out, Catch::Contains("批处理只能做到显存放得下的序列数：序列长到 4096 个词元时连续批处理可放 29 个") &&
                         !Catch::Contains("延迟几乎不变"));
 }
 
@@ -345,4 +352,114 @@ TEST_CASE("explain: FlashAttention's saving is against naive whichever runs, and
                                     report::human(naive.request_time() - flash.request_time())));
   // An fp8 cache is twice the fp4 one: neither offered nor ranked.
   CHECK_THAT(r.out, !Catch::Contains("fp8 KV cache") && !Catch::Contains("saves -"));
+}
+
+TEST_CASE("explain -b 590: memory-bound decode is bytes / bandwidth = 70.95 GB / 3.35 TB/s = 21.2 ms, its compute-bound GEMMs make the step 24.7 ms") {
+  // The point's JSON: decode bytes 70,951,742,464 at 3.35e12 B/s = 21.18 ms (memory_time); the
+  // step, Σ per-operator max(compute, memory), 24.68 ms: the GEMMs at 590 rows are compute-bound.
+  const auto en = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "590"});
+  REQUIRE(en.code == 0);
+  CHECK_THAT(en.out, Catch::Contains("It is memory-bound: T_decode ≈ bytes / bandwidth = 21.2 ms; its compute-bound "
+                                     "operators make the step 24.7 ms, so each stream gets 40.5 tokens/s at this batch"));
+  const auto zh = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "590", "--lang", "zh"});
+  REQUIRE(zh.code == 0);
+  CHECK_THAT(zh.out, Catch::Contains("T_decode ≈ 字节数 / 带宽 = 21.2 ms；其中受算力限制的算子使单步耗时达到 24.7 ms，"
+                                     "此批大小下每路 40.5 词元/秒"));
+}
+
+TEST_CASE("explain -b 1000: verifying 4 drafted tokens reads each cache once - 167.3 ms less 3 × 25.0 ms of cache = 92.3 ms, not 4 × 41.8 ms") {
+  // The JSON of Llama-3.1-8B on H100: batch 1000 at context 640 reads 109.83 GB (32.78 ms at
+  // 3.35 TB/s), at a one-token context 26.07 GB (7.78 ms): its cache is 25.00 ms of traffic.
+  // Batch 4000 takes 167.34 ms reading every cache 4 times; 3 of those reads off: 92.3 ms, at
+  // least the base step's 41.8 ms and well below 4 × 41.8 ms = 167 ms.
+  const auto r = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "1000"});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("speculative decoding verifies 4 drafted tokens a sequence in 92.3 ms, reading the "
+                                    "weights and each sequence's cache once, instead of 4 × 41.8 ms"));
+  const ModelSpec m = io::load_model("llama-3.1-8b");
+  const Variations v = variations(m, io::load_gpu("h100-sxm"), test::default_workload(m, 1000));
+  CHECK_THAT(v.verify_step.value(), Catch::WithinRel(0.16734 - 3 * (0.032784 - 0.0077826), 1e-3));
+  CHECK(v.verify_step >= v.base.decode.step.time);
+  // The teaching model has no cache: verification is the batch-4 step, 7.00 ms as at batch 1.
+  test::TeachingExample t;
+  const Variations seed = variations(t.model, t.gpu, test::default_workload(t.model));
+  CHECK_THAT(seed.verify_step.value(), Catch::WithinRel(7e-3, 1e-9));
+}
+
+TEST_CASE("explain: a batch of 64 or more is not sent to batch 64 - 1000 sequences, of which memory holds 438") {
+  // The JSON of batch 1000: memory.fits false, memory.max_batch 438 (at 512 + 256 = 768 tokens).
+  const auto big = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "1000"});
+  REQUIRE(big.code == 0);
+  CHECK_THAT(big.out, !Catch::Contains("batching to 64") &&
+                          Catch::Contains("memory holds only 438 of these 1000 sequences at their full 768 tokens"));
+  const auto zh = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "1000", "--lang", "zh"});
+  CHECK_THAT(zh.out, !Catch::Contains("批处理到 64") && Catch::Contains("这 1000 个序列长到 768 个词元时，一起预填充显存只放得下 438 个"));
+  // Batch 128 fits (438 held): nothing is said of batching.
+  const auto fits = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "128"});
+  REQUIRE(fits.code == 0);
+  CHECK_THAT(fits.out, !Catch::Contains("batching to 64") && !Catch::Contains("memory holds only"));
+}
+
+TEST_CASE("explain: what memory holds is named at the sequences' full length - Gemma-3-27B holds 10 of 8192 + 1024 = 9216 tokens") {
+  // The JSON at batch 64, prompt 8192, gen 1024: max_batch 10, sized at 9216 tokens; the step's
+  // context is 8704 (8192 + 1024 / 2), which the batching sentence names as its own.
+  const auto en = test::run_cli({"explain", "-m", "gemma-3-27b", "-g", "h100-sxm", "-b", "8", "-p", "8192", "--gen", "1024"});
+  REQUIRE(en.code == 0);
+  CHECK_THAT(en.out, Catch::Contains("at context 8704,") &&
+                         Catch::Contains("though memory holds 10 sequences at their full 9216 tokens prefilled together") &&
+                         !Catch::Contains("at this context"));
+  const auto zh = test::run_cli(
+      {"explain", "-m", "gemma-3-27b", "-g", "h100-sxm", "-b", "8", "-p", "8192", "--gen", "1024", "--lang", "zh"});
+  CHECK_THAT(zh.out, Catch::Contains("但序列长到 9216 个词元时，一起预填充显存只放得下 10 个序列") &&
+                         !Catch::Contains("这个上下文长度下"));
+}
+
+TEST_CASE("explain -b 32: the memory traffic's share of the bandwidth adds up - 18.04 GB / 3.35 TB/s = 5.39 ms of 6.37 ms, 85% on average") {
+  // The JSON: decode bytes 18,043,985,920, memory_time 5.386 ms; the expected step gives its
+  // traffic 6.37 ms: 5.386 / 6.37 = 84.5%, not the GEMM class's own 82%.
+  const auto r = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "32"});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("6.37 ms is memory traffic, moving at 85% of the bandwidth on average;"));
+  const auto zh = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "32", "--lang", "zh"});
+  CHECK_THAT(zh.out, Catch::Contains("6.37 ms 是内存读写，平均达到带宽的 85%"));
+}
+
+TEST_CASE("explain: FlashAttention is not offered where the point has it or it saves nothing, and 1 kernel is singular") {
+  // The teaching model has no attention to fuse: 23.0 ms either way; Llama-3.1-8B runs flash already.
+  const auto seed = test::run_cli({"explain", "-m", test::example_file("7b.yaml"), "-g", test::example_file("a100.yaml")});
+  REQUIRE(seed.code == 0);
+  CHECK_THAT(seed.out, !Catch::Contains("FlashAttention keeps") &&
+                           Catch::Contains("  - prefill: chunked prefill splits long prompts") &&
+                           Catch::Contains("fixed costs: 1 kernel at") && !Catch::Contains("1 kernels"));
+  const auto naive = test::run_cli({"explain", "-m", test::example_file("7b.yaml"), "-g", test::example_file("a100.yaml"),
+                                    "--attention", "naive"});
+  CHECK_THAT(naive.out, !Catch::Contains("FlashAttention keeps"));
+  const auto flash = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm"});
+  CHECK_THAT(flash.out, !Catch::Contains("FlashAttention keeps"));
+  const auto zh = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--lang", "zh"});
+  CHECK_THAT(zh.out, Catch::Contains("  - 预填充：分块预填充") && !Catch::Contains("片上"));
+}
+
+TEST_CASE("explain -b 32: each stream's rate at this batch, 1 / 5.39 ms = 186 tokens/s, is not called the most a stream gets") {
+  const auto r = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "32"});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("so each stream gets 186 tokens/s at this batch (the batch of 32 makes") &&
+                        !Catch::Contains("at most 186"));
+  const auto zh = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "32", "--lang", "zh"});
+  CHECK_THAT(zh.out, Catch::Contains("此批大小下每路 186 词元/秒") && !Catch::Contains("最多 186"));
+}
+
+TEST_CASE("explain: the text chart's subtitle fits its 80 columns, cut at the end - DeepSeek-V3 at tp 8") {
+  for (const std::string lang : {"en", "zh"}) {
+    const auto r = test::run_cli({"explain", "-m", "deepseek-v3", "-g", "h200", "--tp", "8", "-b", "64", "--lang", lang});
+    REQUIRE(r.code == 0);
+    // The subtitle: the chart's line whose parts are joined by " · ".
+    std::istringstream lines(r.out);
+    std::string line;
+    while (std::getline(lines, line) && line.find(" · ") == std::string::npos) {
+    }
+    INFO(r.out);
+    CHECK_THAT(line, Catch::StartsWith("DeepSeek-V3 ") && Catch::EndsWith("…"));  // nothing lost on the left
+    CHECK(text::display_width(line) <= 80);
+  }
 }
