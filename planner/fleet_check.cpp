@@ -8,6 +8,7 @@
 
 #include "planner/refusal.hpp"
 #include "planner/replica.hpp"
+#include "serve/engine_defaults.hpp"
 #include "serve/fleet.hpp"
 #include "serve/summary.hpp"
 
@@ -119,6 +120,22 @@ std::vector<Request> check_traffic(const SteadyPlan& s, const LoadTarget& t, con
                         scenario.prompt.value_or(fixed_prompt), scenario.gen.value_or(fixed_gen), 0, config.block_tokens,
                         scenario.seed, n - 1);
     requests.resize(std::min(requests.size(), n));
+  }
+  // An engine that refuses a prompt past its token budget unchunked (TensorRT-LLM's max_num_tokens,
+  // which the plan's script sets to its budget) would turn such a request away: simulate refuses
+  // it (cli/serve_flags.cpp), and the check ran it alone in its step.
+  if (scenario.engine && !config.chunked_prefill &&
+      serve::engine_defaults(*scenario.engine, 0).unchunked == serve::UnchunkedLimit::prompt) {
+    const auto longest = std::max_element(requests.begin(), requests.end(),
+                                          [](const Request& a, const Request& b) { return a.prompt < b.prompt; });
+    if (longest != requests.end() && longest->prompt > config.max_batched_tokens) {
+      throw Refusal(fmt::format("--engine: {} rejects a prompt longer than its token budget without chunked prefill "
+                                "(max_num_tokens {}, which the plan sets: a whole {}-token prompt beside a token for "
+                                "each sequence), and the arrivals hold one of {} tokens; plan for vLLM or SGLang, "
+                                "which chunk a long prompt",
+                                serve::engine_defaults(*scenario.engine, 0).label, config.max_batched_tokens,
+                                s.workload.prompt_tokens, longest->prompt));
+    }
   }
   // The work limit counts each request's own steps: a prompt longer than the token budget takes
   // a chunk a step.

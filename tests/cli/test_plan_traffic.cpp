@@ -277,6 +277,20 @@ TEST_CASE("plan --percentile --arrivals TRACE: cached_tokens are refused naming 
               "cached.csv:3: column `cached_tokens`: 4000 cached tokens");
 }
 
+TEST_CASE("plan --percentile --engine trtllm: a prompt past the plan's token budget is refused, as simulate refuses it") {
+  // lognormal:1024:1 draws prompts of several thousand tokens; the plan's budget is a whole mean
+  // prompt beside a token a sequence, a few thousand at most: TensorRT-LLM, unchunked, rejects
+  // the longer ones. vLLM chunks them.
+  const std::vector<std::string> load{"--percentile", "99", "--rate", "10", "--prompt", "lognormal:1024:1", "--gen", "128"};
+  auto with = [&](const std::string& engine) {
+    std::vector<std::string> extra = load;
+    extra.insert(extra.end(), {"--engine", engine});
+    return run_cli(plan(extra));
+  };
+  check_error(with("trtllm"), "--engine", "TensorRT-LLM 1.0 rejects a prompt longer than its token budget");
+  CHECK(with("vllm").code == 0);
+}
+
 TEST_CASE("plan --pools: its title names --engine's prefill, and why a pool fails is a column in CSV and JSON") {
   // --engine trtllm prefills whole prompts (engine_defaults): the title says so, as the
   // percentile plan's does, not "chunked prefill".
