@@ -10,6 +10,7 @@
 #include "io/input_error.hpp"
 #include "io/spec_loader.hpp"
 #include "io/trace_csv.hpp"
+#include "launch/launch_spec.hpp"
 #include "model/engine.hpp"
 #include "planner/replica.hpp"
 #include "report/warning_text.hpp"
@@ -344,7 +345,15 @@ double require_bounded_work(const Traffic& t, const serve::ServerConfig& c) {
 }
 
 void check_engine(const Replica& r, const Traffic& t) {
-  if (!r.engine || r.config.chunked_prefill) return;
+  if (!r.engine) return;
+  // What plan --emit refuses for the engine (an int4 cache, naive attention, TensorRT-LLM's fp8 on a
+  // GPU without fp8 tensor cores) is refused here alike: simulating it under the engine's name
+  // would say how an engine that cannot run it runs it.
+  const std::string_view engine = serve::engine_name(r.engine->defaults.engine);
+  if (auto why = launch::layout_refusal(*launch::engine_named(engine), r.point.gpu, r.point.workload)) {
+    throw InputError(fmt::format("--engine {}: {}", engine, *why));
+  }
+  if (r.config.chunked_prefill) return;
   const serve::EngineDefaults& d = r.engine->defaults;
   long longest_prompt = 0, longest = 0;
   for (const serve::Request& q : t.requests) {

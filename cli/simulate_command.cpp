@@ -650,6 +650,12 @@ void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
   }
   const Routing routing = *routing_named(a.router);  // CLI11 held it to the names
   const auto pools = disaggregate_flag(a.disaggregate);
+  // As plan refuses it: with no groups every request would go least-loaded, under another name.
+  if (routing == Routing::prefix_affinity && a.serve.prefix_groups == 0 && (a.replicas > 1 || pools)) {
+    throw io::InputError("--router: prefix-affinity routes the requests of a prefix group to one replica, and this "
+                         "traffic has none (every request would go least-loaded); give --prefix-groups N, or --router "
+                         "least-loaded");
+  }
   if (pools) {
     if (a.replicas != 1) {
       throw io::InputError("--replicas: a disaggregated fleet's replicas are --disaggregate P:D's; drop --replicas");

@@ -99,36 +99,42 @@ std::vector<std::string> plan_only(const Precision& asked, const Precision& stor
   return out;
 }
 
+// The spec's fields a layout sets, which every refusal but the reserve's reads.
+LaunchSpec layout_spec(const GpuSpec& g, const Workload& w) {
+  LaunchSpec s;
+  s.tp = w.tp;
+  s.pp = w.pp;
+  s.ep = w.ep;
+  s.dp_attention = w.dp_attention;
+  s.kv = w.precision.kv;
+  s.naive_attention = w.attention == AttentionKernel::naive;
+  s.fp8_asked = w.precision.kv == DType::fp8;
+  for (TensorClass c : kBlockClasses) s.fp8_asked = s.fp8_asked || element_of(w.precision.of(c)) == DType::fp8;
+  s.fp8_tensor_cores = g.effective_peak(DType::fp8).has_value();
+  return s;
+}
+
 }  // namespace
 
 LaunchSpec launch_spec(const ModelSpec& m, std::string_view model_arg, bool model_from_file, const GpuSpec& g,
                        const Workload& w, const CapacityPlan& plan, const MemoryLedger& ledger, int rank,
                        std::string row) {
-  LaunchSpec s;
+  LaunchSpec s = layout_spec(g, w);
   const std::optional<std::string> id = hf_id_of_source(m.source);
   s.model = id.value_or(std::string(model_arg));
   s.model_is_id = id.has_value();
   s.model_from_file = model_from_file;
   s.row = std::move(row);
   s.rank = rank;
-  s.tp = w.tp;
-  s.pp = w.pp;
-  s.ep = w.ep;
-  s.dp_attention = w.dp_attention;
   s.batch = plan.batch;
   s.prompt_tokens = w.prompt_tokens;
   s.gen_tokens = w.gen_tokens;
-  s.kv = w.precision.kv;
   const Precision stored = resolve_precision(m);
   s.weights = weight_source(stored, w.precision);
   const std::optional<WeightFormat> block = w.precision.block_format();
   s.weight_format = block ? std::string(name(*block)) : "mixed";
   s.lm_head_changed = !same_format(w.precision.of(TensorClass::lm_head), stored.of(TensorClass::lm_head));
   s.plan_only = plan_only(w.precision, stored, w);
-  s.naive_attention = w.attention == AttentionKernel::naive;
-  s.fp8_asked = w.precision.kv == DType::fp8;
-  for (TensorClass c : kBlockClasses) s.fp8_asked = s.fp8_asked || element_of(w.precision.of(c)) == DType::fp8;
-  s.fp8_tensor_cores = g.effective_peak(DType::fp8).has_value();
   if (g.interconnect) {
     s.gpus_per_node = g.interconnect->host.value_or(g.interconnect->domain);
     s.node_assumed = !g.interconnect->host && g.interconnect->domain > 8;
@@ -151,6 +157,10 @@ std::optional<std::string> refusal(Engine e, const LaunchSpec& s) {
     case Engine::trtllm: return trtllm_refusal(s);
   }
   return std::nullopt;
+}
+
+std::optional<std::string> layout_refusal(Engine e, const GpuSpec& g, const Workload& w) {
+  return refusal(e, layout_spec(g, w));
 }
 
 namespace {

@@ -105,6 +105,10 @@ struct LaunchFile {
 // Why the engine cannot run the row as planned, naming the plan's flag (--kv, --ep …); empty when
 // it can. write_launch is only for a row without a refusal.
 [[nodiscard]] std::optional<std::string> refusal(Engine e, const LaunchSpec& s);
+// What refusal() reads of a layout alone, without a plan (its layout, formats, attention kernel and
+// the GPU's fp8 tensor cores): simulate --engine refuses what plan --emit would
+// (cli/serve_flags.cpp, check_engine).
+[[nodiscard]] std::optional<std::string> layout_refusal(Engine e, const GpuSpec& g, const Workload& w);
 // `gpu` names the file: "NVIDIA H100 SXM" → 01-vllm-nvidia-h100-sxm-tp2.sh.
 [[nodiscard]] LaunchFile write_launch(Engine e, const LaunchSpec& s, std::string_view gpu);
 

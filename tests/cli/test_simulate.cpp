@@ -517,6 +517,9 @@ TEST_CASE("simulate: bad --replicas and --router are refused by name with exit 2
   CHECK_THAT(router.err, Catch::Contains("--router") && Catch::Contains("fastest"));
   CHECK(with({"--replicas", "two"}).code == 2);
   check_error(with({"--prefix-groups", "-1"}), "--prefix-groups", "must be 0 to");
+  // Without groups prefix-affinity is least-loaded under another name, as plan says too.
+  check_error(with({"--replicas", "2", "--router", "prefix-affinity"}), "--router", "this traffic has none");
+  CHECK(with({"--replicas", "2", "--router", "prefix-affinity", "--prefix-groups", "3"}).code == 0);
   // 2000 replicas read at each of some 2 x 10^6 arrivals is past the work a run may take.
   check_error(run_cli(sim({"--rate", "20000", "--prompt", "100", "--gen", "10", "--duration", "100s", "--replicas",
                            "2000", "--router", "least-loaded"})),

@@ -79,7 +79,7 @@ TEST_CASE("simulate --disaggregate: bad values and what it cannot model are refu
 TEST_CASE("simulate --disaggregate --router prefix-affinity: the head line names each pool's router as it routes") {
   // A decode replica holds no prefix group: prefix-affinity routes the decode pool least-loaded,
   // and the line says so rather than "each pool behind a prefix-affinity router".
-  const auto affinity = run_cli(sim({"--disaggregate", "1:2", "--router", "prefix-affinity"}));
+  const auto affinity = run_cli(sim({"--disaggregate", "1:2", "--router", "prefix-affinity", "--prefix-groups", "4"}));
   REQUIRE(affinity.code == 0);
   CHECK_THAT(affinity.out, Catch::Contains("the prefill pool behind a prefix-affinity router and the decode pool behind "
                                            "a least-loaded one") &&

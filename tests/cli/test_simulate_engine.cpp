@@ -140,6 +140,21 @@ TEST_CASE("simulate --engine: what the engine refuses is refused by flag with ex
   CHECK(run_cli(sim({"--engine", "tgi"})).code == 2);
 }
 
+TEST_CASE("simulate --engine refuses what plan --emit refuses for that engine: an int4 cache, naive attention, fp8 on an A100 under TensorRT-LLM") {
+  check_error(run_cli(sim({"--engine", "vllm", "--kv", "int4"})), "--engine vllm",
+              "--kv: vLLM keeps the KV cache in 16 bits or fp8, not int4");
+  check_error(run_cli(sim({"--engine", "sglang", "--attention", "naive"})), "--engine sglang",
+              "the engines run a flash attention kernel");
+  auto a100 = sim({"--engine", "trtllm", "--weights", "fp8"});
+  a100[4] = "a100-80gb";  // --gpu
+  check_error(run_cli(a100), "--engine trtllm", "TensorRT-LLM runs fp8 only on GPUs with fp8 tensor cores");
+  // vLLM runs fp8 weights on an A100 weight-only (Marlin), and without --engine nothing is refused.
+  auto vllm = a100;
+  vllm[vllm.size() - 3] = "vllm";  // --engine's value
+  CHECK(run_cli(vllm).code == 0);
+  CHECK(run_cli(sim({"--kv", "int4"})).code == 0);
+}
+
 TEST_CASE("simulate without --engine: no engine in the output, and --no-chunked-prefill is the default") {
   const auto plain = run_cli(sim({"--format", "json"}));
   const auto j = json_of(plain);
