@@ -329,7 +329,7 @@ DisaggregatedResult simulate_disaggregated(const std::vector<Request>& requests,
     // and first token) is dropped by its prefill replica, which Server::room_for decides the same way.
     if (const Holds h = holds(requests[i], config, rank_blocks); h != Holds::yes) {
       ++(h == Holds::too_long ? too_long : no_room);
-      dropped.push_back({i, h == Holds::too_long});
+      dropped.push_back({i, h == Holds::too_long, requests[i].gen});
       continue;
     }
     both.route(i, holds(prompts[i], prefill_config, prefill_rank_blocks) != Holds::yes);

@@ -222,7 +222,7 @@ void Server::admit_arrivals() {
       --doomed_pending_;  // counted in neither of the KV router's sums (take)
       const bool too_long = h == Holds::too_long;
       ++(too_long ? out_.dropped_too_long : out_.dropped_no_room);
-      out_.dropped.push_back({i, too_long});
+      out_.dropped.push_back({i, too_long, r.gen});
     } else {
       ++in_system_;
       // A group's first request here finds none of its prefix cached (Request::group).

@@ -118,6 +118,7 @@ struct Outcome {
 struct Dropped {
   std::size_t request = 0;
   bool too_long = false;  // longer than max_context; else more blocks than the whole cache
+  long gen = 0;           // its output tokens: one has no TPOT to miss (summarize)
 };
 
 struct Sample {

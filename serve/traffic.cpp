@@ -81,6 +81,12 @@ double ArrivalProcess::gap(Rng& rng, double rate) const {
   return rng.gamma(k) / (rate * k);
 }
 
+double ArrivalProcess::first_gap(Rng& rng, double rate) const {
+  if (kind == Kind::poisson || !(cv > 1)) return gap(rng, rate);
+  const double k = 1 / (cv * cv);
+  return rng.gamma(k + 1) / (rate * k) * rng.uniform();
+}
+
 long cached_tokens(long prompt, double prefix_hit, long block_tokens) {
   const auto hit = static_cast<long>(std::floor(prefix_hit * static_cast<double>(prompt)));
   return std::min(hit / block_tokens * block_tokens, (prompt - 1) / block_tokens * block_tokens);
@@ -92,7 +98,7 @@ std::vector<Request> generate(const ArrivalProcess& arrivals, double rate, doubl
   Rng rng(seed);
   std::vector<Request> out;
   out.reserve(static_cast<std::size_t>(std::min(rate * duration * 1.1 + 16, static_cast<double>(most) + 1)));
-  for (double t = arrivals.gap(rng, rate); t < duration && out.size() <= most; t += arrivals.gap(rng, rate)) {
+  for (double t = arrivals.first_gap(rng, rate); t < duration && out.size() <= most; t += arrivals.gap(rng, rate)) {
     Request r{t, prompt.draw(rng), gen.draw(rng), 0};
     r.cached = cached_tokens(r.prompt, prefix_hit, block_tokens);
     out.push_back(r);

@@ -91,4 +91,19 @@ TEST_CASE("one output token has no TPOT: the distribution is empty, and a TPOT t
   CHECK(m.unjudged == 1);
   REQUIRE(m.goodput.has_value());
   CHECK(*m.goodput == 1);
+  // A dropped request of one token is left out as a served one is: two served one-token requests
+  // and one such dropped have no TPOT to judge (no goodput, not 0 of 1), and a dropped 20-token
+  // one misses: 1 of 2 judged.
+  SimResult drops = r.run({{0, 50, 1, 0}, {0, 50, 1, 0}});
+  drops.dropped = {{2, false, 1}};
+  drops.dropped_no_room = 1;
+  const Summary none_judged = summarize(drops, {std::nullopt, 1.0});
+  CHECK(none_judged.unjudged == 3);
+  CHECK_FALSE(none_judged.goodput.has_value());
+  SimResult longer = mixed;
+  longer.dropped = {{2, false, 20}};
+  longer.dropped_no_room = 1;
+  const Summary half = summarize(longer, {std::nullopt, 1.0});
+  REQUIRE(half.goodput.has_value());
+  CHECK(*half.goodput == 0.5);
 }
