@@ -231,6 +231,16 @@ Replica replica(const ServeFlags& f, std::string_view command) {
   // A draft model of its own may ship in other formats; an MTP module is the target's checkpoint.
   if (r.draft && !r.draft->reads_target) {
     r.warnings.push_back(fmt::format("the draft {} is priced in the target's formats and layout", r.draft->model.name));
+    // A draft proposes tokens of the target's vocabulary. Sizes padded apart (Qwen2.5-0.5B's 151936
+    // beside Qwen2.5-72B's 152064) share a tokenizer; Llama-2's 32000 and Qwen3's 151936 do not.
+    const auto vocab = [](const ModelSpec& m) { return m.architecture ? m.architecture->vocab : 0L; };
+    const long mine = vocab(r.draft->model), theirs = vocab(r.point.model);
+    if (mine > 0 && theirs > 0 && std::abs(mine - theirs) > std::max(mine, theirs) / 100) {
+      r.warnings.push_back(fmt::format("the draft {}'s vocabulary of {} tokens is not the target's {}: a draft proposes "
+                                       "the target's tokens, so the two must share a tokenizer; the acceptance rate "
+                                       "given assumes they do",
+                                       r.draft->model.name, mine, theirs));
+    }
   }
   if (!r.cache.limited.empty()) {
     r.warnings.emplace_back("some layers keep only a window (or a chunk) of each sequence: a sequence holds their "

@@ -419,7 +419,8 @@ std::vector<std::string> head_lines(const SimulateArgs& a, const Replica& r, con
 
 // What the latencies are, and the bound's two replays when there were two.
 std::vector<std::string> latency_notes(const Runs& runs) {
-  std::vector<std::string> lines{"latencies on the expected step time (what a server sees); on the roofline bound beside (a bound)"};
+  std::vector<std::string> lines{"latencies on the expected step time (what a server sees); on the roofline bound beside (the same arrivals "
+      "at bound step times: below the expected run on the whole, not in every percentile)"};
   if (runs.pools) {
     lines.emplace_back(
         runs.pools->reserve_at_arrival

@@ -181,6 +181,18 @@ TEST_CASE("simulate --speculative 5:0.8:llama-2-7b: the draft's tokens per step,
   CHECK(s["pays_at_batches"][0][0] == 1);
   CHECK(s["pays_at_batches"][0][1].get<long>() + 1 == s["stops_paying_at_batch"].get<long>());
   CHECK(s["max_batch"] == 64);
+  // One tokenizer, one vocabulary: no word of it.
+  CHECK(nlohmann::json::parse(r.out)["warnings"].dump().find("vocabulary") == std::string::npos);
+}
+
+TEST_CASE("simulate --speculative with a draft of another vocabulary says so: Llama-2-70B's 32000 tokens, Qwen3-8B's 151936") {
+  const auto r = run_cli({"simulate", "--model", "llama-2-70b", "--gpu", "h100-sxm", "--tp", "4", "--rate", "1",
+                          "--prompt", "512", "--gen", "128", "--duration", "20s", "--speculative", "4:0.8:qwen3-8b",
+                          "--format", "json"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(nlohmann::json::parse(r.out)["warnings"].dump(),
+             Catch::Contains("the draft Qwen3-8B's vocabulary of 151936 tokens is not the target's 32000"));
 }
 
 TEST_CASE("simulate --speculative mtp: a module cut to a full-attention layer of a sliding model drafts - Step-3.7-Flash") {
