@@ -227,8 +227,9 @@ std::vector<Warning> input_warnings(const ModelSpec& m, const GpuSpec& g, const 
     if (!classes.empty()) out.emplace_back(ExpectedBorrowed{g.name, std::move(classes)});
   }
   // Arithmetic narrower than block weights the model stores, asked or the checkpoint's (an fp8
-  // checkpoint that leaves its attention in bf16): which classes.
-  if (!is_wide_float(p.compute) && m.architecture) {
+  // checkpoint that leaves its attention in bf16; fp32 weights beside 16-bit activations): which
+  // classes.
+  if (m.architecture) {
     const auto width = [](WeightFormat f) { return bytes_per_element(element_of(f)); };
     std::vector<std::string> classes;
     std::optional<WeightFormat> widest;

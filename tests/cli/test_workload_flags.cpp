@@ -349,4 +349,12 @@ TEST_CASE("compute: --compute narrower than the weights stored is priced as aske
     REQUIRE(r.code == 0);
     CHECK_THAT(r.out, !Catch::Contains("each bound at the fp8 peak"));
   }
+  // fp32 weights beside bf16 activations compute at the bf16 peak: narrower than the weights too.
+  const auto fp32 = test::run_cli({"-m", "llama-3.1-8b", "-g", "h100-sxm", "--weights", "fp32", "-f", "json"});
+  REQUIRE(fp32.code == 0);
+  CHECK_THAT(fp32.out, Catch::Contains("the linears compute in bf16, each bound at the bf16 peak, but the attention, "
+                                       "dense_ffn weights are stored in fp32"));
+  // bf16 weights at bf16: nothing said.
+  CHECK_THAT(test::run_cli({"-m", "llama-3.1-8b", "-g", "h100-sxm", "-f", "json"}).out,
+             !Catch::Contains("each bound at the"));
 }
