@@ -11,6 +11,7 @@
 
 #include "cli/layout_columns.hpp"
 #include "cli/progress_bar.hpp"
+#include "cli/serve_flags.hpp"
 #include "cli/workload_options.hpp"
 #include "io/input_error.hpp"
 #include "io/units_parse.hpp"
@@ -25,6 +26,7 @@
 #include "planner/percentile_search.hpp"
 #include "serve/engine_defaults.hpp"
 #include "serve/router.hpp"
+#include "serve/step_cost.hpp"
 
 namespace roofline::cli {
 
@@ -337,6 +339,8 @@ planner::PercentileScenario percentile_scenario(const PercentileArgs& a) {
 
 std::vector<Row> size_percentile_rows(const ModelSpec& m, const std::vector<SteadyPlan>& plans, const LoadTarget& target,
                                       const planner::PercentileScenario& scenario, std::ostream& err) {
+  // Refused naming the flag, as simulate refuses it (a step's cost refused it unnamed).
+  if (const auto why = serve::unsupported(m)) throw io::InputError(fmt::format("--model: {}", *why));
   for (const SteadyPlan& s : plans) {
     planner::check_bounded(s, target);
     planner::check_link(m, s);
@@ -392,6 +396,8 @@ void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& p
   }
   std::vector<std::string> said;  // each row's warnings, stated once under the table
   for (const Row& r : rows) report::add_unsaid(said, r.steady->warnings);
+  // The checks simulate the cache as simulate does, and say so as it does.
+  if (keeps_windows(m)) report::add_unsaid(said, {std::string(kWindowBlocks)});
   for (const Row& r : rows) {
     sink->add(RowRecord(r, target.requests_per_s, Ctx{a.traffic, target.requests_per_s, arrivals_cv(scenario)}));
     const std::string who = row_name(r);

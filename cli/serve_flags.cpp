@@ -242,11 +242,7 @@ Replica replica(const ServeFlags& f, std::string_view command) {
                                        r.draft->model.name, mine, theirs));
     }
   }
-  if (!r.cache.limited.empty()) {
-    r.warnings.emplace_back("some layers keep only a window (or a chunk) of each sequence: a sequence holds their "
-                            "blocks for its last tokens only, as the engines free the rest as the window slides, "
-                            "counted as those layers' share of each block");
-  }
+  if (!r.cache.limited.empty()) r.warnings.emplace_back(kWindowBlocks);
   return r;
 }
 
@@ -388,6 +384,12 @@ void check_engine(const Replica& r, const Traffic& t) {
                                  "--max-batched-tokens {} or more, or --chunked-prefill",
                                  d.label, budget, longest_prompt, longest_prompt));
   }
+}
+
+bool keeps_windows(const ModelSpec& m) {
+  if (!m.architecture) return false;
+  const auto mixers = m.architecture->mixer_counts();
+  return mixers[static_cast<int>(Mixer::sliding)] + mixers[static_cast<int>(Mixer::chunked)] > 0;
 }
 
 serve::Targets targets(const ServeFlags& f) {

@@ -96,6 +96,14 @@ double require_bounded_work(const Traffic& t, const serve::ServerConfig& c);
 // than the budget without it. Nothing without --engine.
 void check_engine(const Replica& r, const Traffic& t);
 
+// What a simulation of a model whose layers keep only a window (or a chunk) says of its cache
+// blocks, simulate's and plan --percentile's checks alike.
+inline constexpr std::string_view kWindowBlocks =
+    "some layers keep only a window (or a chunk) of each sequence: a sequence holds their blocks for its last tokens "
+    "only, as the engines free the rest as the window slides, counted as those layers' share of each block";
+// Whether the model has such layers (sliding or chunked).
+[[nodiscard]] bool keeps_windows(const ModelSpec& m);
+
 // --ttft and --tpot, when given.
 [[nodiscard]] serve::Targets targets(const ServeFlags& f);
 

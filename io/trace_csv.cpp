@@ -87,8 +87,8 @@ TraceRow read_row(const CsvRecord& r, const std::array<std::optional<std::size_t
     const double least = k == kPrompt || k == kOutput ? 1 : 0;
     const auto x = number(cell, least, k != kArrival);
     if (!x) {
-      const char* what = k == kArrival ? "seconds, at least 0" : least > 0 ? "a count of tokens, at least 1"
-                                                                           : "a count of tokens";
+      const char* what = k == kArrival ? "seconds, at least 0" : least > 0 ? "a count of tokens, 1 to 10^9"
+                                                                           : "a count of tokens, 0 to 10^9";
       // Named as the file names it (arrived_at, or arrival_s).
       throw InputError(fmt::format("{}:{}: {}: `{}` is not {}", path, r.line, header[*at[k]],
                                    text_problem(cell, TextUse::value) ? "(unprintable)" : cell, what));
@@ -175,7 +175,7 @@ std::vector<long> read_lengths(const std::string& path, const std::string& colum
     const std::string& cell = r.cells[*at];
     const auto x = number(cell, 1, true);
     if (!x) {
-      throw InputError(fmt::format("{}:{}: {}: `{}` is not a count of tokens, at least 1", path, r.line, header[*at],
+      throw InputError(fmt::format("{}:{}: {}: `{}` is not a count of tokens, 1 to 10^9", path, r.line, header[*at],
                                    text_problem(cell, TextUse::value) ? "(unprintable)" : cell));
     }
     out.push_back(static_cast<long>(*x));

@@ -226,6 +226,21 @@ TEST_CASE("plan --router: a name it does not know, or without --percentile, is r
   CHECK_THAT(r.err, Catch::Contains("--router"));
 }
 
+TEST_CASE("plan --percentile: a recurrent model is refused naming --model, and a windowed one's checks say how its blocks are counted") {
+  check_error(run_cli({"plan", "-m", "qwen3.5-4b", "-g", "h100-sxm", "--rate", "10", "-p", "512", "--gen", "128",
+                       "--ttft", "1s", "--tpot", "50ms", "--percentile", "99"}),
+              "--model", "recurrent state per sequence");
+  const auto gemma = run_cli({"plan", "-m", "gemma-3-27b", "-g", "h100-sxm", "--rate", "1", "-p", "512", "--gen", "64",
+                              "--ttft", "5s", "--tpot", "200ms", "--percentile", "90"});
+  INFO(gemma.err);
+  REQUIRE(gemma.code == 0);
+  CHECK_THAT(gemma.out, Catch::Contains("some layers keep only a window (or a chunk) of each sequence"));
+  const auto llama = run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "1", "-p", "512", "--gen", "64",
+                              "--ttft", "5s", "--tpot", "200ms", "--percentile", "90"});
+  REQUIRE(llama.code == 0);
+  CHECK_THAT(llama.out + llama.err, !Catch::Contains("keep only a window"));
+}
+
 TEST_CASE("plan --percentile --router prefix-affinity: refused naming --router, the plan's traffic has no groups") {
   // Its requests carry no prefix group, so prefix-affinity would route every one least-loaded
   // under its own name: refused, pointing at least-loaded.

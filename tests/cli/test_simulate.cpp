@@ -326,7 +326,7 @@ TEST_CASE("simulate: --prompt and --gen draw from a file's column with empirical
   check_error(run_cli(sim({"--rate", "5", "--prompt", "empirical:" + file + ":prompt", "--gen", "10"})), file + ":1:",
               "no column prompt (it has arrived_at, num_prefill_tokens, num_decode_tokens)");
   check_error(run_cli(sim({"--rate", "5", "--prompt", "empirical:" + data_file("traces/bad_length.csv"), "--gen", "10"})),
-              data_file("traces/bad_length.csv") + ":3:", "prompt_tokens: `0` is not a count of tokens, at least 1");
+              data_file("traces/bad_length.csv") + ":3:", "prompt_tokens: `0` is not a count of tokens, 1 to 10^9");
   check_error(run_cli(sim({"--rate", "5", "--prompt", "empirical:lengths", "--gen", "10"})), "--prompt",
               "empirical:FILE.csv or empirical:FILE:COLUMN");
 }
