@@ -122,7 +122,7 @@ void add_workload_options(Options& o, WorkloadFlags& f, std::initializer_list<Wo
   if (wants(tp)) o.add("--tp", f.tp, "tensor-parallel GPUs (of each pipeline stage)").show_default();
   if (wants(pp)) {
     o.add("--pp", f.pp, "pipeline stages, each on --tp GPUs of its own").show_default();
-    o.add("--microbatches", f.microbatches, "micro-batches a pass is split into through the pipeline [min(pp, batch)]");
+    o.add("--microbatches", f.microbatches, "micro-batches a pass is split into through the pipeline, one value (a sweep's too) [min(pp, batch)]");
   }
   if (wants(ep)) {
     o.add("--ep", f.ep, "GPUs of a stage the routed experts are sharded over (--tp a multiple of it)").show_default();
