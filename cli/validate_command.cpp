@@ -158,7 +158,10 @@ double median_abs(const std::vector<Point>& points, double (Point::*error)() con
   std::vector<double> e;
   for (const Point& p : points) e.push_back(std::fabs((p.*error)()));
   std::sort(e.begin(), e.end());
-  return e[e.size() / 2];
+  // Of an even count, the mean of the two middle errors: 2 points of 0.2% and 69.3% have a median
+  // of 34.8%, not the larger.
+  const std::size_t n = e.size();
+  return n % 2 ? e[n / 2] : (e[n / 2 - 1] + e[n / 2]) / 2;
 }
 
 std::string interval(const Expected& e) {

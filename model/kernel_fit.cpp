@@ -52,11 +52,13 @@ double streamed_bound_seconds(const MeasuredKernel& m, const KernelCeilings& c) 
 
 namespace {
 
+// The middle value, or the mean of the two middle ones (the upper one alone was read before).
 double median_abs(std::vector<double> v) {
   if (v.empty()) return 0;
   const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
   std::nth_element(v.begin(), mid, v.end());
-  return *mid;
+  if (v.size() % 2) return *mid;
+  return (*std::max_element(v.begin(), mid) + *mid) / 2;
 }
 
 // Huber's loss as least squares: a log residual r counts r² up to kHuber, then grows linearly, so

@@ -309,6 +309,20 @@ TEST_CASE("validate's coverage: 2, 3 and 4 of the runs 1 … 5 lie in [2, 4], en
 // validate measures through the calibration host, so that these run on the fake device: its step
 // is exact (bytes at 90% of 40 GB/s, FLOPs at 80% of 300 GFLOP/s, 3 us a product), and no
 // assertion depends on how fast or busy this machine is.
+TEST_CASE("validate: the median |error| of two decode points is their mean, not the larger") {
+  const test::FakeCalibrationHost host(kSmallCache);
+  const auto r = test::run_cli({"validate", "-m", test::data_file("good/tiny.yaml"), "-g",
+                                test::data_file("good/calibrated-cpu.yaml"), "-b", "1,16", "--repetitions", "2",
+                                "-p", "8"});
+  REQUIRE(r.code == 0);
+  // The rows' errors (the fake device is exact): bound -54.7% and -58.1%, expected +113.8% and
+  // +127.8%; their medians are the means, 56.4% and 120.8% (the larger, 58.1% and 127.8%, was said).
+  CHECK_THAT(r.out, Catch::Contains("-54.7%") && Catch::Contains("-58.1%") && Catch::Contains("+113.8%") &&
+                        Catch::Contains("+127.8%"));
+  CHECK_THAT(r.out, Catch::Contains("median |error| over the 2 decode points: bound 56.4% (against the fastest run), "
+                                    "expected 120.8% (against the median)"));
+}
+
 TEST_CASE("validate: one row per batch and a prefill - the knee, both errors, the coverage and the bound's check") {
   const test::FakeCalibrationHost host(kSmallCache);
   const auto r = test::run_cli({"validate", "-m", test::data_file("good/tiny.yaml"), "-g",
