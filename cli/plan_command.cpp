@@ -268,8 +268,15 @@ SteadyRows steady_rows(const PlanArgs& a, const WorkloadAxes& x, const ModelSpec
     index[static_cast<std::size_t>(WorkloadFlag::gpu)] = i;
     if (a.search) {
       int skipped = 0;
-      for (const Workload& w : candidate_layouts(m, gpus[i], workload_at(x, index, m, gpus[i]), &skipped)) add(gpus[i], w);
+      std::vector<RefusedLayout> refused;
+      for (const Workload& w : candidate_layouts(m, gpus[i], workload_at(x, index, m, gpus[i]), &skipped, &refused)) {
+        add(gpus[i], w);
+      }
       too_big += skipped;
+      for (const RefusedLayout& r : refused) {
+        invalid.push_back({fmt::format("{} with {}", gpus[i].name, layout_label(r.layout)),
+                           fmt::format("--{}: {}", r.why.field, r.why.message)});
+      }
       continue;
     }
     for (std::size_t t = 0; t < x.tp.size(); ++t) {
@@ -432,6 +439,24 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   if (traffic.gen_tokens > 0) flags.gen = {std::to_string(traffic.gen_tokens)};
   const WorkloadAxes x = parse_workload(flags);
   x.require_one({WorkloadFlag::gpu, WorkloadFlag::tp, WorkloadFlag::pp, WorkloadFlag::ep});
+  // The search sets the layout itself: a layout flag beside it was dropped without a word.
+  if (a.search) {
+    const std::vector<long> one_gpu{1};
+    const std::vector<std::string_view> given = [&] {
+      std::vector<std::string_view> v;
+      if (x.tp != one_gpu) v.emplace_back("--tp");
+      if (x.pp != one_gpu) v.emplace_back("--pp");
+      if (x.ep != one_gpu) v.emplace_back("--ep");
+      if (x.dp_attention) v.emplace_back("--dp-attention");
+      if (x.microbatches != 0) v.emplace_back("--microbatches");
+      return v;
+    }();
+    if (!given.empty()) {
+      throw InputError(fmt::format("--search: it chooses tp, pp, ep and data-parallel attention itself, and would "
+                                   "drop {}; give those without --search to plan that layout",
+                                   fmt::join(given, ", ")));
+    }
+  }
   // The lengths the steady plan prices, fixed or means, as the workload's flags read them.
   traffic.prompt_tokens = x.prompt.front();
   traffic.gen_tokens = x.gen.front();

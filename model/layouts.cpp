@@ -18,7 +18,8 @@ std::vector<int> tensor_sizes(const GpuSpec& g) {
 
 }  // namespace
 
-std::vector<Workload> candidate_layouts(const ModelSpec& m, const GpuSpec& g, const Workload& base, int* skipped) {
+std::vector<Workload> candidate_layouts(const ModelSpec& m, const GpuSpec& g, const Workload& base, int* skipped,
+                                        std::vector<RefusedLayout>* refused) {
   std::vector<Workload> out;
   int too_big = 0;
   const bool experts = m.architecture && m.architecture->moe;
@@ -35,7 +36,10 @@ std::vector<Workload> candidate_layouts(const ModelSpec& m, const GpuSpec& g, co
           w.microbatches = 0;
           w.expert_imbalance = ep > 1 ? base.expert_imbalance : 1.0;
           w.batch = 1;
-          if (validate(w, m, g)) continue;
+          if (auto why = validate(w, m, g)) {
+            if (refused) refused->push_back({w, std::move(*why)});
+            continue;
+          }
           const Report one = evaluate(m, g, w);
           if (one.memory.max_batch && *one.memory.max_batch < 1) {
             ++too_big;

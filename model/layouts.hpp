@@ -14,8 +14,14 @@ inline constexpr int kMostGpusSearched = 64;
 // domains beyond it when there is a network), pp 1, 2, 4 or 8 stages, and for a model with experts
 // ep = 1 or ep = tp, with and without data-parallel attention; at most kMostGpusSearched GPUs.
 // `base` gives everything else (formats, lengths); `skipped` counts the layouts whose weights do
-// not fit. In the order tp, pp, ep, data-parallel attention.
+// not fit, and `refused` gets each layout of the grid validate(Workload) refuses, with why (plan
+// says them, as it says the --tp values it skips). In the order tp, pp, ep, data-parallel attention.
+struct RefusedLayout {
+  Workload layout;
+  SpecError why;
+};
 [[nodiscard]] std::vector<Workload> candidate_layouts(const ModelSpec& m, const GpuSpec& g, const Workload& base,
-                                                      int* skipped = nullptr);
+                                                      int* skipped = nullptr,
+                                                      std::vector<RefusedLayout>* refused = nullptr);
 
 }  // namespace roofline

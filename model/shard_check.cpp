@@ -56,10 +56,12 @@ std::optional<SpecError> check_shards(const LayerStack& whole, const LayerStack*
       if (!w) continue;
       const bool out = splits_a_block(l->out, w->out), in = splits_a_block(l->in, w->in);
       if (out || in) {
-        return SpecError{"tp", fmt::format("tp {} splits {}'s {} {} columns into {} a GPU, not whole 128-wide blocks of "
-                                           "its fp8-block scales: engines refuse to load it",
-                                           split->tp, l->name, out ? w->out : w->in, out ? "output" : "input",
-                                           out ? l->out : l->in)};
+        // The ways it is split: tp, or tp / ep for experts sharded over ep GPUs.
+        const double whole_width = out ? w->out : w->in, part = out ? l->out : l->in;
+        return SpecError{"tp", fmt::format("tp {} splits {}'s {} {} columns {} ways, into {} a GPU, not whole 128-wide "
+                                           "blocks of its fp8-block scales: engines refuse to load it",
+                                           split->tp, l->name, whole_width, out ? "output" : "input",
+                                           whole_width / part, part)};
       }
     }
   }

@@ -65,6 +65,23 @@ TEST_CASE("plan --search: DeepSeek-V3.2 on H200 - data-parallel attention ahead 
   CHECK_THAT(table.out, Catch::Contains("layouts searched leave no room for one sequence beside the weights"));
 }
 
+TEST_CASE("plan --search: a layout of its grid the engine refuses is said with why, and layout flags beside it are refused") {
+  // Qwen3-30B-A3B's 768-wide experts in fp8 blocks: tp 4 and 8 without ep split them through the
+  // blocks; with ep = tp each GPU holds whole experts.
+  const auto r = test::run_cli({"plan", "-m", "qwen3-30b-a3b", "-g", "h100-sxm", "--weights", "fp8-block", "--search",
+                                "--rate", "5", "-f", "csv"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.err, Catch::Contains("skipped NVIDIA H100 SXM with tp 4: --tp: tp 4 splits expert_gate's 768 output "
+                                    "columns 4 ways, into 192 a GPU"));
+  CHECK_THAT(r.out, Catch::Contains("NVIDIA H100 SXM,4,1,4,"));  // tp 4, pp 1, ep 4
+  const auto flags = test::run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--search", "--tp", "2",
+                                    "--microbatches", "1"});
+  CHECK(flags.code == 2);
+  CHECK_THAT(flags.err, Catch::Contains("--search: it chooses tp, pp, ep and data-parallel attention itself, and would "
+                                        "drop --tp, --microbatches"));
+}
+
 TEST_CASE("plan: --tp, --pp and --ep lists are compared, and a layout the GPU cannot take exits 2") {
   const auto r = test::run_cli({"plan", "-m", "mixtral-8x7b", "-g", "h100-sxm", "--tp", "2,4", "--ep", "1,2", "-f", "csv"});
   REQUIRE(r.code == 0);

@@ -257,8 +257,10 @@ TEST_CASE("tp: fp8-block weights split through their 128-wide blocks are refused
   };
   const auto split = at({"--tp", "4"});
   CHECK(split.code == 2);
-  CHECK_THAT(split.err, Catch::Contains("--tp") && Catch::Contains("768 output columns into 192 a GPU"));
+  CHECK_THAT(split.err, Catch::Contains("--tp") && Catch::Contains("768 output columns 4 ways, into 192 a GPU"));
   CHECK(at({"--tp", "4", "--ep", "4"}).code == 0);
+  // Under ep 2 of tp 8 the experts split tp / ep = 4 ways, which the reason says.
+  CHECK_THAT(at({"--tp", "8", "--ep", "2"}).err, Catch::Contains("tp 8 splits expert_gate's 768 output columns 4 ways"));
   CHECK(at({"--tp", "2"}).code == 0);  // 384: three whole blocks
   // Other formats split anywhere.
   CHECK(test::run_cli({"-m", "qwen3-30b-a3b", "-g", "h100-sxm", "--weights", "fp8", "--tp", "4"}).code == 0);
