@@ -391,7 +391,7 @@ void add_plan_options(Options& o, PlanArgs& a) {
   o.flag("--bound", a.bound, "size on the roofline bound itself (optimistic: no system reaches it)");
   o.flag("--search", a.search,
          "rank every layout of each GPU that holds the weights: tp up to the interconnect's domain (whole domains "
-         "beyond it with a network), pp 1-8, and for models with experts ep = tp with and without --dp-attention");
+         "beyond it with a network), pp 1, 2, 4 or 8, and for models with experts ep = tp with and without --dp-attention");
   o.add("--format,-f", a.format, "table, markdown, csv, json or jsonl").one_of(output_format_names()).show_default();
   o.add("--top", a.top, "only the N best rows of the ranking (say so on stderr), in every format");
   o.add("--emit", a.emit,
@@ -460,6 +460,15 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   // The lengths the steady plan prices, fixed or means, as the workload's flags read them.
   traffic.prompt_tokens = x.prompt.front();
   traffic.gen_tokens = x.gen.front();
+  // The plan sizes a replica by its decode steps (TPOT, requests a second = tokens / gen): a request
+  // of one token has none, and was judged on a step it never runs (a --percentile row said P99
+  // TPOT 0 s where simulate says none).
+  if (traffic.gen_tokens < 2) {
+    throw InputError(fmt::format("--gen: {} output token{} a request leave{} no decode step, and the plan sizes "
+                                 "replicas by theirs; prefill-only traffic is not planned (simulate runs it)",
+                                 traffic.gen_tokens, traffic.gen_tokens == 1 ? "" : "s",
+                                 traffic.gen_tokens == 1 ? "s" : ""));
+  }
   if (!a.prices.empty() && a.prices.size() != 1 && a.prices.size() != x.gpu.size()) {
     throw InputError(fmt::format("--price: give one price for all GPUs or one per GPU ({}), not {}", x.gpu.size(),
                                  a.prices.size()));

@@ -82,6 +82,17 @@ TEST_CASE("plan --search: a layout of its grid the engine refuses is said with w
                                         "drop --tp, --microbatches"));
 }
 
+TEST_CASE("plan --gen 1: refused naming --gen, a request of one token has no decode step to size replicas by") {
+  for (const std::vector<std::string>& extra : {std::vector<std::string>{}, {"--percentile", "99"}, {"--disaggregate"}}) {
+    std::vector<std::string> args{"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--gen", "1", "--rate", "100"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = test::run_cli(args);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--gen: 1 output token a request leaves no decode step"));
+  }
+  CHECK(test::run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--gen", "2", "--rate", "100"}).code == 0);
+}
+
 TEST_CASE("plan: --tp, --pp and --ep lists are compared, and a layout the GPU cannot take exits 2") {
   const auto r = test::run_cli({"plan", "-m", "mixtral-8x7b", "-g", "h100-sxm", "--tp", "2,4", "--ep", "1,2", "-f", "csv"});
   REQUIRE(r.code == 0);
