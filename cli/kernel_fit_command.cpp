@@ -101,7 +101,14 @@ void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
   std::map<std::string, std::size_t> index;  // GPU name → position in gpus
   std::vector<MeasuredKernel> kernels;
   std::vector<std::string> left_out;
+  std::vector<std::filesystem::path> read;  // each table once: twice, its kernels counted twice
   for (const std::string& path : a.kernels) {
+    std::error_code ec;
+    const std::filesystem::path same = std::filesystem::weakly_canonical(path, ec);
+    if (!ec && std::find(read.begin(), read.end(), same) != read.end()) {
+      throw io::InputError(fmt::format("{}: --kernels: given twice (its kernels would count twice in the fit)", path));
+    }
+    if (!ec) read.push_back(same);
     const io::KernelTable t = io::read_kernel_table(path);
     std::string gpu = a.gpu;
     if (gpu.empty()) {
@@ -260,10 +267,18 @@ void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
     // own_tables (a GEMM table alone had switched the warning off for every other class).
     if (one_gpu && r == f.residuals.end()) written.kernels->borrowed.push_back(k);
   }
-  std::string said = one_gpu ? fmt::format("rooflineplan fit --kernels on {} tables ({}): {}'s own kernels: {}", a.kernels.size(),
+  // Tables too small to fit a single class: nothing of this GPU's own is in the block, which is
+  // the shipped defaults, borrowed (own_tables would have named the GPU's kernels measured).
+  if (one_gpu && own.empty()) {
+    written.kernels->own_tables = false;
+    written.kernels->borrowed.clear();
+    own.emplace_back("none fitted (too few kernels of every class)");
+  }
+  std::string said = one_gpu ? fmt::format("rooflineplan fit --kernels on {} table{} ({}): {}'s own kernels: {}", a.kernels.size(),
+                                           a.kernels.size() == 1 ? "" : "s",
                                            fmt::join(gpu_names, ", "), gpus[*chosen].name, fmt::join(own, ", "))
-                             : fmt::format("rooflineplan fit --kernels on {} tables, every GPU's kernels together ({}): {}",
-                                           a.kernels.size(), fmt::join(gpu_names, ", "), fmt::join(pooled, ", "));
+                             : fmt::format("rooflineplan fit --kernels on {} table{}, every GPU's kernels together ({}): {}",
+                                           a.kernels.size(), a.kernels.size() == 1 ? "" : "s", fmt::join(gpu_names, ", "), fmt::join(pooled, ", "));
   if (one_gpu && !pooled.empty()) said += fmt::format("; every GPU's together: {}", fmt::join(pooled, ", "));
   said += " (median abs log in-sample)";
   if (!shipped.empty()) {

@@ -233,6 +233,18 @@ TEST_CASE("kernel fit: a class with too few kernels keeps its defaults, and says
   const auto& g = row_of(j, "gemm")["per_gpu"][0];
   CHECK(g["fitted"] == false);
   CHECK(g["coefficients"]["compute"].get<double>() == GemmCoefficients{}.compute);
+  // Written for the GPU, the block claims none of its own: not own_tables (which would have turned
+  // the "no kernel measured" warning into "did not measure gemm, …").
+  const auto written = run_cli({"fit", "--kernels", temp_file("h200_sxm_gemm.csv"), "--out",
+                                temp_file("tiny-expected.yaml")});
+  INFO(written.err);
+  REQUIRE(written.code == 0);
+  std::ifstream in(temp_file("tiny-expected.yaml"));
+  const std::string block((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK_THAT(block, !Catch::Contains("own_tables: true") && Catch::Contains("none fitted"));
+  // The same table twice would count its kernels twice.
+  check_error(run_cli({"fit", "--kernels", temp_file("h200_sxm_gemm.csv"), temp_file("h200_sxm_gemm.csv")}),
+              temp_file("h200_sxm_gemm.csv"), "--kernels: given twice");
 }
 
 TEST_CASE("kernel fit: a Vidur row is four GEMMs and four streams of the layer's shape") {
