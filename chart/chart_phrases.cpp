@@ -7,6 +7,7 @@ namespace {
 constexpr ChartPhrases kEnglish{
     .subtitle = "{model} on {gpu} · batch {batch} · context {context} · {weights} weights{layout}",
     .subtitle_layout = " · {layout}",
+    .subtitle_does_not_fit = " · does not fit in memory",
     .prefill = "prefill",
     .decode = "decode",
     .compute_bound = "compute-bound",
@@ -45,6 +46,7 @@ constexpr ChartPhrases kEnglish{
     .reading_weights = "reading the weights",
     .cache_and_rest = "KV cache, activations, compute",
     .memory_full_context = "memory full at {t} tokens",
+    .memory_full_any_context = "no context fits at batch {batch}",
     .context_marker = "context {t}: {time}",
 };
 
@@ -53,6 +55,7 @@ constexpr ChartPhrases kEnglish{
 constexpr ChartPhrases kChinese{
     .subtitle = "{model} 在 {gpu} 上 · 批大小 {batch} · 上下文长度 {context} · {weights} 权重{layout}",
     .subtitle_layout = " · {layout}",
+    .subtitle_does_not_fit = " · 显存放不下",
     .prefill = "预填充",
     .decode = "解码",
     .compute_bound = "计算受限",
@@ -91,6 +94,7 @@ constexpr ChartPhrases kChinese{
     .reading_weights = "读取权重",
     .cache_and_rest = "KV 缓存、激活值与计算",
     .memory_full_context = "{t} 词元时显存已满",
+    .memory_full_any_context = "批大小 {batch} 时任何上下文都放不下",
     .context_marker = "上下文长度 {t}：{time}",
 };
 

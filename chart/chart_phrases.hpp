@@ -11,8 +11,8 @@ namespace roofline::chart {
 
 struct ChartPhrases {
   // Shared by the charts.
-  std::string_view subtitle, subtitle_layout, prefill, decode, compute_bound, memory_bound, interconnect_bound,
-      step_time, this_workload, does_not_fit;
+  std::string_view subtitle, subtitle_layout, subtitle_does_not_fit, prefill, decode, compute_bound, memory_bound,
+      interconnect_bound, step_time, this_workload, does_not_fit;
   // The roofline.
   std::string_view roofline_title, intensity_axis, performance_axis, bandwidth_curve, roof_curve, ridge_rule,
       operators_kind, phase_kind, operator_tooltip, phase_tooltip;
@@ -22,7 +22,7 @@ struct ChartPhrases {
       batch_marker, tokens_per_s_marker;
   // Decode against context.
   std::string_view context_title, context_axis, step_time_at_batch, reading_weights, cache_and_rest,
-      memory_full_context, context_marker;
+      memory_full_context, memory_full_any_context, context_marker;
 };
 
 // The phrases of "en" or "zh" (the spellings `--lang` accepts); any other: English.

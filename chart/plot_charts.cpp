@@ -39,9 +39,12 @@ std::string say(std::string_view phrase, const Args&... args) {
 
 std::string subtitle(const Report& r, const ChartPhrases& p) {
   const Workload& w = r.workload;
+  // A point that does not fit says so on every chart, the roofline's too (its stderr warning is
+  // not in the file).
   return say(p.subtitle, fmt::arg("model", r.model.spec.name), fmt::arg("gpu", r.gpu.spec.name), fmt::arg("batch", w.batch),
              fmt::arg("context", w.context_tokens), fmt::arg("weights", block_format_name(r)),
-             fmt::arg("layout", gpus(w) > 1 ? say(p.subtitle_layout, fmt::arg("layout", report::layout_label(w))) : ""));
+             fmt::arg("layout", gpus(w) > 1 ? say(p.subtitle_layout, fmt::arg("layout", report::layout_label(w))) : "")) +
+         std::string(r.memory.fits ? "" : p.subtitle_does_not_fit);
 }
 
 Marker op_marker(const ChartPhrases& p, std::string_view phase, const OpResult& op, Color color, char glyph) {
@@ -121,7 +124,12 @@ Figure batch_figure(const Report& base, std::string_view lang) {
   const ModelSpec& m = base.model.spec;
   const Workload& w = base.workload;
   const double bstar = base.critical_batch.weights_only;
-  const double last = std::clamp(decade_above(2 * std::max({bstar, 50.0, static_cast<double>(w.batch)})), 100.0, 1e6);
+  // Past the workload's batch and both B*s, so that their marker and rules are drawn: 10^6 at most
+  // unless the workload's own batch is larger.
+  const double bstar_kv = base.critical_batch.at_context.value_or(0);
+  const double reach = std::max({bstar, bstar_kv, 50.0});
+  const double last = std::max(std::clamp(decade_above(2 * reach), 100.0, 1e6),
+                               decade_above(1.01 * static_cast<double>(w.batch)));
   Panel time, rate;
   Curve step{std::string(words.step_time), {}, Stroke{kDecode, 2.5}},
       mem{std::string(words.memory_time), {}, Stroke{kRoof, 1.2, true, false, '.'}},
@@ -190,7 +198,9 @@ Figure context_figure(const Report& base, std::string_view lang) {
   const ChartPhrases& words = chart_phrases(lang);
   const ModelSpec& m = base.model.spec;
   const Workload& w = base.workload;
-  const long last = m.max_context.value_or(std::max(32768L, 2 * w.context_tokens));
+  // To the model's context, and past it to the workload's own where that is longer (warned of),
+  // so that its marker is drawn.
+  const long last = std::max(m.max_context.value_or(std::max(32768L, 2 * w.context_tokens)), w.context_tokens);
   Panel p;
   Curve step{std::string(words.step_time), {}, Stroke{kDecode, 2.5}};
   Band weights{std::string(words.reading_weights), {}, {}, {}, kRoof, 0.25},
@@ -215,8 +225,10 @@ Figure context_figure(const Report& base, std::string_view lang) {
   p.curves = {step};
   if (full) {
     p.shades.push_back(Shade{std::string(words.does_not_fit), static_cast<double>(*full), static_cast<double>(last), kMemoryFull});
-    p.rules.push_back(Rule{say(words.memory_full_context, fmt::arg("t", *full)), static_cast<double>(*full), true,
-                           Stroke{kMemoryFull, 1.2}});
+    // At one token nothing fits: the weights and the batch's activations, not a context, are the limit.
+    const std::string label = *full <= 1 ? say(words.memory_full_any_context, fmt::arg("batch", w.batch))
+                                         : say(words.memory_full_context, fmt::arg("t", *full));
+    p.rules.push_back(Rule{label, static_cast<double>(*full), true, Stroke{kMemoryFull, 1.2}});
   }
   p.markers.push_back(Marker{std::string(words.this_workload),
                              say(words.context_marker, fmt::arg("t", w.context_tokens), fmt::arg("time", human(base.decode.step.time))),

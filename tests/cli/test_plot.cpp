@@ -167,6 +167,38 @@ TEST_CASE("plot context: the memory limit is the first context the engine says d
   CHECK_THAT(svg_of(f), Catch::Contains(fmt::format("memory full at {} tokens", full)));
 }
 
+TEST_CASE("plot: a point that fits nowhere says so on every chart, and its marker and B* with KV stay on the axis") {
+  // Llama-3.1-70B's 141 GB of bf16 weights on one 24 GB L4: no context fits, which the context
+  // chart names as such (not "memory full at 1 tokens"), and every subtitle says it.
+  const ModelSpec big = io::load_model("llama-3.1-70b");
+  const GpuSpec l4 = io::load_gpu("l4");
+  const Report none = evaluate(big, l4, test::default_workload(big, 1));
+  REQUIRE_FALSE(none.memory.fits);
+  const std::string context = svg_of(chart::context_figure(none));
+  CHECK_THAT(context, Catch::Contains("no context fits at batch 1") && !Catch::Contains("memory full at 1 tokens"));
+  for (const std::string& svg : {context, svg_of(chart::roofline_figure(none, chart::Detail::full)), svg_of(chart::batch_figure(none))}) {
+    CHECK_THAT(svg, Catch::Contains("does not fit in memory"));
+  }
+  // A batch of 10^7 is past the 10^6 the axis stopped at: its marker is drawn at its batch.
+  const ModelSpec llama = io::load_model("llama-3.1-8b");
+  const GpuSpec h100 = io::load_gpu("h100-sxm");
+  Workload huge = test::default_workload(llama, 10'000'000);
+  const chart::Figure f = chart::batch_figure(evaluate(llama, h100, huge));
+  CHECK(f.panels[0].x.max >= 1e7);
+  REQUIRE_FALSE(f.panels[0].markers.empty());
+  CHECK(f.panels[0].markers[0].x == 1e7);
+  // DeepSeek-V3 at tp 8 under data-parallel attention: B* with its cache at 640 tokens is past
+  // 10^4, where the axis stopped, and its rule went undrawn.
+  const ModelSpec ds = io::load_model("deepseek-v3");
+  Workload dp = test::default_workload(ds, 64);
+  dp.tp = dp.ep = 8;
+  dp.dp_attention = true;
+  const Report r = evaluate(ds, io::load_gpu("h200"), dp);
+  REQUIRE(r.critical_batch.at_context);
+  REQUIRE(*r.critical_batch.at_context > 1e4);
+  CHECK_THAT(svg_of(chart::batch_figure(r)), Catch::Contains("B* with KV at 640 tokens"));
+}
+
 TEST_CASE("chart ticks: decades on a log axis, 1-2-5 steps on a linear one") {
   CHECK(chart::ticks({"", "", chart::Scale::log, 0.1, 1e4}) == std::vector<double>{0.1, 1, 10, 100, 1e3, 1e4});
   CHECK(chart::ticks({"", "", chart::Scale::log, 1, 100}) == std::vector<double>{1, 2, 5, 10, 20, 50, 100});
