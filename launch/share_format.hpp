@@ -2,6 +2,7 @@
 // A memory share as a flag's value: three decimals, trailing zeros dropped (0.9, 0.875).
 #include <fmt/format.h>
 
+#include <cmath>
 #include <string>
 
 namespace roofline::launch {
@@ -11,6 +12,13 @@ namespace roofline::launch {
   while (s.back() == '0') s.pop_back();
   if (s.back() == '.') s.pop_back();
   return s;
+}
+
+// A share that sizes the engine's cache, rounded up to the flag's three decimals: to the nearest,
+// 0.89010 wrote 0.89, whose cache held 11454.2 of the 11455 sequences planned. Up, it takes under
+// 0.001 of the GPU from the reserve.
+[[nodiscard]] inline std::string share_up(double x) {
+  return share(std::ceil(x * 1000 - 1e-9) / 1000);
 }
 
 // The same in a note, where a share above zero that rounds to it says so ("under 0.001"): one

@@ -34,7 +34,7 @@ Script trtllm_script(const LaunchSpec& s) {
   std::string options;
   if (s.dp_attention) options += "enable_attention_dp: true\n";
   options += fmt::format("kv_cache_config:\n  dtype: {}\n  free_gpu_memory_fraction: {}\n",
-                         s.kv == DType::fp8 ? "fp8" : "auto", share(s.kv_share_of_free()));
+                         s.kv == DType::fp8 ? "fp8" : "auto", share_up(s.kv_share_of_free()));
   script.preamble = fmt::format("OPTIONS=${{OPTIONS:-/tmp/rooflineplan-trtllm-$REPLICA.yaml}}\n"
                                 "cat > \"$OPTIONS\" <<'YAML'\n{}YAML\n",
                                 options);
@@ -77,7 +77,7 @@ Script trtllm_script(const LaunchSpec& s) {
   script.notes.push_back(fmt::format("free_gpu_memory_fraction {}: the plan's cache, of the memory left once the "
                                      "weights ({} of a GPU) and one step's activations ({}) are placed, "
                                      "--reserve {} kept free",
-                                     share(s.kv_share_of_free()), share(s.weights_share), share_said(s.activations_share),
+                                     share_up(s.kv_share_of_free()), share(s.weights_share), share_said(s.activations_share),
                                      share(s.reserve)));
   if (s.weights == WeightSource::online_fp8) {
     script.warnings.push_back(

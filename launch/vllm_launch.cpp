@@ -42,7 +42,7 @@ Script vllm_script(const LaunchSpec& s) {
   script.flag("--max-model-len", fmt::format("{}", s.max_len()));
   script.flag("--kv-cache-dtype", s.kv == DType::fp8 ? "fp8" : "auto");
   if (s.weights == WeightSource::online_fp8) script.flag("--quantization", "fp8");
-  script.flag("--gpu-memory-utilization", share(s.usable_share()));
+  script.flag("--gpu-memory-utilization", share_up(s.usable_share()));
   script.flag("--host", "0.0.0.0");
   script.notes.push_back(s.dp_attention ? fmt::format("--max-num-seqs {}: the planned batch of {} over {} ranks",
                                                       s.batch_per_rank(), s.batch, s.attention_ranks())
@@ -54,7 +54,7 @@ Script vllm_script(const LaunchSpec& s) {
                                      "running sequence, the step the plan prices",
                                      s.token_budget(), s.prompt_tokens));
   script.notes.push_back(fmt::format("--gpu-memory-utilization {}: all but the plan's --reserve {}",
-                                     share(s.usable_share()), share(s.reserve)));
+                                     share_up(s.usable_share()), share(s.reserve)));
   if (s.weights == WeightSource::online_fp8) {
     script.notes.push_back("--quantization fp8: the 16-bit checkpoint's weights quantized to fp8 as they load");
   }
