@@ -192,7 +192,10 @@ void print(const std::vector<PlanRow>& rows, const PlanArgs& a, const ModelSpec&
     }
     if (a.disaggregate && r.plan.feasible) sink->note(kv_transfer_note(r));
   }
-  if (too_big > 0) sink->note(fmt::format("{} layouts searched leave no room for one sequence beside the weights", too_big));
+  if (too_big > 0) {
+    sink->note(fmt::format("{} layout{} searched leave{} no room for one sequence beside the weights", too_big,
+                           too_big == 1 ? "" : "s", too_big == 1 ? "s" : ""));
+  }
   std::vector<std::string> said;
   for (const PlanRow& r : rows) add_unsaid(said, r.warnings);
   note_warnings(*sink, said);
