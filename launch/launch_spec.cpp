@@ -141,7 +141,10 @@ LaunchSpec launch_spec(const ModelSpec& m, std::string_view model_arg, bool mode
   }
   s.reserve = w.reserve_fraction;
   const double capacity = ledger.capacity.value();
-  s.weights_share = ledger.weights.value() / capacity;
+  // The fullest GPU's weights (a pipeline's first or last stage holds the embedding or the head):
+  // TensorRT-LLM sizes each GPU's cache from what that GPU has free, and at the replica's average
+  // the fullest kept less than --reserve free.
+  s.weights_share = (ledger.fixed_fullest - g.memory_capacity * w.reserve_fraction) / g.memory_capacity;
   s.activations_share = ledger.activations.value() / capacity;
   s.replicas = plan.replicas;
   return s;

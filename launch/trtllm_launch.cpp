@@ -75,7 +75,7 @@ Script trtllm_script(const LaunchSpec& s) {
                                      "sequence, the step the plan prices",
                                      s.token_budget(), s.prompt_tokens));
   script.notes.push_back(fmt::format("free_gpu_memory_fraction {}: the plan's cache, of the memory left once the "
-                                     "weights ({} of a GPU) and one step's activations ({}) are placed, "
+                                     "weights ({} of the fullest GPU) and one step's activations ({}) are placed, "
                                      "--reserve {} kept free",
                                      share_up(s.kv_share_of_free()), share(s.weights_share), share_said(s.activations_share),
                                      share(s.reserve)));

@@ -55,6 +55,22 @@ std::vector<std::string> qwen_dp_attention(const std::string& engine, const Fold
 
 }  // namespace
 
+TEST_CASE("emit trtllm under a pipeline: the cache's share of free memory is the fullest stage's, which keeps --reserve") {
+  // Llama-3.1-8B at pp 3: 32 layers as 11, 11 and 10, each 436.2 MB in bf16; the first stage adds
+  // the 1.05 GB embedding (the last the head): 11 × 0.4362 + 1.0507 = 5.85 GB, 0.068 of an H100's
+  // 85.5 GB, against the replica's average of 16.06 / 3 = 5.35 GB (0.063), which left that stage
+  // under the reserve. (1 − 0.1 − 0.0684 − 0.001) / (1 − 0.0684 − 0.001) = 0.8925, written 0.893.
+  const Folder f("pipeline-trtllm");
+  const auto r = run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--pp", "3", "--rate", "1", "--emit",
+                          "trtllm", "--emit-dir", f.path.string()});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto files = f.files();
+  REQUIRE(files.size() == 1);
+  CHECK_THAT(read(files[0]), Catch::Contains("the weights (0.068 of the fullest GPU)") &&
+                                 Catch::Contains("free_gpu_memory_fraction: 0.893"));
+}
+
 TEST_CASE("emit: each engine's launch file is its fixture") {
   for (const std::string engine : {"vllm", "sglang", "trtllm"}) {
     const Folder f("fixture-" + engine);

@@ -4,7 +4,7 @@
 # --max_batch_size 17: the planned batch of 129 over 8 attention ranks, each rank's own limit (not confirmed in the documentation)
 # --max_seq_len 768: the plan's 512 prompt + 256 generated tokens; the engine refuses longer requests
 # --max_num_tokens 529: a whole 512-token prompt beside a token for each running sequence, the step the plan prices
-# free_gpu_memory_fraction 0.822: the plan's cache, of the memory left once the weights (0.441 of a GPU) and one step's activations (under 0.001) are placed, --reserve 0.1 kept free
+# free_gpu_memory_fraction 0.822: the plan's cache, of the memory left once the weights (0.441 of the fullest GPU) and one step's activations (under 0.001) are placed, --reserve 0.1 kept free
 # WARNING: the plan stores the weights as fp8 and TensorRT-LLM does not quantize as it loads: MODEL must be an fp8 checkpoint made with NVIDIA Model Optimizer
 # The plan runs one replica of 8 GPUs: start this script once.
 set -euo pipefail
