@@ -180,8 +180,13 @@ std::string kv_transfer_note(const PlanRow& r) {
 
 void print(const std::vector<PlanRow>& rows, const PlanArgs& a, const ModelSpec& m, const Workload& w, int too_big,
            std::ostream& out) {
+  // The targets as every time is written ("500ms" typed reads "500 ms").
+  const auto target = [](const std::string& flag, std::string_view name) {
+    return human(Seconds(quantity_flag(flag, Dimension::time, name)));
+  };
   const std::string title = fmt::format("{}: {} requests/s, {} prompt + {} generated tokens, TTFT ≤ {}, TPOT ≤ {}{}; {}",
-                                        m.name, a.rate, w.prompt_tokens, w.gen_tokens, a.ttft, a.tpot,
+                                        m.name, a.rate, w.prompt_tokens, w.gen_tokens, target(a.ttft, "ttft"),
+                                        target(a.tpot, "tpot"),
                                         a.disaggregate ? ", prefill and decode in separate pools" : "",
                                         sizing_text(Sizing{a.bound, a.confidence}));
   const auto sink = make_sink(output_format(a.format), Shape::rows, {title, plan_header(a.disaggregate), append_plan_csv_header}, out);
