@@ -128,12 +128,13 @@ void latent_attention(Block& b, const Shard& s, const Architecture& a, const Sig
   if (a.sparse) indexer(b, a);
   // Decode absorbs K's up projection into each query and V's into the output (DeepSeek-V2
   // §2.1.2), so every head attends over the cached latent itself, read once for keys and values.
-  add(b, LinearStep{.name = "q_absorb", .in = nope, .out = rank, .copies = heads, .rows_per_token = heads},
+  add(b, LinearStep{.name = "q_absorb", .in = nope, .out = rank, .copies = heads, .rows_per_token = heads, .absorbed = true},
       Phases::decode_only);
   add(b, AttentionStep{.kind = AttentionKind::latent, .heads = heads, .qk_dim = cache, .v_dim = rank, .k_width = cache,
                        .v_width = 0, .window = sight.window, .chunk = sight.chunk, .top_k = sight.top_k},
       Phases::decode_only);
-  add(b, LinearStep{.name = "v_absorb", .in = rank, .out = v, .copies = heads, .rows_per_token = heads, .to_residual = true},
+  add(b, LinearStep{.name = "v_absorb", .in = rank, .out = v, .copies = heads, .rows_per_token = heads, .absorbed = true,
+                    .to_residual = true},
       Phases::decode_only);
   // Prefill decompresses K and V for its own tokens and attends as multi-head attention.
   add(b, LinearStep{.name = "kv_b_proj", .in = rank, .out = heads * (nope + v)}, Phases::prefill_only);

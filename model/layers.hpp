@@ -53,6 +53,9 @@ struct LinearStep {
   // routed: the busiest GPU's picks over the mean (Sharding::imbalance under ep): its tokens reach
   // as many distinct experts as that many times the tokens would on a GPU of mean load.
   double busiest = 1;
+  // Decode's absorbed form of a matrix another step stores (MLA's q_absorb and v_absorb, kv_b_proj
+  // per head): priced as it runs, but not a tensor of its own that a format's groups or blocks tile.
+  bool absorbed = false;
   bool joins_previous = false;  // reads the previous linear's input (Q/K/V, gate/up): their outputs live together
   bool to_residual = false;     // adds into the residual stream (O, down): no intermediate of its own
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "model/bisect.hpp"
 #include "model/engine.hpp"
@@ -13,6 +14,16 @@ namespace {
 Report with(const ModelSpec& m, const GpuSpec& g, Workload w, auto&& change) {
   change(w);
   return evaluate(m, g, w);
+}
+
+// A variation the engine refuses at this layout (int4 weights whose groups tp splits) is the point
+// itself: nothing it would change is said, where the explanation stopped at it.
+Report variation(const Report& base, const ModelSpec& m, const GpuSpec& g, const Workload& w, auto&& change) {
+  try {
+    return with(m, g, w, change);
+  } catch (const std::invalid_argument&) {
+    return base;
+  }
 }
 
 // scan_context's line: the context, and the workload's own prompt where the context leaves its
@@ -86,7 +97,7 @@ Variations variations(const ModelSpec& m, const GpuSpec& g, const Workload& w) {
   v.batch64 = with(m, g, w, [](Workload& x) { x.batch = 64; });
   v.twice_critical = with(m, g, w, [twice_critical](Workload& x) { x.batch = twice_critical; });
   // What `--weights int4` quantizes: the block linears; the head and embeddings keep their formats.
-  v.int4 = with(m, g, w, [](Workload& x) {
+  v.int4 = variation(v.base, m, g, w, [](Workload& x) {
     for (TensorClass c : kBlockClasses) x.precision.set(c, WeightFormat::int4);
   });
   v.kv8 = with(m, g, w, [](Workload& x) { x.precision.kv = DType::fp8; });

@@ -38,18 +38,32 @@ std::optional<SpecError> check_shards(const LayerStack& whole, const LayerStack*
   for (const Block& block : gpu.blocks) {
     for (const PhasedStep& s : block.steps) {
       const LinearStep* l = linear_of(s);
-      const std::optional<TensorClass> c = l ? tensor_class(l->weights) : std::nullopt;
+      // A head's view of kv_b_proj is no tensor of its own (DeepSeek-V3's q_absorb takes 128
+      // inputs of the 512 kv_b_proj stores: a group of 256 tiles the stored matrix).
+      const std::optional<TensorClass> c = l && !l->absorbed ? tensor_class(l->weights) : std::nullopt;
       if (!c) continue;
+      // The head is vocab-parallel and left out of engines' block quantization (vLLM's Fp8Config
+      // quantizes linear layers and experts, and pads the head's partitions).
+      const bool head = l->weights == WeightClass::lm_head;
       const WeightFormat f = p.of(*c);
       // GPTQ's, AWQ's and Marlin's kernels walk whole groups along K: vLLM refuses an input that
-      // a group does not divide (its input_size_per_partition % group_size check). Only an asked
-      // size is refused; the default prices a partial group as a share of one.
-      if (takes_group_size(f) && p.group_size_asked && !whole_multiple(l->in, p.group_size)) {
-        return SpecError{"group-size", fmt::format("{} weights a scale does not divide {}'s {} input columns on a GPU: "
-                                                   "engines quantize whole groups along a matrix's input",
-                                                   p.group_size, l->name, l->in)};
+      // a group does not divide (its input_size_per_partition % group_size check). A tp that
+      // splits whole groups apart is refused whatever the size; a size asked that leaves a partial
+      // group in the whole matrix too. The default there prices a partial group as a share of one.
+      if (takes_group_size(f) && !whole_multiple(l->in, p.group_size)) {
+        const LinearStep* w = split ? whole_of(whole, block, *l) : nullptr;
+        if (w && w->in != l->in && whole_multiple(w->in, p.group_size)) {
+          return SpecError{"tp", fmt::format("tp {} splits {}'s {} input columns into {} a GPU, not whole groups of {} "
+                                             "(--group-size): engines refuse to load it",
+                                             split->tp, l->name, w->in, l->in, p.group_size)};
+        }
+        if (p.group_size_asked) {
+          return SpecError{"group-size", fmt::format("{} weights a scale does not divide {}'s {} input columns on a "
+                                                     "GPU: engines quantize whole groups along a matrix's input",
+                                                     p.group_size, l->name, l->in)};
+        }
       }
-      if (f != WeightFormat::fp8_block || !split) continue;
+      if (f != WeightFormat::fp8_block || !split || head) continue;
       // vLLM and SGLang refuse a tensor-parallel shard that is not whole 128-wide blocks
       // (sgl-project/sglang#3345: DeepSeek-V3's 18432 columns at tp 32 are 576 a GPU).
       const LinearStep* w = whole_of(whole, block, *l);

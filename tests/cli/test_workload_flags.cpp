@@ -243,8 +243,24 @@ TEST_CASE("group size: an asked size that leaves a partial group along a matrix'
     CHECK(r.code == 2);
     CHECK_THAT(r.err, Catch::Contains("--group-size") && Catch::Contains("q_proj's 4096 input columns"));
   }
-  // The default 128 is never refused: it was not asked (a partial group is priced as a share).
+  // The default 128 is not refused where the whole matrix leaves a partial group (gpt-oss's 2880
+  // inputs): priced as a share of one.
   CHECK(test::run_cli({"-m", "gpt-oss-20b", "-g", "h100-sxm", "--weights", "int4"}).code == 0);
+  // A tp that splits whole groups apart is, whatever the size: Qwen3-30B-A3B's experts take 768
+  // inputs in down, 96 a GPU at tp 8 (ep 1), 192 at tp 4 (1.5 groups of 128), 384 at tp 2.
+  const auto awq = [](const std::string& tp) {
+    return test::run_cli({"-m", "qwen3-30b-a3b", "-g", "h100-sxm", "--weights", "awq", "--tp", tp});
+  };
+  const auto eight = awq("8");
+  CHECK(eight.code == 2);
+  CHECK_THAT(eight.err, Catch::Contains("--tp: tp 8 splits expert_down's 768 input columns into 96 a GPU, not whole "
+                                        "groups of 128"));
+  CHECK(awq("4").code == 2);
+  CHECK(awq("2").code == 0);
+  // DeepSeek-V3's decode reads kv_b_proj per head (q_absorb: 128 inputs of its 512): the stored
+  // matrix's 512 take groups of 256.
+  CHECK(test::run_cli({"-m", "deepseek-v3", "-g", "h200", "--tp", "8", "--weights", "int4", "--group-size", "256"})
+            .code == 0);
 }
 
 TEST_CASE("tp: fp8-block weights split through their 128-wide blocks are refused, as engines refuse to load them") {
@@ -262,6 +278,8 @@ TEST_CASE("tp: fp8-block weights split through their 128-wide blocks are refused
   // Under ep 2 of tp 8 the experts split tp / ep = 4 ways, which the reason says.
   CHECK_THAT(at({"--tp", "8", "--ep", "2"}).err, Catch::Contains("tp 8 splits expert_gate's 768 output columns 4 ways"));
   CHECK(at({"--tp", "2"}).code == 0);  // 384: three whole blocks
+  // The head is vocab-parallel, outside engines' block quantization: not checked.
+  CHECK(test::run_cli({"-m", "llama-3.1-8b", "-g", "h100-sxm", "--lm-head", "fp8-block", "--tp", "8"}).code == 0);
   // Other formats split anywhere.
   CHECK(test::run_cli({"-m", "qwen3-30b-a3b", "-g", "h100-sxm", "--weights", "fp8", "--tp", "4"}).code == 0);
 }
