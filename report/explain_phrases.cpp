@@ -30,11 +30,13 @@ constexpr Phrases kEnglish{
     .cache_recurrent = "{recurrent} are recurrent, with a fixed state per sequence",
     .cache_and = " and ",
     .expected = "Real runs do not reach the bound: a decode step is expected to take {exp} ({low} to {high} for 8 "
-                "runs in 10), against the bound's {step}. Of it, {mem} is memory traffic, moving at {eta}% of the "
-                "bandwidth on average{deq}; {comp} is compute that the bound hides under the memory reads but a GEMM of "
+                "runs in 10), against the bound's {step}. Of it, {mem} is memory traffic, {traffic}{deq}; {comp} is compute that the bound hides under the memory reads but a GEMM of "
                 "only {b} row(s) cannot (it waits for its weights, then computes); {over} is fixed costs: {n} {kernels} "
                 "at {launch} each on average, and {engine} a step of the serving engine's own (sampling, "
                 "scheduling){comm}.",
+    .expected_traffic_share = "moving at {eta}% of the bandwidth on average",
+    .expected_traffic_hidden = "less than its bytes alone take at full bandwidth ({t}): the kernels overlap part of it "
+                               "with their compute, counted there",
     .expected_dequant = ", {d} of it unpacking {fmt} weights, which stream slower than plain ones",
     .expected_comm = "; and {ar} is communication between the GPUs, each collective paying a latency per sequential hop ({hops} hops a step: a ring all-reduce over tp GPUs takes 2·(tp − 1))",
     .kernel = "kernel",
@@ -131,8 +133,10 @@ constexpr Phrases kChinese{
     .cache_recurrent = "{recurrent} 层是循环层，每个序列只保存固定大小的状态",
     .cache_and = "，",
     .expected = "实际运行达不到这个上界：一个解码步预计需要 {exp}（十次运行中八次在 {low} 到 {high} 之间），而上界是 {step}。"
-                "其中 {mem} 是内存读写，平均达到带宽的 {eta}%{deq}；{comp} 是计算时间：上界把它藏在内存读取之下，但 {b} 行的小矩阵乘法"
+                "其中 {mem} 是内存读写，{traffic}{deq}；{comp} 是计算时间：上界把它藏在内存读取之下，但 {b} 行的小矩阵乘法"
                 "做不到（它先等权重，再计算）；{over} 是固定开销：{n} {kernels}、平均每个 {launch}，以及服务引擎自身每步 {engine}（采样、调度）{comm}。",
+    .expected_traffic_share = "平均达到带宽的 {eta}%",
+    .expected_traffic_hidden = "少于这些字节按满带宽所需的 {t}：核函数把其中一部分与计算重叠，计入了计算",
     .expected_dequant = "，其中 {d} 用于解包 {fmt} 权重，它们比普通权重流得更慢",
     .expected_comm = "；还有 {ar} 是 GPU 之间的通信，每个集合通信的每一跳都要付一次延迟（每步共 {hops} 跳；tp 个 GPU 上的环形全归约要 2·(tp − 1) 跳）",
     .kernel = "个核函数",

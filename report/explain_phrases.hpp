@@ -8,7 +8,8 @@ namespace roofline::report {
 struct Phrases {
   std::string_view ridge, prefill, prefill_moe, decode, decode_longer, decode_longer_parts, formula_memory,
       formula_compute, formula_interconnect, stream_one, stream_each, decode_batch_total, cache_kinds, cache_windowed,
-      cache_recurrent, cache_and, expected, expected_dequant, expected_comm, kernel, kernels, batching, batching_cache,
+      cache_recurrent, cache_and, expected, expected_traffic_share, expected_traffic_hidden, expected_dequant,
+      expected_comm, kernel, kernels, batching, batching_cache,
       batching_grows, batching_moe, utilisation, beyond_memory, beyond_memory_none, remedies_title, remedy_prefill,
       remedy_flash, remedy_decode, remedy_decode_none, remedy_and, remedy_int4, remedy_kv8, remedy_speculative,
       remedy_batch_little, remedy_batch_grows, remedy_batch_memory, remedy_batch_over, remedy_batch_none,
