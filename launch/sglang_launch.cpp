@@ -43,7 +43,7 @@ Script sglang_script(const LaunchSpec& s) {
   script.flag("--context-length", fmt::format("{}", s.max_len()));
   script.flag("--kv-cache-dtype", s.kv == DType::fp8 ? "fp8_e4m3" : "auto");
   if (s.weights == WeightSource::online_fp8) script.flag("--quantization", "fp8");
-  script.flag("--mem-fraction-static", share_up(s.static_share()));
+  script.flag("--mem-fraction-static", share_up(s.static_share(), 1 - s.activations_share));
   script.flag("--host", "0.0.0.0");  // SGLang listens on 127.0.0.1 unless told: the router is elsewhere
   script.notes.push_back(fmt::format("--context-length {}: the plan's {} prompt + {} generated tokens; the engine refuses longer "
                                      "requests",
@@ -67,7 +67,7 @@ Script sglang_script(const LaunchSpec& s) {
   }
   script.notes.push_back(fmt::format("--mem-fraction-static {}: weights and KV pool, all but the plan's --reserve {} "
                                      "and one step's activations ({} of a GPU)",
-                                     share_up(s.static_share()), share(s.reserve), share_said(s.activations_share)));
+                                     share_up(s.static_share(), 1 - s.activations_share), share(s.reserve), share_said(s.activations_share)));
   if (s.weights == WeightSource::online_fp8) {
     script.notes.push_back("--quantization fp8: the 16-bit checkpoint's weights quantized to fp8 as they load");
   }

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
+#include "launch/share_format.hpp"
 
 using namespace roofline;
 using test::check_error;
@@ -54,6 +55,16 @@ std::vector<std::string> qwen_dp_attention(const std::string& engine, const Fold
 }
 
 }  // namespace
+
+TEST_CASE("a memory share is written rounded up to three decimals, unless that passes what it leaves room for") {
+  CHECK(launch::share_up(0.89010) == "0.891");  // to the nearest, 0.89: 11454.2 of 11455 sequences
+  CHECK(launch::share_up(0.9) == "0.9");
+  CHECK(launch::share_up(0.85) == "0.85");
+  // --reserve 0 beside one step's activations of 0.0005: 0.9991 up is 1, past the 0.9995 it leaves
+  // room for, so to the nearest; with room for all of it, up.
+  CHECK(launch::share_up(0.9991, 0.9995) == "0.999");
+  CHECK(launch::share_up(0.9991) == "1");
+}
 
 TEST_CASE("emit trtllm under a pipeline: the cache's share of free memory is the fullest stage's, which keeps --reserve") {
   // Llama-3.1-8B at pp 3: 32 layers as 11, 11 and 10, each 436.2 MB in bf16; the first stage adds
