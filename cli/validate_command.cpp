@@ -9,6 +9,7 @@
 #include "calibrate/calibration_device.hpp"
 #include "calibrate/stream_size.hpp"
 #include "model/engine.hpp"
+#include "model/median.hpp"
 #include "model/expected.hpp"
 #include "report/human_units.hpp"
 #include "report/warning_text.hpp"
@@ -157,11 +158,9 @@ double median_abs(const std::vector<Point>& points, double (Point::*error)() con
   if (points.empty()) return std::nan("");
   std::vector<double> e;
   for (const Point& p : points) e.push_back(std::fabs((p.*error)()));
-  std::sort(e.begin(), e.end());
   // Of an even count, the mean of the two middle errors: 2 points of 0.2% and 69.3% have a median
   // of 34.8%, not the larger.
-  const std::size_t n = e.size();
-  return n % 2 ? e[n / 2] : (e[n / 2 - 1] + e[n / 2]) / 2;
+  return median(std::move(e));
 }
 
 std::string interval(const Expected& e) {

@@ -10,6 +10,9 @@
 #include <array>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
+
+#include "model/median.hpp"
 
 namespace roofline {
 
@@ -52,14 +55,7 @@ double streamed_bound_seconds(const MeasuredKernel& m, const KernelCeilings& c) 
 
 namespace {
 
-// The middle value, or the mean of the two middle ones (the upper one alone was read before).
-double median_abs(std::vector<double> v) {
-  if (v.empty()) return 0;
-  const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-  std::nth_element(v.begin(), mid, v.end());
-  if (v.size() % 2) return *mid;
-  return (*std::max_element(v.begin(), mid) + *mid) / 2;
-}
+double median_abs(std::vector<double> v) { return v.empty() ? 0 : median(std::move(v)); }
 
 // Huber's loss as least squares: a log residual r counts r² up to kHuber, then grows linearly, so
 // that a few kernels of another make (decode kernels for 48 or more query heads a KV head run 2.7×

@@ -8,6 +8,7 @@
 
 #include "model/expected.hpp"
 #include "model/fit_expected.hpp"
+#include "model/median.hpp"
 
 namespace roofline {
 
@@ -16,12 +17,7 @@ namespace {
 constexpr std::array kRegimes = {Regime::memory, Regime::compute, Regime::overhead};
 
 // numpy's median: the mean of the two middle values of an even count.
-double median(std::vector<double> v) {
-  if (v.empty()) return std::nan("");
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+double median_or_nan(std::vector<double> v) { return v.empty() ? std::nan("") : median(std::move(v)); }
 
 double rms(const std::vector<double>& v) {
   double s = 0;
@@ -137,9 +133,9 @@ ResidualFigures residual_figures(const std::vector<double>& logs, const std::vec
     abs.push_back(std::fabs(v));
     if (std::fabs(v) < std::log(1.25)) ++near;
   }
-  f.median_abs = median(abs);
+  f.median_abs = median_or_nan(abs);
   f.within_25 = logs.empty() ? 0 : static_cast<double>(near) / static_cast<double>(logs.size());
-  f.bias = median(logs);
+  f.bias = median_or_nan(logs);
   if (!inside.empty()) {
     f.coverage = static_cast<double>(std::count(inside.begin(), inside.end(), true)) / static_cast<double>(inside.size());
   }
@@ -172,7 +168,7 @@ FitCheck fit_and_check(const std::vector<MeasuredRun>& runs, const ExpectedModel
   }
   f.in_sample = residual_figures(in_sample);
   const std::vector<double> bound = log_bound_ratios(runs);
-  const double share = median(bound);
+  const double share = median_or_nan(bound);
   std::vector<double> constant_in, constant_out;
   for (double b : bound) constant_in.push_back(b - share);
   f.constant_in_sample = residual_figures(constant_in);
@@ -190,7 +186,7 @@ FitCheck fit_and_check(const std::vector<MeasuredRun>& runs, const ExpectedModel
       for (std::size_t i : f.sources[s].runs) {
         held[i] = predict(runs[i], f.sources[s].without).log_ratio;
         f.runs[i].held_out = held[i];
-        constant_out[i] = bound[i] - median(other_bounds);
+        constant_out[i] = bound[i] - median_or_nan(other_bounds);
       }
     }
     if (f.nested) {
