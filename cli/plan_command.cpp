@@ -505,8 +505,22 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   const int too_big = steady.too_big;
   const std::vector<Skip>& invalid = steady.invalid;
   // On stderr, as sweep's skips are: a CSV or JSON reader sees them too, and the rows stay rows.
+  // One line a reason, its layouts together: a search's grid skips a tp at each of its pp and ep
+  // (Mixtral-8x7B's was 26 lines).
+  std::vector<std::pair<std::string, std::vector<std::string>>> by_reason;
   for (const Skip& s : invalid) {
-    err << report::warning_label() << report::terminal_text(fmt::format("skipped {}: {}", s.who, s.reason)) << "\n";
+    const auto same = std::find_if(by_reason.begin(), by_reason.end(), [&](const auto& r) { return r.first == s.reason; });
+    if (same != by_reason.end()) same->second.push_back(s.who);
+    else by_reason.push_back({s.reason, {s.who}});
+  }
+  for (const auto& [reason, who] : by_reason) {
+    // "NVIDIA H100 SXM with tp 4, tp 4 × pp 2": the GPU said once where every layout is its.
+    const std::string gpu = who.front().substr(0, who.front().find(" with ") + 6);
+    const bool one_gpu = std::all_of(who.begin(), who.end(), [&](const std::string& w) { return w.starts_with(gpu); });
+    std::vector<std::string> layouts;
+    for (const std::string& w : who) layouts.push_back(one_gpu && &w != &who.front() ? w.substr(gpu.size()) : w);
+    err << report::warning_label()
+        << report::terminal_text(fmt::format("skipped {}: {}", fmt::join(layouts, one_gpu ? ", " : "; "), reason)) << "\n";
   }
   const PercentileArgs unset;
   if (!a.percentile_given && (a.percentile.arrivals != unset.arrivals || a.percentile.duration != unset.duration ||

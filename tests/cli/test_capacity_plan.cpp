@@ -72,8 +72,9 @@ TEST_CASE("plan --search: a layout of its grid the engine refuses is said with w
                                 "--rate", "5", "-f", "csv"});
   INFO(r.err);
   REQUIRE(r.code == 0);
-  CHECK_THAT(r.err, Catch::Contains("skipped NVIDIA H100 SXM with tp 4: --tp: tp 4 splits expert_gate's 768 output "
-                                    "columns 4 ways, into 192 a GPU"));
+  // One line a reason, the GPU said once: tp 4 at each pp the grid tries.
+  CHECK_THAT(r.err, Catch::Contains("skipped NVIDIA H100 SXM with tp 4, tp 4 × pp 2, tp 4 × pp 4, tp 4 × pp 8: --tp: tp 4 "
+                                    "splits expert_gate's 768 output columns 4 ways, into 192 a GPU"));
   CHECK_THAT(r.out, Catch::Contains("NVIDIA H100 SXM,4,1,4,"));  // tp 4, pp 1, ep 4
   const auto flags = test::run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--search", "--tp", "2",
                                     "--microbatches", "1"});
