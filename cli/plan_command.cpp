@@ -217,7 +217,8 @@ void check_percentile(const PlanArgs& a) {
 }
 
 struct Skip {
-  std::string who;     // "NVIDIA H100 SXM with tp 1 ep 2"
+  std::string gpu;     // "NVIDIA H100 SXM"
+  std::string layout;  // "tp 1 ep 2"
   std::string reason;  // "--ep: ...", as require_valid words it
 };
 
@@ -282,8 +283,7 @@ SteadyRows steady_rows(const PlanArgs& a, const WorkloadAxes& x, const ModelSpec
       }
       too_big += skipped;
       for (const RefusedLayout& r : refused) {
-        invalid.push_back({fmt::format("{} with {}", gpus[i].name, layout_label(r.layout)),
-                           fmt::format("--{}: {}", r.why.field, r.why.message)});
+        invalid.push_back({gpus[i].name, layout_label(r.layout), fmt::format("--{}: {}", r.why.field, r.why.message)});
       }
       continue;
     }
@@ -297,7 +297,7 @@ SteadyRows steady_rows(const PlanArgs& a, const WorkloadAxes& x, const ModelSpec
           // A pair the model or GPU cannot take is skipped and said, as sweep does: the others
           // are still compared.
           if (const auto why = validate(w, m, gpus[i])) {
-            invalid.push_back({fmt::format("{} with {}", gpus[i].name, layout_label(w)),
+            invalid.push_back({gpus[i].name, layout_label(w),
                                fmt::format("--{}: {}", why->field, why->message)});
             continue;
           }
@@ -506,21 +506,22 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   const std::vector<Skip>& invalid = steady.invalid;
   // On stderr, as sweep's skips are: a CSV or JSON reader sees them too, and the rows stay rows.
   // One line a reason, its layouts together: a search's grid skips a tp at each of its pp and ep
-  // (Mixtral-8x7B's was 26 lines).
-  std::vector<std::pair<std::string, std::vector<std::string>>> by_reason;
+  // (Mixtral-8x7B's was 26 lines). "NVIDIA H100 SXM with tp 4, tp 4 × pp 2": the GPU said once
+  // where every layout is its.
+  std::vector<std::vector<const Skip*>> by_reason;
   for (const Skip& s : invalid) {
-    const auto same = std::find_if(by_reason.begin(), by_reason.end(), [&](const auto& r) { return r.first == s.reason; });
-    if (same != by_reason.end()) same->second.push_back(s.who);
-    else by_reason.push_back({s.reason, {s.who}});
+    const auto same = std::find_if(by_reason.begin(), by_reason.end(), [&](const auto& g) { return g.front()->reason == s.reason; });
+    if (same != by_reason.end()) same->push_back(&s);
+    else by_reason.push_back({&s});
   }
-  for (const auto& [reason, who] : by_reason) {
-    // "NVIDIA H100 SXM with tp 4, tp 4 × pp 2": the GPU said once where every layout is its.
-    const std::string gpu = who.front().substr(0, who.front().find(" with ") + 6);
-    const bool one_gpu = std::all_of(who.begin(), who.end(), [&](const std::string& w) { return w.starts_with(gpu); });
-    std::vector<std::string> layouts;
-    for (const std::string& w : who) layouts.push_back(one_gpu && &w != &who.front() ? w.substr(gpu.size()) : w);
+  for (const std::vector<const Skip*>& group : by_reason) {
+    const bool one_gpu = std::all_of(group.begin(), group.end(), [&](const Skip* s) { return s->gpu == group.front()->gpu; });
+    std::vector<std::string> who;
+    for (const Skip* s : group) who.push_back(one_gpu ? s->layout : fmt::format("{} with {}", s->gpu, s->layout));
+    const std::string skipped = one_gpu ? fmt::format("{} with {}", group.front()->gpu, fmt::join(who, ", "))
+                                        : fmt::format("{}", fmt::join(who, "; "));
     err << report::warning_label()
-        << report::terminal_text(fmt::format("skipped {}: {}", fmt::join(layouts, one_gpu ? ", " : "; "), reason)) << "\n";
+        << report::terminal_text(fmt::format("skipped {}: {}", skipped, group.front()->reason)) << "\n";
   }
   const PercentileArgs unset;
   if (!a.percentile_given && (a.percentile.arrivals != unset.arrivals || a.percentile.duration != unset.duration ||
