@@ -1,6 +1,7 @@
 #include "model/expected.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 #include <span>
@@ -160,12 +161,18 @@ void price_ops(const PhaseResult& bound, const ExpectedModel& m, const Ceilings&
   // peak beside fp8 arithmetic: a bf16 router's GEMM is no faster for its neighbours.
   KernelCeilings gemm_at = kc;
   if (is_wide_float(c.compute)) gemm_at.peak = c.peak.value();
+  // Each operator classed once: the one that ends a group leads the next.
+  std::optional<KernelClass> next = ops.empty() ? std::nullopt : class_of(ops.front(), c);
   for (std::size_t i = 0; i < ops.size();) {
     const OpResult& o = ops[i];
-    const std::optional<KernelClass> cls = class_of(o, c);
+    const std::optional<KernelClass> cls = next;
+    const auto advance = [&](std::size_t to) {
+      if (to < ops.size()) next = class_of(ops[to], c);
+      return to;
+    };
     if (!cls) {
       sink(i, generic(o, m, c));
-      ++i;
+      i = advance(i + 1);
       continue;
     }
     if (*cls == KernelClass::all_reduce) {
@@ -173,11 +180,11 @@ void price_ops(const PhaseResult& bound, const ExpectedModel& m, const Ceilings&
       const Seconds call = Seconds(k.all_reduce.latency) +
                            Seconds(all_reduce_transfer(k.all_reduce, o.comm.overlapped.value(), o.cost.group));
       sink(i, comm_only(std::max(o.comm.bound(), call) * o.cost.comm_calls));
-      ++i;
+      i = advance(i + 1);
       continue;
     }
-    std::size_t end = i + 1;
-    while (end < ops.size() && ops[end].cost.fused && class_of(ops[end], c) == cls) ++end;
+    std::size_t end = advance(i + 1);
+    while (end < ops.size() && ops[end].cost.fused && next == cls) end = advance(end + 1);
     const std::span<const OpResult> group(ops.data() + i, end - i);
     const KernelCoefficients::Split s = k.split(*cls, ask_of(group, *cls), *cls == KernelClass::gemm ? gemm_at : kc);
     Seconds bound_sum{0};
@@ -193,6 +200,18 @@ void price_ops(const PhaseResult& bound, const ExpectedModel& m, const Ceilings&
     }
     i = end;
   }
+}
+
+// exp(z90 · spread), the 10–90% interval's factor: a phase's two calls of `exp` beside the overlap
+// norms' sixty, and a sweep's points share a few spreads. Each thread keeps the last of each regime.
+double interval_factor(Regime r, double spread) {
+  thread_local std::array<std::pair<double, double>, 3> kept{};  // (spread, factor); factor 0: none yet
+  auto& [s, f] = kept[static_cast<std::size_t>(r)];
+  if (f == 0 || s != spread) {
+    s = spread;
+    f = std::exp(kZ90 * spread);
+  }
+  return f;
 }
 
 }  // namespace
@@ -233,7 +252,7 @@ Expected expected_phase(const PhaseResult& bound, const ExpectedModel& m, const 
   }
   e.spread = m.spread(e.regime);
   e.bound = bound.time;
-  const double factor = std::exp(kZ90 * e.spread);
+  const double factor = interval_factor(e.regime, e.spread);
   e.low = std::max(e.bound, e.time / factor);
   e.high = e.time * factor;
   return e;

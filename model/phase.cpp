@@ -6,9 +6,7 @@ PhaseResult evaluate_phase(const OpList& ops, const Ceilings& c, const std::opti
                            const std::optional<Network>& network) {
   PhaseResult r;
   r.ops.reserve(ops.size());
-  // Built from its cost, not zeroed and then overwritten. (Not emplace_back(op): the web build's
-  // clang 14 lacks C++20's parenthesised aggregate initialisation.)
-  for (const OpCost& op : ops) r.ops.emplace_back(OpResult{op, {}, {}, {}, Bound::memory, {}});
+  for (const OpCost& op : ops) r.ops.emplace_back(op);  // built from its cost, not zeroed and overwritten
   time_phase(r, c, link, network);
   return r;
 }
