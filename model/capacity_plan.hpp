@@ -13,7 +13,8 @@
 // replica's time, as the serving simulation finds (prefills of several ranks that meet in a step
 // share it, which this leaves out: DeepSeek-V3 on 8 H200s at 2048 + 512 tokens reaches TPOT 50 ms
 // in the simulation at 3 to 3.3 req/s a replica, 1.3 to 1.5 times the 2.24 planned). A
-// disaggregated prefill pool keeps its ranks on a prompt each: T_prefill(tp)/tp.
+// disaggregated prefill pool keeps its ranks on a prompt each: T_prefill(tp)/tp, and a request's
+// TTFT is such a pass, T_prefill(tp), every rank busy at the load the pool is sized for.
 //
 // Disaggregated serving sizes two pools: prefill replicas run prefills back to back (compute-
 // bound, one request at a time), decode replicas run batches with no prefill interleaved. The

@@ -159,3 +159,32 @@ TEST_CASE("plan: on the expected times by default - 194 sequences, 7 GPUs where 
   CHECK(p90.batch == 154);
   CHECK_THAT(p90.prefill.value(), WithinRel(prefill * std::exp(1.2815515655446004 * 0.145), 1e-9));
 }
+
+TEST_CASE("plan: a disaggregated data-parallel prefill pool - each prompt's first token waits for a pass of tp prompts") {
+  // Mixtral-8x7B on two H100s, experts over ep 2, attention data-parallel: the prefill pool is
+  // sized on passes of one prompt a rank, each costing the pool half a pass; at that load every
+  // rank is busy, so a prompt's first token comes when its pass ends, not when one prompt alone
+  // would have (the plan said so until session 45: DeepSeek-V3 on 8 H200s 0.33 s, its pass 0.46 s).
+  const ModelSpec m = test::mixtral_8x7b();
+  const GpuSpec g = test::h100_sxm();
+  Workload w = test::default_workload(m);
+  w.tp = 2;
+  w.ep = 2;
+  w.dp_attention = true;
+  Workload one = w, pass = w;
+  one.batch = 1;
+  pass.batch = 2;
+  const Seconds alone = evaluate(m, g, one).prefill.time, both = evaluate(m, g, pass).prefill.time;
+  REQUIRE(both > alone * 1.01);  // the shared experts make a pass of two slower than one prompt
+  const CapacityPlan p = plan_capacity(
+      m, g, w, {.requests_per_s = 10, .ttft = Seconds(10), .tpot = Seconds(0.1), .disaggregate = true, .sizing = kBound});
+  REQUIRE(p.feasible);
+  CHECK_THAT(p.prefill.value(), WithinRel(alone.value(), 1e-12));
+  CHECK_THAT(p.prefill_per_request.value(), WithinRel(both.value() / 2, 1e-12));
+  CHECK_THAT(p.ttft.value(), WithinRel(both.value(), 1e-12));
+  // A TTFT target between the two is out of reach.
+  const CapacityPlan tight = plan_capacity(m, g, w,
+                                           {.requests_per_s = 10, .ttft = (alone + both) / 2, .tpot = Seconds(0.1),
+                                            .disaggregate = true, .sizing = kBound});
+  CHECK_FALSE(tight.feasible);
+}
