@@ -123,6 +123,21 @@ std::string extras_message(const CLI::App& app, const std::vector<const CLI::App
   return message;
 }
 
+// A value given empty (`--weights ''`, `--model=`) is refused by the flag's name: read by the
+// flag's own parser it was its default (`--kv ''` priced bf16, `simulate --ttft ''` judged
+// nothing, `plan --emit ''` wrote nothing), a value the user did not give.
+void refuse_empty_values(const std::vector<const CLI::App*>& parsers) {
+  for (const CLI::App* p : parsers) {
+    if (!p->parsed() && p->get_parent() != nullptr) continue;
+    for (const CLI::Option* o : p->get_options()) {
+      if (o->count() == 0 || o->get_type_size_max() == 0) continue;  // not given, or a flag of no value
+      for (const std::string& value : o->results()) {
+        if (value.empty()) throw io::InputError(o->get_name() + ": empty; give a value, or leave the flag out");
+      }
+    }
+  }
+}
+
 // Parses and runs one command. Every exception ends here, as a message and an exit code
 // (cli/failure.hpp): 2 for input the user must fix, 1 for a failure that is not the input's (a
 // write, a measurement, a bug of ours, which says so); never std::terminate.
@@ -156,6 +171,7 @@ int parse_and_run(int argc, const char* const* argv, std::ostream& out, std::ost
     return code == 0 ? 0 : kExitInputError;
   }
   try {
+    refuse_empty_values(parsers);
     // The subcommand that was given, else the point command itself.
     std::size_t chosen = 0;
     for (std::size_t i = 1; i < table.size(); ++i) {

@@ -189,11 +189,18 @@ void run_sweep(const SweepArgs& a, std::ostream& out, std::ostream& err) {
     if (!file || !e.target().empty()) throw;
     throw WriteError(fmt::format("--out {}", a.out), e.reason());
   }
-  if (file) file->commit();
+  // A sweep of which no point is valid (`-b 0`, `--tp 3,5` on 32 heads) is refused, and an --out
+  // it would have replaced with a bare header is left as it was.
+  const bool none_valid = product.size() > 0 && tally.skipped == product.size();
+  if (file && !none_valid) file->commit();
   progress.finish();
   if (tally.skipped > 0) {
     err << fmt::format("skipped {} of {} points that are not valid:\n", tally.skipped, product.size());
     for (const auto& [reason, n] : tally.skip_reasons) err << fmt::format("  {} × {}\n", n, terminal_text(reason));
+  }
+  if (none_valid) {
+    throw InputError(fmt::format("sweep: none of its {} points is valid (above){}", product.size(),
+                                 file ? fmt::format("; --out {} is left as it was", terminal_text(a.out)) : ""));
   }
   if (tally.warned > 0) {
     const OutputFormat f = output_format(a.format);

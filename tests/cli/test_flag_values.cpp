@@ -36,8 +36,22 @@ void check_refused(const test::CliResult& r, const std::string& flag_and_reason)
 
 TEST_CASE("an empty number is refused by its flag, not read as 0 - --reserve, --tp, --rate") {
   check_refused(run_cli(point({"--reserve", ""})), "--reserve: empty; give a number");
-  check_error(run_cli(point({"--tp", ""})), "--tp", "is not a whole number");
+  check_refused(run_cli(point({"--tp", ""})), "--tp: empty; give a value, or leave the flag out");
   check_refused(run_cli({"plan", "-m", "llama-2-7b", "-g", "a100-80gb", "--rate", ""}), "--rate: empty; give a number");
+}
+
+TEST_CASE("an empty value of any flag is refused by its name, not read as the flag's default") {
+  // Each of these ran as if the flag were not there: --weights '' priced the checkpoint's own
+  // format, simulate --ttft '' judged no TTFT, plan --emit '' wrote nothing and said nothing.
+  check_refused(run_cli(point({"--weights", ""})), "--weights: empty; give a value, or leave the flag out");
+  check_refused(run_cli(point({"--kv", ""})), "--kv: empty; give a value, or leave the flag out");
+  check_refused(run_cli({"-m", "", "-g", "a100-80gb"}), "--model: empty; give a value, or leave the flag out");
+  check_refused(run_cli({"simulate", "-m", "llama-2-7b", "-g", "a100-80gb", "--rate", "1", "--prompt", "10", "--gen", "10",
+                         "--ttft", ""}),
+                "--ttft: empty; give a value, or leave the flag out");
+  check_refused(run_cli({"plan", "-m", "llama-2-7b", "-g", "a100-80gb", "--emit", ""}),
+                "--emit: empty; give a value, or leave the flag out");
+  check_refused(run_cli({"calibrate", "--base", ""}), "--base: empty; give a value, or leave the flag out");
 }
 
 TEST_CASE("a number past its type or not finite is refused, not clamped - a seed of 2^64, nan, 1e999") {

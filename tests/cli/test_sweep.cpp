@@ -2,6 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 #include "cli_runner.hpp"
 #include "io/input_error.hpp"
@@ -50,6 +52,25 @@ TEST_CASE("sweep: invalid points are skipped and counted on stderr, not written"
   REQUIRE(r.code == 0);
   CHECK(lines(r.out) == 1 + 3);
   CHECK_THAT(r.err, Catch::Contains("skipped 1 of 4 points") && Catch::Contains("tp 3 does not divide the 40"));
+}
+
+TEST_CASE("sweep: no valid point is refused, and its --out left as it was") {
+  // Exit 0 and a bare header in place of the file before; now exit 2, the file whole.
+  const auto file = std::filesystem::temp_directory_path() / "rooflineplan-sweep-none-valid.csv";
+  std::ofstream(file) << "ORIGINAL\n";
+  const auto r = test::run_cli({"sweep", "-m", "llama-2-13b", "-g", "a100-80gb", "--tp", "3,6", "-o", file.string()});
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("skipped 2 of 2 points") &&
+                        Catch::Contains("error: sweep: none of its 2 points is valid (above); --out ") &&
+                        Catch::Contains("is left as it was"));
+  std::ifstream in(file);
+  std::string first;
+  std::getline(in, first);
+  CHECK(first == "ORIGINAL");
+  std::filesystem::remove(file);
+  const auto json = test::run_cli({"sweep", "-m", "llama-2-7b", "-g", "a100-80gb", "-b", "0", "-f", "json"});
+  CHECK(json.code == 2);
+  CHECK_THAT(json.err, Catch::Contains("--batch: must be at least 1, got 0"));
 }
 
 TEST_CASE("sweep: JSON lines carry the report's sections, one object per line") {
