@@ -20,6 +20,7 @@
 #include "cli/memory_check.hpp"
 #include "io/gpu_writer.hpp"
 #include "report/human_units.hpp"
+#include "report/safe_text.hpp"
 #include "io/input_error.hpp"
 #include "io/spec_loader.hpp"
 #include "report/text_table.hpp"
@@ -303,6 +304,26 @@ CalibrationHost calibration_host() {
   return {calibrate::open_device, calibrate::host_facts()};
 }
 
+namespace {
+
+// `--base` describes the device measured, or its datasheet's peaks (those the calibration did not
+// measure: bf16 on a CPU) would sit beside another device's bandwidth: `calibrate --base h100-sxm`
+// on a CPU wrote 28.2 GB/s beside the H100's 989 TFLOP/s, a ridge of 35,010 FLOP/byte. A GPU's
+// measured stream reaches 0.8–0.9 of its datasheet's; a factor of 4 either way is another device.
+void refuse_another_device(const std::string& base, const GpuSpec& g, const Calibration& c,
+                           const calibrate::CalibrationDevice& device) {
+  constexpr double kAnotherDevice = 4;
+  if (!c.bandwidth || g.memory_bandwidth.value() <= 0) return;
+  const double ratio = g.memory_bandwidth / *c.bandwidth;
+  if (ratio <= kAnotherDevice && ratio >= 1 / kAnotherDevice) return;
+  throw InputError(fmt::format("--base {}: its {} of memory bandwidth is {:.3g} times the {} measured on this device ({}); "
+                               "--base describes the device measured (leave it out to describe this one)",
+                               terminal_text(base), human(g.memory_bandwidth), ratio, human(*c.bandwidth),
+                               terminal_text(device.description())));
+}
+
+}  // namespace
+
 void run_calibrate(const CalibrateArgs& a, std::ostream& out, std::ostream& err) {
   if (a.repetitions < 1) throw InputError(fmt::format("--repetitions: must be at least 1, got {}", a.repetitions));
   check_table_flags(a);
@@ -329,6 +350,7 @@ void run_calibrate(const CalibrateArgs& a, std::ostream& out, std::ostream& err)
   g.expected = measure_expected(*device, o, a.quick ? calibrate::CurveDensity::quick : calibrate::CurveDensity::full,
                                 c, curve_summary);
   for (const KernelRecord& k : c.kernels) c.spread = std::max(c.spread, k.spread);
+  if (!a.base.empty()) refuse_another_device(a.base, g, c, *device);
   if (a.base.empty()) {
     const DType dtype = device->gemm_dtype();
     g.memory_bandwidth = *c.bandwidth;

@@ -290,7 +290,8 @@ void read_compressed_tensors(const HfFields& q, const Architecture& a, Quantizat
     if (q.filled(key)) q.fail(key, "sparse or transformed weights are not modelled");
     q.use(key);
   }
-  q.use({"format", "kv_cache_scheme", "quantization_status", "global_compression_ratio", "provider"});
+  // llm-compressor writes its own version into every config it saves: nothing priced.
+  q.use({"format", "kv_cache_scheme", "quantization_status", "global_compression_ratio", "provider", "version"});
   q.require({"config_groups"});
   const HfFields groups = q.child("config_groups", q.what());
   Classes done{};

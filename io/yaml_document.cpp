@@ -323,7 +323,8 @@ std::optional<T> parse_whole(const std::string& s) {
 
 // A quoted scalar is text: `layers: "32"` or JSON's "num_experts": "128" says the file was
 // written by hand or by something that lost the type, and is not taken as a number.
-bool is_quoted(const YAML::Node& v) { return v.IsScalar() && v.Tag() == "!"; }
+// An explicit `!!str 32` says so as well.
+bool is_quoted(const YAML::Node& v) { return v.IsScalar() && (v.Tag() == "!" || v.Tag() == "tag:yaml.org,2002:str"); }
 
 void MapReader::require_unquoted(std::string_view key, std::string_view what) const {
   if (is_quoted(value(key))) {
@@ -373,6 +374,9 @@ double MapReader::number(std::string_view key, Range range) const {
 std::optional<bool> MapReader::optional_bool(std::string_view key) const {
   if (!has(key)) return std::nullopt;
   const std::string s = scalar(key);
+  // A quoted "false" is text, and transformers reads any non-empty text as true: taken as false,
+  // an HF config's "tie_word_embeddings": "false" priced a head the loaded model ties.
+  require_unquoted(key, "true or false");
   if (s == "true") return true;
   if (s == "false") return false;
   fail(key, fmt::format("must be true or false, got \"{}\"", s));

@@ -86,10 +86,11 @@ TEST_CASE("quantization: NVFP4 from ModelOpt, and compressed-tensors' schemes re
   const ModelSpec modelopt = moe_with(R"({"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16,
 "kv_cache_quant_algo": "FP8", "exclude_modules": ["lm_head", "model.layers.*.self_attn"]})");
   CHECK(formats(modelopt) == std::vector<F>{none, none, WeightFormat::nvfp4, none, none});
+  // With the "version" every llm-compressor checkpoint carries (refused until session 45).
   const auto compressed = [](const std::string& weights, const std::string& ignore) {
     return dense_with(R"({"quant_method": "compressed-tensors", "format": "pack-quantized", "quantization_status":
 "compressed", "config_groups": {"group_0": {"targets": ["Linear"], "input_activations": null, "weights": )" +
-                      weights + R"(}}, "ignore": )" + ignore + "}");
+                      weights + R"(}}, "ignore": )" + ignore + R"(, "version": "0.14.0"})");
   };
   const ModelSpec w4a16 = compressed(R"({"num_bits": 4, "type": "int", "strategy": "group", "group_size": 128,
 "symmetric": true, "dynamic": false, "actorder": null, "observer": "minmax", "observer_kwargs": {}})", R"(["lm_head"])");

@@ -41,6 +41,22 @@ TEST_CASE("a quoted number is text: layers: \"32\" in YAML and \"num_local_exper
   check_error(test::with_model(config.string()), config.string(), "num_local_experts: must be a whole number, not the text \"8\"");
 }
 
+TEST_CASE("a quoted boolean is text: \"tie_word_embeddings\": \"false\" and tied_embeddings: !!str true are refused") {
+  // transformers tests the text for truth and ties the head; read as false, the head was priced
+  // untied (1.50 B parameters for a 1.24 B model).
+  std::ifstream in(data_file("hf/llama-2-7b.json"));
+  std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string field = "\"tie_word_embeddings\": false";
+  REQUIRE(json.find(field) != std::string::npos);
+  json.replace(json.find(field), field.size(), "\"tie_word_embeddings\": \"false\"");
+  const fs::path config = written("rooflineplan-quoted-bool.json", json);
+  check_error(test::with_model(config.string()), config.string(),
+              "tie_word_embeddings: must be true or false, not the text \"false\" (drop the quotes)");
+  const fs::path yaml = written("rooflineplan-tagged-bool.yaml", kTiny + "layers: 2\ntied_embeddings: !!str true\n");
+  check_error(test::with_model(yaml.string()), yaml.string() + ":9:18: tied_embeddings",
+              "must be true or false, not the text \"true\" (drop the quotes)");
+}
+
 TEST_CASE("a mixer_pattern or ffn_pattern longer than the layers is refused at the field") {
   const fs::path p = written("rooflineplan-long-pattern.yaml", kTiny + "layers: 2\nmixer_pattern: [full, full, sliding]\n"
                                                                        "sliding_window: 64\n");
