@@ -16,10 +16,10 @@ namespace {
 // qk_rope_head_dim; any other value would be a config this reading does not understand.
 void read_latent(const HfFields& c, const HfFamily& f, Architecture& a) {
   c.require({"kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"});
-  a.mla = LatentAttention{c.given("q_lora_rank") ? c.count("q_lora_rank", "mla.q_lora_rank") : 0,
+  a.mla = LatentAttention{c.count_or_none("q_lora_rank", "mla.q_lora_rank", kDeepSeekLeftOut),
                           c.count("kv_lora_rank", "mla.kv_lora_rank"), c.count("qk_nope_head_dim", "mla.nope_dim"),
                           c.count("qk_rope_head_dim", "mla.rope_dim"), c.count("v_head_dim", "mla.v_dim")};
-  c.use("q_lora_rank");  // null: Q projected directly (DeepSeek-V2-Lite)
+  // null: Q projected directly (DeepSeek-V2-Lite)
   // transformers' DeepSeek configs set head_dim to qk_rope_head_dim; GLM-5.2's to the whole Q/K
   // head (nope + rope). Any other value is a layout this reading does not understand.
   const long qk = a.mla->nope_dim + a.mla->rope_dim;

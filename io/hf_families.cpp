@@ -50,6 +50,10 @@ constexpr std::array kQwen35Defaults = {
     HfDefault{"linear_key_head_dim", 128},   HfDefault{"linear_value_head_dim", 128},
     HfDefault{"linear_num_key_heads", 16},   HfDefault{"linear_num_value_heads", 32},
     HfDefault{"decoder_sparse_step", 1}};
+// transformers' DeepseekV3Config (vLLM's copy: docs.vllm.ai/en/v0.11.0/api/vllm/transformers_utils/
+// configs/deepseek_v3.html): three dense layers first, one shared expert, a 1536-wide Q latent.
+constexpr std::array kDeepSeekV3Defaults = {HfDefault{"first_k_dense_replace", 3}, HfDefault{"n_shared_experts", 1},
+                                            HfDefault{"q_lora_rank", 1536}};
 // transformers' GlmMoeDsaConfig: DeepSeek-V3.2's indexer at GLM-5's widths.
 constexpr std::array kGlmDsaDefaults = {HfDefault{"index_topk", 2048}, HfDefault{"index_head_dim", 128},
                                         HfDefault{"index_n_heads", 32}};
@@ -224,13 +228,17 @@ constexpr std::array kFamilies = {
              .harmless = kGpt2Harmless},
     HfFamily{
         .architecture = "DeepseekV2ForCausalLM", .model_type = "deepseek_v2", .moe = HfMoe::deepseek, .latent = true},
-    HfFamily{
-        .architecture = "DeepseekV3ForCausalLM", .model_type = "deepseek_v3", .moe = HfMoe::deepseek, .latent = true},
+    HfFamily{.architecture = "DeepseekV3ForCausalLM",
+             .model_type = "deepseek_v3",
+             .moe = HfMoe::deepseek,
+             .latent = true,
+             .defaults = kDeepSeekV3Defaults},
     HfFamily{.architecture = "DeepseekV32ForCausalLM",
              .model_type = "deepseek_v32",
              .moe = HfMoe::deepseek,
              .latent = true,
-             .sparse = true},
+             .sparse = true,
+             .defaults = kDeepSeekV3Defaults},
     HfFamily{.architecture = "GlmMoeDsaForCausalLM",
              .model_type = "glm_moe_dsa",
              .moe = HfMoe::deepseek,

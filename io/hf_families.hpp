@@ -29,6 +29,12 @@ enum class HfLayers { full, sliding_when_set, qwen, alternating, gemma3, llama4,
 
 enum class HfQkNorm { none, always, when_asked };  // when_asked: `use_qk_norm`
 
+// What a DeepSeek-style config leaves out of first_k_dense_replace, n_shared_experts and
+// q_lora_rank differs by reader: the family table holds transformers' DeepseekV3Config's for
+// deepseek_v3 and deepseek_v32 (3, 1, 1536); other families refuse the gap (HfFields::count_or_none).
+inline constexpr std::string_view kDeepSeekLeftOut =
+    "transformers' DeepseekV3Config and the checkpoints' own configuration code default it differently";
+
 struct HfFamily {
   std::string_view architecture;  // architectures[0]
   std::string_view model_type;    // for a config that names only its model_type

@@ -99,7 +99,7 @@ std::vector<bool> deepseek_moe_layers(const HfFields& c, int layers) {
   }
   // DeepSeek, GLM-4.5: dense for the first first_k_dense_replace layers, then every
   // moe_layer_freq-th layer sparse (transformers' DeepseekV3DecoderLayer).
-  const long first = c.given("first_k_dense_replace") ? c.number_in("first_k_dense_replace", {0, 100'000}) : 0;
+  const long first = c.count_or_none("first_k_dense_replace", "moe.dense_layers", kDeepSeekLeftOut);
   const long freq = c.given("moe_layer_freq") ? c.number_in("moe_layer_freq", kStep) : 1;
   c.use({"first_k_dense_replace", "moe_layer_freq"});
   std::vector<bool> is_moe;
@@ -188,8 +188,7 @@ void read_ffn(const HfFields& c, const HfFamily& f, Architecture& a) {
       return;
     case HfMoe::deepseek:
       a.moe = experts(c, "n_routed_experts", "num_experts_per_tok", "moe_intermediate_size");
-      a.moe->shared_experts = c.given("n_shared_experts") ? c.small_count("n_shared_experts", "moe.shared_experts") : 0;
-      c.use("n_shared_experts");
+      a.moe->shared_experts = static_cast<int>(c.count_or_none("n_shared_experts", "moe.shared_experts", kDeepSeekLeftOut));
       set_moe_layers(c, a, deepseek_moe_layers(c, a.layers), "intermediate_size");
       return;
     case HfMoe::ernie:

@@ -130,6 +130,13 @@ int HfFields::small_count(std::string_view key, std::string_view field) const {
   return static_cast<int>(v);
 }
 
+long HfFields::count_or_none(std::string_view key, std::string_view field, std::string_view left_out) const {
+  if (has(key)) return count(key, field);
+  mark(key);
+  if (!r_.has(key)) fail(key, fmt::format("left out: {}; write it (null or 0 for none)", left_out));
+  return 0;
+}
+
 std::optional<long> HfFields::optional_count(std::string_view key, std::string_view field) const {
   if (!has(key)) {
     mark(key);

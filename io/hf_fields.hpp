@@ -45,6 +45,9 @@ class HfFields {
   [[nodiscard]] long count(std::string_view key, std::string_view field) const;
   [[nodiscard]] int small_count(std::string_view key, std::string_view field) const;
   [[nodiscard]] std::optional<long> optional_count(std::string_view key, std::string_view field) const;
+  // A count that null (or 0) makes none, which a config must write: left out, with no family
+  // default, it is refused naming the key (`left_out` says what the readers disagree on), not 0.
+  [[nodiscard]] long count_or_none(std::string_view key, std::string_view field, std::string_view left_out) const;
   // A whole number within `range`, for fields that become no model field (a step, an interval).
   [[nodiscard]] long number_in(std::string_view key, Range range) const;
   // A number, whole or not, within `range`, given (a scaling factor).

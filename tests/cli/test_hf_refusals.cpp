@@ -2,6 +2,9 @@
 // on the list of fields known not to change what is priced, or the config is refused naming it
 // (file:line:column). A config is never priced on a guess.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
 
 #include "cli_runner.hpp"
 #include "io/input_error.hpp"
@@ -248,4 +251,38 @@ TEST_CASE("HF dtype: torch_dtype and dtype that disagree are refused at the seco
   CHECK_THROWS_WITH(llama_with(R"(, "dtype": "float32")"),
                     Catch::Contains("dtype: \"float32\" disagrees with torch_dtype \"bfloat16\""));
   CHECK(llama_with(R"(, "dtype": "bfloat16")").dtype == DType::bf16);
+}
+
+namespace {
+
+// The shipped DeepSeek-V3 config with one key removed, read as the family given.
+std::string deepseek_without(const std::string& key, const std::string& model_type) {
+  const auto j = nlohmann::json::parse(std::ifstream(test::data_file("hf-configs/deepseek-v3.json")));
+  nlohmann::json edited = j;
+  REQUIRE(edited.contains(key));
+  edited.erase(key);
+  edited["model_type"] = model_type;
+  edited["architectures"] = {model_type == "deepseek_v3" ? "DeepseekV3ForCausalLM" : "DeepseekV2ForCausalLM"};
+  return edited.dump(2);
+}
+
+}  // namespace
+
+TEST_CASE("HF DeepSeek fields left out: transformers' DeepseekV3Config defaults, or refused where readers differ") {
+  // Left out, first_k_dense_replace, n_shared_experts and q_lora_rank were 0: 704.6 B, 669.3 B,
+  // and a Q projected directly (49.0 B active). DeepseekV3Config reads 3, 1 and 1536: the model
+  // as published, 671.0 B.
+  const double published = count_parameters(io::load_model(test::data_file("hf-configs/deepseek-v3.json"))).total();
+  for (const std::string key : {"first_k_dense_replace", "n_shared_experts", "q_lora_rank"}) {
+    INFO(key);
+    CHECK(count_parameters(read(deepseek_without(key, "deepseek_v3"))).total() == published);
+    // DeepseekV2Config reads other defaults (no shared expert, none dense): the gap is refused.
+    CHECK_THROWS_WITH(read(deepseek_without(key, "deepseek_v2")),
+                      Catch::Contains(key + ": left out: transformers' DeepseekV3Config and the checkpoints' own "
+                                            "configuration code default it differently; write it (null or 0 for none)"));
+  }
+  // null still says none: a Q projected directly, as DeepSeek-V2-Lite's.
+  auto lite = nlohmann::json::parse(std::ifstream(test::data_file("hf-configs/deepseek-v3.json")));
+  lite["q_lora_rank"] = nullptr;
+  CHECK(read(lite.dump()).architecture->mla->q_lora_rank == 0);
 }
