@@ -31,6 +31,9 @@ struct AttentionShape {
 // time over the launches it replays).
 using KernelSeconds = std::vector<double>;
 
+// Timed runs a kernel or point may be asked for (calibrate and validate's --repetitions).
+inline constexpr int kMostRepetitions = 1000;
+
 struct CalibrationOptions {
   int repetitions = 10;
   std::size_t stream_bytes = std::size_t{256} << 20;  // per array; far beyond any last-level cache

@@ -326,6 +326,10 @@ void refuse_another_device(const std::string& base, const GpuSpec& g, const Cali
 
 void run_calibrate(const CalibrateArgs& a, std::ostream& out, std::ostream& err) {
   if (a.repetitions < 1) throw InputError(fmt::format("--repetitions: must be at least 1, got {}", a.repetitions));
+  // A median settles within tens of runs; a billion ran for days without a word.
+  if (a.repetitions > calibrate::kMostRepetitions) {
+    throw InputError(fmt::format("--repetitions: at most {}, got {}", calibrate::kMostRepetitions, a.repetitions));
+  }
   check_table_flags(a);
   const CalibrationHost host = calibration_host();
   std::unique_ptr<TableFolder> tables = a.kernel_table.empty() ? nullptr : std::make_unique<TableFolder>(a.kernel_table, err);

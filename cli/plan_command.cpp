@@ -496,8 +496,8 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
     throw InputError(fmt::format("--confidence: must be in [0.5, 0.99], got {}", a.confidence));
   }
   if (a.bound && a.confidence != 0.5) throw InputError("--confidence: not with --bound, which sizes on the bound itself");
-  LoadTarget target{traffic.rate, Seconds(quantity_flag(a.ttft, Dimension::time, "ttft")),
-                    Seconds(quantity_flag(a.tpot, Dimension::time, "tpot")), std::nullopt, a.disaggregate,
+  LoadTarget target{traffic.rate, Seconds(latency_target(a.ttft, "ttft")),
+                    Seconds(latency_target(a.tpot, "tpot")), std::nullopt, a.disaggregate,
                     Sizing{a.bound, a.confidence}};
 
   SteadyRows steady = steady_rows(a, x, m, gpus, target);

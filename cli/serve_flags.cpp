@@ -394,8 +394,8 @@ bool keeps_windows(const ModelSpec& m) {
 
 serve::Targets targets(const ServeFlags& f) {
   serve::Targets t;
-  if (!f.ttft.empty()) t.ttft = quantity_flag(f.ttft, Dimension::time, "ttft");
-  if (!f.tpot.empty()) t.tpot = quantity_flag(f.tpot, Dimension::time, "tpot");
+  if (!f.ttft.empty()) t.ttft = latency_target(f.ttft, "ttft");
+  if (!f.tpot.empty()) t.tpot = latency_target(f.tpot, "tpot");
   return t;
 }
 

@@ -108,5 +108,7 @@ struct OnePoint {
 
 // A positive dimensioned flag ("50ms", "2 GiB"), in SI units; an InputError naming the flag else.
 [[nodiscard]] double quantity_flag(const std::string& value, io::Dimension d, std::string_view flag);
+// A latency target (--ttft, --tpot): a time from 1 µs to a day, or an InputError naming the flag.
+[[nodiscard]] double latency_target(const std::string& value, std::string_view flag);
 
 }  // namespace roofline::cli

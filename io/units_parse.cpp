@@ -35,7 +35,8 @@ constexpr std::array kUnits = {
     Unit{"GOPS", 1e9, Dimension::flops_rate}, Unit{"TOPS", 1e12, Dimension::flops_rate},
     Unit{"POPS", 1e15, Dimension::flops_rate}, Unit{"EOPS", 1e18, Dimension::flops_rate},
     Unit{"s", 1, Dimension::time},           Unit{"ms", 1e-3, Dimension::time},
-    Unit{"us", 1e-6, Dimension::time},       Unit{"µs", 1e-6, Dimension::time},
+    Unit{"us", 1e-6, Dimension::time},       Unit{"µs", 1e-6, Dimension::time},  // micro sign (U+00B5)
+    Unit{"μs", 1e-6, Dimension::time},  // Greek mu (U+03BC), what NFKC makes of the micro sign
     Unit{"ns", 1e-9, Dimension::time},
     Unit{"W", 1, Dimension::power},          Unit{"kW", 1e3, Dimension::power},
 };

@@ -54,6 +54,19 @@ TEST_CASE("an empty value of any flag is refused by its name, not read as the fl
   check_refused(run_cli({"calibrate", "--base", ""}), "--base: empty; give a value, or leave the flag out");
 }
 
+TEST_CASE("latency targets lie between 1 us and a day, and repetitions at most 1000") {
+  // --ttft 1e300s was taken and printed 300 digits; --repetitions 1000000000 ran for days.
+  check_refused(run_cli({"plan", "-m", "llama-2-7b", "-g", "a100-80gb", "--ttft", "1e300s"}),
+                "--ttft: \"1e300s\" is outside 1 us to a day (86400 s)");
+  check_refused(run_cli({"simulate", "-m", "llama-2-7b", "-g", "a100-80gb", "--rate", "1", "--prompt", "10", "--gen", "10",
+                         "--tpot", "0.5 ns"}),
+                "--tpot: \"0.5 ns\" is outside 1 us to a day (86400 s)");
+  CHECK(run_cli({"plan", "-m", "llama-2-7b", "-g", "a100-80gb", "--ttft", "86400s", "--tpot", "1μs"}).code == 0);
+  check_refused(run_cli({"calibrate", "--repetitions", "1001"}), "--repetitions: at most 1000, got 1001");
+  check_refused(run_cli({"validate", "-m", "llama-2-7b", "-g", "a100-80gb", "--repetitions", "1000000000"}),
+                "--repetitions: at most 1000, got 1000000000");
+}
+
 TEST_CASE("a number past its type or not finite is refused, not clamped - a seed of 2^64, nan, 1e999") {
   check_refused(run_cli({"simulate", "-m", "llama-2-7b", "-g", "a100-80gb", "--rate", "1", "--prompt", "10", "--gen",
                          "10", "--seed", "18446744073709551616"}),
