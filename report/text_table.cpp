@@ -51,6 +51,16 @@ std::vector<std::size_t> column_widths(const TextTable& t) {
   return w;
 }
 
+// A cell starts like a number with a digit, a '.' or a '-' (a negative figure, or the "-" a
+// figure left empty is shown as). A '+' starts one only before a digit or a '.': signed figures
+// ("+12.2%" beside "-25.6%", an error or a bias) are numbers, and a '+' alone is not one.
+bool starts_like_number(const std::string& cell) {
+  const std::size_t at = cell[0] == '+' ? 1 : 0;
+  if (at == cell.size()) return false;
+  const char c = cell[at];
+  return std::isdigit(static_cast<unsigned char>(c)) || c == '.' || (at == 0 && c == '-');
+}
+
 // Numbers align right so that digits line up; text aligns left. A column is numeric when most
 // of its filled body cells start like a number (a "compute" among times stays aligned).
 std::vector<bool> numeric_columns(const TextTable& t) {
@@ -58,8 +68,7 @@ std::vector<bool> numeric_columns(const TextTable& t) {
   for (const auto& row : t.rows) {
     for (std::size_t i = 0; i < row.size() && i < votes.size(); ++i) {
       if (row[i].empty()) continue;
-      const char c = row[i][0];
-      votes[i] += std::isdigit(static_cast<unsigned char>(c)) || c == '-' || c == '.' ? 1 : -1;
+      votes[i] += starts_like_number(row[i]) ? 1 : -1;
     }
   }
   std::vector<bool> numeric(votes.size());

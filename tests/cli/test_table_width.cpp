@@ -83,3 +83,21 @@ TEST_CASE("tables: a terminal too narrow for more than the first column still sh
   for (const std::string h : {"name", "params", "active", "KV/token", "source"}) CHECK(text.find(h) != std::string::npos);
   CHECK(text.find("235 B") != std::string::npos);
 }
+
+TEST_CASE("tables: signed figures (+12.2%, -25.6%) align right as other numbers do") {
+  // validate's "expected err", calibrate's "error" and fit's "bias" print a '+' before a figure
+  // above zero; the column was read as text and drawn left-aligned.
+  TextTable t{"", {"model", "err"}, {}};
+  t.rows.push_back({"llama-2-7b", "+12.2%"});
+  t.rows.push_back({"qwen3-8b", "+7.5%"});
+  t.rows.push_back({"gemma-2b", "-25.6%"});
+  t.rows.push_back({"mistral-7b", "3.0%"});
+  const std::vector<std::string> lines = lines_of(report::render_plain(t));
+  REQUIRE(lines.size() == 6);
+  CHECK(lines[0] == "  model          err");
+  CHECK(lines[1] == "  ------------------");
+  CHECK(lines[2] == "  llama-2-7b  +12.2%");
+  CHECK(lines[3] == "  qwen3-8b     +7.5%");
+  CHECK(lines[4] == "  gemma-2b    -25.6%");
+  CHECK(lines[5] == "  mistral-7b    3.0%");
+}
