@@ -190,9 +190,23 @@ void gemm(const Row& r, KernelTable& t) {
                        r.line()});
 }
 
+// A row's KV heads: each serves a whole group of its query heads (grouped-query attention), so
+// they are at most num_heads and divide it; 8 heads over 64 KV heads, or 64 over 48, is no kernel.
+double kv_heads(const Row& r, double heads) {
+  const double kv = r.count("num_key_value_heads");
+  if (kv > heads) {
+    throw r.error("num_key_value_heads", fmt::format("must be at most num_heads ({}), got {}", heads, r.text("num_key_value_heads")));
+  }
+  if (std::fmod(heads, kv) != 0) {
+    throw r.error("num_key_value_heads", fmt::format("must divide num_heads ({}), got {}: each KV head serves a whole group "
+                                                     "of query heads", heads, r.text("num_key_value_heads")));
+  }
+  return kv;
+}
+
 // One query a sequence against `step` cached tokens (and itself), a window capping them.
 void generation_attention(const Row& r, KernelTable& t) {
-  const double b = r.count("batch_size"), h = r.count("num_heads"), kv = r.count("num_key_value_heads");
+  const double b = r.count("batch_size"), h = r.count("num_heads"), kv = kv_heads(r, h);
   const double d = r.count("head_dim"), window = r.tokens("window_size"), step = r.tokens("step");
   const double q_bytes = r.element_bytes("attn_dtype", kAttention), kv_bytes = r.element_bytes("kv_cache_dtype", kAttention);
   const double keys = window > 0 ? std::min(step + 1, window) : step + 1;
@@ -208,7 +222,7 @@ void generation_attention(const Row& r, KernelTable& t) {
 }
 
 void context_attention(const Row& r, KernelTable& t) {
-  const double b = r.count("batch_size"), n = r.count("isl"), h = r.count("num_heads"), kv = r.count("num_key_value_heads");
+  const double b = r.count("batch_size"), n = r.count("isl"), h = r.count("num_heads"), kv = kv_heads(r, h);
   const double d = r.count("head_dim"), window = r.tokens("window_size");
   const double q_bytes = r.element_bytes("attn_dtype", kAttention);
   const double kv_bytes = r.element_bytes("kv_cache_dtype", kAttention);

@@ -354,3 +354,27 @@ TEST_CASE("kernel fit: counts that broke the fit are refused at their row - step
   check_error(run_cli({"fit", "--kernels", temp_file("a100_mixed_all_reduce.csv")}),
               temp_file("a100_mixed_all_reduce.csv") + ":3:", "column `collective`: a send/recv table");
 }
+
+TEST_CASE("kernel fit: an attention row's KV heads must divide its query heads - more of them, or an uneven group, refused at their row") {
+  // 8 query heads over 64 KV heads, or 64 over 48, is no attention: each KV head serves a whole
+  // group of query heads. Such rows were fitted, exit 0; an fp8 row left out of the fit is checked too.
+  const std::string generation = "batch_size,num_heads,num_key_value_heads,head_dim,window_size,attn_dtype,kv_cache_dtype,step,latency_us\n";
+  const std::string good = "32,64,8,128,0,bfloat16,bfloat16,1023,40.5\n";
+  write_temp("h100_more_kv_generation_attention.csv", generation + good + "32,8,64,128,0,bfloat16,bfloat16,1023,40.5\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("h100_more_kv_generation_attention.csv")}),
+              temp_file("h100_more_kv_generation_attention.csv") + ":3:",
+              "column `num_key_value_heads`: must be at most num_heads (8), got 64");
+  write_temp("h100_uneven_generation_attention.csv", generation + "32,64,48,128,0,bfloat16,bfloat16,1023,40.5\n" + good);
+  check_error(run_cli({"fit", "--kernels", temp_file("h100_uneven_generation_attention.csv")}),
+              temp_file("h100_uneven_generation_attention.csv") + ":2:",
+              "column `num_key_value_heads`: must divide num_heads (64), got 48");
+  const std::string context = "batch_size,isl,num_heads,num_key_value_heads,head_dim,window_size,attn_dtype,kv_cache_dtype,latency_us\n";
+  write_temp("h100_more_kv_context_attention.csv", context + "4,2048,8,64,128,0,bfloat16,bfloat16,512.0\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("h100_more_kv_context_attention.csv")}),
+              temp_file("h100_more_kv_context_attention.csv") + ":2:",
+              "column `num_key_value_heads`: must be at most num_heads (8), got 64");
+  write_temp("h100_uneven_context_attention.csv", context + "4,2048,64,48,128,0,fp8,fp8,512.0\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("h100_uneven_context_attention.csv")}),
+              temp_file("h100_uneven_context_attention.csv") + ":2:",
+              "column `num_key_value_heads`: must divide num_heads (64), got 48");
+}
