@@ -15,9 +15,10 @@ std::optional<std::string> trtllm_refusal(const LaunchSpec& s) {
   // (https://nvidia.github.io/TensorRT-LLM/1.0.0/features/quantization.html; its support matrix
   // adds Ada). The plan prices fp8 weights on an A100 as vLLM runs them there (Marlin, weight-only).
   if (s.fp8_asked && !s.fp8_tensor_cores) {
-    return std::string("--emit trtllm: the plan's weights or cache are fp8 (the checkpoint's, --weights or --kv), and "
-                       "TensorRT-LLM runs fp8 only on GPUs with fp8 tensor cores (Ada, Hopper, Blackwell), which this "
-                       "GPU lacks; plan without fp8, or emit for vLLM");
+    // Named by the flags that chose fp8, as the other refusals are: simulate --engine says it too.
+    return std::string("--weights or --kv: fp8 weights or cache (the checkpoint's, or asked), and TensorRT-LLM runs "
+                       "fp8 only on GPUs with fp8 tensor cores (Ada, Hopper, Blackwell), which this GPU lacks; price "
+                       "without fp8, or for vLLM");
   }
   // The fraction is written to three decimals: below 0.001 it would give the cache nothing.
   if (!(s.kv_share_of_free() >= 0.001)) {

@@ -204,6 +204,25 @@ TEST_CASE("fit: every bad row is refused at file:line with the column named") {
     const std::string fp8 = csv_file("extra-fp8", row("A", "s", "105", "--compute fp8"));
     check_error(run_cli({"fit", fp8}), fp8 + ":2: extra_flags: --compute: ", "fp8");
   }
+  SECTION("extra_flags: a quote left open, which was read as if closed") {
+    // `--group-size "16` gave the row of `--group-size 16`; the quote is the CSV's doubled one.
+    const auto int4 = [](const std::string& extra) {
+      return "A,gpt-fast,llama-2-7b,a100-80gb,int4,bf16,1,1,5,200," + extra + ",decode_tok_s_per_seq,196.8,\n" +
+             row("B", "other");
+    };
+    const std::string dq = csv_file("extra-open-double", int4("\"--group-size \"\"16\""));
+    check_error(run_cli({"fit", dq}), dq + ":2: extra_flags: unterminated quote: ", "`\"16` has no closing \"");
+    const std::string sq = csv_file("extra-open-single", int4("--group-size '16"));
+    check_error(run_cli({"fit", sq}), sq + ":2: extra_flags: unterminated quote: ", "`'16` has no closing '");
+    const std::string eq = csv_file("extra-open-equals", int4("--group-size='16"));
+    check_error(run_cli({"fit", eq}), eq + ":2: extra_flags: unterminated quote: ", "`'16` has no closing '");
+    // Closed, they read as unquoted: the bound of `--group-size 16` (466 tokens/s).
+    for (const std::string& closed : {"--group-size '16'", "\"--group-size=\"\"16\"\"\""}) {
+      INFO(closed);
+      const nlohmann::json j = fit_json(csv_file("extra-closed", int4(closed)));
+      CHECK(j["rows"][0]["bound"].get<double>() == Approx(466.05).epsilon(0.001));
+    }
+  }
   SECTION("a model or GPU that is neither a preset nor a file beside the CSV") {
     const std::string model = csv_file("model", "A,s,llama-9,a100-80gb,bf16,bf16,1,1,5,200,,decode_tok_s_per_seq,105,\n");
     check_error(run_cli({"fit", model}), model + ":2: model: llama-9: no such file", "");
@@ -227,16 +246,20 @@ TEST_CASE("fit: every bad row is refused at file:line with the column named") {
 }
 
 TEST_CASE("fit: JSON holds what the rows' evaluations warn of, each naming its row, and the tables print them to stderr") {
-  // training.csv's GPUs borrow the kernel classes: every row warns so. In JSON they were on stderr
-  // only, lost to a script that kept stdout.
+  // training.csv's GPUs borrow kernel classes, some all of theirs (an L40S), the A100 the classes
+  // its tables lack: every row warns so. In JSON they were on stderr only, lost to a script that
+  // kept stdout. (Its A100, H100 and H200 files carry their tables' fits as the presets do; until
+  // session 45 without `own_tables`, so each said no kernel of theirs was measured.)
   const auto json = run_cli({"fit", kTraining, "-f", "json"});
   REQUIRE(json.code == 0);
   const auto w = nlohmann::json::parse(json.out)["warnings"];
   REQUIRE(w.is_array());
   REQUIRE(w.size() >= 26);
-  CHECK_THAT(w[0].get<std::string>(), Catch::Contains("training.csv:2 (A01): no kernel was measured on the"));
+  CHECK_THAT(w[0].get<std::string>(), Catch::Contains("training.csv:2 (A01): the NVIDIA A100 80GB SXM's kernel tables "
+                                                      "did not measure decode_attention, prefill_attention:"));
+  for (const auto& one : w) CHECK_THAT(one.get<std::string>(), !Catch::Contains("no kernel was measured on the NVIDIA H"));
   CHECK(json.err.find("warning:") == std::string::npos);
   const auto table = run_cli({"fit", kTraining});
   REQUIRE(table.code == 0);
-  CHECK_THAT(table.err, Catch::Contains("warning: ") && Catch::Contains("training.csv:2 (A01): no kernel was measured"));
+  CHECK_THAT(table.err, Catch::Contains("warning: ") && Catch::Contains("training.csv:10 (A18): no kernel was measured"));
 }
