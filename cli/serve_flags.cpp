@@ -178,7 +178,11 @@ LengthDistribution length_flag(const std::string& value, std::string_view flag) 
     if (!b || *b < 0 || *b > 5) throw bad("has a sigma that is not 0 to 5");
     return {LengthDistribution::Kind::lognormal, *a, *b};
   }
-  if (!is_count(a) || !is_count(b) || *a > *b) throw bad("needs counts A <= B");
+  // Each bound said as it is wrong: `uniform:0:10` was told "needs counts A <= B", which 0 <= 10 is.
+  const std::string counts = fmt::format("a count of tokens from 1 to {}", kMaxTokens);
+  if (!is_count(a)) throw bad(fmt::format("has an A that is not {}", counts));
+  if (!is_count(b)) throw bad(fmt::format("has a B that is not {}", counts));
+  if (*a > *b) throw bad("needs counts A <= B");
   return {LengthDistribution::Kind::uniform, *a, *b};
 }
 

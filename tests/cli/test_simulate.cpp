@@ -92,6 +92,8 @@ TEST_CASE("simulate: each bad flag is refused by name with exit 2") {
   };
   check_error(with({"--prompt", "lognormal:0:1"}), "--prompt", "mean that is not 1 to 10^9");
   check_error(with({"--gen", "uniform:9:3"}), "--gen", "needs counts A <= B");
+  check_error(with({"--gen", "uniform:0:10"}), "--gen", "has an A that is not a count of tokens from 1 to");
+  check_error(with({"--gen", "uniform:1:2.5"}), "--gen", "has a B that is not a count of tokens from 1 to");
   check_error(with({"--gen", "12.5"}), "--gen", "is not a count of tokens");
   check_error(with({"--arrivals", "gamma:0"}), "--arrivals gamma:0", "the CV must be above 0");
   check_error(with({"--arrivals", "weibull"}), "--arrivals", "not poisson, gamma:CV or a .csv trace");
