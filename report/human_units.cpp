@@ -46,6 +46,14 @@ std::string si(double value, std::string_view unit) {
   return fmt::format("{} {}", three_digits(value), unit);
 }
 
+std::string human(Seconds s) {
+  const double v = s.value(), a = std::fabs(v);
+  if (!std::isfinite(v) || a < 1000) return si(v, "s");
+  if (a < 6000) return three_digits(v / 60) + " min";
+  if (a < 360'000) return three_digits(v / 3600) + " h";
+  return three_digits(v / 86'400) + " days";
+}
+
 std::pair<std::string, std::string> human_apart(Bytes a, Bytes b) {
   std::pair<std::string, std::string> out{human(a), human(b)};
   if (out.first != out.second || a == b || !std::isfinite(a.value()) || !std::isfinite(b.value())) return out;

@@ -11,7 +11,9 @@ namespace roofline::report {
 
 [[nodiscard]] std::string si(double value, std::string_view unit);
 [[nodiscard]] inline std::string human(Bytes b) { return si(b.value(), "B"); }
-[[nodiscard]] inline std::string human(Seconds s) { return si(s.value(), "s"); }
+// Below 1000 s with SI prefixes (ms, us); past it in minutes, hours or days, never "Ms", which
+// reads as milliseconds.
+[[nodiscard]] std::string human(Seconds s);
 [[nodiscard]] inline std::string human(Flops f) { return si(f.value(), "FLOP"); }
 [[nodiscard]] inline std::string human(BytesPerSecond b) { return si(b.value(), "B/s"); }
 [[nodiscard]] inline std::string human(FlopsPerSecond f) { return si(f.value(), "FLOP/s"); }

@@ -48,3 +48,12 @@ TEST_CASE("human units: three significant digits and the carry into the next pre
   CHECK(si(999.7e6, "B") == "1.00 GB");
   CHECK(si(0, "B") == "0 B");
 }
+
+TEST_CASE("human times: past 1000 s in minutes, hours and days, never Ms (read as milliseconds)") {
+  using roofline::report::human;
+  CHECK(human(roofline::Seconds(999)) == "999 s");
+  CHECK(human(roofline::Seconds(1000)) == "16.7 min");
+  CHECK(human(roofline::Seconds(86'400)) == "24.0 h");
+  CHECK(human(roofline::Seconds(3.44e8)) == "3981 days");
+  CHECK(human(roofline::Seconds(7e-3)) == "7.00 ms");
+}
