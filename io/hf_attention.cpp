@@ -51,7 +51,7 @@ void read_attention(const HfFields& c, const HfFamily& f, Architecture& a, std::
   c.require({"num_attention_heads"});
   a.heads = c.small_count("num_attention_heads", "heads");
   a.kv_heads = c.has("num_key_value_heads") ? c.small_count("num_key_value_heads", "kv_heads") : a.heads;
-  a.attention_bias = c.flag("attention_bias", f.attention_bias);
+  a.attention_bias = c.flag("attention_bias", f.attention_bias, "attention_bias");
   // Qwen3-Coder's name for the same switch: accepted where it says what the family has.
   if (c.given("qkv_bias") && c.flag("qkv_bias", false) != a.attention_bias) {
     c.refuse("qkv_bias", fmt::format("says {} where attention_bias says {}: the Q/K/V biases are ambiguous",

@@ -158,8 +158,8 @@ double HfFields::real_in(std::string_view key, Range range) const {
   return r_.number(key, range);
 }
 
-bool HfFields::flag(std::string_view key, bool fallback) const {
-  mark(key);
+bool HfFields::flag(std::string_view key, bool fallback, std::string_view field) const {
+  mark(key, given(key) ? field : std::string_view{});
   if (!given(key)) return fallback;
   return *r_.optional_bool(key);
 }

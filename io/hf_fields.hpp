@@ -52,7 +52,8 @@ class HfFields {
   [[nodiscard]] long number_in(std::string_view key, Range range) const;
   // A number, whole or not, within `range`, given (a scaling factor).
   [[nodiscard]] double real_in(std::string_view key, Range range) const;
-  [[nodiscard]] bool flag(std::string_view key, bool fallback) const;
+  // `field`: the model field it becomes, so that a rule the spec breaks later points here.
+  [[nodiscard]] bool flag(std::string_view key, bool fallback, std::string_view field = {}) const;
   [[nodiscard]] std::string text(std::string_view key) const;
   // Lists, possibly empty; null is empty.
   [[nodiscard]] std::vector<std::string> words(std::string_view key) const;

@@ -286,3 +286,12 @@ TEST_CASE("HF DeepSeek fields left out: transformers' DeepseekV3Config defaults,
   lite["q_lora_rank"] = nullptr;
   CHECK(read(lite.dump()).architecture->mla->q_lora_rank == 0);
 }
+
+TEST_CASE("HF attention_bias that the model's rules refuse is pointed at where the config writes it, not at 1:1") {
+  auto j = nlohmann::json::parse(std::ifstream(test::data_file("hf-configs/deepseek-v3.json")));
+  j["attention_bias"] = true;
+  const std::string text = j.dump(2);  // keys sorted: "attention_bias" is on line 5
+  REQUIRE(text.find("\"attention_bias\": true") != std::string::npos);
+  CHECK_THROWS_WITH(read(text), Catch::StartsWith("c.json:5:") &&
+                                    Catch::Contains("attention_bias: biases are not modelled with latent attention"));
+}
