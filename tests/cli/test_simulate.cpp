@@ -59,7 +59,7 @@ TEST_CASE("simulate reads a trace: every row served, cached prefixes skipped, th
   CHECK_THAT(table.out, Catch::Contains("served 5, dropped 0"));
   // --duration cuts a trace, and says so.
   const auto cut = run_cli(sim({"--arrivals", data_file("traces/small.csv"), "--duration", "0.3s"}));
-  CHECK_THAT(cut.out, Catch::Contains("4 requests arriving before 0.3 s (--duration leaves out the 1 after)"));
+  CHECK_THAT(cut.out, Catch::Contains("4 requests arriving within 0.3 s of its first (--duration leaves out the 1 after)"));
   CHECK_THAT(table.out, Catch::Contains("1536 prompt tokens from the prefix cache"));
 }
 
@@ -295,6 +295,17 @@ TEST_CASE("simulate: a trace in the Azure traces' columns is read as one in its 
               data_file("traces/both_names.csv") + ":1:", "column `num_prefill_tokens`: given twice (as `prompt_tokens` before)");
 }
 
+TEST_CASE("simulate: --duration counts from a trace's first arrival, rescaled or not") {
+  // Rows cut from a trace's 1000th second: "no request arrives before 3 s" until session 45,
+  // though --trace-rate (which counts from the first) ran them.
+  const auto csv = std::filesystem::temp_directory_path() / "rooflineplan-late-trace.csv";
+  std::ofstream(csv) << "arrived_at,num_prefill_tokens,num_decode_tokens\n1000.0,374,44\n1001.5,396,20\n1005.0,91,16\n";
+  const auto r = run_cli(sim({"--arrivals", csv.string(), "--duration", "3s"}));
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("2 requests arriving within 3 s of its first (--duration leaves out the 1 after)"));
+  std::filesystem::remove(csv);
+}
+
 TEST_CASE("simulate: --trace-rate scales a trace's gaps to a mean rate, and is refused without one") {
   // azure_columns.csv: 5 requests over 10 s, 0.4 a second from first to last (4 gaps). At 2 a
   // second every gap is a fifth: the last arrives at 2 s, so --duration 3s holds all five, where it
@@ -307,8 +318,8 @@ TEST_CASE("simulate: --trace-rate scales a trace's gaps to a mean rate, and is r
   const auto plain = at({}), fast = at({"--trace-rate", "2"});
   REQUIRE(plain.code == 0);
   REQUIRE(fast.code == 0);
-  CHECK_THAT(plain.out, Catch::Contains("1 requests arriving before 3 s"));
-  CHECK_THAT(fast.out, Catch::Contains("its 0.4 requests/s scaled to 2: 5 requests arriving before 3 s"));
+  CHECK_THAT(plain.out, Catch::Contains("1 requests arriving within 3 s of its first"));
+  CHECK_THAT(fast.out, Catch::Contains("its 0.4 requests/s scaled to 2: 5 requests arriving within 3 s of its first"));
   check_error(run_cli(sim({"--rate", "5", "--prompt", "100", "--gen", "10", "--trace-rate", "2"})), "--trace-rate",
               "only with a trace");
   check_error(at({"--trace-rate", "0"}), "--trace-rate", "must be above 0");
