@@ -58,6 +58,29 @@ class Writer {
 };
 
 
+// How many sequences share one read of the weights. Each micro-batch of a pipeline passes through
+// its stage on its own and reads the stage's weights again (model/pipeline.hpp): a weight read
+// serves one micro-batch, not the batch ("used 8192 times" was said of Llama-3.1-70B at batch 16
+// in 8 micro-batches, whose prefill intensity, 659, is that of 1024 tokens a read). `even`: every
+// micro-batch the same size, else `sequences` is the largest's.
+struct PerRead {
+  long sequences = 1;
+  long microbatches = 1;
+  bool even = true;
+};
+PerRead per_read(const Report& r, const std::optional<Pipeline>& pipeline) {
+  if (!pipeline || pipeline->microbatches <= 1) return {r.workload.batch, 1, true};
+  return {pipeline->microbatch, pipeline->microbatches, r.workload.batch % pipeline->microbatches == 0};
+}
+
+// The sentence on the compute beside the memory traffic. Where memory bounds the step (or, behind
+// the interconnect, outlasts the compute) the bound hides the compute under the reads; where
+// compute bounds it, the reads are what hides, and neither is hidden whole in a real kernel ("35.2 ms
+// is compute that the bound hides under the memory reads" was said of a compute-bound step).
+bool memory_over_compute(const PhaseResult& step) {
+  return step.bound == Bound::memory || (step.bound == Bound::interconnect && step.memory_time >= step.compute_time);
+}
+
 // Why the bound is not reached: the expected step's parts (model/expected.hpp), worded.
 void explain_expected(const Report& r, Writer& w) {
   const Expected& e = r.decode.step.expected;
@@ -80,9 +103,11 @@ void explain_expected(const Report& r, Writer& w) {
   const Phrases& p = w.p_;
   std::string deq, comm;
   if (e.dequant > Seconds(0)) {
-    deq = fmt::format(fmt::runtime(p.expected_dequant), fmt::arg("d", human(e.dequant)),
-                      fmt::arg("fmt", r.workload.precision.block_format() ? name(*r.workload.precision.block_format())
-                                                                          : std::string_view("quantized")));
+    // Mixed formats (gpt-oss: mxfp4 experts beside bf16) have no one name: the phrase's own word,
+    // in its language (zh said "解包 quantized 权重").
+    const std::optional<WeightFormat> one = r.workload.precision.block_format();
+    deq = one ? fill(p.expected_dequant, fmt::arg("d", human(e.dequant)), fmt::arg("fmt", name(*one)))
+              : fill(p.expected_dequant_mixed, fmt::arg("d", human(e.dequant)));
   }
   if (gpus(r.workload) > 1) {
     double hops = 0;
@@ -95,8 +120,11 @@ void explain_expected(const Report& r, Writer& w) {
                                                    fmt::arg("eta", fmt::format("{:.0f}", 100 * eta)))
                                      : fmt::format(fmt::runtime(p.expected_traffic_hidden),
                                                    fmt::arg("t", human(r.decode.step.memory_time)))),
-        fmt::arg("deq", deq), fmt::arg("comp", human(e.compute)),
-        fmt::arg("b", r.workload.batch), fmt::arg("over", human(e.overhead)), fmt::arg("n", kernels),
+        fmt::arg("deq", deq),
+        fmt::arg("compute",
+                 fill(memory_over_compute(r.decode.step) ? p.expected_compute_hidden : p.expected_compute_overlap,
+                      fmt::arg("comp", human(e.compute)), fmt::arg("b", per_read(r, r.decode_pipeline).sequences))),
+        fmt::arg("over", human(e.overhead)), fmt::arg("n", kernels),
         fmt::arg("kernels", kernels == 1 ? p.kernel : p.kernels),
         fmt::arg("launch", human(per_kernel)), fmt::arg("engine", human(m.step)), fmt::arg("comm", comm));
 }
@@ -143,25 +171,34 @@ std::string beyond_memory(const Report& at_batch, std::optional<long> held, cons
 // throughput for little latency" was said of Llama-2-7B at 4000-token prompts on an A100 (7.53 ms
 // a step to 73.4 ms, and 29 sequences held). A point at 64 or more is not sent to 64 (batch 1000
 // was, at a lower throughput than its own): where it does not fit, what memory holds is said.
+// The larger batch's step is weighed against the point's own ("17.5 ms against 1.50 ms", batch 1's,
+// was said of gpt-oss-120b at batch 8, whose step is 5.10 ms). Where a continuous batch holds no
+// more than the point's batch, a point that does not fit hears how many memory holds, at any batch:
+// Llama-3.1-8B at batch 8 of 100000 tokens on an A100 was sent "batching" to the 4 memory holds,
+// at 121 tokens/s against its own 136. Batching that would not raise the point's throughput is not
+// offered.
 std::string batching_remedy(const Variations& s, std::optional<long> steady, const Phrases& p) {
   const Report& r = s.base;
-  if (r.workload.batch >= 64) {
+  const auto over = [&]() -> std::string {
     if (r.memory.fits || !r.memory.max_batch) return {};
     if (*r.memory.max_batch == 0) return std::string(p.remedy_batch_none);
     return fill(p.remedy_batch_over, fmt::arg("most", *r.memory.max_batch), fmt::arg("b", r.workload.batch),
                 fmt::arg("len", held_tokens(r.workload)));
-  }
+  };
+  if (r.workload.batch >= 64) return over();
   const long held = steady.value_or(s.batch64.memory.fits ? 64 : s.batch64.memory.max_batch.value_or(64));
-  if (held <= 0) return std::string(p.remedy_batch_none);
-  const Seconds s1 = s.batch1.decode.step.time, s64 = s.batch64.decode.step.time;
+  if (held <= r.workload.batch) return over();  // no batching past the point: what memory holds of it
+  const Seconds step = r.decode.step.time, s64 = s.batch64.decode.step.time;
   if (held >= 64) {
-    return fill(s64 > 1.2 * s1 ? p.remedy_batch_grows : p.remedy_batch_little,
-                fmt::arg("tps64", three_digits(s.batch64.decode.tokens_per_s)), fmt::arg("s1", human(s1)),
+    if (!(s.batch64.decode.tokens_per_s > r.decode.tokens_per_s)) return {};
+    return fill(s64 > 1.2 * step ? p.remedy_batch_grows : p.remedy_batch_little,
+                fmt::arg("tps64", three_digits(s.batch64.decode.tokens_per_s)), fmt::arg("step", human(step)),
                 fmt::arg("s64", human(s64)));
   }
   Workload w = s.batch1.workload;
   w.batch = held;
   const Report at = evaluate(s.batch1.model.spec, s.batch1.gpu.spec, w);
+  if (!(at.decode.tokens_per_s > r.decode.tokens_per_s)) return {};
   return fill(p.remedy_batch_memory, fmt::arg("most", held), fmt::arg("len", held_tokens(w)),
               fmt::arg("tps", three_digits(at.decode.tokens_per_s)), fmt::arg("step", human(at.decode.step.time)));
 }
@@ -190,13 +227,85 @@ std::optional<Bound> lengthened_by(const PhaseResult& step) {
   return static_cast<Bound>(most - added.begin());
 }
 
-// The decode step's formula, and what the step takes past it where the difference shows.
-std::string decode_longer(const PhaseResult& step, const Writer& w) {
-  const std::string at = human(step.time);
-  if (at == human(floor_time(step))) return {};
+// The sum of a step's operators: one GPU's work. A pipeline's step is longer where its stages wait
+// (its bubble) or its busiest stage paces the rest (model/pipeline.hpp).
+Seconds operators_time(const PhaseResult& step) {
+  Seconds sum{0};
+  for (const OpResult& o : step.ops) sum += o.time;
+  return sum;
+}
+
+// The decode step's formula, and what the step takes past it where the difference shows. In a
+// pipeline, what its operators add and what the pipeline adds are told apart: Llama-3.1-70B at
+// tp 2, pp 2, batch 1 was said to be made 20.8 ms by its "interconnect-bound operators" (1.5 us
+// of all-reduces), its stages idle half the step (decode.bubble 0.49).
+std::string decode_longer(const Report& r, const Writer& w) {
+  const PhaseResult& step = r.decode.step;
+  const Phrases& p = w.p_;
+  const std::string at = human(step.time), floor = human(floor_time(step));
+  if (at == floor) return {};
   const std::optional<Bound> other = lengthened_by(step);
-  return other ? fill(w.p_.decode_longer, fmt::arg("other", w.bound(*other)), fmt::arg("step", at))
-               : fill(w.p_.decode_longer_parts, fmt::arg("step", at));
+  const std::string ops = human(operators_time(step));
+  const std::optional<Pipeline>& pipe = r.decode_pipeline;
+  if (pipe && r.workload.pp > 1 && ops != at) {
+    const bool by_ops = other && ops != floor;
+    const std::string pct = fmt::format("{:.1f}", 100 * pipe->bubble);
+    const std::string other_word = other ? w.bound(*other) : std::string();
+    if (pipe->bubble > 0 && pct != "0.0") {
+      return fill(by_ops ? p.decode_bubble_ops : p.decode_bubble, fmt::arg("other", other_word), fmt::arg("pct", pct),
+                  fmt::arg("m", pipe->microbatches), fmt::arg("pp", r.workload.pp), fmt::arg("step", at));
+    }
+    return fill(by_ops ? p.decode_stage_ops : p.decode_stage, fmt::arg("other", other_word), fmt::arg("step", at));
+  }
+  return other ? fill(p.decode_longer, fmt::arg("other", w.bound(*other)), fmt::arg("step", at))
+               : fill(p.decode_longer_parts, fmt::arg("step", at));
+}
+
+// What the decode step's time beside its compute is spent waiting on, largest first: memory (the
+// memory-bound operators past their compute), the collectives, and in a pipeline the other
+// stages (the step past its operators: its bubble, a busiest stage's pace). A part under 1% of
+// that time is not named. Empty where nothing waits. "The rest is waiting on memory" was said of
+// a step 14.7 ms of whose 25.9 ms are collectives.
+std::string waiting_on(const Report& r, const Phrases& p) {
+  const PhaseResult& step = r.decode.step;
+  Seconds memory{0}, link{0};
+  for (const OpResult& o : step.ops) {
+    if (o.bound == Bound::memory) memory += o.time - o.compute_time;
+    if (o.bound == Bound::interconnect) link += o.time - o.compute_time;
+  }
+  const Seconds stages = r.workload.pp > 1 ? std::max(Seconds(0), step.time - operators_time(step)) : Seconds(0);
+  const Seconds rest = step.time - step.compute_time;
+  std::vector<std::pair<Seconds, std::string_view>> parts{
+      {memory, p.wait_memory}, {link, p.wait_link}, {stages, p.wait_stages}};
+  std::erase_if(parts, [&](const auto& part) { return !(part.first > Seconds(0)) || part.first < 0.01 * rest; });
+  std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  if (parts.empty()) return {};
+  std::string what(parts.front().second);
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    what += std::string(i + 1 == parts.size() ? p.wait_and : p.wait_comma) + std::string(parts[i].second);
+  }
+  return fill(p.utilisation_rest, fmt::arg("what", what));
+}
+
+// The more of a resource that a phase bound by it needs.
+std::string_view more_of(Bound b, const Phrases& p) {
+  return b == Bound::compute ? p.more_compute : b == Bound::memory ? p.more_memory : p.more_interconnect;
+}
+
+// Prefill's medicine (FLOPS) for decode and decode's (bandwidth) for prefill change little only
+// where prefill is compute-bound and decode memory-bound; else what holds is said (it was said of
+// Qwen3-30B-A3B at int4 on an L40S, both phases memory-bound).
+void say_medicine(const Report& r, Writer& w) {
+  const Phrases& p = w.p_;
+  const Bound pre = r.prefill.bound, dec = r.decode.step.bound;
+  if (pre == Bound::compute && dec == Bound::memory) {
+    w.say(p.wrong_medicine);
+  } else if (pre == dec) {
+    w.say(p.medicine_same, fmt::arg("bound", w.bound(pre)), fmt::arg("resource", more_of(pre, p)));
+  } else {
+    w.say(p.medicine_differ, fmt::arg("pbound", w.bound(pre)), fmt::arg("dbound", w.bound(dec)),
+          fmt::arg("presource", more_of(pre, p)), fmt::arg("dresource", more_of(dec, p)));
+  }
 }
 
 // A remedy is offered where it moves the step by 0.5% or more: one the point already has moves it
@@ -251,7 +360,10 @@ void explain_phases(const Variations& s, Writer& w) {
         fmt::arg("peak", human(r.gpu.ceilings.peak)), fmt::arg("bw", human(r.gpu.ceilings.bandwidth)),
         fmt::arg("ridge", three_digits(ridge.value())));
   const std::optional<MoeSpec>& moe = r.model.spec.architecture ? r.model.spec.architecture->moe : std::nullopt;
-  w.say(moe ? p.prefill_moe : p.prefill, fmt::arg("n", r.workload.batch * r.workload.prompt_tokens),
+  const PerRead pre = per_read(r, r.prefill_pipeline);
+  w.say(moe ? p.prefill_moe : pre.microbatches > 1 ? p.prefill_microbatches : p.prefill,
+        fmt::arg("n", r.workload.batch * r.workload.prompt_tokens), fmt::arg("m", pre.microbatches),
+        fmt::arg("per", pre.sequences * r.workload.prompt_tokens), fmt::arg("upto", pre.even ? "" : p.at_most),
         fmt::arg("k", moe ? moe->top_k : 0), fmt::arg("e", moe ? moe->experts : 0),
         fmt::arg("ip", three_digits(r.prefill.intensity().value())), fmt::arg("ratio", w.ratio(r.prefill.intensity(), ridge)),
         fmt::arg("bound", w.bound(r.prefill.bound)), fmt::arg("ttft", human(r.prefill.time)));
@@ -260,7 +372,7 @@ void explain_phases(const Variations& s, Writer& w) {
         fmt::arg("id", three_digits(r.decode.step.intensity().value())),
         fmt::arg("ratio", w.ratio(r.decode.step.intensity(), ridge)), fmt::arg("bound", w.bound(r.decode.step.bound)),
         fmt::arg("formula", formula(r.decode.step.bound, p)), fmt::arg("floor", human(floor_time(r.decode.step))),
-        fmt::arg("longer", decode_longer(r.decode.step, w)), fmt::arg("stream", stream),
+        fmt::arg("longer", decode_longer(r, w)), fmt::arg("stream", stream),
         fmt::arg("total", r.workload.batch == 1 ? std::string()
                                                 : fill(p.decode_batch_total, fmt::arg("b", r.workload.batch),
                                                        fmt::arg("tps", tps))));
@@ -288,13 +400,13 @@ void explain_phases(const Variations& s, Writer& w) {
         fmt::arg("bound2", w.bound(s.twice_critical.decode.step.bound)),
         fmt::arg("fit64", fit64), fmt::arg("fit2", fit64.empty() ? beyond_memory(s.twice_critical, held, p) : std::string()));
   explain_expected(r, w);
-  w.say(p.utilisation, fmt::arg("b", r.workload.batch),
+  w.say(r.decode.step.bound == Bound::compute ? p.utilisation_compute : p.utilisation, fmt::arg("b", r.workload.batch),
         fmt::arg("util", fmt::format("{:.1f}", 100 * (r.decode.step.compute_time / r.decode.step.time))),
-        fmt::arg("ct", human(r.decode.step.compute_time)), fmt::arg("step", step));
+        fmt::arg("ct", human(r.decode.step.compute_time)), fmt::arg("step", step), fmt::arg("rest", waiting_on(r, p)));
   w.say(p.remedies_title);
   say_prefill_remedy(s, w);
   say_decode_remedies(s, held, w);
-  w.say(p.wrong_medicine);
+  say_medicine(r, w);
 }
 
 void explain_quiz(const Variations& s, Writer& w) {
@@ -303,20 +415,36 @@ void explain_quiz(const Variations& s, Writer& w) {
   const std::string bound = w.bound(r.decode.step.bound);
   w.say(p.quiz_title);
   w.say(fmt::format("  Q1. {}", p.q1), fmt::arg("bound", bound));
-  w.say(fmt::format("      {}", p.a1), fmt::arg("id", three_digits(r.decode.step.intensity().value())),
-        fmt::arg("ratio", w.ratio(r.decode.step.intensity(), r.gpu.ridge_point())),
-        fmt::arg("ridge", three_digits(r.gpu.ridge_point().value())), fmt::arg("b", r.workload.batch));
+  // The answer follows the step's bound: an interconnect-bound step by its collectives (it was
+  // answered with its intensity below the ridge), a compute-bound one without "only".
+  const PhaseResult& step = r.decode.step;
+  const PerRead per = per_read(r, r.decode_pipeline);
+  w.say(fmt::format("      {}", step.bound == Bound::memory    ? p.a1
+                                   : step.bound == Bound::compute ? p.a1_compute
+                                                                  : p.a1_interconnect),
+        fmt::arg("id", three_digits(step.intensity().value())),
+        fmt::arg("ratio", w.ratio(step.intensity(), r.gpu.ridge_point())),
+        fmt::arg("ridge", three_digits(r.gpu.ridge_point().value())), fmt::arg("b", per.sequences),
+        fmt::arg("upto", per.even ? "" : p.at_most), fmt::arg("only", per.even ? p.only : p.at_most),
+        fmt::arg("mb", per.microbatches > 1 ? fill(p.per_microbatch, fmt::arg("m", per.microbatches)) : std::string()),
+        fmt::arg("comm", human(step.comm_time)), fmt::arg("mem", human(step.memory_time)),
+        fmt::arg("comp", human(step.compute_time)));
   w.say(fmt::format("  Q2. {}", p.q2));
   // The single stream: batch 1 at the same context, whatever the story's batch.
   w.say(fmt::format("      {}", p.a2), fmt::arg("tps", three_digits(s.batch1.decode.tokens_per_s)),
         fmt::arg("step", human(s.batch1.decode.step.time)), fmt::arg("t", r.workload.context_tokens));
   w.say(fmt::format("  Q3. {}", p.q3));
   std::string answer = fill(p.a3, fmt::arg("bstar", three_digits(r.critical_batch.weights_only)));
+  // No crossover: the compute never catches up with the memory traffic. "Decode stays
+  // memory-bound" only of a memory-bound step; an interconnect-bound one hears what bounds it, and
+  // a compute-bound one (the formula reads every expert; this step does not) hears nothing of it.
   if (r.model.spec.architecture) {
-    answer += r.critical_batch.at_context
-                  ? fill(p.a3_context, fmt::arg("t", r.workload.context_tokens),
-                         fmt::arg("bctx", three_digits(*r.critical_batch.at_context)))
-                  : fill(p.a3_no_crossover, fmt::arg("t", r.workload.context_tokens));
+    const long t = r.workload.context_tokens;
+    if (r.critical_batch.at_context) {
+      answer += fill(p.a3_context, fmt::arg("t", t), fmt::arg("bctx", three_digits(*r.critical_batch.at_context)));
+    } else if (step.bound != Bound::compute) {
+      answer += fill(step.bound == Bound::memory ? p.a3_no_crossover : p.a3_no_crossover_link, fmt::arg("t", t));
+    }
   }
   w.say(fmt::format("      {}", answer));
 }

@@ -13,11 +13,24 @@ constexpr Phrases kEnglish{
     .prefill_moe = "Prefill: {n} prompt tokens pass through the model at once, but a mixture of experts sends each "
                    "token to {k} of its {e} experts, so each expert's weights serve only the tokens routed to it: "
                    "intensity {ip} FLOP/byte, {ratio}. It is {bound}-bound and takes {ttft} (the time to first token).",
+    .prefill_microbatches = "Prefill: {n} prompt tokens pass through the pipeline in {m} micro-batches of {upto}{per} "
+                            "tokens, each reading its stage's weights again, so each weight read from memory is used "
+                            "{upto}{per} times: intensity {ip} FLOP/byte, {ratio}. It is {bound}-bound and takes {ttft} "
+                            "(the time to first token).",
+    .at_most = "at most ",
+    .only = "only ",
     .decode = "Decode: each step makes one token per sequence but re-reads {weights} of weights ({formats}) and {kv} "
               "of KV cache and activations: intensity {id} FLOP/byte, {ratio}. It is {bound}-bound: T_decode ≈ "
               "{formula} = {floor}{longer}, so {stream}{total}.",
     .decode_longer = "; its {other}-bound operators make the step {step}",
     .decode_longer_parts = "; the step takes {step}",
+    .decode_bubble = "; the pipeline's stages stand idle {pct}% of the step ({m} micro-batch(es) through {pp} stages: "
+                     "its bubble), which makes the step {step}",
+    .decode_bubble_ops = "; its {other}-bound operators and the pipeline's bubble (its stages idle {pct}% of the step, "
+                         "{m} micro-batch(es) through {pp} stages) make the step {step}",
+    .decode_stage = "; the pipeline's busiest stage, with more than an even share of the work, paces the step at {step}",
+    .decode_stage_ops = "; its {other}-bound operators and the pipeline's busiest stage, with more than an even share of "
+                        "the work, make the step {step}",
     .formula_memory = "bytes / bandwidth",
     .formula_compute = "FLOPs / peak",
     .formula_interconnect = "collective bytes / link bandwidth",
@@ -30,14 +43,19 @@ constexpr Phrases kEnglish{
     .cache_recurrent = "{recurrent} are recurrent, with a fixed state per sequence",
     .cache_and = " and ",
     .expected = "Real runs do not reach the bound: a decode step is expected to take {exp} ({low} to {high} for 8 "
-                "runs in 10), against the bound's {step}. Of it, {mem} is memory traffic, {traffic}{deq}; {comp} is compute that the bound hides under the memory reads but a GEMM of "
-                "only {b} row(s) cannot (it waits for its weights, then computes); {over} is fixed costs: {n} {kernels} "
+                "runs in 10), against the bound's {step}. Of it, {mem} is memory traffic, {traffic}{deq}; {compute}; {over} is fixed costs: {n} {kernels} "
                 "at {launch} each on average, and {engine} a step of the serving engine's own (sampling, "
                 "scheduling){comm}.",
     .expected_traffic_share = "moving at {eta}% of the bandwidth on average",
     .expected_traffic_hidden = "less than its bytes alone take at full bandwidth ({t}): the kernels overlap part of it "
                                "with their compute, counted there",
     .expected_dequant = ", {d} of it unpacking {fmt} weights, which stream slower than plain ones",
+    .expected_dequant_mixed = ", {d} of it unpacking quantized weights, which stream slower than plain ones",
+    .expected_compute_hidden = "{comp} is compute that the bound hides under the memory reads but a GEMM of only {b} "
+                               "row(s) cannot (it waits for its weights, then computes)",
+    .expected_compute_overlap = "{comp} is compute, which the bound overlaps with the memory reads (each operator taking "
+                                "the longer of the two) but a kernel cannot overlap fully (it waits for its operands, "
+                                "then computes)",
     .expected_comm = "; and {ar} is communication between the GPUs, each collective paying a latency per sequential hop ({hops} hops a step: a ring all-reduce over tp GPUs takes 2·(tp − 1))",
     .kernel = "kernel",
     .kernels = "kernels",
@@ -60,8 +78,15 @@ constexpr Phrases kEnglish{
                     "({tps64} tokens/s in all, {ps64} a stream){fit64}. The classic B* = {bstar} assumes every weight is "
                     "read every step; at 2·B* = {b2} the step takes {s2} ({bound2}-bound){fit2}.",
     .utilisation = "GPU utilisation misleads in decode: the GPU is busy for the whole step, yet at batch {b} its "
-                   "compute units do useful work for only {util}% of it ({ct} of {step}); the rest is waiting on "
-                   "memory.",
+                   "compute units do useful work for only {util}% of it ({ct} of {step}){rest}.",
+    .utilisation_compute = "GPU utilisation shows the GPU busy for the whole step, and at batch {b} decode is "
+                           "compute-bound: its compute units do useful work for {util}% of it ({ct} of {step}){rest}.",
+    .utilisation_rest = "; the rest is waiting on {what}",
+    .wait_memory = "memory",
+    .wait_link = "the collectives between the GPUs",
+    .wait_stages = "the pipeline's other stages",
+    .wait_and = " and ",
+    .wait_comma = ", ",
     .beyond_memory = ", though memory holds {most} sequences at their full {len} tokens prefilled together, {steady} as "
                      "continuous batching holds them (one prompt a step)",
     .beyond_memory_none = ", though memory does not hold even one sequence here",
@@ -77,24 +102,34 @@ constexpr Phrases kEnglish{
     .remedy_kv8 = "an fp8 KV cache gives {step_kv8}",
     .remedy_speculative = "speculative decoding verifies 4 drafted tokens a sequence in {spec}, reading the weights "
                           "and each sequence's cache once, instead of 4 × {step}",
-    .remedy_batch_little = "batching to 64 raises throughput to {tps64} tokens/s for little latency ({s1} → {s64} a step)",
-    .remedy_batch_grows = "batching to 64 raises throughput to {tps64} tokens/s, but each step takes {s64} against {s1}",
+    .remedy_batch_little = "batching to 64 raises throughput to {tps64} tokens/s for little latency ({step} → {s64} a step)",
+    .remedy_batch_grows = "batching to 64 raises throughput to {tps64} tokens/s, but each step takes {s64} against {step} now",
     .remedy_batch_memory = "batching raises throughput only as far as memory holds sequences: {most} at their full "
                            "{len} tokens as continuous batching holds them, {tps} tokens/s at {step} a step",
     .remedy_batch_over = "memory holds only {most} of these {b} sequences at their full {len} tokens, prefilled together",
     .remedy_batch_none = "batching needs memory first: not even one sequence fits here",
     .wrong_medicine = "Giving prefill's medicine to decode (more FLOPS) or decode's to prefill (more bandwidth) changes "
                       "little: each phase waits on the other resource.",
+    .medicine_same = "Both phases are {bound}-bound here, so one medicine serves both: more {resource}.",
+    .medicine_differ = "Prefill is {pbound}-bound and decode {dbound}-bound here: more {presource} is prefill's "
+                       "medicine, more {dresource} decode's.",
     .quiz_title = "Self-test:",
     .q1 = "Why is decode {bound}-bound here?",
-    .a1 = "Its intensity of {id} FLOP/byte is {ratio} ({ridge} FLOP/byte): each weight read serves only "
-          "{b} token(s).",
+    .a1 = "Its intensity of {id} FLOP/byte is {ratio} ({ridge} FLOP/byte): each weight read serves "
+          "{only}{b} token(s){mb}.",
+    .a1_compute = "Its intensity of {id} FLOP/byte is {ratio} ({ridge} FLOP/byte): each weight read serves {upto}{b} "
+                  "token(s){mb}, enough arithmetic to outlast the reading.",
+    .a1_interconnect = "Its collectives take {comm} a step on the links between the GPUs, longer than its {mem} of "
+                       "memory traffic at full bandwidth and its {comp} of compute at the peak.",
+    .per_microbatch = " (one of {m} micro-batches, each reading its stage's weights again)",
     .q2 = "What is the single-stream ceiling?",
     .a2 = "{tps} tokens/s at batch 1: one step at context {t} cannot take less than {step}.",
     .q3 = "At what batch does decode turn compute-bound?",
     .a3 = "B* = {bstar}, counting the weights only.",
     .a3_context = " With the KV cache at {t} tokens: B* = {bctx}.",
     .a3_no_crossover = " With the KV cache at {t} tokens there is no crossover: decode stays memory-bound.",
+    .a3_no_crossover_link = " With the KV cache at {t} tokens there is no crossover: its compute never catches up "
+                            "with its memory traffic, and at this batch the interconnect bounds the step.",
     .scenario = "Scenario {name} ({n} in, {g} out): prefill {ttft} + {g} steps × {step} = {total}; prefill is "
                 "{share}% of the request, decode {dshare}%.",
     .ranked_title = "Optimisations ranked by the time they save per request:",
@@ -108,6 +143,9 @@ constexpr Phrases kEnglish{
     .compute = "compute",
     .memory = "memory",
     .interconnect = "interconnect",
+    .more_compute = "FLOPS",
+    .more_memory = "bandwidth",
+    .more_interconnect = "interconnect bandwidth",
 };
 
 constexpr Phrases kChinese{
@@ -118,10 +156,19 @@ constexpr Phrases kChinese{
     .prefill_moe = "预填充（Prefill）：{n} 个提示词元一次性通过模型，但混合专家模型把每个词元只送往 {e} 个专家中的 {k} 个，"
                    "所以每个专家的权重只服务路由给它的词元：算术强度 {ip} FLOP/字节，{ratio}。它受{bound}限制，耗时 {ttft}"
                    "（首词元时间 TTFT）。",
+    .prefill_microbatches = "预填充（Prefill）：{n} 个提示词元分成 {m} 个微批次（每个{upto} {per} 个词元）通过流水线，每个微批次都要"
+                            "重新读出所在阶段的权重，所以每个从显存读出的权重被使用{upto} {per} 次：算术强度 {ip} FLOP/字节，"
+                            "{ratio}。它受{bound}限制，耗时 {ttft}（首词元时间 TTFT）。",
+    .at_most = "至多",
+    .only = "只",
     .decode = "解码（Decode）：每一步每个序列只生成一个词元，却要重新读出 {weights} 权重（{formats}）和 {kv} KV 缓存与激活值：算术强度 {id} "
               "FLOP/字节，{ratio}。它受{bound}限制：T_decode ≈ {formula} = {floor}{longer}，{stream}{total}。",
     .decode_longer = "；其中受{other}限制的算子使单步耗时达到 {step}",
     .decode_longer_parts = "；单步耗时为 {step}",
+    .decode_bubble = "；流水线各阶段有 {pct}% 的时间空等（{m} 个微批次流经 {pp} 个阶段：流水线气泡），使单步耗时达到 {step}",
+    .decode_bubble_ops = "；受{other}限制的算子和流水线气泡（各阶段有 {pct}% 的时间空等，{m} 个微批次流经 {pp} 个阶段）使单步耗时达到 {step}",
+    .decode_stage = "；流水线中工作量多于平均份额的最忙阶段决定了节奏，使单步耗时达到 {step}",
+    .decode_stage_ops = "；受{other}限制的算子和流水线中工作量多于平均份额的最忙阶段使单步耗时达到 {step}",
     .formula_memory = "字节数 / 带宽",
     .formula_compute = "浮点运算量 / 峰值算力",
     .formula_interconnect = "通信字节数 / 互联带宽",
@@ -133,11 +180,14 @@ constexpr Phrases kChinese{
     .cache_recurrent = "{recurrent} 层是循环层，每个序列只保存固定大小的状态",
     .cache_and = "，",
     .expected = "实际运行达不到这个上界：一个解码步预计需要 {exp}（十次运行中八次在 {low} 到 {high} 之间），而上界是 {step}。"
-                "其中 {mem} 是内存读写，{traffic}{deq}；{comp} 是计算时间：上界把它藏在内存读取之下，但 {b} 行的小矩阵乘法"
-                "做不到（它先等权重，再计算）；{over} 是固定开销：{n} {kernels}、平均每个 {launch}，以及服务引擎自身每步 {engine}（采样、调度）{comm}。",
+                "其中 {mem} 是内存读写，{traffic}{deq}；{compute}；{over} 是固定开销：{n} {kernels}、平均每个 {launch}，以及服务引擎自身每步 {engine}（采样、调度）{comm}。",
     .expected_traffic_share = "平均达到带宽的 {eta}%",
     .expected_traffic_hidden = "少于这些字节按满带宽所需的 {t}：核函数把其中一部分与计算重叠，计入了计算",
     .expected_dequant = "，其中 {d} 用于解包 {fmt} 权重，它们比普通权重流得更慢",
+    .expected_dequant_mixed = "，其中 {d} 用于解包量化权重，它们比普通权重流得更慢",
+    .expected_compute_hidden = "{comp} 是计算时间：上界把它藏在内存读取之下，但 {b} 行的小矩阵乘法做不到（它先等权重，再计算）",
+    .expected_compute_overlap = "{comp} 是计算时间：上界让它与内存读取重叠（每个算子取两者中较长的），但核函数做不到完全重叠"
+                                "（它先等操作数，再计算）",
     .expected_comm = "；还有 {ar} 是 GPU 之间的通信，每个集合通信的每一跳都要付一次延迟（每步共 {hops} 跳；tp 个 GPU 上的环形全归约要 2·(tp − 1) 跳）",
     .kernel = "个核函数",
     .kernels = "个核函数",
@@ -153,7 +203,15 @@ constexpr Phrases kChinese{
     .batching_moe = "混合专家模型的批处理：每个词元只读取它选中的专家，所以批越大读到的专家越多：上下文 {t} 时，批 1 为 {s1}"
                     "（{tps1} 词元/秒），批 64 为 {s64}（合计 {tps64} 词元/秒，每路 {ps64}）{fit64}。经典的 B* = {bstar} 假设每步读出全部权重；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）{fit2}。",
     .utilisation = "解码阶段的 GPU 利用率具有误导性：整个单步耗时内 GPU 都显示忙碌，但在批 {b} 时计算单元只有 {util}% 的时间在做有用功"
-                   "（{step} 中的 {ct}），其余时间都在等内存。",
+                   "（{step} 中的 {ct}）{rest}。",
+    .utilisation_compute = "GPU 利用率显示整个单步耗时内 GPU 都在忙碌，而批 {b} 时解码受算力限制：计算单元有 {util}% 的时间在做有用功"
+                           "（{step} 中的 {ct}）{rest}。",
+    .utilisation_rest = "，其余时间都在等{what}",
+    .wait_memory = "内存",
+    .wait_link = "多卡之间的集合通信",
+    .wait_stages = "流水线的其他阶段",
+    .wait_and = "和",
+    .wait_comma = "、",
     .beyond_memory = "，但序列长到 {len} 个词元时，一起预填充显存只放得下 {most} 个序列，连续批处理（每步一个提示）时为 {steady} 个",
     .beyond_memory_none = "，但这里显存连一个序列都放不下",
     .remedies_title = "各阶段真正有效的优化：",
@@ -165,21 +223,28 @@ constexpr Phrases kChinese{
     .remedy_int4 = "int4 权重减少每步读取的字节（{step} → {step_int4}）",
     .remedy_kv8 = "fp8 KV 缓存为 {step_kv8}",
     .remedy_speculative = "投机解码每步验证每个序列的 4 个草稿词元，权重和各序列的缓存都只读一次，耗时 {spec}，而不是 4 × {step}",
-    .remedy_batch_little = "批处理到 64 时吞吐升至 {tps64} 词元/秒，延迟几乎不变（每步 {s1} → {s64}）",
-    .remedy_batch_grows = "批处理到 64 时吞吐升至 {tps64} 词元/秒，但每步从 {s1} 增至 {s64}",
+    .remedy_batch_little = "批处理到 64 时吞吐升至 {tps64} 词元/秒，延迟几乎不变（每步 {step} → {s64}）",
+    .remedy_batch_grows = "批处理到 64 时吞吐升至 {tps64} 词元/秒，但每步从现在的 {step} 增至 {s64}",
     .remedy_batch_memory = "批处理只能做到显存放得下的序列数：序列长到 {len} 个词元时连续批处理可放 {most} 个，吞吐 {tps} 词元/秒，每步 {step}",
     .remedy_batch_over = "这 {b} 个序列长到 {len} 个词元时，一起预填充显存只放得下 {most} 个",
     .remedy_batch_none = "批处理先要有显存：这里连一个序列都放不下",
     .wrong_medicine = "把预填充的药（更多算力）开给解码，或把解码的药（更多带宽）开给预填充，收效甚微：两个阶段在等不同的资源。",
+    .medicine_same = "这里两个阶段都受{bound}限制，同一味药对两者都有效：更多{resource}。",
+    .medicine_differ = "这里预填充受{pbound}限制，解码受{dbound}限制：预填充的药是更多{presource}，解码的药是更多{dresource}。",
     .quiz_title = "自测题：",
     .q1 = "为什么这里的解码受{bound}限制？",
-    .a1 = "其算术强度 {id} FLOP/字节，{ratio}（{ridge} FLOP/字节）：每次读出的权重只服务 {b} 个词元。",
+    .a1 = "其算术强度 {id} FLOP/字节，{ratio}（{ridge} FLOP/字节）：每次读出的权重{only}服务 {b} 个词元{mb}。",
+    .a1_compute = "其算术强度 {id} FLOP/字节，{ratio}（{ridge} FLOP/字节）：每次读出的权重服务{upto} {b} 个词元{mb}，"
+                  "计算耗时长于读取耗时。",
+    .a1_interconnect = "它的集合通信每步在 GPU 之间的链路上耗时 {comm}，长于满带宽下 {mem} 的内存读写和峰值算力下 {comp} 的计算。",
+    .per_microbatch = "（{m} 个微批次之一，每个都重新读出所在阶段的权重）",
     .q2 = "单路生成的上限是多少？",
     .a2 = "批 1 时 {tps} 词元/秒：上下文 {t} 时一步不可能快于 {step}。",
     .q3 = "批大小到多少时解码转为受算力限制？",
     .a3 = "B* = {bstar}（仅计权重）。",
     .a3_context = "计入 {t} 个词元的 KV 缓存时：B* = {bctx}。",
     .a3_no_crossover = "计入 {t} 个词元的 KV 缓存时没有交点：解码始终受内存限制。",
+    .a3_no_crossover_link = "计入 {t} 个词元的 KV 缓存时没有交点：计算始终追不上内存读写，而在此批大小下单步受互联带宽限制。",
     .scenario = "场景 {name}（输入 {n}，输出 {g}）：预填充 {ttft} + {g} 步 × {step} = {total}；预填充占请求时间的 {share}%，"
                 "解码占 {dshare}%。",
     .ranked_title = "按每个请求节省的时间排序的优化：",
@@ -193,6 +258,9 @@ constexpr Phrases kChinese{
     .compute = "算力",
     .memory = "内存带宽",
     .interconnect = "互联带宽",
+    .more_compute = "算力",
+    .more_memory = "内存带宽",
+    .more_interconnect = "互联带宽",
 };
 
 }  // namespace

@@ -6,15 +6,20 @@
 namespace roofline::report {
 
 struct Phrases {
-  std::string_view ridge, prefill, prefill_moe, decode, decode_longer, decode_longer_parts, formula_memory,
+  std::string_view ridge, prefill, prefill_moe, prefill_microbatches, at_most, only, decode, decode_longer,
+      decode_longer_parts, decode_bubble, decode_bubble_ops, decode_stage, decode_stage_ops,
+      formula_memory,
       formula_compute, formula_interconnect, stream_one, stream_each, decode_batch_total, cache_kinds, cache_windowed,
       cache_recurrent, cache_and, expected, expected_traffic_share, expected_traffic_hidden, expected_dequant,
-      expected_comm, kernel, kernels, batching, batching_cache,
-      batching_grows, batching_moe, utilisation, beyond_memory, beyond_memory_none, remedies_title, remedy_prefill,
+      expected_dequant_mixed, expected_compute_hidden, expected_compute_overlap, expected_comm, kernel, kernels,
+      batching, batching_cache, batching_grows, batching_moe, utilisation, utilisation_compute, utilisation_rest,
+      wait_memory, wait_link, wait_stages, wait_and, wait_comma, beyond_memory, beyond_memory_none, remedies_title,
+      remedy_prefill,
       remedy_flash, remedy_decode, remedy_decode_none, remedy_and, remedy_int4, remedy_kv8, remedy_speculative,
       remedy_batch_little, remedy_batch_grows, remedy_batch_memory, remedy_batch_over, remedy_batch_none,
-      wrong_medicine, quiz_title, q1, a1, q2, a2, q3, a3, a3_context, a3_no_crossover, scenario, ranked_title,
-      rank_line, int4, kv8, flash, speculative, above, below, compute, memory, interconnect;
+      wrong_medicine, medicine_same, medicine_differ, quiz_title, q1, a1, a1_compute, a1_interconnect, per_microbatch,
+      q2, a2, q3, a3, a3_context, a3_no_crossover, a3_no_crossover_link, scenario, ranked_title, rank_line, int4, kv8,
+      flash, speculative, above, below, compute, memory, interconnect, more_compute, more_memory, more_interconnect;
 };
 
 [[nodiscard]] const Phrases& phrases(std::string_view lang);

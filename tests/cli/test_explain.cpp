@@ -469,3 +469,181 @@ TEST_CASE("explain: the text chart's subtitle fits its 80 columns, cut at the en
     CHECK(text::display_width(line) <= 80);
   }
 }
+
+TEST_CASE("explain: the wrong-medicine sentence only where prefill is compute-bound and decode memory-bound, else what holds") {
+  // The JSON of each point (`rooflineplan <flags> -f json`): prefill.bound and decode.bound.
+  // Llama-3.1-8B on H100 at the defaults: compute and memory, the classic split.
+  const auto classic = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm"});
+  REQUIRE(classic.code == 0);
+  CHECK_THAT(classic.out, Catch::Contains("Giving prefill's medicine to decode (more FLOPS) or decode's to prefill") &&
+                              !Catch::Contains("Both phases are"));
+  // Qwen3-30B-A3B on an L40S at int4: memory and memory (prefill intensity 126 below the ridge's 419).
+  const std::vector<std::string> both_memory = {"explain", "-m", "qwen3-30b-a3b", "-g", "l40s", "--weights", "int4"};
+  const auto mem = test::run_cli(both_memory);
+  REQUIRE(mem.code == 0);
+  CHECK_THAT(mem.out, Catch::Contains("Both phases are memory-bound here, so one medicine serves both: more bandwidth.") &&
+                          !Catch::Contains("Giving prefill's medicine") && !Catch::Contains("each phase waits on the other"));
+  auto zh_args = both_memory;
+  zh_args.insert(zh_args.end(), {"--lang", "zh"});
+  const auto zh = test::run_cli(zh_args);
+  CHECK_THAT(zh.out, Catch::Contains("这里两个阶段都受内存带宽限制，同一味药对两者都有效：更多内存带宽。") &&
+                         !Catch::Contains("两个阶段在等不同的资源"));
+  // Llama-3.1-8B on H100 at batch 2048, 8 + 16 tokens: compute and compute (decode I = 738, 2.50× above).
+  const auto compute = test::run_cli(
+      {"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "2048", "-p", "8", "--gen", "16", "--context", "16"});
+  REQUIRE(compute.code == 0);
+  CHECK_THAT(compute.out, Catch::Contains("Both phases are compute-bound here, so one medicine serves both: more FLOPS.") &&
+                              !Catch::Contains("Giving prefill's medicine"));
+  // Llama-3.1-8B on L40S at tp 8, batch 512: interconnect and interconnect.
+  const auto link = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "l40s", "--tp", "8", "-b", "512"});
+  REQUIRE(link.code == 0);
+  CHECK_THAT(link.out, Catch::Contains("Both phases are interconnect-bound here, so one medicine serves both: more "
+                                       "interconnect bandwidth.") &&
+                           !Catch::Contains("Giving prefill's medicine"));
+}
+
+TEST_CASE("explain: batching to 64 is weighed against the point's own step - gpt-oss-120b at batch 8, 5.10 ms to 17.5 ms") {
+  // The JSON at -b 8: decode.step_time 0.005099 s (5.10 ms); at -b 64: 0.017492 s (17.5 ms) and
+  // 3658.9 tokens/s. Batch 1's 1.50 ms is not the point's step.
+  const auto en = test::run_cli({"explain", "-m", "gpt-oss-120b", "-g", "h100-sxm", "-b", "8"});
+  REQUIRE(en.code == 0);
+  CHECK_THAT(en.out, Catch::Contains("batching to 64 raises throughput to 3659 tokens/s, but each step takes 17.5 ms "
+                                     "against 5.10 ms now") &&
+                         !Catch::Contains("against 1.50 ms"));
+  const auto zh = test::run_cli({"explain", "-m", "gpt-oss-120b", "-g", "h100-sxm", "-b", "8", "--lang", "zh"});
+  CHECK_THAT(zh.out, Catch::Contains("但每步从现在的 5.10 ms 增至 17.5 ms") && !Catch::Contains("从 1.50 ms"));
+  // Llama-3.1-70B at tp 4, batch 32: step_time 0.011283 s (11.3 ms); at -b 64 0.012192 s (12.2 ms),
+  // 5249 tokens/s: within a fifth, little latency, from the point's 11.3 ms (not batch 1's 10.4 ms).
+  const auto little = test::run_cli({"explain", "-m", "llama-3.1-70b", "-g", "h100-sxm", "--tp", "4", "-b", "32"});
+  REQUIRE(little.code == 0);
+  CHECK_THAT(little.out, Catch::Contains("batching to 64 raises throughput to 5249 tokens/s for little latency (11.3 ms → "
+                                         "12.2 ms a step)"));
+}
+
+TEST_CASE("explain: a point past memory below batch 64 hears what memory holds, not batching to fewer - Llama-3.1-8B at 100000 tokens on A100") {
+  // The JSON at -b 8 --context 100000: memory.fits false, memory.max_batch 4 (kv_cache 104.86 GB
+  // for 8 sequences: 13.1 GB, 100000 tokens of 131072 B, each); decode.tokens_per_s 136. Batch 4
+  // gives 121 tokens/s, less than the point: not offered as batching.
+  const std::vector<std::string> args = {"explain", "-m", "llama-3.1-8b", "-g", "a100-80gb", "-b", "8", "--context", "100000"};
+  const auto en = test::run_cli(args);
+  REQUIRE(en.code == 0);
+  CHECK_THAT(en.out, Catch::Contains("memory holds only 4 of these 8 sequences at their full 100000 tokens, prefilled together") &&
+                         !Catch::Contains("batching raises throughput only as far") && !Catch::Contains("121 tokens/s"));
+  auto zh = args;
+  zh.insert(zh.end(), {"--lang", "zh"});
+  const auto z = test::run_cli(zh);
+  CHECK_THAT(z.out, Catch::Contains("这 8 个序列长到 100000 个词元时，一起预填充显存只放得下 4 个") &&
+                        !Catch::Contains("批处理只能做到显存放得下的序列数"));
+}
+
+TEST_CASE("explain: a pipeline's bubble is named as what lengthens the step - Llama-3.1-70B at tp 2, pp 2, batch 1") {
+  // The JSON: decode.memory_time 0.010395 s (10.4 ms), step_time 0.020793 s (20.8 ms), bubble
+  // 0.4925 (49.2%), comm_time 1.5 us; workload.microbatches 1, pp 2. The decode ops' times sum to
+  // 10.396 ms (the all-reduces add 1.5 us to the memory time: 10.4 ms either way), so the stages'
+  // idle time, step_time − that sum = 10.396 ms, passes the memory waits (Σ time − compute_time
+  // over the memory-bound ops: 10.359 ms) and the collectives' 1.5 us goes unnamed (under 1%).
+  const std::vector<std::string> args = {"explain", "-m", "llama-3.1-70b", "-g", "h100-sxm", "--tp", "2", "--pp", "2", "-b", "1"};
+  const auto en = test::run_cli(args);
+  REQUIRE(en.code == 0);
+  CHECK_THAT(en.out, Catch::Contains("T_decode ≈ bytes / bandwidth = 10.4 ms; the pipeline's stages stand idle 49.2% of "
+                                     "the step (1 micro-batch(es) through 2 stages: its bubble), which makes the step 20.8 ms") &&
+                         !Catch::Contains("interconnect-bound operators make the step"));
+  CHECK_THAT(en.out, Catch::Contains("(35.6 us of 20.8 ms); the rest is waiting on the pipeline's other stages and memory."));
+  auto zh = args;
+  zh.insert(zh.end(), {"--lang", "zh"});
+  const auto z = test::run_cli(zh);
+  CHECK_THAT(z.out, Catch::Contains("；流水线各阶段有 49.2% 的时间空等（1 个微批次流经 2 个阶段：流水线气泡），使单步耗时达到 20.8 ms") &&
+                        !Catch::Contains("受互联带宽限制的算子"));
+  // Batch 16 in the default 2 micro-batches: decode.bubble 0.0, memory_time 0.021085 s (21.1 ms),
+  // the decode ops' times summing to 0.021109 s (21.1 ms), step_time 0.021422 s (21.4 ms): no
+  // bubble and no operator makes the difference; the stage that holds the model's ends paces it.
+  const auto paced = test::run_cli({"explain", "-m", "llama-3.1-70b", "-g", "h100-sxm", "--tp", "2", "--pp", "2", "-b", "16"});
+  REQUIRE(paced.code == 0);
+  CHECK_THAT(paced.out, Catch::Contains("= 21.1 ms; the pipeline's busiest stage, with more than an even share of the "
+                                        "work, paces the step at 21.4 ms") &&
+                            !Catch::Contains("operators make the step") && !Catch::Contains("its bubble"));
+}
+
+TEST_CASE("explain: an interconnect-bound decode is answered with its collectives - Llama-3.1-8B on L40S at tp 8, batch 512") {
+  // The JSON: decode.bound "interconnect", comm_time 0.014680 s (14.7 ms), memory_time 0.011260 s
+  // (11.3 ms), compute_time 0.0027158 s (2.72 ms), step_time 0.025950 s (25.9 ms): the collectives
+  // are 14.7 ms of the 23.2 ms that is not compute, memory waits the other 8.55 ms.
+  const std::vector<std::string> args = {"explain", "-m", "llama-3.1-8b", "-g", "l40s", "--tp", "8", "-b", "512"};
+  const auto en = test::run_cli(args);
+  REQUIRE(en.code == 0);
+  CHECK_THAT(en.out, Catch::Contains("Its collectives take 14.7 ms a step on the links between the GPUs, longer than its "
+                                     "11.3 ms of memory traffic at full bandwidth and its 2.72 ms of compute at the peak.") &&
+                         !Catch::Contains("decode stays memory-bound") &&
+                         Catch::Contains("there is no crossover: its compute never catches up with its memory traffic, "
+                                         "and at this batch the interconnect bounds the step.") &&
+                         Catch::Contains("(2.72 ms of 25.9 ms); the rest is waiting on the collectives between the GPUs "
+                                         "and memory."));
+  auto zh = args;
+  zh.insert(zh.end(), {"--lang", "zh"});
+  const auto z = test::run_cli(zh);
+  CHECK_THAT(z.out, Catch::Contains("它的集合通信每步在 GPU 之间的链路上耗时 14.7 ms，长于满带宽下 11.3 ms 的内存读写和峰值算力下 2.72 ms 的计算。") &&
+                        !Catch::Contains("解码始终受内存限制") && Catch::Contains("其余时间都在等多卡之间的集合通信和内存。"));
+}
+
+TEST_CASE("explain: a compute-bound decode is not told its compute hides under memory reads - Llama-3.1-8B at batch 2048") {
+  // The JSON: decode.bound "compute", compute_time 0.031106 s (31.1 ms) of step_time 0.035679 s
+  // (35.7 ms): 87.2%; the rest, 4.57 ms, is memory-bound operators (no collectives at tp 1).
+  const std::vector<std::string> args = {"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "2048", "-p", "8",
+                                         "--gen", "16", "--context", "16"};
+  const auto en = test::run_cli(args);
+  REQUIRE(en.code == 0);
+  CHECK_THAT(en.out, Catch::Contains("at batch 2048 decode is compute-bound: its compute units do useful work for 87.2% "
+                                     "of it (31.1 ms of 35.7 ms); the rest is waiting on memory.") &&
+                         !Catch::Contains("GPU utilisation misleads") &&
+                         Catch::Contains("is compute, which the bound overlaps with the memory reads") &&
+                         !Catch::Contains("hides under the memory reads") &&
+                         Catch::Contains("each weight read serves 2048 token(s), enough arithmetic to outlast the reading") &&
+                         !Catch::Contains("serves only 2048"));
+  auto zh = args;
+  zh.insert(zh.end(), {"--lang", "zh"});
+  const auto z = test::run_cli(zh);
+  CHECK_THAT(z.out, Catch::Contains("批 2048 时解码受算力限制：计算单元有 87.2% 的时间在做有用功（35.7 ms 中的 31.1 ms），其余时间都在等内存。") &&
+                        !Catch::Contains("上界把它藏在内存读取之下"));
+}
+
+TEST_CASE("explain: each micro-batch reads its stage's weights again - Llama-3.1-70B at tp 2, pp 2, batch 16") {
+  // The JSON's prefill intensity and workload.microbatches: 659 at 8 micro-batches (16 / 8 = 2
+  // sequences of 512 tokens, 1024 a weight read), 1288 at the default 2 (4096), 1531 at 1 (8192).
+  const std::vector<std::string> base = {"explain", "-m", "llama-3.1-70b", "-g", "h100-sxm", "--tp", "2", "--pp", "2", "-b", "16"};
+  auto eight = base;
+  eight.insert(eight.end(), {"--microbatches", "8"});
+  const auto mb8 = test::run_cli(eight);
+  REQUIRE(mb8.code == 0);
+  CHECK_THAT(mb8.out, Catch::Contains("Prefill: 8192 prompt tokens pass through the pipeline in 8 micro-batches of 1024 "
+                                      "tokens, each reading its stage's weights again, so each weight read from memory is "
+                                      "used 1024 times: intensity 659 FLOP/byte") &&
+                          !Catch::Contains("used 8192 times"));
+  // Decode the same: 2 sequences a weight read.
+  CHECK_THAT(mb8.out, Catch::Contains("each weight read serves only 2 token(s) (one of 8 micro-batches, each reading its "
+                                      "stage's weights again)."));
+  const auto mb2 = test::run_cli(base);
+  CHECK_THAT(mb2.out, Catch::Contains("in 2 micro-batches of 4096 tokens") && Catch::Contains("used 4096 times: intensity 1288"));
+  auto one = base;
+  one.insert(one.end(), {"--microbatches", "1"});
+  const auto mb1 = test::run_cli(one);
+  CHECK_THAT(mb1.out, Catch::Contains("so each weight read from memory is used 8192 times: intensity 1531"));
+  auto zh = eight;
+  zh.insert(zh.end(), {"--lang", "zh"});
+  const auto z = test::run_cli(zh);
+  CHECK_THAT(z.out, Catch::Contains("8192 个提示词元分成 8 个微批次（每个 1024 个词元）通过流水线") &&
+                        Catch::Contains("被使用 1024 次：算术强度 659 FLOP/字节"));
+  // 5 sequences in 2 micro-batches (3 and 2; the JSON: workload.microbatches 2, batch 5): at most 1536.
+  const auto uneven = test::run_cli(
+      {"explain", "-m", "llama-3.1-70b", "-g", "h100-sxm", "--tp", "2", "--pp", "2", "-b", "5", "--microbatches", "2"});
+  CHECK_THAT(uneven.out, Catch::Contains("in 2 micro-batches of at most 1536 tokens") &&
+                             Catch::Contains("used at most 1536 times: intensity 758"));
+}
+
+TEST_CASE("explain --lang zh: mixed quantized formats are named in Chinese - gpt-oss-120b's unpacking") {
+  // The JSON of gpt-oss-120b on H100 at batch 8: weight_formats mixed (mxfp4 experts, bf16 the rest).
+  const auto zh = test::run_cli({"explain", "-m", "gpt-oss-120b", "-g", "h100-sxm", "-b", "8", "--lang", "zh"});
+  REQUIRE(zh.code == 0);
+  CHECK_THAT(zh.out, Catch::Contains("用于解包量化权重") && !Catch::Contains("quantized"));
+  const auto en = test::run_cli({"explain", "-m", "gpt-oss-120b", "-g", "h100-sxm", "-b", "8"});
+  CHECK_THAT(en.out, Catch::Contains("of it unpacking quantized weights"));
+}
