@@ -317,19 +317,23 @@ void refuse_another_device(const std::string& base, const GpuSpec& g, const Cali
   const double ratio = g.memory_bandwidth / *c.bandwidth;
   if (ratio <= kAnotherDevice && ratio >= 1 / kAnotherDevice) return;
   throw InputError(fmt::format("--base {}: its {} of memory bandwidth is {:.3g} times the {} measured on this device ({}); "
-                               "--base describes the device measured (leave it out to describe this one)",
+                               "--base describes the device measured, a MIG slice its own (leave it out to describe this one)",
                                terminal_text(base), human(g.memory_bandwidth), ratio, human(*c.bandwidth),
                                terminal_text(device.description())));
 }
 
 }  // namespace
 
-void run_calibrate(const CalibrateArgs& a, std::ostream& out, std::ostream& err) {
-  if (a.repetitions < 1) throw InputError(fmt::format("--repetitions: must be at least 1, got {}", a.repetitions));
+void check_repetitions(int repetitions) {
+  if (repetitions < 1) throw InputError(fmt::format("--repetitions: must be at least 1, got {}", repetitions));
   // A median settles within tens of runs; a billion ran for days without a word.
-  if (a.repetitions > calibrate::kMostRepetitions) {
-    throw InputError(fmt::format("--repetitions: at most {}, got {}", calibrate::kMostRepetitions, a.repetitions));
+  if (repetitions > calibrate::kMostRepetitions) {
+    throw InputError(fmt::format("--repetitions: at most {}, got {}", calibrate::kMostRepetitions, repetitions));
   }
+}
+
+void run_calibrate(const CalibrateArgs& a, std::ostream& out, std::ostream& err) {
+  check_repetitions(a.repetitions);
   check_table_flags(a);
   const CalibrationHost host = calibration_host();
   std::unique_ptr<TableFolder> tables = a.kernel_table.empty() ? nullptr : std::make_unique<TableFolder>(a.kernel_table, err);
@@ -350,11 +354,19 @@ void run_calibrate(const CalibrateArgs& a, std::ostream& out, std::ostream& err)
   if (file) file->refuse_an_input();  // --base g.yaml --out g.yaml: refused before measuring
 
   Calibration c = measure_kernels(*device, o);
+  if (!a.base.empty()) {
+    // Before the curves' minutes; the kernels measured are shown, not lost.
+    try {
+      refuse_another_device(a.base, g, c, *device);
+    } catch (const InputError&) {
+      err << render_plain(kernel_table(c));
+      throw;
+    }
+  }
   std::string curve_summary;
   g.expected = measure_expected(*device, o, a.quick ? calibrate::CurveDensity::quick : calibrate::CurveDensity::full,
                                 c, curve_summary);
   for (const KernelRecord& k : c.kernels) c.spread = std::max(c.spread, k.spread);
-  if (!a.base.empty()) refuse_another_device(a.base, g, c, *device);
   if (a.base.empty()) {
     const DType dtype = device->gemm_dtype();
     g.memory_bandwidth = *c.bandwidth;

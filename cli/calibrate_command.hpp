@@ -28,6 +28,8 @@ struct CalibrateArgs {
 
 void add_calibrate_options(Options& o, CalibrateArgs& args);
 void run_calibrate(const CalibrateArgs& args, std::ostream& out, std::ostream& err);
+// --repetitions of calibrate and validate: 1 to calibrate::kMostRepetitions, else an InputError.
+void check_repetitions(int repetitions);
 
 // Where calibrate gets its device and what it knows of the host: the real ones, unless a
 // ScopedCalibrationHost has put others in their place. Tests of calibrate's plumbing run on a

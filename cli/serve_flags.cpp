@@ -284,7 +284,7 @@ Traffic traffic(const ServeFlags& f, double rate, long block_tokens) {
       rescaled = fmt::format(", its {:.4g} requests/s scaled to {:g}", *own, *f.trace_rate);
     }
     // --duration counts from the first arrival either way (a rescaled trace starts there at 0): a
-    // trace cut from its 1023rd second had no request "before 60 s" unless rescaled.
+    // trace cut from its 1000th second had no request "before 60 s" unless rescaled.
     const double first = f.trace_rate ? 0 : rows.front().arrival;
     for (const TraceRow& row : rows) {
       const double arrival = f.trace_rate ? file.rescaled(row, scale) : row.arrival;

@@ -242,11 +242,7 @@ void run_validate(const ValidateArgs& a, std::ostream& out, std::ostream& err) {
   if (model.architecture->moe) {
     throw InputError("validate: synthetic steps run dense models; expert routing is not reproduced");
   }
-  if (a.repetitions < 1) throw InputError(fmt::format("--repetitions: must be at least 1, got {}", a.repetitions));
-  // A median settles within tens of runs; a billion ran for days without a word.
-  if (a.repetitions > calibrate::kMostRepetitions) {
-    throw InputError(fmt::format("--repetitions: at most {}, got {}", calibrate::kMostRepetitions, a.repetitions));
-  }
+  check_repetitions(a.repetitions);
   const long prompt = x.prompt.front();
   if (prompt < 1) throw InputError(fmt::format("--prompt: must be at least 1, got {}", prompt));
   const Bytes budget(quantity_flag(a.budget, Dimension::bytes, "budget"));

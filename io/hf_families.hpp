@@ -31,9 +31,11 @@ enum class HfQkNorm { none, always, when_asked };  // when_asked: `use_qk_norm`
 
 // What a DeepSeek-style config leaves out of first_k_dense_replace, n_shared_experts and
 // q_lora_rank differs by reader: the family table holds transformers' DeepseekV3Config's for
-// deepseek_v3 and deepseek_v32 (3, 1, 1536); other families refuse the gap (HfFields::count_or_none).
+// deepseek_v3 and deepseek_v32 (3, 1, 1536), the reader vLLM and SGLang load these with; other
+// families refuse the gap (HfFields::count_or_none).
 inline constexpr std::string_view kDeepSeekLeftOut =
-    "transformers' DeepseekV3Config and the checkpoints' own configuration code default it differently";
+    "its default differs between readers (transformers' config classes, the checkpoints' own code), and "
+    "this family's table holds none";
 
 struct HfFamily {
   std::string_view architecture;  // architectures[0]

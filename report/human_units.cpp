@@ -48,10 +48,12 @@ std::string si(double value, std::string_view unit) {
 
 std::string human(Seconds s) {
   const double v = s.value(), a = std::fabs(v);
-  if (!std::isfinite(v) || a < 1000) return si(v, "s");
+  // 999.5 s would round into "1.00 ks"; past 10^5 days, three digits and an exponent.
+  if (!std::isfinite(v) || a < 999.5) return si(v, "s");
   if (a < 6000) return three_digits(v / 60) + " min";
   if (a < 360'000) return three_digits(v / 3600) + " h";
-  return three_digits(v / 86'400) + " days";
+  if (a < 8.64e9) return three_digits(v / 86'400) + " days";
+  return fmt::format("{:.3g} days", v / 86'400);
 }
 
 std::pair<std::string, std::string> human_apart(Bytes a, Bytes b) {

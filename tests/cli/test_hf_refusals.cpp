@@ -276,10 +276,11 @@ TEST_CASE("HF DeepSeek fields left out: transformers' DeepseekV3Config defaults,
   for (const std::string key : {"first_k_dense_replace", "n_shared_experts", "q_lora_rank"}) {
     INFO(key);
     CHECK(count_parameters(read(deepseek_without(key, "deepseek_v3"))).total() == published);
-    // DeepseekV2Config reads other defaults (no shared expert, none dense): the gap is refused.
+    // The DeepSeek-V2 family's table holds no default for them: the gap is refused, not read as 0.
     CHECK_THROWS_WITH(read(deepseek_without(key, "deepseek_v2")),
-                      Catch::Contains(key + ": left out: transformers' DeepseekV3Config and the checkpoints' own "
-                                            "configuration code default it differently; write it (null or 0 for none)"));
+                      Catch::Contains(key + ": left out: its default differs between readers (transformers' config "
+                                            "classes, the checkpoints' own code), and this family's table holds none; "
+                                            "write it (null or 0 for none)"));
   }
   // null still says none: a Q projected directly, as DeepSeek-V2-Lite's.
   auto lite = nlohmann::json::parse(std::ifstream(test::data_file("hf-configs/deepseek-v3.json")));

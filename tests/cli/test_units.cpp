@@ -56,4 +56,6 @@ TEST_CASE("human times: past 1000 s in minutes, hours and days, never Ms (read a
   CHECK(human(roofline::Seconds(86'400)) == "24.0 h");
   CHECK(human(roofline::Seconds(3.44e8)) == "3981 days");
   CHECK(human(roofline::Seconds(7e-3)) == "7.00 ms");
+  CHECK(human(roofline::Seconds(999.7)) == "16.7 min");  // not "1.00 ks"
+  CHECK(human(roofline::Seconds(8.64e14)) == "1e+10 days");
 }
