@@ -166,44 +166,49 @@ const OneSequence& one_sequence(const LayerStack& whole, const LayerStack& shard
   return kept->second;
 }
 
-// What the busiest stage takes at least, past the even split: the first stage holds the ends
-// before the layers (the embedding), the last those after (the final norm, the head), and each at
-// least ⌊L/pp⌋ layers, none cheaper than the cheapest layer (a mixer and an FFN where every layer
-// has both, else the cheaper of the two). Spread over the stages, the head had made Llama-3.1-8B
-// at pp 4 faster than at pp 1 (4.51 against 4.59 ms at batch 4; its last stage alone, 8 layers and
-// the head, takes 1.36 ms a micro-batch: 5.45 ms a step).
-Seconds busiest_stage_floor(Phase phase, const LayerStack& shard, double layers, const Workload& micro,
-                            const WeightPricing& pricing, const GpuSpec& gpu, const Ceilings& c) {
-  Seconds before, after, cheapest_mixer{-1}, cheapest_ffn{-1};
+// What the busiest stage takes at least, past the even split (0 where nothing passes it), from
+// each block priced alone:
+// - the first stage holds the ends before the layers (the embedding), the last those after (the
+//   final norm, the head), and each at least ⌊L/pp⌋ layers, none cheaper than the cheapest layer (a
+//   mixer and an FFN where every layer has both, else the cheaper of the two). Spread over the
+//   stages, the head had made Llama-3.1-8B at pp 4 faster than at pp 1 (4.51 against 4.59 ms at
+//   batch 4; its last stage alone, 8 layers and the head, takes 1.36 ms a micro-batch: 5.45 ms);
+// - where pp does not divide the layers, a stage holds ⌈L/pp⌉ of them: their share of the layers'
+//   time (the ends left out). On the even split DeepSeek-V3's 61 layers at pp 2 (31 and 30) were
+//   1.6% fast, and a 3-layer model's stages of 2 and 1 a quarter.
+Seconds busiest_stage(Phase phase, const LayerStack& shard, double layers, const Workload& micro,
+                      const WeightPricing& pricing, const GpuSpec& gpu, const Ceilings& c) {
+  Seconds before, after, layers_time;
+  std::optional<Seconds> cheapest_mixer, cheapest_ffn;
   double mixer_layers = 0, ffn_layers = 0;
   bool past_layers = false;
+  LayerStack one = shard;
+  one.serial = 0;  // not a description described_layers keeps
   for (const Block& b : shard.blocks) {
-    LayerStack one = shard;
-    one.blocks = {b};
-    one.serial = 0;
-    const Seconds t =
-        evaluate_phase(build_ops(phase, one, micro, ExpertRouting::uniform, pricing), c, gpu.interconnect, gpu.network)
-            .time;
+    one.blocks.assign(1, b);
+    const PhaseResult alone =
+        evaluate_phase(build_ops(phase, one, micro, ExpertRouting::uniform, pricing), c, gpu.interconnect, gpu.network);
     const BlockRole role = block_role(b);
     if (role == BlockRole::end) {
-      (past_layers ? after : before) += t;
+      (past_layers ? after : before) += alone.time;
       continue;
     }
     past_layers = true;
+    for (const OpResult& o : alone.ops) layers_time += o.time;  // summed as the layers together would be
     if (role == BlockRole::per_layer) continue;  // a part of some layers: left out, which keeps a floor
-    Seconds& cheapest = role == BlockRole::mixer ? cheapest_mixer : cheapest_ffn;
-    const Seconds each = t / b.layers;
-    if (cheapest < Seconds(0) || each < cheapest) cheapest = each;
+    std::optional<Seconds>& cheapest = role == BlockRole::mixer ? cheapest_mixer : cheapest_ffn;
+    const Seconds each = alone.time / b.layers;
+    cheapest = cheapest ? std::min(*cheapest, each) : each;
     (role == BlockRole::mixer ? mixer_layers : ffn_layers) += b.layers;
   }
-  const Seconds mixer = std::max(cheapest_mixer, Seconds(0)), ffn = std::max(cheapest_ffn, Seconds(0));
   const bool both = mixer_layers == layers && ffn_layers == layers;
-  const Seconds layer = both ? mixer + ffn
-                             : (cheapest_mixer < Seconds(0)  ? ffn
-                                : cheapest_ffn < Seconds(0) ? mixer
-                                                            : std::min(mixer, ffn));
-  const double each_stage = std::floor(layers / static_cast<double>(micro.pp));
-  return std::max(before, after) + layer * each_stage;
+  const Seconds layer = cheapest_mixer && cheapest_ffn
+                            ? (both ? *cheapest_mixer + *cheapest_ffn : std::min(*cheapest_mixer, *cheapest_ffn))
+                            : cheapest_mixer.value_or(cheapest_ffn.value_or(Seconds(0)));
+  const auto stages = static_cast<double>(micro.pp);
+  const Seconds floor = std::max(before, after) + layer * std::floor(layers / stages);
+  const bool uneven = layers > 0 && std::fmod(layers, stages) != 0;
+  return uneven ? std::max(floor, layers_time * (std::ceil(layers / stages) / layers)) : floor;
 }
 
 // A phase of a pipeline: each micro-batch size priced through every stage with its sends, then
@@ -216,12 +221,6 @@ PhaseResult pipeline_phase(Phase phase, const LayerStack& shard, double layers, 
   std::vector<PhaseResult> passes;
   std::vector<MicroBatches> parts;
   passes.reserve(2);
-  // Where pp does not divide the layers, a stage holds ⌈L/pp⌉ of them: priced on the even split,
-  // DeepSeek-V3's 61 layers at pp 2 (31 and 30) were 1.6% fast, and a 3-layer model's stages of 2
-  // and 1 a quarter.
-  const auto stages = static_cast<double>(w.pp);
-  const std::optional<LayerStack> uneven =
-      layers > 0 && std::fmod(layers, stages) != 0 ? std::optional(stage_layers(shard)) : std::nullopt;
   for (const auto& [size, count] : {std::pair{q + 1, r}, std::pair{q, m - r}}) {
     if (count == 0 || size == 0) continue;
     Workload micro = w;
@@ -232,14 +231,7 @@ PhaseResult pipeline_phase(Phase phase, const LayerStack& shard, double layers, 
     PhaseResult pass = evaluate_phase(ops, c, gpu.interconnect, gpu.network);
     pass.expected = expected_phase(pass, em, c);
     passes.push_back(std::move(pass));
-    Seconds heaviest = busiest_stage_floor(phase, shard, layers, micro, pricing, gpu, c);
-    if (uneven) {
-      const Seconds all =
-          evaluate_phase(build_ops(phase, *uneven, micro, ExpertRouting::uniform, pricing), c, gpu.interconnect, gpu.network)
-              .time;
-      heaviest = std::max(heaviest, all * (std::ceil(layers / stages) / layers));
-    }
-    parts.push_back({nullptr, count, size, heaviest});
+    parts.push_back({nullptr, count, size, busiest_stage(phase, shard, layers, micro, pricing, gpu, c)});
   }
   for (std::size_t i = 0; i < parts.size(); ++i) parts[i].pass = &passes[i];
   return pipelined(parts, phase, w.pp, out);

@@ -163,13 +163,13 @@ void price_ops(const PhaseResult& bound, const ExpectedModel& m, const Ceilings&
   if (is_wide_float(c.compute)) gemm_at.peak = c.peak.value();
   // Each operator classed once: the one that ends a group leads the next.
   std::optional<KernelClass> next = ops.empty() ? std::nullopt : class_of(ops.front(), c);
+  const auto advance = [&](std::size_t to) {
+    if (to < ops.size()) next = class_of(ops[to], c);
+    return to;
+  };
   for (std::size_t i = 0; i < ops.size();) {
     const OpResult& o = ops[i];
     const std::optional<KernelClass> cls = next;
-    const auto advance = [&](std::size_t to) {
-      if (to < ops.size()) next = class_of(ops[to], c);
-      return to;
-    };
     if (!cls) {
       sink(i, generic(o, m, c));
       i = advance(i + 1);

@@ -19,16 +19,6 @@ BlockRole block_role(const Block& b) {
   return norm->name == "ffn_norm" ? BlockRole::ffn : BlockRole::end;
 }
 
-LayerStack stage_layers(const LayerStack& shard) {
-  LayerStack out = shard;
-  out.blocks.clear();
-  out.serial = 0;  // not a description described_layers keeps
-  for (const Block& b : shard.blocks) {
-    if (block_role(b) != BlockRole::end) out.blocks.push_back(b);
-  }
-  return out;
-}
-
 OpList pipeline_sends(const Workload& w, double rows, double hidden, const LayerStack& stack, const Interconnect& link) {
   // Each GPU of a stage sends its rows' residual stream (its own sequences' under data-parallel
   // attention; under tensor parallelism every GPU holds all of them) to its peer in the next stage.

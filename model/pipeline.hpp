@@ -37,11 +37,6 @@ struct Pipeline {
 enum class BlockRole { end, mixer, ffn, per_layer };
 [[nodiscard]] BlockRole block_role(const Block& b);
 
-// The layers of a stage's description without its ends: a pp that does not divide the model's
-// layers (Architecture::layers: a layer of Nemotron-H is a mixer or an FFN, of Llama both) leaves
-// ⌈layers / pp⌉ of them on the busiest stage.
-[[nodiscard]] LayerStack stage_layers(const LayerStack& shard);
-
 // The activations one micro-batch of `rows` tokens sends across the stage boundaries, as
 // collectives (sends) for evaluate_phase: boundaries inside a domain and those between domains.
 [[nodiscard]] OpList pipeline_sends(const Workload& w, double rows, double hidden, const LayerStack& stack,
@@ -53,8 +48,8 @@ struct MicroBatches {
   const PhaseResult* pass;
   long count;
   long size;
-  // The busiest stage's layers alone, where pp does not divide them (0: the even split): its
-  // ⌈L/pp⌉ of the L layers' time, which the stage takes at least.
+  // What the busiest stage takes at least (0: the even split): an end stage's floor, or where pp
+  // does not divide the layers its ⌈L/pp⌉ of the L layers' time (model/engine.cpp busiest_stage).
   Seconds heaviest{0};
 };
 
