@@ -24,6 +24,15 @@ fs::path written(const std::string& name, const std::string& text) {
   return p;
 }
 
+// The test-data HF config `name` with its text `field` written as `as`, in a file `out`.
+fs::path with_field(const std::string& name, const std::string& field, const std::string& as, const std::string& out) {
+  std::ifstream in(data_file("hf/" + name));
+  std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(json.find(field) != std::string::npos);
+  json.replace(json.find(field), field.size(), as);
+  return written(out, json);
+}
+
 const std::string kTiny = "name: Tiny\nhidden: 128\nheads: 4\nkv_heads: 4\nffn: 256\nffn_type: gated\nvocab: 512\n";
 
 }  // namespace
@@ -32,24 +41,16 @@ TEST_CASE("a quoted number is text: layers: \"32\" in YAML and \"num_local_exper
   const fs::path yaml = written("rooflineplan-quoted.yaml", kTiny + "layers: \"2\"\n");
   check_error(test::with_model(yaml.string()), yaml.string() + ":8:9: layers",
               "must be a whole number, not the text \"2\" (drop the quotes)");
-  std::ifstream in(data_file("hf/mixtral-8x7b.json"));
-  std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const std::string field = "\"num_local_experts\": 8";
-  REQUIRE(json.find(field) != std::string::npos);
-  json.replace(json.find(field), field.size(), "\"num_local_experts\": \"8\"");
-  const fs::path config = written("rooflineplan-quoted.json", json);
+  const fs::path config = with_field("mixtral-8x7b.json", "\"num_local_experts\": 8", "\"num_local_experts\": \"8\"",
+                                     "rooflineplan-quoted.json");
   check_error(test::with_model(config.string()), config.string(), "num_local_experts: must be a whole number, not the text \"8\"");
 }
 
 TEST_CASE("a quoted boolean is text: \"tie_word_embeddings\": \"false\" and tied_embeddings: !!str true are refused") {
   // transformers tests the text for truth and ties the head; read as false, the head was priced
   // untied (1.50 B parameters for a 1.24 B model).
-  std::ifstream in(data_file("hf/llama-2-7b.json"));
-  std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const std::string field = "\"tie_word_embeddings\": false";
-  REQUIRE(json.find(field) != std::string::npos);
-  json.replace(json.find(field), field.size(), "\"tie_word_embeddings\": \"false\"");
-  const fs::path config = written("rooflineplan-quoted-bool.json", json);
+  const fs::path config = with_field("llama-2-7b.json", "\"tie_word_embeddings\": false",
+                                     "\"tie_word_embeddings\": \"false\"", "rooflineplan-quoted-bool.json");
   check_error(test::with_model(config.string()), config.string(),
               "tie_word_embeddings: must be true or false, not the text \"false\" (drop the quotes)");
   const fs::path yaml = written("rooflineplan-tagged-bool.yaml", kTiny + "layers: 2\ntied_embeddings: !!str true\n");
