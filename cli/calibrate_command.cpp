@@ -350,7 +350,7 @@ void run_calibrate(const CalibrateArgs& a, std::ostream& out, std::ostream& err)
   // after minutes of measurement.
   std::unique_ptr<AtomicFile> file = a.out.empty() ? nullptr : std::make_unique<AtomicFile>(a.out, "out", &err);
   auto device = host.open_device(a.device);
-  GpuSpec g = a.base.empty() ? unnamed_machine(*device) : load_gpu(a.base);
+  GpuSpec g = a.base.empty() ? unnamed_machine(*device) : read_flag_file("--base", a.base, [&] { return load_gpu(a.base); });
   if (file) file->refuse_an_input();  // --base g.yaml --out g.yaml: refused before measuring
 
   Calibration c = measure_kernels(*device, o);

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "io/input_error.hpp"
+
 namespace CLI {
 class App;
 class Option;
@@ -60,8 +62,30 @@ void add_lang_option(Options& o, std::string& into);
 // Parses `line`, flags split as a shell would split them, with the flags `declare` adds: a
 // command line held in a file (a measurements row's extra_flags), read by the same declarations
 // as the real one. Throws io::InputError with CLI11's reason: an unknown flag, a value missing or
-// refused.
+// refused; or check_flag_line_quotes' first.
 void parse_flag_line(const std::string& line, const std::function<void(Options&)>& declare);
+
+// Throws io::InputError where CLI11 would split `line` other than a shell: a quote left open
+// (CLI11 reads its word to the end of the line: `--group-size "16` as 16), or text right after a
+// closing quote (CLI11 drops its first character: `--context "1024"8` as 1024, `"a b"c` as `a b`).
+void check_flag_line_quotes(std::string_view line);
+
+// The error `e`, thrown reading the file (or preset) `arg` that `flag` gave, said with the flag
+// first when it is about the file as a whole, as --out's are: `--base: /x.yaml: cannot open: No
+// such file or directory` (missing, no such preset, a folder, a device, too large, unreadable,
+// empty: io's messages that start `arg: `). An error inside the file is left as it is, its
+// file:line:column first. `flag` is a flag's name (`--base`) or a positional's (`measurements`).
+[[nodiscard]] io::InputError flag_file_error(std::string_view flag, std::string_view arg, const io::InputError& e);
+
+// `read()`, its io::InputError said through flag_file_error.
+template <class Read>
+auto read_flag_file(std::string_view flag, std::string_view arg, Read&& read) -> decltype(read()) {
+  try {
+    return read();
+  } catch (const io::InputError& e) {
+    throw flag_file_error(flag, arg, e);
+  }
+}
 
 // One command: its name (empty: the flags of `rooflineplan` itself, which evaluate one point), a
 // line for --help, how it declares its flags, and how it runs once they are parsed.

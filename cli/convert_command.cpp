@@ -72,7 +72,7 @@ void add_convert_options(Options& o, std::string& model) {
 // A converted file that prices the model differently would be silently wrong: it is read back
 // before it is printed, and refused naming what the YAML cannot hold yet.
 void run_convert(const std::string& model, std::ostream& out) {
-  const ModelSpec m = load_model(model);
+  const ModelSpec m = read_flag_file("model", model, [&] { return load_model(model); });
   const std::string yaml = model_yaml(m);
   std::vector<std::string_view> lost;
   try {

@@ -3,12 +3,10 @@
 #include <fmt/format.h>
 
 #include <array>
-#include <cctype>
 #include <cerrno>
 #include <filesystem>
 #include <map>
 #include <memory>
-#include <optional>
 #include <stdexcept>
 #include <string_view>
 #include <type_traits>
@@ -57,36 +55,6 @@ InputError located(const std::string& path, const MeasurementRow& row, const std
   return InputError(fmt::format("{}: extra_flags: {}", where(path, row), message));
 }
 
-// The quote `line` leaves open, if any: CLI11's split reads an open quote's word to the end of the
-// line (`--group-size "16` as 16), a repair the file did not ask for. A quote (' " `) opens a word,
-// or the value after `--flag=`, as CLI11 reads them; a backslash escapes one that would close it.
-std::optional<std::string_view> unterminated_quote(std::string_view line) {
-  const auto blank = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
-  std::size_t i = 0;
-  while (i < line.size()) {
-    if (blank(line[i])) {
-      ++i;
-      continue;
-    }
-    std::size_t end = i;
-    while (end < line.size() && !blank(line[end])) ++end;
-    std::size_t open = i;
-    if (line[i] == '-') {
-      const std::size_t eq = line.substr(i, end - i).find('=');
-      open = eq == std::string_view::npos ? end : i + eq + 1;
-    }
-    if (open < line.size() && std::string_view("'\"`").find(line[open]) != std::string_view::npos) {
-      std::size_t close = line.find(line[open], open + 1);
-      while (close != std::string_view::npos && line[close - 1] == '\\') close = line.find(line[open], close + 1);
-      if (close == std::string_view::npos) return line.substr(open);
-      i = close + 1;
-    } else {
-      i = end;
-    }
-  }
-  return std::nullopt;
-}
-
 std::vector<std::string> cell(const std::string& text) {
   return text.empty() ? std::vector<std::string>{} : std::vector<std::string>{text};
 }
@@ -95,9 +63,11 @@ std::vector<std::string> cell(const std::string& text) {
 // extra flags on top.
 Workload workload_of(const MeasurementRow& row, const ModelSpec& m, const GpuSpec& g, const std::string& path) {
   WorkloadFlags f;
-  if (const auto open = unterminated_quote(row.extra_flags)) {
-    throw InputError(fmt::format("{}: extra_flags: unterminated quote: `{}` has no closing {}", where(path, row), *open,
-                                 open->front()));
+  // Before parse_flag_line, which checks the quotes too, so that a quote's error is not said as a flag's.
+  try {
+    check_flag_line_quotes(row.extra_flags);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: extra_flags: {}", where(path, row), e.what()));
   }
   try {
     parse_flag_line(row.extra_flags, [&f](Options& o) {
@@ -223,7 +193,8 @@ void run_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
   if (!a.for_gpu.empty()) throw InputError("--for: chooses a GPU of --kernels tables");
   // Reserved first, so that a folder that cannot take the file is refused before any work.
   std::unique_ptr<AtomicFile> file = a.out.empty() ? nullptr : std::make_unique<AtomicFile>(a.out, "out", &err);
-  const std::vector<MeasurementRow> rows = read_measurements(a.measurements);
+  const std::vector<MeasurementRow> rows =
+      read_flag_file("measurements", a.measurements, [&] { return read_measurements(a.measurements); });
   std::vector<std::string> warnings;
   // JSON holds them; the tables' readers see them on stderr, as the point report's do, and every
   // reader sees the rows' so far when a later row is refused.

@@ -109,7 +109,7 @@ void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
       throw io::InputError(fmt::format("{}: --kernels: given twice (its kernels would count twice in the fit)", path));
     }
     if (!ec) read.push_back(same);
-    const io::KernelTable t = io::read_kernel_table(path);
+    const io::KernelTable t = read_flag_file("--kernels", path, [&] { return io::read_kernel_table(path); });
     std::string gpu = a.gpu;
     if (gpu.empty()) {
       const auto it = kGpuOfPrefix.find(io::gpu_of_table(path));
@@ -123,7 +123,11 @@ void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
     // float32 GEMMs are another peak's kernels: fitted as a GPU of their own.
     const std::string key = t.fp32_gemms ? gpu + " (fp32)" : gpu;
     auto [slot, added] = index.emplace(key, gpus.size());
-    if (added) gpus.push_back({key, ceilings_of(io::load_gpu(gpu), t.fp32_gemms), t.fp32_gemms});
+    if (added) {
+      // A GPU the file's name gives is a preset's id; one --gpu gives may name nothing.
+      const GpuSpec spec = read_flag_file("--gpu", a.gpu, [&] { return io::load_gpu(gpu); });
+      gpus.push_back({key, ceilings_of(spec, t.fp32_gemms), t.fp32_gemms});
+    }
     require_ceilings(t, gpus[slot->second]);
     for (const io::KernelSample& s : t.samples) kernels.push_back({s.klass, s.ask, s.seconds, slot->second});
     for (const auto& [why, rows] : t.left_out) left_out.push_back(fmt::format("{}: {} rows left out: {}", path, rows, why));

@@ -65,7 +65,9 @@ void write_launch_files(launch::Engine engine, const std::string& dir, const Mod
     ready.push_back({std::move(spec), r.gpu->name});
   }
   if (ready.empty()) {
-    if (!refused.empty()) throw io::InputError(refused.front().why);
+    // The request came from --emit: the engine's refusal names the plan's flag to change (`--kv:`,
+    // `--weights or --kv:`), after the one that asked, as simulate says it after --engine's.
+    if (!refused.empty()) throw io::InputError(fmt::format("--emit {}: {}", launch::name(engine), refused.front().why));
     throw io::InputError("--emit: no row meets the targets, so there is nothing to launch");
   }
   fs::create_directories(dir, ec);

@@ -1,5 +1,7 @@
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -195,7 +197,53 @@ Options& Options::required() {
 
 void add_lang_option(Options& o, std::string& into) { o.add("--lang", into, "en or zh").one_of({"en", "zh"}).show_default(); }
 
+void check_flag_line_quotes(std::string_view line) {
+  // CLI11 2.1's split (CLI::detail::split_up): a word that starts with a quote (' " `), or the value
+  // after `--flag=`, runs to the next unescaped quote of its kind, or to the end of the line where
+  // there is none; then one character is skipped, taken for the blank that ends the word.
+  const auto blank = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  std::size_t i = 0;
+  while (i < line.size()) {
+    if (blank(line[i])) {
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < line.size() && !blank(line[end])) ++end;
+    std::size_t open = i;
+    if (line[i] == '-') {
+      const std::size_t eq = line.substr(i, end - i).find('=');
+      open = eq == std::string_view::npos ? end : i + eq + 1;
+    }
+    if (open >= line.size() || std::string_view("'\"`").find(line[open]) == std::string_view::npos) {
+      i = end;
+      continue;
+    }
+    std::size_t close = line.find(line[open], open + 1);
+    while (close != std::string_view::npos && line[close - 1] == '\\') close = line.find(line[open], close + 1);
+    if (close == std::string_view::npos) {
+      throw io::InputError(fmt::format("unterminated quote: `{}` has no closing {}", line.substr(open), line[open]));
+    }
+    if (close + 1 < line.size() && !blank(line[close + 1])) {
+      std::size_t word_end = close + 1;
+      while (word_end < line.size() && !blank(line[word_end])) ++word_end;
+      throw io::InputError(fmt::format("`{}`: `{}` follows the closing {} with no space, and a quoted word ends at its "
+                                       "quote; quote the whole word, or put a space before `{}`",
+                                       line.substr(i, word_end - i), line.substr(close + 1, word_end - close - 1),
+                                       line[open], line.substr(close + 1, word_end - close - 1)));
+    }
+    i = close + 1;
+  }
+}
+
+io::InputError flag_file_error(std::string_view flag, std::string_view arg, const io::InputError& e) {
+  const std::string_view what = e.what();
+  if (arg.empty() || !what.starts_with(arg) || !what.substr(arg.size()).starts_with(": ")) return e;
+  return io::InputError(fmt::format("{}: {}", flag, what));
+}
+
 void parse_flag_line(const std::string& line, const std::function<void(Options&)>& declare) {
+  check_flag_line_quotes(line);
   CLI::App app;
   app.set_help_flag();  // --help in a file is an unknown flag, not a request
   // What is left over is said here, in the order written: CLI11's own message lists it

@@ -488,9 +488,9 @@ void run_plan(const PlanArgs& a, std::ostream& out, std::ostream& err) {
   if (!a.emit.empty() && !launch::engine_named(a.emit)) {
     throw InputError(fmt::format("--emit: {}, not '{}'", launch::kEngineNames, a.emit));
   }
-  const ModelSpec m = load_model(x.model.front());
+  const ModelSpec m = read_flag_file("--model", x.model.front(), [&] { return load_model(x.model.front()); });
   std::vector<GpuSpec> gpus;
-  for (const std::string& g : x.gpu) gpus.push_back(load_gpu(g));
+  for (const std::string& g : x.gpu) gpus.push_back(read_flag_file("--gpu", g, [&] { return load_gpu(g); }));
   // Quantiles past 0.99 read the log-normal's tail further than 26 published runs can say.
   if (!(a.confidence >= 0.5 && a.confidence <= 0.99)) {
     throw InputError(fmt::format("--confidence: must be in [0.5, 0.99], got {}", a.confidence));

@@ -135,7 +135,7 @@ SpeculativeFlag speculative_flag(const std::string& value, const ModelSpec& targ
       throw InputError(fmt::format("--speculative: mtp: {}", e.what()));
     }
   } else {
-    f.draft = serve::model_draft(io::load_model(draft));
+    f.draft = serve::model_draft(read_flag_file("--speculative", draft, [&] { return io::load_model(draft); }));
   }
   if (const auto why = serve::unsupported(f.draft->model)) throw InputError(fmt::format("--speculative: the draft: {}", *why));
   return f;
@@ -154,8 +154,9 @@ LengthDistribution empirical_flag(const std::string& value, std::string_view fla
     file.resize(colon);
   }
   std::string used = column;
-  std::vector<long> lengths =
-      io::read_lengths(file, column, flag == "prompt" ? io::Lengths::prompt : io::Lengths::output, &used);
+  std::vector<long> lengths = read_flag_file(fmt::format("--{}", flag), file, [&] {
+    return io::read_lengths(file, column, flag == "prompt" ? io::Lengths::prompt : io::Lengths::output, &used);
+  });
   return serve::empirical_lengths(std::move(lengths), fmt::format("{}:{}", file, used));
 }
 

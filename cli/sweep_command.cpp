@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <streambuf>
 
 #include "cli/atomic_file.hpp"
 #include "cli/ordered_parallel.hpp"
@@ -126,18 +127,58 @@ struct Chunk {
   Tally tally;
 };
 
+// The sink's output, held back until the sweep has a row to write: a sweep of which no point is
+// valid exits 2 and writes nothing, where it wrote a CSV header, a table's head or an empty JSON
+// array to standard output (an --out it would replace is left as it was, cli/atomic_file.hpp).
+// Once a row comes, what was held and every later write pass straight through; a failed write
+// returns short, so the sink sees its stream fail with the write's errno (report::WriteError).
+class HeldUntilRow final : public std::streambuf {
+ public:
+  explicit HeldUntilRow(std::ostream& out) : out_(out) {}
+  void release() { released_ = true; }
+
+ protected:
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    if (!released_) {
+      held_.append(s, static_cast<std::size_t>(n));
+      return n;
+    }
+    if (!held_.empty()) {
+      out_.write(held_.data(), static_cast<std::streamsize>(held_.size()));
+      held_.clear();
+    }
+    if (out_) out_.write(s, n);
+    return out_ ? n : 0;
+  }
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    const char one = traits_type::to_char_type(c);
+    return xsputn(&one, 1) == 1 ? c : traits_type::eof();
+  }
+  int sync() override { return released_ && !out_.flush() ? -1 : 0; }
+
+ private:
+  std::ostream& out_;
+  std::string held_;
+  bool released_ = false;
+};
+
 // CSV and JSON lines: chunks of points evaluated and rendered on every core, written in order.
 // Other formats lay rows out together (a table's widths, an array): one core feeds the sink.
-void sweep(const WorkloadAxes& x, Product& p, Sink& sink, ProgressBar& progress, Tally& tally) {
+// `held` is released before the first row reaches the sink.
+void sweep(const WorkloadAxes& x, Product& p, Sink& sink, HeldUntilRow& held, ProgressBar& progress, Tally& tally) {
   Specs s;
-  for (const std::string& m : x.model) s.models.push_back(load_model(m));
-  for (const std::string& g : x.gpu) s.gpus.push_back(load_gpu(g));
+  for (const std::string& m : x.model) s.models.push_back(read_flag_file("--model", m, [&] { return load_model(m); }));
+  for (const std::string& g : x.gpu) s.gpus.push_back(read_flag_file("--gpu", g, [&] { return load_gpu(g); }));
   if (p.size() == 0) return;
   const unsigned threads = worker_threads();
   if (!sink.renders_alone() || threads <= 1 || p.size() <= kChunkPoints) {
     do {
       progress.advance();
-      run_point(x, p, s, tally, [&](const ReportRecord& r) { sink.add(r); });
+      run_point(x, p, s, tally, [&](const ReportRecord& r) {
+        held.release();
+        sink.add(r);
+      });
     } while (p.next());
     return;
   }
@@ -155,6 +196,7 @@ void sweep(const WorkloadAxes& x, Product& p, Sink& sink, ProgressBar& progress,
         return c;
       },
       [&](std::size_t k, Chunk&& c) {
+        if (!c.text.empty()) held.release();
         sink.add_rendered(c.text);
         tally.merge(std::move(c.tally));
         progress.advance_to(std::min(p.size(), (k + 1) * kChunkPoints));
@@ -179,19 +221,23 @@ void run_sweep(const SweepArgs& a, std::ostream& out, std::ostream& err) {
   Product product = points(axes);
   // The old file stays whole until the new one is: rows go to a temporary beside it.
   std::unique_ptr<AtomicFile> file = a.out.empty() ? nullptr : std::make_unique<AtomicFile>(a.out, "out", &err);
-  const auto sink = make_sink(output_format(a.format), Shape::rows, report_record_columns(false), file ? file->stream() : out);
+  HeldUntilRow held(file ? file->stream() : out);
+  std::ostream rows(&held);
+  const auto sink = make_sink(output_format(a.format), Shape::rows, report_record_columns(false), rows);
   ProgressBar progress(err, product.size(), stderr_is_terminal());
   Tally tally;
+  // A sweep of which no point is valid (`-b 0`, `--tp 3,5` on 32 heads) is refused: it writes
+  // nothing (its header stays held), and an --out it would have replaced is left as it was.
+  bool none_valid = false;
   try {
-    sweep(axes, product, *sink, progress, tally);
+    sweep(axes, product, *sink, held, progress, tally);
+    none_valid = product.size() > 0 && tally.skipped == product.size();
+    if (!none_valid) held.release();  // a sweep of no points at all writes its empty output
     sink->finish();
   } catch (const WriteError& e) {
     if (!file || !e.target().empty()) throw;
     throw WriteError(fmt::format("--out {}", a.out), e.reason());
   }
-  // A sweep of which no point is valid (`-b 0`, `--tp 3,5` on 32 heads) is refused, and an --out
-  // it would have replaced with a bare header is left as it was.
-  const bool none_valid = product.size() > 0 && tally.skipped == product.size();
   if (file && !none_valid) file->commit();
   progress.finish();
   if (tally.skipped > 0) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/command.hpp"
 #include "io/input_error.hpp"
 
 namespace roofline::cli {
@@ -13,7 +14,7 @@ std::optional<double> TraceFlag::own_rate() const {
 }
 
 TraceFlag read_trace_flag(const std::string& path) {
-  TraceFlag t{path, io::read_trace(path)};
+  TraceFlag t{path, read_flag_file("--arrivals", path, [&] { return io::read_trace(path); })};
   if (static_cast<double>(t.rows.size()) > kMaxTraceRequests) {
     throw io::InputError(fmt::format("--arrivals {}: {} requests, over the {:g} a run holds; cut the trace", path,
                                      t.rows.size(), kMaxTraceRequests));

@@ -236,8 +236,8 @@ void run_validate(const ValidateArgs& a, std::ostream& out, std::ostream& err) {
   }
   const WorkloadAxes x = parse_workload(a.workload);
   x.require_one({WorkloadFlag::batch});
-  const ModelSpec model = load_model(x.model.front());
-  const GpuSpec gpu = load_gpu(x.gpu.front());
+  const ModelSpec model = read_flag_file("--model", x.model.front(), [&] { return load_model(x.model.front()); });
+  const GpuSpec gpu = read_flag_file("--gpu", x.gpu.front(), [&] { return load_gpu(x.gpu.front()); });
   if (!model.architecture) throw InputError("validate: the model needs its architecture, not only `params`");
   if (model.architecture->moe) {
     throw InputError("validate: synthetic steps run dense models; expert routing is not reproduced");

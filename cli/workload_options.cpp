@@ -251,7 +251,8 @@ OnePoint one_point(const WorkloadFlags& f, std::string_view command) {
                                  "lists them)",
                                  command, command.empty() ? "" : ": "));
   }
-  OnePoint p{load_model(x.model.front()), load_gpu(x.gpu.front()), {}};
+  OnePoint p{read_flag_file("--model", x.model.front(), [&] { return load_model(x.model.front()); }),
+             read_flag_file("--gpu", x.gpu.front(), [&] { return load_gpu(x.gpu.front()); }), {}};
   p.workload = workload_at(x, std::vector<std::size_t>(kWorkloadFlags, 0), p.model, p.gpu);
   require_valid(p.workload, p.model, p.gpu);
   return p;

@@ -156,10 +156,10 @@ TEST_CASE("a mistyped flag is named with the command's nearest flag, and what fo
 }
 
 TEST_CASE("a near-miss preset suggests every candidate of its stem: h100 is h100-pcie or h100-sxm, not h200") {
-  check_error(run_cli({"-m", "llama-2-7b", "-g", "h100"}), "h100: no such file, and no GPU preset of that name",
+  check_error(run_cli({"-m", "llama-2-7b", "-g", "h100"}), "--gpu: h100: no such file, and no GPU preset of that name",
               "did you mean `h100-pcie` or `h100-sxm`?");
   // Ties at the least edit distance are all named: llama-3-8b is two edits from both.
-  check_error(run_cli({"-m", "llama-3-8b", "-g", "h100-sxm"}), "llama-3-8b: no such file",
+  check_error(run_cli({"-m", "llama-3-8b", "-g", "h100-sxm"}), "--model: llama-3-8b: no such file",
               "did you mean `llama-2-7b` or `llama-3.1-8b`?");
 }
 

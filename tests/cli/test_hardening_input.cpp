@@ -107,17 +107,17 @@ TEST_CASE("hardening: control characters in names - sources and keys are refused
 // --- Finding 4: inputs without a size
 
 TEST_CASE("hardening: FIFOs - devices - folders and files above 16 MiB are refused before they are read") {
-  check_error(with_model("/dev/zero"), "/dev/zero: is a character device, not a file", "regular file");
+  check_error(with_model("/dev/zero"), "--model: /dev/zero: is a character device, not a file", "regular file");
   const TempDir dir;
   const fs::path fifo = dir.path / "model.fifo";
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-  check_error(with_model(fifo.string()), fifo.string() + ": is a FIFO, not a file", "regular file");
-  check_error(with_model(dir.path.string()), dir.path.string() + ": is a directory", "not a file");
+  check_error(with_model(fifo.string()), "--model: " + fifo.string() + ": is a FIFO, not a file", "regular file");
+  check_error(with_model(dir.path.string()), "--model: " + dir.path.string() + ": is a directory", "not a file");
   // 17 MiB, sparse: nothing is written, and it is refused by its size alone.
   const fs::path big = dir.path / "big.yaml";
   std::ofstream(big) << "name: x\n";
   fs::resize_file(big, 17 << 20);
-  check_error(with_model(big.string()), big.string() + ": is 17.0 MiB; a description is at most 16 MiB",
+  check_error(with_model(big.string()), "--model: " + big.string() + ": is 17.0 MiB; a description is at most 16 MiB",
               "is it the right file?");
   // 16 MiB itself is a size a description may have (and this one is then refused for its bytes).
   fs::resize_file(big, io::kMaxDescriptionBytes);
@@ -277,8 +277,8 @@ TEST_CASE("hardening: a GPU given as the model - and a model as the GPU - is nam
               "this looks like a model description (layers, hidden, params), not a GPU; pass it as --model");
   check_error(with_gpu(data_file("hf/gpt2.json")), data_file("hf/gpt2.json") + ":1:1:",
               "this looks like a Hugging Face config.json, a model, not a GPU; pass it as --model");
-  check_error(with_gpu("llama-2-7b"), "llama-2-7b: is a model preset", "pass it as --model");
-  check_error(with_model("a100-80gb"), "a100-80gb: is a GPU preset", "pass it as --gpu");
+  check_error(with_gpu("llama-2-7b"), "--gpu: llama-2-7b: is a model preset", "pass it as --model");
+  check_error(with_model("a100-80gb"), "--model: a100-80gb: is a GPU preset", "pass it as --gpu");
 }
 
 TEST_CASE("hardening: ROOFLINEPLAN_PRESETS is searched before the bundled presets - and a wrong one is said") {
@@ -296,7 +296,7 @@ TEST_CASE("hardening: ROOFLINEPLAN_PRESETS is searched before the bundled preset
   {
     const PresetsVariable presets(dir.path);
     CHECK(io::load_model("llama-2-7b").name == "Llama-2-7B");
-    check_error(with_model("no-such-model"), "no-such-model: no such file",
+    check_error(with_model("no-such-model"), "--model: no-such-model: no such file",
                 "$ROOFLINEPLAN_PRESETS has no models/ folder");
   }
   fs::remove_all(dir.path / "gpus");

@@ -73,6 +73,19 @@ TEST_CASE("sweep: no valid point is refused, and its --out left as it was") {
   CHECK_THAT(json.err, Catch::Contains("--batch: must be at least 1, got 0"));
 }
 
+TEST_CASE("sweep: no valid point writes nothing to stdout, in every format") {
+  // Refused with exit 2, it wrote a CSV header, a table's head or an empty JSON array to stdout
+  // all the same: a pipe read a sweep of no rows. The error on stderr is all there is.
+  for (const std::string format : {"csv", "jsonl", "json", "table", "markdown"}) {
+    INFO(format);
+    const auto r = test::run_cli({"sweep", "-m", "llama-2-13b", "-g", "a100-80gb", "--tp", "3,6", "-f", format});
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK_THAT(r.err, Catch::Contains("skipped 2 of 2 points") &&
+                          Catch::EndsWith("error: sweep: none of its 2 points is valid (above)\n"));
+  }
+}
+
 TEST_CASE("sweep: JSON lines carry the report's sections, one object per line") {
   const auto r = test::run_cli({"sweep", "-m", "llama-2-7b", "-g", "a100-80gb", "-b", "1,64", "-f", "jsonl"});
   REQUIRE(r.code == 0);

@@ -121,6 +121,24 @@ TEST_CASE("sweep: 4000 points on 4 threads are one thread's rows, skips and warn
   CHECK(jsonl_three.out == jsonl_one.out);
 }
 
+TEST_CASE("sweep: on 2 threads, 1500 points none valid write nothing, and a first chunk none valid holds back no row") {
+  // Llama-2-13B's 40 heads: tp 3 divides none, tp 1 all. Batch varies fastest, so --tp 3,1 makes
+  // the first 1500 points (chunk 0 whole, chunk 1 in part) invalid and the last 1500 valid.
+  ::setenv("ROOFLINEPLAN_THREADS", "2", 1);
+  const auto none = test::run_cli({"sweep", "-m", "llama-2-13b", "-g", "a100-80gb", "--tp", "3", "-b", "1..1500"});
+  const auto later = test::run_cli({"sweep", "-m", "llama-2-13b", "-g", "a100-80gb", "--tp", "3,1", "-b", "1..1500"});
+  ::setenv("ROOFLINEPLAN_THREADS", "1", 1);
+  const auto later_one = test::run_cli({"sweep", "-m", "llama-2-13b", "-g", "a100-80gb", "--tp", "3,1", "-b", "1..1500"});
+  ::unsetenv("ROOFLINEPLAN_THREADS");
+  CHECK(none.code == 2);
+  CHECK(none.out.empty());  // the header a chunk of no rows wrote
+  CHECK_THAT(none.err, Catch::Contains("error: sweep: none of its 1500 points is valid (above)"));
+  REQUIRE(later.code == 0);
+  CHECK(std::count(later.out.begin(), later.out.end(), '\n') == 1 + 1500);
+  CHECK_THAT(later.out, Catch::StartsWith("model_name,model_params,"));
+  CHECK(later.out == later_one.out);
+}
+
 TEST_CASE("sweep: ROOFLINEPLAN_THREADS other than 1 to 256 is refused, naming it") {
   for (const char* bad : {"0", "257", "four", "2x", ""}) {
     ::setenv("ROOFLINEPLAN_THREADS", bad, 1);

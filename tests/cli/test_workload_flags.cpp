@@ -323,8 +323,10 @@ TEST_CASE("sweep: JSON rows are one array, streamed, and a table past its 1000-r
   const auto json = test::run_cli({"sweep", "-m", "llama-2-7b", "-g", "a100-80gb", "-b", "1..5", "-f", "json"});
   REQUIRE(json.code == 0);
   CHECK(nlohmann::json::parse(json.out).at("rows").size() == 5);
+  // No valid point is refused (exit 2), with nothing on stdout: no envelope around no rows.
   const auto none = test::run_cli({"sweep", "-m", "llama-2-13b", "-g", "a100-80gb", "--tp", "3", "-f", "json"});
-  CHECK(nlohmann::json::parse(none.out).at("rows") == nlohmann::json::array());
+  CHECK(none.code == 2);
+  CHECK(none.out.empty());
   const auto table = test::run_cli({"sweep", "-m", "llama-2-7b", "-g", "a100-80gb", "-b", "1..1200", "-f", "table"});
   REQUIRE(table.code == 0);
   // A header, its rule, and 1200 rows.
