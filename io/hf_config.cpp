@@ -326,7 +326,7 @@ ModelSpec read_hf_config(const YamlDocument& doc) {
   a.mtp_modules = mtp_modules(c);
   if (a.mtp_modules > 0) m.assumptions.push_back(Assumption::mtp_not_modelled);
   if (text) {
-    const Towers towers = read_towers(top, static_cast<double>(a.hidden));
+    const Towers towers = read_towers(top, family, static_cast<double>(a.hidden));
     a.tower_params = towers.params;
     if (towers.params > 0) m.assumptions.push_back(Assumption::towers_in_memory);
     if (towers.params == 0 || towers.unpriced) m.assumptions.push_back(Assumption::vision_not_modelled);

@@ -38,18 +38,42 @@ constexpr std::array kLlama4Defaults = {HfDefault{"vocab_size", 202'048},
                                         HfDefault{"interleave_moe_layer_step", 1},
                                         HfDefault{"attention_chunk_size", 8192},
                                         HfDefault{"no_rope_layer_interval", 4}};
+// A shared expert's width left out is its config class's default (hf_ffn.cpp's shared_of_width
+// refuses the gap in a family whose table holds none): 0 where the class has no shared expert at
+// all. From huggingface/transformers, src/transformers/models/<family>/configuration_<family>.py:
+// Qwen3NextConfig.shared_expert_intermediate_size 512.
 constexpr std::array kQwen3NextDefaults = {
     HfDefault{"full_attention_interval", 4}, HfDefault{"linear_conv_kernel_dim", 4},
     HfDefault{"linear_key_head_dim", 128},   HfDefault{"linear_value_head_dim", 128},
     HfDefault{"linear_num_key_heads", 16},   HfDefault{"linear_num_value_heads", 32},
-    HfDefault{"decoder_sparse_step", 1}};
-constexpr std::array kQwenMoeDefaults = {HfDefault{"decoder_sparse_step", 1}};
+    HfDefault{"decoder_sparse_step", 1},     HfDefault{"shared_expert_intermediate_size", 512}};
+// Qwen2MoeConfig.shared_expert_intermediate_size 5632 (Qwen1.5-MoE-A2.7B's: 4 experts of 1408).
+constexpr std::array kQwen2MoeDefaults = {HfDefault{"decoder_sparse_step", 1},
+                                          HfDefault{"shared_expert_intermediate_size", 5632}};
+// Qwen3MoeConfig and Qwen3VLMoeTextConfig have no shared expert (Qwen3MoeSparseMoeBlock: the
+// routed experts alone): none when left out.
+constexpr std::array kQwen3MoeDefaults = {HfDefault{"decoder_sparse_step", 1},
+                                          HfDefault{"shared_expert_intermediate_size", 0}};
+// LagunaConfig.shared_expert_intermediate_size 512. It has no decoder_sparse_step: its MoE layers
+// are mlp_layer_types' (hf_ffn.cpp's laguna_moe_layers).
+constexpr std::array kLagunaDefaults = {HfDefault{"shared_expert_intermediate_size", 512}};
 // transformers' Qwen3_5MoeTextConfig and Qwen3_5TextConfig: Qwen3-Next's linear attention.
 constexpr std::array kQwen35Defaults = {
     HfDefault{"full_attention_interval", 4}, HfDefault{"linear_conv_kernel_dim", 4},
     HfDefault{"linear_key_head_dim", 128},   HfDefault{"linear_value_head_dim", 128},
     HfDefault{"linear_num_key_heads", 16},   HfDefault{"linear_num_value_heads", 32},
     HfDefault{"decoder_sparse_step", 1}};
+// Qwen3_5MoeTextConfig.shared_expert_intermediate_size 512, beside the linear attention's.
+constexpr std::array kQwen35MoeDefaults = {
+    HfDefault{"full_attention_interval", 4}, HfDefault{"linear_conv_kernel_dim", 4},
+    HfDefault{"linear_key_head_dim", 128},   HfDefault{"linear_value_head_dim", 128},
+    HfDefault{"linear_num_key_heads", 16},   HfDefault{"linear_num_value_heads", 32},
+    HfDefault{"decoder_sparse_step", 1},     HfDefault{"shared_expert_intermediate_size", 512}};
+// MiniMaxM2Config has no shared_intermediate_size, and MiniMaxM2SparseMoeBlock no shared expert
+// (configuration_minimax_m2.py, modular_minimax_m2.py): none when left out.
+constexpr std::array kMiniMaxDefaults = {HfDefault{"shared_intermediate_size", 0}};
+// Step3p7TextConfig.share_expert_dim 1280 (configuration_step3p7.py).
+constexpr std::array kStepDefaults = {HfDefault{"share_expert_dim", 1280}};
 // transformers' DeepseekV3Config (vLLM's copy: docs.vllm.ai/en/v0.11.0/api/vllm/transformers_utils/
 // configs/deepseek_v3.html): three dense layers first, one shared expert, a 1536-wide Q latent.
 constexpr std::array kDeepSeekV3Defaults = {HfDefault{"first_k_dense_replace", 3}, HfDefault{"n_shared_experts", 1},
@@ -131,7 +155,7 @@ constexpr std::array kFamilies = {
              .moe = HfMoe::qwen,
              .layers = HfLayers::qwen,
              .attention_bias = true,
-             .defaults = kQwenMoeDefaults},
+             .defaults = kQwen2MoeDefaults},
     HfFamily{.architecture = "Qwen3ForCausalLM",
              .model_type = "qwen3",
              .layers = HfLayers::qwen,
@@ -141,7 +165,7 @@ constexpr std::array kFamilies = {
              .moe = HfMoe::qwen,
              .layers = HfLayers::qwen,
              .qk_norm = HfQkNorm::always,
-             .defaults = kQwenMoeDefaults},
+             .defaults = kQwen3MoeDefaults},
     HfFamily{.architecture = "Qwen3NextForCausalLM",
              .model_type = "qwen3_next",
              .moe = HfMoe::qwen,
@@ -164,15 +188,17 @@ constexpr std::array kFamilies = {
              .qk_norm = HfQkNorm::always,
              .attention_gate = true,
              .gate_key = "attn_output_gate",
-             .defaults = kQwen35Defaults,
+             .defaults = kQwen35MoeDefaults,
              .harmless = kQwen35Harmless},
     HfFamily{.architecture = "Qwen3_5ForConditionalGeneration",
              .model_type = "qwen3_5",
              .text_model_type = "qwen3_5_text",
+             .tower = HfTower::qwen3_5,
              .harmless = kWrapper26Harmless},
     HfFamily{.architecture = "Qwen3_5MoeForConditionalGeneration",
              .model_type = "qwen3_5_moe",
              .text_model_type = "qwen3_5_moe_text",
+             .tower = HfTower::qwen3_5,
              .harmless = kWrapper26Harmless},
     HfFamily{.architecture = "Qwen3VLTextModel",
              .model_type = "qwen3_vl_text",
@@ -183,14 +209,16 @@ constexpr std::array kFamilies = {
              .moe = HfMoe::qwen,
              .layers = HfLayers::qwen,
              .qk_norm = HfQkNorm::always,
-             .defaults = kQwenMoeDefaults},
+             .defaults = kQwen3MoeDefaults},
     HfFamily{.architecture = "Qwen3VLForConditionalGeneration",
              .model_type = "qwen3_vl",
              .text_model_type = "qwen3_vl_text",
+             .tower = HfTower::qwen3_vl,
              .harmless = kWrapper26Harmless},
     HfFamily{.architecture = "Qwen3VLMoeForConditionalGeneration",
              .model_type = "qwen3_vl_moe",
              .text_model_type = "qwen3_vl_moe_text",
+             .tower = HfTower::qwen3_vl,
              .harmless = kWrapper26Harmless},
     HfFamily{.architecture = "GemmaForCausalLM", .model_type = "gemma", .tied = true},
     HfFamily{.architecture = "Gemma2ForCausalLM",
@@ -253,13 +281,16 @@ constexpr std::array kFamilies = {
              .harmless = kErnieHarmless},
     HfFamily{.architecture = "LagunaForCausalLM",
              .model_type = "laguna",
-             .moe = HfMoe::qwen,
+             .moe = HfMoe::laguna,
              .qk_norm = HfQkNorm::when_asked,
              .qk_norm_default = true,
-             .defaults = kQwenMoeDefaults,
+             .defaults = kLagunaDefaults,
              .harmless = kLagunaHarmless},
     HfFamily{.architecture = "SmolLM3ForCausalLM", .model_type = "smollm3", .tied = true, .harmless = kSmolLm3Harmless},
-    HfFamily{.architecture = "Step3p7FlashForCausalLM", .model_type = "step3p7", .moe = HfMoe::step},
+    HfFamily{.architecture = "Step3p7FlashForCausalLM",
+             .model_type = "step3p7",
+             .moe = HfMoe::step,
+             .defaults = kStepDefaults},
     HfFamily{.architecture = "Glm4MoeForCausalLM",
              .model_type = "glm4_moe",
              .moe = HfMoe::deepseek,
@@ -273,6 +304,7 @@ constexpr std::array kFamilies = {
              .moe = HfMoe::minimax,
              .layers = HfLayers::minimax,
              .qk_norm = HfQkNorm::when_asked,
+             .defaults = kMiniMaxDefaults,
              .harmless = kMiniMaxHarmless},
     HfFamily{.architecture = "GptOssForCausalLM",
              .model_type = "gpt_oss",

@@ -15,8 +15,9 @@ namespace roofline::io {
 // `hybrid_override_pattern`.
 enum class HfShape { decoder, gpt2, mamba, mamba2, nemotron_h };
 
-// How a family names its experts (see hf_ffn.cpp).
-enum class HfMoe { none, mixtral, qwen, deepseek, llama4, gpt_oss, minimax, ernie, step, gemma4 };
+// How a family names its experts (see hf_ffn.cpp). laguna: Qwen's experts, its MoE layers by
+// `mlp_layer_types` (transformers' LagunaConfig).
+enum class HfMoe { none, mixtral, qwen, deepseek, llama4, gpt_oss, minimax, ernie, step, gemma4, laguna };
 
 // How a family says which layers attend how (see hf_layer_kinds.cpp). full: every layer (a
 // `layer_types` list, where a config has one, is read in every family); sliding_when_set: every
@@ -28,6 +29,12 @@ enum class HfMoe { none, mixtral, qwen, deepseek, llama4, gpt_oss, minimax, erni
 enum class HfLayers { full, sliding_when_set, qwen, alternating, gemma3, llama4, qwen3_next, minimax };
 
 enum class HfQkNorm { none, always, when_asked };  // when_asked: `use_qk_norm`
+
+// How a wrapper's vision tower is counted (see hf_towers.cpp). encoder: a plain transformer
+// encoder estimated from its config; qwen3_vl: transformers' Qwen3VLVisionModel counted weight by
+// weight, its DeepStack mergers included; qwen3_5: the same model without them (Qwen3_5VisionModel
+// deletes its deepstack_merger_list).
+enum class HfTower { encoder, qwen3_vl, qwen3_5 };
 
 // What a DeepSeek-style config leaves out of first_k_dense_replace, n_shared_experts and
 // q_lora_rank differs by reader: the family table holds transformers' DeepseekV3Config's for
@@ -58,6 +65,7 @@ struct HfFamily {
   // A multimodal wrapper: its decoder is read from `text_config`, of this model_type unless the
   // text config names its own.
   std::string_view text_model_type = {};
+  HfTower tower = HfTower::encoder;                  // how its vision_config is counted
   std::span<const HfDefault> defaults = {};         // transformers' defaults for fields left out
   std::span<const std::string_view> harmless = {};  // the family's own fields that change nothing priced
 };

@@ -20,15 +20,25 @@ MoeSpec experts(const HfFields& c, std::string_view count_key, std::string_view 
 
 // A shared expert given as one FFN's width: rooflineplan counts shared experts of the routed
 // width, so the width must be a whole number of them (4294967297 wide is refused here, not
-// wrapped into 1 expert).
+// wrapped into 1 expert). Left out, the width is the family's transformers default (the family
+// table: Qwen2MoeConfig's 5632, Qwen3NextConfig's 512; 0 for Qwen3MoeConfig, which has no shared
+// expert), never 0 by default: a Qwen3-Next config without it lost 48 × 3·2048·512 = 151 M
+// parameters in silence. A family whose table holds none refuses the gap; null or 0 is none.
 int shared_of_width(const HfFields& c, std::string_view key, long expert_width) {
-  if (!c.given(key)) {
+  if (!c.has(key)) {
     c.use(key);
-    return 0;
+    const std::vector<std::string> written = c.keys();
+    if (std::find(written.begin(), written.end(), key) == written.end()) {
+      c.fail(key, fmt::format("left out: {}'s transformers config class gives no default rooflineplan knows; "
+                              "write it (null or 0 for none)",
+                              c.what()));
+    }
+    return 0;  // null: none
   }
   const long shared = c.number_in(key, {0, 1'000'000});  // 0: none (MiniMax-M2)
   if (shared % expert_width != 0) {
-    c.fail(key, fmt::format("{} is not a whole number of experts of width {}", shared, expert_width));
+    c.fail(key, fmt::format("{}{} is not a whole number of experts of width {}", shared,
+                            c.given(key) ? "" : " (the family's default, the field being left out)", expert_width));
   }
   return static_cast<int>(shared / expert_width);  // at most 10^6: the widths' range
 }
@@ -80,22 +90,29 @@ std::vector<bool> qwen_moe_layers(const HfFields& c, int layers) {
   return is_moe;
 }
 
+// Each layer's FFN written out, "dense" or "sparse" (transformers' GlmMoeDsaConfig and
+// LagunaConfig.mlp_layer_types). Any other word is refused: transformers builds a dense MLP for
+// every entry but "sparse", and a reader that matched case would not.
+std::vector<bool> from_mlp_layer_types(const HfFields& c, int layers) {
+  const std::vector<std::string> kinds = c.words("mlp_layer_types");
+  if (std::cmp_not_equal(kinds.size(), layers)) {
+    c.fail("mlp_layer_types", fmt::format("{} entries for {} layers", kinds.size(), layers));
+  }
+  std::vector<bool> is_moe;
+  for (std::size_t i = 0; i < kinds.size(); ++i) {
+    if (kinds[i] != "dense" && kinds[i] != "sparse") {
+      c.fail("mlp_layer_types", fmt::format("mlp_layer_types[{}] \"{}\" is neither dense nor sparse", i, kinds[i]));
+    }
+    is_moe.push_back(kinds[i] == "sparse");
+  }
+  return is_moe;
+}
+
 std::vector<bool> deepseek_moe_layers(const HfFields& c, int layers) {
   // GLM-5 may list each layer's kind (transformers' GlmMoeDsaConfig.mlp_layer_types).
   if (c.given("mlp_layer_types")) {
-    const std::vector<std::string> kinds = c.words("mlp_layer_types");
-    if (std::cmp_not_equal(kinds.size(), layers)) {
-      c.fail("mlp_layer_types", fmt::format("{} entries for {} layers", kinds.size(), layers));
-    }
-    std::vector<bool> is_moe;
-    for (std::size_t i = 0; i < kinds.size(); ++i) {
-      if (kinds[i] != "dense" && kinds[i] != "sparse") {
-        c.fail("mlp_layer_types", fmt::format("mlp_layer_types[{}] \"{}\" is neither dense nor sparse", i, kinds[i]));
-      }
-      is_moe.push_back(kinds[i] == "sparse");
-    }
     c.use({"first_k_dense_replace", "moe_layer_freq"});
-    return is_moe;
+    return from_mlp_layer_types(c, layers);
   }
   // DeepSeek, GLM-4.5: dense for the first first_k_dense_replace layers, then every
   // moe_layer_freq-th layer sparse (transformers' DeepseekV3DecoderLayer).
@@ -104,6 +121,43 @@ std::vector<bool> deepseek_moe_layers(const HfFields& c, int layers) {
   c.use({"first_k_dense_replace", "moe_layer_freq"});
   std::vector<bool> is_moe;
   for (int i = 0; i < layers; ++i) is_moe.push_back(i >= first && i % freq == 0);
+  return is_moe;
+}
+
+// Laguna: transformers' LagunaConfig places its MoE layers by mlp_layer_types, and where a config
+// leaves it out takes ["dense"] + ["sparse"] * (num_hidden_layers - 1) (configuration_laguna.py,
+// __post_init__): the first layer dense. It drops Qwen2-MoE's decoder_sparse_step and
+// mlp_only_layers (modular_laguna.py: `= AttributeError()`), which earlier Laguna configs wrote and
+// TensorRT-LLM's Laguna still reads (dense where listed in mlp_only_layers, else sparse every
+// decoder_sparse_step-th layer). Where a config writes them they must place the layers as
+// transformers does, or the readers disagree and the config is refused naming the field. Read as
+// Qwen's layering, a config that wrote neither had every layer a MoE (Laguna XS 2.1: its dense
+// first layer, 3·2048·8192, priced as 256 routed experts and a shared one, 3·2048·512 each).
+std::vector<bool> laguna_moe_layers(const HfFields& c, int layers) {
+  std::vector<bool> is_moe(static_cast<std::size_t>(layers), true);
+  if (c.given("mlp_layer_types")) {
+    is_moe = from_mlp_layer_types(c, layers);
+  } else {
+    is_moe.front() = false;
+  }
+  c.use("decoder_sparse_step");
+  if (!c.given("mlp_only_layers") && !c.given("decoder_sparse_step")) return is_moe;
+  const long step = c.given("decoder_sparse_step") ? c.number_in("decoder_sparse_step", kStep) : 1;
+  const std::vector<long> listed = c.numbers("mlp_only_layers", {0, static_cast<double>(layers - 1)});
+  for (int i = 0; i < layers; ++i) {
+    const bool dense = std::find(listed.begin(), listed.end(), i) != listed.end();
+    const bool moe = !dense && (i + 1) % step == 0;
+    if (moe == is_moe[static_cast<std::size_t>(i)]) continue;
+    // The field that decides the layer otherwise: the list that names it, else the step.
+    const bool by_list = dense || (moe && c.given("mlp_only_layers"));
+    c.refuse(by_list ? "mlp_only_layers" : "decoder_sparse_step",
+             fmt::format("makes layer {} {} where LagunaConfig's mlp_layer_types{} makes it {}: readers of Laguna "
+                         "disagree on this config (TensorRT-LLM reads this field, transformers does not)",
+                         i, moe ? "sparse" : "dense",
+                         c.given("mlp_layer_types") ? "" : " (left out: the first layer dense, the rest sparse)",
+                         moe ? "dense" : "sparse"));
+    break;
+  }
   return is_moe;
 }
 
@@ -185,6 +239,11 @@ void read_ffn(const HfFields& c, const HfFamily& f, Architecture& a) {
       a.moe = experts(c, "num_experts", "num_experts_per_tok", "moe_intermediate_size");
       a.moe->shared_experts = shared_of_width(c, "shared_expert_intermediate_size", a.moe->ffn);
       set_moe_layers(c, a, qwen_moe_layers(c, a.layers), "intermediate_size");
+      return;
+    case HfMoe::laguna:
+      a.moe = experts(c, "num_experts", "num_experts_per_tok", "moe_intermediate_size");
+      a.moe->shared_experts = shared_of_width(c, "shared_expert_intermediate_size", a.moe->ffn);
+      set_moe_layers(c, a, laguna_moe_layers(c, a.layers), "intermediate_size");
       return;
     case HfMoe::deepseek:
       a.moe = experts(c, "n_routed_experts", "num_experts_per_tok", "moe_intermediate_size");

@@ -29,13 +29,13 @@ void read_mamba(const HfFields& c, const HfFamily& f, Architecture& a);
 void read_nemotron_h(const HfFields& c, const HfFamily& f, Architecture& a);
 [[nodiscard]] Recurrent read_gated_deltanet(const HfFields& c);
 
-// hf_towers.cpp: the vision and audio encoders a wrapper ships, for their weights. `unpriced`: a
-// tower's config does not give its dimensions.
+// hf_towers.cpp: the vision and audio encoders a wrapper ships, for their weights, counted as the
+// family's tower kind says. `unpriced`: a tower's config does not give its dimensions.
 struct Towers {
   double params = 0;
   bool unpriced = false;
 };
-[[nodiscard]] Towers read_towers(const HfFields& top, double text_hidden);
+[[nodiscard]] Towers read_towers(const HfFields& top, const HfFamily& family, double text_hidden);
 
 // hf_quantization.cpp: `quantization_config` as the formats each tensor class is stored in.
 // `dtype`: the model's, which the modules left alone keep. `given_method`: the method a file other

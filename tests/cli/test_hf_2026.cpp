@@ -6,6 +6,9 @@
 // from a family's defaults (GLM-5), ERNIE's and Step's expert layering, MiniMax's small tensors
 // left out of its fp8 blocks, fields that only restate the family (Qwen3-Coder).
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
 
 #include "hf_counts.hpp"
 
@@ -14,8 +17,16 @@ using namespace roofline::test;
 
 namespace {
 
-// A SigLIP-shaped tower of 27 layers of width 1152 (MLP 4304), as rooflineplan estimates it.
-constexpr double kTowerLayers = 27 * (4 * 1152.0 * 1152 + 2 * 1152.0 * 4304);
+// Qwen3-VL's and Qwen3.5's vision model as transformers builds it (modeling_qwen3_vl.py,
+// Qwen3VLVisionModel), 1152 wide with an MLP of 4304 and merged patches of 2 × 2 × 1152 = 4608,
+// every linear with its bias. A block: two LayerNorms (weight and bias), qkv 1152 → 3456, proj,
+// linear_fc1 1152 → 4304 and linear_fc2 back (not gated). A merger (Qwen3VLVisionPatchMerger):
+// a LayerNorm over one patch, or over the 4608 merged ones in DeepStack's, then linear_fc1 4608 →
+// 4608 and linear_fc2 4608 → the text width 4096.
+constexpr double kQwenBlock =
+    2 * 2 * 1152.0 + (1152 * 3456.0 + 3456) + (1152 * 1152.0 + 1152) + (1152 * 4304.0 + 4304) + (4304 * 1152.0 + 1152);
+constexpr double kQwenMergerLinears = (4608 * 4608.0 + 4608) + (4608 * 4096.0 + 4096);
+constexpr double kQwenMerger = 2 * 1152 + kQwenMergerLinears, kQwenDeepStackMerger = 2 * 4608 + kQwenMergerLinears;
 
 }  // namespace
 
@@ -43,11 +54,21 @@ TEST_CASE("Gemma 4 26B-A4B: 25.23 B in its decoder (Google: 25.2 B), 3.82 B acti
   const double expert = 3 * 2816.0 * 704, dense = 3 * 2816.0 * 2112, route = 2 * 2816 + 2816 * 128.0;
   const double table = 262'144.0 * 2816;
   const double decoder = 25 * sliding + 5 * full + 30 * (route + 128 * expert + dense) + table + 2816;
-  // Vision tower (no audio in this one): 27 layers, a 3·16·16·1152 patch embedding, 1152 → 2816.
-  const double tower = kTowerLayers + 3 * 16 * 16 * 1152.0 + 1152.0 * 2816;
+  // Vision tower (no audio in this one; transformers' Gemma4VisionModel and the embedder after it):
+  // 27 layers of 4·1152² attention (16 heads of 72) and a gated MLP of 3·1152·4304 (gate, up and
+  // down under gelu_pytorch_tanh), a 3·16·16·1152 patch embedding, a learned position table for x
+  // and one for y of 10240 rows (2·10240·1152), and the projection 1152 → 2816. Read as SigLIP's (an
+  // MLP of two matrices, no table) it was 415,199,232: 27·1152·4304 + 2·10240·1152 = 157,464,576 short.
+  const double tower =
+      27 * (4 * 1152.0 * 1152 + 3 * 1152.0 * 4304) + 3 * 16 * 16 * 1152.0 + 2 * 10'240 * 1152.0 + 1152.0 * 2816;
+  CHECK(tower == 572'663'808.0);
+  // Its weights as a checkpoint counts them: 569,550,384 in the vision model (the tower extracted
+  // from gemma-4-31B-it, rnagabh/gemma4-vision-encoder), which adds its 27 layers' norms (4·1152 +
+  // 2·72) and the standardizer's bias and scale (2·1152), here left out; and the projection.
+  CHECK(tower - 1152.0 * 2816 + 27 * (4 * 1152 + 2 * 72) + 2 * 1152 == 569'550'384.0);
   CHECK(a.tower_params == tower);
   CHECK(total(m) == decoder + tower);
-  CHECK(total(m) == 25'647'830'272.0);
+  CHECK(total(m) == 25'805'294'848.0);
   CHECK(decoder == Approx(25.2e9).epsilon(0.005));
   CHECK(active(m) == 25 * sliding + 5 * full + 30 * (route + 8 * expert + dense) + table + 2816);
   CHECK(active(m) == Approx(3.8e9).epsilon(0.01));
@@ -72,7 +93,11 @@ TEST_CASE("Qwen3.5-397B-A17B: 396.78 B (Qwen: 397 B), 17.35 B active (17 B) - hy
   const double deltanet = h * 20'480 + h * 128 + 12'288 * 4.0 + 128 + 128 + 8192 * h;
   const double expert = 3 * h * 1024;  // 512 routed and 1 shared, router 4096·512
   const double table = 248'320 * h;
-  const double tower = kTowerLayers + 3 * 16 * 16 * 2 * 1152.0 + 2304 * 1152.0 + 1152 * 4 * h;
+  // The tower: a 3 × 2 × 16 × 16 patch embedding with its bias, 2304 learned positions, 27 blocks
+  // and one merger; Qwen3.5 has no DeepStack mergers (deepstack_visual_indexes: []). Counted as one
+  // h·4 × 4096 projection beside 4·h² and 2·h·4304 a block it was 434,368,512, 21.6 M short.
+  const double tower = (3 * 2 * 16 * 16 * 1152.0 + 1152) + 2304 * 1152.0 + 27 * kQwenBlock + kQwenMerger;
+  CHECK(tower == 456'010'480.0);
   CHECK(a.tower_params == tower);
   CHECK(total(m) == 15 * full + 45 * deltanet + 60 * (2 * h + h * 512 + 513 * expert) + 2 * table + h + tower);
   CHECK(total(m) == Approx(397e9).epsilon(0.005));
@@ -86,16 +111,66 @@ TEST_CASE("Qwen3.5-397B-A17B: 396.78 B (Qwen: 397 B), 17.35 B active (17 B) - hy
   CHECK(assumes(m, Assumption::towers_in_memory));
 }
 
-TEST_CASE("Qwen3-VL-235B-A22B: 235.1 B in its text decoder (Qwen: 235 B), 22.19 B active (22 B), a tower of 0.43 B") {
+TEST_CASE("Qwen3.5-4B's vision tower: 333.5 M - 24 blocks of 1024, one merger to 2560, no DeepStack") {
+  // Blocks of 1024 with an MLP of 4096: two LayerNorms, qkv 1024 → 3072, proj, fc1 and fc2, biased;
+  // a 3 × 2 × 16 × 16 patch embedding with its bias, 2304 positions; the merger: a LayerNorm over
+  // 1024, fc1 4096 → 4096 and fc2 4096 → 2560 with biases.
+  const double block =
+      2 * 2 * 1024.0 + (1024 * 3072.0 + 3072) + (1024 * 1024.0 + 1024) + (1024 * 4096.0 + 4096) + (4096 * 1024.0 + 1024);
+  const double merger = 2 * 1024 + (4096 * 4096.0 + 4096) + (4096 * 2560.0 + 2560);
+  const double tower = (3 * 2 * 16 * 16 * 1024.0 + 1024) + 2304 * 1024.0 + 24 * block + merger;
+  CHECK(tower == 333'514'240.0);  // the old estimate: 316,407,808
+  CHECK(config("qwen3.5-4b").architecture->tower_params == tower);
+}
+
+TEST_CASE("Qwen3-VL-235B-A22B: 235.1 B in its text decoder (Qwen: 235 B), 22.19 B active (22 B), a tower of 0.58 B") {
   const ModelSpec m = config("qwen3-vl-235b-a22b-thinking-aic");
   const double h = 4096, attention = h * 8192 * 2 + 2 * h * 512 + 256, expert = 3 * h * 1536;
   const double tables = 2 * 151'936 * h + h;
   const double decoder = 94 * (attention + 2 * h + h * 128 + 128 * expert) + tables;
-  const double tower = kTowerLayers + 3 * 14 * 14 * 2 * 1152.0 + 1152 * 4 * h;
+  // The tower: a 3 × 2 × 14 × 14 patch embedding (this shortened copy's patch_size) with its bias;
+  // the 2304 positions and the three DeepStack mergers of layers 8, 16 and 24 that
+  // Qwen3VLVisionConfig gives where, as here, the config leaves them out; 27 blocks; the merger.
+  // Counted as one h·4 × 4096 projection beside 4·h² and 2·h·4304 a block it was 431,299,584:
+  // 144.7 M short, the DeepStack mergers (120.4 M) most of it.
+  const double tower =
+      (3 * 2 * 14 * 14 * 1152.0 + 1152) + 2304 * 1152.0 + 27 * kQwenBlock + kQwenMerger + 3 * kQwenDeepStackMerger;
+  CHECK(tower == 575'973'616.0);
+  CHECK(m.architecture->tower_params == tower);
   CHECK(total(m) == decoder + tower);
   CHECK(decoder == Approx(235e9).epsilon(0.005));
   CHECK(active(m) == 94 * (attention + 2 * h + h * 128 + 8 * expert) + tables);
   CHECK(active(m) == Approx(22e9).epsilon(0.01));
+}
+
+TEST_CASE("Qwen3-VL-30B-A3B: Qwen3-30B-A3B's decoder and a tower of 538.6 M - 31.07 B, the Hub's count") {
+  // Qwen3-VL-30B-A3B-Instruct's text decoder has Qwen3-30B-A3B's shape (48 layers of 2048, 128
+  // experts of 768); its vision_config as published: 27 blocks of 1152, patch 16, 2304 positions,
+  // DeepStack after blocks 8, 16 and 24, merged to the text width 2048.
+  auto text = nlohmann::json::parse(std::ifstream(data_file("hf-configs/qwen3-30b-a3b.json")));
+  text.erase("architectures");
+  text["model_type"] = "qwen3_vl_moe_text";
+  const nlohmann::json vl = {
+      {"architectures", {"Qwen3VLMoeForConditionalGeneration"}},
+      {"model_type", "qwen3_vl_moe"},
+      {"text_config", text},
+      {"vision_config",
+       {{"deepstack_visual_indexes", {8, 16, 24}}, {"depth", 27}, {"hidden_act", "gelu_pytorch_tanh"},
+        {"hidden_size", 1152}, {"in_channels", 3}, {"intermediate_size", 4304}, {"model_type", "qwen3_vl_moe"},
+        {"num_heads", 16}, {"num_position_embeddings", 2304}, {"out_hidden_size", 2048}, {"patch_size", 16},
+        {"spatial_merge_size", 2}, {"temporal_patch_size", 2}}}};
+  const ModelSpec m = io::read_model(io::parse_yaml(vl.dump(), "qwen3-vl-30b-a3b.json"));
+  const double linears = (4608 * 4608.0 + 4608) + (4608 * 2048.0 + 2048);  // the mergers' fc1 and fc2
+  const double tower = (3 * 2 * 16 * 16 * 1152.0 + 1152) + 2304 * 1152.0 + 27 * kQwenBlock + (2 * 1152 + linears) +
+                       3 * (2 * 4608 + linears);
+  CHECK(tower == 538'631'408.0);
+  CHECK(m.architecture->tower_params == tower);
+  CHECK(total(m) == total(config("qwen3-30b-a3b")) + tower);
+  // The Hub counts 31.07 B weights in the checkpoint (Qwen/Qwen3-VL-30B-A3B-Instruct's safetensors,
+  // as free2aitools.com/model/qwen/qwen3-vl-30b-a3b-instruct quotes it): met to the last digit
+  // given. The old estimate, without biases, norms, the merger's fc1 or DeepStack, said 30.96 B.
+  CHECK(total(m) == 31'070'754'032.0);
+  CHECK(total(m) == Approx(31.07e9).epsilon(0.0002));
 }
 
 TEST_CASE("Nemotron 3 Nano: 31.58 B (NVIDIA: 31.6 B), 3.58 B active (3.6 B with embeddings) - head_dim under its new name") {
@@ -249,7 +324,9 @@ TEST_CASE("Laguna XS 2.1 (its published shape): 33.44 B, 3.02 B active - 48 head
   CHECK(a.full_attention->kv_heads == 8);
   CHECK_FALSE(a.full_attention->shared_kv);
   CHECK(a.head_gate);  // gating: per-head
-  CHECK(a.moe->dense_layers == 1);  // mlp_only_layers [0]
+  // LagunaConfig's mlp_layer_types, left out here: the first layer dense (the mlp_only_layers [0]
+  // this shape writes, for readers that still read it, says the same).
+  CHECK(a.moe->dense_layers == 1);
   // Sliding layer: Q 2048·8192, K, V 2048·1024, O 8192·2048, g_proj 2048·64, Q/K norms 2·128;
   // full layer: Q 2048·6144, K, V, O 6144·2048, g_proj 2048·48, Q/K norms. Layer 0's dense MLP
   // 3·2048·8192; 39 MoE layers: router 2048·256, 256 routed and 1 shared expert of 3·2048·512.

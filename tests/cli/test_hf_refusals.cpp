@@ -288,6 +288,127 @@ TEST_CASE("HF DeepSeek fields left out: transformers' DeepseekV3Config defaults,
   CHECK(read(lite.dump()).architecture->mla->q_lora_rank == 0);
 }
 
+namespace {
+
+// A shipped config (tests/data/) with `key` removed, from its text_config where it has one.
+std::string without(const std::string& file, const std::string& key) {
+  auto j = nlohmann::json::parse(std::ifstream(test::data_file(file)));
+  nlohmann::json& holder = j.contains("text_config") ? j["text_config"] : j;
+  REQUIRE(holder.contains(key));
+  holder.erase(key);
+  return j.dump(2);
+}
+
+double shipped_total(const std::string& file) {
+  return count_parameters(io::load_model(test::data_file(file))).total();
+}
+
+}  // namespace
+
+TEST_CASE("HF shared expert widths left out: each family's transformers default, not no shared expert") {
+  // Left out, a shared expert's width was read as none. Qwen2MoeConfig's 5632 is Qwen1.5-MoE-A2.7B's
+  // own: 4 experts of 1408, whose 24 layers × 4 × 3·2048·1408 = 830,472,192 weights were lost.
+  const ModelSpec qwen2 = read(without("hf/qwen1.5-moe-a2.7b.json", "shared_expert_intermediate_size"));
+  CHECK(qwen2.architecture->moe->shared_experts == 4);
+  CHECK(count_parameters(qwen2).total() == shipped_total("hf/qwen1.5-moe-a2.7b.json"));
+  // Qwen3NextConfig's and LagunaConfig's 512: one expert of 512 (Qwen3-Next lost 48 × 3·2048·512 =
+  // 150,994,944, Laguna XS 2.1 39 × 3·2048·512 = 122,683,392).
+  for (const std::string file : {"hf-configs/qwen3-next-80b-a3b.json", "hf-configs/laguna-xs-2.1-shape.json"}) {
+    INFO(file);
+    const ModelSpec m = read(without(file, "shared_expert_intermediate_size"));
+    CHECK(m.architecture->moe->shared_experts == 1);
+    CHECK(count_parameters(m).total() == shipped_total(file));
+  }
+  // Qwen3_5MoeTextConfig's 512 is half of Qwen3.5-397B's 1024-wide experts, a shared expert
+  // rooflineplan cannot price: refused, naming the field, not read as none.
+  CHECK_THROWS_WITH(read(without("hf-configs/qwen3.5-397b.json", "shared_expert_intermediate_size")),
+                    Catch::Contains("shared_expert_intermediate_size: 512 (the family's default, the field being left "
+                                    "out) is not a whole number of experts of width 1024"));
+  // Step3p7TextConfig's share_expert_dim 1280: one expert of 1280, as the n_shared_experts: 1 beside
+  // it says (read as none, that contradiction was refused instead).
+  const ModelSpec step = read(without("hf-configs/step-3.7-flash-aic.json", "share_expert_dim"));
+  CHECK(step.architecture->moe->shared_experts == 1);
+  CHECK(count_parameters(step).total() == shipped_total("hf-configs/step-3.7-flash-aic.json"));
+  // Qwen3MoeConfig, Qwen3VLMoeTextConfig and MiniMaxM2Config have no shared expert: none, as before.
+  CHECK(io::load_model(test::data_file("hf-configs/qwen3-30b-a3b.json")).architecture->moe->shared_experts == 0);
+  CHECK(io::load_model(test::data_file("hf-configs/qwen3-vl-235b-a22b-thinking-aic.json"))
+            .architecture->moe->shared_experts == 0);
+  const ModelSpec minimax = read(without("hf-configs/minimax-m2.5.json", "shared_intermediate_size"));
+  CHECK(minimax.architecture->moe->shared_experts == 0);
+  CHECK(count_parameters(minimax).total() == shipped_total("hf-configs/minimax-m2.5.json"));
+  // null still says none.
+  auto next = nlohmann::json::parse(std::ifstream(test::data_file("hf-configs/qwen3-next-80b-a3b.json")));
+  next["shared_expert_intermediate_size"] = nullptr;
+  CHECK(read(next.dump()).architecture->moe->shared_experts == 0);
+}
+
+TEST_CASE("HF Laguna: MoE layers by mlp_layer_types, left out the first layer dense as LagunaConfig says") {
+  const std::string laguna = R"({"architectures": ["LagunaForCausalLM"], "hidden_size": 64, "num_attention_heads": 4, )"
+                             R"("num_key_value_heads": 2, "head_dim": 16, "num_hidden_layers": 4, "intermediate_size": 128, )"
+                             R"("moe_intermediate_size": 32, "shared_expert_intermediate_size": 32, "num_experts": 4, )"
+                             R"("num_experts_per_tok": 2, "vocab_size": 100, "gating": "per-head", "torch_dtype": "bfloat16")";
+  // A layer: Q and O 64·64, K and V 64·32, the gate 64·4, Q/K norms 2·16 and two norms 2·64: 12,704.
+  // A dense MLP 3·64·128 = 24,576; a MoE: the router 64·4 and 4 routed and 1 shared expert of
+  // 3·64·32: 30,976. The tables 2·100·64 and the final norm: 12,864.
+  const double layers = 4 * 12'704.0, dense = 24'576, moe = 30'976, tables = 12'864;
+  // Left out, transformers' LagunaConfig takes ["dense"] + ["sparse"] × 3 (__post_init__). Read by
+  // Qwen's decoder_sparse_step and mlp_only_layers, which LagunaConfig does not have, every layer
+  // was a MoE: 187,584.
+  const ModelSpec left_out = read(laguna + "}");
+  CHECK(left_out.architecture->moe->dense_layers == 1);
+  CHECK(count_parameters(left_out).total() == layers + dense + 3 * moe + tables);
+  CHECK(count_parameters(left_out).total() == 181'184.0);
+  // Written out, each layer as it says.
+  const std::string alternating = R"(, "mlp_layer_types": ["dense", "sparse", "dense", "sparse"])";
+  CHECK(count_parameters(read(laguna + alternating + "}")).total() == layers + 2 * dense + 2 * moe + tables);
+  CHECK(count_parameters(read(laguna + alternating + "}")).total() == 174'784.0);
+  // Laguna XS 2.1's shape without the mlp_only_layers [0] it writes: the same 33,442,607,104.
+  CHECK(count_parameters(read(without("hf-configs/laguna-xs-2.1-shape.json", "mlp_only_layers"))).total() ==
+        shipped_total("hf-configs/laguna-xs-2.1-shape.json"));
+  // An entry transformers would build as dense but no reader means by it, at its key.
+  CHECK_THROWS_WITH(read(laguna + R"(, "mlp_layer_types": ["dense", "moe", "sparse", "sparse"]})"),
+                    Catch::StartsWith("c.json:1:378: mlp_layer_types: mlp_layer_types[1] \"moe\" is neither dense nor "
+                                      "sparse"));
+  CHECK_THROWS_WITH(read(laguna + R"(, "mlp_layer_types": ["dense", "sparse"]})"),
+                    Catch::Contains("mlp_layer_types: 2 entries for 4 layers"));
+  // Qwen's fields, which TensorRT-LLM's Laguna reads, are read where they agree with LagunaConfig's
+  // layers and refused where they do not: decoder_sparse_step 1 alone makes layer 0 a MoE there.
+  CHECK(count_parameters(read(laguna + alternating + R"(, "mlp_only_layers": [0, 2]})")).total() == 174'784.0);
+  CHECK_THROWS_WITH(read(laguna + R"(, "decoder_sparse_step": 1})"),
+                    Catch::StartsWith("c.json:1:382: decoder_sparse_step: makes layer 0 sparse where LagunaConfig's "
+                                      "mlp_layer_types (left out: the first layer dense, the rest sparse) makes it "
+                                      "dense"));
+  CHECK_THROWS_WITH(read(laguna + alternating + R"(, "mlp_only_layers": [0]})"),
+                    Catch::Contains("mlp_only_layers: makes layer 2 sparse where LagunaConfig's mlp_layer_types "
+                                    "makes it dense"));
+}
+
+TEST_CASE("HF Qwen3-VL and Qwen3.5 towers: DeepStack mergers as the config class says, the merger to the text width") {
+  const auto tower_of = [](const nlohmann::json& j) { return read(j.dump()).architecture->tower_params; };
+  const auto vl = nlohmann::json::parse(std::ifstream(test::data_file("hf-configs/qwen3-vl-235b-a22b-thinking-aic.json")));
+  const auto q35 = nlohmann::json::parse(std::ifstream(test::data_file("hf-configs/qwen3.5-397b.json")));
+  // A DeepStack merger: a LayerNorm over 4 × 1152 = 4608, fc1 4608 → 4608 and fc2 4608 → 4096 with
+  // biases. Qwen3-VL-235B's shortened config leaves deepstack_visual_indexes out: Qwen3VLVisionConfig's
+  // [8, 16, 24], three of them; written as [], none.
+  const double deepstack = 2 * 4608 + (4608 * 4608.0 + 4608) + (4608 * 4096.0 + 4096);
+  auto none = vl;
+  none["vision_config"]["deepstack_visual_indexes"] = nlohmann::json::array();
+  CHECK(tower_of(vl) - tower_of(none) == 3 * deepstack);
+  // Qwen3.5's vision model has none (Qwen3_5VisionModel deletes them): a list of them is refused.
+  auto listed = q35;
+  listed["vision_config"]["deepstack_visual_indexes"] = {8, 16, 24};
+  CHECK_THROWS_WITH(read(listed.dump()), Catch::Contains("deepstack_visual_indexes: Qwen3.5's vision model has no "
+                                                         "DeepStack mergers"));
+  // The merger's output takes a token's place in the text embeddings: left out, the text width
+  // (not the class's 3584); written otherwise, refused.
+  auto unwritten = q35;
+  unwritten["vision_config"].erase("out_hidden_size");
+  CHECK(tower_of(unwritten) == tower_of(q35));
+  auto other = q35;
+  other["vision_config"]["out_hidden_size"] = 3584;
+  CHECK_THROWS_WITH(read(other.dump()), Catch::Contains("out_hidden_size: 3584 is not the text width 4096"));
+}
+
 TEST_CASE("HF attention_bias that the model's rules refuse is pointed at where the config writes it, not at 1:1") {
   auto j = nlohmann::json::parse(std::ifstream(test::data_file("hf-configs/deepseek-v3.json")));
   j["attention_bias"] = true;
