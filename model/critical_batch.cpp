@@ -1,15 +1,36 @@
 #include "model/critical_batch.hpp"
 
+#include <variant>
+
 #include "model/operators.hpp"
 #include "model/parameters.hpp"
 
 namespace roofline {
 
-CriticalBatch critical_batch(const ParameterCount& params, Bytes weights, const OpTotals& one_sequence_all_experts,
-                             const Ceilings& c) {
+DecodeWeights decode_weights(const LayerStack& whole, const WeightBytes& stored, const WeightPricing& pricing) {
+  // A gathered table is the embedding class's (the token table, learned positions, Gemma 4's
+  // per-layer inputs); a tied head reads the table as its own matrix, which weigh() counts once,
+  // as the embedding's.
+  DecodeWeights d{stored.run() - stored.of(TensorClass::embedding), 0};
+  for (const Block& block : whole.blocks) {
+    for (const PhasedStep& s : block.steps) {
+      const auto* l = std::get_if<LinearStep>(&s.step);
+      if (!l || !s.runs_in(Phase::decode)) continue;
+      d.multiplied += block.layers * l->in * l->out * l->rows_per_token;
+      if (!l->counted) d.streamed += Bytes(block.layers * pricing.matrices(*l, l->copies));
+    }
+  }
+  return d;
+}
+
+DecodeWeights decode_weights(const ParameterCount& params, const WeightBytes& stored) {
+  return {stored.run(), params.active()};
+}
+
+CriticalBatch critical_batch(const DecodeWeights& weights, const OpTotals& one_sequence_all_experts, const Ceilings& c) {
   CriticalBatch r;
-  const Seconds weight_time = weights / c.bandwidth;
-  r.weights_only = weight_time.value() * c.peak.value() / (2 * params.active());
+  const Seconds weight_time = weights.streamed / c.bandwidth;
+  r.weights_only = weight_time.value() * c.peak.value() / (2 * weights.multiplied);
 
   // One sequence with every expert read: weights are the fixed cost, the rest scales with B.
   const OpTotals& seq = one_sequence_all_experts;

@@ -2,6 +2,7 @@
 // The critical batch B*: the decode batch at which a step turns from memory- to compute-bound.
 #include <optional>
 
+#include "model/layers.hpp"
 #include "model/operators.hpp"
 #include "model/parameters.hpp"
 #include "hardware/roofline.hpp"
@@ -9,9 +10,29 @@
 
 namespace roofline {
 
+// What a decode step's weights cost, over the whole model, as its operators price them
+// (model/operators.cpp; tests/cli/test_layer_description.cpp holds the two equal over every preset):
+struct DecodeWeights {
+  // The bytes a step streams at large batches: every weight as stored, every expert, but the
+  // embedding tables (a step gathers one row a token of them, which scales with the batch as the
+  // cache does) and the towers (never run); a head tied to the embedding streams the table once,
+  // as the head.
+  Bytes streamed;
+  // The weights each token multiplies, 2 FLOPs each: every linear of the decode pass (routed
+  // experts at top_k, the routers, the head, latent attention in its absorbed form); not the
+  // embedding, a lookup, nor norms, convolutions and recurrent decays, which do no matrix product.
+  double multiplied = 0;
+};
+// From the layers described at tp = 1 and what they weigh as stored.
+[[nodiscard]] DecodeWeights decode_weights(const LayerStack& whole, const WeightBytes& stored,
+                                           const WeightPricing& pricing);
+// A model known only by its size: every parameter a weight of a large matrix, each streamed and
+// multiplied (the seed example: 14 GB, 7e9).
+[[nodiscard]] DecodeWeights decode_weights(const ParameterCount& params, const WeightBytes& stored);
+
 struct CriticalBatch {
-  // The classic formula, weights only: each step reads W bytes and does 2·N_active FLOPs per
-  // sequence, so B* = (W / BW) · FLOPS / (2 · N_active).
+  // The classic formula, weights only: each step streams W bytes and each sequence's token does
+  // 2·N FLOPs, N the weights it multiplies, so B* = (W / BW) · FLOPS / (2 · N).
   double weights_only = 0;
   // With the KV cache at the workload's context: B* = (W/BW) / (F_seq/FLOPS − Bytes_seq/BW),
   // with F_seq and Bytes_seq the per-sequence FLOPs and non-weight bytes of a decode step.
@@ -19,9 +40,9 @@ struct CriticalBatch {
   std::optional<double> at_context;
 };
 
-// From the parameters, the bytes of every weight as stored, and the decode step of one sequence
-// with every expert read, its operators' sums (the engine works out all three once per point).
-[[nodiscard]] CriticalBatch critical_batch(const ParameterCount& params, Bytes weights,
-                                           const OpTotals& one_sequence_all_experts, const Ceilings& c);
+// From the decode step's weights, and the decode step of one sequence with every expert read, its
+// operators' sums (the engine works out both once per point).
+[[nodiscard]] CriticalBatch critical_batch(const DecodeWeights& weights, const OpTotals& one_sequence_all_experts,
+                                           const Ceilings& c);
 
 }  // namespace roofline

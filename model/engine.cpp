@@ -64,44 +64,16 @@ std::vector<Warning> warnings_for(const Report& r) {
 }
 
 // What the replica's GPUs hold, from one GPU of a stage holding all the layers at its widths: tp
-// such GPUs hold everything. A stage of a pipeline holds ⌈layers / pp⌉ layers; the fullest is
-// counted as that many of the heaviest kind (mixer and FFN), beside the larger of the embedding
-// with any encoder towers (the first stage's) and the head (the last's).
+// such GPUs hold everything. Under pipeline parallelism each stage holds its own layers as
+// stage_split deals them (layer by layer: a Mamba layer weighs less than a MoE one), the first the
+// embedding, an MTP module's input, Gemma 4's per-layer input projection and the towers, the last
+// the final norm and the head (a tied table again): pipeline_stages and stage_weights
+// (model/memory_ledger.hpp), which the ledger weighs each stage's cache by too.
 // `one_gpu`: what `shard` weighs (the whole model's weights when it describes one GPU of tp 1).
-WeightPlacement place_weights(const LayerStack& shard, const WeightBytes& one_gpu, const WeightPricing& pricing,
-                              const Workload& w) {
-  const Bytes all = one_gpu.total() * static_cast<double>(w.tp);
-  if (w.pp == 1) return {all, one_gpu.total()};
-  // A layer block begins with its norm: the mixer's (attn_norm) or the FFN's (ffn_norm); the
-  // embedding and the head are the ends, an MTP module's input (mtp_input) with the embedding.
-  Bytes mixer, ffn, input, per_layer;
-  double mixer_layers = 0, ffn_layers = 0;
-  const auto one_layer = [&](const Block& b) {
-    LayerStack alone{{b}, shard.hidden, shard.tp, shard.data_parallel, 0, 0};
-    alone.blocks.front().layers = 1;
-    return weigh(alone, pricing).bytes;
-  };
-  for (const Block& b : shard.blocks) {
-    if (b.label == "mtp_input") input += one_layer(b).total();
-    // Gemma 4 E4B's per-layer inputs: their projection at the embedding (the table is the
-    // embedding class's, counted below), and each layer's gate and projection.
-    if (b.label == "per_layer_input") {
-      const WeightBytes wb = one_layer(b);
-      if (b.layers == 1) input += wb.total() - wb.of(TensorClass::embedding);
-      else per_layer = wb.total();
-    }
-    const BlockRole role = block_role(b);
-    if (role != BlockRole::mixer && role != BlockRole::ffn) continue;
-    const bool is_mixer = role == BlockRole::mixer;
-    Bytes& heaviest = is_mixer ? mixer : ffn;
-    heaviest = std::max(heaviest, one_layer(b).total());
-    (is_mixer ? mixer_layers : ffn_layers) += b.layers;
-  }
-  const double stage_layers = std::ceil(std::max(mixer_layers, ffn_layers) / static_cast<double>(w.pp));
-  // The towers feed the first stage's embedding.
-  const Bytes ends =
-      std::max(one_gpu.of(TensorClass::embedding) + input + one_gpu.towers, one_gpu.of(TensorClass::lm_head));
-  return {all, std::min(one_gpu.total(), (mixer + ffn + per_layer) * stage_layers + ends)};
+WeightPlacement place_weights(const Architecture& a, const LayerStack& shard, const WeightBytes& one_gpu,
+                              const WeightPricing& pricing, const Workload& w) {
+  if (w.pp == 1) return {one_gpu.total() * static_cast<double>(w.tp), one_gpu.total(), {}};
+  return stage_weights(pipeline_stages(a, shard, w), one_gpu, pricing, w);
 }
 
 // What a point's weights cost, which its batch and lengths leave alone: the pricing of its formats,
@@ -114,9 +86,10 @@ struct Weighed {
   Weights weights;
   WeightPlacement placed;
   Bytes kv_per_token;
+  DecodeWeights decode;  // the critical batch's
 };
 
-const Weighed& weighed(const LayerStack& whole, const LayerStack* split, const Workload& w) {
+const Weighed& weighed(const Architecture& a, const LayerStack& whole, const LayerStack* split, const Workload& w) {
   struct Key {
     const LayerStack *whole, *split;
     std::uint64_t whole_serial, split_serial;
@@ -131,9 +104,10 @@ const Weighed& weighed(const LayerStack& whole, const LayerStack* split, const W
   const LayerStack& shard = split ? *split : whole;
   WeightPricing pricing(w.precision, whole);
   Weights weights = weigh(whole, pricing);
-  const WeightPlacement placed = place_weights(shard, split ? weigh(*split, pricing).bytes : weights.bytes, pricing, w);
+  const WeightPlacement placed = place_weights(a, shard, split ? weigh(*split, pricing).bytes : weights.bytes, pricing, w);
   const Bytes kv_per_token(cache_elements(whole, 1).token_bytes(w.precision.kv));
-  kept.emplace(key, Weighed{pricing, weights, placed, kv_per_token});
+  const DecodeWeights decode = decode_weights(whole, weights.bytes, pricing);
+  kept.emplace(key, Weighed{pricing, weights, placed, kv_per_token, decode});
   return kept->second;
 }
 
@@ -148,8 +122,9 @@ struct OneSequence {
 };
 
 // `weights`: weighed()'s for `whole` at one.precision; the key holds those two in its stead.
-const OneSequence& one_sequence(const LayerStack& whole, const LayerStack& shard, const Workload& one,
-                                const Weighed& weights) {
+// `a`: the model `whole` describes, whose layers a pipeline's stages split.
+const OneSequence& one_sequence(const Architecture& a, const LayerStack& whole, const LayerStack& shard,
+                                const Workload& one, const Weighed& weights) {
   struct Key {
     const LayerStack *whole, *shard;
     std::uint64_t whole_serial, shard_serial;
@@ -162,59 +137,45 @@ const OneSequence& one_sequence(const LayerStack& whole, const LayerStack& shard
   const auto sequence = static_cast<double>(held_tokens(one));
   kept.emplace(key, OneSequence{build_totals(Phase::decode, shard, one, ExpertRouting::all, weights.pricing),
                                 Bytes(cache_elements(whole, sequence).bytes(one.precision.kv)),
-                                sequence_footprint(shard, one)});
+                                sequence_footprint(a, shard, one)});
   return kept->second;
 }
 
-// What the busiest stage takes at least, past the even split (0 where nothing passes it), from
-// each block priced alone:
-// - the first stage holds the ends before the layers (the embedding), the last those after (the
-//   final norm, the head), and each at least ⌊L/pp⌋ layers, none cheaper than the cheapest layer (a
-//   mixer and an FFN where every layer has both, else the cheaper of the two). Spread over the
-//   stages, the head had made Llama-3.1-8B at pp 4 faster than at pp 1 (4.51 against 4.59 ms at
-//   batch 4; its last stage alone, 8 layers and the head, takes 1.36 ms a micro-batch: 5.45 ms);
-// - where pp does not divide the layers, a stage holds ⌈L/pp⌉ of them: their share of the layers'
-//   time (the ends left out). On the even split DeepSeek-V3's 61 layers at pp 2 (31 and 30) were
-//   1.6% fast, and a 3-layer model's stages of 2 and 1 a quarter.
-Seconds busiest_stage(Phase phase, const LayerStack& shard, double layers, const Workload& micro,
+// The busiest stage's time, each block priced alone and its layers dealt out as stage_split
+// deals them (layer by layer: DeepSeek-V3's dense layers lie on the first stage, Nemotron-H's
+// Mamba, attention and MoE layers in its pattern), the first stage holding the ends before the
+// layers (the embedding), the last those after (the final norm, the head). Spread over the stages,
+// the head had made Llama-3.1-8B at pp 4 faster than at pp 1 (4.51 against 4.59 ms at batch 4; its
+// last stage alone, 8 layers and the head, takes 1.36 ms a micro-batch: 5.45 ms).
+Seconds busiest_stage(Phase phase, const Architecture& a, const LayerStack& shard, const Workload& micro,
                       const WeightPricing& pricing, const GpuSpec& gpu, const Ceilings& c) {
-  Seconds before, after, layers_time;
-  std::optional<Seconds> cheapest_mixer, cheapest_ffn;
-  double mixer_layers = 0, ffn_layers = 0;
+  const std::vector<int> split = stage_split(a.layers, micro.pp);
+  std::vector<Seconds> stage(split.size());
   bool past_layers = false;
   LayerStack one = shard;
   one.serial = 0;  // not a description described_layers keeps
   for (const Block& b : shard.blocks) {
     one.blocks.assign(1, b);
-    const PhaseResult alone =
-        evaluate_phase(build_ops(phase, one, micro, ExpertRouting::uniform, pricing), c, gpu.interconnect, gpu.network);
-    const BlockRole role = block_role(b);
-    if (role == BlockRole::end) {
-      (past_layers ? after : before) += alone.time;
+    const Seconds alone =
+        evaluate_phase(build_ops(phase, one, micro, ExpertRouting::uniform, pricing), c, gpu.interconnect, gpu.network).time;
+    if (b.selection.of == LayerSelection::Of::none) {
+      (past_layers ? stage.back() : stage.front()) += alone;
       continue;
     }
     past_layers = true;
-    for (const OpResult& o : alone.ops) layers_time += o.time;  // summed as the layers together would be
-    if (role == BlockRole::per_layer) continue;  // a part of some layers: left out, which keeps a floor
-    std::optional<Seconds>& cheapest = role == BlockRole::mixer ? cheapest_mixer : cheapest_ffn;
-    const Seconds each = alone.time / b.layers;
-    cheapest = cheapest ? std::min(*cheapest, each) : each;
-    (role == BlockRole::mixer ? mixer_layers : ffn_layers) += b.layers;
+    int begin = 0;
+    for (std::size_t i = 0; i < split.size(); ++i) {
+      stage[i] += alone * (layers_in(a, b, begin, begin + split[i]) / b.layers);
+      begin += split[i];
+    }
   }
-  const bool both = mixer_layers == layers && ffn_layers == layers;
-  const Seconds layer = cheapest_mixer && cheapest_ffn
-                            ? (both ? *cheapest_mixer + *cheapest_ffn : std::min(*cheapest_mixer, *cheapest_ffn))
-                            : cheapest_mixer.value_or(cheapest_ffn.value_or(Seconds(0)));
-  const auto stages = static_cast<double>(micro.pp);
-  const Seconds floor = std::max(before, after) + layer * std::floor(layers / stages);
-  const bool uneven = layers > 0 && std::fmod(layers, stages) != 0;
-  return uneven ? std::max(floor, layers_time * (std::ceil(layers / stages) / layers)) : floor;
+  return *std::max_element(stage.begin(), stage.end());
 }
 
 // A phase of a pipeline: each micro-batch size priced through every stage with its sends, then
 // composed (model/pipeline.hpp). B = q·m + r: r micro-batches of q + 1 sequences, m − r of q.
-// `layers`: the model's (Architecture::layers), which the stages split.
-PhaseResult pipeline_phase(Phase phase, const LayerStack& shard, double layers, const Workload& w,
+// `a`: the model, whose layers the stages split.
+PhaseResult pipeline_phase(Phase phase, const Architecture& a, const LayerStack& shard, const Workload& w,
                            const WeightPricing& pricing, const GpuSpec& gpu, const Ceilings& c, const ExpectedModel& em,
                            Pipeline& out) {
   const long m = microbatches(w), q = w.batch / m, r = w.batch % m;
@@ -231,7 +192,7 @@ PhaseResult pipeline_phase(Phase phase, const LayerStack& shard, double layers, 
     PhaseResult pass = evaluate_phase(ops, c, gpu.interconnect, gpu.network);
     pass.expected = expected_phase(pass, em, c);
     passes.push_back(std::move(pass));
-    parts.push_back({nullptr, count, size, busiest_stage(phase, shard, layers, micro, pricing, gpu, c)});
+    parts.push_back({nullptr, count, size, busiest_stage(phase, a, shard, micro, pricing, gpu, c)});
   }
   for (std::size_t i = 0; i < parts.size(); ++i) parts[i].pass = &passes[i];
   return pipelined(parts, phase, w.pp, out);
@@ -299,12 +260,17 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
   const ExpectedModel& em = gpu.expected_model(calibrated);
   ParameterCount params;
   WeightBytes stored;
-  WeightPlacement placed;
+  DecodeWeights decode;
+  // Where the weights lie and what a sequence holds on each GPU: the kept ones, read where they
+  // are (a pipeline's hold a vector a stage), or a model known by its size alone's.
+  WeightPlacement by_size;
+  const WeightPlacement* placed = &by_size;
   // Prefill's and decode's operators are built in their results; of one sequence's, for the
   // critical batch, only the sums are taken (a sweep evaluates millions of points).
   OpTotals one_step;
   Bytes kv_per_token, cache_per_sequence;
-  SequenceFootprint footprint;
+  const SequenceFootprint none{};
+  const SequenceFootprint* footprint = &none;
   const LayerStack *whole = nullptr, *split = nullptr;
   if (model.architecture) {
     // The layers are described for the whole model and, on more than one GPU a stage, for one GPU
@@ -312,32 +278,32 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
     whole = &described_layers(*model.architecture, Sharding{.tp = 1});
     if (workload.tp > 1) split = &described_layers(*model.architecture, sharding(workload));
     const LayerStack& shard = split ? *split : *whole;
-    const Weighed& kept = weighed(*whole, split, workload);
+    const Weighed& kept = weighed(*model.architecture, *whole, split, workload);
     const WeightPricing& pricing = kept.pricing;
     params = kept.weights.params;
     stored = kept.weights.bytes;
-    placed = kept.placed;
+    decode = kept.decode;
+    placed = &kept.placed;
     kv_per_token = kept.kv_per_token;
     if (workload.pp > 1) {
-      const auto layers = static_cast<double>(model.architecture->layers);
-      r.prefill =
-          pipeline_phase(Phase::prefill, shard, layers, workload, pricing, gpu, c, em, r.prefill_pipeline.emplace());
-      r.decode.step =
-          pipeline_phase(Phase::decode, shard, layers, workload, pricing, gpu, c, em, r.decode_pipeline.emplace());
+      const Architecture& a = *model.architecture;
+      r.prefill = pipeline_phase(Phase::prefill, a, shard, workload, pricing, gpu, c, em, r.prefill_pipeline.emplace());
+      r.decode.step = pipeline_phase(Phase::decode, a, shard, workload, pricing, gpu, c, em, r.decode_pipeline.emplace());
     } else {
       build_ops(r.prefill.ops, Phase::prefill, shard, workload, ExpertRouting::uniform, pricing);
       time_phase(r.prefill, c, gpu.interconnect, gpu.network);
       build_ops(r.decode.step.ops, Phase::decode, shard, workload, ExpertRouting::uniform, pricing);
       time_phase(r.decode.step, c, gpu.interconnect, gpu.network);
     }
-    const OneSequence& alone = one_sequence(*whole, shard, one, kept);
+    const OneSequence& alone = one_sequence(*model.architecture, *whole, shard, one, kept);
     one_step = alone.step;
     cache_per_sequence = alone.cache;
-    footprint = alone.footprint;
+    footprint = &alone.footprint;
   } else {
     params = count_parameters(model);
     stored = weight_bytes(model.declared_params, workload.precision);
-    placed = {stored.total(), stored.total()};
+    decode = decode_weights(params, stored);
+    by_size = {stored.total(), stored.total(), {}};
     r.prefill = evaluate_phase(build_ops(Phase::prefill, model, workload), c, gpu.interconnect, gpu.network);
     r.decode.step = evaluate_phase(build_ops(Phase::decode, model, workload), c, gpu.interconnect, gpu.network);
     one_step = totals_of(build_ops(Phase::decode, model, one, ExpertRouting::all));
@@ -357,8 +323,8 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
   r.decode.tokens_per_s = static_cast<double>(workload.batch) / r.decode.step.time.value();
   r.decode.expected_tokens_per_s = static_cast<double>(workload.batch) / r.decode.step.expected.time.value();
   r.decode.weight_read_time = r.decode.step.weight_bytes / c.bandwidth;
-  r.critical_batch = critical_batch(params, stored.run(), one_step, c);  // one sequence's, every expert read
-  r.memory = memory_ledger(placed, split ? split : whole, footprint, gpu, workload);
+  r.critical_batch = critical_batch(decode, one_step, c);  // one sequence's, every expert read
+  r.memory = memory_ledger(*placed, split ? split : whole, *footprint, gpu, workload);
   r.warnings = warnings_for(r);
   return r;
 }

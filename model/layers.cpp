@@ -36,7 +36,7 @@ Shard make_shard(const Architecture& a, int tp) {
 // (glibc's tcache: up to 1032 bytes); sixteen went to the general allocator, which took 600
 // instructions a block. A longer block (latent attention, shared experts) grows once.
 Block block(double layers, std::string_view label = {}) {
-  Block b{layers, {}, 0, 0, label};
+  Block b{layers, {}, 0, 0, label, {}};
   b.steps.reserve(8);
   return b;
 }
@@ -229,6 +229,8 @@ void mixer_block(LayerStack& stack, const Architecture& a, const Shard& s, Mixer
                  bool sharing) {
   if (kind == Mixer::none || layers == 0) return;
   Block b = block(layers, (sharing ? kSharingLabels : kMixerLabels)[static_cast<std::size_t>(kind)]);
+  b.selection = {LayerSelection::Of::mixer, static_cast<int>(kind),
+                 sharing ? LayerSelection::Part::sharing : LayerSelection::Part::owning};
   add(b, NormStep{"attn_norm", s.hidden, a.norm_params_per_element()});
   Sight sight;
   if (kind == Mixer::sliding) b.window = sight.window = static_cast<double>(a.sliding_window);
@@ -270,9 +272,10 @@ void ffn_blocks(LayerStack& stack, const Architecture& a, const Shard& s, const 
   const auto counts = a.ffn_counts();
   const double norm = a.norm_params_per_element();
   const bool dp = sh.dp_attention;
-  const auto dense_block = [&](int layers, double width, std::string_view label) {
+  const auto dense_block = [&](int layers, double width, std::string_view label, LayerSelection::Part part) {
     if (layers == 0) return;
     Block b = block(layers, label);
+    b.selection = {LayerSelection::Of::ffn, static_cast<int>(FfnKind::dense), part};
     add(b, NormStep{"ffn_norm", s.hidden, norm});
     ffn(b, {"ffn_gate", "ffn_up", "ffn_act", "ffn_down"}, a.ffn_type, WeightClass::dense_ffn, s.hidden, width, 1, 1,
         false, a.linear_bias ? 1.0 : 0.0);
@@ -283,12 +286,13 @@ void ffn_blocks(LayerStack& stack, const Architecture& a, const Shard& s, const 
   const int dense = counts[static_cast<int>(FfnKind::dense)];
   // The cache-sharing layers' own width (Gemma 4 E2B's double-wide MLP).
   const int wide = a.kv_shared_ffn > 0 ? dense - a.ffns_before(a.layers - a.kv_shared_layers)[static_cast<int>(FfnKind::dense)] : 0;
-  dense_block(dense - wide, s.ffn, {});
-  dense_block(wide, static_cast<double>(a.kv_shared_ffn) / s.tp, "kv_shared");
+  dense_block(dense - wide, s.ffn, {}, wide > 0 ? LayerSelection::Part::owning : LayerSelection::Part::all);
+  dense_block(wide, static_cast<double>(a.kv_shared_ffn) / s.tp, "kv_shared", LayerSelection::Part::sharing);
   if (const int sparse = counts[static_cast<int>(FfnKind::moe)]; sparse > 0) {
     const MoeSpec& moe = *a.moe;
     const auto experts = static_cast<double>(moe.experts), top_k = static_cast<double>(moe.top_k);
     Block b = block(sparse, "moe");
+    b.selection = {LayerSelection::Of::ffn, static_cast<int>(FfnKind::moe)};
     add(b, NormStep{"ffn_norm", s.hidden, norm});
     // Routers stay in 16 bits under quantization.
     add(b, LinearStep{.name = "moe_router", .in = s.hidden, .out = experts, .weights = WeightClass::small});
@@ -356,6 +360,7 @@ void per_layer_inputs(LayerStack& stack, const Architecture& a, const Shard& s, 
   own_rows(inputs, 0, dp);
   stack.blocks.push_back(std::move(inputs));
   Block each = block(layers, "per_layer_input");
+  each.selection.of = LayerSelection::Of::every;
   add(each, LinearStep{.name = "per_layer_input_gate", .in = s.hidden, .out = width});
   add(each, ActivationStep{"per_layer_act", width, true, 1});
   add(each, LinearStep{.name = "per_layer_projection", .in = width, .out = s.hidden, .to_residual = true});
@@ -435,6 +440,22 @@ const LayerStack& described_layers(const Architecture& a, const Sharding& shardi
   static std::atomic<std::uint64_t> described{0};
   kept[latest]->stack.serial = ++described;
   return kept[latest]->stack;
+}
+
+int layers_in(const Architecture& a, const Block& b, int begin, int end) {
+  using S = LayerSelection;
+  const S& s = b.selection;
+  // The part of the stack the block covers, clipped to [begin, end).
+  const int shared_from = a.layers - a.kv_shared_layers;
+  if (s.part == S::Part::owning) end = std::min(end, shared_from);
+  if (s.part == S::Part::sharing) begin = std::max(begin, shared_from);
+  if (s.of == S::Of::none || end <= begin) return 0;
+  const auto k = static_cast<std::size_t>(s.kind);
+  switch (s.of) {
+    case S::Of::mixer: return a.mixers_before(end)[k] - a.mixers_before(begin)[k];
+    case S::Of::ffn: return a.ffns_before(end)[k] - a.ffns_before(begin)[k];
+    default: return end - begin;
+  }
 }
 
 Sharding sharding(const Workload& w) { return {w.tp, w.ep, w.dp_attention, w.expert_imbalance}; }

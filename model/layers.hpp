@@ -164,6 +164,18 @@ struct PhasedStep {
   }
 };
 
+// Which of the model's layers a block's `layers` are: those of one mixer or FFN kind, in the whole
+// stack, before the layers that read an earlier layer's cache or among them; every layer; or none
+// (an end: the embedding, the head). A pipeline stage counts its share of each block by it
+// (layers_in).
+struct LayerSelection {
+  enum class Of { none, every, mixer, ffn };
+  enum class Part { all, owning, sharing };  // sharing: the last Architecture::kv_shared_layers
+  Of of = Of::none;
+  int kind = 0;  // a Mixer or an FfnKind
+  Part part = Part::all;
+};
+
 // Steps repeated over `layers` layers (1 for the embedding and the head). A layer's cache keeps
 // only what its queries can still see: the last `window` tokens, or the current `chunk`; both 0:
 // every token. `label` tells blocks of one kind of layer from another's (sliding, moe).
@@ -172,6 +184,7 @@ struct Block {
   std::vector<PhasedStep> steps;
   double window = 0, chunk = 0;
   std::string_view label;
+  LayerSelection selection;
 };
 
 struct LayerStack {
@@ -215,5 +228,8 @@ struct Sharding {
 // one or two at every point it evaluates, a sweep millions of points of one model), and describes
 // again only what differs from both. A reference stays valid until this thread asks for two others.
 [[nodiscard]] const LayerStack& described_layers(const Architecture& a, const Sharding& sharding);
+
+// How many of block `b`'s layers lie among the model's layers [begin, end) (a pipeline stage's).
+[[nodiscard]] int layers_in(const Architecture& a, const Block& b, int begin, int end);
 
 }  // namespace roofline

@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "model/parameters.hpp"
+#include "model/pipeline.hpp"
 
 namespace roofline {
 
@@ -54,7 +55,60 @@ Bytes group_cache_bytes_per_sequence(const ModelSpec& m, double tokens, const Wo
 
 SequenceFootprint sequence_footprint(const LayerStack& shard, const Workload& w) {
   const auto tokens = static_cast<double>(held_tokens(w));
-  return {group_cache_bytes_per_sequence(shard, tokens, w), prefill_activations_per_sequence(shard, w)};
+  return {group_cache_bytes_per_sequence(shard, tokens, w), prefill_activations_per_sequence(shard, w), {}};
+}
+
+SequenceFootprint sequence_footprint(const Architecture& a, const LayerStack& shard, const Workload& w) {
+  SequenceFootprint f = sequence_footprint(shard, w);
+  if (w.pp == 1) return f;
+  const auto tokens = static_cast<double>(held_tokens(w));
+  for (const LayerStack& stage : pipeline_stages(a, shard, w)) {
+    f.stages.push_back({group_cache_bytes_per_sequence(stage, tokens, w), prefill_activations_per_sequence(stage, w)});
+  }
+  return f;
+}
+
+std::vector<LayerStack> pipeline_stages(const Architecture& a, const LayerStack& shard, const Workload& w) {
+  const std::vector<int> split = stage_split(a.layers, w.pp);
+  std::vector<LayerStack> stages(split.size(), LayerStack{{}, shard.hidden, shard.tp, shard.data_parallel, 0, 0});
+  stages.front().tower_params = shard.tower_params;  // the towers feed the first stage's embedding
+  bool past_layers = false, tied = false;
+  for (const Block& b : shard.blocks) {
+    if (b.selection.of == LayerSelection::Of::none) {
+      (past_layers ? stages.back() : stages.front()).blocks.push_back(b);
+      for (const PhasedStep& s : b.steps) {
+        if (const auto* l = std::get_if<LinearStep>(&s.step); l && l->last_token && !l->counted) tied = true;
+      }
+      continue;
+    }
+    past_layers = true;
+    int begin = 0;
+    for (std::size_t i = 0; i < split.size(); ++i) {
+      const int held = layers_in(a, b, begin, begin + split[i]);
+      begin += split[i];
+      if (held == 0) continue;
+      stages[i].blocks.push_back(b);
+      stages[i].blocks.back().layers = held;
+    }
+  }
+  // The embedding is the first block (describe_layers); the last stage holds its table again.
+  if (tied && stages.size() > 1) stages.back().blocks.push_back(shard.blocks.front());
+  return stages;
+}
+
+WeightPlacement stage_weights(std::span<const LayerStack> stages, const WeightBytes& one_gpu,
+                              const WeightPricing& pricing, const Workload& w) {
+  WeightPlacement p{one_gpu.total() * static_cast<double>(w.tp), Bytes(0), {}};
+  WeightBytes last;
+  for (const LayerStack& stage : stages) {
+    last = weigh(stage, pricing).bytes;
+    p.stages.push_back(last.total());
+    p.fullest = std::max(p.fullest, p.stages.back());
+  }
+  // The stages hold every weight once, but for a tied table, which the last holds again as its
+  // head's (pipeline_stages): that copy on each of its tp GPUs.
+  if (stages.size() > 1) p.all += last.of(TensorClass::embedding) * static_cast<double>(w.tp);
+  return p;
 }
 
 MemoryLedger memory_ledger(const WeightPlacement& weights, const LayerStack* shard, const SequenceFootprint& sequence,
@@ -67,37 +121,57 @@ MemoryLedger memory_ledger(const WeightPlacement& weights, const LayerStack* sha
   const Bytes kv_per_seq = shard ? sequence.cache : Bytes(0), act_per_seq = shard ? sequence.activations : Bytes(0);
 
   l.gpus = gpus(w);
-  const double n = l.gpus;
   // GPUs that split the sequences (data-parallel attention); the others share each sequence.
   const double d = shard ? shard->data_parallel : 1;
-  // Each stage holds one micro-batch's activations at a time: pp micro-batches' worth live at once.
-  const auto live = [&w](long m) { return static_cast<double>(w.pp) / static_cast<double>(m); };
-  l.weights = weights.all;
-  l.kv_cache = kv_per_seq * B;
-  l.activations = act_per_seq * B * live(microbatches(w));
-  l.capacity = g.memory_capacity * n;
-  l.reserve = l.capacity * w.reserve_fraction;
-  l.total = l.weights + l.kv_cache + l.activations + l.reserve;
-  // A sequence's cache and activations are spread over the n / d GPUs that hold it; the fullest
-  // GPU holds ⌈B / d⌉ sequences.
-  const Bytes reserve = g.memory_capacity * w.reserve_fraction;
-  const Bytes per_seq = (kv_per_seq + act_per_seq * live(microbatches(w))) / (n / d);
-  l.fullest_gpu = weights.fullest + per_seq * std::ceil(B / d) + reserve;
-  l.fixed_fullest = weights.fullest + reserve;
-  l.cache_per_sequence_fullest = kv_per_seq / (n / d);
-  l.activations_per_sequence_fullest = act_per_seq * live(microbatches(w)) / (n / d);
-  l.attention_ranks = static_cast<long>(d);
-  l.fits = l.fullest_gpu <= g.memory_capacity;
-
+  // A stage's GPUs that hold some of each of its sequences.
+  const double holders = static_cast<double>(w.tp) / d;
+  const long m = microbatches(w);
   // At the largest batches a pipeline runs its --microbatches (pp by default).
   const long most_microbatches = w.pp > 1 ? (w.microbatches > 0 ? w.microbatches : w.pp) : 1;
-  const Bytes per_seq_at_most = (kv_per_seq + act_per_seq * live(most_microbatches)) / (n / d);
-  if (per_seq_at_most > Bytes(0)) {
-    const Bytes free = g.memory_capacity - reserve - weights.fullest;
-    // Clamped so that a tiny per-sequence footprint cannot overflow the count, where a long has
-    // 32 bits too (WebAssembly): past 10^9 sequences no batch is limited by memory anyway.
-    l.max_batch = free > Bytes(0) ? static_cast<long>(std::min(d * std::floor(free / per_seq_at_most), 1e9)) : 0L;
-  }
+  l.weights = weights.all;
+  l.kv_cache = kv_per_seq * B;
+  l.capacity = g.memory_capacity * static_cast<double>(l.gpus);
+  l.reserve = l.capacity * w.reserve_fraction;
+  const Bytes reserve = g.memory_capacity * w.reserve_fraction;
+
+  // Each stage on its own where a pipeline's stages are known (weights and sequence from the same
+  // split); else every GPU alike, holding a pp-th of each sequence's cache. A stage holds one
+  // micro-batch's activations at a time, a sequence's prefill peak over its layers: an m-th of
+  // the batch's.
+  const bool staged = shard && !weights.stages.empty() && weights.stages.size() == sequence.stages.size();
+  const auto each_stage = [&](auto&& f) {
+    if (!staged) return f(weights.fullest, kv_per_seq / static_cast<double>(w.pp), act_per_seq);
+    for (std::size_t i = 0; i < weights.stages.size(); ++i) {
+      f(weights.stages[i], sequence.stages[i].cache, sequence.stages[i].activations);
+    }
+  };
+  Bytes fullest, activations;
+  std::optional<double> fewest;  // the sequences the stage that fills first has room for
+  bool first = true;
+  each_stage([&](Bytes held, Bytes cache, Bytes act) {
+    activations += act;
+    // The fullest GPU holds ⌈B / d⌉ sequences.
+    const Bytes per_seq = (cache + act / static_cast<double>(m)) / holders;
+    fullest = std::max(fullest, held + per_seq * std::ceil(B / d));
+    const Bytes per_seq_at_most = (cache + act / static_cast<double>(most_microbatches)) / holders;
+    const Bytes free = g.memory_capacity - reserve - held;
+    const double room = per_seq_at_most > Bytes(0) ? (free > Bytes(0) ? free / per_seq_at_most : 0.0) : -1;
+    if (!(first || (room >= 0 && (!fewest || room < *fewest)))) return;
+    first = false;
+    if (room >= 0) fewest = room;
+    l.fixed_fullest = held + reserve;
+    l.cache_per_sequence_fullest = cache / holders;
+    l.activations_per_sequence_fullest = act / static_cast<double>(m) / holders;
+  });
+  l.activations = staged ? activations * B / static_cast<double>(m)
+                         : act_per_seq * B * (static_cast<double>(w.pp) / static_cast<double>(m));
+  l.total = l.weights + l.kv_cache + l.activations + l.reserve;
+  l.fullest_gpu = fullest + reserve;
+  l.attention_ranks = static_cast<long>(d);
+  l.fits = l.fullest_gpu <= g.memory_capacity;
+  // Clamped so that a tiny per-sequence footprint cannot overflow the count, where a long has
+  // 32 bits too (WebAssembly): past 10^9 sequences no batch is limited by memory anyway.
+  if (fewest) l.max_batch = static_cast<long>(std::min(d * std::floor(*fewest), 1e9));
   return l;
 }
 

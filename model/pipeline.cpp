@@ -1,7 +1,6 @@
 #include "model/pipeline.hpp"
 
 #include <algorithm>
-#include <variant>
 
 namespace roofline {
 
@@ -11,12 +10,11 @@ bool is_send(const OpResult& o) { return o.bound == Bound::interconnect && o.cos
 
 }  // namespace
 
-BlockRole block_role(const Block& b) {
-  if (b.label == "per_layer_input") return b.layers > 1 ? BlockRole::per_layer : BlockRole::end;
-  const auto* norm = b.steps.empty() ? nullptr : std::get_if<NormStep>(&b.steps.front().step);
-  if (!norm) return BlockRole::end;
-  if (norm->name == "attn_norm") return BlockRole::mixer;
-  return norm->name == "ffn_norm" ? BlockRole::ffn : BlockRole::end;
+std::vector<int> stage_split(int layers, int stages) {
+  std::vector<int> split(static_cast<std::size_t>(std::max(stages, 1)), std::max(layers, 0) / std::max(stages, 1));
+  const int remainder = std::max(layers, 0) % std::max(stages, 1);
+  for (int i = 2; i < remainder + 2; ++i) ++split[split.size() - static_cast<std::size_t>(i)];
+  return split;
 }
 
 OpList pipeline_sends(const Workload& w, double rows, double hidden, const LayerStack& stack, const Interconnect& link) {

@@ -2,10 +2,10 @@
 // Pipeline parallelism: pp stages, each holding its own layers, and the batch split into m
 // micro-batches that follow one another through them (GPipe, Huang et al. 2019).
 //
-// One micro-batch takes T through all stages: t_s = (T − S)/pp in each (layers split evenly) and S
-// for its activations across the pp − 1 boundaries. Where pp does not divide the L layers the
-// busiest stage takes t_s = ⌈L/pp⌉ layers' time at least, and paces the steady part: a prefill
-// takes m·t_s + (T − S − t_s) + S, a decode step max(m·t_s, T). A prefill of the batch finishes after
+// One micro-batch takes T through all stages: t_s = (T − S)/pp in each were they even, and S for
+// its activations across the pp − 1 boundaries. The stages are not even (stage_split deals the
+// layers, the first holds the embedding, the last the head, and layers differ): the busiest, t_s,
+// paces the steady part: a prefill takes m·t_s + (T − S − t_s) + S, a decode step max(m·t_s, T). A prefill of the batch finishes after
 // (m + pp − 1)·t_s + S: the first micro-batch fills the pipeline, the others follow a stage behind,
 // and the stages idle (pp − 1)/(m + pp − 1) of the time: the bubble. A decode step advances every
 // sequence one token: with m ≥ pp micro-batches in flight each stage is always busy and the step
@@ -14,6 +14,7 @@
 // a pipeline buys memory and throughput, not latency.
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "model/layers.hpp"
 #include "model/operators.hpp"
@@ -30,12 +31,12 @@ struct Pipeline {
   double bubble = 0;      // share of the stages' time spent idle
 };
 
-// What a block of a stage's layers runs: a layer's mixer or its FFN (the block begins with that
-// one's norm, attn_norm or ffn_norm), a per-layer part of each (Gemma 4's per-layer inputs), or
-// neither: the ends (the embedding, the head, an MTP module's input), which the first and last
-// stages hold besides their layers.
-enum class BlockRole { end, mixer, ffn, per_layer };
-[[nodiscard]] BlockRole block_role(const Block& b);
+// The layers each of `stages` stages holds, in order, as vLLM splits them unless told otherwise
+// (get_pp_indices, vllm/distributed/utils.py; SGLang takes the same): ⌊L/pp⌋ each, and the
+// remainder one each to the stages before the last, from the second-to-last back, so that the last
+// (which runs the head) and, while it can, the first (the embedding) hold no more. 61 layers on 4:
+// 15, 15, 16, 15. A stage's share of each block of layers is layers_in (model/layers.hpp).
+[[nodiscard]] std::vector<int> stage_split(int layers, int stages);
 
 // The activations one micro-batch of `rows` tokens sends across the stage boundaries, as
 // collectives (sends) for evaluate_phase: boundaries inside a domain and those between domains.
@@ -48,8 +49,8 @@ struct MicroBatches {
   const PhaseResult* pass;
   long count;
   long size;
-  // What the busiest stage takes at least (0: the even split): an end stage's floor, or where pp
-  // does not divide the layers its ⌈L/pp⌉ of the L layers' time (model/engine.cpp busiest_stage).
+  // What the busiest stage takes (0: the even split's (T − S)/pp): its layers and ends, each block
+  // priced alone (model/engine.cpp busiest_stage).
   Seconds heaviest{0};
 };
 

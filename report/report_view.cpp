@@ -150,7 +150,7 @@ TextTable ops_table(const Report& r) {
 std::string critical_batch_line(const Report& r) {
   const CriticalBatch& b = r.critical_batch;
   std::string line = fmt::format(
-      "critical batch B* = (weights / bandwidth) × peak / (2 × active params) = {}: below it a decode step "
+      "critical batch B* = (weights streamed / bandwidth) × peak / (2 × weights multiplied) = {}: below it a decode step "
       "costs about the same whatever the batch",
       three_digits(b.weights_only));
   if (!r.model.spec.architecture) return line;

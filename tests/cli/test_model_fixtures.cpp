@@ -34,7 +34,7 @@ const std::vector<ModelFixture>& model_fixtures() {
       {"llama-2-7b", test::llama_2_7b},     {"llama-3.1-8b", test::llama_3_1_8b},
       {"llama-2-70b", test::llama_2_70b},   {"mixtral-8x7b", test::mixtral_8x7b},
       {"qwen2.5-7b", test::qwen2_5_7b},     {example("7b.yaml"), test::teaching_7b},
-      {"deepseek-v3", test::deepseek_v3},
+      {"deepseek-v3", test::deepseek_v3},   {"nemotron-3-nano-30b-a3b", test::nemotron_3_nano},
       {std::string(ROOFLINEPLAN_TEST_DATA) + "/good/gpt-oss-like.yaml", test::gpt_oss_like}};
   return fixtures;
 }

@@ -168,6 +168,37 @@ inline ModelSpec teaching_7b() {
   return m;
 }
 
+// presets/models/nemotron-3-nano-30b-a3b.yaml (HF nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16
+// config.json): a Nemotron-H hybrid of 52 layers of 2688, each one Mamba-2 mixer (M), one
+// attention mixer of 32 query and 2 K/V heads of 128 (*) or one MoE FFN of 128 plain experts of
+// 1856, 6 a token, and 2 shared (E): MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME, the
+// preset's 48-entry lists repeated from the first layer; Mamba-2 of 4096 inner, 64 heads, 8
+// groups, state 128 kept in fp32; a 131,072-token vocabulary, untied; bf16.
+inline ModelSpec nemotron_3_nano() {
+  Architecture a = dense_gated(52, 2688, 32, 2, 0, 131072);
+  a.head_dim = 128;
+  a.ffn_type = FfnType::plain;
+  a.moe = MoeSpec{.experts = 128, .top_k = 6, .ffn = 1856, .shared_experts = 2};
+  using M = Mixer;
+  using F = FfnKind;
+  const M s = M::ssm, f = M::full, n = M::none;
+  a.mixer_pattern = {s, n, s, n, s, f, n, s, n, s, n, s, f, n, s, n, s, n, s, f, n, s, n, s,
+                     n, s, f, n, s, n, s, n, s, f, n, s, n, s, n, s, n, s, f, n, s, n, s, n};
+  const F e = F::moe, o = F::none;
+  a.ffn_pattern = {o, e, o, e, o, o, e, o, e, o, e, o, o, e, o, e, o, e, o, o, e, o, e, o,
+                   e, o, o, e, o, e, o, e, o, o, e, o, e, o, e, o, e, o, o, e, o, e, o, e};
+  a.recurrent = Recurrent{.kind = RecurrentKind::mamba2, .inner = 4096, .state = 128, .heads = 64, .groups = 8,
+                          .fp32_state = true};
+  ModelSpec m;
+  m.name = "Nemotron-3-Nano-30B-A3B";
+  m.source = "HF nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16 config.json, bf16 as published (31.6 B total, 3.6 B "
+             "active with embeddings)";
+  m.architecture = a;
+  m.dtype = DType::bf16;
+  m.max_context = 262144;
+  return m;
+}
+
 // ---- GPUs (no preset gives an efficiency: datasheet figures are used as they are) ----
 
 // presets/gpus/a100-80gb.yaml

@@ -5,6 +5,7 @@
 #include "specs.hpp"
 
 using namespace roofline;
+using Catch::Matchers::WithinRel;
 
 TEST_CASE("Llama-2-7B on A100-80GB - 512 + 256 tokens: KV 768 × 0.5 MiB per sequence - max batch 147") {
   const ModelSpec m = test::llama_2_7b();
@@ -59,4 +60,79 @@ TEST_CASE("a model known only by its size is not limited by modelled memory") {
   const Report r = evaluate(m, gpu, test::default_workload(m));
   CHECK_FALSE(r.memory.max_batch.has_value());
   CHECK(r.memory.kv_cache.value() == 0);
+}
+
+TEST_CASE("Nemotron-3-Nano at pp 4 on H100: the fullest stage is the last's 6 MoE, 6 Mamba-2 and 1 attention layers and the head - 16.79 GB, not 22.08") {
+  // 52 layers, 13 a stage (vLLM's get_pp_indices): MEMEM*EMEMEM* | EMEMEM*EMEMEM | *EMEMEM*EMEME |
+  // MEM*EMEMEMEME. In bf16, a layer of each kind:
+  //   MoE    norm 2688 + router 2688 × 128 + 128 experts × 2 × 2688 × 1856 + shared 2 × 2688 × 3712
+  //          = 1,297,468,032 weights, 2,594,936,064 B
+  //   Mamba-2 norm 2688 + in_proj 2688 × (2·4096 + 2·8·128 + 64) + conv (4096 + 2048) × (4 + 1)
+  //          + A, D, Δ bias 3 × 64 + gated norm 4096 + out_proj 4096 × 2688 = 38,744,896, 77,489,792 B
+  //   attention norm 2688 + Q, O 2 × 2688 × 4096 + K, V 2 × 2688 × 256 = 23,399,040, 46,798,080 B
+  //   head   final norm 2688 + 131,072 × 2688 = 352,324,224, 704,648,448 B (the embedding 704,643,072)
+  // The last stage: 6 MoE + 6 Mamba-2 + 1 attention + the head = 16,786,001,664 B. Counted as
+  // ⌈29 mixers / 4⌉ = 8 of the heaviest mixer and 8 MoE layers beside the head, it was 22.08 GB.
+  const ModelSpec m = test::nemotron_3_nano();
+  const GpuSpec gpu = test::h100_sxm();
+  Workload w = test::default_workload(m, 1);
+  w.pp = 4;
+  const MemoryLedger l = evaluate(m, gpu, w).memory;
+  const double last_weights = 6 * 2'594'936'064.0 + 6 * 77'489'792.0 + 46'798'080.0 + 704'648'448.0;
+  CHECK(last_weights == 16'786'001'664.0);
+  CHECK(l.weights.value() == 63'155'874'688.0);  // the four stages: 14.24 + 16.08 + 16.05 + 16.79 GB
+  // A sequence of 768 tokens holds, a layer: K and V 2 × 256 × 768 × 2 B = 786,432 B; a Mamba-2
+  // state 4096 × 128 × 4 B (fp32) and the convolution's last 3 inputs 6144 × 3 × 2 B: 2,134,016 B.
+  // The last stage: 786,432 + 6 × 2,134,016 = 13,590,528 B.
+  const double last_cache = 786'432.0 + 6 * 2'134'016.0;
+  CHECK(l.kv_cache.value() == 6 * 786'432.0 + 23 * 2'134'016.0);
+  // A prefill of 512 tokens: the residual stream and its normed copy and the widest intermediate,
+  // the routed experts' 6 × 1856 rows a token, 512 × 2 B × (2 × 2688 + 11,136) = 16,908,288 B on
+  // every stage, and the last stage's fp32 logits 131,072 × 4 B: 17,432,576 B.
+  const double prefill = 512 * 2.0 * (2 * 2688 + 6 * 1856), last_prefill = prefill + 131'072 * 4.0;
+  CHECK(l.activations.value() == 3 * prefill + last_prefill);
+  // 85.52 GB (81,559 MiB) with a 10% reserve: 16.786 + 0.0136 + 0.0174 + 8.552 = 25.37 GB.
+  const double reserve = 81'559 * 1048576.0 * 0.1;
+  CHECK_THAT(l.fullest_gpu.value(), WithinRel(last_weights + last_cache + last_prefill + reserve, 1e-12));
+  CHECK_THAT((l.fixed_fullest.value() - reserve), WithinRel(last_weights, 1e-12));
+  CHECK(l.cache_per_sequence_fullest.value() == last_cache);
+  // At most 4 micro-batches, a stage holds a quarter of each sequence's prefill: the last stage has
+  // room for (76.97 − 16.79) GB / (13.59 + 4.36) MB = 3353.05 sequences; the first (2 attention
+  // layers' cache, 14.24 GB) for 3371, the second 3417, the third 3698.
+  CHECK((85'520'809'984.0 - reserve - last_weights) / (last_cache + last_prefill / 4) == Approx(3353.05).epsilon(1e-5));
+  CHECK(l.max_batch == 3353L);
+}
+
+TEST_CASE("a table tied to the head at pp 2: the last stage holds it again as its head - Llama-2-7B tied, 13.48 GB in all") {
+  // vLLM builds embed_tokens on the last rank too when tie_word_embeddings, for its head. Tied
+  // Llama-2-7B in fp16: 32 layers of 202,383,360 weights (404,766,720 B), 16 a stage; the table
+  // 32,000 × 4096 × 2 B = 262,144,000 B on both stages, the final norm 8,192 B on the last:
+  // stages of 6,738,411,520 and 6,738,419,712 B, 13,476,831,232 B in all (the untied model's
+  // bytes), where one table (13,214,687,232 B) was counted before.
+  ModelSpec m = test::llama_2_7b();
+  m.architecture->tied_embeddings = true;
+  Workload w = test::default_workload(m, 1);
+  w.pp = 2;
+  const Report r = evaluate(m, test::a100_80gb(), w);
+  CHECK(r.model.weight_bytes.value() == 13'214'687'232.0);
+  CHECK(r.memory.weights.value() == 13'476'831'232.0);
+  const double reserve = 81'920 * 1048576.0 * 0.1;
+  CHECK_THAT(r.memory.fixed_fullest.value() - reserve, WithinRel(6'738'419'712.0, 1e-12));
+}
+
+TEST_CASE("a homogeneous model at pp 4 is weighed as before but for the final norm on the last stage - Llama-2-70B") {
+  // 80 layers, 20 a stage, of 855,654,400 fp16 weights (1,711,308,800 B); the last stage holds
+  // the head 32,000 × 8192 × 2 B = 524,288,000 B and the final norm 16,384 B: 34,750,480,384 B.
+  // A sequence of 768 tokens caches 20 × 768 × 2 × 1024 × 2 B = 62,914,560 B on it; its prefill
+  // 512 × 2 B × (2 · 8192 + 2 · 28,672) + 32,000 × 4 B of logits = 75,625,472 B.
+  const ModelSpec m = test::llama_2_70b();
+  Workload w = test::default_workload(m, 1);
+  w.pp = 4;
+  const MemoryLedger l = evaluate(m, test::h100_sxm(), w).memory;
+  const double reserve = 81'559 * 1048576.0 * 0.1, weights = 20 * 1'711'308'800.0 + 524'288'000.0 + 16'384.0;
+  CHECK_THAT(l.fullest_gpu.value(), WithinRel(weights + 62'914'560.0 + 75'625'472.0 + reserve, 1e-12));
+  // Four micro-batches at most: (76.97 − 34.75) GB / (62.9 + 18.9) MB = 515.98, as before.
+  CHECK(l.max_batch == 515L);
+  // The first three stages compute no logits: 4 × 75,625,472 − 3 × 128,000 B of prefill.
+  CHECK(l.activations.value() == 4 * 75'625'472.0 - 3 * 128'000.0);
 }

@@ -224,6 +224,43 @@ TEST_CASE("parallelism: the last stage holds the head beside its layers, and pac
   CHECK(r.decode.step.time > evaluate(m, h100_sxm(), w).decode.step.time);
 }
 
+TEST_CASE("parallelism: the stages hold the layers as vLLM deals them, the remainder before the last") {
+  // vllm/distributed/utils.py get_pp_indices: ⌊L/pp⌋ each, one more each for the stages before
+  // the last, from the second-to-last back.
+  CHECK(stage_split(32, 4) == std::vector<int>{8, 8, 8, 8});
+  CHECK(stage_split(61, 4) == std::vector<int>{15, 15, 16, 15});
+  CHECK(stage_split(61, 2) == std::vector<int>{31, 30});
+  CHECK(stage_split(22, 4) == std::vector<int>{5, 6, 6, 5});
+  CHECK(stage_split(4, 3) == std::vector<int>{1, 2, 1});
+  CHECK(stage_split(5, 3) == std::vector<int>{2, 2, 1});
+  CHECK(stage_split(3, 2) == std::vector<int>{2, 1});
+}
+
+TEST_CASE("parallelism: a stage of mixed layers is priced and weighed by the layers it holds") {
+  // Four attention layers of Llama-3.1-8B's shape (Q, O 4096², K, V 4096 × 1024: 83,886,080 B
+  // and an 8,192 B norm), of which only the last has an FFN (3 × 4096 × 14336: 352,321,536 B and
+  // its norm), a vocabulary of 128 (the head 1,048,576 B and the final norm). At pp 2 the second
+  // stage holds layers 2 and 3: both attentions, the one FFN and the head, 521,175,040 B; the
+  // first only two attentions. Each layer reads K and V of 640 tokens, 640 × 2 × 1024 × 2 =
+  // 2,621,440 B: the second stage's micro-batch of one sequence 526,417,920 B, 157.14 µs at
+  // 3.35 TB/s, and 2 micro-batches a step 314.28 µs. Counted as ⌊L/pp⌋ of the cheapest layer
+  // beside the head, or the even split's half, the stage had been 104.4 µs and the step the
+  // trip's 208.9 µs.
+  ModelSpec m = llama_3_1_8b();
+  m.architecture = dense_gated(4, 4096, 32, 8, 14336, 128);
+  m.architecture->ffn_pattern = {FfnKind::none, FfnKind::none, FfnKind::none, FfnKind::dense};
+  Workload w = default_workload(m, 2);
+  w.pp = 2;
+  const Report r = evaluate(m, h100_sxm(), w);
+  REQUIRE(r.decode_pipeline);
+  const double stage = 526'417'920.0 / 3.35e12;
+  CHECK_THAT(r.decode_pipeline->stage_time.value(), Catch::Matchers::WithinRel(stage, 0.002));
+  CHECK_THAT(r.decode.step.time.value(), Catch::Matchers::WithinRel(2 * stage, 0.002));
+  // The fullest GPU's weights: the second stage's, not ⌈L/pp⌉ = 2 layers each with an FFN.
+  CHECK_THAT((r.memory.fixed_fullest - h100_sxm().memory_capacity * w.reserve_fraction).value(),
+             Catch::Matchers::WithinRel(521'175'040.0, 1e-9));
+}
+
 TEST_CASE("parallelism: a layout the model or the fabric cannot take is refused, naming the flag") {
   const ModelSpec ds = deepseek_v3();
   Workload w = layout(ds, 8, 3, false, 1);

@@ -149,11 +149,15 @@ TEST_CASE("gpt-oss-like: MXFP4 experts and bf16 attention, head and embedding, p
   CHECK(r.model.weight_bytes.value() == 13'747'605'120.0);
   CHECK(r.memory.weights.value() == 13'747'605'120.0);
   CHECK(r.model.weight_bytes_by_class[static_cast<std::size_t>(TensorClass::experts)].value() == 10'152'345'600.0);
-  // B* = (W / BW) · peak / (2 · N_active), N_active = attention 637,009,920 + 4 of 32 experts
-  // 2,388,787,200 + both tables 1,158,266,880 + routers and norms 2,352,960 = 4,186,416,960.
+  // Active: attention 637,009,920 + 4 of 32 experts 2,388,787,200 + both tables 1,158,266,880 +
+  // routers and norms 2,352,960 = 4,186,416,960. B* = (W / BW) · peak / (2 · N) takes the bytes a
+  // step streams, all but the gathered table, and the weights a token multiplies, all but the
+  // table and the norms: 12,589,338,240 B and 3,607,142,400 (tests/model/test_critical_batch.cpp).
   CHECK(r.model.params_active == 4'186'416'960.0);
   CHECK_THAT(r.critical_batch.weights_only,
-             Catch::Matchers::WithinRel(13'747'605'120.0 / 3.35e12 * 989e12 / (2 * 4'186'416'960.0), 1e-12));
+             Catch::Matchers::WithinRel((13'747'605'120.0 - 579'133'440.0 * 2) / 3.35e12 * 989e12 /
+                                            (2 * (4'186'416'960.0 - 579'133'440.0 - 2'352'960.0 + 24 * 2880 * 32)),
+                                        1e-12));
   // Decode at batch 1 reads 4 of the 32 experts: 24 × 4 × 2880² × 0.53125 B of up projections.
   CHECK(op(r.decode.step.ops, "expert_up").weight_bytes.value() == 24.0 * 4 * 2880 * 2880 * 0.53125);
   CHECK(op(r.decode.step.ops, "q_proj").weight_bytes.value() == 24.0 * 2880 * 4096 * 2);
