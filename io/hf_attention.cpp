@@ -2,6 +2,7 @@
 // norms, and DeepSeek's latent attention with V3.2's indexer.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -104,12 +105,22 @@ void read_attention(const HfFields& c, const HfFamily& f, Architecture& a, std::
 }
 
 // Laguna: one head count a layer, which rooflineplan holds as one for the full layers and one for
-// the others; and its per-head output gate (`gating`: true or "per-head").
-void per_layer_heads(const HfFields& c, Architecture& a) {
+// the others; and its per-head output gate (`gating`: true or "per-head"). Left out, `gating` is the
+// family's default: transformers' LagunaConfig has `gating: bool | str = True`, and its
+// LagunaAttention builds for True or "per-head" a g_proj of hidden → heads (modeling_laguna.py:
+// `gate_per_head = config.gating is True or config.gating == "per-head"`), as vLLM's LagunaConfig
+// and LagunaAttention do. Read as no gate, Laguna XS 2.1 lost 2048 × (10 × 48 + 30 × 64) =
+// 4,915,200 weights. null says none, as JSON's null does for every field here (and vLLM builds no
+// g_proj for it).
+void per_layer_heads(const HfFields& c, const HfFamily& f, Architecture& a) {
   if (c.given("gating")) {
     const std::string g = c.text("gating");
     if (g == "per-head" || g == "true") a.head_gate = true;
     else if (g != "false") c.refuse("gating", fmt::format("\"{}\" is not a gate rooflineplan knows (per-head)", g));
+  } else {
+    const std::vector<std::string> written = c.keys();
+    a.head_gate = f.head_gate && std::find(written.begin(), written.end(), "gating") == written.end();
+    c.use("gating");
   }
   if (!c.given("num_attention_heads_per_layer")) return;
   const std::vector<long> heads = c.numbers("num_attention_heads_per_layer", hf_range("heads"));
@@ -137,7 +148,7 @@ void per_layer_heads(const HfFields& c, Architecture& a) {
 }
 
 void read_global_attention(const HfFields& c, const HfFamily& f, Architecture& a) {
-  per_layer_heads(c, a);
+  per_layer_heads(c, f, a);
   if (!f.global_attention) return;
   // Gemma 4 E2B/E4B: per-layer inputs from a table of their own, and the last layers reading the
   // cache of the last earlier layer of their kind (transformers' first_kv_shared_layer_idx).

@@ -284,6 +284,7 @@ constexpr std::array kFamilies = {
              .moe = HfMoe::laguna,
              .qk_norm = HfQkNorm::when_asked,
              .qk_norm_default = true,
+             .head_gate = true,
              .defaults = kLagunaDefaults,
              .harmless = kLagunaHarmless},
     HfFamily{.architecture = "SmolLM3ForCausalLM", .model_type = "smollm3", .tied = true, .harmless = kSmolLm3Harmless},

@@ -59,6 +59,7 @@ struct HfFamily {
   bool sinks = false;            // a learned sink per head (gpt-oss)
   bool attention_gate = false;   // Q also projects an output gate (Qwen3-Next)
   std::string_view gate_key = {};  // the field that turns the gate on or off (Qwen3.5's attn_output_gate)
+  bool head_gate = false;          // `gating`'s default: a gate a query head on the output (Laguna's g_proj)
   // Full-attention layers of their own shape: global_head_dim, num_global_key_value_heads and
   // attention_k_eq_v (Gemma 4).
   bool global_attention = false;

@@ -330,6 +330,8 @@ TEST_CASE("Laguna XS 2.1 (its published shape): 33.44 B, 3.02 B active - 48 head
   // Sliding layer: Q 2048·8192, K, V 2048·1024, O 8192·2048, g_proj 2048·64, Q/K norms 2·128;
   // full layer: Q 2048·6144, K, V, O 6144·2048, g_proj 2048·48, Q/K norms. Layer 0's dense MLP
   // 3·2048·8192; 39 MoE layers: router 2048·256, 256 routed and 1 shared expert of 3·2048·512.
+  // (The router's 256 correction biases a layer, LagunaTopKRouter.e_score_correction_bias, 9,984 in
+  // all, are not counted, as DeepSeek-V3's are not.)
   const double h = 2048, expert = 3 * h * 512;
   const double sliding = h * 8192 + 2 * h * 1024 + 8192 * h + h * 64 + 256;
   const double full = h * 6144 + 2 * h * 1024 + 6144 * h + h * 48 + 256;

@@ -383,6 +383,30 @@ TEST_CASE("HF Laguna: MoE layers by mlp_layer_types, left out the first layer de
                                     "makes it dense"));
 }
 
+TEST_CASE("HF Laguna: gating left out is LagunaConfig's True, a gate a query head - false or null is none") {
+  // LagunaConfig.gating defaults to True, which LagunaAttention builds as g_proj: hidden → heads.
+  // Laguna XS 2.1's shape without its "gating": "per-head": the same 33,442,607,104. Read as no gate,
+  // it lost g_proj's 2048 × (10 full layers × 48 heads + 30 sliding × 64) = 4,915,200 weights.
+  const ModelSpec xs = read(without("hf-configs/laguna-xs-2.1-shape.json", "gating"));
+  CHECK(xs.architecture->head_gate);
+  CHECK(count_parameters(xs).total() == shipped_total("hf-configs/laguna-xs-2.1-shape.json"));
+  CHECK(count_parameters(xs).total() == 33'442'607'104.0);
+  CHECK(2048.0 * (10 * 48 + 30 * 64) == 4'915'200);
+  // The small Laguna of the test above (4 layers of 4 heads over a 64-wide hidden state): its gate
+  // is 4 × 64·4 = 1024 weights of its 181,184.
+  const std::string laguna = R"({"architectures": ["LagunaForCausalLM"], "hidden_size": 64, "num_attention_heads": 4, )"
+                             R"("num_key_value_heads": 2, "head_dim": 16, "num_hidden_layers": 4, "intermediate_size": 128, )"
+                             R"("moe_intermediate_size": 32, "shared_expert_intermediate_size": 32, "num_experts": 4, )"
+                             R"("num_experts_per_tok": 2, "vocab_size": 100, "torch_dtype": "bfloat16")";
+  CHECK(count_parameters(read(laguna + "}")).total() == 181'184.0);
+  CHECK(count_parameters(read(laguna + R"(, "gating": true})")).total() == 181'184.0);
+  // Written false, or null (JSON's null says none here as everywhere), there is none.
+  CHECK(count_parameters(read(laguna + R"(, "gating": false})")).total() == 181'184.0 - 4 * 64 * 4);
+  CHECK_FALSE(read(laguna + R"(, "gating": null})").architecture->head_gate);
+  // Other families keep theirs: a Llama has no such gate.
+  CHECK_FALSE(io::load_model(test::data_file("hf-configs/llama-3.2-1b.json")).architecture->head_gate);
+}
+
 TEST_CASE("HF Qwen3-VL and Qwen3.5 towers: DeepStack mergers as the config class says, the merger to the text width") {
   const auto tower_of = [](const nlohmann::json& j) { return read(j.dump()).architecture->tower_params; };
   const auto vl = nlohmann::json::parse(std::ifstream(test::data_file("hf-configs/qwen3-vl-235b-a22b-thinking-aic.json")));
