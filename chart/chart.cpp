@@ -3,8 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "report/human_units.hpp"
+#include "text/utf8.hpp"
 
 namespace roofline::chart {
 
@@ -15,16 +20,6 @@ namespace {
 constexpr Color kInk{40, 40, 40};
 constexpr Color kGrid{225, 225, 225};
 constexpr Color kMuted{110, 110, 110};
-
-struct Box {
-  double left = 0, top = 0, right = 0, bottom = 0;
-  [[nodiscard]] bool overlaps(const Box& o) const {
-    return left < o.right && o.left < right && top < o.bottom && o.top < bottom;
-  }
-  [[nodiscard]] bool inside(const Box& o) const {
-    return left >= o.left && right <= o.right && top >= o.top && bottom <= o.bottom;
-  }
-};
 
 // Where data lands on the canvas: one panel's plot area and its two axes.
 class Frame {
@@ -85,10 +80,15 @@ std::optional<std::pair<Pt, Pt>> clip(Pt a, Pt b, const Box& box) {
 }
 
 // Draws a data polyline, cut where it leaves the plot area. Points off a log axis are dropped.
-void draw_clipped(Canvas& c, const Frame& f, const std::vector<Pt>& data, const Stroke& stroke) {
+// Returns the runs drawn, in canvas units.
+std::vector<std::vector<Pt>> draw_clipped(Canvas& c, const Frame& f, const std::vector<Pt>& data, const Stroke& stroke) {
+  std::vector<std::vector<Pt>> drawn;
   std::vector<Pt> run;
   auto flush = [&] {
-    if (run.size() >= 2) c.polyline(run, stroke);
+    if (run.size() >= 2) {
+      c.polyline(run, stroke);
+      drawn.push_back(run);
+    }
     run.clear();
   };
   for (std::size_t i = 1; i < data.size(); ++i) {
@@ -107,17 +107,64 @@ void draw_clipped(Canvas& c, const Frame& f, const std::vector<Pt>& data, const 
     if (s->second.x != b.x || s->second.y != b.y) flush();
   }
   flush();
+  return drawn;
 }
 
-// Labels are placed where they overlap no earlier label or point; the first free candidate wins.
+// Every text and point drawn so far, by where it lands on its canvas (Canvas::text_box,
+// point_box): a label goes only where it meets none of them, so that no text prints over another
+// ("100 kthroughput" was a tick label run into an axis's name, and a B* label was forced across
+// two rules and the other B*'s label). Lines are kept apart as far as they can be: a label crosses
+// a curve only where no spot off every curve is free, and a rule only where no spot off the rules
+// is (a rule's line, unlike a text, is still read where a label crosses it).
+class Ink {
+ public:
+  explicit Ink(Canvas& c) : c_(c) {}
+  [[nodiscard]] Canvas& canvas() const { return c_; }
+  [[nodiscard]] bool free(const Box& b) const { return none_meets(taken_, b); }
+  [[nodiscard]] bool off_rules(const Box& b) const { return none_meets(rules_, b); }
+  [[nodiscard]] bool off_curves(const Box& b) const {
+    return std::none_of(curves_.begin(), curves_.end(),
+                        [&](const std::pair<Pt, Pt>& s) { return clip(s.first, s.second, b).has_value(); });
+  }
+  void reserve(const Box& b) { taken_.push_back(b); }
+  void rule(const Box& b) { rules_.push_back(b); }
+  void curve(const std::vector<Pt>& line) {
+    for (std::size_t i = 1; i < line.size(); ++i) curves_.emplace_back(line[i - 1], line[i]);
+  }
+  // Draws a text that must be shown (a title, an axis's name) and takes where it landed.
+  void write(Pt at, std::string_view text, double size, Anchor anchor, Color color) {
+    c_.text(at, text, size, anchor, color);
+    taken_.push_back(c_.text_box(at, text, size, anchor));
+  }
+  // Draws a text only where it meets nothing drawn; false, and nothing drawn, where it would.
+  bool write_if_free(Pt at, std::string_view text, double size, Anchor anchor, Color color) {
+    if (!free(c_.text_box(at, text, size, anchor))) return false;
+    write(at, text, size, anchor, color);
+    return true;
+  }
+
+ private:
+  static bool none_meets(const std::vector<Box>& boxes, const Box& b) {
+    return std::none_of(boxes.begin(), boxes.end(), [&](const Box& t) { return t.overlaps(b); });
+  }
+  Canvas& c_;
+  std::vector<Box> taken_, rules_;
+  std::vector<std::pair<Pt, Pt>> curves_;
+};
+
+// How far a label may go to find room: off every line, off the rules, or across lines.
+enum class Crossing { none, curves, lines };
+
+// A label beside a point: the first free spot among candidates around it, within the plot area,
+// crossing as few lines as it can. Where none is free it is left out, never printed over another
+// text: a marker's tooltip (SVG) and the legend's entry for its kind still name it.
 class LabelPlacer {
  public:
-  LabelPlacer(Canvas& c, Box bounds) : canvas_(c), bounds_(bounds) {}
-  void reserve(Box b) { taken_.push_back(b); }
-  // Tries each (offset, anchor) around `at`; leaves the label out when every one collides,
-  // unless it is forced. True when it was placed.
-  bool place(Pt at, double gap, const std::string& text, double size, Color color, bool force) {
-    const double w = canvas_.text_width(text, size), h = size;
+  LabelPlacer(Ink& ink, Box bounds) : ink_(ink), bounds_(bounds) {}
+  // `rings`: how far out to look, in steps of 2 gaps (a rule's label looks farther than a
+  // point's); `most`: the most it may cross.
+  bool place(Pt at, double gap, std::string_view text, double size, Color color, int rings, Crossing most) {
+    Canvas& c = ink_.canvas();
     struct Candidate {
       double dx, dy;
       Anchor anchor;
@@ -125,40 +172,53 @@ class LabelPlacer {
     // Beside the point first, then above and below, then the corners; the same again farther
     // out for a crowded spot.
     std::vector<Candidate> candidates;
-    for (const double d : {gap, 3 * gap}) {
+    const double h = size;
+    for (int ring = 0; ring < rings; ++ring) {
+      const double d = (1 + 2 * ring) * gap;
       candidates.insert(candidates.end(), {{d, 0.35 * h, Anchor::start}, {-d, 0.35 * h, Anchor::end},
                                            {0, -d, Anchor::middle},      {0, d + h, Anchor::middle},
                                            {d, -d, Anchor::start},       {d, d + h, Anchor::start},
                                            {-d, -d, Anchor::end},        {-d, d + h, Anchor::end}});
     }
-    // A label that must be shown takes the first spot on the plot when every spot is taken.
-    std::optional<std::pair<Candidate, Box>> chosen;
-    for (const Candidate& k : candidates) {
-      const Pt base{at.x + k.dx, at.y + k.dy};
-      const double left = k.anchor == Anchor::start ? base.x : k.anchor == Anchor::end ? base.x - w : base.x - w / 2;
-      const Box box{left, base.y - h, left + w, base.y + 0.25 * h};
-      if (!box.inside(bounds_)) continue;
-      if (std::none_of(taken_.begin(), taken_.end(), [&](const Box& t) { return t.overlaps(box); })) {
-        chosen = {k, box};
-        break;
+    for (const Crossing crossing : {Crossing::none, Crossing::curves, Crossing::lines}) {
+      if (crossing > most) break;
+      for (const Candidate& k : candidates) {
+        const Pt base{at.x + k.dx, at.y + k.dy};
+        const Box box = c.text_box(base, text, size, k.anchor);
+        if (!box.inside(bounds_) || !ink_.free(box)) continue;
+        if (crossing < Crossing::lines && !ink_.off_rules(box)) continue;
+        if (crossing < Crossing::curves && !ink_.off_curves(box)) continue;
+        ink_.write(base, text, size, k.anchor, color);
+        return true;
       }
-      if (force && !chosen) chosen = {k, box};
     }
-    if (chosen) {
-      const auto& [k, box] = *chosen;
-      canvas_.text({at.x + k.dx, at.y + k.dy}, text, size, k.anchor, color);
-      taken_.push_back(box);
-    }
-    return chosen.has_value();
+    return false;
   }
 
  private:
-  Canvas& canvas_;
+  Ink& ink_;
   Box bounds_;
-  std::vector<Box> taken_;
 };
 
+// The text as it fits in `width`: whole, or cut at its end (at a whole character) with "…".
+std::string fitted(const Canvas& c, std::string text, double size, double width) {
+  if (c.text_width(text, size) <= width) return text;
+  while (!text.empty() && c.text_width(text + "…", size) > width) {
+    std::size_t last = text.size() - 1;
+    while (last > 0 && (static_cast<unsigned char>(text[last]) & 0xC0) == 0x80) --last;
+    text.erase(last);
+  }
+  return text + "…";
+}
+
 double tick_size(const Canvas& c) { return 0.85 * c.em(); }
+
+// The plot area within its frame's lines: on a grid of characters a line takes the row or column
+// it falls in (a label in the frame's top row was written over the frame).
+Box inside_frame(const Canvas& c, const Box& a) {
+  const Box top_left = c.point_box({a.left, a.top}, 0), bottom_right = c.point_box({a.right, a.bottom}, 0);
+  return {top_left.right, top_left.bottom, bottom_right.left, bottom_right.top};
+}
 
 double widest_tick_label(const Canvas& c, const Axis& axis) {
   double w = 0;
@@ -166,25 +226,47 @@ double widest_tick_label(const Canvas& c, const Axis& axis) {
   return w;
 }
 
-void draw_axes(Canvas& c, const Frame& f, const Panel& p) {
+// The axis's name above the plot, where it meets no tick label: on a grid of characters the
+// panel's top may fall in the same row as the top tick's label, and it is lifted a row. Returns
+// its baseline: the panel's header line, where rule labels may go too.
+double y_axis_name(Ink& ink, const Frame& f, const Panel& p) {
+  const Box& a = f.area();
+  const double em = ink.canvas().em();
+  for (int tenth = 0; tenth <= 10; ++tenth) {
+    const double y = a.top - (0.6 + 0.1 * tenth) * em;
+    if (ink.write_if_free({a.left, y}, p.y.label, em, Anchor::start, kInk)) return y;
+  }
+  ink.write({a.left, a.top - 0.6 * em}, p.y.label, em, Anchor::start, kInk);  // an axis is not left unnamed
+  return a.top - 0.6 * em;
+}
+
+// A tick label that would print over its neighbour (a panel a few rows of characters high, a
+// corner where the two axes' first labels meet) is left out; its tick and grid line stay.
+// Returns the panel's header line (y_axis_name).
+double draw_axes(Ink& ink, const Frame& f, const Panel& p) {
+  Canvas& c = ink.canvas();
   const Box& a = f.area();
   const double em = c.em(), size = tick_size(c);
-  for (double t : ticks(p.x)) {
-    const double x = f.x(t);
-    c.polyline({{x, a.top}, {x, a.bottom}}, Stroke{kGrid, 1, false, true});
-    c.polyline({{x, a.bottom}, {x, a.bottom + 0.3 * em}}, Stroke{kInk, 1});
-    c.text({x, a.bottom + 1.3 * em}, tick_label(t, p.x.unit), size, Anchor::middle, kInk);
-  }
   for (double t : ticks(p.y)) {
     const double y = f.y(t);
     c.polyline({{a.left, y}, {a.right, y}}, Stroke{kGrid, 1, false, true});
     c.polyline({{a.left - 0.3 * em, y}, {a.left, y}}, Stroke{kInk, 1});
-    c.text({a.left - 0.5 * em, y + 0.35 * size}, tick_label(t, p.y.unit), size, Anchor::end, kInk);
+    ink.write_if_free({a.left - 0.5 * em, y + 0.35 * size}, tick_label(t, p.y.unit), size, Anchor::end, kInk);
+  }
+  // 1.4 em down: the first x label's top clears the lowest y label's descent (at 1.3 em, '0.1'
+  // under the corner met '10 GFLOP/s' beside it).
+  for (double t : ticks(p.x)) {
+    const double x = f.x(t);
+    c.polyline({{x, a.top}, {x, a.bottom}}, Stroke{kGrid, 1, false, true});
+    c.polyline({{x, a.bottom}, {x, a.bottom + 0.3 * em}}, Stroke{kInk, 1});
+    ink.write_if_free({x, a.bottom + 1.4 * em}, tick_label(t, p.x.unit), size, Anchor::middle, kInk);
   }
   c.polyline({{a.left, a.top}, {a.right, a.top}, {a.right, a.bottom}, {a.left, a.bottom}, {a.left, a.top}},
              Stroke{kInk, 1});
-  c.text({(a.left + a.right) / 2, a.bottom + 2.6 * em}, p.x.label, em, Anchor::middle, kInk);
-  c.text({a.left, a.top - 0.6 * em}, p.y.label, em, Anchor::start, kInk);
+  // Centred under the plot, cut to the canvas where it is wider (a terminal of 40 columns).
+  const double mid = (a.left + a.right) / 2, room = 2 * std::min(mid, c.width() - mid) - em;
+  ink.write({mid, a.bottom + 2.7 * em}, fitted(c, p.x.label, em, room), em, Anchor::middle, kInk);
+  return y_axis_name(ink, f, p);
 }
 
 void draw_regions(Canvas& c, const Frame& f, const Panel& p) {
@@ -202,82 +284,119 @@ void draw_regions(Canvas& c, const Frame& f, const Panel& p) {
   }
 }
 
-// Every rule's line is reserved before any label is placed, so no label crosses another rule.
-void draw_rules(Canvas& c, const Frame& f, const Panel& p, LabelPlacer& labels) {
+// A rule drawn, and where its label would go first.
+struct RuleDrawn {
+  const Rule* rule;
+  Pt label_at;
+};
+
+// Every rule's line is marked before any label is placed, so that a label crosses a rule only
+// where nothing else is free.
+std::vector<RuleDrawn> draw_rule_lines(Ink& ink, const Frame& f, const Panel& p) {
+  Canvas& c = ink.canvas();
   const Box& a = f.area();
   const double em = c.em();
-  struct Placed {
-    const Rule* rule;
-    Pt label_at;
-  };
-  std::vector<Placed> placed;
+  std::vector<RuleDrawn> out;
   for (const Rule& r : p.rules) {
     if (!f.contains(r.vertical ? Pt{r.at, p.y.max} : Pt{p.x.min, r.at})) continue;
     if (r.vertical) {
       const double x = f.x(r.at);
       c.polyline({{x, a.top}, {x, a.bottom}}, r.stroke);
-      labels.reserve({x - 0.2 * em, a.top + 1.2 * em, x + 0.2 * em, a.bottom});
-      placed.push_back({&r, {x, a.top + 1.4 * em}});
+      ink.rule({x - 0.2 * em, a.top, x + 0.2 * em, a.bottom});
+      out.push_back({&r, {x, a.top + 1.4 * em}});
     } else {
       const double y = f.y(r.at);
       c.polyline({{a.left, y}, {a.right, y}}, r.stroke);
-      placed.push_back({&r, {a.right - 0.3 * em, y - 0.1 * em}});
+      ink.rule({a.left, y - 0.2 * em, a.right, y + 0.2 * em});
+      out.push_back({&r, {a.right - 0.3 * em, y - 0.1 * em}});
     }
   }
-  // Two vertical rules close together (B* = 295 and memory full at batch 447) both want the top
-  // row, and below it each label would cross the other rule: a label with no free spot beside
-  // its rule goes to the panel's header line, right-aligned in its rule's colour, never over
-  // another label.
-  std::vector<const Rule*> overflow;
-  for (const Placed& q : placed) {
-    if (!labels.place(q.label_at, 0.3 * em, q.rule->label, tick_size(c), q.rule->stroke.color, false)) {
-      overflow.push_back(q.rule);
+  return out;
+}
+
+// Each rule's label beside its rule's top. Two vertical rules close together (B* = 295 and
+// memory full at batch 447) both want the top row, and below it each label would cross the other
+// rule: a label with no free spot there goes to the panel's header line, right-aligned in its
+// rule's colour, then farther down along its rule, and only then across another rule at its top
+// (in its own colour); where even that would print over a text it is left out (its rule is still
+// drawn in its colour, and the batch chart's other panel draws the same rule and label).
+void draw_rule_labels(Ink& ink, const Frame& f, double header, const std::vector<RuleDrawn>& rules, LabelPlacer& labels) {
+  Canvas& c = ink.canvas();
+  const Box& a = f.area();
+  const double em = c.em(), size = tick_size(c);
+  std::vector<const RuleDrawn*> overflow;
+  for (const RuleDrawn& q : rules) {
+    if (!labels.place(q.label_at, 0.3 * em, q.rule->label, size, q.rule->stroke.color, 3, Crossing::curves)) {
+      overflow.push_back(&q);
     }
   }
-  // The header holds the panel's own label at its left (draw_axes): what would reach it is forced
-  // beside its rule after all, the one overlap left.
-  const double floor = a.left + c.text_width(p.y.label, em) + em;
+  // The header is the panel's name's line, above the frame: a label smaller than the name may
+  // fall a row lower on a grid of characters, onto the frame's top, and is lifted.
+  const double frame_top = c.point_box({a.left, a.top}, 0).top;
+  const auto in_header = [&](const Rule& r, double right) -> std::optional<Box> {
+    for (int tenth = 0; tenth <= 10; ++tenth) {
+      const Pt at{right, header - 0.1 * tenth * em};
+      const Box box = c.text_box(at, r.label, size, Anchor::end);
+      if (box.left < a.left || box.bottom > frame_top || !ink.free(box)) continue;
+      ink.write(at, r.label, size, Anchor::end, r.stroke.color);
+      return box;
+    }
+    return std::nullopt;
+  };
   double x = a.right;
   for (auto it = overflow.rbegin(); it != overflow.rend(); ++it) {
-    const double w = c.text_width((*it)->label, tick_size(c));
-    if (x - w < floor) {
-      const Placed& q =
-          *std::find_if(placed.begin(), placed.end(), [&](const Placed& other) { return other.rule == *it; });
-      labels.place(q.label_at, 0.3 * em, q.rule->label, tick_size(c), q.rule->stroke.color, true);
+    const Rule& r = *(*it)->rule;
+    if (const std::optional<Box> box = in_header(r, x)) {
+      x = box->left - 2 * em;  // two labels in a row read as two
       continue;
     }
-    c.text({x, a.top - 0.6 * em}, (*it)->label, tick_size(c), Anchor::end, (*it)->stroke.color);
-    x -= w + em;
+    const auto along = [&](double down) {
+      const Pt at = r.vertical ? Pt{(*it)->label_at.x, a.top + down * (a.bottom - a.top)}
+                               : Pt{a.left + (1 - down) * (a.right - a.left), (*it)->label_at.y};
+      return labels.place(at, 0.3 * em, r.label, size, r.stroke.color, 3, Crossing::curves);
+    };
+    if (!along(0.25) && !along(0.5) && !along(0.75)) {
+      labels.place((*it)->label_at, 0.3 * em, r.label, size, r.stroke.color, 3, Crossing::lines);
+    }
   }
 }
 
 // Points that land on the same spot (decode's matmuls share one intensity) get one label.
-void draw_markers(Canvas& c, const Frame& f, const Panel& p, LabelPlacer& labels) {
+struct Spot {
+  Pt at;
+  const Marker* first;
+  std::string label;
+};
+
+std::vector<Spot> draw_points(Ink& ink, const Frame& f, const Panel& p) {
+  Canvas& c = ink.canvas();
   const double em = c.em();
-  struct Spot {
-    Pt at;
-    const Marker* first;
-    std::string label;
-  };
   std::vector<Spot> spots;
   for (const Marker& m : p.markers) {
     if (!f.contains({m.x, m.y})) continue;
     const Pt at = f.at({m.x, m.y});
     const double r = m.radius * em / 13;
     c.point(at, r, m.color, Datum{m.kind, m.label, m.x, m.y, m.tooltip, m.glyph});
-    labels.reserve({at.x - r, at.y - r, at.x + r, at.y + r});
+    ink.reserve(c.point_box(at, r));
     auto same = std::find_if(spots.begin(), spots.end(), [&](const Spot& s) {
       return s.first->kind == m.kind && s.first->radius == m.radius && std::hypot(s.at.x - at.x, s.at.y - at.y) < 0.5 * em;
     });
     if (same == spots.end()) spots.push_back({at, &m, m.label});
     else if (!m.label.empty()) same->label += ", " + m.label;
   }
-  // Large markers (a phase's total) are labelled first and always.
+  return spots;
+}
+
+// Large markers (a phase's total, the workload's own point) are labelled first, and may cross a
+// rule to reach a free spot; an operator's label crosses no rule.
+void draw_point_labels(const Canvas& c, std::vector<Spot> spots, LabelPlacer& labels) {
+  const double em = c.em();
   std::stable_sort(spots.begin(), spots.end(), [](const Spot& a, const Spot& b) { return a.first->radius > b.first->radius; });
   for (const Spot& s : spots) {
     if (s.label.empty()) continue;
     const bool big = s.first->radius > 4;
-    labels.place(s.at, s.first->radius * em / 13 + 0.3 * em, s.label, big ? em : tick_size(c), s.first->color, big);
+    labels.place(s.at, s.first->radius * em / 13 + 0.3 * em, s.label, big ? em : tick_size(c), s.first->color,
+                 2, big ? Crossing::lines : Crossing::curves);
   }
 }
 
@@ -304,15 +423,20 @@ std::vector<LegendEntry> legend_of(const Figure& fig) {
   return out;
 }
 
-// Lays the legend out in rows from `top`; returns the height it takes. Draws only when asked,
-// so the same code measures it first.
-double legend(Canvas& c, const std::vector<LegendEntry>& entries, double top, bool draw_it) {
+// Lays the legend out in rows from `top`; returns the height it takes. Draws only when given the
+// ink, so the same code measures it first. Each entry starts 1.2 em past where the last one's
+// text landed (on a grid of characters, the cells it took), so a key never runs into the text
+// before it.
+double legend(Canvas& c, const std::vector<LegendEntry>& entries, double top, Ink* ink) {
   const double em = c.em(), key = 1.8 * em, size = tick_size(c), row = 1.4 * em, left = em;
   double x = left, y = top + row;
   for (const LegendEntry& e : entries) {
-    const double w = key + 0.4 * em + c.text_width(e.label, size) + 1.2 * em;
-    if (x > left && x + w > c.width() - em) x = left, y += row;
-    if (draw_it) {
+    Box text = c.text_box({x + key + 0.4 * em, y}, e.label, size, Anchor::start);
+    if (x > left && text.right + 1.2 * em > c.width() - em) {
+      x = left, y += row;
+      text = c.text_box({x + key + 0.4 * em, y}, e.label, size, Anchor::start);
+    }
+    if (ink != nullptr) {
       const double mid = y - 0.35 * size;
       if (e.key == LegendEntry::Key::line) {
         c.polyline({{x, mid}, {x + key, mid}}, e.stroke);
@@ -321,11 +445,64 @@ double legend(Canvas& c, const std::vector<LegendEntry>& entries, double top, bo
       } else {
         c.point({x + key / 2, mid}, 4 * em / 13, e.color, Datum{"legend", e.label, 0, 0, "", e.glyph});
       }
-      c.text({x + key + 0.4 * em, y}, e.label, size, Anchor::start, kInk);
+      ink->write({x + key + 0.4 * em, y}, e.label, size, Anchor::start, kInk);
     }
-    x += w;
+    x = text.right + 1.2 * em;
   }
   return entries.empty() ? 0 : y - top + 0.6 * em;
+}
+
+// The lines of a title at most `width` wide: broken at its " · " separators first, then at its
+// spaces (and after a Chinese comma or colon), and a part that still does not fit is cut at its
+// end with "…". A subtitle centred on a chart narrower than itself lost both its ends
+// ("eepSeek-V3 … · tp"), and cut at its end it lost the layout.
+std::vector<std::string> wrapped(const Canvas& c, const std::string& text, double size, double width) {
+  const auto fits = [&](std::string_view s) { return c.text_width(s, size) <= width; };
+  struct Piece {
+    std::string text, tail;  // tail: what joins it to the next piece on one line
+  };
+  // Greedy: each line takes pieces while they fit.
+  const auto fill = [&](const std::vector<Piece>& pieces) {
+    std::vector<std::string> lines;
+    std::string tail;
+    for (const Piece& piece : pieces) {
+      if (!lines.empty() && fits(lines.back() + tail + piece.text)) lines.back() += tail + piece.text;
+      else lines.push_back(piece.text);
+      tail = piece.tail;
+    }
+    return lines;
+  };
+  constexpr std::string_view kDot = " · ";
+  std::vector<Piece> parts;
+  for (std::size_t from = 0;;) {
+    const std::size_t dot = text.find(kDot, from);
+    parts.push_back({text.substr(from, dot == std::string::npos ? std::string::npos : dot - from), std::string(kDot)});
+    if (dot == std::string::npos) break;
+    from = dot + kDot.size();
+  }
+  std::vector<std::string> out;
+  for (const std::string& line : fill(parts)) {
+    // Words: cut at each space, and after a Chinese comma, colon or semicolon (no space there).
+    std::vector<Piece> words{{}};
+    for (std::size_t i = 0; i < line.size();) {
+      const std::size_t n = std::max<std::size_t>(1, text::decode_utf8(std::string_view(line).substr(i)).length);
+      const std::string ch = line.substr(i, n);
+      i += n;
+      if (ch == " ") {
+        words.back().tail = ch;
+        words.emplace_back();
+      } else if (ch == "，" || ch == "：" || ch == "；") {
+        words.back().text += ch;
+        words.emplace_back();
+      } else {
+        words.back().text += ch;
+      }
+    }
+    for (const std::string& shown : fill(words)) {
+      if (!shown.empty()) out.push_back(fitted(c, shown, size, width));
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -356,33 +533,57 @@ std::vector<double> ticks(const Axis& axis) {
 }
 
 void draw(const Figure& fig, Canvas& c) {
-  const double em = c.em();
-  c.text({c.width() / 2, 1.4 * em}, fig.title, 1.2 * em, Anchor::middle, kInk);
-  double top = 2.2 * em;
+  const double em = c.em(), width = c.width() - em;  // half an em a side
+  Ink ink(c);
+  // The title's lines, then the subtitle's, each just below the last (on a grid of characters,
+  // the next row), centred.
+  double y = 1.5 * em, below = 0;
+  const auto line_at = [&](const std::string& line, double size, Color color) {
+    if (below > 0) {
+      y = below + 0.75 * size;
+      while (c.text_box({c.width() / 2, y}, line, size, Anchor::middle).top < below) y += 0.05 * em;
+    }
+    ink.write({c.width() / 2, y}, line, size, Anchor::middle, color);
+    below = c.text_box({c.width() / 2, y}, line, size, Anchor::middle).bottom;
+  };
+  for (const std::string& line : wrapped(c, fig.title, 1.2 * em, width)) line_at(line, 1.2 * em, kInk);
   if (!fig.subtitle.empty()) {
-    c.text({c.width() / 2, 2.8 * em}, fig.subtitle, tick_size(c), Anchor::middle, kMuted);
-    top = 3.4 * em;
+    for (const std::string& line : wrapped(c, fig.subtitle, tick_size(c), width)) line_at(line, tick_size(c), kMuted);
   }
+  const double top = below + 0.4 * em;
   const std::vector<LegendEntry> entries = legend_of(fig);
-  const double legend_height = legend(c, entries, 0, false);
-  const double bottom = c.height() - legend_height;
+  const double bottom = c.height() - legend(c, entries, 0, nullptr);
   double left = 0;
   for (const Panel& p : fig.panels) left = std::max(left, widest_tick_label(c, p.y) + 1.2 * em);
   double right = c.width() - 1.5 * em;  // room for half the last x tick label
   for (const Panel& p : fig.panels) right = std::min(right, c.width() - 0.5 * em - widest_tick_label(c, p.x) / 2);
   const double slot = (bottom - top) / static_cast<double>(std::max<std::size_t>(1, fig.panels.size()));
+  std::vector<Frame> frames;
+  for (std::size_t i = 0; i < fig.panels.size(); ++i) {
+    const double slot_top = top + slot * static_cast<double>(i);
+    frames.emplace_back(fig.panels[i], Box{left, slot_top + 1.6 * em, right, slot_top + slot - 3.2 * em});
+  }
+  // What must be shown first (every panel's axes), then what is placed around it.
+  std::vector<double> headers;
+  for (std::size_t i = 0; i < fig.panels.size(); ++i) {
+    draw_regions(c, frames[i], fig.panels[i]);
+    headers.push_back(draw_axes(ink, frames[i], fig.panels[i]));
+  }
   for (std::size_t i = 0; i < fig.panels.size(); ++i) {
     const Panel& p = fig.panels[i];
-    const double slot_top = top + slot * static_cast<double>(i);
-    const Frame f(p, Box{left, slot_top + 1.6 * em, right, slot_top + slot - 3.2 * em});
-    draw_regions(c, f, p);
-    draw_axes(c, f, p);
-    for (const Curve& k : p.curves) draw_clipped(c, f, k.points, k.stroke);
-    LabelPlacer labels(c, f.area());
-    draw_rules(c, f, p, labels);
-    draw_markers(c, f, p, labels);
+    const Frame& f = frames[i];
+    for (const Curve& k : p.curves) {
+      for (const std::vector<Pt>& run : draw_clipped(c, f, k.points, k.stroke)) ink.curve(run);
+    }
+    const std::vector<RuleDrawn> rules = draw_rule_lines(ink, f, p);
+    std::vector<Spot> spots = draw_points(ink, f, p);
+    LabelPlacer labels(ink, inside_frame(c, f.area()));
+    draw_rule_labels(ink, f, headers[i], rules, labels);
+    draw_point_labels(c, std::move(spots), labels);
   }
-  legend(c, entries, bottom, true);
+  // Last, as before, so that a document's points come in panel order; nothing placed above is
+  // below the panels, where it goes.
+  legend(c, entries, bottom, &ink);
 }
 
 }  // namespace roofline::chart

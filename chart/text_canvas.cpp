@@ -15,6 +15,26 @@ double TextCanvas::text_width(std::string_view text, double) const {
   return static_cast<double>(text::display_width(report::terminal_text(text)));
 }
 
+double TextCanvas::first_column(Pt at, double w, Anchor anchor) {
+  return std::round(anchor == Anchor::start ? at.x : anchor == Anchor::middle ? at.x - w / 2 : at.x - w);
+}
+
+// The row where the middle of the letters would be: the layout puts a text's baseline 0.35 of its
+// size below the middle of what it labels (chart.cpp), so a tick's label shares the tick's row
+// (at 0.3 a label sat a row below its tick where the tick fell at the bottom of a row).
+double TextCanvas::row_of(Pt at, double size) {
+  return std::floor(at.y - 0.35 * size + 1e-9);  // a tick on a row's edge: its label's row, not the one above
+}
+
+Box TextCanvas::text_box(Pt at, std::string_view text, double size, Anchor anchor) const {
+  const double w = text_width(text, size), x = first_column(at, w, anchor), y = row_of(at, size);
+  return {x - 0.5, y, x + w + 0.5, y + 1};
+}
+
+Box TextCanvas::point_box(Pt at, double) const {
+  return {std::floor(at.x), std::floor(at.y), std::floor(at.x) + 1, std::floor(at.y) + 1};
+}
+
 std::string& TextCanvas::cell(int column, int row) {
   return cells_[static_cast<std::size_t>(row) * static_cast<std::size_t>(columns_) + static_cast<std::size_t>(column)];
 }
@@ -65,10 +85,8 @@ void TextCanvas::text(Pt at, std::string_view raw, double size, Anchor anchor, C
   // A name's control characters would drive the terminal the chart is printed on.
   const std::string shown = report::terminal_text(raw);
   const std::string_view text = shown;
-  const double w = text_width(text, 1);
-  double x = std::round(anchor == Anchor::start ? at.x : anchor == Anchor::middle ? at.x - w / 2 : at.x - w);
-  // The row where the middle of the letters would be, so a tick's label shares the tick's row.
-  const double y = std::floor(at.y - 0.3 * size);
+  double x = first_column(at, text_width(text, 1), anchor);
+  const double y = row_of(at, size);
   // terminal_text left only whole characters: each takes the columns a terminal gives it, so a
   // Chinese label's characters take two and what follows them stays aligned.
   for (std::size_t i = 0; i < text.size();) {

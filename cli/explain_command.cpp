@@ -17,10 +17,10 @@
 #include "io/input_error.hpp"
 #include "chart/plot_charts.hpp"
 #include "chart/figure_file.hpp"
-#include "chart/text_canvas.hpp"
 #include "io/spec_loader.hpp"
 #include "cli/plot_command.hpp"
 #include "report/safe_text.hpp"
+#include "report/terminal_width.hpp"
 #include "report/weight_formats.hpp"
 
 namespace roofline::cli {
@@ -38,11 +38,12 @@ std::string fill(std::string_view phrase, const Args&... args) {
 
 class Writer {
  public:
-  Writer(const Phrases& p, std::ostream& out) : p_(p), out_(out) {}
+  Writer(const Phrases& p, const DeviceWords& device, std::ostream& out) : p_(p), device_(device), out_(out) {}
 
+  // Every phrase may name the device ({device}, {devices}, {Device}).
   template <class... Args>
   void say(std::string_view phrase, const Args&... args) {
-    out_ << fill(phrase, args...) << "\n";
+    out_ << naming_device(phrase, args...) << "\n";
   }
   [[nodiscard]] std::string bound(Bound b) const {
     return std::string(b == Bound::compute ? p_.compute : b == Bound::memory ? p_.memory : p_.interconnect);
@@ -51,9 +52,16 @@ class Writer {
     const double r = intensity / ridge;
     return fmt::format(fmt::runtime(r >= 1 ? p_.above : p_.below), fmt::arg("x", three_digits(r >= 1 ? r : 1 / r)));
   }
+  // A phrase naming the device ({device}, {devices}, {Device}) filled with its words.
+  template <class... Args>
+  [[nodiscard]] std::string naming_device(std::string_view phrase, const Args&... args) const {
+    return fill(phrase, fmt::arg("device", device_.one), fmt::arg("devices", device_.many),
+                fmt::arg("Device", device_.capital), args...);
+  }
   const Phrases& p_;
 
  private:
+  const DeviceWords& device_;
   std::ostream& out_;
 };
 
@@ -112,7 +120,7 @@ void explain_expected(const Report& r, Writer& w) {
   if (gpus(r.workload) > 1) {
     double hops = 0;
     for (const OpResult& o : r.decode.step.ops) hops += o.comm.hops * o.cost.comm_calls * stages;
-    comm = fmt::format(fmt::runtime(p.expected_comm), fmt::arg("ar", human(e.comm)), fmt::arg("hops", hops));
+    comm = w.naming_device(p.expected_comm, fmt::arg("ar", human(e.comm)), fmt::arg("hops", hops));
   }
   w.say(p.expected, fmt::arg("exp", human(e.time)), fmt::arg("low", human(e.low)), fmt::arg("high", human(e.high)),
         fmt::arg("step", human(r.decode.step.time)), fmt::arg("mem", human(e.memory)),
@@ -266,7 +274,8 @@ std::string decode_longer(const Report& r, const Writer& w) {
 // stages (the step past its operators: its bubble, a busiest stage's pace). A part under 1% of
 // that time is not named. Empty where nothing waits. "The rest is waiting on memory" was said of
 // a step 14.7 ms of whose 25.9 ms are collectives.
-std::string waiting_on(const Report& r, const Phrases& p) {
+std::string waiting_on(const Report& r, const Writer& w) {
+  const Phrases& p = w.p_;
   const PhaseResult& step = r.decode.step;
   Seconds memory{0}, link{0};
   for (const OpResult& o : step.ops) {
@@ -275,14 +284,14 @@ std::string waiting_on(const Report& r, const Phrases& p) {
   }
   const Seconds stages = r.workload.pp > 1 ? std::max(Seconds(0), step.time - operators_time(step)) : Seconds(0);
   const Seconds rest = step.time - step.compute_time;
-  std::vector<std::pair<Seconds, std::string_view>> parts{
-      {memory, p.wait_memory}, {link, p.wait_link}, {stages, p.wait_stages}};
+  std::vector<std::pair<Seconds, std::string>> parts{
+      {memory, std::string(p.wait_memory)}, {link, w.naming_device(p.wait_link)}, {stages, std::string(p.wait_stages)}};
   std::erase_if(parts, [&](const auto& part) { return !(part.first > Seconds(0)) || part.first < 0.01 * rest; });
   std::stable_sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   if (parts.empty()) return {};
-  std::string what(parts.front().second);
+  std::string what = parts.front().second;
   for (std::size_t i = 1; i < parts.size(); ++i) {
-    what += std::string(i + 1 == parts.size() ? p.wait_and : p.wait_comma) + std::string(parts[i].second);
+    what += std::string(i + 1 == parts.size() ? p.wait_and : p.wait_comma) + parts[i].second;
   }
   return fill(p.utilisation_rest, fmt::arg("what", what));
 }
@@ -402,7 +411,7 @@ void explain_phases(const Variations& s, Writer& w) {
   explain_expected(r, w);
   w.say(r.decode.step.bound == Bound::compute ? p.utilisation_compute : p.utilisation, fmt::arg("b", r.workload.batch),
         fmt::arg("util", fmt::format("{:.1f}", 100 * (r.decode.step.compute_time / r.decode.step.time))),
-        fmt::arg("ct", human(r.decode.step.compute_time)), fmt::arg("step", step), fmt::arg("rest", waiting_on(r, p)));
+        fmt::arg("ct", human(r.decode.step.compute_time)), fmt::arg("step", step), fmt::arg("rest", waiting_on(r, w)));
   w.say(p.remedies_title);
   say_prefill_remedy(s, w);
   say_decode_remedies(s, held, w);
@@ -481,24 +490,14 @@ void explain_scenario(const Variations& s, const std::string& name, Writer& w) {
   }
 }
 
-// The text chart's width. Its subtitle is centred and what passes either edge is lost
-// ("eepSeek-V3 … · tp" at tp 8): cut at its end to fit, with an ellipsis saying so.
+// The text chart's width: 80 columns, or a terminal's where it is narrower (report::table_width:
+// $COLUMNS, else what the terminal says; 0 for a file or a pipe), since a terminal breaks a wider
+// row across two and the chart falls apart. Its title and subtitle wrap to the width (chart.cpp).
 constexpr int kChartColumns = 80;
 
-// Measured by the canvas that draws it, a whole UTF-8 character at a time (a Chinese one is two
-// columns there).
-std::string fit_columns(const std::string& raw, int columns) {
-  const TextCanvas canvas(columns, 1);
-  const std::string shown = terminal_text(raw);
-  if (canvas.text_width(shown, 1) <= columns) return shown;
-  const auto continues = [](char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; };
-  std::size_t end = 0;  // the longest start that leaves a column for the ellipsis
-  for (std::size_t next = 1; next <= shown.size(); ++next) {
-    if (next < shown.size() && continues(shown[next])) continue;
-    if (canvas.text_width(std::string_view(shown).substr(0, next), 1) + 1 > columns) break;
-    end = next;
-  }
-  return shown.substr(0, end) + "…";
+int chart_columns(const std::ostream& out) {
+  const std::size_t terminal = table_width(out);
+  return terminal > 0 && terminal < static_cast<std::size_t>(kChartColumns) ? static_cast<int>(terminal) : kChartColumns;
 }
 
 }  // namespace
@@ -522,7 +521,7 @@ void run_explain(const ExplainArgs& a, std::ostream& out) {
   }
   const OnePoint p = one_point(flags, "explain");
   const Variations s = variations(p.model, p.gpu, p.workload);
-  Writer w(phrases(a.lang), out);
+  Writer w(phrases(a.lang), device_words(device_kind(p.gpu.name), a.lang), out);
   for (const std::string& warning : warning_texts(s.base, a.lang)) out << warning_label(a.lang) << warning << "\n";
   if (!a.scenario.empty()) {
     explain_scenario(s, a.scenario, w);
@@ -531,9 +530,7 @@ void run_explain(const ExplainArgs& a, std::ostream& out) {
   explain_phases(s, w);
   out << "\n";
   if (a.plot.empty()) {
-    Figure figure = roofline_figure(s.base, Detail::summary, a.lang);
-    figure.subtitle = fit_columns(figure.subtitle, kChartColumns);
-    out << text_figure(figure, kChartColumns, 26) << "\n";
+    out << text_figure(roofline_figure(s.base, Detail::summary, a.lang), chart_columns(out), 26) << "\n";
   } else {
     write_figure_file(roofline_figure(s.base, Detail::full, a.lang), a.plot, "plot", out);
   }

@@ -1,5 +1,8 @@
 #include "report/explain_phrases.hpp"
 
+#include <array>
+#include <cctype>
+
 namespace roofline::report {
 
 namespace {
@@ -56,7 +59,7 @@ constexpr Phrases kEnglish{
     .expected_compute_overlap = "{comp} is compute, which the bound overlaps with the memory reads (each operator taking "
                                 "the longer of the two) but a kernel cannot overlap fully (it waits for its operands, "
                                 "then computes)",
-    .expected_comm = "; and {ar} is communication between the GPUs, each collective paying a latency per sequential hop ({hops} hops a step: a ring all-reduce over tp GPUs takes 2·(tp − 1))",
+    .expected_comm = "; and {ar} is communication between the {devices}, each collective paying a latency per sequential hop ({hops} hops a step: a ring all-reduce over tp {devices} takes 2·(tp − 1))",
     .kernel = "kernel",
     .kernels = "kernels",
     .batching = "Batching: the weights are read once per step whatever the batch, so the step barely grows with it: "
@@ -77,13 +80,13 @@ constexpr Phrases kEnglish{
                     "reads more of them: at context {t}, batch 1 takes {s1} ({tps1} tokens/s), batch 64 takes {s64} "
                     "({tps64} tokens/s in all, {ps64} a stream){fit64}. The classic B* = {bstar} assumes every weight is "
                     "read every step; at 2·B* = {b2} the step takes {s2} ({bound2}-bound){fit2}.",
-    .utilisation = "GPU utilisation misleads in decode: the GPU is busy for the whole step, yet at batch {b} its "
+    .utilisation = "{Device} utilisation misleads in decode: the {device} is busy for the whole step, yet at batch {b} its "
                    "compute units do useful work for only {util}% of it ({ct} of {step}){rest}.",
-    .utilisation_compute = "GPU utilisation shows the GPU busy for the whole step, and at batch {b} decode is "
+    .utilisation_compute = "{Device} utilisation shows the {device} busy for the whole step, and at batch {b} decode is "
                            "compute-bound: its compute units do useful work for {util}% of it ({ct} of {step}){rest}.",
     .utilisation_rest = "; the rest is waiting on {what}",
     .wait_memory = "memory",
-    .wait_link = "the collectives between the GPUs",
+    .wait_link = "the collectives between the {devices}",
     .wait_stages = "the pipeline's other stages",
     .wait_and = " and ",
     .wait_comma = ", ",
@@ -119,7 +122,7 @@ constexpr Phrases kEnglish{
           "{only}{b} token(s){mb}.",
     .a1_compute = "Its intensity of {id} FLOP/byte is {ratio} ({ridge} FLOP/byte): each weight read serves {upto}{b} "
                   "token(s){mb}, enough arithmetic to outlast the reading.",
-    .a1_interconnect = "Its collectives take {comm} a step on the links between the GPUs, longer than its {mem} of "
+    .a1_interconnect = "Its collectives take {comm} a step on the links between the {devices}, longer than its {mem} of "
                        "memory traffic at full bandwidth and its {comp} of compute at the peak.",
     .per_microbatch = " (one of {m} micro-batches, each reading its stage's weights again)",
     .q2 = "What is the single-stream ceiling?",
@@ -188,7 +191,7 @@ constexpr Phrases kChinese{
     .expected_compute_hidden = "{comp} 是计算时间：上界把它藏在内存读取之下，但 {b} 行的小矩阵乘法做不到（它先等权重，再计算）",
     .expected_compute_overlap = "{comp} 是计算时间：上界让它与内存读取重叠（每个算子取两者中较长的），但核函数做不到完全重叠"
                                 "（它先等操作数，再计算）",
-    .expected_comm = "；还有 {ar} 是 GPU 之间的通信，每个集合通信的每一跳都要付一次延迟（每步共 {hops} 跳；tp 个 GPU 上的环形全归约要 2·(tp − 1) 跳）",
+    .expected_comm = "；还有 {ar} 是{device}之间的通信，每个集合通信的每一跳都要付一次延迟（每步共 {hops} 跳；tp 个{device}上的环形全归约要 2·(tp − 1) 跳）",
     .kernel = "个核函数",
     .kernels = "个核函数",
     .batching = "批处理：无论批大小，每步权重只读一次，所以单步耗时随批几乎不变：上下文 {t} 时，批 1 为 {s1}"
@@ -202,13 +205,13 @@ constexpr Phrases kChinese{
                       "每路 {ps64}）{fit64}。B* = {bstar} 只计权重；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）{fit2}。",
     .batching_moe = "混合专家模型的批处理：每个词元只读取它选中的专家，所以批越大读到的专家越多：上下文 {t} 时，批 1 为 {s1}"
                     "（{tps1} 词元/秒），批 64 为 {s64}（合计 {tps64} 词元/秒，每路 {ps64}）{fit64}。经典的 B* = {bstar} 假设每步读出全部权重；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）{fit2}。",
-    .utilisation = "解码阶段的 GPU 利用率具有误导性：整个单步耗时内 GPU 都显示忙碌，但在批 {b} 时计算单元只有 {util}% 的时间在做有用功"
+    .utilisation = "解码阶段的{device}利用率具有误导性：整个单步耗时内{device}都显示忙碌，但在批 {b} 时计算单元只有 {util}% 的时间在做有用功"
                    "（{step} 中的 {ct}）{rest}。",
-    .utilisation_compute = "GPU 利用率显示整个单步耗时内 GPU 都在忙碌，而批 {b} 时解码受算力限制：计算单元有 {util}% 的时间在做有用功"
+    .utilisation_compute = "{Device}利用率显示整个单步耗时内{device}都在忙碌，而批 {b} 时解码受算力限制：计算单元有 {util}% 的时间在做有用功"
                            "（{step} 中的 {ct}）{rest}。",
     .utilisation_rest = "，其余时间都在等{what}",
     .wait_memory = "内存",
-    .wait_link = "多卡之间的集合通信",
+    .wait_link = "{devices}之间的集合通信",
     .wait_stages = "流水线的其他阶段",
     .wait_and = "和",
     .wait_comma = "、",
@@ -236,7 +239,7 @@ constexpr Phrases kChinese{
     .a1 = "其算术强度 {id} FLOP/字节，{ratio}（{ridge} FLOP/字节）：每次读出的权重{only}服务 {b} 个词元{mb}。",
     .a1_compute = "其算术强度 {id} FLOP/字节，{ratio}（{ridge} FLOP/字节）：每次读出的权重服务{upto} {b} 个词元{mb}，"
                   "计算耗时长于读取耗时。",
-    .a1_interconnect = "它的集合通信每步在 GPU 之间的链路上耗时 {comm}，长于满带宽下 {mem} 的内存读写和峰值算力下 {comp} 的计算。",
+    .a1_interconnect = "它的集合通信每步在{device}之间的链路上耗时 {comm}，长于满带宽下 {mem} 的内存读写和峰值算力下 {comp} 的计算。",
     .per_microbatch = "（{m} 个微批次之一，每个都重新读出所在阶段的权重）",
     .q2 = "单路生成的上限是多少？",
     .a2 = "批 1 时 {tps} 词元/秒：上下文 {t} 时一步不可能快于 {step}。",
@@ -263,8 +266,49 @@ constexpr Phrases kChinese{
     .more_interconnect = "互联带宽",
 };
 
+// The words for each kind of device. In Chinese a Latin name is set off by spaces inside a
+// sentence and a Chinese word is not; several GPUs are 多卡 ("several cards"), as the sentences
+// said before other devices were named.
+constexpr std::array<DeviceWords, 4> kEnglishDevices{{
+    {"GPU", "GPUs", "GPU"},
+    {"TPU", "TPUs", "TPU"},
+    {"CPU", "CPUs", "CPU"},
+    {"accelerator", "accelerators", "Accelerator"},
+}};
+constexpr std::array<DeviceWords, 4> kChineseDevices{{
+    {" GPU ", "多卡", "GPU "},
+    {" TPU ", "多个 TPU ", "TPU "},
+    {" CPU ", "多个 CPU ", "CPU "},
+    {"加速器", "多个加速器", "加速器"},
+}};
+
+// Whole words of the name, as it spells them.
+bool has_word(std::string_view name, std::string_view word) {
+  for (std::size_t at = name.find(word); at != std::string_view::npos; at = name.find(word, at + 1)) {
+    const bool starts = at == 0 || std::isalnum(static_cast<unsigned char>(name[at - 1])) == 0;
+    const std::size_t end = at + word.size();
+    const bool ends = end == name.size() || std::isalnum(static_cast<unsigned char>(name[end])) == 0;
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 const Phrases& phrases(std::string_view lang) { return lang == "zh" ? kChinese : kEnglish; }
+
+DeviceKind device_kind(std::string_view name) {
+  if (has_word(name, "TPU")) return DeviceKind::tpu;
+  if (has_word(name, "CPU") || name.starts_with("cpu:")) return DeviceKind::cpu;
+  if (has_word(name, "GPU") || name.starts_with("cuda:") || has_word(name, "NVIDIA") || has_word(name, "Instinct") ||
+      has_word(name, "Radeon")) {
+    return DeviceKind::gpu;
+  }
+  return DeviceKind::accelerator;
+}
+
+const DeviceWords& device_words(DeviceKind kind, std::string_view lang) {
+  return (lang == "zh" ? kChineseDevices : kEnglishDevices)[static_cast<std::size_t>(kind)];
+}
 
 }  // namespace roofline::report

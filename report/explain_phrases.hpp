@@ -24,4 +24,20 @@ struct Phrases {
 
 [[nodiscard]] const Phrases& phrases(std::string_view lang);
 
+// What the sentences call the device a point runs on ({device}, {devices}, {Device} in the
+// phrases): a TPU is not a GPU. GpuSpec has no field for it, so it is read from the device's name:
+// the word TPU, CPU or GPU where the name has it (Apple's presets name their chips' GPU, which is
+// what they price; `calibrate` names a machine "cpu: …" or "cuda: …"), a GPU where NVIDIA, AMD
+// Instinct or Radeon makes it; any other device (Intel's Gaudi 3, a file's own name) is an
+// accelerator, a word true of every one of them.
+enum class DeviceKind { gpu, tpu, cpu, accelerator };
+[[nodiscard]] DeviceKind device_kind(std::string_view name);
+
+struct DeviceWords {
+  std::string_view one;      // "GPU"; in Chinese set off by spaces where it is a Latin name
+  std::string_view many;     // "GPUs"; in Chinese "多卡", several of them
+  std::string_view capital;  // at the start of a sentence: "Accelerator"
+};
+[[nodiscard]] const DeviceWords& device_words(DeviceKind kind, std::string_view lang);
+
 }  // namespace roofline::report

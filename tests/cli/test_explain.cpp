@@ -2,11 +2,13 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <sstream>
 
 #include "cli_runner.hpp"
 #include "model/capacity_plan.hpp"
 #include "model/scans.hpp"
+#include "report/explain_phrases.hpp"
 #include "report/human_units.hpp"
 #include "text/utf8.hpp"
 
@@ -455,18 +457,30 @@ TEST_CASE("explain -b 32: each stream's rate at this batch, 1 / 5.39 ms = 186 to
   CHECK_THAT(zh.out, Catch::Contains("此批大小下每路 186 词元/秒") && !Catch::Contains("最多 186"));
 }
 
-TEST_CASE("explain: the text chart's subtitle fits its 80 columns, cut at the end - DeepSeek-V3 at tp 8") {
-  for (const std::string lang : {"en", "zh"}) {
+TEST_CASE("explain: the text chart's subtitle wraps at its ' · ' within 80 columns, tp 8 kept - DeepSeek-V3 at tp 8") {
+  // 83 columns in English (79 + " · tp 8" in Chinese): cut to fit, it lost the layout
+  // ("… · fp8-block weights · t…"). Each line of the chart stays within 80 columns.
+  const std::map<std::string, std::string> first{
+      {"en", "DeepSeek-V3 on NVIDIA H200 SXM · batch 64 · context 640 · fp8-block weights"},
+      {"zh", "DeepSeek-V3 在 NVIDIA H200 SXM 上 · 批大小 64 · 上下文长度 640 · fp8-block 权重"}};
+  for (const auto& [lang, subtitle] : first) {
     const auto r = test::run_cli({"explain", "-m", "deepseek-v3", "-g", "h200", "--tp", "8", "-b", "64", "--lang", lang});
     REQUIRE(r.code == 0);
-    // The subtitle: the chart's line whose parts are joined by " · ".
-    std::istringstream lines(r.out);
-    std::string line;
-    while (std::getline(lines, line) && line.find(" · ") == std::string::npos) {
-    }
     INFO(r.out);
-    CHECK_THAT(line, Catch::StartsWith("DeepSeek-V3 ") && Catch::EndsWith("…"));  // nothing lost on the left
-    CHECK(text::display_width(line) <= 80);
+    // The chart: from the blank line after the story to the self-test.
+    const std::size_t from = r.out.find("\n\n"), to = r.out.find(lang == "en" ? "Self-test:" : "自测题：");
+    REQUIRE(to != std::string::npos);
+    std::istringstream lines(r.out.substr(from, to - from));
+    std::vector<std::string> trimmed;
+    for (std::string line; std::getline(lines, line);) {
+      CHECK(text::display_width(line) <= 80);
+      line.erase(0, line.find_first_not_of(' '));
+      trimmed.push_back(line);
+    }
+    const auto at = std::find(trimmed.begin(), trimmed.end(), subtitle);
+    REQUIRE(at != trimmed.end());
+    CHECK(*(at + 1) == "tp 8");
+    CHECK_THAT(r.out, !Catch::Contains("…"));
   }
 }
 
@@ -646,4 +660,46 @@ TEST_CASE("explain --lang zh: mixed quantized formats are named in Chinese - gpt
   CHECK_THAT(zh.out, Catch::Contains("用于解包量化权重") && !Catch::Contains("quantized"));
   const auto en = test::run_cli({"explain", "-m", "gpt-oss-120b", "-g", "h100-sxm", "-b", "8"});
   CHECK_THAT(en.out, Catch::Contains("of it unpacking quantized weights"));
+}
+
+TEST_CASE("explain names the device: a TPU's utilisation is the TPU's, Gaudi 3 an accelerator's, NVIDIA's and Apple's the GPU's") {
+  // Llama-3.1-8B at batch 1: 77.9 us of compute in an 18.4 ms step on a TPU v5e (0.4%).
+  const auto tpu = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "tpu-v5e"});
+  REQUIRE(tpu.code == 0);
+  CHECK_THAT(tpu.out, Catch::Contains("TPU utilisation misleads in decode: the TPU is busy for the whole step, yet at batch 1 "
+                                      "its compute units do useful work for only 0.4% of it (77.9 us of 18.4 ms)") &&
+                          !Catch::Contains("GPU utilisation") && !Catch::Contains("the GPU is"));
+  const auto tpu_zh = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "tpu-v5e", "--lang", "zh"});
+  CHECK_THAT(tpu_zh.out, Catch::Contains("解码阶段的 TPU 利用率具有误导性：整个单步耗时内 TPU 都显示忙碌") &&
+                             !Catch::Contains("GPU 利用率"));
+  // Llama-3.1-70B on 8 Gaudi 3 at batch 512: the collectives run between accelerators.
+  const auto gaudi = test::run_cli({"explain", "-m", "llama-3.1-70b", "-g", "gaudi3", "--tp", "8", "-b", "512"});
+  REQUIRE(gaudi.code == 0);
+  CHECK_THAT(gaudi.out, Catch::Contains("is communication between the accelerators, each collective") &&
+                            Catch::Contains("a ring all-reduce over tp accelerators takes 2·(tp − 1)") &&
+                            Catch::Contains("Accelerator utilisation misleads in decode: the accelerator is busy") &&
+                            Catch::Contains("the rest is waiting on memory and the collectives between the accelerators.") &&
+                            !Catch::Contains("GPU utilisation") && !Catch::Contains("between the GPUs"));
+  const auto gaudi_zh = test::run_cli({"explain", "-m", "llama-3.1-70b", "-g", "gaudi3", "--tp", "8", "-b", "512", "--lang", "zh"});
+  CHECK_THAT(gaudi_zh.out, Catch::Contains("是加速器之间的通信") && Catch::Contains("tp 个加速器上的环形全归约") &&
+                               Catch::Contains("解码阶段的加速器利用率具有误导性：整个单步耗时内加速器都显示忙碌") &&
+                               Catch::Contains("其余时间都在等内存和多个加速器之间的集合通信。"));
+  // Apple's presets price the chip's GPU, and say so in their names.
+  const auto apple = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "m4-max"});
+  CHECK_THAT(apple.out, Catch::Contains("GPU utilisation misleads in decode: the GPU is busy"));
+}
+
+TEST_CASE("explain's device word is read from the device's name, and a name that says none is an accelerator") {
+  using report::DeviceKind;
+  CHECK(report::device_kind("Google Cloud TPU v6e (Trillium)") == DeviceKind::tpu);
+  CHECK(report::device_kind("Apple M3 Ultra (80-core GPU, 512 GB)") == DeviceKind::gpu);
+  CHECK(report::device_kind("NVIDIA H100 SXM") == DeviceKind::gpu);
+  CHECK(report::device_kind("AMD Instinct MI300X") == DeviceKind::gpu);
+  CHECK(report::device_kind("cuda: NVIDIA H100 80GB HBM3, 132 SMs, sm_90") == DeviceKind::gpu);  // calibrate's names
+  CHECK(report::device_kind("cpu: AMD EPYC 9654, 2 threads") == DeviceKind::cpu);
+  CHECK(report::device_kind("Intel Gaudi 3 (HL-325L OAM)") == DeviceKind::accelerator);
+  CHECK(report::device_kind("x") == DeviceKind::accelerator);
+  CHECK(report::device_kind("NVIDIAN 9000") == DeviceKind::accelerator);  // whole words only
+  CHECK(report::device_words(DeviceKind::accelerator, "en").capital == "Accelerator");
+  CHECK(report::device_words(DeviceKind::gpu, "zh").many == "多卡");
 }
