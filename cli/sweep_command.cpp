@@ -50,7 +50,11 @@ struct Tally {
       return fmt::format("{} {} {} {} {}", static_cast<int>(c->source), name(c->compute), name(c->checkpoint),
                          name(c->activations), c->source == ComputeSource::no_peak ? c->gpu : "");
     }
-    if (const auto* e = std::get_if<ExpectedBorrowed>(&w)) return fmt::format("{} {}", e->gpu, fmt::join(e->classes, " "));
+    if (const auto* e = std::get_if<ExpectedBorrowed>(&w)) {
+      std::string classes;
+      for (const KernelClass k : e->classes) classes += fmt::format(" {}", name(k));
+      return e->gpu + classes;
+    }
     return "";
   }
 

@@ -213,9 +213,9 @@ std::vector<Warning> input_warnings(const ModelSpec& m, const GpuSpec& g, const 
   const bool borrowed = g.expected ? g.expected->kernels && !g.expected->kernels->own_tables : true;
   if (!g.calibration && borrowed) out.emplace_back(ExpectedBorrowed{g.name, {}});
   if (!g.calibration && !borrowed && g.expected && g.expected->kernels && m.architecture) {
-    std::vector<std::string> classes;
+    std::vector<KernelClass> classes;
     for (const KernelClass k : g.expected->kernels->borrowed) {  // each once: the GPU reader refuses a repeat
-      if (may_price(k, *m.architecture, w)) classes.emplace_back(name(k));
+      if (may_price(k, *m.architecture, w)) classes.push_back(k);
     }
     if (!classes.empty()) out.emplace_back(ExpectedBorrowed{g.name, std::move(classes)});
   }

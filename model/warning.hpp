@@ -6,6 +6,7 @@
 #include <variant>
 #include <vector>
 
+#include "hardware/kernel_classes.hpp"
 #include "hardware/quantity.hpp"
 #include "model/model_spec.hpp"
 #include "model/precision.hpp"
@@ -53,7 +54,7 @@ struct ExpectedBorrowed {
   std::string gpu;
   // Empty: no kernel of it was measured. Else its own tables were fitted but lacked these classes
   // (KernelCoefficients::borrowed), whose coefficients are other GPUs' or the shipped defaults.
-  std::vector<std::string> classes;
+  std::vector<KernelClass> classes;
 };
 
 // --group-size was given, but no weights of this point are stored in a format that takes it (int4,

@@ -19,7 +19,35 @@ struct Words {
   std::string_view compute_from_checkpoint, compute_from_fp8_weights, compute_without_peak;
   std::string_view expected_borrowed, expected_partly_borrowed, group_size_unused, compute_narrower;
   std::array<std::string_view, kAssumptionCount> assumed;  // by Assumption
+  std::string_view list_separator;
+  std::string (*kernel_class)(KernelClass);  // a kernel class as the reader calls it
 };
+
+// English names the classes by their keys in a GPU file's `expected.kernels` (what fit --kernels
+// writes); Chinese by the kernel's name, the key beside it so that the file's entry can be found.
+std::string english_class(KernelClass k) { return std::string(name(k)); }
+std::string chinese_class(KernelClass k) {
+  const auto word = [k]() -> std::string_view {
+    switch (k) {
+      case KernelClass::gemm: return "16 位矩阵乘";
+      case KernelClass::gemm_fp8: return "fp8 矩阵乘";
+      case KernelClass::gemm_fp8_block: return "分块缩放 fp8 矩阵乘";
+      case KernelClass::decode_attention: return "解码注意力";
+      case KernelClass::prefill_attention: return "预填充注意力";
+      case KernelClass::elementwise: return "逐元素算子";
+      case KernelClass::all_reduce: return "全归约";
+      case KernelClass::nccl_all_reduce: return "NCCL 全归约";
+      case KernelClass::experts: return "专家";
+      case KernelClass::experts_fp8: return "fp8 专家";
+      case KernelClass::latent_decode: return "潜在注意力解码";
+      case KernelClass::latent_prefill: return "潜在注意力预填充";
+      case KernelClass::delta_net_decode: return "DeltaNet 解码";
+      case KernelClass::delta_net_prefill: return "DeltaNet 预填充";
+    }
+    return "";
+  }();
+  return fmt::format("{}（{}）", word, name(k));
+}
 
 constexpr Words kEnglish{
     "architecture unknown (only `params` given): KV cache, attention and activations are not modelled; decode "
@@ -55,7 +83,9 @@ constexpr Words kEnglish{
      "the model's multi-token-prediction layers are not priced (nor is speculative decoding with them)",
      "multimodal model: the vision and audio towers' weights are held in memory (estimated from their configs' "
      "dimensions) but never run: their compute, and image or audio tokens in a prompt, are not priced",
-     "the weight formats are read from hf_quant_config.json beside config.json (an NVIDIA ModelOpt checkpoint)"}};
+     "the weight formats are read from hf_quant_config.json beside config.json (an NVIDIA ModelOpt checkpoint)"},
+    ", ",
+    english_class};
 
 constexpr Words kChinese{"架构未知（只给了 `params`）：KV 缓存、注意力和激活均未建模；解码只读取权重",
                          "{tokens} 个 token 超过了模型的 max_context（{max}）",
@@ -84,7 +114,9 @@ constexpr Words kChinese{"架构未知（只给了 `params`）：KV 缓存、注
                           "多模态模型：只计价文本解码器；视觉塔及其投影层（权重、显存、图像 token）均未建模",
                           "模型附带的多 token 预测（MTP）层未计价（用它们做的投机解码也未建模）",
                           "多模态模型：视觉与音频塔的权重计入显存（按其配置的维度估算），但从不运行：其计算以及提示中的图像、音频 token 均未计价",
-                          "权重格式读自 config.json 旁的 hf_quant_config.json（NVIDIA ModelOpt 检查点）"}};
+                          "权重格式读自 config.json 旁的 hf_quant_config.json（NVIDIA ModelOpt 检查点）"},
+                         "、",
+                         chinese_class};
 
 struct Wording {
   const Words& words;
@@ -120,8 +152,10 @@ struct Wording {
   }
   std::string operator()(const ExpectedBorrowed& w) const {
     if (!w.classes.empty()) {
+      std::vector<std::string> classes;
+      for (const KernelClass k : w.classes) classes.push_back(words.kernel_class(k));
       return fmt::format(fmt::runtime(words.expected_partly_borrowed), fmt::arg("gpu", w.gpu),
-                         fmt::arg("classes", fmt::join(w.classes, ", ")));
+                         fmt::arg("classes", fmt::join(classes, words.list_separator)));
     }
     return fmt::format(fmt::runtime(words.expected_borrowed), fmt::arg("gpu", w.gpu));
   }

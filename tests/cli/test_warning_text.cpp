@@ -97,6 +97,12 @@ TEST_CASE("warning text: a GPU whose expected-time coefficients were fitted on o
         "(docs/expected-performance.md)");
   CHECK_THAT(warning_text(ExpectedBorrowed{"AMD Instinct MI300X", {}}, "zh"),
              Catch::StartsWith("AMD Instinct MI300X 上没有实测过内核"));
+  // Some classes: English by their keys in the GPU file, Chinese by the kernel's name, the key beside it.
+  const ExpectedBorrowed some{"NVIDIA A100 80GB SXM", {KernelClass::all_reduce, KernelClass::latent_decode}};
+  CHECK_THAT(warning_text(some), Catch::StartsWith("the NVIDIA A100 80GB SXM's kernel tables did not measure "
+                                                   "all_reduce, latent_decode: "));
+  CHECK_THAT(warning_text(some, "zh"), Catch::StartsWith("NVIDIA A100 80GB SXM 的内核表没有测量 全归约（all_reduce）、"
+                                                         "潜在注意力解码（latent_decode）："));
 }
 
 TEST_CASE("warning text: arithmetic narrower than the weights stored, in both languages") {
