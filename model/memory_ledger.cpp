@@ -172,6 +172,32 @@ MemoryLedger memory_ledger(const WeightPlacement& weights, const LayerStack* sha
   // Clamped so that a tiny per-sequence footprint cannot overflow the count, where a long has
   // 32 bits too (WebAssembly): past 10^9 sequences no batch is limited by memory anyway.
   if (fewest) l.max_batch = static_cast<long>(std::min(d * std::floor(*fewest), 1e9));
+  // The room above is counted at the most micro-batches; fewer sequences than that run one a
+  // micro-batch, each stage holding a whole sequence's activations (Llama-3.1-8B at pp 2 and a
+  // 500k-token prompt: room for 1.35 sequences at half a prefill's activations each, but one whole
+  // prefill does not fit). Below that count the footprint grows with the batch: the largest that
+  // fits, by bisection.
+  if (l.max_batch && *l.max_batch < most_microbatches) {
+    const auto fits_at = [&](long b) {  // b ≥ 1
+      bool fits = true;
+      const auto per_stage = static_cast<double>(std::min(most_microbatches, b));
+      each_stage([&](Bytes held, Bytes cache, Bytes act) {
+        const Bytes per_seq = (cache + act / per_stage) / holders;
+        fits = fits && held + per_seq * std::ceil(static_cast<double>(b) / d) + reserve <= g.memory_capacity;
+      });
+      return fits;
+    };
+    long lo = 0, hi = *l.max_batch;  // fits_at(lo) always: no sequence
+    while (lo < hi) {
+      const long mid = lo + (hi - lo + 1) / 2;
+      if (fits_at(mid)) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    l.max_batch = lo;
+  }
   return l;
 }
 

@@ -136,3 +136,42 @@ TEST_CASE("a homogeneous model at pp 4 is weighed as before but for the final no
   // The first three stages compute no logits: 4 × 75,625,472 − 3 × 128,000 B of prefill.
   CHECK(l.activations.value() == 4 * 75'625'472.0 - 3 * 128'000.0);
 }
+
+TEST_CASE("a pipeline's max batch fits: below the micro-batch count each stage holds a whole sequence's activations") {
+  // Llama-3.1-8B at pp 2 on H100 with a 500,000-token prompt: the last stage holds 16 layers and
+  // the head (8.03 GB), each sequence's cache there 16 × 2 × 1024 × 2 B × 500,001 tokens =
+  // 32.77 GB, and one prefill's peak activations 36.86 GB, beside the 8.55 GB reserve: 86.2 GB of
+  // 85.5 GB, so not one sequence fits. Counted as if two micro-batches halved the activations, the
+  // room had been (85.52 − 8.55 − 8.03) / (32.77 + 18.43) = 1.35 sequences: max batch 1 beside
+  // "does not fit" at batch 1.
+  const ModelSpec m = test::llama_3_1_8b();
+  const GpuSpec g = test::h100_sxm();
+  Workload w = test::default_workload(m, 1);
+  w.pp = 2;
+  w.prompt_tokens = 500'000;
+  w.gen_tokens = 1;
+  w.context_tokens = 500'001;
+  const Report r = evaluate(m, g, w);
+  CHECK_FALSE(r.memory.fits);
+  REQUIRE(r.memory.max_batch);
+  CHECK(*r.memory.max_batch == 0);
+  // Wherever the max batch is, it fits and one more does not, at pp 2 and 4 over prompts that
+  // leave room for fewer sequences than micro-batches, and more.
+  for (const int pp : {2, 4}) {
+    for (const long prompt : {60'000L, 120'000L, 200'000L, 300'000L}) {
+      w.pp = pp;
+      w.prompt_tokens = prompt;
+      w.context_tokens = prompt + 1;
+      w.batch = 1;
+      const auto most = evaluate(m, g, w).memory.max_batch;
+      REQUIRE(most);
+      INFO("pp " << pp << ", prompt " << prompt << ", max batch " << *most);
+      if (*most > 0) {
+        w.batch = *most;
+        CHECK(evaluate(m, g, w).memory.fits);
+      }
+      w.batch = *most + 1;
+      CHECK_FALSE(evaluate(m, g, w).memory.fits);
+    }
+  }
+}
