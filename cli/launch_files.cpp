@@ -85,9 +85,10 @@ void write_launch_files(launch::Engine engine, const std::string& dir, const Mod
     err << fmt::format("note: --emit-dir {}: removed {} launch file{} of an earlier plan for {}\n", dir, removed,
                        removed == 1 ? "" : "s", launch::name(engine));
   }
+  // Named after the engine that refused, as the refusal of every row is (`--emit trtllm: …`).
   for (const Refused& r : refused) {
-    err << report::warning_label()
-        << report::terminal_text(fmt::format("--emit: no launch file for {}: {}", r.row, r.why)) << "\n";
+    const std::string said = fmt::format("--emit {}: no launch file for {}: {}", launch::name(engine), r.row, r.why);
+    err << report::warning_label() << report::terminal_text(said) << "\n";
   }
   std::vector<std::string> names;
   for (const Ready& r : ready) {

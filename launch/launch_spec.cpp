@@ -2,12 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cctype>
+#include <cmath>
 #include <utility>
 
 #include "launch/engines.hpp"
 #include "launch/launch_script.hpp"
+#include "model/layers.hpp"
+#include "model/parameters.hpp"
 
 namespace roofline::launch {
 
@@ -99,6 +103,50 @@ std::vector<std::string> plan_only(const Precision& asked, const Precision& stor
   return out;
 }
 
+// Each stage's GPU as the plan holds it (`ledger`: the row's at its batch, its activations one
+// step's, the step the plan holds beside its caches). Without a pipeline every GPU holds alike: the
+// ledger's parts of its fullest. A pipeline's stages hold unequal weights, caches and activations
+// (a head, a tied table, a vision tower, a hybrid's pattern: pipeline_stages), and its ledger keeps
+// only the stage that fills first as the batch grows; the engines that give every rank one share
+// (TensorRT-LLM's fraction of what is free, SGLang's static share) must fit the others too. Each
+// stage is weighed as the engine weighs it (model/engine.cpp, place_weights and one_sequence): the
+// layers described for one GPU of a stage, dealt by pipeline_stages, a sequence's cache over its
+// holders (tp GPUs, or one under data-parallel attention), and one step's activations as
+// step_ledger holds them: one sequence of the step's tokens (a prompt beside a token for each other
+// sequence of a rank, plan_capacity's step_tokens where colocated, as --emit is).
+std::vector<StageShares> stage_shares(const ModelSpec& m, const GpuSpec& g, const Workload& w,
+                                      const MemoryLedger& ledger) {
+  const double gpu = g.memory_capacity.value();
+  if (w.pp == 1 || !m.architecture) {
+    // ledger.activations: the step's over the replica's GPUs, which all hold alike.
+    return {StageShares{(ledger.fixed_fullest.value() - gpu * w.reserve_fraction) / gpu,
+                        ledger.activations.value() / ledger.capacity.value(),
+                        ledger.cache_per_sequence_fullest.value() / gpu}};
+  }
+  const Architecture& a = *m.architecture;
+  const LayerStack whole = describe_layers(a, Sharding{.tp = 1});
+  const LayerStack shard = w.tp > 1 ? describe_layers(a, sharding(w)) : whole;
+  const WeightPricing pricing(w.precision, whole);
+  const WeightPlacement placed = stage_weights(pipeline_stages(a, shard, w), weigh(shard, pricing).bytes, pricing, w);
+  const long ranks = std::max(1L, ledger.attention_ranks);
+  const long tokens = step_token_budget(w.prompt_tokens, (std::max(w.batch, 1L) + ranks - 1) / ranks);
+  Workload step = w;
+  step.batch = 1;
+  step.microbatches = 0;
+  step.prompt_tokens = tokens;
+  step.gen_tokens = 1;
+  step.context_tokens = tokens;
+  const SequenceFootprint sequence = sequence_footprint(a, shard, w), stepped = sequence_footprint(a, shard, step);
+  // The GPUs of a stage that hold some of each sequence (the ledger's holders).
+  const double holders = static_cast<double>(shard.tp) / static_cast<double>(shard.data_parallel);
+  std::vector<StageShares> out;
+  for (std::size_t i = 0; i < placed.stages.size(); ++i) {
+    out.push_back({placed.stages[i].value() / gpu, stepped.stages.at(i).activations.value() / holders / gpu,
+                   sequence.stages.at(i).cache.value() / holders / gpu});
+  }
+  return out;
+}
+
 // The spec's fields a layout sets, which every refusal but the reserve's reads.
 LaunchSpec layout_spec(const GpuSpec& g, const Workload& w) {
   LaunchSpec s;
@@ -140,14 +188,41 @@ LaunchSpec launch_spec(const ModelSpec& m, std::string_view model_arg, bool mode
     s.node_assumed = !g.interconnect->host && g.interconnect->domain > 8;
   }
   s.reserve = w.reserve_fraction;
-  const double capacity = ledger.capacity.value();
-  // The fullest GPU's weights (a pipeline's first or last stage holds the embedding or the head):
-  // TensorRT-LLM sizes each GPU's cache from what that GPU has free, and at the replica's average
-  // the fullest kept less than --reserve free.
-  s.weights_share = (ledger.fixed_fullest - g.memory_capacity * w.reserve_fraction) / g.memory_capacity;
-  s.activations_share = ledger.activations.value() / capacity;
+  s.stages = stage_shares(m, g, w, ledger);
   s.replicas = plan.replicas;
   return s;
+}
+
+double LaunchSpec::activations_share() const {
+  double most = 0;
+  for (const StageShares& st : stages) most = std::max(most, st.activations);
+  return most;
+}
+
+double LaunchSpec::stage_kv_share_of_free(std::size_t i) const {
+  const double held = stages.at(i).weights + stages.at(i).activations;
+  return (1 - reserve - held) / (1 - held);
+}
+
+std::size_t LaunchSpec::heaviest_stage() const {
+  std::size_t heaviest = 0;
+  for (std::size_t i = 1; i < stages.size(); ++i) {
+    if (stage_kv_share_of_free(i) < stage_kv_share_of_free(heaviest)) heaviest = i;
+  }
+  return heaviest;
+}
+
+std::optional<ShortCache> short_cache(const LaunchSpec& s, const std::function<double(std::size_t)>& cache) {
+  std::optional<ShortCache> fewest;
+  for (std::size_t i = 0; i < s.stages.size(); ++i) {
+    if (!(s.stages[i].cache_per_sequence > 0)) continue;
+    // A hair below a whole sequence is one (the shares are rounded); clamped so that a tiny cache a
+    // sequence cannot overflow a long of 32 bits (WebAssembly), as the ledger's max batch is.
+    const double room = std::floor(cache(i) / s.stages[i].cache_per_sequence + 1e-6);
+    const auto held = static_cast<long>(std::clamp(room, 0.0, 1e9));
+    if (held < s.batch_per_rank() && (!fewest || held < fewest->held)) fewest = ShortCache{i, held};
+  }
+  return fewest;
 }
 
 std::optional<std::string> refusal(Engine e, const LaunchSpec& s) {

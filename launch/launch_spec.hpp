@@ -3,6 +3,7 @@
 // batch, the token budget, the formats, the memory share and the replica count, in the plan's own
 // terms. Each engine's file (vllm_launch, sglang_launch, trtllm_launch) spells them in its flags.
 #include <algorithm>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,6 +28,15 @@ inline constexpr std::string_view kEngineNames = "vllm, sglang or trtllm";
 // fp8 asked of a 16-bit checkpoint vLLM and SGLang quantize as they load it; any other format
 // asked of a checkpoint that does not store it needs a checkpoint that does.
 enum class WeightSource { checkpoint, online_fp8, other_checkpoint };
+
+// One GPU of a pipeline stage (of any GPU, without a pipeline), in shares of its memory as the
+// plan's ledger holds it: its weights, one step's activations (a whole prompt beside a token for
+// each other sequence of a rank, the step the plan holds them for), and one sequence's cache.
+struct StageShares {
+  double weights = 0;
+  double activations = 0;
+  double cache_per_sequence = 0;
+};
 
 struct LaunchSpec {
   std::string model;        // the Hugging Face id the model came from, else the path given
@@ -53,23 +63,30 @@ struct LaunchSpec {
   // GPUs one host holds: the GPU's `interconnect.host`, else its domain, else an HGX board's 8.
   int gpus_per_node = 8;
   bool node_assumed = false;  // the domain, past 8 GPUs, taken as one host: the GPU gives no `host`
-  // Shares of one GPU's memory, as the plan's memory ledger counts them (the replica's sums over
-  // its GPUs): what it kept free (--reserve), its weights, and the prefill's peak activations.
-  // The KV cache gets the rest.
+  // What each GPU keeps free (--reserve), as a share of its memory; the KV cache gets what the
+  // stage's weights and activations leave of the rest.
   double reserve = 0.1;
-  double weights_share = 0;
-  double activations_share = 0;
+  // One GPU of each pipeline stage, first to last (one entry without a pipeline, every GPU alike).
+  std::vector<StageShares> stages{StageShares{}};
   long replicas = 1;
 
   // The share of a GPU's memory the engine may use at all: vLLM's --gpu-memory-utilization.
   [[nodiscard]] double usable_share() const { return 1 - reserve; }
+  // One step's activations on the GPU of the stage that holds the most: what every rank must leave
+  // outside a share that all ranks are given alike (SGLang's --mem-fraction-static).
+  [[nodiscard]] double activations_share() const;
   // Weights and the KV pool, activations outside: SGLang's --mem-fraction-static.
-  [[nodiscard]] double static_share() const { return 1 - reserve - activations_share; }
-  // The KV cache's share of what is free once weights and activations are placed: TensorRT-LLM's
-  // free_gpu_memory_fraction.
-  [[nodiscard]] double kv_share_of_free() const {
-    return (1 - reserve - weights_share - activations_share) / (1 - weights_share - activations_share);
-  }
+  [[nodiscard]] double static_share() const { return 1 - reserve - activations_share(); }
+  // The stage whose weights and activations take the most of its GPU: the one the smallest
+  // stage_kv_share_of_free keeps --reserve free on (1 − r / (1 − w − a) falls as w + a grow).
+  [[nodiscard]] std::size_t heaviest_stage() const;
+  // The KV cache's share of what a GPU of stage `i` has free once its weights and activations are
+  // placed, --reserve kept free beside them: (1 − r − w − a) / (1 − w − a).
+  [[nodiscard]] double stage_kv_share_of_free(std::size_t i) const;
+  // TensorRT-LLM's free_gpu_memory_fraction: one fraction, which every rank applies to what its
+  // own weights and activations leave free; the heaviest stage's, the largest that keeps --reserve
+  // free on every stage.
+  [[nodiscard]] double kv_share_of_free() const { return stage_kv_share_of_free(heaviest_stage()); }
 
   [[nodiscard]] int gpus_per_replica() const { return tp * pp; }
   // The attention ranks a replica's sequences are spread over (data-parallel attention: tp).
@@ -89,7 +106,8 @@ struct LaunchSpec {
 };
 
 // The spec for a feasible row: `model_arg` is what --model said, `m` what it loaded, `ledger`
-// the memory of the row's layout at the planned batch.
+// the memory of the row's layout at the planned batch, its activations one step's
+// (CapacityPlan::step_activations); a pipeline's stages are weighed from `m` again, each on its own.
 [[nodiscard]] LaunchSpec launch_spec(const ModelSpec& m, std::string_view model_arg, bool model_from_file,
                                      const GpuSpec& g, const Workload& w, const CapacityPlan& plan,
                                      const MemoryLedger& ledger, int rank, std::string row);

@@ -43,7 +43,8 @@ Script sglang_script(const LaunchSpec& s) {
   script.flag("--context-length", fmt::format("{}", s.max_len()));
   script.flag("--kv-cache-dtype", s.kv == DType::fp8 ? "fp8_e4m3" : "auto");
   if (s.weights == WeightSource::online_fp8) script.flag("--quantization", "fp8");
-  script.flag("--mem-fraction-static", share_up(s.static_share(), 1 - s.activations_share));
+  const double static_share = share_up_value(s.static_share(), 1 - s.activations_share());
+  script.flag("--mem-fraction-static", share(static_share));
   script.flag("--host", "0.0.0.0");  // SGLang listens on 127.0.0.1 unless told: the router is elsewhere
   script.notes.push_back(fmt::format("--context-length {}: the plan's {} prompt + {} generated tokens; the engine refuses longer "
                                      "requests",
@@ -66,8 +67,26 @@ Script sglang_script(const LaunchSpec& s) {
                                        chunk, s.prompt_tokens, s.attention_ranks()));
   }
   script.notes.push_back(fmt::format("--mem-fraction-static {}: weights and KV pool, all but the plan's --reserve {} "
-                                     "and one step's activations ({} of a GPU)",
-                                     share_up(s.static_share(), 1 - s.activations_share), share(s.reserve), share_said(s.activations_share)));
+                                     "and one step's activations ({} of a GPU{})",
+                                     share(static_share), share(s.reserve), share_said(s.activations_share()),
+                                     s.stages.size() > 1 ? ", the most a stage holds" : ""));
+  // SGLang sizes every rank's pool alike: the memory free once the weights are loaded, the least
+  // of every rank of the job (ModelRunner: get_available_gpu_memory with distributed over the world
+  // group, python/sglang/srt/model_executor/), less (1 − the static share) of the GPU. The heaviest
+  // stage's weights set it, and a lighter stage's pool is less than its own room.
+  std::size_t heaviest = 0;
+  for (std::size_t i = 1; i < s.stages.size(); ++i) {
+    if (s.stages[i].weights > s.stages[heaviest].weights) heaviest = i;
+  }
+  const double pool = static_share - s.stages[heaviest].weights;
+  if (const auto short_of = short_cache(s, [pool](std::size_t) { return pool; })) {
+    script.warnings.push_back(fmt::format(
+        "--mem-fraction-static {}: stage {} of {}'s KV pool holds {} of the plan's {} sequences{}: SGLang gives every "
+        "rank the pool the least free GPU has room for, stage {}'s beside its weights ({} of a GPU); SGLang runs "
+        "that many at once, the others wait",
+        share(static_share), short_of->stage + 1, s.stages.size(), short_of->held, s.batch_per_rank(),
+        s.dp_attention ? " a rank" : "", heaviest + 1, share(s.stages[heaviest].weights)));
+  }
   if (s.weights == WeightSource::online_fp8) {
     script.notes.push_back("--quantization fp8: the 16-bit checkpoint's weights quantized to fp8 as they load");
   }

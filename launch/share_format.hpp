@@ -17,11 +17,12 @@ namespace roofline::launch {
 // A share that sizes the engine's cache, rounded up to the flag's three decimals: to the nearest,
 // 0.89010 wrote 0.89, whose cache held 11454.2 of the 11455 sequences planned. Up, it takes under
 // 0.001 of the GPU from the reserve; where that would pass `most` (what the share leaves room for:
-// 1, or 1 less one step's activations), to the nearest.
-[[nodiscard]] inline std::string share_up(double x, double most = 1) {
+// 1, or 1 less one step's activations), to the nearest. The value the engine reads; share_up writes it.
+[[nodiscard]] inline double share_up_value(double x, double most = 1) {
   const double up = std::ceil(x * 1000 - 1e-9) / 1000;
-  return share(up <= most ? up : x);
+  return up <= most ? up : std::round(x * 1000) / 1000;
 }
+[[nodiscard]] inline std::string share_up(double x, double most = 1) { return share(share_up_value(x, most)); }
 
 // The same in a note, where a share above zero that rounds to it says so ("under 0.001"): one
 // step's activations beside a large model's weights are some 0.0004 of a GPU, and "0" read as none.

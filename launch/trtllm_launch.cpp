@@ -75,11 +75,36 @@ Script trtllm_script(const LaunchSpec& s) {
   script.notes.push_back(fmt::format("--max_num_tokens {}: a whole {}-token prompt beside a token for each running "
                                      "sequence, the step the plan prices",
                                      s.token_budget(), s.prompt_tokens));
-  script.notes.push_back(fmt::format("free_gpu_memory_fraction {}: the plan's cache, of the memory left once the "
-                                     "weights ({} of the fullest GPU) and one step's activations ({}) are placed, "
-                                     "--reserve {} kept free",
-                                     share_up(s.kv_share_of_free()), share(s.weights_share), share_said(s.activations_share),
-                                     share(s.reserve)));
+  const std::size_t heaviest = s.heaviest_stage();
+  const StageShares& h = s.stages[heaviest];
+  const double fraction = share_up_value(s.kv_share_of_free());
+  if (s.stages.size() == 1) {
+    script.notes.push_back(fmt::format("free_gpu_memory_fraction {}: the plan's cache, of the memory left once the "
+                                       "weights ({} of the fullest GPU) and one step's activations ({}) are placed, "
+                                       "--reserve {} kept free",
+                                       share(fraction), share(h.weights), share_said(h.activations), share(s.reserve)));
+  } else {
+    script.notes.push_back(fmt::format("free_gpu_memory_fraction {}: every rank's cache, of the memory left once its "
+                                       "own weights and one step's activations are placed; stage {} of {} keeps the "
+                                       "least free (weights {}, activations {} of a GPU), and this fraction keeps "
+                                       "--reserve {} free there, so on every stage",
+                                       share(fraction), heaviest + 1, s.stages.size(), share(h.weights),
+                                       share_said(h.activations), share(s.reserve)));
+  }
+  // Each rank sizes its own cache: the fraction of its memory less the peak a profiling step left
+  // (its own weights and activations), in its own layers' bytes a token (KvCacheCreator's
+  // _cal_max_tokens, tensorrt_llm/_torch/pyexecutor/_util.py). The fraction that keeps the reserve
+  // on the heaviest stage gives a lighter one less than all of its own room: at a batch that fills
+  // that stage, fewer sequences than the plan's.
+  const auto cache = [&](std::size_t i) { return fraction * (1 - s.stages[i].weights - s.stages[i].activations); };
+  if (const auto short_of = short_cache(s, cache)) {
+    script.warnings.push_back(fmt::format(
+        "free_gpu_memory_fraction {}: stage {} of {}'s cache holds {} of the plan's {} sequences{}: TensorRT-LLM "
+        "gives every rank one fraction of what its own weights leave free, and a larger one leaves stage {} under "
+        "--reserve {}; TensorRT-LLM runs that many at once, the others wait",
+        share(fraction), short_of->stage + 1, s.stages.size(), short_of->held, s.batch_per_rank(),
+        s.dp_attention ? " a rank" : "", heaviest + 1, share(s.reserve)));
+  }
   if (s.weights == WeightSource::online_fp8) {
     script.warnings.push_back(
         "the plan stores the weights as fp8 and TensorRT-LLM does not quantize as it loads: MODEL must be an fp8 "

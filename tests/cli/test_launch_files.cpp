@@ -6,6 +6,7 @@
 // ENGINE-qwen3-235b-a22b-dp-attention.sh.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -66,7 +67,7 @@ TEST_CASE("a memory share is written rounded up to three decimals, unless that p
   CHECK(launch::share_up(0.9991) == "1");
 }
 
-TEST_CASE("emit trtllm under a pipeline: the cache's share of free memory is the fullest stage's, which keeps --reserve") {
+TEST_CASE("emit trtllm under a pipeline: the cache's share of free memory is of a stage's own weights, not the replica's average") {
   // Llama-3.1-8B at pp 3: 32 layers as 11, 11 and 10, each 436.2 MB in bf16; the first stage adds
   // the 1.05 GB embedding (the last the head): 11 × 0.4362 + 1.0507 = 5.85 GB, 0.068 of an H100's
   // 85.5 GB, against the replica's average of 16.06 / 3 = 5.35 GB (0.063), which left that stage
@@ -78,8 +79,158 @@ TEST_CASE("emit trtllm under a pipeline: the cache's share of free memory is the
   REQUIRE(r.code == 0);
   const auto files = f.files();
   REQUIRE(files.size() == 1);
-  CHECK_THAT(read(files[0]), Catch::Contains("the weights (0.068 of the fullest GPU)") &&
+  CHECK_THAT(read(files[0]), Catch::Contains("stage 1 of 3 keeps the least free (weights 0.068,") &&
                                  Catch::Contains("free_gpu_memory_fraction: 0.893"));
+}
+
+namespace {
+
+// Llama-3.1-8B in bf16 at pp 5 on an H100 (81559 MiB = 85,520,809,984 B), worked by hand. vLLM's
+// get_pp_indices deals its 32 layers as 6, 6, 7, 7, 6 (the 2 left over to the second- and
+// third-to-last). A layer: Q and O 4096², K and V 4096 × 1024, gate, up and down 3 × 4096 × 14336,
+// two norms of 4096: 218,112,000 weights, 436,224,000 B. The embedding and the untied head are
+// 128256 × 4096 × 2 = 1,050,673,152 B each, the final norm 8192 B. One step's activations on a GPU
+// (a prompt of 512 beside a token for each of B sequences: n = 512 + B tokens) are n × 2 B × (the
+// residual and its normed copy, 2 × 4096, and gate beside up, 2 × 14336) = n × 73,728 B, and the
+// last stage adds the last token's fp32 logits, 128256 × 4 = 513,024 B. A sequence of 512 + 256
+// tokens caches 4096 B a layer and token (K and V of 8 heads of 128 in bf16).
+constexpr double kH100 = 85'520'809'984.0;
+constexpr double kLayer = 436'224'000.0, kTable = 1'050'673'152.0;
+// Stages 1 and 5 weigh alike but for the last's norm: 6 layers and a table, 0.04289 of the GPU;
+// stages 3 and 4 hold 7 layers, 0.03571, and cache 7/6 of what stages 1, 2 and 5 do.
+constexpr double kLastWeights = (6 * kLayer + kTable + 8192) / kH100;  // 0.042891
+constexpr double kSevenLayers = 7 * kLayer / kH100;                   // 0.035706
+double step_activations(long batch, bool last) { return ((512.0 + batch) * 73'728 + (last ? 513'024 : 0)) / kH100; }
+constexpr double kSevenLayerSequence = 7 * 4096.0 * 768 / kH100;  // 0.00025748
+
+std::vector<std::string> llama_pp5(std::vector<std::string> extra) {
+  std::vector<std::string> args = {"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--pp", "5", "--rate", "1"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+long planned_batch(const std::vector<std::string>& plan) {
+  auto json = plan;
+  json.insert(json.end(), {"-f", "json"});
+  const auto r = run_cli(json);
+  REQUIRE(r.code == 0);
+  return nlohmann::json::parse(r.out).at("rows").at(0).at("batch").get<long>();
+}
+
+}  // namespace
+
+TEST_CASE("emit trtllm under a pipeline: one fraction for every stage, the heaviest stage's, not the one that fills first") {
+  // TensorRT-LLM gives every rank the one fraction of what its own weights and activations leave
+  // free, (1 − r − w − a) / (1 − w − a) = 1 − r / (1 − w − a): the stage whose w + a is largest
+  // keeps --reserve only under the smallest, which keeps it on every stage. At pp 5 that is the
+  // last (6 layers, the head, the final norm and the logits); the stage that fills first as the
+  // batch grows is the third (7 layers' cache beside 0.0357 of weights), whose 0.0357 wrote 0.897:
+  // (0.9 − 0.0357 − 0.0020) / (1 − 0.0357 − 0.0020) = 0.8961, which left the last stage
+  // (1 − 0.897) × (1 − 0.0449) = 0.0984 of its GPU free, under the reserve.
+  const auto plan = llama_pp5({});
+  const long batch = planned_batch(plan);
+  const double held = kLastWeights + step_activations(batch, true);  // 0.0429 + 0.0020 at batch 1844
+  const double fraction = (0.9 - held) / (1 - held);                  // 0.8953
+  const Folder f("pipeline-trtllm-heaviest");
+  auto emit = plan;
+  emit.insert(emit.end(), {"--emit", "trtllm", "--emit-dir", f.path.string()});
+  const auto r = run_cli(emit);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const std::string text = read(f.files().at(0));
+  CHECK(text.find("  free_gpu_memory_fraction: " + launch::share_up(fraction) + "\n") != std::string::npos);
+  CHECK(launch::share_up(fraction) == "0.896");
+  CHECK(text.find("stage 5 of 5 keeps the least free (weights 0.043,") != std::string::npos);
+  // Below the batch memory allows, every stage's cache holds it.
+  CHECK(text.find("WARNING: free_gpu_memory_fraction") == std::string::npos);
+}
+
+TEST_CASE("emit under a pipeline: a batch that fills a lighter stage is more than one share for every rank holds there") {
+  // --reserve 0.3 and targets memory alone limits: the third stage fills first, at the largest B
+  // with 0.035706 + (512 + B) × 73,728 / 85.52e9 + B × 0.00025748 ≤ 0.7, B = 2569.
+  const auto plan = llama_pp5({"--reserve", "0.3", "--tpot", "1s", "--ttft", "30s"});
+  const long batch = planned_batch(plan);
+  CHECK(batch == 2569);
+  // TensorRT-LLM: the last stage's fraction, (0.7 − 0.042891 − 0.002662) / (1 − 0.045553) = 0.68568,
+  // written 0.686, gives the third stage 0.686 × (1 − 0.035706 − 0.002656) = 0.65968 of its GPU:
+  // 2562 sequences of 0.00025748, 7 short of the plan's; a fraction that held them all would leave
+  // the last stage under its reserve.
+  const double last = kLastWeights + step_activations(batch, true);
+  const double fraction = std::ceil((0.7 - last) / (1 - last) * 1000) / 1000;
+  CHECK(fraction == Approx(0.686));
+  const double third = fraction * (1 - kSevenLayers - step_activations(batch, false));
+  const auto held = static_cast<long>(third / kSevenLayerSequence);
+  CHECK(held == 2562);
+  const Folder f("pipeline-trtllm-short");
+  auto trtllm = plan;
+  trtllm.insert(trtllm.end(), {"--emit", "trtllm", "--emit-dir", f.path.string()});
+  const auto r = run_cli(trtllm);
+  REQUIRE(r.code == 0);
+  const std::string said = fmt::format("free_gpu_memory_fraction 0.686: stage 3 of 5's cache holds {} of the plan's "
+                                       "{} sequences",
+                                       held, batch);
+  CHECK(read(f.files().at(0)).find("# WARNING: " + said) != std::string::npos);
+  CHECK(r.err.find(said) != std::string::npos);
+  // SGLang gives every rank the pool the least free GPU has room for (the last stage's, beside its
+  // 0.042891 of weights): --mem-fraction-static 0.7 − 0.002662 = 0.69734, written 0.698, less
+  // 0.042891 is 0.65511 of a GPU, 2544 of the third stage's sequences.
+  const Folder g("pipeline-sglang-short");
+  auto sglang = plan;
+  sglang.insert(sglang.end(), {"--emit", "sglang", "--emit-dir", g.path.string()});
+  REQUIRE(run_cli(sglang).code == 0);
+  const auto pool = static_cast<long>((0.698 - kLastWeights) / kSevenLayerSequence);
+  CHECK(pool == 2544);
+  CHECK(read(g.files().at(0)).find(fmt::format("# WARNING: --mem-fraction-static 0.698: stage 3 of 5's KV pool holds "
+                                               "{} of the plan's {} sequences",
+                                               pool, batch)) != std::string::npos);
+  // vLLM gives every rank its own --gpu-memory-utilization of its memory: each stage its own room.
+  const Folder v("pipeline-vllm-short");
+  auto vllm = plan;
+  vllm.insert(vllm.end(), {"--emit", "vllm", "--emit-dir", v.path.string()});
+  REQUIRE(run_cli(vllm).code == 0);
+  CHECK(read(v.files().at(0)).find("WARNING: --gpu-memory-utilization") == std::string::npos);
+}
+
+TEST_CASE("emit sglang under a pipeline: the activations left outside --mem-fraction-static are the stage's that holds the most") {
+  // Every rank gets the one static share, and its activations run beside it: the share must leave
+  // room for the most any stage holds, not the replica's average. Two dense layers with a 65536-wide
+  // gated FFN on the first stage, two MoE layers of 512 on the second: one step of n = 512 + B tokens
+  // holds n × 2 B × (2 × 1024 + 2 × 65536) = n × 266,240 B on a GPU of the first, and n × 2 B ×
+  // (2 × 1024 + 3072, Q, K and V) + the logits' 4096 B on the second, some 26 times less.
+  const Folder f("sglang-activations");
+  fs::create_directories(f.path);
+  const fs::path model = f.path / "dense-then-moe.yaml";
+  std::ofstream(model) << "name: Dense then MoE\nlayers: 4\nhidden: 1024\nheads: 8\nkv_heads: 8\nffn: 65536\n"
+                          "ffn_type: gated\nvocab: 1024\ndtype: bf16\n"
+                          "moe: {experts: 4, top_k: 1, ffn: 512, dense_layers: 2}\n";
+  const std::vector<std::string> plan = {"plan", "-m", model.string(), "-g", "h100-sxm", "--pp", "2", "--rate", "1"};
+  const long batch = planned_batch(plan);
+  const double n = 512.0 + static_cast<double>(batch);
+  const double first = n * 266'240 / kH100, second = (n * 10'240 + 4096) / kH100;
+  REQUIRE(first > second + 0.002);  // 0.0203 against 0.0008 at the batch of 6019
+  const std::string expected = launch::share_up(0.9 - first, 1 - first);  // 0.88; the average's 0.89
+  REQUIRE(expected != launch::share_up(0.9 - (first + second) / 2, 1 - (first + second) / 2));
+  const Folder out("sglang-activations-out");
+  auto emit = plan;
+  emit.insert(emit.end(), {"--emit", "sglang", "--emit-dir", out.path.string()});
+  REQUIRE(run_cli(emit).code == 0);
+  const std::string text = read(out.files().at(0));
+  CHECK(text.find("  --mem-fraction-static " + expected + " \\\n") != std::string::npos);
+  CHECK(text.find(fmt::format("one step's activations ({} of a GPU, the most a stage holds)", launch::share(first))) !=
+        std::string::npos);
+}
+
+TEST_CASE("emit: a row the engine refuses beside one it runs is warned of after --emit ENGINE, and the other written") {
+  // The A100 has no fp8 tensor cores, which TensorRT-LLM's fp8 needs; the H100 has them.
+  const Folder f("partly-refused");
+  const auto r = run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm,a100-80gb", "--weights", "fp8", "--rate", "5",
+                          "--emit", "trtllm", "--emit-dir", f.path.string()});
+  REQUIRE(r.code == 0);
+  CHECK(r.err.find("warning: --emit trtllm: no launch file for row 2 (NVIDIA A100 80GB SXM with tp 1): --weights or "
+                   "--kv: fp8 weights or cache") != std::string::npos);
+  const auto files = f.files();
+  REQUIRE(files.size() == 1);
+  CHECK(files[0].filename() == "01-trtllm-nvidia-h100-sxm-tp1.sh");
 }
 
 TEST_CASE("emit: each engine's launch file is its fixture") {
