@@ -11,7 +11,8 @@
 namespace roofline {
 
 // What a decode step's weights cost, over the whole model, as its operators price them
-// (model/operators.cpp; tests/cli/test_layer_description.cpp holds the two equal over every preset):
+// (model/operators.cpp; tests/cli/test_layer_description.cpp holds B* from these equal to B* from
+// the decode operators for every preset and config the tests carry):
 struct DecodeWeights {
   // The bytes a step streams at large batches: every weight as stored, every expert, but the
   // embedding tables (a step gathers one row a token of them, which scales with the batch as the

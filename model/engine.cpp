@@ -141,7 +141,7 @@ const OneSequence& one_sequence(const Architecture& a, const LayerStack& whole, 
   return kept->second;
 }
 
-// The busiest stage's time, each block priced alone and its layers dealt out as stage_split
+// The busiest stage's time, each block priced alone and its layers dealt out as deal_stages
 // deals them (layer by layer: DeepSeek-V3's dense layers lie on the first stage, Nemotron-H's
 // Mamba, attention and MoE layers in its pattern), the first stage holding the ends before the
 // layers (the embedding), the last those after (the final norm, the head). Spread over the stages,
@@ -149,26 +149,15 @@ const OneSequence& one_sequence(const Architecture& a, const LayerStack& whole, 
 // last stage alone, 8 layers and the head, takes 1.36 ms a micro-batch: 5.45 ms).
 Seconds busiest_stage(Phase phase, const Architecture& a, const LayerStack& shard, const Workload& micro,
                       const WeightPricing& pricing, const GpuSpec& gpu, const Ceilings& c) {
-  const std::vector<int> split = stage_split(a.layers, micro.pp);
-  std::vector<Seconds> stage(split.size());
-  bool past_layers = false;
+  std::vector<Seconds> stage(static_cast<std::size_t>(micro.pp));
   LayerStack one = shard;
   one.serial = 0;  // not a description described_layers keeps
-  for (const Block& b : shard.blocks) {
+  deal_stages(a, shard, micro.pp, [&](const Block& b, std::span<const int> held) {
     one.blocks.assign(1, b);
     const Seconds alone =
         evaluate_phase(build_ops(phase, one, micro, ExpertRouting::uniform, pricing), c, gpu.interconnect, gpu.network).time;
-    if (b.selection.of == LayerSelection::Of::none) {
-      (past_layers ? stage.back() : stage.front()) += alone;
-      continue;
-    }
-    past_layers = true;
-    int begin = 0;
-    for (std::size_t i = 0; i < split.size(); ++i) {
-      stage[i] += alone * (layers_in(a, b, begin, begin + split[i]) / b.layers);
-      begin += split[i];
-    }
-  }
+    for (std::size_t i = 0; i < stage.size(); ++i) stage[i] += alone * (held[i] / b.layers);
+  });
   return *std::max_element(stage.begin(), stage.end());
 }
 

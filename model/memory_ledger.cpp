@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <variant>
 
+#include "model/bisect.hpp"
 #include "model/parameters.hpp"
 #include "model/pipeline.hpp"
 
@@ -69,30 +70,31 @@ SequenceFootprint sequence_footprint(const Architecture& a, const LayerStack& sh
 }
 
 std::vector<LayerStack> pipeline_stages(const Architecture& a, const LayerStack& shard, const Workload& w) {
-  const std::vector<int> split = stage_split(a.layers, w.pp);
-  std::vector<LayerStack> stages(split.size(), LayerStack{{}, shard.hidden, shard.tp, shard.data_parallel, 0, 0});
+  std::vector<LayerStack> stages(static_cast<std::size_t>(w.pp), LayerStack{{}, shard.hidden, shard.tp, shard.data_parallel, 0, 0});
   stages.front().tower_params = shard.tower_params;  // the towers feed the first stage's embedding
-  bool past_layers = false, tied = false;
-  for (const Block& b : shard.blocks) {
-    if (b.selection.of == LayerSelection::Of::none) {
-      (past_layers ? stages.back() : stages.front()).blocks.push_back(b);
-      for (const PhasedStep& s : b.steps) {
-        if (const auto* l = std::get_if<LinearStep>(&s.step); l && l->last_token && !l->counted) tied = true;
-      }
-      continue;
-    }
-    past_layers = true;
-    int begin = 0;
-    for (std::size_t i = 0; i < split.size(); ++i) {
-      const int held = layers_in(a, b, begin, begin + split[i]);
-      begin += split[i];
-      if (held == 0) continue;
+  bool tied = false;
+  deal_stages(a, shard, w.pp, [&](const Block& b, std::span<const int> held) {
+    for (std::size_t i = 0; i < stages.size(); ++i) {
+      if (held[i] == 0) continue;
       stages[i].blocks.push_back(b);
-      stages[i].blocks.back().layers = held;
+      stages[i].blocks.back().layers = held[i];
     }
+    for (const PhasedStep& s : b.steps) {
+      if (const auto* l = std::get_if<LinearStep>(&s.step); l && l->last_token && !l->counted) tied = true;
+    }
+  });
+  // The embedding is the first block (describe_layers); the last stage holds its token table again
+  // as its head, not a table of learned positions beside it (GPT-2's wpe lies on the first alone).
+  if (tied && stages.size() > 1) {
+    Block table = shard.blocks.front();
+    for (PhasedStep& s : table.steps) {
+      if (auto* g = std::get_if<GatherStep>(&s.step)) {
+        g->rows = static_cast<double>(a.vocab);
+        g->tables = 1 / g->split;  // one table, vocab-parallel as the embedding's
+      }
+    }
+    stages.back().blocks.push_back(std::move(table));
   }
-  // The embedding is the first block (describe_layers); the last stage holds its table again.
-  if (tied && stages.size() > 1) stages.back().blocks.push_back(shard.blocks.front());
   return stages;
 }
 
@@ -145,14 +147,23 @@ MemoryLedger memory_ledger(const WeightPlacement& weights, const LayerStack* sha
       f(weights.stages[i], sequence.stages[i].cache, sequence.stages[i].activations);
     }
   };
+  // What one GPU of a stage holding `held` holds at a batch of b in m micro-batches: the caches of
+  // its ⌈b/d⌉ sequences, and the activations of its share of the largest micro-batch in flight
+  // (⌈⌈b/m⌉/d⌉ sequences: a micro-batch of fewer sequences than ranks still leaves one a rank).
+  const auto on_gpu = [&](Bytes held, Bytes cache, Bytes act, double b, double micro) {
+    const double sequences = std::ceil(b / d), in_flight = std::ceil(std::ceil(b / micro) / d);
+    // One stage (micro = 1): each sequence's cache and activations alike.
+    if (in_flight == sequences) return held + (cache + act) / holders * sequences;
+    return held + cache / holders * sequences + act / holders * in_flight;
+  };
   Bytes fullest, activations;
   std::optional<double> fewest;  // the sequences the stage that fills first has room for
   bool first = true;
   each_stage([&](Bytes held, Bytes cache, Bytes act) {
     activations += act;
-    // The fullest GPU holds ⌈B / d⌉ sequences.
-    const Bytes per_seq = (cache + act / static_cast<double>(m)) / holders;
-    fullest = std::max(fullest, held + per_seq * std::ceil(B / d));
+    fullest = std::max(fullest, on_gpu(held, cache, act, B, static_cast<double>(m)));
+    // The room counted as if each sequence held an m-th of its activations: exact at one stage
+    // (m = 1), above the batch that fits in a pipeline (its micro-batches hold whole sequences).
     const Bytes per_seq_at_most = (cache + act / static_cast<double>(most_microbatches)) / holders;
     const Bytes free = g.memory_capacity - reserve - held;
     const double room = per_seq_at_most > Bytes(0) ? (free > Bytes(0) ? free / per_seq_at_most : 0.0) : -1;
@@ -172,31 +183,21 @@ MemoryLedger memory_ledger(const WeightPlacement& weights, const LayerStack* sha
   // Clamped so that a tiny per-sequence footprint cannot overflow the count, where a long has
   // 32 bits too (WebAssembly): past 10^9 sequences no batch is limited by memory anyway.
   if (fewest) l.max_batch = static_cast<long>(std::min(d * std::floor(*fewest), 1e9));
-  // The room above is counted at the most micro-batches; fewer sequences than that run one a
-  // micro-batch, each stage holding a whole sequence's activations (Llama-3.1-8B at pp 2 and a
-  // 500k-token prompt: room for 1.35 sequences at half a prefill's activations each, but one whole
-  // prefill does not fit). Below that count the footprint grows with the batch: the largest that
-  // fits, by bisection.
-  if (l.max_batch && *l.max_batch < most_microbatches) {
-    const auto fits_at = [&](long b) {  // b ≥ 1
+  // A pipeline's micro-batches hold whole sequences: at fewer sequences than micro-batches each
+  // stage holds a whole sequence's activations (Llama-3.1-8B at pp 2 and a 500k-token prompt: room
+  // for 1.35 sequences at half a prefill's each, but one whole prefill does not fit), and the
+  // largest micro-batch holds ⌈B/m⌉. The room above bounds the batch from above; the largest that
+  // fits below it, by bisection (what a GPU holds grows with the batch).
+  if (l.max_batch && w.pp > 1) {
+    const auto fits_at = [&](long b) {
       bool fits = true;
-      const auto per_stage = static_cast<double>(std::min(most_microbatches, b));
+      const auto n = static_cast<double>(b), micro = static_cast<double>(std::min(most_microbatches, b));
       each_stage([&](Bytes held, Bytes cache, Bytes act) {
-        const Bytes per_seq = (cache + act / per_stage) / holders;
-        fits = fits && held + per_seq * std::ceil(static_cast<double>(b) / d) + reserve <= g.memory_capacity;
+        fits = fits && on_gpu(held, cache, act, n, micro) + reserve <= g.memory_capacity;
       });
       return fits;
     };
-    long lo = 0, hi = *l.max_batch;  // fits_at(lo) always: no sequence
-    while (lo < hi) {
-      const long mid = lo + (hi - lo + 1) / 2;
-      if (fits_at(mid)) {
-        lo = mid;
-      } else {
-        hi = mid - 1;
-      }
-    }
-    l.max_batch = lo;
+    l.max_batch = last_holding(0, *l.max_batch, fits_at);
   }
   return l;
 }

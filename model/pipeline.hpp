@@ -5,13 +5,15 @@
 // One micro-batch takes T through all stages: t_s = (T − S)/pp in each were they even, and S for
 // its activations across the pp − 1 boundaries. The stages are not even (stage_split deals the
 // layers, the first holds the embedding, the last the head, and layers differ): the busiest, t_s,
-// paces the steady part: a prefill takes m·t_s + (T − S − t_s) + S, a decode step max(m·t_s, T). A prefill of the batch finishes after
-// (m + pp − 1)·t_s + S: the first micro-batch fills the pipeline, the others follow a stage behind,
-// and the stages idle (pp − 1)/(m + pp − 1) of the time: the bubble. A decode step advances every
-// sequence one token: with m ≥ pp micro-batches in flight each stage is always busy and the step
-// takes m·t_s; with fewer, a micro-batch's next token waits for its last one to come round,
-// pp·t_s + S. Work and op costs are one GPU's: each stage holds 1/pp of the layers. Neither phase is faster than on one GPU holding all the layers at that micro-batch:
-// a pipeline buys memory and throughput, not latency.
+// paces the steady part: a prefill takes m·t_s + (T − S − t_s) + S, a decode step max(m·t_s, T).
+// Were they even, a prefill of the batch would finish after (m + pp − 1)·t_s + S: the first
+// micro-batch fills the pipeline, the others follow a stage behind, and the stages idle
+// (pp − 1)/(m + pp − 1) of the time: the bubble. A decode step advances every sequence one token:
+// with m ≥ pp micro-batches in flight each stage is always busy and the step takes m·t_s; with
+// fewer, a micro-batch's next token waits for its last one to come round. Work and op costs are
+// one GPU's: the sum over the stages over pp. Neither phase is faster than on one GPU holding all
+// the layers at that micro-batch: a pipeline buys memory and throughput, not latency.
+#include <algorithm>
 #include <optional>
 #include <span>
 #include <vector>
@@ -38,6 +40,32 @@ struct Pipeline {
 // 15, 15, 16, 15. A stage's share of each block of layers is layers_in (model/layers.hpp).
 [[nodiscard]] std::vector<int> stage_split(int layers, int stages);
 
+// How `shard`'s blocks lie on `stages` pipeline stages, the one deal that a stage's time
+// (model/engine.cpp busiest_stage) and what it holds (pipeline_stages) are both read from:
+// `on(block, held)` once a block, held[i] its layers on stage i (stage_split, layers_in); an end,
+// a block of no layers (the embedding, an MTP module's input, the final norm and head), whole on
+// the first stage where it comes before the layers, on the last where after.
+template <class On>
+void deal_stages(const Architecture& a, const LayerStack& shard, int stages, On&& on) {
+  const std::vector<int> split = stage_split(a.layers, stages);
+  std::vector<int> held(split.size());
+  bool past_layers = false;
+  for (const Block& b : shard.blocks) {
+    std::fill(held.begin(), held.end(), 0);
+    if (b.selection.of == LayerSelection::Of::none) {
+      (past_layers ? held.back() : held.front()) = 1;
+    } else {
+      past_layers = true;
+      int begin = 0;
+      for (std::size_t i = 0; i < split.size(); ++i) {
+        held[i] = layers_in(a, b, begin, begin + split[i]);
+        begin += split[i];
+      }
+    }
+    on(b, std::span<const int>(held));
+  }
+}
+
 // The activations one micro-batch of `rows` tokens sends across the stage boundaries, as
 // collectives (sends) for evaluate_phase: boundaries inside a domain and those between domains.
 [[nodiscard]] OpList pipeline_sends(const Workload& w, double rows, double hidden, const LayerStack& stack,
@@ -49,8 +77,8 @@ struct MicroBatches {
   const PhaseResult* pass;
   long count;
   long size;
-  // What the busiest stage takes (0: the even split's (T − S)/pp): its layers and ends, each block
-  // priced alone (model/engine.cpp busiest_stage).
+  // What the busiest stage takes: its layers and ends, each block priced alone (model/engine.cpp
+  // busiest_stage); never less than the even split's (T − S)/pp.
   Seconds heaviest{0};
 };
 

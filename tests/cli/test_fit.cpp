@@ -218,7 +218,7 @@ TEST_CASE("fit: every bad row is refused at file:line with the column named") {
     const std::string eq = csv_file("extra-open-equals", int4("--group-size='16"));
     check_error(run_cli({"fit", eq}), eq + ":2: extra_flags: unterminated quote: ", "`'16` has no closing '");
     // Closed, they read as unquoted: the bound of `--group-size 16` (466 tokens/s).
-    for (const std::string& closed : {"--group-size '16'", "\"--group-size=\"\"16\"\"\""}) {
+    for (const std::string closed : {"--group-size '16'", "\"--group-size=\"\"16\"\"\""}) {
       INFO(closed);
       const nlohmann::json j = fit_json(csv_file("extra-closed", int4(closed)));
       CHECK(j["rows"][0]["bound"].get<double>() == Approx(466.05).epsilon(0.001));

@@ -166,3 +166,33 @@ TEST_CASE("layer description: prefill activations hold the residual, its norm an
   CHECK(d.memory.activations.value() == 512.0 * 2 * (2 * 7168 + 128 * (192 + 192 + 128)) + 129280.0 * 4);
   CHECK(d.memory.activations.value() == 82'306'048.0);
 }
+
+TEST_CASE("layer description: B* streams and multiplies what the decode operators do, for every model") {
+  // critical_batch's weights (decode_weights, from the description and the stored bytes) against
+  // the decode operators of one sequence, every expert read: their weight bytes a step, and their
+  // matrix products' FLOPs a token.
+  const GpuSpec g = io::load_gpu("h100-sxm");
+  for (const ModelSpec& m : described_models()) {
+    INFO(m.name);
+    const Workload w = test::default_workload(m, 1);
+    const Report r = evaluate(m, g, w);
+    const OpList ops = build_ops(Phase::decode, m, w, ExpertRouting::all);
+    const double b = weight_bytes_of(ops).value() / r.gpu.ceilings.bandwidth.value() * r.gpu.ceilings.peak.value() /
+                     matmul_flops(ops).value();
+    CHECK(r.critical_batch.weights_only == Approx(b).epsilon(1e-9));
+  }
+}
+
+TEST_CASE("layer description: a tied head's table is held again on a pipeline's last stage - the token table, not GPT-2's positions") {
+  // GPT-2: 50,257 tokens and 1,024 learned positions of 768, tied, fp32 stored and run in fp16...
+  // as the config gives. At pp 2 the replica holds its weights once and the token table again:
+  // 50,257 × 768 elements more, not the 51,281 rows of both tables.
+  const ModelSpec m = io::load_model(test::data_file("hf/gpt2.json"));
+  const GpuSpec g = io::load_gpu("h100-sxm");
+  Workload w = test::default_workload(m, 1);
+  const Report one = evaluate(m, g, w);
+  w.pp = 2;
+  const Report two = evaluate(m, g, w);
+  const double element = bytes_per_element(element_of(w.precision.of(TensorClass::embedding)));
+  CHECK((two.memory.weights - one.memory.weights).value() == Approx(50'257.0 * 768 * element).epsilon(1e-12));
+}

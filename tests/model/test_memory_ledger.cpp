@@ -100,7 +100,11 @@ TEST_CASE("Nemotron-3-Nano at pp 4 on H100: the fullest stage is the last's 6 Mo
   // room for (76.97 − 16.79) GB / (13.59 + 4.36) MB = 3353.05 sequences; the first (2 attention
   // layers' cache, 14.24 GB) for 3371, the second 3417, the third 3698.
   CHECK((85'520'809'984.0 - reserve - last_weights) / (last_cache + last_prefill / 4) == Approx(3353.05).epsilon(1e-5));
-  CHECK(l.max_batch == 3353L);
+  // But its micro-batches hold whole sequences: 3353 in 4 leave 839 in the largest, 16.786 GB +
+  // 3353 × 13.59 MB + 839 × 17.43 MB = 76.981 GB of the 76.969 free; 3352 leave 838: 76.950 GB.
+  CHECK(last_weights + 3353 * last_cache + 839 * last_prefill > 85'520'809'984.0 - reserve);
+  CHECK(last_weights + 3352 * last_cache + 838 * last_prefill <= 85'520'809'984.0 - reserve);
+  CHECK(l.max_batch == 3352L);
 }
 
 TEST_CASE("a table tied to the head at pp 2: the last stage holds it again as its head - Llama-2-7B tied, 13.48 GB in all") {
@@ -172,6 +176,33 @@ TEST_CASE("a pipeline's max batch fits: below the micro-batch count each stage h
       }
       w.batch = *most + 1;
       CHECK_FALSE(evaluate(m, g, w).memory.fits);
+    }
+  }
+  // The same under data-parallel attention, each of 2 ranks holding its own sequences: Mixtral at
+  // tp 2, ep 2 and pp 2 in 4 micro-batches. A micro-batch of fewer sequences than ranks still
+  // leaves one on a rank, so a batch of 2 holds no less than one (the footprint had been
+  // (cache + act/m) × ⌈B/d⌉: 1 sequence the same as 2, and the max batch searched on it
+  // contradicted `fits`).
+  const ModelSpec moe = test::mixtral_8x7b();
+  Workload dp = test::default_workload(moe, 1);
+  dp.tp = dp.ep = 2;
+  dp.dp_attention = true;
+  dp.pp = 2;
+  dp.microbatches = 4;
+  dp.gen_tokens = 1;
+  for (const long prompt : {100'000L, 200'000L, 400'000L, 800'000L}) {
+    for (const double reserve : {0.1, 0.4}) {
+      dp.prompt_tokens = prompt;
+      dp.context_tokens = prompt + 1;
+      dp.reserve_fraction = reserve;
+      dp.batch = 1;
+      const auto most = evaluate(moe, g, dp).memory.max_batch;
+      REQUIRE(most);
+      INFO("prompt " << prompt << ", reserve " << reserve << ", max batch " << *most);
+      for (long b = 1; b <= *most + 2; ++b) {
+        dp.batch = b;  // in min(4, b) micro-batches
+        CHECK(evaluate(moe, g, dp).memory.fits == (b <= *most));
+      }
     }
   }
 }
