@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "model/bisect.hpp"
+#include "model/contract_error.hpp"
 #include "model/parameters.hpp"
 #include "model/pipeline.hpp"
 
@@ -129,7 +130,7 @@ MemoryLedger memory_ledger(const WeightPlacement& weights, const LayerStack* sha
   const double holders = static_cast<double>(w.tp) / d;
   const long m = microbatches(w);
   // At the largest batches a pipeline runs its --microbatches (pp by default).
-  const long most_microbatches = w.pp > 1 ? (w.microbatches > 0 ? w.microbatches : w.pp) : 1;
+  const long most = most_microbatches(w);
   l.weights = weights.all;
   l.kv_cache = kv_per_seq * B;
   l.capacity = g.memory_capacity * static_cast<double>(l.gpus);
@@ -137,10 +138,14 @@ MemoryLedger memory_ledger(const WeightPlacement& weights, const LayerStack* sha
   const Bytes reserve = g.memory_capacity * w.reserve_fraction;
 
   // Each stage on its own where a pipeline's stages are known (weights and sequence from the same
-  // split); else every GPU alike, holding a pp-th of each sequence's cache. A stage holds one
-  // micro-batch's activations at a time, a sequence's prefill peak over its layers: an m-th of
-  // the batch's.
-  const bool staged = shard && !weights.stages.empty() && weights.stages.size() == sequence.stages.size();
+  // split); else every GPU alike. A stage holds one micro-batch's activations at a time, a
+  // sequence's prefill peak over its layers: an m-th of the batch's.
+  const bool staged = shard && w.pp > 1;
+  const auto stages = static_cast<std::size_t>(w.pp);
+  if (staged && (weights.stages.size() != stages || sequence.stages.size() != stages)) {
+    throw ContractError(fmt::format("memory_ledger: {} stages, but {} weighed and {} footprints", stages,
+                                    weights.stages.size(), sequence.stages.size()));
+  }
   const auto each_stage = [&](auto&& f) {
     if (!staged) return f(weights.fullest, kv_per_seq / static_cast<double>(w.pp), act_per_seq);
     for (std::size_t i = 0; i < weights.stages.size(); ++i) {
@@ -164,7 +169,7 @@ MemoryLedger memory_ledger(const WeightPlacement& weights, const LayerStack* sha
     fullest = std::max(fullest, on_gpu(held, cache, act, B, static_cast<double>(m)));
     // The room counted as if each sequence held an m-th of its activations: exact at one stage
     // (m = 1), above the batch that fits in a pipeline (its micro-batches hold whole sequences).
-    const Bytes per_seq_at_most = (cache + act / static_cast<double>(most_microbatches)) / holders;
+    const Bytes per_seq_at_most = (cache + act / static_cast<double>(most)) / holders;
     const Bytes free = g.memory_capacity - reserve - held;
     const double room = per_seq_at_most > Bytes(0) ? (free > Bytes(0) ? free / per_seq_at_most : 0.0) : -1;
     if (!(first || (room >= 0 && (!fewest || room < *fewest)))) return;
@@ -191,7 +196,7 @@ MemoryLedger memory_ledger(const WeightPlacement& weights, const LayerStack* sha
   if (l.max_batch && w.pp > 1) {
     const auto fits_at = [&](long b) {
       bool fits = true;
-      const auto n = static_cast<double>(b), micro = static_cast<double>(std::min(most_microbatches, b));
+      const auto n = static_cast<double>(b), micro = static_cast<double>(std::min(most, b));
       each_stage([&](Bytes held, Bytes cache, Bytes act) {
         fits = fits && on_gpu(held, cache, act, n, micro) + reserve <= g.memory_capacity;
       });

@@ -38,10 +38,14 @@ struct Workload {
 // The ranks a stage's sequences are spread over: its tp GPUs under data-parallel attention (each
 // runs its own sequences), else one group running them all.
 [[nodiscard]] inline int attention_ranks(const Workload& w) { return w.dp_attention ? w.tp : 1; }
-// Micro-batches a pass is split into: --microbatches (pp by default), never more than the batch.
-[[nodiscard]] inline long microbatches(const Workload& w) {
+// Micro-batches a pipeline runs at its largest batches: --microbatches (pp by default); 1 without.
+[[nodiscard]] inline long most_microbatches(const Workload& w) {
   if (w.pp <= 1) return 1;
-  return std::min<long>(w.microbatches > 0 ? w.microbatches : w.pp, w.batch);
+  return w.microbatches > 0 ? w.microbatches : w.pp;
+}
+// Micro-batches a pass is split into: most_microbatches, never more than the batch.
+[[nodiscard]] inline long microbatches(const Workload& w) {
+  return w.pp <= 1 ? 1 : std::min<long>(most_microbatches(w), w.batch);
 }
 
 // The tokens a sequence's cache holds at its longest: its prompt and output, or the decode step's
