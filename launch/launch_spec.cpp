@@ -130,13 +130,8 @@ std::vector<StageShares> stage_shares(const ModelSpec& m, const GpuSpec& g, cons
   const WeightPlacement placed = stage_weights(pipeline_stages(a, shard, w), weigh(shard, pricing).bytes, pricing, w);
   const long ranks = std::max(1L, ledger.attention_ranks);
   const long tokens = step_token_budget(w.prompt_tokens, (std::max(w.batch, 1L) + ranks - 1) / ranks);
-  Workload step = w;
-  step.batch = 1;
-  step.microbatches = 0;
-  step.prompt_tokens = tokens;
-  step.gen_tokens = 1;
-  step.context_tokens = tokens;
-  const SequenceFootprint sequence = sequence_footprint(a, shard, w), stepped = sequence_footprint(a, shard, step);
+  const SequenceFootprint sequence = sequence_footprint(a, shard, w),
+                          stepped = sequence_footprint(a, shard, step_workload(w, tokens));
   // The GPUs of a stage that hold some of each sequence (the ledger's holders).
   const double holders = static_cast<double>(shard.tp) / static_cast<double>(shard.data_parallel);
   std::vector<StageShares> out;

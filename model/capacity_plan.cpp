@@ -69,14 +69,18 @@ std::optional<long> replicas_for(double rate, double per_replica) {
 
 }  // namespace
 
-MemoryLedger step_ledger(const ModelSpec& m, const GpuSpec& g, const Workload& base, long tokens) {
+Workload step_workload(const Workload& base, long tokens) {
   Workload w = base;
   w.batch = 1;
   w.microbatches = 0;
   w.prompt_tokens = tokens;
   w.gen_tokens = 1;
   w.context_tokens = tokens;
-  return evaluate(m, g, w).memory;
+  return w;
+}
+
+MemoryLedger step_ledger(const ModelSpec& m, const GpuSpec& g, const Workload& base, long tokens) {
+  return evaluate(m, g, step_workload(base, tokens)).memory;
 }
 
 // The largest batch whose caches and one step's activations fit on the fullest GPU (`one`: the

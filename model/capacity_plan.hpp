@@ -80,6 +80,8 @@ using Infeasible = std::variant<WeightsDoNotFit, TpotUnreachable, TtftUnreachabl
 // plan holds them beside its caches, and the serving simulation sizes its cache with them
 // (serve/kv_capacity.cpp).
 [[nodiscard]] MemoryLedger step_ledger(const ModelSpec& m, const GpuSpec& g, const Workload& base, long tokens);
+// That step as a workload: one sequence of `tokens` tokens, prefilled, on `base`'s layout.
+[[nodiscard]] Workload step_workload(const Workload& base, long tokens);
 
 // The largest batch a replica holds in steady state (CapacityPlan::max_batch): B caches beside one
 // step's activations on the fullest GPU. `one`: the point's ledger at batch 1 and these lengths;
