@@ -124,9 +124,7 @@ void per_layer_heads(const HfFields& c, const HfFamily& f, Architecture& a) {
   }
   if (!c.given("num_attention_heads_per_layer")) return;
   const std::vector<long> heads = c.numbers("num_attention_heads_per_layer", hf_range("heads"));
-  if (std::cmp_not_equal(heads.size(), a.layers)) {
-    c.fail("num_attention_heads_per_layer", fmt::format("{} entries for {} layers", heads.size(), a.layers));
-  }
+  c.require_per_layer("num_attention_heads_per_layer", heads.size(), a.layers);
   std::optional<long> full, other;
   for (int i = 0; i < a.layers; ++i) {
     std::optional<long>& kind = a.mixer(i) == Mixer::full ? full : other;

@@ -95,9 +95,7 @@ std::vector<bool> qwen_moe_layers(const HfFields& c, int layers) {
 // every entry but "sparse", and a reader that matched case would not.
 std::vector<bool> from_mlp_layer_types(const HfFields& c, int layers) {
   const std::vector<std::string> kinds = c.words("mlp_layer_types");
-  if (std::cmp_not_equal(kinds.size(), layers)) {
-    c.fail("mlp_layer_types", fmt::format("{} entries for {} layers", kinds.size(), layers));
-  }
+  c.require_per_layer("mlp_layer_types", kinds.size(), layers);
   std::vector<bool> is_moe;
   for (std::size_t i = 0; i < kinds.size(); ++i) {
     if (kinds[i] != "dense" && kinds[i] != "sparse") {

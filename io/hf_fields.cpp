@@ -169,6 +169,10 @@ std::string HfFields::text(std::string_view key) const {
   return r_.string(key);
 }
 
+void HfFields::require_per_layer(std::string_view key, std::size_t entries, int layers) const {
+  if (std::cmp_not_equal(entries, layers)) fail(key, fmt::format("{} entries for {} layers", entries, layers));
+}
+
 std::vector<std::string> HfFields::words(std::string_view key) const {
   mark(key);
   const YAML::Node v = node(key);

@@ -58,6 +58,9 @@ class HfFields {
   // Lists, possibly empty; null is empty.
   [[nodiscard]] std::vector<std::string> words(std::string_view key) const;
   [[nodiscard]] std::vector<long> numbers(std::string_view key, Range range) const;
+  // Refuses a per-layer list read from `key` (layer_types, mlp_layer_types …) of `entries` entries
+  // unless it has one a layer.
+  void require_per_layer(std::string_view key, std::size_t entries, int layers) const;
   // A nested mapping, itself read field by field.
   [[nodiscard]] HfFields child(std::string_view key, std::string what, std::span<const HfDefault> defaults = {}) const;
   [[nodiscard]] std::vector<std::string> keys() const;

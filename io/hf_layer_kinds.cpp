@@ -24,9 +24,7 @@ constexpr std::array<LayerType, 4> kLayerTypes = {{{"full_attention", Mixer::ful
 
 std::vector<Mixer> from_layer_types(const HfFields& c, int layers) {
   const std::vector<std::string> words = c.words("layer_types");
-  if (std::cmp_not_equal(words.size(), layers)) {
-    c.fail("layer_types", fmt::format("{} entries for {} layers", words.size(), layers));
-  }
+  c.require_per_layer("layer_types", words.size(), layers);
   std::vector<Mixer> kinds;
   for (std::size_t i = 0; i < words.size(); ++i) {
     const auto t =
@@ -56,9 +54,7 @@ std::vector<Mixer> llama4_kinds(const HfFields& c, int layers) {
   const std::vector<long> rope = c.numbers("no_rope_layers", {0, 1});
   if (rope.empty()) return every(layers, c.number_in("no_rope_layer_interval", kPeriod), Mixer::chunked, Mixer::full);
   c.use("no_rope_layer_interval");
-  if (std::cmp_not_equal(rope.size(), layers)) {
-    c.fail("no_rope_layers", fmt::format("{} entries for {} layers", rope.size(), layers));
-  }
+  c.require_per_layer("no_rope_layers", rope.size(), layers);
   std::vector<Mixer> kinds;
   for (long r : rope) kinds.push_back(r == 1 ? Mixer::chunked : Mixer::full);
   return kinds;
@@ -68,9 +64,7 @@ std::vector<Mixer> llama4_kinds(const HfFields& c, int layers) {
 std::vector<Mixer> minimax_kinds(const HfFields& c, int layers) {
   const std::vector<long> types = c.numbers("attn_type_list", {0, 1});
   if (types.empty()) return std::vector<Mixer>(static_cast<std::size_t>(layers), Mixer::full);
-  if (std::cmp_not_equal(types.size(), layers)) {
-    c.fail("attn_type_list", fmt::format("{} entries for {} layers", types.size(), layers));
-  }
+  c.require_per_layer("attn_type_list", types.size(), layers);
   if (std::find(types.begin(), types.end(), 0) != types.end()) {
     c.fail("attn_type_list", "lightning attention layers (0, MiniMax-01) are not modelled; only full attention (1) is");
   }
