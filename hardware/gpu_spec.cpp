@@ -18,10 +18,23 @@ std::optional<FlopsPerSecond> GpuSpec::effective_peak(DType t) const {
 
 Ceilings GpuSpec::ceilings(DType compute) const {
   Ceilings c{*effective_peak(compute), effective_bandwidth()};
-  c.fp8_mma = effective_peak(DType::fp8).has_value();
+  const std::optional<FlopsPerSecond> fp8 = effective_peak(DType::fp8);
+  c.fp8_mma = fp8.has_value();
+  if (fp8) c.peak_fp8 = *fp8;
   c.compute = compute;
+  // What the expected model's shares are of: a measured ceiling where calibrated, else the
+  // datasheet's (not scaled by efficiency, which the bound alone takes).
+  const auto reference = [this](DType t) {
+    const auto i = static_cast<std::size_t>(t);
+    return calibration && calibration->peak[i] ? calibration->peak[i] : peak[i];
+  };
+  c.reference_peak = reference(compute).value_or(c.peak);
+  c.reference_bandwidth = calibration && calibration->bandwidth ? *calibration->bandwidth : memory_bandwidth;
   for (DType sixteen : {DType::bf16, DType::fp16}) {
-    if (const auto p = effective_peak(sixteen); p && c.peak16.value() == 0) c.peak16 = *p;
+    if (const auto p = effective_peak(sixteen); p && c.peak16.value() == 0) {
+      c.peak16 = *p;
+      c.reference_peak16 = reference(sixteen).value_or(*p);
+    }
   }
   return c;
 }

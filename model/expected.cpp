@@ -17,10 +17,12 @@ Seconds collective(const OpResult& o, const ExpectedModel& m) {
   return std::max(o.comm.floor(), m.hop_latency * o.comm.hops + o.comm.serial) * o.cost.comm_calls;
 }
 
-// What an operator asks of the kernels that run it.
-KernelWork work_of(const OpResult& o) {
+// What an operator asks of the kernels that run it: its FLOPs as many as take as long at the
+// compute peak (an fp8 cache's attention multiplies at the fp8 one, as its bound does).
+KernelWork work_of(const OpResult& o, const Ceilings& c) {
   const Bytes weights = o.cost.weight_bytes;
-  return {o.cost.flops, o.cost.bytes - weights, weights, o.cost.shape.rows, o.cost.launches, o.cost.dequant};
+  return {o.cost.flops * (c.peak / arithmetic_peak(o.cost, c)), o.cost.bytes - weights, weights, o.cost.shape.rows,
+          o.cost.launches, o.cost.dequant};
 }
 
 // An operator's expected time in the parts a phase adds up.
@@ -39,7 +41,7 @@ OpPart at_bound(const OpResult& o) { return o.bound == Bound::compute ? compute_
 // The end-to-end model's price of one operator (hardware/expected_model.hpp).
 OpPart generic(const OpResult& o, const ExpectedModel& m, const Ceilings& c) {
   if (o.bound == Bound::interconnect) return comm_only(collective(o, m));
-  const KernelTime k = m.kernel_time(work_of(o), c);
+  const KernelTime k = m.kernel_time(work_of(o, c), c);
   if (k.total() <= o.time) {
     // The bound binds (rare: an op its fixed costs do not reach): its time, split as it is.
     return at_bound(o);
@@ -144,7 +146,8 @@ KernelAsk ask_of(std::span<const OpResult> group, KernelClass k) {
   return a;
 }
 
-// Every operator's expected time, handed to `sink(i, part)` in order: by kernel class where the
+// Every operator's expected time, handed to `sink(i, part)` in order (`c`: the ceilings the
+// model's shares are of, Ceilings::reference): by kernel class where the
 // model has them (a fused group's time shared among its operators as their bounds are), else by
 // the end-to-end coefficients; never below the operator's bound. A sink, not a vector: this runs
 // twice an evaluation, and a sweep evaluates millions.
@@ -218,7 +221,7 @@ double interval_factor(Regime r, double spread) {
 
 std::vector<Seconds> expected_op_times(const PhaseResult& bound, const ExpectedModel& m, const Ceilings& c) {
   std::vector<Seconds> out(bound.ops.size());
-  price_ops(bound, m, c, [&out](std::size_t i, const OpPart& p) { out[i] = p.total(); });
+  price_ops(bound, m, c.reference(), [&out](std::size_t i, const OpPart& p) { out[i] = p.total(); });
   return out;
 }
 
@@ -232,7 +235,7 @@ Expected expected_phase(const PhaseResult& bound, const ExpectedModel& m, const 
   // Summed in a local part, which the compiler keeps in registers (Expected's fields it stores at
   // every operator: some 300 instructions a phase).
   OpPart sum = compute_only(Seconds(0));
-  price_ops(bound, m, c, [&sum](std::size_t, const OpPart& p) {
+  price_ops(bound, m, c.reference(), [&sum](std::size_t, const OpPart& p) {
     sum.compute += p.compute;
     sum.memory += p.memory;
     sum.fixed += p.fixed;

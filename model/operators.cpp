@@ -109,6 +109,7 @@ class OpBuilder {
     back().fused = fused;
   }
   void kernel_work(double ratio) { back().kernel_work = ratio; }
+  void fp8_arithmetic(bool fp8) { back().fp8_arithmetic = fp8; }
   void kernel_window(double window) { back().window = window; }
   // The kernel class of the operator before the last added, if any (sums keep none: the fusion
   // it decides changes no sum).
@@ -246,8 +247,11 @@ void add_attention(OpBuilder<List>& b, const Pass& p, const AttentionStep& a, co
     const KernelKind k = a.kind == AttentionKind::heads ? KernelKind::attention
                          : a.kind == AttentionKind::latent && latent_measured(p, a) ? KernelKind::latent_attention
                                                                                      : KernelKind::other;
+    // Over fp8 keys (an fp8 cache's, the indexer's) the products may run in fp8.
+    const bool fp8 = a.reads_cache && (a.kind == AttentionKind::indexer || w.precision.kv == DType::fp8);
     b.add(n.scores, p.sequences * a.heads * pairs * (2 * a.qk_dim + 5), q_bytes + k_read + sinks, sinks);
     b.kernel(k);
+    b.fp8_arithmetic(fp8);
     b.attention_shape(p.sequences, a.heads, a.qk_dim, p.decode ? 1 : p.tokens);
     // A decode kernel's KV heads (K's width over a head's: a latent's one cached latent). A prompt
     // of one token is one query against its own key, which the classes price as a decode's; but a
@@ -258,6 +262,7 @@ void add_attention(OpBuilder<List>& b, const Pass& p, const AttentionStep& a, co
     if (a.v_dim > 0) {
       b.add(n.values, p.sequences * a.heads * pairs * 2 * a.v_dim, v_read + out_bytes, 0);
       b.kernel(k, true);
+      b.fp8_arithmetic(fp8);
       b.attention_shape(p.sequences, a.heads, a.qk_dim, p.decode ? 1 : p.tokens);
       if (one_query && a.qk_dim > 0) b.decode_shape(std::max(1.0, a.k_width / a.qk_dim), pairs, p.tokens, kv_format);
       b.kernel_window(kernel_window(p, a));

@@ -48,6 +48,11 @@ struct OpCost {
   // Runs inside the previous operator's kernel, as engines run them: K and V in Q's GEMM, up in
   // gate's, an attention's values in its scores' kernel. FLOPs and bytes stay its own; one launch.
   bool fused = false;
+  // Its products may run on the fp8 tensor cores whatever the GEMMs compute in: an attention over
+  // an fp8 cache (TensorRT-LLM's context FMHA multiplies in fp8 there, 1262 TFLOP/s measured on an
+  // H100 past its 989 at 16 bits; FlashAttention-3 likewise) and DeepSeek-V3.2's indexer, whose
+  // keys are fp8. Its bound takes the fp8 peak where the GPU has one (model/phase.hpp).
+  bool fp8_arithmetic = false;
   // An attention's shape, for its kernel class: sequences in the pass, query heads and their
   // width, the queries a sequence brings (decode: 1; prefill: the prompt) and the keys it holds.
   // A recurrent layer's core sets sequences and queries.

@@ -15,6 +15,7 @@ void time_phase(PhaseResult& r, const Ceilings& c, const std::optional<Interconn
                 const std::optional<Network>& network) {
   std::vector<OpResult> ops = std::move(r.ops);
   r = PhaseResult{};
+  Flops fp8_flops{0};  // of r.flops, those at the fp8 peak
   for (OpResult& o : ops) {
     const OpCost& op = o.cost;
     // Each timed field set afresh, whatever the results held before.
@@ -26,7 +27,9 @@ void time_phase(PhaseResult& r, const Ceilings& c, const std::optional<Interconn
       o.bound = Bound::interconnect;
       r.comm_time += o.time;
     } else {
-      const RooflineTime t = roofline_time(op.flops, op.bytes, c);
+      const FlopsPerSecond peak = arithmetic_peak(op, c);
+      if (peak != c.peak) fp8_flops += op.flops;
+      const RooflineTime t{op.flops / peak, op.bytes / c.bandwidth};
       o.compute_time = t.compute;
       o.memory_time = t.memory;
       o.time = t.time();
@@ -38,7 +41,7 @@ void time_phase(PhaseResult& r, const Ceilings& c, const std::optional<Interconn
     r.time += o.time;
   }
   r.ops = std::move(ops);
-  r.compute_time = r.flops / c.peak;
+  r.compute_time = fp8_flops > Flops(0) ? (r.flops - fp8_flops) / c.peak + fp8_flops / c.peak_fp8 : r.flops / c.peak;
   r.memory_time = r.bytes / c.bandwidth;
   r.bound = r.compute_time > r.memory_time ? Bound::compute : Bound::memory;
   if (r.comm_time > r.compute_time && r.comm_time > r.memory_time) r.bound = Bound::interconnect;

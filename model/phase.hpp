@@ -45,7 +45,7 @@ struct PhaseResult {
   Flops flops;
   Bytes bytes;
   Bytes weight_bytes;    // the part of `bytes` that is weights
-  Seconds compute_time;  // all FLOPs at peak
+  Seconds compute_time;  // all FLOPs at peak (each operator's: arithmetic_peak)
   Seconds memory_time;   // all bytes at bandwidth
   Seconds comm_time;     // collectives on the interconnect and network
   Seconds time;          // Σ per-operator roofline time
@@ -54,6 +54,12 @@ struct PhaseResult {
   Expected expected;     // beside the bound, never below it
   [[nodiscard]] FlopsPerByte intensity() const { return flops / bytes; }
 };
+
+// The peak an operator's arithmetic is bounded by: the fp8 one where its products may run in fp8
+// and the GPU's is higher, else the compute format's.
+[[nodiscard]] inline FlopsPerSecond arithmetic_peak(const OpCost& op, const Ceilings& c) {
+  return op.fp8_arithmetic && c.peak_fp8 > c.peak ? c.peak_fp8 : c.peak;
+}
 
 // Collectives are timed on the GPU's interconnect (and network, for groups beyond its domain).
 [[nodiscard]] PhaseResult evaluate_phase(const OpList& ops, const Ceilings& c, const std::optional<Interconnect>& link,

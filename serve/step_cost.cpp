@@ -151,7 +151,8 @@ AttentionWork StepCost::attention_of(Phase p, long tokens) const {
   (p == Phase::decode ? w.context_tokens : w.prompt_tokens) = tokens;
   AttentionWork a;
   for (const OpCost& o : build_ops(p, attention_[static_cast<int>(p)], w, ExpertRouting::uniform, pricing_)) {
-    a += {o.flops.value(), o.bytes.value()};
+    // FLOPs as many as take as long at the compute peak (an fp8 cache's attention runs at the fp8 one).
+    a += {o.flops.value() * (ceilings_.peak / arithmetic_peak(o, ceilings_)), o.bytes.value()};
   }
   if (expected_.kernels && tokens > 0) a.expected = attention_expected(p, tokens).variable.value();
   return a;
@@ -326,7 +327,7 @@ StepTime StepCost::attention_time(const AttentionWork& a, bool decodes, bool pre
     if (a.bytes > 0) expected = std::max(bound, batch + Seconds(a.expected) + fixed);
   } else if (a.bytes > 0) {
     const KernelWork k{Flops(a.flops), Bytes(a.bytes), Bytes(0), 0, attention_launches_, Dequant::none};
-    expected = std::max(bound, expected_.kernel_time(k, ceilings_).total());
+    expected = std::max(bound, expected_.kernel_time(k, ceilings_.reference()).total());
   }
   return {bound, expected};
 }
