@@ -13,6 +13,7 @@
 #include "model/scans.hpp"
 #include "report/explain_phrases.hpp"
 #include "report/human_units.hpp"
+#include "report/report_view.hpp"
 #include "report/warning_text.hpp"
 #include "io/input_error.hpp"
 #include "chart/plot_charts.hpp"
@@ -66,27 +67,17 @@ class Writer {
 };
 
 
-// How many sequences share one read of the weights. Each micro-batch of a pipeline passes through
-// its stage on its own and reads the stage's weights again (model/pipeline.hpp): a weight read
-// serves one micro-batch, not the batch ("used 8192 times" was said of Llama-3.1-70B at batch 16
-// in 8 micro-batches, whose prefill intensity, 659, is that of 1024 tokens a read). `even`: every
-// micro-batch the same size, else `sequences` is the largest's.
-struct PerRead {
-  long sequences = 1;
-  long microbatches = 1;
-  bool even = true;
-};
-PerRead per_read(const Report& r, const std::optional<Pipeline>& pipeline) {
-  if (!pipeline || pipeline->microbatches <= 1) return {r.workload.batch, 1, true};
-  return {pipeline->microbatch, pipeline->microbatches, r.workload.batch % pipeline->microbatches == 0};
-}
-
-// The sentence on the compute beside the memory traffic. Where memory bounds the step (or, behind
-// the interconnect, outlasts the compute) the bound hides the compute under the reads; where
-// compute bounds it, the reads are what hides, and neither is hidden whole in a real kernel ("35.2 ms
-// is compute that the bound hides under the memory reads" was said of a compute-bound step).
+// The sentence on the compute beside the memory traffic. Where every operator's compute hides
+// under its reads (none compute-bound, the step's memory outlasting its compute, whether memory or,
+// behind it, the interconnect bounds the step) the bound hides the compute under the reads and
+// only a real kernel's few rows cannot; else the bound overlaps them, operator by operator, and
+// neither is hidden whole in a real kernel. "35.2 ms is compute that the bound hides under the
+// memory reads" was said of a compute-bound step, and "21.5 s ... but a GEMM of only 1000000
+// row(s) cannot" of Llama-3.1-8B at batch 10^6, memory-bound (28.3 s of bytes at bandwidth) but
+// with compute-bound linears that make the step 41.8 s.
 bool memory_over_compute(const PhaseResult& step) {
-  return step.bound == Bound::memory || (step.bound == Bound::interconnect && step.memory_time >= step.compute_time);
+  if (step.bound == Bound::compute || step.memory_time < step.compute_time) return false;
+  return std::none_of(step.ops.begin(), step.ops.end(), [](const OpResult& o) { return o.bound == Bound::compute; });
 }
 
 // Why the bound is not reached: the expected step's parts (model/expected.hpp), worded.
@@ -410,7 +401,7 @@ void explain_phases(const Variations& s, Writer& w) {
         fmt::arg("fit64", fit64), fmt::arg("fit2", fit64.empty() ? beyond_memory(s.twice_critical, held, p) : std::string()));
   explain_expected(r, w);
   w.say(r.decode.step.bound == Bound::compute ? p.utilisation_compute : p.utilisation, fmt::arg("b", r.workload.batch),
-        fmt::arg("util", fmt::format("{:.1f}", 100 * (r.decode.step.compute_time / r.decode.step.time))),
+        fmt::arg("util", percent_of(r.decode.step.compute_time.value(), r.decode.step.time.value())),
         fmt::arg("ct", human(r.decode.step.compute_time)), fmt::arg("step", step), fmt::arg("rest", waiting_on(r, w)));
   w.say(p.remedies_title);
   say_prefill_remedy(s, w);

@@ -59,7 +59,46 @@ std::string layout_text(const Workload& w) {
   return s;
 }
 
+// How many prompt tokens share a read of the weights: a micro-batch's where a pipeline splits the
+// batch (each reads its stage's weights again), and of a mixture of experts each expert's share of
+// them, top_k of every `experts` tokens on average ("65536 prompt tokens share each weight read" was
+// said of Qwen3-30B-A3B at batch 16 of 4096, whose experts each serve 4096 of them).
+std::string tokens_per_read(const Report& r) {
+  const Workload& w = r.workload;
+  const PerRead per = per_read(r, r.prefill_pipeline);
+  const long tokens = per.sequences * w.prompt_tokens;
+  // Micro-batches of unequal sizes: the largest's, named so.
+  const std::string micro =
+      per.microbatches <= 1 ? std::string()
+                            : fmt::format("{} {} micro-batches, each reading its stage's weights again",
+                                          per.even ? "one of" : "the largest of", per.microbatches);
+  const std::optional<MoeSpec>& moe = r.model.spec.architecture ? r.model.spec.architecture->moe : std::nullopt;
+  if (!moe || moe->experts <= 0) {
+    return fmt::format("{} prompt tokens share each weight read{}", tokens, micro.empty() ? "" : " (" + micro + ")");
+  }
+  const double routed = static_cast<double>(tokens) * moe->top_k / moe->experts;
+  return fmt::format("each expert's weights serve {} prompt tokens a read on average ({} tokens, each routed to {} of "
+                     "the {} experts{})",
+                     three_digits(routed), tokens, moe->top_k, moe->experts, micro.empty() ? "" : "; " + micro);
+}
+
 }  // namespace
+
+PerRead per_read(const Report& r, const std::optional<Pipeline>& pipeline) {
+  if (!pipeline || pipeline->microbatches <= 1) return {r.workload.batch, 1, true};
+  return {pipeline->microbatch, pipeline->microbatches, r.workload.batch % pipeline->microbatches == 0};
+}
+
+std::string percent_of(double part, double whole) {
+  const double pct = 100 * part / whole;
+  std::string s = fmt::format("{:.1f}", pct);
+  if (s != "100.0" || part == whole || !std::isfinite(pct)) return s;
+  for (int decimals = 2; decimals <= 9; ++decimals) {
+    s = fmt::format("{:.{}f}", pct, decimals);
+    if (s != "100." + std::string(static_cast<std::size_t>(decimals), '0')) return s;
+  }
+  return part > whole ? ">100" : "<100";
+}
 
 std::vector<std::string> summary_lines(const Report& r) {
   const ModelSpec& m = r.model.spec;
@@ -110,8 +149,9 @@ TextTable memory_table(const Report& r) {
                           l.gpus > 1 ? fmt::format(", {} GPUs", l.gpus) : ""),
               {"", "bytes", "share"},
               {}};
+  // Shares of the capacity, to the digit that tells a part just over it from all of it.
   auto row = [&](std::string label, Bytes b) {
-    t.rows.push_back({std::move(label), human(b), fmt::format("{:.1f}%", 100.0 * (b / l.capacity))});
+    t.rows.push_back({std::move(label), human(b), percent_of(b.value(), l.capacity.value()) + "%"});
   };
   row("weights", l.weights);
   row("KV cache", l.kv_cache);
@@ -119,10 +159,12 @@ TextTable memory_table(const Report& r) {
   row(fmt::format("reserve ({:.0f}%)", 100 * w.reserve_fraction), l.reserve);
   row("total", l.total);
   row("capacity", l.capacity);
+  // Whether it fits is decided here: a GPU over by 0.03% read "85.5 GB  100.0% of its 85.5 GB".
   if (l.gpus > 1) {
-    t.rows.push_back({"fullest GPU", human(l.fullest_gpu),
-                      fmt::format("{:.1f}% of its {}", 100.0 * (l.fullest_gpu / r.gpu.spec.memory_capacity),
-                                  human(r.gpu.spec.memory_capacity))});
+    const Bytes each = r.gpu.spec.memory_capacity;
+    const auto [fullest, capacity] = human_apart(l.fullest_gpu, each);
+    t.rows.push_back({"fullest GPU", fullest,
+                      fmt::format("{}% of its {}", percent_of(l.fullest_gpu.value(), each.value()), capacity)});
   }
   t.rows.push_back({"free", l.fits ? human(l.capacity - l.total) : "none: does NOT fit", ""});
   t.rows.push_back({"max batch at this length",
@@ -180,8 +222,8 @@ std::vector<std::string> verdicts(const Report& r) {
                        human(r.gpu.ceilings.peak), human(pre.compute_time));
     if (pre.comm_time > Seconds(0)) ttft += fmt::format(" and its collectives {}", human(pre.comm_time));
   }
-  out.push_back(fmt::format("prefill is {}-bound: {} prompt tokens share each weight read, intensity {} FLOP/B is {}; {}",
-                            name(pre.bound), w.batch * w.prompt_tokens, three_digits(pre.intensity().value()),
+  out.push_back(fmt::format("prefill is {}-bound: {}, intensity {} FLOP/B is {}; {}", name(pre.bound),
+                            tokens_per_read(r), three_digits(pre.intensity().value()),
                             versus_ridge(pre.intensity(), ridge), ttft));
   const Bytes weights = dec.weight_bytes;
   out.push_back(fmt::format(
@@ -190,10 +232,15 @@ std::vector<std::string> verdicts(const Report& r) {
       name(dec.bound), human(dec.bytes), human(weights), human(dec.bytes - weights), w.batch, w.batch == 1 ? "" : "s",
       three_digits(dec.intensity().value()), versus_ridge(dec.intensity(), ridge), human(dec.time),
       three_digits(r.decode.tokens_per_s)));
+  // Whether it fits is decided on the fullest GPU (model/memory_ledger.hpp), so that is what is
+  // said: "batch 332 needs 340 GB but the 4 GPUs hold 342 GB" was said of a pipeline whose last
+  // stage needs 85.55 GB of its 85.52 GB.
   if (!r.memory.fits) {
-    const auto [needed, capacity] = human_apart(r.memory.total, r.memory.capacity);
-    out.push_back(fmt::format("memory: does NOT fit: batch {} needs {} but the {} {} {}", w.batch, needed,
-                              r.memory.gpus, r.memory.gpus == 1 ? "GPU holds" : "GPUs hold", capacity));
+    const auto [needed, holds] = human_apart(r.memory.fullest_gpu, r.gpu.spec.memory_capacity);
+    out.push_back(r.memory.gpus == 1
+                      ? fmt::format("memory: does NOT fit: batch {} needs {} but the GPU holds {}", w.batch, needed, holds)
+                      : fmt::format("memory: does NOT fit: at batch {} the fullest of the {} GPUs needs {} but holds {}",
+                                    w.batch, r.memory.gpus, needed, holds));
   }
   return out;
 }

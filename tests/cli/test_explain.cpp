@@ -703,3 +703,45 @@ TEST_CASE("explain's device word is read from the device's name, and a name that
   CHECK(report::device_words(DeviceKind::accelerator, "en").capital == "Accelerator");
   CHECK(report::device_words(DeviceKind::gpu, "zh").many == "多卡");
 }
+
+TEST_CASE("explain: compute is hidden under the memory reads only where no operator is compute-bound - Llama-3.1-8B at batch 10^6") {
+  // Memory-bound (its bytes at bandwidth 28.3 s), but its linears, 10^6 rows each, are
+  // compute-bound and make the step 41.8 s: the bound does not hide their compute under the reads,
+  // it overlaps each operator's two. It had said "21.5 s is compute that the bound hides under the
+  // memory reads but a GEMM of only 1000000 row(s) cannot".
+  const std::vector<std::string> args = {"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "1000000"};
+  const auto en = test::run_cli(args);
+  REQUIRE(en.code == 0);
+  CHECK_THAT(en.out, Catch::Contains("T_decode ≈ bytes / bandwidth = 28.3 s; its compute-bound operators make the step 41.8 s") &&
+                         Catch::Contains("21.5 s is compute, which the bound overlaps with the memory reads (each operator "
+                                         "taking the longer of the two)") &&
+                         !Catch::Contains("hides under the memory reads") && !Catch::Contains("1000000 row(s)"));
+  auto zh = args;
+  zh.insert(zh.end(), {"--lang", "zh"});
+  const auto z = test::run_cli(zh);
+  REQUIRE(z.code == 0);
+  CHECK_THAT(z.out, Catch::Contains("21.5 s 是计算时间：上界让它与内存读取重叠") && !Catch::Contains("上界把它藏在内存读取之下"));
+  // At batch 1 every operator is memory-bound (a GEMM of 1 row): hidden, and said so.
+  const auto one = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm"});
+  CHECK_THAT(one.out, Catch::Contains("is compute that the bound hides under the memory reads but a GEMM of only 1 row(s) "
+                                      "cannot"));
+}
+
+TEST_CASE("explain: a share of the step just short of all of it is not 100.0% beside a rest - batch 10^7 on a tiny GPU") {
+  // Llama-3.1-8B at batch 10^7 on 1 GB/s and 1 GFLOP/s: 153,517,629.44 s of compute in a step of
+  // 153,530,368 s; the rest, 12,738.56 s, is the norms, the embedding and the activation function,
+  // memory-bound (10485.76 − 6553.6 for each of the two norms, 27525.12 − 22937.6, 327.68 − 204.8,
+  // 163.84). 99.9917%: it had read "100.0% of it ...; the rest is waiting on memory".
+  test::write_temp("tiny.yaml", "name: Tiny\nmemory: { capacity: \"1 MiB\", bandwidth: \"1 GB/s\" }\n"
+                                "compute:\n  peak: { fp16: \"1 GFLOPS\", bf16: \"1 GFLOPS\" }\n");
+  const std::vector<std::string> args = {"explain", "-m", "llama-3.1-8b", "-g", test::temp_file("tiny.yaml"), "-b",
+                                         "10000000"};
+  const auto en = test::run_cli(args);
+  REQUIRE(en.code == 0);
+  CHECK_THAT(en.out, Catch::Contains("decode is compute-bound: its compute units do useful work for 99.99% of it") &&
+                         Catch::Contains("the rest is waiting on memory.") && !Catch::Contains("100.0% of it"));
+  auto zh = args;
+  zh.insert(zh.end(), {"--lang", "zh"});
+  const auto z = test::run_cli(zh);
+  CHECK_THAT(z.out, Catch::Contains("计算单元有 99.99% 的时间在做有用功") && !Catch::Contains("100.0% 的时间"));
+}

@@ -1,8 +1,10 @@
 // The memory ledger as the command tells it; the arithmetic is tested in
 // tests/model/test_memory_ledger.cpp.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
+#include "report/report_view.hpp"
 
 using namespace roofline;
 
@@ -11,4 +13,62 @@ TEST_CASE("Llama-2-70B in fp16 does not fit on an L4: said clearly - not an erro
   CHECK(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("does NOT fit"));
   CHECK_THAT(r.err, Catch::Contains("warning: does not fit"));
+}
+
+TEST_CASE("memory verdict: a pipeline that just misses is said of its fullest GPU, over by 0.03% - not 340 GB of 342 GB, nor 100.0%") {
+  // Llama-3.1-8B over 4 H100s (81559 MiB = 85,520,809,984 B each) in a pipeline, batch 332 of 4096
+  // + 256 tokens, 4 micro-batches of 83. Fits is decided on the fullest GPU, the last stage:
+  //   weights: 8 layers of 218,112,000 params, the head's 128256 × 4096 and the final norm's 4096,
+  //            in bf16: 4,540,473,344 B
+  //   cache:   332 sequences × 4352 tokens × 8 layers × 2 × 1024 × 2 B = 47,345,303,552 B
+  //   activations: 83 sequences × (4096 × (2 × 14336 + 2 × 4096) × 2 B + 128256 × 4 B of the last
+  //            token's logits) = 25,107,741,696 B
+  //   reserve: 10% of 85,520,809,984 = 8,552,080,998.4 B
+  // 85,545,599,590.4 B in all, 1.00029× its capacity: 100.03%. The replica's total, 340 GB, is
+  // below its 4 GPUs' 342 GB, which the verdict had compared; the table had said "85.5 GB  100.0%
+  // of its 85.5 GB".
+  const std::vector<std::string> args = {"-m", "llama-3.1-8b", "-g", "h100-sxm", "--pp", "4", "-p", "4096", "-b", "332"};
+  auto json_args = args;
+  json_args.insert(json_args.end(), {"-f", "json"});
+  const auto j = nlohmann::json::parse(test::run_cli(json_args).out);
+  CHECK(j["memory"]["fullest_gpu"].get<double>() == Approx(85545599590.4));
+  CHECK(j["gpu"]["memory_capacity"].get<double>() == 85520809984.0);
+  CHECK_FALSE(j["memory"]["fits"].get<bool>());
+  CHECK(j["memory"]["max_batch"] == 331);
+
+  const auto table = test::run_cli(args);
+  REQUIRE(table.code == 0);
+  CHECK_THAT(table.out, Catch::Contains("memory: does NOT fit: at batch 332 the fullest of the 4 GPUs needs 85.55 GB but holds "
+                                        "85.52 GB") &&
+                            Catch::Contains("85.55 GB  100.03% of its 85.52 GB") && !Catch::Contains("100.0% of its") &&
+                            !Catch::Contains("GPUs hold 342 GB"));
+  CHECK_THAT(table.err, Catch::Contains("warning: does not fit: needs 85.55 GB of 85.52 GB at batch 332"));
+  auto md = args;
+  md.insert(md.end(), {"-f", "markdown"});
+  const auto markdown = test::run_cli(md);
+  CHECK_THAT(markdown.out, Catch::Contains("| fullest GPU | 85.55 GB | 100.03% of its 85.52 GB |") &&
+                               Catch::Contains("- memory: does NOT fit: at batch 332 the fullest of the 4 GPUs needs "
+                                               "85.55 GB but holds 85.52 GB"));
+  // At 331 it fits: 331 sequences hold 331 / 332 of the cache.
+  const auto fits = test::run_cli({"-m", "llama-3.1-8b", "-g", "h100-sxm", "--pp", "4", "-p", "4096", "-b", "331"});
+  CHECK_THAT(fits.out, !Catch::Contains("does NOT fit"));
+}
+
+TEST_CASE("one GPU that does not fit: its need against its capacity - Llama-2-70B on an L4") {
+  // 68,976,648,192 fp16 params are 137.95 GB of weights alone; with 0.25 GB of cache (768 tokens ×
+  // 327,680 B), 0.08 GB of activations and the reserve, 10% of the L4's 24.15 GB: 140.7 GB.
+  const auto r = test::run_cli({"--model", "llama-2-70b", "--gpu", "l4"});
+  CHECK_THAT(r.out, Catch::Contains("memory: does NOT fit: batch 1 needs 141 GB but the GPU holds 24.2 GB"));
+}
+
+TEST_CASE("percent_of: one decimal, more where one would read 100.0 of a part that is not the whole") {
+  using report::percent_of;
+  CHECK(percent_of(52.5, 100) == "52.5");
+  CHECK(percent_of(1, 1) == "100.0");
+  CHECK(percent_of(85545599590.4, 85520809984) == "100.03");  // 1.00028987
+  CHECK(percent_of(99.96, 100) == "99.96");                   // under: not "100.0"
+  CHECK(percent_of(153517629.44, 153530368.0) == "99.99");    // 0.0083% short
+  CHECK(percent_of(100 + 1e-10, 100) == ">100");              // past 9 decimals
+  CHECK(percent_of(100 - 1e-10, 100) == "<100");
+  CHECK(percent_of(153.2, 100) == "153.2");
 }

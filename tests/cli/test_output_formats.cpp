@@ -209,3 +209,47 @@ TEST_CASE("formats: a plan row's warnings are a JSON array, as every other comma
   REQUIRE(r.code == 0);
   CHECK(r.out.find("(nor is speculative decoding with them) | the linears compute in fp8") != std::string::npos);
 }
+
+TEST_CASE("report: prefill's tokens a weight read are one micro-batch's in a pipeline - Llama-3.1-70B, 8 micro-batches") {
+  // Batch 16 in 8 micro-batches is 2 sequences each, 2 × 512 = 1024 prompt tokens, and each
+  // micro-batch reads its stage's weights again: the verdict had said 16 × 512 = 8192 (the
+  // intensity, 659 FLOP/B, is that of 1024 tokens a read; explain says 1024 too).
+  const std::vector<std::string> args = {"-m", "llama-3.1-70b", "-g", "h100-sxm", "--tp", "2", "--pp", "2",
+                                         "-b", "16", "--microbatches", "8", "-p", "512"};
+  for (const char* format : {"table", "markdown"}) {
+    auto with = args;
+    with.insert(with.end(), {"-f", format});
+    const auto r = test::run_cli(with);
+    REQUIRE(r.code == 0);
+    CHECK_THAT(r.out, Catch::Contains("prefill is compute-bound: 1024 prompt tokens share each weight read (one of 8 "
+                                      "micro-batches, each reading its stage's weights again), intensity 659 FLOP/B") &&
+                          !Catch::Contains("8192 prompt tokens"));
+  }
+  // Batch 15 in 2: 8 and 7 sequences, the largest's 8 × 100 = 800 tokens, named so.
+  const auto uneven = test::run_cli({"-m", "llama-3.1-8b", "-g", "h100-sxm", "--pp", "2", "-b", "15", "--microbatches", "2",
+                                     "-p", "100"});
+  REQUIRE(uneven.code == 0);
+  CHECK_THAT(uneven.out, Catch::Contains("800 prompt tokens share each weight read (the largest of 2 micro-batches, each "
+                                         "reading its stage's weights again)"));
+  // Without a pipeline, the batch's: 4 × 100.
+  const auto plain = test::run_cli({"-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "4", "-p", "100"});
+  CHECK_THAT(plain.out, Catch::Contains("prefill is memory-bound: 400 prompt tokens share each weight read, intensity"));
+}
+
+TEST_CASE("report: a mixture of experts' prefill says each expert's share of the tokens - Qwen3-30B-A3B at batch 16") {
+  // 16 × 4096 = 65536 prompt tokens, each routed to 8 of the 128 experts: each expert's weights
+  // serve 65536 × 8 / 128 = 4096 of them a read on average (the verdict had said 65536 share each
+  // weight read).
+  const auto r = test::run_cli({"-m", "qwen3-30b-a3b", "-g", "h100-sxm", "-b", "16", "-p", "4096"});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("prefill is compute-bound: each expert's weights serve 4096 prompt tokens a read on "
+                                    "average (65536 tokens, each routed to 8 of the 128 experts), intensity") &&
+                        !Catch::Contains("65536 prompt tokens share each weight read"));
+  // In a pipeline, a micro-batch's: 16 / 2 × 4096 = 32768 tokens, 32768 × 8 / 128 = 2048 an expert.
+  const auto piped = test::run_cli({"-m", "qwen3-30b-a3b", "-g", "h100-sxm", "--pp", "2", "--microbatches", "2", "-b", "16",
+                                    "-p", "4096"});
+  REQUIRE(piped.code == 0);
+  CHECK_THAT(piped.out, Catch::Contains("each expert's weights serve 2048 prompt tokens a read on average (32768 tokens, each "
+                                        "routed to 8 of the 128 experts; one of 2 micro-batches, each reading its stage's "
+                                        "weights again)"));
+}

@@ -1,6 +1,7 @@
 // The engine's typed warnings in words: each kind in English and Chinese, with its numbers.
 #include <catch2/catch.hpp>
 
+#include "cli_runner.hpp"
 #include "report/warning_text.hpp"
 
 using namespace roofline;
@@ -48,7 +49,9 @@ TEST_CASE("infeasible text: each refusal of a plan, with its numbers, in both la
         "max_context of 4096: engines refuse it, as simulate does");
   CHECK_THAT(infeasible_text(BeyondContext{8202, 4096}, "zh"), Catch::StartsWith("所规划请求的 8202 个 token"));
   CHECK(infeasible_text(WeightsDoNotFit{Bytes(140.4e9), Bytes(24e9)}) ==
-        "does not fit: the weights and one sequence need 140 GB of 24.0 GB");
+        "does not fit: the weights and one sequence need (with the memory --reserve holds back) 140 GB of 24.0 GB");
+  CHECK(infeasible_text(WeightsDoNotFit{Bytes(140.4e9), Bytes(24e9)}, "zh") ==
+        "放不下：权重加一个序列连同预留显存（--reserve）需要 140 GB，容量只有 24.0 GB");
   CHECK(infeasible_text(TooManyReplicas{1e12}) == "the load needs more than 1e+12 replicas");
   CHECK(infeasible_text(TpotUnreachable{Seconds(0.005), Seconds(0.0070897)}, "zh") ==
         "没有批大小能满足 TPOT 5 ms：批大小 1 每个 token 已需 7.09 ms");
@@ -111,4 +114,17 @@ TEST_CASE("warning text: arithmetic narrower than the weights stored, in both la
                            "are stored in bf16: an engine runs those GEMMs at bf16 or quantizes the weights first "
                            "(--weights fp4, fewer bytes), so their bound here is below what they take");
   CHECK_THAT(warning_text(w, "zh"), Catch::StartsWith("线性层以 fp4 计算，每个的计算上界都按 fp4 峰值算，但 attention, experts 的权重以 bf16 存储"));
+}
+
+TEST_CASE("plan: weights and one sequence that fit beside no reserve are not said to need the reserve's bytes") {
+  // Llama-3.1-8B on an H100 (85,520,809,984 B) with --reserve 0.999999: the weights,
+  // 16,060,522,496 B, one sequence's cache, 768 tokens × 131,072 B = 100,663,296 B, and its
+  // activations, 38,261,760 B, are 16.2 GB; the reserve holds back 85,520,724,463 B. 101.7 GB in
+  // all, which the row had said "the weights and one sequence need".
+  const auto r = test::run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "1", "--ttft", "1s", "--tpot",
+                                "50ms", "--reserve", "0.999999", "-f", "jsonl"});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("\"reason\":\"does not fit: the weights and one sequence need (with the memory "
+                                    "--reserve holds back) 102 GB of 85.5 GB\"") &&
+                        !Catch::Contains("one sequence need 102 GB"));
 }
