@@ -13,6 +13,7 @@
 #include <memory>
 #include <map>
 #include <optional>
+#include <utility>
 
 #include "cli/atomic_file.hpp"
 #include "cli/fit_command.hpp"
@@ -70,6 +71,26 @@ void require_ceilings(const io::KernelTable& t, const Gpu& g) {
   }
 }
 
+// A kernel this much faster than its roofline on the GPU it was fitted against is no measurement:
+// a unit, a typo, or another GPU's table. The tables' fastest is 0.698 of its bound (a GEMM whose
+// activations stayed in L2 between timed runs; every class's least is in docs/expected-
+// performance.md), and no cache serves 10 times the DRAM bandwidth or the peak 10 times over.
+constexpr double kLeastOverBound = 0.1;
+
+// Each kernel's time against its roofline on `g`: one below a tenth of it refused at its row.
+// `named_gpu`: --gpu gave the GPU (which may not be the one the table ran on).
+void require_physical(const io::KernelTable& t, const Gpu& g, bool named_gpu) {
+  for (const io::KernelSample& s : t.samples) {
+    const double bound = roofline_seconds({s.klass, s.ask, s.seconds, 0}, g.ceilings);
+    if (!(s.seconds < kLeastOverBound * bound)) continue;
+    throw io::InputError(fmt::format("{}:{}: column `{}`: {:.3g} us is {:.2g} of the {} kernel's roofline on `{}` ({:.3g} us: "
+                                     "its FLOPs at the datasheet peak or its bytes at the bandwidth, the longer): no "
+                                     "kernel runs 10 times faster than its GPU's ceilings (a unit or a typo{})",
+                                     t.path, s.line, s.column, s.seconds * 1e6, s.seconds / bound, name(s.klass), g.name,
+                                     bound * 1e6, named_gpu ? ", or --gpu is not the GPU it ran on" : ""));
+  }
+}
+
 std::string fixed3(double v) { return fmt::format("{:.3f}", v); }
 
 std::string coefficient_text(const ClassCoefficient& c) {
@@ -100,8 +121,12 @@ void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
   std::vector<Gpu> gpus;
   std::map<std::string, std::size_t> index;  // GPU name → position in gpus
   std::vector<MeasuredKernel> kernels;
-  std::vector<std::string> left_out;
+  // Rows read but not fitted, and rows fitted that repeat an earlier row's kernel: on stderr in
+  // every format, and in JSON's `notes`.
+  std::vector<std::string> notes;
   std::vector<std::filesystem::path> read;  // each table once: twice, its kernels counted twice
+  // The same bytes under another name (a copy) count twice as surely: each table's hash and size.
+  std::map<std::pair<std::size_t, std::size_t>, std::string> contents;
   for (const std::string& path : a.kernels) {
     std::error_code ec;
     const std::filesystem::path same = std::filesystem::weakly_canonical(path, ec);
@@ -110,6 +135,11 @@ void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
     }
     if (!ec) read.push_back(same);
     const io::KernelTable t = read_flag_file("--kernels", path, [&] { return io::read_kernel_table(path); });
+    if (const auto [copy, added] = contents.emplace(std::pair(t.content_hash, t.content_bytes), path); !added) {
+      throw io::InputError(fmt::format("{}: --kernels: the same bytes as {}, given before it (its kernels would count "
+                                       "twice in the fit)",
+                                       path, copy->second));
+    }
     std::string gpu = a.gpu;
     if (gpu.empty()) {
       const auto it = kGpuOfPrefix.find(io::gpu_of_table(path));
@@ -129,8 +159,19 @@ void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
       gpus.push_back({key, ceilings_of(spec, t.fp32_gemms), t.fp32_gemms});
     }
     require_ceilings(t, gpus[slot->second]);
+    require_physical(t, gpus[slot->second], !a.gpu.empty());
     for (const io::KernelSample& s : t.samples) kernels.push_back({s.klass, s.ask, s.seconds, slot->second});
-    for (const auto& [why, rows] : t.left_out) left_out.push_back(fmt::format("{}: {} rows left out: {}", path, rows, why));
+    for (const auto& [why, rows] : t.left_out) notes.push_back(fmt::format("{}: {} rows left out: {}", path, rows, why));
+    if (!t.repeated.empty()) {
+      std::vector<std::string> which;
+      for (std::size_t i = 0; i < std::min<std::size_t>(t.repeated.size(), 3); ++i) {
+        which.push_back(fmt::format("line {} repeats line {}", t.repeated[i].line, t.repeated[i].earlier));
+      }
+      if (t.repeated.size() > 3) which.emplace_back("...");
+      notes.push_back(fmt::format("{}: {} rows repeat an earlier row's kernel ({}): each fitted as a run of its own "
+                                  "(Vidur's profiles time a few shapes twice)",
+                                  path, t.repeated.size(), fmt::join(which, ", ")));
+    }
   }
   if (kernels.empty()) throw io::InputError("--kernels: no table given holds a kernel the fit reads");
   // --for names a GPU as --gpu or the file's name does: its float32 tables are the GPU of
@@ -156,19 +197,31 @@ void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
                                      gpus[*chosen].name));
   }
   if (file) file->refuse_an_input();
-  for (const std::string& l : left_out) err << report::terminal_text(l) << "\n";
+  for (const std::string& l : notes) err << report::terminal_text(l) << "\n";
 
   const KernelFit f = fit_and_check_kernels(kernels, std::vector<KernelCeilings>([&] {
                                               std::vector<KernelCeilings> c;
                                               for (const Gpu& g : gpus) c.push_back(g.ceilings);
                                               return c;
                                             }()));
+  // Where a GPU's coefficients of a class come from: its own fit; with too few kernels of it, every
+  // GPU's fit (model/kernel_fit.hpp: the class keeps the pooled coefficients), or the shipped
+  // defaults where every GPU's kernels together are too few as well. Said alike in every format.
+  const auto pooled_fitted = [&](KernelClass k) {
+    return std::any_of(f.summary.begin(), f.summary.end(), [&](const KernelFit::Summary& s) { return s.klass == k && s.fitted; });
+  };
+  const auto source_of = [&](const ClassResidual& r) -> std::string_view {
+    return r.fitted ? "own fit" : pooled_fitted(r.klass) ? "every GPU's fit" : "shipped defaults";
+  };
 
   std::string text;
   if (a.format == "json") {
     nlohmann::ordered_json j = report::run_envelope();
     j["gpus"] = nlohmann::json::array();
     for (const Gpu& g : gpus) j["gpus"].push_back(g.name);
+    // What stderr says of the tables, here too: rows left out, rows that repeat a kernel.
+    j["notes"] = nlohmann::json::array();
+    for (const std::string& l : notes) j["notes"].push_back(report::terminal_text(l));
     for (const KernelFit::Summary& s : f.summary) {
       nlohmann::ordered_json c{{"class", name(s.klass)}, {"kernels", s.samples}, {"median_abs_log_in_sample", s.in_sample}};
       c["median_abs_log_held_out"] = s.held_out ? nlohmann::json(*s.held_out) : nlohmann::json(nullptr);
@@ -183,7 +236,7 @@ void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
       for (const ClassResidual& r : f.residuals) {
         if (r.klass != s.klass) continue;
         nlohmann::ordered_json g{{"gpu", gpus[r.gpu].name}, {"kernels", r.samples}, {"fitted", r.fitted},
-                                 {"median_abs_log_in_sample", r.in_sample}};
+                                 {"coefficients_from", source_of(r)}, {"median_abs_log_in_sample", r.in_sample}};
         g["median_abs_log_held_out"] = r.held_out ? nlohmann::json(*r.held_out) : nlohmann::json(nullptr);
         KernelCoefficients own = f.per_gpu[r.gpu];
         for (const ClassCoefficient& x : coefficients_of(s.klass, own)) g["coefficients"][std::string(x.key)] = *x.value;
@@ -211,7 +264,8 @@ void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
     for (const ClassResidual& r : f.residuals) {
       per.rows.push_back({std::string(name(r.klass)), gpus[r.gpu].name, std::to_string(r.samples), fixed3(r.in_sample),
                           r.held_out ? fixed3(*r.held_out) : "-",
-                          r.fitted ? coefficients_text(r.klass, f.per_gpu[r.gpu]) : "too few kernels: defaults kept"});
+                          r.fitted ? coefficients_text(r.klass, f.per_gpu[r.gpu])
+                                   : fmt::format("too few kernels: {}", source_of(r))});
     }
     const bool markdown = a.format == "markdown";
     for (const report::TextTable& t : {summary, per}) {

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <array>
+#include <span>
+#include <stdexcept>
 
 #include "io/schema.hpp"
 
@@ -96,6 +98,33 @@ constexpr std::array kTopologies = {
 
 using F = Field<GpuSpec>;
 
+// The field `key` of a section's fields (the schema's own: a class's keys are said once, there).
+const F& field_of(std::span<const F> fields, std::string_view key) {
+  const auto f = std::find_if(fields.begin(), fields.end(), [&](const F& x) { return x.key == key; });
+  if (f == fields.end()) throw std::logic_error(fmt::format("gpu schema: no field `{}`", key));
+  return *f;
+}
+
+// A GPU's own fit (`own_tables: true`) says every class: one its tables did not measure is listed
+// under `borrowed:`, and may then be left out (it takes the shipped defaults, every GPU's fit). A
+// class left out and not listed was priced by the shipped defaults unsaid, the warning naming only
+// `borrowed:`'s classes (decode 8.539 → 8.639 ms, Llama-3.1-8B at batch 32 on an H100 file
+// without its `gemm:`). `fit --kernels --for` writes every class, and the GPU writer leaves a class
+// out only where each of its coefficients is the shipped one (a borrowed class). A key left out of
+// a class given keeps the shipped value: the writer leaves out a coefficient equal to it (a share
+// at its bound of 1), so an absent key cannot be told from one fitted to it.
+void check_own_fit(const MapReader& kernels, const KernelCoefficients& k) {
+  const std::span<const F> classes = field_of(field_of(gpu_schema().fields, "expected").fields, "kernels").fields;
+  for (std::size_t c = 0; c < kKernelClasses; ++c) {
+    const auto klass = static_cast<KernelClass>(c);
+    const F& section = field_of(classes, name(klass));
+    if (kernels.has(section.key) || std::find(k.borrowed.begin(), k.borrowed.end(), klass) != k.borrowed.end()) continue;
+    kernels.fail(section.key, fmt::format("is missing beside `own_tables: true` ({}): a GPU's own fit gives every class, "
+                                          "and one its tables did not measure is listed under `borrowed:`",
+                                          section.doc));
+  }
+}
+
 void check(const MapReader& r, const GpuSpec& g) {
   if (std::none_of(g.peak.begin(), g.peak.end(), [](const auto& p) { return p.has_value(); }) && r.has("compute")) {
     const MapReader compute = r.child("compute", {});
@@ -128,6 +157,7 @@ void check(const MapReader& r, const GpuSpec& g) {
         kernels.fail("borrowed", fmt::format("`{}` is listed twice", name(b[i])));
       }
     }
+    if (g.expected->kernels->own_tables) check_own_fit(kernels, *g.expected->kernels);
   }
   // The ceilings the engine prices with, datasheet × efficiency, stay in the physical range the
   // datasheet figures are held to: a share of a thousandth of 1 MB/s made hours of a step.
@@ -511,7 +541,9 @@ const Schema<GpuSpec>& gpu_schema() {
         .access = member<InExpected, &ExpectedModel::launch>(), .fallback = kFit.launch.value(),
         .dimension = Dimension::time},
       F{.key = "step", .kind = Kind::quantity, .need = Need::optional,
-        .doc = "fixed time per pass (sampling, scheduling); absent: none",
+        .doc = "a serving engine's fixed time per pass (sampling, scheduling, host synchronisation), fitted to "
+               "published end-to-end runs; absent: the published fit's (`calibrate` measures kernels, not an engine, "
+               "and keeps it)",
         .access = member<InExpected, &ExpectedModel::step>(), .fallback = kFit.step.value(),
         .dimension = Dimension::time},
       F{.key = "gap", .kind = Kind::quantity, .need = Need::optional,

@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
+#include <string_view>
 #include <tuple>
 
 #include "io/csv_records.hpp"
@@ -75,6 +77,16 @@ const std::vector<Kind>& kinds() {
 constexpr double kMostCount = 1e12;
 constexpr double kMostPicks = 1 << 24, kMostExperts = 1 << 16;
 
+// An error whose text may quote a cell: a NUL byte in it shown as U+FFFD, as the terminal shows
+// every other control byte (report::terminal_text). Kept, it ended the message where it stood (an
+// exception's text is a C string): "`3" for a cell of 3 and a NUL.
+InputError input_error(std::string what) {
+  for (std::size_t at = what.find('\0'); at != std::string::npos; at = what.find('\0', at + 3)) {
+    what.replace(at, 1, "\xEF\xBF\xBD");
+  }
+  return InputError(what);
+}
+
 // A row's cells by column name, each read as the number it must be.
 class Row {
  public:
@@ -129,7 +141,7 @@ class Row {
     return it->second;
   }
   [[nodiscard]] InputError error(std::string_view column, const std::string& what) const {
-    return InputError(fmt::format("{}:{}: column `{}`: {}", path_, r_.line, column, what));
+    return input_error(fmt::format("{}:{}: column `{}`: {}", path_, r_.line, column, what));
   }
   [[nodiscard]] std::size_t line() const { return r_.line; }
 
@@ -242,8 +254,9 @@ void context_attention(const Row& r, KernelTable& t) {
   t.samples.push_back({KernelClass::prefill_attention, a, r.seconds("latency_us", 1e-6), r.line()});
 }
 
-void collective(const Row& r, KernelTable& t, KernelClass c, double bytes, double gpus, double seconds) {
-  t.samples.push_back({c, {0, bytes, 0, 0, static_cast<int>(gpus)}, seconds, r.line()});
+void collective(const Row& r, KernelTable& t, KernelClass c, double bytes, double gpus, double seconds,
+                std::string_view column = "latency_us") {
+  t.samples.push_back({c, {0, bytes, 0, 0, static_cast<int>(gpus)}, seconds, r.line(), column});
 }
 
 void custom_allreduce(const Row& r, KernelTable& t) {
@@ -272,7 +285,7 @@ void vidur_all_reduce(const Row& r, KernelTable& t) {
     ++t.left_out["all-reduces across nodes: the network, not the GPU's link"];
     return;
   }
-  collective(r, t, KernelClass::nccl_all_reduce, bytes, gpus, s);
+  collective(r, t, KernelClass::nccl_all_reduce, bytes, gpus, s, "median_ms");
 }
 
 // One step of a layer in PyTorch eager on fp16: each linear's GEMM and each elementwise kernel.
@@ -286,10 +299,10 @@ void vidur_ops(const Row& r, KernelTable& t) {
   auto linear = [&](std::string_view column, double in, double out) {
     t.samples.push_back({KernelClass::gemm,
                          {2 * rows * in * out, 2 * (rows * in + in * out + rows * out), rows, 0, 1, 0, 0, 0, 2 * in * out},
-                         r.seconds(column, 1e-3), r.line()});
+                         r.seconds(column, 1e-3), r.line(), column});
   };
   auto stream = [&](std::string_view column, double elements) {
-    t.samples.push_back({KernelClass::elementwise, {0, 2 * elements, rows, 0, 1}, r.seconds(column, 1e-3), r.line()});
+    t.samples.push_back({KernelClass::elementwise, {0, 2 * elements, rows, 0, 1}, r.seconds(column, 1e-3), r.line(), column});
   };
   linear("attn_pre_proj_ms", hidden, q + 2 * kv * hd / tp);
   linear("attn_post_proj_ms", q, hidden);
@@ -499,6 +512,19 @@ void DeltaNetPairs::finish(KernelTable& t) const {
   }
 }
 
+// The kernel a row measures: every cell but its times (`latency_us`, Vidur's `*_ms`), a number as
+// the number it is (4096 and 4096.0 alike), each cell's length before it.
+std::string shape_key(const CsvRecord& r, const std::vector<bool>& time_column) {
+  std::string key;
+  for (std::size_t i = 0; i < r.cells.size(); ++i) {
+    if (time_column[i]) continue;
+    const std::optional<double> v = csv_number(r.cells[i]);
+    const std::string cell = v ? fmt::format("{}", *v) : r.cells[i];
+    key += fmt::format("{}:{};", cell.size(), cell);
+  }
+  return key;
+}
+
 }  // namespace
 
 std::string gpu_of_table(const std::string& path) {
@@ -508,13 +534,14 @@ std::string gpu_of_table(const std::string& path) {
 }
 
 KernelTable read_kernel_table(const std::string& path) {
-  const std::vector<CsvRecord> records = csv_records(read_text_file(path, "kernel table", kMaxTableBytes), path);
+  const std::string text = read_text_file(path, "kernel table", kMaxTableBytes);
+  const std::vector<CsvRecord> records = csv_records(text, path);
   if (records.empty()) throw InputError(fmt::format("{}:1: a kernel table needs a header and rows; the file is empty", path));
   const CsvRecord& header = records.front();
   std::map<std::string, std::size_t, std::less<>> at;
   for (std::size_t i = 0; i < header.cells.size(); ++i) {
     if (!at.emplace(header.cells[i], i).second) {
-      throw InputError(fmt::format("{}:{}: column `{}`: given twice", path, header.line, header.cells[i]));
+      throw input_error(fmt::format("{}:{}: column `{}`: given twice", path, header.line, header.cells[i]));
     }
   }
   // The kind whose columns the header has most of; a header missing some is refused naming them.
@@ -548,6 +575,10 @@ KernelTable read_kernel_table(const std::string& path) {
     kind = "vidur_send_recv";
   }
   KernelTable t{path, std::string(kind), {}, {}};
+  t.content_hash = std::hash<std::string_view>{}(text);
+  t.content_bytes = text.size();
+  // A header alone is refused whatever its kind: a table nobody fits yet was "0 rows left out".
+  if (records.size() < 2) throw InputError(fmt::format("{}:{}: a kernel table needs rows under its header", path, header.line));
   DeltaNetPairs delta_net;
   const auto fitted = std::find_if(kinds().begin(), kinds().end(), [&](const Kind& k) { return k.name == kind; });
   // Row i, as many cells as the header.
@@ -573,10 +604,19 @@ KernelTable read_kernel_table(const std::string& path) {
                                    : fmt::format("a {} table: {}", kind, fitted->why)] = records.size() - 1;
     return t;
   }
-  if (records.size() < 2) throw InputError(fmt::format("{}:{}: a kernel table needs rows under its header", path, header.line));
   std::map<LoadKey, ExpertLoad> loads;
+  // A kernel measured twice in one table. aiconfigurator's tables hold each kernel once (every table
+  // of ../shared/gpu-kernels/; their GDN tables two rows a shape, paired below): a repeat is a
+  // copy or a conflict (300 and 3000 us), refused naming the first. Vidur's profiles time a few
+  // shapes twice (each ops table 8 rows, each DGX all-reduce table 3 of the rows fitted, one of
+  // them byte for byte): both runs fitted, and said.
+  const bool vidur = kind == "vidur_ops" || kind == "vidur_all_reduce";
+  std::vector<bool> time_column;
+  for (const std::string& c : header.cells) time_column.push_back(c == "latency_us" || c.ends_with("_ms"));
+  std::map<std::string, std::size_t> seen;  // a row's kernel → the record that first measured it
   for (std::size_t i = 1; i < records.size(); ++i) {
     const Row r = row(i);
+    const std::size_t before = t.samples.size();
     if (kind == "gemm") gemm(r, t);
     else if (kind == "generation_attention") generation_attention(r, t);
     else if (kind == "context_attention") context_attention(r, t);
@@ -587,6 +627,18 @@ KernelTable read_kernel_table(const std::string& path) {
     else if (kind == "mla") latent_attention(r, t);
     else if (kind == "gdn") delta_net.add(r);
     else vidur_all_reduce(r, t);
+    if (kind == "gdn" || (vidur && t.samples.size() == before)) continue;  // a Vidur row left out is not fitted twice
+    const auto [first, added] = seen.emplace(shape_key(records[i], time_column), i);
+    if (added) continue;
+    const CsvRecord& earlier = records[first->second];
+    if (vidur) {
+      t.repeated.push_back({records[i].line, earlier.line});
+      continue;
+    }
+    const std::size_t time = at.at("latency_us");
+    throw InputError(fmt::format("{}:{}: the kernel of line {} again (every column but latency_us alike: {} us there, {} "
+                                 "here): a table holds each kernel once, and a repeat would count twice in the fit",
+                                 path, records[i].line, earlier.line, earlier.cells[time], records[i].cells[time]));
   }
   if (kind == "gdn") delta_net.finish(t);
   if (kind == "vidur_all_reduce" && std::filesystem::path(path).filename().string().find("pairwise") != std::string::npos) {
@@ -594,6 +646,7 @@ KernelTable read_kernel_table(const std::string& path) {
     // of the GPU's description, whose link bandwidth the bus share is of.
     t.left_out["all-reduces on pairwise NVLink, not an NVSwitch board"] = t.samples.size();
     t.samples.clear();
+    t.repeated.clear();
   }
   return t;
 }

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hardware/kernel_classes.hpp"
@@ -19,6 +20,13 @@ struct KernelSample {
   KernelAsk ask;
   double seconds = 0;
   std::size_t line = 0;  // the row it came from (a Vidur row gives several samples)
+  std::string_view column = "latency_us";  // the column its time came from (a Vidur row: each operator's)
+};
+
+// A row whose kernel an earlier row of the table measured already (every column but the times
+// alike): Vidur's profiles time a few shapes twice, and both are fitted, said.
+struct RepeatedRow {
+  std::size_t line = 0, earlier = 0;
 };
 
 struct KernelTable {
@@ -31,11 +39,20 @@ struct KernelTable {
   // Its GEMMs are float32 (a CPU's `calibrate --kernel-table`): measured against the fp32 peak,
   // not the 16-bit one; such a table holds no 16-bit GEMM.
   bool fp32_gemms = false;
+  // Vidur's rows that repeat an earlier row's shape, each fitted as a measurement of its own. An
+  // aiconfigurator table holds each kernel once (their GDN tables two rows a shape, a pair): a
+  // repeat there is refused.
+  std::vector<RepeatedRow> repeated;
+  // The file's bytes, hashed: the same table under two names would count its kernels twice.
+  std::size_t content_hash = 0;
+  std::size_t content_bytes = 0;
 };
 
 // The table's samples, or an InputError at `path:line:` naming the column: a header that is no
-// kernel table's (or one of a kind not fitted: Mamba-2, sparse attention, which says so), a
-// missing column, a cell that is not a finite positive number, a dtype it does not know.
+// kernel table's, a header without rows (of every kind, fitted or not), a missing column, a cell
+// that is not a finite positive number, a dtype it does not know, an aiconfigurator row that
+// repeats an earlier row's kernel (naming that row's line). A cell quoted in a message shows a
+// NUL byte as U+FFFD, as the terminal shows other control bytes.
 [[nodiscard]] KernelTable read_kernel_table(const std::string& path);
 
 // The GPU a table's file name gives: its first word before `_` (`h100_sxm_gemm.csv` → h100,

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,7 @@
 #include "cli_runner.hpp"
 #include "hardware/kernel_classes.hpp"
 #include "io/kernel_table.hpp"
+#include "io/schema.hpp"
 #include "io/spec_loader.hpp"
 
 using namespace roofline;
@@ -228,10 +230,12 @@ TEST_CASE("kernel fit: a class with too few kernels keeps its defaults, and says
   write_temp("h200_sxm_gemm.csv", "gemm_dtype,m,n,k,latency_us\nbfloat16,1,4096,4096,20\nbfloat16,8,4096,4096,21\n");
   const auto r = run_cli({"fit", "--kernels", temp_file("h200_sxm_gemm.csv")});
   REQUIRE(r.code == 0);
-  CHECK(r.out.find("too few kernels: defaults kept") != std::string::npos);
+  // One GPU of two kernels: neither its own fit nor every GPU's has 16 (4 a coefficient).
+  CHECK(r.out.find("too few kernels: shipped defaults") != std::string::npos);
   const auto j = fit_json({temp_file("h200_sxm_gemm.csv")});
   const auto& g = row_of(j, "gemm")["per_gpu"][0];
   CHECK(g["fitted"] == false);
+  CHECK(g["coefficients_from"] == "shipped defaults");
   CHECK(g["coefficients"]["compute"].get<double>() == GemmCoefficients{}.compute);
   // Written for the GPU, the block claims none of its own: not own_tables (which would have turned
   // the "no kernel measured" warning into "did not measure gemm, …").
@@ -377,4 +381,194 @@ TEST_CASE("kernel fit: an attention row's KV heads must divide its query heads -
   check_error(run_cli({"fit", "--kernels", temp_file("h100_uneven_context_attention.csv")}),
               temp_file("h100_uneven_context_attention.csv") + ":2:",
               "column `num_key_value_heads`: must divide num_heads (64), got 48");
+}
+
+TEST_CASE("kernel fit: a GPU with too few kernels of a class keeps every GPU's fit, and says that, not defaults") {
+  // The H100's 69 all-reduces and 10 of the H200's (2 GPUs, 128 … 65536 elements): 79 together fit
+  // the class's 4 coefficients (16 kernels needed), the H200's 10 alone do not, so its coefficients
+  // are the pooled ones (model/kernel_fit.cpp fits each GPU from the pooled fit). The table said
+  // "too few kernels: defaults kept" beside them.
+  std::ifstream in(data_file("gpu-kernels/h200_sxm_custom_allreduce.csv"));
+  std::string small, line;
+  for (int i = 0; i < 11 && std::getline(in, line); ++i) small += line + "\n";
+  write_temp("h200_small_custom_allreduce.csv", small);
+  const std::vector<std::string> tables = {data_file("gpu-kernels/h100_sxm_custom_allreduce.csv"),
+                                           temp_file("h200_small_custom_allreduce.csv")};
+  const auto j = fit_json(tables);
+  const auto& ar = row_of(j, "all_reduce");
+  CHECK(ar["kernels"] == 79);
+  REQUIRE(ar["per_gpu"].size() == 2);
+  CHECK(ar["per_gpu"][0]["coefficients_from"] == "own fit");
+  const auto& h200 = ar["per_gpu"][1];
+  CHECK(h200["gpu"] == "h200");
+  CHECK(h200["kernels"] == 10);
+  CHECK(h200["fitted"] == false);
+  CHECK(h200["coefficients_from"] == "every GPU's fit");
+  CHECK(h200["coefficients"] == ar["coefficients"]);
+  CHECK(h200["coefficients"] != ar["per_gpu"][0]["coefficients"]);
+  const auto text = run_cli({"fit", "--kernels", tables[0], tables[1]});
+  REQUIRE(text.code == 0);
+  CHECK_THAT(text.out, Catch::Contains("too few kernels: every GPU's fit") && !Catch::Contains("defaults kept"));
+}
+
+TEST_CASE("kernel fit: a kernel measured twice is refused in an aiconfigurator table, said in a Vidur one, a copy refused") {
+  // aiconfigurator's tables hold each kernel once (no key repeats in any table of
+  // ../shared/gpu-kernels/ but GDN's pairs): a repeat, alike or not, counted its kernel twice.
+  const std::string head = "gemm_dtype,m,n,k,latency_us\n";
+  write_temp("h100_twice_gemm.csv", head + "bfloat16,4096,4096,4096,300\nbfloat16,1,4096,4096,20\nbfloat16,4096,4096,4096,3000\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("h100_twice_gemm.csv")}), temp_file("h100_twice_gemm.csv") + ":4:",
+              "the kernel of line 2 again (every column but latency_us alike: 300 us there, 3000 here)");
+  // The same numbers written otherwise are the same kernel; a byte-for-byte copy of a row too.
+  write_temp("h100_again_gemm.csv", head + "bfloat16,4096,4096,4096,300\nbfloat16,4096.0,4096,4.096e3,300\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("h100_again_gemm.csv")}), temp_file("h100_again_gemm.csv") + ":3:",
+              "the kernel of line 2 again");
+  write_temp("h100_copied_gemm.csv", head + "bfloat16,4096,4096,4096,300\nbfloat16,4096,4096,4096,300\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("h100_copied_gemm.csv")}), temp_file("h100_copied_gemm.csv") + ":3:",
+              "a repeat would count twice in the fit");
+  // Another dtype is another kernel.
+  write_temp("h100_dtypes_gemm.csv", head + "bfloat16,4096,4096,4096,300\nfp8,4096,4096,4096,160\n");
+  CHECK(run_cli({"fit", "--kernels", temp_file("h100_dtypes_gemm.csv")}).code == 0);
+  // Vidur's profiles time a few shapes twice (8 rows of each ops table, 2 to 7 of each all-reduce
+  // table; a100_dgx_all_reduce.csv lines 1604 and 1605 byte for byte): both runs are fitted, and
+  // said in every format. Lines 3 and 5 repeat lines 2 and 4; line 7 repeats line 6 across nodes,
+  // left out, so not fitted twice: 5 kernels.
+  write_temp("a100_twice_all_reduce.csv", "num_workers,size,collective,devices_per_node,max_devices_per_node,median_ms\n"
+                                          "2,16777216,all_reduce,2,8,0.139\n2,16777216,all_reduce,2,8,0.139\n"
+                                          "4,16777216,all_reduce,4,8,0.2\n4,16777216,all_reduce,4,8,0.201\n"
+                                          "8,1024,all_reduce,8,8,0.02\n"
+                                          "2,16777216,all_reduce,1,8,2.886\n2,16777216,all_reduce,1,8,2.899\n");
+  const io::KernelTable t = io::read_kernel_table(temp_file("a100_twice_all_reduce.csv"));
+  CHECK(t.samples.size() == 5);
+  REQUIRE(t.repeated.size() == 2);
+  CHECK(t.repeated[0].line == 3);
+  CHECK(t.repeated[0].earlier == 2);
+  CHECK(t.repeated[1].line == 5);
+  CHECK(t.repeated[1].earlier == 4);
+  const std::string said = temp_file("a100_twice_all_reduce.csv") +
+                           ": 2 rows repeat an earlier row's kernel (line 3 repeats line 2, line 5 repeats line 4): each "
+                           "fitted as a run of its own (Vidur's profiles time a few shapes twice)";
+  const auto text = run_cli({"fit", "--kernels", temp_file("a100_twice_all_reduce.csv")});
+  REQUIRE(text.code == 0);
+  CHECK_THAT(text.err, Catch::Contains(said));
+  const auto json = run_cli({"fit", "--format", "json", "--kernels", temp_file("a100_twice_all_reduce.csv")});
+  REQUIRE(json.code == 0);
+  CHECK_THAT(json.err, Catch::Contains(said));
+  const auto j = nlohmann::json::parse(json.out);
+  CHECK(j["notes"] == nlohmann::json::array({temp_file("a100_twice_all_reduce.csv") +
+                                             ": 2 rows left out: all-reduces across nodes: the network, not the GPU's link",
+                                             said}));
+  CHECK(row_of(j, "nccl_all_reduce")["kernels"] == 5);
+  // The same bytes under another name are the same table: refused as the same path given twice is.
+  std::ifstream in(data_file("gpu-kernels/h100_sxm_custom_allreduce.csv"));
+  write_temp("h100_copy_custom_allreduce.csv", std::string((std::istreambuf_iterator<char>(in)), {}));
+  check_error(run_cli({"fit", "--kernels", data_file("gpu-kernels/h100_sxm_custom_allreduce.csv"),
+                       temp_file("h100_copy_custom_allreduce.csv")}),
+              temp_file("h100_copy_custom_allreduce.csv") + ": --kernels:",
+              "the same bytes as " + data_file("gpu-kernels/h100_sxm_custom_allreduce.csv") +
+                  ", given before it (its kernels would count twice in the fit)");
+  // Two GPUs' tables of the same shapes are two tables.
+  CHECK(run_cli({"fit", "--kernels", data_file("gpu-kernels/h100_sxm_custom_allreduce.csv"),
+                 data_file("gpu-kernels/h200_sxm_custom_allreduce.csv")})
+            .code == 0);
+}
+
+TEST_CASE("kernel fit: a header without rows is refused whatever its kind, and a NUL in a cell is shown, not the end of the message") {
+  // A Mamba-2 or DSA table nobody fits was "0 rows left out", where a GEMM table was refused.
+  write_temp("h100_empty_mamba2.csv", "op_name,phase,batch_size,seq_len,num_tokens,d_model,d_state,d_conv,nheads,head_dim,"
+                                      "n_groups,chunk_size,model_name,latency_us\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("h100_empty_mamba2.csv")}), temp_file("h100_empty_mamba2.csv") + ":1:",
+              "a kernel table needs rows under its header");
+  write_temp("h100_empty_fp8_scale.csv", "m,k,quant_dtype,latency_us\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("h100_empty_fp8_scale.csv")}),
+              temp_file("h100_empty_fp8_scale.csv") + ":1:", "a kernel table needs rows under its header");
+  write_temp("h100_empty_gemm.csv", "gemm_dtype,m,n,k,latency_us\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("h100_empty_gemm.csv")}), temp_file("h100_empty_gemm.csv") + ":1:",
+              "a kernel table needs rows under its header");
+  // "3", a NUL: the message stopped at "`3" (an exception's text is a C string); the NUL is shown
+  // as U+FFFD, as the terminal shows an escape or a byte that is not UTF-8.
+  write_temp("h100_nul_gemm.csv", std::string("gemm_dtype,m,n,k,latency_us\nbfloat16,4,4,4,3") + '\0' + "\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("h100_nul_gemm.csv")}), temp_file("h100_nul_gemm.csv") + ":2:",
+              "column `latency_us`: `3\xEF\xBF\xBD` is not a number");
+}
+
+TEST_CASE("kernel fit: a kernel 10 times faster than its roofline on its GPU is refused at its row") {
+  // 2·10^18 FLOPs in 30 us: at the H100's 989 TFLOP/s its roofline is 2.02·10^3 s (its bytes,
+  // 6·10^12 at 3.35 TB/s, 1.79·10^3 s), 1.5·10^-8 of it. The tables' fastest kernel is 0.698 of
+  // its roofline (a GEMM whose activations stayed in L2).
+  const std::string head = "gemm_dtype,m,n,k,latency_us\n";
+  write_temp("h100_impossible_gemm.csv", head + "bfloat16,1,4096,4096,20\nbfloat16,1000000,1000000,1000000,30\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("h100_impossible_gemm.csv")}), temp_file("h100_impossible_gemm.csv") + ":3:",
+              "column `latency_us`: 30 us is 1.5e-08 of the gemm kernel's roofline on `h100-sxm` (2.02e+09 us: its FLOPs "
+              "at the datasheet peak or its bytes at the bandwidth, the longer)");
+  // 4096³: 2·4096³ = 1.374·10^11 FLOPs at 989 TFLOP/s, 138.97 us (its 100.7 MB at 3.35 TB/s, 30 us):
+  // a tenth of it is 13.897 us. 14 us is taken, 13.8 refused; under --gpu the GPU may be the wrong one.
+  write_temp("h100_tenth_gemm.csv", head + "bfloat16,4096,4096,4096,14\n");
+  CHECK(run_cli({"fit", "--kernels", temp_file("h100_tenth_gemm.csv")}).code == 0);
+  write_temp("h100_past_tenth_gemm.csv", head + "bfloat16,4096,4096,4096,13.8\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("h100_past_tenth_gemm.csv")}), temp_file("h100_past_tenth_gemm.csv") + ":2:",
+              "13.8 us is 0.099 of the gemm kernel's roofline on `h100-sxm` (139 us");
+  check_error(run_cli({"fit", "--kernels", temp_file("h100_past_tenth_gemm.csv"), "--gpu", "h100-sxm"}),
+              temp_file("h100_past_tenth_gemm.csv") + ":2:", "or --gpu is not the GPU it ran on");
+  // A Vidur row names the operator's column: Llama-2-7B's first row with its down projection
+  // (3776 tokens × 11008 × 4096, 3.41·10^11 FLOPs: 1.09 ms at the A100's 312 TFLOP/s) at 0.0001 ms.
+  std::ifstream in(data_file("gpu-kernels/a100_Llama-2-7b-hf_ops.csv"));
+  std::string header, first;
+  std::getline(in, header);
+  std::getline(in, first);
+  std::vector<std::string> cells;
+  for (std::size_t from = 0;;) {
+    const std::size_t comma = first.find(',', from);
+    cells.push_back(first.substr(from, comma - from));
+    if (comma == std::string::npos) break;
+    from = comma + 1;
+  }
+  REQUIRE(cells.size() == 18);
+  REQUIRE(cells[6] == "3776");   // num_tokens
+  REQUIRE(cells[7] == "1");      // one GPU
+  cells[16] = "0.0001";          // mlp_down_proj_ms
+  write_temp("a100_fast_ops.csv", header + "\n" + fmt::format("{}\n", fmt::join(cells, ",")));
+  check_error(run_cli({"fit", "--kernels", temp_file("a100_fast_ops.csv")}), temp_file("a100_fast_ops.csv") + ":2:",
+              "column `mlp_down_proj_ms`: 0.1 us is");
+}
+
+TEST_CASE("kernel fit: a GPU's own fit gives every class it did not borrow, and `expected.step` absent is the published fit's") {
+  std::ifstream in(test::example_file("../presets/gpus/h100-sxm.yaml"));
+  const std::string preset((std::istreambuf_iterator<char>(in)), {});
+  const std::string gemm_line = "    gemm: {compute: 0.745, memory: 0.822, overlap: 1.93, launch: 2.99 us}\n";
+  REQUIRE(preset.find(gemm_line) != std::string::npos);
+  // Its `gemm:` left out: priced by the shipped GEMM (decode 8.539 → 8.639 ms for Llama-3.1-8B at
+  // batch 32) while the warning named only the borrowed classes. Refused where the block's mapping
+  // starts (line 12, after `expected:` and `kernels:`), naming the class.
+  std::string no_gemm = preset;
+  no_gemm.erase(no_gemm.find(gemm_line), gemm_line.size());
+  write_temp("h100-no-gemm.yaml", no_gemm);
+  check_error(run_cli({"-m", "llama-3.1-8b", "-g", temp_file("h100-no-gemm.yaml")}), temp_file("h100-no-gemm.yaml") + ":12:5:",
+              "expected.kernels.gemm: is missing beside `own_tables: true` (16-bit GEMMs (Q/K/V and gate/up fused)): a "
+              "GPU's own fit gives every class, and one its tables did not measure is listed under `borrowed:`");
+  // Listed under `borrowed:`, it takes every GPU's fit, and every output names it.
+  std::string borrowed = no_gemm;
+  borrowed.replace(borrowed.find("    own_tables: true\n"), 21, "    own_tables: true\n    borrowed: [gemm]\n");
+  write_temp("h100-borrowed-gemm.yaml", borrowed);
+  const auto priced = run_cli({"-m", "llama-3.1-8b", "-g", temp_file("h100-borrowed-gemm.yaml"), "-f", "json"});
+  INFO(priced.err);
+  REQUIRE(priced.code == 0);
+  CHECK_THAT(nlohmann::json::parse(priced.out).at("warnings").dump(), Catch::Contains("did not measure gemm"));
+  // Not its own fit (own_tables false): a block of every GPU's, which a class left out takes too.
+  std::string pooled = no_gemm;
+  pooled.replace(pooled.find("own_tables: true"), 16, "own_tables: false");
+  write_temp("h100-pooled-no-gemm.yaml", pooled);
+  CHECK(io::load_gpu(temp_file("h100-pooled-no-gemm.yaml")).expected->kernels->gemm.compute == GemmCoefficients{}.compute);
+  // Every preset still loads, the three with their own fit among them.
+  for (const char* gpu : {"h100-sxm", "h200", "a100-80gb", "b200"}) CHECK(io::load_gpu(gpu).expected->kernels);
+  // `expected.step` absent is the published fit's 26.7 us a pass (a serving engine's, fitted to
+  // end-to-end runs; `calibrate` writes no step): the schema said "absent: none".
+  const std::string head = preset.substr(0, preset.find("# Expected times"));
+  write_temp("h100-no-step.yaml", head + "expected: { memory: 0.8 }\n");
+  CHECK(io::load_gpu(temp_file("h100-no-step.yaml")).expected->step.value() == Approx(26.7e-6).epsilon(1e-12));
+  const std::string docs = io::schema_markdown(io::SchemaKind::gpu);
+  const std::size_t row = docs.find("| `expected.step` |");
+  REQUIRE(row != std::string::npos);
+  const std::string step = docs.substr(row, docs.find('\n', row) - row);
+  CHECK_THAT(step, Catch::Contains("optional, default `26.7 us`") && Catch::Contains("absent: the published fit's") &&
+                       !Catch::Contains("absent: none"));
 }
