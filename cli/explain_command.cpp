@@ -419,6 +419,7 @@ void explain_quiz(const Variations& s, Writer& w) {
   // answered with its intensity below the ridge), a compute-bound one without "only".
   const PhaseResult& step = r.decode.step;
   const PerRead per = per_read(r, r.decode_pipeline);
+  const std::optional<MoeSpec>& moe = r.model.spec.architecture ? r.model.spec.architecture->moe : std::nullopt;
   w.say(fmt::format("      {}", step.bound == Bound::memory    ? p.a1
                                    : step.bound == Bound::compute ? p.a1_compute
                                                                   : p.a1_interconnect),
@@ -427,6 +428,9 @@ void explain_quiz(const Variations& s, Writer& w) {
         fmt::arg("ridge", three_digits(r.gpu.ridge_point().value())), fmt::arg("b", per.sequences),
         fmt::arg("upto", per.even ? "" : p.at_most), fmt::arg("only", per.even ? p.only : p.at_most),
         fmt::arg("mb", per.microbatches > 1 ? fill(p.per_microbatch, fmt::arg("m", per.microbatches)) : std::string()),
+        // A routed expert's weights serve only the tokens routed to it ("each weight read serves
+        // only 16 token(s)" was said of Qwen3-30B-A3B at batch 16, whose experts see ~1.5 each).
+        fmt::arg("experts", moe && moe->experts > 0 ? fill(p.per_expert, fmt::arg("k", moe->top_k), fmt::arg("e", moe->experts)) : std::string()),
         fmt::arg("comm", human(step.comm_time)), fmt::arg("mem", human(step.memory_time)),
         fmt::arg("comp", human(step.compute_time)));
   w.say(fmt::format("  Q2. {}", p.q2));

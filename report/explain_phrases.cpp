@@ -119,12 +119,13 @@ constexpr Phrases kEnglish{
     .quiz_title = "Self-test:",
     .q1 = "Why is decode {bound}-bound here?",
     .a1 = "Its intensity of {id} FLOP/byte is {ratio} ({ridge} FLOP/byte): each weight read serves "
-          "{only}{b} token(s){mb}.",
+          "{only}{b} token(s){mb}{experts}.",
     .a1_compute = "Its intensity of {id} FLOP/byte is {ratio} ({ridge} FLOP/byte): each weight read serves {upto}{b} "
-                  "token(s){mb}, enough arithmetic to outlast the reading.",
+                  "token(s){mb}{experts}, enough arithmetic to outlast the reading.",
     .a1_interconnect = "Its collectives take {comm} a step on the links between the {devices}, longer than its {mem} of "
                        "memory traffic at full bandwidth and its {comp} of compute at the peak.",
     .per_microbatch = " (one of {m} micro-batches, each reading its stage's weights again)",
+    .per_expert = "; an expert's weights serve fewer, each token reaching {k} of the {e} experts",
     .q2 = "What is the single-stream ceiling?",
     .a2 = "{tps} tokens/s at batch 1: one step at context {t} cannot take less than {step}.",
     .q3 = "At what batch does decode turn compute-bound?",
@@ -236,11 +237,12 @@ constexpr Phrases kChinese{
     .medicine_differ = "这里预填充受{pbound}限制，解码受{dbound}限制：预填充的药是更多{presource}，解码的药是更多{dresource}。",
     .quiz_title = "自测题：",
     .q1 = "为什么这里的解码受{bound}限制？",
-    .a1 = "其算术强度 {id} FLOP/字节，{ratio}（{ridge} FLOP/字节）：每次读出的权重{only}服务 {b} 个词元{mb}。",
-    .a1_compute = "其算术强度 {id} FLOP/字节，{ratio}（{ridge} FLOP/字节）：每次读出的权重服务{upto} {b} 个词元{mb}，"
+    .a1 = "其算术强度 {id} FLOP/字节，{ratio}（{ridge} FLOP/字节）：每次读出的权重{only}服务 {b} 个词元{mb}{experts}。",
+    .a1_compute = "其算术强度 {id} FLOP/字节，{ratio}（{ridge} FLOP/字节）：每次读出的权重服务{upto} {b} 个词元{mb}{experts}，"
                   "计算耗时长于读取耗时。",
     .a1_interconnect = "它的集合通信每步在{device}之间的链路上耗时 {comm}，长于满带宽下 {mem} 的内存读写和峰值算力下 {comp} 的计算。",
     .per_microbatch = "（{m} 个微批次之一，每个都重新读出所在阶段的权重）",
+    .per_expert = "；专家权重服务的更少：每个词元只到达 {e} 个专家中的 {k} 个",
     .q2 = "单路生成的上限是多少？",
     .a2 = "批 1 时 {tps} 词元/秒：上下文 {t} 时一步不可能快于 {step}。",
     .q3 = "批大小到多少时解码转为受算力限制？",

@@ -17,7 +17,7 @@ struct Phrases {
       remedy_prefill,
       remedy_flash, remedy_decode, remedy_decode_none, remedy_and, remedy_int4, remedy_kv8, remedy_speculative,
       remedy_batch_little, remedy_batch_grows, remedy_batch_memory, remedy_batch_over, remedy_batch_none,
-      wrong_medicine, medicine_same, medicine_differ, quiz_title, q1, a1, a1_compute, a1_interconnect, per_microbatch,
+      wrong_medicine, medicine_same, medicine_differ, quiz_title, q1, a1, a1_compute, a1_interconnect, per_microbatch, per_expert,
       q2, a2, q3, a3, a3_context, a3_no_crossover, a3_no_crossover_link, scenario, ranked_title, rank_line, int4, kv8,
       flash, speculative, above, below, compute, memory, interconnect, more_compute, more_memory, more_interconnect;
 };

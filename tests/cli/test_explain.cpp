@@ -745,3 +745,19 @@ TEST_CASE("explain: a share of the step just short of all of it is not 100.0% be
   const auto z = test::run_cli(zh);
   CHECK_THAT(z.out, Catch::Contains("计算单元有 99.99% 的时间在做有用功") && !Catch::Contains("100.0% 的时间"));
 }
+
+TEST_CASE("explain: a mixture of experts' answer says an expert's weights serve fewer tokens than the batch") {
+  // Qwen3-30B-A3B at batch 16: attention's weights serve 16 tokens a read, but each token reaches 8
+  // of the 128 experts, so the ~82 experts a step reads serve 16 · 8 / 82.4 ≈ 1.6 each.
+  const std::vector<std::string> args = {"explain", "-m", "qwen3-30b-a3b", "-g", "h100-sxm", "-b", "16"};
+  const auto en = test::run_cli(args);
+  REQUIRE(en.code == 0);
+  CHECK_THAT(en.out, Catch::Contains("each weight read serves only 16 token(s); an expert's weights serve fewer, each "
+                                     "token reaching 8 of the 128 experts."));
+  auto zh = args;
+  zh.insert(zh.end(), {"--lang", "zh"});
+  CHECK_THAT(test::run_cli(zh).out, Catch::Contains("服务 16 个词元；专家权重服务的更少：每个词元只到达 128 个专家中的 8 个。"));
+  // A dense model's answer has no such clause.
+  CHECK_THAT(test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "16"}).out,
+             Catch::Contains("each weight read serves only 16 token(s).") && !Catch::Contains("an expert's weights"));
+}
