@@ -17,10 +17,17 @@ namespace {
 // qk_rope_head_dim; any other value would be a config this reading does not understand.
 void read_latent(const HfFields& c, const HfFamily& f, Architecture& a) {
   c.require({"kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"});
-  a.mla = LatentAttention{c.count_or_none("q_lora_rank", "mla.q_lora_rank", kDeepSeekLeftOut),
+  // null: Q projected directly (DeepSeek-V2-Lite). transformers' DeepseekV3Attention
+  // (modeling_deepseek_v3.py) and vLLM's DeepseekV2MLAAttention (deepseek_v2.py) both test
+  // `q_lora_rank is None` for that; a 0 builds a Q bottleneck of rank 0 in both, which no checkpoint
+  // means: refused, naming the key, not read as a Q projected directly.
+  if (c.given("q_lora_rank") && c.number_in("q_lora_rank", hf_range("mla.q_lora_rank")) == 0) {
+    c.refuse("q_lora_rank", "0 is no rank: transformers and vLLM project Q directly only when q_lora_rank is null "
+                            "(`is None`), and build a rank-0 bottleneck for 0; write null for a Q projected directly");
+  }
+  a.mla = LatentAttention{c.count_or_none("q_lora_rank", "mla.q_lora_rank", kDeepSeekLeftOut, false),
                           c.count("kv_lora_rank", "mla.kv_lora_rank"), c.count("qk_nope_head_dim", "mla.nope_dim"),
                           c.count("qk_rope_head_dim", "mla.rope_dim"), c.count("v_head_dim", "mla.v_dim")};
-  // null: Q projected directly (DeepSeek-V2-Lite)
   // transformers' DeepSeek configs set head_dim to qk_rope_head_dim; GLM-5.2's to the whole Q/K
   // head (nope + rope). Any other value is a layout this reading does not understand.
   const long qk = a.mla->nope_dim + a.mla->rope_dim;
@@ -46,12 +53,32 @@ void read_latent(const HfFields& c, const HfFamily& f, Architecture& a) {
   }
 }
 
+// A key the config leaves out (not even null) whose family's config class neither derives it nor
+// gives a number rooflineplan's family table holds: refused, naming it, never derived on a guess.
+void refuse_gap(const HfFields& c, std::string_view key, bool derives) {
+  if (derives || c.written(key)) return;
+  c.fail(key, fmt::format("left out: {}'s transformers config class gives no default rooflineplan knows and "
+                          "does not derive it; write it",
+                          c.what()));
+}
+
+// num_key_value_heads: written, or left out the family's transformers default (the family table:
+// GptOssConfig's 8, Qwen3MoeConfig's 4) or, where its class derives it (LlamaConfig), the query
+// heads; null: the query heads, as transformers reads None. Left out and read as the query heads,
+// gpt-oss-20b cached 8 times its 49,152 bytes a token, Qwen3-30B-A3B 8 times its 98,304.
+int kv_heads_of(const HfFields& c, const HfFamily& f, int heads) {
+  if (c.has("num_key_value_heads")) return c.small_count("num_key_value_heads", "kv_heads");
+  c.use("num_key_value_heads");
+  refuse_gap(c, "num_key_value_heads", f.derives_kv_heads);
+  return heads;
+}
+
 }  // namespace
 
 void read_attention(const HfFields& c, const HfFamily& f, Architecture& a, std::string_view head_dim_key) {
   c.require({"num_attention_heads"});
   a.heads = c.small_count("num_attention_heads", "heads");
-  a.kv_heads = c.has("num_key_value_heads") ? c.small_count("num_key_value_heads", "kv_heads") : a.heads;
+  if (!f.latent) a.kv_heads = kv_heads_of(c, f, a.heads);
   a.attention_bias = c.flag("attention_bias", f.attention_bias, "attention_bias");
   // Qwen3-Coder's name for the same switch: accepted where it says what the family has.
   if (c.given("qkv_bias") && c.flag("qkv_bias", false) != a.attention_bias) {
@@ -67,13 +94,19 @@ void read_attention(const HfFields& c, const HfFamily& f, Architecture& a, std::
     read_latent(c, f, a);
     return;
   }
+  // The head width: written, or left out the family's default (Qwen3Config's 128, MiniMaxM2Config's
+  // 128), or derived where the class derives it; null derives. Derived, Qwen3-32B without head_dim
+  // had heads of 5120 / 64 = 80 for Qwen3Config's 128.
   if (c.has(head_dim_key)) {
     a.head_dim = c.count(head_dim_key, "head_dim");
-  } else if (a.hidden % a.heads != 0) {
-    // As the YAML reader: a truncated head width would be silently wrong.
-    c.fail("num_attention_heads", fmt::format("{} heads do not divide hidden_size {}, and the config gives no {}",
-                                              a.heads, a.hidden, head_dim_key));
   } else {
+    c.use(head_dim_key);
+    refuse_gap(c, head_dim_key, f.derives_head_dim);
+    // As the YAML reader: a truncated head width would be silently wrong.
+    if (a.hidden % a.heads != 0) {
+      c.fail("num_attention_heads", fmt::format("{} heads do not divide hidden_size {}, and the config gives no {}",
+                                                a.heads, a.hidden, head_dim_key));
+    }
     a.head_dim = a.hidden / a.heads;
   }
   switch (f.qk_norm) {
@@ -149,10 +182,13 @@ void read_global_attention(const HfFields& c, const HfFamily& f, Architecture& a
   per_layer_heads(c, f, a);
   if (!f.global_attention) return;
   // Gemma 4 E2B/E4B: per-layer inputs from a table of their own, and the last layers reading the
-  // cache of the last earlier layer of their kind (transformers' first_kv_shared_layer_idx).
-  if (c.given("hidden_size_per_layer_input")) {
+  // cache of the last earlier layer of their kind (transformers' first_kv_shared_layer_idx). Left
+  // out, hidden_size_per_layer_input is Gemma4TextConfig's 256 and vocab_size_per_layer_input its
+  // 262,144 (configuration_gemma4.py): the 26B-A4B without its `0` builds the per-layer inputs, 27.88 B
+  // (it was read as none, 25.81 B); 0 or null: none.
+  if (c.has("hidden_size_per_layer_input")) {
     a.per_layer_input = c.count("hidden_size_per_layer_input", "per_layer_input");
-    if (a.per_layer_input > 0 && c.given("vocab_size_per_layer_input")) {
+    if (a.per_layer_input > 0 && c.has("vocab_size_per_layer_input")) {
       a.per_layer_vocab = c.count("vocab_size_per_layer_input", "per_layer_vocab");
     }
   }
@@ -169,10 +205,11 @@ void read_global_attention(const HfFields& c, const HfFamily& f, Architecture& a
   }
   const bool full_layers = a.mixer_counts()[static_cast<int>(Mixer::full)] > 0;
   const bool shared_kv = c.flag("attention_k_eq_v", false);
-  // transformers' Gemma 4: a full layer's heads are global_head_dim wide, and with K = V it has
-  // num_global_key_value_heads of them (the sliding layers keep head_dim and their own V).
+  // transformers' Gemma 4: a full layer's heads are global_head_dim wide (left out, Gemma4TextConfig's
+  // 512; null: head_dim), and with K = V it has num_global_key_value_heads of them (left out, None:
+  // num_key_value_heads); the sliding layers keep head_dim and their own V.
   FullAttention full{.kv_heads = a.kv_heads, .head_dim = a.head_dim, .shared_kv = shared_kv};
-  if (c.given("global_head_dim")) full.head_dim = c.count("global_head_dim", "full_attention.head_dim");
+  if (c.has("global_head_dim")) full.head_dim = c.count("global_head_dim", "full_attention.head_dim");
   if (shared_kv && c.given("num_global_key_value_heads")) {
     full.kv_heads = c.small_count("num_global_key_value_heads", "full_attention.kv_heads");
   }

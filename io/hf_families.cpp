@@ -7,9 +7,31 @@ namespace roofline::io {
 
 namespace {
 
-// transformers' defaults (the config classes' __init__ arguments) for the fields that published
-// configs leave out: Gemma 3's text config gives neither `vocab_size` nor its sliding pattern.
-constexpr std::array kMistralDefaults = {HfDefault{"sliding_window", 4096}};
+// transformers' defaults (the config classes' __init__ arguments, or their dataclass fields) for
+// the fields that published configs leave out: Gemma 3's text config gives neither `vocab_size` nor
+// its sliding pattern. From huggingface/transformers, src/transformers/models/<family>/
+// configuration_<family>.py (or modular_<family>.py), class named beside each table.
+//
+// num_key_value_heads and head_dim left out (hf_attention.cpp): a class that derives them (as
+// LlamaConfig does: K/V heads = query heads when None, head_dim = hidden_size // num_attention_heads,
+// or a modeling class's `getattr(config, "head_dim", hidden_size // num_attention_heads)` where the
+// config class has no head_dim) says so in its row (derives_kv_heads, derives_head_dim); a class with
+// a number gives it here. Read as the generic derivation, gpt-oss-20b without num_key_value_heads
+// cached 393,216 bytes a token for GptOssConfig's 49,152, and Qwen3-32B without head_dim had heads
+// of 80 for Qwen3Config's 128.
+//
+// MistralConfig (configuration_mistral.py): num_key_value_heads 8, head_dim None → derived.
+constexpr std::array kMistralDefaults = {HfDefault{"sliding_window", 4096}, HfDefault{"num_key_value_heads", 8}};
+// MixtralConfig: num_key_value_heads 8, head_dim None → derived.
+constexpr std::array kMixtralDefaults = {HfDefault{"num_key_value_heads", 8}};
+// Qwen2Config: num_key_value_heads 32; no head_dim (Qwen2Attention derives it).
+constexpr std::array kQwen2Defaults = {HfDefault{"num_key_value_heads", 32}};
+// Qwen3Config: num_key_value_heads 32, head_dim 128.
+constexpr std::array kQwen3Defaults = {HfDefault{"num_key_value_heads", 32}, HfDefault{"head_dim", 128}};
+// Qwen3VLTextConfig (configuration_qwen3_vl.py): num_key_value_heads 32, head_dim 128.
+constexpr std::array kQwen3VlDefaults = {HfDefault{"num_key_value_heads", 32}, HfDefault{"head_dim", 128}};
+// GemmaConfig: num_key_value_heads 16, head_dim 256.
+constexpr std::array kGemmaDefaults = {HfDefault{"num_key_value_heads", 16}, HfDefault{"head_dim", 256}};
 constexpr std::array kGemma2Defaults = {
     HfDefault{"vocab_size", 256'000},     HfDefault{"hidden_size", 2304},
     HfDefault{"intermediate_size", 9216}, HfDefault{"num_hidden_layers", 26},
@@ -40,40 +62,58 @@ constexpr std::array kLlama4Defaults = {HfDefault{"vocab_size", 202'048},
                                         HfDefault{"no_rope_layer_interval", 4}};
 // A shared expert's width left out is its config class's default (hf_ffn.cpp's shared_of_width
 // refuses the gap in a family whose table holds none): 0 where the class has no shared expert at
-// all. From huggingface/transformers, src/transformers/models/<family>/configuration_<family>.py:
-// Qwen3NextConfig.shared_expert_intermediate_size 512.
+// all. Qwen3NextConfig: shared_expert_intermediate_size 512, num_key_value_heads 2, head_dim 256.
 constexpr std::array kQwen3NextDefaults = {
     HfDefault{"full_attention_interval", 4}, HfDefault{"linear_conv_kernel_dim", 4},
     HfDefault{"linear_key_head_dim", 128},   HfDefault{"linear_value_head_dim", 128},
     HfDefault{"linear_num_key_heads", 16},   HfDefault{"linear_num_value_heads", 32},
-    HfDefault{"decoder_sparse_step", 1},     HfDefault{"shared_expert_intermediate_size", 512}};
-// Qwen2MoeConfig.shared_expert_intermediate_size 5632 (Qwen1.5-MoE-A2.7B's: 4 experts of 1408).
+    HfDefault{"decoder_sparse_step", 1},     HfDefault{"shared_expert_intermediate_size", 512},
+    HfDefault{"num_key_value_heads", 2},     HfDefault{"head_dim", 256}};
+// Qwen2MoeConfig.shared_expert_intermediate_size 5632 (Qwen1.5-MoE-A2.7B's: 4 experts of 1408);
+// num_key_value_heads 16; no head_dim (derived).
 constexpr std::array kQwen2MoeDefaults = {HfDefault{"decoder_sparse_step", 1},
-                                          HfDefault{"shared_expert_intermediate_size", 5632}};
-// Qwen3MoeConfig and Qwen3VLMoeTextConfig have no shared expert (Qwen3MoeSparseMoeBlock: the
-// routed experts alone): none when left out.
+                                          HfDefault{"shared_expert_intermediate_size", 5632},
+                                          HfDefault{"num_key_value_heads", 16}};
+// Qwen3MoeConfig has no shared expert (Qwen3MoeSparseMoeBlock: the routed experts alone): none when
+// left out; num_key_value_heads 4; no head_dim (Qwen3MoeAttention, Qwen3Attention's, derives it:
+// Qwen3-30B-A3B without its head_dim has heads of 2048 / 32 = 64 in transformers and vLLM alike).
 constexpr std::array kQwen3MoeDefaults = {HfDefault{"decoder_sparse_step", 1},
-                                          HfDefault{"shared_expert_intermediate_size", 0}};
+                                          HfDefault{"shared_expert_intermediate_size", 0},
+                                          HfDefault{"num_key_value_heads", 4}};
+// Qwen3VLMoeTextConfig (configuration_qwen3_vl_moe.py): no shared expert; num_key_value_heads 16;
+// head_dim None → hidden_size // num_attention_heads.
+constexpr std::array kQwen3VlMoeDefaults = {HfDefault{"decoder_sparse_step", 1},
+                                            HfDefault{"shared_expert_intermediate_size", 0},
+                                            HfDefault{"num_key_value_heads", 16}};
 // LagunaConfig.shared_expert_intermediate_size 512. It has no decoder_sparse_step: its MoE layers
-// are mlp_layer_types' (hf_ffn.cpp's laguna_moe_layers).
-constexpr std::array kLagunaDefaults = {HfDefault{"shared_expert_intermediate_size", 512}};
-// transformers' Qwen3_5MoeTextConfig and Qwen3_5TextConfig: Qwen3-Next's linear attention.
+// are mlp_layer_types' (hf_ffn.cpp's laguna_moe_layers). num_key_value_heads 8, head_dim 128,
+// sliding_window 512.
+constexpr std::array kLagunaDefaults = {HfDefault{"shared_expert_intermediate_size", 512},
+                                        HfDefault{"num_key_value_heads", 8}, HfDefault{"head_dim", 128},
+                                        HfDefault{"sliding_window", 512}};
+// transformers' Qwen3_5TextConfig (configuration_qwen3_5.py): Qwen3-Next's linear attention;
+// num_key_value_heads 4, head_dim 256.
 constexpr std::array kQwen35Defaults = {
     HfDefault{"full_attention_interval", 4}, HfDefault{"linear_conv_kernel_dim", 4},
     HfDefault{"linear_key_head_dim", 128},   HfDefault{"linear_value_head_dim", 128},
     HfDefault{"linear_num_key_heads", 16},   HfDefault{"linear_num_value_heads", 32},
-    HfDefault{"decoder_sparse_step", 1}};
-// Qwen3_5MoeTextConfig.shared_expert_intermediate_size 512, beside the linear attention's.
+    HfDefault{"decoder_sparse_step", 1},     HfDefault{"num_key_value_heads", 4},
+    HfDefault{"head_dim", 256}};
+// Qwen3_5MoeTextConfig (configuration_qwen3_5_moe.py): shared_expert_intermediate_size 512,
+// num_key_value_heads 2, head_dim 256, beside the linear attention's.
 constexpr std::array kQwen35MoeDefaults = {
     HfDefault{"full_attention_interval", 4}, HfDefault{"linear_conv_kernel_dim", 4},
     HfDefault{"linear_key_head_dim", 128},   HfDefault{"linear_value_head_dim", 128},
     HfDefault{"linear_num_key_heads", 16},   HfDefault{"linear_num_value_heads", 32},
-    HfDefault{"decoder_sparse_step", 1},     HfDefault{"shared_expert_intermediate_size", 512}};
-// MiniMaxM2Config has no shared_intermediate_size, and MiniMaxM2SparseMoeBlock no shared expert
-// (configuration_minimax_m2.py, modular_minimax_m2.py): none when left out.
-constexpr std::array kMiniMaxDefaults = {HfDefault{"shared_intermediate_size", 0}};
-// Step3p7TextConfig.share_expert_dim 1280 (configuration_step3p7.py).
-constexpr std::array kStepDefaults = {HfDefault{"share_expert_dim", 1280}};
+    HfDefault{"decoder_sparse_step", 1},     HfDefault{"shared_expert_intermediate_size", 512},
+    HfDefault{"num_key_value_heads", 2},     HfDefault{"head_dim", 256}};
+// MiniMaxM2Config (configuration_minimax_m2.py): num_key_value_heads 8, head_dim 128. It has no
+// shared_intermediate_size, and MiniMaxM2SparseMoeBlock no shared expert (hf_ffn.cpp).
+constexpr std::array kMiniMaxDefaults = {HfDefault{"num_key_value_heads", 8}, HfDefault{"head_dim", 128}};
+// Step3p7TextConfig (configuration_step3p7.py): share_expert_dim 1280, num_key_value_heads 8
+// (num_attention_groups is its alias there), head_dim 128.
+constexpr std::array kStepDefaults = {HfDefault{"share_expert_dim", 1280}, HfDefault{"num_key_value_heads", 8},
+                                      HfDefault{"head_dim", 128}};
 // transformers' DeepseekV3Config (vLLM's copy: docs.vllm.ai/en/v0.11.0/api/vllm/transformers_utils/
 // configs/deepseek_v3.html): three dense layers first, one shared expert, a 1536-wide Q latent.
 constexpr std::array kDeepSeekV3Defaults = {HfDefault{"first_k_dense_replace", 3}, HfDefault{"n_shared_experts", 1},
@@ -81,12 +121,35 @@ constexpr std::array kDeepSeekV3Defaults = {HfDefault{"first_k_dense_replace", 3
 // transformers' GlmMoeDsaConfig: DeepSeek-V3.2's indexer at GLM-5's widths.
 constexpr std::array kGlmDsaDefaults = {HfDefault{"index_topk", 2048}, HfDefault{"index_head_dim", 128},
                                         HfDefault{"index_n_heads", 32}};
-// transformers' Gemma4TextConfig.
-constexpr std::array kGemma4Defaults = {HfDefault{"sliding_window_pattern", 6}};
-// ERNIE-4.5's MoE layers: from layer 1 to the last, every layer (Ernie4_5_MoeConfig).
-constexpr std::array kErnieDefaults = {HfDefault{"moe_layer_start_index", 1}, HfDefault{"moe_layer_interval", 1}};
+// Glm4MoeConfig (configuration_glm4_moe.py): num_key_value_heads 8; no head_dim (Glm4MoeAttention
+// and vLLM's derive it).
+constexpr std::array kGlm4MoeDefaults = {HfDefault{"num_key_value_heads", 8}};
+// transformers' Gemma4TextConfig (configuration_gemma4.py): num_key_value_heads 4, head_dim 256, the
+// full layers' global_head_dim 512, per-layer inputs 256 wide from a 262,144-row table, a 512-token
+// window. Its layer_types default is 5 sliding to 1 full whatever sliding_window_pattern says (the
+// 6 is fixed in __post_init__; hf_layer_kinds.cpp).
+constexpr std::array kGemma4Defaults = {
+    HfDefault{"num_key_value_heads", 4},           HfDefault{"head_dim", 256},
+    HfDefault{"global_head_dim", 512},             HfDefault{"hidden_size_per_layer_input", 256},
+    HfDefault{"vocab_size_per_layer_input", 262'144}, HfDefault{"sliding_window", 512}};
+// Ernie4_5Config (configuration_ernie4_5.py): num_key_value_heads 2, head_dim 128.
+constexpr std::array kErnieDenseDefaults = {HfDefault{"num_key_value_heads", 2}, HfDefault{"head_dim", 128}};
+// Ernie4_5_MoeConfig (configuration_ernie4_5_moe.py): MoE layers from layer 1 to the last, every
+// layer; 2 shared experts (Ernie4_5_MoeSparseMoeBlock: one MLP of 2 × moe_intermediate_size);
+// num_key_value_heads 4; no head_dim (Ernie4_5_MoeAttention, LlamaAttention's, derives it). Read
+// as none, ERNIE-4.5-21B-A3B without moe_num_shared_experts lost 637,009,920 weights.
+constexpr std::array kErnieDefaults = {HfDefault{"moe_layer_start_index", 1}, HfDefault{"moe_layer_interval", 1},
+                                       HfDefault{"moe_num_shared_experts", 2}, HfDefault{"num_key_value_heads", 4}};
+// GptOssConfig (configuration_gpt_oss.py): num_key_value_heads 8, head_dim 64.
 constexpr std::array kGptOssDefaults = {HfDefault{"sliding_window", 128}, HfDefault{"num_local_experts", 128},
-                                        HfDefault{"num_experts_per_tok", 4}, HfDefault{"head_dim", 64}};
+                                        HfDefault{"num_experts_per_tok", 4}, HfDefault{"head_dim", 64},
+                                        HfDefault{"num_key_value_heads", 8}};
+// SmolLM3Config (configuration_smollm3.py): num_key_value_heads 4; no head_dim (derived).
+constexpr std::array kSmolLm3Defaults = {HfDefault{"num_key_value_heads", 4}};
+// NemotronHConfig (configuration_nemotron_h.py): num_key_value_heads 8, head_dim 128, which the
+// older configs (and their own code) name attention_head_dim.
+constexpr std::array kNemotronHDefaults = {HfDefault{"num_key_value_heads", 8}, HfDefault{"head_dim", 128},
+                                           HfDefault{"attention_head_dim", 128}};
 constexpr std::array kMambaDefaults = {HfDefault{"state_size", 16}, HfDefault{"conv_kernel", 4},
                                        HfDefault{"expand", 2}};
 constexpr std::array kMamba2Defaults = {HfDefault{"state_size", 128}, HfDefault{"conv_kernel", 4},
@@ -139,33 +202,48 @@ constexpr std::array<std::string_view, 4> kMiniMaxHarmless = {"layernorm_full_at
                                                               "layernorm_full_attention_alpha"};
 
 constexpr std::array kFamilies = {
-    HfFamily{.architecture = "LlamaForCausalLM", .model_type = "llama"},
+    // LlamaConfig (configuration_llama.py): num_key_value_heads None → the query heads, head_dim None
+    // → hidden_size // num_attention_heads.
+    HfFamily{.architecture = "LlamaForCausalLM",
+             .model_type = "llama",
+             .derives_kv_heads = true,
+             .derives_head_dim = true},
     HfFamily{.architecture = "MistralForCausalLM",
              .model_type = "mistral",
              .layers = HfLayers::sliding_when_set,
-             .defaults = kMistralDefaults},
+             .defaults = kMistralDefaults,
+             .derives_head_dim = true},
     HfFamily{.architecture = "MixtralForCausalLM",
              .model_type = "mixtral",
              .moe = HfMoe::mixtral,
-             .layers = HfLayers::sliding_when_set},
-    HfFamily{
-        .architecture = "Qwen2ForCausalLM", .model_type = "qwen2", .layers = HfLayers::qwen, .attention_bias = true},
+             .layers = HfLayers::sliding_when_set,
+             .defaults = kMixtralDefaults,
+             .derives_head_dim = true},
+    HfFamily{.architecture = "Qwen2ForCausalLM",
+             .model_type = "qwen2",
+             .layers = HfLayers::qwen,
+             .attention_bias = true,
+             .defaults = kQwen2Defaults,
+             .derives_head_dim = true},
     HfFamily{.architecture = "Qwen2MoeForCausalLM",
              .model_type = "qwen2_moe",
              .moe = HfMoe::qwen,
              .layers = HfLayers::qwen,
              .attention_bias = true,
-             .defaults = kQwen2MoeDefaults},
+             .defaults = kQwen2MoeDefaults,
+             .derives_head_dim = true},
     HfFamily{.architecture = "Qwen3ForCausalLM",
              .model_type = "qwen3",
              .layers = HfLayers::qwen,
-             .qk_norm = HfQkNorm::always},
+             .qk_norm = HfQkNorm::always,
+             .defaults = kQwen3Defaults},
     HfFamily{.architecture = "Qwen3MoeForCausalLM",
              .model_type = "qwen3_moe",
              .moe = HfMoe::qwen,
              .layers = HfLayers::qwen,
              .qk_norm = HfQkNorm::always,
-             .defaults = kQwen3MoeDefaults},
+             .defaults = kQwen3MoeDefaults,
+             .derives_head_dim = true},
     HfFamily{.architecture = "Qwen3NextForCausalLM",
              .model_type = "qwen3_next",
              .moe = HfMoe::qwen,
@@ -203,13 +281,15 @@ constexpr std::array kFamilies = {
     HfFamily{.architecture = "Qwen3VLTextModel",
              .model_type = "qwen3_vl_text",
              .layers = HfLayers::qwen,
-             .qk_norm = HfQkNorm::always},
+             .qk_norm = HfQkNorm::always,
+             .defaults = kQwen3VlDefaults},
     HfFamily{.architecture = "Qwen3VLMoeTextModel",
              .model_type = "qwen3_vl_moe_text",
              .moe = HfMoe::qwen,
              .layers = HfLayers::qwen,
              .qk_norm = HfQkNorm::always,
-             .defaults = kQwen3MoeDefaults},
+             .defaults = kQwen3VlMoeDefaults,
+             .derives_head_dim = true},
     HfFamily{.architecture = "Qwen3VLForConditionalGeneration",
              .model_type = "qwen3_vl",
              .text_model_type = "qwen3_vl_text",
@@ -220,7 +300,7 @@ constexpr std::array kFamilies = {
              .text_model_type = "qwen3_vl_moe_text",
              .tower = HfTower::qwen3_vl,
              .harmless = kWrapper26Harmless},
-    HfFamily{.architecture = "GemmaForCausalLM", .model_type = "gemma", .tied = true},
+    HfFamily{.architecture = "GemmaForCausalLM", .model_type = "gemma", .tied = true, .defaults = kGemmaDefaults},
     HfFamily{.architecture = "Gemma2ForCausalLM",
              .model_type = "gemma2",
              .layers = HfLayers::alternating,
@@ -239,7 +319,7 @@ constexpr std::array kFamilies = {
     HfFamily{.architecture = "Gemma4ForCausalLM",
              .model_type = "gemma4_text",
              .moe = HfMoe::gemma4,
-             .layers = HfLayers::gemma3,
+             .layers = HfLayers::gemma4,
              .qk_norm = HfQkNorm::always,
              .tied = true,
              .global_attention = true,
@@ -248,7 +328,12 @@ constexpr std::array kFamilies = {
              .model_type = "gemma4",
              .text_model_type = "gemma4_text",
              .harmless = kWrapper26Harmless},
-    HfFamily{.architecture = "Phi3ForCausalLM", .model_type = "phi3", .layers = HfLayers::sliding_when_set},
+    // Phi3Config: num_key_value_heads None → the query heads; no head_dim (Phi3Attention derives it).
+    HfFamily{.architecture = "Phi3ForCausalLM",
+             .model_type = "phi3",
+             .layers = HfLayers::sliding_when_set,
+             .derives_kv_heads = true,
+             .derives_head_dim = true},
     HfFamily{.architecture = "GPT2LMHeadModel",
              .model_type = "gpt2",
              .shape = HfShape::gpt2,
@@ -273,11 +358,19 @@ constexpr std::array kFamilies = {
              .latent = true,
              .sparse = true,
              .defaults = kGlmDsaDefaults},
-    HfFamily{.architecture = "Ernie4_5ForCausalLM", .model_type = "ernie4_5", .harmless = kErnieHarmless},
+    // Ernie4_5Config and Ernie4_5_MoeConfig tie the embeddings by default (tie_word_embeddings True):
+    // read untied, ERNIE-4.5-21B-A3B without the field counted a second 103,424 × 2560 table.
+    HfFamily{.architecture = "Ernie4_5ForCausalLM",
+             .model_type = "ernie4_5",
+             .tied = true,
+             .defaults = kErnieDenseDefaults,
+             .harmless = kErnieHarmless},
     HfFamily{.architecture = "Ernie4_5_MoeForCausalLM",
              .model_type = "ernie4_5_moe",
              .moe = HfMoe::ernie,
+             .tied = true,
              .defaults = kErnieDefaults,
+             .derives_head_dim = true,
              .harmless = kErnieHarmless},
     HfFamily{.architecture = "LagunaForCausalLM",
              .model_type = "laguna",
@@ -287,7 +380,12 @@ constexpr std::array kFamilies = {
              .head_gate = true,
              .defaults = kLagunaDefaults,
              .harmless = kLagunaHarmless},
-    HfFamily{.architecture = "SmolLM3ForCausalLM", .model_type = "smollm3", .tied = true, .harmless = kSmolLm3Harmless},
+    HfFamily{.architecture = "SmolLM3ForCausalLM",
+             .model_type = "smollm3",
+             .tied = true,
+             .defaults = kSmolLm3Defaults,
+             .derives_head_dim = true,
+             .harmless = kSmolLm3Harmless},
     HfFamily{.architecture = "Step3p7FlashForCausalLM",
              .model_type = "step3p7",
              .moe = HfMoe::step,
@@ -295,7 +393,9 @@ constexpr std::array kFamilies = {
     HfFamily{.architecture = "Glm4MoeForCausalLM",
              .model_type = "glm4_moe",
              .moe = HfMoe::deepseek,
-             .qk_norm = HfQkNorm::when_asked},
+             .qk_norm = HfQkNorm::when_asked,
+             .defaults = kGlm4MoeDefaults,
+             .derives_head_dim = true},
     HfFamily{.architecture = "Glm4MoeLiteForCausalLM",
              .model_type = "glm4_moe_lite",
              .moe = HfMoe::deepseek,
@@ -329,10 +429,12 @@ constexpr std::array kFamilies = {
     HfFamily{.architecture = "Mistral3ForConditionalGeneration",
              .model_type = "mistral3",
              .text_model_type = "mistral",
+             .tower = HfTower::pixtral,
              .harmless = kWrapperHarmless},
     HfFamily{.architecture = "NemotronHForCausalLM",
              .model_type = "nemotron_h",
              .shape = HfShape::nemotron_h,
+             .defaults = kNemotronHDefaults,
              .harmless = kMamba2Harmless},
     HfFamily{.architecture = "MambaForCausalLM",
              .model_type = "mamba",

@@ -23,18 +23,21 @@ enum class HfMoe { none, mixtral, qwen, deepseek, llama4, gpt_oss, minimax, erni
 // `layer_types` list, where a config has one, is read in every family); sliding_when_set: every
 // layer slides when `sliding_window` is not null (Mistral, Mixtral, Phi-3); qwen: Qwen's
 // `use_sliding_window`, refused when on; alternating: sliding, full, ... (Gemma 2, gpt-oss);
-// gemma3: 5 sliding to 1 full (`sliding_window_pattern`); llama4: chunked but every 4th
-// (`no_rope_layers`); qwen3_next: linear attention but every 4th (`full_attention_interval`);
+// gemma3: 5 sliding to 1 full (`sliding_window_pattern`); gemma4: 5 sliding to 1 full whatever
+// `sliding_window_pattern` says, the last layer full (Gemma4TextConfig); llama4: chunked but every
+// 4th (`no_rope_layers`); qwen3_next: linear attention but every 4th (`full_attention_interval`);
 // minimax: `attn_type_list`, 1 for full attention.
-enum class HfLayers { full, sliding_when_set, qwen, alternating, gemma3, llama4, qwen3_next, minimax };
+enum class HfLayers { full, sliding_when_set, qwen, alternating, gemma3, gemma4, llama4, qwen3_next, minimax };
 
 enum class HfQkNorm { none, always, when_asked };  // when_asked: `use_qk_norm`
 
 // How a wrapper's vision tower is counted (see hf_towers.cpp). encoder: a plain transformer
 // encoder estimated from its config; qwen3_vl: transformers' Qwen3VLVisionModel counted weight by
 // weight, its DeepStack mergers included; qwen3_5: the same model without them (Qwen3_5VisionModel
-// deletes its deepstack_merger_list).
-enum class HfTower { encoder, qwen3_vl, qwen3_5 };
+// deletes its deepstack_merger_list); pixtral: Mistral 3's PixtralVisionModel and
+// Mistral3MultiModalProjector counted weight by weight, from the vision config and the wrapper's own
+// `spatial_merge_size`, `vision_feature_layer` and `multimodal_projector_bias`.
+enum class HfTower { encoder, qwen3_vl, qwen3_5, pixtral };
 
 // What a DeepSeek-style config leaves out of first_k_dense_replace, n_shared_experts and
 // q_lora_rank differs by reader: the family table holds transformers' DeepseekV3Config's for
@@ -68,6 +71,13 @@ struct HfFamily {
   std::string_view text_model_type = {};
   HfTower tower = HfTower::encoder;                  // how its vision_config is counted
   std::span<const HfDefault> defaults = {};         // transformers' defaults for fields left out
+  // What a config that leaves out num_key_value_heads, or the head width, means: where the
+  // family's transformers config class derives it (LlamaConfig: as many K/V heads as query heads
+  // when None; head_dim = hidden_size // num_attention_heads), the derivation; where the class has a
+  // number, that number in `defaults` (Qwen3Config's head_dim 128). Neither: the gap is refused
+  // naming the key (hf_attention.cpp), never derived on a guess. JSON's null, written, derives.
+  bool derives_kv_heads = false;
+  bool derives_head_dim = false;
   std::span<const std::string_view> harmless = {};  // the family's own fields that change nothing priced
 };
 

@@ -35,7 +35,7 @@ int shared_of_width(const HfFields& c, std::string_view key, long expert_width) 
     }
     return 0;  // null: none
   }
-  const long shared = c.number_in(key, {0, 1'000'000});  // 0: none (MiniMax-M2)
+  const long shared = c.number_in(key, {0, 1'000'000});  // 0: none
   if (shared % expert_width != 0) {
     c.fail(key, fmt::format("{}{} is not a whole number of experts of width {}", shared,
                             c.given(key) ? "" : " (the family's default, the field being left out)", expert_width));
@@ -231,7 +231,19 @@ void read_ffn(const HfFields& c, const HfFamily& f, Architecture& a) {
       return;
     case HfMoe::minimax:
       a.moe = experts(c, "num_local_experts", "num_experts_per_tok", "intermediate_size");
-      a.moe->shared_experts = shared_of_width(c, "shared_intermediate_size", a.moe->ffn);
+      // MiniMax-M2 has no shared expert: transformers' MiniMaxM2Config has no shared_intermediate_size
+      // and its MiniMaxM2SparseMoeBlock builds the gate and the routed experts alone
+      // (modular_minimax_m2.py); vLLM's MiniMaxM2MoE (minimax_m2.py) builds a FusedMoE and a
+      // ReplicatedLinear gate and never reads the field (the configs carry it at 0). A width above 0 was
+      // priced as shared experts no reader builds, 229.57 B for MiniMax-M2.5's 228.69 B: refused.
+      // 0, null or left out: none.
+      if (c.given("shared_intermediate_size") && c.number_in("shared_intermediate_size", {0, 1'000'000}) > 0) {
+        c.refuse("shared_intermediate_size",
+                 "MiniMax-M2 has no shared expert in transformers or vLLM (MiniMaxM2SparseMoeBlock, vLLM's "
+                 "MiniMaxM2MoE: the gate and the routed experts alone), so no reader builds one this wide; "
+                 "write 0 or null, or describe the model in rooflineplan's YAML");
+      }
+      c.use("shared_intermediate_size");
       return;
     case HfMoe::qwen:
       a.moe = experts(c, "num_experts", "num_experts_per_tok", "moe_intermediate_size");
@@ -250,8 +262,9 @@ void read_ffn(const HfFields& c, const HfFamily& f, Architecture& a) {
       return;
     case HfMoe::ernie:
       a.moe = experts(c, "moe_num_experts", "moe_k", "moe_intermediate_size");
+      // Left out, Ernie4_5_MoeConfig's 2 (the family table); null: none.
       a.moe->shared_experts =
-          c.given("moe_num_shared_experts") ? c.small_count("moe_num_shared_experts", "moe.shared_experts") : 0;
+          c.has("moe_num_shared_experts") ? c.small_count("moe_num_shared_experts", "moe.shared_experts") : 0;
       c.use("moe_num_shared_experts");
       set_moe_layers(c, a, ernie_moe_layers(c, a.layers), "intermediate_size");
       return;

@@ -106,6 +106,10 @@ const HfDefault* HfFields::default_of(std::string_view key) const {
 // `sliding_window: null`), not "the default".
 bool HfFields::has(std::string_view key) const { return given(key) || (!r_.has(key) && default_of(key) != nullptr); }
 
+bool HfFields::written(std::string_view key) const { return r_.has(key); }
+
+bool HfFields::is_list(std::string_view key) const { return node(key).IsSequence(); }
+
 void HfFields::mark(std::string_view key, std::string_view field) const {
   read_.emplace_back(key);
   if (!field.empty()) origins_.emplace_back(field, key);
@@ -130,10 +134,13 @@ int HfFields::small_count(std::string_view key, std::string_view field) const {
   return static_cast<int>(v);
 }
 
-long HfFields::count_or_none(std::string_view key, std::string_view field, std::string_view left_out) const {
+long HfFields::count_or_none(std::string_view key, std::string_view field, std::string_view left_out,
+                             bool zero_is_none) const {
   if (has(key)) return count(key, field);
   mark(key);
-  if (!r_.has(key)) fail(key, fmt::format("left out: {}; write it (null or 0 for none)", left_out));
+  if (!r_.has(key)) {
+    fail(key, fmt::format("left out: {}; write it ({} for none)", left_out, zero_is_none ? "null or 0" : "null"));
+  }
   return 0;
 }
 
@@ -263,7 +270,14 @@ void HfFields::throw_refusals() const {
 
 bool HfFields::fail_at_origin(std::string_view field, std::string_view message) const {
   for (const auto& [ours, key] : origins_) {
-    if (ours == field) fail(key, message);
+    if (ours != field) continue;
+    // A value the family's default gave, the key being left out: said so, or the config would be
+    // refused for a number it does not hold (Mistral's 8 K/V heads beside 4 query heads).
+    if (!r_.has(key) && default_of(key) != nullptr) {
+      fail(key, fmt::format("{} ({}, the field being left out, is {}'s transformers default {})", message, key,
+                            what_, default_of(key)->value));
+    }
+    fail(key, message);
   }
   return false;
 }

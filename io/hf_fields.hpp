@@ -39,15 +39,21 @@ class HfFields {
   [[nodiscard]] bool filled(std::string_view key) const;
   // Given, or defaulted by the family.
   [[nodiscard]] bool has(std::string_view key) const;
+  // In the mapping at all, null included: a key the config writes as null is not left out.
+  [[nodiscard]] bool written(std::string_view key) const;
+  // Given as a list (`vision_feature_layer`: one layer's index, or a list of them).
+  [[nodiscard]] bool is_list(std::string_view key) const;
 
   // A whole number within the range of the model field it becomes (`moe.experts`; see
   // hf_range()), given or defaulted; remembered so that a rule the spec breaks later points here.
   [[nodiscard]] long count(std::string_view key, std::string_view field) const;
   [[nodiscard]] int small_count(std::string_view key, std::string_view field) const;
   [[nodiscard]] std::optional<long> optional_count(std::string_view key, std::string_view field) const;
-  // A count that null (or 0) makes none, which a config must write: left out, with no family
-  // default, it is refused naming the key (`left_out` says what the readers disagree on), not 0.
-  [[nodiscard]] long count_or_none(std::string_view key, std::string_view field, std::string_view left_out) const;
+  // A count that null (or 0, where `zero_is_none`) makes none, which a config must write: left out,
+  // with no family default, it is refused naming the key (`left_out` says what the readers disagree
+  // on), not 0.
+  [[nodiscard]] long count_or_none(std::string_view key, std::string_view field, std::string_view left_out,
+                                   bool zero_is_none = true) const;
   // A whole number within `range`, for fields that become no model field (a step, an interval).
   [[nodiscard]] long number_in(std::string_view key, Range range) const;
   // A number, whole or not, within `range`, given (a scaling factor).

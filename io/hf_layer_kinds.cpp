@@ -83,6 +83,46 @@ void refuse_qwen_sliding(const HfFields& c) {
   c.use({"sliding_window", "max_window_layers"});  // unused while use_sliding_window is off
 }
 
+// Gemma 4: transformers' Gemma4TextConfig.__post_init__ (configuration_gemma4.py) derives
+// layer_types as 5 sliding layers to 1 full with the 6 fixed in its code (a sliding_window_pattern
+// the config writes becomes an attribute nothing reads), then forces the last layer to full
+// attention, logging "Last layer must use `full_attention` ... Forcing last layer to
+// `full_attention`"; vLLM's Gemma 4 reads the layer_types so rewritten. rooflineplan prices neither
+// rewrite silently, and has no warning to give from here: a written layer_types ending on another
+// kind, a derived one that would (layers not a multiple of 6), and a pattern other than the fixed 6
+// are refused naming the field, so the config says what its layers are.
+constexpr long kGemma4Period = 6;
+
+void refuse_gemma4_last(const HfFields& c, const std::vector<Mixer>& kinds, bool written) {
+  if (kinds.empty() || kinds.back() == Mixer::full) return;
+  const auto last = kinds.size() - 1;
+  if (written) {
+    c.refuse("layer_types",
+             fmt::format("layer_types[{}] is not full_attention: Gemma4TextConfig forces the last layer to full "
+                         "attention (with a warning), so the layers differ from what this list says; write "
+                         "full_attention there",
+                         last));
+  } else {
+    c.refuse("num_hidden_layers",
+             fmt::format("{} layers end Gemma4TextConfig's 5-sliding-to-1-full layer_types on a sliding layer, which "
+                         "it forces to full attention (with a warning); write layer_types",
+                         kinds.size()));
+  }
+}
+
+std::vector<Mixer> gemma4_kinds(const HfFields& c, int layers) {
+  for (std::string_view key : {"sliding_window_pattern", "_sliding_window_pattern"}) {
+    if (c.given(key) && c.number_in(key, kPeriod) != kGemma4Period) {
+      c.refuse(key, "Gemma4TextConfig derives layer_types as 5 sliding layers to 1 full whatever this says (the 6 "
+                    "is fixed in its __post_init__); write layer_types");
+    }
+    c.use(key);
+  }
+  std::vector<Mixer> kinds = every(layers, kGemma4Period, Mixer::sliding, Mixer::full);
+  refuse_gemma4_last(c, kinds, false);
+  return kinds;
+}
+
 std::vector<Mixer> by_family(const HfFields& c, const HfFamily& f, int layers) {
   switch (f.layers) {
     case HfLayers::full:
@@ -103,6 +143,8 @@ std::vector<Mixer> by_family(const HfFields& c, const HfFamily& f, int layers) {
           c.number_in(c.given("_sliding_window_pattern") ? "_sliding_window_pattern" : "sliding_window_pattern",
                       kPeriod),
           Mixer::sliding, Mixer::full);
+    case HfLayers::gemma4:
+      return gemma4_kinds(c, layers);
     case HfLayers::llama4:
       return llama4_kinds(c, layers);
     case HfLayers::qwen3_next:
@@ -122,6 +164,7 @@ void read_layer_kinds(const HfFields& c, const HfFamily& f, Architecture& a) {
   std::vector<Mixer> kinds;
   if (c.given("layer_types")) {
     kinds = from_layer_types(c, a.layers);
+    if (f.layers == HfLayers::gemma4) refuse_gemma4_last(c, kinds, true);
     // transformers derives layer_types from these only when a config does not write them out.
     c.use({"sliding_window_pattern", "_sliding_window_pattern", "full_attention_interval", "no_rope_layers",
            "no_rope_layer_interval", "use_sliding_window", "max_window_layers"});

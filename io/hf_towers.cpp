@@ -1,9 +1,9 @@
 // A multimodal wrapper's vision and audio towers, counted for the memory they take: what their
 // configs give, priced as a plain transformer encoder, or, for a family whose tower the estimate
-// misses by more than a few percent (Qwen3-VL's DeepStack mergers), as its transformers model
-// builds it. Their compute is never priced (image and audio tokens are out of scope), so only the
-// weights matter, and an estimate within a few percent of a tower is within a fraction of a percent
-// of the checkpoint (Gemma 3 27B's SigLIP: 0.4 B of 27 B).
+// misses by more than a few percent (Qwen3-VL's DeepStack mergers, Mistral 3's projector), as its
+// transformers model builds it. Their compute is never priced (image and audio tokens are out of
+// scope), so only the weights matter, and an estimate within a few percent of a tower is within a
+// fraction of a percent of the checkpoint (Gemma 3 27B's SigLIP: 0.4 B of 27 B).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -123,12 +123,63 @@ double qwen3_vl_tower(const HfFields& t, HfTower kind, double text_hidden) {
          qwen_merger(merged, h, out) + static_cast<double>(deepstack) * qwen_merger(merged, merged, out);
 }
 
+// transformers' PixtralVisionConfig (configuration_pixtral.py): the fields a Mistral 3 vision_config
+// may leave out.
+constexpr std::array kPixtralVisionDefaults = {HfDefault{"hidden_size", 1024}, HfDefault{"intermediate_size", 4096},
+                                               HfDefault{"num_hidden_layers", 24}, HfDefault{"num_channels", 3},
+                                               HfDefault{"patch_size", 16}};
+// Mistral3Config (configuration_mistral3.py): the projector's settings, which the wrapper (not its
+// vision_config) writes.
+constexpr long kMistral3MergeSize = 2;
+
+// Mistral 3's tower, weight by weight as transformers builds it. PixtralVisionModel
+// (modeling_pixtral.py): patch_conv, a Conv2d without bias (num_channels × patch_size² → hidden);
+// ln_pre, an RMSNorm; each PixtralAttentionLayer: q, k, v and o of hidden × hidden without biases
+// (the heads split hidden, whatever head_dim says), a gated MLP (gate, up, down) without biases,
+// two RMSNorms. Mistral3MultiModalProjector (modeling_mistral3.py): an RMSNorm over hidden, the
+// Mistral3PatchMerger's merging_layer (hidden · spatial_merge_size² → hidden, no bias), linear_1
+// (hidden × the vision_feature_layer count → the text width) and linear_2 (text width → itself),
+// biased where multimodal_projector_bias says. The wrapper writes spatial_merge_size,
+// vision_feature_layer and multimodal_projector_bias itself: read by the plain encoder estimate, the
+// merge size (looked for in vision_config) was 1 and linear_2 missing, Mistral-Small-3.1's tower
+// 408,498,176 for these 438,958,080.
+double pixtral_tower(const HfFields& t, const HfFields& top, double text_hidden) {
+  if (t.given("model_type") && t.text("model_type") != "pixtral") {
+    t.refuse("model_type", fmt::format("\"{}\" is not the Pixtral vision model rooflineplan counts in a Mistral 3",
+                                       t.text("model_type")));
+  }
+  const auto n = [&](std::string_view key, Range range) { return static_cast<double>(t.number_in(key, range)); };
+  const double h = n("hidden_size", kTowerWidth), inner = n("intermediate_size", kTowerWidth);
+  const double patch = n("patch_size", kTowerSmall);
+  const double merge = static_cast<double>(
+      top.given("spatial_merge_size") ? top.number_in("spatial_merge_size", kTowerSmall) : kMistral3MergeSize);
+  top.use("spatial_merge_size");
+  // One feature layer (an index, Mistral3Config's -1), or the hidden states of each listed layer
+  // concatenated.
+  double feature_layers = 1;
+  if (top.given("vision_feature_layer") && top.is_list("vision_feature_layer")) {
+    feature_layers = static_cast<double>(top.numbers("vision_feature_layer", {-10'000, 10'000}).size());
+    if (feature_layers == 0) top.fail("vision_feature_layer", "an empty list selects no layer's features");
+  }
+  top.use("vision_feature_layer");
+  const double bias = top.flag("multimodal_projector_bias", false) ? 1 : 0;
+  const double body = n("num_channels", kTowerSmall) * patch * patch * h + h +
+                      n("num_hidden_layers", kTowerLayers) * (4 * h * h + 3 * h * inner + 2 * h);
+  const double projector = h + h * merge * merge * h + (h * feature_layers * text_hidden + bias * text_hidden) +
+                           (text_hidden * text_hidden + bias * text_hidden);
+  return body + projector;
+}
+
 }  // namespace
 
 Towers read_towers(const HfFields& top, const HfFamily& family, double text_hidden) {
   Towers out;
   for (std::string_view key : {"vision_config", "audio_config"}) {
     if (!top.filled(key)) continue;
+    if (key == "vision_config" && family.tower == HfTower::pixtral) {
+      out.params += pixtral_tower(top.child(key, top.what(), kPixtralVisionDefaults), top, text_hidden);
+      continue;
+    }
     if (key == "vision_config" && family.tower != HfTower::encoder) {
       out.params += qwen3_vl_tower(top.child(key, top.what(), kQwen3VlVisionDefaults), family.tower, text_hidden);
       continue;

@@ -4,8 +4,10 @@
 // tokens in bf16: Σ over layers of min(tokens, window or chunk) × K/V per token, plus the state
 // each recurrent layer keeps.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <fstream>
 
 #include "hf_counts.hpp"
 
@@ -190,7 +192,7 @@ TEST_CASE("Llama-4-Scout: a text decoder of 107.77 B, 17.17 B active (Meta: 109 
   CHECK(cache_at_32k(m) == 2'818'572'288.0);
 }
 
-TEST_CASE("Mistral-Small-3.1-24B: a text decoder of 23.57 B and a Pixtral tower estimated at 0.41 B (Mistral: 24 B)") {
+TEST_CASE("Mistral-Small-3.1-24B: a text decoder of 23.57 B and a Pixtral tower of 0.44 B counted weight by weight (Mistral: 24 B)") {
   const ModelSpec m = config("mistral-small-3.1-24b");
   CHECK(m.architecture->mixer_pattern.empty());  // sliding_window: null
   CHECK_FALSE(m.architecture->tied_embeddings);   // MistralConfig's default
@@ -199,21 +201,53 @@ TEST_CASE("Mistral-Small-3.1-24B: a text decoder of 23.57 B and a Pixtral tower 
   const double decoder = 40 * (52'428'800.0 + 503'316'480 + 2 * 5120) + 2 * 131'072.0 * 5120 + 5120;
   CHECK(decoder == 23'572'403'200.0);
   CHECK(active(m) == decoder);
-  // The tower as rooflineplan estimates it from vision_config: 24 layers of 4·1024² attention and a
-  // gated (SiLU) MLP of 3·1024·4096, a 3·14·14·1024 patch embedding, no position table (Pixtral's
-  // positions are rotary), one 1024 × 5120 projection: 408,498,176. Counted in full, its norms,
-  // patch merger and two-layer projector make 438,958,080: the estimate is 7 % under it, 0.13 %
-  // of the model. Mistral's "24 B" is the whole.
-  const double tower = 24 * (4 * 1024.0 * 1024 + 3 * 1024.0 * 4096) + 3 * 14 * 14 * 1024.0 + 1024.0 * 5120;
-  CHECK(tower == 408'498'176.0);
-  CHECK(m.architecture->tower_params == tower);
+  // The tower as transformers builds it. PixtralVisionModel: a bias-free 3·14·14 → 1024 patch
+  // convolution (602,112), ln_pre (1024), 24 layers of Q, K, V, O 1024 × 1024, a gated (SiLU) MLP
+  // 3·1024·4096 and two RMSNorms: 16,779,264 each; 403,305,472 in all. Mistral3MultiModalProjector:
+  // an RMSNorm (1024), the patch merger over the wrapper's spatial_merge_size 2 (4·1024 → 1024),
+  // linear_1 1024 → 5120 and linear_2 5120 → 5120, no biases (multimodal_projector_bias: false).
   const double layer = 4 * 1024.0 * 1024 + 3 * 1024.0 * 4096 + 2 * 1024;
-  const double counted = 3 * 14 * 14 * 1024.0 + 1024 + 24 * layer + 1024 + 4096.0 * 1024 + 1024.0 * 5120 + 5120.0 * 5120;
-  CHECK(counted == 438'958'080.0);
-  CHECK(tower == Approx(counted).epsilon(0.07));
+  CHECK(layer == 16'779'264);
+  const double body = 3 * 14 * 14 * 1024.0 + 1024 + 24 * layer;
+  CHECK(body == 403'305'472);
+  const double tower = body + 1024 + 4 * 1024.0 * 1024 + 1024.0 * 5120 + 5120.0 * 5120;
+  CHECK(tower == 438'958'080.0);
+  // The plain encoder estimate it replaces read spatial_merge_size in vision_config only, where
+  // Mistral 3 does not write it, and had no linear_2: 408,498,176, 30,459,904 short.
+  CHECK(tower - (24 * (4 * 1024.0 * 1024 + 3 * 1024.0 * 4096) + 3 * 14 * 14 * 1024.0 + 1024.0 * 5120) == 30'459'904);
+  CHECK(m.architecture->tower_params == tower);
   CHECK(total(m) == decoder + tower);
+  CHECK(total(m) == 24'011'361'280.0);
   CHECK(total(m) == Approx(24e9).epsilon(0.005));
   CHECK(cache_at_32k(m) == 40 * 2 * 8 * 128 * 2 * 32'768.0);
+}
+
+TEST_CASE("Mistral 3's tower: the wrapper's projector settings, a list of feature layers, a bias, another vision model") {
+  const auto j = nlohmann::json::parse(std::ifstream(test::data_file("hf-configs/mistral-small-3.1-24b.json")));
+  const auto tower_of = [](const nlohmann::json& c) {
+    return io::read_model(io::parse_yaml(c.dump(2), "c.json")).architecture->tower_params;
+  };
+  const double shipped = tower_of(j);
+  // Mistral3Config's spatial_merge_size 2 left out: the same.
+  auto no_merge = j;
+  no_merge.erase("spatial_merge_size");
+  CHECK(tower_of(no_merge) == shipped);
+  // Merging 3 × 3 patches: the merger 9·1024 → 1024, 5·1024² more.
+  auto merge3 = j;
+  merge3["spatial_merge_size"] = 3;
+  CHECK(tower_of(merge3) == shipped + 5 * 1024.0 * 1024);
+  // Two feature layers concatenated: linear_1 takes 2·1024.
+  auto two = j;
+  two["vision_feature_layer"] = {-1, -2};
+  CHECK(tower_of(two) == shipped + 1024.0 * 5120);
+  // multimodal_projector_bias: linear_1's and linear_2's biases, 2·5120.
+  auto bias = j;
+  bias["multimodal_projector_bias"] = true;
+  CHECK(tower_of(bias) == shipped + 2 * 5120.0);
+  auto other = j;
+  other["vision_config"]["model_type"] = "siglip_vision_model";
+  CHECK_THROWS_WITH(tower_of(other), Catch::Contains("vision_config.model_type: \"siglip_vision_model\" is not the "
+                                                     "Pixtral vision model"));
 }
 
 TEST_CASE("Qwen3-Next-80B-A3B: 79.67 B (Qwen: 80 B), 3.25 B active without the tables (A3B) - 36 Gated DeltaNet layers") {

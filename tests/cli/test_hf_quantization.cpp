@@ -18,7 +18,7 @@ namespace {
 // A small Mixtral-shaped model (attention and experts, no dense FFN) with this quantization_config.
 ModelSpec moe_with(const std::string& quantization) {
   return io::read_model(io::parse_yaml(R"({"architectures": ["MixtralForCausalLM"], "hidden_size": 64,
-"num_attention_heads": 4, "num_hidden_layers": 2, "intermediate_size": 128, "vocab_size": 100,
+"num_attention_heads": 4, "num_key_value_heads": 4, "num_hidden_layers": 2, "intermediate_size": 128, "vocab_size": 100,
 "num_local_experts": 4, "num_experts_per_tok": 2, "torch_dtype": "bfloat16", "sliding_window": null,
 "quantization_config": )" + quantization + "}",
                                        "q.json"));
@@ -183,7 +183,7 @@ std::string modelopt_checkpoint(const std::string& name, const std::string& quan
 }  // namespace
 
 TEST_CASE("quantization: a bare `experts` left unconverted names the shared experts too, `mlp.experts` the routed only") {
-  const std::string qwen = R"({"architectures": ["Qwen2MoeForCausalLM"], "hidden_size": 64, "num_attention_heads": 4,
+  const std::string qwen = R"({"architectures": ["Qwen2MoeForCausalLM"], "hidden_size": 64, "num_attention_heads": 4, "num_key_value_heads": 4,
 "num_hidden_layers": 2, "moe_intermediate_size": 32, "shared_expert_intermediate_size": 32, "num_experts": 4,
 "num_experts_per_tok": 2, "vocab_size": 100, "torch_dtype": "bfloat16", "quantization_config": {"quant_method": "fp8",
 "weight_block_size": [128, 128], )";

@@ -4,9 +4,11 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 
 #include "cli_runner.hpp"
+#include "io/hf_families.hpp"
 #include "io/input_error.hpp"
 #include "model/parameters.hpp"
 
@@ -88,7 +90,7 @@ TEST_CASE("HF families: layer kinds that do not match the stack are refused") {
 TEST_CASE("HF families: transformers' defaults fill what a config leaves out, and null means none") {
   // Mistral without sliding_window: MistralConfig's 4096; with null, no window.
   const std::string mistral = R"({"architectures": ["MistralForCausalLM"], "hidden_size": 64, "num_attention_heads": 4,
-"num_hidden_layers": 2, "intermediate_size": 128, "vocab_size": 100, "torch_dtype": "bfloat16")";
+"num_key_value_heads": 2, "num_hidden_layers": 2, "intermediate_size": 128, "vocab_size": 100, "torch_dtype": "bfloat16")";
   CHECK(read(mistral + "}").architecture->sliding_window == 4096);
   CHECK(read(mistral + R"(, "sliding_window": null})").architecture->mixer_pattern.empty());
   // Llama 4 with MoE every other layer (Maverick's interleave_moe_layer_step 2): layers 1, 3, ...
@@ -184,16 +186,19 @@ TEST_CASE("HF fields: a field that restates the family is accepted, one that con
 }
 
 TEST_CASE("HF fields: Gemma 4's per-layer inputs, cache-sharing layers and their double-wide MLP are read") {
+  // global_head_dim as wide as head_dim, and no per-layer inputs: written, as Gemma4TextConfig's 512
+  // and 256 would stand in for them left out.
   const std::string gemma4 = R"({"architectures": ["Gemma4ForCausalLM"], "hidden_size": 64, "num_attention_heads": 4,
-"num_key_value_heads": 2, "head_dim": 16, "num_hidden_layers": 6, "intermediate_size": 128, "vocab_size": 100,
-"sliding_window": 32, "torch_dtype": "bfloat16")";
+"num_key_value_heads": 2, "head_dim": 16, "global_head_dim": 16, "hidden_size_per_layer_input": 0,
+"num_hidden_layers": 6, "intermediate_size": 128, "vocab_size": 100, "sliding_window": 32, "torch_dtype": "bfloat16")";
   const ModelSpec m = read(gemma4 + "}");
   CHECK(m.architecture->mixer_pattern.size() == 6);  // transformers' 5 sliding to 1 full
   CHECK_FALSE(m.architecture->full_attention);       // no global shape of their own
   // 12 layers: 5 and 11 full. The last 2 (10, sliding, and 11, full) read layers 9's and 5's cache.
   const ModelSpec e2b = read(R"({"architectures": ["Gemma4ForCausalLM"], "hidden_size": 64, "num_attention_heads": 4,
-"num_key_value_heads": 2, "head_dim": 16, "num_hidden_layers": 12, "intermediate_size": 128, "vocab_size": 100,
-"sliding_window": 32, "torch_dtype": "bfloat16", "hidden_size_per_layer_input": 8, "vocab_size_per_layer_input": 50,
+"num_key_value_heads": 2, "head_dim": 16, "global_head_dim": 16, "num_hidden_layers": 12, "intermediate_size": 128,
+"vocab_size": 100, "sliding_window": 32, "torch_dtype": "bfloat16", "hidden_size_per_layer_input": 8,
+"vocab_size_per_layer_input": 50,
 "num_kv_shared_layers": 2, "use_double_wide_mlp": true})");
   CHECK(e2b.architecture->per_layer_input == 8);
   CHECK(e2b.architecture->per_layer_vocab == 50);
@@ -277,10 +282,12 @@ TEST_CASE("HF DeepSeek fields left out: transformers' DeepseekV3Config defaults,
     INFO(key);
     CHECK(count_parameters(read(deepseek_without(key, "deepseek_v3"))).total() == published);
     // The DeepSeek-V2 family's table holds no default for them: the gap is refused, not read as 0.
+    // q_lora_rank's none is null alone (0 is refused: see below).
     CHECK_THROWS_WITH(read(deepseek_without(key, "deepseek_v2")),
                       Catch::Contains(key + ": left out: its default differs between readers (transformers' config "
                                             "classes, the checkpoints' own code), and this family's table holds none; "
-                                            "write it (null or 0 for none)"));
+                                            "write it (" + (key == "q_lora_rank" ? "null" : "null or 0") +
+                                      " for none)"));
   }
   // null still says none: a Q projected directly, as DeepSeek-V2-Lite's.
   auto lite = nlohmann::json::parse(std::ifstream(test::data_file("hf-configs/deepseek-v3.json")));
@@ -440,4 +447,171 @@ TEST_CASE("HF attention_bias that the model's rules refuse is pointed at where t
   REQUIRE(text.find("\"attention_bias\": true") != std::string::npos);
   CHECK_THROWS_WITH(read(text), Catch::StartsWith("c.json:5:") &&
                                     Catch::Contains("attention_bias: biases are not modelled with latent attention"));
+}
+
+namespace {
+
+// K/V bytes a token adds in bf16 while every layer keeps it (the figure `-f json` prints as
+// model.kv_bytes_per_token).
+double kv_token_bytes(const ModelSpec& m) {
+  return kv_bytes_per_token(m, resolve_precision(DType::bf16, std::nullopt, {})).value();
+}
+
+}  // namespace
+
+TEST_CASE("HF K/V heads and head width left out: each family's transformers default, or its derivation") {
+  // Read as the query heads, gpt-oss-20b without num_key_value_heads cached 24 layers × 2 × 64 × 64
+  // × 2 bytes = 393,216 a token; GptOssConfig's 8 K/V heads: 24 × 2 × 8 × 64 × 2 = 49,152, as shipped.
+  const ModelSpec oss = read(without("hf-configs/gpt-oss-20b.json", "num_key_value_heads"));
+  CHECK(oss.architecture->kv_heads == 8);
+  CHECK(kv_token_bytes(oss) == 24 * 2 * 8 * 64 * 2.0);
+  CHECK(kv_token_bytes(oss) == 49'152);
+  CHECK(count_parameters(oss).total() == shipped_total("hf-configs/gpt-oss-20b.json"));
+  // Qwen3MoeConfig's 4: 48 × 2 × 4 × 128 × 2 = 98,304 (read as 32 heads: 786,432).
+  const ModelSpec qwen_moe = read(without("hf-configs/qwen3-30b-a3b.json", "num_key_value_heads"));
+  CHECK(kv_token_bytes(qwen_moe) == 48 * 2 * 4 * 128 * 2.0);
+  CHECK(kv_token_bytes(qwen_moe) == 98'304);
+  // Qwen3Config's head_dim 128, not 5120 / 64 = 80: 64 × 2 × 8 × 128 × 2 = 262,144 bytes a token and
+  // the 32,762,123,264 weights of the shipped config (derived: 163,840 and 30,497,192,960).
+  const ModelSpec qwen3 = read(without("hf-configs/qwen3-32b-fp8.json", "head_dim"));
+  CHECK(qwen3.architecture->head_dim == 128);
+  CHECK(kv_token_bytes(qwen3) == 262'144);
+  CHECK(count_parameters(qwen3).total() == 32'762'123'264.0);
+  // MiniMaxM2Config's head_dim 128 and num_key_value_heads 8: 62 × 2 × 8 × 128 × 2 = 253,952 either
+  // way (derived: 3072 / 48 = 64 wide, 126,976; 48 K/V heads, 1,523,712).
+  for (const std::string key : {"head_dim", "num_key_value_heads"}) {
+    INFO(key);
+    const ModelSpec m = read(without("hf-configs/minimax-m2.5.json", key));
+    CHECK(kv_token_bytes(m) == 62 * 2 * 8 * 128 * 2.0);
+    CHECK(kv_token_bytes(m) == 253'952);
+    CHECK(count_parameters(m).total() == shipped_total("hf-configs/minimax-m2.5.json"));
+  }
+  // Ernie4_5_MoeConfig's 4: 28 × 2 × 4 × 128 × 2 = 57,344 (read as 20 heads: 286,720).
+  const ModelSpec ernie = read(without("hf-configs/ernie-4.5-21b-a3b-subset.json", "num_key_value_heads"));
+  CHECK(kv_token_bytes(ernie) == 57'344);
+  // Qwen3_5MoeTextConfig's head_dim 256: the 15 full layers cache 15 × 2 × 2 × 256 × 2 = 30,720 bytes a
+  // token (derived, 4096 / 32 = 128: 15,360).
+  const ModelSpec q35 = read(without("hf-configs/qwen3.5-397b.json", "head_dim"));
+  CHECK(q35.architecture->head_dim == 256);
+  CHECK(kv_token_bytes(q35) == 15 * 2 * 2 * 256 * 2.0);
+  CHECK(kv_token_bytes(q35) == 30'720);
+  CHECK(count_parameters(q35).total() == shipped_total("hf-configs/qwen3.5-397b.json"));
+  // Where the class derives them, the derivation stays: LlamaConfig's K/V heads are the query heads
+  // (Llama-3.2-1B without its 8: 32, 16 layers × 2 × 32 × 64 × 2 = 131,072), Qwen3MoeAttention's
+  // head width hidden_size // num_attention_heads (Qwen3-30B-A3B without its 128: 2048 / 32 = 64).
+  CHECK(kv_token_bytes(read(without("hf-configs/llama-3.2-1b.json", "num_key_value_heads"))) == 131'072);
+  CHECK(read(without("hf-configs/qwen3-30b-a3b.json", "head_dim")).architecture->head_dim == 64);
+  // MistralConfig's 8 beside 4 query heads: refused by the model's rules, saying the 8 is the default.
+  CHECK_THROWS_WITH(read(R"({"architectures": ["MistralForCausalLM"], "hidden_size": 64, "num_attention_heads": 4,
+"num_hidden_layers": 2, "intermediate_size": 128, "vocab_size": 100})"),
+                    Catch::Contains("num_key_value_heads: kv_heads 8 does not divide heads 4 (num_key_value_heads, "
+                                    "the field being left out, is MistralForCausalLM's transformers default 8)"));
+  // With 32 query heads, Mistral 7B's shape: MistralConfig's 8, not 32.
+  CHECK(read(R"({"architectures": ["MistralForCausalLM"], "hidden_size": 4096, "num_attention_heads": 32,
+"num_hidden_layers": 2, "intermediate_size": 128, "vocab_size": 100})")
+            .architecture->kv_heads == 8);
+  // null is None, which every class here reads as the query heads.
+  auto null_kv = nlohmann::json::parse(std::ifstream(test::data_file("hf-configs/gpt-oss-20b.json")));
+  null_kv["num_key_value_heads"] = nullptr;
+  CHECK(read(null_kv.dump()).architecture->kv_heads == 64);
+}
+
+TEST_CASE("HF families: every decoder family says what a left-out num_key_value_heads and head_dim mean") {
+  // A family row either derives them as its config class does or holds the class's number; one
+  // with neither would refuse the gap (see read_attention), so a new row must decide.
+  const auto holds = [](const io::HfFamily& f, std::string_view key) {
+    return std::any_of(f.defaults.begin(), f.defaults.end(), [&](const io::HfDefault& d) { return d.key == key; });
+  };
+  for (const io::HfFamily& f : io::hf_families()) {
+    const bool attends = f.shape == io::HfShape::decoder || f.shape == io::HfShape::nemotron_h;
+    if (!attends || f.latent || !f.text_model_type.empty()) continue;
+    INFO(f.architecture);
+    CHECK((f.derives_kv_heads || holds(f, "num_key_value_heads")));
+    CHECK((f.derives_head_dim || holds(f, "head_dim")));
+    CHECK_FALSE((f.derives_kv_heads && holds(f, "num_key_value_heads")));
+    CHECK_FALSE((f.derives_head_dim && holds(f, "head_dim")));
+  }
+}
+
+TEST_CASE("HF ERNIE-4.5 and Gemma 4 fields left out: their config classes' defaults") {
+  const std::string ernie = "hf-configs/ernie-4.5-21b-a3b-subset.json";
+  const double shipped = shipped_total(ernie);
+  CHECK(shipped == 21'825'436'160.0);
+  // Ernie4_5_MoeConfig's moe_num_shared_experts 2: the 27 MoE layers' shared MLP of 2 × 3·2560·1536
+  // (read as none: 27 × 23,592,960 = 637,009,920 short).
+  const ModelSpec shared = read(without(ernie, "moe_num_shared_experts"));
+  CHECK(shared.architecture->moe->shared_experts == 2);
+  CHECK(27 * 2 * 3 * 2560 * 1536.0 == 637'009'920);
+  CHECK(count_parameters(shared).total() == shipped);
+  // Its tie_word_embeddings True: one 103,424 × 2560 table (untied, 22,090,201,600).
+  const ModelSpec tied = read(without(ernie, "tie_word_embeddings"));
+  CHECK(tied.architecture->tied_embeddings);
+  CHECK(count_parameters(tied).total() == shipped);
+  CHECK(shipped + 103'424 * 2560.0 == 22'090'201'600);
+  // Gemma4TextConfig's global_head_dim 512: the 5 full layers cache K = V 2 × 2 × 512, the 25
+  // sliding ones 2 × 8 × 256, 225,280 bytes a token in bf16 (read as head_dim: 215,040).
+  const std::string gemma = "hf-configs/gemma-4-26b-a4b.json";
+  const ModelSpec global = read(without(gemma, "global_head_dim"));
+  CHECK(global.architecture->full_attention->head_dim == 512);
+  CHECK(kv_token_bytes(global) == 25 * 2 * 8 * 256 * 2.0 + 5 * 2 * 2 * 512 * 2.0);
+  CHECK(kv_token_bytes(global) == 225'280);
+  CHECK(count_parameters(global).total() == shipped_total(gemma));
+  // Its hidden_size_per_layer_input 256 (the 26B-A4B writes 0): per-layer inputs from its
+  // 262,144-row table of 30 × 256, their projection 2816 × 7680 and its norm 256, and in each layer a
+  // gate 2816 × 256, a projection back and a norm 2816: 2,078,231,296 more, 27,883,526,144 (read as
+  // none, the shipped 25,805,294,848).
+  const ModelSpec ple = read(without(gemma, "hidden_size_per_layer_input"));
+  CHECK(ple.architecture->per_layer_input == 256);
+  const double inputs = 262'144 * 7680.0 + 2816 * 7680.0 + 256 + 30 * (2 * 2816 * 256.0 + 2816);
+  CHECK(inputs == 2'078'231'296.0);
+  CHECK(count_parameters(ple).total() == shipped_total(gemma) + inputs);
+  CHECK(count_parameters(ple).total() == 27'883'526'144.0);
+}
+
+TEST_CASE("HF values no reader builds are refused at their key: MiniMax-M2's shared expert, a Q latent of rank 0") {
+  // MiniMax-M2.5 with a shared expert of 1536 (one routed expert's width): transformers'
+  // MiniMaxM2SparseMoeBlock and vLLM's MiniMaxM2MoE build none, and it was priced, 229,566,978,560.
+  auto minimax = nlohmann::json::parse(std::ifstream(test::data_file("hf-configs/minimax-m2.5.json")));
+  minimax["shared_intermediate_size"] = 1536;
+  CHECK_THROWS_WITH(read(minimax.dump(2)),
+                    Catch::StartsWith("c.json:") &&
+                        Catch::Contains("shared_intermediate_size: MiniMax-M2 has no shared expert in transformers or "
+                                        "vLLM"));
+  // 0 (as shipped) and null are none.
+  minimax["shared_intermediate_size"] = nullptr;
+  CHECK(read(minimax.dump(2)).architecture->moe->shared_experts == 0);
+  // q_lora_rank 0: transformers and vLLM project Q directly only for null (`is None`); it was read
+  // as a Q projected directly.
+  auto deepseek = nlohmann::json::parse(std::ifstream(test::data_file("hf-configs/deepseek-v3.json")));
+  deepseek["q_lora_rank"] = 0;
+  CHECK_THROWS_WITH(read(deepseek.dump(2)), Catch::StartsWith("c.json:") &&
+                                                Catch::Contains("q_lora_rank: 0 is no rank: transformers and vLLM "
+                                                                "project Q directly only when q_lora_rank is null"));
+}
+
+TEST_CASE("HF Gemma 4 layers: the last one full as Gemma4TextConfig forces it, the 5:1 pattern fixed - else refused") {
+  const std::string gemma4 = R"({"architectures": ["Gemma4ForCausalLM"], "hidden_size": 64, "num_attention_heads": 4,
+"num_key_value_heads": 2, "head_dim": 16, "global_head_dim": 16, "hidden_size_per_layer_input": 0,
+"intermediate_size": 128, "vocab_size": 100, "sliding_window": 32, "torch_dtype": "bfloat16", )";
+  const std::vector<Mixer> five_to_one = {Mixer::sliding, Mixer::sliding, Mixer::sliding,
+                                          Mixer::sliding, Mixer::sliding, Mixer::full};
+  CHECK(read(gemma4 + R"("num_hidden_layers": 12})").architecture->mixer_pattern == five_to_one);
+  // A written layer_types ending on a sliding layer: Gemma4TextConfig.__post_init__ makes it full
+  // (with a warning) - read as written, the last layer's cache was a window's.
+  CHECK_THROWS_WITH(read(gemma4 + R"("num_hidden_layers": 2, "layer_types": ["full_attention", "sliding_attention"]})"),
+                    Catch::StartsWith("c.json:3:") &&
+                        Catch::Contains("layer_types: layer_types[1] is not full_attention: Gemma4TextConfig forces "
+                                        "the last layer to full attention"));
+  CHECK(read(gemma4 + R"("num_hidden_layers": 2, "layer_types": ["sliding_attention", "full_attention"]})")
+            .architecture->mixer_pattern == std::vector<Mixer>{Mixer::sliding, Mixer::full});
+  // Derived for 7 layers, the pattern ends on a sliding layer the class rewrites.
+  CHECK_THROWS_WITH(read(gemma4 + R"("num_hidden_layers": 7})"),
+                    Catch::Contains("num_hidden_layers: 7 layers end Gemma4TextConfig's 5-sliding-to-1-full "
+                                    "layer_types on a sliding layer"));
+  // Gemma4TextConfig fixes the 6 in its code: another period written is read by no reader.
+  CHECK_THROWS_WITH(read(gemma4 + R"("num_hidden_layers": 12, "sliding_window_pattern": 4})"),
+                    Catch::Contains("sliding_window_pattern: Gemma4TextConfig derives layer_types as 5 sliding "
+                                    "layers to 1 full whatever this says"));
+  CHECK(read(gemma4 + R"("num_hidden_layers": 12, "sliding_window_pattern": 6})").architecture->mixer_pattern ==
+        five_to_one);
 }
