@@ -294,10 +294,16 @@ std::string simulated_words(const std::vector<Row>& rows, const PercentileArgs& 
   // under the least a check needs was refused (fleet_check.hpp), so "never under" stays true.
   const std::string trace =
       a.traffic.trace ? fmt::format(", and to the trace's {} requests where it holds fewer", a.traffic.trace->size()) : "";
+  // A tail past the least (P99.9: 10 000 requests) raises it, said where it does.
+  const double tail = planner::tail_check_count(a.percentile);
+  const std::string tail_words =
+      tail > planner::kLeastCheckRequests
+          ? fmt::format(", nor {:.0f} requests ({:g} above the P{})", tail, planner::kTailRequests, a.percentile)
+          : "";
   const std::string asked = fmt::format("--duration {} asked, cut to {:g} to {:g} requests by work{}, never under {:g} "
-                                        "requests nor {:g} latencies of a request",
+                                        "requests nor {:g} latencies of a request{}",
                                         a.duration, planner::kLeastCheckRequests, planner::kMostCheckRequests, trace,
-                                        planner::kLeastCheckRequests, planner::kCheckLatencies);
+                                        planner::kLeastCheckRequests, planner::kCheckLatencies, tail_words);
   if (most == 0) return fmt::format("no check run ({})", asked);
   const auto span = [](auto lo, auto hi, std::string_view f) {
     return lo == hi ? fmt::format(fmt::runtime(f), lo) : fmt::format(fmt::runtime(f), lo) + " to " + fmt::format(fmt::runtime(f), hi);
@@ -342,7 +348,7 @@ std::vector<Row> size_percentile_rows(const ModelSpec& m, const std::vector<Stea
   // Refused naming the flag, as simulate refuses it (a step's cost refused it unnamed).
   if (const auto why = serve::unsupported(m)) throw io::InputError(fmt::format("--model: {}", *why));
   for (const SteadyPlan& s : plans) {
-    planner::check_bounded(s, target);
+    planner::check_bounded(s, target, scenario.percentile);
     planner::check_link(m, s);
   }
   std::vector<Row> rows;

@@ -135,22 +135,27 @@ CapacityPlan plan_capacity(const ModelSpec& m, const GpuSpec& g, const Workload&
   }
   p.prefill_per_request = per_request;
   const bool colocated = !target.disaggregate;
-  p.max_batch = single.memory.max_batch;
   const double gen = static_cast<double>(base.gen_tokens);
+  // In steady state a step's activations are those of one prompt beside the others' tokens, not
+  // every prompt's (the point's ledger, a batch prefilled at once). The column means that on every
+  // row, one refused for its length too: Llama-2-7B on an H200 at 8192 + 10 tokens holds 28 so,
+  // as explain says, where the point's ledger holds 25.
+  const std::optional<long> steady = steady_max_batch(m, g, base, single.memory, colocated);
 
   // The serving simulation (serve::holds) and plan --percentile drop such requests; sized here
   // they made a load feasible that those call impossible.
   if (const long request = base.prompt_tokens + base.gen_tokens; m.max_context && request > *m.max_context) {
+    p.max_batch = steady;
     p.why_not = BeyondContext{request, *m.max_context};
     return p;
   }
-  if (p.max_batch && *p.max_batch < 1) {
+  if (single.memory.max_batch && *single.memory.max_batch < 1) {
+    p.max_batch = 0;  // not one sequence, as the point holds it
     p.why_not = WeightsDoNotFit{single.memory.total, single.memory.capacity};
     return p;
   }
-  // One sequence fits as the point holds it; in steady state a step's activations are those of
-  // one prompt beside the others' tokens, not every prompt's. At batch 1 the two are one ledger.
-  p.max_batch = steady_max_batch(m, g, base, single.memory, colocated);
+  // One sequence fits as the point holds it. At batch 1 the two ledgers are one.
+  p.max_batch = steady;
   if (p.max_batch && *p.max_batch < 1) {
     // One step's activations and a cache do not fit beside the weights on the fullest GPU (a
     // pipeline's stage holds a whole sequence's, where the point's max batch counts a pp-th).

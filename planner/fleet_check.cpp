@@ -32,16 +32,25 @@ double spanning(const SteadyPlan& s, const LoadTarget& t) {
 }
 }  // namespace
 
+double tail_check_count(double percentile) {
+  // 10 × 100 / (100 − P), a whole count where P's decimals give one (99.9: 10 000, not the 10 001
+  // that 100 − 99.9 = 0.0999999999999943 would round up to).
+  const double exact = kTailRequests * 100 / (100 - percentile), whole = std::round(exact);
+  return std::abs(exact - whole) <= 1e-9 * whole ? whole : std::ceil(exact);
+}
+
 double check_count(const SteadyPlan& s, const LoadTarget& t, const PercentileScenario& scenario) {
   const double steps = check_steps(s);
   const double most = std::max(kLeastCheckRequests, std::min(kMostCheckRequests, kFastCheckSteps / steps));
   const double count = std::clamp(t.requests_per_s * scenario.duration, kLeastCheckRequests, most);
-  return std::max(count, spanning(s, t));
+  return std::max({count, spanning(s, t), tail_check_count(scenario.percentile)});
 }
 
-double least_check_count(const SteadyPlan& s, const LoadTarget& t) { return std::max(kLeastCheckRequests, spanning(s, t)); }
+double least_check_count(const SteadyPlan& s, const LoadTarget& t, double percentile) {
+  return std::max({kLeastCheckRequests, spanning(s, t), tail_check_count(percentile)});
+}
 
-void check_bounded(const SteadyPlan& s, const LoadTarget& t) {
+void check_bounded(const SteadyPlan& s, const LoadTarget& t, double percentile) {
   if (!s.plan.feasible) return;
   const double least = kLeastCheckRequests * check_steps(s);
   if (least > kMaxCheckSteps) {
@@ -52,6 +61,17 @@ void check_bounded(const SteadyPlan& s, const LoadTarget& t) {
                               "check may take; lower --gen, or plan without --percentile",
                               kLeastCheckRequests, s.workload.gen_tokens, check_steps(s),
                               s.plan.prefill_replicas > 0 ? ", and two in the prefill pool" : "", least, kMaxCheckSteps));
+  }
+  if (const double n = tail_check_count(percentile), steps = n * check_steps(s); steps > kMaxCheckSteps) {
+    // The highest percentile a check of this plan may measure, cut to three decimals (never up).
+    const double most = std::floor(kMaxCheckSteps / check_steps(s));
+    const double highest = std::floor(1000 * 100 * (1 - kTailRequests / most)) / 1000;
+    throw Refusal(fmt::format(
+        "--percentile: a P{} check needs at least {:.0f} requests, {:g} of them above its P{} (fewer, and the "
+        "percentile is a few requests or the greatest alone), of {:.0f} steps each (output tokens and prefill): "
+        "{:.3g} sequence-steps, over the {:g} a check may take; plan for P{:g} at most{}",
+        percentile, n, kTailRequests, percentile, check_steps(s), steps, kMaxCheckSteps, highest,
+        s.workload.gen_tokens > 1 ? ", or lower --gen" : ""));
   }
   if (const double n = spanning(s, t), steps = n * check_steps(s); steps > kMaxCheckSteps) {
     throw Refusal(fmt::format(
@@ -99,16 +119,21 @@ std::vector<Request> check_traffic(const SteadyPlan& s, const LoadTarget& t, con
   const auto n = static_cast<std::size_t>(check_count(s, t, scenario));
   std::vector<Request> requests;
   if (scenario.stream) {
-    if (const double least = least_check_count(s, t); static_cast<double>(scenario.stream->size()) < least) {
+    if (const double least = least_check_count(s, t, scenario.percentile);
+        static_cast<double>(scenario.stream->size()) < least) {
+      const double tail = tail_check_count(scenario.percentile);
       throw Refusal(fmt::format(
-          "--{}: {} holds {} requests, fewer than the {:g} a --percentile check on {} needs (at least {:g}, and "
-          "{:g} steady latencies of a request, {:.3g} s each, of arrivals at {:.4g} req/s): a shorter window counts "
-          "the last latency's arrivals as unfinished and rests a P{:g} on a handful of requests; give a longer {}{}",
+          "--{}: {} holds {} requests, fewer than the {:.0f} a --percentile check on {} needs (at least {:g}, "
+          "{:g} steady latencies of a request, {:.3g} s each, of arrivals at {:.4g} req/s, and {:g} above the P{}: "
+          "{:.0f}): a shorter window counts the last latency's arrivals as unfinished and rests a P{} on a handful "
+          "of requests; give a longer {}{}",
           scenario.stream_flag, scenario.stream_words,
           scenario.stream->size(), least, s.gpu->name, kLeastCheckRequests, kCheckLatencies, steady_latency(s),
-          t.requests_per_s, scenario.percentile,
+          t.requests_per_s, kTailRequests, scenario.percentile, tail, scenario.percentile,
           scenario.stream_flag == "pools" ? "stream or move the split" : "trace",
-          least > kLeastCheckRequests ? " (or a lower --rate: the latencies' span is the larger)" : ""));
+          least == tail && least > kLeastCheckRequests ? " (or a lower --percentile: its tail is the larger)"
+          : least > kLeastCheckRequests                ? " (or a lower --rate: the latencies' span is the larger)"
+                                                       : ""));
     }
     requests.assign(scenario.stream->begin(),
                     scenario.stream->begin() + static_cast<std::ptrdiff_t>(std::min(n, scenario.stream->size())));

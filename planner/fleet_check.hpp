@@ -24,10 +24,13 @@ namespace roofline::planner {
 // latency (the steady plan's TTFT + gen x TPOT): a fleet starts empty and finishes nothing for
 // one latency, so a shorter window sees a fleet that cannot keep up before its queue has grown
 // (at 2000 req/s of 256 tokens the 2.5e6 steps were 4.9 s of arrivals against a 5.2 s request).
-// Past kMaxCheckSteps for the least requests, or for that span, a plan is refused
-// (check_bounded, naming --gen or --rate) rather than simulated shorter.
+// And they hold at least kTailRequests above the P-th percentile (tail_check_count): a P99 of
+// 5000 rests on 50 requests, but a P99.9 of them on 5 and a P99.999 of 9727 on the greatest
+// alone, a sample's maximum and no percentile.
+// Past kMaxCheckSteps for the least requests, for that span or for that tail, a plan is refused
+// (check_bounded, naming --gen, --rate or --percentile) rather than simulated shorter.
 inline constexpr double kLeastCheckRequests = 5000, kMostCheckRequests = 50000, kFastCheckSteps = 2.5e6,
-                        kMaxCheckSteps = 2e7, kCheckLatencies = 10;
+                        kMaxCheckSteps = 2e7, kCheckLatencies = 10, kTailRequests = 10;
 // A fleet keeps up when, over the second half of the arrivals, it finished at least kKeptUp of
 // as many requests as arrived (see kept_up).
 inline constexpr double kKeptUp = 0.98;
@@ -37,15 +40,19 @@ inline constexpr double kKeptUp = 0.98;
 [[nodiscard]] double check_steps(const SteadyPlan& s);
 // One request's steady latency: the steady plan's TTFT + gen x TPOT.
 [[nodiscard]] double steady_latency(const SteadyPlan& s);
+// The fewest requests with kTailRequests above their P-th percentile: 10 / (1 − P/100), 1000 for
+// P99, 10 000 for P99.9, 10^6 for P99.999 (allowed_over of that many is 10).
+[[nodiscard]] double tail_check_count(double percentile);
 // The requests a check simulates at the target's rate (the bounds above).
 [[nodiscard]] double check_count(const SteadyPlan& s, const LoadTarget& t, const PercentileScenario& scenario);
-// The fewest a check may simulate: kLeastCheckRequests, spanning kCheckLatencies. A stream holding
-// fewer is refused: kept_up counts the last latency's arrivals as unfinished, so on a shorter
-// window every fleet looks behind, and a P99 of a few hundred requests is a few requests.
-[[nodiscard]] double least_check_count(const SteadyPlan& s, const LoadTarget& t);
-// Refusal naming --gen when a plan's least check would pass kMaxCheckSteps, or --rate when
-// kCheckLatencies of arrivals at it would.
-void check_bounded(const SteadyPlan& s, const LoadTarget& t);
+// The fewest a check may simulate: kLeastCheckRequests, spanning kCheckLatencies, with the tail of
+// tail_check_count. A stream holding fewer is refused: kept_up counts the last latency's arrivals
+// as unfinished, so on a shorter window every fleet looks behind, and a P99 of a few hundred
+// requests is a few requests.
+[[nodiscard]] double least_check_count(const SteadyPlan& s, const LoadTarget& t, double percentile);
+// Refusal naming --gen when a plan's least check would pass kMaxCheckSteps, --percentile when the
+// tail of its percentile would, or --rate when kCheckLatencies of arrivals at it would.
+void check_bounded(const SteadyPlan& s, const LoadTarget& t, double percentile);
 
 // Served over offered in the second half of the arrival window [T/2, T], T the last arrival:
 // the requests that finished in it (arrival + e2e) over those that arrived in it. A fleet that

@@ -35,7 +35,10 @@ double GapHistogram::percentile(double p) const {
     if (seen < rank) continue;
     if (i == 0) return least_;
     if (i == bins_.size() - 1) return most_;
-    return kLowest * std::pow(10.0, (static_cast<double>(i - 1) + 0.5) / kPerDecade);
+    // The bin's middle, held within the gaps added: a bin holding the least or the greatest gap
+    // would otherwise name a gap below every one (or above every one) the run had.
+    const double middle = kLowest * std::pow(10.0, (static_cast<double>(i - 1) + 0.5) / kPerDecade);
+    return std::clamp(middle, least_, most_);
   }
   return most_;
 }

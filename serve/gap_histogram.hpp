@@ -2,8 +2,9 @@
 // Inter-token gaps as vLLM's benchmark reports ITL: one a streamed emission after the first token,
 // each request's gaps all counted. A run of an hour holds hundreds of millions of them, so they are
 // kept in log-spaced bins (200 a decade, from 1 µs to 10^4 s): a percentile is the nearest rank's
-// bin's geometric middle, within 0.6% of the exact one (below or above the bins: the least or the
-// greatest gap itself); the mean is exact.
+// bin's geometric middle, within 0.6% of the exact one, and never outside the least and greatest
+// gap added (a run whose gaps all fall in one bin reports that gap, not the bin's middle below it;
+// below or above the bins: the least or the greatest gap itself); the mean is exact.
 #include <array>
 #include <cstddef>
 

@@ -125,6 +125,22 @@ TEST_CASE("plan: a row that meets no target leaves batch, TPOT, TTFT and the cou
   }
 }
 
+TEST_CASE("plan: a row refused for max_context gives the max batch continuous batching holds, as explain does") {
+  // Llama-2-7B on H200 at 8192 + 10 tokens (past its 4096): 143,771 MiB × 0.9 − 13.48 GB of weights
+  // = 122.2 GB; 8202 × 0.5 MiB of cache a sequence beside one step of the prompt and a token a
+  // sequence (60,416 bytes each, 128,000 of logits): (122.2e9 − 0.495e9) / 4.30027e9 = 28.3, so 28,
+  // explain's "28 as continuous batching holds them"; the 25 of every prompt prefilled at once is
+  // the point's ledger, not what the column means on the rows sized.
+  const auto r = test::run_cli({"plan", "-m", "llama-2-7b", "-g", "h200", "-p", "8192", "--gen", "10", "--rate", "1",
+                                "--ttft", "1s", "--tpot", "50ms", "-f", "json"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("\"feasible\": false") && Catch::Contains("exceed the model's max_context of 4096") &&
+                        Catch::Contains("\"max_batch\": 28,"));
+  const auto explain = test::run_cli({"explain", "-m", "llama-2-7b", "-g", "h200", "-p", "8192", "--gen", "10", "-b", "64"});
+  CHECK_THAT(explain.out, Catch::Contains("28 as continuous batching holds them"));
+}
+
 TEST_CASE("plan --top 3 keeps the 3 best of the ranking in every format and says how many there were") {
   const std::vector<std::string> args = {"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm,a100-80gb", "--search",
                                          "--price", "3,2", "--top", "3", "-f", "csv"};

@@ -99,7 +99,7 @@ TEST_CASE("microbatches: empty or 0 is refused like 1 without --pp, and more tha
   CHECK(run_cli(point({"--pp", "2", "--batch", "1"})).code == 0);
 }
 
-TEST_CASE("plan --percentile 0 or empty is refused, not the steady plan, and 99.99999 is labelled as given") {
+TEST_CASE("plan --percentile 0 or empty is refused, not the steady plan, and 99.500001 is labelled as given") {
   const std::vector<std::string> plan = {"plan", "-m", "llama-2-7b", "-g", "a100-80gb", "--rate", "1"};
   auto with = [&](std::vector<std::string> more) {
     std::vector<std::string> args = plan;
@@ -108,11 +108,14 @@ TEST_CASE("plan --percentile 0 or empty is refused, not the steady plan, and 99.
   };
   check_error(with({"--percentile", "0"}), "--percentile", "must be 50 to below 100, got 0");
   check_refused(with({"--percentile", ""}), "--percentile: empty; give a number");
-  // The label keeps every digit: {:g} printed P100 for a percentile below 100.
-  const auto r = with({"--percentile", "99.99999", "--duration", "60s"});
+  // The label keeps every digit: {:g} printed P100 for 99.99999, and prints P99.5 for 99.500001.
+  const auto r = with({"--percentile", "99.500001", "--duration", "60s"});
   INFO(r.err);
   REQUIRE(r.code == 0);
-  CHECK_THAT(r.out, Catch::Contains("P99.99999 TTFT") && !Catch::Contains("P100"));
+  CHECK_THAT(r.out, Catch::Contains("P99.500001 TTFT") && !Catch::Contains("P99.5 TTFT"));
+  // 99.99999 needs 10 requests above it, 10^8 in all, past what a check may take: refused, its
+  // digits kept in the refusal.
+  check_error(with({"--percentile", "99.99999"}), "--percentile", "a P99.99999 check needs at least 100000000 requests");
 }
 
 TEST_CASE("plan skips a --tp x --ep pair the model cannot take and says so, as sweep does, and all skipped is refused") {

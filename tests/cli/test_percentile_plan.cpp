@@ -263,6 +263,26 @@ TEST_CASE("plan --percentile: the title says how many requests each check simula
   CHECK_THAT(r.out, !Catch::Contains("600s of traffic a check"));
 }
 
+TEST_CASE("plan --percentile: a check holds ten requests above the percentile, or the percentile is refused") {
+  // Llama-2-7B on A100-80GB at 20 req/s of 512 + 256 tokens: the work cut a check to 2.5e6 / 257 =
+  // 9727 requests, where a P99.999 (between indices floor(0.99999 × 9726) = 9725 and 9726, the
+  // greatest) had 0.1 request above it. P99.9 needs 10 / 0.001 = 10 000 (2.57e6 steps): raised to them.
+  std::vector<std::string> args{"plan", "-m", "llama-2-7b", "-g", "a100-80gb", "--rate", "20", "--prompt", "512",
+                                "--gen", "256", "--ttft", "500ms", "--tpot", "30ms", "--percentile", "99.9"};
+  const auto r = run_cli(args);
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("each check simulated 10000 requests") &&
+                        Catch::Contains("nor 10000 requests (10 above the P99.9)"));
+  // P99.999 needs 10 / 10^-5 = 10^6 requests of 257 steps, 2.57e8, past the 2e7 a check may take,
+  // whose 2e7 / 257 = 77 821 requests measure P = 100 × (1 − 10 / 77 821) = 99.98715 at most.
+  args.back() = "99.999";
+  check_error(run_cli(args), "--percentile",
+              "a P99.999 check needs at least 1000000 requests, 10 of them above its P99.999");
+  CHECK_THAT(run_cli(args).err, Catch::Contains("2.57e+08 sequence-steps, over the 2e+07 a check may take; plan for "
+                                                "P99.987 at most, or lower --gen"));
+}
+
 TEST_CASE("plan --disaggregate --percentile --prefill-tp: the prefill pool sized on its own layout, both in the row") {
   // Llama-3.1-8B on H100s, decode at tp 2 and prefill at tp 1. The prefill pool's steady count is
   // the one the steady plan at tp 1 gives its prefill pool, not tp 2's; its GPUs count at 1 a

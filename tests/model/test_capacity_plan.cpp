@@ -115,6 +115,27 @@ TEST_CASE("plan: requests longer than the model's context are refused, as the se
   CHECK(beyond->max_context == 4096);
 }
 
+TEST_CASE("plan: a row refused for its length still gives the max batch continuous batching holds") {
+  // Llama-2-7B on A100-80GB at 8192 + 10 tokens, past its 4096: refused, and its max_batch the
+  // steady one as on every other row (below): 8202 × 0.5 MiB = 4,300,210,176 bytes of cache a
+  // sequence beside one step of the 8192-token prompt and a token a sequence, 60,416 bytes each,
+  // and the logits' 128,000: (63,832,580,096 free − 8192 × 60,416 − 128,000) / (4,300,210,176 +
+  // 60,416) = 14.73, so 14. The point's ledger, B whole prompts prefilled at once, holds 13.
+  const ModelSpec m = test::llama_2_7b();
+  const GpuSpec g = test::a100_80gb();
+  Workload w = test::default_workload(m);
+  w.prompt_tokens = 8192;
+  w.gen_tokens = 10;
+  const LoadTarget relaxed{.requests_per_s = 1, .ttft = Seconds(1), .tpot = Seconds(0.05)};
+  const CapacityPlan p = plan_capacity(m, g, w, relaxed);
+  CHECK_FALSE(p.feasible);
+  REQUIRE(std::get_if<BeyondContext>(&*p.why_not) != nullptr);
+  const double free = 81920.0 * 1024 * 1024 * 0.9 - 2.0 * 6738415616;
+  CHECK(std::floor((free - 8192 * 60416.0 - 128000) / (8202 * 524288.0 + 60416)) == 14);
+  CHECK(p.max_batch == 14L);
+  CHECK(evaluate(m, g, w).memory.max_batch == 13L);
+}
+
 TEST_CASE("plan: memory bounds the batch when the KV cache is modelled") {
   const ModelSpec m = test::llama_2_7b();
   const GpuSpec g = test::a100_80gb();

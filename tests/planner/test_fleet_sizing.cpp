@@ -208,9 +208,9 @@ TEST_CASE("check_bounded: a window of 10 latencies past 2e7 sequence-steps is re
   w.gen_tokens = 256;
   const planner::SteadyPlan steady{&g, w, plan_capacity(m, g, w, t), "", std::nullopt, std::nullopt, {}};
   REQUIRE(steady.plan.feasible);
-  CHECK_THROWS_WITH(planner::check_bounded(steady, t), Catch::StartsWith("--rate:"));
+  CHECK_THROWS_WITH(planner::check_bounded(steady, t, 99), Catch::StartsWith("--rate:"));
   t.requests_per_s = 1000;
-  CHECK_NOTHROW(planner::check_bounded(steady, t));
+  CHECK_NOTHROW(planner::check_bounded(steady, t, 99));
 }
 
 TEST_CASE("check_bounded: 5000 requests of gen + 1 steps each, at most 2e7: --gen 3999 is checked, 4000 refused") {
@@ -229,8 +229,51 @@ TEST_CASE("check_bounded: 5000 requests of gen + 1 steps each, at most 2e7: --ge
   const planner::SteadyPlan most = steady(3999), past = steady(4000);
   REQUIRE(most.plan.feasible);
   REQUIRE(past.plan.feasible);
-  CHECK_NOTHROW(planner::check_bounded(most, t));  // 5000 × 4000 = 2e7
-  CHECK_THROWS_WITH(planner::check_bounded(past, t), Catch::StartsWith("--gen:"));  // 5000 × 4001
+  CHECK_NOTHROW(planner::check_bounded(most, t, 99));  // 5000 × 4000 = 2e7
+  CHECK_THROWS_WITH(planner::check_bounded(past, t, 99), Catch::StartsWith("--gen:"));  // 5000 × 4001
+}
+
+TEST_CASE("a check holds ten requests above its percentile: P99.9 10 000, P99.999 refused naming --percentile") {
+  // 10 / (1 − P/100): P99 1000, P99.8 5000 (the least already), P99.9 10 000, P99.99 100 000,
+  // P99.999 10^6; each leaves allowed_over 10 (10 000 at P99.9: floor(0.999 × 9999) = 9989, 10 above).
+  CHECK(planner::tail_check_count(99) == 1000);
+  CHECK(planner::tail_check_count(99.8) == 5000);
+  CHECK(planner::tail_check_count(99.9) == 10000);
+  CHECK(planner::tail_check_count(99.99) == 100000);
+  CHECK(planner::tail_check_count(99.999) == 1e6);
+  CHECK(planner::tail_check_count(50) == 20);
+  for (const double p : {99.0, 99.9, 99.99, 99.999}) {
+    INFO(p);
+    CHECK(planner::allowed_over(static_cast<std::size_t>(planner::tail_check_count(p)), p) == 10);
+  }
+  // Llama-3.1-8B on H100 at 100 req/s of 512 + 128 tokens: a P99 check takes 2.5e6 / 129 = 19 379
+  // requests, and a P99.99 one 100 000 (12.9e6 sequence-steps, under the 2e7), never 19 379 with
+  // two of them above the percentile.
+  const Case c;
+  planner::PercentileScenario s;
+  CHECK(std::floor(planner::check_count(c.steady, c.t, s)) == 19379);
+  s.percentile = 99.99;
+  CHECK(planner::check_count(c.steady, c.t, s) == 100000);
+  CHECK(planner::least_check_count(c.steady, c.t, 99.99) == 100000);
+  CHECK_NOTHROW(planner::check_bounded(c.steady, c.t, 99.99));
+  // P99.999: 10^6 requests of 129 steps, 1.29e8, over the 2e7: refused, naming the highest a check
+  // may take, 2e7 / 129 = 155 038 requests, P = 100 × (1 − 10 / 155 038) = 99.99355, so P99.993.
+  CHECK_THROWS_WITH(planner::check_bounded(c.steady, c.t, 99.999),
+                    Catch::StartsWith("--percentile: a P99.999 check needs at least 1000000 requests, 10 of them "
+                                      "above its P99.999") &&
+                        Catch::Contains("1.29e+08 sequence-steps, over the 2e+07 a check may take; plan for P99.993 "
+                                        "at most, or lower --gen"));
+  // A trace of 19 379 requests holds enough for P99.9 (10 000), not for P99.99's 100 000: refused
+  // naming --arrivals, and the lower percentile.
+  std::vector<serve::Request> stream;
+  for (int i = 0; i < 19379; ++i) stream.push_back({0.01 * i, 512, 128});
+  s.stream = std::make_shared<const std::vector<serve::Request>>(stream);
+  serve::ServerConfig config = planner::check_server(c.m, c.steady, s, 1, true);
+  CHECK_THROWS_WITH(planner::check_traffic(c.steady, c.t, s, config),
+                    Catch::StartsWith("--arrivals: the trace holds 19379 requests, fewer than the 100000") &&
+                        Catch::EndsWith("(or a lower --percentile: its tail is the larger)"));
+  s.percentile = 99.9;
+  CHECK(planner::check_traffic(c.steady, c.t, s, config).size() == 19379);
 }
 
 TEST_CASE("check_traffic: a stream's first requests are the check's, and a tail past the work limit is refused") {
@@ -265,7 +308,7 @@ TEST_CASE("check_traffic: a stream shorter than the least a check needs is refus
   // One request fewer is refused (a window that short counts the last latency's arrivals as
   // unfinished, so every fleet would look behind); exactly the least is simulated whole.
   const Case c;
-  const double least = planner::least_check_count(c.steady, c.t);
+  const double least = planner::least_check_count(c.steady, c.t, 99);
   CHECK(least >= 5000);
   CHECK(least == std::max(5000.0, std::ceil(10 * planner::steady_latency(c.steady) * 100)));
   std::vector<serve::Request> stream;

@@ -124,3 +124,24 @@ TEST_CASE("inter-token gaps: the mean exact, a percentile within 0.6% of the gap
   CHECK(edges.percentile(50) == 2e-7);
   CHECK(edges.percentile(100) == 3e4);
 }
+
+TEST_CASE("inter-token gaps: a percentile never falls outside the least and greatest gap added") {
+  // A request alone on Llama-2-7B at A100-80GB's roofline: every gap the same decode step, 6.5119 ms.
+  // log10(6511.9 µs) · 200 = 762.74, so bin 763 (6456.5 to 6531.3 µs), whose geometric middle
+  // 10^(762.5/200) µs = 6493.8 µs lies 0.28% below the one gap there is: each percentile is that gap.
+  GapHistogram one;
+  one.add(6.5119e-3);
+  one.add(6.5119e-3);
+  for (const double p : {0.0, 50.0, 90.0, 99.0, 100.0}) CHECK(one.percentile(p) == 6.5119e-3);
+  // Two gaps in one bin, 9.5818 and 9.5900 ms (bin 797, 9549.9 to 9660.5 µs, middle 9605.1 µs above both): the middle is
+  // held to the greatest gap, never above it; and a bin whose middle is below both, to the least.
+  GapHistogram two;
+  two.add(9.5818e-3);
+  two.add(9.5900e-3);
+  CHECK(two.percentile(99) == 9.5900e-3);
+  GapHistogram low;
+  low.add(6.5119e-3);
+  low.add(6.5200e-3);
+  CHECK(low.percentile(50) == 6.5119e-3);
+  CHECK(low.percentile(99) == 6.5119e-3);
+}
