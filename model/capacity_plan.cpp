@@ -151,7 +151,7 @@ CapacityPlan plan_capacity(const ModelSpec& m, const GpuSpec& g, const Workload&
   }
   if (single.memory.max_batch && *single.memory.max_batch < 1) {
     p.max_batch = 0;  // not one sequence, as the point holds it
-    p.why_not = WeightsDoNotFit{single.memory.total, single.memory.capacity};
+    p.why_not = WeightsDoNotFit{single.memory.total - single.memory.reserve, single.memory.capacity, single.memory.reserve};
     return p;
   }
   // One sequence fits as the point holds it. At batch 1 the two ledgers are one.
@@ -160,8 +160,10 @@ CapacityPlan plan_capacity(const ModelSpec& m, const GpuSpec& g, const Workload&
     // One step's activations and a cache do not fit beside the weights on the fullest GPU (a
     // pipeline's stage holds a whole sequence's, where the point's max batch counts a pp-th).
     const bool whole = single.memory.total > single.memory.capacity;
-    p.why_not = whole ? WeightsDoNotFit{single.memory.total, single.memory.capacity}
-                      : WeightsDoNotFit{single.memory.fullest_gpu, g.memory_capacity};
+    const Bytes reserve_each = g.memory_capacity * base.reserve_fraction;
+    p.why_not = whole ? WeightsDoNotFit{single.memory.total - single.memory.reserve, single.memory.capacity,
+                                        single.memory.reserve}
+                      : WeightsDoNotFit{single.memory.fullest_gpu - reserve_each, g.memory_capacity, reserve_each};
     return p;
   }
   Seconds handoff;

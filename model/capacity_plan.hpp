@@ -48,8 +48,9 @@ struct LoadTarget {
 
 // Why a plan is not feasible, with the numbers; worded by the output layer.
 struct WeightsDoNotFit {
-  Bytes needed;  // the weights, one sequence and the reserve
+  Bytes needed;  // the weights and one sequence (its cache and activations), the reserve apart
   Bytes capacity;
+  Bytes reserve;  // what --reserve holds back of `capacity`
 };
 struct TpotUnreachable {
   Seconds target;

@@ -54,7 +54,7 @@ constexpr Words kEnglish{
     "reads the weights only",
     "{tokens} tokens exceed the model's max_context of {max}",
     "does not fit: needs {needed} of {capacity} at batch {batch}",
-    "does not fit: the weights and one sequence need (with the memory --reserve holds back) {needed} of {capacity}",
+    "does not fit: the weights and one sequence need {needed} beside the {reserve} --reserve holds back of {capacity}",
     "no batch size meets TPOT {target:.4g} ms: batch 1 already takes {at:.4g} ms per token",
     "no batch size meets TTFT {target:.4g} ms: at batch 1 the first token takes {at:.4g} ms",
     "the load needs more than {most:g} replicas",
@@ -90,7 +90,7 @@ constexpr Words kEnglish{
 constexpr Words kChinese{"架构未知（只给了 `params`）：KV 缓存、注意力和激活均未建模；解码只读取权重",
                          "{tokens} 个 token 超过了模型的 max_context（{max}）",
                          "放不下：批大小 {batch} 需要 {needed}，容量只有 {capacity}",
-                         "放不下：权重加一个序列连同预留显存（--reserve）需要 {needed}，容量只有 {capacity}",
+                         "放不下：权重加一个序列需要 {needed}，另有 --reserve 预留 {reserve}，容量只有 {capacity}",
                          "没有批大小能满足 TPOT {target:.4g} ms：批大小 1 每个 token 已需 {at:.4g} ms",
                          "没有批大小能满足 TTFT {target:.4g} ms：批大小 1 的首个 token 已需 {at:.4g} ms",
                          "负载需要超过 {most:g} 个副本",
@@ -133,11 +133,11 @@ struct Wording {
                        fmt::arg("batch", w.batch));
   }
   std::string operator()(const WeightsDoNotFit& w) const {
-    // `needed` holds the reserve (model/capacity_plan.hpp), said so: "the weights and one sequence
-    // need 102 GB of 85.5 GB" was said of 16.2 GB beside 85.4 GB held back by --reserve 0.999999.
-    const auto [needed, capacity] = human_apart(w.needed, w.capacity);
-    return fmt::format(fmt::runtime(words.weights_do_not_fit), fmt::arg("needed", needed),
-                       fmt::arg("capacity", capacity));
+    // The reserve apart: "the weights and one sequence need 102 GB of 85.5 GB" was said of 16.2 GB
+    // beside 85.4 GB held back by --reserve 0.999999.
+    const auto [needed, capacity] = human_apart(w.needed + w.reserve, w.capacity);
+    return fmt::format(fmt::runtime(words.weights_do_not_fit), fmt::arg("needed", human(w.needed)),
+                       fmt::arg("reserve", human(w.reserve)), fmt::arg("capacity", capacity));
   }
   std::string operator()(const TpotUnreachable& w) const { return latency(words.tpot_unreachable, w.target, w.at_batch_1); }
   std::string operator()(const TtftUnreachable& w) const { return latency(words.ttft_unreachable, w.target, w.at_batch_1); }

@@ -48,10 +48,10 @@ TEST_CASE("infeasible text: each refusal of a plan, with its numbers, in both la
         "the planned request's 8202 tokens (prompt and generation, their means under a distribution) exceed the model's "
         "max_context of 4096: engines refuse it, as simulate does");
   CHECK_THAT(infeasible_text(BeyondContext{8202, 4096}, "zh"), Catch::StartsWith("所规划请求的 8202 个 token"));
-  CHECK(infeasible_text(WeightsDoNotFit{Bytes(140.4e9), Bytes(24e9)}) ==
-        "does not fit: the weights and one sequence need (with the memory --reserve holds back) 140 GB of 24.0 GB");
-  CHECK(infeasible_text(WeightsDoNotFit{Bytes(140.4e9), Bytes(24e9)}, "zh") ==
-        "放不下：权重加一个序列连同预留显存（--reserve）需要 140 GB，容量只有 24.0 GB");
+  CHECK(infeasible_text(WeightsDoNotFit{Bytes(138e9), Bytes(24e9), Bytes(2.4e9)}) ==
+        "does not fit: the weights and one sequence need 138 GB beside the 2.40 GB --reserve holds back of 24.0 GB");
+  CHECK(infeasible_text(WeightsDoNotFit{Bytes(138e9), Bytes(24e9), Bytes(2.4e9)}, "zh") ==
+        "放不下：权重加一个序列需要 138 GB，另有 --reserve 预留 2.40 GB，容量只有 24.0 GB");
   CHECK(infeasible_text(TooManyReplicas{1e12}) == "the load needs more than 1e+12 replicas");
   CHECK(infeasible_text(TpotUnreachable{Seconds(0.005), Seconds(0.0070897)}, "zh") ==
         "没有批大小能满足 TPOT 5 ms：批大小 1 每个 token 已需 7.09 ms");
@@ -124,7 +124,7 @@ TEST_CASE("plan: weights and one sequence that fit beside no reserve are not sai
   const auto r = test::run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "1", "--ttft", "1s", "--tpot",
                                 "50ms", "--reserve", "0.999999", "-f", "jsonl"});
   REQUIRE(r.code == 0);
-  CHECK_THAT(r.out, Catch::Contains("\"reason\":\"does not fit: the weights and one sequence need (with the memory "
-                                    "--reserve holds back) 102 GB of 85.5 GB\"") &&
+  CHECK_THAT(r.out, Catch::Contains("\"reason\":\"does not fit: the weights and one sequence need 16.2 GB beside the "
+                                    "85.5 GB --reserve holds back of 85.5 GB\"") &&
                         !Catch::Contains("one sequence need 102 GB"));
 }
