@@ -309,10 +309,16 @@ void ffn_blocks(LayerStack& stack, const Architecture& a, const Shard& s, const 
     // busiest GPU, which the others wait for.
     const double ep = sh.ep, expert_tp = static_cast<double>(sh.tp) / ep;
     const double rows = ep > 1 ? top_k * sh.imbalance / ep : top_k;
-    // A token goes once to each GPU holding one of its experts (DeepEP), not once an expert.
+    // A token goes once to each GPU holding one of its experts (DeepEP), not once an expert:
+    // `destinations` of the ep GPUs on average, each reached by that ep-th of the tokens. The
+    // busiest GPU, its experts picked `imbalance` times as often, takes that many times the mean's
+    // tokens in the dispatch and sends as many back in the combine, never more than every token of
+    // the stage once, and the all-to-all ends when it does. An all-to-all is priced as what each
+    // GPU spreads evenly over the group (collective_cost): ep times its reach a token.
     const double gpus_reached = destinations(experts, top_k, ep);
+    const double busiest_reached = ep * std::min(1.0, sh.imbalance * gpus_reached / ep);
     if (dp) {
-      add(b, CollectiveStep{"moe_dispatch", Collective::all_to_all, width, gpus_reached, sh.tp, true});
+      add(b, CollectiveStep{"moe_dispatch", Collective::all_to_all, width, busiest_reached, sh.tp, true});
       own_rows(b, b.steps.size() - 1, true);
     }
     const std::size_t first = b.steps.size();
@@ -327,7 +333,7 @@ void ffn_blocks(LayerStack& stack, const Architecture& a, const Shard& s, const 
       }
     }
     if (dp) {
-      add(b, CollectiveStep{"moe_combine", Collective::all_to_all, width, gpus_reached, sh.tp});
+      add(b, CollectiveStep{"moe_combine", Collective::all_to_all, width, busiest_reached, sh.tp});
       own_rows(b, b.steps.size() - 1, true);
     }
     if (moe.latent > 0) {

@@ -135,8 +135,10 @@ struct GatherStep {
 };
 
 // A collective over `group` GPUs of a pipeline stage on `width` elements per row (a row: a token,
-// or each of a token's `rows_per_token` expert picks): the all-reduce after a tensor-parallel
-// block, or the all-to-alls that send tokens to their experts and back.
+// or each of a token's `rows_per_token` copies): the all-reduce after a tensor-parallel block, or
+// the all-to-alls that send tokens to their experts and back, as the busiest GPU's link carries
+// them (a token once to each GPU holding one of its experts, the busiest receiving `imbalance`
+// times the mean's tokens, at most all of them: model/layers.cpp ffn_blocks).
 struct CollectiveStep {
   std::string_view name;
   Collective kind = Collective::all_reduce;

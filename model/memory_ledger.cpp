@@ -20,16 +20,22 @@ namespace {
 // copy, plus the widest intermediate (linears that read one input and whose outputs live together,
 // such as Q/K/V or gate and up; or attention's queries with decompressed K and V), plus a naive
 // kernel's n×n scores, plus the fp32 logits of the last token.
+// Under data-parallel attention a GPU holds its own sequences, but its experts (the `Rows::all`
+// steps) run the picks of every rank's: data_parallel × top_k·imbalance/ep rows a token of its
+// own, top_k·imbalance at ep = tp, as many as one GPU holding every expert runs. The tokens the
+// dispatch brings in are not counted beside them, as no fused MoE's working buffers are
+// (docs/model.md: DeepSeek-V3's 37.9 kB a token beside the 159.7 kB counted).
 Bytes prefill_activations_per_sequence(const LayerStack& stack, const Workload& w) {
   const double ab = bytes_per_element(w.precision.activations);
   const auto n = static_cast<double>(w.prompt_tokens);
+  const auto ranks = static_cast<double>(stack.data_parallel);
   double widest = 0, together = 0, scores = 0, logits = 0;
   for (const Block& block : stack.blocks) {
     for (const PhasedStep& s : block.steps) {
       if (!s.runs_in(Phase::prefill)) continue;
       if (const auto* l = std::get_if<LinearStep>(&s.step)) {
         if (l->to_residual) continue;
-        const double width = l->out * l->rows_per_token;
+        const double width = l->out * l->rows_per_token * (s.rows == Rows::all ? ranks : 1.0);
         together = l->joins_previous ? together + width : width;
         if (l->last_token) logits = l->out * 4.0;
         else widest = std::max(widest, together);

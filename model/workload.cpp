@@ -83,6 +83,19 @@ std::optional<SpecError> validate_layout(const Workload& w, const ModelSpec& m) 
     if (moe->experts % w.ep != 0) {
       return SpecError{"ep", fmt::format("ep {} does not divide the {} experts", w.ep, moe->experts)};
     }
+    // A GPU holds experts / ep experts, so a token sends it at most min(top_k, experts / ep) of its
+    // picks, against top_k / ep on a GPU of mean load: the busiest runs at most min(ep, experts /
+    // top_k) times the mean (Mixtral-8x7B at ep 8: one expert a GPU, 4 times the mean's 1/4 row).
+    const long held = moe->experts / w.ep;
+    const double most = std::min(static_cast<double>(w.ep), static_cast<double>(moe->experts) / moe->top_k);
+    if (w.expert_imbalance > most) {
+      return SpecError{"expert-imbalance",
+                       fmt::format("must be 1 … {} at ep {}, got {}: each GPU holds {} of the {} experts, so a "
+                                   "token sends the busiest at most {} of its {} picks, {} times the mean's {}",
+                                   most, w.ep, w.expert_imbalance, held, moe->experts,
+                                   std::min<long>(moe->top_k, held), moe->top_k, most,
+                                   static_cast<double>(moe->top_k) / w.ep)};
+    }
   }
   if (w.dp_attention) {
     if (!moe) return SpecError{"dp-attention", "is for models with experts; a dense model runs as replicas (`plan`)"};

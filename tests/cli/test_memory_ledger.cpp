@@ -72,3 +72,21 @@ TEST_CASE("percent_of: one decimal, more where one would read 100.0 of a part th
   CHECK(percent_of(100 - 1e-10, 100) == "<100");
   CHECK(percent_of(153.2, 100) == "153.2");
 }
+
+TEST_CASE("memory under data-parallel attention: each sequence's expert intermediates count every rank's picks - Mixtral-8x7B 224, gpt-oss-120b 656") {
+  // tests/model/test_memory_ledger.cpp works Mixtral's by hand: 1073.9 MB a sequence of 8192
+  // tokens (251.8 MB had been counted, the picks of a GPU's own tokens alone), 28 sequences a GPU.
+  // gpt-oss-120b, 4 of 128 experts of 2880, whole on one GPU: 8192 × 2 B × (2 · 2880 + 4 rows ×
+  // 2 · 2880) + 201,088 × 4 B of logits = 472,663,552 B (179.1 MB had been counted), 82 a GPU.
+  const auto at = [](const char* model) {
+    return nlohmann::json::parse(test::run_cli({"-m", model, "-g", "h100-sxm", "--tp", "8", "--ep", "8", "--dp-attention",
+                                                "-b", "8", "-p", "8192", "-f", "json"})
+                                     .out)["memory"];
+  };
+  const auto mixtral = at("mixtral-8x7b");
+  CHECK(mixtral["activations"].get<double>() == 8 * 1'073'869'824.0);
+  CHECK(mixtral["max_batch"] == 224);
+  const auto gpt_oss = at("gpt-oss-120b");
+  CHECK(gpt_oss["activations"].get<double>() == 8 * 472'663'552.0);
+  CHECK(gpt_oss["max_batch"] == 656);
+}

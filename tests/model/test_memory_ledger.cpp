@@ -206,3 +206,35 @@ TEST_CASE("a pipeline's max batch fits: below the micro-batch count each stage h
     }
   }
 }
+
+TEST_CASE("data-parallel attention: a GPU's experts hold the intermediates of every rank's picks - Mixtral-8x7B at tp 8, ep 8, 1073.9 MB a sequence, max batch 224") {
+  // Each of the 8 GPUs runs attention on its own sequences, but its one expert takes the picks of
+  // all 8 GPUs' tokens: B · 8192 · 2/8 rows, 2 rows a token of its own sequences. A prefill of 8192
+  // tokens holds, a sequence: 8192 × 2 B × (2 · 4096 residual + 2 rows × 2 · 14,336 gate/up) +
+  // 32,000 × 4 B of logits = 1,073,869,824 B, as on one GPU holding every expert (a quarter row a
+  // token, 251.8 MB, had been counted: the rows of its own tokens alone).
+  const ModelSpec m = test::mixtral_8x7b();
+  const GpuSpec gpu = test::h100_sxm();
+  Workload w = test::expert_parallel_8(m, true, 8);
+  w.prompt_tokens = 8192;
+  w.gen_tokens = 256;
+  w.context_tokens = 8192 + 128;
+  const MemoryLedger l = evaluate(m, gpu, w).memory;
+  const double activations = 8192 * 2.0 * (2 * 4096 + 2 * 2 * 14336) + 32000 * 4.0;
+  CHECK(activations == 1'073'869'824.0);
+  CHECK(l.activations.value() == 8 * activations);
+  CHECK(l.activations_per_sequence_fullest.value() == activations);
+  // A GPU holds attention, norms, routers, embedding and head whole and one expert: 32 layers ×
+  // (41,943,040 + 8,192 + 32,768 + 3 × 4096 × 14,336) + 2 × 32,000 × 4096 + 4096 = 7,242,780,672
+  // weights, 14,485,561,344 B. Free: 85,520,809,984 − 8,552,080,998.4 reserve − 14,485,561,344 =
+  // 62.48 GB, for (1107.3 MB of cache (8448 tokens × 32 × 2 × 1024 × 2 B) + 1073.9 MB) a sequence:
+  // 28.65, so 28 a GPU, 224 over the 8 (360 before).
+  CHECK(l.cache_per_sequence_fullest.value() == 8448 * 32 * 2 * 1024 * 2.0);
+  CHECK_THAT(l.fixed_fullest.value(), WithinRel(14'485'561'344.0 + 8'552'080'998.4, 1e-12));
+  CHECK(l.max_batch == 224L);
+  // The busiest GPU at --expert-imbalance 2 runs twice the mean's rows, 4 a token of its own:
+  // 8192 × 2 B × (8192 + 4 × 28,672) + 128,000 B.
+  w.expert_imbalance = 2;
+  CHECK(evaluate(m, gpu, w).memory.activations_per_sequence_fullest.value() ==
+        8192 * 2.0 * (2 * 4096 + 4 * 2 * 14336) + 32000 * 4.0);
+}

@@ -96,6 +96,78 @@ TEST_CASE("parallelism: EP all-to-all of DeepSeek-V3 decode at batch 256 over NV
   CHECK(op(evaluate(deepseek_v3(), h200_141gb(), skewed).decode.step, "expert_up").cost.shape.rows == 384);
 }
 
+TEST_CASE("parallelism: the busiest GPU of an imbalanced ep takes its tokens in the all-to-alls, at most every token once") {
+  // DeepSeek-V3 at EP 8, batch 256, decode: a GPU of mean load receives its share of the 5.2947
+  // GPUs a token reaches (136.96 µs of dispatch over 58 layers, above). At --expert-imbalance 1.5
+  // the busiest GPU's experts take 1.5 times the picks, and it 1.5 times the tokens: 7.942 of a
+  // sender's 8 rows' worth, 205.44 µs, and the combine sends as many back in bf16, 410.89 µs.
+  const double reached = 8 * (1 - 0.33816849995218995);
+  Workload w = layout(deepseek_v3(), 8, 8, true, 256);
+  const auto decode = [&](double imbalance) {
+    w.expert_imbalance = imbalance;
+    return evaluate(deepseek_v3(), h200_141gb(), w).decode.step;
+  };
+  const PhaseResult skewed = decode(1.5);
+  CHECK(op(skewed, "moe_dispatch").cost.comm_bytes.value() == Approx(58 * 32 * 1.5 * reached * 7168).epsilon(1e-9));
+  CHECK(op(skewed, "moe_dispatch").time.value() * 1e6 == Approx(1.5 * 136.96).epsilon(1e-4));
+  CHECK(op(skewed, "moe_combine").time.value() * 1e6 == Approx(1.5 * 273.93).epsilon(1e-4));
+  // At 4 it would be 21.2 of 8: the busiest receives every token of the other 7 GPUs once (a token
+  // goes once to a GPU, whichever of its experts it picks there), 7 × 32 × 7168 × 1 B = 1,605,632
+  // B a layer at 450 GB/s, 3.568 µs, 206.95 µs over 58 layers; 413.90 µs back.
+  const PhaseResult busiest = decode(4);
+  CHECK(op(busiest, "moe_dispatch").cost.comm_bytes.value() == Approx(58 * 32 * 8 * 7168.0).epsilon(1e-12));
+  CHECK(op(busiest, "moe_dispatch").time.value() * 1e6 == Approx(58 * 7 * 32 * 7168 / 450e3).epsilon(1e-9));
+  CHECK(op(busiest, "moe_dispatch").time.value() * 1e6 == Approx(206.95).epsilon(1e-4));
+  CHECK(op(busiest, "moe_combine").time.value() * 1e6 == Approx(413.90).epsilon(1e-4));
+  // Mixtral-8x7B at EP 8, batch 64 (8 a GPU): a token's 2 picks reach 2 GPUs, each GPU a quarter of
+  // the tokens; at 4 the busiest GPU's one expert is every token's pick, and it receives them all:
+  // 8 × 8 × 4096 × 2 B a layer, 7/8 of it from the others, 32 layers: 32.62 µs, 4 times 8.16.
+  Workload mixtral = layout(mixtral_8x7b(), 8, 8, true, 64);
+  const Report balanced = evaluate(mixtral_8x7b(), h200_141gb(), mixtral);
+  mixtral.expert_imbalance = 4;
+  const Report hot = evaluate(mixtral_8x7b(), h200_141gb(), mixtral);
+  CHECK(op(balanced.decode.step, "moe_dispatch").cost.comm_bytes.value() == Approx(32 * 8 * 2 * 4096 * 2.0).epsilon(1e-12));
+  CHECK(op(hot.decode.step, "moe_dispatch").cost.comm_bytes.value() == Approx(32 * 8 * 8 * 4096 * 2.0).epsilon(1e-12));
+  CHECK(op(hot.decode.step, "moe_dispatch").time.value() * 1e6 == Approx(32 * 7 * 8 * 4096 * 2 / 450e3).epsilon(1e-9));
+  CHECK(op(hot.prefill, "moe_combine").time.value() ==
+        Approx(4 * op(balanced.prefill, "moe_combine").time.value()).epsilon(1e-9));
+}
+
+TEST_CASE("parallelism: the imbalance is refused past the most a GPU's experts can take - Mixtral-8x7B at ep 8, 4") {
+  // Each of 8 GPUs holds 1 of the 8 experts: a token sends it at most 1 of its 2 picks, against a
+  // quarter row on a GPU of mean load, so the busiest runs at most 4 times the mean (min(ep,
+  // experts / top_k)); --expert-imbalance 8 had been priced (246 TFLOP of expert_gate, TTFT 873 ms).
+  const ModelSpec m = mixtral_8x7b();
+  Workload w = layout(m, 8, 8, false, 64);
+  w.expert_imbalance = 4;
+  CHECK_FALSE(validate(w, m, h100_sxm()).has_value());
+  w.expert_imbalance = 4.5;
+  const auto e = validate(w, m, h100_sxm());
+  REQUIRE(e);
+  CHECK(e->field == "expert-imbalance");
+  CHECK(e->message == "must be 1 … 4 at ep 8, got 4.5: each GPU holds 1 of the 8 experts, so a token sends the busiest "
+                      "at most 1 of its 2 picks, 4 times the mean's 0.25");
+  // At ep 2 each GPU holds 4, room for both picks: ep bounds it (2 × 2/2 = 2 rows a token).
+  w = layout(m, 2, 2, false, 64);
+  w.expert_imbalance = 2;
+  CHECK_FALSE(validate(w, m, h100_sxm()).has_value());
+  // DeepSeek-V3 at ep 8: 32 experts a GPU, room for all 8 picks, so up to ep, 8.
+  w = layout(deepseek_v3(), 8, 8, true, 64);
+  w.expert_imbalance = 8;
+  CHECK_FALSE(validate(w, deepseek_v3(), h200_141gb()).has_value());
+  // A plan's search skips such layouts, naming why.
+  Workload base = default_workload(m, 64);
+  base.expert_imbalance = 5;
+  GpuSpec node = h100_sxm();
+  node.network.reset();
+  std::vector<RefusedLayout> refused;
+  const std::vector<Workload> kept = candidate_layouts(m, node, base, nullptr, &refused);
+  CHECK(std::none_of(kept.begin(), kept.end(), [](const Workload& k) { return k.ep == 8; }));
+  CHECK(std::any_of(refused.begin(), refused.end(), [](const RefusedLayout& r) {
+    return r.layout.ep == 8 && r.why.field == "expert-imbalance" && r.why.message.find("1 … 4 at ep 8") != std::string::npos;
+  }));
+}
+
 TEST_CASE("parallelism: the busiest GPU of an imbalanced ep reads the experts its extra picks reach") {
   // Mixtral-8x7B at tp 2 and ep 2, batch 1: each GPU holds 4 of the 8 experts whole. A token's 2
   // picks reach 4 · (1 − (1 − 2/8)^1) = 1 of them on a GPU of mean load; the busiest, at imbalance
