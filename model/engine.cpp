@@ -54,12 +54,10 @@ bool may_price(KernelClass k, const Architecture& a, const Workload& w) {
 std::vector<Warning> warnings_for(const Report& r) {
   std::vector<Warning> out = input_warnings(r.model.spec, r.gpu.spec, r.workload);
   const Workload& w = r.workload;
-  // A pipeline's stages hold unequal shares: its fullest GPU against one GPU's capacity says why.
-  if (!r.memory.fits && w.pp > 1) {
-    out.emplace_back(DoesNotFit{r.memory.fullest_gpu, r.gpu.spec.memory_capacity, w.batch});
-  } else if (!r.memory.fits) {
-    out.emplace_back(DoesNotFit{r.memory.total, r.memory.capacity, w.batch});
-  }
+  // Whether it fits is decided on the fullest GPU (model/memory_ledger.hpp), and that is what is
+  // said: a pipeline's stages hold unequal shares, and under data-parallel attention an odd batch
+  // puts one sequence more on some GPUs, whose totals could fit where the fullest GPU does not.
+  if (!r.memory.fits) out.emplace_back(DoesNotFit{r.memory.fullest_gpu, r.gpu.spec.memory_capacity, w.batch});
   return out;
 }
 

@@ -90,3 +90,26 @@ TEST_CASE("memory under data-parallel attention: each sequence's expert intermed
   CHECK(gpt_oss["activations"].get<double>() == 8 * 472'663'552.0);
   CHECK(gpt_oss["max_batch"] == 656);
 }
+
+TEST_CASE("memory: under data-parallel attention an odd batch's warning is said of the fullest GPU, not of totals") {
+  // Mixtral tp 2, ep 2, data-parallel attention, batch 7 of 28,000 tokens: one GPU holds 4
+  // sequences, the other 3. Whether it fits is decided on the fullest GPU (over its 85.5 GB); the
+  // warning had compared the two GPUs' totals with their 171 GB, and said "needs 165 GB of 171 GB".
+  const std::vector<std::string> args = {"-m", "mixtral-8x7b", "-g", "h100-sxm", "--tp", "2", "--ep", "2",
+                                         "--dp-attention", "-b", "7", "-p", "28000", "--gen", "100"};
+  auto json_args = args;
+  json_args.insert(json_args.end(), {"-f", "json"});
+  const auto r = test::run_cli(json_args);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE_FALSE(j["memory"]["fits"].get<bool>());
+  CHECK(j["memory"]["fullest_gpu"].get<double>() > 85'520'809'984.0);
+  bool said = false;
+  for (const auto& w : j["warnings"]) {
+    const std::string s = w.get<std::string>();
+    if (s.rfind("does not fit", 0) != 0) continue;
+    said = true;
+    CHECK_THAT(s, Catch::EndsWith("of 85.5 GB at batch 7") && !Catch::Contains("171 GB"));
+  }
+  CHECK(said);
+}
