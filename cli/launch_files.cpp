@@ -16,6 +16,7 @@
 #include "report/layout_label.hpp"
 #include "report/safe_text.hpp"
 #include "report/warning_text.hpp"
+#include "serve/engine_defaults.hpp"
 
 namespace fs = std::filesystem;
 
@@ -58,6 +59,8 @@ void write_launch_files(launch::Engine engine, const std::string& dir, const Mod
     ledger.activations = r.plan->step_activations;
     launch::LaunchSpec spec =
         launch::launch_spec(m, model_arg, from_file, *r.gpu, at, *r.plan, ledger, rank, row_text(r));
+    // SGLang's CUDA graph limit left to its default, from the one table of it (serve/engine_defaults).
+    spec.sglang_cuda_graph_default = serve::sglang_cuda_graph_max_bs(r.gpu->memory_capacity.value() / 1048576.0, at.tp);
     if (const auto why = launch::refusal(engine, spec)) {
       refused.push_back({fmt::format("row {} ({} with {})", rank, r.gpu->name, report::layout_label(r.layout)), *why});
       continue;
@@ -107,6 +110,14 @@ void write_launch_files(launch::Engine engine, const std::string& dir, const Mod
   }
   err << fmt::format("wrote {} launch file{} for {} to {}: {}\n", names.size(), names.size() == 1 ? "" : "s",
                      launch::name(engine), dir, fmt::join(names, ", "));
+  // The scripts set the engine's memory share from the plan's --reserve, where the engine's own
+  // default would size its cache otherwise: simulate runs what they set when given that --reserve.
+  const double reserve = ready.front().spec.reserve;
+  err << fmt::format("note: the launch files set {}'s memory share from the plan's --reserve {:g}: `simulate --engine "
+                     "{} --reserve {:g}` runs the KV cache they set, given their batch and token budget as --max-batch "
+                     "and --max-batched-tokens (without --reserve, simulate takes the engine's own default memory "
+                     "rule, which their flag replaces: docs/engines.md)\n",
+                     launch::name(engine), reserve, launch::name(engine), reserve);
 }
 
 }  // namespace roofline::cli

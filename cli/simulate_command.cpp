@@ -23,6 +23,7 @@
 #include "report/safe_text.hpp"
 #include "report/warning_text.hpp"
 #include "io/input_error.hpp"
+#include "launch/launch_spec.hpp"
 #include "model/kv_transfer.hpp"
 #include "serve/disaggregated.hpp"
 #include "serve/fleet.hpp"
@@ -246,7 +247,12 @@ nlohmann::ordered_json json_of(const EnginePreset& p) {
             {"preemption", d.preemption == Preemption::none ? "none" : "recompute"},
             {"queue_order", d.queue_order},
             {"prefix_cache", d.prefix_cache}}},
-          {"overrides", p.overrides}};
+          {"overrides", p.overrides},
+          // The memory its cache was given: the engine's own rule, or the --reserve given in its place.
+          {"memory", p.memory ? nlohmann::ordered_json{{"rule", p.memory->rule},
+                                                       {"reserve", p.memory->reserve_fraction},
+                                                       {"reserve_given", p.memory->reserve_given}}
+                              : nlohmann::ordered_json(nullptr)}};
 }
 
 // The JSON document, without its envelope (the sink adds it).
@@ -383,7 +389,8 @@ std::string engine_line(const EnginePreset& p) {
                                                       : "preempted by recompute, the latest admitted first",
                      d.queue_order, d.prefix_cache ? "on" : "off",
                      p.overrides.empty() ? std::string("no flag overrides them")
-                                         : fmt::format("overridden by {}", fmt::join(p.overrides, ", ")));
+                                         : fmt::format("overridden by {}", fmt::join(p.overrides, ", "))) +
+         (p.memory ? fmt::format("; memory: {}", p.memory->rule) : std::string());
 }
 
 // The lines above the latencies: the replica or fleet, its server, engine and traffic, and what
@@ -590,9 +597,40 @@ struct PrefillReplica {
   std::vector<std::pair<long, double>> limited_layers;  // ServerConfig::limited_layers, at its layout
 };
 
-PrefillReplica prefill_replica(const SimulateArgs& a, const Replica& decode) {
-  if (a.prefill_tp < 1 || a.prefill_tp > 1024) {
-    throw io::InputError(fmt::format("--prefill-tp: must be 1 to 1024, got {}", a.prefill_tp));
+// --engine's memory rule where --reserve was not given (docs/engines.md, "Memory"): the replica
+// assembled with nothing held back finds the layout's weights and activations and the engine's
+// token budget, planner::engine_memory the --reserve that leaves it the engine's own cache, and the
+// replica is assembled again at that reserve. A --reserve given wins, and is said in its place.
+Replica engine_replica(ServeFlags flags, bool reserve_given, std::string_view command) {
+  if (flags.engine.empty()) return replica(flags, command);
+  if (reserve_given) {
+    Replica r = replica(flags, command);
+    const double given = r.point.workload.reserve_fraction;
+    r.engine->memory = planner::EngineMemoryTaken{
+        fmt::format("--reserve {:g} given: {:g} of the memory for the weights, activations and cache, in place of "
+                    "{}'s own rule",
+                    given, 1 - given, r.engine->defaults.label),
+        given, true};
+    return r;
+  }
+  flags.workload.reserve = {0};
+  const Replica bare = replica(flags, command);
+  // What the engine cannot run at all is said before its memory (TensorRT-LLM on an AMD GPU).
+  const std::string_view engine = engine_name(bare.engine->defaults.engine);
+  if (auto why = launch::layout_refusal(*launch::engine_named(engine), bare.point.gpu, bare.point.workload)) {
+    throw io::InputError(fmt::format("--engine {}: {}", engine, *why));
+  }
+  const planner::EngineMemory memory = planner::engine_memory(bare.engine->defaults, bare.point.model, bare.point.gpu,
+                                                              bare.point.workload, bare.config, bare.draft);
+  flags.workload.reserve = {memory.reserve_fraction};
+  Replica r = replica(flags, command);
+  r.engine->memory = planner::EngineMemoryTaken{memory.rule, memory.reserve_fraction, false};
+  return r;
+}
+
+PrefillReplica prefill_replica(const ServeFlags& serve, bool reserve_given, long prefill_tp, const Replica& decode) {
+  if (prefill_tp < 1 || prefill_tp > 1024) {
+    throw io::InputError(fmt::format("--prefill-tp: must be 1 to 1024, got {}", prefill_tp));
   }
   if (decode.point.workload.dp_attention) {
     throw io::InputError("--prefill-tp: not modelled with --dp-attention (the cache would be resharded between "
@@ -601,15 +639,15 @@ PrefillReplica prefill_replica(const SimulateArgs& a, const Replica& decode) {
   if (decode.point.workload.pp > 1) {
     throw io::InputError("--prefill-tp: not modelled with --pp above 1; drop one of them");
   }
-  ServeFlags flags = a.serve;
-  flags.workload.tp = {std::to_string(a.prefill_tp)};
+  ServeFlags flags = serve;
+  flags.workload.tp = {std::to_string(prefill_tp)};
   try {
-    const Replica p = replica(flags, "simulate");
+    const Replica p = engine_replica(flags, reserve_given, "simulate");
     return {p.point.workload, p.config.kv_blocks, p.cache.free, p.config.limited_layers};
   } catch (const io::InputError& e) {
-    throw io::InputError(fmt::format("--prefill-tp {}: the prefill pool's replica: {}", a.prefill_tp, e.what()));
+    throw io::InputError(fmt::format("--prefill-tp {}: the prefill pool's replica: {}", prefill_tp, e.what()));
   } catch (const std::invalid_argument& e) {  // planner::Refusal: a spec refused, exit 2 as well
-    throw io::InputError(fmt::format("--prefill-tp {}: the prefill pool's replica: {}", a.prefill_tp, e.what()));
+    throw io::InputError(fmt::format("--prefill-tp {}: the prefill pool's replica: {}", prefill_tp, e.what()));
   }
 }
 
@@ -617,6 +655,11 @@ PrefillReplica prefill_replica(const SimulateArgs& a, const Replica& decode) {
 
 void add_simulate_options(Options& o, SimulateArgs& a) {
   add_serve_options(o, a.serve);
+  // --reserve is declared (cli/workload_options.cpp, default 0.1) without a way to tell a value
+  // given from its default, and --engine takes the engine's own memory rule only where none was
+  // given: the list is emptied once --help has its default, so that it is empty after parsing
+  // exactly when --reserve was not given (run_simulate puts the default back).
+  a.serve.workload.reserve.clear();
   o.add("--plot", a.plot, "a .svg or .png of the batch and the KV cache over time").writes_file();
   o.add("--requests-out", a.requests_out,
         "a .csv or .jsonl of the expected run, a row a request: arrival, first step and token, finish, TTFT, TPOT, "
@@ -644,7 +687,11 @@ void add_simulate_options(Options& o, SimulateArgs& a) {
         "resharded on the link");
 }
 
-void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
+void run_simulate(const SimulateArgs& args, std::ostream& out, std::ostream& err) {
+  // --reserve given, or left to its default (emptied by add_simulate_options).
+  SimulateArgs a = args;
+  const bool reserve_given = !a.serve.workload.reserve.empty();
+  if (!reserve_given) a.serve.workload.reserve = WorkloadFlags{}.reserve;
   if (!a.requests_out.empty()) check_requests_out(a.requests_out);
   if (a.replicas < 1 || a.replicas > kMaxReplicas) {
     throw io::InputError(fmt::format("--replicas: must be 1 to {}, got {}", kMaxReplicas, a.replicas));
@@ -669,7 +716,7 @@ void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
   } else if (a.prefill_tp != 0) {
     throw io::InputError("--prefill-tp: the prefill pool's layout, only with --disaggregate P:D");
   }
-  Replica r = replica(a.serve, "simulate");
+  Replica r = engine_replica(a.serve, reserve_given, "simulate");
   const Traffic t = traffic(a.serve, a.serve.rate, r.config.block_tokens);
   check_engine(r, t);
   const long replicas = pools ? pools->first + pools->second : a.replicas;
@@ -705,7 +752,7 @@ void run_simulate(const SimulateArgs& a, std::ostream& out, std::ostream& err) {
     Bytes prefill_kv_bytes = r.cache.free;
     std::vector<std::pair<long, double>> prefill_limited = r.config.limited_layers;
     if (a.prefill_tp != 0 && a.prefill_tp != r.point.workload.tp) {
-      const PrefillReplica p = prefill_replica(a, r);
+      const PrefillReplica p = prefill_replica(a.serve, reserve_given, a.prefill_tp, r);
       prefill_layout = p.layout;
       prefill_kv_blocks = p.kv_blocks;
       prefill_limited = p.limited_layers;

@@ -6,6 +6,7 @@
 #include <array>
 #include <cctype>
 #include <cmath>
+#include <regex>
 #include <utility>
 
 #include "launch/engines.hpp"
@@ -56,6 +57,21 @@ std::string slug(std::string_view text) {
 }
 
 }  // namespace
+
+Vendor vendor_of(std::string_view gpu_name) {
+  std::string n;
+  for (char ch : gpu_name) n += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  const auto has = [&](std::string_view word) { return n.find(word) != std::string::npos; };
+  if (has("apple")) return Vendor::apple;
+  if (has("tpu") || has("google")) return Vendor::google;
+  if (has("amd") || has("instinct") || has("radeon")) return Vendor::amd;
+  if (has("intel") || has("gaudi")) return Vendor::intel;
+  if (has("nvidia") || has("geforce") || has("rtx") || has("quadro") || has("tesla")) return Vendor::nvidia;
+  // NVIDIA's data-centre parts named without the maker: "H100 SXM", "A100 80GB", "GB200", "L40S".
+  static const std::regex part(R"((^|[^a-z0-9])(a|b|gb|gh|h|l|t|v)[0-9]{1,3}[a-z]?($|[^a-z0-9]))");
+  if (std::regex_search(n, part)) return Vendor::nvidia;
+  return Vendor::unknown;
+}
 
 std::string_view name(Engine e) {
   for (const auto& [engine, text] : kEngines) {
@@ -145,6 +161,8 @@ std::vector<StageShares> stage_shares(const ModelSpec& m, const GpuSpec& g, cons
 // The spec's fields a layout sets, which every refusal but the reserve's reads.
 LaunchSpec layout_spec(const GpuSpec& g, const Workload& w) {
   LaunchSpec s;
+  s.gpu_name = g.name;
+  s.vendor = vendor_of(g.name);
   s.tp = w.tp;
   s.pp = w.pp;
   s.ep = w.ep;

@@ -23,6 +23,12 @@ enum class Engine { vllm, sglang, trtllm };
 [[nodiscard]] std::optional<Engine> engine_named(std::string_view name);
 inline constexpr std::string_view kEngineNames = "vllm, sglang or trtllm";
 
+// Whose accelerator the GPU is. A GPU's spec gives no vendor, only its name ("NVIDIA H100 SXM",
+// "AMD Instinct MI300X", "Google Cloud TPU v6e", "Apple M4 Max"): read from it (vendor_of), and
+// unknown where the name says none, which TensorRT-LLM (NVIDIA's only) refuses.
+enum class Vendor { nvidia, amd, intel, google, apple, unknown };
+[[nodiscard]] Vendor vendor_of(std::string_view gpu_name);
+
 // Where the weights' formats come from. The engines read a quantized checkpoint's own config
 // (quantization_config, hf_quant_config.json), so formats the checkpoint stores need no flag;
 // fp8 asked of a 16-bit checkpoint vLLM and SGLang quantize as they load it; any other format
@@ -60,6 +66,11 @@ struct LaunchSpec {
   // tensor cores (an fp8 peak: Ada, Hopper, Blackwell), without which TensorRT-LLM has no fp8 path.
   bool fp8_asked = false;
   bool fp8_tensor_cores = true;
+  std::string gpu_name;            // the GPU's spec's name
+  Vendor vendor = Vendor::nvidia;  // vendor_of(gpu_name)
+  // SGLang's --cuda-graph-max-bs left to its default on this GPU and layout
+  // (serve::sglang_cuda_graph_max_bs, which cli/launch_files.cpp fills in); 0: not known.
+  long sglang_cuda_graph_default = 0;
   // GPUs one host holds: the GPU's `interconnect.host`, else its domain, else an HGX board's 8.
   int gpus_per_node = 8;
   bool node_assumed = false;  // the domain, past 8 GPUs, taken as one host: the GPU gives no `host`

@@ -13,7 +13,39 @@
 
 namespace roofline::launch {
 
-std::optional<std::string> sglang_refusal(const LaunchSpec& s) { return kv_refusal("SGLang", s); }
+namespace {
+
+// The least batch size SGLang 0.5 captures a CUDA graph for at or above `batch`: its capture list
+// is 1, 2, 4, 8, 12, then by 8 to 256, by 16 from 272 to 496, by 32 from 512, cut at
+// --cuda-graph-max-bs (ServerArgs._generate_cuda_graph_batch_sizes, server_args.py), and a batch
+// past the largest captured decodes eagerly: the flag is set to a size on that list.
+long graph_ladder_ceiling(long batch) {
+  if (batch <= 2) return batch;
+  if (batch <= 4) return 4;
+  if (batch <= 8) return 8;
+  if (batch <= 12) return 12;
+  const auto up = [&](long from, long step) { return from + (batch - from + step - 1) / step * step; };
+  if (batch <= 256) return up(16, 8);
+  if (batch <= 496) return up(272, 16);
+  return up(512, 32);
+}
+
+}  // namespace
+
+std::optional<std::string> sglang_refusal(const LaunchSpec& s) {
+  // SGLang 0.5's --device: "The device to use ('cuda', 'xpu', 'hpu', 'npu', 'cpu')" (server_args.py):
+  // CUDA covers AMD's ROCm; there is no TPU device (sglang-jax is a separate project) and no Apple
+  // GPU ("As of February 21, 2026 ... SGLang has no support for Apple Silicon", sgl-project/sglang
+  // issue #19137).
+  if (s.vendor == Vendor::google || s.vendor == Vendor::apple) {
+    return fmt::format("--gpu: SGLang 0.5 runs on CUDA (NVIDIA, and AMD through ROCm), XPU, HPU, NPU and CPU devices "
+                       "(its --device), not on {} ({})",
+                       s.gpu_name,
+                       s.vendor == Vendor::google ? "TPUs are the separate sglang-jax project's"
+                                                  : "Apple silicon support began in 2026, sgl-project/sglang#19137");
+  }
+  return kv_refusal("SGLang", s);
+}
 
 Script sglang_script(const LaunchSpec& s) {
   Script script("SGLang 0.5", "https://docs.sglang.io/advanced_features/server_arguments.html",
@@ -40,6 +72,13 @@ Script sglang_script(const LaunchSpec& s) {
   // A prefill joins the running decodes in one step, the step the plan prices (SGLang runs them
   // apart by default).
   if (mixed) script.flag("--enable-mixed-chunk");
+  // CUDA graphs: SGLang captures decode batches up to --cuda-graph-max-bs, its default set by the
+  // GPU's memory and tp (serve::sglang_cuda_graph_max_bs: 256 on an H100 or H200 below tp 4), and
+  // pads a batch up to the next one captured; a rank's batch past it decodes eagerly.
+  const long graph_default = s.sglang_cuda_graph_default;
+  const bool graphs = graph_default > 0 && s.batch_per_rank() > graph_default;
+  const long graph_max = graph_ladder_ceiling(s.batch_per_rank());
+  if (graphs) script.flag("--cuda-graph-max-bs", fmt::format("{}", graph_max));
   script.flag("--context-length", fmt::format("{}", s.max_len()));
   script.flag("--kv-cache-dtype", s.kv == DType::fp8 ? "fp8_e4m3" : "auto");
   if (s.weights == WeightSource::online_fp8) script.flag("--quantization", "fp8");
@@ -53,6 +92,13 @@ Script sglang_script(const LaunchSpec& s) {
                                                       "over {} ranks (SGLang divides it by --dp-size)",
                                                       running, s.batch, s.batch_per_rank(), s.attention_ranks())
                                         : fmt::format("--max-running-requests {}: the planned batch", s.batch));
+  if (graphs) {
+    script.notes.push_back(fmt::format("--cuda-graph-max-bs {}: CUDA graphs up to the planned batch{} of {}{}; SGLang "
+                                       "0.5's default on this GPU at tp {} is {}, past which a batch decodes eagerly",
+                                       graph_max, s.dp_attention ? " of a rank" : "", s.batch_per_rank(),
+                                       graph_max != s.batch_per_rank() ? ", rounded up to a size SGLang captures" : "",
+                                       s.tp, graph_default));
+  }
   if (mixed) {
     script.notes.push_back("--enable-mixed-chunk: a prefill joins the running decodes in one step, as the plan prices it");
     script.notes.push_back(fmt::format("--chunked-prefill-size {}: a whole {}-token prompt beside a token for each of {} "

@@ -9,7 +9,39 @@
 
 namespace roofline::launch {
 
+namespace {
+
+// The largest batch whose every size up to it CudaGraphConfig's defaults capture (1 to 31, 32).
+constexpr long kTrtllmUnpaddedGraphs = 32;
+
+std::string_view whose(Vendor v) {
+  switch (v) {
+    case Vendor::amd: return "an AMD GPU";
+    case Vendor::intel: return "an Intel accelerator";
+    case Vendor::google: return "a Google TPU";
+    case Vendor::apple: return "an Apple GPU";
+    case Vendor::nvidia:
+    case Vendor::unknown: break;
+  }
+  return "";
+}
+
+}  // namespace
+
 std::optional<std::string> trtllm_refusal(const LaunchSpec& s) {
+  // TensorRT-LLM is NVIDIA's, on CUDA: "optimizes the performance of a range of well-known models on
+  // NVIDIA GPUs" and lists NVIDIA architectures alone (its support matrix,
+  // https://nvidia.github.io/TensorRT-LLM/reference/support-matrix.html, and supported-hardware.html).
+  if (s.vendor == Vendor::unknown) {
+    return fmt::format("--gpu: TensorRT-LLM runs on NVIDIA GPUs only, and the GPU's name `{}` does not say NVIDIA (a "
+                       "GPU's file gives no vendor but its name: begin it with NVIDIA if it is one)",
+                       s.gpu_name);
+  }
+  if (s.vendor != Vendor::nvidia) {
+    const bool others = s.vendor == Vendor::amd || s.vendor == Vendor::intel;  // vLLM and SGLang run there
+    return fmt::format("--gpu: TensorRT-LLM runs on NVIDIA GPUs only, and {} is {}{}", s.gpu_name, whose(s.vendor),
+                       others ? "; price it for vLLM or SGLang" : "");
+  }
   if (auto kv = kv_refusal("TensorRT-LLM", s)) return kv;
   // Its quantization page: "FP4 and FP8 quantization on the latest Blackwell and Hopper GPUs"
   // (https://nvidia.github.io/TensorRT-LLM/1.0.0/features/quantization.html; its support matrix
@@ -36,6 +68,16 @@ Script trtllm_script(const LaunchSpec& s) {
   if (s.dp_attention) options += "enable_attention_dp: true\n";
   options += fmt::format("kv_cache_config:\n  dtype: {}\n  free_gpu_memory_fraction: {}\n",
                          s.kv == DType::fp8 ? "fp8" : "auto", share_up(s.kv_share_of_free()));
+  // With a pipeline, TensorRT-LLM keeps pp micro-batches of --max_batch_size in flight (its
+  // PyTorch executor admits pp × max_batch_size requests: model_engine.py, get_max_num_sequences).
+  const long most = s.pp > 1 ? s.batch_per_microbatch() : s.batch_per_rank();
+  // CUDA graphs: CudaGraphConfig left to its defaults (max_batch_size 0, taken as 128; enable_padding
+  // False) captures batches 1 to 31, 32, 64 and 128 only (_generate_cuda_graph_batch_sizes,
+  // tensorrt_llm/llmapi/llm_args.py of 1.0), and a decode batch of any other size runs eagerly.
+  // Padded up to the planned batch, every batch up to it replays a graph: 1, 2, 4, then by 8 to 128,
+  // powers of two past it, and the planned batch itself, which ends the list.
+  const bool graphs = most > kTrtllmUnpaddedGraphs;
+  if (graphs) options += fmt::format("cuda_graph_config:\n  enable_padding: true\n  max_batch_size: {}\n", most);
   script.preamble = fmt::format("OPTIONS=${{OPTIONS:-/tmp/rooflineplan-trtllm-$REPLICA.yaml}}\n"
                                 "cat > \"$OPTIONS\" <<'YAML'\n{}YAML\n",
                                 options);
@@ -43,9 +85,6 @@ Script trtllm_script(const LaunchSpec& s) {
   script.flag("--tp_size", fmt::format("{}", s.tp));
   if (s.pp > 1) script.flag("--pp_size", fmt::format("{}", s.pp));
   if (s.ep > 1) script.flag("--ep_size", fmt::format("{}", s.ep));
-  // With a pipeline, TensorRT-LLM keeps pp micro-batches of --max_batch_size in flight (its
-  // PyTorch executor admits pp × max_batch_size requests: model_engine.py, get_max_num_sequences).
-  const long most = s.pp > 1 ? s.batch_per_microbatch() : s.batch_per_rank();
   script.flag("--max_batch_size", fmt::format("{}", most));
   script.flag("--max_num_tokens", fmt::format("{}", s.token_budget()));
   script.flag("--max_seq_len", fmt::format("{}", s.max_len()));
@@ -68,6 +107,12 @@ Script trtllm_script(const LaunchSpec& s) {
                                              "each rank's own limit (not confirmed in the documentation)",
                                              s.batch_per_rank(), s.batch, s.attention_ranks())
                                : fmt::format("--max_batch_size {}: the planned batch", s.batch));
+  }
+  if (graphs) {
+    script.notes.push_back(fmt::format("cuda_graph_config: CUDA graphs padded up to the batch of {}; TensorRT-LLM 1.0's "
+                                       "default captures batches 1 to 32, 64 and 128 only, and decodes the others "
+                                       "eagerly",
+                                       most));
   }
   script.notes.push_back(fmt::format("--max_seq_len {}: the plan's {} prompt + {} generated tokens; the engine refuses longer "
                                      "requests",

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
+#include "model/capacity_plan.hpp"
 #include "model/workload.hpp"
 #include "planner/refusal.hpp"
 #include "serve/step_cost.hpp"
@@ -107,6 +109,88 @@ AssembledReplica assemble_replica(const ModelSpec& m, const GpuSpec& g, const Wo
   r.config.limited_layers = r.cache.limited;
   r.config.max_context = m.max_context.value_or(0);
   return r;
+}
+
+namespace {
+
+std::string gb(double bytes) { return fmt::format("{:.3g} GB", bytes / 1e9); }
+
+}  // namespace
+
+EngineMemory engine_memory(const serve::EngineDefaults& d, const ModelSpec& m, const GpuSpec& g, const Workload& w,
+                           const serve::ServerConfig& c, const std::optional<serve::Draft>& draft) {
+  // The memory as serve/kv_capacity.cpp deals it, with nothing held back: C, one step's
+  // activations A (each attention rank's step, held on every rank) and F, what the weights, a
+  // draft's and A leave.
+  Workload bare = w;
+  bare.reserve_fraction = 0;
+  const MemoryLedger l = step_ledger(m, g, bare, c.max_batched_tokens);
+  const serve::CacheBlocks left =
+      serve::cache_blocks(m, g, bare, c.block_tokens, c.max_batched_tokens, draft ? &*draft : nullptr);
+  const double C = l.capacity.value();
+  const double A = l.activations.value() * static_cast<double>(attention_ranks(w));
+  const double F = left.free.value();
+  const double weights = C - A - F;  // a draft's beside the target's
+  const double gpus = C / g.memory_capacity.value();
+  const std::string engine(serve::engine_name(d.engine));
+  EngineMemory out;
+  double cache = 0;
+  switch (d.memory) {
+    case serve::MemoryRule::of_total: {
+      const double u = d.memory_fraction;
+      cache = u * C - (C - F);
+      out.reserve_fraction = std::round((1 - u) * 1e9) / 1e9;  // 0.1, not 0.09999999999999998
+      out.rule = fmt::format("{}'s gpu_memory_utilization {:g}: the weights ({}), one step's activations ({}) and "
+                             "the cache share {:g} of the {}",
+                             d.label, u, gb(weights), gb(A), u, gb(C));
+      break;
+    }
+    case serve::MemoryRule::of_free: {
+      const double f = d.memory_fraction;
+      cache = f * F;
+      out.reserve_fraction = std::max(0.0, (1 - f) * F / C);
+      out.rule = fmt::format("{}'s kv_cache_free_gpu_memory_fraction {:g}: the cache takes {:g} of the {} the weights "
+                             "({}) and one step's activations ({}) leave of the {}, {} (the memory outside torch, "
+                             "which its profile counts too, is not priced)",
+                             d.label, f, f, gb(F), gb(weights), gb(A), gb(C), gb(cache));
+      break;
+    }
+    case serve::MemoryRule::static_share: {
+      const double mib = g.memory_capacity.value() / 1048576.0;
+      // SGLang's --chunked-prefill-size is every attention rank's together (it divides it by --dp-size).
+      const long chunk = c.chunked_prefill ? c.max_batched_tokens * attention_ranks(w) : 0;
+      const serve::SglangDraft drafting = !c.speculation ? serve::SglangDraft::none
+                                          : !draft       ? serve::SglangDraft::ngram
+                                          : draft->reads_target ? serve::SglangDraft::eagle
+                                                                : serve::SglangDraft::standalone;
+      const serve::SglangStatic s = serve::sglang_static_share(mib, chunk, w.tp, w.pp, w.dp_attention, drafting);
+      cache = F + A - (1 - s.fraction) * C;
+      out.reserve_fraction = std::max(0.0, 1 - s.fraction - A / C);
+      out.rule = fmt::format("{}'s mem_fraction_static {:g}, its GPU's {:.0f} MiB less the {:.0f} MiB it holds back "
+                             "(--chunked-prefill-size {}, --cuda-graph-max-bs {}, tp x pp {}): the weights ({}) and the "
+                             "cache share {} a GPU, a {} cache{}",
+                             d.label, s.fraction, mib, s.reserved_mib, chunk > 0 ? chunk : -1, s.cuda_graph_max_bs,
+                             w.tp * w.pp, gb(weights), gb(s.fraction * C / gpus), gb(std::max(cache, 0.0)),
+                             1 - s.fraction < A / C ? fmt::format(" (it holds back less than the step's activations "
+                                                                  "priced, {}: the cache is what they leave)",
+                                                                  gb(A))
+                                                    : "");
+      if (!(cache >= left.per_block.value())) {
+        throw Refusal(fmt::format("--engine {}: {}'s default --mem-fraction-static {:g} gives the weights and the KV "
+                                  "cache {} a GPU, and the weights take {}: SGLang stops as it starts (\"Not enough "
+                                  "memory. Please try to increase --mem-fraction-static\"); raise --tp, or give "
+                                  "--reserve to simulate a server started with a larger --mem-fraction-static",
+                                  engine, d.label, s.fraction, gb(s.fraction * C / gpus), gb(weights / gpus)));
+      }
+      break;
+    }
+  }
+  if (!(cache >= left.per_block.value())) {
+    throw Refusal(fmt::format("--engine {}: {}: no room for one KV block of {} tokens, and the engine would not start; "
+                              "raise --tp or lower --max-batched-tokens",
+                              engine, out.rule, c.block_tokens));
+  }
+  return out;
 }
 
 std::string_view cache_dropped_from(const Workload& w) {

@@ -35,10 +35,19 @@ struct ServerSettings {
   std::uint64_t seed = 1;
 };
 
+// The memory the engine's KV cache was given, as the run took it: the engine's own rule where
+// --reserve was not given (engine_memory), else the --reserve given in its place.
+struct EngineMemoryTaken {
+  std::string rule;              // in words, with its figures
+  double reserve_fraction = 0;   // the --reserve the simulator ran at
+  bool reserve_given = false;
+};
+
 // The engine's preset, and the settings given that override it ("--max-batch 64"), in order.
 struct EnginePreset {
   serve::EngineDefaults defaults;
   std::vector<std::string> overrides;
+  std::optional<EngineMemoryTaken> memory;  // set by the command that applied it (simulate)
 };
 
 // A replica ready to simulate: the server and its cache, the draft, the preset. (Its warnings are
@@ -54,6 +63,26 @@ struct AssembledReplica {
 // fewer blocks than data-parallel ranks), a token budget below one verify step.
 [[nodiscard]] AssembledReplica assemble_replica(const ModelSpec& m, const GpuSpec& g, const Workload& w,
                                                 ServerSettings settings);
+
+// The engine's own rule for its KV cache's memory (serve::MemoryRule) at this layout and server,
+// as the --reserve that leaves the simulator the same cache (its free memory is the capacity
+// less the reserve, the weights as stored, a draft's and one step's activations:
+// serve/kv_capacity.hpp). With C the replica's memory, A one step's activations (every attention
+// rank's) and F what the weights, a draft and A leave of C:
+//   vLLM, gpu_memory_utilization u: cache u·C − (C − F), reserve 1 − u;
+//   TensorRT-LLM, free fraction f: cache f·F, reserve (1 − f)·F / C (the memory outside torch,
+//     which its profile also counts, is not priced: its cache is that much smaller);
+//   SGLang, static share s: cache s·C − weights = F + A − (1 − s)·C, reserve 1 − s − A / C (at
+//     least 0: where SGLang holds back less than A, the cache is F).
+// Refusal naming --engine where the engine's cache would hold no block: it would not start
+// (SGLang: "Not enough memory. Please try to increase --mem-fraction-static").
+struct EngineMemory {
+  double reserve_fraction = 0;
+  std::string rule;
+};
+[[nodiscard]] EngineMemory engine_memory(const serve::EngineDefaults& d, const ModelSpec& m, const GpuSpec& g,
+                                         const Workload& w, const serve::ServerConfig& c,
+                                         const std::optional<serve::Draft>& draft);
 
 // What a request dropped as too large did not fit, and what to change: the whole cache, or under
 // data-parallel attention one rank's share of it.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <string>
 
 namespace roofline::serve {
@@ -55,6 +56,10 @@ EngineDefaults vllm(double gpu_gib, std::string_view gpu_name) {
   // to max_model_len instead (EngineArgs: `self.max_num_batched_tokens = model_config.max_model_len`).
   // From the source, not a documentation page.
   d.unchunked = UnchunkedLimit::model_length;
+  // --gpu-memory-utilization 0.9 (CacheConfig.gpu_memory_utilization, the v0.11.2 engine args
+  // page): the weights, the profiled step's activations and the cache share 0.9 of the GPU's memory.
+  d.memory = MemoryRule::of_total;
+  d.memory_fraction = 0.9;
   return d;
 }
 
@@ -89,6 +94,11 @@ EngineDefaults sglang(double gpu_gib) {
   // PD disaggregation: the decode server's PreallocQueue allocates a request's KV before the
   // prefill server leaves its bootstrap queue (python/sglang/srt/disaggregation/decode.py).
   d.decode_reserves_at_arrival = true;
+  // --mem-fraction-static left to its default: worked out from the GPU's memory and the server
+  // (sglang_static_share); the weights and the KV pool share it, the activations and CUDA graphs
+  // live outside it (model_runner.py: rest_memory = free after loading − total × (1 − share)).
+  d.memory = MemoryRule::static_share;
+  d.memory_fraction = 0;
   return d;
 }
 
@@ -115,10 +125,47 @@ EngineDefaults trtllm(double) {
   // Without chunked prefill the LLM API rejects a prompt longer than max_num_tokens
   // (LLM._check_arguments); from the source, not a documentation page.
   d.unchunked = UnchunkedLimit::prompt;
+  // --kv_cache_free_gpu_memory_fraction 0.9 (tensorrt_llm/commands/serve.py, the click option's
+  // default): the cache gets 0.9 of what the profiling step's peak (weights, activations and the
+  // memory outside torch) leaves of the GPU, (total − peak) × fraction (KvCacheCreator._cal_max_tokens,
+  // tensorrt_llm/_torch/pyexecutor/_util.py).
+  d.memory = MemoryRule::of_free;
+  d.memory_fraction = 0.9;
   return d;
 }
 
 }  // namespace
+
+long sglang_cuda_graph_max_bs(double gpu_mib, int tp) {
+  constexpr double kGiB = 1024;  // in MiB, as server_args.py compares
+  if (gpu_mib < 20 * kGiB) return 8;
+  if (gpu_mib < 35 * kGiB) return tp < 4 ? 24 : 80;
+  if (gpu_mib < 60 * kGiB) return tp < 4 ? 32 : 160;
+  if (gpu_mib < 160 * kGiB) return tp < 4 ? 256 : 512;  // 60-90 GiB (H100) and 90-160 GiB (H200) alike
+  return 512;
+}
+
+SglangStatic sglang_static_share(double gpu_mib, long chunk, int tp, int pp, bool dp_attention, SglangDraft draft) {
+  SglangStatic s;
+  s.cuda_graph_max_bs = sglang_cuda_graph_max_bs(gpu_mib, tp);
+  const auto bs = static_cast<double>(s.cuda_graph_max_bs);
+  double reserved = 512;  // "constant meta data (e.g., from attention backend)"
+  // "For activation during large prefill": --max-prefill-tokens (16384) unchunked.
+  reserved += std::max(chunk > 0 ? static_cast<double>(chunk) : 16384.0, 2048.0) * 1.5;
+  reserved += bs * 2;                                                 // CUDA graphs
+  reserved += static_cast<double>(tp) * static_cast<double>(pp) / 8 * 1024;  // large parallel sizes
+  if (dp_attention) {
+    // --dp-size is tp under data-parallel attention (launch/sglang_launch.cpp).
+    reserved += bs * tp * 3;
+    if (s.cuda_graph_max_bs > 300) reserved += bs * tp * 1.5;
+  }
+  if (gpu_mib > 60 * 1024) reserved = std::max(reserved, 10.0 * 1024);
+  if (draft == SglangDraft::standalone) reserved += 6 * 1024;
+  if (draft == SglangDraft::eagle) reserved += 2 * 1024;
+  s.reserved_mib = reserved;
+  s.fraction = std::round((gpu_mib - reserved) / gpu_mib * 1000) / 1000;
+  return s;
+}
 
 EngineDefaults engine_defaults(Engine e, double gpu_gib, std::string_view gpu_name) {
   switch (e) {

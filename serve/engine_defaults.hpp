@@ -20,6 +20,14 @@ enum class Preemption {
   none,       // whole lengths reserved at admission: never preempted
 };
 
+// How the engine gives its KV cache memory when no flag says (docs/engines.md, "Memory"): the rule
+// `simulate --engine` applies where --reserve is not given (planner::engine_memory).
+enum class MemoryRule {
+  of_total,      // vLLM: gpu_memory_utilization of the GPU's memory for weights, activations and cache
+  of_free,       // TensorRT-LLM: kv_cache_free_gpu_memory_fraction of what weights and activations leave
+  static_share,  // SGLang: mem_fraction_static of the GPU for weights and cache (sglang_static_share)
+};
+
 // Which configurations or requests the engine itself refuses without chunked prefill.
 enum class UnchunkedLimit {
   none,
@@ -45,10 +53,38 @@ struct EngineDefaults {
   // Disaggregated: the decode server reserves a request's blocks when it arrives, before its
   // prefill runs (SGLang), not once the prefill has ended (vLLM, TensorRT-LLM); serve/disaggregated.hpp.
   bool decode_reserves_at_arrival = false;
+  MemoryRule memory = MemoryRule::of_total;
+  // vLLM's gpu_memory_utilization, TensorRT-LLM's kv_cache_free_gpu_memory_fraction; SGLang's
+  // share is worked out from the GPU and the server (sglang_static_share), 0 here.
+  double memory_fraction = 0.9;
 };
 
 // `gpu_gib`: one GPU's memory as the device reports it, in GiB; vLLM and SGLang size their token
 // budgets (vLLM its sequences too) by it, and vLLM keeps an A100's small (`gpu_name`, any case).
 [[nodiscard]] EngineDefaults engine_defaults(Engine e, double gpu_gib, std::string_view gpu_name = "");
+
+// SGLang 0.5's --cuda-graph-max-bs left to its default: by the GPU's memory in MiB as the device
+// reports it (nvidia-smi's 81559 for an H100) and the tensor-parallel size (server_args.py,
+// _handle_gpu_memory_settings): 8 below 20 GiB; 24 below 35 GiB (80 at tp 4 or more); 32 below
+// 60 GiB (160); 256 below 160 GiB (512); 512 above. Batches past it decode without a CUDA graph.
+[[nodiscard]] long sglang_cuda_graph_max_bs(double gpu_mib, int tp);
+
+// What SGLang's speculative decoding holds back besides (server_args.py): a draft model of its own
+// (STANDALONE) 6 GiB, EAGLE and MTP drafts 2 GiB, n-gram lookup nothing.
+enum class SglangDraft { none, ngram, eagle, standalone };
+
+// SGLang 0.5's --mem-fraction-static left to its default (server_args.py,
+// _handle_gpu_memory_settings, in MiB): reserved = 512 + 1.5 × max(chunk, 2048) (max(16384, 2048)
+// unchunked, --max-prefill-tokens' default) + 2 × cuda-graph-max-bs + tp × pp / 8 × 1024, under
+// --enable-dp-attention + 3 × bs × dp (and 1.5 × bs × dp more past bs 300); at least 10 GiB on a GPU
+// above 60 GiB; then the draft's. The share is round((gpu − reserved) / gpu, 3). `chunk`: the
+// server's --chunked-prefill-size (every rank's together), 0 or less without chunked prefill.
+struct SglangStatic {
+  double reserved_mib = 0;
+  long cuda_graph_max_bs = 0;
+  double fraction = 0;
+};
+[[nodiscard]] SglangStatic sglang_static_share(double gpu_mib, long chunk, int tp, int pp, bool dp_attention,
+                                               SglangDraft draft);
 
 }  // namespace roofline::serve

@@ -479,3 +479,101 @@ TEST_CASE("emit: a replica is placed on a host's GPUs - GB200's 4 a tray, not it
   CHECK(rack.find("GPUS_PER_NODE=${GPUS_PER_NODE:-72}") != std::string::npos);
   CHECK(rack.find("gives no interconnect.host, so its 72-GPU domain is taken as one host") != std::string::npos);
 }
+
+TEST_CASE("emit trtllm: a GPU that is not NVIDIA's is refused naming --emit and --gpu, nothing written") {
+  const Folder f("trtllm-amd");
+  const std::vector<std::string> plan = {"plan", "-m", "llama-3.1-8b", "-g", "mi300x", "--rate", "5", "--prompt",
+                                         "1000", "--gen", "200", "--emit-dir", f.path.string(), "--emit"};
+  auto trtllm = plan;
+  trtllm.push_back("trtllm");
+  check_error(run_cli(trtllm), "--emit trtllm: --gpu",
+              "TensorRT-LLM runs on NVIDIA GPUs only, and AMD Instinct MI300X is an AMD GPU; price it for vLLM or "
+              "SGLang");
+  CHECK(f.files().empty());
+  auto vllm = plan;
+  vllm.push_back("vllm");
+  CHECK(run_cli(vllm).code == 0);
+  // Beside an H100 the MI300X row is warned of, and the H100's written.
+  const Folder both("trtllm-amd-h100");
+  const auto r = run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm,mi300x", "--rate", "5", "--emit", "trtllm",
+                          "--emit-dir", both.path.string()});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.err, Catch::Contains("AMD Instinct MI300X with tp 1): --gpu: TensorRT-LLM runs on NVIDIA GPUs only"));
+  REQUIRE(both.files().size() == 1);
+  CHECK(both.files()[0].filename().string().find("nvidia-h100-sxm") != std::string::npos);
+  // A GPU file whose name says no maker is not taken for NVIDIA's.
+  const Folder g("trtllm-unnamed");
+  fs::create_directories(g.path);
+  const fs::path gpu = g.path / "card.yaml";
+  std::ofstream(gpu) << "name: card\nmemory: {capacity: 81559 MiB, bandwidth: 3 TB/s}\n"
+                        "compute: {peak: {bf16: 900 TFLOPS}}\n";
+  check_error(run_cli({"plan", "-m", "llama-3.1-8b", "-g", gpu.string(), "--rate", "5", "--emit", "trtllm",
+                       "--emit-dir", g.path.string() + "/out"}),
+              "--emit trtllm: --gpu", "the GPU's name `card` does not say NVIDIA");
+  // vLLM on a TPU and every engine on an Apple GPU are refused alike.
+  check_error(run_cli({"plan", "-m", "llama-3.1-8b", "-g", "tpu-v6e", "--rate", "1", "--emit", "vllm", "--emit-dir",
+                       f.path.string()}),
+              "--emit vllm: --gpu", "through its TPU back end");
+  check_error(run_cli({"plan", "-m", "llama-3.1-8b", "-g", "m4-max", "--rate", "0.1", "--tpot", "1s", "--emit",
+                       "sglang", "--emit-dir", f.path.string()}),
+              "--emit sglang: --gpu", "Apple silicon");
+}
+
+TEST_CASE("emit: each engine's CUDA graphs reach the planned batch, where its defaults stop short") {
+  // Llama-3.1-8B on an H100 at 100 req/s of 200 + 100 tokens and TPOT 80 ms: a batch of 571 (the
+  // hand figures below for 571; worked from the batch the plan gives).
+  const auto emit = [](const std::string& engine, const Folder& f) {
+    const auto r = run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "100", "--prompt", "200", "--gen",
+                            "100", "--tpot", "80ms", "--emit", engine, "--emit-dir", f.path.string()});
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    REQUIRE(f.files().size() == 1);
+    return read(f.files()[0]);
+  };
+  const long batch = planned_batch({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "100", "--prompt", "200",
+                                    "--gen", "100", "--tpot", "80ms"});
+  REQUIRE(batch > 528);  // past vLLM's 512 and SGLang's 256, and not on SGLang's ladder below 544
+  REQUIRE(batch < 1000);
+  // TensorRT-LLM 1.0 captures 1 to 32, 64 and 128 unpadded: padded up to the planned 571.
+  const Folder t("graphs-trtllm");
+  CHECK_THAT(emit("trtllm", t),
+             Catch::Contains(fmt::format("cuda_graph_config:\n  enable_padding: true\n  max_batch_size: {}\n", batch)));
+  // SGLang's default on an H100 at tp 1 is 256; its ladder by 32 from 512 puts 571 under 576.
+  const long rung = 512 + (batch - 512 + 31) / 32 * 32;
+  const Folder s("graphs-sglang");
+  const std::string sglang = emit("sglang", s);
+  CHECK_THAT(sglang, Catch::Contains(fmt::format("  --cuda-graph-max-bs {} \\", rung)));
+  CHECK_THAT(sglang, Catch::Contains("SGLang 0.5's default on this GPU at tp 1 is 256"));
+  // vLLM stops at min(2 x 571, 512) = 512: its ladder given whole to 571, which ends it.
+  const Folder v("graphs-vllm");
+  const std::string vllm = emit("vllm", v);
+  CHECK_THAT(vllm, Catch::Contains("--compilation-config '{\"cudagraph_capture_sizes\": [1, 2, 4, 8, 16, 24,"));
+  CHECK_THAT(vllm, Catch::Contains(fmt::format("240, 248, 256, 272, 288,")));
+  CHECK_THAT(vllm, Catch::Contains(fmt::format(", {}]}}'", batch)));
+  // A batch of 185 (2000 + 500 tokens at 10 req/s): TensorRT-LLM pads to it, SGLang's 256 and vLLM's
+  // 370 cover it, so neither gets a flag.
+  const auto at185 = [](const std::string& engine, const Folder& f) {
+    const auto r = run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "10", "--prompt", "2000",
+                            "--gen", "500", "--emit", engine, "--emit-dir", f.path.string()});
+    REQUIRE(r.code == 0);
+    return read(f.files().at(0));
+  };
+  const long mid = planned_batch({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "10", "--prompt", "2000",
+                                  "--gen", "500"});
+  REQUIRE(mid > 32);
+  REQUIRE(mid <= 256);
+  const Folder t2("graphs-trtllm-185"), s2("graphs-sglang-185"), v2("graphs-vllm-185");
+  CHECK_THAT(at185("trtllm", t2), Catch::Contains(fmt::format("max_batch_size: {}\n", mid)));
+  CHECK_THAT(at185("sglang", s2), !Catch::Contains("--cuda-graph-max-bs"));
+  CHECK_THAT(at185("vllm", v2), !Catch::Contains("--compilation-config"));
+}
+
+TEST_CASE("emit: stderr says the scripts set the memory share from --reserve, which simulate --engine takes when given it") {
+  const Folder f("reserve-note");
+  const auto r = run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "5", "--emit", "sglang",
+                          "--emit-dir", f.path.string()});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.err, Catch::Contains("note: the launch files set sglang's memory share from the plan's --reserve 0.1: "
+                                    "`simulate --engine sglang --reserve 0.1` runs the KV cache they set"));
+}

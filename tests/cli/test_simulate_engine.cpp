@@ -67,8 +67,10 @@ TEST_CASE("simulate --engine trtllm: whole prefills, blocks of 32, whole lengths
 }
 
 TEST_CASE("simulate --engine sglang: the request pool is sized from the cache, as SGLang's model runner sizes it") {
-  // Llama-3.1-8B on an H200: 908,007 cached tokens / 131,072 × 512 = 3546, between 2048 and 4096,
-  // and under half the tokens. A --max-batch given overrides it.
+  // Llama-3.1-8B on an H200 (143771 MiB = 150,754,820,096 B): SGLang's static share 0.907 (13440 MiB
+  // held back) less the 16,060,522,496 B of weights is 120,674,099,331 B, 920,670 tokens of 131,072 B;
+  // 920,670 / 131,072 × 512 = 3596, between 2048 and 4096, and under half the tokens. A --max-batch
+  // given overrides it.
   const auto h200 = [](std::vector<std::string> extra) {
     std::vector<std::string> a{"simulate", "-m", "llama-3.1-8b", "-g", "h200", "--engine", "sglang", "--rate", "5",
                                "--prompt", "512", "--gen", "128", "--duration", "5s", "--format", "json"};
@@ -76,8 +78,8 @@ TEST_CASE("simulate --engine sglang: the request pool is sized from the cache, a
     return json_of(run_cli(a));
   };
   const auto j = h200({});
-  REQUIRE(j["server"]["kv_blocks"] == 908007);
-  CHECK(j["server"]["max_batch"] == 3546);
+  REQUIRE(j["server"]["kv_blocks"] == 920670);
+  CHECK(j["server"]["max_batch"] == 3596);
   CHECK(h200({"--max-batch", "100"})["server"]["max_batch"] == 100);
 }
 
@@ -92,6 +94,88 @@ TEST_CASE("simulate --engine sglang --dp-attention: SGLang's chunk divided over 
   CHECK(j["server"]["max_batched_tokens"] == 1024);
   CHECK(j["engine"]["defaults"]["max_batch"] == 2048);
   CHECK(j["engine"]["defaults"]["max_batched_tokens"] == 8192);
+}
+
+TEST_CASE("simulate --engine: each engine's own memory rule sizes the cache where --reserve is not given") {
+  // Llama-3.1-70B in fp8 with an fp8 cache on one H100 (C = 81559 MiB = 85,520,809,984 B): weights W
+  // = 80 layers × 855,654,400 fp8 weights + the embedding and head's 2 × 128256 × 8192 in bf16 =
+  // 72,655,060,992 B; one step of 8192 tokens A = 8192 × 147,456 B (2 × 8192 + 2 × 28672 values in 2
+  // bytes) + 513,024 B of logits = 1,208,472,576 B. Every engine was given 0.9 C - W - A = 3.10 GB.
+  const auto run = [](const std::string& engine, std::vector<std::string> extra = {}) {
+    std::vector<std::string> a{"simulate", "-m", "llama-3.1-70b", "-g", "h100-sxm", "--weights", "fp8", "--kv", "fp8",
+                               "--engine", engine, "--rate", "1", "--prompt", "1000", "--gen", "100", "--duration",
+                               "20s"};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return run_cli(a);
+  };
+  constexpr double C = 85'520'809'984.0, W = 72'655'060'992.0, A = 1'208'472'576.0;
+  // vLLM's gpu_memory_utilization 0.9 is that: 0.9 C - W - A = 3,105,195,418 B.
+  const auto vllm = json_of(run("vllm", {"-f", "json"}));
+  CHECK(vllm["server"]["kv_bytes"].get<double>() == Approx(0.9 * C - W - A).epsilon(0.001));
+  CHECK(vllm["engine"]["memory"]["reserve"] == 0.1);
+  CHECK(vllm["engine"]["memory"]["reserve_given"] == false);
+  // TensorRT-LLM's kv_cache_free_gpu_memory_fraction 0.9 of what W and A leave: 0.9 (C - W - A) =
+  // 10,491,548,774 B, 2001 blocks of 32 tokens at 163,840 B a token.
+  const auto trt = json_of(run("trtllm", {"-f", "json"}));
+  CHECK(trt["server"]["kv_bytes"].get<double>() == Approx(0.9 * (C - W - A)).epsilon(0.001));
+  CHECK_THAT(trt["engine"]["memory"]["rule"].get<std::string>(),
+             Catch::StartsWith("TensorRT-LLM 1.0's kv_cache_free_gpu_memory_fraction 0.9"));
+  const auto table = run("trtllm");
+  CHECK_THAT(table.out, Catch::Contains("memory: TensorRT-LLM 1.0's kv_cache_free_gpu_memory_fraction 0.9: the cache "
+                                        "takes 0.9 of the 11.7 GB the weights (72.7 GB) and one step's activations "
+                                        "(1.21 GB) leave of the 85.5 GB, 10.5 GB"));
+  // SGLang's static share: round((81559 - 13440) / 81559, 3) = 0.835 of C, 71.41 GB, for weights
+  // and cache, under the 72.66 GB of weights: SGLang does not start, and neither does the run.
+  check_error(run("sglang"), "--engine sglang",
+              "default --mem-fraction-static 0.835 gives the weights and the KV cache 71.4 GB a GPU, and the weights "
+              "take 72.7 GB");
+  CHECK(run("sglang").code == 2);
+  // A --reserve given wins, and says so: SGLang at --reserve 0.1 is vLLM's 3.10 GB.
+  const auto given = json_of(run("sglang", {"--reserve", "0.1", "-f", "json"}));
+  CHECK(given["server"]["kv_bytes"].get<double>() == Approx(0.9 * C - W - A).epsilon(0.001));
+  CHECK(given["engine"]["memory"]["reserve_given"] == true);
+  CHECK_THAT(given["engine"]["memory"]["rule"].get<std::string>(),
+             Catch::StartsWith("--reserve 0.1 given: 0.9 of the memory") && Catch::EndsWith("in place of SGLang 0.5's own rule"));
+}
+
+TEST_CASE("simulate --engine sglang: Llama-3.1-8B on an H100 gets SGLang's 55.3 GB, not the 60.3 GB of --reserve 0.1") {
+  // 0.835 × 85,520,809,984 - 16,060,522,496 = 55,349,353,841 B: 422,282 tokens of 131,072 B. At
+  // --reserve 0.1: 0.9 C - W - A (604,492,800 B at 8192 tokens) = 60,303,713,690 B, 460,080 tokens.
+  const auto own = json_of(run_cli(sim({"--engine", "sglang", "--format", "json"})));
+  CHECK(own["server"]["kv_blocks"] == 422282);
+  CHECK_THAT(own["engine"]["memory"]["rule"].get<std::string>(),
+             Catch::Contains("mem_fraction_static 0.835, its GPU's 81559 MiB less the 13440 MiB it holds back"));
+  const auto given = json_of(run_cli(sim({"--engine", "sglang", "--reserve", "0.1", "--format", "json"})));
+  CHECK(given["server"]["kv_blocks"] == 460080);
+  // Without --engine nothing changes, and the document holds no engine.
+  CHECK(json_of(run_cli(sim({"--format", "json"})))["server"]["kv_bytes"].get<double>() ==
+        Approx(60'303'713'689.6).epsilon(1e-9));
+}
+
+TEST_CASE("simulate --engine: an engine on hardware it does not run on is refused by --engine, with the reason") {
+  const auto on = [](const std::string& gpu, const std::string& engine) {
+    return run_cli({"simulate", "-m", "llama-3.1-8b", "-g", gpu, "--engine", engine, "--rate", "1", "--prompt", "500",
+                    "--gen", "50", "--duration", "5s"});
+  };
+  // TensorRT-LLM is NVIDIA's alone.
+  check_error(on("mi300x", "trtllm"), "--engine trtllm",
+              "--gpu: TensorRT-LLM runs on NVIDIA GPUs only, and AMD Instinct MI300X is an AMD GPU");
+  check_error(on("gaudi3", "trtllm"), "--engine trtllm", "is an Intel accelerator");
+  check_error(on("tpu-v6e", "trtllm"), "--engine trtllm", "is a Google TPU");
+  check_error(on("m4-max", "trtllm"), "--engine trtllm", "is an Apple GPU");
+  // vLLM's TPU back end has defaults of its own (1024 tokens a step on a v6e, not CUDA's 2048);
+  // it has none for Apple GPUs; SGLang 0.5 runs on neither.
+  check_error(on("tpu-v6e", "vllm"), "--engine vllm", "through its TPU back end");
+  check_error(on("m4-max", "vllm"), "--engine vllm", "no back end for Apple GPUs");
+  check_error(on("tpu-v6e", "sglang"), "--engine sglang", "not on Google Cloud TPU v6e");
+  check_error(on("m4-max", "sglang"), "--engine sglang", "Apple silicon support began in 2026");
+  // vLLM and SGLang run on AMD's GPUs (ROCm), TensorRT-LLM on NVIDIA's, and nothing is refused without --engine.
+  CHECK(on("mi300x", "vllm").code == 0);
+  CHECK(on("mi300x", "sglang").code == 0);
+  CHECK(on("h100-sxm", "trtllm").code == 0);
+  CHECK(run_cli({"simulate", "-m", "llama-3.1-8b", "-g", "tpu-v6e", "--rate", "1", "--prompt", "500", "--gen", "50",
+                 "--duration", "5s"})
+            .code == 0);
 }
 
 TEST_CASE("simulate --engine with flags: the flags given win, and the output names each override") {
