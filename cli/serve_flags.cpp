@@ -196,7 +196,13 @@ std::string describe(const LengthDistribution& d) {
   return fmt::format("log-normal mean {:g} sigma {:g}", d.a, d.b);
 }
 
-Replica replica(const ServeFlags& f, std::string_view command) {
+long longest_prompt(const Traffic& t) {
+  long longest = 0;
+  for (const serve::Request& q : t.requests) longest = std::max(longest, q.prompt);
+  return longest;
+}
+
+Replica replica(const ServeFlags& f, std::string_view command, long longest_prompt) {
   // The values given; an engine's preset holds its own in range.
   check_range(f.max_batch, 1, 1'000'000, "max-batch");
   check_range(f.max_batched_tokens, 1, 100'000'000, "max-batched-tokens");
@@ -214,6 +220,7 @@ Replica replica(const ServeFlags& f, std::string_view command) {
   s.given = {f.given.max_batch, f.given.max_batched_tokens, f.given.block_tokens, f.given.chunked_prefill,
              f.given.admission};
   s.seed = static_cast<std::uint64_t>(std::max(0L, f.seed));
+  s.longest_prompt = longest_prompt;
   // Refused in this order: the model, the layout, then --speculative's value.
   if (const auto why = serve::unsupported(r.point.model)) throw InputError(fmt::format("--model: {}", *why));
   if (const auto why = serve::unsupported(r.point.workload)) throw InputError(*why);

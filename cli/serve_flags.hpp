@@ -61,7 +61,10 @@ struct Replica {
   std::optional<serve::Draft> draft;  // --speculative's draft, run in the target's formats
   std::optional<EnginePreset> engine;  // with --engine
 };
-[[nodiscard]] Replica replica(const ServeFlags& f, std::string_view command);
+// `longest_prompt`: without chunked prefill, the longest prompt the traffic holds; one past the
+// token budget runs whole in a step of its own, and the cache is sized beside it (serve::largest_step).
+[[nodiscard]] Replica replica(const ServeFlags& f, std::string_view command, long longest_prompt = 0);
+
 // What a request dropped as too large did not fit, and what to change (planner/replica.hpp).
 using planner::cache_dropped_from;
 
@@ -73,6 +76,8 @@ struct Traffic {
   bool trace = false;
 };
 [[nodiscard]] Traffic traffic(const ServeFlags& f, double rate, long block_tokens);
+// The longest prompt the traffic holds.
+[[nodiscard]] long longest_prompt(const Traffic& t);
 
 // --speculative K:ACCEPT[:draft-model|mtp] for `target`; InputError naming the flag.
 struct SpeculativeFlag {

@@ -231,6 +231,16 @@ nlohmann::ordered_json latencies(const Summary& s) {
   return j;
 }
 
+// ServerConfig::unchunked_fit as the document names it.
+std::string_view unchunked_fit_name(UnchunkedFit f) {
+  switch (f) {
+    case UnchunkedFit::alone: return "alone";
+    case UnchunkedFit::skip: return "skip";
+    case UnchunkedFit::stop: return "stop";
+  }
+  return "alone";
+}
+
 // --engine's preset as the document states it: which engine and version, where its defaults are
 // documented, the defaults themselves and the flags given over them.
 nlohmann::ordered_json json_of(const EnginePreset& p) {
@@ -246,7 +256,9 @@ nlohmann::ordered_json json_of(const EnginePreset& p) {
             {"admission", d.preemption == Preemption::none ? "reserve" : "grow"},
             {"preemption", d.preemption == Preemption::none ? "none" : "recompute"},
             {"queue_order", d.queue_order},
-            {"prefix_cache", d.prefix_cache}}},
+            {"prefix_cache", d.prefix_cache},
+            {"mixed_steps", d.mixed_steps},
+            {"unchunked_fit", unchunked_fit_name(d.unchunked_fit)}}},
           {"overrides", p.overrides},
           // The memory its cache was given: the engine's own rule, or the --reserve given in its place.
           {"memory", p.memory ? nlohmann::ordered_json{{"rule", p.memory->rule},
@@ -268,7 +280,10 @@ nlohmann::ordered_json json_document(const SimulateArgs& a, const Replica& r, co
   j["server"] = {{"max_batch", r.config.max_batch},           {"max_batched_tokens", r.config.max_batched_tokens},
                  {"chunked_prefill", r.config.chunked_prefill}, {"block_tokens", r.config.block_tokens},
                  {"kv_blocks", r.config.kv_blocks},           {"kv_bytes", r.cache.free.value()},
-                 {"admission", r.config.reserve_whole ? "reserve" : "grow"}};
+                 {"admission", r.config.reserve_whole ? "reserve" : "grow"},
+                 {"mixed_steps", r.config.mixed_steps},
+                 {"unchunked_fit", unchunked_fit_name(r.config.unchunked_fit)},
+                 {"cache_step_tokens", r.cache.step_tokens}};
   // Only with --engine: a document without one is as it was before engines.
   if (r.engine) j["engine"] = json_of(*r.engine);
   j["traffic"] = {{"description", t.description}, {"requests", t.requests.size()}, {"duration", t.duration}};
@@ -374,6 +389,18 @@ std::vector<std::string> pool_lines(const SimulateArgs& a, const Replica& r, con
                       100 * p.e.prefill_busy, 100 * p.e.decode_busy, 100 * p.e.link_busy)};
 }
 
+// How a step fills beside the running decodes, where it is not the simulator's own rule.
+std::string step_words(const ServerConfig& c) {
+  if (!c.mixed_steps) return ", prefill steps apart from decode steps (the decodes wait)";
+  if (c.chunked_prefill) return "";
+  switch (c.unchunked_fit) {
+    case UnchunkedFit::alone: return "";
+    case UnchunkedFit::skip: return ", a prompt past the budget's rest passed over for later ones";
+    case UnchunkedFit::stop: return ", a prompt past the budget's rest waits with those behind it";
+  }
+  return "";
+}
+
 // "engine: vLLM 0.11 defaults (URL): ...; overrides: --max-batch 64" under the server line, which
 // holds the values run.
 std::string engine_line(const EnginePreset& p) {
@@ -381,9 +408,11 @@ std::string engine_line(const EnginePreset& p) {
   const std::string batch = d.batch_from_cache
                                 ? fmt::format("max batch from the cache (at least {}, at most 4096)", d.max_batch)
                                 : fmt::format("max batch {}", d.max_batch);
-  return fmt::format("engine: {} defaults ({}): {}, {} tokens a step, {}, blocks of {} tokens, {}, {} "
+  return fmt::format("engine: {} defaults ({}): {}, {}{} tokens a step, {}, blocks of {} tokens, {}, {} "
                      "queue, prefix cache {} (its hits as --prefix-hit and --prefix-groups give them); {}",
-                     d.label, d.source, d.chunked_prefill ? "chunked prefills" : "whole prefills", d.max_batched_tokens,
+                     d.label, d.source, d.chunked_prefill ? "chunked prefills" : "whole prefills",
+                     d.mixed_steps ? "" : "prefill steps apart from decode steps (no --enable-mixed-chunk), ",
+                     d.max_batched_tokens,
                      batch, d.block_tokens,
                      d.preemption == Preemption::none ? "whole lengths reserved at admission (never preempted)"
                                                       : "preempted by recompute, the latest admitted first",
@@ -411,10 +440,15 @@ std::vector<std::string> head_lines(const SimulateArgs& a, const Replica& r, con
     for (std::string& line : pool_lines(a, r, runs)) lines.push_back(std::move(line));
   }
   const int ranks = attention_ranks(r.point.workload);
-  lines.push_back(fmt::format("server: {}max batch {}, {} tokens a step, {} prefills; KV cache {} blocks of {} tokens ({}{})",
+  const long step = r.cache.step_tokens;
+  lines.push_back(fmt::format("server: {}max batch {}, {} tokens a step, {} prefills{}; KV cache {} blocks of {} tokens ({}{}){}",
                               ranks > 1 ? fmt::format("{} attention ranks, each: ", ranks) : "", c.max_batch,
-                              c.max_batched_tokens, c.chunked_prefill ? "chunked" : "whole", c.kv_blocks, c.block_tokens,
-                              human(r.cache.free), ranks > 1 ? fmt::format(", {} blocks a rank", c.kv_blocks / ranks) : ""));
+                              c.max_batched_tokens, c.chunked_prefill ? "chunked" : "whole", step_words(c),
+                              c.kv_blocks, c.block_tokens, human(r.cache.free),
+                              ranks > 1 ? fmt::format(", {} blocks a rank", c.kv_blocks / ranks) : "",
+                              step > c.max_batched_tokens
+                                  ? fmt::format(", beside the activations of the longest prompt's step ({} tokens, whole)", step)
+                                  : ""));
   if (r.engine) lines.push_back(engine_line(*r.engine));
   lines.push_back(report::terminal_text("traffic: " + t.description, false));
   lines.push_back(fmt::format("served {}, dropped {} ({} longer than the context, {} larger than the cache); {} preemptions, "
@@ -601,10 +635,11 @@ struct PrefillReplica {
 // assembled with nothing held back finds the layout's weights and activations and the engine's
 // token budget, planner::engine_memory the --reserve that leaves it the engine's own cache, and the
 // replica is assembled again at that reserve. A --reserve given wins, and is said in its place.
-Replica engine_replica(ServeFlags flags, bool reserve_given, std::string_view command) {
-  if (flags.engine.empty()) return replica(flags, command);
+// `longest`: unchunked, the traffic's longest prompt, whose step the cache is sized beside.
+Replica engine_replica(ServeFlags flags, bool reserve_given, std::string_view command, long longest = 0) {
+  if (flags.engine.empty()) return replica(flags, command, longest);
   if (reserve_given) {
-    Replica r = replica(flags, command);
+    Replica r = replica(flags, command, longest);
     const double given = r.point.workload.reserve_fraction;
     r.engine->memory = planner::EngineMemoryTaken{
         fmt::format("--reserve {:g} given: {:g} of the memory for the weights, activations and cache, in place of "
@@ -614,7 +649,7 @@ Replica engine_replica(ServeFlags flags, bool reserve_given, std::string_view co
     return r;
   }
   flags.workload.reserve = {0};
-  const Replica bare = replica(flags, command);
+  const Replica bare = replica(flags, command, longest);
   // What the engine cannot run at all is said before its memory (TensorRT-LLM on an AMD GPU).
   const std::string_view engine = engine_name(bare.engine->defaults.engine);
   if (auto why = launch::layout_refusal(*launch::engine_named(engine), bare.point.gpu, bare.point.workload)) {
@@ -623,12 +658,13 @@ Replica engine_replica(ServeFlags flags, bool reserve_given, std::string_view co
   const planner::EngineMemory memory = planner::engine_memory(bare.engine->defaults, bare.point.model, bare.point.gpu,
                                                               bare.point.workload, bare.config, bare.draft);
   flags.workload.reserve = {memory.reserve_fraction};
-  Replica r = replica(flags, command);
+  Replica r = replica(flags, command, longest);
   r.engine->memory = planner::EngineMemoryTaken{memory.rule, memory.reserve_fraction, false};
   return r;
 }
 
-PrefillReplica prefill_replica(const ServeFlags& serve, bool reserve_given, long prefill_tp, const Replica& decode) {
+PrefillReplica prefill_replica(const ServeFlags& serve, bool reserve_given, long prefill_tp, const Replica& decode,
+                               long longest) {
   if (prefill_tp < 1 || prefill_tp > 1024) {
     throw io::InputError(fmt::format("--prefill-tp: must be 1 to 1024, got {}", prefill_tp));
   }
@@ -642,7 +678,7 @@ PrefillReplica prefill_replica(const ServeFlags& serve, bool reserve_given, long
   ServeFlags flags = serve;
   flags.workload.tp = {std::to_string(prefill_tp)};
   try {
-    const Replica p = engine_replica(flags, reserve_given, "simulate");
+    const Replica p = engine_replica(flags, reserve_given, "simulate", longest);
     return {p.point.workload, p.config.kv_blocks, p.cache.free, p.config.limited_layers};
   } catch (const io::InputError& e) {
     throw io::InputError(fmt::format("--prefill-tp {}: the prefill pool's replica: {}", prefill_tp, e.what()));
@@ -718,6 +754,12 @@ void run_simulate(const SimulateArgs& args, std::ostream& out, std::ostream& err
   }
   Replica r = engine_replica(a.serve, reserve_given, "simulate");
   const Traffic t = traffic(a.serve, a.serve.rate, r.config.block_tokens);
+  // Unchunked, a prompt past the token budget runs whole in a step of its own: the cache is what
+  // the memory leaves beside that step's activations (the block size, and so the traffic, alike).
+  const long longest = longest_prompt(t);
+  if (!r.config.chunked_prefill && longest > r.config.max_batched_tokens) {
+    r = engine_replica(a.serve, reserve_given, "simulate", longest);
+  }
   check_engine(r, t);
   const long replicas = pools ? pools->first + pools->second : a.replicas;
   const char* replicas_flag = pools ? "--disaggregate" : "--replicas";
@@ -752,7 +794,8 @@ void run_simulate(const SimulateArgs& args, std::ostream& out, std::ostream& err
     Bytes prefill_kv_bytes = r.cache.free;
     std::vector<std::pair<long, double>> prefill_limited = r.config.limited_layers;
     if (a.prefill_tp != 0 && a.prefill_tp != r.point.workload.tp) {
-      const PrefillReplica p = prefill_replica(a.serve, reserve_given, a.prefill_tp, r);
+      const PrefillReplica p =
+          prefill_replica(a.serve, reserve_given, a.prefill_tp, r, r.config.chunked_prefill ? 0 : longest);
       prefill_layout = p.layout;
       prefill_kv_blocks = p.kv_blocks;
       prefill_limited = p.limited_layers;

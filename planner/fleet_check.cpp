@@ -107,6 +107,9 @@ ServerConfig check_server(const ModelSpec& m, const SteadyPlan& s, const Percent
                                                         : std::max(set.max_batched_tokens, s.workload.prompt_tokens);
   set.chunked_prefill = true;
   set.engine = scenario.engine;
+  // What --emit sglang writes: --enable-mixed-chunk, but under data-parallel attention (launch/
+  // sglang_launch.cpp), where SGLang's default runs its prefill steps apart.
+  if (scenario.engine == serve::Engine::sglang) set.mixed_steps = !s.workload.dp_attention;
   set.given.max_batch = set.given.max_batched_tokens = true;
   set.seed = scenario.seed;
   ServerConfig config = assemble_replica(m, *s.gpu, s.workload, set).config;

@@ -79,11 +79,15 @@ AssembledReplica assemble_replica(const ModelSpec& m, const GpuSpec& g, const Wo
     }
   }
   r.config.seed = s.seed;
-  r.cache = serve::cache_blocks(m, g, w, s.block_tokens, s.max_batched_tokens, r.draft ? &*r.draft : nullptr);
+  // The cache is sized beside the largest step the scheduler runs: the token budget's, or unchunked
+  // the longest prompt past it, alone in its step.
+  const long step = serve::largest_step(s.max_batched_tokens, s.chunked_prefill, s.longest_prompt);
+  r.cache = serve::cache_blocks(m, g, w, s.block_tokens, step, r.draft ? &*r.draft : nullptr);
   if (r.cache.blocks == 0) {
     throw Refusal(fmt::format("--model: the weights{} and one step's activations ({} tokens) leave no room for a "
-                              "KV cache on {} x {}; raise --tp or lower --max-batched-tokens",
-                              r.draft ? " (the draft's with them)" : "", s.max_batched_tokens, w.tp, g.name));
+                              "KV cache on {} x {}; raise --tp or lower --max-batched-tokens{}",
+                              r.draft ? " (the draft's with them)" : "", step, w.tp, g.name,
+                              step > s.max_batched_tokens ? " (or give --chunked-prefill: a whole prompt runs in one step)" : ""));
   }
   if (const int ranks = attention_ranks(w); r.cache.blocks < ranks) {
     throw Refusal(fmt::format("--dp-attention: the KV cache holds {} blocks of {} tokens, fewer than its {} ranks "
@@ -103,6 +107,11 @@ AssembledReplica assemble_replica(const ModelSpec& m, const GpuSpec& g, const Wo
   r.config.max_batch = s.max_batch;
   r.config.max_batched_tokens = s.max_batched_tokens;
   r.config.chunked_prefill = s.chunked_prefill;
+  if (r.engine) {
+    r.config.unchunked_fit = r.engine->defaults.unchunked_fit;
+    r.config.mixed_steps = r.engine->defaults.mixed_steps;
+  }
+  if (s.mixed_steps) r.config.mixed_steps = *s.mixed_steps;
   r.config.reserve_whole = s.reserve_whole;
   r.config.block_tokens = s.block_tokens;
   r.config.kv_blocks = r.cache.blocks;

@@ -26,6 +26,12 @@ struct ServerSettings {
   bool chunked_prefill = false;
   bool reserve_whole = false;  // admission: reserve (TensorRT-LLM's GUARANTEED_NO_EVICT), else grow
   std::optional<serve::Engine> engine;
+  // A step holds prompts beside decodes; unset: the engine's default (SGLang's: unmixed), else yes.
+  // plan --percentile's checks set what its launch script writes (--enable-mixed-chunk).
+  std::optional<bool> mixed_steps;
+  // Without chunked prefill, the longest prompt the replica is to admit: one past the token budget
+  // runs whole in a step of its own, and the cache is sized beside that step (0: none past it).
+  long longest_prompt = 0;
   struct Given {
     bool max_batch = false, max_batched_tokens = false, block_tokens = false, chunked_prefill = false,
          admission = false;

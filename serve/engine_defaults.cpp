@@ -60,6 +60,13 @@ EngineDefaults vllm(double gpu_gib, std::string_view gpu_name) {
   // page): the weights, the profiled step's activations and the cache share 0.9 of the GPU's memory.
   d.memory = MemoryRule::of_total;
   d.memory_fraction = 0.9;
+  // Unchunked (0.11.1 on), the V1 scheduler schedules the running requests first, then passes over
+  // a waiting prompt longer than the budget they leave and tries the later ones (scheduler.py:
+  // `if not chunked_prefill_enabled and num_new_tokens > token_budget: ... skipped_waiting_requests
+  // .prepend_request(request); continue`); vLLM 0.12 stops there instead (PR #28911). Prefill and
+  // decode share a step either way.
+  d.unchunked_fit = UnchunkedFit::skip;
+  d.mixed_steps = true;
   return d;
 }
 
@@ -91,6 +98,12 @@ EngineDefaults sglang(double gpu_gib) {
   d.queue_order = "fcfs";
   d.prefix_cache = true;  // the radix cache, unless --disable-radix-cache
   d.unchunked = UnchunkedLimit::none;  // no refusal found for an unchunked long prompt
+  // --enable-mixed-chunk is off by default (server_args.py: enable_mixed_chunk: bool = False):
+  // get_next_batch_to_run runs a new prefill batch whenever one can be formed ("Run prefill first
+  // if possible"), the running decodes waiting that forward pass, and a decode batch only when none
+  // can. A prompt past the budget goes alone as the batch's first (PrefillAdder takes any first).
+  d.mixed_steps = false;
+  d.unchunked_fit = UnchunkedFit::alone;
   // PD disaggregation: the decode server's PreallocQueue allocates a request's KV before the
   // prefill server leaves its bootstrap queue (python/sglang/srt/disaggregation/decode.py).
   d.decode_reserves_at_arrival = true;
@@ -131,6 +144,12 @@ EngineDefaults trtllm(double) {
   // tensorrt_llm/_torch/pyexecutor/_util.py).
   d.memory = MemoryRule::of_free;
   d.memory_fraction = 0.9;
+  // GUARANTEED_NO_EVICT lists the requests generating first, then the new prompts; the micro-batch
+  // scheduler walks that list and, unchunked, breaks at the first prompt whose tokens do not fit
+  // what max_num_tokens has left (microBatchScheduler.cpp: `if (batchNumTokens + reqNumTokens >
+  // maxNumTokensRuntime) break;`): it and every prompt behind it wait for the decodes to leave room.
+  d.unchunked_fit = UnchunkedFit::stop;
+  d.mixed_steps = true;
   return d;
 }
 

@@ -7,6 +7,8 @@
 #include <optional>
 #include <string_view>
 
+#include "serve/simulator.hpp"
+
 namespace roofline::serve {
 
 enum class Engine { vllm, sglang, trtllm };
@@ -50,6 +52,12 @@ struct EngineDefaults {
   std::string_view queue_order;  // the waiting queue's order: "fcfs" for all three
   bool prefix_cache = false;     // on by default: vLLM's prefix caching, SGLang's radix cache, TensorRT-LLM's block reuse
   UnchunkedLimit unchunked = UnchunkedLimit::none;
+  // What its scheduler does with an unchunked prompt longer than the budget the running decodes
+  // leave it: passes over it to later prompts (vLLM 0.11), or stops there (TensorRT-LLM).
+  UnchunkedFit unchunked_fit = UnchunkedFit::stop;
+  // A step holds prompts beside the running decodes; false: a prefill step runs alone, the decodes
+  // waiting it (SGLang's enable_mixed_chunk is False unless --enable-mixed-chunk).
+  bool mixed_steps = true;
   // Disaggregated: the decode server reserves a request's blocks when it arrives, before its
   // prefill runs (SGLang), not once the prefill has ended (vLLM, TensorRT-LLM); serve/disaggregated.hpp.
   bool decode_reserves_at_arrival = false;

@@ -11,11 +11,16 @@
 
 namespace roofline::serve {
 
+long largest_step(long max_batched_tokens, bool chunked_prefill, long longest_prompt) {
+  return chunked_prefill ? max_batched_tokens : std::max(max_batched_tokens, longest_prompt);
+}
+
 CacheBlocks cache_blocks(const ModelSpec& m, const GpuSpec& g, const Workload& base, long block_tokens,
                          long max_batched_tokens, const Draft* draft) {
   // The weights as placed on the replica's GPUs, the activations of the largest step and the reserve.
   const MemoryLedger l = step_ledger(m, g, base, max_batched_tokens);
   CacheBlocks c;
+  c.step_tokens = max_batched_tokens;
   // The budget is a rank's, and under data-parallel attention every rank runs a step of its own
   // beside the others: the ledger's one sequence is one rank's step, held on each (as the plan
   // holds it, model/capacity_plan.cpp). Charged once, DeepSeek-V3 on 8 H200s at 2239 tokens a step

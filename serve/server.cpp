@@ -297,12 +297,17 @@ long Server::blocks_to_admit(const Seq& s) const {
 }
 
 // Unchunked, a prompt longer than what the token budget leaves beside the running decodes fits no
-// step with them: it runs alone in one (vLLM's prefill-only step), they wait that step. Granting
-// the decodes first left it waiting until every running sequence had finished (a prompt one token
-// past the budget's rest behind one 2000-token decode: 14 s), and every later arrival behind it.
-// Only where its blocks are free: otherwise the decodes run (and free blocks) as before.
+// step with them. The simulator's own rule (UnchunkedFit::alone, without --engine): it runs alone
+// in one, they wait that step. Granting the decodes first left it waiting until every running
+// sequence had finished (a prompt one token past the budget's rest behind one 2000-token decode:
+// 14 s), and every later arrival behind it. Only where its blocks are free: otherwise the decodes
+// run (and free blocks) as before. No engine does this (vLLM 0.11 passes over it, TensorRT-LLM stops
+// at it: admit_waiting), and in SGLang's unmixed steps it is moot.
 bool Server::runs_alone(const Rank& k) const {
-  if (cfg_.chunked_prefill || k.waiting.empty() || static_cast<long>(k.running.size()) >= cfg_.max_batch) return false;
+  if (cfg_.chunked_prefill || cfg_.unchunked_fit != UnchunkedFit::alone || !mixes() || k.waiting.empty() ||
+      static_cast<long>(k.running.size()) >= cfg_.max_batch) {
+    return false;
+  }
   Seq s = k.waiting.front();
   const long beside = cfg_.max_batched_tokens - static_cast<long>(k.running.size()) * decode_tokens_;
   if (s.remote || s.target - s.computed <= beside) return false;
@@ -310,11 +315,38 @@ bool Server::runs_alone(const Rank& k) const {
   return blocks_to_admit(s) <= k.blocks.free();
 }
 
+// SGLang without --enable-mixed-chunk (get_next_batch_to_run: "Run prefill first if possible"): a
+// step runs the prompts it can take alone, the running decodes waiting it: first the running
+// sequences still prefilling (a chunked prompt's next chunk, SGLang's chunked_req), then the
+// waiting queue's, as admit_waiting takes them. True when the step holds prompt tokens; false when
+// it holds none (nothing to prefill, the queue's head short of blocks or the batch full), no block
+// taken: the step is the decodes'.
+bool Server::prefill_alone(Rank& k, long& budget) {
+  for (std::size_t i = 0; i < k.running.size(); ++i) {
+    if (!k.running[i].prefilling()) {
+      k.running[i].chunk = 0;
+      continue;
+    }
+    if (!grant(k, i, budget)) break;
+  }
+  if (!preempted_) admit_waiting(k, budget);
+  return budget < cfg_.max_batched_tokens;
+}
+
 void Server::schedule(Rank& k) {
   long budget = cfg_.max_batched_tokens;
   preempted_ = false;
+  if (!mixes()) {
+    if (prefill_alone(k, budget)) return;
+    // Nothing to prefill: a decode step, which admits nothing (the queue's head could not be
+    // admitted with the whole budget).
+    for (std::size_t i = 0; i < k.running.size(); ++i) {
+      if (!grant(k, i, budget)) break;
+    }
+    return;
+  }
   if (runs_alone(k)) {
-    // They wait this step; the loop below admits it with the whole budget.
+    // They wait this step; admit_waiting admits it with the whole budget.
     for (std::size_t i = 0; i < k.running.size(); ++i) k.running[i].chunk = 0;
   } else {
     for (std::size_t i = 0; i < k.running.size(); ++i) {
@@ -334,22 +366,38 @@ void Server::schedule(Rank& k) {
       k.running.push_back(s);
     }
   }
-  while (!k.waiting.empty() && static_cast<long>(k.running.size()) < cfg_.max_batch && budget > 0) {
-    Seq s = k.waiting.front();
+  admit_waiting(k, budget);
+}
+
+// Admits waiting requests in the queue's order while the batch and the budget have room, each
+// with its blocks, and stops at the first whose blocks are not free. Unchunked, a prompt goes
+// whole: past what the budget has left only alone in its step (the whole budget untouched), and
+// otherwise as the engine does (ServerConfig::unchunked_fit): it and every prompt behind it wait
+// (TensorRT-LLM's micro-batch scheduler breaks there; the simulator's own rule, whose runs_alone
+// gave it the next step), or it waits and later ones that fit go past it (vLLM 0.11's V1 scheduler
+// skips it). A prompt past the whole budget runs alone all the same, as no engine would run it
+// (they refuse it: cli's check_engine), so that a run always ends.
+void Server::admit_waiting(Rank& k, long& budget) {
+  std::size_t j = 0;
+  while (j < k.waiting.size() && static_cast<long>(k.running.size()) < cfg_.max_batch && budget > 0) {
+    Seq s = k.waiting[j];
     const long rest = s.target - s.computed;
-    // Unchunked, a prompt goes whole: past the budget only alone in its step.
     const bool alone = budget == cfg_.max_batched_tokens;
-    if (!cfg_.chunked_prefill && rest > budget && !alone) break;
+    if (!cfg_.chunked_prefill && rest > budget && !alone) {
+      if (s.remote || cfg_.unchunked_fit != UnchunkedFit::skip) break;
+      ++j;
+      continue;
+    }
     s.chunk = cfg_.chunked_prefill ? std::min(rest, budget) : rest;
     const long need = blocks_to_admit(s);
     if (!k.blocks.take(need)) break;
     s.blocks += need;
+    k.waiting.erase(k.waiting.begin() + static_cast<std::ptrdiff_t>(j));
     if (s.remote) {
       // Its blocks reserved, its cache crosses the link into them; it computes nothing until
       // then, so takes none of this step's tokens.
       s.remote = false;
       s.chunk = 0;
-      k.waiting.pop_front();
       const double lands = reserved_(s.req, clock_);
       k.receiving.emplace_back(lands, s);
       k.first_landing = std::min(k.first_landing, lands);
@@ -357,7 +405,6 @@ void Server::schedule(Rank& k) {
     }
     budget -= std::min(s.chunk, budget);
     if (s.first_step < 0) s.first_step = clock_;
-    k.waiting.pop_front();
     k.running.push_back(s);
   }
 }

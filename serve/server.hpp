@@ -3,8 +3,9 @@
 // describes what it models): simulate() hands it every request and runs it to the end; a fleet
 // (serve/fleet.hpp) hands each replica the requests its router sends there, and advances every
 // replica to an arrival's time to read its load before routing it. Which request waits, is
-// admitted or is preempted is its SchedulingPolicy's (serve/scheduling_policy.hpp); the blocks
-// each rank holds, its BlockPool's.
+// admitted or is preempted is its SchedulingPolicy's (serve/scheduling_policy.hpp); how a step
+// fills beside the running decodes, its ServerConfig's (unchunked_fit, mixed_steps: each engine's
+// scheduler's); the blocks each rank holds, its BlockPool's.
 //
 // A step admits the requests taken that arrived by its start, so a replica may run a step that
 // starts before time t only once every request arriving before t has been routed: run_until(t)
@@ -146,6 +147,10 @@ class Server {
   void preempt(Rank& k, Seq s);
   bool grant(Rank& k, std::size_t i, long& budget);
   [[nodiscard]] bool runs_alone(const Rank& k) const;
+  // Whether a step holds prompts beside decodes (ServerConfig::mixed_steps; a decode replica's always).
+  [[nodiscard]] bool mixes() const { return cfg_.mixed_steps || reserved_ != nullptr; }
+  bool prefill_alone(Rank& k, long& budget);
+  void admit_waiting(Rank& k, long& budget);
   void schedule(Rank& k);
   void gather(const Rank& k, StepMix& mix, StepMix& drafts, StepMix& draft_prompts);
   bool step();

@@ -28,10 +28,30 @@ struct Speculation {
   double accept = 0;
 };
 
+// What a step does with a whole (unchunked) prompt longer than the token budget the running decodes
+// leave it, as each engine's scheduler does (serve/server.cpp's schedule; docs/engines.md).
+enum class UnchunkedFit {
+  // It runs alone in a step of its own, the decodes waiting that step: the simulator's own rule,
+  // without --engine.
+  alone,
+  // It waits, and later prompts that fit beside the decodes are admitted past it: vLLM 0.11's V1
+  // scheduler (a prompt over the budget is skipped; vLLM 0.12 stops at it instead).
+  skip,
+  // It waits, and every prompt behind it: TensorRT-LLM's micro-batch scheduler walks the running
+  // generations and then the new prompts and breaks at the first that does not fit max_num_tokens.
+  stop,
+};
+
 struct ServerConfig {
   long max_batch = 256;            // sequences running at once (a rank's, under data-parallel attention)
   long max_batched_tokens = 8192;  // tokens a step computes (decodes count one each; a rank's)
   bool chunked_prefill = false;    // a prompt may be split over steps; else it goes whole
+  UnchunkedFit unchunked_fit = UnchunkedFit::alone;  // a whole prompt past what the decodes leave
+  // A step holds prompt tokens beside the running decodes. False: SGLang without
+  // --enable-mixed-chunk (its default), whose scheduler runs a step of prompts (or a chunk) alone
+  // whenever it can admit one, the decodes waiting it, and a decode step only when it cannot. A
+  // disaggregated decode replica mixes either way (its prompts have come over the link).
+  bool mixed_steps = true;
   // Admission as TensorRT-LLM's GUARANTEED_NO_EVICT: a request is admitted only when the blocks of
   // its whole length (prompt and output) are free, and takes them all then, so no running sequence
   // ever needs another and none is preempted. Else (vLLM, SGLang) blocks are taken as tokens are

@@ -293,8 +293,10 @@ TEST_CASE("simulate under --dp-attention: errors say a rank's share, a dense dra
   check_error(deepseek({"--speculative", "2:0.5:llama-2-7b"}), "--speculative",
               "runs in the target's layout, and --ep: expert parallelism needs a model with experts");
   // At --reserve 0.31 the cache holds 52 blocks of 4096 tokens, 6 a rank: a prompt of 30000
-  // tokens fits the cache but not a rank's share, and the error says which.
-  check_error(deepseek({"--dp-attention", "--prompt", "30000", "--block-tokens", "4096", "--reserve", "0.31"}),
+  // tokens fits the cache but not a rank's share, and the error says which. Chunked: whole, its
+  // 30000-token step's activations would leave no cache at all.
+  check_error(deepseek({"--dp-attention", "--prompt", "30000", "--block-tokens", "4096", "--reserve", "0.31",
+                        "--chunked-prefill"}),
               "simulate", "than the KV cache one attention rank holds");
   // At 0.321 it holds 5 blocks: fewer than the 8 ranks, none of which could hold a sequence.
   check_error(deepseek({"--dp-attention", "--block-tokens", "4096", "--reserve", "0.321"}), "--dp-attention",
@@ -658,4 +660,61 @@ TEST_CASE("simulate: windowed blocks - reserved whole they are never handed back
                                    "json"});
   REQUIRE(spec.code == 0);
   CHECK(nlohmann::json::parse(spec.out)["speculative"]["max_batch"] == 25);
+}
+
+TEST_CASE("simulate --engine trtllm, unchunked: a prompt waits for the decodes to leave it room in max_num_tokens") {
+  // A budget of 1000 and prompts of 900: TensorRT-LLM admits one beside 100 decodes at most (100 +
+  // 900 = 1000), so 101 run at most. The simulator's own rule ran each alone and held 159.
+  const auto r = run_cli(sim({"--engine", "trtllm", "--max-batched-tokens", "1000", "--max-batch", "400", "--prompt",
+                              "900", "--gen", "2000", "--rate", "8", "--duration", "120s", "--format", "json"}));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["peak_running"] == 101);
+  CHECK(j["server"]["unchunked_fit"] == "stop");
+  CHECK(j["engine"]["defaults"]["unchunked_fit"] == "stop");
+  const auto table = run_cli(sim({"--engine", "trtllm", "--max-batched-tokens", "1000", "--max-batch", "400", "--prompt",
+                                  "900", "--gen", "20", "--rate", "8", "--duration", "10s"}));
+  CHECK_THAT(table.out, Catch::Contains("whole prefills, a prompt past the budget's rest waits with those behind it"));
+}
+
+TEST_CASE("simulate --engine sglang runs its prefill steps apart from its decodes, as SGLang does without --enable-mixed-chunk") {
+  const auto r = run_cli(sim({"--engine", "sglang", "--prompt", "2000", "--gen", "50", "--rate", "10", "--duration",
+                              "10s", "--format", "json"}));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK(j["server"]["mixed_steps"] == false);
+  CHECK(j["engine"]["defaults"]["mixed_steps"] == false);
+  const auto table = run_cli(sim({"--engine", "sglang", "--prompt", "2000", "--gen", "50", "--rate", "10", "--duration", "10s"}));
+  CHECK_THAT(table.out, Catch::Contains("chunked prefills, prefill steps apart from decode steps (the decodes wait)"));
+  CHECK_THAT(table.out, Catch::Contains("prefill steps apart from decode steps (no --enable-mixed-chunk)"));
+  // Without --engine a step mixes them, as before.
+  const auto own = nlohmann::json::parse(run_cli(sim({"--prompt", "2000", "--gen", "50", "--rate", "10", "--duration",
+                                                     "10s", "--format", "json"})).out);
+  CHECK(own["server"]["mixed_steps"] == true);
+  CHECK(own["server"]["unchunked_fit"] == "alone");
+}
+
+TEST_CASE("simulate: unchunked, the cache is sized beside the longest prompt's step, not the budget's") {
+  // Gemma-3-27B on an H100: beside a step of 8192 tokens the memory left 2611 blocks, but a
+  // 32000-token prompt runs whole in a step of its own; beside that step's activations, 2296, as
+  // --max-batched-tokens 32000 gives.
+  const std::vector<std::string> base{"--model", "gemma-3-27b", "--gpu", "h100-sxm", "--rate", "1", "--prompt", "32000",
+                                      "--gen", "10", "--duration", "3s", "--format", "json"};
+  const auto blocks = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a{"simulate"};
+    a.insert(a.end(), base.begin(), base.end());
+    a.insert(a.end(), extra.begin(), extra.end());
+    const auto r = run_cli(a);
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    return nlohmann::json::parse(r.out)["server"];
+  };
+  const auto whole = blocks({}), budget = blocks({"--max-batched-tokens", "32000"}), chunked = blocks({"--chunked-prefill"});
+  CHECK(whole["kv_blocks"] == 2296);
+  CHECK(whole["cache_step_tokens"] == 32000);
+  CHECK(budget["kv_blocks"] == 2296);
+  CHECK(chunked["kv_blocks"] == 2611);
+  CHECK(chunked["cache_step_tokens"] == 8192);
 }

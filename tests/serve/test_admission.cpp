@@ -105,6 +105,81 @@ TEST_CASE("admission: unchunked prompts past the budget that outgrow the free bl
   CHECK(out.preemptions > 0);  // the cache did fill
 }
 
+namespace {
+
+// The requests served, in the order they finished.
+std::vector<std::size_t> finish_order(const SimResult& r) {
+  std::vector<std::size_t> order;
+  for (const Outcome& o : r.served) order.push_back(o.request);
+  return order;
+}
+
+}  // namespace
+
+TEST_CASE("admission: unchunked, a prompt past the budget's rest runs alone (own), waits with those behind (TensorRT-LLM), "
+          "or is passed over (vLLM 0.11)") {
+  // A budget of 10 tokens; at t = 0 A (4 prompt, 5 out), B (10 prompt, 1 out), C (2 prompt, 1 out).
+  // Step 1 prefills A (4 tokens); B's 10 pass the 6 left.
+  //  - alone (the simulator's own): step 2 runs B alone, A waiting it; step 3 A's decode and C;
+  //    A decodes to its 5th token at step 6. Finished B, C, A in 6 steps.
+  //  - stop (TensorRT-LLM's micro-batch scheduler breaks at the first prompt that does not fit):
+  //    B's 10 pass the 9 A's decode leaves until A ends at step 5; B runs at step 6, C (behind
+  //    it) at step 7. Finished A, B, C in 7 steps.
+  //  - skip (vLLM 0.11's V1 passes over it): C's 2 tokens join A's prefill at step 1; B waits for
+  //    A's end as under stop, at step 6. Finished C, A, B in 6 steps.
+  test::Replica r;
+  r.config.max_batched_tokens = 10;
+  REQUIRE_FALSE(r.config.chunked_prefill);
+  const std::vector<Request> abc{{0, 4, 5, 0}, {0, 10, 1, 0}, {0, 2, 1, 0}};
+  const auto run = [&](UnchunkedFit fit) {
+    r.config.unchunked_fit = fit;
+    return r.run(abc);
+  };
+  REQUIRE(r.config.unchunked_fit == UnchunkedFit::alone);  // the default: without --engine
+  const SimResult alone = run(UnchunkedFit::alone), stop = run(UnchunkedFit::stop), skip = run(UnchunkedFit::skip);
+  CHECK(finish_order(alone) == std::vector<std::size_t>{1, 2, 0});
+  CHECK(alone.steps == 6);
+  CHECK(finish_order(stop) == std::vector<std::size_t>{0, 1, 2});
+  CHECK(stop.steps == 7);
+  CHECK(finish_order(skip) == std::vector<std::size_t>{2, 0, 1});
+  CHECK(skip.steps == 6);
+  // Under TensorRT-LLM's rule A runs alone, then B, then C; the others hold two at once.
+  CHECK(stop.peak_running == 1);
+  CHECK(skip.peak_running == 2);
+  CHECK(alone.peak_running == 2);
+}
+
+TEST_CASE("admission: unchunked under TensorRT-LLM's rule, decodes hold the budget and a prompt waits for room beside them") {
+  // A budget of 1000 and prompts of 900: a prompt fits beside 100 decodes at most (100 + 900 =
+  // 1000). 300 requests at once of 900 prompt and 200 out, a cache and batch that hold them all:
+  // step k prefills one prompt beside k - 1 decodes while k - 1 + 900 <= 1000, so step 101 holds
+  // 101, and none is admitted again until the first finishes (step 201). The simulator's own rule
+  // ran each prompt alone once the decodes passed 100, and kept admitting.
+  test::Replica r;
+  r.config.max_batched_tokens = 1000;
+  r.config.max_batch = 400;
+  const std::vector<Request> burst(300, Request{0, 900, 200, 0});
+  r.config.unchunked_fit = UnchunkedFit::stop;
+  const SimResult stop = r.run(burst);
+  REQUIRE(stop.served.size() == 300);
+  CHECK(stop.peak_running == 101);
+  r.config.unchunked_fit = UnchunkedFit::alone;
+  const SimResult alone = r.run(burst);
+  REQUIRE(alone.served.size() == 300);
+  CHECK(alone.peak_running > 101);
+}
+
+TEST_CASE("admission: the cache is sized beside the largest step, an unchunked prompt past the budget's") {
+  CHECK(largest_step(8192, false, 32000) == 32000);  // whole, in a step of its own
+  CHECK(largest_step(8192, false, 4000) == 8192);
+  CHECK(largest_step(8192, true, 32000) == 8192);  // chunked: no step past the budget
+  CHECK(largest_step(8192, false, 0) == 8192);
+  // Llama-3.1-8B on an H100: a 30000-token step's activations leave fewer blocks than 8192's.
+  test::Replica r;
+  CHECK(cache_blocks(r.model, r.gpu, r.base, 16, largest_step(8192, false, 30000)).blocks <
+        cache_blocks(r.model, r.gpu, r.base, 16, 8192).blocks);
+}
+
 TEST_CASE("blocks: a windowed layer holds its window's blocks only, a share of each block, as engines free the rest") {
   // Gemma 3's 52 sliding layers of 62, each as wide, keep 1024 tokens: a share 52/62 of every
   // block. At 33792 tokens (32k + 1k) every layer would hold 2112 blocks of 16; the sliding ones

@@ -161,3 +161,41 @@ TEST_CASE("policies: a preempted request's cached prompt stays cached unless the
   CHECK(lost.preemptions == 1);
   CHECK(lost.recomputed_tokens == 33);
 }
+
+TEST_CASE("steps: SGLang's unmixed steps run a prompt's chunk alone, the decodes waiting it, worked by hand") {
+  // Chunked, a budget of 10 tokens; at t = 0 A (4 prompt, 3 out) and B (14 prompt, 1 out).
+  // Mixed (vLLM, TensorRT-LLM, SGLang --enable-mixed-chunk): step 1 prefills A's 4 and B's first
+  // 6; step 2 A's decode and B's last 8 (B done); step 3 A's last decode. 3 steps.
+  // Unmixed (SGLang's default): step 1 the same (prompts only); step 2 B's last 8 alone, A waiting;
+  // steps 3 and 4 A's decodes. 4 steps, and A's last token a step later.
+  test::Replica r;
+  r.config.chunked_prefill = true;
+  r.config.max_batched_tokens = 10;
+  const std::vector<Request> ab{{0, 4, 3, 0}, {0, 14, 1, 0}};
+  REQUIRE(r.config.mixed_steps);  // the default: without --engine
+  const SimResult mixed = r.run(ab);
+  r.config.mixed_steps = false;
+  const SimResult apart = r.run(ab);
+  REQUIRE(mixed.served.size() == 2);
+  REQUIRE(apart.served.size() == 2);
+  CHECK(mixed.steps == 3);
+  CHECK(apart.steps == 4);
+  CHECK(mixed.served.front().request == 1);
+  CHECK(apart.served.front().request == 1);
+  CHECK(outcome(apart, 0).e2e > outcome(mixed, 0).e2e);
+  // B's last chunk ran without A's decode beside it: its TTFT is no later than mixed.
+  CHECK(outcome(apart, 1).ttft <= outcome(mixed, 1).ttft);
+}
+
+TEST_CASE("steps: unmixed, a prompt whose blocks are not free leaves the step to the decodes") {
+  // 5 blocks of 16 tokens: A (16 prompt, 40 out) holds 2 blocks from its 17th token, some 7 ms
+  // in. B's 64-token prompt arrives at 50 ms and needs 4 blocks, 3 free: no prompt can be taken,
+  // so the step is A's decode (a step of nothing would throw), until A finishes (55 tokens in 4
+  // blocks) and frees its blocks; then B runs.
+  Small s;
+  s.config.mixed_steps = false;
+  const SimResult r = s.run({Request{0, 16, 40, 0}, Request{0.05, 64, 1, 0}});
+  REQUIRE(r.served.size() == 2);
+  CHECK(r.served.front().request == 0);
+  CHECK(r.preemptions == 0);
+}
