@@ -322,8 +322,16 @@ void say_prefill_remedy(const Variations& s, Writer& w) {
   w.say(fmt::format("  - {}", p.remedy_prefill), fmt::arg("flash", flash));
 }
 
+// Whether some of the model's layers are recurrent (a fixed state per sequence).
+bool has_recurrent_layers(const Report& r) {
+  if (!r.model.spec.architecture) return false;
+  const auto n = r.model.spec.architecture->mixer_counts();
+  return n[static_cast<int>(Mixer::linear)] + n[static_cast<int>(Mixer::ssm)] > 0;
+}
+
 // The decode line: each remedy that helps this point, in one sentence. Speculative verification
-// is priced with each cache read once (model/scans.cpp, verify_step).
+// is priced with each cache read once, a recurrent state read once and written once a drafted
+// token (model/scans.cpp, verify_step), and says so.
 void say_decode_remedies(const Variations& s, std::optional<long> held, Writer& w) {
   const Phrases& p = w.p_;
   const Seconds step = s.base.decode.step.time;
@@ -335,7 +343,8 @@ void say_decode_remedies(const Variations& s, std::optional<long> held, Writer& 
   if (std::string batching = batching_remedy(s, held, p); !batching.empty()) remedies.push_back(std::move(batching));
   if (helps(s.kv8.decode.step.time, step)) remedies.push_back(fill(p.remedy_kv8, fmt::arg("step_kv8", human(s.kv8.decode.step.time))));
   if (helps(s.verify_step, drafted * step)) {
-    remedies.push_back(fill(p.remedy_speculative, fmt::arg("spec", human(s.verify_step)), fmt::arg("step", human(step))));
+    remedies.push_back(fill(has_recurrent_layers(s.base) ? p.remedy_speculative_state : p.remedy_speculative,
+                            fmt::arg("spec", human(s.verify_step)), fmt::arg("step", human(step))));
   }
   if (remedies.empty()) {
     w.say(fmt::format("  - {}", p.remedy_decode_none));

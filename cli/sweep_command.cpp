@@ -55,6 +55,8 @@ struct Tally {
       for (const KernelClass k : e->classes) classes += fmt::format(" {}", name(k));
       return e->gpu + classes;
     }
+    // Each model's operators apart: a sweep of two models had shown the first's list for both.
+    if (const auto* u = std::get_if<ExpectedUnclassed>(&w)) return fmt::format("{}", fmt::join(u->operators, " "));
     return "";
   }
 

@@ -140,7 +140,7 @@ std::vector<StageShares> stage_shares(const ModelSpec& m, const GpuSpec& g, cons
                         ledger.cache_per_sequence_fullest.value() / gpu}};
   }
   const Architecture& a = *m.architecture;
-  const LayerStack whole = describe_layers(a, Sharding{.tp = 1});
+  const LayerStack whole = describe_layers(a, whole_model(w));  // its state in the workload's format
   const LayerStack shard = w.tp > 1 ? describe_layers(a, sharding(w)) : whole;
   const WeightPricing pricing(w.precision, whole);
   const WeightPlacement placed = stage_weights(pipeline_stages(a, shard, w), weigh(shard, pricing).bytes, pricing, w);

@@ -206,6 +206,14 @@ std::vector<Warning> input_warnings(const ModelSpec& m, const GpuSpec& g, const 
     }
     if (!classes.empty()) out.emplace_back(ExpectedBorrowed{g.name, std::move(classes)});
   }
+  // Operators of the model's layer kinds that no class prices, where classes price the others (not
+  // calibrated; a GPU file whose `expected:` has no kernels prices every operator end to end).
+  if (m.architecture && (m.architecture->recurrent || m.architecture->mla) && !g.calibration &&
+      (!g.expected || g.expected->kernels)) {
+    if (std::vector<std::string> ops = unclassed_operators(*m.architecture, w); !ops.empty()) {
+      out.emplace_back(ExpectedUnclassed{std::move(ops)});
+    }
+  }
   // Arithmetic narrower than block weights the model stores, asked or the checkpoint's (an fp8
   // checkpoint that leaves its attention in bf16; fp32 weights beside 16-bit activations): which
   // classes.
@@ -261,8 +269,9 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
   const LayerStack *whole = nullptr, *split = nullptr;
   if (model.architecture) {
     // The layers are described for the whole model and, on more than one GPU a stage, for one GPU
-    // of it; each thread keeps both from point to point (described_layers).
-    whole = &described_layers(*model.architecture, Sharding{.tp = 1});
+    // of it; each thread keeps both from point to point (described_layers). Both keep a recurrent
+    // state in the activation format (whole_model, sharding).
+    whole = &described_layers(*model.architecture, whole_model(workload));
     if (workload.tp > 1) split = &described_layers(*model.architecture, sharding(workload));
     const LayerStack& shard = split ? *split : *whole;
     const Weighed& kept = weighed(*model.architecture, *whole, split, workload);

@@ -152,20 +152,26 @@ constexpr double kScanFlops = 6, kDeltaFlops = 8;
 
 // The recurrent layers, split by heads (Mamba-1: by channels) under tensor parallelism, like
 // attention. Each takes its input projections, a short causal convolution, the scan, and an
-// output projection back to the residual stream.
-void recurrent_layer(Block& b, const Shard& s, const Recurrent& r) {
+// output projection back to the residual stream. `state_bytes`: an element of the state (where
+// not fp32) and of the kept inputs (Sharding::state_bytes).
+void recurrent_layer(Block& b, const Shard& s, const Recurrent& r, double state_bytes) {
   const auto inner = static_cast<double>(r.inner) / s.tp, state = static_cast<double>(r.state);
   const double taps = static_cast<double>(r.conv_kernel), kept = taps - 1;
   const double heads = static_cast<double>(r.heads) / s.tp, groups = std::max(1.0, r.groups / s.tp);
+  const int tp = static_cast<int>(s.tp);
   switch (r.kind) {
     case RecurrentKind::mamba: {
       const auto rank = static_cast<double>(r.dt_rank);
       add(b, LinearStep{.name = "in_proj", .in = s.hidden, .out = 2 * inner});  // x and the gate z
       add(b, ConvStep{"conv1d", inner, taps, r.conv_bias});
       add(b, LinearStep{.name = "x_proj", .in = inner, .out = rank + 2 * state});  // Δ, B, C from x
+      // x_proj reads this GPU's channels only, so its Δ, B and C are partial sums: vLLM's
+      // MambaMixer holds it as a RowParallelLinear, which all-reduces them before dt_proj.
+      if (tp > 1) add(b, CollectiveStep{"allreduce_x_proj", Collective::all_reduce, rank + 2 * state, 1, tp});
       add(b, LinearStep{.name = "dt_proj", .in = rank, .out = inner, .bias = inner});
+      // A (per channel and state) and D.
       add(b, RecurrentStep{"selective_scan", inner * state, inner * kept, kScanFlops, 3 * inner, inner,
-                           inner * state + inner, r.fp32_state});  // A (per channel and state) and D
+                           inner * state + inner, r.fp32_state, false, state_bytes});
       break;
     }
     case RecurrentKind::mamba2: {
@@ -173,7 +179,15 @@ void recurrent_layer(Block& b, const Shard& s, const Recurrent& r) {
       add(b, LinearStep{.name = "in_proj", .in = s.hidden, .out = 2 * inner + bc + heads});  // z, x, B, C, Δ
       add(b, ConvStep{"conv1d", inner + bc, taps, r.conv_bias});
       add(b, RecurrentStep{"ssd_scan", inner * state, (inner + bc) * kept, kScanFlops, inner + bc + heads, inner,
-                           3 * heads, r.fp32_state});  // A, D and Δ's bias per head
+                           3 * heads, r.fp32_state, false, state_bytes});  // A, D and Δ's bias per head
+      // The gated norm is over each group's channels (vLLM's Mixer2RMSNormGated, on the gated
+      // output in fp32): one group split over the GPUs all-reduces each token's sum of squares;
+      // groups that tp does not divide are all-gathered whole and normed on every GPU.
+      if (tp > 1 && r.groups == 1) {
+        add(b, CollectiveStep{"allreduce_norm", Collective::all_reduce, 1, 1, tp, false, 4});
+      } else if (tp > 1 && r.groups % tp != 0) {
+        add(b, CollectiveStep{"allgather_norm", Collective::all_gather, static_cast<double>(r.inner), 1, tp, false, 4});
+      }
       add(b, NormStep{"gated_norm", inner, 1, 0, false});
       break;
     }
@@ -181,13 +195,13 @@ void recurrent_layer(Block& b, const Shard& s, const Recurrent& r) {
       const double qk = 2 * groups * state;  // a query and a key per key head
       add(b, LinearStep{.name = "in_proj_qkvz", .in = s.hidden, .out = qk + 2 * inner});
       add(b, LinearStep{.name = "in_proj_ba", .in = s.hidden, .out = 2 * heads, .joins_previous = true});
-      // The kernel tables measured 128-wide key and value heads and a 4-tap convolution (every
-      // Qwen3.5 and Qwen3-Next): other shapes keep the end-to-end pricing.
-      const bool measured = r.state == 128 && r.inner == 128 * r.heads && r.conv_kernel == 4;
+      // Other shapes than the kernel tables measured keep the end-to-end pricing.
+      const bool measured = delta_net_measured(r);
       add(b, ConvStep{"conv1d", qk + inner, taps, r.conv_bias, measured});
-      // Each value head keeps a key-width × value-width state.
+      // Each value head keeps a key-width × value-width state. Its norm is per value head: no
+      // collective under tensor parallelism.
       add(b, RecurrentStep{"delta_rule", inner * state, (qk + inner) * kept, kDeltaFlops, qk + inner + 2 * heads, inner,
-                           2 * heads, r.fp32_state, measured});  // A and Δ's bias per head
+                           2 * heads, r.fp32_state, measured, state_bytes});  // A and Δ's bias per head
       add(b, NormStep{"gated_norm", inner, 1, static_cast<double>(r.inner / r.heads), false});
       break;
     }
@@ -226,7 +240,7 @@ constexpr std::array<std::string_view, kMixerCount> kSharingLabels = {"kv_shared
 // `s`: the attention's shard (whole weights under data-parallel attention). `sharing`: the layers
 // read an earlier layer's cache.
 void mixer_block(LayerStack& stack, const Architecture& a, const Shard& s, Mixer kind, int layers, bool dp,
-                 bool sharing) {
+                 bool sharing, double state_bytes) {
   if (kind == Mixer::none || layers == 0) return;
   Block b = block(layers, (sharing ? kSharingLabels : kMixerLabels)[static_cast<std::size_t>(kind)]);
   b.selection = {LayerSelection::Of::mixer, static_cast<int>(kind),
@@ -237,7 +251,7 @@ void mixer_block(LayerStack& stack, const Architecture& a, const Shard& s, Mixer
   if (kind == Mixer::chunked) b.chunk = sight.chunk = static_cast<double>(a.attention_chunk);
   if (a.sparse) sight.top_k = static_cast<double>(a.sparse->top_k);
   if (kind == Mixer::linear || kind == Mixer::ssm) {
-    recurrent_layer(b, s, *a.recurrent);
+    recurrent_layer(b, s, *a.recurrent, state_bytes);
   } else if (a.mla) {
     latent_attention(b, s, a, sight);
   } else if (kind == Mixer::full && a.full_attention) {
@@ -410,8 +424,8 @@ LayerStack describe_layers(const Architecture& a, const Sharding& sh) {
   // the layers reading an earlier layer's cache apart.
   const auto mixers = a.mixer_counts(), owning = a.mixers_before(a.layers - a.kv_shared_layers);
   for (std::size_t k = 0; k < kMixerCount; ++k) {
-    mixer_block(stack, a, s, static_cast<Mixer>(k), owning[k], dp, false);
-    mixer_block(stack, a, s, static_cast<Mixer>(k), mixers[k] - owning[k], dp, true);
+    mixer_block(stack, a, s, static_cast<Mixer>(k), owning[k], dp, false, sh.state_bytes);
+    mixer_block(stack, a, s, static_cast<Mixer>(k), mixers[k] - owning[k], dp, true, sh.state_bytes);
   }
   ffn_blocks(stack, a, s, sh);
 
@@ -464,6 +478,12 @@ int layers_in(const Architecture& a, const Block& b, int begin, int end) {
   }
 }
 
-Sharding sharding(const Workload& w) { return {w.tp, w.ep, w.dp_attention, w.expert_imbalance}; }
+Sharding sharding(const Workload& w) {
+  return {w.tp, w.ep, w.dp_attention, w.expert_imbalance, bytes_per_element(w.precision.activations)};
+}
+
+Sharding whole_model(const Workload& w) { return {.tp = 1, .state_bytes = bytes_per_element(w.precision.activations)}; }
+
+bool delta_net_measured(const Recurrent& r) { return r.state == 128 && r.inner == 128 * r.heads && r.conv_kernel == 4; }
 
 }  // namespace roofline

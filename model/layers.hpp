@@ -89,8 +89,14 @@ struct RecurrentStep {
   double flops_per_element = 0;
   double inputs = 0, outputs = 0;  // activation elements a token brings in and takes out
   double params = 0;
-  bool fp32_state = false;  // the state held in fp32 whatever the KV format (Recurrent::fp32_state)
+  bool fp32_state = false;  // the state held in fp32 (Recurrent::fp32_state)
   bool delta_net = false;   // a Gated DeltaNet layer's at the shapes its kernel class measured
+  // Bytes an element of the kept inputs, and of the state where not in fp32: the model's format
+  // (Sharding::state_bytes), whatever the KV cache's.
+  double element_bytes = 2;
+  // What one sequence keeps on this GPU: the scan's state, and the convolution's kept inputs.
+  [[nodiscard]] double state_bytes() const { return state * (fp32_state ? 4.0 : element_bytes); }
+  [[nodiscard]] double conv_bytes() const { return conv_state * element_bytes; }
 };
 
 // The elementwise activation between an FFN's up and down products.
@@ -148,6 +154,7 @@ struct CollectiveStep {
   // Sent in 8 bits where the experts compute from 8-bit weights or narrower (DeepEP's fp8
   // dispatch); else in the activation format.
   bool quantized = false;
+  double element_bytes = 0;  // > 0: sent in elements of this many bytes whatever the formats (fp32 norm sums)
 };
 
 using Step = std::variant<LinearStep, NormStep, ActivationStep, AttentionStep, GatherStep, CollectiveStep, ConvStep,
@@ -212,16 +219,27 @@ struct LayerStack {
 //     GPU on its own sequences with whole weights; tokens sent to their experts and back by
 //     all-to-alls.
 // imbalance: the busiest GPU's expert rows over the mean (EP's load imbalance).
+// state_bytes: an element of a recurrent layer's state (where not fp32) and kept convolution
+// inputs, in the model's format whatever the KV cache's: vLLM keeps them in mamba_cache_dtype and
+// mamba_ssm_cache_dtype, the model's dtype unless asked (MambaStateDtypeCalculator), never in
+// --kv-cache-dtype. Only a sequence's cache reads it (cache_elements).
 struct Sharding {
   int tp = 1;
   int ep = 1;
   bool dp_attention = false;
   double imbalance = 1.0;
+  double state_bytes = 2;
   bool operator==(const Sharding&) const = default;
 };
 
-// The workload's layout of a stage.
+// The workload's layout of a stage, its recurrent state in the activation format.
 [[nodiscard]] Sharding sharding(const Workload& w);
+// The whole model (tp 1) as the workload keeps its recurrent state.
+[[nodiscard]] Sharding whole_model(const Workload& w);
+
+// Whether the kernel tables measured a Gated DeltaNet layer's kernels at its shapes: 128-wide key
+// and value heads and a 4-tap convolution (every Qwen3.5 and Qwen3-Next).
+[[nodiscard]] bool delta_net_measured(const Recurrent& r);
 
 // The architecture as run by one GPU of a stage. tp = 1 describes the whole model.
 [[nodiscard]] LayerStack describe_layers(const Architecture& a, const Sharding& sharding);

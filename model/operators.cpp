@@ -218,9 +218,13 @@ CoreNames core_names(const AttentionStep& a) {
 // 512-wide latent and 64-wide rotary key (decode: 576-wide queries and keys, 512-wide values;
 // prefill: 192 and 128), at most 128 heads on a GPU, every cached token seen. A sparse top_k
 // (DeepSeek-V3.2) runs another kernel, and other widths another shape: the end-to-end pricing.
+bool latent_measured(bool decode, double heads, double qk_dim, double v_dim, double top_k, double window,
+                     double chunk) {
+  if (top_k > 0 || window > 0 || chunk > 0 || heads > 128) return false;
+  return decode ? qk_dim == 576 && v_dim == 512 : qk_dim == 192 && v_dim == 128;
+}
 bool latent_measured(const Pass& p, const AttentionStep& a) {
-  if (a.top_k > 0 || a.window > 0 || a.chunk > 0 || a.heads > 128) return false;
-  return p.decode ? a.qk_dim == 576 && a.v_dim == 512 : a.qk_dim == 192 && a.v_dim == 128;
+  return latent_measured(p.decode, a.heads, a.qk_dim, a.v_dim, a.top_k, a.window, a.chunk);
 }
 
 // Decode reads the keys its query sees (a window's last tokens, the indexer's top_k); prefill
@@ -276,11 +280,13 @@ void add_attention(OpBuilder<List>& b, const Pass& p, const AttentionStep& a, co
 }
 
 // Decode reads and writes each sequence's state; prefill runs the scan over its n tokens from an
-// empty state and writes the final one. The tokens' inputs and outputs go through memory.
+// empty state and writes the final one. The tokens' inputs and outputs go through memory. The state
+// is in the model's format (the activations'), or fp32 where the checkpoint keeps it so, whatever
+// the KV cache's: vLLM's mamba_cache_dtype, never --kv-cache-dtype (model/layers.hpp, Sharding).
 template <class List>
-void add_recurrent(OpBuilder<List>& b, const Pass& p, const RecurrentStep& r, const Workload& w) {
-  const double ab = b.activation_bytes(), sb = bytes_per_element(w.precision.kv);
-  const double held = r.state * (r.fp32_state ? 4 : sb) + r.conv_state * sb;
+void add_recurrent(OpBuilder<List>& b, const Pass& p, const RecurrentStep& r) {
+  const double ab = b.activation_bytes();
+  const double held = r.state * (r.fp32_state ? 4 : ab) + r.conv_state * ab;
   const double state = p.sequences * held * (p.decode ? 2 : 1);
   const double weights = r.params * ab;
   b.add(r.name, p.rows * r.state * r.flops_per_element, state + p.rows * (r.inputs + r.outputs) * ab + weights, weights);
@@ -395,7 +401,7 @@ class StepPricer {
       b_.attention_shape(p_.sequences, 0, 0, p_.decode ? 1 : p_.tokens);
     }
   }
-  void operator()(const RecurrentStep& r) const { add_recurrent(b_, p_, r, w_); }
+  void operator()(const RecurrentStep& r) const { add_recurrent(b_, p_, r); }
   void operator()(const ActivationStep& a) const {
     b_.activation(a.name, p_.rows * a.rows_per_token, a.width, a.gated);
     // Between the experts' GEMMs, inside the fused MoE they run as.
@@ -410,7 +416,8 @@ class StepPricer {
   }
   void operator()(const CollectiveStep& c) const {
     const bool eight_bit = c.quantized && bytes_per_element(element_of(w_.precision.of(TensorClass::experts))) <= 1;
-    b_.collective(c, p_.rows * c.rows_per_token, eight_bit ? 1.0 : b_.activation_bytes());
+    b_.collective(c, p_.rows * c.rows_per_token,
+                  c.element_bytes > 0 ? c.element_bytes : eight_bit ? 1.0 : b_.activation_bytes());
   }
 
  private:
@@ -475,6 +482,40 @@ OpTotals build_totals(Phase phase, const LayerStack& stack, const Workload& w, E
   Totaller t;
   build_into(t, phase, stack, w, routing, pricing);
   return t.totals();
+}
+
+std::vector<std::string> unclassed_operators(const Architecture& a, const Workload& w) {
+  // A valid architecture has a recurrent section, a window or a chunk only where some layer uses it
+  // (validate_kinds): asked at every point, the layers are not counted again.
+  std::vector<std::string> out;
+  if (a.recurrent) {
+    // Mamba's convolutions and scans run no class; Gated DeltaNet's at the shapes measured do.
+    switch (a.recurrent->kind) {
+      case RecurrentKind::mamba: out = {"conv1d", "selective_scan"}; break;
+      case RecurrentKind::mamba2: out = {"conv1d", "ssd_scan"}; break;
+      case RecurrentKind::gated_deltanet:
+        if (!delta_net_measured(*a.recurrent)) out = {"conv1d", "delta_rule"};
+        break;
+    }
+  }
+  if (a.mla) {
+    // A latent layer's core as add_attention classes it, in either phase: DeepSeek-V3.2's sparse
+    // top_k, other widths, or more than 128 heads a GPU run no measured kernel; nor does its indexer.
+    const LatentAttention& l = *a.mla;
+    const double heads = static_cast<double>(a.heads) / (w.dp_attention ? 1 : w.tp);
+    const double top_k = a.sparse ? static_cast<double>(a.sparse->top_k) : 0;
+    const auto window = static_cast<double>(a.sliding_window), chunk = static_cast<double>(a.attention_chunk);
+    const bool measured = latent_measured(true, heads, static_cast<double>(l.cache_width()),
+                                          static_cast<double>(l.kv_lora_rank), top_k, window, chunk) &&
+                          latent_measured(false, heads, static_cast<double>(l.nope_dim + l.rope_dim),
+                                          static_cast<double>(l.v_dim), top_k, window, chunk);
+    if (!measured && a.attention_layers() > 0) {
+      if (a.sparse) out.emplace_back("index_scores");
+      out.emplace_back("attn_scores");
+      out.emplace_back("attn_values");
+    }
+  }
+  return out;
 }
 
 OpList build_ops(Phase phase, const ModelSpec& m, const Workload& w, ExpertRouting routing) {

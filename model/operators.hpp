@@ -1,6 +1,7 @@
 #pragma once
 // Per-operator FLOP and byte accounting for one prefill pass and one decode step, as run on one
 // GPU of a tensor-parallel group. Each operator is summed over all layers.
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -109,5 +110,13 @@ struct OpTotals {
 // sums (the engine's one-sequence step was a third list built a point, for three sums).
 [[nodiscard]] OpTotals build_totals(Phase phase, const LayerStack& stack, const Workload& w, ExpertRouting routing,
                                     const WeightPricing& pricing);
+
+// The operators of the model's layer kinds that no kernel class prices (KernelKind::other), whose
+// expected times keep the end-to-end coefficients: Mamba's convolutions and scans, Gated DeltaNet's
+// at shapes the tables did not measure, DeepSeek-V3.2's indexer, and a latent layer's attention
+// core where it is sparse, of other widths or of more than 128 heads a GPU (in either phase). Not
+// those the workload's formats or kernel choices leave unclassed (int8 GEMMs, naive attention).
+// Empty for a model of measured kinds only.
+[[nodiscard]] std::vector<std::string> unclassed_operators(const Architecture& a, const Workload& w);
 
 }  // namespace roofline

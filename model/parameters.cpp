@@ -192,8 +192,7 @@ CacheElements cache_elements(const LayerStack& stack, double tokens) {
         (l->indexer_keys ? c.indexer_keys : c.kv) += block.layers * l->out * l->cache_outputs * held;
       }
       if (const auto* r = std::get_if<RecurrentStep>(&s.step)) {
-        (r->fp32_state ? c.fp32_state : c.state) += block.layers * r->state;
-        c.state += block.layers * r->conv_state;
+        c.state_bytes += block.layers * (r->state_bytes() + r->conv_bytes());
       }
     }
   }
@@ -202,7 +201,9 @@ CacheElements cache_elements(const LayerStack& stack, double tokens) {
 
 Bytes cache_bytes_per_sequence(const ModelSpec& m, const Precision& prec, double tokens) {
   if (!m.architecture) return Bytes(0);
-  return Bytes(cache_elements(describe_layers(*m.architecture, 1), tokens).bytes(prec.kv));
+  // The recurrent state in the model's format (the activations'), whatever the KV cache's.
+  const Sharding whole{.tp = 1, .state_bytes = bytes_per_element(prec.activations)};
+  return Bytes(cache_elements(describe_layers(*m.architecture, whole), tokens).bytes(prec.kv));
 }
 
 }  // namespace roofline

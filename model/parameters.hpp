@@ -93,21 +93,19 @@ struct Weights {
 
 // What one sequence of `tokens` tokens holds on one GPU of the stack's group, over all layers: the
 // K/V (or latent) cache, each layer keeping what its queries can still see (min(tokens, window)
-// for sliding layers), and the recurrent layers' fixed state, in the KV format but for a state the
-// checkpoint keeps in fp32 (Qwen3.5's mamba_ssm_dtype, Nemotron's mamba_ssm_cache_dtype).
+// for sliding layers), and the recurrent layers' fixed state. The state and its kept convolution
+// inputs are in the model's format whatever the KV cache's (vLLM's mamba_cache_dtype, the model's
+// dtype unless asked; never --kv-cache-dtype), the state in fp32 where the checkpoint keeps it so
+// (Qwen3.5's mamba_ssm_dtype, Nemotron's mamba_ssm_cache_dtype): RecurrentStep::element_bytes.
 struct CacheElements {
   double kv = 0;
-  double state = 0;         // recurrent state and kept convolution inputs, in the KV format
-  double fp32_state = 0;    // recurrent state held in fp32
   double indexer_keys = 0;  // at kIndexerKeyBytes each, whatever the KV format (model/layers.hpp)
-  [[nodiscard]] double total() const { return kv + state + fp32_state + indexer_keys; }
+  double state_bytes = 0;   // the recurrent state and kept convolution inputs, in bytes as held
   // The K/V and the indexer's keys: what grows with the tokens.
   [[nodiscard]] double token_bytes(DType kv_format) const {
     return kv * bytes_per_element(kv_format) + indexer_keys * kIndexerKeyBytes;
   }
-  [[nodiscard]] double bytes(DType kv_format) const {
-    return token_bytes(kv_format) + state * bytes_per_element(kv_format) + fp32_state * 4;
-  }
+  [[nodiscard]] double bytes(DType kv_format) const { return token_bytes(kv_format) + state_bytes; }
 };
 [[nodiscard]] CacheElements cache_elements(const LayerStack& stack, double tokens);
 // The tokens a block's cache keeps of a sequence of `tokens`.

@@ -38,7 +38,8 @@ struct Variations {
   // kDraftedTokens times the batch, each drafted token priced as a sequence of its own.
   Report base, batch1, batch64, twice_critical, int4, kv8, flash, naive, speculative;
   // The verification step: `speculative` with each sequence's cache read once, not once a drafted
-  // token (model/scans.cpp says how); never below the base step.
+  // token, and a recurrent layer's state read once and written once a drafted token, as vLLM keeps
+  // it (model/scans.cpp says how); never below the base step.
   Seconds verify_step;
 };
 

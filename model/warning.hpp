@@ -75,7 +75,15 @@ struct ComputeNarrowerThanWeights {
   std::vector<std::string> classes;          // the block classes stored wider than the compute
 };
 
+// Operators of the model's layer kinds that no kernel class prices (model/operators.hpp,
+// unclassed_operators: Mamba's scans, DeepSeek-V3.2's indexer and sparse latent attention, Gated
+// DeltaNet at shapes not measured): their expected times keep the end-to-end coefficients, a fit to
+// whole models' runs, not to their kernels. Said where the GPU's expected times use kernel classes.
+struct ExpectedUnclassed {
+  std::vector<std::string> operators;
+};
+
 using Warning = std::variant<ArchitectureUnknown, BeyondMaxContext, DoesNotFit, Assumed, ComputeFromCheckpoint,
-                             ExpectedBorrowed, GroupSizeUnused, ComputeNarrowerThanWeights>;
+                             ExpectedBorrowed, GroupSizeUnused, ComputeNarrowerThanWeights, ExpectedUnclassed>;
 
 }  // namespace roofline

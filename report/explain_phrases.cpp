@@ -105,6 +105,9 @@ constexpr Phrases kEnglish{
     .remedy_kv8 = "an fp8 KV cache gives {step_kv8}",
     .remedy_speculative = "speculative decoding verifies 4 drafted tokens a sequence in {spec}, reading the weights "
                           "and each sequence's cache once, instead of 4 × {step}",
+    .remedy_speculative_state = "speculative decoding verifies 4 drafted tokens a sequence in {spec}, reading the "
+                                "weights and each sequence's cache once (a recurrent layer's state read once and "
+                                "written at each drafted token, as vLLM keeps it), instead of 4 × {step}",
     .remedy_batch_little = "batching to 64 raises throughput to {tps64} tokens/s for little latency ({step} → {s64} a step)",
     .remedy_batch_grows = "batching to 64 raises throughput to {tps64} tokens/s, but each step takes {s64} against {step} now",
     .remedy_batch_memory = "batching raises throughput only as far as memory holds sequences: {most} at their full "
@@ -227,6 +230,8 @@ constexpr Phrases kChinese{
     .remedy_int4 = "int4 权重减少每步读取的字节（{step} → {step_int4}）",
     .remedy_kv8 = "fp8 KV 缓存为 {step_kv8}",
     .remedy_speculative = "投机解码每步验证每个序列的 4 个草稿词元，权重和各序列的缓存都只读一次，耗时 {spec}，而不是 4 × {step}",
+    .remedy_speculative_state = "投机解码每步验证每个序列的 4 个草稿词元，权重和各序列的缓存都只读一次（循环层的状态读一次、"
+                                "每个草稿词元各写一次，与 vLLM 一致），耗时 {spec}，而不是 4 × {step}",
     .remedy_batch_little = "批处理到 64 时吞吐升至 {tps64} 词元/秒，延迟几乎不变（每步 {step} → {s64}）",
     .remedy_batch_grows = "批处理到 64 时吞吐升至 {tps64} 词元/秒，但每步从现在的 {step} 增至 {s64}",
     .remedy_batch_memory = "批处理只能做到显存放得下的序列数：序列长到 {len} 个词元时连续批处理可放 {most} 个，吞吐 {tps} 词元/秒，每步 {step}",

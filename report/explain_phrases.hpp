@@ -16,6 +16,7 @@ struct Phrases {
       wait_memory, wait_link, wait_stages, wait_and, wait_comma, beyond_memory, beyond_memory_none, remedies_title,
       remedy_prefill,
       remedy_flash, remedy_decode, remedy_decode_none, remedy_and, remedy_int4, remedy_kv8, remedy_speculative,
+      remedy_speculative_state,
       remedy_batch_little, remedy_batch_grows, remedy_batch_memory, remedy_batch_over, remedy_batch_none,
       wrong_medicine, medicine_same, medicine_differ, quiz_title, q1, a1, a1_compute, a1_interconnect, per_microbatch, per_expert,
       q2, a2, q3, a3, a3_context, a3_no_crossover, a3_no_crossover_link, scenario, ranked_title, rank_line, int4, kv8,

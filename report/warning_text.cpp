@@ -18,6 +18,7 @@ struct Words {
   std::string_view weights_do_not_fit, tpot_unreachable, ttft_unreachable, too_many_replicas, beyond_context;
   std::string_view compute_from_checkpoint, compute_from_fp8_weights, compute_without_peak;
   std::string_view expected_borrowed, expected_partly_borrowed, group_size_unused, compute_narrower;
+  std::string_view expected_unclassed;
   std::array<std::string_view, kAssumptionCount> assumed;  // by Assumption
   std::string_view list_separator;
   std::string (*kernel_class)(KernelClass);  // a kernel class as the reader calls it
@@ -76,6 +77,9 @@ constexpr Words kEnglish{
     "the linears compute in {compute}, each bound at the {compute} peak, but the {classes} weights are stored in "
     "{stored}: an engine runs those GEMMs at {stored} or quantizes the weights first (--weights {compute}, fewer "
     "bytes), so their bound here is below what they take",
+    "no kernel class prices {operators}: no kernel table measured them, so their expected times use the "
+    "end-to-end coefficients, fitted to whole models' runs, not their own kernels'; the bound holds "
+    "(docs/expected-performance.md)",
     {"the config gives no torch_dtype: the weights it does not quantize are priced in bf16, as serving engines load "
      "them",
      "multimodal model: only the text decoder is priced; the vision tower and its projector (weights, memory, image "
@@ -110,6 +114,8 @@ constexpr Words kChinese{"架构未知（只给了 `params`）：KV 缓存、注
                          "线性层以 {compute} 计算，每个的计算上界都按 {compute} 峰值算，但 {classes} 的权重以 {stored} "
                          "存储：推理引擎要么以 {stored} 运行这些矩阵乘法，要么先把权重量化（--weights {compute}，字节更少），"
                          "所以这里它们的上界低于实际耗时",
+                         "没有内核类为 {operators} 计价：内核表没有测量过它们，其预期时间沿用按整个模型的运行拟合的端到端"
+                         "系数，而非它们自己的内核；上界不受影响（见 docs/expected-performance.md）",
                          {"配置未给出 torch_dtype：未量化的权重按 bf16 计价（与推理引擎的加载方式一致）",
                           "多模态模型：只计价文本解码器；视觉塔及其投影层（权重、显存、图像 token）均未建模",
                           "模型附带的多 token 预测（MTP）层未计价（用它们做的投机解码也未建模）",
@@ -168,6 +174,10 @@ struct Wording {
   std::string operator()(const ComputeNarrowerThanWeights& w) const {
     return fmt::format(fmt::runtime(words.compute_narrower), fmt::arg("compute", name(w.compute)),
                        fmt::arg("stored", name(w.stored)), fmt::arg("classes", fmt::join(w.classes, ", ")));
+  }
+  std::string operator()(const ExpectedUnclassed& w) const {
+    return fmt::format(fmt::runtime(words.expected_unclassed),
+                       fmt::arg("operators", fmt::join(w.operators, words.list_separator)));
   }
   std::string operator()(const BeyondContext& w) const {
     return fmt::format(fmt::runtime(words.beyond_context), fmt::arg("tokens", w.tokens), fmt::arg("max", w.max_context));

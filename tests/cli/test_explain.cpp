@@ -761,3 +761,39 @@ TEST_CASE("explain: a mixture of experts' answer says an expert's weights serve 
   CHECK_THAT(test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "16"}).out,
              Catch::Contains("each weight read serves only 16 token(s).") && !Catch::Contains("an expert's weights"));
 }
+
+TEST_CASE("explain: verifying 4 drafted tokens reads a recurrent state once and writes it 4 times - Qwen3.5-4B at batch 32, 7.87 ms, not 9.38") {
+  // The JSON of Qwen3.5-4B on H100 at context 8192: batch 128 (4 × 32) takes 17.067 ms; its cache
+  // is 6.150 − 3.586 ms of batch 32's traffic (one-token context). A Gated DeltaNet layer keeps,
+  // a sequence, a state of 32 heads × 128 × 128 × 4 B = 2,097,152 B and kept inputs of
+  // (2·16·128 + 4,096) × 3 × 2 B = 49,152 B. Batch 128 reads and writes both 4 times a sequence;
+  // vLLM reads the state once and writes it at each of the 4 drafted positions, and reads and
+  // writes the kept inputs once: 3 × 2,097,152 + 6 × 49,152 = 6,586,368 B less a sequence and
+  // layer, × 32 × 24 = 5.058 GB at 3.35 TB/s = 1.510 ms. 17.067 − 3 × 2.564 − 1.510 = 7.865 ms.
+  // Taking off the KV cache's reads alone left 9.375 ms, the state read 4 times.
+  const auto r = test::run_cli({"explain", "-m", "qwen3.5-4b", "-g", "h100-sxm", "-b", "32", "-p", "4096", "--context", "8192"});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("speculative decoding verifies 4 drafted tokens a sequence in 7.87 ms, reading the "
+                                    "weights and each sequence's cache once (a recurrent layer's state read once and "
+                                    "written at each drafted token, as vLLM keeps it), instead of 4 × 6.15 ms"));
+  const ModelSpec m = io::load_model("qwen3.5-4b");
+  Workload w = test::default_workload(m, 32);
+  w.prompt_tokens = 4096;
+  w.context_tokens = 8192;
+  const Variations v = variations(m, io::load_gpu("h100-sxm"), w);
+  const double state = 32.0 * 24 * (3 * 2'097'152 + 6 * 49'152) / 3.35e12;
+  CHECK_THAT(v.verify_step.value(), Catch::WithinRel(0.0170666 - 3 * (0.0061498 - 0.0035860) - state, 1e-4));
+  const auto zh = test::run_cli({"explain", "-m", "qwen3.5-4b", "-g", "h100-sxm", "-b", "32", "-p", "4096", "--context",
+                                 "8192", "--lang", "zh"});
+  REQUIRE(zh.code == 0);
+  CHECK_THAT(zh.out, Catch::Contains("（循环层的状态读一次、每个草稿词元各写一次，与 vLLM 一致），耗时 7.87 ms"));
+}
+
+TEST_CASE("explain: an fp8 KV cache leaves a recurrent state as it is - Mamba-130m is offered no fp8 cache") {
+  // Every layer is recurrent: an fp8 KV cache changes no byte of the step (vLLM keeps the state in
+  // the model's dtype whatever --kv-cache-dtype), so it is neither offered nor ranked.
+  const auto r = test::run_cli({"explain", "-m", test::data_file("hf-configs/mamba-130m-subset.json"), "-g", "h100-sxm",
+                                "-b", "64", "--scenario", "chat"});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, !Catch::Contains("fp8 KV cache"));
+}

@@ -140,3 +140,13 @@ TEST_CASE("sweep: every kind of warning its rows carry is said, with how many ro
                         Catch::Contains("\n  4 × no kernel was measured on the AMD Instinct MI300X") &&
                         Catch::Contains("\n  2 × 200256 tokens exceed the model's max_context of 131072\n"));
 }
+
+TEST_CASE("sweep: each model's operators without a kernel class are said apart, not the first model's for both") {
+  // Nemotron-3-Nano's Mamba-2 layers and DeepSeek-V3.2's sparse latent attention have no fitted
+  // class; the summary had grouped the two warnings by kind and shown the first's list twice.
+  const auto r = test::run_cli({"sweep", "-m", "nemotron-3-nano-30b-a3b,deepseek-v3.2", "-g", "h200", "-b", "1", "-f", "csv"});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.err, Catch::Contains("1 × no kernel class prices conv1d, ssd_scan:") &&
+                        Catch::Contains("1 × no kernel class prices index_scores, attn_scores, attn_values:") &&
+                        !Catch::Contains("2 × no kernel class"));
+}

@@ -1,5 +1,6 @@
 // The engine's typed warnings in words: each kind in English and Chinese, with its numbers.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "cli_runner.hpp"
 #include "report/warning_text.hpp"
@@ -127,4 +128,38 @@ TEST_CASE("plan: weights and one sequence that fit beside no reserve are not sai
   CHECK_THAT(r.out, Catch::Contains("\"reason\":\"does not fit: the weights and one sequence need 16.2 GB beside the "
                                     "85.5 GB --reserve holds back of 85.5 GB\"") &&
                         !Catch::Contains("one sequence need 102 GB"));
+}
+
+TEST_CASE("warning text: the operators no kernel class prices, named in both languages") {
+  const ExpectedUnclassed w{{"index_scores", "attn_scores", "attn_values"}};
+  CHECK(warning_text(w) == "no kernel class prices index_scores, attn_scores, attn_values: no kernel table measured "
+                           "them, so their expected times use the end-to-end coefficients, fitted to whole models' runs, "
+                           "not their own kernels'; the bound holds (docs/expected-performance.md)");
+  CHECK_THAT(warning_text(w, "zh"), Catch::StartsWith("没有内核类为 index_scores、attn_scores、attn_values 计价："));
+}
+
+TEST_CASE("every output says which operators no kernel class prices - Nemotron 3 Nano's Mamba-2, DeepSeek-V3.2's sparse attention") {
+  // Nemotron-3-Nano's Mamba-2 convolution and scan and DeepSeek-V3.2's indexer and top-2048 latent
+  // attention have no fitted class (docs/expected-performance.md: no Mamba-2 or DSA table is read).
+  const std::string nemotron = "no kernel class prices conv1d, ssd_scan: ";
+  const auto text = test::run_cli({"-m", "nemotron-3-nano-30b-a3b", "-g", "h100-sxm"});
+  REQUIRE(text.code == 0);
+  CHECK_THAT(text.err + text.out, Catch::Contains("warning: " + nemotron));
+  const auto json = test::run_cli({"-m", "nemotron-3-nano-30b-a3b", "-g", "h100-sxm", "-f", "json"});
+  REQUIRE(json.code == 0);
+  CHECK_THAT(nlohmann::json::parse(json.out).at("warnings").dump(), Catch::Contains(nemotron));
+  const auto csv = test::run_cli({"-m", "nemotron-3-nano-30b-a3b", "-g", "h100-sxm", "-f", "csv"});
+  REQUIRE(csv.code == 0);
+  CHECK_THAT(csv.err, Catch::Contains(nemotron));
+  const auto sweep = test::run_cli({"sweep", "-m", "nemotron-3-nano-30b-a3b", "-g", "h100-sxm", "-b", "1,8"});
+  REQUIRE(sweep.code == 0);
+  CHECK_THAT(sweep.err, Catch::Contains(nemotron));
+  const auto zh = test::run_cli({"explain", "-m", "deepseek-v3.2", "-g", "h100-sxm", "--tp", "8", "--lang", "zh"});
+  REQUIRE(zh.code == 0);
+  CHECK_THAT(zh.out, Catch::Contains("注意：没有内核类为 index_scores、attn_scores、attn_values 计价"));
+  // Llama's every operator has a class; Qwen3.5's Gated DeltaNet runs at the measured shapes.
+  for (const char* model : {"llama-3.1-8b", "qwen3.5-4b"}) {
+    const auto measured = test::run_cli({"-m", model, "-g", "h100-sxm"});
+    CHECK_THAT(measured.err + measured.out, !Catch::Contains("no kernel class prices"));
+  }
 }

@@ -244,3 +244,145 @@ TEST_CASE("a model cut from another keeps only what its layers use - an MTP draf
   CHECK_FALSE(m.quantization->compute);
   CHECK_FALSE(validate(m));
 }
+
+TEST_CASE("Mamba-1 at tp 2 all-reduces x_proj's partial Δ, B and C: 48 + 2·16 = 80 elements a token and layer") {
+  // vLLM's MambaMixer holds x_proj as a RowParallelLinear over the split channels: its output is a
+  // partial sum on each GPU, all-reduced before dt_proj. At batch 4 decode: 24 layers × 4 rows ×
+  // 80 elements × 2 B = 15,360 B in 24 calls; prefill of 512 tokens: 512 × 4 rows.
+  const ModelSpec m = mamba_130m();
+  Workload w = test::default_workload(m, 4);
+  w.tp = 2;
+  const Report r = evaluate(m, test::h100_sxm(), w);
+  const OpResult& decode = op(r.decode.step, "allreduce_x_proj", "ssm");
+  CHECK(decode.cost.comm_bytes.value() == 24.0 * 4 * 80 * 2);
+  CHECK(decode.cost.comm_calls == 24);
+  CHECK(decode.cost.collective == Collective::all_reduce);
+  CHECK(decode.cost.group == 2);
+  CHECK(op(r.prefill, "allreduce_x_proj", "ssm").cost.comm_bytes.value() == 24.0 * 4 * 512 * 80 * 2);
+  // One GPU has the whole sum: no collective.
+  const Report one = evaluate(m, test::h100_sxm(), test::default_workload(m, 4));
+  CHECK(std::none_of(one.decode.step.ops.begin(), one.decode.step.ops.end(),
+                     [](const OpResult& o) { return o.cost.name == "allreduce_x_proj"; }));
+}
+
+TEST_CASE("Mamba-2's gated norm under tp: one group all-reduces a sum of squares, groups tp does not divide are all-gathered") {
+  // vLLM's Mixer2RMSNormGated, on the gated output in fp32: n_groups 1 split over the GPUs
+  // all-reduces each token's local sum of squares (1 fp32 a token, 4 B); n_groups % tp != 0
+  // all-gathers the whole 4,096-wide output (4,096 × 4 B a token); tp dividing n_groups, none.
+  ModelSpec m = test::nemotron_3_nano();  // 23 Mamba-2 layers, 8 groups
+  Workload w = test::default_workload(m, 4);
+  const auto decode_ops = [&](int tp) {
+    w.tp = tp;
+    return build_ops(Phase::decode, describe_layers(*m.architecture, sharding(w)), w, ExpertRouting::uniform);
+  };
+  const auto named = [](const OpList& ops, std::string_view name) {
+    return std::find_if(ops.begin(), ops.end(), [&](const OpCost& o) { return o.name == name; });
+  };
+  const OpList tp8 = decode_ops(8);
+  CHECK(named(tp8, "allgather_norm") == tp8.end());
+  CHECK(named(tp8, "allreduce_norm") == tp8.end());
+  const OpList tp16 = decode_ops(16);
+  const auto gather = named(tp16, "allgather_norm");
+  REQUIRE(gather != tp16.end());
+  CHECK(gather->collective == Collective::all_gather);
+  CHECK(gather->comm_bytes.value() == 23.0 * 4 * 4096 * 4);
+  m.architecture->recurrent->groups = 1;
+  const OpList one_group = decode_ops(2);
+  const auto sums = named(one_group, "allreduce_norm");
+  REQUIRE(sums != one_group.end());
+  CHECK(sums->collective == Collective::all_reduce);
+  CHECK(sums->comm_bytes.value() == 23.0 * 4 * 1 * 4);
+  CHECK(sums->comm_calls == 23);
+}
+
+TEST_CASE("a recurrent state keeps the model's format whatever --kv - Mamba-130m holds 1,400,832 B at fp8 and int4 too") {
+  // vLLM takes the conv and SSM states' dtypes from mamba_cache_dtype / mamba_ssm_cache_dtype (the
+  // model's dtype by default), never from --kv-cache-dtype: 24 × (1,536 × 16 + 1,536 × 3) × 2 B at
+  // fp16 activations. Priced in the KV format, fp8 halved it (700,416 B) and int4 quartered it.
+  const ModelSpec m = mamba_130m();
+  for (const DType kv : {DType::fp16, DType::fp8, DType::int4}) {
+    Workload w = test::default_workload(m);
+    w.precision.kv = kv;
+    CHECK(cache_bytes_per_sequence(m, w.precision, 768).value() == 1'400'832.0);
+    const Report r = evaluate(m, test::a100_80gb(), w);
+    CHECK(r.model.cache_bytes_per_sequence.value() == 1'400'832.0);
+    CHECK(r.memory.kv_cache.value() == 1'400'832.0);
+    // Decode reads and writes it: 2 × 29,184 × 2 B a layer, beside the token's 4 × 1,536 inputs
+    // and outputs and the A and D weights, as at fp16.
+    CHECK(op(r.decode.step, "selective_scan", "ssm").cost.bytes.value() == 24.0 * (2 * 29184 * 2 + 4 * 1536 * 2 + 26112 * 2));
+  }
+  // fp32 activations (the model's format) hold it in 4 bytes: twice.
+  Workload wide = test::default_workload(m);
+  wide.precision.activations = DType::fp32;
+  wide.precision.kv = DType::fp8;
+  CHECK(evaluate(m, test::a100_80gb(), wide).model.cache_bytes_per_sequence.value() == 2 * 1'400'832.0);
+  CHECK(cache_bytes_per_sequence(m, wide.precision, 1).value() == 2 * 1'400'832.0);
+}
+
+TEST_CASE("a state kept in fp32 stays fp32 and its kept inputs 16-bit at --kv fp8 - Nemotron-3-Nano's 23 Mamba-2 layers") {
+  // A layer: the state 4,096 × 128 × 4 B = 2,097,152 B, the kept inputs (4,096 + 2 · 8 · 128) × 3
+  // × 2 B = 36,864 B; 23 layers: 49,082,368 B. K/V: 6 layers × 2 × 2 heads × 128 a token, 1 B at fp8.
+  const ModelSpec m = test::nemotron_3_nano();
+  Workload w = test::default_workload(m);
+  w.precision.kv = DType::fp8;
+  CHECK(cache_bytes_per_sequence(m, w.precision, 1000).value() == 23.0 * (2'097'152 + 36'864) + 6.0 * 512 * 1000);
+}
+
+TEST_CASE("the layer kinds no kernel class prices are named, as the engine classes them - Mamba, DeepSeek-V3.2, Gated DeltaNet off its shapes") {
+  // What the warning names is what the operators price without a class (KernelKind::other), at
+  // 16-bit formats and FlashAttention (the workload's own choices leave others unclassed).
+  const auto unclassed_ops = [](const Report& r) {
+    std::vector<std::string> names;
+    for (const PhaseResult* p : {&r.prefill, &r.decode.step}) {
+      for (const OpResult& o : p->ops) {
+        const std::string name(o.cost.name);
+        if (o.cost.kernel == KernelKind::other && o.cost.comm_bytes.value() == 0 &&
+            std::find(names.begin(), names.end(), name) == names.end()) {
+          names.push_back(name);
+        }
+      }
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  };
+  const auto warned = [](const Report& r) -> std::vector<std::string> {
+    for (const Warning& w : r.warnings) {
+      if (const auto* u = std::get_if<ExpectedUnclassed>(&w)) {
+        std::vector<std::string> names = u->operators;
+        std::sort(names.begin(), names.end());
+        return names;
+      }
+    }
+    return {};
+  };
+  ModelSpec v32 = deepseek_v3();
+  v32.architecture->sparse = SparseAttention{2048, 64, 128};
+  ModelSpec delta = test::nemotron_3_nano();  // its recurrent layers as Gated DeltaNet of 64-wide heads
+  for (Mixer& x : delta.architecture->mixer_pattern) {
+    if (x == Mixer::ssm) x = Mixer::linear;
+  }
+  delta.architecture->recurrent = Recurrent{.kind = RecurrentKind::gated_deltanet, .inner = 4096, .state = 64,
+                                            .heads = 64, .groups = 16};
+  ModelSpec measured = delta;  // 128-wide heads: the class's shapes
+  measured.architecture->recurrent = Recurrent{.kind = RecurrentKind::gated_deltanet, .inner = 4096, .state = 128,
+                                               .heads = 32, .groups = 16};
+  const GpuSpec h100 = test::h100_sxm();
+  const std::vector<std::pair<ModelSpec, std::vector<std::string>>> cases{
+      {mamba_130m(), {"conv1d", "selective_scan"}},
+      {test::nemotron_3_nano(), {"conv1d", "ssd_scan"}},
+      {v32, {"attn_scores", "attn_values", "index_scores"}},
+      {delta, {"conv1d", "delta_rule"}},
+      {measured, {}},
+      {deepseek_v3(), {}},
+  };
+  for (const auto& [m, names] : cases) {
+    INFO(m.name);
+    const Report r = evaluate(m, h100, at(m, 512, 256, 640));
+    CHECK(unclassed_ops(r) == names);
+    CHECK(warned(r) == names);
+  }
+  // A calibrated GPU prices every operator end to end: nothing to tell apart.
+  GpuSpec calibrated = h100;
+  calibrated.calibration.emplace();
+  CHECK(warned(evaluate(mamba_130m(), calibrated, test::default_workload(mamba_130m()))).empty());
+}
