@@ -655,8 +655,9 @@ Replica engine_replica(ServeFlags flags, bool reserve_given, std::string_view co
   if (auto why = launch::layout_refusal(*launch::engine_named(engine), bare.point.gpu, bare.point.workload)) {
     throw io::InputError(fmt::format("--engine {}: {}", engine, *why));
   }
-  const planner::EngineMemory memory = planner::engine_memory(bare.engine->defaults, bare.point.model, bare.point.gpu,
-                                                              bare.point.workload, bare.config, bare.draft);
+  const planner::EngineMemory memory =
+      planner::engine_memory(bare.engine->defaults, bare.point.model, bare.point.gpu, bare.point.workload, bare.config,
+                             bare.draft, bare.cache.step_tokens);
   flags.workload.reserve = {memory.reserve_fraction};
   Replica r = replica(flags, command, longest);
   r.engine->memory = planner::EngineMemoryTaken{memory.rule, memory.reserve_fraction, false};

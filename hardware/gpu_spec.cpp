@@ -29,6 +29,9 @@ Ceilings GpuSpec::ceilings(DType compute) const {
     return calibration && calibration->peak[i] ? calibration->peak[i] : peak[i];
   };
   c.reference_peak = reference(compute).value_or(c.peak);
+  // The fp8 peak beside it, the same way: an efficiency had left an fp8 attention's credit scaled
+  // against an unscaled 16-bit peak (at 0.45 none left).
+  if (fp8) c.reference_peak_fp8 = reference(DType::fp8).value_or(*fp8);
   c.reference_bandwidth = calibration && calibration->bandwidth ? *calibration->bandwidth : memory_bandwidth;
   for (DType sixteen : {DType::bf16, DType::fp16}) {
     if (const auto p = effective_peak(sixteen); p && c.peak16.value() == 0) {

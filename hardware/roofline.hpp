@@ -30,7 +30,7 @@ struct Ceilings {
   // The ceilings the expected model's shares are of (0: the ones above): the datasheet's, where
   // `efficiency` scales the bound's (the kernel classes were fitted on datasheet ceilings, and a
   // share of an already-scaled ceiling counted the efficiency twice), a calibration's where measured.
-  FlopsPerSecond reference_peak{0}, reference_peak16{0};
+  FlopsPerSecond reference_peak{0}, reference_peak16{0}, reference_peak_fp8{0};
   BytesPerSecond reference_bandwidth{0};
   [[nodiscard]] FlopsPerByte ridge_point() const { return peak / bandwidth; }
   // These ceilings with the expected model's in their stead.
@@ -38,6 +38,7 @@ struct Ceilings {
     Ceilings r = *this;
     if (reference_peak.value() > 0) r.peak = reference_peak;
     if (reference_peak16.value() > 0) r.peak16 = reference_peak16;
+    if (reference_peak_fp8.value() > 0) r.peak_fp8 = reference_peak_fp8;
     if (reference_bandwidth.value() > 0) r.bandwidth = reference_bandwidth;
     return r;
   }

@@ -149,9 +149,19 @@ CapacityPlan plan_capacity(const ModelSpec& m, const GpuSpec& g, const Workload&
     p.why_not = BeyondContext{request, *m.max_context};
     return p;
   }
+  // What does not fit, the reserve apart: the totals where they are over the GPUs' capacity, else
+  // the fullest GPU (a pipeline's stage) against its own; a pipeline's totals that fit had been
+  // said ("47.8 GB beside the 23.2 GB --reserve holds back of 72.5 GB") of a stage over its 24.2 GB.
+  const auto does_not_fit = [&] {
+    if (single.memory.total > single.memory.capacity) {
+      return WeightsDoNotFit{single.memory.total - single.memory.reserve, single.memory.capacity, single.memory.reserve};
+    }
+    const Bytes reserve_each = g.memory_capacity * base.reserve_fraction;
+    return WeightsDoNotFit{single.memory.fullest_gpu - reserve_each, g.memory_capacity, reserve_each};
+  };
   if (single.memory.max_batch && *single.memory.max_batch < 1) {
     p.max_batch = 0;  // not one sequence, as the point holds it
-    p.why_not = WeightsDoNotFit{single.memory.total - single.memory.reserve, single.memory.capacity, single.memory.reserve};
+    p.why_not = does_not_fit();
     return p;
   }
   // One sequence fits as the point holds it. At batch 1 the two ledgers are one.
@@ -159,11 +169,7 @@ CapacityPlan plan_capacity(const ModelSpec& m, const GpuSpec& g, const Workload&
   if (p.max_batch && *p.max_batch < 1) {
     // One step's activations and a cache do not fit beside the weights on the fullest GPU (a
     // pipeline's stage holds a whole sequence's, where the point's max batch counts a pp-th).
-    const bool whole = single.memory.total > single.memory.capacity;
-    const Bytes reserve_each = g.memory_capacity * base.reserve_fraction;
-    p.why_not = whole ? WeightsDoNotFit{single.memory.total - single.memory.reserve, single.memory.capacity,
-                                        single.memory.reserve}
-                      : WeightsDoNotFit{single.memory.fullest_gpu - reserve_each, g.memory_capacity, reserve_each};
+    p.why_not = does_not_fit();
     return p;
   }
   Seconds handoff;

@@ -210,8 +210,8 @@ std::vector<Warning> input_warnings(const ModelSpec& m, const GpuSpec& g, const 
   // calibrated; a GPU file whose `expected:` has no kernels prices every operator end to end).
   if (m.architecture && (m.architecture->recurrent || m.architecture->mla) && !g.calibration &&
       (!g.expected || g.expected->kernels)) {
-    if (std::vector<std::string> ops = unclassed_operators(*m.architecture, w); !ops.empty()) {
-      out.emplace_back(ExpectedUnclassed{std::move(ops)});
+    if (const OperatorNames ops = unclassed_operators(*m.architecture, w); !ops.empty()) {
+      out.emplace_back(ExpectedUnclassed{ops});
     }
   }
   // Arithmetic narrower than block weights the model stores, asked or the checkpoint's (an fp8

@@ -484,10 +484,10 @@ OpTotals build_totals(Phase phase, const LayerStack& stack, const Workload& w, E
   return t.totals();
 }
 
-std::vector<std::string> unclassed_operators(const Architecture& a, const Workload& w) {
+OperatorNames unclassed_operators(const Architecture& a, const Workload& w) {
   // A valid architecture has a recurrent section, a window or a chunk only where some layer uses it
   // (validate_kinds): asked at every point, the layers are not counted again.
-  std::vector<std::string> out;
+  OperatorNames out;
   if (a.recurrent) {
     // Mamba's convolutions and scans run no class; Gated DeltaNet's at the shapes measured do.
     switch (a.recurrent->kind) {
@@ -510,16 +510,20 @@ std::vector<std::string> unclassed_operators(const Architecture& a, const Worklo
                           latent_measured(false, heads, static_cast<double>(l.nope_dim + l.rope_dim),
                                           static_cast<double>(l.v_dim), top_k, window, chunk);
     if (!measured && a.attention_layers() > 0) {
-      if (a.sparse) out.emplace_back("index_scores");
-      out.emplace_back("attn_scores");
-      out.emplace_back("attn_values");
+      if (a.sparse) out.push_back("index_scores");
+      out.push_back("attn_scores");
+      out.push_back("attn_values");
     }
   }
   return out;
 }
 
 OpList build_ops(Phase phase, const ModelSpec& m, const Workload& w, ExpertRouting routing) {
-  if (m.architecture) return build_ops(phase, describe_layers(*m.architecture, w.tp), w, routing);
+  if (m.architecture) {
+    Sharding s = whole_model(w);  // its recurrent state in the workload's format
+    s.tp = w.tp;
+    return build_ops(phase, describe_layers(*m.architecture, s), w, routing);
+  }
   // Known only by its size: every parameter is read once and used in one multiply-add per token.
   const Pass p = make_pass(phase, w);
   const double weights = weight_bytes(m.declared_params, w.precision).total().value();

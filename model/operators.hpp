@@ -8,6 +8,7 @@
 #include "model/layers.hpp"
 #include "model/model_spec.hpp"
 #include "model/parameters.hpp"
+#include "model/warning.hpp"
 #include "hardware/quantity.hpp"
 #include "model/workload.hpp"
 
@@ -117,6 +118,6 @@ struct OpTotals {
 // core where it is sparse, of other widths or of more than 128 heads a GPU (in either phase). Not
 // those the workload's formats or kernel choices leave unclassed (int8 GEMMs, naive attention).
 // Empty for a model of measured kinds only.
-[[nodiscard]] std::vector<std::string> unclassed_operators(const Architecture& a, const Workload& w);
+[[nodiscard]] OperatorNames unclassed_operators(const Architecture& a, const Workload& w);
 
 }  // namespace roofline

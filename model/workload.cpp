@@ -157,7 +157,9 @@ std::optional<SpecError> validate_shards(const Workload& w, const ModelSpec& m) 
                        std::any_of(formats.begin(), formats.end(), takes_group_size);
   const bool blocks = w.tp > 1 && std::find(formats.begin(), formats.end(), WeightFormat::fp8_block) != formats.end();
   if (!grouped && !blocks) return std::nullopt;
-  const LayerStack& whole = described_layers(*m.architecture, Sharding{.tp = 1});
+  // The whole model as evaluate describes it (its recurrent state's format too): another key would
+  // push the engine's two descriptions out of described_layers' two slots at every point.
+  const LayerStack& whole = described_layers(*m.architecture, whole_model(w));
   const LayerStack* split = w.tp > 1 ? &described_layers(*m.architecture, sharding(w)) : nullptr;
   // A sweep validates millions of points of one model, layout and precision: each thread keeps the
   // last answer, keyed on the descriptions' serials (described_layers') and the precision. The walk

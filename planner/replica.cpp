@@ -127,15 +127,17 @@ std::string gb(double bytes) { return fmt::format("{:.3g} GB", bytes / 1e9); }
 }  // namespace
 
 EngineMemory engine_memory(const serve::EngineDefaults& d, const ModelSpec& m, const GpuSpec& g, const Workload& w,
-                           const serve::ServerConfig& c, const std::optional<serve::Draft>& draft) {
+                           const serve::ServerConfig& c, const std::optional<serve::Draft>& draft, long step_tokens) {
   // The memory as serve/kv_capacity.cpp deals it, with nothing held back: C, one step's
   // activations A (each attention rank's step, held on every rank) and F, what the weights, a
-  // draft's and A leave.
+  // draft's and A leave. The step the cache is sized beside (largest_step: unchunked, the longest
+  // prompt's), else the token budget's: the rule had said SGLang's unchunked cache was 42.5 GB
+  // where the one sized beside a 59,868-token prompt ran 38.7.
+  const long step = step_tokens > 0 ? step_tokens : c.max_batched_tokens;
   Workload bare = w;
   bare.reserve_fraction = 0;
-  const MemoryLedger l = step_ledger(m, g, bare, c.max_batched_tokens);
-  const serve::CacheBlocks left =
-      serve::cache_blocks(m, g, bare, c.block_tokens, c.max_batched_tokens, draft ? &*draft : nullptr);
+  const MemoryLedger l = step_ledger(m, g, bare, step);
+  const serve::CacheBlocks left = serve::cache_blocks(m, g, bare, c.block_tokens, step, draft ? &*draft : nullptr);
   const double C = l.capacity.value();
   const double A = l.activations.value() * static_cast<double>(attention_ranks(w));
   const double F = left.free.value();

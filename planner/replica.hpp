@@ -88,7 +88,7 @@ struct EngineMemory {
 };
 [[nodiscard]] EngineMemory engine_memory(const serve::EngineDefaults& d, const ModelSpec& m, const GpuSpec& g,
                                          const Workload& w, const serve::ServerConfig& c,
-                                         const std::optional<serve::Draft>& draft);
+                                         const std::optional<serve::Draft>& draft, long step_tokens = 0);
 
 // What a request dropped as too large did not fit, and what to change: the whole cache, or under
 // data-parallel attention one rank's share of it.

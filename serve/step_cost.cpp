@@ -78,8 +78,7 @@ StepCost::StepCost(const ModelSpec& m, const GpuSpec& g, const Workload& base)
       network_(g.network),
       expected_(g.expected_model()) {
   if (const auto why = unsupported(base)) throw std::invalid_argument(*why);
-  const LayerStack stack =
-      describe_layers(*m.architecture, Sharding{base.tp, base.ep, base.dp_attention, base.expert_imbalance});
+  const LayerStack stack = describe_layers(*m.architecture, sharding(base));
   base_.batch = 1;
   base_.context_tokens = 1;
   base_.prompt_tokens = 1;

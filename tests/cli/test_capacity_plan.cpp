@@ -186,3 +186,16 @@ TEST_CASE("plan: an fp8 checkpoint computes in fp8 where the GPU has the peak, w
   CHECK_THAT(flag.out.substr(flag.out.find('\n') + 1),
              Catch::StartsWith("NVIDIA H100 SXM,1,1,1,false,fp8,\"the linears compute in fp8: engines run fp8 weights"));
 }
+
+TEST_CASE("plan: a pipeline's stage that cannot hold one sequence is said of that stage, not of totals that fit") {
+  // Llama-3.1-8B on L4s at pp 3, 90,000-token prompts, --reserve 0.32: the totals (47.8 GB beside
+  // 23.2 GB of reserve, of 72.5 GB) fit, the fullest stage does not (16.5 GB beside its 7.73 GB of
+  // reserve, of its 24.2 GB). The row had said the totals.
+  const auto r = test::run_cli({"plan", "-m", "llama-3.1-8b", "-g", "l4", "--pp", "3", "--prompt", "90000", "--gen",
+                                "100", "--reserve", "0.32", "--ttft", "1000s", "--tpot", "10s", "-f", "jsonl"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("does not fit: the weights and one sequence need 16.5 GB beside the 7.73 GB --reserve "
+                                    "holds back of 24.2 GB") &&
+                        !Catch::Contains("of 72.5 GB"));
+}

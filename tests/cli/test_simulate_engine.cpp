@@ -300,3 +300,19 @@ TEST_CASE("plan --percentile --engine vllm: checked at the token budget --emit w
   CHECK(checked == Approx(at("733")).epsilon(0.01));
   CHECK(checked > 1.1 * at("8192"));
 }
+
+TEST_CASE("simulate --engine sglang unchunked: the memory rule's cache is the cache that runs, beside the longest prompt's step") {
+  // Llama-3.1-8B on an H100, prompts up to 60,000 tokens whole: SGLang's share 0.685 of
+  // 85,520,809,984 B less the 16,060,522,496 B of weights is a 42,521,232,343 B cache, 324,411
+  // tokens of 131,072 B (pages of one token). The rule had been worked beside a step of the token
+  // budget while the cache was sized beside the longest prompt's: 295,343 blocks, 38.7 GB.
+  const auto r = test::run_cli({"simulate", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--engine", "sglang",
+                                "--no-chunked-prefill", "--rate", "1", "--duration", "20s", "--prompt",
+                                "uniform:1000:60000", "--gen", "100", "-f", "json"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  CHECK_THAT(j["engine"]["memory"]["rule"].get<std::string>(), Catch::EndsWith("a 42.5 GB cache"));
+  CHECK(j["server"]["kv_blocks"] == 324411);
+  CHECK(j["server"]["cache_step_tokens"].get<long>() > 8192);
+}

@@ -200,3 +200,32 @@ TEST_CASE("expected: the kernel classes are shares of the datasheet, so an effic
     if (full.decode.step.ops[i].cost.name == "o_proj") CHECK(e_full[i] > full.decode.step.ops[i].time);
   }
 }
+
+TEST_CASE("expected: under an efficiency the fp8 indexer's credit stays the datasheet's, as the classes' shares") {
+  // DeepSeek-V3.2's indexer (no kernel class: priced end to end, its FLOPs counted at the fp8 peak
+  // against the 16-bit one). The reference ceilings had swapped in the datasheet's 16-bit peak but
+  // kept the fp8 peak scaled: at compute 0.45 the scaled fp8 peak (890 TFLOP/s) fell below the
+  // datasheet's 989 and the credit was lost (393 ms where max(bound 307, 209) is due, the review's
+  // figures at tp 8). Its expected time at 0.45 is the datasheet-priced one, or the (scaled) bound.
+  ModelSpec m = test::deepseek_v3();
+  m.architecture->sparse = SparseAttention{2048, 64, 128};
+  Workload w = test::default_workload(m, 8);
+  w.tp = 8;
+  w.prompt_tokens = 8192, w.gen_tokens = 2, w.context_tokens = 8193;
+  w.precision.compute = DType::bf16;
+  const GpuSpec full = test::h100_sxm();
+  GpuSpec scaled = full;
+  scaled.efficiency.compute = 0.45;
+  const Report rf = evaluate(m, full, w), rs = evaluate(m, scaled, w);
+  const std::vector<Seconds> ef = expected_op_times(rf.prefill, full.expected_model(), rf.gpu.ceilings);
+  const std::vector<Seconds> es = expected_op_times(rs.prefill, scaled.expected_model(), rs.gpu.ceilings);
+  REQUIRE(ef.size() == es.size());
+  int seen = 0;
+  for (std::size_t i = 0; i < ef.size(); ++i) {
+    if (rf.prefill.ops[i].cost.name != "index_scores") continue;
+    ++seen;
+    CHECK(rs.prefill.ops[i].cost.fp8_arithmetic);
+    CHECK(es[i].value() == Approx(std::max(ef[i], rs.prefill.ops[i].time).value()).epsilon(1e-12));
+  }
+  CHECK(seen == 1);
+}

@@ -348,7 +348,7 @@ TEST_CASE("the layer kinds no kernel class prices are named, as the engine class
   const auto warned = [](const Report& r) -> std::vector<std::string> {
     for (const Warning& w : r.warnings) {
       if (const auto* u = std::get_if<ExpectedUnclassed>(&w)) {
-        std::vector<std::string> names = u->operators;
+        std::vector<std::string> names(u->operators.begin(), u->operators.end());
         std::sort(names.begin(), names.end());
         return names;
       }
