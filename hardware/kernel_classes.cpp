@@ -16,18 +16,6 @@ double all_reduce_transfer(const AllReduceCoefficients& x, double ring, double g
   return std::min(one_shot, two_shot);
 }
 
-double overlap_norm(double c, double m, double p) {
-  const double big = std::max(c, m), small = std::min(c, m);
-  if (big <= 0) return 0;
-  // big · (1 + r^p)^(1/p), r = small/big ≤ 1: one power fewer than the symmetric form. The
-  // powers as exp and log: glibc's pow took some 150 instructions a call (the two exps
-  // and logs of a norm save some 40 together; docs/development.md), and its extra ulps of care are far below the
-  // fit's. p is at most 100 (io/gpu_schema.cpp), so p · log r stays finite.
-  if (small <= 0) return big;
-  const double rp = std::exp(p * std::log(small / big));
-  return big * std::exp(std::log(1 + rp) / p);
-}
-
 namespace {
 
 // A time of compute c and memory m overlapped (overlap_norm), shared between them in proportion.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "hardware/moe_kernel.hpp"
+#include "hardware/overlap_norm.hpp"
 #include "hardware/quantity.hpp"
 
 namespace roofline {
@@ -99,10 +100,6 @@ struct KernelAsk {
 struct KernelCeilings {
   double peak = 0, peak_fp8 = 0, bandwidth = 0, link = 0;
 };
-
-// (c^p + m^p)^(1/p): how much of the shorter of two times a kernel hides under the longer.
-// p = 1 adds them, p → ∞ is the roofline's max.
-[[nodiscard]] double overlap_norm(double c, double m, double p);
 
 struct GemmCoefficients {
   double compute = 0.74;   // share of the peak a large GEMM reaches
