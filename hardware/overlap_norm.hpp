@@ -12,16 +12,19 @@ namespace roofline {
 
 [[nodiscard]] double overlap_norm(double c, double m, double p);
 
-// The norm for one p in [1, 4] (the fitted ones are 1.09 to 2.3) without glibc's `exp` and `log`:
+// The norm for one p in [1, 4] (the fitted ones are 1.04 to 2.3) without glibc's `exp` and `log`:
 // with r = small/big = 2^e · μ (μ in [1, 2)), r^p = 2^(e·p) · μ^p, the first from a table of
-// exponents and the second from a degree-6 polynomial on one of 32 pieces of μ; then
-// (1 + r^p)^(1/p) from another on one of 32 pieces of r^p in [0, 1]. Each polynomial is the
-// Chebyshev interpolant of `pow` on its piece; together within 2.6 ulp of the exact norm (glibc's
-// chain of four calls: 1.5), in half its time (docs/development.md has the measurements). Built
-// in some 25 µs; overlap_norm keeps each thread's.
+// exponents and the second from a degree-7 polynomial on one of 64 pieces of μ; then
+// (1 + r^p)^(1/p) from another on one of 64 pieces of r^p in [0, 1]. Each polynomial is the
+// function's Taylor series about its piece's middle, built from `exp` and `log` and the four
+// operations alone, so a table is the same bits in the browser page's WebAssembly (musl's `exp`
+// and `log` are glibc's, ARM's optimized routines) as in the binary, whose outputs the page must
+// equal character for character. Within 2.4 ulp of the exact norm (glibc's chain of four calls:
+// 1.5), in half its time (docs/development.md has the measurements). Built in some 6 µs;
+// overlap_norm keeps each thread's.
 class OverlapNorm {
  public:
-  static constexpr int kPieces = 32, kDegree = 6;
+  static constexpr int kBits = 6, kPieces = 1 << kBits, kDegree = 7;
   // Past 2^−60, r^p/p vanishes beside 1 at double precision (p ≥ 1).
   static constexpr int kExponents = 61;
 
@@ -39,7 +42,7 @@ class OverlapNorm {
     std::memcpy(&bits, &r, sizeof bits);
     const int exponent = static_cast<int>(bits >> 52) - 1023;  // r ≤ 1: exponent ≤ 0
     if (exponent <= -kExponents) return big;
-    const auto piece = static_cast<unsigned>(bits >> (52 - 5)) & (kPieces - 1);
+    const auto piece = static_cast<unsigned>(bits >> (52 - kBits)) & (kPieces - 1);
     const std::uint64_t mantissa_bits = (bits & kMantissa) | kOne;
     double mantissa;
     std::memcpy(&mantissa, &mantissa_bits, sizeof mantissa);
@@ -51,15 +54,16 @@ class OverlapNorm {
  private:
   using Coefficients = std::array<double, kDegree + 1>;
   static constexpr std::uint64_t kMantissa = 0x000F'FFFF'FFFF'FFFFull, kOne = 0x3FF0'0000'0000'0000ull;
-  // Estrin's scheme: three short chains where Horner's is one long one (no FMA on x86-64's baseline).
+  // Estrin's scheme: short chains side by side where Horner's is one long one (no FMA on x86-64's
+  // baseline), in the same order everywhere.
   static double poly(const Coefficients& a, double x) {
     const double x2 = x * x, x4 = x2 * x2;
-    return (a[0] + a[1] * x) + x2 * (a[2] + a[3] * x) + x4 * ((a[4] + a[5] * x) + x2 * a[6]);
+    return ((a[0] + a[1] * x) + x2 * (a[2] + a[3] * x)) + x4 * ((a[4] + a[5] * x) + x2 * (a[6] + a[7] * x));
   }
   double p_ = 0;
   std::array<double, kExponents> pow2_{};        // 2^(−e·p)
-  std::array<Coefficients, kPieces> power_{};    // μ^p on [1 + i/32, 1 + (i+1)/32], in x of [−1, 1]
-  std::array<Coefficients, kPieces> root_{};     // (1 + s)^(1/p) on [i/32, (i+1)/32], in x of [−1, 1]
+  std::array<Coefficients, kPieces> power_{};    // μ^p on [1 + i/64, 1 + (i+1)/64], in x of [−1, 1]
+  std::array<Coefficients, kPieces> root_{};     // (1 + s)^(1/p) on [i/64, (i+1)/64], in x of [−1, 1]
 };
 
 }  // namespace roofline
