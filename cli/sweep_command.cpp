@@ -57,6 +57,14 @@ struct Tally {
     }
     // Each model's operators apart: a sweep of two models had shown the first's list for both.
     if (const auto* u = std::get_if<ExpectedUnclassed>(&w)) return fmt::format("{}", fmt::join(u->operators, " "));
+    // Each model's classes apart (Llama's attention and dense_ffn, an MoE's attention and experts),
+    // and each compute and stored format: three models had all been said in the first's classes.
+    if (const auto* n = std::get_if<ComputeNarrowerThanWeights>(&w)) {
+      return fmt::format("{} {} {}", name(n->compute), name(n->stored), fmt::join(n->classes, " "));
+    }
+    // The weights it names: --weights fp8,bf16 had said "the weights are fp8" of both rows.
+    if (const auto* g = std::get_if<GroupSizeUnused>(&w)) return std::string(name(g->weights));
+    // The rest change only in their numbers (tokens, bytes, a batch), or not at all.
     return "";
   }
 

@@ -76,8 +76,11 @@ std::vector<bool> numeric_columns(const TextTable& t) {
   return numeric;
 }
 
-void append_cell(std::string& out, const std::string& raw, std::size_t width, bool left) {
-  const std::string cell = display_width(raw) > width ? cut_to(raw, width) : raw;
+// A cell wider than its column is cut only where the column was narrowed to fit a terminal;
+// elsewhere (a row streamed after the columns were laid out: a sweep's "16.9 min" below "143 ms")
+// it is drawn whole, since a cut number reads as another number and a cut name as another name.
+void append_cell(std::string& out, const std::string& raw, std::size_t width, bool left, bool may_cut) {
+  const std::string cell = may_cut && display_width(raw) > width ? cut_to(raw, width) : raw;
   const std::string pad(width - std::min(width, display_width(cell)), ' ');
   out += left ? cell + pad : pad + cell;
 }
@@ -102,7 +105,8 @@ TextTable shown(const TextTable& t) {
 
 PlainLayout plain_layout(const TextTable& t, std::size_t width) {
   const TextTable s = shown(t);
-  PlainLayout l{column_widths(s), numeric_columns(s), t.header.size(), false, width};
+  PlainLayout l{column_widths(s), numeric_columns(s), std::vector<bool>(t.header.size(), false), t.header.size(), false,
+                width};
   if (width == 0) return l;
   // First the widest text column is cut, a column at a time, down to kNarrowestCut; numbers are
   // never cut (a cut number reads as another number).
@@ -116,6 +120,7 @@ PlainLayout plain_layout(const TextTable& t, std::size_t width) {
     if (widest == l.widths.size()) break;
     const std::size_t excess = drawn_width(l.widths, l.shown) - width;
     l.widths[widest] -= std::min(excess, l.widths[widest] - kNarrowestCut);
+    l.narrowed[widest] = true;
     l.cut = true;
   }
   // Then columns from the right, the first and one more always kept, so that the columns left
@@ -137,7 +142,7 @@ void append_plain_row(std::string& out, const PlainLayout& layout, const std::ve
   out += "  ";
   for (std::size_t i = 0; i < layout.shown; ++i) {
     if (i > 0) out += "  ";
-    append_cell(out, i < row.size() ? row[i] : std::string(), layout.widths[i], !layout.numeric[i]);
+    append_cell(out, i < row.size() ? row[i] : std::string(), layout.widths[i], !layout.numeric[i], layout.narrowed[i]);
   }
   while (!out.empty() && out.back() == ' ') out.pop_back();
   out += "\n";

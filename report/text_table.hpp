@@ -21,12 +21,15 @@ struct TextTable {
 
 // The plain layout of a table (column widths, which columns align right), read from the rows it
 // holds, so that a stream can lay out its first rows and draw later ones in the same columns.
+// Only a column narrowed to fit the terminal cuts its cells: a later row's wider cell in any other
+// column is drawn whole and pushes the rest of its row to the right.
 struct PlainLayout {
   std::vector<std::size_t> widths;
   std::vector<bool> numeric;
-  std::size_t shown = 0;  // the columns drawn, from the left; the rest are left out
-  bool cut = false;       // some cells are cut to their column's width
-  std::size_t width = 0;  // the terminal's columns it was fitted to (0: none)
+  std::vector<bool> narrowed;  // the text columns cut below their widest cell to fit `width`
+  std::size_t shown = 0;       // the columns drawn, from the left; the rest are left out
+  bool cut = false;            // some cells are cut to their column's width
+  std::size_t width = 0;       // the terminal's columns it was fitted to (0: none)
 };
 [[nodiscard]] PlainLayout plain_layout(const TextTable& t, std::size_t width = 0);
 // Rows streamed after a table was drawn keep its first part's columns: what they leave out, as a

@@ -150,3 +150,29 @@ TEST_CASE("sweep: each model's operators without a kernel class are said apart, 
                         Catch::Contains("1 × no kernel class prices index_scores, attn_scores, attn_values:") &&
                         !Catch::Contains("2 × no kernel class"));
 }
+
+TEST_CASE("sweep: weights stored wider than the compute are said for each model's own classes") {
+  // fp8 compute over bf16 weights: Llama's attention and dense FFN, Qwen3-30B-A3B's attention and
+  // experts, gpt-oss-20b's attention alone (its experts are mxfp4). All three had been said in
+  // Llama's words, "3 × ... the attention, dense_ffn weights".
+  const auto r = test::run_cli({"sweep", "-m", "llama-3.1-8b,qwen3-30b-a3b,gpt-oss-20b", "-g", "h100-sxm", "--compute",
+                                "fp8", "-f", "csv"});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.err, Catch::Contains("\n  1 × the linears compute in fp8, each bound at the fp8 peak, but the attention, "
+                                    "dense_ffn weights are stored in bf16:") &&
+                        Catch::Contains("\n  1 × the linears compute in fp8, each bound at the fp8 peak, but the "
+                                        "attention, experts weights are stored in bf16:") &&
+                        Catch::Contains("\n  1 × the linears compute in fp8, each bound at the fp8 peak, but the "
+                                        "attention weights are stored in bf16:") &&
+                        !Catch::Contains("3 × the linears compute"));
+}
+
+TEST_CASE("sweep: an unused --group-size is said with each row's own weights format") {
+  // "2 × --group-size 64 changes nothing: the weights are fp8" had been said of a bf16 row too.
+  const auto r = test::run_cli({"sweep", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--weights", "fp8,bf16",
+                                "--group-size", "64", "-f", "csv"});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.err, Catch::Contains("\n  1 × --group-size 64 changes nothing: the weights are fp8,") &&
+                        Catch::Contains("\n  1 × --group-size 64 changes nothing: the weights are bf16,") &&
+                        !Catch::Contains("2 × --group-size"));
+}

@@ -3,6 +3,8 @@
 // beside the first column again; a file or a pipe gets the whole table.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "cli_runner.hpp"
@@ -100,4 +102,48 @@ TEST_CASE("tables: signed figures (+12.2%, -25.6%) align right as other numbers 
   CHECK(lines[3] == "  qwen3-8b     +7.5%");
   CHECK(lines[4] == "  gemma-2b    -25.6%");
   CHECK(lines[5] == "  mistral-7b    3.0%");
+}
+
+TEST_CASE("tables: a row streamed after the layout draws a wider cell whole, pushing its row right") {
+  // A sweep lays its columns out from its first 1,000 rows: a later "16.9 min" under "143 ms" was
+  // drawn "16.9 …" and a longer model name cut to a prefix the rows shared, with no note. Only a
+  // column narrowed to fit a terminal cuts its cells.
+  const TextTable window{"", {"model", "TTFT"}, {{"Llama-3.1-8B", "143 ms"}}};
+  const report::PlainLayout layout = report::plain_layout(window);
+  std::string out;
+  report::append_plain_row(out, layout, {"Llama, \"quoted\" | pipe", "16.9 min"});
+  report::append_plain_row(out, layout, {"Llama-3.1-8B", "50.1 ms"});
+  CHECK(out == "  Llama, \"quoted\" | pipe  16.9 min\n  Llama-3.1-8B  50.1 ms\n");
+}
+
+TEST_CASE("tables: on a terminal, a streamed row's cell is cut only in the column narrowed to fit it") {
+  TextTable t{"", {"preset", "source"}, {}};
+  t.rows.push_back({"qwen3-8b", "HF Qwen/Qwen3-8B config.json, bf16 as published (8.2 B), a long line of provenance"});
+  const report::PlainLayout layout = report::plain_layout(t, 50);
+  REQUIRE(layout.narrowed == std::vector<bool>{false, true});
+  std::string out;
+  report::append_plain_row(out, layout, {"llama-3.1-8b-instruct", "HF meta-llama/Llama-3.1-8B-Instruct config.json, bf16"});
+  CHECK(out == "  llama-3.1-8b-instruct  HF meta-llama/Llama-3.1-8B-Instruct c…\n");
+}
+
+TEST_CASE("tables: a sweep past its first 1,000 rows, to a file, cuts no figure and no name") {
+  // The second model's name is longer than any in the first 1,000 rows, and a 100000-token
+  // prompt's TTFT ("16.9 min" at batch 29, as the point command prints it) wider than a 1-token one's.
+  std::ifstream in(std::string(ROOFLINEPLAN_SOURCE) + "/presets/models/llama-3.1-8b.yaml");
+  std::string yaml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(yaml.rfind("name: ", 0) == 0);
+  yaml = "name: 'Llama, \"quoted\" | pipe'" + yaml.substr(yaml.find('\n'));
+  test::write_temp("quoted-name.yaml", yaml);
+  const auto r = test::run_cli({"sweep", "-m", "llama-3.1-8b," + test::temp_file("quoted-name.yaml"), "-g", "l4", "-b",
+                                "1..1001", "-p", "1,100000", "-f", "table"});
+  REQUIRE(r.code == 0);
+  CHECK(r.out.find("…") == std::string::npos);
+  int long_prompt_rows = 0;
+  for (const std::string& line : lines_of(r.out)) {
+    if (line.find("        29  100000") == std::string::npos) continue;
+    ++long_prompt_rows;
+    CHECK_THAT(line, Catch::Contains("16.9 min"));
+  }
+  CHECK(long_prompt_rows == 2);
+  CHECK_THAT(r.out, Catch::Contains("\n  Llama, \"quoted\" | pipe  NVIDIA L4  "));
 }
