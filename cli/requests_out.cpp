@@ -27,7 +27,12 @@ struct RequestRow {
   const serve::Outcome* served = nullptr;
   const serve::Dropped* dropped = nullptr;
   std::uint32_t replica = 0;  // the fleet's replica the router sent it to (0 alone)
+  double origin = 0;          // the run's start on the trace's clock (Traffic::origin)
 };
+
+// A time of the run on the clock its requests came from: a trace's own, so that a row is found
+// by the arrival its trace gave it (the run itself counted from the first, cli/serve_flags.hpp).
+double on_clock(const RequestRow& r, double run_s) { return r.origin + run_s; }
 
 std::string_view status(const RequestRow& r) {
   if (r.served != nullptr) return "served";
@@ -44,7 +49,7 @@ struct RequestColumn {
 
 const std::array kColumns = {
     RequestColumn{"request", [](const RequestRow& r) -> Cell { return static_cast<long>(r.index); }},
-    RequestColumn{"arrival_s", [](const RequestRow& r) -> Cell { return r.request->arrival; }},
+    RequestColumn{"arrival_s", [](const RequestRow& r) -> Cell { return on_clock(r, r.request->arrival); }},
     RequestColumn{"prompt_tokens", [](const RequestRow& r) -> Cell { return r.request->prompt; }},
     // What the prefix cache held as the request ran (a group's first on its replica found none),
     // which the run's cached_tokens sums; a dropped request's empty.
@@ -52,11 +57,17 @@ const std::array kColumns = {
     RequestColumn{"output_tokens", [](const RequestRow& r) -> Cell { return r.request->gen; }},
     RequestColumn{"status", [](const RequestRow& r) -> Cell { return status(r); }},
     RequestColumn{"first_step_s",
-                  [](const RequestRow& r) { return served(r, [](const RequestRow& x) { return x.request->arrival + x.served->queue_wait; }); }},
+                  [](const RequestRow& r) {
+                    return served(r, [](const RequestRow& x) { return on_clock(x, x.request->arrival + x.served->queue_wait); });
+                  }},
     RequestColumn{"first_token_s",
-                  [](const RequestRow& r) { return served(r, [](const RequestRow& x) { return x.request->arrival + x.served->ttft; }); }},
+                  [](const RequestRow& r) {
+                    return served(r, [](const RequestRow& x) { return on_clock(x, x.request->arrival + x.served->ttft); });
+                  }},
     RequestColumn{"finish_s",
-                  [](const RequestRow& r) { return served(r, [](const RequestRow& x) { return x.request->arrival + x.served->e2e; }); }},
+                  [](const RequestRow& r) {
+                    return served(r, [](const RequestRow& x) { return on_clock(x, x.request->arrival + x.served->e2e); });
+                  }},
     RequestColumn{"ttft_s", [](const RequestRow& r) { return served(r, [](const RequestRow& x) { return x.served->ttft; }); }},
     // One output token has no gap to time: empty, never 0.
     RequestColumn{"tpot_s",
@@ -102,12 +113,12 @@ void check_requests_out(const std::string& path) {
   }
 }
 
-void write_requests_out(const std::string& path, const std::vector<serve::Request>& requests,
+void write_requests_out(const std::string& path, const std::vector<serve::Request>& requests, double origin,
                         const serve::SimResult& run, std::span<const std::uint32_t> replica_of, std::ostream& err) {
   check_requests_out(path);
   std::vector<RequestRow> rows(requests.size());
   for (std::size_t i = 0; i < requests.size(); ++i) {
-    rows[i] = {i, &requests[i], nullptr, nullptr, replica_of.empty() ? 0 : replica_of[i]};
+    rows[i] = {i, &requests[i], nullptr, nullptr, replica_of.empty() ? 0 : replica_of[i], origin};
   }
   for (const serve::Outcome& o : run.served) rows[o.request].served = &o;
   for (const serve::Dropped& d : run.dropped) rows[d.request].dropped = &d;

@@ -291,16 +291,20 @@ Traffic traffic(const ServeFlags& f, double rate, long block_tokens) {
       scale = *own / *f.trace_rate;
       rescaled = fmt::format(", its {:.4g} requests/s scaled to {:g}", *own, *f.trace_rate);
     }
-    // --duration counts from the first arrival either way (a rescaled trace starts there at 0): a
-    // trace cut from its 1000th second had no request "before 60 s" unless rescaled.
-    const double first = f.trace_rate ? 0 : rows.front().arrival;
+    // The run counts from the first arrival either way (a rescaled trace starts there at 0), and
+    // so does --duration: a trace cut from its 1000th second had no request "before 60 s" unless
+    // rescaled, and one of timestamps run on its own clock lost its steps to a double's spacing
+    // there (Unix milliseconds, 1.7e12: TPOT 9.77 ms for 9.73; 1e15: every latency 0).
+    // --requests-out writes the trace's clock back (`origin`).
+    const double first = rows.front().arrival;
+    t.origin = f.trace_rate ? 0 : first;
     // A cached_tokens cell is rounded down to whole KV blocks, as --prefix-hit is: a block prefix
     // cache (vLLM's, SGLang's paged one) hits full blocks only, so 99 of 100 tokens cached left 1 to
     // compute where 16-token blocks leave 4. Said in the traffic's line when it changes a row.
     long rounded_rows = 0, rounded_tokens = 0;
     for (const TraceRow& row : rows) {
-      const double arrival = f.trace_rate ? file.rescaled(row, scale) : row.arrival;
-      if (arrival - first >= duration) break;
+      const double arrival = f.trace_rate ? file.rescaled(row, scale) : row.arrival - first;
+      if (arrival >= duration) break;
       const long whole_blocks = row.cached / block_tokens * block_tokens;
       rounded_rows += whole_blocks < row.cached ? 1 : 0;
       rounded_tokens += row.cached - whole_blocks;

@@ -70,10 +70,16 @@ using planner::cache_dropped_from;
 
 // The requests, generated at `rate` (per replica) or read from the trace --arrivals names.
 struct Traffic {
-  std::vector<serve::Request> requests;
+  std::vector<serve::Request> requests;  // each arrival counted from the run's start
   std::string description;  // "Poisson at 50 req/s for 3600 s, prompt ..., output ..."
   double duration = 0;
   bool trace = false;
+  // Where the run's start lies on the clock its requests came from: a trace's first arrival as
+  // it stands (0 for generated traffic, or a trace rescaled by --trace-rate, which starts at 0).
+  // The simulator never sees it: a double's spacing at 10^15 s is 0.125 s, past a 10 ms step, so
+  // a trace run on its own clock there timed every step as 0. --requests-out adds it back, so that
+  // a request's row carries the arrival its trace gave it (cli/requests_out.hpp).
+  double origin = 0;
 };
 [[nodiscard]] Traffic traffic(const ServeFlags& f, double rate, long block_tokens);
 // The longest prompt the traffic holds.

@@ -896,7 +896,7 @@ void run_simulate(const SimulateArgs& args, std::ostream& out, std::ostream& err
                                      cache_dropped_from(r.point.workload)));
   }
   if (!a.plot.empty()) write_figure_file(figure(r, runs.expected, a.replicas), a.plot, "plot", err);
-  if (!a.requests_out.empty()) write_requests_out(a.requests_out, t.requests, runs.expected, runs.replica_of, err);
+  if (!a.requests_out.empty()) write_requests_out(a.requests_out, t.requests, t.origin, runs.expected, runs.replica_of, err);
   const report::OutputFormat format = report::output_format(a.format);
   if (!report::info(format).carries_warnings) {
     for (const std::string& w : r.warnings) err << report::warning_label() << w << "\n";

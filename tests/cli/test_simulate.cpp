@@ -331,6 +331,63 @@ TEST_CASE("simulate: --duration counts from a trace's first arrival, rescaled or
   std::filesystem::remove(csv);
 }
 
+TEST_CASE("simulate: a trace runs from its first arrival, so an arrival far from 0 keeps every step's time") {
+  // Llama-2-7B on an A100-80GB, one request of 512 prompt tokens and 64 outputs: TTFT 38.5 ms, TPOT
+  // 9.73 ms, end to end 651 ms at arrival 0. A double's spacing at 10^15 s is 0.125 s, past every
+  // step: run on the trace's own clock, each latency was 0 s, and at 1.7e12 (Unix milliseconds)
+  // TPOT drifted to 9.77 ms. A fleet and a disaggregated pair run the same requests.
+  const auto at = [](const std::string& arrival, std::vector<std::string> extra) {
+    const std::string name = "far-" + arrival + ".csv";
+    test::write_temp(name, "arrival_s,prompt_tokens,output_tokens\n" + arrival + ",512,64\n");
+    std::vector<std::string> args{"simulate", "-m", "llama-2-7b", "-g", "a100-80gb", "--arrivals",
+                                  test::temp_file(name), "-f", "json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto r = run_cli(args);
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    return nlohmann::json::parse(r.out);
+  };
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{}, {"--replicas", "2"}, {"--disaggregate", "1:1"}}) {
+    const auto zero = at("0", extra);
+    CHECK(zero.at("ttft").at("mean").get<double>() > 0.03);
+    for (const std::string arrival : {"1e15", "1.7e12", "1700000000"}) {
+      INFO(arrival << (extra.empty() ? "" : " " + extra[0]));
+      const auto far = at(arrival, extra);
+      for (const char* key : {"ttft", "tpot", "e2e"}) {
+        CHECK(far.at(key).at("mean").get<double>() == Approx(zero.at(key).at("mean").get<double>()).epsilon(1e-12));
+      }
+    }
+  }
+}
+
+TEST_CASE("simulate --requests-out: a trace's rows keep the arrivals it gave them") {
+  // The run counts from the first arrival; the rows are on the trace's own clock, so each is found
+  // by its arrival there: 1700000000.25 and 1700000000.75 (Unix seconds), half a second apart.
+  test::write_temp("unix-times.csv", "arrival_s,prompt_tokens,output_tokens\n1700000000.25,512,64\n1700000000.75,512,64\n");
+  const std::string csv = test::temp_file("unix-times-out.csv");
+  const auto r = run_cli({"simulate", "-m", "llama-2-7b", "-g", "a100-80gb", "--arrivals", test::temp_file("unix-times.csv"),
+                          "--requests-out", csv});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  std::ifstream in(csv);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  REQUIRE(lines.size() == 3);
+  CHECK_THAT(lines[1], Catch::StartsWith("0,1700000000.25,512,0,64,served,"));
+  CHECK_THAT(lines[2], Catch::StartsWith("1,1700000000.75,512,0,64,served,"));
+  // first_token_s is on that clock too: its arrival plus its TTFT, to the clock's spacing there
+  // (2.4e-7 s at 1.7e9).
+  const std::vector<std::string> cells = [&] {
+    std::vector<std::string> out;
+    std::stringstream row(lines[1]);
+    for (std::string cell; std::getline(row, cell, ',');) out.push_back(cell);
+    return out;
+  }();
+  REQUIRE(cells.size() == 13);
+  CHECK(std::stod(cells[7]) - 1700000000.25 == Approx(std::stod(cells[9])).margin(5e-7));
+}
+
 TEST_CASE("simulate: --trace-rate scales a trace's gaps to a mean rate, and is refused without one") {
   // azure_columns.csv: 5 requests over 10 s, 0.4 a second from first to last (4 gaps). At 2 a
   // second every gap is a fifth: the last arrives at 2 s, so --duration 3s holds all five, where it
