@@ -3,13 +3,18 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <regex>
 #include <system_error>
 
 #include "cli/atomic_file.hpp"
 #include "io/input_error.hpp"
+#include "io/text_file.hpp"
 #include "launch/launch_spec.hpp"
 #include "model/engine.hpp"
 #include "report/human_units.hpp"
@@ -29,6 +34,31 @@ std::string row_text(const LaunchRow& r) {
   return fmt::format("{} with {}, batch {}, TPOT {}, TTFT {}, {} replica{}, sized on {}", r.gpu->name,
                      report::layout_label(r.layout), p.batch, report::human(p.tpot), report::human(p.ttft), p.replicas,
                      p.replicas == 1 ? "" : "s", r.sized_on);
+}
+
+// How every launch file rooflineplan writes begins (launch/launch_script.cpp, render): the mark
+// that a file in --emit-dir named like one is an earlier plan's, for this plan to remove.
+constexpr std::string_view kShebang = "#!/usr/bin/env bash\n", kWrittenBy = "# rooflineplan plan, row";
+
+bool written_by_rooflineplan(const fs::path& p) {
+  const std::string mark = fmt::format("{}{} ", kShebang, kWrittenBy);
+  std::ifstream in(p, std::ios::binary);
+  std::string head(mark.size(), '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  return in && head == mark;
+}
+
+// The path this command read `p` as, where `p` is one of its inputs (by device and inode, as
+// AtomicFile::commit refuses an output that is one).
+std::optional<std::string> input_read_as(const fs::path& p) {
+  struct stat st {};
+  if (::stat(p.c_str(), &st) != 0) return std::nullopt;
+  for (const io::FileRead& f : io::files_read()) {
+    if (f.device == static_cast<unsigned long long>(st.st_dev) && f.inode == static_cast<unsigned long long>(st.st_ino)) {
+      return f.path;
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -75,18 +105,52 @@ void write_launch_files(launch::Engine engine, const std::string& dir, const Mod
   }
   fs::create_directories(dir, ec);
   if (ec) throw io::InputError(fmt::format("--emit-dir {}: cannot create the folder: {}", dir, ec.message()));
+  // This plan's scripts, rendered before the folder changes: their names are checked below.
+  std::vector<launch::LaunchFile> files;
+  for (const Ready& r : ready) files.push_back(launch::write_launch(engine, r.spec, r.gpu));
+  const auto this_plans = [&](const std::string& name) {
+    return std::any_of(files.begin(), files.end(), [&](const launch::LaunchFile& f) { return f.name == name; });
+  };
   // An earlier plan's scripts for this engine would be started beside this one's by `for f in
-  // dir/*.sh`: they go, and are counted.
+  // dir/*.sh`: they go, and are counted. A name alone is not enough: it took a user's own
+  // 00-vllm-env.sh, and the model file of the very plan when named like one. So a match that is
+  // one of this command's inputs is refused, one rooflineplan did not write (its head) stays, and
+  // every match is judged before any is removed.
   const std::regex ours(fmt::format(R"(\d\d+-{}-.*\.sh)", launch::name(engine)));
-  int removed = 0;
+  std::vector<fs::path> earlier;
+  std::vector<std::string> kept;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
-    if (e.is_regular_file() && std::regex_match(e.path().filename().string(), ours) && fs::remove(e.path(), ec)) {
-      ++removed;
+    const std::string name = e.path().filename().string();
+    if (!e.is_regular_file() || !std::regex_match(name, ours)) continue;
+    if (const auto input = input_read_as(e.path())) {
+      throw io::InputError(fmt::format("--emit-dir {}: {} is one of this command's inputs (read as {}), named like a "
+                                       "launch file for {} (NN-{}-*.sh); move it or name another folder",
+                                       dir, name, *input, launch::name(engine), launch::name(engine)));
+    }
+    if (written_by_rooflineplan(e.path())) {
+      earlier.push_back(e.path());
+    } else if (this_plans(name)) {
+      throw io::InputError(fmt::format("--emit-dir {}: {} is not a launch file rooflineplan wrote (no `{}` line at its "
+                                       "head), and this plan's would replace it; move it or name another folder",
+                                       dir, name, kWrittenBy));
+    } else {
+      kept.push_back(name);
     }
   }
+  int removed = 0;
+  for (const fs::path& p : earlier) removed += fs::remove(p, ec) ? 1 : 0;
   if (removed > 0) {
     err << fmt::format("note: --emit-dir {}: removed {} launch file{} of an earlier plan for {}\n", dir, removed,
                        removed == 1 ? "" : "s", launch::name(engine));
+  }
+  if (!kept.empty()) {
+    std::sort(kept.begin(), kept.end());
+    err << report::terminal_text(fmt::format(
+               "note: --emit-dir {}: left {} in place: named like a launch file for {}, but not one rooflineplan "
+               "wrote (no `{}` line at its head); `for f in {}/*.sh` starts {} beside this plan's",
+               dir, fmt::join(kept, ", "), launch::name(engine), kWrittenBy, dir,
+               kept.size() == 1 ? "it" : "them"))
+        << "\n";
   }
   // Named after the engine that refused, as the refusal of every row is (`--emit trtllm: …`).
   for (const Refused& r : refused) {
@@ -94,8 +158,7 @@ void write_launch_files(launch::Engine engine, const std::string& dir, const Mod
     err << report::warning_label() << report::terminal_text(said) << "\n";
   }
   std::vector<std::string> names;
-  for (const Ready& r : ready) {
-    const launch::LaunchFile file = launch::write_launch(engine, r.spec, r.gpu);
+  for (const launch::LaunchFile& file : files) {
     const std::string path = (fs::path(dir) / file.name).string();
     AtomicFile out(path, "--emit-dir");
     out.stream() << file.text;

@@ -23,7 +23,9 @@ struct LaunchRow {
 
 // Refuses the rows the engine cannot run as planned when every row is such (io::InputError naming
 // the flag); writes the others, after removing the launch files an earlier plan left in `dir` for
-// the same engine, and says so on `err`.
+// the same engine, and says so on `err`. A file there named like one (NN-ENGINE-*.sh) that is one
+// of this command's inputs is refused (io::InputError naming --emit-dir, nothing removed), and
+// one rooflineplan did not write is left, said on `err` (refused where this plan's would replace it).
 void write_launch_files(launch::Engine engine, const std::string& dir, const ModelSpec& m, std::string_view model_arg,
                         const std::vector<LaunchRow>& rows, std::ostream& err);
 

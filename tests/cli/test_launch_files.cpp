@@ -454,6 +454,58 @@ TEST_CASE("emit: an earlier plan's scripts for the engine leave the folder, othe
   CHECK(files[1].filename() == "notes.txt");
 }
 
+TEST_CASE("emit: a model file named like a launch file in --emit-dir is refused, and nothing there is removed") {
+  // Llama-2-7B's preset copied in under the name of the script this plan writes, and given as
+  // --model: the removal of an earlier plan's scripts went by the name alone and deleted it.
+  const Folder f("input");
+  REQUIRE(run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "5", "--emit", "vllm", "--emit-dir",
+                   f.path.string()})
+              .code == 0);
+  const fs::path model = f.path / "01-vllm-nvidia-a100-80gb-sxm-tp1.sh";
+  fs::copy_file(test::example_file("../presets/models/llama-2-7b.yaml"), model);
+  const std::string before = read(model);
+  const auto r = run_cli({"plan", "-m", model.string(), "-g", "a100-80gb", "--emit", "vllm", "--emit-dir",
+                          f.path.string()});
+  check_error(r, "--emit-dir " + f.path.string() + ": 01-vllm-nvidia-a100-80gb-sxm-tp1.sh",
+              "is one of this command's inputs");
+  CHECK(read(model) == before);
+  // Every match judged before any goes: the earlier plan's own script is still there.
+  const auto files = f.files();
+  REQUIRE(files.size() == 2);
+  CHECK(files[0].filename() == "01-vllm-nvidia-a100-80gb-sxm-tp1.sh");
+  CHECK(files[1].filename() == "01-vllm-nvidia-h100-sxm-tp1.sh");
+}
+
+TEST_CASE("emit: a file named like a launch file that rooflineplan did not write stays, and is said to") {
+  const Folder f("own");
+  REQUIRE(run_cli({"plan", "-m", "llama-2-7b", "-g", "h100-sxm", "--emit", "vllm", "--emit-dir", f.path.string()})
+              .code == 0);
+  // What marks a file as rooflineplan's is how every one it writes begins.
+  CHECK_THAT(read(f.path / "01-vllm-nvidia-h100-sxm-tp1.sh"),
+             Catch::StartsWith("#!/usr/bin/env bash\n# rooflineplan plan, row 1: "));
+  std::ofstream(f.path / "00-vllm-env.sh") << "#!/bin/sh\n# my own\n";
+  const auto r = run_cli({"plan", "-m", "llama-2-7b", "-g", "a100-80gb", "--emit", "vllm", "--emit-dir",
+                          f.path.string()});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.err, Catch::Contains("removed 1 launch file of an earlier plan for vllm"));
+  CHECK_THAT(r.err, Catch::Contains("note: --emit-dir " + f.path.string() +
+                                    ": left 00-vllm-env.sh in place: named like a launch file for vllm, but not one "
+                                    "rooflineplan wrote"));
+  const auto files = f.files();
+  REQUIRE(files.size() == 2);
+  CHECK(files[0].filename() == "00-vllm-env.sh");
+  CHECK(read(files[0]) == "#!/bin/sh\n# my own\n");
+  CHECK(files[1].filename() == "01-vllm-nvidia-a100-80gb-sxm-tp1.sh");
+  // One under the very name this plan writes would be replaced, not left: refused, nothing removed.
+  std::ofstream(f.path / "01-vllm-nvidia-a100-80gb-sxm-tp1.sh") << "#!/bin/sh\n# mine too\n";
+  check_error(run_cli({"plan", "-m", "llama-2-7b", "-g", "a100-80gb", "--emit", "vllm", "--emit-dir",
+                       f.path.string()}),
+              "--emit-dir " + f.path.string() + ": 01-vllm-nvidia-a100-80gb-sxm-tp1.sh",
+              "is not a launch file rooflineplan wrote");
+  CHECK(read(f.path / "01-vllm-nvidia-a100-80gb-sxm-tp1.sh") == "#!/bin/sh\n# mine too\n");
+  CHECK(f.files().size() == 2);
+}
+
 TEST_CASE("emit: a replica is placed on a host's GPUs - GB200's 4 a tray, not its 72-GPU NVLink domain") {
   // tp 8 on GB200 stays inside NVLink but spans two trays: the script says so, and each host
   // has 4 GPUs to number (CUDA_VISIBLE_DEVICES 4 to 7 do not exist on one tray).
