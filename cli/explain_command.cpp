@@ -330,21 +330,23 @@ bool has_recurrent_layers(const Report& r) {
 }
 
 // The decode line: each remedy that helps this point, in one sentence. Speculative verification
-// is priced with each cache read once, a recurrent state read once and written once a drafted
-// token (model/scans.cpp, verify_step), and says so.
+// is priced over the drafts and the token before them, each cache read once, a recurrent state
+// read once and written once a row (model/scans.cpp, verify_step), and says so; all accepted, a
+// verify yields as many tokens as it has rows, which plain decoding takes as many steps to make.
 void say_decode_remedies(const Variations& s, std::optional<long> held, Writer& w) {
   const Phrases& p = w.p_;
   const Seconds step = s.base.decode.step.time;
-  const auto drafted = static_cast<double>(Variations::kDraftedTokens);
+  const auto rows = static_cast<double>(Variations::kVerifyRows);
   std::vector<std::string> remedies;
   if (helps(s.int4.decode.step.time, step)) {
     remedies.push_back(fill(p.remedy_int4, fmt::arg("step", human(step)), fmt::arg("step_int4", human(s.int4.decode.step.time))));
   }
   if (std::string batching = batching_remedy(s, held, p); !batching.empty()) remedies.push_back(std::move(batching));
   if (helps(s.kv8.decode.step.time, step)) remedies.push_back(fill(p.remedy_kv8, fmt::arg("step_kv8", human(s.kv8.decode.step.time))));
-  if (helps(s.verify_step, drafted * step)) {
+  if (helps(s.verify_step, rows * step)) {
     remedies.push_back(fill(has_recurrent_layers(s.base) ? p.remedy_speculative_state : p.remedy_speculative,
-                            fmt::arg("spec", human(s.verify_step)), fmt::arg("step", human(step))));
+                            fmt::arg("spec", human(s.verify_step)), fmt::arg("step", human(step)),
+                            fmt::arg("k", Variations::kDraftedTokens), fmt::arg("rows", Variations::kVerifyRows)));
   }
   if (remedies.empty()) {
     w.say(fmt::format("  - {}", p.remedy_decode_none));
@@ -472,17 +474,19 @@ void explain_scenario(const Variations& s, const std::string& name, Writer& w) {
         fmt::arg("share", fmt::format("{:.0f}", share)), fmt::arg("dshare", fmt::format("{:.0f}", 100 - share)));
   const auto gen = static_cast<double>(r.workload.gen_tokens);
   struct Saving {
-    std::string_view what;
+    std::string what;
     Seconds saved;
   };
   // FlashAttention against naive whichever the point runs (what the scores on chip save, named
   // so); another change that saves nothing here (the point has it already, or it is slower: an
   // fp8 cache beside an fp4 one) is not ranked.
   std::vector<Saving> savings{
-      {p.int4, total - s.int4.request_time()},
-      {p.kv8, total - s.kv8.request_time()},
-      {p.flash, s.naive.request_time() - s.flash.request_time()},
-      {p.speculative, r.decode.step.time * gen - s.verify_step * std::ceil(gen / Variations::kDraftedTokens)},
+      {std::string(p.int4), total - s.int4.request_time()},
+      {std::string(p.kv8), total - s.kv8.request_time()},
+      {std::string(p.flash), s.naive.request_time() - s.flash.request_time()},
+      // All kDraftedTokens accepted, a verify yields them and the target's own next token.
+      {fill(p.speculative, fmt::arg("k", Variations::kDraftedTokens), fmt::arg("rows", Variations::kVerifyRows)),
+       r.decode.step.time * gen - s.verify_step * std::ceil(gen / Variations::kVerifyRows)},
   };
   std::erase_if(savings, [](const Saving& v) { return !(v.saved > Seconds(0)); });
   std::stable_sort(savings.begin(), savings.end(), [](const Saving& a, const Saving& b) { return a.saved > b.saved; });

@@ -27,15 +27,28 @@ DecodeWeights decode_weights(const ParameterCount& params, const WeightBytes& st
   return {stored.run(), params.active()};
 }
 
-CriticalBatch critical_batch(const DecodeWeights& weights, const OpTotals& one_sequence_all_experts, const Ceilings& c) {
+namespace {
+
+// The batch at which a step of `m` micro-batches at most turns compute-bound, from B₁, that of
+// one weight read (model/critical_batch.hpp says why): below one sequence a step runs one
+// micro-batch, and up to m sequences the ratio of compute to memory does not move with the batch.
+double over_microbatches(double single_read, long m) {
+  return single_read >= 1 ? static_cast<double>(m) * single_read : single_read;
+}
+
+}  // namespace
+
+CriticalBatch critical_batch(const DecodeWeights& weights, const OpTotals& one_sequence_all_experts, const Ceilings& c,
+                             long most_microbatches) {
   CriticalBatch r;
   const Seconds weight_time = weights.streamed / c.bandwidth;
-  r.weights_only = weight_time.value() * c.peak.value() / (2 * weights.multiplied);
+  r.weights_only =
+      over_microbatches(weight_time.value() * c.peak.value() / (2 * weights.multiplied), most_microbatches);
 
   // One sequence with every expert read: weights are the fixed cost, the rest scales with B.
   const OpTotals& seq = one_sequence_all_experts;
   const Seconds gain = seq.flops / c.peak - seq.other_bytes / c.bandwidth;
-  if (gain > Seconds(0)) r.at_context = (seq.weight_bytes / c.bandwidth) / gain;
+  if (gain > Seconds(0)) r.at_context = over_microbatches((seq.weight_bytes / c.bandwidth) / gain, most_microbatches);
   return r;
 }
 

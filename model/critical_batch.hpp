@@ -41,9 +41,21 @@ struct CriticalBatch {
   std::optional<double> at_context;
 };
 
+// Both under a pipeline: a decode step runs M(B) = min(m, B) micro-batches (m its --microbatches,
+// pp by default; model/workload.hpp, microbatches), each reading its stage's weights again, so the
+// step reads the weights M(B) times (model/engine.cpp, pipeline_phase). Its compute B·F_seq/FLOPS
+// meets its memory M(B)·W/BW + B·Bytes_seq/BW where B·g = M(B)·W/BW, g = F_seq/FLOPS −
+// Bytes_seq/BW, and with B₁ = (W/BW)/g, the single-read B* above:
+//   - up to m sequences each micro-batch holds one, M(B) = B: compute and memory grow together and
+//     the step is compute-bound at every such batch if B₁ < 1, memory-bound if B₁ > 1;
+//   - from m on, M(B) = m: they meet at B = m·B₁, a batch of m or more where B₁ ≥ 1.
+// So B* = m·B₁ where B₁ ≥ 1, else B₁ (compute-bound from one sequence on, as without a pipeline):
+// Llama-2-70B at tp 4, pp 2 on H100 is 2 × 295 = 590 weights only, 2 × 920 = 1839 at 640 tokens.
+
 // From the decode step's weights, and the decode step of one sequence with every expert read, its
-// operators' sums (the engine works out both once per point).
+// operators' sums (the engine works out both once per point); `most_microbatches` is m above, 1
+// without a pipeline (model/workload.hpp, most_microbatches).
 [[nodiscard]] CriticalBatch critical_batch(const DecodeWeights& weights, const OpTotals& one_sequence_all_experts,
-                                           const Ceilings& c);
+                                           const Ceilings& c, long most_microbatches);
 
 }  // namespace roofline

@@ -319,7 +319,8 @@ Report evaluate(const ModelSpec& model, const GpuSpec& gpu, const Workload& work
   r.decode.tokens_per_s = static_cast<double>(workload.batch) / r.decode.step.time.value();
   r.decode.expected_tokens_per_s = static_cast<double>(workload.batch) / r.decode.step.expected.time.value();
   r.decode.weight_read_time = r.decode.step.weight_bytes / c.bandwidth;
-  r.critical_batch = critical_batch(decode, one_step, c);  // one sequence's, every expert read
+  // One sequence's, every expert read; a pipeline's step reads the weights once a micro-batch.
+  r.critical_batch = critical_batch(decode, one_step, c, most_microbatches(workload));
   r.memory = memory_ledger(*placed, split ? split : whole, *footprint, gpu, workload);
   r.warnings = warnings_for(r);
   return r;

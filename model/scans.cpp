@@ -39,12 +39,12 @@ void at_context(Workload& x, long context) {
 }
 
 // What a verification step moves of the recurrent layers' state beyond what an engine moves, a GPU:
-// `spec` prices each drafted token as a sequence of its own, which reads and writes its state and
-// its convolution's kept inputs once. vLLM's speculative decoding reads a sequence's state once and
-// writes it at each drafted position, to resume from the last one accepted (its
-// fused_recurrent_gated_delta_rule keeps "the states for multi-query tokens", one a position of
-// spec_state_indices_tensor), and reads and writes the kept inputs once (causal_conv1d_update with
-// num_accepted_tokens). A pipeline's memory time is its micro-batches' over the stages.
+// `spec` prices each of a sequence's kVerifyRows rows as a sequence of its own, which reads and
+// writes its state and its convolution's kept inputs once. vLLM's speculative decoding reads a
+// sequence's state once and writes it at each of its verified positions, to resume from the last
+// one accepted (its fused_recurrent_gated_delta_rule keeps "the states for multi-query tokens", one
+// a position of spec_state_indices_tensor), and reads and writes the kept inputs once
+// (causal_conv1d_update with num_accepted_tokens). A pipeline's memory time is its micro-batches' over the stages.
 Seconds state_beyond_engine(const ModelSpec& m, const Workload& w, const Report& base, const Report& spec) {
   if (!m.architecture || !m.architecture->recurrent) return Seconds(0);
   const LayerStack stack = describe_layers(*m.architecture, sharding(w));
@@ -60,27 +60,27 @@ Seconds state_beyond_engine(const ModelSpec& m, const Workload& w, const Report&
   const auto on_a_gpu = [&](long batch) {
     return std::ceil(static_cast<double>(batch) / stack.data_parallel) / static_cast<double>(w.pp);
   };
-  const auto drafted = static_cast<double>(Variations::kDraftedTokens);
+  const auto rows = static_cast<double>(Variations::kVerifyRows);
   const double priced = on_a_gpu(spec.workload.batch) * 2 * (state + conv);
-  const double engine = on_a_gpu(w.batch) * ((1 + drafted) * state + 2 * conv);
+  const double engine = on_a_gpu(w.batch) * ((1 + rows) * state + 2 * conv);
   return Bytes(priced - engine) / base.gpu.ceilings.bandwidth;
 }
 
-// A verify kernel reads each sequence's cache once for all its drafted tokens (FlashMLA's
-// several queries a sequence; serve/step_cost.cpp, verify_attention), but the engine prices a
-// decode pass at one query a sequence, so `spec` (kDraftedTokens × the batch) reads every cache
-// kDraftedTokens times. The reads past the first are taken off at bandwidth: the base step's
-// cache traffic is what its memory time loses at a one-token context. Those reads belong to
-// memory-bound attention operators (a few FLOPs a byte, 4 queries or 1), so the rows through the
-// linears and the queries' arithmetic stay as priced. A recurrent layer's state, which does not
-// grow with the context, is taken to what engines move (state_beyond_engine). A naive kernel's
-// score matrix stays as priced: 4 queries do write it 4 times.
+// A verify kernel reads each sequence's cache once for all its rows, the drafted tokens and the one
+// before them (FlashMLA's several queries a sequence; serve/step_cost.cpp, verify_attention), but
+// the engine prices a decode pass at one query a sequence, so `spec` (kVerifyRows × the batch)
+// reads every cache kVerifyRows times. The kDraftedTokens reads past the first are taken off at
+// bandwidth: the base step's cache traffic is what its memory time loses at a one-token context.
+// Those reads belong to memory-bound attention operators (a few FLOPs a byte, 5 queries or 1), so
+// the rows through the linears and the queries' arithmetic stay as priced. A recurrent layer's
+// state, which does not grow with the context, is taken to what engines move (state_beyond_engine).
+// A naive kernel's score matrix stays as priced: 5 queries do write it 5 times.
 Seconds verify_step(const ModelSpec& m, const GpuSpec& g, const Workload& w, const Report& base, const Report& spec) {
   // A one-token context after a one-token prompt (a step's context holds its prompt).
   const Report one_token = with(m, g, w, [](Workload& x) { x.prompt_tokens = x.context_tokens = 1; });
   const Seconds cache = base.decode.step.memory_time - one_token.decode.step.memory_time;
   const Seconds extra =
-      static_cast<double>(Variations::kDraftedTokens - 1) * cache + state_beyond_engine(m, w, base, spec);
+      static_cast<double>(Variations::kVerifyRows - 1) * cache + state_beyond_engine(m, w, base, spec);
   return std::max(base.decode.step.time, spec.decode.step.time - extra);
 }
 
@@ -134,9 +134,11 @@ Variations variations(const ModelSpec& m, const GpuSpec& g, const Workload& w) {
   v.kv8 = with(m, g, w, [](Workload& x) { x.precision.kv = DType::fp8; });
   v.flash = with(m, g, w, [](Workload& x) { x.attention = AttentionKernel::flash; });
   v.naive = with(m, g, w, [](Workload& x) { x.attention = AttentionKernel::naive; });
-  // Verifying the drafted tokens of every sequence is one step over that many times the rows,
-  // with one weight read.
-  v.speculative = with(m, g, w, [](Workload& x) { x.batch *= Variations::kDraftedTokens; });
+  // Verifying the drafted tokens of every sequence is one step over kVerifyRows times the rows
+  // (the drafts and the token before them), with one weight read. At kDraftedTokens rows a
+  // sequence it had priced one row short of what simulate verifies: Llama-2-7B at batch 48 on an
+  // A100, 9.80 ms for 11.96.
+  v.speculative = with(m, g, w, [](Workload& x) { x.batch *= Variations::kVerifyRows; });
   v.verify_step = verify_step(m, g, w, v.base, v.speculative);
   return v;
 }

@@ -33,13 +33,18 @@ namespace roofline {
 struct Variations {
   // Speculative decoding verifies this many drafted tokens a sequence in one step.
   static constexpr long kDraftedTokens = 4;
+  // The rows a sequence that verify passes through the target: the drafts and the token before
+  // them, whose K/V the target has yet to write, as simulate prices it (serve/speculative.cpp:
+  // K + 1 queries) and engines run it. All K accepted, it yields K + 1 tokens: the drafts and the
+  // target's own next one.
+  static constexpr long kVerifyRows = kDraftedTokens + 1;
   // batch1: one sequence at the same context, the single-stream ceiling the story compares with.
   // flash and naive: the two attention kernels, one of them the base's. speculative: the step at
-  // kDraftedTokens times the batch, each drafted token priced as a sequence of its own.
+  // kVerifyRows times the batch, each row priced as a sequence of its own.
   Report base, batch1, batch64, twice_critical, int4, kv8, flash, naive, speculative;
-  // The verification step: `speculative` with each sequence's cache read once, not once a drafted
-  // token, and a recurrent layer's state read once and written once a drafted token, as vLLM keeps
-  // it (model/scans.cpp says how); never below the base step.
+  // The verification step: `speculative` with each sequence's cache read once, not once a row, and
+  // a recurrent layer's state read once and written once a row, as vLLM keeps it (model/scans.cpp
+  // says how); never below the base step.
   Seconds verify_step;
 };
 

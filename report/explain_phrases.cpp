@@ -103,11 +103,14 @@ constexpr Phrases kEnglish{
     .remedy_and = "; ",
     .remedy_int4 = "int4 weights cut the bytes of a step ({step} → {step_int4})",
     .remedy_kv8 = "an fp8 KV cache gives {step_kv8}",
-    .remedy_speculative = "speculative decoding verifies 4 drafted tokens a sequence in {spec}, reading the weights "
-                          "and each sequence's cache once, instead of 4 × {step}",
-    .remedy_speculative_state = "speculative decoding verifies 4 drafted tokens a sequence in {spec}, reading the "
-                                "weights and each sequence's cache once (a recurrent layer's state read once and "
-                                "written at each drafted token, as vLLM keeps it), instead of 4 × {step}",
+    .remedy_speculative = "speculative decoding verifies {k} drafted tokens a sequence, {rows} rows with the token "
+                          "before them, in {spec}, reading the weights and each sequence's cache once, instead of "
+                          "{rows} × {step} for the {rows} tokens it yields when all are accepted",
+    .remedy_speculative_state = "speculative decoding verifies {k} drafted tokens a sequence, {rows} rows with the "
+                                "token before them, in {spec}, reading the weights and each sequence's cache once (a "
+                                "recurrent layer's state read once and written at each of the {rows} rows, as vLLM "
+                                "keeps it), instead of {rows} × {step} for the {rows} tokens it yields when all are "
+                                "accepted",
     .remedy_batch_little = "batching to 64 raises throughput to {tps64} tokens/s for little latency ({step} → {s64} a step)",
     .remedy_batch_grows = "batching to 64 raises throughput to {tps64} tokens/s, but each step takes {s64} against {step} now",
     .remedy_batch_memory = "batching raises throughput only as far as memory holds sequences: {most} at their full "
@@ -144,7 +147,7 @@ constexpr Phrases kEnglish{
     .int4 = "int4 weights",
     .kv8 = "fp8 KV cache",
     .flash = "FlashAttention (against naive attention)",
-    .speculative = "speculative decoding, 4 tokens per step (all accepted: an upper bound)",
+    .speculative = "speculative decoding, {rows} tokens per step ({k} drafts all accepted: an upper bound)",
     .above = "{x}× above the ridge point",
     .below = "{x}× below the ridge point",
     .compute = "compute",
@@ -229,9 +232,11 @@ constexpr Phrases kChinese{
     .remedy_and = "；",
     .remedy_int4 = "int4 权重减少每步读取的字节（{step} → {step_int4}）",
     .remedy_kv8 = "fp8 KV 缓存为 {step_kv8}",
-    .remedy_speculative = "投机解码每步验证每个序列的 4 个草稿词元，权重和各序列的缓存都只读一次，耗时 {spec}，而不是 4 × {step}",
-    .remedy_speculative_state = "投机解码每步验证每个序列的 4 个草稿词元，权重和各序列的缓存都只读一次（循环层的状态读一次、"
-                                "每个草稿词元各写一次，与 vLLM 一致），耗时 {spec}，而不是 4 × {step}",
+    .remedy_speculative = "投机解码每步验证每个序列的 {k} 个草稿词元（连同其前一个词元共 {rows} 行），权重和各序列的缓存都只读一次，"
+                          "耗时 {spec}，而草稿全部被接受时得到的 {rows} 个词元逐步解码需 {rows} × {step}",
+    .remedy_speculative_state = "投机解码每步验证每个序列的 {k} 个草稿词元（连同其前一个词元共 {rows} 行），权重和各序列的缓存都只读"
+                                "一次（循环层的状态读一次、{rows} 行各写一次，与 vLLM 一致），耗时 {spec}，而草稿全部被接受时得到的 "
+                                "{rows} 个词元逐步解码需 {rows} × {step}",
     .remedy_batch_little = "批处理到 64 时吞吐升至 {tps64} 词元/秒，延迟几乎不变（每步 {step} → {s64}）",
     .remedy_batch_grows = "批处理到 64 时吞吐升至 {tps64} 词元/秒，但每步从现在的 {step} 增至 {s64}",
     .remedy_batch_memory = "批处理只能做到显存放得下的序列数：序列长到 {len} 个词元时连续批处理可放 {most} 个，吞吐 {tps} 词元/秒，每步 {step}",
@@ -262,7 +267,7 @@ constexpr Phrases kChinese{
     .int4 = "int4 权重",
     .kv8 = "fp8 KV 缓存",
     .flash = "FlashAttention（相对朴素注意力）",
-    .speculative = "投机解码，每步 4 个词元（全部接受：上限）",
+    .speculative = "投机解码，每步 {rows} 个词元（{k} 个草稿全部接受：上限）",
     .above = "为拐点的 {x} 倍",
     .below = "仅为拐点的 1/{x}",
     .compute = "算力",

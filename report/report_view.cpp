@@ -191,9 +191,12 @@ TextTable ops_table(const Report& r) {
 
 std::string critical_batch_line(const Report& r) {
   const CriticalBatch& b = r.critical_batch;
+  // A pipeline's step reads the weights once a micro-batch (model/critical_batch.hpp): m·B₁ where B₁ ≥ 1.
+  const long m = most_microbatches(r.workload);
   std::string line = fmt::format(
-      "critical batch B* = (weights streamed / bandwidth) × peak / (2 × weights multiplied) = {}: below it a decode step "
-      "costs about the same whatever the batch",
+      "critical batch B* = {}(weights streamed / bandwidth) × peak / (2 × weights multiplied) = {}: below it a decode "
+      "step costs about the same whatever the batch",
+      m > 1 && b.weights_only >= static_cast<double>(m) ? fmt::format("{} micro-batches × ", m) : std::string(),
       three_digits(b.weights_only));
   if (!r.model.spec.architecture) return line;
   if (b.at_context) {

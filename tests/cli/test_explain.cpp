@@ -369,23 +369,59 @@ TEST_CASE("explain -b 590: memory-bound decode is bytes / bandwidth = 70.95 GB /
                                      "此批大小下每路 40.5 词元/秒"));
 }
 
-TEST_CASE("explain -b 1000: verifying 4 drafted tokens reads each cache once - 167.3 ms less 3 × 25.0 ms of cache = 92.3 ms, not 4 × 41.8 ms") {
+TEST_CASE("explain -b 1000: verifying 4 drafted tokens reads each cache once - 209.2 ms less 4 × 25.0 ms of cache = 109 ms, not 5 × 41.8 ms") {
   // The JSON of Llama-3.1-8B on H100: batch 1000 at context 640 reads 109.83 GB (32.78 ms at
-  // 3.35 TB/s), at a one-token context 26.07 GB (7.78 ms): its cache is 25.00 ms of traffic.
-  // Batch 4000 takes 167.34 ms reading every cache 4 times; 3 of those reads off: 92.3 ms, at
-  // least the base step's 41.8 ms and well below 4 × 41.8 ms = 167 ms.
+  // 3.35 TB/s), at a one-token context 26.07 GB (7.78 ms): its cache is 25.00 ms of traffic. The
+  // verify runs 5 rows a sequence (the 4 drafts and the token before them): batch 5000 takes
+  // 209.18 ms reading every cache 5 times; 4 of those reads off: 109.2 ms, at least the base step's
+  // 41.8 ms and well below the 5 × 41.8 ms = 209 ms that the 5 tokens it yields take a step at a time.
   const auto r = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "1000"});
   REQUIRE(r.code == 0);
-  CHECK_THAT(r.out, Catch::Contains("speculative decoding verifies 4 drafted tokens a sequence in 92.3 ms, reading the "
-                                    "weights and each sequence's cache once, instead of 4 × 41.8 ms"));
+  CHECK_THAT(r.out, Catch::Contains("speculative decoding verifies 4 drafted tokens a sequence, 5 rows with the token "
+                                    "before them, in 109 ms, reading the weights and each sequence's cache once, "
+                                    "instead of 5 × 41.8 ms for the 5 tokens it yields when all are accepted"));
   const ModelSpec m = io::load_model("llama-3.1-8b");
   const Variations v = variations(m, io::load_gpu("h100-sxm"), test::default_workload(m, 1000));
-  CHECK_THAT(v.verify_step.value(), Catch::WithinRel(0.16734 - 3 * (0.032784 - 0.0077826), 1e-3));
+  CHECK(v.speculative.workload.batch == 5000);
+  CHECK_THAT(v.verify_step.value(), Catch::WithinRel(0.20918 - 4 * (0.032784 - 0.0077826), 1e-3));
   CHECK(v.verify_step >= v.base.decode.step.time);
-  // The teaching model has no cache: verification is the batch-4 step, 7.00 ms as at batch 1.
+  // The teaching model has no cache: verification is the batch-5 step, 7.00 ms as at batch 1.
   test::TeachingExample t;
   const Variations seed = variations(t.model, t.gpu, test::default_workload(t.model));
   CHECK_THAT(seed.verify_step.value(), Catch::WithinRel(7e-3, 1e-9));
+}
+
+TEST_CASE("explain: verifying 4 drafted tokens prices 5 rows a sequence, as simulate does - Llama-2-7B at batch 48 on A100, 11.96 ms, not 9.80") {
+  // simulate's verify is K + 1 queries a sequence (serve/speculative.cpp), the drafts and the token
+  // before them. The JSON of Llama-2-7B on A100-80GB at 64 + 64 tokens (context 96): batch 240
+  // (5 × 48) takes 16.652 ms; batch 48 reads 16,103,571,456 B, at a one-token context
+  // 13,712,818,176 B: its cache is 2,390,753,280 B (48 × 95 tokens × 524,288 B) at 2039 GB/s,
+  // 1.1725 ms. 16.652 − 4 × 1.1725 = 11.962 ms. Four rows a sequence had priced 9.80 ms, one short.
+  const std::vector<std::string> point = {"explain", "-m", "llama-2-7b", "-g", "a100-80gb", "-b", "48", "-p", "64",
+                                          "--gen", "64", "--scenario", "chat"};
+  const auto r = test::run_cli(point);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("speculative decoding verifies 4 drafted tokens a sequence, 5 rows with the token "
+                                    "before them, in 12.0 ms, reading the weights and each sequence's cache once, "
+                                    "instead of 5 × 7.90 ms for the 5 tokens it yields when all are accepted"));
+  const ModelSpec m = io::load_model("llama-2-7b");
+  const Variations v = variations(m, io::load_gpu("a100-80gb"), at_lengths(m, 48, 64, 64));
+  CHECK(v.speculative.workload.batch == 240);
+  CHECK_THAT(v.verify_step.value(), Catch::WithinRel(0.016652 - 4 * (16'103'571'456.0 - 13'712'818'176.0) / 2039e9, 1e-4));
+  // 4 drafts all accepted yield 5 tokens a verify, so 64 tokens take ⌈64 / 5⌉ = 13 verifies:
+  // 64 × 7.898 ms − 13 × 11.962 ms = 350 ms saved (as 4 a verify, 16 × 9.80 ms: 349).
+  const Seconds saved = v.base.decode.step.time * 64.0 - v.verify_step * 13.0;
+  CHECK(saved.value() == Approx(0.34995).epsilon(1e-3));
+  CHECK_THAT(r.out, Catch::Contains("speculative decoding, 5 tokens per step (4 drafts all accepted: an upper bound): "
+                                    "saves " + report::human(saved)) &&
+                        !Catch::Contains("4 tokens per step"));
+  auto zh = point;
+  zh.insert(zh.end(), {"--lang", "zh"});
+  const auto z = test::run_cli(zh);
+  REQUIRE(z.code == 0);
+  CHECK_THAT(z.out, Catch::Contains("投机解码每步验证每个序列的 4 个草稿词元（连同其前一个词元共 5 行），权重和各序列的缓存都只读一次，"
+                                    "耗时 12.0 ms，而草稿全部被接受时得到的 5 个词元逐步解码需 5 × 7.90 ms") &&
+                        Catch::Contains("投机解码，每步 5 个词元（4 个草稿全部接受：上限）：节省 " + report::human(saved)));
 }
 
 TEST_CASE("explain: a batch of 64 or more is not sent to batch 64 - 1000 sequences, of which memory holds 438") {
@@ -762,31 +798,33 @@ TEST_CASE("explain: a mixture of experts' answer says an expert's weights serve 
              Catch::Contains("each weight read serves only 16 token(s).") && !Catch::Contains("an expert's weights"));
 }
 
-TEST_CASE("explain: verifying 4 drafted tokens reads a recurrent state once and writes it 4 times - Qwen3.5-4B at batch 32, 7.87 ms, not 9.38") {
-  // The JSON of Qwen3.5-4B on H100 at context 8192: batch 128 (4 × 32) takes 17.067 ms; its cache
-  // is 6.150 − 3.586 ms of batch 32's traffic (one-token context). A Gated DeltaNet layer keeps,
-  // a sequence, a state of 32 heads × 128 × 128 × 4 B = 2,097,152 B and kept inputs of
-  // (2·16·128 + 4,096) × 3 × 2 B = 49,152 B. Batch 128 reads and writes both 4 times a sequence;
-  // vLLM reads the state once and writes it at each of the 4 drafted positions, and reads and
-  // writes the kept inputs once: 3 × 2,097,152 + 6 × 49,152 = 6,586,368 B less a sequence and
-  // layer, × 32 × 24 = 5.058 GB at 3.35 TB/s = 1.510 ms. 17.067 − 3 × 2.564 − 1.510 = 7.865 ms.
-  // Taking off the KV cache's reads alone left 9.375 ms, the state read 4 times.
+TEST_CASE("explain: verifying 4 drafted tokens reads a recurrent state once and writes it 5 times - Qwen3.5-4B at batch 32, 8.44 ms, not 10.45") {
+  // The JSON of Qwen3.5-4B on H100 at context 8192: batch 160 (5 rows × 32: the 4 drafts and the
+  // token before them) takes 20.706 ms; its cache is 6.150 − 3.586 ms of batch 32's traffic
+  // (one-token context). A Gated DeltaNet layer keeps, a sequence, a state of 32 heads × 128 × 128
+  // × 4 B = 2,097,152 B and kept inputs of (2·16·128 + 4,096) × 3 × 2 B = 49,152 B. Batch 160
+  // reads and writes both 5 times a sequence; vLLM reads the state once and writes it at each of
+  // the 5 positions, and reads and writes the kept inputs once: 4 × 2,097,152 + 8 × 49,152 =
+  // 8,781,824 B less a sequence and layer, × 32 × 24 = 6.744 GB at 3.35 TB/s = 2.013 ms.
+  // 20.706 − 4 × 2.564 − 2.013 = 8.437 ms. Taking off the KV cache's reads alone left 10.45 ms, the
+  // state read 5 times.
   const auto r = test::run_cli({"explain", "-m", "qwen3.5-4b", "-g", "h100-sxm", "-b", "32", "-p", "4096", "--context", "8192"});
   REQUIRE(r.code == 0);
-  CHECK_THAT(r.out, Catch::Contains("speculative decoding verifies 4 drafted tokens a sequence in 7.87 ms, reading the "
-                                    "weights and each sequence's cache once (a recurrent layer's state read once and "
-                                    "written at each drafted token, as vLLM keeps it), instead of 4 × 6.15 ms"));
+  CHECK_THAT(r.out, Catch::Contains("speculative decoding verifies 4 drafted tokens a sequence, 5 rows with the token "
+                                    "before them, in 8.44 ms, reading the weights and each sequence's cache once (a "
+                                    "recurrent layer's state read once and written at each of the 5 rows, as vLLM "
+                                    "keeps it), instead of 5 × 6.15 ms for the 5 tokens it yields when all are accepted"));
   const ModelSpec m = io::load_model("qwen3.5-4b");
   Workload w = test::default_workload(m, 32);
   w.prompt_tokens = 4096;
   w.context_tokens = 8192;
   const Variations v = variations(m, io::load_gpu("h100-sxm"), w);
-  const double state = 32.0 * 24 * (3 * 2'097'152 + 6 * 49'152) / 3.35e12;
-  CHECK_THAT(v.verify_step.value(), Catch::WithinRel(0.0170666 - 3 * (0.0061498 - 0.0035860) - state, 1e-4));
+  const double state = 32.0 * 24 * (4 * 2'097'152 + 8 * 49'152) / 3.35e12;
+  CHECK_THAT(v.verify_step.value(), Catch::WithinRel(0.0207055 - 4 * (0.0061498 - 0.0035860) - state, 1e-4));
   const auto zh = test::run_cli({"explain", "-m", "qwen3.5-4b", "-g", "h100-sxm", "-b", "32", "-p", "4096", "--context",
                                  "8192", "--lang", "zh"});
   REQUIRE(zh.code == 0);
-  CHECK_THAT(zh.out, Catch::Contains("（循环层的状态读一次、每个草稿词元各写一次，与 vLLM 一致），耗时 7.87 ms"));
+  CHECK_THAT(zh.out, Catch::Contains("（循环层的状态读一次、5 行各写一次，与 vLLM 一致），耗时 8.44 ms"));
 }
 
 TEST_CASE("explain: an fp8 KV cache leaves a recurrent state as it is - Mamba-130m is offered no fp8 cache") {
