@@ -78,6 +78,15 @@ int gpt_oss_top_k(const HfFields& c) {
   return c.small_count(c.given("experts_per_token") ? "experts_per_token" : "num_experts_per_tok", "moe.top_k");
 }
 
+// A placement that leaves every layer dense gives experts no layer runs (transformers builds a
+// dense MLP in each): refused at the key that placed none, not at the converted model's `moe`
+// section, which the config never wrote. Rather than price a dense model from an MoE config.
+void refuse_unused_experts(const HfFields& c, const std::vector<bool>& is_moe, std::string_view key) {
+  if (std::find(is_moe.begin(), is_moe.end(), true) != is_moe.end()) return;
+  c.fail(key, fmt::format("places the experts in none of the {} layers; a dense model is a config without them",
+                          is_moe.size()));
+}
+
 std::vector<bool> qwen_moe_layers(const HfFields& c, int layers) {
   // Qwen2-MoE/Qwen3-MoE: a layer is sparse unless listed in mlp_only_layers, every
   // decoder_sparse_step-th layer (transformers' Qwen3MoeDecoderLayer).
@@ -87,6 +96,7 @@ std::vector<bool> qwen_moe_layers(const HfFields& c, int layers) {
   for (int i = 0; i < layers; ++i) {
     is_moe.push_back(std::find(dense.begin(), dense.end(), i) == dense.end() && (i + 1) % step == 0);
   }
+  refuse_unused_experts(c, is_moe, step > layers ? "decoder_sparse_step" : "mlp_only_layers");
   return is_moe;
 }
 
@@ -110,7 +120,9 @@ std::vector<bool> deepseek_moe_layers(const HfFields& c, int layers) {
   // GLM-5 may list each layer's kind (transformers' GlmMoeDsaConfig.mlp_layer_types).
   if (c.given("mlp_layer_types")) {
     c.use({"first_k_dense_replace", "moe_layer_freq"});
-    return from_mlp_layer_types(c, layers);
+    std::vector<bool> is_moe = from_mlp_layer_types(c, layers);
+    refuse_unused_experts(c, is_moe, "mlp_layer_types");
+    return is_moe;
   }
   // DeepSeek, GLM-4.5: dense for the first first_k_dense_replace layers, then every
   // moe_layer_freq-th layer sparse (transformers' DeepseekV3DecoderLayer).
@@ -119,6 +131,7 @@ std::vector<bool> deepseek_moe_layers(const HfFields& c, int layers) {
   c.use({"first_k_dense_replace", "moe_layer_freq"});
   std::vector<bool> is_moe;
   for (int i = 0; i < layers; ++i) is_moe.push_back(i >= first && i % freq == 0);
+  refuse_unused_experts(c, is_moe, first >= layers ? "first_k_dense_replace" : "moe_layer_freq");
   return is_moe;
 }
 
@@ -162,13 +175,14 @@ std::vector<bool> laguna_moe_layers(const HfFields& c, int layers) {
 std::vector<bool> llama4_moe_layers(const HfFields& c, int layers) {
   // transformers' Llama4TextConfig: moe_layers, else every interleave_moe_layer_step-th layer
   // counting from the step's last (step 1: all; Maverick's 2: layers 1, 3, 5, ...).
-  const bool given = c.given("moe_layers");  // an empty list: no MoE layer
+  const bool given = c.given("moe_layers");  // an empty list: no MoE layer (refused below)
   const std::vector<long> listed = c.numbers("moe_layers", {0, static_cast<double>(layers - 1)});
   const long step = c.number_in("interleave_moe_layer_step", kStep);
   std::vector<bool> is_moe;
   for (int i = 0; i < layers; ++i) {
     is_moe.push_back(given ? std::find(listed.begin(), listed.end(), i) != listed.end() : (i + 1) % step == 0);
   }
+  refuse_unused_experts(c, is_moe, given ? "moe_layers" : "interleave_moe_layer_step");
   return is_moe;
 }
 
@@ -184,6 +198,7 @@ std::vector<bool> ernie_moe_layers(const HfFields& c, int layers) {
   c.use("moe_layer_end_index");
   std::vector<bool> is_moe;
   for (int i = 0; i < layers; ++i) is_moe.push_back(i >= start && i <= end && (i + 1) % step == 0);
+  refuse_unused_experts(c, is_moe, "moe_layer_start_index");
   return is_moe;
 }
 

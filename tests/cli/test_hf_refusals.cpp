@@ -110,6 +110,15 @@ TEST_CASE("HF families: transformers' defaults fill what a config leaves out, an
 "num_experts_per_tok": 2, "mlp_only_layers": [0], "vocab_size": 100, "torch_dtype": "bfloat16"})");
   CHECK(qwen.architecture->moe->dense_layers == 1);
   CHECK(qwen.architecture->ffn == 128);
+  // A placement that leaves every layer dense is refused at the key that placed none (it was
+  // refused at 1:1, naming a `moe` section the config never wrote).
+  const std::string qwen3 = R"({"architectures": ["Qwen3MoeForCausalLM"], "hidden_size": 64, "num_attention_heads": 4,
+"head_dim": 16, "num_hidden_layers": 3, "intermediate_size": 128, "moe_intermediate_size": 32, "num_experts": 4,
+"num_experts_per_tok": 2, "vocab_size": 100, "torch_dtype": "bfloat16", )";
+  CHECK_THROWS_WITH(read(qwen3 + R"("decoder_sparse_step": 1000})"),
+                    Catch::Contains("decoder_sparse_step: places the experts in none of the 3 layers"));
+  CHECK_THROWS_WITH(read(qwen3 + R"("mlp_only_layers": [0, 1, 2]})"),
+                    Catch::Contains("mlp_only_layers: places the experts in none of the 3 layers"));
 }
 
 TEST_CASE("HF families: a Mamba-2 stack is read with its heads, groups and state") {
