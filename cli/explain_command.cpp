@@ -402,7 +402,11 @@ void explain_phases(const Variations& s, Writer& w) {
   const Report& one = s.batch1;
   const std::optional<long> held = steady_max_batch(one.model.spec, one.gpu.spec, one.workload, one.memory, true);
   const std::string fit64 = beyond_memory(s.batch64, held, p);
-  w.say(batching, fmt::arg("bstar", three_digits(r.critical_batch.weights_only)), fmt::arg("t", r.workload.context_tokens),
+  // How often a step reads the weights: once, or once a micro-batch under a pipeline.
+  const long m = most_microbatches(r.workload);
+  const std::string reads = m > 1 ? fill(p.reads_microbatch, fmt::arg("m", m)) : std::string(p.reads_once);
+  w.say(batching, fmt::arg("reads", reads), fmt::arg("bstar", three_digits(r.critical_batch.weights_only)),
+        fmt::arg("t", r.workload.context_tokens),
         fmt::arg("s1", human(s.batch1.decode.step.time)), fmt::arg("tps1", three_digits(s.batch1.decode.tokens_per_s)),
         fmt::arg("s64", human(at64.time)), fmt::arg("tps64", three_digits(s.batch64.decode.tokens_per_s)),
         fmt::arg("ps64", three_digits(1 / at64.time.value())), fmt::arg("kv64", human(at64.bytes - at64.weight_bytes)),

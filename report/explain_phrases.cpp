@@ -62,20 +62,24 @@ constexpr Phrases kEnglish{
     .expected_comm = "; and {ar} is communication between the {devices}, each collective paying a latency per sequential hop ({hops} hops a step: a ring all-reduce over tp {devices} takes 2·(tp − 1))",
     .kernel = "kernel",
     .kernels = "kernels",
-    .batching = "Batching: the weights are read once per step whatever the batch, so the step barely grows with it: "
+    .batching = "Batching: {reads}, so the step barely grows with it: "
                 "at context {t}, batch 1 takes {s1} ({tps1} tokens/s), batch 64 takes {s64} ({tps64} tokens/s in all, "
                 "{ps64} a stream){fit64}. B* = {bstar} is where the weights' arithmetic catches up with their reading; "
                 "at 2·B* = {b2} the step takes {s2} ({bound2}-bound){fit2}.",
-    .batching_cache = "Batching: the weights are read once per step whatever the batch, but each sequence reads its "
+    .batching_cache = "Batching: {reads}, but each sequence reads its "
                       "own KV cache, and here the cache dominates: at context {t}, batch 64 reads {kv64} of cache and "
                       "activations against {w} of weights, so the step grows with the batch: batch 1 takes {s1} ({tps1} "
                       "tokens/s), batch 64 takes {s64} ({tps64} tokens/s in all, {ps64} a stream){fit64}. B* = {bstar} counts the weights "
                       "only; at 2·B* = {b2} the step takes {s2} ({bound2}-bound){fit2}.",
-    .batching_grows = "Batching: the weights are read once per step whatever the batch, but each sequence reads its "
+    .batching_grows = "Batching: {reads}, but each sequence reads its "
                       "own KV cache: at context {t}, batch 64 reads {kv64} of cache and activations beside {w} of "
                       "weights, so the step grows with the batch: batch 1 takes {s1} ({tps1} tokens/s), batch 64 takes "
                       "{s64} ({tps64} tokens/s in all, {ps64} a stream){fit64}. B* = {bstar} counts the weights only; at 2·B* = {b2} the "
                       "step takes {s2} ({bound2}-bound){fit2}.",
+    // Under a pipeline each micro-batch reads its stage's weights again (model/critical_batch.hpp).
+    .reads_once = "the weights are read once per step whatever the batch",
+    .reads_microbatch = "the weights are read once a micro-batch, {m} times a step from batch {m} on and no more "
+                        "beyond it",
     .batching_moe = "Batching a mixture of experts: each token reads only the experts it picks, so a larger batch "
                     "reads more of them: at context {t}, batch 1 takes {s1} ({tps1} tokens/s), batch 64 takes {s64} "
                     "({tps64} tokens/s in all, {ps64} a stream){fit64}. The classic B* = {bstar} assumes every weight is "
@@ -201,15 +205,17 @@ constexpr Phrases kChinese{
     .expected_comm = "；还有 {ar} 是{device}之间的通信，每个集合通信的每一跳都要付一次延迟（每步共 {hops} 跳；tp 个{device}上的环形全归约要 2·(tp − 1) 跳）",
     .kernel = "个核函数",
     .kernels = "个核函数",
-    .batching = "批处理：无论批大小，每步权重只读一次，所以单步耗时随批几乎不变：上下文 {t} 时，批 1 为 {s1}"
+    .batching = "批处理：{reads}，所以单步耗时随批几乎不变：上下文 {t} 时，批 1 为 {s1}"
                 "（{tps1} 词元/秒），批 64 为 {s64}（合计 {tps64} 词元/秒，每路 {ps64}）{fit64}。B* = {bstar} 是权重的计算量追上其读取的批大小；"
                 "到 2·B* = {b2} 时为 {s2}（受{bound2}限制）{fit2}。",
-    .batching_cache = "批处理：无论批大小，每步权重只读一次，但每个序列要读自己的 KV 缓存，而这里缓存占主导：上下文 {t} 时，批 64 "
+    .batching_cache = "批处理：{reads}，但每个序列要读自己的 KV 缓存，而这里缓存占主导：上下文 {t} 时，批 64 "
                       "读取 {kv64} 缓存与激活值，权重只有 {w}，所以单步耗时随批增长：批 1 为 {s1}（{tps1} 词元/秒），批 64 为 {s64}"
                       "（合计 {tps64} 词元/秒，每路 {ps64}）{fit64}。B* = {bstar} 只计权重；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）{fit2}。",
-    .batching_grows = "批处理：无论批大小，每步权重只读一次，但每个序列要读自己的 KV 缓存：上下文 {t} 时，批 64 读取 {kv64} 缓存与激活值，"
+    .batching_grows = "批处理：{reads}，但每个序列要读自己的 KV 缓存：上下文 {t} 时，批 64 读取 {kv64} 缓存与激活值，"
                       "另有 {w} 权重，所以单步耗时随批增长：批 1 为 {s1}（{tps1} 词元/秒），批 64 为 {s64}（合计 {tps64} 词元/秒，"
                       "每路 {ps64}）{fit64}。B* = {bstar} 只计权重；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）{fit2}。",
+    .reads_once = "无论批大小，每步权重只读一次",
+    .reads_microbatch = "每个微批读一次权重，从批 {m} 起每步 {m} 次，批再大也不再增加",
     .batching_moe = "混合专家模型的批处理：每个词元只读取它选中的专家，所以批越大读到的专家越多：上下文 {t} 时，批 1 为 {s1}"
                     "（{tps1} 词元/秒），批 64 为 {s64}（合计 {tps64} 词元/秒，每路 {ps64}）{fit64}。经典的 B* = {bstar} 假设每步读出全部权重；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）{fit2}。",
     .utilisation = "解码阶段的{device}利用率具有误导性：整个单步耗时内{device}都显示忙碌，但在批 {b} 时计算单元只有 {util}% 的时间在做有用功"

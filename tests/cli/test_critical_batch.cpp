@@ -31,6 +31,13 @@ TEST_CASE("a pipeline's B* as the command tells it - Llama-2-70B at tp 4, pp 2: 
   // One micro-batch reads the weights once a step: the single read's 295 and 920.
   auto one = explain;
   one.insert(one.end(), {"--microbatches", "1"});
-  CHECK_THAT(test::run_cli(one).out,
-             Catch::Contains("B* = 295, counting the weights only. With the KV cache at 640 tokens: B* = 920."));
+  const auto once = test::run_cli(one);
+  CHECK_THAT(once.out, Catch::Contains("B* = 295, counting the weights only. With the KV cache at 640 tokens: B* = 920."));
+  // The batching sentence says the reads it counts: twice a step from batch 2 on (it had said
+  // "once per step whatever the batch" beside a B* of two reads), once with one micro-batch.
+  CHECK_THAT(e.out, Catch::Contains("Batching: the weights are read once a micro-batch, 2 times a step from batch 2 on "
+                                    "and no more beyond it,"));
+  CHECK_THAT(once.out, Catch::Contains("Batching: the weights are read once per step whatever the batch,"));
+  explain.insert(explain.end(), {"--lang", "zh"});
+  CHECK_THAT(test::run_cli(explain).out, Catch::Contains("批处理：每个微批读一次权重，从批 2 起每步 2 次"));
 }
