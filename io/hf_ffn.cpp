@@ -198,7 +198,13 @@ std::vector<bool> ernie_moe_layers(const HfFields& c, int layers) {
   c.use("moe_layer_end_index");
   std::vector<bool> is_moe;
   for (int i = 0; i < layers; ++i) is_moe.push_back(i >= start && i <= end && (i + 1) % step == 0);
-  refuse_unused_experts(c, is_moe, "moe_layer_start_index");
+  // The key that left no layer: a start past the layers, an end before the start (the start's
+  // where the end is left out), else the interval that steps over the range.
+  const std::string_view cause = start >= layers ? "moe_layer_start_index"
+                                 : end < start   ? (c.given("moe_layer_end_index") ? "moe_layer_end_index"
+                                                                                   : "moe_layer_start_index")
+                                                 : "moe_layer_interval";
+  refuse_unused_experts(c, is_moe, cause);
   return is_moe;
 }
 

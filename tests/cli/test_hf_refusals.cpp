@@ -119,6 +119,22 @@ TEST_CASE("HF families: transformers' defaults fill what a config leaves out, an
                     Catch::Contains("decoder_sparse_step: places the experts in none of the 3 layers"));
   CHECK_THROWS_WITH(read(qwen3 + R"("mlp_only_layers": [0, 1, 2]})"),
                     Catch::Contains("mlp_only_layers: places the experts in none of the 3 layers"));
+  // Each family's placement, at the key that caused it.
+  const auto edited = [](const std::string& file, const nlohmann::json& fields) {
+    nlohmann::json j = nlohmann::json::parse(std::ifstream(test::data_file(file)));
+    j.update(fields);
+    return j.dump(2);
+  };
+  const std::string ernie = "hf-configs/ernie-4.5-21b-a3b-subset.json";
+  CHECK_THROWS_WITH(read(edited(ernie, {{"moe_layer_interval", 100}})),
+                    Catch::Contains("moe_layer_interval: places the experts in none of the 28 layers"));
+  CHECK_THROWS_WITH(read(edited(ernie, {{"moe_layer_start_index", 5}, {"moe_layer_end_index", 3}})),
+                    Catch::Contains("moe_layer_end_index: places the experts in none of the 28 layers"));
+  CHECK_THROWS_WITH(read(edited(ernie, {{"moe_layer_start_index", 28}})),
+                    Catch::Contains("moe_layer_start_index: places the experts in none of the 28 layers"));
+  const std::string deepseek = "hf-configs/deepseek-v3.json";
+  CHECK_THROWS_WITH(read(edited(deepseek, {{"first_k_dense_replace", 61}})),
+                    Catch::Contains("first_k_dense_replace: places the experts in none of the 61 layers"));
 }
 
 TEST_CASE("HF families: a Mamba-2 stack is read with its heads, groups and state") {
