@@ -405,7 +405,8 @@ void explain_phases(const Variations& s, Writer& w) {
   // How often a step reads the weights: once, or once a micro-batch under a pipeline.
   const long m = most_microbatches(r.workload);
   const std::string reads = m > 1 ? fill(p.reads_microbatch, fmt::arg("m", m)) : std::string(p.reads_once);
-  w.say(batching, fmt::arg("reads", reads), fmt::arg("bstar", three_digits(r.critical_batch.weights_only)),
+  const std::string every = m > 1 ? fill(p.every_microbatch, fmt::arg("m", m)) : std::string(p.every_step);
+  w.say(batching, fmt::arg("reads", reads), fmt::arg("every", every), fmt::arg("bstar", three_digits(r.critical_batch.weights_only)),
         fmt::arg("t", r.workload.context_tokens),
         fmt::arg("s1", human(s.batch1.decode.step.time)), fmt::arg("tps1", three_digits(s.batch1.decode.tokens_per_s)),
         fmt::arg("s64", human(at64.time)), fmt::arg("tps64", three_digits(s.batch64.decode.tokens_per_s)),

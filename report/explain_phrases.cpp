@@ -83,7 +83,9 @@ constexpr Phrases kEnglish{
     .batching_moe = "Batching a mixture of experts: each token reads only the experts it picks, so a larger batch "
                     "reads more of them: at context {t}, batch 1 takes {s1} ({tps1} tokens/s), batch 64 takes {s64} "
                     "({tps64} tokens/s in all, {ps64} a stream){fit64}. The classic B* = {bstar} assumes every weight is "
-                    "read every step; at 2·B* = {b2} the step takes {s2} ({bound2}-bound){fit2}.",
+                    "read {every}; at 2·B* = {b2} the step takes {s2} ({bound2}-bound){fit2}.",
+    .every_step = "every step",
+    .every_microbatch = "in each of a step's {m} micro-batches",
     .utilisation = "{Device} utilisation misleads in decode: the {device} is busy for the whole step, yet at batch {b} its "
                    "compute units do useful work for only {util}% of it ({ct} of {step}){rest}.",
     .utilisation_compute = "{Device} utilisation shows the {device} busy for the whole step, and at batch {b} decode is "
@@ -217,7 +219,9 @@ constexpr Phrases kChinese{
     .reads_once = "无论批大小，每步权重只读一次",
     .reads_microbatch = "每个微批读一次权重，从批 {m} 起每步 {m} 次，批再大也不再增加",
     .batching_moe = "混合专家模型的批处理：每个词元只读取它选中的专家，所以批越大读到的专家越多：上下文 {t} 时，批 1 为 {s1}"
-                    "（{tps1} 词元/秒），批 64 为 {s64}（合计 {tps64} 词元/秒，每路 {ps64}）{fit64}。经典的 B* = {bstar} 假设每步读出全部权重；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）{fit2}。",
+                    "（{tps1} 词元/秒），批 64 为 {s64}（合计 {tps64} 词元/秒，每路 {ps64}）{fit64}。经典的 B* = {bstar} 假设{every}读出全部权重；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）{fit2}。",
+    .every_step = "每步",
+    .every_microbatch = "每步的 {m} 个微批各",
     .utilisation = "解码阶段的{device}利用率具有误导性：整个单步耗时内{device}都显示忙碌，但在批 {b} 时计算单元只有 {util}% 的时间在做有用功"
                    "（{step} 中的 {ct}）{rest}。",
     .utilisation_compute = "{Device}利用率显示整个单步耗时内{device}都在忙碌，而批 {b} 时解码受算力限制：计算单元有 {util}% 的时间在做有用功"

@@ -12,7 +12,7 @@ struct Phrases {
       formula_compute, formula_interconnect, stream_one, stream_each, decode_batch_total, cache_kinds, cache_windowed,
       cache_recurrent, cache_and, expected, expected_traffic_share, expected_traffic_hidden, expected_dequant,
       expected_dequant_mixed, expected_compute_hidden, expected_compute_overlap, expected_comm, kernel, kernels,
-      batching, batching_cache, batching_grows, reads_once, reads_microbatch, batching_moe, utilisation, utilisation_compute, utilisation_rest,
+      batching, batching_cache, batching_grows, reads_once, reads_microbatch, batching_moe, every_step, every_microbatch, utilisation, utilisation_compute, utilisation_rest,
       wait_memory, wait_link, wait_stages, wait_and, wait_comma, beyond_memory, beyond_memory_none, remedies_title,
       remedy_prefill,
       remedy_flash, remedy_decode, remedy_decode_none, remedy_and, remedy_int4, remedy_kv8, remedy_speculative,

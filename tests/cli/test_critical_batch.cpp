@@ -40,4 +40,8 @@ TEST_CASE("a pipeline's B* as the command tells it - Llama-2-70B at tp 4, pp 2: 
   CHECK_THAT(once.out, Catch::Contains("Batching: the weights are read once per step whatever the batch,"));
   explain.insert(explain.end(), {"--lang", "zh"});
   CHECK_THAT(test::run_cli(explain).out, Catch::Contains("批处理：每个微批读一次权重，从批 2 起每步 2 次"));
+  // A mixture of experts' sentence too: its classic B* of 2 × 1078 counts two reads a step.
+  const std::vector<std::string> mixtral = {"explain", "-m", "mixtral-8x7b", "-g", "h100-sxm", "--tp", "2", "--pp", "2", "-b", "16"};
+  CHECK_THAT(test::run_cli(mixtral).out,
+             Catch::Contains("The classic B* = 2157 assumes every weight is read in each of a step's 2 micro-batches;"));
 }
