@@ -37,19 +37,21 @@ TEST_CASE("overlap norm: worked cases") {
   CHECK(half_ulps(overlap_norm(1, 1, 10), std::pow(2.0L, 0.1L)) <= 6);
 }
 
-TEST_CASE("overlap norm: within 3 ulp of the exact norm for the fitted p and the table's ends") {
+TEST_CASE("overlap norm: within 2.4 ulp of the exact norm for the fitted p and the table's ends") {
   std::mt19937_64 random(26);
   std::uniform_real_distribution<double> u(0, 1);
+  std::uniform_int_distribution<int> binade(0, 63);
   double worst = 0;
-  for (const double p : {1.0, 1.04, 1.09, 1.29, 1.34, 1.45, 1.48, 1.93, 2.0, 2.3, 3.1, 4.0}) {
+  for (const double p : {1.0, 1.04, 1.09, 1.29, 1.34, 1.45, 1.48, 1.709, 1.93, 2.0, 2.3, 2.5, 3.1, 4.0}) {
     for (int i = 0; i < 20000; ++i) {
-      // Times from 1 ns to 10 s; every seventh pair within 0.1% of each other.
+      // The longer time from 1 ns to 10 s, the shorter 2^−e·μ of it over every binade the
+      // exponent table holds and past it (e to 63); every seventh pair within 0.1% of each other.
       const double c = 1e-9 * std::pow(1e10, u(random));
-      const double m = i % 7 == 0 ? c * (1 + 1e-3 * u(random)) : 1e-9 * std::pow(1e10, u(random));
+      const double m = i % 7 == 0 ? c * (1 - 1e-3 * u(random)) : std::ldexp(c * (1 + u(random)) / 2, -binade(random));
       worst = std::max(worst, half_ulps(overlap_norm(c, m, p), exact_norm(c, m, p)));
     }
   }
-  CHECK(worst <= 6);
+  CHECK(worst <= 4.8);
 }
 
 TEST_CASE("overlap norm: the same answer whichever p came before") {
