@@ -574,7 +574,9 @@ KernelTable read_kernel_table(const std::string& path) {
       at.at("collective") < records[1].cells.size() && records[1].cells[at.at("collective")] == "send_recv") {
     kind = "vidur_send_recv";
   }
-  KernelTable t{path, std::string(kind), {}, {}};
+  KernelTable t;
+  t.path = path;
+  t.kind = std::string(kind);
   t.content_hash = std::hash<std::string_view>{}(text);
   t.content_bytes = text.size();
   // A header alone is refused whatever its kind: a table nobody fits yet was "0 rows left out".
