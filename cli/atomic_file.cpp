@@ -186,13 +186,9 @@ std::ostream& AtomicFile::stream() {
 
 void AtomicFile::refuse_an_input() const {
   if (in_place_) return;
-  struct stat st {};
-  if (::stat(target_.c_str(), &st) != 0) return;
-  for (const io::FileRead& f : io::files_read()) {
-    if (f.device == static_cast<unsigned long long>(st.st_dev) && f.inode == static_cast<unsigned long long>(st.st_ino)) {
-      throw io::InputError(fmt::format("--{}: {} is one of this command's inputs (read as {}); name another file",
-                                       flag_, path_, f.path));
-    }
+  if (const auto input = io::read_as(target_)) {
+    throw io::InputError(fmt::format("--{}: {} is one of this command's inputs (read as {}); name another file", flag_,
+                                     path_, *input));
   }
 }
 

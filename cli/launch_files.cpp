@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -46,19 +44,6 @@ bool written_by_rooflineplan(const fs::path& p) {
   std::string head(mark.size(), '\0');
   in.read(head.data(), static_cast<std::streamsize>(head.size()));
   return in && head == mark;
-}
-
-// The path this command read `p` as, where `p` is one of its inputs (by device and inode, as
-// AtomicFile::commit refuses an output that is one).
-std::optional<std::string> input_read_as(const fs::path& p) {
-  struct stat st {};
-  if (::stat(p.c_str(), &st) != 0) return std::nullopt;
-  for (const io::FileRead& f : io::files_read()) {
-    if (f.device == static_cast<unsigned long long>(st.st_dev) && f.inode == static_cast<unsigned long long>(st.st_ino)) {
-      return f.path;
-    }
-  }
-  return std::nullopt;
 }
 
 }  // namespace
@@ -122,7 +107,7 @@ void write_launch_files(launch::Engine engine, const std::string& dir, const Mod
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
     if (!e.is_regular_file() || !std::regex_match(name, ours)) continue;
-    if (const auto input = input_read_as(e.path())) {
+    if (const auto input = io::read_as(e.path().string())) {
       throw io::InputError(fmt::format("--emit-dir {}: {} is one of this command's inputs (read as {}), named like a "
                                        "launch file for {} (NN-{}-*.sh); move it or name another folder",
                                        dir, name, *input, launch::name(engine), launch::name(engine)));

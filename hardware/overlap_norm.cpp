@@ -1,6 +1,7 @@
 #include "hardware/overlap_norm.hpp"
 
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <numbers>
 
@@ -30,7 +31,7 @@ double exact_norm(double big, double small, double p) {
 
 }  // namespace
 
-OverlapNorm::OverlapNorm(double p) : p_(p) {
+OverlapNorm::OverlapNorm(double p) {
   // 2^(−e·p) through exp: its argument's rounding, at most 166 · 2^−53, reaches the norm scaled by
   // r^p/(p·(1 + r^p)), which halves with each binade past the first.
   for (int e = 0; e < kExponents; ++e) pow2_[e] = std::exp(-(e * p) * std::numbers::ln2);

@@ -6,7 +6,6 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
-#include <limits>
 
 namespace roofline {
 
@@ -30,11 +29,9 @@ class OverlapNorm {
   // Past 2^−60, r^p/p vanishes beside 1 at double precision (p ≥ 1).
   static constexpr int kExponents = 61;
 
-  constexpr OverlapNorm() = default;  // for no p: `fits` nothing
   explicit OverlapNorm(double p);
 
-  // Whether this is the norm of p (p outside [1, 4] has none).
-  [[nodiscard]] bool fits(double p) const { return p_ == p; }
+  // Whether p has tables (outside [1, 4] the norm takes glibc's exp and log).
   [[nodiscard]] static bool tabulated(double p) { return p >= 1 && p <= 4; }
 
   // The norm of big ≥ small > 0, big finite.
@@ -62,7 +59,6 @@ class OverlapNorm {
     const double x2 = x * x, x4 = x2 * x2;
     return ((a[0] + a[1] * x) + x2 * (a[2] + a[3] * x)) + x4 * ((a[4] + a[5] * x) + x2 * (a[6] + a[7] * x));
   }
-  double p_ = 0;
   std::array<double, kExponents> pow2_{};        // 2^(−e·p)
   std::array<Coefficients, kPieces> power_{};    // μ^p on [1 + i/64, 1 + (i+1)/64], in x of [−1, 1]
   std::array<Coefficients, kPieces> root_{};     // (1 + s)^(1/p) on [i/64, (i+1)/64], in x of [−1, 1]

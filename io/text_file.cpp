@@ -36,6 +36,17 @@ std::vector<FileRead>& read_so_far() {
 const std::vector<FileRead>& files_read() { return read_so_far(); }
 void forget_files_read() { read_so_far().clear(); }
 
+std::optional<std::string> read_as(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  for (const FileRead& f : read_so_far()) {
+    if (f.device == static_cast<unsigned long long>(st.st_dev) && f.inode == static_cast<unsigned long long>(st.st_ino)) {
+      return f.path;
+    }
+  }
+  return std::nullopt;
+}
+
 std::string read_text_file(const std::string& path, std::string_view kind, std::size_t limit) {
   namespace fs = std::filesystem;
   std::error_code ec;

@@ -3,6 +3,7 @@
 // (which would block or never end), or larger than a limit (read no further than it even when
 // the size lies, as /proc files' does).
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,5 +23,8 @@ struct FileRead {
 };
 [[nodiscard]] const std::vector<FileRead>& files_read();
 void forget_files_read();
+// The path the command read `path` as, where `path` is the same file (device and inode) as one of
+// its inputs; none where it is not, or cannot be stat'ed.
+[[nodiscard]] std::optional<std::string> read_as(const std::string& path);
 
 }  // namespace roofline::io

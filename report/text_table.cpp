@@ -105,8 +105,7 @@ TextTable shown(const TextTable& t) {
 
 PlainLayout plain_layout(const TextTable& t, std::size_t width) {
   const TextTable s = shown(t);
-  PlainLayout l{column_widths(s), numeric_columns(s), std::vector<bool>(t.header.size(), false), t.header.size(), false,
-                width};
+  PlainLayout l{column_widths(s), numeric_columns(s), std::vector<bool>(t.header.size(), false), t.header.size(), width};
   if (width == 0) return l;
   // First the widest text column is cut, a column at a time, down to kNarrowestCut; numbers are
   // never cut (a cut number reads as another number).
@@ -121,7 +120,6 @@ PlainLayout plain_layout(const TextTable& t, std::size_t width) {
     const std::size_t excess = drawn_width(l.widths, l.shown) - width;
     l.widths[widest] -= std::min(excess, l.widths[widest] - kNarrowestCut);
     l.narrowed[widest] = true;
-    l.cut = true;
   }
   // Then columns from the right, the first and one more always kept, so that the columns left
   // out wrap into a table of fewer (a terminal too narrow for two columns gets lines past its edge).
@@ -155,7 +153,7 @@ std::string render_plain(const TextTable& t, std::size_t width) {
   append_plain_row(out, layout, t.header);
   out += "  " + std::string(std::max<std::size_t>(drawn_width(layout.widths, layout.shown), 2) - 2, '-') + "\n";
   for (const auto& row : t.rows) append_plain_row(out, layout, row);
-  if (layout.cut) {
+  if (layout.cut()) {
     // Short enough for the narrowest terminal fitted (40 columns); a file or a pipe gets them whole.
     out += fmt::format("(… ends the cells cut to fit {} columns)\n", width);
   }

@@ -1,6 +1,7 @@
 #pragma once
 // A table of already-formatted cells, rendered aligned for a terminal or as GitHub Markdown.
 // Views build tables once; both renderers read them, so the two formats cannot drift.
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -28,8 +29,9 @@ struct PlainLayout {
   std::vector<bool> numeric;
   std::vector<bool> narrowed;  // the text columns cut below their widest cell to fit `width`
   std::size_t shown = 0;       // the columns drawn, from the left; the rest are left out
-  bool cut = false;            // some cells are cut to their column's width
   std::size_t width = 0;       // the terminal's columns it was fitted to (0: none)
+  // Some cells are cut to their column's width: a column was narrowed.
+  [[nodiscard]] bool cut() const { return std::find(narrowed.begin(), narrowed.end(), true) != narrowed.end(); }
 };
 [[nodiscard]] PlainLayout plain_layout(const TextTable& t, std::size_t width = 0);
 // Rows streamed after a table was drawn keep its first part's columns: what they leave out, as a
