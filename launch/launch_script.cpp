@@ -32,8 +32,8 @@ void add_common_warnings(Script& script, const LaunchSpec& s) {
   }
   if (s.weights == WeightSource::other_checkpoint) {
     script.warnings.push_back(fmt::format(
-        "the plan stores the weights as {}, which the checkpoint does not: MODEL must be a checkpoint quantized to "
-        "{} (the engine reads its format from the checkpoint's config)",
+        "the plan stores the weights as {}, which the checkpoint does not: MODEL must be a checkpoint that stores "
+        "them as {} (the engine reads its format from the checkpoint's config)",
         s.weight_format, s.weight_format));
   }
   if (s.model_is_id && s.model_from_file) {

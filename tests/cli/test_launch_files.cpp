@@ -425,6 +425,15 @@ TEST_CASE("emit: a model given as a file and weights its checkpoint lacks are wa
   CHECK(r.err.find("stores the weights as int4") != std::string::npos);
 }
 
+TEST_CASE("emit: 16-bit weights over an fp8 checkpoint ask for a checkpoint that stores them so, not one quantized to bf16") {
+  const Folder f("sixteen");
+  const auto r = run_cli({"plan", "-m", "qwen3-32b-fp8", "-g", "h100-sxm", "--rate", "2", "--weights", "bf16", "--emit",
+                          "vllm", "--emit-dir", f.path.string()});
+  REQUIRE(r.code == 0);
+  CHECK(r.err.find("MODEL must be a checkpoint that stores them as bf16") != std::string::npos);
+  CHECK(r.err.find("quantized to bf16") == std::string::npos);
+}
+
 TEST_CASE("emit: flags the plan priced that no engine flag sets are warned of in the script") {
   const Folder f("plan-only");
   const auto r = run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "5", "--compute", "fp8",
