@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -14,6 +15,7 @@
 #include "model/engine.hpp"
 #include "planner/replica.hpp"
 #include "report/warning_text.hpp"
+#include "serve/server.hpp"
 
 namespace roofline::cli {
 
@@ -196,10 +198,45 @@ std::string describe(const LengthDistribution& d) {
   return fmt::format("log-normal mean {:g} sigma {:g}", d.a, d.b);
 }
 
-long longest_prompt(const Traffic& t) {
-  long longest = 0;
-  for (const serve::Request& q : t.requests) longest = std::max(longest, q.prompt);
-  return longest;
+Replica sized_beside_longest(Replica r, const Traffic& t, const std::function<Replica(long)>& at) {
+  const long budget = r.config.max_batched_tokens;
+  if (r.config.chunked_prefill) return r;
+  const long ranks = attention_ranks(r.point.workload);
+  // Whether a replica sized beside a step of `step` tokens admits a prompt longer than that step,
+  // by the rule its server drops arrivals by (serve::replica_holds): a request too long for the
+  // context, or too large for that cache, is dropped and never runs its step.
+  const auto admits_past = [&](const Replica& x, long step) {
+    return std::any_of(t.requests.begin(), t.requests.end(), [&](const serve::Request& q) {
+      return q.prompt > step && serve::replica_holds(q, x.config, ranks) == serve::Holds::yes;
+    });
+  };
+  if (!admits_past(r, budget)) return r;
+  // The steps to size beside: the prompts past the budget. A larger step leaves no more blocks,
+  // so it admits no more requests: the first at which none longer is admitted is found halving.
+  // The largest is always one (none is longer); where one leaves no cache, nothing runs at it, and
+  // the step found refuses the run, naming its tokens.
+  std::vector<long> steps;
+  for (const serve::Request& q : t.requests) {
+    if (q.prompt > budget) steps.push_back(q.prompt);
+  }
+  std::sort(steps.begin(), steps.end());
+  steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+  std::size_t lo = 0, hi = steps.size() - 1;
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    bool enough = true;
+    try {
+      enough = !admits_past(at(steps[mid]), steps[mid]);
+    } catch (const std::invalid_argument&) {  // no room for a cache beside it (planner::Refusal)
+    } catch (const InputError&) {              // nor for the engine's (--engine's memory rule)
+    }
+    if (enough) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return at(steps[lo]);
 }
 
 Replica replica(const ServeFlags& f, std::string_view command, long longest_prompt) {

@@ -2,6 +2,7 @@
 // The flags of a serving simulation as typed, parsed into the simulator's terms: length
 // distributions (512, lognormal:MEAN:SIGMA, uniform:A:B), arrival processes (poisson, gamma:CV,
 // a trace file) and the replica's server settings. Every error names its flag.
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,8 +62,9 @@ struct Replica {
   std::optional<serve::Draft> draft;  // --speculative's draft, run in the target's formats
   std::optional<EnginePreset> engine;  // with --engine
 };
-// `longest_prompt`: without chunked prefill, the longest prompt the traffic holds; one past the
-// token budget runs whole in a step of its own, and the cache is sized beside it (serve::largest_step).
+// `longest_prompt`: without chunked prefill, the longest prompt the replica serves; one past the
+// token budget runs whole in a step of its own, and the cache is sized beside it (serve::largest_step,
+// sized_beside_longest).
 [[nodiscard]] Replica replica(const ServeFlags& f, std::string_view command, long longest_prompt = 0);
 
 // What a request dropped as too large did not fit, and what to change (planner/replica.hpp).
@@ -82,8 +84,14 @@ struct Traffic {
   double origin = 0;
 };
 [[nodiscard]] Traffic traffic(const ServeFlags& f, double rate, long block_tokens);
-// The longest prompt the traffic holds.
-[[nodiscard]] long longest_prompt(const Traffic& t);
+// Without chunked prefill, `r` (assembled beside a step of its token budget) sized beside the step
+// of the longest prompt past the budget that it serves: a prompt runs whole in a step of its own,
+// and the cache is what the memory leaves beside that step's activations. A request its server
+// drops on arrival (longer than the model's context, or larger than the cache: serve::replica_holds)
+// sizes nothing: the cache is the one beside the shortest such step at which no longer prompt is
+// admitted. `at(longest)`: the replica assembled beside that prompt's step (refusing where that
+// leaves no room for a cache). Chunked, or with no prompt past the budget served, `r` itself.
+[[nodiscard]] Replica sized_beside_longest(Replica r, const Traffic& t, const std::function<Replica(long)>& at);
 
 // --speculative K:ACCEPT[:draft-model|mtp] for `target`; InputError naming the flag.
 struct SpeculativeFlag {

@@ -635,7 +635,7 @@ struct PrefillReplica {
 // assembled with nothing held back finds the layout's weights and activations and the engine's
 // token budget, planner::engine_memory the --reserve that leaves it the engine's own cache, and the
 // replica is assembled again at that reserve. A --reserve given wins, and is said in its place.
-// `longest`: unchunked, the traffic's longest prompt, whose step the cache is sized beside.
+// `longest`: unchunked, the longest prompt served, whose step the cache is sized beside.
 Replica engine_replica(ServeFlags flags, bool reserve_given, std::string_view command, long longest = 0) {
   if (flags.engine.empty()) return replica(flags, command, longest);
   if (reserve_given) {
@@ -756,11 +756,11 @@ void run_simulate(const SimulateArgs& args, std::ostream& out, std::ostream& err
   Replica r = engine_replica(a.serve, reserve_given, "simulate");
   const Traffic t = traffic(a.serve, a.serve.rate, r.config.block_tokens);
   // Unchunked, a prompt past the token budget runs whole in a step of its own: the cache is what
-  // the memory leaves beside that step's activations (the block size, and so the traffic, alike).
-  const long longest = longest_prompt(t);
-  if (!r.config.chunked_prefill && longest > r.config.max_batched_tokens) {
-    r = engine_replica(a.serve, reserve_given, "simulate", longest);
-  }
+  // the memory leaves beside that step's activations (the block size, and so the traffic, alike),
+  // the longest prompt's that the server does not drop.
+  r = sized_beside_longest(std::move(r), t,
+                           [&](long longest) { return engine_replica(a.serve, reserve_given, "simulate", longest); });
+  const long longest = r.cache.step_tokens;
   check_engine(r, t);
   const long replicas = pools ? pools->first + pools->second : a.replicas;
   const char* replicas_flag = pools ? "--disaggregate" : "--replicas";

@@ -32,6 +32,9 @@ SimResult merge_runs(const std::vector<Request>& requests, std::vector<SimResult
                 })->arrival;
   }
   for (SimResult& r : runs) {
+    // The last finish: a replica that served none ends where it started, at its first arrival,
+    // which may be after the others' last finish (one request dropped there at 1100 s).
+    if (!r.served.empty()) all.end = std::max(all.end, r.end);
     all.served.insert(all.served.end(), r.served.begin(), r.served.end());
     all.dropped.insert(all.dropped.end(), r.dropped.begin(), r.dropped.end());
     r.served.clear();
@@ -41,7 +44,6 @@ SimResult merge_runs(const std::vector<Request>& requests, std::vector<SimResult
     all.dropped_no_room += r.dropped_no_room;
     all.preemptions += r.preemptions;
     all.steps += r.steps;
-    all.end = std::max(all.end, r.end);
     all.prompt_tokens += r.prompt_tokens;
     all.output_tokens += r.output_tokens;
     all.cached_tokens += r.cached_tokens;
@@ -51,6 +53,7 @@ SimResult merge_runs(const std::vector<Request>& requests, std::vector<SimResult
     all.peak_running = std::max(all.peak_running, r.peak_running);
     all.peak_kv_share = std::max(all.peak_kv_share, r.peak_kv_share);
   }
+  if (all.served.empty()) all.end = all.start;
   // By when they finished (ties, a step's sequences, keep their replica's order).
   const auto finish = [&](const Outcome& o) { return requests[o.request].arrival + o.e2e; };
   std::stable_sort(all.served.begin(), all.served.end(),

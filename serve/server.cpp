@@ -179,7 +179,10 @@ Sample Server::sample_at(double t) const {
 }
 
 SimResult Server::finish() {
-  out_.end = clock_;
+  // `end` was set as each request finished (advance): the clock may have moved on since, to a
+  // later arrival dropped on admission, which stretched the makespan the rates are over (a request
+  // finishing at 1000.08 s and one dropped at 1100: 0.1 output tokens/s for 127).
+  if (out_.served.empty()) out_.end = out_.start;
   // Every prompt token not cached was computed once; what else went through prefill was recomputed.
   out_.recomputed_tokens -= out_.prompt_tokens - out_.cached_tokens;
   return std::move(out_);
@@ -205,7 +208,11 @@ Holds holds(const Request& r, const ServerConfig& c, long rank_blocks, long draf
 }
 
 // A last verify's drafts need room too.
-Holds Server::room_for(const Request& r) const { return holds(r, cfg_, rank_blocks_, decode_tokens_ - 1); }
+Holds replica_holds(const Request& r, const ServerConfig& c, long ranks) {
+  return holds(r, c, c.kv_blocks / ranks, c.speculation ? c.speculation->k : 0);
+}
+
+Holds Server::room_for(const Request& r) const { return replica_holds(r, cfg_, static_cast<long>(ranks_.size())); }
 
 bool Server::busy() const {
   return std::any_of(ranks_.begin(), ranks_.end(),
@@ -554,6 +561,7 @@ bool Server::advance(Rank& k, Seq& s) {
   out_.served.push_back(
       {s.first_token - r.arrival, tpot, clock_ - r.arrival, s.first_step - r.arrival, r.gen, s.req, s.preemptions,
        s.cached});
+  out_.end = clock_;
   if (served_) served_(s.req, clock_);
   return true;
 }

@@ -31,6 +31,10 @@ namespace roofline::serve {
 // could not is dropped on arrival, said as too long or as no room (Outcome::dropped_*).
 enum class Holds { yes, too_long, no_room };
 [[nodiscard]] Holds holds(const Request& r, const ServerConfig& c, long rank_blocks, long drafts = 0);
+// The rule a Server of `c` drops an arrival by: holds() in one rank's share of its blocks (of
+// `ranks` attention ranks), a last verify's drafts beside it when speculating. Shared with what
+// must know beforehand which requests a replica will serve (cli's sizing of an unchunked cache).
+[[nodiscard]] Holds replica_holds(const Request& r, const ServerConfig& c, long ranks);
 
 // The seed of a replica's stream of draft acceptances, a stream of its own (stream_seed): replica
 // 0's configured seed is the run's, which the traffic draws its gaps and lengths from, and a
@@ -98,7 +102,8 @@ class Server {
   // wait too (those it will drop aside), and a step ending after t still runs what it finished
   // (their blocks counted free).
   [[nodiscard]] Sample sample_at(double t) const;
-  // The run's figures, after run(): what was served, dropped, and timed.
+  // The run's figures, after run(): what was served, dropped, and timed. Its `end` is when its
+  // last request finished (its `start` when none did), not when a later arrival was dropped.
   [[nodiscard]] SimResult finish();
 
  private:

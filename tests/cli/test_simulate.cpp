@@ -775,3 +775,51 @@ TEST_CASE("simulate: unchunked, the cache is sized beside the longest prompt's s
   CHECK(chunked["kv_blocks"] == 2611);
   CHECK(chunked["cache_step_tokens"] == 8192);
 }
+
+TEST_CASE("simulate: unchunked, a request the server drops sizes no step - longer than the context, larger than the cache") {
+  // Llama-3.1-8B holds 131072 tokens: a request of 131000 + 100 is dropped on arrival and never
+  // runs its step. A block of 16 tokens is 32 layers x 8 KV heads x 128 x 2 (K, V) x 2 bytes x 16
+  // = 2 MiB; on an H100 the memory beside the budget's step (8192 tokens) holds 28755 of them,
+  // 60.3 GB, as the trace without the long row gives. Sized beside 131000 tokens it kept 24437
+  // (51.2 GB): 4318 blocks, 9.06 GB, for 122808 tokens more of activations, 73.7 kB a token.
+  const auto json = [](const std::string& name, const std::string& rows, const std::string& gpu) {
+    test::write_temp(name, "arrival_s,prompt_tokens,output_tokens\n" + rows);
+    return run_cli({"simulate", "-m", "llama-3.1-8b", "-g", gpu, "--arrivals", test::temp_file(name), "-f", "json"});
+  };
+  const auto parse = [](const test::CliResult& r) {
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    return nlohmann::json::parse(r.out);
+  };
+  const auto too_long = parse(json("drop-long.csv", "0,512,64\n1,131000,100\n", "h100-sxm"));
+  CHECK(too_long["server"]["kv_blocks"] == 28755);
+  CHECK(too_long["server"]["cache_step_tokens"] == 8192);
+  CHECK(too_long["served"] == 1);
+  CHECK(too_long["dropped_too_long"] == 1);
+  // A prompt of 32000 served beside it still sizes the cache: 23808 tokens past the budget at
+  // 73.7 kB is 1.75 GB, 837 blocks: 27918.
+  const auto served = parse(json("drop-long-32k.csv", "0,512,64\n1,32000,10\n2,131000,100\n", "h100-sxm"));
+  CHECK(served["server"]["kv_blocks"] == 27918);
+  CHECK(served["server"]["cache_step_tokens"] == 32000);
+  CHECK(served["served"] == 2);
+  // On an L4 (24 GB, 16 GB of weights) the 131000-token step left no room for a cache, and the run
+  // was refused. Beside the budget's step 2418 blocks remain, 38688 tokens: 60000 + 1000 need 3813
+  // blocks, more than the cache holds, and beside its own step (597 blocks) fewer still, so that
+  // request is dropped as larger than the cache and sizes nothing either; 512 + 1 is served.
+  const auto l4 = parse(json("drop-l4.csv", "0,131000,100\n0.5,512,1\n1,60000,1000\n", "l4"));
+  CHECK(l4["server"]["kv_blocks"] == 2418);
+  CHECK(l4["server"]["cache_step_tokens"] == 8192);
+  CHECK(l4["served"] == 1);
+  CHECK(l4["dropped_too_long"] == 1);
+  CHECK(l4["dropped_no_room"] == 1);
+  // The text says the step the cache was sized beside only where it is a prompt's past the budget.
+  test::write_temp("drop-long-text.csv", "arrival_s,prompt_tokens,output_tokens\n0,512,64\n1,131000,100\n");
+  const auto text = run_cli({"simulate", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--arrivals",
+                             test::temp_file("drop-long-text.csv")});
+  REQUIRE(text.code == 0);
+  CHECK_THAT(text.out, Catch::Contains("KV cache 28755 blocks of 16 tokens (60.3 GB)\n"));
+  const auto text32k = run_cli({"simulate", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--arrivals",
+                                test::temp_file("drop-long-32k.csv")});
+  REQUIRE(text32k.code == 0);
+  CHECK_THAT(text32k.out, Catch::Contains("beside the activations of the longest prompt's step (32000 tokens, whole)"));
+}

@@ -404,3 +404,37 @@ TEST_CASE("summary: rates are over the run's window from its first arrival - a t
   const Summary f = summarize(r.fleet(later, 4, Routing::round_robin).all, {});
   CHECK(f.requests_per_s == Approx(a.requests_per_s).epsilon(0.02));
 }
+
+TEST_CASE("summary: a request dropped after the last finish does not stretch the makespan - one replica and a fleet") {
+  // Llama-3.1-8B (131072 tokens of context) on an H100, chunked: 512 + 10 tokens arrive at 1000 s
+  // and finish some 79.6 ms later (a 15 ms prefill, 9 decodes of 7 ms); 200000 + 10 arrive at 1100 s
+  // and are dropped as too long. The makespan is first arrival to last finish, 79.6 ms: 10 tokens
+  // over it are 126 tokens/s, 12.6 requests/s, one sequence running throughout. The clock had moved
+  // to the dropped arrival, and `end` with it: 0.1 tokens/s, 0.01 requests/s, 0.0008 running.
+  Replica r;
+  r.config.max_context = 131072;
+  r.config.chunked_prefill = true;
+  const std::vector<Request> requests{{1000, 512, 10, 0}, {1100, 200000, 10, 0}};
+  const SimResult one = r.run(requests);
+  REQUIRE(one.served.size() == 1);
+  REQUIRE(one.dropped_too_long == 1);
+  const double e2e = one.served[0].e2e;
+  CHECK(e2e == Approx(0.0796).epsilon(0.01));
+  CHECK(one.start == 1000);
+  CHECK(one.end == Approx(1000 + e2e).epsilon(1e-12));
+  const Summary s = summarize(one, {});
+  CHECK(s.output_tokens_per_s == Approx(10 / e2e).epsilon(1e-9));
+  CHECK(s.requests_per_s == Approx(1 / e2e).epsilon(1e-9));
+  CHECK(s.mean_running == Approx(1).epsilon(1e-9));
+  // Two replicas, one request each: the one that served none ends where it started, at 1100 s,
+  // which is not the fleet's last finish; a replica's mean running is half.
+  const FleetResult f = simulate_fleet(requests, r.cost, r.config, {2, Routing::round_robin}, Timing::expected);
+  CHECK(f.all.end == Approx(one.end).epsilon(1e-12));
+  CHECK(summarize(f.all, {}).output_tokens_per_s == Approx(10 / e2e).epsilon(1e-9));
+  CHECK(summarize(f.all, {}).mean_running == Approx(0.5).epsilon(1e-9));
+  // Every request dropped: no finish, a window of 0 and no rates.
+  const SimResult none = r.run({{1100, 200000, 10, 0}});
+  CHECK(none.end == none.start);
+  CHECK(summarize(none, {}).output_tokens_per_s == 0);
+  CHECK(summarize(none, {}).mean_running == 0);
+}
