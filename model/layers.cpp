@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cmath>
 #include <optional>
 
 namespace roofline {
@@ -108,10 +109,13 @@ void indexer(Block& b, const Architecture& a) {
 // Multi-head latent attention (DeepSeek-V2, arXiv 2405.04434 §2.1). The down projections are
 // replicated on every GPU of a group (each needs the whole latent); the up projections and O
 // are split by heads.
-void latent_attention(Block& b, const Shard& s, const Architecture& a, const Sight& sight) {
+void latent_attention(Block& b, const Shard& s, const Architecture& a, const Sight& sight, DType kv) {
   const LatentAttention& l = *a.mla;
   const double heads = s.heads, qk = static_cast<double>(l.nope_dim + l.rope_dim);
   const auto rank = static_cast<double>(l.kv_lora_rank), cache = static_cast<double>(l.cache_width());
+  // What the cache holds a token, in elements of its format: the latent and the RoPE key, or a
+  // sparse layer's fp8 record (latent_cache_bytes), which kv_a_proj writes and decode reads.
+  const double held = latent_cache_bytes(l, a.sparse.has_value(), kv) / bytes_per_element(kv);
   const auto nope = static_cast<double>(l.nope_dim), v = static_cast<double>(l.v_dim);
   const double norm = a.norm_params_per_element();
   if (l.q_lora_rank > 0) {
@@ -123,14 +127,14 @@ void latent_attention(Block& b, const Shard& s, const Architecture& a, const Sig
     add(b, LinearStep{.name = "q_proj", .in = s.hidden, .out = heads * qk});
   }
   // The latent and the shared RoPE key go straight into the cache.
-  add(b, LinearStep{.name = "kv_a_proj", .in = s.hidden, .out = cache, .to_cache = true});
+  add(b, LinearStep{.name = "kv_a_proj", .in = s.hidden, .out = cache, .to_cache = true, .cache_outputs = held / cache});
   add(b, NormStep{"kv_a_norm", rank, norm});
   if (a.sparse) indexer(b, a);
   // Decode absorbs K's up projection into each query and V's into the output (DeepSeek-V2
   // §2.1.2), so every head attends over the cached latent itself, read once for keys and values.
   add(b, LinearStep{.name = "q_absorb", .in = nope, .out = rank, .copies = heads, .rows_per_token = heads, .absorbed = true},
       Phases::decode_only);
-  add(b, AttentionStep{.kind = AttentionKind::latent, .heads = heads, .qk_dim = cache, .v_dim = rank, .k_width = cache,
+  add(b, AttentionStep{.kind = AttentionKind::latent, .heads = heads, .qk_dim = cache, .v_dim = rank, .k_width = held,
                        .v_width = 0, .window = sight.window, .chunk = sight.chunk, .top_k = sight.top_k},
       Phases::decode_only);
   add(b, LinearStep{.name = "v_absorb", .in = rank, .out = v, .copies = heads, .rows_per_token = heads, .absorbed = true,
@@ -240,7 +244,7 @@ constexpr std::array<std::string_view, kMixerCount> kSharingLabels = {"kv_shared
 // `s`: the attention's shard (whole weights under data-parallel attention). `sharing`: the layers
 // read an earlier layer's cache.
 void mixer_block(LayerStack& stack, const Architecture& a, const Shard& s, Mixer kind, int layers, bool dp,
-                 bool sharing, double state_bytes) {
+                 bool sharing, double state_bytes, DType kv) {
   if (kind == Mixer::none || layers == 0) return;
   Block b = block(layers, (sharing ? kSharingLabels : kMixerLabels)[static_cast<std::size_t>(kind)]);
   b.selection = {LayerSelection::Of::mixer, static_cast<int>(kind),
@@ -253,7 +257,7 @@ void mixer_block(LayerStack& stack, const Architecture& a, const Shard& s, Mixer
   if (kind == Mixer::linear || kind == Mixer::ssm) {
     recurrent_layer(b, s, *a.recurrent, state_bytes);
   } else if (a.mla) {
-    latent_attention(b, s, a, sight);
+    latent_attention(b, s, a, sight, kv);
   } else if (kind == Mixer::full && a.full_attention) {
     Shard full = s;  // the full layers' own heads, replicated below one a GPU as the others'
     if (a.full_attention->heads > 0) full.heads = a.full_attention->heads / s.tp;
@@ -424,8 +428,8 @@ LayerStack describe_layers(const Architecture& a, const Sharding& sh) {
   // the layers reading an earlier layer's cache apart.
   const auto mixers = a.mixer_counts(), owning = a.mixers_before(a.layers - a.kv_shared_layers);
   for (std::size_t k = 0; k < kMixerCount; ++k) {
-    mixer_block(stack, a, s, static_cast<Mixer>(k), owning[k], dp, false, sh.state_bytes);
-    mixer_block(stack, a, s, static_cast<Mixer>(k), mixers[k] - owning[k], dp, true, sh.state_bytes);
+    mixer_block(stack, a, s, static_cast<Mixer>(k), owning[k], dp, false, sh.state_bytes, sh.kv);
+    mixer_block(stack, a, s, static_cast<Mixer>(k), mixers[k] - owning[k], dp, true, sh.state_bytes, sh.kv);
   }
   ffn_blocks(stack, a, s, sh);
 
@@ -479,10 +483,19 @@ int layers_in(const Architecture& a, const Block& b, int begin, int end) {
 }
 
 Sharding sharding(const Workload& w) {
-  return {w.tp, w.ep, w.dp_attention, w.expert_imbalance, bytes_per_element(w.precision.activations)};
+  return {w.tp, w.ep, w.dp_attention, w.expert_imbalance, bytes_per_element(w.precision.activations), w.precision.kv};
 }
 
-Sharding whole_model(const Workload& w) { return {.tp = 1, .state_bytes = bytes_per_element(w.precision.activations)}; }
+Sharding whole_model(const Workload& w) {
+  return {.tp = 1, .state_bytes = bytes_per_element(w.precision.activations), .kv = w.precision.kv};
+}
+
+double latent_cache_bytes(const LatentAttention& l, bool sparse, DType kv) {
+  const auto rank = static_cast<double>(l.kv_lora_rank), rope = static_cast<double>(l.rope_dim);
+  // fp8_ds_mla: the latent in fp8, an fp32 scale for each 128 of it, the RoPE key in bf16.
+  if (sparse && kv == DType::fp8) return rank + std::ceil(rank / 128) * 4 + rope * 2;
+  return (rank + rope) * bytes_per_element(kv);
+}
 
 bool delta_net_measured(const Recurrent& r) { return r.state == 128 && r.inner == 128 * r.heads && r.conv_kernel == 4; }
 

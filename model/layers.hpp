@@ -44,7 +44,8 @@ struct LinearStep {
   double bias = 0;            // bias elements on this GPU, stored in the activation format
   WeightClass weights = WeightClass::attention;
   bool to_cache = false;      // the output is written into the KV cache, in the cache's format
-  double cache_outputs = 1;   // to_cache: tensors the cache keeps of the output (2: K and V from one projection)
+  double cache_outputs = 1;   // to_cache: tensors the cache keeps of the output (2: K and V from one projection;
+                              // a sparse latent's fp8 record, 656 / 576: what it holds beyond the output's elements)
   bool indexer_keys = false;  // to_cache: kept at kIndexerKeyBytes an element whatever the cache's format
   bool last_token = false;    // run on each sequence's last token only (the LM head)
   bool counted = true;        // false: the weights are another step's (an LM head tied to the embedding)
@@ -229,6 +230,7 @@ struct Sharding {
   bool dp_attention = false;
   double imbalance = 1.0;
   double state_bytes = 2;
+  DType kv = DType::bf16;  // the KV cache's format: a sparse latent layer's fp8 cache is a record of its own
   bool operator==(const Sharding&) const = default;
 };
 
@@ -236,6 +238,17 @@ struct Sharding {
 [[nodiscard]] Sharding sharding(const Workload& w);
 // The whole model (tp 1) as the workload keeps its recurrent state.
 [[nodiscard]] Sharding whole_model(const Workload& w);
+
+// Bytes a latent attention layer caches a token in the `kv` format: its latent and RoPE key
+// (kv_lora_rank + rope_dim elements), except where the layer is sparse (DeepSeek-V3.2's and GLM-5's
+// DSA indexer) and the cache fp8: FlashMLA's sparse kernels read their own record, vLLM's
+// `fp8_ds_mla` (`--kv-cache-dtype fp8` is its alias there), the latent in fp8 with an fp32 scale a
+// 128 of it and the RoPE key left in bf16: 512 + 4 · 4 + 64 · 2 = 656 bytes for DeepSeek-V3.2's
+// 512 + 64, not 576 (vllm/v1/attention/backends/mla/flashmla_sparse.py). A dense layer's fp8 cache
+// is 576 fp8 values under one per-tensor scale (FlashMLA's dense fp8 decode, flashmla.py). The
+// one width the ledger, the decode attention's reads and the cache writes all take
+// (latent_attention in model/layers.cpp). The indexer's keys are apart (kIndexerKeyBytes).
+[[nodiscard]] double latent_cache_bytes(const LatentAttention& l, bool sparse, DType kv);
 
 // Whether the kernel tables measured a Gated DeltaNet layer's kernels at its shapes: 128-wide key
 // and value heads and a 4-tap convolution (every Qwen3.5 and Qwen3-Next).

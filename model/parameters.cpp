@@ -202,7 +202,7 @@ CacheElements cache_elements(const LayerStack& stack, double tokens) {
 Bytes cache_bytes_per_sequence(const ModelSpec& m, const Precision& prec, double tokens) {
   if (!m.architecture) return Bytes(0);
   // The recurrent state in the model's format (the activations'), whatever the KV cache's.
-  const Sharding whole{.tp = 1, .state_bytes = bytes_per_element(prec.activations)};
+  const Sharding whole{.tp = 1, .state_bytes = bytes_per_element(prec.activations), .kv = prec.kv};
   return Bytes(cache_elements(describe_layers(*m.architecture, whole), tokens).bytes(prec.kv));
 }
 
@@ -212,7 +212,7 @@ namespace roofline {
 
 Bytes kv_bytes_per_token(const ModelSpec& m, const Precision& prec) {
   if (!m.architecture) return Bytes(0);
-  return Bytes(cache_elements(describe_layers(*m.architecture, 1), 1).token_bytes(prec.kv));
+  return Bytes(cache_elements(describe_layers(*m.architecture, Sharding{.tp = 1, .kv = prec.kv}), 1).token_bytes(prec.kv));
 }
 
 }  // namespace roofline

@@ -98,7 +98,7 @@ struct Weights {
 // dtype unless asked; never --kv-cache-dtype), the state in fp32 where the checkpoint keeps it so
 // (Qwen3.5's mamba_ssm_dtype, Nemotron's mamba_ssm_cache_dtype): RecurrentStep::element_bytes.
 struct CacheElements {
-  double kv = 0;
+  double kv = 0;            // in the KV format's elements (a sparse latent layer's fp8 record: its bytes, latent_cache_bytes)
   double indexer_keys = 0;  // at kIndexerKeyBytes each, whatever the KV format (model/layers.hpp)
   double state_bytes = 0;   // the recurrent state and kept convolution inputs, in bytes as held
   // The K/V and the indexer's keys: what grows with the tokens.
@@ -114,7 +114,7 @@ struct CacheElements {
 // K/V and recurrent state of one sequence of `tokens` tokens, whole model: for full attention
 // 2 · L · kv_heads · head_dim · tokens · bytes(kv). 0 when the architecture is unknown.
 // K/V a token adds while every layer still keeps it (before any window fills): 2 · L · kv_heads ·
-// head_dim · bytes(kv), or L · (kv_lora_rank + rope_dim) · bytes(kv) with latent attention.
+// head_dim · bytes(kv), or L · latent_cache_bytes (model/layers.hpp) with latent attention.
 [[nodiscard]] Bytes kv_bytes_per_token(const ModelSpec& m, const Precision& prec);
 [[nodiscard]] Bytes cache_bytes_per_sequence(const ModelSpec& m, const Precision& prec, double tokens);
 

@@ -118,6 +118,48 @@ TEST_CASE("layer description: a group caches max(kv_heads, tp) K/V heads of each
   }
 }
 
+TEST_CASE("layer description: a sparse latent layer's fp8 cache is FlashMLA's 656-byte record, a dense one's 576") {
+  // vLLM's fp8_ds_mla, which FlashMLA's sparse decode reads (`--kv-cache-dtype fp8` is its alias on
+  // those layers): 512 fp8 latent values, 4 fp32 scales (16 bytes) and 64 bf16 RoPE values (128
+  // bytes), 656 bytes a token a layer, beside the indexer's 132-byte key. DeepSeek-V3.2:
+  // 61 × (656 + 132) = 48,068 bytes a token (576-byte latents gave 43,188); GLM-5: 78 × (656 + 132)
+  // = 61,464 (not 55,224). A dense layer's fp8 cache is 576 values under one per-tensor scale:
+  // DeepSeek-V3's 61 × 576 = 35,136. bf16 is 61 × (576 · 2 + 132) = 78,324, as before.
+  const auto with_kv = [](const ModelSpec& m, DType kv) {
+    Precision p = resolve_precision(m);
+    p.kv = kv;
+    return p;
+  };
+  const ModelSpec v32 = io::load_model("deepseek-v3.2"), glm5 = io::load_model("glm-5"),
+                  v3 = io::load_model("deepseek-v3");
+  CHECK(kv_bytes_per_token(v32, with_kv(v32, DType::fp8)).value() == Approx(48'068));
+  CHECK(kv_bytes_per_token(glm5, with_kv(glm5, DType::fp8)).value() == Approx(61'464));
+  CHECK(kv_bytes_per_token(v3, with_kv(v3, DType::fp8)).value() == Approx(35'136));
+  CHECK(kv_bytes_per_token(v32, with_kv(v32, DType::bf16)).value() == Approx(78'324));
+  CHECK(cache_bytes_per_sequence(v32, with_kv(v32, DType::fp8), 1000).value() == Approx(48'068'000));
+  // The ledger (at tp 8 each GPU caches the whole latent: 8 × 48,068 a token for the group), the
+  // latent's writes and the decode step's reads take the one width: a key more, below the
+  // indexer's top_k of 2048, adds 61 × 656 = 40,016 bytes to the latent attention's reads, and
+  // kv_a_proj writes 61 × 656 bytes a token, 61 × 80 = 4,880 more than 576-byte latents.
+  Workload w = test::default_workload(v32, 1);
+  w.precision.kv = DType::fp8;
+  w.tp = 8;
+  CHECK((group_cache_bytes_per_sequence(v32, 2, w) - group_cache_bytes_per_sequence(v32, 1, w)).value() ==
+        Approx(8 * 48'068));
+  const auto op_bytes = [&](std::string_view name, long context, DType kv) {
+    w.context_tokens = context;
+    w.precision.kv = kv;
+    double b = 0;
+    for (const OpCost& o : build_ops(Phase::decode, v32, w, ExpertRouting::all)) {
+      if (o.name == name) b += o.bytes.value();
+    }
+    return b;
+  };
+  CHECK(op_bytes("attn_scores", 1001, DType::fp8) - op_bytes("attn_scores", 1000, DType::fp8) == Approx(61 * 656));
+  // kv_a_proj writes 576 outputs a token a layer: in the record's bytes, not 576 fp8 ones.
+  CHECK(op_bytes("kv_a_proj", 1000, DType::fp8) - op_bytes("kv_a_proj", 1000, DType::int8) == Approx(61 * 80));
+}
+
 TEST_CASE("layer description: split over tp, each pass still reads every counted weight once, replicas aside") {
   // Under tensor parallelism each GPU holds 1/tp of every split linear; what is replicated (the
   // router, latent attention's down projections, K/V heads fewer than tp, norms) is read whole.
