@@ -47,9 +47,17 @@ std::vector<std::string> parts_of(std::string_view pattern) {
   return parts;
 }
 
+// One weight matrix of a layer, by its module's whole name: a projection (`q_proj`,
+// `kv_a_proj_with_mqa`, GPT-2's `c_attn`), and a recurrent layer's input projections, Gated
+// DeltaNet's `in_proj_qkvz` and `in_proj_ba` (Qwen3-Next) or `in_proj_qkv`, `in_proj_z`, `in_proj_a`
+// and `in_proj_b` (Qwen3.5), Mamba's `in_proj`. Quantizers leave the small ones alone (64 to 128
+// columns are not a whole fp8 block): excluded, each is one matrix of the attention class, never
+// the class (the layer's `linear_attn` or `mixer` below). A substring of the short names was one
+// too: GPT-2's whole `attn` (in `c_attn`) was refused as a matrix.
 bool is_one_matrix(std::string_view part) {
-  return part.ends_with("_proj") || part.ends_with("_proj_with_mqa") ||
-         std::string_view("w1 w2 w3 c_attn c_proj c_fc qkv wo wqkv").find(part) != std::string_view::npos;
+  constexpr std::array<std::string_view, 9> kNames = {"w1", "w2", "w3", "c_attn", "c_proj", "c_fc", "qkv", "wo", "wqkv"};
+  return part.ends_with("_proj") || part.ends_with("_proj_with_mqa") || part.starts_with("in_proj_") ||
+         std::find(kNames.begin(), kNames.end(), part) != kNames.end();
 }
 
 Covered covered_by(std::string_view pattern, int layers) {
@@ -74,8 +82,10 @@ Covered covered_by(std::string_view pattern, int layers) {
   }
   const std::string& last = parts.back();
   // Small tensors a quantizer leaves alone anyway (MiniMax-M2's router correction bias, norms,
-  // biases, Mamba's decays): priced in 16 bits whatever the list says.
-  if (last.ends_with("bias") || last.find("norm") != std::string::npos || last == "A_log" || last == "D") {
+  // biases, Mamba's decays, a recurrent layer's short convolution): priced in 16 bits whatever the
+  // list says.
+  if (last.ends_with("bias") || last.find("norm") != std::string::npos || last == "A_log" || last == "D" ||
+      last == "conv1d") {
     return {Covered::nothing};
   }
   if (last == "lm_head") return {Covered::some, only({TensorClass::lm_head})};

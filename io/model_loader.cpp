@@ -41,6 +41,9 @@ ModelSpec read_model(const YamlDocument& doc) {
   if (listed(Assumption::dtype_bf16) && m.dtype != DType::bf16) {
     root.fail("assumptions", "dtype_bf16 says the weights were taken as bf16, but `dtype` is not bf16");
   }
+  if (listed(Assumption::dtype_fp32_as_bf16) && m.dtype != DType::bf16) {
+    root.fail("assumptions", "dtype_fp32_as_bf16 says the float32 weights were taken as bf16, but `dtype` is not bf16");
+  }
   if (listed(Assumption::mtp_not_modelled) && !(m.architecture && m.architecture->mtp_modules > 0)) {
     root.fail("assumptions", "mtp_not_modelled needs `mtp_modules`: the model has no MTP layers to leave out");
   }

@@ -54,7 +54,8 @@ constexpr std::array kAssumptions = {
     Word{"vision_not_modelled", "a multimodal wrapper's towers not priced"},
     Word{"mtp_not_modelled", "multi-token-prediction layers not priced"},
     Word{"towers_in_memory", "towers held in memory, never run"},
-    Word{"quantization_beside", "formats read from hf_quant_config.json"}};
+    Word{"quantization_beside", "formats read from hf_quant_config.json"},
+    Word{"dtype_fp32_as_bf16", "torch_dtype float32: priced in bf16"}};
 static_assert(kAssumptions.size() == kAssumptionCount);
 constexpr Range kAssumptionList{1, kAssumptionCount};
 constexpr std::array kMixers = {Word{"full", "attends to every earlier token"},

@@ -177,8 +177,9 @@ enum class Assumption {
   mtp_not_modelled,    // multi-token-prediction layers shipped beside the model are not priced
   towers_in_memory,    // a multimodal wrapper's towers: weights estimated from their configs and held, never run
   quantization_beside, // the formats read from ModelOpt's hf_quant_config.json beside config.json
+  dtype_fp32_as_bf16,  // a config whose torch_dtype is float32: priced in bf16, as serving engines load it
 };
-inline constexpr int kAssumptionCount = 5;
+inline constexpr int kAssumptionCount = 6;
 
 struct ModelSpec {
   std::string name;

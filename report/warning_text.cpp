@@ -87,7 +87,10 @@ constexpr Words kEnglish{
      "the model's multi-token-prediction layers are not priced (nor is speculative decoding with them)",
      "multimodal model: the vision and audio towers' weights are held in memory (estimated from their configs' "
      "dimensions) but never run: their compute, and image or audio tokens in a prompt, are not priced",
-     "the weight formats are read from hf_quant_config.json beside config.json (an NVIDIA ModelOpt checkpoint)"},
+     "the weight formats are read from hf_quant_config.json beside config.json (an NVIDIA ModelOpt checkpoint)",
+     "the config gives torch_dtype float32: serving engines load it in 16 bits (vLLM's --dtype auto: bf16), so the "
+     "weights it does not quantize, the KV cache and the matrix products are priced in bf16 (--weights fp32 "
+     "--activations fp32 prices it in fp32)"},
     ", ",
     english_class};
 
@@ -120,7 +123,9 @@ constexpr Words kChinese{"架构未知（只给了 `params`）：KV 缓存、注
                           "多模态模型：只计价文本解码器；视觉塔及其投影层（权重、显存、图像 token）均未建模",
                           "模型附带的多 token 预测（MTP）层未计价（用它们做的投机解码也未建模）",
                           "多模态模型：视觉与音频塔的权重计入显存（按其配置的维度估算），但从不运行：其计算以及提示中的图像、音频 token 均未计价",
-                          "权重格式读自 config.json 旁的 hf_quant_config.json（NVIDIA ModelOpt 检查点）"},
+                          "权重格式读自 config.json 旁的 hf_quant_config.json（NVIDIA ModelOpt 检查点）",
+                          "配置给出的 torch_dtype 为 float32：推理引擎以 16 位加载它（vLLM 的 --dtype auto 为 bf16），所以未量化的"
+                          "权重、KV 缓存和矩阵乘法按 bf16 计价（--weights fp32 --activations fp32 按 fp32 计价）"},
                          "、",
                          chinese_class};
 

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "cli_runner.hpp"
 #include "model/memory_ledger.hpp"
 #include "model/parameters.hpp"
@@ -66,6 +68,62 @@ TEST_CASE("HF GPT-2: 124,439,808 parameters with LayerNorm, biases everywhere an
   const GpuSpec gpu = io::load_gpu("a100-80gb");
   const Report r = evaluate(m, gpu, test::default_workload(m));
   CHECK(r.decode.step.weight_bytes.value() == Approx(2.0 * (12 * per_layer + 2 * 768 + 50257.0 * 768)));
+}
+
+TEST_CASE("HF torch_dtype float32: priced in bf16 as serving engines load it, said in every output, fp32 when asked") {
+  // vLLM's --dtype auto downcasts a float32 config to bf16 (fp16 before compute capability 8.0;
+  // SGLang fp16): 2 bytes a weight, not 4. Llama-3.2-1B, 1.24 B parameters: weights 2.47 GB, not
+  // 4.94; K/V 16 layers × 2 × 8 heads × 64 × 2 bytes = 32,768 bytes a token, not 65,536. On an H100
+  // at batch 1, prompt 1024: prefill 2.65 ms and decode 0.75 ms as its bfloat16 twin, where fp32
+  // weights, cache and the fp32 peak gave 31.9 ms and 1.50 ms.
+  std::ifstream in(test::data_file("hf-configs/llama-3.2-1b.json"));
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string fp32 = text.str();
+  const auto at = fp32.find("\"bfloat16\"");
+  REQUIRE(at != std::string::npos);
+  fp32.replace(at, 10, "\"float32\"");
+  test::write_temp("llama-fp32.json", fp32);
+  const std::string path = test::temp_file("llama-fp32.json");
+  const ModelSpec m = io::load_model(path);
+  CHECK(m.dtype == DType::bf16);
+  CHECK(kv_bytes_per_token(m, resolve_precision(m)).value() == 32'768.0);
+  const auto json_of = [](const std::vector<std::string>& args) {
+    const auto r = test::run_cli(args);
+    REQUIRE(r.code == 0);
+    return nlohmann::json::parse(r.out);
+  };
+  const std::vector<std::string> point = {"-g", "h100-sxm", "-b", "1", "-p", "1024", "--format", "json"};
+  const auto with = [&](const std::string& model, std::vector<std::string> more = {}) {
+    std::vector<std::string> args = {"-m", model};
+    args.insert(args.end(), point.begin(), point.end());
+    args.insert(args.end(), more.begin(), more.end());
+    return json_of(args);
+  };
+  const auto served = with(path), twin = with(test::data_file("hf-configs/llama-3.2-1b.json"));
+  CHECK(served["prefill"]["time"].get<double>() == twin["prefill"]["time"].get<double>());
+  CHECK(served["decode"]["step_time"].get<double>() == twin["decode"]["step_time"].get<double>());
+  CHECK(served["prefill"]["time"].get<double>() == Approx(2.65e-3).epsilon(0.01));
+  CHECK(served["decode"]["step_time"].get<double>() == Approx(0.75e-3).epsilon(0.01));
+  // Said in every output: the JSON's warnings, the table's and the CSV's stderr.
+  const std::string said = "the config gives torch_dtype float32: serving engines load it in 16 bits";
+  CHECK_THAT(served["warnings"][0].get<std::string>(), Catch::StartsWith(said));
+  CHECK_THAT(test::run_cli({"-m", path, "-g", "h100-sxm"}).err, Catch::Contains("warning: " + said));
+  CHECK_THAT(test::run_cli({"-m", path, "-g", "h100-sxm", "--format", "csv"}).err, Catch::Contains(said));
+  // Asked for, fp32 still: weights 4 bytes each (4.94 GB), the cache and products in fp32.
+  const auto asked = with(path, {"--weights", "fp32", "--activations", "fp32"});
+  CHECK(asked["model"]["weight_bytes"].get<double>() == Approx(2 * twin["model"]["weight_bytes"].get<double>()));
+  CHECK(asked["prefill"]["time"].get<double>() == Approx(31.9e-3).epsilon(0.01));
+  CHECK(asked["decode"]["step_time"].get<double>() == Approx(1.50e-3).epsilon(0.01));
+  // convert keeps the assumption: its YAML prices as the config does, and warns the same.
+  const auto converted = test::run_cli({"convert", path});
+  REQUIRE(converted.code == 0);
+  CHECK_THAT(converted.out, Catch::Contains("dtype: bf16") && Catch::Contains("dtype_fp32_as_bf16"));
+  test::write_temp("llama-fp32.yaml", converted.out);
+  const auto yaml = with(test::temp_file("llama-fp32.yaml"));
+  CHECK(yaml["prefill"]["time"].get<double>() == served["prefill"]["time"].get<double>());
+  CHECK(yaml["decode"]["step_time"].get<double>() == served["decode"]["step_time"].get<double>());
+  CHECK(yaml["warnings"] == served["warnings"]);
 }
 
 TEST_CASE("HF DeepSeek-V3: 671 B parameters, 37.6 B active, and a 70,272-byte latent KV cache per token") {

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <unistd.h>
 
@@ -144,6 +145,51 @@ TEST_CASE("quantization: a checkpoint that quantizes its activations computes in
 "b": {"targets": ["re:.*mlp.*"], "weights": {"num_bits": 8, "type": "int", "strategy": "channel"},
       "input_activations": {"num_bits": 8, "type": "int"}}}})"),
                     Catch::Contains("input_activations: a second compute format"));
+}
+
+TEST_CASE("quantization: a recurrent layer's small input projection left out is one matrix, its convolution 16-bit anyway") {
+  // Qwen3-Next-80B-A3B in fp8 128 × 128 blocks. Its 36 DeltaNet layers' in_proj_ba is 2048 × 64:
+  // 4,718,592 weights, some 4.7 MB more in 16 bits than in fp8. Read as the whole `linear_attn`
+  // (the attention class kept in bf16), "*linear_attn.in_proj_ba" cost 1.54 GB (80.37 -> 81.91
+  // GB of weights, decode 4.05 -> 5.59 GB a step): now it is one matrix of the attention class,
+  // refused as `q_proj` is, never the class. The convolution (conv1d, 4 taps a channel) is priced
+  // in 16 bits whatever the list says: left out, it changes nothing.
+  std::ifstream in(test::data_file("hf-configs/qwen3-next-80b-a3b.json"));
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string config = text.str();
+  const auto brace = config.rfind('}');
+  REQUIRE(brace != std::string::npos);
+  const auto with = [&](const std::string& excluded) {
+    std::string c = config;
+    c.insert(brace, R"(, "quantization_config": {"quant_method": "fp8", "fmt": "e4m3", "activation_scheme": "dynamic",
+"weight_block_size": [128, 128], "modules_to_not_convert": ["lm_head", "*mlp.gate", "*mlp.shared_expert_gate")" +
+                        excluded + "]}");
+    return io::read_model(io::parse_yaml(c, "qwen3-next.json"));
+  };
+  const ModelSpec plain = with("");
+  REQUIRE(plain.quantization->of(TensorClass::attention) == WeightFormat::fp8_block);
+  const double bytes = weight_bytes(plain, resolve_precision(plain)).total().value();
+  CHECK(bytes == Approx(80.37e9).epsilon(1e-3));
+  for (const std::string matrix : {"*linear_attn.in_proj_ba", "model.layers.*.linear_attn.in_proj_qkvz",
+                                   "re:.*linear_attn\\\\.in_proj_(a|b)", "*linear_attn.in_proj_z"}) {
+    INFO(matrix);
+    CHECK_THROWS_WITH(with(", \"" + matrix + "\""), Catch::Contains("names part of a tensor class"));
+  }
+  for (const std::string conv : {"*linear_attn.conv1d", "re:.*linear_attn\\\\.conv1d", "backbone.layers.*.mixer.conv1d"}) {
+    INFO(conv);
+    const ModelSpec m = with(", \"" + conv + "\"");
+    CHECK(m.quantization->of(TensorClass::attention) == WeightFormat::fp8_block);
+    CHECK(weight_bytes(m, resolve_precision(m)).total().value() == bytes);
+  }
+  // A short name is matched whole: GPT-2's `attn` is its attention (not the `c_attn` matrix),
+  // kept in the model's dtype while the MLPs are converted.
+  const ModelSpec gpt2 = io::read_model(io::parse_yaml(R"({"architectures": ["GPT2LMHeadModel"], "n_layer": 2,
+"n_embd": 64, "n_head": 4, "vocab_size": 100, "n_positions": 128, "torch_dtype": "bfloat16",
+"quantization_config": {"quant_method": "fp8", "modules_to_not_convert": ["transformer.h.*.attn"]}})",
+                                                       "gpt2.json"));
+  CHECK_FALSE(gpt2.quantization->of(TensorClass::attention));
+  CHECK(gpt2.quantization->of(TensorClass::dense_ffn) == WeightFormat::fp8);
 }
 
 TEST_CASE("quantization: what cannot be mapped is refused, naming the field") {

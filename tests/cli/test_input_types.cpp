@@ -116,6 +116,9 @@ TEST_CASE("convert keeps the caveats as fields too: the YAML priced later warns 
   check_error(test::with_model(written("rooflineplan-fp16-bf16.yaml",
                                        "name: x\nparams: 7e9\ndtype: fp16\nassumptions: [dtype_bf16]\n").string()),
               "", "assumptions: dtype_bf16 says the weights were taken as bf16, but `dtype` is not bf16");
+  check_error(test::with_model(written("rooflineplan-fp32-as-bf16.yaml",
+                                       "name: x\nparams: 7e9\ndtype: fp32\nassumptions: [dtype_fp32_as_bf16]\n").string()),
+              "", "assumptions: dtype_fp32_as_bf16 says the float32 weights were taken as bf16, but `dtype` is not bf16");
   check_error(test::with_model(written("rooflineplan-no-mtp.yaml",
                                        "name: x\nparams: 7e9\ndtype: bf16\nassumptions: [mtp_not_modelled]\n").string()),
               "", "assumptions: mtp_not_modelled needs `mtp_modules`");

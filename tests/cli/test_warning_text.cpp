@@ -77,6 +77,13 @@ TEST_CASE("warning text: what a model's reader assumed, each in English and Chin
         "dimensions) but never run: their compute, and image or audio tokens in a prompt, are not priced");
   CHECK(warning_text(Assumed{Assumption::quantization_beside}) ==
         "the weight formats are read from hf_quant_config.json beside config.json (an NVIDIA ModelOpt checkpoint)");
+  CHECK(warning_text(Assumed{Assumption::dtype_fp32_as_bf16}) ==
+        "the config gives torch_dtype float32: serving engines load it in 16 bits (vLLM's --dtype auto: bf16), so the "
+        "weights it does not quantize, the KV cache and the matrix products are priced in bf16 (--weights fp32 "
+        "--activations fp32 prices it in fp32)");
+  CHECK(warning_text(Assumed{Assumption::dtype_fp32_as_bf16}, "zh") ==
+        "配置给出的 torch_dtype 为 float32：推理引擎以 16 位加载它（vLLM 的 --dtype auto 为 bf16），所以未量化的权重、KV "
+        "缓存和矩阵乘法按 bf16 计价（--weights fp32 --activations fp32 按 fp32 计价）");
 }
 
 TEST_CASE("warning text: the compute format a checkpoint chose, and where the GPU cannot run it") {
