@@ -252,8 +252,8 @@ struct KernelCoefficients {
   // never saw is priced with (`rooflineplan fit --kernels` on them; docs/expected-performance.md).
   std::string source = "rooflineplan fit --kernels on 35 tables, every GPU's kernels together (h100-sxm, h200, "
                        "a100-80gb): gemm 0.085, gemm_fp8 0.051, gemm_fp8_block 0.079, decode_attention 0.097, "
-                       "prefill_attention 0.088, elementwise 0.268, all_reduce 0.063, nccl_all_reduce 0.211, experts "
-                       "0.091, experts_fp8 0.100, latent_decode 0.075, latent_prefill 0.093, delta_net_decode 0.032, "
+                       "prefill_attention 0.088, elementwise 0.268, all_reduce 0.063, nccl_all_reduce 0.210, experts "
+                       "0.091, experts_fp8 0.100, latent_decode 0.075, latent_prefill 0.093, delta_net_decode 0.031, "
                        "delta_net_prefill 0.074 (median abs log in-sample); stopped at an end of its physical range: "
                        "prefill_attention.compute, latent_decode.compute, latent_prefill.compute, "
                        "delta_net_prefill.memory";

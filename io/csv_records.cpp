@@ -37,7 +37,29 @@ void on_record(int, void* data) {
   c.current = {};
 }
 
+// Where the line after the one holding `start` begins, past its break (npos where that line is
+// the text's last and has none): LF, a CRLF pair as one; a lone CR too where `cr_lines` (a file
+// with no LF at all).
+std::size_t csv_next_line(std::string_view text, std::size_t start, bool cr_lines) {
+  if (cr_lines) return next_line(text, start);
+  const std::size_t lf = text.find('\n', start);
+  return lf == std::string_view::npos ? lf : lf + 1;
+}
+
+bool has_cr_lines(std::string_view text) { return text.find('\n') == std::string_view::npos; }
+
 }  // namespace
+
+TextPosition csv_position(std::string_view text, std::size_t offset) {
+  const bool cr_lines = has_cr_lines(text);
+  std::size_t line = 1, start = 0;
+  for (std::size_t next = csv_next_line(text, 0, cr_lines); next != std::string_view::npos && next <= offset;
+       next = csv_next_line(text, next, cr_lines)) {
+    ++line;
+    start = next;
+  }
+  return {line, offset - start + 1};
+}
 
 std::vector<CsvRecord> csv_records(const std::string& text, const std::string& path) {
   csv_parser parser{};
@@ -50,14 +72,22 @@ std::vector<CsvRecord> csv_records(const std::string& text, const std::string& p
   };
   // A UTF-8 byte order mark, as spreadsheets write one, is no part of the first header cell.
   std::size_t start = text.starts_with("\xEF\xBB\xBF") ? 3 : 0;
+  // A line ends at LF (CRLF one break); at a lone CR only in a file with no LF (counted at LF
+  // alone, a file of CR line ends was one line, and every error said line 1). Counted at every
+  // lone CR, as libcsv ends records, a row with a CR inside it was named by the line after it.
+  const bool cr_lines = has_cr_lines(text);
   while (start < text.size()) {
-    // A line ends at LF, CRLF or a lone CR, as libcsv ends its records: counted at LF alone, a file
-    // of CR line ends was one line, and every error said line 1.
-    const std::size_t next = next_line(text, start);
+    const std::size_t next = csv_next_line(text, start, cr_lines);
     const std::size_t end = next == std::string_view::npos ? text.size() : next;
     ++c.line;
+    const std::size_t before = c.records.size();
     if (csv_parse(&parser, text.data() + start, end - start, on_field, on_record, &c) != end - start) {
       fail(csv_strerror(csv_error(&parser)));
+    }
+    // Only an unquoted lone CR ends a record before the line's LF.
+    if (!cr_lines && c.records.size() - before > 1) {
+      fail("a carriage return (CR) alone inside the line, where libcsv would end the row (the file's lines end in "
+           "LF; save it with one kind of line end)");
     }
     start = end;
   }

@@ -147,7 +147,7 @@ std::vector<MeasurementRow> read_measurements(const std::string& path) {
   // A spreadsheet's UTF-8 export starts with a byte-order mark, which is not part of the header.
   if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);
   if (const auto p = text_problem(text, TextUse::file)) {
-    const TextPosition at = position_of(text, p->offset);
+    const TextPosition at = csv_position(text, p->offset);  // lines as csv_records counts them
     throw InputError(fmt::format("{}:{}:{}: {}", path, at.line, at.column, p->what));
   }
   const std::vector<Record> records = csv_records(text, path);

@@ -116,7 +116,7 @@ std::vector<CsvRecord> csv_table(const std::string& path, std::string_view kind,
   std::string text = read_text_file(path, kind, kMaxTraceBytes);
   if (text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);
   if (const auto p = text_problem(text, TextUse::file)) {
-    const TextPosition at = position_of(text, p->offset);
+    const TextPosition at = csv_position(text, p->offset);  // lines as csv_records counts them
     throw InputError(fmt::format("{}:{}:{}: {}", path, at.line, at.column, p->what));
   }
   std::vector<CsvRecord> records = csv_records(text, path);

@@ -81,10 +81,25 @@ struct Residuals {
     KernelCoefficients k = start;
     return static_cast<int>(coefficients_of(klass, k).size());
   }
-  [[nodiscard]] int values() const { return static_cast<int>(kernels.size()); }
+  // A residual a kernel, then one a coefficient: how far its entry lies past a bound.
+  [[nodiscard]] int values() const { return static_cast<int>(kernels.size()) + inputs(); }
 
-  // The coefficients at x: each the exponential of its entry, held inside its bounds (a flat
-  // direction there, which the fit walks back from).
+  // Each coefficient's entry held inside its bounds, as logs.
+  [[nodiscard]] Eigen::VectorXd inside(Eigen::VectorXd x) const {
+    KernelCoefficients k = start;
+    const auto list = coefficients_of(klass, k);
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const auto e = static_cast<Eigen::Index>(i);
+      x[e] = std::clamp(x[e], std::log(list[i].lowest), std::log(list[i].highest));
+    }
+    return x;
+  }
+  // The coefficients at x: each the exponential of its entry, held inside its bounds. Past a
+  // bound the kernels' residuals are flat, so each coefficient also has a residual of how far its
+  // entry lies past one (zero inside): a step past a bound is pulled back, and the fit stops at a
+  // bound only where the kernels push it there. Without it LM stopped where a step had taken it,
+  // past the bound, though the kernels wanted a value inside (a GEMM table's overlap 1 where its
+  // own fit, started at that point, found 1.61).
   [[nodiscard]] KernelCoefficients at(const Eigen::VectorXd& x) const {
     KernelCoefficients k = start;
     const auto list = coefficients_of(klass, k);
@@ -99,6 +114,8 @@ struct Residuals {
       const MeasuredKernel& m = *kernels[i];
       r[static_cast<Eigen::Index>(i)] = robust(std::log(expected_kernel_seconds(k, m, gpus[m.gpu]) / m.seconds));
     }
+    const Eigen::VectorXd past = x - inside(x);
+    r.tail(past.size()) = past;
     return 0;
   }
 
@@ -140,6 +157,8 @@ KernelCoefficients fit_class(KernelClass c, std::vector<const MeasuredKernel*> a
     Eigen::LevenbergMarquardt<Eigen::NumericalDiff<Residuals>> lm(diff);
     lm.parameters.maxfev = 2000;
     lm.minimize(x);
+    // Held inside: what at() prices, and no pull left in the cost the starts are compared by.
+    x = r.inside(x);
     Eigen::VectorXd res(r.values());
     r(x, res);
     if (const double cost = res.squaredNorm(); cost < best_cost) best_cost = cost, best = x;

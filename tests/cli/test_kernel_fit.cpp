@@ -16,6 +16,7 @@
 
 #include "cli_runner.hpp"
 #include "hardware/kernel_classes.hpp"
+#include "io/csv_records.hpp"
 #include "io/kernel_table.hpp"
 #include "io/schema.hpp"
 #include "io/spec_loader.hpp"
@@ -108,6 +109,46 @@ TEST_CASE("kernel fit: a coefficient the fit stops at an end of its physical ran
   CHECK(row_of(fit_json({inside}), "gemm")["at_bound"] == nlohmann::json::array());
   const auto quiet = run_cli({"fit", "--kernels", inside});
   CHECK_THAT(quiet.out, !Catch::Contains("warning"));
+}
+
+TEST_CASE("kernel fit: a step past a coefficient's bound is walked back, not stopped at") {
+  // Skinny GEMMs (M 1 to 64, N 4096 and 8192, K 256 to 8192: 56 kernels) on H100 SXM from compute
+  // 0.7, memory 0.825, overlap 1.6 and 2.5 us. By hand, M = 64, N = K = 8192: 2·64·8192² = 8.59
+  // GFLOP at 0.7 × 989 TFLOP/s, 12.41 us; 2·(64·8192·2 + 8192²) = 136.3 MB at 0.825 × 3.35 TB/s,
+  // 49.32 us; (12.41^1.6 + 49.32^1.6)^(1/1.6) = 52.64 us, and 2.5 us: 55.14 us (overlap 1, their
+  // sum: 64.23 us; their max: 51.82 us, so the table pins the overlap). From the default start
+  // a step took the overlap's log below 0 (overlap < 1, held at 1), where the kernels' residuals
+  // are flat, and the fit stopped there: compute 1, memory 0.853, overlap 1, median |log| 0.017,
+  // and warned that it "stopped at an end" though the kernels want 1.6 inside the range.
+  std::string csv = "gemm_dtype,m,n,k,latency_us\n";
+  KernelCoefficients truth;
+  truth.gemm = {0.7, 0.825, 1.6, 2.5e-6};
+  const KernelCeilings h100{989e12, 1979e12, 3.35e12, 450e9};
+  for (double m : {1, 2, 4, 8, 16, 32, 64}) {
+    for (double n : {4096, 8192}) {
+      for (double k : {256, 1024, 4096, 8192}) {
+        const KernelAsk a{2 * m * n * k, 2 * (m * k + k * n + m * n), m};
+        csv += fmt::format("bfloat16,{},{},{},{:.12g}\n", m, n, k, truth.time(KernelClass::gemm, a, h100) * 1e6);
+      }
+    }
+  }
+  write_temp("h100_sxm_gemm.csv", csv);
+  const std::string table = temp_file("h100_sxm_gemm.csv");
+  const auto j = fit_json({table});
+  const auto& gemm = row_of(j, "gemm");
+  CHECK(gemm["kernels"] == 56);
+  // Every GPU's fit (what `fit --kernels A.csv B.csv --out` writes) and the GPU's own: the truth.
+  for (const auto* c : {&gemm["coefficients"], &gemm["per_gpu"][0]["coefficients"]}) {
+    CHECK((*c)["compute"].get<double>() == Approx(0.7).epsilon(1e-2));
+    CHECK((*c)["memory"].get<double>() == Approx(0.825).epsilon(1e-2));
+    CHECK((*c)["overlap"].get<double>() == Approx(1.6).epsilon(1e-2));
+    CHECK((*c)["launch"].get<double>() == Approx(2.5e-6).epsilon(1e-2));
+  }
+  CHECK(gemm["median_abs_log_in_sample"].get<double>() < 1e-3);
+  CHECK(gemm["at_bound"] == nlohmann::json::array());
+  const auto text = run_cli({"fit", "--kernels", table});
+  REQUIRE(text.code == 0);
+  CHECK_THAT(text.out, !Catch::Contains("stopped at an end"));
 }
 
 TEST_CASE("kernel fit: each class on the fixtures, in-sample and with each GPU held out") {
@@ -325,6 +366,37 @@ TEST_CASE("kernel fit: bad tables are refused at file:line with the column") {
   // A GPU without an interconnect cannot price an all-reduce's link.
   check_error(run_cli({"fit", "--kernels", data_file("gpu-kernels/h100_sxm_custom_allreduce.csv"), "--gpu", "m4-max"}),
               data_file("gpu-kernels/h100_sxm_custom_allreduce.csv") + ":2:", "has no `interconnect:`");
+}
+
+TEST_CASE("kernel fit: a lone CR inside a row of a CRLF table is refused at the row's own line") {
+  // Vidur's tables end lines in CRLF; `,1` written after a row's CR (before its LF) left that CR
+  // alone. libcsv ends a record there, and lines were counted at it too: "...:3: 2 cells, the
+  // header has 18" for the row on line 2 (the header is line 1, the row line 2, by LF).
+  const std::string head = "gemm_dtype,m,n,k,latency_us\r\n";
+  write_temp("a100_lonecr.csv", head + "bfloat16,1,2,3,4\r,1\r\nbfloat16,1,2,3,5\r\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("a100_lonecr.csv")}), temp_file("a100_lonecr.csv") + ":2:",
+              "not CSV: a carriage return (CR) alone inside the line");
+  // The same in a file of LF lines: line 3 is the row after the header and a good row (counted at
+  // the CR, `6` was line 4: "...:4: 1 cells").
+  write_temp("a100_lonecr_lf.csv", "gemm_dtype,m,n,k,latency_us\nbfloat16,1,2,3,4\nbfloat16,2,2,3,5\r6\n");
+  check_error(run_cli({"fit", "--kernels", temp_file("a100_lonecr_lf.csv")}), temp_file("a100_lonecr_lf.csv") + ":3:",
+              "a carriage return (CR) alone");
+  // Inside quotes a CR is the cell's text: one record, its line the one it starts on (2).
+  const auto quoted = io::csv_records("a,b\r\n\"x\ry\",1\r\n", "q.csv");
+  REQUIRE(quoted.size() == 2);
+  CHECK(quoted[1].line == 2);
+  CHECK(quoted[1].cells == std::vector<std::string>{"x\ry", "1"});
+  // A file with no LF ends its lines at CR (a classic Mac file): "a\rb\rc" is three lines.
+  const auto mac = io::csv_records("a\rb\rc\r", "m.csv");
+  REQUIRE(mac.size() == 3);
+  CHECK(mac[2].line == 3);
+  // The shared reader's positions (the measurements and traces files' control-character errors):
+  // byte 8 of "a,b\r\nx\ry\x01" (0-based, the \x01) is line 2 (one CRLF before it, ending at
+  // byte 4; the lone CR at 6 inside line 2), column 8 - 5 + 1 = 4 (by every CR: line 3, column 2);
+  // in "a\rb\rc\x01" (no LF) byte 4, the c, is line 3, column 1.
+  const io::TextPosition crlf = io::csv_position("a,b\r\nx\ry\x01", 8), mac_at = io::csv_position("a\rb\rc\x01", 4);
+  CHECK((crlf.line == 2 && crlf.column == 4));
+  CHECK((mac_at.line == 3 && mac_at.column == 1));
 }
 
 TEST_CASE("kernel fit: counts that broke the fit are refused at their row - step, window, GPUs, MoE picks, unread tables") {
