@@ -60,7 +60,16 @@ bool is_one_matrix(std::string_view part) {
          std::find(kNames.begin(), kNames.end(), part) != kNames.end();
 }
 
-Covered covered_by(std::string_view pattern, int layers) {
+// Gated DeltaNet's gate projections, 2 × value heads (or value heads) columns, narrower than one
+// 128-wide scale block: Qwen's FP8 checkpoints (Qwen3-Next-80B-A3B-FP8, Qwen3.5-397B-A17B-FP8)
+// leave them in bf16, listed per layer. Under fp8-block the model keeps them 16-bit anyway
+// (LinearStep::block_exempt): excluded, they cover nothing.
+bool is_delta_net_gate(std::string_view part) {
+  return part == "in_proj_ba" || part == "in_proj_a" || part == "in_proj_b";
+}
+
+// `block_gates`: the attention class is stored in fp8-block, whose DeltaNet gates stay 16-bit.
+Covered covered_by(std::string_view pattern, int layers, bool block_gates) {
   if (pattern.find_first_of("|[()") != std::string_view::npos) return {Covered::part};
   const std::vector<std::string> parts = parts_of(pattern);
   if (parts.empty()) return {Covered::part};
@@ -75,6 +84,7 @@ Covered covered_by(std::string_view pattern, int layers) {
     return {Covered::nothing};  // the vision tower, not modelled
   }
   if (named({"mtp", "eh_proj", "enorm", "hnorm", "shared_head"})) return {Covered::nothing};
+  if (block_gates && is_delta_net_gate(parts.back())) return {Covered::nothing};  // every layer's, or one's
   for (const std::string& p : parts) {
     if (!std::all_of(p.begin(), p.end(), [](char ch) { return ch >= '0' && ch <= '9'; }) || p.size() > 6) continue;
     if (std::stol(p) >= layers) return {Covered::nothing};  // DeepSeek's MTP layer follows the decoder's
@@ -159,13 +169,13 @@ std::optional<Covered> whole_ffn(const std::vector<std::string>& patterns) {
   return std::nullopt;
 }
 
-Covered covered_by_any(std::string_view pattern, int layers) {
+Covered covered_by_any(std::string_view pattern, int layers, bool block_gates) {
   const std::vector<std::string> alts = alternatives(pattern);
-  if (alts.size() == 1) return covered_by(alts.front(), layers);
+  if (alts.size() == 1) return covered_by(alts.front(), layers, block_gates);
   if (const auto ffn = whole_ffn(alts)) return *ffn;
   Covered out{Covered::some};
   for (const std::string& alt : alts) {
-    const Covered c = covered_by(alt, layers);
+    const Covered c = covered_by(alt, layers, block_gates);
     if (c.what == Covered::part) return c;
     for (std::size_t i = 0; i < out.classes.size(); ++i) out.classes[i] = out.classes[i] || c.classes[i];
   }
@@ -173,10 +183,11 @@ Covered covered_by_any(std::string_view pattern, int layers) {
 }
 
 // The classes a list of patterns covers; a pattern covering part of a class is refused.
-Classes classes_of_list(const HfFields& q, std::string_view key, int layers) {
+// `block_gates`: DeltaNet's gate projections are kept 16-bit already (covered_by).
+Classes classes_of_list(const HfFields& q, std::string_view key, int layers, bool block_gates = false) {
   Classes out{};
   for (const std::string& pattern : q.words(key)) {
-    const Covered c = covered_by_any(pattern, layers);
+    const Covered c = covered_by_any(pattern, layers, block_gates);
     if (c.what == Covered::part) {
       q.fail(key, fmt::format("\"{}\" names part of a tensor class (one layer, one matrix); rooflineplan prices "
                               "formats per class (attention, dense_ffn, experts, shared_experts, lm_head, "
@@ -423,8 +434,11 @@ std::optional<Quantization> read_quantization(const HfFields& q, const Architect
                                        method));
   }
   Classes kept{};
+  // Under fp8-block the model already keeps DeltaNet's gate projections 16-bit: naming them
+  // changes nothing. Under other formats they are one matrix of the class, refused.
+  const bool block_gates = out.of(TensorClass::attention) == WeightFormat::fp8_block;
   for (std::string_view key : exclusions) {
-    const Classes c = classes_of_list(q, key, a.layers);
+    const Classes c = classes_of_list(q, key, a.layers, block_gates);
     keep_in_dtype(out, c);
     for (std::size_t i = 0; i < kept.size(); ++i) kept[i] = kept[i] || c[i];
   }

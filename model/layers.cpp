@@ -198,7 +198,9 @@ void recurrent_layer(Block& b, const Shard& s, const Recurrent& r, double state_
     case RecurrentKind::gated_deltanet: {
       const double qk = 2 * groups * state;  // a query and a key per key head
       add(b, LinearStep{.name = "in_proj_qkvz", .in = s.hidden, .out = qk + 2 * inner});
-      add(b, LinearStep{.name = "in_proj_ba", .in = s.hidden, .out = 2 * heads, .joins_previous = true});
+      // The gates b and a, one a value head each: 16-bit under fp8-block (LinearStep::block_exempt).
+      add(b, LinearStep{.name = "in_proj_ba", .in = s.hidden, .out = 2 * heads, .joins_previous = true,
+                        .block_exempt = true});
       // Other shapes than the kernel tables measured keep the end-to-end pricing.
       const bool measured = delta_net_measured(r);
       add(b, ConvStep{"conv1d", qk + inner, taps, r.conv_bias, measured});

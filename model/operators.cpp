@@ -328,6 +328,10 @@ struct Formats {
   std::array<Dequant, static_cast<std::size_t>(WeightClass::shared_experts) + 1> dequant{};
   // The kernel each weight class's GEMMs run as: fp8 arithmetic on block-scaled weights is its own.
   std::array<KernelKind, static_cast<std::size_t>(WeightClass::shared_experts) + 1> linear{};
+  // The classes stored in fp8-block, whose block-exempt steps (LinearStep::block_exempt) are kept
+  // in 16 bits: those run `sixteen_bit`, not unpacked.
+  std::array<bool, static_cast<std::size_t>(WeightClass::shared_experts) + 1> block{};
+  KernelKind sixteen_bit = KernelKind::linear;
   KernelKind experts;
 
   explicit Formats(const Precision& p) : activation(bytes_per_element(p.activations)), kv(bytes_per_element(p.kv)), experts(experts_kind(p)) {
@@ -336,6 +340,7 @@ struct Formats {
                              : p.compute == DType::bf16 || p.compute == DType::fp16 ? KernelKind::linear
                                                                                     : KernelKind::other;
     linear.fill(plain);
+    sixteen_bit = plain == KernelKind::linear_fp8 ? KernelKind::linear : plain;
     for (std::size_t c = 0; c < dequant.size(); ++c) {
       const auto t = tensor_class(static_cast<WeightClass>(c));
       // In fp8 arithmetic the 16-bit weights beside the fp8 ones (routers, the LM head, modules a
@@ -344,7 +349,8 @@ struct Formats {
       if (plain == KernelKind::linear_fp8 && sixteen) linear[c] = KernelKind::linear;
       if (!t) continue;
       dequant[c] = dequant_of(p.of(*t), p.compute);
-      if (plain == KernelKind::linear_fp8 && p.of(*t) == WeightFormat::fp8_block) linear[c] = KernelKind::linear_fp8_block;
+      block[c] = p.of(*t) == WeightFormat::fp8_block;
+      if (plain == KernelKind::linear_fp8 && block[c]) linear[c] = KernelKind::linear_fp8_block;
     }
   }
 };
@@ -383,7 +389,9 @@ class StepPricer {
     const double copies =
         l.routed ? experts_touched(l.copies, l.picks, l.pool, tokens * l.busiest, routing_) : l.copies;
     b_.linear(l.name, tokens * l.rows_per_token, l.in, l.out, copies, l.bias, pricing_.matrices(l, copies), ob);
-    b_.dequant(f_.dequant[static_cast<std::size_t>(l.weights)]);
+    const auto c = static_cast<std::size_t>(l.weights);
+    const bool exempt = l.block_exempt && f_.block[c];  // 16-bit beside fp8-block weights
+    b_.dequant(exempt ? Dequant::none : f_.dequant[c]);
     // GEMMs in int8 or below keep the end-to-end pricing; routed experts run as one fused MoE.
     if (l.routed) {
       const KernelKind k = f_.experts;
@@ -391,7 +399,7 @@ class StepPricer {
       b_.kernel(k, k != KernelKind::other && (l.joins_previous || b_.previous_kernel() == k));
       return;
     }
-    b_.kernel(f_.linear[static_cast<std::size_t>(l.weights)], l.joins_previous);
+    b_.kernel(exempt ? f_.sixteen_bit : f_.linear[c], l.joins_previous);
   }
   void operator()(const NormStep& n) const { b_.norm(n, p_.rows); }
   void operator()(const ConvStep& c) const {

@@ -47,9 +47,10 @@ class WeightPricing {
   WeightPricing(const Precision& prec, const LayerStack& stack);
   // Bytes of `copies` of a linear step's weight matrices as stored (its bias apart): each matrix
   // in its class's format with its scales, exact per matrix (stored_bytes).
+  // A block-exempt step (LinearStep::block_exempt) of an fp8-block class: in the activation format.
   [[nodiscard]] double matrices(const LinearStep& l, double copies) const {
-    return (l.weights == WeightClass::small ? small_ : classes_[static_cast<std::size_t>(l.weights)])
-        .bytes(l.in, l.out, copies);
+    const StorageCost& c = l.weights == WeightClass::small ? small_ : classes_[static_cast<std::size_t>(l.weights)];
+    return (l.block_exempt && c.block > 0 ? small_ : c).bytes(l.in, l.out, copies);
   }
   // The embedding table, `rows` × `width` in `tables` tables, one output channel a row.
   [[nodiscard]] double table(double width, double rows, double tables) const {

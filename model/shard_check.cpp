@@ -63,7 +63,8 @@ std::optional<SpecError> check_shards(const LayerStack& whole, const LayerStack*
                                                      p.group_size, l->name, l->in)};
         }
       }
-      if (f != WeightFormat::fp8_block || !split || head) continue;
+      // A block-exempt matrix (Gated DeltaNet's gates, LinearStep::block_exempt) is 16-bit, no blocks.
+      if (f != WeightFormat::fp8_block || !split || head || l->block_exempt) continue;
       // vLLM and SGLang refuse a tensor-parallel shard that is not whole 128-wide blocks
       // (sgl-project/sglang#3345: DeepSeek-V3's 18432 columns at tp 32 are 576 a GPU).
       const LinearStep* w = whole_of(whole, block, *l);

@@ -2,6 +2,7 @@
 // in, the modules a quantizer leaves alone mapped onto classes, and what cannot be mapped refused
 // at the field. (The bytes of each format are the engine's, model/weight_format.cpp.)
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <filesystem>
 #include <fstream>
@@ -147,35 +148,65 @@ TEST_CASE("quantization: a checkpoint that quantizes its activations computes in
                     Catch::Contains("input_activations: a second compute format"));
 }
 
-TEST_CASE("quantization: a recurrent layer's small input projection left out is one matrix, its convolution 16-bit anyway") {
-  // Qwen3-Next-80B-A3B in fp8 128 × 128 blocks. Its 36 DeltaNet layers' in_proj_ba is 2048 × 64:
-  // 4,718,592 weights, some 4.7 MB more in 16 bits than in fp8. Read as the whole `linear_attn`
-  // (the attention class kept in bf16), "*linear_attn.in_proj_ba" cost 1.54 GB (80.37 -> 81.91
-  // GB of weights, decode 4.05 -> 5.59 GB a step): now it is one matrix of the attention class,
-  // refused as `q_proj` is, never the class. The convolution (conv1d, 4 taps a channel) is priced
-  // in 16 bits whatever the list says: left out, it changes nothing.
+TEST_CASE("quantization: a recurrent layer's gates left out of fp8 blocks change nothing, a big input projection is one matrix") {
+  // Qwen3-Next-80B-A3B in fp8 128 × 128 blocks. Its 36 DeltaNet layers' in_proj_ba is 2048 × 64,
+  // narrower than one 128-wide block: Qwen's FP8 checkpoint lists it per layer in
+  // modules_to_not_convert, and rooflineplan keeps it in bf16 under fp8-block anyway
+  // (LinearStep::block_exempt): 36 × (2048 × 64 × 2 − (2048 × 64 + 16 blocks × 4)) = 36 × 131,008
+  // = 4,716,288 B more than all-fp8. Naming it (every layer's, one layer's, or in_proj_a and
+  // in_proj_b) covers nothing. Read as the whole `linear_attn` (the attention class kept in
+  // bf16), "*linear_attn.in_proj_ba" once cost 1.54 GB (80.37 -> 81.91 GB of weights). The big
+  // projections (in_proj_qkvz; Qwen3.5's in_proj_qkv, in_proj_z) are one matrix of the attention
+  // class, refused as `q_proj` is, never the class. The convolution (conv1d, 4 taps a channel) is
+  // priced in 16 bits whatever the list says: left out, it changes nothing.
   std::ifstream in(test::data_file("hf-configs/qwen3-next-80b-a3b.json"));
   std::stringstream text;
   text << in.rdbuf();
   std::string config = text.str();
   const auto brace = config.rfind('}');
   REQUIRE(brace != std::string::npos);
-  const auto with = [&](const std::string& excluded) {
+  const auto quantized = [&](const std::string& excluded, const std::string& block) {
     std::string c = config;
-    c.insert(brace, R"(, "quantization_config": {"quant_method": "fp8", "fmt": "e4m3", "activation_scheme": "dynamic",
-"weight_block_size": [128, 128], "modules_to_not_convert": ["lm_head", "*mlp.gate", "*mlp.shared_expert_gate")" +
+    c.insert(brace, R"(, "quantization_config": {"quant_method": "fp8", "fmt": "e4m3", "activation_scheme": "dynamic",)" +
+                        block + R"("modules_to_not_convert": ["lm_head", "*mlp.gate", "*mlp.shared_expert_gate")" +
                         excluded + "]}");
     return io::read_model(io::parse_yaml(c, "qwen3-next.json"));
   };
+  const auto with = [&](const std::string& excluded) { return quantized(excluded, R"("weight_block_size": [128, 128],)"); };
   const ModelSpec plain = with("");
   REQUIRE(plain.quantization->of(TensorClass::attention) == WeightFormat::fp8_block);
-  const double bytes = weight_bytes(plain, resolve_precision(plain)).total().value();
+  const Precision prec = resolve_precision(plain);
+  const double bytes = weight_bytes(plain, prec).total().value();
   CHECK(bytes == Approx(80.37e9).epsilon(1e-3));
-  for (const std::string matrix : {"*linear_attn.in_proj_ba", "model.layers.*.linear_attn.in_proj_qkvz",
-                                   "re:.*linear_attn\\\\.in_proj_(a|b)", "*linear_attn.in_proj_z"}) {
+  LayerStack all_fp8 = describe_layers(*plain.architecture, 1);
+  for (Block& b : all_fp8.blocks) {
+    for (PhasedStep& s : b.steps) {
+      if (auto* l = std::get_if<LinearStep>(&s.step)) l->block_exempt = false;
+    }
+  }
+  CHECK(bytes - weight_bytes(all_fp8, prec).total().value() == 4'716'288.0);
+  for (const std::string gates : {"*linear_attn.in_proj_ba", "model.layers.0.linear_attn.in_proj_ba",
+                                  "model.layers.*.linear_attn.in_proj_ba", "re:.*linear_attn\\\\.in_proj_(a|b)",
+                                  "model.layers.3.linear_attn.in_proj_a"}) {
+    INFO(gates);
+    const ModelSpec m = with(", \"" + gates + "\"");
+    CHECK(m.quantization->of(TensorClass::attention) == WeightFormat::fp8_block);
+    CHECK(weight_bytes(m, resolve_precision(m)).total().value() == bytes);
+  }
+  // Qwen's own list names each layer's gates: all 36 of them are still the same weights.
+  std::string every;
+  for (int layer = 0; layer < 48; ++layer) {
+    if (layer % 4 != 3) every += fmt::format(", \"model.layers.{}.linear_attn.in_proj_ba\"", layer);
+  }
+  const ModelSpec listed = with(every);
+  CHECK(weight_bytes(listed, resolve_precision(listed)).total().value() == bytes);
+  for (const std::string matrix : {"model.layers.*.linear_attn.in_proj_qkvz", "*linear_attn.in_proj_z",
+                                   "model.layers.0.linear_attn.in_proj_qkvz", "*linear_attn.in_proj_qkv"}) {
     INFO(matrix);
     CHECK_THROWS_WITH(with(", \"" + matrix + "\""), Catch::Contains("names part of a tensor class"));
   }
+  // Per-tensor fp8 (no blocks) quantizes the gates with the class: naming them is one matrix, refused.
+  CHECK_THROWS_WITH(quantized(R"(, "*linear_attn.in_proj_ba")", ""), Catch::Contains("names part of a tensor class"));
   for (const std::string conv : {"*linear_attn.conv1d", "re:.*linear_attn\\\\.conv1d", "backbone.layers.*.mixer.conv1d"}) {
     INFO(conv);
     const ModelSpec m = with(", \"" + conv + "\"");

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -11,6 +12,8 @@
 #include "cli/product.hpp"
 #include "cli_runner.hpp"
 #include "io/csv_records.hpp"
+#include "model/operators.hpp"
+#include "model/parameters.hpp"
 
 using namespace roofline;
 using cli::Product;
@@ -282,6 +285,62 @@ TEST_CASE("tp: fp8-block weights split through their 128-wide blocks are refused
   CHECK(test::run_cli({"-m", "llama-3.1-8b", "-g", "h100-sxm", "--lm-head", "fp8-block", "--tp", "8"}).code == 0);
   // Other formats split anywhere.
   CHECK(test::run_cli({"-m", "qwen3-30b-a3b", "-g", "h100-sxm", "--weights", "fp8", "--tp", "4"}).code == 0);
+}
+
+TEST_CASE("tp: Gated DeltaNet's gates stay 16-bit under fp8-block, so Qwen3.5-397B-A17B loads at tp 8") {
+  // Qwen's FP8 checkpoints leave each DeltaNet layer's in_proj_ba (in_proj_a and in_proj_b) in
+  // bf16: 2 × 64 value heads = 128 columns of 4096 inputs, split 16 a GPU at tp 8, which no
+  // engine refuses since no fp8 block is split.
+  const auto at = [](const std::string& weights, const std::string& tp) {
+    return test::run_cli({"-m", "qwen3.5-397b-a17b", "-g", "h200", "--weights", weights, "--tp", tp, "-f", "json"});
+  };
+  for (const char* tp : {"2", "4", "8"}) {
+    INFO("tp " << tp);
+    CHECK(at("fp8-block", tp).code == 0);
+  }
+  // The whole model: 60 layers, 45 of them DeltaNet ([linear, linear, linear, full]). In
+  // fp8-block a gate matrix was 4096 × 128 × 1 B + 32 × 1 blocks × 4 B = 524,416 B; in bf16 it is
+  // 4096 × 128 × 2 = 1,048,576 B: 45 × 4096 × 128 × (2 − 1 − 4 / 16384) = 23,587,200 B more.
+  std::ifstream in(std::string(ROOFLINEPLAN_SOURCE) + "/presets/models/qwen3.5-397b-a17b.yaml");
+  const std::string yaml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const ModelSpec m = io::read_model(io::parse_yaml(yaml, "qwen3.5-397b-a17b.yaml"));
+  const Precision block = resolve_precision(m, {.weights = WeightFormat::fp8_block});
+  const LayerStack whole = describe_layers(*m.architecture, 1);
+  LayerStack all_fp8 = whole;  // the old pricing: every attention matrix in fp8 blocks
+  for (Block& b : all_fp8.blocks) {
+    for (PhasedStep& s : b.steps) {
+      if (auto* l = std::get_if<LinearStep>(&s.step)) l->block_exempt = false;
+    }
+  }
+  const WeightBytes now = weight_bytes(whole, block), before = weight_bytes(all_fp8, block);
+  CHECK(now.total().value() - before.total().value() == 23'587'200.0);
+  CHECK(now.of(TensorClass::attention).value() - before.of(TensorClass::attention).value() == 23'587'200.0);
+  CHECK(now.of(TensorClass::experts) == before.of(TensorClass::experts));
+  const auto json = nlohmann::json::parse(at("fp8-block", "1").out);
+  CHECK(json["model"]["weight_bytes"].get<double>() == now.total().value());
+  // At tp 8 each GPU's 16 columns: 45 × 4096 × 16 × 2 = 5,898,240 B a decode step, a 16-bit GEMM
+  // (no fp8 activation scales, nothing unpacked) beside in_proj_qkvz's fp8-block one.
+  Workload w;
+  w.tp = 8;
+  w.precision = block;
+  const OpList decode = build_ops(Phase::decode, m, w);
+  const auto op = [&](std::string_view name) {
+    const auto it = std::find_if(decode.begin(), decode.end(), [&](const OpCost& o) { return o.name == name; });
+    REQUIRE(it != decode.end());
+    return *it;
+  };
+  CHECK(op("in_proj_ba").weight_bytes.value() == 5'898'240.0);
+  CHECK(op("in_proj_ba").kernel == KernelKind::linear);
+  CHECK(op("in_proj_ba").dequant == Dequant::none);
+  CHECK(op("in_proj_qkvz").kernel == KernelKind::linear_fp8_block);
+  // Other formats are unchanged: per-tensor fp8 keeps the gates in fp8, a scale a matrix
+  // (45 × (4096 × 16 + 4) = 2,949,300 B), in fp8 arithmetic.
+  w.precision = resolve_precision(m, {.weights = WeightFormat::fp8});
+  const OpList fp8 = build_ops(Phase::decode, m, w);
+  const auto gates = std::find_if(fp8.begin(), fp8.end(), [](const OpCost& o) { return o.name == "in_proj_ba"; });
+  REQUIRE(gates != fp8.end());
+  CHECK(gates->weight_bytes.value() == 2'949'300.0);
+  CHECK(gates->kernel == KernelKind::linear_fp8);
 }
 
 TEST_CASE("plan: --group-size and --activations reach the plan") {
