@@ -37,28 +37,13 @@ void on_record(int, void* data) {
   c.current = {};
 }
 
-// Where the line after the one holding `start` begins, past its break (npos where that line is
-// the text's last and has none): LF, a CRLF pair as one; a lone CR too where `cr_lines` (a file
-// with no LF at all).
-std::size_t csv_next_line(std::string_view text, std::size_t start, bool cr_lines) {
-  if (cr_lines) return next_line(text, start);
-  const std::size_t lf = text.find('\n', start);
-  return lf == std::string_view::npos ? lf : lf + 1;
-}
-
+// A file with no LF at all ends its lines at CR (a classic Mac file); any other, at LF (CRLF once).
 bool has_cr_lines(std::string_view text) { return text.find('\n') == std::string_view::npos; }
 
 }  // namespace
 
 TextPosition csv_position(std::string_view text, std::size_t offset) {
-  const bool cr_lines = has_cr_lines(text);
-  std::size_t line = 1, start = 0;
-  for (std::size_t next = csv_next_line(text, 0, cr_lines); next != std::string_view::npos && next <= offset;
-       next = csv_next_line(text, next, cr_lines)) {
-    ++line;
-    start = next;
-  }
-  return {line, offset - start + 1};
+  return position_of(text, offset, has_cr_lines(text));
 }
 
 std::vector<CsvRecord> csv_records(const std::string& text, const std::string& path) {
@@ -76,22 +61,28 @@ std::vector<CsvRecord> csv_records(const std::string& text, const std::string& p
   // alone, a file of CR line ends was one line, and every error said line 1). Counted at every
   // lone CR, as libcsv ends records, a row with a CR inside it was named by the line after it.
   const bool cr_lines = has_cr_lines(text);
-  while (start < text.size()) {
-    const std::size_t next = csv_next_line(text, start, cr_lines);
-    const std::size_t end = next == std::string_view::npos ? text.size() : next;
-    ++c.line;
-    const std::size_t before = c.records.size();
-    if (csv_parse(&parser, text.data() + start, end - start, on_field, on_record, &c) != end - start) {
-      fail(csv_strerror(csv_error(&parser)));
-    }
-    // Only an unquoted lone CR ends a record before the line's LF.
+  // Only an unquoted lone CR ends two records in one line: one before it, one at the line's LF (or,
+  // on a last line without one, at csv_fini).
+  const auto one_record = [&](std::size_t before) {
     if (!cr_lines && c.records.size() - before > 1) {
       fail("a carriage return (CR) alone inside the line, where libcsv would end the row (the file's lines end in "
            "LF; save it with one kind of line end)");
     }
+  };
+  std::size_t before = 0;
+  while (start < text.size()) {
+    const std::size_t next = next_line(text, start, cr_lines);
+    const std::size_t end = next == std::string_view::npos ? text.size() : next;
+    ++c.line;
+    before = c.records.size();
+    if (csv_parse(&parser, text.data() + start, end - start, on_field, on_record, &c) != end - start) {
+      fail(csv_strerror(csv_error(&parser)));
+    }
+    one_record(before);
     start = end;
   }
   if (csv_fini(&parser, on_field, on_record, &c) != 0) fail("a quoted cell is not closed");
+  one_record(before);
   csv_free(&parser);
   return std::move(c.records);
 }

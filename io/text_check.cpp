@@ -57,18 +57,16 @@ std::optional<TextProblem> text_problem(std::string_view text, TextUse use) {
   return std::nullopt;
 }
 
-std::size_t next_line(std::string_view text, std::size_t start) {
-  const std::size_t brk = text.find_first_of("\r\n", start);
+std::size_t next_line(std::string_view text, std::size_t start, bool lone_cr) {
+  const std::size_t brk = text.find_first_of(lone_cr ? "\r\n" : "\n", start);
   if (brk == std::string_view::npos) return std::string_view::npos;
   return text[brk] == '\r' && brk + 1 < text.size() && text[brk + 1] == '\n' ? brk + 2 : brk + 1;
 }
 
-TextPosition position_of(std::string_view text, std::size_t offset) {
-  // Lines counted as csv_records counts them: by LF alone a CR-ended file's errors were all on
-  // line 1 here and on their own lines there.
+TextPosition position_of(std::string_view text, std::size_t offset, bool lone_cr) {
   std::size_t line = 1, start = 0;
-  for (std::size_t next = next_line(text, 0); next != std::string_view::npos && next <= offset;
-       next = next_line(text, next)) {
+  for (std::size_t next = next_line(text, 0, lone_cr); next != std::string_view::npos && next <= offset;
+       next = next_line(text, next, lone_cr)) {
     ++line;
     start = next;
   }

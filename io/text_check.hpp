@@ -23,14 +23,16 @@ enum class TextUse {
 // a message built from it can be printed whatever the file held.
 [[nodiscard]] std::optional<TextProblem> text_problem(std::string_view text, TextUse use);
 
-// Where the line after the one holding `start` begins, past its break: LF, CRLF or a lone CR, as
-// YAML and libcsv end theirs; npos where that line has no break (the text's last).
-[[nodiscard]] std::size_t next_line(std::string_view text, std::size_t start);
+// Where the line after the one holding `start` begins, past its break: LF, CRLF or (`lone_cr`) a
+// lone CR, as YAML ends its lines; npos where that line has no break (the text's last). A CSV file
+// counts a lone CR only where it has no LF (io/csv_records.hpp).
+[[nodiscard]] std::size_t next_line(std::string_view text, std::size_t start, bool lone_cr = true);
 
-// 1-based line and column (in bytes) of `offset` in `text`, as yaml-cpp counts them.
+// 1-based line and column (in bytes) of `offset` in `text`, lines ended as next_line ends them
+// (by default as yaml-cpp counts them).
 struct TextPosition {
   std::size_t line, column;
 };
-[[nodiscard]] TextPosition position_of(std::string_view text, std::size_t offset);
+[[nodiscard]] TextPosition position_of(std::string_view text, std::size_t offset, bool lone_cr = true);
 
 }  // namespace roofline::io

@@ -381,6 +381,10 @@ TEST_CASE("kernel fit: a lone CR inside a row of a CRLF table is refused at the 
   write_temp("a100_lonecr_lf.csv", "gemm_dtype,m,n,k,latency_us\nbfloat16,1,2,3,4\nbfloat16,2,2,3,5\r6\n");
   check_error(run_cli({"fit", "--kernels", temp_file("a100_lonecr_lf.csv")}), temp_file("a100_lonecr_lf.csv") + ":3:",
               "a carriage return (CR) alone");
+  // On a last line without its LF, libcsv ends the second record only when the file ends
+  // (csv_fini): "1,2\r3,4" at line 2 was two rows, said nowhere.
+  CHECK_THROWS_WITH(io::csv_records("a,b\n1,2\r3,4", "last.csv"),
+                    Catch::Contains("last.csv:2: not CSV: a carriage return (CR) alone inside the line"));
   // Inside quotes a CR is the cell's text: one record, its line the one it starts on (2).
   const auto quoted = io::csv_records("a,b\r\n\"x\ry\",1\r\n", "q.csv");
   REQUIRE(quoted.size() == 2);
