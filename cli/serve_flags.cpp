@@ -429,8 +429,12 @@ void check_engine(const Replica& r, const Traffic& t) {
   }
   if (r.config.chunked_prefill) return;
   const serve::EngineDefaults& d = r.engine->defaults;
+  // The requests it serves: one its server drops on arrival (past the context, larger than the
+  // cache: serve::replica_holds) asks nothing of its budget, as it sizes no step.
+  const long ranks = attention_ranks(r.point.workload);
   long longest_prompt = 0, longest = 0;
   for (const serve::Request& q : t.requests) {
+    if (serve::replica_holds(q, r.config, ranks) != serve::Holds::yes) continue;
     longest_prompt = std::max(longest_prompt, q.prompt);
     longest = std::max(longest, q.prompt + q.gen);
   }

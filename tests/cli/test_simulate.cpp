@@ -822,4 +822,10 @@ TEST_CASE("simulate: unchunked, a request the server drops sizes no step - longe
                                 test::temp_file("drop-long-32k.csv")});
   REQUIRE(text32k.code == 0);
   CHECK_THAT(text32k.out, Catch::Contains("beside the activations of the longest prompt's step (32000 tokens, whole)"));
+  // TensorRT-LLM unchunked rejects a prompt past its budget (8192), but one the server drops as
+  // longer than the context is no prompt it runs: the run is not refused over it (it was, asking
+  // for a budget of 131000 tokens), and drops it.
+  const auto trtllm = run_cli({"simulate", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--engine", "trtllm", "--arrivals",
+                               test::temp_file("drop-long.csv"), "-f", "json"});
+  CHECK(parse(trtllm)["dropped_too_long"] == 1);
 }
