@@ -59,9 +59,9 @@ struct LinearStep {
   bool absorbed = false;
   bool joins_previous = false;  // reads the previous linear's input (Q/K/V, gate/up): their outputs live together
   bool to_residual = false;     // adds into the residual stream (O, down): no intermediate of its own
-  // Kept in the model's 16-bit format where its class is fp8-block: Gated DeltaNet's gate
-  // projections (`in_proj_ba`; Qwen3.5's `in_proj_a` and `in_proj_b`), 2 × value heads columns,
-  // narrower than one 128-wide scale block. Qwen's FP8 checkpoints (Qwen3-Next-80B-A3B-FP8,
+  // Kept in the activation format (16-bit unless --activations fp32) where its class is
+  // fp8-block: Gated DeltaNet's gate projections (`in_proj_ba`; Qwen3.5's `in_proj_a` and
+  // `in_proj_b`), 2 × value heads columns, narrower than one 128-wide scale block. Qwen's FP8 checkpoints (Qwen3-Next-80B-A3B-FP8,
   // Qwen3.5-397B-A17B-FP8) list them per layer in `modules_to_not_convert`, and engines load them
   // unquantized (TensorRT-LLM's test_qwen_image_bench_config_normalizes_top_level_quantization
   // asserts `model.layers.0.linear_attn.in_proj_ba` excluded from an fp8 [128, 128] config). Priced

@@ -257,18 +257,20 @@ void add_attention(OpBuilder<List>& b, const Pass& p, const AttentionStep& a, co
     b.kernel(k);
     b.fp8_arithmetic(fp8);
     b.attention_shape(p.sequences, a.heads, a.qk_dim, p.decode ? 1 : p.tokens);
-    // A decode kernel's KV heads (K's width over a head's: a latent's one cached latent). A prompt
-    // of one token is one query against its own key, which the classes price as a decode's; but a
-    // latent layer's prompt runs the prefill's decompressed multi-head form whatever its length.
+    // A decode kernel's KV heads (K's width over a head's; a latent's one cached latent, whose
+    // sparse fp8 record is wider than its elements). A prompt of one token is one query against its
+    // own key, which the classes price as a decode's; but a latent layer's prompt runs the
+    // prefill's decompressed multi-head form whatever its length.
     const bool one_query = p.decode || (p.tokens == 1 && a.kind == AttentionKind::heads);
-    if (one_query && a.qk_dim > 0) b.decode_shape(std::max(1.0, a.k_width / a.qk_dim), pairs, p.tokens, kv_format);
+    const double kv_heads = a.kind == AttentionKind::latent ? 1.0 : std::max(1.0, a.k_width / a.qk_dim);
+    if (one_query && a.qk_dim > 0) b.decode_shape(kv_heads, pairs, p.tokens, kv_format);
     b.kernel_window(kernel_window(p, a));
     if (a.v_dim > 0) {
       b.add(n.values, p.sequences * a.heads * pairs * 2 * a.v_dim, v_read + out_bytes, 0);
       b.kernel(k, true);
       b.fp8_arithmetic(fp8);
       b.attention_shape(p.sequences, a.heads, a.qk_dim, p.decode ? 1 : p.tokens);
-      if (one_query && a.qk_dim > 0) b.decode_shape(std::max(1.0, a.k_width / a.qk_dim), pairs, p.tokens, kv_format);
+      if (one_query && a.qk_dim > 0) b.decode_shape(kv_heads, pairs, p.tokens, kv_format);
       b.kernel_window(kernel_window(p, a));
     }
     return;
