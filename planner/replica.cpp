@@ -20,7 +20,7 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 // was not given (each one given listed as an override).
 std::optional<EnginePreset> apply_engine(ServerSettings& s, const ModelSpec& m, const GpuSpec& g, const Workload& w) {
   if (!s.engine) return std::nullopt;
-  EnginePreset p{serve::engine_defaults(*s.engine, g.memory_capacity.value() / kGiB, g.name), {}};
+  EnginePreset p{serve::engine_defaults(*s.engine, g.memory_capacity.value() / kGiB, g.name), {}, std::nullopt};
   serve::EngineDefaults d = p.defaults;
   // The simulator's batch and budget are a rank's. SGLang divides --chunked-prefill-size by
   // --dp-size (server_args.py; launch/sglang_launch.cpp), and a --max-running-requests given, but
