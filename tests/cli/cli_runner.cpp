@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <vector>
 
 #include "cli/app.hpp"
@@ -32,6 +33,13 @@ void check_error(const CliResult& r, const std::string& where, const std::string
 std::string data_file(const std::string& relative) { return std::string(ROOFLINEPLAN_TEST_DATA) + "/" + relative; }
 std::string temp_file(const std::string& name) { return (std::filesystem::temp_directory_path() / name).string(); }
 void write_temp(const std::string& name, const std::string& text) { std::ofstream(temp_file(name)) << text; }
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path.string());
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
 std::string example_file(const std::string& name) { return std::string(ROOFLINEPLAN_EXAMPLES) + "/" + name; }
 
 Workload default_workload(const ModelSpec& m, long batch) {

@@ -1,6 +1,7 @@
 #pragma once
 // Runs the rooflineplan command in-process, as a user would from a shell, and keeps what it
 // printed and its exit code.
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,9 @@ std::string example_file(const std::string& name);   // examples/<name>
 // and `text` written to it.
 std::string temp_file(const std::string& name);
 void write_temp(const std::string& name, const std::string& text);
+// The whole file, its bytes as they are. A file that cannot be opened throws, failing the test:
+// an empty text would pass every check that something is absent from it.
+std::string read_text(const std::filesystem::path& path);
 
 // A workload with the defaults of the command line, resolved for this model.
 Workload default_workload(const ModelSpec& m, long batch = 1);

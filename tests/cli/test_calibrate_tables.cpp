@@ -29,14 +29,6 @@ std::filesystem::path fresh_dir(const std::string& name) {
   return dir;
 }
 
-std::string read(const std::filesystem::path& p) {
-  std::ifstream in(p);
-  REQUIRE(in);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in(text);
@@ -93,17 +85,17 @@ TEST_CASE("calibrate --kernel-table on a fake device: each table in aiconfigurat
   INFO(r.err);
   REQUIRE(r.code == 0);
   // "fake: 40 GB/s, 300 GFLOP/s": the name before the first comma.
-  const auto gemm = lines(read(dir / "40-gb-s_gemm.csv"));
+  const auto gemm = lines(test::read_text(dir / "40-gb-s_gemm.csv"));
   REQUIRE(gemm.size() == 17);
   CHECK(gemm[0] == "gemm_dtype,m,n,k,latency_us");
   // m = 1, n = 128, k = 128 in fp32: 65536 weight bytes + 1024 of activations at 0.9 × 40 GB/s
   // (1.84889 us), 32768 FLOPs at 0.8 × 300 GFLOP/s (0.13653 us), and 3 us: 4.98542 us.
   CHECK(gemm[1] == "float32,1,128,128,4.98542");
   CHECK(gemm[16].rfind("float32,256,512,512,", 0) == 0);
-  const auto context = lines(read(dir / "40-gb-s_context_attention.csv"));
+  const auto context = lines(test::read_text(dir / "40-gb-s_context_attention.csv"));
   REQUIRE(context.size() == 3);
   CHECK(context[0] == "batch_size,isl,num_heads,num_key_value_heads,head_dim,window_size,attn_dtype,kv_cache_dtype,latency_us");
-  const auto generation = lines(read(dir / "40-gb-s_generation_attention.csv"));
+  const auto generation = lines(test::read_text(dir / "40-gb-s_generation_attention.csv"));
   REQUIRE(generation.size() == 3);
   CHECK(generation[0] == "batch_size,num_heads,num_key_value_heads,head_dim,window_size,attn_dtype,kv_cache_dtype,step,latency_us");
   // One query over 256 keys (255 cached), 4 heads on 2 KV heads of 64: K and V 2 × 2 × 256 × 64
@@ -115,7 +107,7 @@ TEST_CASE("calibrate --kernel-table on a fake device: each table in aiconfigurat
   CHECK(host.log->table_attention.size() == 4);
   CHECK(host.log->stream_bytes.empty());  // --tables-only: no STREAM kernel, no curve
   CHECK(host.log->steps.empty());
-  const std::string readme = read(dir / "README.md");
+  const std::string readme = test::read_text(dir / "README.md");
   CHECK_THAT(readme, Catch::Contains("- device: fake: 40 GB/s, 300 GFLOP/s") &&
                          Catch::Contains("- `40-gb-s_gemm.csv`: 16 kernels. timed by a formula") &&
                          Catch::Contains("- skipped: nccl (all-reduce): 1 device here; an all-reduce needs two or more") &&
@@ -145,7 +137,7 @@ TEST_CASE("calibrate --kernel-table with two devices: NCCL's all-reduce table, i
                                 "--repetitions", "1"});
   INFO(r.err);
   REQUIRE(r.code == 0);
-  const auto nccl = lines(read(dir / "40-gb-s_nccl.csv"));
+  const auto nccl = lines(test::read_text(dir / "40-gb-s_nccl.csv"));
   REQUIRE(nccl.size() == 3);
   CHECK(nccl[0] == "op_name,nccl_dtype,num_gpus,message_size,latency_us");
   // 5 us + 2·(2 − 1)/2 × 2048 bytes at 100 GB/s (0.02048 us).
@@ -218,12 +210,12 @@ TEST_CASE("calibrate --device cpu --kernel-table then fit --kernels: the whole p
   const auto files = csv_files(dir);
   REQUIRE(files.size() == 1);  // GEMMs only: the CPU backend has no attention kernel, no all-reduce
   CHECK_THAT(files[0], Catch::EndsWith("_gemm.csv"));
-  CHECK(lines(read(files[0]))[0] == "gemm_dtype,m,n,k,latency_us");
+  CHECK(lines(test::read_text(files[0]))[0] == "gemm_dtype,m,n,k,latency_us");
   const io::KernelTable t = io::read_kernel_table(files[0]);
   CHECK(t.fp32_gemms);
   REQUIRE(t.samples.size() == 16);
   for (const io::KernelSample& s : t.samples) CHECK((std::isfinite(s.seconds) && s.seconds > 0));
-  CHECK_THAT(read(dir / "README.md"), Catch::Contains("skipped: context_attention: the cpu backend has no attention kernel") &&
+  CHECK_THAT(test::read_text(dir / "README.md"), Catch::Contains("skipped: context_attention: the cpu backend has no attention kernel") &&
                                           Catch::Contains("skipped: nccl (all-reduce): 1 device here"));
   // Fitted against a calibrated CPU's description (its fp32 peak and bandwidth).
   const auto fit = test::run_cli({"fit", "--format", "json", "--kernels", files[0], "--gpu",

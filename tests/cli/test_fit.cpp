@@ -91,8 +91,7 @@ TEST_CASE("fit: on runs it has not seen, the fit meets issue 13's targets, and n
 TEST_CASE("fit: docs/expected-performance.md quotes the summary fit prints on training.csv") {
   const auto r = run_cli({"fit", kTraining});
   REQUIRE(r.code == 0);
-  std::ifstream in(ROOFLINEPLAN_DOCS "/expected-performance.md");
-  const std::string readme((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string readme = test::read_text(ROOFLINEPLAN_DOCS "/expected-performance.md");
   const std::string summary = r.out.substr(r.out.find("leave-one-source-out: median"));
   CHECK_THAT(readme, Catch::Contains(summary));
 }
@@ -104,9 +103,8 @@ TEST_CASE("fit: --out writes an expected: block that, in a GPU file, reads back 
   const auto r = run_cli({"fit", kTraining, "--out", block});
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::EndsWith(fmt::format("wrote the expected: block to {}\n", block)));
-  std::ifstream gpu_in(data_file("measurements/gpus/l40s.yaml")), block_in(block);
-  const std::string gpu((std::istreambuf_iterator<char>(gpu_in)), std::istreambuf_iterator<char>());
-  const std::string expected((std::istreambuf_iterator<char>(block_in)), std::istreambuf_iterator<char>());
+  const std::string gpu = test::read_text(data_file("measurements/gpus/l40s.yaml"));
+  const std::string expected = test::read_text(block);
   CHECK_THAT(expected, Catch::StartsWith("expected:\n  memory: 0.819\n") && Catch::Contains("launch: 2.62 us") &&
                            Catch::Contains("step: 26.7 us") && Catch::Contains("gap: 1.78 us") &&
                            Catch::Contains("  kernels:\n    gemm: {compute: 0.74, memory: 0.808"));

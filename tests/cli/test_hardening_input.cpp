@@ -265,8 +265,7 @@ TEST_CASE("hardening: a file that is no description is refused by name and posit
 TEST_CASE("hardening: deep nesting is refused at the documented 32 levels - whatever the parser's own guard") {
   check_error(with_model(data_file("bad/deep_flow.yaml")), data_file("bad/deep_flow.yaml"),
               "nested more than 32 levels deep");
-  std::ifstream readme(ROOFLINEPLAN_DOCS "/inputs.md");
-  const std::string text((std::istreambuf_iterator<char>(readme)), std::istreambuf_iterator<char>());
+  const std::string text = test::read_text(ROOFLINEPLAN_DOCS "/inputs.md");
   CHECK_THAT(text, Catch::Contains("nest deeper than 32 levels"));
 }
 

@@ -60,11 +60,6 @@ std::size_t files_in(const fs::path& dir) {
   return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
 }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 // The teaching example with both names set to `name`.
 Report named(const test::TeachingExample& e, ModelSpec& m, GpuSpec& g, const std::string& name) {
   m = e.model;
@@ -158,7 +153,7 @@ TEST_CASE("sweep --out: a sweep that fails leaves the old file whole and no temp
   // The model is read after the file is reserved: the failure comes mid-command.
   const auto r = test::run_cli({"sweep", "-m", (dir / "missing.yaml").string(), "-g", "a100-80gb", "-o", csv.string()});
   CHECK(r.code == 2);
-  CHECK(read_file(csv) == "the old rows\n");
+  CHECK(test::read_text(csv) == "the old rows\n");
   CHECK(files_in(dir) == 1);
 }
 
@@ -169,7 +164,7 @@ TEST_CASE("sweep --out: a sweep that succeeds replaces the file, header and 7 ro
   const auto r = test::run_cli(
       {"sweep", "-m", test::example_file("7b.yaml"), "-g", test::example_file("a100.yaml"), "-b", "1..64:x2", "-o", csv.string()});
   REQUIRE(r.code == 0);
-  const std::string rows = read_file(csv);
+  const std::string rows = test::read_text(csv);
   CHECK(std::count(rows.begin(), rows.end(), '\n') == 1 + 7);  // batches 1, 2, 4 ... 64
   CHECK(files_in(dir) == 1);
 }

@@ -76,10 +76,7 @@ TEST_CASE("HF torch_dtype float32: priced in bf16 as serving engines load it, sa
   // 4.94; K/V 16 layers × 2 × 8 heads × 64 × 2 bytes = 32,768 bytes a token, not 65,536. On an H100
   // at batch 1, prompt 1024: prefill 2.65 ms and decode 0.75 ms as its bfloat16 twin, where fp32
   // weights, cache and the fp32 peak gave 31.9 ms and 1.50 ms.
-  std::ifstream in(test::data_file("hf-configs/llama-3.2-1b.json"));
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string fp32 = text.str();
+  std::string fp32 = test::read_text(test::data_file("hf-configs/llama-3.2-1b.json"));
   const auto at = fp32.find("\"bfloat16\"");
   REQUIRE(at != std::string::npos);
   fp32.replace(at, 10, "\"float32\"");
@@ -213,12 +210,10 @@ TEST_CASE("HF configs refuse what is not modelled, naming the fields") {
   }
   // Nemotron 3's one shared MLP is moe_shared_expert_intermediate_size wide: another count of
   // them (any value was passed over, "x" and [] too) is refused, not priced as one.
-  std::ifstream in(test::data_file("hf-configs/nemotron-3-nano-30b-a3b.json"));
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string text = test::read_text(test::data_file("hf-configs/nemotron-3-nano-30b-a3b.json"));
   for (const std::string count : {"7", "0", R"("x")"}) {
     INFO(count);
-    std::string config = text.str();
+    std::string config = text;
     config.replace(config.find("\"n_shared_experts\": 1"), 21, "\"n_shared_experts\": " + count);
     CHECK_THROWS_WITH(io::read_model(io::parse_yaml(config, "nemotron.json")),
                       Catch::StartsWith("nemotron.json:38:25: n_shared_experts: "));

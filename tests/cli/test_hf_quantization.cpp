@@ -159,10 +159,7 @@ TEST_CASE("quantization: a recurrent layer's gates left out of fp8 blocks change
   // projections (in_proj_qkvz; Qwen3.5's in_proj_qkv, in_proj_z) are one matrix of the attention
   // class, refused as `q_proj` is, never the class. The convolution (conv1d, 4 taps a channel) is
   // priced in 16 bits whatever the list says: left out, it changes nothing.
-  std::ifstream in(test::data_file("hf-configs/qwen3-next-80b-a3b.json"));
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string config = text.str();
+  const std::string config = test::read_text(test::data_file("hf-configs/qwen3-next-80b-a3b.json"));
   const auto brace = config.rfind('}');
   REQUIRE(brace != std::string::npos);
   const auto quantized = [&](const std::string& excluded, const std::string& block) {

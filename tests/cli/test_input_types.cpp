@@ -26,8 +26,7 @@ fs::path written(const std::string& name, const std::string& text) {
 
 // The test-data HF config `name` with its text `field` written as `as`, in a file `out`.
 fs::path with_field(const std::string& name, const std::string& field, const std::string& as, const std::string& out) {
-  std::ifstream in(data_file("hf/" + name));
-  std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string json = test::read_text(data_file("hf/" + name));
   REQUIRE(json.find(field) != std::string::npos);
   json.replace(json.find(field), field.size(), as);
   return written(out, json);

@@ -101,8 +101,7 @@ TEST_CASE("kernel fit: a coefficient the fit stops at an end of its physical ran
   const auto text = run_cli({"fit", "--kernels", fast, "--out", temp_file("fast.yaml")});
   REQUIRE(text.code == 0);
   CHECK_THAT(text.out, Catch::Contains("warning: gemm memory=1 (highest) (all GPUs): the fit stopped at an end"));
-  std::ifstream written(temp_file("fast.yaml"));
-  const std::string yaml((std::istreambuf_iterator<char>(written)), std::istreambuf_iterator<char>());
+  const std::string yaml = test::read_text(temp_file("fast.yaml"));
   CHECK_THAT(yaml, Catch::Contains("stopped at an end of its physical range: gemm.memory"));
   // Inside the range: nothing said.
   const std::string inside = gemm_table({0.7, 0.9, 3.0, 4e-6});
@@ -203,9 +202,8 @@ TEST_CASE("kernel fit: --out writes the GPU's expected: block with its kernels, 
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::EndsWith("wrote the expected: block with its kernels: to " + temp_file("k.yaml") + "\n"));
-  std::ifstream block_in(temp_file("k.yaml")), gpu_in(test::example_file("../presets/gpus/h100-sxm.yaml"));
-  const std::string block((std::istreambuf_iterator<char>(block_in)), {});
-  std::string gpu((std::istreambuf_iterator<char>(gpu_in)), {});
+  const std::string block = test::read_text(temp_file("k.yaml"));
+  std::string gpu = test::read_text(test::example_file("../presets/gpus/h100-sxm.yaml"));
   gpu = gpu.substr(0, gpu.find("# Expected times"));  // the datasheet, without the preset's own block
   // The 16-bit and fp8 GEMMs are the H100's own; the classes its tables lack, every GPU's.
   CHECK_THAT(block, Catch::Contains("h100-sxm's own kernels: gemm ") && Catch::Contains("gemm_fp8 ") &&
@@ -246,8 +244,7 @@ TEST_CASE("kernel fit: --out writes the GPU's expected: block with its kernels, 
   const auto pooled = run_cli({"fit", "--kernels", data_file("gpu-kernels/h100_sxm_gemm.csv"),
                                data_file("gpu-kernels/h200_sxm_gemm.csv"), "--out", temp_file("pooled.yaml")});
   REQUIRE(pooled.code == 0);
-  std::ifstream pooled_in(temp_file("pooled.yaml"));
-  write_temp("pooled-kernels.yaml", gpu + std::string((std::istreambuf_iterator<char>(pooled_in)), {}));
+  write_temp("pooled-kernels.yaml", gpu + test::read_text(temp_file("pooled.yaml")));
   CHECK_FALSE(io::load_gpu(temp_file("pooled-kernels.yaml")).expected->kernels->own_tables);
   // --ops shows each operator's expected time; K and V share Q's kernel, as their bounds share it.
   const auto ops = run_cli({"-m", "llama-3.1-8b", "-g", temp_file("h100-kernels.yaml"), "--ops", "-f", "json"});
@@ -284,8 +281,7 @@ TEST_CASE("kernel fit: a class with too few kernels keeps its defaults, and says
                                 temp_file("tiny-expected.yaml")});
   INFO(written.err);
   REQUIRE(written.code == 0);
-  std::ifstream in(temp_file("tiny-expected.yaml"));
-  const std::string block((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string block = test::read_text(temp_file("tiny-expected.yaml"));
   CHECK_THAT(block, !Catch::Contains("own_tables: true") && Catch::Contains("none fitted"));
   // The same table twice would count its kernels twice.
   check_error(run_cli({"fit", "--kernels", temp_file("h200_sxm_gemm.csv"), temp_file("h200_sxm_gemm.csv")}),
@@ -535,8 +531,7 @@ TEST_CASE("kernel fit: a kernel measured twice is refused in an aiconfigurator t
                                              said}));
   CHECK(row_of(j, "nccl_all_reduce")["kernels"] == 5);
   // The same bytes under another name are the same table: refused as the same path given twice is.
-  std::ifstream in(data_file("gpu-kernels/h100_sxm_custom_allreduce.csv"));
-  write_temp("h100_copy_custom_allreduce.csv", std::string((std::istreambuf_iterator<char>(in)), {}));
+  write_temp("h100_copy_custom_allreduce.csv", test::read_text(data_file("gpu-kernels/h100_sxm_custom_allreduce.csv")));
   check_error(run_cli({"fit", "--kernels", data_file("gpu-kernels/h100_sxm_custom_allreduce.csv"),
                        temp_file("h100_copy_custom_allreduce.csv")}),
               temp_file("h100_copy_custom_allreduce.csv") + ": --kernels:",
@@ -608,8 +603,7 @@ TEST_CASE("kernel fit: a kernel 10 times faster than its roofline on its GPU is 
 }
 
 TEST_CASE("kernel fit: a GPU's own fit gives every class it did not borrow, and `expected.step` absent is the published fit's") {
-  std::ifstream in(test::example_file("../presets/gpus/h100-sxm.yaml"));
-  const std::string preset((std::istreambuf_iterator<char>(in)), {});
+  const std::string preset = test::read_text(test::example_file("../presets/gpus/h100-sxm.yaml"));
   const std::string gemm_line = "    gemm: {compute: 0.745, memory: 0.822, overlap: 1.93, launch: 2.99 us}\n";
   REQUIRE(preset.find(gemm_line) != std::string::npos);
   // Its `gemm:` left out: priced by the shipped GEMM (decode 8.539 → 8.639 ms for Llama-3.1-8B at

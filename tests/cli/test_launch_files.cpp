@@ -43,13 +43,6 @@ struct Folder {
   }
 };
 
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::vector<std::string> qwen_dp_attention(const std::string& engine, const Folder& f) {
   return {"plan", "-m", "qwen3-235b-a22b", "-g", "h100-sxm", "--rate", "5", "--tp", "8", "--ep", "8", "--dp-attention",
           "--kv", "fp8", "--weights", "fp8", "--tpot", "45ms", "--emit", engine, "--emit-dir", f.path.string()};
@@ -79,7 +72,7 @@ TEST_CASE("emit trtllm under a pipeline: the cache's share of free memory is of 
   REQUIRE(r.code == 0);
   const auto files = f.files();
   REQUIRE(files.size() == 1);
-  CHECK_THAT(read(files[0]), Catch::Contains("stage 1 of 3 keeps the least free (weights 0.068,") &&
+  CHECK_THAT(test::read_text(files[0]), Catch::Contains("stage 1 of 3 keeps the least free (weights 0.068,") &&
                                  Catch::Contains("free_gpu_memory_fraction: 0.893"));
 }
 
@@ -137,7 +130,7 @@ TEST_CASE("emit trtllm under a pipeline: one fraction for every stage, the heavi
   const auto r = run_cli(emit);
   INFO(r.err);
   REQUIRE(r.code == 0);
-  const std::string text = read(f.files().at(0));
+  const std::string text = test::read_text(f.files().at(0));
   CHECK(text.find("  free_gpu_memory_fraction: " + launch::share_up(fraction) + "\n") != std::string::npos);
   CHECK(launch::share_up(fraction) == "0.896");
   CHECK(text.find("stage 5 of 5 keeps the least free (weights 0.043,") != std::string::npos);
@@ -169,7 +162,7 @@ TEST_CASE("emit under a pipeline: a batch that fills a lighter stage is more tha
   const std::string said = fmt::format("free_gpu_memory_fraction 0.686: stage 3 of 5's cache holds {} of the plan's "
                                        "{} sequences",
                                        held, batch);
-  CHECK(read(f.files().at(0)).find("# WARNING: " + said) != std::string::npos);
+  CHECK(test::read_text(f.files().at(0)).find("# WARNING: " + said) != std::string::npos);
   CHECK(r.err.find(said) != std::string::npos);
   // SGLang gives every rank the pool the least free GPU has room for (the last stage's, beside its
   // 0.042891 of weights): --mem-fraction-static 0.7 − 0.002662 = 0.69734, written 0.698, less
@@ -180,7 +173,7 @@ TEST_CASE("emit under a pipeline: a batch that fills a lighter stage is more tha
   REQUIRE(run_cli(sglang).code == 0);
   const auto pool = static_cast<long>((0.698 - kLastWeights) / kSevenLayerSequence);
   CHECK(pool == 2544);
-  CHECK(read(g.files().at(0)).find(fmt::format("# WARNING: --mem-fraction-static 0.698: stage 3 of 5's KV pool holds "
+  CHECK(test::read_text(g.files().at(0)).find(fmt::format("# WARNING: --mem-fraction-static 0.698: stage 3 of 5's KV pool holds "
                                                "{} of the plan's {} sequences",
                                                pool, batch)) != std::string::npos);
   // vLLM gives every rank its own --gpu-memory-utilization of its memory: each stage its own room.
@@ -188,7 +181,7 @@ TEST_CASE("emit under a pipeline: a batch that fills a lighter stage is more tha
   auto vllm = plan;
   vllm.insert(vllm.end(), {"--emit", "vllm", "--emit-dir", v.path.string()});
   REQUIRE(run_cli(vllm).code == 0);
-  CHECK(read(v.files().at(0)).find("WARNING: --gpu-memory-utilization") == std::string::npos);
+  CHECK(test::read_text(v.files().at(0)).find("WARNING: --gpu-memory-utilization") == std::string::npos);
 }
 
 TEST_CASE("emit sglang under a pipeline: the activations left outside --mem-fraction-static are the stage's that holds the most") {
@@ -214,7 +207,7 @@ TEST_CASE("emit sglang under a pipeline: the activations left outside --mem-frac
   auto emit = plan;
   emit.insert(emit.end(), {"--emit", "sglang", "--emit-dir", out.path.string()});
   REQUIRE(run_cli(emit).code == 0);
-  const std::string text = read(out.files().at(0));
+  const std::string text = test::read_text(out.files().at(0));
   CHECK(text.find("  --mem-fraction-static " + expected + " \\\n") != std::string::npos);
   CHECK(text.find(fmt::format("one step's activations ({} of a GPU, the most a stage holds)", launch::share(first))) !=
         std::string::npos);
@@ -241,7 +234,7 @@ TEST_CASE("emit: each engine's launch file is its fixture") {
     const auto files = f.files();
     REQUIRE(files.size() == 1);
     CHECK(files[0].filename() == "01-" + engine + "-nvidia-h100-sxm-tp8-ep8-dpattn.sh");
-    CHECK(read(files[0]) == read(data_file("launch/" + engine + "-qwen3-235b-a22b-dp-attention.sh")));
+    CHECK(test::read_text(files[0]) == test::read_text(data_file("launch/" + engine + "-qwen3-235b-a22b-dp-attention.sh")));
     // A script to run: executable, and bash reads it.
     CHECK((fs::status(files[0]).permissions() & fs::perms::owner_exec) != fs::perms::none);
     CHECK(std::system(("bash -n '" + files[0].string() + "'").c_str()) == 0);
@@ -258,7 +251,7 @@ TEST_CASE("emit: the planned batch of 129 over 8 attention ranks, worked by hand
   REQUIRE(plan.code == 0);
   REQUIRE(plan.out.find(",129,") != std::string::npos);
   REQUIRE(run_cli(qwen_dp_attention("vllm", f)).code == 0);
-  const std::string vllm = read(f.files().at(0));
+  const std::string vllm = test::read_text(f.files().at(0));
   CHECK(vllm.find("--data-parallel-size 8 \\\n  --tensor-parallel-size 1 \\\n  --enable-expert-parallel") !=
         std::string::npos);
   CHECK(vllm.find("--max-num-seqs 17 \\") != std::string::npos);
@@ -270,7 +263,7 @@ TEST_CASE("emit: the planned batch of 129 over 8 attention ranks, worked by hand
   CHECK(vllm.find("--gpu-memory-utilization 0.9 \\") != std::string::npos);  // 1 - --reserve 0.1
   const Folder g("by-hand-sglang");
   REQUIRE(run_cli(qwen_dp_attention("sglang", g)).code == 0);
-  const std::string sglang = read(g.files().at(0));
+  const std::string sglang = test::read_text(g.files().at(0));
   // SGLang divides both by --dp-size itself (with a floor): 8 × 17 = 136 runs the 17 a rank the
   // other engines get (the batch of 129 would have run 16), and 8 × 512 a whole prompt a rank.
   // Under data-parallel attention no mixed chunks: SGLang 0.5 fails at the first (PR #24241), and
@@ -293,7 +286,7 @@ TEST_CASE("emit: SGLang mixes a prefill with the running decodes where the plan 
   auto emit = plan;
   emit.insert(emit.end(), {"--emit", "sglang", "--emit-dir", f.path.string(), "--top", "1"});
   REQUIRE(run_cli(emit).code == 0);
-  const std::string sglang = read(f.files().at(0));
+  const std::string sglang = test::read_text(f.files().at(0));
   CHECK(sglang.find("--enable-mixed-chunk \\") != std::string::npos);
   CHECK(sglang.find(fmt::format("--chunked-prefill-size {} \\", 512 + batch)) != std::string::npos);
 }
@@ -311,7 +304,7 @@ TEST_CASE("emit: TensorRT-LLM keeps pp micro-batches of --max_batch_size in flig
   auto emit = plan;
   emit.insert(emit.end(), {"--emit", "trtllm", "--emit-dir", f.path.string(), "--top", "1"});
   REQUIRE(run_cli(emit).code == 0);
-  const std::string trtllm = read(f.files().at(0));
+  const std::string trtllm = test::read_text(f.files().at(0));
   CHECK(trtllm.find(fmt::format("--max_batch_size {} \\", batch / 2)) != std::string::npos);
   CHECK(trtllm.find(fmt::format("{} sequences at most", batch / 2 * 2)) != std::string::npos);
 }
@@ -342,7 +335,7 @@ TEST_CASE("emit: --reserve 0.2 is a memory share of 0.8, and two replicas are sa
                           "--emit", "vllm", "--emit-dir", f.path.string(), "-f", "json"});
   REQUIRE(r.code == 0);
   REQUIRE(r.out.find("\"replicas\": 2") != std::string::npos);
-  const std::string text = read(f.files().at(0));
+  const std::string text = test::read_text(f.files().at(0));
   CHECK(text.find("--gpu-memory-utilization 0.8 \\") != std::string::npos);
   CHECK(text.find("The plan runs 2 replicas of 1 GPU each") != std::string::npos);
   CHECK(text.find("REPLICA=0 to 1") != std::string::npos);
@@ -367,7 +360,7 @@ TEST_CASE("emit: TensorRT-LLM's cache share is of the memory left after weights 
   const double w = memory.at("weights").get<double>() / capacity, a = memory.at("activations").get<double>() / capacity;
   // Llama-3.1-8B's 16.06 GB of bf16 weights on the H100's 85.5 GB.
   CHECK(w == Approx(16.06e9 / 85.52e9).epsilon(0.001));
-  const std::string text = read(f.files().at(0));
+  const std::string text = test::read_text(f.files().at(0));
   std::string expected = fmt::format("{:.3f}", (0.9 - w - a) / (1 - w - a));
   while (expected.back() == '0') expected.pop_back();  // the file's 0.85, not 0.850
   CHECK(text.find("free_gpu_memory_fraction: " + expected + "\n") != std::string::npos);
@@ -393,7 +386,7 @@ TEST_CASE("emit: vLLM cannot shard the experts over 2 of 8 GPUs") {
   REQUIRE(run_cli({"plan", "-m", "qwen3-235b-a22b", "-g", "h100-sxm", "--rate", "5", "--tp", "8", "--ep", "2", "--emit",
                    "sglang", "--emit-dir", f.path.string()})
               .code == 0);
-  CHECK(read(f.files().at(0)).find("--ep-size 2 \\") != std::string::npos);
+  CHECK(test::read_text(f.files().at(0)).find("--ep-size 2 \\") != std::string::npos);
 }
 
 TEST_CASE("emit: the flags that do not go with it are refused") {
@@ -418,7 +411,7 @@ TEST_CASE("emit: a model given as a file and weights its checkpoint lacks are wa
   const auto r = run_cli({"plan", "-m", data_file("good/tiny.yaml"), "-g", "a100-80gb", "--rate", "2",
                           "--weights", "int4", "--kv", "fp16", "--emit", "vllm", "--emit-dir", f.path.string()});
   REQUIRE(r.code == 0);
-  const std::string text = read(f.files().at(0));
+  const std::string text = test::read_text(f.files().at(0));
   CHECK(text.find("# WARNING: the model was given as") != std::string::npos);
   CHECK(text.find("# WARNING: the plan stores the weights as int4") != std::string::npos);
   CHECK(r.err.find("not a Hugging Face id") != std::string::npos);
@@ -439,7 +432,7 @@ TEST_CASE("emit: flags the plan priced that no engine flag sets are warned of in
   const auto r = run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "5", "--compute", "fp8",
                           "--activations", "fp8", "--emit", "trtllm", "--emit-dir", f.path.string()});
   REQUIRE(r.code == 0);
-  const std::string text = read(f.files().at(0));
+  const std::string text = test::read_text(f.files().at(0));
   CHECK(text.find("# WARNING: --compute fp8: the plan priced the matrix units in fp8") != std::string::npos);
   CHECK(text.find("# WARNING: --activations fp8:") != std::string::npos);
   CHECK(r.err.find("--compute fp8") != std::string::npos);
@@ -472,12 +465,12 @@ TEST_CASE("emit: a model file named like a launch file in --emit-dir is refused,
               .code == 0);
   const fs::path model = f.path / "01-vllm-nvidia-a100-80gb-sxm-tp1.sh";
   fs::copy_file(test::example_file("../presets/models/llama-2-7b.yaml"), model);
-  const std::string before = read(model);
+  const std::string before = test::read_text(model);
   const auto r = run_cli({"plan", "-m", model.string(), "-g", "a100-80gb", "--emit", "vllm", "--emit-dir",
                           f.path.string()});
   check_error(r, "--emit-dir " + f.path.string() + ": 01-vllm-nvidia-a100-80gb-sxm-tp1.sh",
               "is one of this command's inputs");
-  CHECK(read(model) == before);
+  CHECK(test::read_text(model) == before);
   // Every match judged before any goes: the earlier plan's own script is still there.
   const auto files = f.files();
   REQUIRE(files.size() == 2);
@@ -490,7 +483,7 @@ TEST_CASE("emit: a file named like a launch file that rooflineplan did not write
   REQUIRE(run_cli({"plan", "-m", "llama-2-7b", "-g", "h100-sxm", "--emit", "vllm", "--emit-dir", f.path.string()})
               .code == 0);
   // What marks a file as rooflineplan's is how every one it writes begins.
-  CHECK_THAT(read(f.path / "01-vllm-nvidia-h100-sxm-tp1.sh"),
+  CHECK_THAT(test::read_text(f.path / "01-vllm-nvidia-h100-sxm-tp1.sh"),
              Catch::StartsWith("#!/usr/bin/env bash\n# rooflineplan plan, row 1: "));
   std::ofstream(f.path / "00-vllm-env.sh") << "#!/bin/sh\n# my own\n";
   const auto r = run_cli({"plan", "-m", "llama-2-7b", "-g", "a100-80gb", "--emit", "vllm", "--emit-dir",
@@ -503,7 +496,7 @@ TEST_CASE("emit: a file named like a launch file that rooflineplan did not write
   const auto files = f.files();
   REQUIRE(files.size() == 2);
   CHECK(files[0].filename() == "00-vllm-env.sh");
-  CHECK(read(files[0]) == "#!/bin/sh\n# my own\n");
+  CHECK(test::read_text(files[0]) == "#!/bin/sh\n# my own\n");
   CHECK(files[1].filename() == "01-vllm-nvidia-a100-80gb-sxm-tp1.sh");
   // One under the very name this plan writes would be replaced, not left: refused, nothing removed.
   std::ofstream(f.path / "01-vllm-nvidia-a100-80gb-sxm-tp1.sh") << "#!/bin/sh\n# mine too\n";
@@ -511,7 +504,7 @@ TEST_CASE("emit: a file named like a launch file that rooflineplan did not write
                        f.path.string()}),
               "--emit-dir " + f.path.string() + ": 01-vllm-nvidia-a100-80gb-sxm-tp1.sh",
               "is not a launch file rooflineplan wrote");
-  CHECK(read(f.path / "01-vllm-nvidia-a100-80gb-sxm-tp1.sh") == "#!/bin/sh\n# mine too\n");
+  CHECK(test::read_text(f.path / "01-vllm-nvidia-a100-80gb-sxm-tp1.sh") == "#!/bin/sh\n# mine too\n");
   CHECK(f.files().size() == 2);
 }
 
@@ -522,7 +515,7 @@ TEST_CASE("emit: a replica is placed on a host's GPUs - GB200's 4 a tray, not it
   REQUIRE(run_cli({"plan", "-m", "llama-3.1-70b", "-g", "gb200", "--rate", "5", "--tp", "8", "--emit", "vllm",
                    "--emit-dir", f.path.string(), "--top", "1"})
               .code == 0);
-  const std::string gb200 = read(f.files().at(0));
+  const std::string gb200 = test::read_text(f.files().at(0));
   CHECK(gb200.find("GPUS_PER_NODE=${GPUS_PER_NODE:-4}") != std::string::npos);
   CHECK(gb200.find("one replica spans 8 GPUs, more than a 4-GPU node") != std::string::npos);
   // A description of such a rack without `host` is taken as one host, and warned of.
@@ -536,7 +529,7 @@ TEST_CASE("emit: a replica is placed on a host's GPUs - GB200's 4 a tray, not it
   REQUIRE(run_cli({"plan", "-m", "llama-3.1-70b", "-g", gpu.string(), "--rate", "5", "--tp", "8", "--emit", "vllm",
                    "--emit-dir", out.path.string(), "--top", "1"})
               .code == 0);
-  const std::string rack = read(out.files().at(0));
+  const std::string rack = test::read_text(out.files().at(0));
   CHECK(rack.find("GPUS_PER_NODE=${GPUS_PER_NODE:-72}") != std::string::npos);
   CHECK(rack.find("gives no interconnect.host, so its 72-GPU domain is taken as one host") != std::string::npos);
 }
@@ -590,7 +583,7 @@ TEST_CASE("emit: each engine's CUDA graphs reach the planned batch, where its de
     INFO(r.err);
     REQUIRE(r.code == 0);
     REQUIRE(f.files().size() == 1);
-    return read(f.files()[0]);
+    return test::read_text(f.files()[0]);
   };
   const long batch = planned_batch({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "100", "--prompt", "200",
                                     "--gen", "100", "--tpot", "80ms"});
@@ -618,7 +611,7 @@ TEST_CASE("emit: each engine's CUDA graphs reach the planned batch, where its de
     const auto r = run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "10", "--prompt", "2000",
                             "--gen", "500", "--emit", engine, "--emit-dir", f.path.string()});
     REQUIRE(r.code == 0);
-    return read(f.files().at(0));
+    return test::read_text(f.files().at(0));
   };
   const long mid = planned_batch({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "10", "--prompt", "2000",
                                   "--gen", "500"});

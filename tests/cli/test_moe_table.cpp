@@ -180,8 +180,7 @@ TEST_CASE("moe table: the fixtures are fitted, and no balanced row beats the roo
                            g.memory_bandwidth.value(), 0};
     const io::KernelTable t = io::read_kernel_table(file);
     // Read here, not in a lambda: clang before 16 cannot capture a structured binding.
-    std::ifstream in(file);
-    const std::string text((std::istreambuf_iterator<char>(in)), {});
+    const std::string text = test::read_text(file);
     std::vector<std::string> lines;
     for (std::size_t at = 0, next; at < text.size(); at = next + 1) {
       next = text.find('\n', at);

@@ -11,16 +11,14 @@
 #include "cli/pools_plan.hpp"
 #include "cli/simulate_columns.hpp"
 #include "report/columns_markdown.hpp"
+#include "cli_runner.hpp"
 
 using namespace roofline;
 
 namespace {
 
 std::string section(const std::string& name) {
-  std::ifstream in(ROOFLINEPLAN_DOCS "/outputs.md");
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string all = text.str(), begin = "<!-- begin " + name + " -->\n", end = "<!-- end " + name + " -->";
+  const std::string all = test::read_text(ROOFLINEPLAN_DOCS "/outputs.md"), begin = "<!-- begin " + name + " -->\n", end = "<!-- end " + name + " -->";
   const auto from = all.find(begin), to = all.find(end);
   if (from == std::string::npos || to == std::string::npos) return "(no section " + name + " in docs/outputs.md)";
   return all.substr(from + begin.size(), to - from - begin.size());

@@ -23,13 +23,6 @@ std::string scratch(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("rooflineplan-test-" + name)).string();
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 struct SvgPoint {
   std::string kind, label;
   double x, y;
@@ -83,7 +76,7 @@ TEST_CASE("plot roofline: the seed example's phases sit at 512 and 1.00 FLOP/B, 
   const std::string path = scratch("seed-roofline.svg");
   const auto r = test::run_cli({"plot", "-m", test::example_file("7b.yaml"), "-g", test::example_file("a100.yaml"), "-o", path});
   REQUIRE(r.code == 0);
-  const ParsedSvg svg(slurp(path));
+  const ParsedSvg svg(test::read_text(path));
   // Prefill: 2 × 7e9 × 512 FLOP over 14 GB = 512 FLOP/B, at the 312 TFLOP/s roof (compute-bound).
   CHECK(svg.only("prefill (whole phase)").x == Approx(512));
   CHECK(svg.only("prefill (whole phase)").y == Approx(312e12));
@@ -237,7 +230,7 @@ TEST_CASE("plot --out: PNG where Cairo is built in, a clear error for other exte
   const auto r = test::run_cli({"plot", "-m", test::example_file("7b.yaml"), "-g", test::example_file("a100.yaml"), "-o", png});
   if (chart::png_supported()) {
     REQUIRE(r.code == 0);
-    const std::string bytes = slurp(png);
+    const std::string bytes = test::read_text(png);
     REQUIRE(bytes.size() > 24);
     CHECK(bytes.substr(1, 3) == "PNG");
     // IHDR: 960 × 600 units at two pixels each.
@@ -316,7 +309,7 @@ TEST_CASE("plot --lang zh: the batch chart's title, axes, rules and legend are i
   const std::string path = scratch("batch-zh.svg");
   const auto r = test::run_cli({"plot", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--kind", "batch", "--lang", "zh", "-o", path});
   REQUIRE(r.code == 0);
-  const ParsedSvg svg(slurp(path));
+  const ParsedSvg svg(test::read_text(path));
   CHECK(svg.has_text("解码随批大小变化：单步耗时与吞吐量，临界批大小 B* 与显存上限"));
   CHECK(svg.has_text("Llama-3.1-8B 在 NVIDIA H100 SXM 上 · 批大小 1 · 上下文长度 640 · bf16 权重"));
   CHECK(svg.has_text("解码单步耗时"));                  // the upper panel's header and a legend entry
@@ -342,7 +335,7 @@ TEST_CASE("plot --lang zh: no English word is left in any chart's texts or toolt
     const std::string path = scratch("zh-" + kind + ".svg");
     const auto r = test::run_cli({"plot", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--kind", kind, "--lang", "zh", "-o", path});
     REQUIRE(r.code == 0);
-    const ParsedSvg svg(slurp(path));
+    const ParsedSvg svg(test::read_text(path));
     std::vector<std::string> words = svg.texts;
     words.insert(words.end(), svg.tooltips.begin(), svg.tooltips.end());
     for (const SvgPoint& p : svg.points) words.push_back(p.kind);
@@ -359,8 +352,8 @@ TEST_CASE("plot --lang en is the English chart, word for word, and what plot dra
   const std::string plain = scratch("batch-plain.svg"), en = scratch("batch-en.svg");
   REQUIRE(test::run_cli({"plot", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--kind", "batch", "-o", plain}).code == 0);
   REQUIRE(test::run_cli({"plot", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--kind", "batch", "--lang", "en", "-o", en}).code == 0);
-  CHECK(slurp(plain) == slurp(en));
-  const ParsedSvg svg(slurp(en));
+  CHECK(test::read_text(plain) == test::read_text(en));
+  const ParsedSvg svg(test::read_text(en));
   CHECK(svg.has_text("Decode against batch: step time and throughput, with B* and the memory limit"));
   CHECK(svg.has_text("Llama-3.1-8B on NVIDIA H100 SXM · batch 1 · context 640 · bf16 weights"));
   CHECK(svg.has_text("throughput (tokens/s, whole group)"));
@@ -413,5 +406,5 @@ TEST_CASE("plot --lang zh --out .png draws the Chinese labels where Cairo is bui
   // A Chinese font missing (fonts-noto-cjk, debian-packages.txt) is refused rather than drawn as boxes.
   INFO(r.err);
   REQUIRE(r.code == 0);
-  CHECK(slurp(png).substr(1, 3) == "PNG");
+  CHECK(test::read_text(png).substr(1, 3) == "PNG");
 }

@@ -8,22 +8,17 @@
 #include <set>
 #include <sstream>
 
+#include "cli_runner.hpp"
+
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string text_of(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 const fs::path kSource = ROOFLINEPLAN_SOURCE;
 
 // The README's ```sh blocks, in order.
 std::vector<std::string> shell_blocks() {
-  const std::string readme = text_of(kSource / "README.md");
+  const std::string readme = roofline::test::read_text(kSource / "README.md");
   std::vector<std::string> blocks;
   const std::regex block("```sh\n([^`]*)```");
   for (auto it = std::sregex_iterator(readme.begin(), readme.end(), block); it != std::sregex_iterator(); ++it) {
@@ -33,7 +28,7 @@ std::vector<std::string> shell_blocks() {
 }
 
 std::set<std::string> packages(const std::string& file) {
-  std::istringstream in(text_of(kSource / file));
+  std::istringstream in(roofline::test::read_text(kSource / file));
   std::set<std::string> out;
   for (std::string line; std::getline(in, line);) {
     if (!line.empty()) out.insert(line);
@@ -46,7 +41,7 @@ std::set<std::string> packages(const std::string& file) {
 TEST_CASE("readme: the test command is the one .ci/run runs") {
   const auto blocks = shell_blocks();
   REQUIRE(blocks.size() >= 2);
-  const std::string ci = text_of(kSource / ".ci" / "run");
+  const std::string ci = roofline::test::read_text(kSource / ".ci" / "run");
   const std::string command = blocks[1];
   CHECK_THAT(command, Catch::StartsWith("apt-get update"));
   CHECK_THAT(ci, Catch::EndsWith(command));
@@ -77,7 +72,7 @@ TEST_CASE("readme: every page the README and docs link to is there") {
   }
   const std::regex link(R"(\]\(([^)#:]+\.(md|png|svg|csv|yaml))(#[^)]*)?\))");
   for (const fs::path& page : pages) {
-    const std::string text = text_of(page);
+    const std::string text = roofline::test::read_text(page);
     for (auto it = std::sregex_iterator(text.begin(), text.end(), link); it != std::sregex_iterator(); ++it) {
       const fs::path target = page.parent_path() / (*it)[1].str();
       INFO(page.filename().string() << " links to " << (*it)[1].str());

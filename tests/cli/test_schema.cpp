@@ -145,10 +145,7 @@ GpuSpec gpu_from(const std::string& yaml) { return io::read_gpu(io::parse_yaml(y
 
 // docs/inputs.md's text between `<!-- begin NAME -->` and `<!-- end NAME -->`.
 std::string readme_section(const std::string& name) {
-  std::ifstream in(ROOFLINEPLAN_DOCS "/inputs.md");
-  std::stringstream text;
-  text << in.rdbuf();
-  const std::string all = text.str(), begin = "<!-- begin " + name + " -->\n", end = "<!-- end " + name + " -->";
+  const std::string all = test::read_text(ROOFLINEPLAN_DOCS "/inputs.md"), begin = "<!-- begin " + name + " -->\n", end = "<!-- end " + name + " -->";
   const auto from = all.find(begin), to = all.find(end);
   if (from == std::string::npos || to == std::string::npos) return "(no section " + name + " in docs/inputs.md)";
   return all.substr(from + begin.size(), to - from - begin.size());

@@ -170,8 +170,7 @@ TEST_CASE("simulate --plot writes the batch and the KV cache over time as SVG") 
   const auto r = run_cli(sim({"--rate", "5", "--prompt", "200", "--gen", "20", "--duration", "20s", "--plot", path}));
   INFO(r.err);
   REQUIRE(r.code == 0);
-  std::ifstream in(path);
-  const std::string svg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string svg = test::read_text(path);
   CHECK_THAT(svg, Catch::Contains("<svg") && Catch::Contains("KV cache held") && Catch::Contains("running"));
   std::remove(path.c_str());
   check_error(run_cli(sim({"--rate", "5", "--prompt", "200", "--gen", "20", "--plot", "x.txt"})), "--plot x.txt",
@@ -180,8 +179,7 @@ TEST_CASE("simulate --plot writes the batch and the KV cache over time as SVG") 
   const auto fleet = run_cli(sim({"--rate", "20", "--prompt", "200", "--gen", "20", "--duration", "20s", "--replicas",
                                   "4", "--plot", path}));
   REQUIRE(fleet.code == 0);
-  std::ifstream again(path);
-  const std::string four((std::istreambuf_iterator<char>(again)), std::istreambuf_iterator<char>());
+  const std::string four = test::read_text(path);
   CHECK_THAT(four,
              Catch::Contains("4 replicas together") && Catch::Contains("KV cache held, a replica's on average"));
   std::remove(path.c_str());
@@ -518,10 +516,8 @@ TEST_CASE("simulate --requests-out: cached_tokens is what the replica's cache he
                           "--requests-out", csv, "-f", "json"});
   REQUIRE(r.code == 0);
   const double run_cached = nlohmann::json::parse(r.out).at("cached_tokens").get<double>();
-  std::ifstream in(csv);
-  std::stringstream text;
-  text << in.rdbuf();
-  const auto rows = io::csv_records(text.str(), csv);
+  const std::string text = test::read_text(csv);
+  const auto rows = io::csv_records(text, csv);
   double file_cached = 0;
   for (std::size_t i = 1; i < rows.size(); ++i) file_cached += std::stod(rows[i].cells.at(3));
   CHECK(file_cached == run_cached);
@@ -533,10 +529,8 @@ TEST_CASE("simulate --requests-out: cached_tokens is what the replica's cache he
   REQUIRE(run_cli({"simulate", "-m", "llama-2-7b", "-g", "h100-sxm", "--rate", "5", "--prompt", "lognormal:3000:0.5",
                    "--gen", "100", "--duration", "30s", "--disaggregate", "1:2", "--requests-out", dd})
               .code == 0);
-  std::ifstream din(dd);
-  std::stringstream dtext;
-  dtext << din.rdbuf();
-  const auto drows = io::csv_records(dtext.str(), dd);
+  const std::string dtext = test::read_text(dd);
+  const auto drows = io::csv_records(dtext, dd);
   long dropped = 0;
   for (std::size_t i = 1; i < drows.size(); ++i) {
     if (drows[i].cells.at(5) == "served") continue;

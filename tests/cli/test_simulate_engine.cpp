@@ -255,10 +255,8 @@ TEST_CASE("simulate without --engine: no engine in the output, and --no-chunked-
 TEST_CASE("simulate --engine: each preset's version is the one plan --emit writes scripts for") {
   for (const auto e : {serve::Engine::vllm, serve::Engine::sglang, serve::Engine::trtllm}) {
     const serve::EngineDefaults d = serve::engine_defaults(e, 80);
-    std::ifstream in(data_file("launch/" + std::string(serve::engine_name(e)) + "-qwen3-235b-a22b-dp-attention.sh"));
-    std::stringstream text;
-    text << in.rdbuf();
-    CHECK_THAT(text.str(), Catch::Contains(fmt::format("for {}, with the flags documented at {}", d.label, d.source)));
+    const std::string text = test::read_text(data_file("launch/" + std::string(serve::engine_name(e)) + "-qwen3-235b-a22b-dp-attention.sh"));
+    CHECK_THAT(text, Catch::Contains(fmt::format("for {}, with the flags documented at {}", d.label, d.source)));
   }
 }
 

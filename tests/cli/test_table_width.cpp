@@ -129,8 +129,7 @@ TEST_CASE("tables: on a terminal, a streamed row's cell is cut only in the colum
 TEST_CASE("tables: a sweep past its first 1,000 rows, to a file, cuts no figure and no name") {
   // The second model's name is longer than any in the first 1,000 rows, and a 100000-token
   // prompt's TTFT ("16.9 min" at batch 29, as the point command prints it) wider than a 1-token one's.
-  std::ifstream in(std::string(ROOFLINEPLAN_SOURCE) + "/presets/models/llama-3.1-8b.yaml");
-  std::string yaml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string yaml = test::read_text(std::string(ROOFLINEPLAN_SOURCE) + "/presets/models/llama-3.1-8b.yaml");
   REQUIRE(yaml.rfind("name: ", 0) == 0);
   yaml = "name: 'Llama, \"quoted\" | pipe'" + yaml.substr(yaml.find('\n'));
   test::write_temp("quoted-name.yaml", yaml);

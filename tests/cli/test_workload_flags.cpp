@@ -301,8 +301,7 @@ TEST_CASE("tp: Gated DeltaNet's gates stay 16-bit under fp8-block, so Qwen3.5-39
   // The whole model: 60 layers, 45 of them DeltaNet ([linear, linear, linear, full]). In
   // fp8-block a gate matrix was 4096 × 128 × 1 B + 32 × 1 blocks × 4 B = 524,416 B; in bf16 it is
   // 4096 × 128 × 2 = 1,048,576 B: 45 × 4096 × 128 × (2 − 1 − 4 / 16384) = 23,587,200 B more.
-  std::ifstream in(std::string(ROOFLINEPLAN_SOURCE) + "/presets/models/qwen3.5-397b-a17b.yaml");
-  const std::string yaml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string yaml = test::read_text(std::string(ROOFLINEPLAN_SOURCE) + "/presets/models/qwen3.5-397b-a17b.yaml");
   const ModelSpec m = io::read_model(io::parse_yaml(yaml, "qwen3.5-397b-a17b.yaml"));
   const Precision block = resolve_precision(m, {.weights = WeightFormat::fp8_block});
   const LayerStack whole = describe_layers(*m.architecture, 1);
