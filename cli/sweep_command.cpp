@@ -4,8 +4,11 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <memory>
+#include <optional>
+#include <span>
 #include <streambuf>
 
 #include "cli/atomic_file.hpp"
@@ -113,9 +116,27 @@ struct Specs {
   std::vector<GpuSpec> gpus;
 };
 
+// The table's columns for the flags given more than one value that it has no column for: without
+// them `--kv bf16,fp8 --reserve 0.1,0.9` drew four rows as two identical pairs. A flag of one
+// value adds none, so the table of a sweep that varies only what it shows is as it was.
+std::vector<SweptColumn> swept_columns(const WorkloadAxes& x) {
+  using enum WorkloadFlag;
+  constexpr std::pair<WorkloadFlag, SweptColumn> kAdded[] = {
+      {lm_head, SweptColumn::lm_head},   {group_size, SweptColumn::group_size}, {kv, SweptColumn::kv},
+      {activations, SweptColumn::activations}, {compute, SweptColumn::compute}, {attention, SweptColumn::attention},
+      {gen, SweptColumn::gen},           {reserve, SweptColumn::reserve}};
+  const auto sizes = x.sizes();
+  std::vector<SweptColumn> out;
+  for (const auto& [flag, column] : kAdded) {
+    if (sizes[static_cast<std::size_t>(flag)] > 1) out.push_back(column);
+  }
+  return out;
+}
+
 // The point at p's index: tallied as skipped, or its record handed to `emit`.
 template <class Emit>
-void run_point(const WorkloadAxes& x, const Product& p, const Specs& s, Tally& tally, Emit&& emit) {
+void run_point(const WorkloadAxes& x, const Product& p, const Specs& s, std::span<const SweptColumn> swept, Tally& tally,
+               Emit&& emit) {
   const ModelSpec& m = s.models[p.index()[static_cast<std::size_t>(WorkloadFlag::model)]];
   const GpuSpec& g = s.gpus[p.index()[static_cast<std::size_t>(WorkloadFlag::gpu)]];
   const Workload w = workload_at(x, p.index(), m, g);
@@ -126,7 +147,7 @@ void run_point(const WorkloadAxes& x, const Product& p, const Specs& s, Tally& t
   }
   const Report r = evaluate(m, g, w);
   tally.add(r.warnings);
-  emit(ReportRecord(r, false, false));
+  emit(ReportRecord(r, false, false, swept));
 }
 
 // Points a thread takes at a time, and chunks held ahead of the writer a thread: enough that a
@@ -180,7 +201,8 @@ class HeldUntilRow final : public std::streambuf {
 // CSV and JSON lines: chunks of points evaluated and rendered on every core, written in order.
 // Other formats lay rows out together (a table's widths, an array): one core feeds the sink.
 // `held` is released before the first row reaches the sink.
-void sweep(const WorkloadAxes& x, Product& p, Sink& sink, HeldUntilRow& held, ProgressBar& progress, Tally& tally) {
+void sweep(const WorkloadAxes& x, Product& p, std::span<const SweptColumn> swept, Sink& sink, HeldUntilRow& held,
+           ProgressBar& progress, Tally& tally) {
   Specs s;
   for (const std::string& m : x.model) s.models.push_back(read_flag_file("--model", m, [&] { return load_model(m); }));
   for (const std::string& g : x.gpu) s.gpus.push_back(read_flag_file("--gpu", g, [&] { return load_gpu(g); }));
@@ -189,7 +211,7 @@ void sweep(const WorkloadAxes& x, Product& p, Sink& sink, HeldUntilRow& held, Pr
   if (!sink.renders_alone() || threads <= 1 || p.size() <= kChunkPoints) {
     do {
       progress.advance();
-      run_point(x, p, s, tally, [&](const ReportRecord& r) {
+      run_point(x, p, s, swept, tally, [&](const ReportRecord& r) {
         held.release();
         sink.add(r);
       });
@@ -205,7 +227,7 @@ void sweep(const WorkloadAxes& x, Product& p, Sink& sink, HeldUntilRow& held, Pr
         at.seek(k * kChunkPoints);
         const std::size_t n = std::min(kChunkPoints, p.size() - k * kChunkPoints);
         for (std::size_t i = 0; i < n; ++i, at.next()) {
-          run_point(x, at, s, c.tally, [&](const ReportRecord& r) { sink.render(r, c.text); });
+          run_point(x, at, s, swept, c.tally, [&](const ReportRecord& r) { sink.render(r, c.text); });
         }
         return c;
       },
@@ -217,14 +239,58 @@ void sweep(const WorkloadAxes& x, Product& p, Sink& sink, HeldUntilRow& held, Pr
       });
 }
 
+// The format a file's name says, compared without case: .csv, .jsonl, .json, .md or .markdown; a
+// table has none of its own, and another name (`/dev/full`, `rows.txt`) says nothing.
+std::optional<OutputFormat> format_named(const std::string& path) {
+  std::string lower = path;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  constexpr std::pair<std::string_view, OutputFormat> kExtensions[] = {{".csv", OutputFormat::csv},
+                                                                      {".jsonl", OutputFormat::jsonl},
+                                                                      {".json", OutputFormat::json},
+                                                                      {".md", OutputFormat::markdown},
+                                                                      {".markdown", OutputFormat::markdown}};
+  for (const auto& [extension, format] : kExtensions) {
+    if (lower.ends_with(extension)) return format;
+  }
+  return std::nullopt;
+}
+
+// What the rows are written as: -f, else --out's extension, else CSV. An --out whose extension
+// names another format than -f's is refused before any work (it wrote CSV into pts.jsonl, and
+// JSON lines into pts.json), as simulate's --requests-out and plot's --out refuse a name that
+// does not say their format.
+OutputFormat sweep_format(const SweepArgs& a) {
+  const OutputFormat given = output_format(a.format);
+  if (a.out.empty()) return given;
+  const std::optional<OutputFormat> named = format_named(a.out);
+  if (!named) return given;
+  if (!a.format_given) return *named;
+  if (*named != given) {
+    // Each format's own ending: a table has none, so any name but these four takes one.
+    const std::string_view ending = given == OutputFormat::csv        ? ".csv"
+                                    : given == OutputFormat::jsonl    ? ".jsonl"
+                                    : given == OutputFormat::json     ? ".json"
+                                    : given == OutputFormat::markdown ? ".md"
+                                                                      : ".txt";
+    throw InputError(fmt::format("--out {}: the name says {}, -f says {}; name it {}, or leave -f out",
+                                 terminal_text(a.out), info(*named).name, info(given).name, ending));
+  }
+  return given;
+}
+
 }  // namespace
 
 void add_sweep_options(Options& o, SweepArgs& a) {
   add_workload_options(o, a.workload);
-  o.add("--format,-f", a.format, "csv, jsonl (one JSON object per line), json, table or markdown")
+  o.add("--format,-f", a.format,
+        "csv, jsonl (one JSON object per line), json, table or markdown [csv; with --out, the format its name ends "
+        "in: .csv, .jsonl, .json, .md]")
       .one_of(output_format_names())
-      .show_default();
-  o.add("--out,-o", a.out, "write rows to this file instead of stdout").writes_file();
+      .given(a.format_given);
+  o.add("--out,-o", a.out,
+        "write rows to this file instead of stdout; a name ending .csv, .jsonl, .json or .md picks the format, and "
+        "one that says another than -f is refused")
+      .writes_file();
 }
 
 void run_sweep(const SweepArgs& a, std::ostream& out, std::ostream& err) {
@@ -233,18 +299,20 @@ void run_sweep(const SweepArgs& a, std::ostream& out, std::ostream& err) {
   }
   const WorkloadAxes axes = parse_workload(a.workload);
   Product product = points(axes);
+  const OutputFormat format = sweep_format(a);
+  const std::vector<SweptColumn> swept = swept_columns(axes);
   // The old file stays whole until the new one is: rows go to a temporary beside it.
   std::unique_ptr<AtomicFile> file = a.out.empty() ? nullptr : std::make_unique<AtomicFile>(a.out, "out", &err);
   HeldUntilRow held(file ? file->stream() : out);
   std::ostream rows(&held);
-  const auto sink = make_sink(output_format(a.format), Shape::rows, report_record_columns(false), rows);
+  const auto sink = make_sink(format, Shape::rows, report_record_columns(false, swept), rows);
   ProgressBar progress(err, product.size(), stderr_is_terminal());
   Tally tally;
   // A sweep of which no point is valid (`-b 0`, `--tp 3,5` on 32 heads) is refused: it writes
   // nothing (its header stays held), and an --out it would have replaced is left as it was.
   bool none_valid = false;
   try {
-    sweep(axes, product, *sink, held, progress, tally);
+    sweep(axes, product, swept, *sink, held, progress, tally);
     none_valid = product.size() > 0 && tally.skipped == product.size();
     if (!none_valid) held.release();  // a sweep of no points at all writes its empty output
     sink->finish();
@@ -263,8 +331,7 @@ void run_sweep(const SweepArgs& a, std::ostream& out, std::ostream& err) {
                                  file ? fmt::format("; --out {} is left as it was", terminal_text(a.out)) : ""));
   }
   if (tally.warned > 0) {
-    const OutputFormat f = output_format(a.format);
-    const bool in_rows = f == OutputFormat::json || f == OutputFormat::jsonl;
+    const bool in_rows = format == OutputFormat::json || format == OutputFormat::jsonl;
     err << fmt::format("warning: {} of the {} rows written carry warnings (each kind once, in the words of its first "
                        "row{}):\n",
                        tally.warned, product.size() - tally.skipped, in_rows ? "; every row's are in its warnings" : "; -f jsonl gives every row's");

@@ -15,6 +15,7 @@ inline constexpr std::size_t kMaxSweepPoints = 1'000'000'000;
 struct SweepArgs {
   WorkloadFlags workload;
   std::string format = "csv";
+  bool format_given = false;  // -f given: else --out's extension picks the format, where it names one
   std::string out;  // empty: stdout
 };
 

@@ -1,10 +1,13 @@
 #include "cli/workload_options.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
+#include <utility>
 
 #include "cli/value_lists.hpp"
 #include "io/input_error.hpp"
@@ -20,6 +23,51 @@ constexpr std::array<std::string_view, kWorkloadFlags> kNames = {
     "model", "gpu", "attention", "reserve", "tp", "pp", "ep", "weights", "lm-head", "group-size", "kv", "activations",
     "compute", "prompt", "gen", "context", "batch"};
 
+// The first value that an earlier one equals, as their two positions (the earlier first); none when
+// each value is given once. A range never repeats, so a list in increasing order is passed over
+// in one look however many values its ranges hold; another is sorted.
+template <class T>
+std::optional<std::pair<std::size_t, std::size_t>> repeat_in(const std::vector<T>& values) {
+  if (std::adjacent_find(values.begin(), values.end(), [](const T& a, const T& b) { return !(a < b); }) == values.end()) {
+    return std::nullopt;
+  }
+  std::vector<std::size_t> order(values.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return values[a] < values[b]; });
+  std::optional<std::pair<std::size_t, std::size_t>> first;
+  for (std::size_t k = 1; k < order.size(); ++k) {
+    if (values[order[k - 1]] == values[order[k]] && (!first || order[k] < first->second)) first = {order[k - 1], order[k]};
+  }
+  return first;
+}
+
+// A value given twice along a flag is one point twice: a sweep wrote its rows twice, a plan ranked
+// its GPU or layout twice (counted twice by --top) and --emit wrote two scripts on the same GPUs
+// and port. Refused by the flag's name and the value: `-b 1,1,2`, `--tp 1..4,2`, `--kv fp8,fp8`.
+// `shown(i)` is the i-th value as the error names it (the item typed, where items are values).
+template <class T, class Shown>
+void refuse_repeats(const std::vector<T>& values, std::string_view flag, std::string_view typed, Shown&& shown) {
+  const auto r = repeat_in(values);
+  if (!r) return;
+  const std::string a = shown(r->first), b = shown(r->second);
+  throw InputError(a == b ? fmt::format("--{}: {} is given twice ({}); give each value once", flag, b, typed)
+                          : fmt::format("--{}: {} is {} again ({}); give each value once", flag, b, a, typed));
+}
+
+// The flag's items as typed, for the error: "1,1,2", "1..4,2".
+std::string typed_of(const std::vector<std::string>& items) { return fmt::format("{}", fmt::join(items, ",")); }
+
+// A list of items, each one value (a name, a format, a kernel): the repeat named as typed.
+template <class T>
+void refuse_repeated_items(const std::vector<T>& values, const std::vector<std::string>& items, std::string_view flag) {
+  refuse_repeats(values, flag, typed_of(items), [&](std::size_t i) { return items[i]; });
+}
+
+// A list of counts, whose ranges expand: the repeat named as the number.
+void refuse_repeated_counts(const std::vector<long>& values, const std::vector<std::string>& items, std::string_view flag) {
+  refuse_repeats(values, flag, typed_of(items), [&](std::size_t i) { return fmt::format("{}", values[i]); });
+}
+
 // A format flag: empty means "follow the model"; a typo is an InputError naming the flag.
 std::optional<DType> dtype_flag(const std::string& value, std::string_view flag) {
   if (value.empty()) return std::nullopt;
@@ -34,6 +82,7 @@ std::vector<std::optional<DType>> dtype_list(const std::vector<std::string>& ite
   if (items.empty()) return {std::nullopt};
   std::vector<std::optional<DType>> out;
   for (const std::string& item : items) out.push_back(dtype_flag(item, flag));
+  refuse_repeated_items(out, items, flag);
   return out;
 }
 
@@ -53,6 +102,7 @@ std::vector<std::optional<WeightFormat>> weight_format_list(const std::vector<st
   if (items.empty()) return {std::nullopt};
   std::vector<std::optional<WeightFormat>> out;
   for (const std::string& item : items) out.push_back(weight_format_flag(item, flag));
+  refuse_repeated_items(out, items, flag);
   return out;
 }
 
@@ -63,6 +113,7 @@ std::vector<long> counts(const std::vector<std::string>& items, std::string_view
   for (long v : out) {
     if (v > most) throw InputError(fmt::format("--{}: {} is more than the largest value it takes, {} {}", flag, v, most, unit));
   }
+  refuse_repeated_counts(out, items, flag);
   return out;
 }
 
@@ -167,12 +218,18 @@ void WorkloadAxes::require_one(std::initializer_list<WorkloadFlag> lists) const 
   }
 }
 
+// Every list is read here, for every command, and each refuses a value given twice (refuse_repeats).
 WorkloadAxes parse_workload(const WorkloadFlags& f) {
   WorkloadAxes x;
   x.model = f.model;
+  refuse_repeated_items(x.model, f.model, "model");
   x.gpu = f.gpu;
+  refuse_repeated_items(x.gpu, f.gpu, "gpu");
   for (const std::string& a : f.attention) x.attention.push_back(a == "naive" ? AttentionKernel::naive : AttentionKernel::flash);
+  refuse_repeated_items(x.attention, f.attention, "attention");
   x.reserve = f.reserve;
+  refuse_repeats(x.reserve, "reserve", fmt::format("{}", fmt::join(f.reserve, ",")),
+                 [&](std::size_t i) { return fmt::format("{}", x.reserve[i]); });
   static_assert(kMaxTp <= std::numeric_limits<int>::max() && kMaxGroupSize <= std::numeric_limits<int>::max());
   x.tp = counts(f.tp, "tp", kMaxTp, "GPUs");
   x.pp = counts(f.pp, "pp", kMaxTp, "stages");
