@@ -80,6 +80,51 @@ bool memory_over_compute(const PhaseResult& step) {
   return std::none_of(step.ops.begin(), step.ops.end(), [](const OpResult& o) { return o.bound == Bound::compute; });
 }
 
+// Where a step's hops come from: its collectives as it runs them, each kind over its group with
+// the hops a call takes (hardware/collectives.cpp), counted over the pipeline's stages. Under
+// data-parallel attention DeepSeek-V3 at tp 8 has only its MoE all-to-alls (58 layers × 2 × 1
+// hop), which were said to be "a ring all-reduce over tp GPUs [taking] 2·(tp − 1)".
+std::string hop_parts(const PhaseResult& step, double stages, const Writer& w) {
+  struct Kind {
+    Collective collective;
+    int group;
+    double hops, calls;
+  };
+  std::vector<Kind> kinds;
+  for (const OpResult& o : step.ops) {
+    if (!(o.comm.hops > 0) || !(o.cost.comm_calls > 0)) continue;
+    const auto same = [&](const Kind& k) {
+      return k.collective == o.cost.collective && k.group == o.cost.group && k.hops == o.comm.hops;
+    };
+    const auto at = std::find_if(kinds.begin(), kinds.end(), same);
+    if (at == kinds.end()) {
+      kinds.push_back({o.cost.collective, o.cost.group, o.comm.hops, o.cost.comm_calls * stages});
+    } else {
+      at->calls += o.cost.comm_calls * stages;
+    }
+  }
+  const Phrases& p = w.p_;
+  std::string parts;
+  for (const Kind& k : kinds) {
+    const std::string_view hop = k.hops == 1 ? p.hop : p.hops;
+    std::string part;
+    if (k.collective == Collective::send) {
+      part = fill(p.hops_send, fmt::arg("calls", k.calls), fmt::arg("h", k.hops), fmt::arg("hop", hop));
+    } else if (k.collective == Collective::all_reduce && k.hops == 2.0 * (k.group - 1)) {
+      part = w.naming_device(p.hops_ring, fmt::arg("calls", k.calls), fmt::arg("k", k.group), fmt::arg("h", k.hops));
+    } else {
+      const std::string_view what = k.collective == Collective::all_reduce    ? p.all_reduce
+                                    : k.collective == Collective::all_gather  ? p.all_gather
+                                    : k.collective == Collective::all_to_all  ? p.all_to_all
+                                                                              : p.reduce_scatter;
+      part = w.naming_device(p.hops_collective, fmt::arg("calls", k.calls), fmt::arg("what", what),
+                             fmt::arg("k", k.group), fmt::arg("h", k.hops), fmt::arg("hop", hop));
+    }
+    parts += (parts.empty() ? "" : std::string(p.hops_and)) + part;
+  }
+  return parts;
+}
+
 // Why the bound is not reached: the expected step's parts (model/expected.hpp), worded.
 void explain_expected(const Report& r, Writer& w) {
   const Expected& e = r.decode.step.expected;
@@ -111,7 +156,8 @@ void explain_expected(const Report& r, Writer& w) {
   if (gpus(r.workload) > 1) {
     double hops = 0;
     for (const OpResult& o : r.decode.step.ops) hops += o.comm.hops * o.cost.comm_calls * stages;
-    comm = w.naming_device(p.expected_comm, fmt::arg("ar", human(e.comm)), fmt::arg("hops", hops));
+    comm = w.naming_device(p.expected_comm, fmt::arg("ar", human(e.comm)), fmt::arg("hops", hops),
+                           fmt::arg("parts", hop_parts(r.decode.step, stages, w)));
   }
   w.say(p.expected, fmt::arg("exp", human(e.time)), fmt::arg("low", human(e.low)), fmt::arg("high", human(e.high)),
         fmt::arg("step", human(r.decode.step.time)), fmt::arg("mem", human(e.memory)),
@@ -122,7 +168,7 @@ void explain_expected(const Report& r, Writer& w) {
         fmt::arg("deq", deq),
         fmt::arg("compute",
                  fill(memory_over_compute(r.decode.step) ? p.expected_compute_hidden : p.expected_compute_overlap,
-                      fmt::arg("comp", human(e.compute)), fmt::arg("b", per_read(r, r.decode_pipeline).sequences))),
+                      fmt::arg("comp", human(e.compute)), fmt::arg("b", per_read(r, r.decode_pipeline).own))),
         fmt::arg("over", human(e.overhead)), fmt::arg("n", kernels),
         fmt::arg("kernels", kernels == 1 ? p.kernel : p.kernels),
         fmt::arg("launch", human(per_kernel)), fmt::arg("engine", human(m.step)), fmt::arg("comm", comm));
@@ -377,8 +423,12 @@ void explain_phases(const Variations& s, Writer& w) {
         fmt::arg("per", pre.sequences * r.workload.prompt_tokens), fmt::arg("upto", pre.even ? "" : p.at_most),
         fmt::arg("k", moe ? moe->top_k : 0), fmt::arg("e", moe ? moe->experts : 0),
         fmt::arg("ip", three_digits(r.prefill.intensity().value())), fmt::arg("ratio", w.ratio(r.prefill.intensity(), ridge)),
-        fmt::arg("bound", w.bound(r.prefill.bound)), fmt::arg("ttft", human(r.prefill.time)));
-  w.say(p.decode, fmt::arg("weights", human(weights)), fmt::arg("formats", weight_formats_text(r)),
+        fmt::arg("bound", w.bound(r.prefill.bound)), fmt::arg("ttft", human(r.prefill.time)),
+        fmt::arg("exp", human(r.prefill.expected.time)));
+  // The step's bytes are one GPU's (a stage's, its tp share): said so where the replica spans
+  // several ("re-reads 69.5 GB of weights" was said of Llama-3.1-70B at tp 2, whose weights are 141 GB).
+  w.say(p.decode, fmt::arg("rereads", gpus(r.workload) > 1 ? w.naming_device(p.rereads_each) : std::string(p.rereads)),
+        fmt::arg("weights", human(weights)), fmt::arg("formats", weight_formats_text(r)),
         fmt::arg("kv", human(r.decode.step.bytes - weights)),
         fmt::arg("id", three_digits(r.decode.step.intensity().value())),
         fmt::arg("ratio", w.ratio(r.decode.step.intensity(), ridge)), fmt::arg("bound", w.bound(r.decode.step.bound)),
@@ -425,6 +475,68 @@ void explain_phases(const Variations& s, Writer& w) {
   say_medicine(r, w);
 }
 
+// Where a step's memory-bound operators spend their time, by what they read: each sequence's cache
+// (the attention cores, a recurrent layer's scan), the routed experts, the other weights (the
+// matrix products), and the rest (norms, activations, the embedding's rows); and the time of the
+// compute-bound products outside the routed experts.
+struct MemoryBoundTime {
+  Seconds cache, experts, weights, rest, weights_compute;
+};
+
+bool reads_cache(std::string_view op) {
+  return op == "attn_scores" || op == "attn_softmax" || op == "attn_values" || op == "index_scores" ||
+         op == "index_softmax" || op == "index_values" || op == "selective_scan" || op == "ssd_scan" ||
+         op == "delta_rule";
+}
+
+MemoryBoundTime memory_bound_time(const PhaseResult& step) {
+  MemoryBoundTime t;
+  for (const OpResult& o : step.ops) {
+    const bool cache = reads_cache(o.cost.name), expert = o.cost.name.starts_with("expert_");
+    const bool product = !cache && !expert && o.cost.shape.count > 0;
+    if (o.bound == Bound::compute && product) t.weights_compute += o.time;
+    if (o.bound != Bound::memory) continue;
+    (cache ? t.cache : expert ? t.experts : product ? t.weights : t.rest) += o.time;
+  }
+  return t;
+}
+
+// What keeps a memory-bound step memory-bound once its weights' reads serve enough tokens that
+// most of its products (outside the routed experts) are compute-bound: the cache, the routed
+// experts or the activations, as its operators show; empty where the weights' reads still bind.
+// Llama-3.1-8B on H100 at batch 400 (B* = 295) was told "each weight read serves only 400
+// token(s)": its FFN GEMMs are compute-bound (intensity 355) and its attention over the KV cache
+// takes 10.1 ms of the 16.8 ms step.
+std::string past_crossover(const Report& r, const Writer& w) {
+  const PhaseResult& step = r.decode.step;
+  if (step.bound != Bound::memory) return {};
+  const MemoryBoundTime t = memory_bound_time(step);
+  if (!(t.weights_compute > t.weights)) return {};
+  const Phrases& p = w.p_;
+  const std::optional<MoeSpec>& moe = r.model.spec.architecture ? r.model.spec.architecture->moe : std::nullopt;
+  struct Binder {
+    Seconds time;
+    std::string words;
+  };
+  const std::string at = human(step.time);
+  std::vector<Binder> binders{
+      {t.cache, fill(p.binder_cache, fmt::arg("cache", has_recurrent_layers(r) ? p.kv_cache_state : p.kv_cache),
+                     fmt::arg("t", human(t.cache)), fmt::arg("step", at))},
+      {t.experts, fill(p.binder_experts, fmt::arg("k", moe ? moe->top_k : 0), fmt::arg("e", moe ? moe->experts : 0),
+                       fmt::arg("t", human(t.experts)), fmt::arg("step", at))},
+      {t.rest, fill(p.binder_activations, fmt::arg("t", human(t.rest)), fmt::arg("step", at))},
+  };
+  std::stable_sort(binders.begin(), binders.end(), [](const Binder& a, const Binder& b) { return a.time > b.time; });
+  // The weights' own memory-bound products (GQA's narrow K and V) still outlast the rest: no change.
+  if (!(binders.front().time > t.weights)) return {};
+  // The largest, and any other that takes a tenth of the step.
+  std::string words = binders.front().words;
+  for (std::size_t i = 1; i < binders.size(); ++i) {
+    if (binders[i].time >= 0.1 * step.time) words += std::string(p.binder_and) + binders[i].words;
+  }
+  return words;
+}
+
 void explain_quiz(const Variations& s, Writer& w) {
   const Report& r = s.base;
   const Phrases& p = w.p_;
@@ -436,17 +548,32 @@ void explain_quiz(const Variations& s, Writer& w) {
   const PhaseResult& step = r.decode.step;
   const PerRead per = per_read(r, r.decode_pipeline);
   const std::optional<MoeSpec>& moe = r.model.spec.architecture ? r.model.spec.architecture->moe : std::nullopt;
-  w.say(fmt::format("      {}", step.bound == Bound::memory    ? p.a1
+  const bool routed = moe && moe->experts > 0;
+  // Under data-parallel attention a read of every weight but the routed experts' serves the GPU's
+  // own sequences ("each weight read serves only 8 token(s)" was said of DeepSeek-V3 at tp 8,
+  // batch 8, whose GPUs run 1 each); the routed experts run every GPU's tokens' picks.
+  const bool dp = per.ranks > 1;
+  const std::string_view upto = per.own_even ? "" : p.at_most;
+  const std::string dp_words =
+      dp ? w.naming_device(p.per_rank, fmt::arg("upto", upto), fmt::arg("b", per.own), fmt::arg("n", per.sequences))
+         : std::string();
+  // A routed expert's weights serve only the tokens routed to it ("each weight read serves
+  // only 16 token(s)" was said of Qwen3-30B-A3B at batch 16, whose experts see ~1.5 each).
+  const std::string experts =
+      !routed ? std::string()
+              : w.naming_device(dp ? p.per_expert_dp : p.per_expert, fmt::arg("k", moe->top_k), fmt::arg("e", moe->experts));
+  const std::string binders = past_crossover(r, w);
+  w.say(fmt::format("      {}", step.bound == Bound::memory    ? (binders.empty() ? p.a1 : p.a1_past)
                                    : step.bound == Bound::compute ? p.a1_compute
                                                                   : p.a1_interconnect),
         fmt::arg("id", three_digits(step.intensity().value())),
         fmt::arg("ratio", w.ratio(step.intensity(), r.gpu.ridge_point())),
-        fmt::arg("ridge", three_digits(r.gpu.ridge_point().value())), fmt::arg("b", per.sequences),
-        fmt::arg("upto", per.even ? "" : p.at_most), fmt::arg("only", per.even ? p.only : p.at_most),
+        fmt::arg("ridge", three_digits(r.gpu.ridge_point().value())), fmt::arg("b", per.own),
+        fmt::arg("read", dp ? p.read_each_dp : p.read_each), fmt::arg("dp", dp_words),
+        fmt::arg("upto", upto), fmt::arg("only", per.own_even ? p.only : p.at_most),
         fmt::arg("mb", per.microbatches > 1 ? fill(p.per_microbatch, fmt::arg("m", per.microbatches)) : std::string()),
-        // A routed expert's weights serve only the tokens routed to it ("each weight read serves
-        // only 16 token(s)" was said of Qwen3-30B-A3B at batch 16, whose experts see ~1.5 each).
-        fmt::arg("experts", moe && moe->experts > 0 ? fill(p.per_expert, fmt::arg("k", moe->top_k), fmt::arg("e", moe->experts)) : std::string()),
+        fmt::arg("experts", experts), fmt::arg("binders", binders),
+        fmt::arg("gemms", routed ? p.past_gemms_moe : p.past_gemms),
         fmt::arg("comm", human(step.comm_time)), fmt::arg("mem", human(step.memory_time)),
         fmt::arg("comp", human(step.compute_time)));
   w.say(fmt::format("  Q2. {}", p.q2));
@@ -474,10 +601,16 @@ void explain_scenario(const Variations& s, const std::string& name, Writer& w) {
   const Phrases& p = w.p_;
   const Seconds total = r.request_time();
   const double share = 100 * (r.prefill.time / total);
+  // The first token comes out of prefill: gen − 1 decode steps (as simulate runs a request). The
+  // bound stays a bound, the expected request beside it: prefill's and the steps' expected times.
+  const long steps = std::max(0L, r.workload.gen_tokens - 1);
+  const Seconds expected = r.prefill.expected.time + r.decode.step.expected.time * static_cast<double>(steps);
   w.say(p.scenario, fmt::arg("name", name), fmt::arg("n", r.workload.prompt_tokens), fmt::arg("g", r.workload.gen_tokens),
+        fmt::arg("s", steps), fmt::arg("steps", steps == 1 ? p.step : p.steps),
         fmt::arg("ttft", human(r.prefill.time)), fmt::arg("step", human(r.decode.step.time)), fmt::arg("total", human(total)),
+        fmt::arg("exp", human(expected)),
         fmt::arg("share", fmt::format("{:.0f}", share)), fmt::arg("dshare", fmt::format("{:.0f}", 100 - share)));
-  const auto gen = static_cast<double>(r.workload.gen_tokens);
+  const auto gen = static_cast<double>(steps);
   struct Saving {
     std::string what;
     Seconds saved;
@@ -489,7 +622,8 @@ void explain_scenario(const Variations& s, const std::string& name, Writer& w) {
       {std::string(p.int4), total - s.int4.request_time()},
       {std::string(p.kv8), total - s.kv8.request_time()},
       {std::string(p.flash), s.naive.request_time() - s.flash.request_time()},
-      // All kDraftedTokens accepted, a verify yields them and the target's own next token.
+      // All kDraftedTokens accepted, a verify yields them and the target's own next token; the
+      // request's decode steps make gen − 1 tokens (its first comes out of prefill).
       {fill(p.speculative, fmt::arg("k", Variations::kDraftedTokens), fmt::arg("rows", Variations::kVerifyRows)),
        r.decode.step.time * gen - s.verify_step * std::ceil(gen / Variations::kVerifyRows)},
   };

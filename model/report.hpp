@@ -2,6 +2,7 @@
 // Everything the engine says about one (model, GPU, workload) point. Tables, JSON, CSV, charts
 // and explanations all read this; none of them recomputes a formula. A report is a value: it
 // holds copies of the specs it names, so it may outlive them.
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <vector>
@@ -55,9 +56,10 @@ struct Report {
   MemoryLedger memory;
   std::vector<Warning> warnings;
 
-  // One request end to end without queueing: its prefill, then gen decode steps at this step time.
+  // One request end to end without queueing, at the bound: its prefill, which makes the first
+  // token, then gen − 1 decode steps at this step time (simulate's request of --gen 3 runs 2).
   [[nodiscard]] Seconds request_time() const {
-    return prefill.time + decode.step.time * static_cast<double>(workload.gen_tokens);
+    return prefill.time + decode.step.time * static_cast<double>(std::max(0L, workload.gen_tokens - 1));
   }
 };
 

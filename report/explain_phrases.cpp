@@ -11,18 +11,19 @@ constexpr Phrases kEnglish{
     .ridge = "{model} on {gpu}: the ridge point is {peak} / {bw} = {ridge} FLOP/byte. An operation below that "
              "intensity waits on memory; above it, on compute.",
     .prefill = "Prefill: {n} prompt tokens pass through the model at once, so each weight read from memory is used "
-               "{n} times: intensity {ip} FLOP/byte, {ratio}. It is {bound}-bound and takes {ttft} "
-               "(the time to first token).",
+               "{n} times: intensity {ip} FLOP/byte, {ratio}. It is {bound}-bound and takes at least {ttft}, "
+               "the roofline's bound on the time to first token (expected {exp}).",
     .prefill_moe = "Prefill: {n} prompt tokens pass through the model at once, but a mixture of experts sends each "
                    "token to {k} of its {e} experts, so each expert's weights serve only the tokens routed to it: "
-                   "intensity {ip} FLOP/byte, {ratio}. It is {bound}-bound and takes {ttft} (the time to first token).",
+                   "intensity {ip} FLOP/byte, {ratio}. It is {bound}-bound and takes at least {ttft}, the roofline's bound on "
+                   "the time to first token (expected {exp}).",
     .prefill_microbatches = "Prefill: {n} prompt tokens pass through the pipeline in {m} micro-batches of {upto}{per} "
                             "tokens, each reading its stage's weights again, so each weight read from memory is used "
-                            "{upto}{per} times: intensity {ip} FLOP/byte, {ratio}. It is {bound}-bound and takes {ttft} "
-                            "(the time to first token).",
+                            "{upto}{per} times: intensity {ip} FLOP/byte, {ratio}. It is {bound}-bound and takes at least "
+                            "{ttft}, the roofline's bound on the time to first token (expected {exp}).",
     .at_most = "at most ",
     .only = "only ",
-    .decode = "Decode: each step makes one token per sequence but re-reads {weights} of weights ({formats}) and {kv} "
+    .decode = "Decode: each step makes one token per sequence but {rereads} {weights} of weights ({formats}) and {kv} "
               "of KV cache and activations: intensity {id} FLOP/byte, {ratio}. It is {bound}-bound: T_decode ≈ "
               "{formula} = {floor}{longer}, so {stream}{total}.",
     .decode_longer = "; its {other}-bound operators make the step {step}",
@@ -59,7 +60,7 @@ constexpr Phrases kEnglish{
     .expected_compute_overlap = "{comp} is compute, which the bound overlaps with the memory reads (each operator taking "
                                 "the longer of the two) but a kernel cannot overlap fully (it waits for its operands, "
                                 "then computes)",
-    .expected_comm = "; and {ar} is communication between the {devices}, each collective paying a latency per sequential hop ({hops} hops a step: a ring all-reduce over tp {devices} takes 2·(tp − 1))",
+    .expected_comm = "; and {ar} is communication between the {devices}, each collective paying a latency per sequential hop ({hops} hops a step: {parts})",
     .kernel = "kernel",
     .kernels = "kernels",
     .batching = "Batching: {reads}, so the step barely grows with it: "
@@ -130,10 +131,10 @@ constexpr Phrases kEnglish{
                        "medicine, more {dresource} decode's.",
     .quiz_title = "Self-test:",
     .q1 = "Why is decode {bound}-bound here?",
-    .a1 = "Its intensity of {id} FLOP/byte is {ratio} ({ridge} FLOP/byte): each weight read serves "
-          "{only}{b} token(s){mb}{experts}.",
-    .a1_compute = "Its intensity of {id} FLOP/byte is {ratio} ({ridge} FLOP/byte): each weight read serves {upto}{b} "
-                  "token(s){mb}{experts}, enough arithmetic to outlast the reading.",
+    .a1 = "Its intensity of {id} FLOP/byte is {ratio} ({ridge} FLOP/byte): {read} serves "
+          "{only}{b} token(s){dp}{mb}{experts}.",
+    .a1_compute = "Its intensity of {id} FLOP/byte is {ratio} ({ridge} FLOP/byte): {read} serves {upto}{b} "
+                  "token(s){dp}{mb}{experts}, enough arithmetic to outlast the reading.",
     .a1_interconnect = "Its collectives take {comm} a step on the links between the {devices}, longer than its {mem} of "
                        "memory traffic at full bandwidth and its {comp} of compute at the peak.",
     .per_microbatch = " (one of {m} micro-batches, each reading its stage's weights again)",
@@ -146,8 +147,9 @@ constexpr Phrases kEnglish{
     .a3_no_crossover = " With the KV cache at {t} tokens there is no crossover: decode stays memory-bound.",
     .a3_no_crossover_link = " With the KV cache at {t} tokens there is no crossover: its compute never catches up "
                             "with its memory traffic, and at this batch the interconnect bounds the step.",
-    .scenario = "Scenario {name} ({n} in, {g} out): prefill {ttft} + {g} steps × {step} = {total}; prefill is "
-                "{share}% of the request, decode {dshare}%.",
+    .scenario = "Scenario {name} ({n} in, {g} out): a request takes at least prefill {ttft} + {s} {steps} × {step} = "
+                "{total} at the roofline bound (the first token comes out of prefill; expected {exp}); prefill is "
+                "{share}% of that bound, decode {dshare}%.",
     .ranked_title = "Optimisations ranked by the time they save per request:",
     .rank_line = "{i}. {what}: saves {saving} ({pct}%)",
     .int4 = "int4 weights",
@@ -162,22 +164,53 @@ constexpr Phrases kEnglish{
     .more_compute = "FLOPS",
     .more_memory = "bandwidth",
     .more_interconnect = "interconnect bandwidth",
+    .rereads = "re-reads",
+    .rereads_each = "each {device} re-reads",
+    .hops_ring = "{calls} × ring all-reduce over {k} {devices}, 2·({k} − 1) = {h} hops each",
+    .hops_collective = "{calls} × {what} over {k} {devices}, {h} {hop} each",
+    .hops_send = "{calls} × send between pipeline stages, {h} {hop} each",
+    .hop = "hop",
+    .hops = "hops",
+    .hops_and = "; ",
+    .all_reduce = "all-reduce",
+    .all_gather = "all-gather",
+    .reduce_scatter = "reduce-scatter",
+    .all_to_all = "all-to-all",
+    .a1_past = "Its intensity of {id} FLOP/byte is {ratio} ({ridge} FLOP/byte), though {read} serves {b} "
+               "token(s){dp}{mb}: enough arithmetic for {gemms} to outlast their reading. What keeps the step "
+               "memory-bound is {binders}.",
+    .past_gemms = "most of its weight GEMMs",
+    .past_gemms_moe = "most of its GEMMs outside the routed experts",
+    .binder_cache = "the {cache} each sequence reads for itself (the operators reading it take {t} of the {step} step)",
+    .binder_experts = "the routed experts, whose weights serve only the tokens routed to them, each token reaching {k} "
+                      "of the {e} experts (their operators take {t} of the {step} step)",
+    .binder_activations = "the activations its norms and elementwise operators read and write ({t} of the {step} step)",
+    .binder_and = " and ",
+    .kv_cache = "KV cache",
+    .kv_cache_state = "KV cache and recurrent state",
+    .read_each = "each weight read",
+    .read_each_dp = "each read of the weights other than the routed experts'",
+    .per_rank = " (under data-parallel attention each {device} runs only its own {upto}{b} of the {n} sequences)",
+    .per_expert_dp = "; the routed experts' weights serve the tokens that every {device}'s sequences route to them, "
+                     "each token reaching {k} of the {e} experts",
+    .step = "step",
+    .steps = "steps",
 };
 
 constexpr Phrases kChinese{
     .ridge = "{model} 在 {gpu} 上：拐点（ridge point）= {peak} / {bw} = {ridge} FLOP/字节。算术强度低于它的操作在等内存，"
              "高于它的在等算力。",
     .prefill = "预填充（Prefill）：{n} 个提示词元一次性通过模型，每个从显存读出的权重被使用 {n} 次：算术强度 {ip} FLOP/字节，"
-               "{ratio}。它受{bound}限制，耗时 {ttft}（首词元时间 TTFT）。",
+               "{ratio}。它受{bound}限制，耗时至少 {ttft}（上界给出的首词元时间 TTFT；预计 {exp}）。",
     .prefill_moe = "预填充（Prefill）：{n} 个提示词元一次性通过模型，但混合专家模型把每个词元只送往 {e} 个专家中的 {k} 个，"
-                   "所以每个专家的权重只服务路由给它的词元：算术强度 {ip} FLOP/字节，{ratio}。它受{bound}限制，耗时 {ttft}"
-                   "（首词元时间 TTFT）。",
+                   "所以每个专家的权重只服务路由给它的词元：算术强度 {ip} FLOP/字节，{ratio}。它受{bound}限制，耗时至少 {ttft}"
+                   "（上界给出的首词元时间 TTFT；预计 {exp}）。",
     .prefill_microbatches = "预填充（Prefill）：{n} 个提示词元分成 {m} 个微批次（每个{upto} {per} 个词元）通过流水线，每个微批次都要"
                             "重新读出所在阶段的权重，所以每个从显存读出的权重被使用{upto} {per} 次：算术强度 {ip} FLOP/字节，"
-                            "{ratio}。它受{bound}限制，耗时 {ttft}（首词元时间 TTFT）。",
+                            "{ratio}。它受{bound}限制，耗时至少 {ttft}（上界给出的首词元时间 TTFT；预计 {exp}）。",
     .at_most = "至多",
     .only = "只",
-    .decode = "解码（Decode）：每一步每个序列只生成一个词元，却要重新读出 {weights} 权重（{formats}）和 {kv} KV 缓存与激活值：算术强度 {id} "
+    .decode = "解码（Decode）：每一步每个序列只生成一个词元，却要{rereads} {weights} 权重（{formats}）和 {kv} KV 缓存与激活值：算术强度 {id} "
               "FLOP/字节，{ratio}。它受{bound}限制：T_decode ≈ {formula} = {floor}{longer}，{stream}{total}。",
     .decode_longer = "；其中受{other}限制的算子使单步耗时达到 {step}",
     .decode_longer_parts = "；单步耗时为 {step}",
@@ -204,7 +237,7 @@ constexpr Phrases kChinese{
     .expected_compute_hidden = "{comp} 是计算时间：上界把它藏在内存读取之下，但 {b} 行的小矩阵乘法做不到（它先等权重，再计算）",
     .expected_compute_overlap = "{comp} 是计算时间：上界让它与内存读取重叠（每个算子取两者中较长的），但核函数做不到完全重叠"
                                 "（它先等操作数，再计算）",
-    .expected_comm = "；还有 {ar} 是{device}之间的通信，每个集合通信的每一跳都要付一次延迟（每步共 {hops} 跳；tp 个{device}上的环形全归约要 2·(tp − 1) 跳）",
+    .expected_comm = "；还有 {ar} 是{device}之间的通信，每个集合通信的每一跳都要付一次延迟（每步共 {hops} 跳：{parts}）",
     .kernel = "个核函数",
     .kernels = "个核函数",
     .batching = "批处理：{reads}，所以单步耗时随批几乎不变：上下文 {t} 时，批 1 为 {s1}"
@@ -257,8 +290,8 @@ constexpr Phrases kChinese{
     .medicine_differ = "这里预填充受{pbound}限制，解码受{dbound}限制：预填充的药是更多{presource}，解码的药是更多{dresource}。",
     .quiz_title = "自测题：",
     .q1 = "为什么这里的解码受{bound}限制？",
-    .a1 = "其算术强度 {id} FLOP/字节，{ratio}（{ridge} FLOP/字节）：每次读出的权重{only}服务 {b} 个词元{mb}{experts}。",
-    .a1_compute = "其算术强度 {id} FLOP/字节，{ratio}（{ridge} FLOP/字节）：每次读出的权重服务{upto} {b} 个词元{mb}{experts}，"
+    .a1 = "其算术强度 {id} FLOP/字节，{ratio}（{ridge} FLOP/字节）：{read}{only}服务 {b} 个词元{dp}{mb}{experts}。",
+    .a1_compute = "其算术强度 {id} FLOP/字节，{ratio}（{ridge} FLOP/字节）：{read}服务{upto} {b} 个词元{dp}{mb}{experts}，"
                   "计算耗时长于读取耗时。",
     .a1_interconnect = "它的集合通信每步在{device}之间的链路上耗时 {comm}，长于满带宽下 {mem} 的内存读写和峰值算力下 {comp} 的计算。",
     .per_microbatch = "（{m} 个微批次之一，每个都重新读出所在阶段的权重）",
@@ -270,8 +303,8 @@ constexpr Phrases kChinese{
     .a3_context = "计入 {t} 个词元的 KV 缓存时：B* = {bctx}。",
     .a3_no_crossover = "计入 {t} 个词元的 KV 缓存时没有交点：解码始终受内存限制。",
     .a3_no_crossover_link = "计入 {t} 个词元的 KV 缓存时没有交点：计算始终追不上内存读写，而在此批大小下单步受互联带宽限制。",
-    .scenario = "场景 {name}（输入 {n}，输出 {g}）：预填充 {ttft} + {g} 步 × {step} = {total}；预填充占请求时间的 {share}%，"
-                "解码占 {dshare}%。",
+    .scenario = "场景 {name}（输入 {n}，输出 {g}）：按上界，一个请求至少需要预填充 {ttft} + {s} {steps} × {step} = {total}"
+                "（首个词元由预填充产生；预计 {exp}）；预填充占其中的 {share}%，解码占 {dshare}%。",
     .ranked_title = "按每个请求节省的时间排序的优化：",
     .rank_line = "{i}. {what}：节省 {saving}（{pct}%）",
     .int4 = "int4 权重",
@@ -286,6 +319,34 @@ constexpr Phrases kChinese{
     .more_compute = "算力",
     .more_memory = "内存带宽",
     .more_interconnect = "互联带宽",
+    .rereads = "重新读出",
+    .rereads_each = "在每个{device}上重新读出",
+    .hops_ring = "{calls} 次 {k} 个{device}上的环形全归约，每次 2·({k} − 1) = {h} 跳",
+    .hops_collective = "{calls} 次 {k} 个{device}上的{what}，每次 {h} {hop}",
+    .hops_send = "{calls} 次流水线阶段之间的发送，每次 {h} {hop}",
+    .hop = "跳",
+    .hops = "跳",
+    .hops_and = "；",
+    .all_reduce = "全归约",
+    .all_gather = "全收集",
+    .reduce_scatter = "归约散射",
+    .all_to_all = "全交换",
+    .a1_past = "其算术强度 {id} FLOP/字节，{ratio}（{ridge} FLOP/字节），尽管{read}服务 {b} 个词元{dp}{mb}，计算量已足以让{gemms}"
+               "的计算耗时长于读取耗时。让这一步仍受内存带宽限制的是{binders}。",
+    .past_gemms = "大多数权重矩阵乘法",
+    .past_gemms_moe = "路由专家之外的大多数矩阵乘法",
+    .binder_cache = "每个序列各自读取的 {cache}（读取它的算子耗时 {t}，单步共 {step}）",
+    .binder_experts = "路由专家：其权重只服务路由给它的词元，每个词元只到达 {e} 个专家中的 {k} 个（其算子耗时 {t}，单步共 {step}）",
+    .binder_activations = "范数和逐元素算子读写的激活值（耗时 {t}，单步共 {step}）",
+    .binder_and = "，以及",
+    .kv_cache = "KV 缓存",
+    .kv_cache_state = "KV 缓存和循环状态",
+    .read_each = "每次读出的权重",
+    .read_each_dp = "除路由专家外，每次读出的权重",
+    .per_rank = "（数据并行注意力下每个{device}只运行 {n} 个序列中自己的{upto} {b} 个）",
+    .per_expert_dp = "；路由专家的权重服务所有{device}的序列路由给它的词元，每个词元只到达 {e} 个专家中的 {k} 个",
+    .step = "步",
+    .steps = "步",
 };
 
 // The words for each kind of device. In Chinese a Latin name is set off by spaces inside a

@@ -20,7 +20,16 @@ struct Phrases {
       remedy_batch_little, remedy_batch_grows, remedy_batch_memory, remedy_batch_over, remedy_batch_none,
       wrong_medicine, medicine_same, medicine_differ, quiz_title, q1, a1, a1_compute, a1_interconnect, per_microbatch, per_expert,
       q2, a2, q3, a3, a3_context, a3_no_crossover, a3_no_crossover_link, scenario, ranked_title, rank_line, int4, kv8,
-      flash, speculative, above, below, compute, memory, interconnect, more_compute, more_memory, more_interconnect;
+      flash, speculative, above, below, compute, memory, interconnect, more_compute, more_memory, more_interconnect,
+      // Per-GPU figures where the replica spans several GPUs; the collectives a step's hops come from.
+      rereads, rereads_each, hops_ring, hops_collective, hops_send, hop, hops, hops_and, all_reduce, all_gather,
+      reduce_scatter, all_to_all,
+      // Past the weights' crossover a memory-bound step is bound by what the operators show.
+      a1_past, past_gemms, past_gemms_moe, binder_cache, binder_experts, binder_activations, binder_and, kv_cache,
+      kv_cache_state,
+      // Data-parallel attention: whose weights serve each GPU's own sequences.
+      read_each, read_each_dp, per_rank, per_expert_dp,
+      step, steps;
 };
 
 [[nodiscard]] const Phrases& phrases(std::string_view lang);

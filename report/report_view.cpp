@@ -85,8 +85,18 @@ std::string tokens_per_read(const Report& r) {
 }  // namespace
 
 PerRead per_read(const Report& r, const std::optional<Pipeline>& pipeline) {
-  if (!pipeline || pipeline->microbatches <= 1) return {r.workload.batch, 1, true};
-  return {pipeline->microbatch, pipeline->microbatches, r.workload.batch % pipeline->microbatches == 0};
+  PerRead p;
+  if (!pipeline || pipeline->microbatches <= 1) {
+    p.sequences = r.workload.batch;
+  } else {
+    p.sequences = pipeline->microbatch;
+    p.microbatches = pipeline->microbatches;
+    p.even = r.workload.batch % pipeline->microbatches == 0;
+  }
+  p.ranks = attention_ranks(r.workload);
+  p.own = (p.sequences + p.ranks - 1) / p.ranks;
+  p.own_even = p.even && p.sequences % p.ranks == 0;
+  return p;
 }
 
 std::string percent_of(double part, double whole) {

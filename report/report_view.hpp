@@ -23,10 +23,17 @@ namespace roofline::report {
 // in 8 micro-batches, whose prefill intensity, 659, is that of 1024 tokens a read). `even`: every
 // micro-batch the same size, else `sequences` is the largest's. The point report's verdict and
 // explain both say it.
+// Under data-parallel attention (docs/layouts.md) every weight but the routed experts' runs on
+// each GPU's own sequences, ⌈sequences / tp⌉ (`own`, `own_even`: every GPU the same number), while
+// the routed experts run the picks of all `sequences`: a read of DeepSeek-V3's attention weights
+// at tp 8, batch 8 serves 1 token, not 8. Elsewhere `own` is `sequences`.
 struct PerRead {
   long sequences = 1;
   long microbatches = 1;
   bool even = true;
+  long own = 1;
+  int ranks = 1;  // GPUs the sequences are spread over: tp under data-parallel attention, else 1
+  bool own_even = true;
 };
 [[nodiscard]] PerRead per_read(const Report& r, const std::optional<Pipeline>& pipeline);
 
