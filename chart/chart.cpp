@@ -20,6 +20,7 @@ namespace {
 constexpr Color kInk{40, 40, 40};
 constexpr Color kGrid{225, 225, 225};
 constexpr Color kMuted{110, 110, 110};
+constexpr Color kWarning{178, 34, 34};  // a note of what the run warns of, under the subtitle
 
 // Where data lands on the canvas: one panel's plot area and its two axes.
 class Frame {
@@ -549,6 +550,10 @@ void draw(const Figure& fig, Canvas& c) {
   for (const std::string& line : wrapped(c, fig.title, 1.2 * em, width)) line_at(line, 1.2 * em, kInk);
   if (!fig.subtitle.empty()) {
     for (const std::string& line : wrapped(c, fig.subtitle, tick_size(c), width)) line_at(line, tick_size(c), kMuted);
+  }
+  // Each warning on lines of its own, broken at its spaces: the panels take what is left.
+  for (const std::string& note : fig.notes) {
+    for (const std::string& line : wrapped(c, note, tick_size(c), width)) line_at(line, tick_size(c), kWarning);
   }
   const double top = below + 0.4 * em;
   const std::vector<LegendEntry> entries = legend_of(fig);

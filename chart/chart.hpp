@@ -70,6 +70,11 @@ struct Figure {
   std::string title;
   std::string subtitle;
   std::vector<Panel> panels;  // stacked top to bottom
+  // What the run warns of (report/warning_text.hpp, "warning: 200256 tokens exceed the model's
+  // max_context of 131072"), each a line of its own under the subtitle, wrapped to the width: a
+  // chart file carries what the point could not model as every other output does. None: the
+  // chart is drawn as it was without them.
+  std::vector<std::string> notes;
 };
 
 // Tick positions for an axis: decades (and 2, 5 within them when few) on a log axis, 1-2-5

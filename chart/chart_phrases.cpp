@@ -48,6 +48,7 @@ constexpr ChartPhrases kEnglish{
     .memory_full_context = "memory full at {t} tokens",
     .memory_full_any_context = "no context fits at batch {batch}",
     .context_marker = "context {t}: {time}",
+    .max_context_rule = "model's max_context {t}",
 };
 
 // The terms of explain's Chinese (report/explain_phrases.cpp): 词元/秒, KV 缓存, 预填充, 解码; the step
@@ -96,6 +97,7 @@ constexpr ChartPhrases kChinese{
     .memory_full_context = "{t} 词元时显存已满",
     .memory_full_any_context = "批大小 {batch} 时任何上下文都放不下",
     .context_marker = "上下文长度 {t}：{time}",
+    .max_context_rule = "模型的 max_context {t}",
 };
 
 }  // namespace

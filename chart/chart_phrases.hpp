@@ -22,7 +22,7 @@ struct ChartPhrases {
       batch_marker, tokens_per_s_marker;
   // Decode against context.
   std::string_view context_title, context_axis, step_time_at_batch, reading_weights, cache_and_rest,
-      memory_full_context, memory_full_any_context, context_marker;
+      memory_full_context, memory_full_any_context, context_marker, max_context_rule;
 };
 
 // The phrases of "en" or "zh" (the spellings `--lang` accepts); any other: English.

@@ -35,7 +35,15 @@ void write_figure(const Figure& figure, FigureFormat format, std::ostream& out) 
 
 std::string text_figure(const Figure& figure, int columns, int rows) {
   TextCanvas canvas(columns, rows);
-  draw(figure, canvas);
+  // The stream the characters go to says the run's warnings as lines of their own (plot under the
+  // chart, explain above its story): drawn here too, they would take the panels' rows twice over.
+  if (figure.notes.empty()) {
+    draw(figure, canvas);
+  } else {
+    Figure without = figure;
+    without.notes.clear();
+    draw(without, canvas);
+  }
   return canvas.lines();
 }
 

@@ -15,11 +15,13 @@ enum class FigureFormat { svg, png };
 // The format a file name asks for by its extension (.svg, .png), or nothing.
 [[nodiscard]] std::optional<FigureFormat> figure_format(const std::string& path);
 
-// Writes the figure to `out` in that format; a failed write shows in the stream's state.
+// Writes the figure to `out` in that format, its notes (the run's warnings) under its subtitle; a
+// failed write shows in the stream's state.
 // std::invalid_argument for PNG in a build without Cairo.
 void write_figure(const Figure& figure, FigureFormat format, std::ostream& out);
 
-// The figure as characters, `columns` wide and `rows` high.
+// The figure as characters, `columns` wide and `rows` high, without its notes: the stream it is
+// written to (plot's stdout, explain's) carries the same warnings as lines of their own.
 [[nodiscard]] std::string text_figure(const Figure& figure, int columns, int rows);
 
 }  // namespace roofline::chart

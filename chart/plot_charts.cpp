@@ -10,6 +10,7 @@
 #include "model/scans.hpp"
 #include "report/human_units.hpp"
 #include "report/layout_label.hpp"
+#include "report/warning_text.hpp"
 #include "report/weight_formats.hpp"
 
 namespace roofline::chart {
@@ -26,6 +27,7 @@ constexpr Color kRidge{44, 160, 44};
 constexpr Color kCritical{148, 103, 189};
 constexpr Color kMemoryFull{214, 39, 40};
 constexpr Color kCompute{44, 160, 44};
+constexpr Color kMaxContext{140, 86, 75};
 
 // The decade at or below v, and at or above it: log axes start and end on a power of ten.
 double decade_below(double v) { return std::pow(10.0, std::floor(std::log10(v) + 1e-9)); }
@@ -39,12 +41,20 @@ std::string say(std::string_view phrase, const Args&... args) {
 
 std::string subtitle(const Report& r, const ChartPhrases& p) {
   const Workload& w = r.workload;
-  // A point that does not fit says so on every chart, the roofline's too (its stderr warning is
-  // not in the file).
+  // A point that does not fit says so on every chart, the roofline's too, beside the numbers its
+  // warning gives among the notes.
   return say(p.subtitle, fmt::arg("model", r.model.spec.name), fmt::arg("gpu", r.gpu.spec.name), fmt::arg("batch", w.batch),
              fmt::arg("context", w.context_tokens), fmt::arg("weights", block_format_name(r)),
              fmt::arg("layout", gpus(w) > 1 ? say(p.subtitle_layout, fmt::arg("layout", report::layout_label(w))) : "")) +
          std::string(r.memory.fits ? "" : p.subtitle_does_not_fit);
+}
+
+// Every warning the point carries, worded as the other outputs word it ("warning: …", "注意：…"):
+// a chart file is an output, and what the point could not model is said in it too.
+std::vector<std::string> notes(const Report& r, std::string_view lang) {
+  std::vector<std::string> out;
+  for (const std::string& w : report::warning_texts(r, lang)) out.push_back(std::string(report::warning_label(lang)) + w);
+  return out;
 }
 
 Marker op_marker(const ChartPhrases& p, std::string_view phase, const OpResult& op, Color color, char glyph) {
@@ -116,7 +126,7 @@ Figure roofline_figure(const Report& r, Detail detail, std::string_view lang) {
   // The title says what this report found: a short MoE prefill can be memory-bound too.
   return Figure{say(words.roofline_title, fmt::arg("prefill", bound_phrase(words, r.prefill.bound)),
                     fmt::arg("decode", bound_phrase(words, r.decode.step.bound)), fmt::arg("dtype", name(compute))),
-                subtitle(r, words), {std::move(p)}};
+                subtitle(r, words), {std::move(p)}, notes(r, lang)};
 }
 
 Figure batch_figure(const Report& base, std::string_view lang) {
@@ -191,7 +201,7 @@ Figure batch_figure(const Report& base, std::string_view lang) {
                                 say(words.tokens_per_s_marker, fmt::arg("tps", three_digits(base.decode.tokens_per_s))), "", b,
                                 base.decode.tokens_per_s, kDecode, 6, 'B'});
   return Figure{std::string(words.batch_title), subtitle(base, words),
-                {std::move(time), std::move(rate)}};
+                {std::move(time), std::move(rate)}, notes(base, lang)};
 }
 
 Figure context_figure(const Report& base, std::string_view lang) {
@@ -230,10 +240,16 @@ Figure context_figure(const Report& base, std::string_view lang) {
                                          : say(words.memory_full_context, fmt::arg("t", *full));
     p.rules.push_back(Rule{label, static_cast<double>(*full), true, Stroke{kMemoryFull, 1.2}});
   }
+  // An axis run past the model's context to reach the workload's (warned of) marks where the
+  // model's ends: past it the step is priced, but no engine serves it.
+  if (m.max_context && *m.max_context < last) {
+    p.rules.push_back(Rule{say(words.max_context_rule, fmt::arg("t", *m.max_context)), static_cast<double>(*m.max_context),
+                           true, Stroke{kMaxContext, 1.2, true}});
+  }
   p.markers.push_back(Marker{std::string(words.this_workload),
                              say(words.context_marker, fmt::arg("t", w.context_tokens), fmt::arg("time", human(base.decode.step.time))),
                              "", static_cast<double>(w.context_tokens), base.decode.step.time.value(), kDecode, 6, 'C'});
-  return Figure{std::string(words.context_title), subtitle(base, words), {std::move(p)}};
+  return Figure{std::string(words.context_title), subtitle(base, words), {std::move(p)}, notes(base, lang)};
 }
 
 }  // namespace roofline::chart
