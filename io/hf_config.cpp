@@ -290,7 +290,7 @@ void state_format(const HfFields& c, Architecture& a) {
 // not in it (its `quantization`: quant_algo, group_size, exclude_modules). Read when it is there;
 // it is refused, naming its own fields, when it cannot be priced.
 std::optional<Quantization> modelopt_beside(const YamlDocument& doc, const HfFields& top, const Architecture& a,
-                                            DType dtype) {
+                                            DType dtype, HfNaming naming) {
   // Only a checkpoint's own config.json: a folder of configs (tests/data/hf-configs) is not a checkpoint.
   if (doc.path.empty() || std::filesystem::path(doc.path).filename() != "config.json") return std::nullopt;
   std::error_code ec;
@@ -302,7 +302,7 @@ std::optional<Quantization> modelopt_beside(const YamlDocument& doc, const HfFie
   root.use("producer");
   root.require({"quantization"});
   const HfFields q = root.child("quantization", "hf_quant_config.json quantization");
-  std::optional<Quantization> out = read_quantization(q, a, dtype, "modelopt");
+  std::optional<Quantization> out = read_quantization(q, a, dtype, naming, "modelopt");
   root.refuse_unread({});
   return out;
 }
@@ -352,14 +352,15 @@ ModelSpec read_hf_config(const YamlDocument& doc) {
   }
   top.use("tie_word_embeddings");
   // A wrapper's quantization is the whole checkpoint's, given at the top.
+  const HfNaming naming{*decoder, text.has_value()};
   const HfFields& holder = top.given("quantization_config") || !text ? top : *text;
   if (holder.given("quantization_config")) {
     const std::string what = fmt::format("{} quantization_config", family.architecture);
-    m.quantization = read_quantization(holder.child("quantization_config", what), a, m.dtype);
+    m.quantization = read_quantization(holder.child("quantization_config", what), a, m.dtype, naming);
   }
   top.use("quantization_config");
   if (!holder.given("quantization_config")) {
-    if (auto modelopt = modelopt_beside(doc, top, a, m.dtype)) {
+    if (auto modelopt = modelopt_beside(doc, top, a, m.dtype, naming)) {
       m.quantization = modelopt;
       m.assumptions.push_back(Assumption::quantization_beside);
     }

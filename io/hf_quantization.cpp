@@ -1,11 +1,17 @@
 // A config's `quantization_config` as the format each tensor class is stored in
 // (model/weight_format.hpp): the quantizer's format for the block linears, the modules it leaves
-// alone (`modules_to_not_convert`, `ignore`) mapped onto tensor classes. What cannot be mapped onto
-// a whole class is refused with the field named, never priced as if it were.
+// alone (`modules_to_not_convert`, `ignore`) mapped onto tensor classes, and the KV cache format it
+// declares. What cannot be mapped onto a whole class is refused with the field named, never priced
+// as if it were.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <fnmatch.h>
+#include <regex.h>
 
 #include <algorithm>
 #include <array>
+#include <cctype>
+#include <memory>
 
 #include "io/hf_reading.hpp"
 #include "model/precision.hpp"
@@ -169,6 +175,260 @@ std::optional<Covered> whole_ffn(const std::vector<std::string>& patterns) {
   return std::nullopt;
 }
 
+// One linear module of the model, or a router beside them, under each name a checkpoint may give
+// it (a multimodal wrapper's decoder has two prefixes, by the transformers version that saved it).
+struct Module {
+  std::vector<std::string> names;
+  TensorClass tensors = TensorClass::attention;
+  // router: priced in 16 bits whatever a list says; delta_gate: Gated DeltaNet's gate projections,
+  // 16-bit under fp8-block (is_delta_net_gate), else a matrix of the attention class.
+  enum Kind { priced, router, delta_gate } kind = priced;
+};
+
+// The modules of this model as its family's transformers classes name them, for matching patterns
+// against: every layer's linears and routers, the first and last experts of each MoE layer (a
+// pattern catching some experts catches one and leaves the other), the LM head and the embedding.
+// Empty where the family's names are not written here (Gemma 4, Step, Laguna, Nemotron-H): a
+// pattern is then read by the module it names (covered_by), as for a plain name.
+std::vector<Module> modules_of(const Architecture& a, const HfNaming& naming) {
+  const HfFamily& f = naming.decoder;
+  const bool gpt2 = f.shape == HfShape::gpt2, mamba = f.shape == HfShape::mamba || f.shape == HfShape::mamba2;
+  const bool phi3 = f.architecture == "Phi3ForCausalLM", llama4 = f.moe == HfMoe::llama4;
+  const bool next = f.architecture.starts_with("Qwen3Next"), qwen35 = f.architecture.starts_with("Qwen3_5");
+  const bool other_delta_net = a.recurrent && a.recurrent->is_linear_attention() && !next && !qwen35;
+  if (f.shape == HfShape::nemotron_h || f.moe == HfMoe::gemma4 || f.moe == HfMoe::step || f.moe == HfMoe::laguna ||
+      f.head_gate || (a.moe && a.moe->latent > 0) || other_delta_net) {
+    return {};
+  }
+  std::vector<std::string> stacks = {"model.layers."};
+  if (gpt2) stacks = {"transformer.h."};
+  if (mamba) stacks = {"backbone.layers."};
+  if (naming.wrapper) stacks = {"model.language_model.layers.", "language_model.model.layers."};
+  std::vector<Module> out;
+  const auto add = [&](int layer, std::string_view suffix, TensorClass c, Module::Kind kind = Module::priced) {
+    Module m{{}, c, kind};
+    for (const std::string& stack : stacks) m.names.push_back(fmt::format("{}{}.{}", stack, layer, suffix));
+    out.push_back(std::move(m));
+  };
+  const auto each = [&](int layer, std::string_view module, std::initializer_list<std::string_view> matrices,
+                        TensorClass c) {
+    for (std::string_view m : matrices) add(layer, fmt::format("{}.{}", module, m), c);
+  };
+  using enum TensorClass;
+  const std::initializer_list<std::string_view> glu = {"gate_proj", "up_proj", "down_proj"};
+  for (int i = 0; i < a.layers; ++i) {
+    switch (a.mixer(i)) {
+      case Mixer::full:
+      case Mixer::sliding:
+      case Mixer::chunked:
+        if (gpt2) {
+          each(i, "attn", {"c_attn", "c_proj"}, attention);
+        } else if (phi3) {
+          each(i, "self_attn", {"qkv_proj", "o_proj"}, attention);
+        } else if (a.mla) {
+          if (a.mla->q_lora_rank > 0) each(i, "self_attn", {"q_a_proj", "q_b_proj"}, attention);
+          else add(i, "self_attn.q_proj", attention);
+          each(i, "self_attn", {"kv_a_proj_with_mqa", "kv_b_proj", "o_proj"}, attention);
+          if (a.sparse) each(i, "self_attn.indexer", {"wq_b", "wk", "weights_proj"}, attention);
+        } else {
+          each(i, "self_attn", {"q_proj", "k_proj", "v_proj", "o_proj"}, attention);
+        }
+        break;
+      case Mixer::linear:
+        if (next) {
+          add(i, "linear_attn.in_proj_qkvz", attention);
+          add(i, "linear_attn.in_proj_ba", attention, Module::delta_gate);
+        } else {
+          each(i, "linear_attn", {"in_proj_qkv", "in_proj_z"}, attention);
+          add(i, "linear_attn.in_proj_a", attention, Module::delta_gate);
+          add(i, "linear_attn.in_proj_b", attention, Module::delta_gate);
+        }
+        add(i, "linear_attn.out_proj", attention);
+        break;
+      case Mixer::ssm:
+        if (a.recurrent && a.recurrent->kind == RecurrentKind::mamba) {
+          each(i, "mixer", {"in_proj", "x_proj", "dt_proj", "out_proj"}, attention);
+        } else {
+          each(i, "mixer", {"in_proj", "out_proj"}, attention);
+        }
+        break;
+      case Mixer::none: break;
+    }
+    if (a.ffn_kind(i) == FfnKind::dense) {
+      const std::string_view mlp = llama4 ? "feed_forward" : "mlp";
+      if (gpt2) each(i, mlp, {"c_fc", "c_proj"}, dense_ffn);
+      else if (phi3) each(i, mlp, {"gate_up_proj", "down_proj"}, dense_ffn);
+      else if (a.ffn_type == FfnType::plain) each(i, mlp, {"up_proj", "down_proj"}, dense_ffn);
+      else each(i, mlp, glu, dense_ffn);
+    }
+    if (a.ffn_kind(i) != FfnKind::moe || !a.moe) continue;
+    const std::array<int, 2> experts = {0, std::max(a.moe->experts - 1, 0)};
+    const int shared = a.moe->shared_experts;
+    switch (f.moe) {
+      case HfMoe::mixtral:
+      case HfMoe::minimax:
+        add(i, "block_sparse_moe.gate", attention, Module::router);
+        for (int e : experts) {
+          each(i, fmt::format("block_sparse_moe.experts.{}", e), {"w1", "w2", "w3"}, TensorClass::experts);
+        }
+        break;
+      case HfMoe::qwen:
+        add(i, "mlp.gate", attention, Module::router);
+        for (int e : experts) each(i, fmt::format("mlp.experts.{}", e), glu, TensorClass::experts);
+        if (shared > 0) {
+          each(i, "mlp.shared_expert", glu, shared_experts);
+          add(i, "mlp.shared_expert_gate", attention, Module::router);
+        }
+        break;
+      case HfMoe::deepseek:
+      case HfMoe::ernie:
+        add(i, "mlp.gate", attention, Module::router);
+        for (int e : experts) each(i, fmt::format("mlp.experts.{}", e), glu, TensorClass::experts);
+        if (shared > 0) each(i, "mlp.shared_experts", glu, shared_experts);
+        break;
+      case HfMoe::gpt_oss:  // the experts one module, their matrices its parameters
+        add(i, "mlp.router", attention, Module::router);
+        add(i, "mlp.experts", TensorClass::experts);
+        break;
+      case HfMoe::llama4:
+        add(i, "feed_forward.router", attention, Module::router);
+        for (int e : experts) each(i, fmt::format("feed_forward.experts.{}", e), glu, TensorClass::experts);
+        if (shared > 0) each(i, "feed_forward.shared_expert", glu, shared_experts);
+        break;
+      default: return {};
+    }
+  }
+  Module head{{"lm_head"}, lm_head}, table{{"model.embed_tokens"}, embedding};
+  if (gpt2) table.names = {"transformer.wte"};
+  if (mamba) table.names = {"backbone.embeddings"};
+  if (naming.wrapper) {
+    head.names.push_back("language_model.lm_head");
+    table.names = {"model.language_model.embed_tokens", "language_model.model.embed_tokens"};
+  }
+  out.push_back(std::move(head));
+  out.push_back(std::move(table));
+  return out;
+}
+
+// A list entry as the library that reads it matches module names: after `re:`, a regular
+// expression matched from the name's start, as compressed-tensors and vLLM match it (Python's
+// re.match); with `*`, `?` or `[`, a shell wildcard over the whole name, as ModelOpt and vLLM's
+// ModelOpt reader match `exclude_modules` (Python's fnmatch: fnmatch(3) without FNM_PATHNAME, a
+// backslash literal). compressed-tensors matches its other entries by the name itself (`lm_head`),
+// not as wildcards. A plain name is matched whole: a module's own name (`model.layers.0.mlp.gate`,
+// one layer's router) is that module whatever the library, where a shorter one (`experts`,
+// `self_attn`) is read by the module it names (covered_by).
+//
+// The expressions are POSIX extended ones (regcomp(3)), whose glibc matcher keeps sets of states
+// rather than backtracking: std::regex took more than a minute on `re:(.*)*x` against one module
+// name (a config is untrusted input; the tool must not hang). What ERE reads otherwise than Python
+// is refused, not matched another way: a class escape such as `\d` (a literal `d` to ERE), `(?`,
+// a lazy quantifier, and a counted repetition `{n}` (nested, glibc's compiler builds every copy:
+// `((a{100}){100}){100}` took 0.7 s and 200 MB). The checkpoints' expressions (`.*mlp.gate$`,
+// `.*lm_head`, `model.visual.*`) read the same in both.
+class NamePattern {
+ public:
+  static std::optional<NamePattern> of(std::string_view text, bool globs, const HfFields& q, std::string_view key) {
+    NamePattern p;
+    if (text.starts_with("re:")) {
+      const std::string_view expression = text.substr(3);
+      const auto unread = [&](std::string_view what) {
+        q.fail(key, fmt::format("\"{}\": rooflineplan matches POSIX extended expressions, not {}; write the pattern without it", text, what));
+      };
+      // Module names run under 100 characters; glibc's compiler recurses on each group it opens.
+      if (expression.size() > 256) unread("an expression of more than 256 characters");
+      for (std::size_t i = 0; i < expression.size(); ++i) {
+        const char c = expression[i], next = i + 1 < expression.size() ? expression[i + 1] : '\0';
+        if (c == '\\' && std::isalnum(static_cast<unsigned char>(next))) unread(fmt::format("the escape \\{}", next));
+        if (c == '\\') ++i;  // an escaped character stands for itself
+        else if (c == '{') unread("a counted repetition {n}");
+        else if (c == '(' && next == '?') unread("a group of the form (?…)");
+        else if ((c == '*' || c == '+' || c == '?') && next == '?') unread("a lazy quantifier");
+      }
+      auto compiled = std::shared_ptr<regex_t>(new regex_t, [](regex_t* r) {
+        regfree(r);
+        delete r;
+      });
+      if (regcomp(compiled.get(), fmt::format("^({})", expression).c_str(), REG_EXTENDED | REG_NOSUB) != 0) {
+        // regcomp leaves nothing to free where it fails.
+        compiled = std::shared_ptr<regex_t>(new regex_t, [](regex_t* r) { delete r; });
+        q.fail(key,
+               fmt::format("\"{}\" is not a regular expression rooflineplan can match against module names", text));
+      }
+      p.regex_ = std::move(compiled);
+      return p;
+    }
+    const bool wild = text.find_first_of("*?[") != std::string_view::npos;
+    if (wild && !globs) return std::nullopt;
+    p.text_ = std::string(text);
+    p.glob_ = wild;
+    return p;
+  }
+  [[nodiscard]] bool matches(const std::string& name) const {
+    if (regex_) return regexec(regex_.get(), name.c_str(), 0, nullptr, 0) == 0;
+    if (glob_) return ::fnmatch(text_.c_str(), name.c_str(), FNM_NOESCAPE) == 0;
+    return name == text_;
+  }
+
+ private:
+  std::shared_ptr<regex_t> regex_;  // shared: a pattern is copied, a compiled expression freed once
+  std::string text_;
+  bool glob_ = false;
+};
+
+// The classes a pattern catches among the model's modules: a class whose every module it catches,
+// routers and 16-bit gates aside; one whose modules it catches only some of (gate_proj, not up_proj)
+// is part of a class, `detail` saying which. Empty when it catches none of them: it names a module
+// written by name, a vision tower, an MTP layer, or one of a family whose names are not written here.
+struct NameMatch {
+  Covered covered;
+  std::string detail;
+};
+std::optional<NameMatch> covered_by_names(const NamePattern& p, const std::vector<Module>& modules, bool block_gates) {
+  struct Tally {
+    int caught = 0, total = 0;
+    const std::string* hit = nullptr;
+    const std::string* missed = nullptr;
+  };
+  std::array<Tally, kTensorClassCount> tally{};
+  bool any = false;
+  for (const Module& m : modules) {
+    const bool caught = std::any_of(m.names.begin(), m.names.end(), [&](const std::string& n) { return p.matches(n); });
+    any = any || caught;
+    if (m.kind == Module::router || (m.kind == Module::delta_gate && block_gates)) continue;
+    Tally& t = tally[index(m.tensors)];
+    ++t.total;
+    if (caught) {
+      ++t.caught;
+      if (!t.hit) t.hit = &m.names.front();
+    } else if (!t.missed) {
+      t.missed = &m.names.front();
+    }
+  }
+  if (!any) return std::nullopt;
+  Covered out{Covered::some, {}};
+  for (std::size_t i = 0; i < tally.size(); ++i) {
+    const Tally& t = tally[i];
+    if (t.caught > 0 && t.caught < t.total) {
+      return NameMatch{{Covered::part, {}},
+                       fmt::format("it matches {} but not {}, both of the {} class", *t.hit, *t.missed,
+                                   name(static_cast<TensorClass>(i)))};
+    }
+    out.classes[i] = t.total > 0 && t.caught == t.total;
+  }
+  return NameMatch{out, ""};
+}
+
+// What a list's entries are matched against: the model's modules (empty: by name only), its
+// layers, whether its library reads wildcards (not compressed-tensors), and whether the model
+// keeps DeltaNet's gates in 16 bits already.
+struct Names {
+  const std::vector<Module>& modules;
+  int layers = 0;
+  bool globs = true;
+  bool block_gates = false;
+};
+
 Covered covered_by_any(std::string_view pattern, int layers, bool block_gates) {
   const std::vector<std::string> alts = alternatives(pattern);
   if (alts.size() == 1) return covered_by(alts.front(), layers, block_gates);
@@ -182,17 +442,22 @@ Covered covered_by_any(std::string_view pattern, int layers, bool block_gates) {
   return out;
 }
 
-// The classes a list of patterns covers; a pattern covering part of a class is refused.
-// `block_gates`: DeltaNet's gate projections are kept 16-bit already (covered_by).
-Classes classes_of_list(const HfFields& q, std::string_view key, int layers, bool block_gates = false) {
+// The classes a list of patterns covers; a pattern covering part of a class is refused. Each is
+// matched against the model's module names as its library matches it (NamePattern: `re:.*gate.*`
+// catches every gate_proj, not only the router); one that catches none of them (`self_attn`,
+// `experts`, a vision tower) is read by the module it names (covered_by).
+Classes classes_of_list(const HfFields& q, std::string_view key, const Names& n) {
   Classes out{};
   for (const std::string& pattern : q.words(key)) {
-    const Covered c = covered_by_any(pattern, layers, block_gates);
+    std::optional<NameMatch> matched;
+    if (const std::optional<NamePattern> p = NamePattern::of(pattern, n.globs, q, key); p && !n.modules.empty()) {
+      matched = covered_by_names(*p, n.modules, n.block_gates);
+    }
+    const Covered c = matched ? matched->covered : covered_by_any(pattern, n.layers, n.block_gates);
     if (c.what == Covered::part) {
-      q.fail(key, fmt::format("\"{}\" names part of a tensor class (one layer, one matrix); rooflineplan prices "
-                              "formats per class (attention, dense_ffn, experts, shared_experts, lm_head, "
-                              "embedding) and cannot map it",
-                              pattern));
+      q.fail(key, fmt::format("\"{}\" names part of a tensor class ({}); rooflineplan prices formats per class "
+                              "(attention, dense_ffn, experts, shared_experts, lm_head, embedding) and cannot map it",
+                              pattern, matched ? matched->detail : "one layer, one matrix"));
     }
     for (std::size_t i = 0; i < out.size(); ++i) out[i] = out[i] || c.classes[i];
   }
@@ -278,7 +543,15 @@ WeightFormat compressed_weights(const HfFields& w, Quantization& out) {
     return WeightFormat::nvfp4;
   }
   if (type == "int" && bits == 4 && strategy == "group") {
-    out.group_size = static_cast<int>(w.number_in("group_size", {1, 1'000'000}));
+    // One group size for the model (Precision::group_size): groups of 128 beside groups of 32 were
+    // priced as whichever config group came last.
+    const auto group = static_cast<int>(w.number_in("group_size", {1, 1'000'000}));
+    if (out.group_size && *out.group_size != group) {
+      w.fail("group_size", fmt::format("{} beside another config group's {}: rooflineplan prices one group size for "
+                                       "the model's int4 weights and cannot price both",
+                                       group, *out.group_size));
+    }
+    out.group_size = group;
     return symmetric ? WeightFormat::int4 : WeightFormat::awq;  // asymmetric: a zero point per group, AWQ's layout
   }
   if (type == "int" && bits == 8 && (strategy == "channel" || strategy == "tensor")) return WeightFormat::int8;
@@ -306,22 +579,77 @@ std::optional<DType> compressed_compute(const HfFields& g) {
                                   bits, type));
 }
 
-void read_compressed_tensors(const HfFields& q, const Architecture& a, Quantization& out) {
+// compressed-tensors' `format`, the checkpoint's or a config group's: the layouts that store each
+// weight densely, as its scheme says. marlin-24 and the sparse ones keep 2 of 4 weights with their
+// indices, which no format here prices; an unknown one is refused too.
+void dense_format(const HfFields& h) {
+  constexpr std::array<std::string_view, 9> kDense = {
+      "dense",          "int-quantized",        "float-quantized",      "naive-quantized", "pack-quantized",
+      "mixed-precision", "nvfp4-pack-quantized", "mxfp4-pack-quantized", "mxfp8-quantized"};
+  if (!h.given("format")) {
+    h.use("format");
+    return;
+  }
+  const std::string f = h.text("format");
+  if (std::find(kDense.begin(), kDense.end(), f) == kDense.end()) {
+    h.fail("format", fmt::format("\"{}\" is not a dense compressed-tensors format ({}); sparse weights (2:4, "
+                                 "bitmasks) and unknown layouts are not modelled",
+                                 f, fmt::join(kDense, ", ")));
+  }
+}
+
+// A KV cache scheme (compressed-tensors' `kv_cache_scheme`, which ModelOpt's newer configs write
+// too) as the format the cache is held in: 8-bit floats, fp8. vLLM runs any such scheme as an fp8
+// cache (vllm-project/vllm PR #30141: `if kv_cache_scheme is not None: kv_cache_dtype = "fp8"`).
+std::optional<DType> kv_scheme(const HfFields& q) {
+  if (!q.filled("kv_cache_scheme")) {
+    q.use("kv_cache_scheme");
+    return std::nullopt;
+  }
+  const HfFields kv = q.child("kv_cache_scheme", q.what());
+  const long bits = kv.number_in("num_bits", {1, 64});
+  const std::string type = kv.text("type");
+  kv.use({"strategy", "dynamic", "symmetric", "group_size", "block_structure", "observer", "observer_kwargs",
+          "actorder", "scale_dtype", "zp_dtype"});
+  kv.refuse_unread({});
+  if (type != "float" || bits != 8) {
+    kv.fail("num_bits", fmt::format("a {}-bit {} KV cache is not a format rooflineplan prices (8-bit float: fp8)", bits,
+                                    type));
+  }
+  return DType::fp8;
+}
+
+// compressed-tensors. `head_by_class`: a group quantizes every Linear, the LM head (an nn.Linear in
+// the model llm-compressor saved) among them unless `ignore` names it, while no target names it.
+void read_compressed_tensors(const HfFields& q, const Architecture& a, const std::vector<Module>& modules,
+                             Quantization& out, bool& head_by_class) {
   for (std::string_view key : {"sparsity_config", "transform_config"}) {
     if (q.filled(key)) q.fail(key, "sparse or transformed weights are not modelled");
     q.use(key);
   }
+  dense_format(q);
+  out.kv = kv_scheme(q);
   // llm-compressor writes its own version into every config it saves: nothing priced.
-  q.use({"format", "kv_cache_scheme", "quantization_status", "global_compression_ratio", "provider", "version"});
+  q.use({"quantization_status", "global_compression_ratio", "provider", "version"});
   q.require({"config_groups"});
   const HfFields groups = q.child("config_groups", q.what());
   Classes done{};
   for (const std::string& name : groups.keys()) {
     const HfFields g = groups.child(name, q.what());
-    g.use({"output_activations", "format"});
-    const Classes named = classes_of_list(g, "targets", a.layers), present = linears(a);
+    g.use("output_activations");
+    dense_format(g);
+    const Classes named = classes_of_list(g, "targets", Names{modules, a.layers, false}), present = linears(a);
+    // The LM head where a target names it (`lm_head`, or a pattern catching it), as GPTQ's
+    // `lm_head: true` quantizes it; the embedding stays the model's dtype.
     Classes targets{};
-    for (std::size_t i = 0; i < targets.size(); ++i) targets[i] = named[i] && present[i];
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+      targets[i] = named[i] && (present[i] || i == index(TensorClass::lm_head));
+    }
+    const std::vector<std::string> words = g.words("targets");
+    if (g.given("weights") && !named[index(TensorClass::lm_head)] &&
+        std::find(words.begin(), words.end(), "Linear") != words.end()) {
+      head_by_class = true;
+    }
     if (g.given("weights")) {
       const WeightFormat f = compressed_weights(g.child("weights", q.what()), out);
       for (std::size_t i = 0; i < targets.size(); ++i) {
@@ -394,17 +722,33 @@ void read_modelopt(const HfFields& q, const Architecture& a, Quantization& out) 
   } else {
     q.fail("quant_algo", fmt::format("\"{}\" is not a ModelOpt format rooflineplan names (NVFP4, FP8)", algo));
   }
-  // The KV cache's format is the serving engine's choice (--kv): the checkpoint's scales only allow it.
-  q.use({"group_size", "kv_cache_quant_algo", "producer", "kv_cache_scheme"});
+  // The KV cache format the checkpoint declares, which vLLM's default --kv-cache-dtype auto takes:
+  // resolve_kv_cache_dtype_string("auto", ...) maps kv_cache_quant_algo FP8 to fp8_e4m3 (tested in
+  // vllm-project/vllm issue #34752; PR #35591). NVFP4 (4-bit elements and an fp8 scale per 16,
+  // vllm-project/vllm PR #40177) is no KV format here: --kv fp4 holds no scales.
+  out.kv = kv_scheme(q);
+  if (q.given("kv_cache_quant_algo")) {
+    const std::string kv = q.text("kv_cache_quant_algo");
+    if (kv != "FP8") {
+      q.fail("kv_cache_quant_algo",
+             fmt::format("\"{}\" is not a KV cache format rooflineplan prices (FP8; NVFP4's fp8 scale per 16 "
+                         "elements is in no --kv format)",
+                         kv));
+    }
+    out.kv = DType::fp8;
+  }
+  q.use({"group_size", "kv_cache_quant_algo", "producer"});
 }
 
 }  // namespace
 
 std::optional<Quantization> read_quantization(const HfFields& q, const Architecture& a, DType dtype,
-                                              std::string_view given_method) {
+                                              HfNaming naming, std::string_view given_method) {
   if (given_method.empty()) q.require({"quant_method"});
   const std::string method = given_method.empty() ? q.text("quant_method") : std::string(given_method);
   Quantization out;
+  const std::vector<Module> modules = modules_of(a, naming);
+  bool head_by_class = false;
   // The modules a method leaves in the model's dtype, by the names its configs use.
   std::vector<std::string_view> exclusions = {"modules_to_not_convert"};
   if (method == "fp8") {
@@ -426,7 +770,7 @@ std::optional<Quantization> read_quantization(const HfFields& q, const Architect
     read_modelopt(q, a, out);
     exclusions.insert(exclusions.end(), {"exclude_modules", "ignore"});
   } else if (method == "compressed-tensors") {
-    read_compressed_tensors(q, a, out);
+    read_compressed_tensors(q, a, modules, out, head_by_class);
     exclusions = {"ignore"};
   } else {
     q.fail("quant_method", fmt::format("\"{}\" is not a quantization rooflineplan reads (fp8, fbgemm_fp8, mxfp4, "
@@ -438,9 +782,17 @@ std::optional<Quantization> read_quantization(const HfFields& q, const Architect
   // changes nothing. Under other formats they are one matrix of the class, refused.
   const bool block_gates = out.of(TensorClass::attention) == WeightFormat::fp8_block;
   for (std::string_view key : exclusions) {
-    const Classes c = classes_of_list(q, key, a.layers, block_gates);
+    const Classes c = classes_of_list(q, key, Names{modules, a.layers, method != "compressed-tensors", block_gates});
     keep_in_dtype(out, c);
     for (std::size_t i = 0; i < kept.size(); ++i) kept[i] = kept[i] || c[i];
+  }
+  // compressed-tensors quantizes the LM head with every Linear unless `ignore` names it, but vLLM
+  // matches a target to its head (a ParallelLMHead, no Linear) by name only: `Linear` never
+  // reaches it, and the checkpoint's packed head has no layer to load into.
+  if (head_by_class && !kept[index(TensorClass::lm_head)] && !out.of(TensorClass::lm_head)) {
+    q.fail("ignore", "leaves the LM head (an nn.Linear) to a group's `Linear` target, so the checkpoint stores it "
+                     "quantized, but vLLM matches its LM head to a target by the name `lm_head` only and cannot load "
+                     "it: name \"lm_head\" in `ignore` (a 16-bit head) or in the group's `targets`");
   }
   // Shared experts without a format of their own take the routed experts': kept in the model's
   // dtype beside converted routed experts (Kimi-K2-Thinking), they are said to be so.
@@ -448,8 +800,10 @@ std::optional<Quantization> read_quantization(const HfFields& q, const Architect
     out.of(TensorClass::shared_experts) = weight_format_of(dtype);
   }
   q.refuse_unread({});
+  // Nothing stored quantized: no compute of its own; a declared KV cache format stays.
   if (std::none_of(out.formats.begin(), out.formats.end(), [](const auto& f) { return f.has_value(); })) {
-    return std::nullopt;
+    out.compute.reset();
+    if (!out.kv) return std::nullopt;
   }
   return out;
 }

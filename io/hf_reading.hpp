@@ -38,10 +38,16 @@ struct Towers {
 [[nodiscard]] Towers read_towers(const HfFields& top, const HfFamily& family, double text_hidden);
 
 // hf_quantization.cpp: `quantization_config` as the formats each tensor class is stored in.
-// `dtype`: the model's, which the modules left alone keep. `given_method`: the method a file other
-// than config.json says (ModelOpt's hf_quant_config.json), for a mapping without `quant_method`.
+// `dtype`: the model's, which the modules left alone keep. `naming`: whose module names its
+// patterns are matched against, the decoder family's, under a multimodal wrapper's prefixes where
+// `wrapper`. `given_method`: the method a file other than config.json says (ModelOpt's
+// hf_quant_config.json), for a mapping without `quant_method`.
+struct HfNaming {
+  const HfFamily& decoder;
+  bool wrapper = false;
+};
 [[nodiscard]] std::optional<Quantization> read_quantization(const HfFields& q, const Architecture& a, DType dtype,
-                                                            std::string_view given_method = {});
+                                                            HfNaming naming, std::string_view given_method = {});
 
 // The shortest list that, repeated from the first layer, gives every layer its kind: Gemma 3's
 // 62 layers become [sliding × 5, full].

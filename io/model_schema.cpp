@@ -373,6 +373,11 @@ const Schema<ModelSpec>& model_schema() {
                "absent: fp8 where every block class the model has is in an fp8 format (engines run them W8A8), else "
                "weight-only, the activation format",
         .access = member<InQuantization, &Quantization::compute>()},
+      F{.key = "kv", .kind = Kind::dtype, .need = Need::optional,
+        .doc = "format the checkpoint declares for its KV cache (ModelOpt's `kv_cache_quant_algo: FP8`, "
+               "compressed-tensors' `kv_cache_scheme`: fp8), the one vLLM's default `--kv-cache-dtype auto` runs "
+               "(`--kv` overrides; stated in every output); absent: the activation format",
+        .access = member<InQuantization, &Quantization::kv>()},
   };
   static const std::array fields = {
       F{"name", Kind::text, Need::required, "the model's name", member<InModel, &ModelSpec::name>()},

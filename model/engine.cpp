@@ -195,6 +195,7 @@ std::vector<Warning> input_warnings(const ModelSpec& m, const GpuSpec& g, const 
   if (p.compute_source != ComputeSource::asked && p.compute_source != ComputeSource::activations) {
     out.emplace_back(ComputeFromCheckpoint{p.compute_source, p.compute, p.checkpoint_compute, g.name, p.activations});
   }
+  if (p.kv_from_checkpoint) out.emplace_back(KvFromCheckpoint{p.kv});
   // The kernel classes price it (not calibrated: a calibration's own ceilings turn them off) and
   // were fitted elsewhere: its file's, or the shipped model's (every GPU's tables together).
   const bool borrowed = g.expected ? g.expected->kernels && !g.expected->kernels->own_tables : true;

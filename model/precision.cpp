@@ -33,7 +33,17 @@ Precision resolve_precision(DType model_dtype, const std::optional<Quantization>
   p.set(TensorClass::shared_experts,
         o.weights.value_or(q.of(TensorClass::shared_experts).value_or(routed.value_or(dtype))));
   p.activations = o.activations.value_or(is_wide_float(model_dtype) ? model_dtype : DType::fp16);
-  p.kv = o.kv.value_or(p.activations);
+  // The checkpoint's declared KV format (an fp8 cache beside NVFP4 or fp8 weights) is what an
+  // engine left to its default runs: vLLM's --kv-cache-dtype auto takes it (io/hf_quantization.cpp).
+  // --kv wins; other --weights price another checkpoint, which declares nothing.
+  if (o.kv) {
+    p.kv = *o.kv;
+  } else if (q.kv && keeps_checkpoint_blocks(q, o)) {
+    p.kv = *q.kv;
+    p.kv_from_checkpoint = true;
+  } else {
+    p.kv = p.activations;
+  }
   if (o.compute) {
     p.compute = *o.compute;
     p.compute_source = ComputeSource::asked;

@@ -27,6 +27,9 @@ struct Precision {
   std::array<WeightFormat, kTensorClassCount> weights{WeightFormat::fp16, WeightFormat::fp16, WeightFormat::fp16,
                                                       WeightFormat::fp16, WeightFormat::fp16, WeightFormat::fp16};
   DType kv = DType::fp16;
+  // The KV format is the one the checkpoint declares (Quantization::kv), not --kv's or the
+  // activation format: the reader is told (KvFromCheckpoint), as of a compute format the weights chose.
+  bool kv_from_checkpoint = false;
   DType activations = DType::fp16;
   DType compute = DType::fp16;
   ComputeSource compute_source = ComputeSource::activations;
@@ -59,8 +62,8 @@ struct PrecisionOverrides {
 // Block classes: the override, else the checkpoint's format for the class (for the shared experts,
 // the routed experts' when it names none), else the model's dtype.
 // Activations: the dtype when it is a wide float, else fp16; KV cache and compute in the
-// activation format, unless the checkpoint computes in its own (W8A8) and `--weights` leaves
-// its formats alone, or (the ModelSpec overloads) every block class the model has is fp8 (vLLM,
+// activation format, unless the checkpoint declares its KV cache's format or computes in its own
+// (W8A8) and `--weights` leaves its formats alone, or (the ModelSpec overloads) every block class the model has is fp8 (vLLM,
 // SGLang and TensorRT-LLM run fp8 weights W8A8 where the GPU has fp8 tensor cores). The LM head
 // and the embeddings: `lm_head` (the head only), else the checkpoint's format for the class, else
 // the block format when every block class is in one wide float, else the activation format:

@@ -52,6 +52,13 @@ struct ComputeFromCheckpoint {
   DType activations = DType::bf16;  // the weight-only alternative `--compute` would name
 };
 
+// The KV cache's format came from the checkpoint, not from --kv: it declares one (ModelOpt's
+// kv_cache_quant_algo, compressed-tensors' kv_cache_scheme), which vLLM's default --kv-cache-dtype
+// auto takes, so the cache's bytes (and the batch that fits) are priced in it.
+struct KvFromCheckpoint {
+  DType kv = DType::fp8;
+};
+
 // The GPU's expected-time coefficients were fitted on other GPUs' kernel tables (its preset says
 // so: KernelCoefficients::own_tables): none was measured on this one, so its expected times are
 // a transfer, not a fit; the bound holds either way.
@@ -110,6 +117,7 @@ struct ExpectedUnclassed {
 };
 
 using Warning = std::variant<ArchitectureUnknown, BeyondMaxContext, DoesNotFit, Assumed, ComputeFromCheckpoint,
-                             ExpectedBorrowed, GroupSizeUnused, ComputeNarrowerThanWeights, ExpectedUnclassed>;
+                             KvFromCheckpoint, ExpectedBorrowed, GroupSizeUnused, ComputeNarrowerThanWeights,
+                             ExpectedUnclassed>;
 
 }  // namespace roofline

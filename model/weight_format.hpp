@@ -99,6 +99,10 @@ struct Quantization {
   // DeepSeek-V3's fp8 `activation_scheme`, compressed-tensors' `input_activations`); empty:
   // weight-only, computed in the activation format.
   std::optional<DType> compute;
+  // The format the checkpoint declares for its KV cache (ModelOpt's `kv_cache_quant_algo`,
+  // compressed-tensors' `kv_cache_scheme`), which vLLM's default `--kv-cache-dtype auto` takes;
+  // empty: none declared, the cache in the activation format.
+  std::optional<DType> kv;
   [[nodiscard]] const std::optional<WeightFormat>& of(TensorClass c) const {
     return formats[static_cast<std::size_t>(c)];
   }

@@ -16,7 +16,7 @@ namespace {
 struct Words {
   std::string_view architecture_unknown, beyond_max_context, does_not_fit;
   std::string_view weights_do_not_fit, tpot_unreachable, ttft_unreachable, too_many_replicas, beyond_context;
-  std::string_view compute_from_checkpoint, compute_from_fp8_weights, compute_without_peak;
+  std::string_view compute_from_checkpoint, compute_from_fp8_weights, compute_without_peak, kv_from_checkpoint;
   std::string_view expected_borrowed, expected_partly_borrowed, group_size_unused, compute_narrower;
   std::string_view expected_unclassed;
   std::array<std::string_view, kAssumptionCount> assumed;  // by Assumption
@@ -68,6 +68,9 @@ constexpr Words kEnglish{
     "weight-only)",
     "the weights would compute in {checkpoint}, but the {gpu} gives no {checkpoint} peak: priced weight-only in "
     "{compute}, the weights unpacked, as vLLM runs them there (--compute to choose)",
+    "the KV cache is held in {kv}, the format the checkpoint declares for it (kv_cache_quant_algo or "
+    "kv_cache_scheme), which vLLM's default --kv-cache-dtype auto takes: its bytes and the batch that fits are "
+    "priced in {kv} (--kv prices another)",
     "no kernel was measured on the {gpu}: its expected times use kernel coefficients fitted on other GPUs' tables, "
     "a transfer that its own kernels and engine may miss by far; the bound holds (docs/expected-performance.md)",
     "the {gpu}'s kernel tables did not measure {classes}: those kernels' expected times use coefficients fitted on "
@@ -108,6 +111,8 @@ constexpr Words kChinese{"架构未知（只给了 `params`）：KV 缓存、注
                          "每个算子的计算上界都按 fp8 峰值算（--compute {activations} 按只量化权重计价）",
                          "权重本应以 {checkpoint} 计算，但 {gpu} 没有 {checkpoint} 峰值：按只量化权重计价，以 {compute} "
                          "计算、权重先解包，与 vLLM 在这类 GPU 上的运行方式一致（--compute 可另选）",
+                         "KV 缓存按 {kv} 存储：这是检查点为它声明的格式（kv_cache_quant_algo 或 kv_cache_scheme），"
+                         "vLLM 默认的 --kv-cache-dtype auto 也取用它，所以缓存字节和放得下的批大小都按 {kv} 计价（--kv 可另选）",
                          "{gpu} 上没有实测过内核：其预期时间沿用在其他 GPU 内核表上拟合的系数，换到它自己的内核和推理引擎上"
                          "可能相差很大；上界不受影响（见 docs/expected-performance.md）",
                          "{gpu} 的内核表没有测量 {classes}：这些内核的预期时间沿用在其他 GPU 内核表上拟合的系数，换到它自己的内核上"
@@ -162,6 +167,9 @@ struct Wording {
     return fmt::format(fmt::runtime(phrase), fmt::arg("compute", name(w.compute)),
                        fmt::arg("checkpoint", name(w.checkpoint)), fmt::arg("gpu", w.gpu),
                        fmt::arg("activations", name(w.activations)));
+  }
+  std::string operator()(const KvFromCheckpoint& w) const {
+    return fmt::format(fmt::runtime(words.kv_from_checkpoint), fmt::arg("kv", name(w.kv)));
   }
   std::string operator()(const ExpectedBorrowed& w) const {
     if (!w.classes.empty()) {

@@ -98,10 +98,10 @@ TEST_CASE("quantization: NVFP4 from ModelOpt, and compressed-tensors' schemes re
 "symmetric": true, "dynamic": false, "actorder": null, "observer": "minmax", "observer_kwargs": {}})", R"(["lm_head"])");
   CHECK(formats(w4a16) == std::vector<F>{WeightFormat::int4, WeightFormat::int4, none, none, none});
   CHECK(w4a16.quantization->group_size == 128);
-  CHECK(formats(compressed(R"({"num_bits": 8, "type": "float", "strategy": "channel", "symmetric": true})", "[]"))[1] ==
-        WeightFormat::fp8_channel);
-  CHECK(formats(compressed(R"({"num_bits": 4, "type": "float", "strategy": "tensor_group", "group_size": 16})", "[]"))[0] ==
-        WeightFormat::nvfp4);
+  CHECK(formats(compressed(R"({"num_bits": 8, "type": "float", "strategy": "channel", "symmetric": true})",
+                           R"(["lm_head"])"))[1] == WeightFormat::fp8_channel);
+  CHECK(formats(compressed(R"({"num_bits": 4, "type": "float", "strategy": "tensor_group", "group_size": 16})",
+                           R"(["lm_head"])"))[0] == WeightFormat::nvfp4);
   CHECK_THROWS_WITH(compressed(R"({"num_bits": 2, "type": "int", "strategy": "group", "group_size": 16})", "[]"),
                     Catch::Contains("weights.strategy: 2-bit int weights with strategy group are not a format"));
   // One layer's module cannot be priced per class.
@@ -127,7 +127,8 @@ TEST_CASE("quantization: a checkpoint that quantizes its activations computes in
                     Catch::Contains("quantization_config.activation_scheme: \"per-head\" is not an fp8 activation scheme"));
   // compressed-tensors: each scheme's input_activations, null for weight-only.
   const auto scheme = [](const std::string& weights, const std::string& inputs) {
-    return dense_with(R"({"quant_method": "compressed-tensors", "format": "float-quantized", "config_groups": {"group_0":
+    return dense_with(R"({"quant_method": "compressed-tensors", "format": "float-quantized", "ignore": ["lm_head"],
+"config_groups": {"group_0":
 {"targets": ["Linear"], "weights": )" + weights + R"(, "input_activations": )" + inputs + "}}}");
   };
   const std::string fp8_weights = R"({"num_bits": 8, "type": "float", "strategy": "channel", "symmetric": true})";
