@@ -45,9 +45,15 @@ CriticalBatch critical_batch(const DecodeWeights& weights, const OpTotals& one_s
   r.weights_only =
       over_microbatches(weight_time.value() * c.peak.value() / (2 * weights.multiplied), most_microbatches);
 
-  // One sequence with every expert read: weights are the fixed cost, the rest scales with B.
+  // One sequence with every expert read: weights are the fixed cost, the rest scales with B. Its
+  // FLOPs are timed as the step's are (model/phase.cpp, time_phase): an attention over an fp8
+  // cache at the fp8 peak where the GPU's is higher. At the compute format's peak alone, gpt-oss-120b
+  // with an fp8 cache at 640 tokens on an H100 said 6689 where its step turns compute-bound at 6975.
   const OpTotals& seq = one_sequence_all_experts;
-  const Seconds gain = seq.flops / c.peak - seq.other_bytes / c.bandwidth;
+  const Seconds compute = c.peak_fp8 > c.peak && seq.fp8_flops > Flops(0)
+                              ? (seq.flops - seq.fp8_flops) / c.peak + seq.fp8_flops / c.peak_fp8
+                              : seq.flops / c.peak;
+  const Seconds gain = compute - seq.other_bytes / c.bandwidth;
   if (gain > Seconds(0)) r.at_context = over_microbatches((seq.weight_bytes / c.bandwidth) / gain, most_microbatches);
   return r;
 }

@@ -36,7 +36,8 @@ struct CriticalBatch {
   // 2·N FLOPs, N the weights it multiplies, so B* = (W / BW) · FLOPS / (2 · N).
   double weights_only = 0;
   // With the KV cache at the workload's context: B* = (W/BW) / (F_seq/FLOPS − Bytes_seq/BW),
-  // with F_seq and Bytes_seq the per-sequence FLOPs and non-weight bytes of a decode step.
+  // with F_seq and Bytes_seq the per-sequence FLOPs and non-weight bytes of a decode step, F_seq/FLOPS
+  // timed as the step times it (an attention over an fp8 cache at the fp8 peak: OpTotals::fp8_flops).
   // Empty when per-sequence KV traffic takes longer than per-sequence compute: no crossover.
   std::optional<double> at_context;
 };

@@ -73,6 +73,14 @@ class Totaller {
     totals_.flops += flops;
     totals_.other_bytes += bytes - weights;
     totals_.weight_bytes += weights;
+    last_flops_ = flops;
+    last_fp8_ = false;
+  }
+  // The operator last added multiplies at the fp8 peak (OpBuilder::fp8_arithmetic): its FLOPs
+  // count among fp8_flops, once.
+  void fp8_arithmetic() {
+    if (!last_fp8_) totals_.fp8_flops += last_flops_;
+    last_fp8_ = true;
   }
   OpCost& back() { return scratch_; }
   [[nodiscard]] const OpTotals& totals() const { return totals_; }
@@ -80,6 +88,8 @@ class Totaller {
  private:
   OpTotals totals_;
   OpCost scratch_;
+  Flops last_flops_{0};
+  bool last_fp8_ = false;
 };
 
 // Whether a builder's list keeps only the sums (build_totals), not the operators.
@@ -109,7 +119,12 @@ class OpBuilder {
     back().fused = fused;
   }
   void kernel_work(double ratio) { back().kernel_work = ratio; }
-  void fp8_arithmetic(bool fp8) { back().fp8_arithmetic = fp8; }
+  void fp8_arithmetic(bool fp8) {
+    back().fp8_arithmetic = fp8;
+    if constexpr (kSums) {
+      if (fp8) ops_.fp8_arithmetic();
+    }
+  }
   void kernel_window(double window) { back().window = window; }
   // The kernel class of the operator before the last added, if any (sums keep none: the fusion
   // it decides changes no sum).
@@ -483,7 +498,10 @@ void build_ops(std::vector<OpResult>& ops, Phase phase, const LayerStack& stack,
 
 OpTotals totals_of(const OpList& ops) {
   Totaller t;
-  for (const OpCost& op : ops) t.add(op.flops, op.bytes, op.weight_bytes);
+  for (const OpCost& op : ops) {
+    t.add(op.flops, op.bytes, op.weight_bytes);
+    if (op.fp8_arithmetic) t.fp8_arithmetic();
+  }
   return t.totals();
 }
 

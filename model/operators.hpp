@@ -100,11 +100,14 @@ void build_ops(std::vector<OpResult>& ops, Phase phase, const LayerStack& stack,
 
 // A pass's sums that the critical batch reads (model/critical_batch.hpp), each taken over its
 // operators in the order a list holds them: FLOPs, the bytes that are not weights (each
-// operator's bytes − weight_bytes) and the weights' bytes.
+// operator's bytes − weight_bytes) and the weights' bytes; and of the FLOPs, those whose products
+// may run at the fp8 peak (OpCost::fp8_arithmetic), which a phase times at that peak
+// (model/phase.cpp).
 struct OpTotals {
   Flops flops;
   Bytes other_bytes;
   Bytes weight_bytes;
+  Flops fp8_flops{0};
 };
 [[nodiscard]] OpTotals totals_of(const OpList& ops);
 // The same of a pass never kept: each operator priced as build_ops prices it and added to the
