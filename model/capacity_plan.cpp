@@ -26,7 +26,7 @@ struct Latency {
 // Disaggregated, the prefill pool returns the first token and the second waits for the prompt's
 // cache to reach the decode pool (`handoff`, Splitwise's second-token delay): gen − 1 gaps share it.
 // `prefill`: one request's prefill as it waits for it; `per_request`: what it costs the replica
-// (a pipeline's first stage; a disaggregated data-parallel pool's tp-th of tp prefills at once).
+// (a pipeline's busiest stage's share; a disaggregated data-parallel pool's tp-th of tp prefills at once).
 Latency latency_at(const ModelSpec& m, const GpuSpec& g, Workload w, long batch, Seconds prefill, Seconds per_request,
                    bool colocated, const Sizing& sizing, Seconds handoff = Seconds(0)) {
   w.batch = batch;
@@ -114,7 +114,8 @@ CapacityPlan plan_capacity(const ModelSpec& m, const GpuSpec& g, const Workload&
   p.sizing = target.sizing;
   p.prefill = target.sizing.time(single.prefill);
   Seconds per_request = p.prefill;
-  // A pipeline takes the next prompt into its first stage as soon as this one has left it.
+  // A pipeline takes the next prompt as soon as this one has left the stage that paces it, its
+  // busiest (stage_time: the largest micro-batch through one stage), not its first.
   if (single.prefill_pipeline && single.prefill.time > Seconds(0)) {
     per_request = p.prefill * (single.prefill_pipeline->stage_time / single.prefill.time);
   }
