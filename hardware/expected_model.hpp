@@ -59,9 +59,9 @@ struct ExpectedModel {
   double memory = 0.819;           // share of the bandwidth a long weight stream reaches
   double compute = 0.75;          // share of the peak a large GEMM reaches
   // Times in µs as the YAML reader scales "5.1 us" (5.1 × 1e-6), so that they print as written.
-  Seconds launch{2.62 * 1e-6};     // per operator and layer not priced by a kernel class: launch gap, ramp-up and tail
-  Seconds step{26.7 * 1e-6};       // per pass: sampling, scheduling, host synchronisation
-  Seconds hop_latency{1.5 * 1e-6};  // per hop of a ring all-reduce: 2(tp−1) hops a call
+  Seconds launch{2.63 * 1e-6};     // per operator and layer not priced by a kernel class: launch gap, ramp-up and tail
+  Seconds step{26.6 * 1e-6};       // per pass: sampling, scheduling, host synchronisation
+  Seconds hop_latency{1.51 * 1e-6};  // per hop of a ring all-reduce: 2(tp−1) hops a call
   double dequant_int8 = 0.652;     // share of `memory` a weight-only int8 GEMM streams at
   double dequant_int4 = 0.786;     // the same for int4/fp4
   // The log-normal spread of measured / expected by regime: 10–90% is exp(±1.2816·spread).
@@ -88,7 +88,7 @@ struct ExpectedModel {
   std::optional<KernelCoefficients> kernels = KernelCoefficients{};
   // The host's time between an engine's kernels, a class-priced kernel (0 under CUDA graphs; the
   // kernel tables were timed by graph replay, which hides it).
-  Seconds gap{1.78 * 1e-6};
+  Seconds gap{1.75 * 1e-6};
 
   [[nodiscard]] double dequant(Dequant d) const {
     return d == Dequant::int4 ? dequant_int4 : d == Dequant::int8 ? dequant_int8 : 1.0;

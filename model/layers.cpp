@@ -412,6 +412,13 @@ LayerStack describe_layers(const Architecture& a, const Sharding& sh) {
   const double tables = a.position_embeddings > 0 ? 2 : 1;
   add(embedding, GatherStep{"embedding", s.hidden, tables / s.tp,
                             static_cast<double>(a.vocab + a.position_embeddings), s.tp});
+  // Each GPU looks up only the rows of its share of the vocabulary (and positions), zeros for the
+  // rest, and the group sums them: vLLM's VocabParallelEmbedding.forward ends in
+  // tensor_model_parallel_all_reduce, Megatron-LM's likewise. Under data-parallel attention the
+  // table is whole on every GPU (s.tp = 1): no collective.
+  if (s.tp > 1) {
+    add(embedding, CollectiveStep{"allreduce_embedding", Collective::all_reduce, s.hidden, 1, static_cast<int>(s.tp)});
+  }
   own_rows(embedding, 0, dp);
   stack.blocks.push_back(std::move(embedding));
   if (a.mtp_input) {
@@ -439,6 +446,17 @@ LayerStack describe_layers(const Architecture& a, const Sharding& sh) {
   add(head, NormStep{"final_norm", s.hidden, a.norm_params_per_element()});
   add(head, LinearStep{.name = "lm_head", .in = s.hidden, .out = s.vocab, .weights = WeightClass::lm_head,
                        .last_token = true, .counted = !a.tied_embeddings});
+  // The vocab-parallel head leaves each GPU a 1/tp slice of the logits, which the sampler needs
+  // whole on one GPU: vLLM's LogitsProcessor._gather_logits (tensor_model_parallel_all_gather, or
+  // tensor_model_parallel_gather to rank 0), SGLang's LogitsProcessor and TensorRT-LLM's LMHead
+  // (gather_output) alike. Either way a GPU receives (tp − 1)/tp of the logits of the rows the head
+  // runs, in the activation format: priced as a ring all-gather of the whole logits, which no
+  // kernel class measured. Under data-parallel attention the head is whole on every GPU: none.
+  if (s.tp > 1) {
+    add(head, CollectiveStep{.name = "gather_logits", .kind = Collective::all_gather,
+                             .width = static_cast<double>(a.vocab), .group = static_cast<int>(s.tp),
+                             .last_token = true});
+  }
   own_rows(head, 0, dp);
   stack.blocks.push_back(std::move(head));
   return stack;

@@ -150,7 +150,8 @@ struct GatherStep {
 };
 
 // A collective over `group` GPUs of a pipeline stage on `width` elements per row (a row: a token,
-// or each of a token's `rows_per_token` copies): the all-reduce after a tensor-parallel block, or
+// or each of a token's `rows_per_token` copies): the all-reduce after a tensor-parallel block (the
+// vocab-parallel embedding's included), the gather of the vocab-parallel head's logits, or
 // the all-to-alls that send tokens to their experts and back, as the busiest GPU's link carries
 // them (a token once to each GPU holding one of its experts, the busiest receiving `imbalance`
 // times the mean's tokens, at most all of them: model/layers.cpp ffn_blocks).
@@ -164,6 +165,7 @@ struct CollectiveStep {
   // dispatch); else in the activation format.
   bool quantized = false;
   double element_bytes = 0;  // > 0: sent in elements of this many bytes whatever the formats (fp32 norm sums)
+  bool last_token = false;   // on each sequence's last token only, as the LM head it follows (its logits)
 };
 
 using Step = std::variant<LinearStep, NormStep, ActivationStep, AttentionStep, GatherStep, CollectiveStep, ConvStep,

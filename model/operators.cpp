@@ -441,7 +441,7 @@ class StepPricer {
   }
   void operator()(const CollectiveStep& c) const {
     const bool eight_bit = c.quantized && bytes_per_element(element_of(w_.precision.of(TensorClass::experts))) <= 1;
-    b_.collective(c, p_.rows * c.rows_per_token,
+    b_.collective(c, (c.last_token ? p_.head_rows : p_.rows) * c.rows_per_token,
                   c.element_bytes > 0 ? c.element_bytes : eight_bit ? 1.0 : b_.activation_bytes());
   }
 

@@ -34,7 +34,9 @@ LayerStack pick(const LayerStack& whole, Keep keep) {
 
 bool is_attention(const PhasedStep& p) { return std::holds_alternative<AttentionStep>(p.step); }
 
+// The LM head and, under tensor parallelism, the gather of its logits: run on the rows that emit.
 bool is_head(const PhasedStep& p) {
+  if (const auto* c = std::get_if<CollectiveStep>(&p.step)) return c->last_token;
   const auto* l = std::get_if<LinearStep>(&p.step);
   return l && l->last_token;
 }

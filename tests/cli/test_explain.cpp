@@ -162,23 +162,24 @@ TEST_CASE("explain: a model whose layers keep different spans says how many keep
   CHECK_THAT(dense.out, !Catch::Contains("Not every layer"));
 }
 
-TEST_CASE("explain: why real runs miss the bound - Llama-2-7B's step expected at 9.76 ms of which 1.79 ms fixed costs") {
+TEST_CASE("explain: why real runs miss the bound - Llama-2-7B's step expected at 9.75 ms of which 1.78 ms fixed costs") {
   // The A100 80GB preset's kernel classes (fit --kernels on its tables): weights stream at 83.6%
   // of 2,039 GB/s. 259 kernels: 32 layers of norm, Q/K/V (one GEMM), attention (one kernel), O,
   // norm, gate/up (one GEMM), activation, down; the embedding, the final norm and the head.
   const auto en = test::run_cli({"explain", "-m", "llama-2-7b", "-g", "a100-80gb"});
   REQUIRE(en.code == 0);
-  CHECK_THAT(en.out, Catch::Contains("a decode step is expected to take 9.76 ms (7.89 ms to 12.1 ms for 8 runs in 10), "
+  CHECK_THAT(en.out, Catch::Contains("a decode step is expected to take 9.75 ms (7.88 ms to 12.1 ms for 8 runs in 10), "
                                      "against the bound's 6.65 ms") &&
                          Catch::Contains("7.91 ms is memory traffic, moving at 84% of the bandwidth on average;") &&
-                         Catch::Contains("1.79 ms is fixed costs: 259 kernels at 6.79 us each on average, and 26.7 us a "
+                         Catch::Contains("1.78 ms is fixed costs: 259 kernels at 6.76 us each on average, and 26.6 us a "
                                          "step of the serving engine's own"));
   const auto zh = test::run_cli({"explain", "-m", "llama-2-7b", "-g", "a100-80gb", "--lang", "zh"});
-  CHECK_THAT(zh.out, Catch::Contains("一个解码步预计需要 9.76 ms") && Catch::Contains("259 个核函数"));
+  CHECK_THAT(zh.out, Catch::Contains("一个解码步预计需要 9.75 ms") && Catch::Contains("259 个核函数"));
   // Weight-only int4 and tensor parallelism add their parts.
   const auto tp = test::run_cli({"explain", "-m", "llama-2-70b", "-g", "h100-sxm", "--tp", "4", "--weights", "int4"});
-  // 80 layers × 2 all-reduces × 2·(4 − 1) hops.
-  CHECK_THAT(tp.out, Catch::Contains("of it unpacking int4 weights") && Catch::Contains("(960 hops a step"));
+  // 80 layers × 2 all-reduces and the embedding's one, × 2·(4 − 1) hops = 966, and the gather of
+  // the logits' 4 − 1 = 3: 969.
+  CHECK_THAT(tp.out, Catch::Contains("of it unpacking int4 weights") && Catch::Contains("(969 hops a step"));
 }
 
 TEST_CASE("explain -b 64: one stream's rate and the batch's total each named, batch 1 and 64 at the same context") {
@@ -306,12 +307,15 @@ TEST_CASE("explain: batching that fits but slows the step says by how much, and 
                               Catch::Contains(", though memory does not hold even one sequence here."));
 }
 
-TEST_CASE("explain: B* is not said to bound where the step barely grows - Llama-3.1-70B at tp 4, 10.4 ms to 18.8 ms at 295") {
+TEST_CASE("explain: B* is not said to bound where the step barely grows - Llama-3.1-70B at tp 4, 10.4 ms to 18.9 ms at 295") {
+  // The JSON at -b 590: decode.step_time 0.035671 s (35.7 ms): 35.403 ms before the embedding's
+  // all-reduce (590 × 8192 × 2 B × 3/4 at 450 GB/s = 16.1 us) and the gather of the logits
+  // (590 × 128,256 × 2 B × 3/4 = 252.2 us) were priced; at -b 295, 18.754 + 0.134 = 18.889 ms.
   const auto r = test::run_cli({"explain", "-m", "llama-3.1-70b", "-g", "h100-sxm", "--tp", "4"});
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("so the step barely grows with it: at context 640, batch 1 takes 10.4 ms") &&
                         Catch::Contains("B* = 295 is where the weights' arithmetic catches up with their reading; at "
-                                        "2·B* = 590 the step takes 35.4 ms") &&
+                                        "2·B* = 590 the step takes 35.7 ms") &&
                         !Catch::Contains("up to B*"));
 }
 
@@ -322,11 +326,12 @@ TEST_CASE("explain: a pipeline's kernels and hops are counted over its stages, n
   const auto pp = test::run_cli({"explain", "-m", "llama-3.1-70b", "-g", "h100-sxm", "--tp", "4", "--pp", "2"});
   REQUIRE(tp.code == 0);
   REQUIRE(pp.code == 0);
-  CHECK_THAT(tp.out, Catch::Contains("643 kernels at 5.71 us each"));
-  CHECK_THAT(pp.out, Catch::Contains("643 kernels at 5.71 us each") && !Catch::Contains(".5 kernels"));
-  // 80 all-reduces of 2·(4 − 1) hops each, twice a layer: 960; the pipeline adds its send.
-  CHECK_THAT(tp.out, Catch::Contains("(960 hops a step"));
-  CHECK_THAT(pp.out, Catch::Contains("(961 hops a step"));
+  CHECK_THAT(tp.out, Catch::Contains("643 kernels at 5.68 us each"));
+  CHECK_THAT(pp.out, Catch::Contains("643 kernels at 5.68 us each") && !Catch::Contains(".5 kernels"));
+  // 80 all-reduces of 2·(4 − 1) hops each, twice a layer, and the embedding's: 966; the gather of
+  // the logits' 4 − 1: 969; the pipeline adds its send.
+  CHECK_THAT(tp.out, Catch::Contains("(969 hops a step"));
+  CHECK_THAT(pp.out, Catch::Contains("(970 hops a step"));
 }
 
 TEST_CASE("explain: only the layer kinds a model has are named - Nemotron 3 Nano's 23 recurrent layers, no window") {
@@ -564,11 +569,13 @@ TEST_CASE("explain: batching to 64 is weighed against the point's own step - gpt
                          !Catch::Contains("against 1.50 ms"));
   const auto zh = test::run_cli({"explain", "-m", "gpt-oss-120b", "-g", "h100-sxm", "-b", "8", "--lang", "zh"});
   CHECK_THAT(zh.out, Catch::Contains("但每步从现在的 5.10 ms 增至 17.5 ms") && !Catch::Contains("从 1.50 ms"));
-  // Llama-3.1-70B at tp 4, batch 32: step_time 0.011283 s (11.3 ms); at -b 64 0.012192 s (12.2 ms),
-  // 5249 tokens/s: within a fifth, little latency, from the point's 11.3 ms (not batch 1's 10.4 ms).
+  // Llama-3.1-70B at tp 4, batch 32: step_time 0.011298 s (11.3 ms); at -b 64 0.012221 s (12.2 ms),
+  // 5237 tokens/s: within a fifth, little latency, from the point's 11.3 ms (not batch 1's 10.4 ms).
+  // At 64 the embedding's all-reduce (64 × 8192 × 2 B × 3/4 at 450 GB/s = 1.75 us) and the gather
+  // of the logits (64 × 128,256 × 2 B × 3/4 = 27.4 us) add 29.1 us to 12.192 ms: 64 / 12.221 ms.
   const auto little = test::run_cli({"explain", "-m", "llama-3.1-70b", "-g", "h100-sxm", "--tp", "4", "-b", "32"});
   REQUIRE(little.code == 0);
-  CHECK_THAT(little.out, Catch::Contains("batching to 64 raises throughput to 5249 tokens/s for little latency (11.3 ms → "
+  CHECK_THAT(little.out, Catch::Contains("batching to 64 raises throughput to 5237 tokens/s for little latency (11.3 ms → "
                                          "12.2 ms a step)"));
 }
 
@@ -590,10 +597,10 @@ TEST_CASE("explain: a point past memory below batch 64 hears what memory holds, 
 
 TEST_CASE("explain: a pipeline's bubble is named as what lengthens the step - Llama-3.1-70B at tp 2, pp 2, batch 1") {
   // The JSON: decode.memory_time 0.010395 s (10.4 ms), step_time 0.020793 s (20.8 ms), bubble
-  // 0.4925 (49.2%), comm_time 1.5 us; workload.microbatches 1, pp 2. The decode ops' times sum to
-  // 10.396 ms (the all-reduces add 1.5 us to the memory time: 10.4 ms either way), so the stages'
+  // 0.4925 (49.2%), comm_time 1.6 us; workload.microbatches 1, pp 2. The decode ops' times sum to
+  // 10.396 ms (the collectives add 1.6 us to the memory time: 10.4 ms either way), so the stages'
   // idle time, step_time − that sum = 10.396 ms, passes the memory waits (Σ time − compute_time
-  // over the memory-bound ops: 10.359 ms) and the collectives' 1.5 us goes unnamed (under 1%).
+  // over the memory-bound ops: 10.359 ms) and the collectives' 1.6 us goes unnamed (under 1%).
   const std::vector<std::string> args = {"explain", "-m", "llama-3.1-70b", "-g", "h100-sxm", "--tp", "2", "--pp", "2", "-b", "1"};
   const auto en = test::run_cli(args);
   REQUIRE(en.code == 0);
@@ -607,7 +614,7 @@ TEST_CASE("explain: a pipeline's bubble is named as what lengthens the step - Ll
   CHECK_THAT(z.out, Catch::Contains("；流水线各阶段有 49.2% 的时间空等（1 个微批次流经 2 个阶段：流水线气泡），使单步耗时达到 20.8 ms") &&
                         !Catch::Contains("受互联带宽限制的算子"));
   // Batch 16 in the default 2 micro-batches: decode.bubble 0.0, memory_time 0.021085 s (21.1 ms),
-  // the decode ops' times summing to 0.021109 s (21.1 ms), step_time 0.021422 s (21.4 ms): no
+  // the decode ops' times summing to 0.021111 s (21.1 ms), step_time 0.021427 s (21.4 ms): no
   // bubble and no operator makes the difference; the stage that holds the model's ends paces it.
   const auto paced = test::run_cli({"explain", "-m", "llama-3.1-70b", "-g", "h100-sxm", "--tp", "2", "--pp", "2", "-b", "16"});
   REQUIRE(paced.code == 0);
@@ -617,23 +624,25 @@ TEST_CASE("explain: a pipeline's bubble is named as what lengthens the step - Ll
 }
 
 TEST_CASE("explain: an interconnect-bound decode is answered with its collectives - Llama-3.1-8B on L40S at tp 8, batch 512") {
-  // The JSON: decode.bound "interconnect", comm_time 0.014680 s (14.7 ms), memory_time 0.011260 s
-  // (11.3 ms), compute_time 0.0027158 s (2.72 ms), step_time 0.025950 s (25.9 ms): the collectives
-  // are 14.7 ms of the 23.2 ms that is not compute, memory waits the other 8.55 ms.
+  // The JSON: decode.bound "interconnect", comm_time 0.018501 s (18.5 ms), memory_time 0.011260 s
+  // (11.3 ms), compute_time 0.0027158 s (2.72 ms), step_time 0.029770 s (29.8 ms): the collectives
+  // are 18.5 ms of the 27.1 ms that is not compute, memory waits the other 8.55 ms. Over PCIe's
+  // 32 GB/s ring: 65 all-reduces of 512 × 4096 × 2 B, 2 × 7/8 of it each, 229.4 us a call, and the
+  // gather of the logits, 512 × 128,256 × 2 B × 7/8 = 3.591 ms: 14.909 + 3.591 = 18.501 ms.
   const std::vector<std::string> args = {"explain", "-m", "llama-3.1-8b", "-g", "l40s", "--tp", "8", "-b", "512"};
   const auto en = test::run_cli(args);
   REQUIRE(en.code == 0);
-  CHECK_THAT(en.out, Catch::Contains("Its collectives take 14.7 ms a step on the links between the GPUs, longer than its "
+  CHECK_THAT(en.out, Catch::Contains("Its collectives take 18.5 ms a step on the links between the GPUs, longer than its "
                                      "11.3 ms of memory traffic at full bandwidth and its 2.72 ms of compute at the peak.") &&
                          !Catch::Contains("decode stays memory-bound") &&
                          Catch::Contains("there is no crossover: its compute never catches up with its memory traffic, "
                                          "and at this batch the interconnect bounds the step.") &&
-                         Catch::Contains("(2.72 ms of 25.9 ms); the rest is waiting on the collectives between the GPUs "
+                         Catch::Contains("(2.72 ms of 29.8 ms); the rest is waiting on the collectives between the GPUs "
                                          "and memory."));
   auto zh = args;
   zh.insert(zh.end(), {"--lang", "zh"});
   const auto z = test::run_cli(zh);
-  CHECK_THAT(z.out, Catch::Contains("它的集合通信每步在 GPU 之间的链路上耗时 14.7 ms，长于满带宽下 11.3 ms 的内存读写和峰值算力下 2.72 ms 的计算。") &&
+  CHECK_THAT(z.out, Catch::Contains("它的集合通信每步在 GPU 之间的链路上耗时 18.5 ms，长于满带宽下 11.3 ms 的内存读写和峰值算力下 2.72 ms 的计算。") &&
                         !Catch::Contains("解码始终受内存限制") && Catch::Contains("其余时间都在等多卡之间的集合通信和内存。"));
 }
 

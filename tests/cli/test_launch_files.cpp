@@ -242,14 +242,14 @@ TEST_CASE("emit: each engine's launch file is its fixture") {
   }
 }
 
-TEST_CASE("emit: the planned batch of 129 over 8 attention ranks, worked by hand") {
-  // The plan's batch is 129 sequences (its CSV says so; fp8 weights computed in fp8, as the engines
-  // run them); each of the 8 ranks runs ceil(129/8) = 17.
+TEST_CASE("emit: the planned batch of 130 over 8 attention ranks, worked by hand") {
+  // The plan's batch is 130 sequences (its CSV says so; fp8 weights computed in fp8, as the engines
+  // run them); each of the 8 ranks runs ceil(130/8) = 17.
   const Folder f("by-hand");
   const auto plan = run_cli({"plan", "-m", "qwen3-235b-a22b", "-g", "h100-sxm", "--rate", "5", "--tp", "8", "--ep", "8",
                              "--dp-attention", "--kv", "fp8", "--weights", "fp8", "--tpot", "45ms", "-f", "csv"});
   REQUIRE(plan.code == 0);
-  REQUIRE(plan.out.find(",129,") != std::string::npos);
+  REQUIRE(plan.out.find(",130,") != std::string::npos);
   REQUIRE(run_cli(qwen_dp_attention("vllm", f)).code == 0);
   const std::string vllm = test::read_text(f.files().at(0));
   CHECK(vllm.find("--data-parallel-size 8 \\\n  --tensor-parallel-size 1 \\\n  --enable-expert-parallel") !=
@@ -265,7 +265,7 @@ TEST_CASE("emit: the planned batch of 129 over 8 attention ranks, worked by hand
   REQUIRE(run_cli(qwen_dp_attention("sglang", g)).code == 0);
   const std::string sglang = test::read_text(g.files().at(0));
   // SGLang divides both by --dp-size itself (with a floor): 8 × 17 = 136 runs the 17 a rank the
-  // other engines get (the batch of 129 would have run 16), and 8 × 512 a whole prompt a rank.
+  // other engines get (the batch of 130 would have run 16), and 8 × 512 a whole prompt a rank.
   // Under data-parallel attention no mixed chunks: SGLang 0.5 fails at the first (PR #24241), and
   // the plan prices a rank's prefill as a step of its own.
   CHECK(sglang.find("--max-running-requests 136 \\") != std::string::npos);

@@ -88,11 +88,17 @@ TEST_CASE("expected: a tp-2 all-reduce pays 2 hop latencies, a tp-8 one 14, neve
     w.tp = tp;
     const Report r = evaluate(m, g, w);
     // Per call: 2(tp − 1) hops of 0.673 us and 2(tp − 1)/tp of the 8,192 × 2 B buffer at 300 GB/s;
-    // the bound's call pays one 5 us latency and the same transfer.
+    // the bound's call pays one 5 us latency and the same transfer. 2 × 80 layers' calls and the
+    // embedding's one. Then the head's 32,000 logits × 2 B gathered: tp − 1 hops and (tp − 1)/tp of
+    // 64,000 B, never less than the 5 us latency and that transfer (tp 2: 5.1067 us; tp 8: 7 × 0.673
+    // = 4.711 us of hops < 5 us, so 5.1867 us). tp 2: 161 × 5.0546 + 5.1067 = 818.90 us; tp 8:
+    // 161 × 9.5176 + 5.1867 = 1537.52 us.
     const double hops = 2.0 * (tp - 1), transfer = 8192 * 2.0 * hops / tp / 300e9;
     REQUIRE_THAT(kFit.hop_latency.value(), WithinRel(0.673e-6, 1e-12));
     const double per_call = std::max(hops * kFit.hop_latency.value() + transfer, 5e-6 + transfer);
-    CHECK_THAT(r.decode.step.expected.comm.value(), WithinRel(2 * 80 * per_call, 1e-9));
+    const double gather_transfer = 32000 * 2.0 * (tp - 1) / tp / 300e9;
+    const double gather = std::max((tp - 1) * kFit.hop_latency.value() + gather_transfer, 5e-6 + gather_transfer);
+    CHECK_THAT(r.decode.step.expected.comm.value(), WithinRel((2 * 80 + 1) * per_call + gather, 1e-9));
   }
 }
 

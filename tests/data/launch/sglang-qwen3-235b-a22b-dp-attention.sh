@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# rooflineplan plan, row 1: NVIDIA H100 SXM with tp 8 ep 8 dp-attn, batch 129, TPOT 44.9 ms, TTFT 65.5 ms, 1 replica, sized on expected
+# rooflineplan plan, row 1: NVIDIA H100 SXM with tp 8 ep 8 dp-attn, batch 130, TPOT 45.0 ms, TTFT 65.4 ms, 1 replica, sized on expected
 # for SGLang 0.5, with the flags documented at https://docs.sglang.io/advanced_features/server_arguments.html
 # --context-length 768: the plan's 512 prompt + 256 generated tokens; the engine refuses longer requests
-# --max-running-requests 136: the planned batch of 129, 17 a rank over 8 ranks (SGLang divides it by --dp-size)
+# --max-running-requests 136: the planned batch of 130, 17 a rank over 8 ranks (SGLang divides it by --dp-size)
 # no --enable-mixed-chunk: SGLang 0.5 fails at the first mixed step under --enable-dp-attention (sgl-project/sglang PR #24241); a rank's prefill runs as a step of its own, which every rank waits on, as the plan prices it
 # --chunked-prefill-size 4096: a whole 512-token prompt for each of the 8 ranks, as the plan prefills
 # --mem-fraction-static 0.9: weights and KV pool, all but the plan's --reserve 0.1 and one step's activations (under 0.001 of a GPU)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# rooflineplan plan, row 1: NVIDIA H100 SXM with tp 8 ep 8 dp-attn, batch 129, TPOT 44.9 ms, TTFT 65.5 ms, 1 replica, sized on expected
+# rooflineplan plan, row 1: NVIDIA H100 SXM with tp 8 ep 8 dp-attn, batch 130, TPOT 45.0 ms, TTFT 65.4 ms, 1 replica, sized on expected
 # for TensorRT-LLM 1.0, with the flags documented at https://nvidia.github.io/TensorRT-LLM/1.0.0/commands/trtllm-serve/trtllm-serve.html
-# --max_batch_size 17: the planned batch of 129 over 8 attention ranks, each rank's own limit (not confirmed in the documentation)
+# --max_batch_size 17: the planned batch of 130 over 8 attention ranks, each rank's own limit (not confirmed in the documentation)
 # --max_seq_len 768: the plan's 512 prompt + 256 generated tokens; the engine refuses longer requests
 # --max_num_tokens 529: a whole 512-token prompt beside a token for each running sequence, the step the plan prices
 # free_gpu_memory_fraction 0.822: the plan's cache, of the memory left once the weights (0.441 of the fullest GPU) and one step's activations (under 0.001) are placed, --reserve 0.1 kept free

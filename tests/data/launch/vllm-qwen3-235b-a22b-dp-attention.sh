@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# rooflineplan plan, row 1: NVIDIA H100 SXM with tp 8 ep 8 dp-attn, batch 129, TPOT 44.9 ms, TTFT 65.5 ms, 1 replica, sized on expected
+# rooflineplan plan, row 1: NVIDIA H100 SXM with tp 8 ep 8 dp-attn, batch 130, TPOT 45.0 ms, TTFT 65.4 ms, 1 replica, sized on expected
 # for vLLM 0.11, with the flags documented at https://docs.vllm.ai/en/v0.11.2/configuration/engine_args.html
 # --data-parallel-size 8 --tensor-parallel-size 1 --enable-expert-parallel: attention data-parallel over 8 GPUs, the experts over all of them
-# --max-num-seqs 17: the planned batch of 129 over 8 ranks
+# --max-num-seqs 17: the planned batch of 130 over 8 ranks
 # --max-model-len 768: the plan's 512 prompt + 256 generated tokens; the engine refuses longer requests
 # --max-num-batched-tokens 529: a whole 512-token prompt beside a token for each running sequence, the step the plan prices
 # --gpu-memory-utilization 0.9: all but the plan's --reserve 0.1
