@@ -171,7 +171,9 @@ void add_workload_options(Options& o, WorkloadFlags& f, std::initializer_list<Wo
           "format of the LM head (of the tied embedding table too), any --weights format [the checkpoint's; 16 "
           "bits beside quantized blocks]");
   }
-  if (wants(kv)) o.add("--kv", f.kv, "KV cache format [activation format]");
+  if (wants(kv)) o.add("--kv", f.kv,
+                                 "KV cache format [the one the checkpoint declares (kv_cache_quant_algo, kv_cache_scheme), "
+                                 "else the activation format]");
   if (wants(activations)) o.add("--activations", f.activations, "activation format [model dtype, or fp16]");
   if (wants(compute)) {
     o.add("--compute", f.compute,

@@ -333,17 +333,43 @@ class NamePattern {
     if (text.starts_with("re:")) {
       const std::string_view expression = text.substr(3);
       const auto unread = [&](std::string_view what) {
-        q.fail(key, fmt::format("\"{}\": rooflineplan matches POSIX extended expressions, not {}; write the pattern without it", text, what));
+        q.fail(key, fmt::format("\"{}\": rooflineplan matches POSIX extended expressions, not {}; write the pattern "
+                                "without it",
+                                text, what));
       };
       // Module names run under 100 characters; glibc's compiler recurses on each group it opens.
       if (expression.size() > 256) unread("an expression of more than 256 characters");
+      // `operand`: whether the character before is one a quantifier repeats (glibc reads `a**`
+      // and `(*` where Python says "multiple repeat" or "nothing to repeat": `a**` caught every
+      // module, leaving a W4A16 checkpoint priced all bf16).
+      bool operand = false;
       for (std::size_t i = 0; i < expression.size(); ++i) {
         const char c = expression[i], next = i + 1 < expression.size() ? expression[i + 1] : '\0';
         if (c == '\\' && std::isalnum(static_cast<unsigned char>(next))) unread(fmt::format("the escape \\{}", next));
-        if (c == '\\') ++i;  // an escaped character stands for itself
-        else if (c == '{') unread("a counted repetition {n}");
-        else if (c == '(' && next == '?') unread("a group of the form (?…)");
-        else if ((c == '*' || c == '+' || c == '?') && next == '?') unread("a lazy quantifier");
+        if (c == '[') {  // a bracket expression's characters stand for themselves, a leading ] among them
+          std::size_t end = i + 1;
+          if (end < expression.size() && expression[end] == '^') ++end;
+          if (end < expression.size() && expression[end] == ']') ++end;
+          while (end < expression.size() && expression[end] != ']') ++end;
+          i = end;
+          operand = true;
+          continue;
+        }
+        if (c == '\\') {
+          ++i;  // an escaped character stands for itself
+          operand = true;
+        } else if (c == '{') {
+          unread("a counted repetition {n}");
+        } else if (c == '(' && next == '?') {
+          unread("a group of the form (?…)");
+        } else if ((c == '*' || c == '+' || c == '?') && next == '?') {
+          unread("a lazy quantifier");
+        } else if (c == '*' || c == '+' || c == '?') {
+          if (!operand) unread("a quantifier with nothing to repeat");
+          operand = false;
+        } else {
+          operand = c != '(' && c != '|' && c != '^';
+        }
       }
       auto compiled = std::shared_ptr<regex_t>(new regex_t, [](regex_t* r) {
         regfree(r);
@@ -603,6 +629,11 @@ void dense_format(const HfFields& h) {
 // cache (vllm-project/vllm PR #30141: `if kv_cache_scheme is not None: kv_cache_dtype = "fp8"`).
 std::optional<DType> kv_scheme(const HfFields& q) {
   if (!q.filled("kv_cache_scheme")) {
+    // An empty scheme is not None to vLLM: it would run an fp8 cache of a scheme that says nothing.
+    if (q.given("kv_cache_scheme")) {
+      q.fail("kv_cache_scheme", "an empty scheme; vLLM runs any kv_cache_scheme but null as an fp8 cache: give its "
+                                "num_bits and type, or null for none");
+    }
     q.use("kv_cache_scheme");
     return std::nullopt;
   }

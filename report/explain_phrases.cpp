@@ -201,13 +201,13 @@ constexpr Phrases kChinese{
     .ridge = "{model} 在 {gpu} 上：拐点（ridge point）= {peak} / {bw} = {ridge} FLOP/字节。算术强度低于它的操作在等内存，"
              "高于它的在等算力。",
     .prefill = "预填充（Prefill）：{n} 个提示词元一次性通过模型，每个从显存读出的权重被使用 {n} 次：算术强度 {ip} FLOP/字节，"
-               "{ratio}。它受{bound}限制，耗时至少 {ttft}（上界给出的首词元时间 TTFT；预计 {exp}）。",
+               "{ratio}。它受{bound}限制，耗时至少 {ttft}（屋顶线给出的首词元时间 TTFT 下界；预计 {exp}）。",
     .prefill_moe = "预填充（Prefill）：{n} 个提示词元一次性通过模型，但混合专家模型把每个词元只送往 {e} 个专家中的 {k} 个，"
                    "所以每个专家的权重只服务路由给它的词元：算术强度 {ip} FLOP/字节，{ratio}。它受{bound}限制，耗时至少 {ttft}"
-                   "（上界给出的首词元时间 TTFT；预计 {exp}）。",
+                   "（屋顶线给出的首词元时间 TTFT 下界；预计 {exp}）。",
     .prefill_microbatches = "预填充（Prefill）：{n} 个提示词元分成 {m} 个微批次（每个{upto} {per} 个词元）通过流水线，每个微批次都要"
                             "重新读出所在阶段的权重，所以每个从显存读出的权重被使用{upto} {per} 次：算术强度 {ip} FLOP/字节，"
-                            "{ratio}。它受{bound}限制，耗时至少 {ttft}（上界给出的首词元时间 TTFT；预计 {exp}）。",
+                            "{ratio}。它受{bound}限制，耗时至少 {ttft}（屋顶线给出的首词元时间 TTFT 下界；预计 {exp}）。",
     .at_most = "至多",
     .only = "只",
     .decode = "解码（Decode）：每一步每个序列只生成一个词元，却要{rereads} {weights} 权重（{formats}）和 {kv} KV 缓存与激活值：算术强度 {id} "
@@ -303,7 +303,7 @@ constexpr Phrases kChinese{
     .a3_context = "计入 {t} 个词元的 KV 缓存时：B* = {bctx}。",
     .a3_no_crossover = "计入 {t} 个词元的 KV 缓存时没有交点：解码始终受内存限制。",
     .a3_no_crossover_link = "计入 {t} 个词元的 KV 缓存时没有交点：计算始终追不上内存读写，而在此批大小下单步受互联带宽限制。",
-    .scenario = "场景 {name}（输入 {n}，输出 {g}）：按上界，一个请求至少需要预填充 {ttft} + {s} {steps} × {step} = {total}"
+    .scenario = "场景 {name}（输入 {n}，输出 {g}）：按屋顶线下界，一个请求至少需要预填充 {ttft} + {s} {steps} × {step} = {total}"
                 "（首个词元由预填充产生；预计 {exp}）；预填充占其中的 {share}%，解码占 {dshare}%。",
     .ranked_title = "按每个请求节省的时间排序的优化：",
     .rank_line = "{i}. {what}：节省 {saving}（{pct}%）",

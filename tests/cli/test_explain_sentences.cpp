@@ -91,7 +91,7 @@ TEST_CASE("explain: prefill's time is the bound on the TTFT, its expected time b
                                      report::human(r.prefill.expected.time) + ").") &&
                          !Catch::Contains("(the time to first token)"));
   const auto zh = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--lang", "zh"});
-  CHECK_THAT(zh.out, Catch::Contains("它受算力限制，耗时至少 " + report::human(r.prefill.time) + "（上界给出的首词元时间 TTFT；预计 " +
+  CHECK_THAT(zh.out, Catch::Contains("它受算力限制，耗时至少 " + report::human(r.prefill.time) + "（屋顶线给出的首词元时间 TTFT 下界；预计 " +
                                      report::human(r.prefill.expected.time) + "）。"));
 }
 
@@ -116,7 +116,7 @@ TEST_CASE("explain --scenario: a request's time is a bound of prefill and gen - 
                                      " = " + report::human(bound) + " at the roofline bound (the first token comes out "
                                      "of prefill; expected " + report::human(expected) + ")"));
   const auto zh = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--scenario", "summarize", "--lang", "zh"});
-  CHECK_THAT(zh.out, Catch::Contains("按上界，一个请求至少需要预填充 " + report::human(r.prefill.time) + " + 199 步 × " +
+  CHECK_THAT(zh.out, Catch::Contains("按屋顶线下界，一个请求至少需要预填充 " + report::human(r.prefill.time) + " + 199 步 × " +
                                      report::human(r.decode.step.time) + " = " + report::human(bound)) &&
                          Catch::Contains("预计 " + report::human(expected) + "）"));
   // One token is prefill's alone (it had said "+ 1 steps × 4.49 ms = 9.13 ms"); two run one step.

@@ -271,11 +271,24 @@ TEST_CASE("quantization patterns: an expression is matched without backtracking,
            {"re:.*a{2}", "a counted repetition {n}"},
            {"re:(?i).*GATE", "a group of the form (?"},
            {"re:.*?lm_head", "a lazy quantifier"},
-           {"re:" + std::string(300, '('), "an expression of more than 256 characters"}}) {
+           {"re:" + std::string(300, '('), "an expression of more than 256 characters"},
+           // glibc reads these (a** caught every module: 16.4 GB, all bf16); Python refuses them.
+           {"re:a**", "a quantifier with nothing to repeat"},
+           {"re:(*gate)", "a quantifier with nothing to repeat"},
+           {"re:.*gate|+up", "a quantifier with nothing to repeat"}}) {
     INFO(pattern);
     CHECK_THROWS_WITH(model_with("qwen3-8b", w4a16(R"(["lm_head", ")" + pattern + "\"]")),
                       Catch::Contains("rooflineplan matches POSIX extended expressions, not " + what));
   }
+  // An empty kv_cache_scheme is not None to vLLM, which would run an fp8 cache of it: refused.
+  CHECK_THROWS_WITH(model_with("qwen3-8b", R"({"quant_method": "compressed-tensors", "format": "pack-quantized",
+"quantization_status": "compressed", "kv_cache_scheme": {}, "config_groups": {"group_0": {"targets": ["Linear"],
+"weights": {"num_bits": 4, "type": "int", "strategy": "group", "group_size": 128, "symmetric": true}}},
+"ignore": ["lm_head"]})"),
+                    Catch::Contains("kv_cache_scheme: an empty scheme"));
+  // A bracket's characters stand for themselves: `[*]` is no quantifier.
+  CHECK_THROWS_WITH(model_with("qwen3-8b", w4a16(R"(["lm_head", "re:.*[*]gate"])")),
+                    !Catch::Contains("POSIX extended expressions"));
   // An escaped dot is a dot, as in Python: the routers alone, which stay 16-bit whatever the list.
   CHECK(weights(model_with("qwen3-30b-a3b", w4a16(R"(["lm_head", "re:.*mlp\\.gate$"])"))) ==
         weights(model_with("qwen3-30b-a3b", w4a16(R"(["lm_head"])"))));
