@@ -66,7 +66,11 @@ struct Tally {
       return fmt::format("{} {} {}", name(n->compute), name(n->stored), fmt::join(n->classes, " "));
     }
     // The weights it names: --weights fp8,bf16 had said "the weights are fp8" of both rows.
-    if (const auto* g = std::get_if<GroupSizeUnused>(&w)) return std::string(name(g->weights));
+    if (const auto* g = std::get_if<GroupSizeUnused>(&w)) {
+      std::string formats;
+      for (WeightFormat f : g->weights) formats += fmt::format("{} ", name(f));
+      return formats;
+    }
     // The rest change only in their numbers (tokens, bytes, a batch), or not at all.
     return "";
   }

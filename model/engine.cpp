@@ -232,7 +232,12 @@ std::vector<Warning> input_warnings(const ModelSpec& m, const GpuSpec& g, const 
   }
   if (p.group_size_asked &&
       std::none_of(p.weights.begin(), p.weights.end(), [](WeightFormat f) { return takes_group_size(f); })) {
-    out.emplace_back(GroupSizeUnused{p.group_size, p.of(TensorClass::attention)});
+    std::vector<WeightFormat> formats;
+    for (TensorClass c : kBlockClasses) {
+      if (m.architecture && !holds(*m.architecture, c)) continue;
+      if (std::find(formats.begin(), formats.end(), p.of(c)) == formats.end()) formats.push_back(p.of(c));
+    }
+    out.emplace_back(GroupSizeUnused{p.group_size, std::move(formats)});
   }
   const long longest = held_tokens(w);
   if (m.max_context && longest > *m.max_context) out.emplace_back(BeyondMaxContext{longest, *m.max_context});

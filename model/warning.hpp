@@ -74,7 +74,9 @@ struct ExpectedBorrowed {
 // refused: a sweep over --weights int4,fp16 gives it to both.
 struct GroupSizeUnused {
   int group_size = 0;
-  WeightFormat weights = WeightFormat::fp16;  // the block weights' format (the attention's)
+  // The block weights' formats, each once in the classes' order: gpt-oss's bf16 attention and
+  // mxfp4 experts (its attention's alone had said "the weights are bf16" of a mostly mxfp4 model).
+  std::vector<WeightFormat> weights;
 };
 
 // The compute format (--compute, or the checkpoint's) is narrower than some block weights are

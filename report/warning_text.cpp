@@ -181,8 +181,10 @@ struct Wording {
     return fmt::format(fmt::runtime(words.expected_borrowed), fmt::arg("gpu", w.gpu));
   }
   std::string operator()(const GroupSizeUnused& w) const {
+    std::vector<std::string_view> formats;
+    for (WeightFormat f : w.weights) formats.push_back(name(f));
     return fmt::format(fmt::runtime(words.group_size_unused), fmt::arg("group", w.group_size),
-                       fmt::arg("weights", name(w.weights)));
+                       fmt::arg("weights", fmt::join(formats, words.list_separator)));
   }
   std::string operator()(const ComputeNarrowerThanWeights& w) const {
     return fmt::format(fmt::runtime(words.compute_narrower), fmt::arg("compute", name(w.compute)),

@@ -33,10 +33,15 @@ TEST_CASE("warning text: 143.2 GB needed of 24 GB at batch 1, in human units: 1 
 }
 
 TEST_CASE("warning text: a group size no weights take") {
-  CHECK(warning_text(GroupSizeUnused{64, WeightFormat::fp8}) ==
+  CHECK(warning_text(GroupSizeUnused{64, {WeightFormat::fp8}}) ==
         "--group-size 64 changes nothing: the weights are fp8, and only int4, awq, gptq, fp4 and fp6 weights take a "
         "group size (--weights chooses them)");
-  CHECK_THAT(warning_text(GroupSizeUnused{64, WeightFormat::fp8}, "zh"), Catch::StartsWith("--group-size 64 不起作用：权重为 fp8"));
+  CHECK_THAT(warning_text(GroupSizeUnused{64, {WeightFormat::fp8}}, "zh"), Catch::StartsWith("--group-size 64 不起作用：权重为 fp8"));
+  // gpt-oss-20b: bf16 attention beside mxfp4 experts, most of the model. Its attention's format
+  // alone had said "the weights are bf16".
+  const auto oss = test::run_cli({"-m", "gpt-oss-20b", "-g", "b200", "--group-size", "64", "-f", "json"});
+  REQUIRE(oss.code == 0);
+  CHECK_THAT(oss.out, Catch::Contains("the weights are bf16, mxfp4, and only"));
 }
 
 TEST_CASE("infeasible text: each refusal of a plan, with its numbers, in both languages") {
