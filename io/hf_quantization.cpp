@@ -585,6 +585,13 @@ WeightFormat compressed_weights(const HfFields& w, Quantization& out) {
          fmt::format("{}-bit {} weights with strategy {} are not a format rooflineplan names", bits, type, strategy));
 }
 
+// A compressed-tensors quantization scheme's fields that change no byte a format here prices (how
+// scales are observed, grouped or stored), read by the activations' and the KV cache's schemes.
+void use_scheme_details(const HfFields& scheme) {
+  scheme.use({"strategy", "dynamic", "symmetric", "group_size", "block_structure", "observer", "observer_kwargs",
+              "actorder", "scale_dtype", "zp_dtype"});
+}
+
 // compressed-tensors: the format one scheme's `input_activations` are quantized to at run time
 // (W8A8 fp8 or int8, NVFP4's W4A4), the one its linears compute in; none: weight-only.
 std::optional<DType> compressed_compute(const HfFields& g) {
@@ -595,8 +602,7 @@ std::optional<DType> compressed_compute(const HfFields& g) {
   const HfFields in = g.child("input_activations", g.what());
   const long bits = in.number_in("num_bits", {1, 64});
   const std::string type = in.text("type");
-  in.use({"strategy", "dynamic", "symmetric", "group_size", "block_structure", "observer", "observer_kwargs",
-          "actorder", "scale_dtype", "zp_dtype"});
+  use_scheme_details(in);
   in.refuse_unread({});
   if (type == "float" && bits == 8) return DType::fp8;
   if (type == "int" && bits == 8) return DType::int8;
@@ -640,8 +646,7 @@ std::optional<DType> kv_scheme(const HfFields& q) {
   const HfFields kv = q.child("kv_cache_scheme", q.what());
   const long bits = kv.number_in("num_bits", {1, 64});
   const std::string type = kv.text("type");
-  kv.use({"strategy", "dynamic", "symmetric", "group_size", "block_structure", "observer", "observer_kwargs",
-          "actorder", "scale_dtype", "zp_dtype"});
+  use_scheme_details(kv);
   kv.refuse_unread({});
   if (type != "float" || bits != 8) {
     kv.fail("num_bits", fmt::format("a {}-bit {} KV cache is not a format rooflineplan prices (8-bit float: fp8)", bits,
