@@ -591,6 +591,8 @@ chart::Figure figure(const Replica& r, const SimResult& s, long replicas) {
   batch.rules.push_back({rule, static_cast<double>(r.config.max_batch * ranks * replicas), false, {{120, 120, 120}, 1, true}});
   Panel cache{{"time", "s", Scale::linear, 0, end}, {"KV cache held", "%", Scale::linear, 0, 100}, {}, {}, {kv}, {}, {}};
   f.panels = {batch, cache};
+  // A chart file is an output: what the point could not model is said under its subtitle too.
+  for (const std::string& w : r.warnings) f.notes.push_back(std::string(report::warning_label()) + w);
   return f;
 }
 

@@ -185,6 +185,19 @@ TEST_CASE("simulate --plot writes the batch and the KV cache over time as SVG") 
   std::remove(path.c_str());
 }
 
+TEST_CASE("simulate --plot says the run's warnings in the chart file, as every other output does") {
+  // The B200 has no kernel tables of its own: its expected times borrow coefficients (ExpectedBorrowed).
+  const std::string path = "simulate_plot_warnings_test.svg";
+  std::remove(path.c_str());
+  const auto r = run_cli({"simulate", "--model", "llama-3.1-8b", "--gpu", "b200", "--rate", "5", "--prompt", "200",
+                          "--gen", "20", "--duration", "20s", "--plot", path});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  REQUIRE_THAT(r.err, Catch::Contains("no kernel was measured on the NVIDIA B200"));
+  CHECK_THAT(test::read_text(path), Catch::Contains("warning: no kernel was measured on the NVIDIA B200"));
+  std::remove(path.c_str());
+}
+
 TEST_CASE("simulate --speculative 5:0.8:llama-2-7b: the draft's tokens per step, its batch-1 rates and where it stops paying") {
   // gpt-fast's setting: Llama-2-70B int4 on an A100 with a Llama-2-7B draft, K 5.
   const auto r = run_cli({"simulate", "--model", "llama-2-70b", "--gpu", "a100-80gb", "--weights", "int4", "--group-size",
