@@ -74,6 +74,13 @@ const std::array kColumns = {
     Column{"workload.group_size", "workload_group_size", group_size_cell},
     Column{"workload.kv", "workload_kv", [](const Report& r) -> Cell { return name(r.workload.precision.kv); }},
     Column{"workload.compute", "workload_compute", [](const Report& r) -> Cell { return name(r.workload.precision.compute); }},
+    // Both change the answer (--activations fp8 halves the activations' bytes; a naive kernel
+    // writes its n×n scores), and a sweep over either wrote rows no column told apart.
+    Column{"workload.activations", "workload_activations",
+           [](const Report& r) -> Cell { return name(r.workload.precision.activations); }},
+    Column{"workload.attention", "workload_attention", [](const Report& r) -> Cell {
+             return std::string_view(r.workload.attention == AttentionKernel::naive ? "naive" : "flash");
+           }},
     Column{"prefill.flops", "prefill_flops", [](const Report& r) -> Cell { return r.prefill.flops.value(); }},
     Column{"prefill.bytes", "prefill_bytes", [](const Report& r) -> Cell { return r.prefill.bytes.value(); }},
     Column{"prefill.intensity", "prefill_intensity_flop_per_byte",

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <sstream>
@@ -191,4 +192,39 @@ TEST_CASE("plan --emit: --tp 1,1 is refused before any launch script is written"
                              "--emit-dir", dir.string()}),
                     "--tp", "1 is given twice");
   CHECK_FALSE(std::filesystem::exists(dir));
+}
+
+TEST_CASE("sweep csv and jsonl: each row names its activations' format and its attention kernel") {
+  // Both change the answer, and a sweep over them wrote rows no column told apart (the naive
+  // kernel's and flash's rows began alike, the prefill bytes the first to differ).
+  const auto r = run_cli(with(kSweep, {"--attention", "flash,naive", "--activations", "bf16,fp8", "-f", "csv"}));
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const std::vector<std::string> rows = lines_of(r.out);
+  REQUIRE(rows.size() == 1 + 4);
+  const auto split = [](const std::string& line) {
+    std::vector<std::string> out;
+    std::istringstream in(line);
+    for (std::string cell; std::getline(in, cell, ',');) out.push_back(cell);
+    return out;
+  };
+  const std::vector<std::string> header = split(rows[0]);
+  const auto at = [&](const std::string& column) {
+    const auto it = std::find(header.begin(), header.end(), column);
+    REQUIRE(it != header.end());
+    return static_cast<std::size_t>(it - header.begin());
+  };
+  const std::size_t activations = at("workload_activations"), attention = at("workload_attention");
+  std::set<std::pair<std::string, std::string>> seen;
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    const std::vector<std::string> cells = split(rows[i]);
+    seen.emplace(cells.at(activations), cells.at(attention));
+  }
+  CHECK(seen == std::set<std::pair<std::string, std::string>>{
+                    {"bf16", "flash"}, {"bf16", "naive"}, {"fp8", "flash"}, {"fp8", "naive"}});
+  const auto jsonl = run_cli(with(kSweep, {"--attention", "naive", "--activations", "fp8", "-f", "jsonl"}));
+  REQUIRE(jsonl.code == 0);
+  const auto row = nlohmann::json::parse(lines_of(jsonl.out).at(0));
+  CHECK(row["workload"]["activations"] == "fp8");
+  CHECK(row["workload"]["attention"] == "naive");
 }
