@@ -19,7 +19,8 @@ namespace {
 // Peak live activations of one prefill sequence on one GPU: the residual stream and its normed
 // copy, plus the widest intermediate (linears that read one input and whose outputs live together,
 // such as Q/K/V or gate and up; or attention's queries with decompressed K and V), plus a naive
-// kernel's n×n scores, plus the fp32 logits of the last token.
+// kernel's n×n scores, plus the fp32 logits of the last token (the whole vocabulary's, gathered
+// from a vocab-parallel head).
 // Under data-parallel attention a GPU holds its own sequences, but its experts (the `Rows::all`
 // steps) run the picks of every rank's: data_parallel × top_k·imbalance/ep rows a token of its
 // own, top_k·imbalance at ep = tp, as many as one GPU holding every expert runs. The tokens the
@@ -37,8 +38,12 @@ Bytes prefill_activations_per_sequence(const LayerStack& stack, const Workload& 
         if (l->to_residual) continue;
         const double width = l->out * l->rows_per_token * (s.rows == Rows::all ? ranks : 1.0);
         together = l->joins_previous ? together + width : width;
-        if (l->last_token) logits = l->out * 4.0;
+        if (l->last_token) logits = std::max(logits, l->out * 4.0);
         else widest = std::max(widest, together);
+      } else if (const auto* c = std::get_if<CollectiveStep>(&s.step); c && c->last_token) {
+        // The vocab-parallel head's slices gathered (model/layers.cpp gather_logits): the sampler
+        // holds every column of the last token's logits on a GPU, not its 1/tp.
+        logits = std::max(logits, c->width * 4.0);
       } else if (const auto* a = std::get_if<AttentionStep>(&s.step)) {
         widest = std::max(widest, a->heads * a->qk_dim + (a->reads_cache ? 0 : a->k_width + a->v_width));
         if (w.attention == AttentionKernel::naive) scores = a->heads * n * n * ab;

@@ -192,15 +192,16 @@ TEST_CASE("layer description: split over tp, each pass still reads every counted
 
 TEST_CASE("layer description: prefill activations hold the residual, its norm and the widest intermediate") {
   // Llama-3.1-70B at tp 8, 4096 tokens, bf16, per GPU: 4096·2·(2·8192 + gate+up 2·28672/8) plus
-  // the fp32 logits of one token over 128256/8 rows; the group holds 8 of those.
+  // the fp32 logits of one token over all 128256 columns, gathered from the vocab-parallel head;
+  // the group holds 8 of those.
   const Workload tp8 = [] {
     Workload w = test::default_workload(io::load_model("llama-3.1-70b"), 1);
     w.tp = 8, w.prompt_tokens = 4096, w.context_tokens = 4096 + 128;
     return w;
   }();
   const Report r = evaluate(io::load_model("llama-3.1-70b"), io::load_gpu("h100-sxm"), tp8);
-  CHECK(r.memory.activations.value() == 8 * (4096.0 * 2 * (2 * 8192 + 2 * 3584) + 128256.0 / 8 * 4));
-  CHECK(r.memory.activations.value() == 1'544'016'896.0);
+  CHECK(r.memory.activations.value() == 8 * (4096.0 * 2 * (2 * 8192 + 2 * 3584) + 128256.0 * 4));
+  CHECK(r.memory.activations.value() == 1'547'608'064.0);
   // DeepSeek-V3, prefill of 512 tokens: latent attention decompresses K (192 a head) and V (128)
   // beside its queries (192) for 128 heads: 65,536 wide, wider than any FFN (2·18432).
   const ModelSpec v3 = io::load_model(test::data_file("hf/deepseek-v3.json"));

@@ -24,6 +24,18 @@ TEST_CASE("Llama-2-7B on A100-80GB - 512 + 256 tokens: KV 768 × 0.5 MiB per seq
   CHECK(*l.max_batch == 147);
 }
 
+TEST_CASE("tp 2: each GPU holds the gathered logits of the whole vocabulary, not its head's half - Llama-2-7B") {
+  // A GPU's prefill peak: 512 tokens × 2 B × (2·4096 residual + 2·5504 gate/up, its halves) and
+  // the last token's fp32 logits, all 32,000 of them once gathered (gather_logits) = 19,788,800 B;
+  // the ledger sums the two GPUs. The head's own 16,000 columns (64,000 B) were counted.
+  const ModelSpec m = test::llama_2_7b();
+  Workload w = test::default_workload(m);
+  w.tp = 2;
+  const Report r = evaluate(m, test::a100_80gb(), w);
+  CHECK(r.memory.activations.value() == 2 * (512.0 * 2 * (2 * 4096 + 2 * 5504) + 32000 * 4));
+  CHECK(r.memory.activations.value() == 2 * 19'788'800.0);
+}
+
 TEST_CASE("a decode step at a context past prompt + gen holds that context: the ledger sizes the cache on it") {
   // Llama-2-7B keeps 0.5 MiB a token. The step at --context 4096 reads 4096 tokens a sequence, so
   // each sequence holds them, not the 512 + 256 it was asked to generate (the ledger sized 768
