@@ -18,10 +18,24 @@ Pool pool_of(const CapacityPlan& p) {
   return {true, 1 / p.prefill_per_request.value(), p.ttft.value(), p.prefill_replicas};
 }
 
-long closed_form_replicas(const Pool& pool, const LoadTarget& t, double cv, double p) {
+double routed_ca2(double cv, long n, serve::Routing routing) {
+  const double c2 = cv * cv, k = static_cast<double>(n);
+  switch (routing) {
+    case serve::Routing::random:
+      return 1 + (c2 - 1) / k;
+    case serve::Routing::round_robin:
+    case serve::Routing::least_loaded:
+    case serve::Routing::prefix_affinity:
+    case serve::Routing::kv_aware:
+      break;
+  }
+  return c2 / k;
+}
+
+long closed_form_replicas(const Pool& pool, const LoadTarget& t, double cv, double p, serve::Routing routing) {
   const auto ttft = [&](long n) {
-    const double k = static_cast<double>(n);
-    return pool.ttft + closed_form_wait(t.requests_per_s / k, pool.mu, cv * cv / k, 0, p);
+    const double rate = t.requests_per_s / static_cast<double>(n);
+    return pool.ttft + closed_form_wait(rate, pool.mu, routed_ca2(cv, n, routing), 0, p);
   };
   long lo = std::max(1L, pool.steady), hi = lo;
   while (ttft(hi) > t.ttft.value()) {

@@ -3,6 +3,7 @@
 // heavy-traffic scaling, an exponential tail), and the fewest replicas whose P-th TTFT it puts
 // under the target. It only starts the search: the fleet's simulation confirms or moves it.
 #include "model/capacity_plan.hpp"
+#include "serve/router.hpp"
 
 namespace roofline::planner {
 
@@ -27,8 +28,22 @@ struct Pool {
 // Past this a fleet is not worth simulating replica by replica.
 inline constexpr long kMaxReplicas = 1'000'000;
 
+// The squared CV of the gaps one of n replicas sees of a renewal stream whose gaps have CV `cv`,
+// behind `routing`:
+//   - round robin: every n-th arrival, a gap the sum of n: cv²/n;
+//   - random: each arrival kept with chance q = 1/n, a gap the sum of a geometric count of them
+//     (mean 1/q): 1 + q·(cv² − 1), so Poisson stays Poisson (1) at any n;
+//   - least-loaded and kv-aware (and prefix-affinity, least-loaded where a request has no
+//     group): round robin's, an approximation. Joining the shortest queue has no simple closed
+//     form; on equal servers it evens the queues at least as well as dealing in turn (at ρ 0.8
+//     in tests/serve/test_fleet.cpp its mean wait is near one queue before all the servers'),
+//     but the routers simulated count requests (or blocks), not work, and can need a replica
+//     more than round robin (a long prompt counts one): the simulation settles the count.
+[[nodiscard]] double routed_ca2(double cv, long n, serve::Routing routing);
+
 // The fewest replicas, from the steady count up, whose closed-form P-th TTFT meets the target
-// when each sees every n-th arrival (round robin: gaps of squared CV cv²/n); 0 past kMaxReplicas.
-[[nodiscard]] long closed_form_replicas(const Pool& pool, const LoadTarget& t, double cv, double p);
+// when each sees its share of the arrivals behind `routing` (routed_ca2); 0 past kMaxReplicas.
+[[nodiscard]] long closed_form_replicas(const Pool& pool, const LoadTarget& t, double cv, double p,
+                                        serve::Routing routing);
 
 }  // namespace roofline::planner

@@ -169,7 +169,7 @@ PercentileRow search_disaggregated(const ModelSpec& m, const SteadyPlan& s, cons
   row.routing = scenario.routing;
   const Pool pool = pool_of(prefill_plan(s));
   const double cv = scenario.arrivals.kind == ArrivalProcess::Kind::gamma ? scenario.arrivals.cv : 1;
-  row.closed_form = closed_form_replicas(pool, t, cv, scenario.percentile / 100);
+  row.closed_form = closed_form_replicas(pool, t, cv, scenario.percentile / 100, scenario.routing);
   row.decode_start = s.plan.replicas;
   DisaggregatedCheck c(m, s, t, scenario);
   row.check_requests = c.requests();

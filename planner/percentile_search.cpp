@@ -34,7 +34,7 @@ PercentileRow search(const ModelSpec& m, const SteadyPlan& s, const LoadTarget& 
   if (s.plan.prefill_replicas > 0) return search_disaggregated(m, s, t, scenario, progress);
   const Pool pool = pool_of(s.plan);
   const double cv = scenario.arrivals.kind == serve::ArrivalProcess::Kind::gamma ? scenario.arrivals.cv : 1;
-  row.closed_form = closed_form_replicas(pool, t, cv, scenario.percentile / 100);
+  row.closed_form = closed_form_replicas(pool, t, cv, scenario.percentile / 100, scenario.routing);
   FleetCheck c(m, s, t, scenario);
   row.check_requests = c.requests();
   row.check_seconds = c.seconds();

@@ -40,8 +40,9 @@ struct SteadyPlan {
 
 // The router a plan assumes unless told: round robin, NVIDIA Dynamo's frontend default
 // (`--router-mode`, default round-robin: docs.nvidia.com/dynamo, Router Guide, v1.2.0) and
-// kube-proxy's in IPVS mode (`--ipvs-scheduler`, default rr). It is also the one the closed form
-// describes (each replica sees every n-th arrival). Least-loaded joins the replica with the fewest
+// kube-proxy's in IPVS mode (`--ipvs-scheduler`, default rr). The closed form reads the router
+// (planner::routed_ca2: round robin's every n-th arrival, random's thinning; least-loaded and
+// kv-aware approximated by round robin's). Least-loaded joins the replica with the fewest
 // sequences waiting and running, which under bursts usually needs no more replicas; it balances
 // sequence counts, not work: a replica of a few long prompts looks as free as one of a few short.
 inline constexpr serve::Routing kDefaultPlanRouting = serve::Routing::round_robin;

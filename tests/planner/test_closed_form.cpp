@@ -33,7 +33,7 @@ TEST_CASE("closed_form_replicas: 100 req/s on replicas of mu 12.5, TTFT 65 ms + 
   t.requests_per_s = 100;
   t.ttft = Seconds(0.5);
   CHECK(planner::closed_form_wait(100.0 / 14, 12.5, 16.0 / 14, 0, 0.99) == Approx(0.4316).epsilon(1e-3));
-  CHECK(planner::closed_form_replicas(pool, t, 4, 0.99) == 14);
+  CHECK(planner::closed_form_replicas(pool, t, 4, 0.99, serve::Routing::round_robin) == 14);
   // Poisson (CV 1): k = 1/(2n); at n = 8 rho = 1 still; at 9, (1/18)/12.5/0.1111·4.4874 = 0.1795 s: 9.
-  CHECK(planner::closed_form_replicas(pool, t, 1, 0.99) == 9);
+  CHECK(planner::closed_form_replicas(pool, t, 1, 0.99, serve::Routing::round_robin) == 9);
 }
