@@ -74,10 +74,16 @@ Script sglang_script(const LaunchSpec& s) {
   if (mixed) script.flag("--enable-mixed-chunk");
   // CUDA graphs: SGLang captures decode batches up to --cuda-graph-max-bs, its default set by the
   // GPU's memory and tp (serve::sglang_cuda_graph_max_bs: 256 on an H100 or H200 below tp 4), and
-  // pads a batch up to the next one captured; a rank's batch past it decodes eagerly.
+  // pads a batch up to the next one captured; a forward pass's batch past it decodes eagerly.
+  // Without a pipeline a forward pass decodes a rank's whole batch. With one, SGLang's scheduler
+  // runs pp micro-batches through the stages, each of at most pp_max_micro_batch_size =
+  // max(max_running_requests // pp_size, 1) sequences (Scheduler.__init__ and
+  // get_num_allocatable_reqs, python/sglang/srt/managers/scheduler.py; max_running_requests a
+  // rank's, divided by --dp-size first): a rank's batch over pp, which one forward pass runs.
+  const long decode_batch = s.pp > 1 ? s.batch_per_microbatch() : s.batch_per_rank();
   const long graph_default = s.sglang_cuda_graph_default;
-  const bool graphs = graph_default > 0 && s.batch_per_rank() > graph_default;
-  const long graph_max = graph_ladder_ceiling(s.batch_per_rank());
+  const bool graphs = graph_default > 0 && decode_batch > graph_default;
+  const long graph_max = graph_ladder_ceiling(decode_batch);
   if (graphs) script.flag("--cuda-graph-max-bs", fmt::format("{}", graph_max));
   script.flag("--context-length", fmt::format("{}", s.max_len()));
   script.flag("--kv-cache-dtype", s.kv == DType::fp8 ? "fp8_e4m3" : "auto");
@@ -93,11 +99,20 @@ Script sglang_script(const LaunchSpec& s) {
                                                       running, s.batch, s.batch_per_rank(), s.attention_ranks())
                                         : fmt::format("--max-running-requests {}: the planned batch", s.batch));
   if (graphs) {
-    script.notes.push_back(fmt::format("--cuda-graph-max-bs {}: CUDA graphs up to the planned batch{} of {}{}; SGLang "
-                                       "0.5's default on this GPU at tp {} is {}, past which a batch decodes eagerly",
-                                       graph_max, s.dp_attention ? " of a rank" : "", s.batch_per_rank(),
-                                       graph_max != s.batch_per_rank() ? ", rounded up to a size SGLang captures" : "",
-                                       s.tp, graph_default));
+    const std::string rounded = graph_max != decode_batch ? ", rounded up to a size SGLang captures" : "";
+    if (s.pp > 1) {
+      script.notes.push_back(fmt::format(
+          "--cuda-graph-max-bs {}: CUDA graphs up to a micro-batch of {}{}: SGLang decodes {} of {} as {} "
+          "micro-batches of at most {} // {} = {} (--max-running-requests{} // --pp-size), one a forward pass; "
+          "SGLang 0.5's default on this GPU at tp {} is {}, past which a micro-batch decodes eagerly",
+          graph_max, decode_batch, rounded, s.dp_attention ? "a rank's batch" : "the planned batch", s.batch_per_rank(),
+          s.pp, s.batch_per_rank(), s.pp, decode_batch, s.dp_attention ? " / --dp-size" : "", s.tp, graph_default));
+    } else {
+      script.notes.push_back(fmt::format("--cuda-graph-max-bs {}: CUDA graphs up to the planned batch{} of {}{}; SGLang "
+                                         "0.5's default on this GPU at tp {} is {}, past which a batch decodes eagerly",
+                                         graph_max, s.dp_attention ? " of a rank" : "", decode_batch, rounded, s.tp,
+                                         graph_default));
+    }
   }
   if (mixed) {
     script.notes.push_back("--enable-mixed-chunk: a prefill joins the running decodes in one step, as the plan prices it");

@@ -81,6 +81,10 @@ Script vllm_script(const LaunchSpec& s) {
   // whole in --compilation-config, whose cudagraph_capture_sizes replace the default list
   // (CompilationConfig, the v0.11.0 and v0.11.2 API pages): vLLM's own ladder, 1, 2, 4, then by 8
   // to 248 and by 16 from 256, carried on to the planned batch, which ends it.
+  // Under a pipeline too the whole --max-num-seqs: vLLM V1's scheduler caps the running requests,
+  // not a step's, so one scheduled batch (one forward pass) may hold all of them while the others of
+  // the batch queue (max_concurrent_batches = pp) hold none (vllm-project/vllm issue #41682; PR
+  // #39165, a per-stage share, is not merged), unlike SGLang's and TensorRT-LLM's micro-batches.
   const long seqs = s.batch_per_rank();
   const bool graphs = seqs > kVllmGraphLimit;
   if (graphs) {

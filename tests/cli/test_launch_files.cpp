@@ -623,6 +623,46 @@ TEST_CASE("emit: each engine's CUDA graphs reach the planned batch, where its de
   CHECK_THAT(at185("vllm", v2), !Catch::Contains("--compilation-config"));
 }
 
+TEST_CASE("emit sglang under a pipeline: CUDA graphs reach a micro-batch, what one forward pass decodes") {
+  // SGLang's scheduler decodes pp micro-batches of at most pp_max_micro_batch_size =
+  // max(max_running_requests // pp_size, 1) (scheduler.py), so its graphs need reach that, not the
+  // whole batch. Qwen3-30B-A3B on an H100 at 20 req/s; SGLang's default at tp 1 and 2 is 256.
+  const auto emit = [](const std::string& tp, const Folder& f) {
+    const auto r = run_cli({"plan", "-m", "qwen3-30b-a3b", "-g", "h100-sxm", "--rate", "20", "--tp", tp, "--pp", "2",
+                            "--emit", "sglang", "--emit-dir", f.path.string()});
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    REQUIRE(f.files().size() == 1);
+    return test::read_text(f.files()[0]);
+  };
+  // tp 1 pp 2: a batch of 324 (past 256), decoded as micro-batches of 324 // 2 = 162, which the
+  // default 256 covers: no flag (it was 336, the whole batch's rung).
+  const long small = planned_batch({"plan", "-m", "qwen3-30b-a3b", "-g", "h100-sxm", "--rate", "20", "--tp", "1", "--pp",
+                                    "2"});
+  REQUIRE(small > 256);
+  REQUIRE(small / 2 <= 256);
+  const Folder a("graphs-sglang-pp2-tp1");
+  const std::string one = emit("1", a);
+  CHECK_THAT(one, Catch::Contains(fmt::format("  --max-running-requests {} \\", small)));
+  CHECK_THAT(one, !Catch::Contains("--cuda-graph-max-bs"));
+  // tp 2 pp 2: a batch of 696, micro-batches of 696 // 2 = 348 (past 256), on SGLang's ladder by 16
+  // from 272: 272 + ceil((348 - 272) / 16) x 16 = 272 + 5 x 16 = 352 (it was 704, the whole
+  // batch's).
+  const long big = planned_batch({"plan", "-m", "qwen3-30b-a3b", "-g", "h100-sxm", "--rate", "20", "--tp", "2", "--pp",
+                                  "2"});
+  REQUIRE(big / 2 > 272);
+  REQUIRE(big / 2 <= 496);
+  const long rung = 272 + (big / 2 - 272 + 15) / 16 * 16;
+  const Folder b("graphs-sglang-pp2-tp2");
+  const std::string two = emit("2", b);
+  CHECK_THAT(two, Catch::Contains(fmt::format("  --max-running-requests {} \\", big)));
+  CHECK_THAT(two, Catch::Contains(fmt::format("  --cuda-graph-max-bs {} \\", rung)));
+  CHECK_THAT(two, Catch::Contains(fmt::format("# --cuda-graph-max-bs {}: CUDA graphs up to a micro-batch of {}", rung,
+                                              big / 2)));
+  CHECK_THAT(two, Catch::Contains(fmt::format("as 2 micro-batches of at most {} // 2 = {}", big, big / 2)));
+  if (big == 696) CHECK(rung == 352);
+}
+
 TEST_CASE("emit: stderr says the scripts set the memory share from --reserve, which simulate --engine takes when given it") {
   const Folder f("reserve-note");
   const auto r = run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "5", "--emit", "sglang",
