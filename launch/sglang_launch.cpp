@@ -5,7 +5,15 @@
 // SGLang 0.5 fails at the first step that mixes a prefill chunk with running decodes under data-
 // parallel attention (its TBO splitter raised NotImplementedError for ForwardMode.MIXED, fixed in
 // sgl-project/sglang PR #24241, May 2026), and the plan prices a data-parallel prefill as a step of
-// its own (model/capacity_plan.cpp).
+// its own (model/capacity_plan.cpp). Nor under a pipeline: SGLang refuses to start with
+// --enable-mixed-chunk and --pp-size above 1 (ServerArgs.check_server_args, server_args.py, 0.4
+// through 0.5: assert ... not self.enable_mixed_chunk, "Pipeline parallelism is not compatible
+// with overlap schedule, speculative decoding, mixed chunked prefill."; later versions split it,
+// the same refusal). Its pipeline loop (event_loop_pp) then takes, for each of its pp micro-batches,
+// get_next_batch_to_run's batch: the prompts it admits alone if any, else the micro-batch's decodes,
+// and the plan prices a pipeline's prefill so, a pass of its own through the stages that costs the
+// replica its busiest stage's time (model/capacity_plan.cpp: per_request); plan --percentile, whose
+// checks step mixed, simulates no pipeline.
 #include <fmt/format.h>
 
 #include "launch/engines.hpp"
@@ -63,14 +71,16 @@ Script sglang_script(const LaunchSpec& s) {
   // chunk of the prompt alone split every prompt that joined running decodes, which the plan
   // prefills whole. And the rank's sequences as the other engines get them (SGLang's floor of
   // total / ranks would run 58 a rank of a planned 470 over 8).
-  // Under data-parallel attention (no mixed chunks) a whole prompt for each rank.
-  const bool mixed = !s.dp_attention;
+  // Under data-parallel attention or a pipeline (no mixed chunks: a prefill step holds no decodes) a
+  // whole prompt for each rank.
+  const bool pipeline = s.pp > 1;
+  const bool mixed = !s.dp_attention && !pipeline;
   const long chunk = (mixed ? s.token_budget() : s.prompt_tokens) * s.attention_ranks();
   const long running = s.batch_per_rank() * s.attention_ranks();
   script.flag("--max-running-requests", fmt::format("{}", running));
   script.flag("--chunked-prefill-size", fmt::format("{}", chunk));
   // A prefill joins the running decodes in one step, the step the plan prices (SGLang runs them
-  // apart by default).
+  // apart by default, and must under a pipeline or data-parallel attention).
   if (mixed) script.flag("--enable-mixed-chunk");
   // CUDA graphs: SGLang captures decode batches up to --cuda-graph-max-bs, its default set by the
   // GPU's memory and tp (serve::sglang_cuda_graph_max_bs: 256 on an H100 or H200 below tp 4), and
@@ -119,13 +129,30 @@ Script sglang_script(const LaunchSpec& s) {
     script.notes.push_back(fmt::format("--chunked-prefill-size {}: a whole {}-token prompt beside a token for each of {} "
                                        "running sequences (mixed chunks count them in it), as the plan prefills",
                                        chunk, s.prompt_tokens, s.batch_per_rank()));
-  } else {
+  } else if (!pipeline) {
     script.notes.push_back("no --enable-mixed-chunk: SGLang 0.5 fails at the first mixed step under "
                            "--enable-dp-attention (sgl-project/sglang PR #24241); a rank's prefill runs as a step of "
                            "its own, which every rank waits on, as the plan prices it");
     script.notes.push_back(fmt::format("--chunked-prefill-size {}: a whole {}-token prompt for each of the {} ranks, as "
                                        "the plan prefills",
                                        chunk, s.prompt_tokens, s.attention_ranks()));
+  } else {
+    script.notes.push_back(fmt::format(
+        "no --enable-mixed-chunk: SGLang 0.5 refuses to start with it under --pp-size (server_args.py, "
+        "check_server_args: \"Pipeline parallelism is not compatible with ... mixed chunked prefill\"){}; SGLang runs "
+        "prefill steps apart from decodes: a micro-batch's step holds the prompts admitted, or else its decodes, which "
+        "wait it; the plan prices a prefill so, a pass of its own through the {} stages, costing the replica its "
+        "busiest stage's time",
+        s.dp_attention ? ", and fails at the first mixed step under --enable-dp-attention (sgl-project/sglang PR #24241)"
+                       : "",
+        s.pp));
+    script.notes.push_back(s.dp_attention
+                               ? fmt::format("--chunked-prefill-size {}: a whole {}-token prompt for each of the {} "
+                                             "ranks, as the plan prefills (a prefill step holds no decodes)",
+                                             chunk, s.prompt_tokens, s.attention_ranks())
+                               : fmt::format("--chunked-prefill-size {}: a whole {}-token prompt, as the plan prefills "
+                                             "(a prefill step holds no decodes)",
+                                             chunk, s.prompt_tokens));
   }
   script.notes.push_back(fmt::format("--mem-fraction-static {}: weights and KV pool, all but the plan's --reserve {} "
                                      "and one step's activations ({} of a GPU{})",

@@ -291,6 +291,47 @@ TEST_CASE("emit: SGLang mixes a prefill with the running decodes where the plan 
   CHECK(sglang.find(fmt::format("--chunked-prefill-size {} \\", 512 + batch)) != std::string::npos);
 }
 
+TEST_CASE("emit sglang under a pipeline: no mixed chunks, which SGLang refuses to start with there") {
+  // SGLang 0.5's ServerArgs.check_server_args asserts `not self.enable_mixed_chunk` when pp_size > 1
+  // ("Pipeline parallelism is not compatible with overlap schedule, speculative decoding, mixed
+  // chunked prefill."): a script with both fails at launch. Its pipeline loop runs a micro-batch's
+  // admitted prompts as a step of their own, so the chunk is a whole prompt, no decodes in it.
+  // Qwen3-30B-A3B on an H100 at 20 req/s, 512-token prompts.
+  const auto emit = [](std::vector<std::string> layout, const Folder& f) {
+    std::vector<std::string> a = {"plan", "-m", "qwen3-30b-a3b", "-g", "h100-sxm", "--rate", "20"};
+    a.insert(a.end(), layout.begin(), layout.end());
+    a.insert(a.end(), {"--emit", "sglang", "--emit-dir", f.path.string()});
+    const auto r = run_cli(a);
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    REQUIRE(f.files().size() == 1);
+    return test::read_text(f.files()[0]);
+  };
+  // tp 1 pp 2 (a batch of 324): --chunked-prefill-size 512, one prompt; it was 512 + 324 = 836 with
+  // --enable-mixed-chunk, what SGLang refuses.
+  const Folder a("sglang-pp2-unmixed");
+  const std::string pp2 = emit({"--tp", "1", "--pp", "2"}, a);
+  CHECK_THAT(pp2, Catch::Contains("  --pp-size 2 \\"));
+  CHECK_THAT(pp2, !Catch::Contains("--enable-mixed-chunk \\"));
+  CHECK_THAT(pp2, Catch::Contains("  --chunked-prefill-size 512 \\"));
+  CHECK_THAT(pp2, Catch::Contains("# no --enable-mixed-chunk: SGLang 0.5 refuses to start with it under --pp-size"));
+  CHECK_THAT(pp2, Catch::Contains("SGLang runs prefill steps apart from decodes"));
+  CHECK_THAT(pp2, Catch::Contains("# --chunked-prefill-size 512: a whole 512-token prompt, as the plan prefills"));
+  // tp 2 pp 2 ep 2 with data-parallel attention: both reasons said, and a whole prompt for each of
+  // the 2 ranks, 2 × 512 = 1024 (SGLang divides it by --dp-size).
+  const Folder b("sglang-pp2-dp-unmixed");
+  const std::string dp = emit({"--tp", "2", "--pp", "2", "--ep", "2", "--dp-attention"}, b);
+  CHECK_THAT(dp, !Catch::Contains("--enable-mixed-chunk \\"));
+  CHECK_THAT(dp, Catch::Contains("  --chunked-prefill-size 1024 \\"));
+  CHECK_THAT(dp, Catch::Contains("under --pp-size"));
+  CHECK_THAT(dp, Catch::Contains("under --enable-dp-attention (sgl-project/sglang PR #24241)"));
+  // Without a pipeline the same model mixes, as before: tp 1's chunk is 512 + its batch.
+  const Folder c("sglang-pp1-mixed");
+  const std::string tp1 = emit({"--tp", "1"}, c);
+  CHECK_THAT(tp1, Catch::Contains("  --enable-mixed-chunk \\"));
+  CHECK_THAT(tp1, !Catch::Contains("--chunked-prefill-size 512 \\"));
+}
+
 TEST_CASE("emit: TensorRT-LLM keeps pp micro-batches of --max_batch_size in flight, so a pipeline's is the batch over pp") {
   // Its PyTorch executor admits pp × max_batch_size requests (model_engine.py, get_max_num_sequences):
   // the planned batch as max_batch_size ran up to twice it through 2 stages.
