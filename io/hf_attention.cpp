@@ -120,18 +120,24 @@ void read_attention(const HfFields& c, const HfFamily& f, Architecture& a, std::
       }
       break;
     // Llama 4's is a weightless L2 norm on its chunked layers, MiniMax-M2's one RMSNorm over all
-    // heads (`qk_norm_type: per_layer`): priced as a per-head RMSNorm on every layer, a difference
-    // of at most heads × head_dim weights a layer (under 0.001 % of either model).
-    case HfQkNorm::when_asked:
+    // heads (`qk_norm_type: per_layer`, MiniMaxM2Config's default): priced as a per-head RMSNorm on
+    // every layer, a difference of at most heads × head_dim weights a layer (under 0.001 % of
+    // either model). Over all heads, tensor parallelism all-reduces its variances
+    // (Architecture::qk_norm_per_layer).
+    case HfQkNorm::when_asked: {
       a.qk_norm = c.flag("use_qk_norm", f.qk_norm_default);
+      bool per_layer = f.qk_norm_per_layer;
       if (c.given("qk_norm_type")) {
         const std::string type = c.text("qk_norm_type");
         if (type != "per_layer" && type != "per_head") {
           c.fail("qk_norm_type",
                  fmt::format("\"{}\" is not a Q/K norm rooflineplan knows (per_layer, per_head)", type));
         }
+        per_layer = type == "per_layer";
       }
+      a.qk_norm_per_layer = a.qk_norm && per_layer;
       break;
+    }
   }
   a.attention_sinks = f.sinks;
   a.attention_gate = f.gate_key.empty() ? f.attention_gate : c.flag(f.gate_key, f.attention_gate);

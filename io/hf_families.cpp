@@ -405,6 +405,7 @@ constexpr std::array kFamilies = {
              .moe = HfMoe::minimax,
              .layers = HfLayers::minimax,
              .qk_norm = HfQkNorm::when_asked,
+             .qk_norm_per_layer = true,
              .defaults = kMiniMaxDefaults,
              .harmless = kMiniMaxHarmless},
     HfFamily{.architecture = "GptOssForCausalLM",

@@ -55,6 +55,7 @@ struct HfFamily {
   HfLayers layers = HfLayers::full;
   HfQkNorm qk_norm = HfQkNorm::none;
   bool qk_norm_default = false;  // use_qk_norm's default
+  bool qk_norm_per_layer = false;  // qk_norm_type's default is per_layer: one norm over all the heads (MiniMax-M2)
   bool attention_bias = false;   // attention_bias's default (Qwen2 always has Q/K/V biases)
   bool tied = false;             // tie_word_embeddings' default
   bool latent = false;           // multi-head latent attention (DeepSeek-V2/V3)

@@ -297,6 +297,10 @@ const Schema<ModelSpec>& model_schema() {
       F{.key = "qk_norm", .kind = Kind::boolean, .need = Need::optional,
         .doc = "an RMSNorm of head_dim on every query and key head (Qwen3, Gemma 3)",
         .access = member<InArchitecture, &Architecture::qk_norm>(), .fallback = false},
+      F{.key = "qk_norm_per_layer", .kind = Kind::boolean, .need = Need::optional,
+        .doc = "the Q/K norms each over all the heads (MiniMax-M2's `qk_norm_type: per_layer`): tensor parallelism "
+               "all-reduces each token's two fp32 variances a layer",
+        .access = member<InArchitecture, &Architecture::qk_norm_per_layer>(), .fallback = false},
       F{.key = "attention_gate", .kind = Kind::boolean, .need = Need::optional,
         .doc = "Q also projects a gate on the attention output (Qwen3-Next): Q twice as wide",
         .access = member<InArchitecture, &Architecture::attention_gate>(), .fallback = false},

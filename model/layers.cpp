@@ -14,7 +14,7 @@ namespace {
 
 // One GPU's share of the architecture under tensor parallelism (Megatron-LM: column-parallel
 // Q/K/V and up, row-parallel O and down, vocab-parallel embedding and head). K/V heads fewer
-// than tp are replicated, so each GPU keeps at least one; so are recurrent key groups.
+// than tp are replicated, so each GPU keeps at least one; so is a Mamba-2 layer's single group.
 struct Shard {
   double tp, hidden, head_dim, heads, kv_heads, ffn, vocab, expert_ffn;
 };
@@ -59,6 +59,15 @@ void qk_norms(Block& b, const Shard& s, const Architecture& a, double q, double 
   if (!a.qk_norm) return;
   add(b, NormStep{"q_norm", q, 1, s.head_dim, false});
   add(b, NormStep{"k_norm", kv, 1, s.head_dim, false});
+  // MiniMax-M2's norms are each over all the heads (qk_norm_type: per_layer), so a GPU holding
+  // some of them has a partial mean square: vLLM's MiniMaxM2Attention runs
+  // MiniMaxText01RMSNormTP.forward_qk (vllm/model_executor/layers/mamba/linear_attn.py), which
+  // under tp > 1 all-reduces torch.cat([q_var, k_var], dim=-1) once a layer, each token's two
+  // fp32 variances (8 B), between the reduction and the scaling. Under data-parallel attention
+  // the heads are whole on each GPU (s.tp = 1): none.
+  if (a.qk_norm_per_layer && s.tp > 1) {
+    add(b, CollectiveStep{"allreduce_qk_norm", Collective::all_reduce, 2, 1, static_cast<int>(s.tp), false, 4});
+  }
 }
 
 // Grouped-query attention: Q, K and V projected, K and V written straight into the cache.
@@ -161,6 +170,9 @@ constexpr double kScanFlops = 6, kDeltaFlops = 8;
 void recurrent_layer(Block& b, const Shard& s, const Recurrent& r, double state_bytes) {
   const auto inner = static_cast<double>(r.inner) / s.tp, state = static_cast<double>(r.state);
   const double taps = static_cast<double>(r.conv_kernel), kept = taps - 1;
+  // A single Mamba-2 group is replicated on every GPU (vLLM's MambaMixer2): the one case the floor
+  // of one is for. Other group counts tp must divide (validate_tp refuses the rest: Mamba-2's
+  // n_groups, Gated DeltaNet's key heads, which vLLM splits as num_k_heads // tp).
   const double heads = static_cast<double>(r.heads) / s.tp, groups = std::max(1.0, r.groups / s.tp);
   const int tp = static_cast<int>(s.tp);
   switch (r.kind) {

@@ -122,6 +122,9 @@ struct Architecture {
   long attention_chunk = 0;   // tokens of a chunked layer's chunk
   bool attention_sinks = false;  // a learned sink logit per head and layer (gpt-oss): parameters, no cache
   bool qk_norm = false;          // an RMSNorm of head_dim on each query and key head (Qwen3, Gemma 3)
+  // The Q/K norms each over all the heads, not one a head (MiniMax-M2's `qk_norm_type: per_layer`):
+  // priced as qk_norm's, but tensor parallelism all-reduces each token's two variances a layer.
+  bool qk_norm_per_layer = false;
   bool attention_gate = false;   // Q projects a sigmoid gate on the output too (Qwen3-Next): Q twice as wide
   bool head_gate = false;        // one gate a query head on the output, from the hidden state (Laguna's g_proj)
   std::optional<Recurrent> recurrent;

@@ -134,6 +134,16 @@ std::optional<SpecError> validate_tp(const Workload& w, const ModelSpec& m, cons
                                          "split them with the heads, or replicate only a single group",
                                          w.tp, r.groups)};
     }
+    // Gated DeltaNet's key heads are split with the value heads, never replicated: vLLM's
+    // GatedDeltaNet (qwen3_next.py) gives each GPU num_k_heads // tp of them (in
+    // fix_query_key_value_ordering, the conv split and the kernels), none where tp exceeds them.
+    // Qwen3.5-397B-A17B's 16 key heads at tp 32: 0 a GPU, though its 64 value heads split.
+    if (r.kind == RecurrentKind::gated_deltanet && r.groups % w.tp != 0) {
+      return SpecError{"tp", fmt::format("tp {} does not divide the Gated DeltaNet layers' {} key heads "
+                                         "(linear_num_key_heads): engines split them with the value heads, "
+                                         "and replicate none",
+                                         w.tp, r.groups)};
+    }
   }
   if (a.attention_layers() == 0) return std::nullopt;
   for (const int heads : {a.heads, a.full_attention && a.full_attention->heads > 0 ? a.full_attention->heads : a.heads}) {

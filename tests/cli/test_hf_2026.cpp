@@ -8,7 +8,10 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "hf_counts.hpp"
 
@@ -205,6 +208,26 @@ TEST_CASE("Nemotron 3 Nano: tp 16 refused, its 8 Mamba-2 groups not split evenly
   CHECK_THAT(r.err, Catch::Contains("--tp") && Catch::Contains("8 groups (n_groups)"));
 }
 
+TEST_CASE("Qwen3.5-397B-A17B: tp 32 refused, its 16 Gated DeltaNet key heads not split (vLLM takes num_k_heads // tp)") {
+  // 32 query heads, 2 K/V heads (replicated above tp 2), 64 value heads: all split at tp 32. The
+  // 16 key heads of the 45 linear layers are not: vLLM's GatedDeltaNet gives each GPU
+  // num_k_heads // tp = 16 // 32 = 0 of them. Priced before as one key head a GPU, replicated.
+  const std::string model = data_file("hf-configs/qwen3.5-397b.json");
+  CHECK(run_cli({"-m", model, "-g", "h100-sxm", "--tp", "16"}).code == 0);
+  for (const std::vector<std::string>& layout : {std::vector<std::string>{"--tp", "32"},
+                                                 std::vector<std::string>{"--tp", "32", "--ep", "32"}}) {
+    std::vector<std::string> args{"-m", model, "-g", "h100-sxm"};
+    args.insert(args.end(), layout.begin(), layout.end());
+    const CliResult r = run_cli(args);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains("--tp") && Catch::Contains("16 key heads (linear_num_key_heads)"));
+  }
+  // The preset is the same layers.
+  CHECK(run_cli({"-m", "qwen3.5-397b-a17b", "-g", "h100-sxm", "--tp", "32"}).code == 2);
+  // Data-parallel attention keeps the recurrent layers whole on each GPU: nothing of them split.
+  CHECK(run_cli({"-m", model, "-g", "h100-sxm", "--tp", "32", "--ep", "32", "--dp-attention"}).code == 0);
+}
+
 TEST_CASE("GLM-5: 743.9 B (Zhipu: 744 B), 39.9 B active without the tables (40 B) - latent attention with the DSA indexer") {
   const ModelSpec m = config("glm-5-fp8-aic");
   const Architecture& a = *m.architecture;
@@ -247,6 +270,71 @@ TEST_CASE("MiniMax-M2.5: 228.7 B (MiniMax: 230 B), 9.80 B active without the tab
   const double stored = 62 * (attention + 256 * expert) * (1 + 4.0 / 16'384) + 2 * (2 * table + small);
   CHECK(weight_bytes(m, resolve_precision(m)).total().value() == Approx(stored).epsilon(1e-12));
   CHECK(stored == Approx(230.02e9).epsilon(1e-4));
+}
+
+TEST_CASE("MiniMax-M2.5 at tp 4 all-reduces its Q/K norms' variances, 2 fp32 a token and layer - 3,968 B at batch 8") {
+  // qk_norm_type per_layer: one RMSNorm over the 48 × 128 queries and one over the 8 × 128 keys.
+  // vLLM's MiniMaxM2Attention runs MiniMaxText01RMSNormTP.forward_qk, which under tp > 1
+  // all-reduces torch.cat([q_var, k_var], dim=-1) - each token's two fp32 mean squares - once a
+  // layer (vllm/model_executor/layers/mamba/linear_attn.py).
+  const ModelSpec m = config("minimax-m2.5");
+  REQUIRE(m.architecture->qk_norm_per_layer);
+  const GpuSpec h100 = io::load_gpu("h100-sxm");  // NVLink at 450 GB/s
+  Workload w = default_workload(m, 8);
+  w.tp = 4;
+  const auto named = [](const PhaseResult& p, std::string_view name) {
+    return std::find_if(p.ops.begin(), p.ops.end(), [&](const OpResult& o) { return o.cost.name == name; });
+  };
+  const Report r = evaluate(m, h100, w);
+  const auto norm = named(r.decode.step, "allreduce_qk_norm");
+  REQUIRE(norm != r.decode.step.ops.end());
+  // Decode: 62 layers × 8 rows × 2 × 4 B = 3,968 B in 62 calls over the 4 GPUs. Its bound is
+  // the ring's (tp − 1) / tp of it at NVLink's 450 GB/s: 0.75 × 3,968 / 450e9 = 6.6133 ns.
+  CHECK(norm->cost.collective == Collective::all_reduce);
+  CHECK(norm->cost.group == 4);
+  CHECK(norm->cost.comm_calls == 62);
+  CHECK(norm->cost.comm_bytes.value() == 62 * 8 * 2 * 4.0);
+  CHECK(norm->time.value() == Approx(0.75 * 3968 / 450e9));
+  // The step's collectives: the embedding's rows 8 × 3,072 × 2 B = 49,152, the attention's and the
+  // experts' all-reduces 2 × 62 × 8 × 3,072 × 2 = 6,094,848, the logits' gather 8 × 200,064 × 2 =
+  // 3,201,024, and the norms' 3,968: 9,348,992 B (9,345,024 without). Their bound, 0.75 × the
+  // bytes at 450 GB/s: 15.5817 us (15.5750 us without).
+  double comm = 0;
+  for (const OpResult& o : r.decode.step.ops) comm += o.cost.comm_bytes.value();
+  CHECK(comm == 9'348'992.0);
+  CHECK(r.decode.step.comm_time.value() == Approx(0.75 * 9'348'992 / 450e9));
+  // Prefill: 512 tokens of each of the 8 sequences, 62 × 4,096 × 8 B = 2,031,616 B.
+  const auto prefill = named(r.prefill, "allreduce_qk_norm");
+  REQUIRE(prefill != r.prefill.ops.end());
+  CHECK(prefill->cost.comm_bytes.value() == 62 * 8 * 512 * 8.0);
+  // One GPU holds every head, and so does each GPU under data-parallel attention: no collective.
+  w.tp = 1;
+  const Report one = evaluate(m, h100, w);
+  CHECK(named(one.decode.step, "allreduce_qk_norm") == one.decode.step.ops.end());
+  w.tp = 4;
+  w.ep = 4;
+  w.dp_attention = true;
+  const Report dp = evaluate(m, h100, w);
+  CHECK(named(dp.decode.step, "allreduce_qk_norm") == dp.decode.step.ops.end());
+  // The command line lists it among the decode step's operators.
+  const CliResult cli = run_cli({"-m", data_file("hf-configs/minimax-m2.5.json"), "-g", "h100-sxm", "--tp", "4",
+                                 "-b", "8", "--ops", "-f", "json"});
+  REQUIRE(cli.code == 0);
+  const auto ops = nlohmann::json::parse(cli.out)["ops"];
+  CHECK(std::any_of(ops.begin(), ops.end(), [](const nlohmann::json& o) {
+    return o["phase"] == "decode" && o["name"] == "allreduce_qk_norm";
+  }));
+  // The reader: per_layer is MiniMaxM2Config's default; per_head norms each head on its own GPU.
+  const std::string text = read_text(data_file("hf-configs/minimax-m2.5.json"));
+  const auto read = [](std::string json) { return *io::read_model(io::parse_yaml(json, "minimax.json")).architecture; };
+  const std::string field = R"("qk_norm_type": "per_layer",)";
+  REQUIRE(text.find(field) != std::string::npos);
+  std::string left_out = text, per_head = text;
+  left_out.erase(left_out.find(field), field.size());
+  per_head.replace(per_head.find(field), field.size(), R"("qk_norm_type": "per_head",)");
+  CHECK(read(left_out).qk_norm_per_layer);
+  CHECK_FALSE(read(per_head).qk_norm_per_layer);
+  CHECK(read(per_head).qk_norm);
 }
 
 TEST_CASE("ERNIE-4.5-21B-A3B: 21.83 B (Baidu: 21.8 B), 3.09 B active without the table (3 B), MoE from layer 1") {

@@ -69,6 +69,7 @@ void check_same(const ModelSpec& a, const ModelSpec& b) {
   CHECK(x.attention_chunk == y.attention_chunk);
   CHECK(x.attention_sinks == y.attention_sinks);
   CHECK(x.qk_norm == y.qk_norm);
+  CHECK(x.qk_norm_per_layer == y.qk_norm_per_layer);
   CHECK(x.attention_gate == y.attention_gate);
   REQUIRE(x.recurrent.has_value() == y.recurrent.has_value());
   if (x.recurrent) {
