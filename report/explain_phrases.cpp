@@ -26,21 +26,21 @@ constexpr Phrases kEnglish{
     .decode = "Decode: each step makes one token per sequence but {rereads} {weights} of weights ({formats}) and {kv} "
               "of KV cache and activations: intensity {id} FLOP/byte, {ratio}. It is {bound}-bound: T_decode ≈ "
               "{formula} = {floor}{longer}, so {stream}{total}.",
-    .decode_longer = "; its {other}-bound operators make the step {step}",
-    .decode_longer_parts = "; the step takes {step}",
+    .decode_longer = "; its {other}-bound operators make the step at least {step}",
+    .decode_longer_parts = "; the step takes at least {step}",
     .decode_bubble = "; the pipeline's stages stand idle {pct}% of the step ({m} micro-batch(es) through {pp} stages: "
-                     "its bubble), which makes the step {step}",
+                     "its bubble), which makes the step at least {step}",
     .decode_bubble_ops = "; its {other}-bound operators and the pipeline's bubble (its stages idle {pct}% of the step, "
-                         "{m} micro-batch(es) through {pp} stages) make the step {step}",
-    .decode_stage = "; the pipeline's busiest stage, with more than an even share of the work, paces the step at {step}",
+                         "{m} micro-batch(es) through {pp} stages) make the step at least {step}",
+    .decode_stage = "; the pipeline's busiest stage, with more than an even share of the work, makes the step at least {step}",
     .decode_stage_ops = "; its {other}-bound operators and the pipeline's busiest stage, with more than an even share of "
-                        "the work, make the step {step}",
+                        "the work, make the step at least {step}",
     .formula_memory = "bytes / bandwidth",
     .formula_compute = "FLOPs / peak",
     .formula_interconnect = "collective bytes / link bandwidth",
     .stream_one = "one stream gets at most {tps} tokens/s",
-    .stream_each = "each stream gets {tps} tokens/s at this batch",
-    .decode_batch_total = " (the batch of {b} makes {tps} tokens/s in all)",
+    .stream_each = "each stream gets at most {tps} tokens/s at this batch",
+    .decode_batch_total = " (the batch of {b} makes at most {tps} tokens/s in all)",
     .cache_kinds = "Not every layer keeps every token: of the {layers} layers, {which}. At {t} tokens one sequence "
                    "holds {cache} of cache, and a decode step reads only what each layer keeps.",
     .cache_windowed = "{windowed} keep at most {w} tokens (a sliding window or a chunk)",
@@ -64,33 +64,33 @@ constexpr Phrases kEnglish{
     .kernel = "kernel",
     .kernels = "kernels",
     .batching = "Batching: {reads}, so the step barely grows with it: "
-                "at context {t}, batch 1 takes {s1} ({tps1} tokens/s), batch 64 takes {s64} ({tps64} tokens/s in all, "
-                "{ps64} a stream){fit64}. B* = {bstar} is where the weights' arithmetic catches up with their reading; "
-                "at 2·B* = {b2} the step takes {s2} ({bound2}-bound){fit2}.",
+                "at context {t}, batch 1 takes at least {s1} (at most {tps1} tokens/s), batch 64 at least {s64} (at most {tps64} tokens/s in "
+                "all, {ps64} a stream){fit64}. B* = {bstar} is where the weights' arithmetic catches up with their reading; "
+                "at 2·B* = {b2} the step takes at least {s2} ({bound2}-bound){fit2}.",
     .batching_cache = "Batching: {reads}, but each sequence reads its "
                       "own KV cache, and here the cache dominates: at context {t}, batch 64 reads {kv64} of cache and "
-                      "activations against {w} of weights, so the step grows with the batch: batch 1 takes {s1} ({tps1} "
-                      "tokens/s), batch 64 takes {s64} ({tps64} tokens/s in all, {ps64} a stream){fit64}. B* = {bstar} counts the weights "
-                      "only; at 2·B* = {b2} the step takes {s2} ({bound2}-bound){fit2}.",
+                      "activations against {w} of weights, so the step grows with the batch: batch 1 takes at least {s1} (at most "
+                      "{tps1} tokens/s), batch 64 at least {s64} (at most {tps64} tokens/s in all, {ps64} a stream){fit64}. B* = {bstar} "
+                      "counts the weights only; at 2·B* = {b2} the step takes at least {s2} ({bound2}-bound){fit2}.",
     .batching_grows = "Batching: {reads}, but each sequence reads its "
                       "own KV cache: at context {t}, batch 64 reads {kv64} of cache and activations beside {w} of "
-                      "weights, so the step grows with the batch: batch 1 takes {s1} ({tps1} tokens/s), batch 64 takes "
-                      "{s64} ({tps64} tokens/s in all, {ps64} a stream){fit64}. B* = {bstar} counts the weights only; at 2·B* = {b2} the "
-                      "step takes {s2} ({bound2}-bound){fit2}.",
+                      "weights, so the step grows with the batch: batch 1 takes at least {s1} (at most {tps1} tokens/s), batch 64 "
+                      "at least {s64} (at most {tps64} tokens/s in all, {ps64} a stream){fit64}. B* = {bstar} counts the weights only; at "
+                      "2·B* = {b2} the step takes at least {s2} ({bound2}-bound){fit2}.",
     // Under a pipeline each micro-batch reads its stage's weights again (model/critical_batch.hpp).
     .reads_once = "the weights are read once per step whatever the batch",
     .reads_microbatch = "the weights are read once a micro-batch, {m} times a step from batch {m} on and no more "
                         "beyond it",
     .batching_moe = "Batching a mixture of experts: each token reads only the experts it picks, so a larger batch "
-                    "reads more of them: at context {t}, batch 1 takes {s1} ({tps1} tokens/s), batch 64 takes {s64} "
-                    "({tps64} tokens/s in all, {ps64} a stream){fit64}. The classic B* = {bstar} assumes every weight is "
-                    "read {every}; at 2·B* = {b2} the step takes {s2} ({bound2}-bound){fit2}.",
+                    "reads more of them: at context {t}, batch 1 takes at least {s1} (at most {tps1} tokens/s), batch 64 at "
+                    "least {s64} (at most {tps64} tokens/s in all, {ps64} a stream){fit64}. The classic B* = {bstar} assumes every "
+                    "weight is read {every}; at 2·B* = {b2} the step takes at least {s2} ({bound2}-bound){fit2}.",
     .every_step = "every step",
     .every_microbatch = "in each of a step's {m} micro-batches",
     .utilisation = "{Device} utilisation misleads in decode: the {device} is busy for the whole step, yet at batch {b} its "
-                   "compute units do useful work for only {util}% of it ({ct} of {step}){rest}.",
+                   "compute units do useful work for only {util}% of it ({ct} of the bound's {step}){rest}.",
     .utilisation_compute = "{Device} utilisation shows the {device} busy for the whole step, and at batch {b} decode is "
-                           "compute-bound: its compute units do useful work for {util}% of it ({ct} of {step}){rest}.",
+                           "compute-bound: its compute units do useful work for {util}% of it ({ct} of the bound's {step}){rest}.",
     .utilisation_rest = "; the rest is waiting on {what}",
     .wait_memory = "memory",
     .wait_link = "the collectives between the {devices}",
@@ -103,25 +103,25 @@ constexpr Phrases kEnglish{
     .remedies_title = "What pays in each phase:",
     .remedy_prefill = "prefill: {flash}chunked prefill splits long prompts so that decode steps are not stalled behind "
                       "them.",
-    .remedy_flash = "FlashAttention keeps the scores on chip ({naive} with naive attention → {flash}); ",
+    .remedy_flash = "FlashAttention keeps the scores on chip (the bound {naive} with naive attention → {flash}); ",
     .remedy_decode = "decode: {remedies}.",
     .remedy_decode_none = "decode: none of int4 weights, batching, an fp8 KV cache or speculative decoding moves this "
                           "step by as much as 0.5%.",
     .remedy_and = "; ",
-    .remedy_int4 = "int4 weights cut the bytes of a step ({step} → {step_int4})",
-    .remedy_kv8 = "an fp8 KV cache gives {step_kv8}",
+    .remedy_int4 = "int4 weights cut the bytes of a step (the bound {step} → {step_int4})",
+    .remedy_kv8 = "an fp8 KV cache brings the bound to {step_kv8}",
     .remedy_speculative = "speculative decoding verifies {k} drafted tokens a sequence, {rows} rows with the token "
-                          "before them, in {spec}, reading the weights and each sequence's cache once, instead of "
-                          "{rows} × {step} for the {rows} tokens it yields when all are accepted",
+                          "before them, in at least {spec}, reading the weights and each sequence's cache once, instead of "
+                          "at least {rows} × {step} for the {rows} tokens it yields when all are accepted",
     .remedy_speculative_state = "speculative decoding verifies {k} drafted tokens a sequence, {rows} rows with the "
-                                "token before them, in {spec}, reading the weights and each sequence's cache once (a "
+                                "token before them, in at least {spec}, reading the weights and each sequence's cache once (a "
                                 "recurrent layer's state read once and written at each of the {rows} rows, as vLLM "
-                                "keeps it), instead of {rows} × {step} for the {rows} tokens it yields when all are "
+                                "keeps it), instead of at least {rows} × {step} for the {rows} tokens it yields when all are "
                                 "accepted",
-    .remedy_batch_little = "batching to 64 raises throughput to {tps64} tokens/s for little latency ({step} → {s64} a step)",
-    .remedy_batch_grows = "batching to 64 raises throughput to {tps64} tokens/s, but each step takes {s64} against {step} now",
+    .remedy_batch_little = "batching to 64 raises throughput to at most {tps64} tokens/s for little latency (the bound {step} → {s64} a step)",
+    .remedy_batch_grows = "batching to 64 raises throughput to at most {tps64} tokens/s, but each step takes at least {s64} against {step} now",
     .remedy_batch_memory = "batching raises throughput only as far as memory holds sequences: {most} at their full "
-                           "{len} tokens as continuous batching holds them, {tps} tokens/s at {step} a step",
+                           "{len} tokens as continuous batching holds them, at most {tps} tokens/s, each step at least {step}",
     .remedy_batch_over = "memory holds only {most} of these {b} sequences at their full {len} tokens, prefilled together",
     .remedy_batch_none = "batching needs memory first: not even one sequence fits here",
     .wrong_medicine = "Giving prefill's medicine to decode (more FLOPS) or decode's to prefill (more bandwidth) changes "
@@ -135,7 +135,7 @@ constexpr Phrases kEnglish{
           "{only}{b} token(s){dp}{mb}{experts}.",
     .a1_compute = "Its intensity of {id} FLOP/byte is {ratio} ({ridge} FLOP/byte): {read} serves {upto}{b} "
                   "token(s){dp}{mb}{experts}, enough arithmetic to outlast the reading.",
-    .a1_interconnect = "Its collectives take {comm} a step on the links between the {devices}, longer than its {mem} of "
+    .a1_interconnect = "Its collectives take at least {comm} a step on the links between the {devices}, longer than its {mem} of "
                        "memory traffic at full bandwidth and its {comp} of compute at the peak.",
     .per_microbatch = " (one of {m} micro-batches, each reading its stage's weights again)",
     .per_expert = "; an expert's weights serve fewer, each token reaching {k} of the {e} experts",
@@ -150,7 +150,7 @@ constexpr Phrases kEnglish{
     .scenario = "Scenario {name} ({n} in, {g} out): a request takes at least prefill {ttft} + {s} {steps} × {step} = "
                 "{total} at the roofline bound (the first token comes out of prefill; expected {exp}); prefill is "
                 "{share}% of that bound, decode {dshare}%.",
-    .ranked_title = "Optimisations ranked by the time they save per request:",
+    .ranked_title = "Optimisations ranked by the time they save per request at the roofline bound:",
     .rank_line = "{i}. {what}: saves {saving} ({pct}%)",
     .int4 = "int4 weights",
     .kv8 = "fp8 KV cache",
@@ -181,10 +181,10 @@ constexpr Phrases kEnglish{
                "memory-bound is {binders}.",
     .past_gemms = "most of its weight GEMMs",
     .past_gemms_moe = "most of its GEMMs outside the routed experts",
-    .binder_cache = "the {cache} each sequence reads for itself (the operators reading it take {t} of the {step} step)",
+    .binder_cache = "the {cache} each sequence reads for itself (the operators reading it take {t} of the bound's {step} step)",
     .binder_experts = "the routed experts, whose weights serve only the tokens routed to them, each token reaching {k} "
-                      "of the {e} experts (their operators take {t} of the {step} step)",
-    .binder_activations = "the activations its norms and elementwise operators read and write ({t} of the {step} step)",
+                      "of the {e} experts (their operators take {t} of the bound's {step} step)",
+    .binder_activations = "the activations its norms and elementwise operators read and write ({t} of the bound's {step} step)",
     .binder_and = " and ",
     .kv_cache = "KV cache",
     .kv_cache_state = "KV cache and recurrent state",
@@ -212,53 +212,53 @@ constexpr Phrases kChinese{
     .only = "只",
     .decode = "解码（Decode）：每一步每个序列只生成一个词元，却要{rereads} {weights} 权重（{formats}）和 {kv} KV 缓存与激活值：算术强度 {id} "
               "FLOP/字节，{ratio}。它受{bound}限制：T_decode ≈ {formula} = {floor}{longer}，{stream}{total}。",
-    .decode_longer = "；其中受{other}限制的算子使单步耗时达到 {step}",
-    .decode_longer_parts = "；单步耗时为 {step}",
-    .decode_bubble = "；流水线各阶段有 {pct}% 的时间空等（{m} 个微批次流经 {pp} 个阶段：流水线气泡），使单步耗时达到 {step}",
-    .decode_bubble_ops = "；受{other}限制的算子和流水线气泡（各阶段有 {pct}% 的时间空等，{m} 个微批次流经 {pp} 个阶段）使单步耗时达到 {step}",
-    .decode_stage = "；流水线中工作量多于平均份额的最忙阶段决定了节奏，使单步耗时达到 {step}",
-    .decode_stage_ops = "；受{other}限制的算子和流水线中工作量多于平均份额的最忙阶段使单步耗时达到 {step}",
+    .decode_longer = "；其中受{other}限制的算子使单步耗时至少为 {step}",
+    .decode_longer_parts = "；单步耗时至少为 {step}",
+    .decode_bubble = "；流水线各阶段有 {pct}% 的时间空等（{m} 个微批次流经 {pp} 个阶段：流水线气泡），使单步耗时至少为 {step}",
+    .decode_bubble_ops = "；受{other}限制的算子和流水线气泡（各阶段有 {pct}% 的时间空等，{m} 个微批次流经 {pp} 个阶段）使单步耗时至少为 {step}",
+    .decode_stage = "；流水线中工作量多于平均份额的最忙阶段决定了节奏，使单步耗时至少为 {step}",
+    .decode_stage_ops = "；受{other}限制的算子和流水线中工作量多于平均份额的最忙阶段使单步耗时至少为 {step}",
     .formula_memory = "字节数 / 带宽",
     .formula_compute = "浮点运算量 / 峰值算力",
     .formula_interconnect = "通信字节数 / 互联带宽",
-    .stream_one = "单路生成最多 {tps} 词元/秒",
-    .stream_each = "此批大小下每路 {tps} 词元/秒",
-    .decode_batch_total = "（批 {b} 合计 {tps} 词元/秒）",
+    .stream_one = "单路生成至多 {tps} 词元/秒",
+    .stream_each = "此批大小下每路至多 {tps} 词元/秒",
+    .decode_batch_total = "（批 {b} 合计至多 {tps} 词元/秒）",
     .cache_kinds = "并非每一层都保留全部词元：{layers} 层中，{which}。{t} 个词元时一个序列占用 {cache} 缓存，解码每一步也只读取每层保留的部分。",
     .cache_windowed = "{windowed} 层最多保留 {w} 个词元（滑动窗口或分块）",
     .cache_recurrent = "{recurrent} 层是循环层，每个序列只保存固定大小的状态",
     .cache_and = "，",
-    .expected = "实际运行达不到这个上界：一个解码步预计需要 {exp}（十次运行中八次在 {low} 到 {high} 之间），而上界是 {step}。"
+    .expected = "实际运行达不到屋顶线的下界：一个解码步预计需要 {exp}（十次运行中八次在 {low} 到 {high} 之间），而下界是 {step}。"
                 "其中 {mem} 是内存读写，{traffic}{deq}；{compute}；{over} 是固定开销：{n} {kernels}、平均每个 {launch}，以及服务引擎自身每步 {engine}（采样、调度）{comm}。",
     .expected_traffic_share = "平均达到带宽的 {eta}%",
     .expected_traffic_hidden = "少于这些字节按满带宽所需的 {t}：核函数把其中一部分与计算重叠，计入了计算",
     .expected_dequant = "，其中 {d} 用于解包 {fmt} 权重，它们比普通权重流得更慢",
     .expected_dequant_mixed = "，其中 {d} 用于解包量化权重，它们比普通权重流得更慢",
-    .expected_compute_hidden = "{comp} 是计算时间：上界把它藏在内存读取之下，但 {b} 行的小矩阵乘法做不到（它先等权重，再计算）",
-    .expected_compute_overlap = "{comp} 是计算时间：上界让它与内存读取重叠（每个算子取两者中较长的），但核函数做不到完全重叠"
+    .expected_compute_hidden = "{comp} 是计算时间：下界把它藏在内存读取之下，但 {b} 行的小矩阵乘法做不到（它先等权重，再计算）",
+    .expected_compute_overlap = "{comp} 是计算时间：下界让它与内存读取重叠（每个算子取两者中较长的），但核函数做不到完全重叠"
                                 "（它先等操作数，再计算）",
     .expected_comm = "；还有 {ar} 是{device}之间的通信，每个集合通信的每一跳都要付一次延迟（每步共 {hops} 跳：{parts}）",
     .kernel = "个核函数",
     .kernels = "个核函数",
-    .batching = "批处理：{reads}，所以单步耗时随批几乎不变：上下文 {t} 时，批 1 为 {s1}"
-                "（{tps1} 词元/秒），批 64 为 {s64}（合计 {tps64} 词元/秒，每路 {ps64}）{fit64}。B* = {bstar} 是权重的计算量追上其读取的批大小；"
-                "到 2·B* = {b2} 时为 {s2}（受{bound2}限制）{fit2}。",
+    .batching = "批处理：{reads}，所以单步耗时随批几乎不变：上下文 {t} 时，批 1 每步至少 {s1}"
+                "（至多 {tps1} 词元/秒），批 64 至少 {s64}（合计至多 {tps64} 词元/秒，每路 {ps64}）{fit64}。B* = {bstar} 是权重的计算量追上其读取的批大小；"
+                "到 2·B* = {b2} 时至少 {s2}（受{bound2}限制）{fit2}。",
     .batching_cache = "批处理：{reads}，但每个序列要读自己的 KV 缓存，而这里缓存占主导：上下文 {t} 时，批 64 "
-                      "读取 {kv64} 缓存与激活值，权重只有 {w}，所以单步耗时随批增长：批 1 为 {s1}（{tps1} 词元/秒），批 64 为 {s64}"
-                      "（合计 {tps64} 词元/秒，每路 {ps64}）{fit64}。B* = {bstar} 只计权重；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）{fit2}。",
+                      "读取 {kv64} 缓存与激活值，权重只有 {w}，所以单步耗时随批增长：批 1 每步至少 {s1}（至多 {tps1} 词元/秒），批 64 至少 {s64}"
+                      "（合计至多 {tps64} 词元/秒，每路 {ps64}）{fit64}。B* = {bstar} 只计权重；到 2·B* = {b2} 时至少 {s2}（受{bound2}限制）{fit2}。",
     .batching_grows = "批处理：{reads}，但每个序列要读自己的 KV 缓存：上下文 {t} 时，批 64 读取 {kv64} 缓存与激活值，"
-                      "另有 {w} 权重，所以单步耗时随批增长：批 1 为 {s1}（{tps1} 词元/秒），批 64 为 {s64}（合计 {tps64} 词元/秒，"
-                      "每路 {ps64}）{fit64}。B* = {bstar} 只计权重；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）{fit2}。",
+                      "另有 {w} 权重，所以单步耗时随批增长：批 1 每步至少 {s1}（至多 {tps1} 词元/秒），批 64 至少 {s64}（合计至多 {tps64} 词元/秒，"
+                      "每路 {ps64}）{fit64}。B* = {bstar} 只计权重；到 2·B* = {b2} 时至少 {s2}（受{bound2}限制）{fit2}。",
     .reads_once = "无论批大小，每步权重只读一次",
     .reads_microbatch = "每个微批读一次权重，从批 {m} 起每步 {m} 次，批再大也不再增加",
-    .batching_moe = "混合专家模型的批处理：每个词元只读取它选中的专家，所以批越大读到的专家越多：上下文 {t} 时，批 1 为 {s1}"
-                    "（{tps1} 词元/秒），批 64 为 {s64}（合计 {tps64} 词元/秒，每路 {ps64}）{fit64}。经典的 B* = {bstar} 假设{every}读出全部权重；到 2·B* = {b2} 时为 {s2}（受{bound2}限制）{fit2}。",
+    .batching_moe = "混合专家模型的批处理：每个词元只读取它选中的专家，所以批越大读到的专家越多：上下文 {t} 时，批 1 每步至少 {s1}"
+                    "（至多 {tps1} 词元/秒），批 64 至少 {s64}（合计至多 {tps64} 词元/秒，每路 {ps64}）{fit64}。经典的 B* = {bstar} 假设{every}读出全部权重；到 2·B* = {b2} 时至少 {s2}（受{bound2}限制）{fit2}。",
     .every_step = "每步",
     .every_microbatch = "每步的 {m} 个微批各",
     .utilisation = "解码阶段的{device}利用率具有误导性：整个单步耗时内{device}都显示忙碌，但在批 {b} 时计算单元只有 {util}% 的时间在做有用功"
-                   "（{step} 中的 {ct}）{rest}。",
+                   "（下界 {step} 中的 {ct}）{rest}。",
     .utilisation_compute = "{Device}利用率显示整个单步耗时内{device}都在忙碌，而批 {b} 时解码受算力限制：计算单元有 {util}% 的时间在做有用功"
-                           "（{step} 中的 {ct}）{rest}。",
+                           "（下界 {step} 中的 {ct}）{rest}。",
     .utilisation_rest = "，其余时间都在等{what}",
     .wait_memory = "内存",
     .wait_link = "{devices}之间的集合通信",
@@ -269,20 +269,20 @@ constexpr Phrases kChinese{
     .beyond_memory_none = "，但这里显存连一个序列都放不下",
     .remedies_title = "各阶段真正有效的优化：",
     .remedy_prefill = "预填充：{flash}分块预填充（chunked prefill）把长提示切开，避免解码步被长时间阻塞。",
-    .remedy_flash = "FlashAttention 把注意力分数留在片上（朴素注意力 {naive} → {flash}）；",
+    .remedy_flash = "FlashAttention 把注意力分数留在片上（下界：朴素注意力 {naive} → {flash}）；",
     .remedy_decode = "解码：{remedies}。",
     .remedy_decode_none = "解码：int4 权重、批处理、fp8 KV 缓存和投机解码都不能让这一步的耗时变化 0.5% 以上。",
     .remedy_and = "；",
-    .remedy_int4 = "int4 权重减少每步读取的字节（{step} → {step_int4}）",
-    .remedy_kv8 = "fp8 KV 缓存为 {step_kv8}",
+    .remedy_int4 = "int4 权重减少每步读取的字节（下界 {step} → {step_int4}）",
+    .remedy_kv8 = "fp8 KV 缓存使下界降至 {step_kv8}",
     .remedy_speculative = "投机解码每步验证每个序列的 {k} 个草稿词元（连同其前一个词元共 {rows} 行），权重和各序列的缓存都只读一次，"
-                          "耗时 {spec}，而草稿全部被接受时得到的 {rows} 个词元逐步解码需 {rows} × {step}",
+                          "耗时至少 {spec}，而草稿全部被接受时得到的 {rows} 个词元逐步解码至少需 {rows} × {step}",
     .remedy_speculative_state = "投机解码每步验证每个序列的 {k} 个草稿词元（连同其前一个词元共 {rows} 行），权重和各序列的缓存都只读"
-                                "一次（循环层的状态读一次、{rows} 行各写一次，与 vLLM 一致），耗时 {spec}，而草稿全部被接受时得到的 "
-                                "{rows} 个词元逐步解码需 {rows} × {step}",
-    .remedy_batch_little = "批处理到 64 时吞吐升至 {tps64} 词元/秒，延迟几乎不变（每步 {step} → {s64}）",
-    .remedy_batch_grows = "批处理到 64 时吞吐升至 {tps64} 词元/秒，但每步从现在的 {step} 增至 {s64}",
-    .remedy_batch_memory = "批处理只能做到显存放得下的序列数：序列长到 {len} 个词元时连续批处理可放 {most} 个，吞吐 {tps} 词元/秒，每步 {step}",
+                                "一次（循环层的状态读一次、{rows} 行各写一次，与 vLLM 一致），耗时至少 {spec}，而草稿全部被接受时得到的 "
+                                "{rows} 个词元逐步解码至少需 {rows} × {step}",
+    .remedy_batch_little = "批处理到 64 时吞吐上界升至 {tps64} 词元/秒，延迟几乎不变（每步下界 {step} → {s64}）",
+    .remedy_batch_grows = "批处理到 64 时吞吐上界升至 {tps64} 词元/秒，但每步下界从现在的 {step} 增至 {s64}",
+    .remedy_batch_memory = "批处理只能做到显存放得下的序列数：序列长到 {len} 个词元时连续批处理可放 {most} 个，吞吐至多 {tps} 词元/秒，每步至少 {step}",
     .remedy_batch_over = "这 {b} 个序列长到 {len} 个词元时，一起预填充显存只放得下 {most} 个",
     .remedy_batch_none = "批处理先要有显存：这里连一个序列都放不下",
     .wrong_medicine = "把预填充的药（更多算力）开给解码，或把解码的药（更多带宽）开给预填充，收效甚微：两个阶段在等不同的资源。",
@@ -293,7 +293,7 @@ constexpr Phrases kChinese{
     .a1 = "其算术强度 {id} FLOP/字节，{ratio}（{ridge} FLOP/字节）：{read}{only}服务 {b} 个词元{dp}{mb}{experts}。",
     .a1_compute = "其算术强度 {id} FLOP/字节，{ratio}（{ridge} FLOP/字节）：{read}服务{upto} {b} 个词元{dp}{mb}{experts}，"
                   "计算耗时长于读取耗时。",
-    .a1_interconnect = "它的集合通信每步在{device}之间的链路上耗时 {comm}，长于满带宽下 {mem} 的内存读写和峰值算力下 {comp} 的计算。",
+    .a1_interconnect = "它的集合通信每步在{device}之间的链路上至少耗时 {comm}，长于满带宽下 {mem} 的内存读写和峰值算力下 {comp} 的计算。",
     .per_microbatch = "（{m} 个微批次之一，每个都重新读出所在阶段的权重）",
     .per_expert = "；专家权重服务的更少：每个词元只到达 {e} 个专家中的 {k} 个",
     .q2 = "单路生成的上限是多少？",
@@ -305,7 +305,7 @@ constexpr Phrases kChinese{
     .a3_no_crossover_link = "计入 {t} 个词元的 KV 缓存时没有交点：计算始终追不上内存读写，而在此批大小下单步受互联带宽限制。",
     .scenario = "场景 {name}（输入 {n}，输出 {g}）：按屋顶线下界，一个请求至少需要预填充 {ttft} + {s} {steps} × {step} = {total}"
                 "（首个词元由预填充产生；预计 {exp}）；预填充占其中的 {share}%，解码占 {dshare}%。",
-    .ranked_title = "按每个请求节省的时间排序的优化：",
+    .ranked_title = "按每个请求在屋顶线下界上节省的时间排序的优化：",
     .rank_line = "{i}. {what}：节省 {saving}（{pct}%）",
     .int4 = "int4 权重",
     .kv8 = "fp8 KV 缓存",
@@ -335,9 +335,9 @@ constexpr Phrases kChinese{
                "的计算耗时长于读取耗时。让这一步仍受内存带宽限制的是{binders}。",
     .past_gemms = "大多数权重矩阵乘法",
     .past_gemms_moe = "路由专家之外的大多数矩阵乘法",
-    .binder_cache = "每个序列各自读取的 {cache}（读取它的算子耗时 {t}，单步共 {step}）",
-    .binder_experts = "路由专家：其权重只服务路由给它的词元，每个词元只到达 {e} 个专家中的 {k} 个（其算子耗时 {t}，单步共 {step}）",
-    .binder_activations = "范数和逐元素算子读写的激活值（耗时 {t}，单步共 {step}）",
+    .binder_cache = "每个序列各自读取的 {cache}（读取它的算子耗时 {t}，单步下界共 {step}）",
+    .binder_experts = "路由专家：其权重只服务路由给它的词元，每个词元只到达 {e} 个专家中的 {k} 个（其算子耗时 {t}，单步下界共 {step}）",
+    .binder_activations = "范数和逐元素算子读写的激活值（耗时 {t}，单步下界共 {step}）",
     .binder_and = "，以及",
     .kv_cache = "KV 缓存",
     .kv_cache_state = "KV 缓存和循环状态",

@@ -57,7 +57,7 @@ TEST_CASE("explain: the seed story - ridge 156, 7.00 ms, 143 tokens/s, B* 156, i
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("= 156 FLOP/byte") && Catch::Contains("T_decode ≈ bytes / bandwidth = 7.00 ms") &&
                         Catch::Contains("at most 143 tokens/s") && Catch::Contains("B* = 156") &&
-                        Catch::Contains("(7.00 ms → 1.80 ms)") && Catch::Contains("Q3."));
+                        Catch::Contains("(the bound 7.00 ms → 1.80 ms)") && Catch::Contains("Q3."));
 }
 
 TEST_CASE("explain: English and Chinese carry the engine's numbers, and Chinese is valid UTF-8") {
@@ -194,15 +194,15 @@ TEST_CASE("explain -b 64: one stream's rate and the batch's total each named, ba
   // 17.3 ms a step at batch 64, all of it bytes at bandwidth: a stream gets 1 / 17.3 ms = 57.7
   // tokens/s at this batch, the batch 64 times it.
   REQUIRE(report::human(at64.decode.step.memory_time) == step64);
-  CHECK_THAT(r.out, Catch::Contains("= " + step64 + ", so each stream gets " +
+  CHECK_THAT(r.out, Catch::Contains("= " + step64 + ", so each stream gets at most " +
                                     report::three_digits(1 / at64.decode.step.time.value()) +
-                                    " tokens/s at this batch (the batch of 64 makes " +
+                                    " tokens/s at this batch (the batch of 64 makes at most " +
                                     report::three_digits(at64.decode.tokens_per_s) + " tokens/s in all)"));
   // Batch 1 is batch 1 (6.65 ms), not the story's batch again; the cache (22.1 GB) passes the
   // weights (13.2 GB) at batch 64, so the step is not said to barely grow.
   CHECK(step1 != step64);
-  CHECK_THAT(r.out, Catch::Contains("batch 1 takes " + step1 + " (" + report::three_digits(at1.decode.tokens_per_s) +
-                                    " tokens/s), batch 64 takes " + step64));
+  CHECK_THAT(r.out, Catch::Contains("batch 1 takes at least " + step1 + " (at most " +
+                                    report::three_digits(at1.decode.tokens_per_s) + " tokens/s), batch 64 at least " + step64));
   CHECK_THAT(r.out, Catch::Contains("here the cache dominates: at context 640, batch 64 reads " +
                                     report::human(at64.decode.step.bytes - at64.decode.step.weight_bytes)) &&
                         !Catch::Contains("barely grows"));
@@ -215,8 +215,8 @@ TEST_CASE("explain: where the weights dominate at batch 64 the step barely grows
   const auto r = test::run_cli({"explain", "-m", test::example_file("7b.yaml"), "-g", test::example_file("a100.yaml")});
   REQUIRE(r.code == 0);
   // The teaching model has no KV cache: 7.00 ms at batch 1 and at 64.
-  CHECK_THAT(r.out, Catch::Contains("the step barely grows with it: at context 640, batch 1 takes 7.00 ms (143 tokens/s), batch "
-                                    "64 takes 7.00 ms (9143 tokens/s in all, 143 a stream)"));
+  CHECK_THAT(r.out, Catch::Contains("the step barely grows with it: at context 640, batch 1 takes at least 7.00 ms (at most 143 "
+                                    "tokens/s), batch 64 at least 7.00 ms (at most 9143 tokens/s in all, 143 a stream)"));
   const auto zh = test::run_cli({"explain", "-m", test::example_file("7b.yaml"), "-g", test::example_file("a100.yaml"),
                                  "--lang", "zh"});
   REQUIRE(zh.code == 0);
@@ -236,7 +236,7 @@ TEST_CASE("explain: a step that grows by more than a fifth to batch 64 is not sa
   CHECK_THAT(r.out, Catch::Contains("batch 64 reads " +
                                     report::human(at64.decode.step.bytes - at64.decode.step.weight_bytes) +
                                     " of cache and activations beside " + report::human(at64.decode.step.weight_bytes) +
-                                    " of weights, so the step grows with the batch: batch 1 takes " +
+                                    " of weights, so the step grows with the batch: batch 1 takes at least " +
                                     report::human(at1.decode.step.time)) &&
                         !Catch::Contains("barely grows") && !Catch::Contains("the cache dominates"));
 }
@@ -251,7 +251,7 @@ TEST_CASE("explain: 2·B* past what memory holds is said - Llama-3.1-8B on H100 
   // 438 prefilled together (the point's ledger holds each one's prompt activations); 604 as a plan
   // holds them, beside one step's activations.
   // Both at the sequences' full length, 512 + 256 = 768 tokens, not the step's context of 640.
-  CHECK_THAT(en.out, Catch::Contains("at 2·B* = 590 the step takes 24.7 ms (memory-bound), though memory holds 438 "
+  CHECK_THAT(en.out, Catch::Contains("at 2·B* = 590 the step takes at least 24.7 ms (memory-bound), though memory holds 438 "
                                      "sequences at their full 768 tokens prefilled together, 604 as continuous "
                                      "batching holds them (one prompt a step)."));
   const auto plan = test::run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-f", "json"});
@@ -260,7 +260,7 @@ TEST_CASE("explain: 2·B* past what memory holds is said - Llama-3.1-8B on H100 
   CHECK_THAT(zh.out, Catch::Contains("（受内存带宽限制），但序列长到 768 个词元时，一起预填充显存只放得下 438 个序列，连续批处理（每步一个提示）时为 604 个。"));
   // The seed's 2·B* = 312 sequences of 640 tokens fit (it has no cache): nothing is added.
   const auto seed = test::run_cli({"explain", "-m", test::example_file("7b.yaml"), "-g", test::example_file("a100.yaml")});
-  CHECK_THAT(seed.out, Catch::Contains("at 2·B* = 312 the step takes 14.0 ms (compute-bound).") &&
+  CHECK_THAT(seed.out, Catch::Contains("at 2·B* = 312 the step takes at least 14.0 ms (compute-bound).") &&
                            !Catch::Contains("memory holds only"));
 }
 
@@ -279,12 +279,12 @@ TEST_CASE("explain: batching is not said to cost little latency past what memory
   w.batch = 29;
   const Report at = evaluate(m, g, w);
   CHECK_THAT(r.out, Catch::Contains("batching raises throughput only as far as memory holds sequences: 29 at their "
-                                    "full 4096 tokens as continuous batching holds them, " +
-                                    report::three_digits(at.decode.tokens_per_s) + " tokens/s at " +
-                                    report::human(at.decode.step.time) + " a step") &&
+                                    "full 4096 tokens as continuous batching holds them, at most " +
+                                    report::three_digits(at.decode.tokens_per_s) + " tokens/s, each step at least " +
+                                    report::human(at.decode.step.time)) &&
                         !Catch::Contains("for little latency"));
   // What memory holds is said once, at batch 64 (26 prefilled together, 29 a step at a time).
-  CHECK_THAT(r.out, Catch::Contains("(872 tokens/s in all, 13.6 a stream), though memory holds 26 sequences"));
+  CHECK_THAT(r.out, Catch::Contains("(at most 872 tokens/s in all, 13.6 a stream), though memory holds 26 sequences"));
   const std::string said = "memory holds 26 sequences";
   CHECK(r.out.find(said) == r.out.rfind(said));
   auto zh = args;
@@ -298,8 +298,8 @@ TEST_CASE("explain: batching that fits but slows the step says by how much, and 
   // Llama-3.1-8B on H100 at 512 + 256: 4.51 ms at batch 1, 6.29 ms at 64, 604 held.
   const auto r = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm"});
   REQUIRE(r.code == 0);
-  CHECK_THAT(r.out, Catch::Contains("batching to 64 raises throughput to") &&
-                        Catch::Contains(", but each step takes 6.29 ms against 4.51 ms"));
+  CHECK_THAT(r.out, Catch::Contains("batching to 64 raises throughput to at most") &&
+                        Catch::Contains(", but each step takes at least 6.29 ms against 4.51 ms"));
   // Mixtral-8x7B's 93 GB of weights on one 80 GB H100: no batch runs.
   const auto mixtral = test::run_cli({"explain", "-m", "mixtral-8x7b", "-g", "h100-sxm"});
   REQUIRE(mixtral.code == 0);
@@ -313,9 +313,9 @@ TEST_CASE("explain: B* is not said to bound where the step barely grows - Llama-
   // (590 × 128,256 × 2 B × 3/4 = 252.2 us) were priced; at -b 295, 18.754 + 0.134 = 18.889 ms.
   const auto r = test::run_cli({"explain", "-m", "llama-3.1-70b", "-g", "h100-sxm", "--tp", "4"});
   REQUIRE(r.code == 0);
-  CHECK_THAT(r.out, Catch::Contains("so the step barely grows with it: at context 640, batch 1 takes 10.4 ms") &&
+  CHECK_THAT(r.out, Catch::Contains("so the step barely grows with it: at context 640, batch 1 takes at least 10.4 ms") &&
                         Catch::Contains("B* = 295 is where the weights' arithmetic catches up with their reading; at "
-                                        "2·B* = 590 the step takes 35.7 ms") &&
+                                        "2·B* = 590 the step takes at least 35.7 ms") &&
                         !Catch::Contains("up to B*"));
 }
 
@@ -354,7 +354,7 @@ TEST_CASE("explain: FlashAttention's saving is against naive whichever runs, and
   w.attention = AttentionKernel::flash;
   const Report flash = evaluate(m, g, w);
   REQUIRE(naive.prefill.time > 1.5 * flash.prefill.time);  // 9.38 s against 4.66 s
-  CHECK_THAT(r.out, Catch::Contains("(" + report::human(naive.prefill.time) + " with naive attention → " +
+  CHECK_THAT(r.out, Catch::Contains("(the bound " + report::human(naive.prefill.time) + " with naive attention → " +
                                     report::human(flash.prefill.time) + ")"));
   CHECK_THAT(r.out, Catch::Contains("1. FlashAttention (against naive attention): saves " +
                                     report::human(naive.request_time() - flash.request_time())));
@@ -368,11 +368,12 @@ TEST_CASE("explain -b 590: memory-bound decode is bytes / bandwidth = 70.95 GB /
   const auto en = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "590"});
   REQUIRE(en.code == 0);
   CHECK_THAT(en.out, Catch::Contains("It is memory-bound: T_decode ≈ bytes / bandwidth = 21.2 ms; its compute-bound "
-                                     "operators make the step 24.7 ms, so each stream gets 40.5 tokens/s at this batch"));
+                                     "operators make the step at least 24.7 ms, so each stream gets at most 40.5 tokens/s at "
+                                     "this batch"));
   const auto zh = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "590", "--lang", "zh"});
   REQUIRE(zh.code == 0);
-  CHECK_THAT(zh.out, Catch::Contains("T_decode ≈ 字节数 / 带宽 = 21.2 ms；其中受算力限制的算子使单步耗时达到 24.7 ms，"
-                                     "此批大小下每路 40.5 词元/秒"));
+  CHECK_THAT(zh.out, Catch::Contains("T_decode ≈ 字节数 / 带宽 = 21.2 ms；其中受算力限制的算子使单步耗时至少为 24.7 ms，"
+                                     "此批大小下每路至多 40.5 词元/秒"));
 }
 
 TEST_CASE("explain -b 1000: verifying 4 drafted tokens reads each cache once - 209.2 ms less 4 × 25.0 ms of cache = 109 ms, not 5 × 41.8 ms") {
@@ -384,8 +385,8 @@ TEST_CASE("explain -b 1000: verifying 4 drafted tokens reads each cache once - 2
   const auto r = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "1000"});
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("speculative decoding verifies 4 drafted tokens a sequence, 5 rows with the token "
-                                    "before them, in 109 ms, reading the weights and each sequence's cache once, "
-                                    "instead of 5 × 41.8 ms for the 5 tokens it yields when all are accepted"));
+                                    "before them, in at least 109 ms, reading the weights and each sequence's cache once, "
+                                    "instead of at least 5 × 41.8 ms for the 5 tokens it yields when all are accepted"));
   const ModelSpec m = io::load_model("llama-3.1-8b");
   const Variations v = variations(m, io::load_gpu("h100-sxm"), test::default_workload(m, 1000));
   CHECK(v.speculative.workload.batch == 5000);
@@ -408,8 +409,8 @@ TEST_CASE("explain: verifying 4 drafted tokens prices 5 rows a sequence, as simu
   const auto r = test::run_cli(point);
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("speculative decoding verifies 4 drafted tokens a sequence, 5 rows with the token "
-                                    "before them, in 12.0 ms, reading the weights and each sequence's cache once, "
-                                    "instead of 5 × 7.90 ms for the 5 tokens it yields when all are accepted"));
+                                    "before them, in at least 12.0 ms, reading the weights and each sequence's cache once, "
+                                    "instead of at least 5 × 7.90 ms for the 5 tokens it yields when all are accepted"));
   const ModelSpec m = io::load_model("llama-2-7b");
   const Variations v = variations(m, io::load_gpu("a100-80gb"), at_lengths(m, 48, 64, 64));
   CHECK(v.speculative.workload.batch == 240);
@@ -427,7 +428,7 @@ TEST_CASE("explain: verifying 4 drafted tokens prices 5 rows a sequence, as simu
   const auto z = test::run_cli(zh);
   REQUIRE(z.code == 0);
   CHECK_THAT(z.out, Catch::Contains("投机解码每步验证每个序列的 4 个草稿词元（连同其前一个词元共 5 行），权重和各序列的缓存都只读一次，"
-                                    "耗时 12.0 ms，而草稿全部被接受时得到的 5 个词元逐步解码需 5 × 7.90 ms") &&
+                                    "耗时至少 12.0 ms，而草稿全部被接受时得到的 5 个词元逐步解码至少需 5 × 7.90 ms") &&
                         Catch::Contains("投机解码，每步 5 个词元（4 个草稿全部接受：上限）：节省 " + report::human(saved)));
 }
 
@@ -491,13 +492,14 @@ TEST_CASE("explain: FlashAttention is not offered where the point has it or it s
   CHECK_THAT(zh.out, Catch::Contains("  - 预填充：分块预填充") && !Catch::Contains("片上"));
 }
 
-TEST_CASE("explain -b 32: each stream's rate at this batch, 1 / 5.39 ms = 186 tokens/s, is not called the most a stream gets") {
+TEST_CASE("explain -b 32: each stream's ceiling at this batch, 1 / 5.39 ms = 186 tokens/s, is not called the most one stream gets") {
+  // At most 186 at this batch (the bound), but not the single-stream ceiling: batch 1's is 222.
   const auto r = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "32"});
   REQUIRE(r.code == 0);
-  CHECK_THAT(r.out, Catch::Contains("so each stream gets 186 tokens/s at this batch (the batch of 32 makes") &&
-                        !Catch::Contains("at most 186"));
+  CHECK_THAT(r.out, Catch::Contains("so each stream gets at most 186 tokens/s at this batch (the batch of 32 makes at most") &&
+                        !Catch::Contains("one stream gets at most 186"));
   const auto zh = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "32", "--lang", "zh"});
-  CHECK_THAT(zh.out, Catch::Contains("此批大小下每路 186 词元/秒") && !Catch::Contains("最多 186"));
+  CHECK_THAT(zh.out, Catch::Contains("此批大小下每路至多 186 词元/秒") && !Catch::Contains("单路生成至多 186"));
 }
 
 TEST_CASE("explain: the text chart's subtitle wraps at its ' · ' within 80 columns, tp 8 kept - DeepSeek-V3 at tp 8") {
@@ -564,19 +566,19 @@ TEST_CASE("explain: batching to 64 is weighed against the point's own step - gpt
   // 3658.9 tokens/s. Batch 1's 1.50 ms is not the point's step.
   const auto en = test::run_cli({"explain", "-m", "gpt-oss-120b", "-g", "h100-sxm", "-b", "8"});
   REQUIRE(en.code == 0);
-  CHECK_THAT(en.out, Catch::Contains("batching to 64 raises throughput to 3659 tokens/s, but each step takes 17.5 ms "
-                                     "against 5.10 ms now") &&
+  CHECK_THAT(en.out, Catch::Contains("batching to 64 raises throughput to at most 3659 tokens/s, but each step takes at "
+                                     "least 17.5 ms against 5.10 ms now") &&
                          !Catch::Contains("against 1.50 ms"));
   const auto zh = test::run_cli({"explain", "-m", "gpt-oss-120b", "-g", "h100-sxm", "-b", "8", "--lang", "zh"});
-  CHECK_THAT(zh.out, Catch::Contains("但每步从现在的 5.10 ms 增至 17.5 ms") && !Catch::Contains("从 1.50 ms"));
+  CHECK_THAT(zh.out, Catch::Contains("但每步下界从现在的 5.10 ms 增至 17.5 ms") && !Catch::Contains("从 1.50 ms"));
   // Llama-3.1-70B at tp 4, batch 32: step_time 0.011298 s (11.3 ms); at -b 64 0.012221 s (12.2 ms),
   // 5237 tokens/s: within a fifth, little latency, from the point's 11.3 ms (not batch 1's 10.4 ms).
   // At 64 the embedding's all-reduce (64 × 8192 × 2 B × 3/4 at 450 GB/s = 1.75 us) and the gather
   // of the logits (64 × 128,256 × 2 B × 3/4 = 27.4 us) add 29.1 us to 12.192 ms: 64 / 12.221 ms.
   const auto little = test::run_cli({"explain", "-m", "llama-3.1-70b", "-g", "h100-sxm", "--tp", "4", "-b", "32"});
   REQUIRE(little.code == 0);
-  CHECK_THAT(little.out, Catch::Contains("batching to 64 raises throughput to 5237 tokens/s for little latency (11.3 ms → "
-                                         "12.2 ms a step)"));
+  CHECK_THAT(little.out, Catch::Contains("batching to 64 raises throughput to at most 5237 tokens/s for little latency (the "
+                                         "bound 11.3 ms → 12.2 ms a step)"));
 }
 
 TEST_CASE("explain: a point past memory below batch 64 hears what memory holds, not batching to fewer - Llama-3.1-8B at 100000 tokens on A100") {
@@ -605,13 +607,14 @@ TEST_CASE("explain: a pipeline's bubble is named as what lengthens the step - Ll
   const auto en = test::run_cli(args);
   REQUIRE(en.code == 0);
   CHECK_THAT(en.out, Catch::Contains("T_decode ≈ bytes / bandwidth = 10.4 ms; the pipeline's stages stand idle 49.2% of "
-                                     "the step (1 micro-batch(es) through 2 stages: its bubble), which makes the step 20.8 ms") &&
+                                     "the step (1 micro-batch(es) through 2 stages: its bubble), which makes the step at least "
+                                     "20.8 ms") &&
                          !Catch::Contains("interconnect-bound operators make the step"));
-  CHECK_THAT(en.out, Catch::Contains("(35.6 us of 20.8 ms); the rest is waiting on the pipeline's other stages and memory."));
+  CHECK_THAT(en.out, Catch::Contains("(35.6 us of the bound's 20.8 ms); the rest is waiting on the pipeline's other stages and memory."));
   auto zh = args;
   zh.insert(zh.end(), {"--lang", "zh"});
   const auto z = test::run_cli(zh);
-  CHECK_THAT(z.out, Catch::Contains("；流水线各阶段有 49.2% 的时间空等（1 个微批次流经 2 个阶段：流水线气泡），使单步耗时达到 20.8 ms") &&
+  CHECK_THAT(z.out, Catch::Contains("；流水线各阶段有 49.2% 的时间空等（1 个微批次流经 2 个阶段：流水线气泡），使单步耗时至少为 20.8 ms") &&
                         !Catch::Contains("受互联带宽限制的算子"));
   // Batch 16 in the default 2 micro-batches: decode.bubble 0.0, memory_time 0.021085 s (21.1 ms),
   // the decode ops' times summing to 0.021111 s (21.1 ms), step_time 0.021427 s (21.4 ms): no
@@ -619,7 +622,7 @@ TEST_CASE("explain: a pipeline's bubble is named as what lengthens the step - Ll
   const auto paced = test::run_cli({"explain", "-m", "llama-3.1-70b", "-g", "h100-sxm", "--tp", "2", "--pp", "2", "-b", "16"});
   REQUIRE(paced.code == 0);
   CHECK_THAT(paced.out, Catch::Contains("= 21.1 ms; the pipeline's busiest stage, with more than an even share of the "
-                                        "work, paces the step at 21.4 ms") &&
+                                        "work, makes the step at least 21.4 ms") &&
                             !Catch::Contains("operators make the step") && !Catch::Contains("its bubble"));
 }
 
@@ -632,17 +635,17 @@ TEST_CASE("explain: an interconnect-bound decode is answered with its collective
   const std::vector<std::string> args = {"explain", "-m", "llama-3.1-8b", "-g", "l40s", "--tp", "8", "-b", "512"};
   const auto en = test::run_cli(args);
   REQUIRE(en.code == 0);
-  CHECK_THAT(en.out, Catch::Contains("Its collectives take 18.5 ms a step on the links between the GPUs, longer than its "
+  CHECK_THAT(en.out, Catch::Contains("Its collectives take at least 18.5 ms a step on the links between the GPUs, longer than its "
                                      "11.3 ms of memory traffic at full bandwidth and its 2.72 ms of compute at the peak.") &&
                          !Catch::Contains("decode stays memory-bound") &&
                          Catch::Contains("there is no crossover: its compute never catches up with its memory traffic, "
                                          "and at this batch the interconnect bounds the step.") &&
-                         Catch::Contains("(2.72 ms of 29.8 ms); the rest is waiting on the collectives between the GPUs "
+                         Catch::Contains("(2.72 ms of the bound's 29.8 ms); the rest is waiting on the collectives between the GPUs "
                                          "and memory."));
   auto zh = args;
   zh.insert(zh.end(), {"--lang", "zh"});
   const auto z = test::run_cli(zh);
-  CHECK_THAT(z.out, Catch::Contains("它的集合通信每步在 GPU 之间的链路上耗时 18.5 ms，长于满带宽下 11.3 ms 的内存读写和峰值算力下 2.72 ms 的计算。") &&
+  CHECK_THAT(z.out, Catch::Contains("它的集合通信每步在 GPU 之间的链路上至少耗时 18.5 ms，长于满带宽下 11.3 ms 的内存读写和峰值算力下 2.72 ms 的计算。") &&
                         !Catch::Contains("解码始终受内存限制") && Catch::Contains("其余时间都在等多卡之间的集合通信和内存。"));
 }
 
@@ -654,7 +657,7 @@ TEST_CASE("explain: a compute-bound decode is not told its compute hides under m
   const auto en = test::run_cli(args);
   REQUIRE(en.code == 0);
   CHECK_THAT(en.out, Catch::Contains("at batch 2048 decode is compute-bound: its compute units do useful work for 87.2% "
-                                     "of it (31.1 ms of 35.7 ms); the rest is waiting on memory.") &&
+                                     "of it (31.1 ms of the bound's 35.7 ms); the rest is waiting on memory.") &&
                          !Catch::Contains("GPU utilisation misleads") &&
                          Catch::Contains("is compute, which the bound overlaps with the memory reads") &&
                          !Catch::Contains("hides under the memory reads") &&
@@ -663,8 +666,8 @@ TEST_CASE("explain: a compute-bound decode is not told its compute hides under m
   auto zh = args;
   zh.insert(zh.end(), {"--lang", "zh"});
   const auto z = test::run_cli(zh);
-  CHECK_THAT(z.out, Catch::Contains("批 2048 时解码受算力限制：计算单元有 87.2% 的时间在做有用功（35.7 ms 中的 31.1 ms），其余时间都在等内存。") &&
-                        !Catch::Contains("上界把它藏在内存读取之下"));
+  CHECK_THAT(z.out, Catch::Contains("批 2048 时解码受算力限制：计算单元有 87.2% 的时间在做有用功（下界 35.7 ms 中的 31.1 ms），其余时间都在等内存。") &&
+                        !Catch::Contains("下界把它藏在内存读取之下"));
 }
 
 TEST_CASE("explain: each micro-batch reads its stage's weights again - Llama-3.1-70B at tp 2, pp 2, batch 16") {
@@ -714,7 +717,7 @@ TEST_CASE("explain names the device: a TPU's utilisation is the TPU's, Gaudi 3 a
   const auto tpu = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "tpu-v5e"});
   REQUIRE(tpu.code == 0);
   CHECK_THAT(tpu.out, Catch::Contains("TPU utilisation misleads in decode: the TPU is busy for the whole step, yet at batch 1 "
-                                      "its compute units do useful work for only 0.4% of it (77.9 us of 18.4 ms)") &&
+                                      "its compute units do useful work for only 0.4% of it (77.9 us of the bound's 18.4 ms)") &&
                           !Catch::Contains("GPU utilisation") && !Catch::Contains("the GPU is"));
   const auto tpu_zh = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "tpu-v5e", "--lang", "zh"});
   CHECK_THAT(tpu_zh.out, Catch::Contains("解码阶段的 TPU 利用率具有误导性：整个单步耗时内 TPU 都显示忙碌") &&
@@ -759,7 +762,7 @@ TEST_CASE("explain: compute is hidden under the memory reads only where no opera
   const std::vector<std::string> args = {"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "1000000"};
   const auto en = test::run_cli(args);
   REQUIRE(en.code == 0);
-  CHECK_THAT(en.out, Catch::Contains("T_decode ≈ bytes / bandwidth = 28.3 s; its compute-bound operators make the step 41.8 s") &&
+  CHECK_THAT(en.out, Catch::Contains("T_decode ≈ bytes / bandwidth = 28.3 s; its compute-bound operators make the step at least 41.8 s") &&
                          Catch::Contains("21.5 s is compute, which the bound overlaps with the memory reads (each operator "
                                          "taking the longer of the two)") &&
                          !Catch::Contains("hides under the memory reads") && !Catch::Contains("1000000 row(s)"));
@@ -767,7 +770,7 @@ TEST_CASE("explain: compute is hidden under the memory reads only where no opera
   zh.insert(zh.end(), {"--lang", "zh"});
   const auto z = test::run_cli(zh);
   REQUIRE(z.code == 0);
-  CHECK_THAT(z.out, Catch::Contains("21.5 s 是计算时间：上界让它与内存读取重叠") && !Catch::Contains("上界把它藏在内存读取之下"));
+  CHECK_THAT(z.out, Catch::Contains("21.5 s 是计算时间：下界让它与内存读取重叠") && !Catch::Contains("下界把它藏在内存读取之下"));
   // At batch 1 every operator is memory-bound (a GEMM of 1 row): hidden, and said so.
   const auto one = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm"});
   CHECK_THAT(one.out, Catch::Contains("is compute that the bound hides under the memory reads but a GEMM of only 1 row(s) "
@@ -822,9 +825,9 @@ TEST_CASE("explain: verifying 4 drafted tokens reads a recurrent state once and 
   const auto r = test::run_cli({"explain", "-m", "qwen3.5-4b", "-g", "h100-sxm", "-b", "32", "-p", "4096", "--context", "8192"});
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, Catch::Contains("speculative decoding verifies 4 drafted tokens a sequence, 5 rows with the token "
-                                    "before them, in 8.44 ms, reading the weights and each sequence's cache once (a "
+                                    "before them, in at least 8.44 ms, reading the weights and each sequence's cache once (a "
                                     "recurrent layer's state read once and written at each of the 5 rows, as vLLM "
-                                    "keeps it), instead of 5 × 6.15 ms for the 5 tokens it yields when all are accepted"));
+                                    "keeps it), instead of at least 5 × 6.15 ms for the 5 tokens it yields when all are accepted"));
   const ModelSpec m = io::load_model("qwen3.5-4b");
   Workload w = test::default_workload(m, 32);
   w.prompt_tokens = 4096;
@@ -835,7 +838,7 @@ TEST_CASE("explain: verifying 4 drafted tokens reads a recurrent state once and 
   const auto zh = test::run_cli({"explain", "-m", "qwen3.5-4b", "-g", "h100-sxm", "-b", "32", "-p", "4096", "--context",
                                  "8192", "--lang", "zh"});
   REQUIRE(zh.code == 0);
-  CHECK_THAT(zh.out, Catch::Contains("（循环层的状态读一次、5 行各写一次，与 vLLM 一致），耗时 8.44 ms"));
+  CHECK_THAT(zh.out, Catch::Contains("（循环层的状态读一次、5 行各写一次，与 vLLM 一致），耗时至少 8.44 ms"));
 }
 
 TEST_CASE("explain: an fp8 KV cache leaves a recurrent state as it is - Mamba-130m is offered no fp8 cache") {

@@ -39,7 +39,7 @@ TEST_CASE("explain: past the weights' crossover Q1 names the KV cache, not weigh
   REQUIRE(r.decode.step.bound == Bound::memory);
   const Seconds cache = time_of(r, {"attn_scores", "attn_values"});
   CHECK(report::human(cache) == "10.1 ms");
-  const std::string of = report::human(cache) + " of the " + report::human(r.decode.step.time) + " step";
+  const std::string of = report::human(cache) + " of the bound's " + report::human(r.decode.step.time) + " step";
   const auto en = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "400"});
   REQUIRE(en.code == 0);
   CHECK_THAT(en.out, Catch::Contains("(295 FLOP/byte), though each weight read serves 400 token(s): enough arithmetic for "
@@ -51,7 +51,7 @@ TEST_CASE("explain: past the weights' crossover Q1 names the KV cache, not weigh
   REQUIRE(zh.code == 0);
   CHECK_THAT(zh.out, Catch::Contains("尽管每次读出的权重服务 400 个词元，计算量已足以让大多数权重矩阵乘法的计算耗时长于读取耗时。"
                                      "让这一步仍受内存带宽限制的是每个序列各自读取的 KV 缓存（读取它的算子耗时 " +
-                                     report::human(cache) + "，单步共 " + report::human(r.decode.step.time) + "）。") &&
+                                     report::human(cache) + "，单步下界共 " + report::human(r.decode.step.time) + "）。") &&
                          !Catch::Contains("只服务 400"));
   // At batch 300 the GEMMs' activations keep them below the ridge (the FFN's intensity 274): every
   // product is memory-bound, and the weights' reads are still the answer.
@@ -73,9 +73,9 @@ TEST_CASE("explain: a mixture of experts past its dense weights' crossover is to
   CHECK_THAT(en.out, Catch::Contains("enough arithmetic for most of its GEMMs outside the routed experts to outlast their "
                                      "reading. What keeps the step memory-bound is the routed experts, whose weights "
                                      "serve only the tokens routed to them, each token reaching 4 of the 128 experts "
-                                     "(their operators take " + report::human(experts) + " of the " + step +
+                                     "(their operators take " + report::human(experts) + " of the bound's " + step +
                                      " step) and the KV cache each sequence reads for itself (the operators reading it "
-                                     "take " + report::human(cache) + " of the " + step + " step).") &&
+                                     "take " + report::human(cache) + " of the bound's " + step + " step).") &&
                          !Catch::Contains("serves only 1000"));
 }
 
@@ -198,4 +198,48 @@ TEST_CASE("explain: a replica over several GPUs says each GPU re-reads its share
   // One GPU: as before (the seed, 14.0 GB of fp16 weights).
   const auto seed = test::run_cli({"explain", "-m", test::example_file("7b.yaml"), "-g", test::example_file("a100.yaml")});
   CHECK_THAT(seed.out, Catch::Contains("but re-reads 14.0 GB of weights (fp16) and") && !Catch::Contains("each GPU"));
+}
+
+TEST_CASE("explain: decode's rates are ceilings and its step times the bound's, as prefill's - Llama-3.1-8B on H100 at batch 64") {
+  // The JSON at -b 64: decode bytes 21,078,122,496 at 3.35 TB/s = 6.292 ms (step_time), so a
+  // stream gets at most 1 / 6.292 ms = 158.9 tokens/s and the batch 64 / 6.292 ms = 10172; the
+  // expected step is 9.58 ms. At -b 1: 15,104,666,112 B = 4.509 ms, 1 / 4.509 ms = 221.8; at
+  // 2·B* = 590, 24.7 ms; with an fp8 cache 18,389,573,632 B = 5.489 ms. It had said "so each
+  // stream gets 159 tokens/s", "batch 1 takes 4.51 ms (222 tokens/s)", "an fp8 KV cache gives
+  // 5.49 ms", and in Chinese called the 6.29 ms step "上界", an upper bound, where a time's bound is
+  // a lower one.
+  const std::vector<std::string> args = {"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "64"};
+  const auto en = test::run_cli(args);
+  REQUIRE(en.code == 0);
+  CHECK_THAT(en.out, Catch::Contains("T_decode ≈ bytes / bandwidth = 6.29 ms, so each stream gets at most 159 tokens/s at "
+                                     "this batch (the batch of 64 makes at most 10172 tokens/s in all).") &&
+                         Catch::Contains("batch 1 takes at least 4.51 ms (at most 222 tokens/s), batch 64 at least 6.29 ms "
+                                         "(at most 10172 tokens/s in all, 159 a stream)") &&
+                         Catch::Contains("at 2·B* = 590 the step takes at least 24.7 ms (memory-bound)") &&
+                         Catch::Contains("(993 us of the bound's 6.29 ms)") &&
+                         Catch::Contains("int4 weights cut the bytes of a step (the bound 6.29 ms → 3.20 ms); an fp8 KV "
+                                         "cache brings the bound to 5.49 ms; speculative decoding verifies 4 drafted "
+                                         "tokens a sequence, 5 rows with the token before them, in at least 7.14 ms") &&
+                         Catch::Contains("instead of at least 5 × 6.29 ms") &&
+                         !Catch::Contains("each stream gets 159") && !Catch::Contains("batch 1 takes 4.51 ms") &&
+                         !Catch::Contains("cache gives 5.49 ms"));
+  auto zh = args;
+  zh.insert(zh.end(), {"--lang", "zh"});
+  const auto z = test::run_cli(zh);
+  REQUIRE(z.code == 0);
+  CHECK_THAT(z.out, Catch::Contains("T_decode ≈ 字节数 / 带宽 = 6.29 ms，此批大小下每路至多 159 词元/秒（批 64 合计至多 10172 词元/秒）。") &&
+                        Catch::Contains("批 1 每步至少 4.51 ms（至多 222 词元/秒），批 64 至少 6.29 ms（合计至多 10172 词元/秒，每路 159）") &&
+                        Catch::Contains("到 2·B* = 590 时至少 24.7 ms（受内存带宽限制）") &&
+                        Catch::Contains("实际运行达不到屋顶线的下界：一个解码步预计需要 ") &&
+                        Catch::Contains("而下界是 6.29 ms。") && Catch::Contains("（下界 6.29 ms 中的 993 us）") &&
+                        Catch::Contains("int4 权重减少每步读取的字节（下界 6.29 ms → 3.20 ms）；fp8 KV 缓存使下界降至 5.49 ms") &&
+                        Catch::Contains("耗时至少 7.14 ms，而草稿全部被接受时得到的 5 个词元逐步解码至少需 5 × 6.29 ms") &&
+                        !Catch::Contains("上界是") && !Catch::Contains("每路 159 词元/秒"));
+  // Batch 1: the single-stream ceiling, and batching to 64 weighed at the bound.
+  const auto one = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--lang", "zh"});
+  CHECK_THAT(one.out, Catch::Contains("单路生成至多 222 词元/秒") &&
+                          Catch::Contains("批处理到 64 时吞吐上界升至 10172 词元/秒，但每步下界从现在的 4.51 ms 增至 6.29 ms"));
+  // --scenario ranks the savings of the request's bound.
+  const auto chat = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--scenario", "chat"});
+  CHECK_THAT(chat.out, Catch::Contains("Optimisations ranked by the time they save per request at the roofline bound:"));
 }
