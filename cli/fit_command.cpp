@@ -173,7 +173,9 @@ void add_fit_options(Options& o, FitArgs& a) {
   o.add("--kernels", a.kernels,
         "fit the kernel classes instead, from tables of measured kernels (../shared/gpu-kernels/ columns: "
         "aiconfigurator's gemm, generation_attention, context_attention, custom_allreduce, nccl; Vidur's ops, all_reduce)");
-  o.add("--gpu", a.gpu, "the GPU the --kernels tables were measured on [from each file's name: a100_, h100_, h200_]");
+  o.add("--gpu", a.gpu,
+        "the GPU the --kernels tables were measured on, for tables whose names give none [from each file's name: "
+        "a100_, h100_, h200_; --gpu naming another GPU than a file's name is refused]");
   o.add("--for", a.for_gpu,
         "with --kernels and --out: the GPU whose own fit is written [the one GPU; with several, all of them together]");
   o.add("--format,-f", a.format, "output format").one_of({"table", "markdown", "json"}).show_default();

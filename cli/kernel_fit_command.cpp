@@ -6,9 +6,11 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <string>
+#include <string_view>
 #include <filesystem>
 #include <memory>
 #include <map>
@@ -20,6 +22,7 @@
 #include "io/gpu_writer.hpp"
 #include "io/input_error.hpp"
 #include "io/kernel_table.hpp"
+#include "io/presets.hpp"
 #include "io/spec_loader.hpp"
 #include "model/kernel_fit.hpp"
 #include "report/run_envelope.hpp"
@@ -91,6 +94,45 @@ void require_physical(const io::KernelTable& t, const Gpu& g, bool named_gpu) {
   }
 }
 
+// Whether `text` (a preset's id, a file's stem, a GPU's `name:`) names the GPU of a table's file
+// name (`h100`): letters and digits alone compared, in any case ("NVIDIA H100 PCIe" is an h100).
+bool names_gpu(std::string_view text, std::string_view prefix) {
+  std::string plain;
+  for (const char c : text) {
+    if (std::isalnum(static_cast<unsigned char>(c))) plain += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return plain.find(prefix) != std::string::npos;
+}
+
+// --gpu against the GPU a table's file name gives (`prefix`: h100 of h100_sxm_gemm.csv, the preset
+// `preset`): a table fitted against another GPU's ceilings has its kernels faster or slower than
+// their bound by the two GPUs' ratio (H200 GEMMs against the H100's 3.35 TB/s: 54 of 300 below it)
+// and the block written names the wrong GPU's own tables. Refused where --gpu names another GPU:
+// a bundled preset always names its GPU; a YAML of the user's (a file, or a preset of
+// $ROOFLINEPLAN_PRESETS) only where its stem or `name:` names another of the tables' GPUs. One that
+// names none (a calibrate --out of the same GPU, "Lab box") is taken as that GPU's description.
+void require_same_gpu(const std::string& path, std::string_view prefix, std::string_view preset, const std::string& flag,
+                      const GpuSpec& spec) {
+  const std::string stem = std::filesystem::path(flag).stem().string();
+  const auto said = [&](std::string_view gpu) { return names_gpu(stem, gpu) || names_gpu(spec.name, gpu); };
+  if (said(prefix)) return;
+  std::error_code ec;
+  const std::filesystem::path bundled = io::presets_dir();
+  const bool is_bundled = !std::filesystem::exists(flag, ec) && !bundled.empty() &&
+                          std::filesystem::equivalent(
+                              std::filesystem::path(io::resolve_preset(io::PresetKind::gpu, flag)).parent_path().parent_path(),
+                              bundled, ec);
+  const bool names_other = std::any_of(kGpuOfPrefix.begin(), kGpuOfPrefix.end(), [&](const auto& p) {
+    return p.first != prefix && said(p.first);
+  });
+  if (!is_bundled && !names_other) return;
+  throw io::InputError(fmt::format("{}: --gpu: the file's name says its kernels ran on `{}` ({}_), and --gpu names `{}` "
+                                   "({}): its kernels would be fitted against that GPU's ceilings and written as its own; drop "
+                                   "--gpu (each table's GPU is then its name's) or split the run (one fit --kernels for "
+                                   "this GPU's tables, another with --gpu for the rest)",
+                                   path, preset, prefix, flag, spec.name));
+}
+
 std::string fixed3(double v) { return fmt::format("{:.3f}", v); }
 
 std::string coefficient_text(const ClassCoefficient& c) {
@@ -127,6 +169,7 @@ void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
   std::vector<std::filesystem::path> read;  // each table once: twice, its kernels counted twice
   // The same bytes under another name (a copy) count twice as surely: each table's hash and size.
   std::map<std::pair<std::size_t, std::size_t>, std::string> contents;
+  std::optional<GpuSpec> named;  // --gpu's, read at the first table whose name gives a GPU too
   for (const std::string& path : a.kernels) {
     std::error_code ec;
     const std::filesystem::path same = std::filesystem::weakly_canonical(path, ec);
@@ -141,8 +184,13 @@ void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
                                        path, copy->second));
     }
     std::string gpu = a.gpu;
+    const std::string prefix = io::gpu_of_table(path);
+    const auto it = kGpuOfPrefix.find(prefix);
+    if (!gpu.empty() && it != kGpuOfPrefix.end()) {
+      if (!named) named = read_flag_file("--gpu", a.gpu, [&] { return io::load_gpu(a.gpu); });
+      require_same_gpu(path, prefix, it->second, a.gpu, *named);
+    }
     if (gpu.empty()) {
-      const auto it = kGpuOfPrefix.find(io::gpu_of_table(path));
       if (it == kGpuOfPrefix.end()) {
         throw io::InputError(fmt::format("{}: --gpu: the file's name does not say its GPU (a100_, h100_ or h200_ as in "
                                          "../shared/gpu-kernels/); name it with --gpu",
@@ -155,7 +203,7 @@ void run_kernel_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
     auto [slot, added] = index.emplace(key, gpus.size());
     if (added) {
       // A GPU the file's name gives is a preset's id; one --gpu gives may name nothing.
-      const GpuSpec spec = read_flag_file("--gpu", a.gpu, [&] { return io::load_gpu(gpu); });
+      const GpuSpec spec = named ? *named : read_flag_file("--gpu", a.gpu, [&] { return io::load_gpu(gpu); });
       gpus.push_back({key, ceilings_of(spec, t.fp32_gemms), t.fp32_gemms});
     }
     require_ceilings(t, gpus[slot->second]);

@@ -359,9 +359,49 @@ TEST_CASE("kernel fit: bad tables are refused at file:line with the column") {
   check_error(run_cli({"fit", data_file("measurements/training.csv"), "--kernels", temp_file("mine.csv")}), "--kernels:",
               "not both");
   check_error(run_cli({"fit"}), "measurements:", "--kernels TABLE");
-  // A GPU without an interconnect cannot price an all-reduce's link.
-  check_error(run_cli({"fit", "--kernels", data_file("gpu-kernels/h100_sxm_custom_allreduce.csv"), "--gpu", "m4-max"}),
-              data_file("gpu-kernels/h100_sxm_custom_allreduce.csv") + ":2:", "has no `interconnect:`");
+  // A GPU without an interconnect cannot price an all-reduce's link (the table under a name that
+  // gives no GPU: an h100_ one is refused against --gpu m4-max before it is read for a class).
+  write_temp("mine_custom_allreduce.csv", test::read_text(data_file("gpu-kernels/h100_sxm_custom_allreduce.csv")));
+  check_error(run_cli({"fit", "--kernels", temp_file("mine_custom_allreduce.csv"), "--gpu", "m4-max"}),
+              temp_file("mine_custom_allreduce.csv") + ":2:", "has no `interconnect:`");
+}
+
+TEST_CASE("kernel fit: --gpu naming another GPU than a table's file name is refused, naming the file and both GPUs") {
+  // The H200 fixture's row `bfloat16,65,65536,16384,569` (us): its weights are 65536 x 16384 x 2 B
+  // = 2.147 GB, with activations and output 2.158 GB; at the H200's 4.8 TB/s 450 us (its 1.396e11
+  // FLOPs at 989 TFLOP/s, 141 us), 569 us is 1.26 of it. At the H100's 3.35 TB/s the bound is
+  // 644 us: 0.88, an H100 streaming its weights faster than its DRAM. Fitted so under --gpu
+  // h100-sxm, 42 of the two fixtures' 724 GEMMs fell below the bound (none by their names), the
+  // memory share went 0.808 -> 0.922, and --out wrote `own_tables: true` "on 2 tables (h100-sxm)".
+  const std::string h100 = data_file("gpu-kernels/h100_sxm_gemm.csv");
+  const std::string h200 = data_file("gpu-kernels/h200_sxm_gemm.csv");
+  std::filesystem::remove(temp_file("mixed-k.yaml"));
+  check_error(run_cli({"fit", "--kernels", h100, h200, "--gpu", "h100-sxm", "--out", temp_file("mixed-k.yaml")}),
+              h200 + ": --gpu:",
+              "the file's name says its kernels ran on `h200` (h200_), and --gpu names `h100-sxm` (NVIDIA H100 SXM): its "
+              "kernels would be fitted against that GPU's ceilings and written as its own; drop --gpu (each table's GPU "
+              "is then its name's) or split the run");
+  CHECK_FALSE(std::filesystem::exists(temp_file("mixed-k.yaml")));
+  // Any GPU's preset other than the name's: the H20 is not the H200, nor an M4 Max an H100.
+  check_error(run_cli({"fit", "--kernels", h200, "--gpu", "h20"}), h200 + ": --gpu:", "--gpu names `h20` (NVIDIA H20)");
+  check_error(run_cli({"fit", "--kernels", h100, "--gpu", "m4-max"}), h100 + ": --gpu:", "ran on `h100-sxm` (h100_)");
+  // A YAML file whose name names another of the tables' GPUs is refused as its preset is.
+  check_error(run_cli({"fit", "--kernels", h200, "--gpu", test::example_file("../presets/gpus/h100-sxm.yaml")}), h200 + ": --gpu:",
+              "(NVIDIA H100 SXM)");
+  // The GPU the name gives, or another board of it, is taken.
+  CHECK(run_cli({"fit", "--kernels", h100, "--gpu", "h100-sxm"}).code == 0);
+  CHECK(run_cli({"fit", "--kernels", h200, "--gpu", "h200"}).code == 0);
+  CHECK(run_cli({"fit", "--kernels", h100, "--gpu", "h100-pcie"}).code == 0);
+  // A table whose name gives no GPU is fitted against --gpu's, as before.
+  write_temp("lab_gemm.csv", test::read_text(h200));
+  CHECK(run_cli({"fit", "--kernels", temp_file("lab_gemm.csv"), "--gpu", "h100-sxm"}).code == 0);
+  // A YAML of the user's naming none of the tables' GPUs (a calibrated board's own) is taken as it.
+  std::string own = test::read_text(test::example_file("../presets/gpus/h100-sxm.yaml"));
+  own.replace(0, own.find('\n'), "name: Lab box 3");
+  write_temp("lab-box.yaml", own);
+  const auto lab = run_cli({"fit", "--kernels", h100, "--gpu", temp_file("lab-box.yaml")});
+  INFO(lab.err);
+  CHECK(lab.code == 0);
 }
 
 TEST_CASE("kernel fit: a lone CR inside a row of a CRLF table is refused at the row's own line") {
