@@ -94,43 +94,24 @@ void require_physical(const io::KernelTable& t, const Gpu& g, bool named_gpu) {
   }
 }
 
-// Whether `text` (a preset's id, a file's stem, a GPU's `name:`) names the GPU of a table's file
-// name (`h100`): letters and digits alone compared, in any case ("NVIDIA H100 PCIe" is an h100).
-bool names_gpu(std::string_view text, std::string_view prefix) {
-  std::string plain;
-  for (const char c : text) {
-    if (std::isalnum(static_cast<unsigned char>(c))) plain += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return plain.find(prefix) != std::string::npos;
-}
-
 // --gpu against the GPU a table's file name gives (`prefix`: h100 of h100_sxm_gemm.csv, the preset
 // `preset`): a table fitted against another GPU's ceilings has its kernels faster or slower than
 // their bound by the two GPUs' ratio (H200 GEMMs against the H100's 3.35 TB/s: 54 of 300 below it)
-// and the block written names the wrong GPU's own tables. Refused where --gpu names another GPU:
-// a bundled preset always names its GPU; a YAML of the user's (a file, or a preset of
-// $ROOFLINEPLAN_PRESETS) only where its stem or `name:` names another of the tables' GPUs. One that
-// names none (a calibrate --out of the same GPU, "Lab box") is taken as that GPU's description.
+// and the block written names the wrong GPU's own tables. So --gpu must describe the table's GPU:
+// its 16-bit peak and bandwidth within 2% of the preset's (a copy of it under a name of the user's
+// is taken; an H100 PCIe's 2.0 TB/s against an h100_sxm table is not, nor any name's other GPU).
 void require_same_gpu(const std::string& path, std::string_view prefix, std::string_view preset, const std::string& flag,
                       const GpuSpec& spec) {
-  const std::string stem = std::filesystem::path(flag).stem().string();
-  const auto said = [&](std::string_view gpu) { return names_gpu(stem, gpu) || names_gpu(spec.name, gpu); };
-  if (said(prefix)) return;
-  std::error_code ec;
-  const std::filesystem::path bundled = io::presets_dir();
-  const bool is_bundled = !std::filesystem::exists(flag, ec) && !bundled.empty() &&
-                          std::filesystem::equivalent(
-                              std::filesystem::path(io::resolve_preset(io::PresetKind::gpu, flag)).parent_path().parent_path(),
-                              bundled, ec);
-  const bool names_other = std::any_of(kGpuOfPrefix.begin(), kGpuOfPrefix.end(), [&](const auto& p) {
-    return p.first != prefix && said(p.first);
-  });
-  if (!is_bundled && !names_other) return;
+  const Ceilings theirs = io::load_gpu(std::string(preset)).ceilings(DType::bf16), ours = spec.ceilings(DType::bf16);
+  const auto near = [](double a, double b) { return std::abs(a - b) <= 0.02 * std::max(a, b); };
+  if (near(theirs.peak.value(), ours.peak.value()) && near(theirs.bandwidth.value(), ours.bandwidth.value())) return;
   throw io::InputError(fmt::format("{}: --gpu: the file's name says its kernels ran on `{}` ({}_), and --gpu names `{}` "
                                    "({}): its kernels would be fitted against that GPU's ceilings and written as its own; drop "
                                    "--gpu (each table's GPU is then its name's) or split the run (one fit --kernels for "
-                                   "this GPU's tables, another with --gpu for the rest)",
-                                   path, preset, prefix, flag, spec.name));
+                                   "this GPU's tables, another with --gpu for the rest); --gpu's 16-bit peak and bandwidth "
+                                   "{:.4g} TFLOP/s and {:.4g} TB/s, the table's GPU's {:.4g} and {:.4g}",
+                                   path, preset, prefix, flag, spec.name, ours.peak.value() / 1e12,
+                                   ours.bandwidth.value() / 1e12, theirs.peak.value() / 1e12, theirs.bandwidth.value() / 1e12));
 }
 
 std::string fixed3(double v) { return fmt::format("{:.3f}", v); }
