@@ -108,6 +108,15 @@ Script sglang_script(const LaunchSpec& s) {
                                                       "over {} ranks (SGLang divides it by --dp-size)",
                                                       running, s.batch, s.batch_per_rank(), s.attention_ranks())
                                         : fmt::format("--max-running-requests {}: the planned batch", s.batch));
+  // Each micro-batch holds at most --max-running-requests // pp (above): a batch pp does not divide
+  // runs that many fewer at once, said as TensorRT-LLM's script says its own.
+  if (s.pp > 1 && s.batch_per_microbatch() * s.pp < s.batch_per_rank()) {
+    script.notes.push_back(fmt::format("--pp-size {}: SGLang runs {} micro-batches of at most {} // {} = {}: {} sequences "
+                                       "at most{}, against the plan's {}",
+                                       s.pp, s.pp, s.batch_per_rank(), s.pp, s.batch_per_microbatch(),
+                                       s.batch_per_microbatch() * s.pp, s.dp_attention ? " a rank" : "",
+                                       s.batch_per_rank()));
+  }
   if (graphs) {
     const std::string rounded = graph_max != decode_batch ? ", rounded up to a size SGLang captures" : "";
     if (s.pp > 1) {

@@ -330,6 +330,23 @@ TEST_CASE("emit sglang under a pipeline: no mixed chunks, which SGLang refuses t
   const std::string tp1 = emit({"--tp", "1"}, c);
   CHECK_THAT(tp1, Catch::Contains("  --enable-mixed-chunk \\"));
   CHECK_THAT(tp1, !Catch::Contains("--chunked-prefill-size 512 \\"));
+  // A batch pp divides (324 at pp 2) loses no sequence; one it does not runs fewer, said.
+  CHECK_THAT(pp2, !Catch::Contains("sequences at most, against the plan's"));
+}
+
+TEST_CASE("emit sglang under a pipeline: a batch pp does not divide runs pp × (batch // pp) at once, said") {
+  // Llama-3.1-8B on an H100 at 20 req/s, tp 1 pp 4: the planned batch of 1451 becomes micro-batches
+  // of at most 1451 // 4 = 362 (pp_max_micro_batch_size), 4 × 362 = 1448 sequences at once.
+  const Folder f("sglang-pp4-shortfall");
+  const auto r = run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "20", "--tp", "1", "--pp", "4",
+                          "--emit", "sglang", "--emit-dir", f.path.string()});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  REQUIRE(f.files().size() == 1);
+  const std::string script = test::read_text(f.files()[0]);
+  CHECK_THAT(script, Catch::Contains("  --max-running-requests 1451 \\"));
+  CHECK_THAT(script, Catch::Contains("# --pp-size 4: SGLang runs 4 micro-batches of at most 1451 // 4 = 362: 1448 "
+                                     "sequences at most, against the plan's 1451"));
 }
 
 TEST_CASE("emit: TensorRT-LLM keeps pp micro-batches of --max_batch_size in flight, so a pipeline's is the batch over pp") {
