@@ -132,6 +132,10 @@ std::optional<SpecError> validate_kinds(const Architecture& a) {
   if (unused.recurrent) {
     return SpecError{"recurrent", "no layer is recurrent (linear or ssm in mixer_pattern), so the section is not used"};
   }
+  if (a.qk_norm_per_layer && !a.qk_norm) {
+    return SpecError{"qk_norm_per_layer", "says how the Q/K norms span the heads, and qk_norm is false: give "
+                                          "qk_norm: true, or leave it out"};
+  }
   if (unused.moe) {
     return SpecError{"moe", "no layer has a mixture of experts (ffn_pattern, moe.dense_layers), so the section is "
                             "not used"};

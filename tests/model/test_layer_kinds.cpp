@@ -192,6 +192,17 @@ TEST_CASE("kinds a layer uses need their fields: a sliding layer without a windo
   CHECK(validate(m)->field == "mixer_pattern");
 }
 
+TEST_CASE("qk_norm_per_layer without Q/K norms is refused, naming it: its all-reduce was dropped without a word") {
+  // MiniMax-M2's per-layer norms all-reduce their variances under tp (allreduce_qk_norm); with
+  // qk_norm false no norm runs, so the flag said something the pricing ignored.
+  ModelSpec m = test::llama_2_7b();
+  m.architecture->qk_norm_per_layer = true;
+  REQUIRE(validate(m));
+  CHECK(validate(m)->field == "qk_norm_per_layer");
+  m.architecture->qk_norm = true;
+  CHECK_FALSE(validate(m));
+}
+
 TEST_CASE("a section or width no layer uses is refused, naming it: a window without sliding layers was priced whole") {
   // Llama-2-7B with a 512-token window and no sliding layer kept every layer's 4000 tokens.
   ModelSpec m = test::llama_2_7b();
