@@ -409,9 +409,11 @@ void explain_phases(const Variations& s, Writer& w) {
   const FlopsPerByte ridge = r.gpu.ridge_point();
   const std::string tps = three_digits(r.decode.tokens_per_s), step = human(r.decode.step.time);
   // One stream's rate is a token a step at any batch; the batch's total is named apart from it.
-  // Only batch 1's is the most a stream gets: at batch 32 a stream gets less than alone.
+  // Only batch 1's is the most a stream gets: at batch 32 a stream gets less than alone. The
+  // expected rate beside the ceiling, as prefill's expected time beside its bound.
   const std::string stream = fill(r.workload.batch == 1 ? p.stream_one : p.stream_each,
-                                  fmt::arg("tps", three_digits(1 / r.decode.step.time.value())));
+                                  fmt::arg("tps", three_digits(1 / r.decode.step.time.value())),
+                                  fmt::arg("exp", three_digits(1 / r.decode.step.expected.time.value())));
   const Bytes weights = r.decode.step.weight_bytes;
   w.say(p.ridge, fmt::arg("model", terminal_text(r.model.spec.name)), fmt::arg("gpu", terminal_text(r.gpu.spec.name)),
         fmt::arg("peak", human(r.gpu.ceilings.peak)), fmt::arg("bw", human(r.gpu.ceilings.bandwidth)),

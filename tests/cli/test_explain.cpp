@@ -194,9 +194,11 @@ TEST_CASE("explain -b 64: one stream's rate and the batch's total each named, ba
   // 17.3 ms a step at batch 64, all of it bytes at bandwidth: a stream gets 1 / 17.3 ms = 57.7
   // tokens/s at this batch, the batch 64 times it.
   REQUIRE(report::human(at64.decode.step.memory_time) == step64);
+  // The expected rate beside the ceiling: 1 / the expected step.
   CHECK_THAT(r.out, Catch::Contains("= " + step64 + ", so each stream gets at most " +
-                                    report::three_digits(1 / at64.decode.step.time.value()) +
-                                    " tokens/s at this batch (the batch of 64 makes at most " +
+                                    report::three_digits(1 / at64.decode.step.time.value()) + " tokens/s at this batch, " +
+                                    report::three_digits(1 / at64.decode.step.expected.time.value()) +
+                                    " expected (the batch of 64 makes at most " +
                                     report::three_digits(at64.decode.tokens_per_s) + " tokens/s in all)"));
   // Batch 1 is batch 1 (6.65 ms), not the story's batch again; the cache (22.1 GB) passes the
   // weights (13.2 GB) at batch 64, so the step is not said to barely grow.
@@ -496,10 +498,12 @@ TEST_CASE("explain -b 32: each stream's ceiling at this batch, 1 / 5.39 ms = 186
   // At most 186 at this batch (the bound), but not the single-stream ceiling: batch 1's is 222.
   const auto r = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "32"});
   REQUIRE(r.code == 0);
-  CHECK_THAT(r.out, Catch::Contains("so each stream gets at most 186 tokens/s at this batch (the batch of 32 makes at most") &&
+  // Beside it the expected rate, 1 / 8.53 ms = 117 (the point's decode expected step_time).
+  CHECK_THAT(r.out, Catch::Contains("so each stream gets at most 186 tokens/s at this batch, 117 expected (the batch of 32 "
+                                    "makes at most") &&
                         !Catch::Contains("one stream gets at most 186"));
   const auto zh = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-b", "32", "--lang", "zh"});
-  CHECK_THAT(zh.out, Catch::Contains("此批大小下每路至多 186 词元/秒") && !Catch::Contains("单路生成至多 186"));
+  CHECK_THAT(zh.out, Catch::Contains("此批大小下每路至多 186 词元/秒，预计 117 词元/秒") && !Catch::Contains("单路生成至多 186"));
 }
 
 TEST_CASE("explain: the text chart's subtitle wraps at its ' · ' within 80 columns, tp 8 kept - DeepSeek-V3 at tp 8") {

@@ -203,7 +203,7 @@ TEST_CASE("explain: a replica over several GPUs says each GPU re-reads its share
 TEST_CASE("explain: decode's rates are ceilings and its step times the bound's, as prefill's - Llama-3.1-8B on H100 at batch 64") {
   // The JSON at -b 64: decode bytes 21,078,122,496 at 3.35 TB/s = 6.292 ms (step_time), so a
   // stream gets at most 1 / 6.292 ms = 158.9 tokens/s and the batch 64 / 6.292 ms = 10172; the
-  // expected step is 9.58 ms. At -b 1: 15,104,666,112 B = 4.509 ms, 1 / 4.509 ms = 221.8; at
+  // expected step is 9.58 ms, 1 / 9.58 ms = 104 tokens/s a stream. At -b 1: 15,104,666,112 B = 4.509 ms, 1 / 4.509 ms = 221.8; at
   // 2·B* = 590, 24.7 ms; with an fp8 cache 18,389,573,632 B = 5.489 ms. It had said "so each
   // stream gets 159 tokens/s", "batch 1 takes 4.51 ms (222 tokens/s)", "an fp8 KV cache gives
   // 5.49 ms", and in Chinese called the 6.29 ms step "上界", an upper bound, where a time's bound is
@@ -212,7 +212,7 @@ TEST_CASE("explain: decode's rates are ceilings and its step times the bound's, 
   const auto en = test::run_cli(args);
   REQUIRE(en.code == 0);
   CHECK_THAT(en.out, Catch::Contains("T_decode ≈ bytes / bandwidth = 6.29 ms, so each stream gets at most 159 tokens/s at "
-                                     "this batch (the batch of 64 makes at most 10172 tokens/s in all).") &&
+                                     "this batch, 104 expected (the batch of 64 makes at most 10172 tokens/s in all).") &&
                          Catch::Contains("batch 1 takes at least 4.51 ms (at most 222 tokens/s), batch 64 at least 6.29 ms "
                                          "(at most 10172 tokens/s in all, 159 a stream)") &&
                          Catch::Contains("at 2·B* = 590 the step takes at least 24.7 ms (memory-bound)") &&
@@ -227,7 +227,7 @@ TEST_CASE("explain: decode's rates are ceilings and its step times the bound's, 
   zh.insert(zh.end(), {"--lang", "zh"});
   const auto z = test::run_cli(zh);
   REQUIRE(z.code == 0);
-  CHECK_THAT(z.out, Catch::Contains("T_decode ≈ 字节数 / 带宽 = 6.29 ms，此批大小下每路至多 159 词元/秒（批 64 合计至多 10172 词元/秒）。") &&
+  CHECK_THAT(z.out, Catch::Contains("T_decode ≈ 字节数 / 带宽 = 6.29 ms，此批大小下每路至多 159 词元/秒，预计 104 词元/秒（批 64 合计至多 10172 词元/秒）。") &&
                         Catch::Contains("批 1 每步至少 4.51 ms（至多 222 词元/秒），批 64 至少 6.29 ms（合计至多 10172 词元/秒，每路 159）") &&
                         Catch::Contains("到 2·B* = 590 时至少 24.7 ms（受内存带宽限制）") &&
                         Catch::Contains("实际运行达不到屋顶线的下界：一个解码步预计需要 ") &&
