@@ -1,6 +1,8 @@
 #include "cli/fit_command.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <yaml-cpp/yaml.h>
 
 #include <array>
 #include <cerrno>
@@ -10,6 +12,7 @@
 #include <stdexcept>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "cli/atomic_file.hpp"
 #include "cli/progress_bar.hpp"
@@ -164,6 +167,29 @@ std::vector<MeasuredRun> evaluate_rows(const std::vector<MeasurementRow>& rows, 
   return runs;
 }
 
+// --out names a file fit replaces with an `expected:` block alone: where it already holds more (a
+// GPU's description, its name, memory and compute beside its `expected:`), that would be lost, as
+// a user asked to "write the block to my GPU file" means it. Refused, naming the keys it holds.
+void refuse_replacing_description(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return;
+  YAML::Node doc;
+  try {
+    doc = YAML::LoadFile(path);
+  } catch (const YAML::Exception&) {
+    return;  // not YAML: a file of the user's to replace, as any --out replaces its file
+  }
+  if (!doc.IsMap()) return;
+  std::vector<std::string> others;
+  for (const auto& entry : doc) {
+    if (entry.first.IsScalar() && entry.first.Scalar() != "expected") others.push_back(entry.first.Scalar());
+  }
+  if (others.empty()) return;
+  throw InputError(fmt::format("--out {}: holds {} beside any expected: block (a GPU's description?), which fit "
+                               "would replace with the block alone; name another file and paste the block into it",
+                               path, fmt::join(others, ", ")));
+}
+
 }  // namespace
 
 void add_fit_options(Options& o, FitArgs& a) {
@@ -186,6 +212,7 @@ void add_fit_options(Options& o, FitArgs& a) {
 }
 
 void run_fit(const FitArgs& a, std::ostream& out, std::ostream& err) {
+  if (!a.out.empty()) refuse_replacing_description(a.out);
   if (!a.kernels.empty()) {
     if (!a.measurements.empty()) throw InputError("--kernels: give measured runs or kernel tables, not both");
     return run_kernel_fit(a, out, err);

@@ -129,6 +129,17 @@ TEST_CASE("fit: --out writes an expected: block that, in a GPU file, reads back 
   // without its own.
   REQUIRE(g.expected->kernels);
   CHECK(g.expected->kernels->gemm.memory == shipped.kernels->gemm.memory);
+  // Written again over its own block, it is replaced as any --out; over the GPU file holding the
+  // block beside its description it is refused, and the file kept: it had become the block alone,
+  // the GPU's name, memory and compute lost (exit 0, no word).
+  CHECK(run_cli({"fit", kTraining, "--out", block}).code == 0);
+  const std::string before = test::read_text(combined.string());
+  check_error(run_cli({"fit", kTraining, "--out", combined.string()}), "--out " + combined.string(),
+              "holds name, source, memory");
+  CHECK(test::read_text(combined.string()) == before);
+  check_error(run_cli({"fit", "--kernels", data_file("gpu-kernels/h100_sxm_gemm.csv"), "--out", combined.string()}),
+              "--out " + combined.string(), "which fit would replace with the block alone");
+  CHECK(test::read_text(combined.string()) == before);
   fs::remove_all(dir);
 }
 
