@@ -184,6 +184,9 @@ Options& Options::writes_file() {
       [](const std::string& v) -> std::string {
         if (v.empty()) return "empty; give a name, or leave the flag out for its default";
         if (v == "-") return "`-` would be a file (or folder) named -, not standard output; leave the flag out for its default";
+        // A flag given after this one takes its place as its value (`-o --help` wrote a CSV named
+        // --help; `calibrate --kernel-table --help` made a folder so named and measured for minutes).
+        if (v.front() == '-') return v + " begins with -, as a flag does; name a file so named ./" + v;
         return "";
       },
       "");

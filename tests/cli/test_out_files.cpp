@@ -87,6 +87,21 @@ TEST_CASE("out: naming one of the command's inputs is refused: sweep -m m.yaml -
   CHECK(fs::file_size(csv) == before);
 }
 
+TEST_CASE("out: a name beginning with - is refused, as a flag that took the name's place (-o --help wrote a file --help)") {
+  const Folder f;
+  fs::current_path(f.path);
+  check_error(run_cli({"sweep", "-m", "llama-2-7b", "-g", "a100-80gb", "-o", "--help"}), "--out: --help",
+              "--help begins with -, as a flag does; name a file so named ./--help");
+  check_error(run_cli({"plan", "-m", "llama-2-7b", "-g", "a100-80gb", "--rate", "1", "--emit", "vllm", "--emit-dir",
+                       "--help"}),
+              "--emit-dir: --help", "begins with -");
+  CHECK(entries(f.path) == 0);
+  // Named so on purpose, it is written.
+  CHECK(run_cli({"sweep", "-m", "llama-2-7b", "-g", "a100-80gb", "-b", "1", "-o", "./-x.csv"}).code == 0);
+  CHECK(fs::exists(f / "-x.csv"));
+  fs::current_path(fs::temp_directory_path());
+}
+
 TEST_CASE("out: calibrate --base g.yaml --out g.yaml is refused before it measures anything") {
   const Folder f;
   const test::FakeCalibrationHost host({32.0 * (1 << 20), 16e9});
