@@ -6,7 +6,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <string>
@@ -22,7 +21,6 @@
 #include "io/gpu_writer.hpp"
 #include "io/input_error.hpp"
 #include "io/kernel_table.hpp"
-#include "io/presets.hpp"
 #include "io/spec_loader.hpp"
 #include "model/kernel_fit.hpp"
 #include "report/run_envelope.hpp"

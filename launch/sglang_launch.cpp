@@ -90,7 +90,7 @@ Script sglang_script(const LaunchSpec& s) {
   // max(max_running_requests // pp_size, 1) sequences (Scheduler.__init__ and
   // get_num_allocatable_reqs, python/sglang/srt/managers/scheduler.py; max_running_requests a
   // rank's, divided by --dp-size first): a rank's batch over pp, which one forward pass runs.
-  const long decode_batch = s.pp > 1 ? s.batch_per_microbatch() : s.batch_per_rank();
+  const long decode_batch = pipeline ? s.batch_per_microbatch() : s.batch_per_rank();
   const long graph_default = s.sglang_cuda_graph_default;
   const bool graphs = graph_default > 0 && decode_batch > graph_default;
   const long graph_max = graph_ladder_ceiling(decode_batch);
@@ -110,7 +110,7 @@ Script sglang_script(const LaunchSpec& s) {
                                         : fmt::format("--max-running-requests {}: the planned batch", s.batch));
   // Each micro-batch holds at most --max-running-requests // pp (above): a batch pp does not divide
   // runs that many fewer at once, said as TensorRT-LLM's script says its own.
-  if (s.pp > 1 && s.batch_per_microbatch() * s.pp < s.batch_per_rank()) {
+  if (pipeline && s.batch_per_microbatch() * s.pp < s.batch_per_rank()) {
     script.notes.push_back(fmt::format("--pp-size {}: SGLang runs {} micro-batches of at most {} // {} = {}: {} sequences "
                                        "at most{}, against the plan's {}",
                                        s.pp, s.pp, s.batch_per_rank(), s.pp, s.batch_per_microbatch(),
@@ -119,7 +119,7 @@ Script sglang_script(const LaunchSpec& s) {
   }
   if (graphs) {
     const std::string rounded = graph_max != decode_batch ? ", rounded up to a size SGLang captures" : "";
-    if (s.pp > 1) {
+    if (pipeline) {
       script.notes.push_back(fmt::format(
           "--cuda-graph-max-bs {}: CUDA graphs up to a micro-batch of {}{}: SGLang decodes {} of {} as {} "
           "micro-batches of at most {} // {} = {} (--max-running-requests{} // --pp-size), one a forward pass; "
