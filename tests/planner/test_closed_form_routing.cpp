@@ -5,6 +5,7 @@
 
 #include "planner/closed_form.hpp"
 #include "planner/disaggregated_search.hpp"
+#include "llama_8b_h100.hpp"
 #include "planner/percentile_search.hpp"
 #include "specs.hpp"
 
@@ -70,16 +71,8 @@ planner::PercentileRow sized(const ModelSpec& m, const planner::SteadyPlan& s, c
 TEST_CASE("size_row: the closed form a row starts from reads --router, random far above round robin under Poisson") {
   // Llama-3.1-8B on an H100, 20 req/s of 8000 + 16 tokens, TTFT <= 500 ms, TPOT <= 100 ms: a
   // replica serves mu = 4.3836 req/s with a steady TTFT of 218.6 ms; the steady count is 5.
-  const ModelSpec m = llama_3_1_8b();
-  const GpuSpec g = h100_sxm();
-  LoadTarget t;
-  t.requests_per_s = 20;
-  t.ttft = Seconds(0.5);
-  t.tpot = Seconds(0.1);
-  Workload w = default_workload(m);
-  w.prompt_tokens = 8000;
-  w.gen_tokens = 16;
-  const planner::SteadyPlan s{&g, w, plan_capacity(m, g, w, t), "", std::nullopt, std::nullopt, {}};
+  const Llama8bOnH100 c({20, Seconds(0.5), Seconds(0.1), 8000, 16});
+  const auto& [m, g, t, s] = c;
   REQUIRE(s.plan.feasible);
   const planner::Pool pool = planner::pool_of(s.plan);
   REQUIRE(pool.mu == Approx(4.3836).epsilon(1e-4));
@@ -105,17 +98,8 @@ TEST_CASE("size_row: the closed form a row starts from reads --router, random fa
 TEST_CASE("size_row, disaggregated: the prefill pool's closed form reads --router too") {
   // Llama-3.1-8B on an H100, 10 req/s of 1000 + 100 tokens, disaggregated, TTFT <= 60 ms: a
   // prefill replica serves mu = 1/T_prefill = 37.600 prompts/s, TTFT 26.6 ms without queueing.
-  const ModelSpec m = llama_3_1_8b();
-  const GpuSpec g = h100_sxm();
-  LoadTarget t;
-  t.requests_per_s = 10;
-  t.ttft = Seconds(0.06);
-  t.tpot = Seconds(0.05);
-  t.disaggregate = true;
-  Workload w = default_workload(m);
-  w.prompt_tokens = 1000;
-  w.gen_tokens = 100;
-  const planner::SteadyPlan s{&g, w, plan_capacity(m, g, w, t), "", std::nullopt, std::nullopt, {}};
+  const Llama8bOnH100 c({10, Seconds(0.06), Seconds(0.05), 1000, 100, true});
+  const auto& [m, g, t, s] = c;
   REQUIRE(s.plan.feasible);
   REQUIRE(s.plan.prefill_replicas > 0);
   const planner::Pool pool = planner::pool_of(planner::prefill_plan(s));

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "llama_8b_h100.hpp"
 #include "planner/disaggregated_search.hpp"
 #include "specs.hpp"
 
@@ -64,17 +65,8 @@ TEST_CASE("DisaggregatedCheck: its pools reserve decode blocks in the scenario's
   // Llama-3.1-8B on an H100, 10 req/s of 1000 + 100 tokens, disaggregated: SGLang's decode server
   // reserves at the arrival, before the prefill; vLLM's and TensorRT-LLM's (and no engine) once
   // the prefill ends.
-  const ModelSpec m = llama_3_1_8b();
-  const GpuSpec g = h100_sxm();
-  LoadTarget t;
-  t.requests_per_s = 10;
-  t.ttft = Seconds(1);
-  t.tpot = Seconds(0.05);
-  t.disaggregate = true;
-  Workload w = default_workload(m);
-  w.prompt_tokens = 1000;
-  w.gen_tokens = 100;
-  const planner::SteadyPlan steady{&g, w, plan_capacity(m, g, w, t), "", std::nullopt, std::nullopt, {}};
+  const Llama8bOnH100 c({10, Seconds(1), Seconds(0.05), 1000, 100, true});
+  const auto& [m, g, t, steady] = c;
   REQUIRE(steady.plan.feasible);
   REQUIRE(steady.plan.prefill_replicas > 0);
   for (const std::optional<serve::Engine> e :

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "planner/percentile_search.hpp"
+#include "llama_8b_h100.hpp"
 #include "serve/summary.hpp"
 #include "specs.hpp"
 
@@ -19,20 +20,8 @@ using namespace roofline::test;
 namespace {
 
 // Llama-3.1-8B on an H100 at 100 req/s of 512 + 128 tokens, TTFT <= 500 ms, TPOT <= 50 ms.
-struct Case {
-  ModelSpec m = llama_3_1_8b();
-  GpuSpec g = h100_sxm();
-  LoadTarget t;
-  planner::SteadyPlan steady;
-  Case() {
-    t.requests_per_s = 100;
-    t.ttft = Seconds(0.5);
-    t.tpot = Seconds(0.05);
-    Workload w = default_workload(m);
-    w.prompt_tokens = 512;
-    w.gen_tokens = 128;
-    steady = {&g, w, plan_capacity(m, g, w, t), "", std::nullopt, std::nullopt, {}};
-  }
+struct Case : Llama8bOnH100 {
+  Case() : Llama8bOnH100({100, Seconds(0.5), Seconds(0.05), 512, 128}) {}
   planner::PercentileRow size(double cv, serve::Routing routing) const {
     planner::PercentileScenario s;
     s.arrivals = {serve::ArrivalProcess::Kind::gamma, cv};
@@ -168,16 +157,8 @@ TEST_CASE("size_row: at 1000 req/s of 256 output tokens the fleet sized keeps up
   // replica), and 31 replicas fall behind on the longer window. The steady count (42) is no
   // floor here: the simulated replica, chunked prefill under a token budget, serves more than the
   // steady plan's 1000 / 42 = 23.8 req/s.
-  const ModelSpec m = llama_3_1_8b();
-  const GpuSpec g = h100_sxm();
-  LoadTarget t;
-  t.requests_per_s = 1000;
-  t.ttft = Seconds(1);
-  t.tpot = Seconds(0.02);
-  Workload w = default_workload(m);
-  w.prompt_tokens = 512;
-  w.gen_tokens = 256;
-  const planner::SteadyPlan steady{&g, w, plan_capacity(m, g, w, t), "", std::nullopt, std::nullopt, {}};
+  const Llama8bOnH100 c({1000, Seconds(1), Seconds(0.02), 512, 256});
+  const auto& [m, g, t, steady] = c;
   REQUIRE(steady.plan.feasible);
   planner::PercentileScenario s;
   const planner::PercentileRow row = planner::size_row(m, steady, t, s);
@@ -197,16 +178,8 @@ TEST_CASE("size_row: at 1000 req/s of 256 output tokens the fleet sized keeps up
 TEST_CASE("check_bounded: a window of 10 latencies past 2e7 sequence-steps is refused naming --rate") {
   // 2000 req/s of 256 output tokens on H100: 10 x 5.1 s x 2000 = 103 000 requests of 257 steps,
   // 2.6e7 sequence-steps.
-  const ModelSpec m = llama_3_1_8b();
-  const GpuSpec g = h100_sxm();
-  LoadTarget t;
-  t.requests_per_s = 2000;
-  t.ttft = Seconds(1);
-  t.tpot = Seconds(0.02);
-  Workload w = default_workload(m);
-  w.prompt_tokens = 512;
-  w.gen_tokens = 256;
-  const planner::SteadyPlan steady{&g, w, plan_capacity(m, g, w, t), "", std::nullopt, std::nullopt, {}};
+  Llama8bOnH100 c({2000, Seconds(1), Seconds(0.02), 512, 256});
+  auto& [m, g, t, steady] = c;
   REQUIRE(steady.plan.feasible);
   CHECK_THROWS_WITH(planner::check_bounded(steady, t, 99), Catch::StartsWith("--rate:"));
   t.requests_per_s = 1000;
