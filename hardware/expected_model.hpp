@@ -60,9 +60,9 @@ struct ExpectedModel {
   double compute = 0.75;          // share of the peak a large GEMM reaches
   // Times in µs as the YAML reader scales "5.1 us" (5.1 × 1e-6), so that they print as written.
   Seconds launch{2.63 * 1e-6};     // per operator and layer not priced by a kernel class: launch gap, ramp-up and tail
-  Seconds step{26.6 * 1e-6};       // per pass: sampling, scheduling, host synchronisation
+  Seconds step{26.7 * 1e-6};       // per pass: sampling, scheduling, host synchronisation
   Seconds hop_latency{1.51 * 1e-6};  // per hop of a ring all-reduce: 2(tp−1) hops a call
-  double dequant_int8 = 0.652;     // share of `memory` a weight-only int8 GEMM streams at
+  double dequant_int8 = 0.653;     // share of `memory` a weight-only int8 GEMM streams at
   double dequant_int4 = 0.786;     // the same for int4/fp4
   // The log-normal spread of measured / expected by regime: 10–90% is exp(±1.2816·spread).
   double spread_memory = 0.166;

@@ -246,6 +246,9 @@ struct KernelCoefficients {
   bool own_tables = false;
   // With own_tables: the classes this GPU's tables did not measure (`fit --kernels --for` lists
   // them), priced with other GPUs' coefficients or the shipped defaults, which a warning names.
+  // Every GPU's fit fitted them under its own GEMM (the shipped `gemm`), so they are priced under
+  // it: its overlap p for attention and DeltaNet, its memory, overlap and launch for the fp8
+  // GEMMs, its compute for the experts; never this GPU's own `gemm`.
   std::vector<KernelClass> borrowed;
   // Where the numbers come from (`fit --kernels` writes it): the tables and their residuals. The
   // defaults are every GPU's kernels of ../shared/gpu-kernels/ together, what a GPU the tables

@@ -210,9 +210,15 @@ KernelFit fit_and_check_kernels(std::span<const MeasuredKernel> kernels, std::sp
     for (std::size_t g = 0; g < gpus.size(); ++g) {
       std::vector<double> in, out;
       bool held_has_class = false;
+      // Too few kernels of the class to fit it here: the GPU's file borrows it from every GPU's fit
+      // (`fit --kernels --for` lists it), priced under that fit's GEMM as a file prices it.
+      KernelCoefficients mine = f.per_gpu[g];
+      const auto here = static_cast<std::size_t>(std::count_if(own[g].begin(), own[g].end(),
+                                                               [&](const MeasuredKernel& m) { return m.klass == c; }));
+      if (here < kKernelsPerCoefficient * coefficients_of(c, defaults).size()) mine.borrowed = {c};
       for (const MeasuredKernel& m : own[g]) {
         if (m.klass != c) continue;
-        in.push_back(std::fabs(std::log(expected_kernel_seconds(f.per_gpu[g], m, gpus[g]) / m.seconds)));
+        in.push_back(std::fabs(std::log(expected_kernel_seconds(mine, m, gpus[g]) / m.seconds)));
         pooled_logs.push_back(std::fabs(std::log(expected_kernel_seconds(f.pooled, m, gpus[g]) / m.seconds)));
         if (held[g]) out.push_back(std::fabs(std::log(expected_kernel_seconds(*held[g], m, gpus[g]) / m.seconds)));
       }

@@ -106,7 +106,7 @@ TEST_CASE("fit: --out writes an expected: block that, in a GPU file, reads back 
   const std::string gpu = test::read_text(data_file("measurements/gpus/l40s.yaml"));
   const std::string expected = test::read_text(block);
   CHECK_THAT(expected, Catch::StartsWith("expected:\n  memory: 0.819\n") && Catch::Contains("launch: 2.63 us") &&
-                           Catch::Contains("step: 26.6 us") && Catch::Contains("gap: 1.75 us") &&
+                           Catch::Contains("step: 26.7 us") && Catch::Contains("gap: 1.75 us") &&
                            Catch::Contains("  kernels:\n    gemm: {compute: 0.74, memory: 0.808"));
   const fs::path combined = dir / "l40s-fitted.yaml";
   std::ofstream(combined) << gpu << expected;

@@ -677,15 +677,15 @@ TEST_CASE("kernel fit: a GPU's own fit gives every class it did not borrow, and 
   CHECK(io::load_gpu(temp_file("h100-pooled-no-gemm.yaml")).expected->kernels->gemm.compute == GemmCoefficients{}.compute);
   // Every preset still loads, the three with their own fit among them.
   for (const char* gpu : {"h100-sxm", "h200", "a100-80gb", "b200"}) CHECK(io::load_gpu(gpu).expected->kernels);
-  // `expected.step` absent is the published fit's 26.6 us a pass (a serving engine's, fitted to
+  // `expected.step` absent is the published fit's 26.7 us a pass (a serving engine's, fitted to
   // end-to-end runs; `calibrate` writes no step): the schema said "absent: none".
   const std::string head = preset.substr(0, preset.find("# Expected times"));
   write_temp("h100-no-step.yaml", head + "expected: { memory: 0.8 }\n");
-  CHECK(io::load_gpu(temp_file("h100-no-step.yaml")).expected->step.value() == Approx(26.6e-6).epsilon(1e-12));
+  CHECK(io::load_gpu(temp_file("h100-no-step.yaml")).expected->step.value() == Approx(26.7e-6).epsilon(1e-12));
   const std::string docs = io::schema_markdown(io::SchemaKind::gpu);
   const std::size_t row = docs.find("| `expected.step` |");
   REQUIRE(row != std::string::npos);
   const std::string step = docs.substr(row, docs.find('\n', row) - row);
-  CHECK_THAT(step, Catch::Contains("optional, default `26.6 us`") && Catch::Contains("absent: the published fit's") &&
+  CHECK_THAT(step, Catch::Contains("optional, default `26.7 us`") && Catch::Contains("absent: the published fit's") &&
                        !Catch::Contains("absent: none"));
 }

@@ -453,8 +453,8 @@ TEST_CASE("simulate: a request alone reports ITL percentiles among its gaps, nev
   // Llama-2-7B on A100-80GB, one request of 100 prompt tokens and 3 outputs: 2 gaps. At the roofline
   // each is one decode step at batch 1, 6.5119 ms; the histogram's bin for it (763, 6456.5 to
   // 6531.3 µs) has its middle at 6493.8 µs, 0.28% below every gap the run had. Its percentiles are
-  // a gap it had; the expected run's (9.5739 ms a gap, the bin's middle 9.6051 ms, 0.33% above
-  // both) never pass its greatest gap, so per gap and per request agree.
+  // a gap it had; the expected run's (9.5700 ms a gap, its percentiles 9.5703 ms) never pass its
+  // greatest gap, so per gap and per request agree.
   test::write_temp("one-request-three.csv", "arrival_s,prompt_tokens,output_tokens\n0,100,3\n");
   const auto r = run_cli({"simulate", "-m", "llama-2-7b", "-g", "a100-80gb", "--arrivals",
                           test::temp_file("one-request-three.csv"), "-f", "json"});
@@ -469,7 +469,7 @@ TEST_CASE("simulate: a request alone reports ITL percentiles among its gaps, nev
     CHECK(bound.at(p).get<double>() == Approx(bound.at("mean").get<double>()).epsilon(1e-4));
     CHECK(j.at("itl").at(p).get<double>() == Approx(j.at("tpot").at(p).get<double>()).epsilon(1e-4));
   }
-  CHECK(j.at("itl").at("mean").get<double>() == Approx(9.5739e-3).epsilon(1e-4));
+  CHECK(j.at("itl").at("mean").get<double>() == Approx(9.5700e-3).epsilon(1e-4));
 }
 
 TEST_CASE("simulate: under load a prefill stalls the decodes beside it, so ITL's p99 passes TPOT's") {

@@ -159,13 +159,13 @@ TEST_CASE("plan: memory bounds the batch when the KV cache is modelled") {
 TEST_CASE("plan: on the expected times by default - 194 sequences, 7 GPUs where the bound says 371 and 4") {
   // The published fit (hardware/expected_model.hpp): the teaching model is known by its size only,
   // one operator outside the kernel classes: a step at batch B is B · 2·7e9 / (312e12 · 0.75)
-  // + 14e9 / (2e12 · 0.819) + one launch of 2.63 us + the engine's 26.6 us a pass = 8.5762 ms
-  // + B · 59.83 us; a 512-token prefill 39.21 ms. Colocated: 8.5762 ms + B · (59.83 + 39.21 ms /
+  // + 14e9 / (2e12 · 0.819) + one launch of 2.63 us + the engine's 26.7 us a pass = 8.5763 ms
+  // + B · 59.83 us; a 512-token prefill 39.21 ms. Colocated: 8.5763 ms + B · (59.83 + 39.21 ms /
   // 256) us ≤ 50 ms → B = 194 (194.49).
   const CapacityPlan p = Teaching().plan({.requests_per_s = 100, .ttft = Seconds(1), .tpot = Seconds(0.05)});
   REQUIRE(p.feasible);
   CHECK_FALSE(p.sizing.bound);
-  const double step = 14e9 / (2e12 * 0.819) + 2.63e-6 + 26.6e-6, per_sequence = 2 * 7e9 / (312e12 * 0.75);
+  const double step = 14e9 / (2e12 * 0.819) + 2.63e-6 + 26.7e-6, per_sequence = 2 * 7e9 / (312e12 * 0.75);
   const double prefill = 512 * per_sequence + step;
   CHECK_THAT(p.prefill.value(), WithinRel(prefill, 1e-12));
   CHECK(p.batch == 194);
@@ -173,8 +173,8 @@ TEST_CASE("plan: on the expected times by default - 194 sequences, 7 GPUs where 
   // 194 / 49.89 ms = 3888 tokens/s = 15.19 requests/s a GPU → ceil(100 / 15.19) = 7.
   CHECK(p.replicas == 7);
   // The 90th percentile: × e^(1.2816 · 0.145) = 1.2042 on the compute-bound prefill and on decode
-  // steps whose compute share passes 20%: (8.5762 + B · 0.05983) · 1.2042 + B · 47.216 / 256
-  // = 10.3276 + B · 0.25648 ms ≤ 50 ms → 154 sequences (49.83 ms; 155: 50.08 ms).
+  // steps whose compute share passes 20%: (8.5763 + B · 0.05983) · 1.2042 + B · 47.216 / 256
+  // = 10.3277 + B · 0.25648 ms ≤ 50 ms → 154 sequences (49.83 ms; 155: 50.08 ms).
   const CapacityPlan p90 = Teaching().plan({.requests_per_s = 100, .ttft = Seconds(1), .tpot = Seconds(0.05),
                                             .sizing = {.confidence = 0.9}});
   CHECK(p90.batch == 154);

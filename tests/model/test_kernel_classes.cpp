@@ -178,6 +178,34 @@ TEST_CASE("kernel classes: a prefill attention's products, softmax, chain and qu
   CHECK(k.time(KernelClass::prefill_attention, win, kGpu) == Approx(310.8637e-6).epsilon(1e-6));
 }
 
+TEST_CASE("kernel classes: a class a GPU borrows is priced under every GPU's GEMM overlap, which fitted it") {
+  // A GPU's own fit with its own GEMM (p = 1 here; A100's is 1.41, from Vidur's GEMMs) and a
+  // prefill attention its tables did not measure: every GPU's fit fitted that class under its own
+  // GEMM overlap, the shipped 1.94, so the class is priced under 1.94, never this GPU's p.
+  KernelCoefficients k;
+  k.own_tables = true;
+  k.gemm.overlap = 1;
+  PrefillAttentionCoefficients& p = k.prefill_attention;
+  p.compute = 0.5, p.half_length = 0, p.softmax = 1.0 / 512, p.chain = 1.0 / 192, p.launch = 10e-6, p.per_tile = 0;
+  // 1e12 FLOPs of 1,024 queries, 8 heads of 128: products 1e12 / (0.5 × 1 PFLOP/s) = 2 ms, the
+  // scores 1e12 / (4·128) at 1/512 of the peak 1 ms; 8 · 1024/128 = 64 tiles, each chain
+  // 1e12 / 64 at 1/192 of the peak = 3 ms.
+  KernelAsk a{1e12, 0, 1024};
+  a.heads = 8, a.head_dim = 128;
+  // Its own class (not borrowed): overlapped at the GPU's p = 1, added: 6 ms + 10 us = 6.010 ms.
+  CHECK(k.time(KernelClass::prefill_attention, a, kGpu) == Approx(6.010e-3).epsilon(1e-12));
+  // Borrowed: at p = 1.94, 3 ms · 2^(1/1.94) = 3 · 1.4294537 = 4.2883612 ms + 10 us = 4.2983612 ms
+  // (priced at the GPU's p = 1 it was 6.010 ms).
+  k.borrowed = {KernelClass::prefill_attention};
+  CHECK(GemmCoefficients{}.overlap == 1.94);
+  CHECK(k.time(KernelClass::prefill_attention, a, kGpu) == Approx(4.2983612e-3).epsilon(1e-7));
+  // The GPU's own GEMM keeps its own p: a square one of 1e12 FLOPs at 0.74 of the peak, 1.3514 ms,
+  // and 3e9 B at 0.808 × 3 TB/s, 1.2376 ms, added (p = 1): 2.5890 ms + 3.04 us = 2.5920 ms.
+  const KernelAsk g{1e12, 3e9, 4096};
+  CHECK(k.time(KernelClass::gemm, g, kGpu) == Approx(1e12 / 0.74e15 + 3e9 / (0.808 * 3e12) + 3.04e-6).epsilon(1e-12));
+  CHECK(k.time(KernelClass::gemm, g, kGpu) == Approx(2.5920e-3).epsilon(1e-4));
+}
+
 TEST_CASE("kernel classes: a decode batch's sequences share the floor and fill the GPU together") {
   // Llama-3.1-8B's 32/8 heads of 128 on H100 with the pooled coefficients. At 640 keys one
   // sequence is mostly floor (one block's latency, 8.74 µs, and the combine): 4 of them cost more
