@@ -1,6 +1,7 @@
 #include "cli/simulate_columns.hpp"
 
 #include <array>
+#include <type_traits>
 
 #include "report/report_csv.hpp"
 #include "report/report_json.hpp"
@@ -38,6 +39,25 @@ Cell handoff(const SimulateFigures& f) {
   return d.count == 0 ? Cell() : Cell(d.*S);
 }
 
+// One of a speculative run's figures.
+template <auto M>
+Cell speculative(const SimulateFigures& f) {
+  const auto& v = (*f.speculative).*M;
+  using T = std::remove_cvref_t<decltype(v)>;
+  if constexpr (std::is_same_v<T, std::optional<std::string>>) {
+    return v ? Cell(std::string_view(*v)) : Cell();
+  } else if constexpr (std::is_same_v<T, std::optional<long>>) {
+    return report::optional_cell(v);
+  } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+    return std::span<const std::string>(v);
+  } else {
+    return v;
+  }
+}
+
+#define ROOFLINE_SIM_SPECULATIVE(name, member) \
+  SimulateColumn { "speculative_" name, Scope::speculative, speculative<&SpeculativeFigures::member> }
+
 #define ROOFLINE_SIM_HANDOFF(prefix, member)                                                                 \
   SimulateColumn{prefix "_mean_s", Scope::pools, handoff<&PoolFigures::member, &Distribution::mean>},       \
       SimulateColumn{prefix "_p50_s", Scope::pools, handoff<&PoolFigures::member, &Distribution::p50>},     \
@@ -51,6 +71,7 @@ const std::array kColumns = {
     SimulateColumn{"ep", Scope::always, [](const SimulateFigures& f) -> Cell { return f.ep; }},
     SimulateColumn{"dp_attention", Scope::always, [](const SimulateFigures& f) -> Cell { return f.dp_attention; }},
     SimulateColumn{"compute", Scope::always, [](const SimulateFigures& f) -> Cell { return f.compute; }},
+    SimulateColumn{"warnings", Scope::always, [](const SimulateFigures& f) -> Cell { return f.warnings; }},
     SimulateColumn{"replicas", Scope::fleet, [](const SimulateFigures& f) -> Cell { return f.replicas; }},
     SimulateColumn{"router", Scope::fleet, [](const SimulateFigures& f) { return text(f.router); }},
     SimulateColumn{"imbalance", Scope::fleet, [](const SimulateFigures& f) -> Cell { return f.imbalance; }},
@@ -70,6 +91,21 @@ const std::array kColumns = {
                    [](const SimulateFigures& f) { return f.engine ? text(*f.engine) : Cell(); }},
     SimulateColumn{"engine_version", Scope::engine,
                    [](const SimulateFigures& f) { return f.engine_version ? text(*f.engine_version) : Cell(); }},
+    ROOFLINE_SIM_SPECULATIVE("k", k),
+    ROOFLINE_SIM_SPECULATIVE("accept", accept),
+    ROOFLINE_SIM_SPECULATIVE("draft", draft),
+    ROOFLINE_SIM_SPECULATIVE("tokens_per_step", tokens_per_step),
+    ROOFLINE_SIM_SPECULATIVE("context_tokens", context),
+    ROOFLINE_SIM_SPECULATIVE("batch_1_plain_tokens_per_s", batch_1_plain),
+    ROOFLINE_SIM_SPECULATIVE("batch_1_speculative_tokens_per_s", batch_1_speculative),
+    ROOFLINE_SIM_SPECULATIVE("batch_1_plain_bound_tokens_per_s", batch_1_plain_bound),
+    ROOFLINE_SIM_SPECULATIVE("batch_1_speculative_bound_tokens_per_s", batch_1_speculative_bound),
+    ROOFLINE_SIM_SPECULATIVE("max_batch", max_batch),
+    ROOFLINE_SIM_SPECULATIVE("max_batch_held_by_cache", max_batch_held_by_cache),
+    ROOFLINE_SIM_SPECULATIVE("pays_at_batches", pays_at_batches),
+    ROOFLINE_SIM_SPECULATIVE("pays_at_batches_bound", pays_at_batches_bound),
+    ROOFLINE_SIM_SPECULATIVE("stops_paying_at_batch", stops_paying_at_batch),
+    ROOFLINE_SIM_SPECULATIVE("stops_paying_at_batch_bound", stops_paying_at_batch_bound),
     SimulateColumn{"requests", Scope::always, [](const SimulateFigures& f) -> Cell { return f.requests; }},
     SimulateColumn{"duration_s", Scope::always, [](const SimulateFigures& f) -> Cell { return f.duration; }},
     SimulateColumn{"served", Scope::always, [](const SimulateFigures& f) -> Cell { return f.e.served; }},
@@ -104,15 +140,17 @@ const std::array kColumns = {
 
 #undef ROOFLINE_SIM_STATS
 #undef ROOFLINE_SIM_HANDOFF
+#undef ROOFLINE_SIM_SPECULATIVE
 
 }  // namespace
 
 std::span<const SimulateColumn> simulate_columns() { return kColumns; }
 
-std::vector<SimulateColumn> simulate_columns_for(bool fleet, bool engine, bool pools) {
+std::vector<SimulateColumn> simulate_columns_for(bool fleet, bool engine, bool pools, bool speculative) {
   std::vector<SimulateColumn> out;
   for (const SimulateColumn& c : kColumns) {
-    if ((c.scope == Scope::fleet && !fleet) || (c.scope == Scope::engine && !engine) || (c.scope == Scope::pools && !pools)) {
+    if ((c.scope == Scope::fleet && !fleet) || (c.scope == Scope::engine && !engine) || (c.scope == Scope::pools && !pools) ||
+        (c.scope == Scope::speculative && !speculative)) {
       continue;
     }
     out.push_back(c);
@@ -137,9 +175,9 @@ void SimulateRecord::append_csv(std::string& out) const {
 nlohmann::ordered_json SimulateRecord::json() const {
   if (as_document_) return views_.document;
   nlohmann::ordered_json o;
+  // The warnings are a column, as every command's rows carry them: an array here, one CSV cell
+  // of them joined by " | ".
   for (const SimulateColumn& c : columns_) o[std::string(c.name)] = report::cell_json(c.get(f_));
-  // As every JSON row carries its point's warnings; CSV says them on stderr.
-  o["warnings"] = views_.warnings;
   return o;
 }
 

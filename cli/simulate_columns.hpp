@@ -27,6 +27,22 @@ struct PoolFigures {
   serve::Distribution prefill, block_wait, link_wait, transfer, decode_wait;
 };
 
+// A speculative run's (--speculative K:ACCEPT[:DRAFT]) own figures, the JSON document's
+// `speculative`: what one verify step yields, one sequence's rates at the traffic's mean context,
+// and the batches at which speculation pays.
+struct SpeculativeFigures {
+  long k = 0;
+  double accept = 0;
+  std::optional<std::string> draft;  // none: drafts cost nothing
+  double tokens_per_step = 0;        // (1 - accept^(k+1)) / (1 - accept)
+  long context = 0;                  // the traffic's mean context, at which the figures below are priced
+  double batch_1_plain = 0, batch_1_speculative = 0, batch_1_plain_bound = 0, batch_1_speculative_bound = 0;
+  long max_batch = 0;
+  bool max_batch_held_by_cache = false;
+  std::vector<std::string> pays_at_batches, pays_at_batches_bound;  // ranges, "1-37", "64"; none: it pays at no batch
+  std::optional<long> stops_paying_at_batch, stops_paying_at_batch_bound;  // none: it pays at max_batch
+};
+
 // What one run of `simulate` reports, as the row's columns read it. The strings are held here:
 // cells point into them.
 struct SimulateFigures {
@@ -44,12 +60,14 @@ struct SimulateFigures {
   serve::Summary e, b;                         // expected, and the bound's
   std::string bound_admission;                 // "grow", "reserve" or "grow and reserve"
   std::optional<PoolFigures> pools;            // --disaggregate only
+  std::optional<SpeculativeFigures> speculative;  // --speculative only
+  std::span<const std::string> warnings;          // the run's, in words
 };
 
-// Which rows carry a column: every row, a fleet's (--replicas > 1), one with --engine, or a
-// disaggregated run's (--disaggregate). A row without them is the row it was before fleets,
-// engines and pools.
-enum class SimulateColumnScope { always, fleet, engine, pools };
+// Which rows carry a column: every row, a fleet's (--replicas > 1), one with --engine, a
+// disaggregated run's (--disaggregate), or a speculative run's (--speculative). A row without them
+// is the row it was before fleets, engines, pools and speculation.
+enum class SimulateColumnScope { always, fleet, engine, pools, speculative };
 
 struct SimulateColumn {
   std::string_view name;  // CSV header and JSON key alike, units in the name
@@ -59,16 +77,16 @@ struct SimulateColumn {
 
 [[nodiscard]] std::span<const SimulateColumn> simulate_columns();
 // The columns a row of this run carries, in order.
-[[nodiscard]] std::vector<SimulateColumn> simulate_columns_for(bool fleet, bool engine, bool pools = false);
+[[nodiscard]] std::vector<SimulateColumn> simulate_columns_for(bool fleet, bool engine, bool pools = false,
+                                                              bool speculative = false);
 // Every column name, for docs/outputs.md.
 [[nodiscard]] std::vector<std::string_view> simulate_column_names();
 
 // One run of `simulate` as each format reads it: a document (a table, Markdown, JSON with its
-// envelope), or one row (CSV, JSON lines: the columns above, JSON lines with the warnings too).
+// envelope), or one row (CSV, JSON lines: the columns above, the warnings among them).
 struct SimulateViews {
   nlohmann::ordered_json document;
   std::string table, markdown;
-  std::vector<std::string> warnings;
 };
 
 class SimulateRecord final : public report::Record {

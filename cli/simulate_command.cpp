@@ -177,6 +177,34 @@ nlohmann::ordered_json json_of(const Replica& r, const SpeculationView& v) {
           {"stops_paying_at_batch_bound", stop(v.pays_bound)}};
 }
 
+// The same figures as one row's columns (cli/simulate_columns.hpp): the ranges "1-37", "64".
+SpeculativeFigures figures_of(const Replica& r, const SpeculationView& v) {
+  const auto ranges = [](const std::vector<BatchRange>& pays) {
+    std::vector<std::string> out;
+    for (const BatchRange& range : pays) {
+      out.push_back(range.from == range.to ? fmt::format("{}", range.from) : fmt::format("{}-{}", range.from, range.to));
+    }
+    return out;
+  };
+  SpeculativeFigures f;
+  f.k = v.s.k;
+  f.accept = v.s.accept;
+  if (r.draft) f.draft = r.draft->model.name;
+  f.tokens_per_step = v.one.tokens;
+  f.context = v.context;
+  f.batch_1_plain = v.one.plain_per_s(false);
+  f.batch_1_speculative = v.one.speculative_per_s(false);
+  f.batch_1_plain_bound = v.one.plain_per_s(true);
+  f.batch_1_speculative_bound = v.one.speculative_per_s(true);
+  f.max_batch = v.max_batch;
+  f.max_batch_held_by_cache = v.cache_limited;
+  f.pays_at_batches = ranges(v.pays_expected);
+  f.pays_at_batches_bound = ranges(v.pays_bound);
+  f.stops_paying_at_batch = stops_paying(v.pays_expected, v.max_batch);
+  f.stops_paying_at_batch_bound = stops_paying(v.pays_bound, v.max_batch);
+  return f;
+}
+
 // "pays at every batch up to 256", "pays at batches 1-37 and 64-80 of 256", "pays at no batch up to 256".
 std::string where_it_pays(const std::vector<BatchRange>& pays, long max_batch) {
   if (pays.empty()) return fmt::format("pays at no batch up to {}", max_batch);
@@ -611,13 +639,15 @@ void write_report(const SimulateArgs& a, const Replica& r, const Traffic& t, con
     f.engine_version = std::string(r.engine->defaults.label);
   }
   if (runs.pools) f.pools = runs.pools->e;
+  if (spec) f.speculative = figures_of(r, *spec);
+  f.warnings = r.warnings;
   SimulateViews views;
-  views.warnings = r.warnings;
   // Only the format asked for is built: the others cost little, but a row needs no table.
   if (format == report::OutputFormat::json) views.document = json_document(a, r, t, runs, spec);
   if (format == report::OutputFormat::table) views.table = table_text(a, r, t, runs, goal, spec);
   if (format == report::OutputFormat::markdown) views.markdown = markdown_text(a, r, t, runs, goal, spec);
-  std::vector<SimulateColumn> columns = simulate_columns_for(a.replicas > 1, r.engine.has_value(), runs.pools.has_value());
+  std::vector<SimulateColumn> columns = simulate_columns_for(a.replicas > 1, r.engine.has_value(), runs.pools.has_value(),
+                                                         spec.has_value());
   const auto header = [columns](std::string& s) { append_simulate_csv_header(s, columns); };
   const auto sink = report::make_sink(format, row ? report::Shape::rows : report::Shape::document, {"", {}, header}, out);
   sink->add(SimulateRecord(f, std::move(columns), views, !row));
