@@ -21,6 +21,11 @@ constexpr Phrases kEnglish{
                             "tokens, each reading its stage's weights again, so each weight read from memory is used "
                             "{upto}{per} times: intensity {ip} FLOP/byte, {ratio}. It is {bound}-bound and takes at least "
                             "{ttft}, the roofline's bound on the time to first token (expected {exp}).",
+    .prefill_moe_microbatches = "Prefill: {n} prompt tokens pass through the pipeline in {m} micro-batches of {upto}{per} "
+                                "tokens, each reading its stage's weights again, and a mixture of experts sends each "
+                                "token to {k} of its {e} experts, so each expert's weights serve only the tokens of a "
+                                "micro-batch routed to it: intensity {ip} FLOP/byte, {ratio}. It is {bound}-bound and "
+                                "takes at least {ttft}, the roofline's bound on the time to first token (expected {exp}).",
     .at_most = "at most ",
     .only = "only ",
     .decode = "Decode: each step makes one token per sequence but {rereads} {weights} of weights ({formats}) and {kv} "
@@ -28,10 +33,11 @@ constexpr Phrases kEnglish{
               "{formula} = {floor}{longer}, so {stream}{total}.",
     .decode_longer = "; its {other}-bound operators make the step at least {step}",
     .decode_longer_parts = "; the step takes at least {step}",
-    .decode_bubble = "; the pipeline's stages stand idle {pct}% of the step ({m} micro-batch(es) through {pp} stages: "
-                     "its bubble), which makes the step at least {step}",
-    .decode_bubble_ops = "; its {other}-bound operators and the pipeline's bubble (its stages idle {pct}% of the step, "
-                         "{m} micro-batch(es) through {pp} stages) make the step at least {step}",
+    // The bubble is the busiest stage's idle share (model/pipeline.hpp); a lighter stage idles longer.
+    .decode_bubble = "; the pipeline's busiest stage stands idle {pct}% of the step, the others longer ({m} "
+                     "micro-batch(es) through {pp} stages: its bubble), which makes the step at least {step}",
+    .decode_bubble_ops = "; its {other}-bound operators and the pipeline's bubble (its busiest stage idle {pct}% of the "
+                         "step, the others longer; {m} micro-batch(es) through {pp} stages) make the step at least {step}",
     .decode_stage = "; the pipeline's busiest stage, with more than an even share of the work, makes the step at least {step}",
     .decode_stage_ops = "; its {other}-bound operators and the pipeline's busiest stage, with more than an even share of "
                         "the work, make the step at least {step}",
@@ -145,6 +151,8 @@ constexpr Phrases kEnglish{
     .a3 = "B* = {bstar}, counting the weights only.",
     .a3_context = " With the KV cache at {t} tokens: B* = {bctx}.",
     .a3_no_crossover = " With the KV cache at {t} tokens there is no crossover: decode stays memory-bound.",
+    .a3_no_crossover_memory = " With the KV cache at {t} tokens there is no crossover: its compute never catches up "
+                              "with its memory traffic, and at this batch memory bounds the step.",
     .a3_no_crossover_link = " With the KV cache at {t} tokens there is no crossover: its compute never catches up "
                             "with its memory traffic, and at this batch the interconnect bounds the step.",
     .scenario = "Scenario {name} ({n} in, {g} out): a request takes at least prefill {ttft} + {s} {steps} × {step} = "
@@ -152,6 +160,7 @@ constexpr Phrases kEnglish{
                 "{share}% of that bound, decode {dshare}%.",
     .ranked_title = "Optimisations ranked by the time they save per request at the roofline bound:",
     .rank_line = "{i}. {what}: saves {saving} ({pct}%)",
+    .rank_flash_in_use = "{i}. FlashAttention, already in use: it saves {saving} ({pct}%) against naive attention",
     .int4 = "int4 weights",
     .kv8 = "fp8 KV cache",
     .flash = "FlashAttention (against naive attention)",
@@ -208,14 +217,18 @@ constexpr Phrases kChinese{
     .prefill_microbatches = "预填充（Prefill）：{n} 个提示词元分成 {m} 个微批次（每个{upto} {per} 个词元）通过流水线，每个微批次都要"
                             "重新读出所在阶段的权重，所以每个从显存读出的权重被使用{upto} {per} 次：算术强度 {ip} FLOP/字节，"
                             "{ratio}。它受{bound}限制，耗时至少 {ttft}（屋顶线给出的首词元时间 TTFT 下界；预计 {exp}）。",
+    .prefill_moe_microbatches = "预填充（Prefill）：{n} 个提示词元分成 {m} 个微批次（每个{upto} {per} 个词元）通过流水线，每个微批次都要"
+                                "重新读出所在阶段的权重；混合专家模型又把每个词元只送往 {e} 个专家中的 {k} 个，所以每个专家的权重只服务"
+                                "一个微批次中路由给它的词元：算术强度 {ip} FLOP/字节，{ratio}。它受{bound}限制，耗时至少 {ttft}"
+                                "（屋顶线给出的首词元时间 TTFT 下界；预计 {exp}）。",
     .at_most = "至多",
     .only = "只",
     .decode = "解码（Decode）：每一步每个序列只生成一个词元，却要{rereads} {weights} 权重（{formats}）和 {kv} KV 缓存与激活值：算术强度 {id} "
               "FLOP/字节，{ratio}。它受{bound}限制：T_decode ≈ {formula} = {floor}{longer}，{stream}{total}。",
     .decode_longer = "；其中受{other}限制的算子使单步耗时至少为 {step}",
     .decode_longer_parts = "；单步耗时至少为 {step}",
-    .decode_bubble = "；流水线各阶段有 {pct}% 的时间空等（{m} 个微批次流经 {pp} 个阶段：流水线气泡），使单步耗时至少为 {step}",
-    .decode_bubble_ops = "；受{other}限制的算子和流水线气泡（各阶段有 {pct}% 的时间空等，{m} 个微批次流经 {pp} 个阶段）使单步耗时至少为 {step}",
+    .decode_bubble = "；流水线最忙的阶段也有 {pct}% 的时间空等，其余阶段更多（{m} 个微批次流经 {pp} 个阶段：流水线气泡），使单步耗时至少为 {step}",
+    .decode_bubble_ops = "；受{other}限制的算子和流水线气泡（最忙的阶段也有 {pct}% 的时间空等，其余阶段更多；{m} 个微批次流经 {pp} 个阶段）使单步耗时至少为 {step}",
     .decode_stage = "；流水线中工作量多于平均份额的最忙阶段决定了节奏，使单步耗时至少为 {step}",
     .decode_stage_ops = "；受{other}限制的算子和流水线中工作量多于平均份额的最忙阶段使单步耗时至少为 {step}",
     .formula_memory = "字节数 / 带宽",
@@ -302,11 +315,13 @@ constexpr Phrases kChinese{
     .a3 = "B* = {bstar}（仅计权重）。",
     .a3_context = "计入 {t} 个词元的 KV 缓存时：B* = {bctx}。",
     .a3_no_crossover = "计入 {t} 个词元的 KV 缓存时没有交点：解码始终受内存限制。",
+    .a3_no_crossover_memory = "计入 {t} 个词元的 KV 缓存时没有交点：计算始终追不上内存读写，而在此批大小下单步受内存带宽限制。",
     .a3_no_crossover_link = "计入 {t} 个词元的 KV 缓存时没有交点：计算始终追不上内存读写，而在此批大小下单步受互联带宽限制。",
     .scenario = "场景 {name}（输入 {n}，输出 {g}）：按屋顶线下界，一个请求至少需要预填充 {ttft} + {s} {steps} × {step} = {total}"
                 "（首个词元由预填充产生；预计 {exp}）；预填充占其中的 {share}%，解码占 {dshare}%。",
     .ranked_title = "按每个请求在屋顶线下界上节省的时间排序的优化：",
     .rank_line = "{i}. {what}：节省 {saving}（{pct}%）",
+    .rank_flash_in_use = "{i}. FlashAttention（已在使用）：相对朴素注意力节省 {saving}（{pct}%）",
     .int4 = "int4 权重",
     .kv8 = "fp8 KV 缓存",
     .flash = "FlashAttention（相对朴素注意力）",

@@ -6,7 +6,7 @@
 namespace roofline::report {
 
 struct Phrases {
-  std::string_view ridge, prefill, prefill_moe, prefill_microbatches, at_most, only, decode, decode_longer,
+  std::string_view ridge, prefill, prefill_moe, prefill_microbatches, prefill_moe_microbatches, at_most, only, decode, decode_longer,
       decode_longer_parts, decode_bubble, decode_bubble_ops, decode_stage, decode_stage_ops,
       formula_memory,
       formula_compute, formula_interconnect, stream_one, stream_each, decode_batch_total, cache_kinds, cache_windowed,
@@ -19,7 +19,8 @@ struct Phrases {
       remedy_speculative_state,
       remedy_batch_little, remedy_batch_grows, remedy_batch_memory, remedy_batch_over, remedy_batch_none,
       wrong_medicine, medicine_same, medicine_differ, quiz_title, q1, a1, a1_compute, a1_interconnect, per_microbatch, per_expert,
-      q2, a2, q3, a3, a3_context, a3_no_crossover, a3_no_crossover_link, scenario, ranked_title, rank_line, int4, kv8,
+      q2, a2, q3, a3, a3_context, a3_no_crossover, a3_no_crossover_memory, a3_no_crossover_link, scenario, ranked_title, rank_line,
+      rank_flash_in_use, int4, kv8,
       flash, speculative, above, below, compute, memory, interconnect, more_compute, more_memory, more_interconnect,
       // Per-GPU figures where the replica spans several GPUs; the collectives a step's hops come from.
       rereads, rereads_each, hops_ring, hops_collective, hops_send, hop, hops, hops_and, all_reduce, all_gather,

@@ -199,23 +199,80 @@ TextTable ops_table(const Report& r) {
   return t;
 }
 
+namespace {
+
+// What B* leaves out, as the point's own figures show it: B* counts the weights only, read once a
+// step, so below it a step costs about the same whatever the batch only where nothing else grows
+// with the batch. A mixture of experts reads more of its experts as the batch grows (Qwen3-30B-A3B
+// on H100: B* = 2933, yet 1.84 ms at batch 1 and 12.2 ms at 16), a pipeline reads its weights once
+// a micro-batch, tensor parallelism's collectives carry every sequence's activations, and each
+// sequence reads its own cache: c = the step's bytes past its weights, a sequence; where B*
+// sequences' c would make the step's bytes more than a fifth larger than one sequence's (W + B*·c
+// > 1.2·(W + c), W the step's weights, the threshold explain's "grows" uses), the cache is named
+// with its figures (Llama-3.1-8B on H100 at 640 tokens: 295 × 94.8 MB = 28.0 GB beside 15.0 GB).
+std::string below_critical(const Report& r) {
+  const CriticalBatch& b = r.critical_batch;
+  // B₁ < 1: one sequence's arithmetic on the weights already outlasts their reading.
+  if (b.weights_only < 1) return "from one sequence on, the weights' arithmetic outlasts their reading";
+  const PhaseResult& step = r.decode.step;
+  const Workload& w = r.workload;
+  const long m = most_microbatches(w);
+  std::vector<std::string> grows;
+  const std::optional<MoeSpec>& moe = r.model.spec.architecture ? r.model.spec.architecture->moe : std::nullopt;
+  if (moe && moe->experts > 0 && moe->top_k < moe->experts) {
+    grows.push_back(fmt::format("each token reads only the {} of the {} experts it picks, so a larger batch reads more of "
+                                "them (B* counts every expert read)",
+                                moe->top_k, moe->experts));
+  }
+  if (m > 1) grows.push_back(fmt::format("the weights are read once a micro-batch, up to {} times a step", m));
+  if (w.tp > 1) grows.push_back(fmt::format("the collectives between the {} GPUs of tensor parallelism carry every "
+                                            "sequence's activations", w.tp));
+  const Bytes per_sequence = (step.bytes - step.weight_bytes) / static_cast<double>(w.batch);
+  const Bytes at_critical = per_sequence * b.weights_only;
+  if (step.weight_bytes + at_critical > 1.2 * (step.weight_bytes + per_sequence)) {
+    grows.push_back(fmt::format("each sequence reads its own KV cache and activations ({} a sequence at {} tokens, {} "
+                                "for B* of them beside {} of weights)",
+                                human(per_sequence), w.context_tokens, human(at_critical), human(step.weight_bytes)));
+  }
+  std::string line = "below it the weights' reading outlasts their arithmetic";
+  if (grows.empty()) return line + ", so a decode step costs about the same whatever the batch";
+  line += ", but a decode step still grows with the batch: ";
+  for (std::size_t i = 0; i < grows.size(); ++i) {
+    if (i > 0) line += i + 1 == grows.size() ? ", and " : ", ";
+    line += grows[i];
+  }
+  return line;
+}
+
+}  // namespace
+
 std::string critical_batch_line(const Report& r) {
   const CriticalBatch& b = r.critical_batch;
   // A pipeline's step reads the weights once a micro-batch (model/critical_batch.hpp): m·B₁ where B₁ ≥ 1.
   const long m = most_microbatches(r.workload);
   std::string line = fmt::format(
-      "critical batch B* = {}(weights streamed / bandwidth) × peak / (2 × weights multiplied) = {}: below it a decode "
-      "step costs about the same whatever the batch",
+      "critical batch B* = {}(weights streamed / bandwidth) × peak / (2 × weights multiplied) = {}: {}",
       m > 1 && b.weights_only >= static_cast<double>(m) ? fmt::format("{} micro-batches × ", m) : std::string(),
-      three_digits(b.weights_only));
+      three_digits(b.weights_only), below_critical(r));
   if (!r.model.spec.architecture) return line;
   if (b.at_context) {
     return line + fmt::format("; with the KV cache at {} tokens, B* = {}", r.workload.context_tokens,
                               three_digits(*b.at_context));
   }
-  return line + fmt::format("; with the KV cache at {} tokens there is no crossover: decode stays memory-bound at "
-                            "this context (KV traffic grows as fast as compute)",
-                            r.workload.context_tokens);
+  // No crossover: the compute never catches up with the memory traffic. "Stays memory-bound" only
+  // where no link can bind (one GPU); across several, what bounds this step (Llama-3.1-8B on L40S
+  // at tp 8, batch 128: the collectives' 4.63 ms over memory's 4.44 ms). A compute-bound step (the
+  // formula reads every expert; this step does not) hears nothing of it, as in explain.
+  const PhaseResult& step = r.decode.step;
+  if (step.bound == Bound::compute) return line;
+  if (gpus(r.workload) == 1) {
+    return line + fmt::format("; with the KV cache at {} tokens there is no crossover: decode stays memory-bound at "
+                              "this context (KV traffic grows as fast as compute)",
+                              r.workload.context_tokens);
+  }
+  return line + fmt::format("; with the KV cache at {} tokens there is no crossover: its compute never catches up with "
+                            "its memory traffic (KV traffic grows as fast as compute), and at this batch {} bounds the step",
+                            r.workload.context_tokens, step.bound == Bound::memory ? "memory" : "the interconnect");
 }
 
 std::vector<std::string> verdicts(const Report& r) {

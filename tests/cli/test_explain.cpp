@@ -603,22 +603,23 @@ TEST_CASE("explain: a point past memory below batch 64 hears what memory holds, 
 
 TEST_CASE("explain: a pipeline's bubble is named as what lengthens the step - Llama-3.1-70B at tp 2, pp 2, batch 1") {
   // The JSON: decode.memory_time 0.010395 s (10.4 ms), step_time 0.020793 s (20.8 ms), bubble
-  // 0.4925 (49.2%), comm_time 1.6 us; workload.microbatches 1, pp 2. The decode ops' times sum to
+  // 0.4925 (49.2%: the busiest stage's idle share; the first, without the head, idles longer), comm_time
+  // 1.6 us; workload.microbatches 1, pp 2. The decode ops' times sum to
   // 10.396 ms (the collectives add 1.6 us to the memory time: 10.4 ms either way), so the stages'
   // idle time, step_time − that sum = 10.396 ms, passes the memory waits (Σ time − compute_time
   // over the memory-bound ops: 10.359 ms) and the collectives' 1.6 us goes unnamed (under 1%).
   const std::vector<std::string> args = {"explain", "-m", "llama-3.1-70b", "-g", "h100-sxm", "--tp", "2", "--pp", "2", "-b", "1"};
   const auto en = test::run_cli(args);
   REQUIRE(en.code == 0);
-  CHECK_THAT(en.out, Catch::Contains("T_decode ≈ bytes / bandwidth = 10.4 ms; the pipeline's stages stand idle 49.2% of "
-                                     "the step (1 micro-batch(es) through 2 stages: its bubble), which makes the step at least "
-                                     "20.8 ms") &&
+  CHECK_THAT(en.out, Catch::Contains("T_decode ≈ bytes / bandwidth = 10.4 ms; the pipeline's busiest stage stands idle "
+                                     "49.2% of the step, the others longer (1 micro-batch(es) through 2 stages: its bubble), "
+                                     "which makes the step at least 20.8 ms") &&
                          !Catch::Contains("interconnect-bound operators make the step"));
   CHECK_THAT(en.out, Catch::Contains("(35.6 us of the bound's 20.8 ms); the rest is waiting on the pipeline's other stages and memory."));
   auto zh = args;
   zh.insert(zh.end(), {"--lang", "zh"});
   const auto z = test::run_cli(zh);
-  CHECK_THAT(z.out, Catch::Contains("；流水线各阶段有 49.2% 的时间空等（1 个微批次流经 2 个阶段：流水线气泡），使单步耗时至少为 20.8 ms") &&
+  CHECK_THAT(z.out, Catch::Contains("；流水线最忙的阶段也有 49.2% 的时间空等，其余阶段更多（1 个微批次流经 2 个阶段：流水线气泡），使单步耗时至少为 20.8 ms") &&
                         !Catch::Contains("受互联带宽限制的算子"));
   // Batch 16 in the default 2 micro-batches: decode.bubble 0.0, memory_time 0.021085 s (21.1 ms),
   // the decode ops' times summing to 0.021111 s (21.1 ms), step_time 0.021427 s (21.4 ms): no
@@ -852,4 +853,73 @@ TEST_CASE("explain: an fp8 KV cache leaves a recurrent state as it is - Mamba-13
                                 "-b", "64", "--scenario", "chat"});
   REQUIRE(r.code == 0);
   CHECK_THAT(r.out, !Catch::Contains("fp8 KV cache"));
+}
+
+TEST_CASE("explain Q3 - a memory-bound step across GPUs is not told it stays memory-bound, Llama-3.1-8B on L40S tp 8") {
+  // At batch 1 the collectives carry one token: 65 all-reduces of 4096 × 2 B, 2 × 7/8 of it each,
+  // and the logits' gather of 128256 × 2 B × 7/8, over PCIe's 32 GB/s: 36.1 us beside 2.2 ms of
+  // memory, so memory bounds this step. At 2·B* = 838 they carry 838 tokens, 838 × 36.1 us =
+  // 30.3 ms, and the step is interconnect-bound (48.0 ms): "stays memory-bound" was false.
+  const std::vector<std::string> args = {"explain", "-m", "llama-3.1-8b", "-g", "l40s", "--tp", "8", "-b", "1"};
+  const auto en = test::run_cli(args);
+  REQUIRE(en.code == 0);
+  CHECK_THAT(en.out, Catch::Contains("at 2·B* = 838 the step takes at least 48.0 ms (interconnect-bound)") &&
+                         !Catch::Contains("decode stays memory-bound") &&
+                         Catch::Contains("B* = 419, counting the weights only. With the KV cache at 640 tokens there is "
+                                         "no crossover: its compute never catches up with its memory traffic, and at "
+                                         "this batch memory bounds the step."));
+  auto zh = args;
+  zh.insert(zh.end(), {"--lang", "zh"});
+  const auto z = test::run_cli(zh);
+  CHECK_THAT(z.out, !Catch::Contains("解码始终受内存限制") &&
+                        Catch::Contains("计入 640 个词元的 KV 缓存时没有交点：计算始终追不上内存读写，而在此批大小下单步受内存带宽限制。"));
+  // One GPU has no link to bind: there it does stay memory-bound.
+  const auto one = test::run_cli({"explain", "-m", "llama-2-7b", "-g", "a100-80gb"});
+  CHECK_THAT(one.out, Catch::Contains("there is no crossover: decode stays memory-bound."));
+}
+
+TEST_CASE("explain - a mixture of experts in a pipeline's micro-batches, Qwen3-30B-A3B at pp 4, batch 16 of 4096") {
+  // 16 × 4096 = 65536 prompt tokens in 4 micro-batches of 4 sequences, 16384 tokens each reading
+  // its stage's weights again; each token reaches 8 of the 128 experts, so an expert's read serves
+  // 16384 × 8 / 128 = 1024 of them on average (the table's verdict says so). Not "at once".
+  const std::vector<std::string> args = {"explain", "-m", "qwen3-30b-a3b", "-g", "h100-sxm", "-b", "16", "--pp", "4",
+                                         "-p", "4096"};
+  const auto en = test::run_cli(args);
+  REQUIRE(en.code == 0);
+  CHECK_THAT(en.out, !Catch::Contains("at once") &&
+                         Catch::Contains("Prefill: 65536 prompt tokens pass through the pipeline in 4 micro-batches of "
+                                         "16384 tokens, each reading its stage's weights again, and a mixture of experts "
+                                         "sends each token to 8 of its 128 experts, so each expert's weights serve only "
+                                         "the tokens of a micro-batch routed to it: intensity 412 FLOP/byte"));
+  auto zh = args;
+  zh.insert(zh.end(), {"--lang", "zh"});
+  const auto z = test::run_cli(zh);
+  CHECK_THAT(z.out, !Catch::Contains("一次性通过模型") &&
+                        Catch::Contains("预填充（Prefill）：65536 个提示词元分成 4 个微批次（每个 16384 个词元）通过流水线，"
+                                        "每个微批次都要重新读出所在阶段的权重；混合专家模型又把每个词元只送往 128 个专家中的 8 个"));
+  // Without a pipeline the batch does pass at once.
+  const auto flat = test::run_cli({"explain", "-m", "qwen3-30b-a3b", "-g", "h100-sxm", "-b", "16", "-p", "4096"});
+  CHECK_THAT(flat.out, Catch::Contains("Prefill: 65536 prompt tokens pass through the model at once, but a mixture of experts"));
+}
+
+TEST_CASE("explain --scenario - FlashAttention, which the point runs, is said to be in use, Llama-3.1-8B on A100 at batch 8") {
+  // The default kernel is flash: its 1.78 s is what it already saves against naive attention
+  // (the request at the bound is 5.87 s with it; 1.78 / 5.87 = 30%), not a saving still to be had.
+  const std::vector<std::string> args = {"explain", "--scenario", "summarize", "-m", "llama-3.1-8b", "-g", "a100-80gb",
+                                         "-b", "8"};
+  const auto en = test::run_cli(args);
+  REQUIRE(en.code == 0);
+  const ModelSpec m = io::load_model("llama-3.1-8b");
+  const GpuSpec g = io::load_gpu("a100-80gb");
+  Workload w = at_lengths(m, 8, 8192, 200);
+  const Report flash = evaluate(m, g, w);
+  w.attention = AttentionKernel::naive;
+  const Report naive = evaluate(m, g, w);
+  const std::string saving = report::human(naive.request_time() - flash.request_time());
+  CHECK(saving == "1.78 s");
+  CHECK_THAT(en.out, !Catch::Contains("FlashAttention (against naive attention)") &&
+                         Catch::Contains("FlashAttention, already in use: it saves 1.78 s (30%) against naive attention"));
+  auto zh = args;
+  zh.insert(zh.end(), {"--lang", "zh"});
+  CHECK_THAT(test::run_cli(zh).out, Catch::Contains("FlashAttention（已在使用）：相对朴素注意力节省 1.78 s（30%）"));
 }
