@@ -1,7 +1,5 @@
 #include "chart/figure_file.hpp"
 
-#include <filesystem>
-
 #include "chart/png_canvas.hpp"
 #include "chart/svg_canvas.hpp"
 #include "chart/text_canvas.hpp"
@@ -14,13 +12,6 @@ namespace {
 constexpr double kWidth = 960, kPanelHeight = 420, kChrome = 180, kPngScale = 2;
 
 }  // namespace
-
-std::optional<FigureFormat> figure_format(const std::string& path) {
-  const std::string ext = std::filesystem::path(path).extension().string();
-  if (ext == ".svg") return FigureFormat::svg;
-  if (ext == ".png") return FigureFormat::png;
-  return std::nullopt;
-}
 
 void write_figure(const Figure& figure, FigureFormat format, std::ostream& out) {
   const double height = kChrome + kPanelHeight * static_cast<double>(figure.panels.size());

@@ -2,7 +2,6 @@
 // A figure leaves the chart layer in one of three forms: SVG or PNG bytes on a stream, or lines
 // of characters for a terminal. Files are the caller's: where the bytes go, and whether they
 // arrived, is decided where the file is opened.
-#include <optional>
 #include <ostream>
 #include <string>
 
@@ -11,9 +10,6 @@
 namespace roofline::chart {
 
 enum class FigureFormat { svg, png };
-
-// The format a file name asks for by its extension (.svg, .png), or nothing.
-[[nodiscard]] std::optional<FigureFormat> figure_format(const std::string& path);
 
 // Writes the figure to `out` in that format, its notes (the run's warnings) under its subtitle; a
 // failed write shows in the stream's state.

@@ -46,12 +46,19 @@ std::string bash_completion(const CLI::App& app) {
   std::string cases;
   for (const CLI::App* sub : app.get_subcommands({})) {
     names.push_back(sub->get_name());
-    // A positional argument (convert's model) is a file or a model preset.
+    // A positional argument is a file: convert's `model` a file or a model preset, fit's
+    // `measurements` a CSV only (a preset's name there is refused).
     const auto options = sub->get_options();
-    const bool positional = std::any_of(options.begin(), options.end(), [](const CLI::Option* o) { return o->get_positional(); });
-    cases += positional ? fmt::format("    {}) words=\"{} {}\" files=1 ;;\n", sub->get_name(), flags_of(*sub),
-                                      preset_ids(PresetKind::model))
-                        : fmt::format("    {}) words=\"{}\" ;;\n", sub->get_name(), flags_of(*sub));
+    const auto positional =
+        std::find_if(options.begin(), options.end(), [](const CLI::Option* o) { return o->get_positional(); });
+    if (positional == options.end()) {
+      cases += fmt::format("    {}) words=\"{}\" ;;\n", sub->get_name(), flags_of(*sub));
+    } else if ((*positional)->get_name(true) == "model") {
+      cases += fmt::format("    {}) words=\"{} {}\" files=1 ;;\n", sub->get_name(), flags_of(*sub),
+                           preset_ids(PresetKind::model));
+    } else {
+      cases += fmt::format("    {}) words=\"{}\" files=1 ;;\n", sub->get_name(), flags_of(*sub));
+    }
   }
   return fmt::format(R"(# bash completion for rooflineplan, written by `rooflineplan completion`
 _rooflineplan() {{

@@ -1,6 +1,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -237,6 +238,14 @@ void check_flag_line_quotes(std::string_view line) {
     }
     i = close + 1;
   }
+}
+
+bool has_extension(std::string_view path, std::string_view extension) {
+  if (path.size() < extension.size()) return false;
+  const std::string_view end = path.substr(path.size() - extension.size());
+  return std::equal(end.begin(), end.end(), extension.begin(), [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+  });
 }
 
 io::InputError flag_file_error(std::string_view flag, std::string_view arg, const io::InputError& e) {

@@ -19,7 +19,9 @@ using namespace io;
 using namespace chart;
 
 void write_figure_file(const Figure& f, const std::string& path, std::string_view flag, std::ostream& notes) {
-  const std::optional<FigureFormat> format = figure_format(path);
+  const std::optional<FigureFormat> format = has_extension(path, ".svg")   ? std::optional(FigureFormat::svg)
+                                             : has_extension(path, ".png") ? std::optional(FigureFormat::png)
+                                                                           : std::nullopt;
   if (!format) throw InputError(fmt::format("--{} {}: name a .svg or .png file", flag, path));
   AtomicFile file(path, flag, &notes);
   try {

@@ -1,5 +1,6 @@
 #pragma once
-// `rooflineplan presets`: every bundled model and GPU with its headline figures and source.
+// `rooflineplan presets`: every model and GPU preset with its headline figures and source: the
+// bundled ones and $ROOFLINEPLAN_PRESETS's, each of those marked `*`, the header naming both folders.
 #include <ostream>
 
 namespace roofline::cli {

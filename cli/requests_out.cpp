@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "cli/atomic_file.hpp"
+#include "cli/command.hpp"
 #include "io/input_error.hpp"
 #include "model/contract_error.hpp"
 #include "report/report_columns.hpp"
@@ -100,8 +101,8 @@ class RequestRecord final : public report::Record {
 };
 
 std::optional<report::OutputFormat> format_of(const std::string& path) {
-  if (path.ends_with(".csv")) return report::OutputFormat::csv;
-  if (path.ends_with(".jsonl")) return report::OutputFormat::jsonl;
+  if (has_extension(path, ".csv")) return report::OutputFormat::csv;
+  if (has_extension(path, ".jsonl")) return report::OutputFormat::jsonl;
   return std::nullopt;
 }
 

@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <memory>
 #include <optional>
@@ -246,15 +245,13 @@ void sweep(const WorkloadAxes& x, Product& p, std::span<const SweptColumn> swept
 // The format a file's name says, compared without case: .csv, .jsonl, .json, .md or .markdown; a
 // table has none of its own, and another name (`/dev/full`, `rows.txt`) says nothing.
 std::optional<OutputFormat> format_named(const std::string& path) {
-  std::string lower = path;
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
   constexpr std::pair<std::string_view, OutputFormat> kExtensions[] = {{".csv", OutputFormat::csv},
                                                                       {".jsonl", OutputFormat::jsonl},
                                                                       {".json", OutputFormat::json},
                                                                       {".md", OutputFormat::markdown},
                                                                       {".markdown", OutputFormat::markdown}};
   for (const auto& [extension, format] : kExtensions) {
-    if (lower.ends_with(extension)) return format;
+    if (has_extension(path, extension)) return format;
   }
   return std::nullopt;
 }

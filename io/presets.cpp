@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <optional>
+#include <utility>
 
 #include "io/input_error.hpp"
 #include "model/model_spec.hpp"
@@ -48,12 +49,23 @@ std::optional<fs::path> user_dir() {
   return dir;
 }
 
-// The presets of one folder, by id.
-std::vector<Preset> presets_in(const fs::path& dir) {
+// The presets of one folder, by id: its .yaml and .yml files, as --model and --gpu take either
+// as a path. One id from two files (`a.yaml` and `a.yml`) is refused naming both: taking either
+// would drop the other without a word.
+std::vector<Preset> presets_in(const fs::path& dir, bool user) {
   std::vector<Preset> out;
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    if (entry.path().extension() == ".yaml") out.push_back({entry.path().stem().string(), entry.path()});
+    const fs::path& path = entry.path();
+    if (path.extension() != ".yaml" && path.extension() != ".yml") continue;
+    const std::string id = path.stem().string();
+    const auto twin = std::find_if(out.begin(), out.end(), [&](const Preset& p) { return p.id == id; });
+    if (twin != out.end()) {
+      std::string a = twin->path.string(), b = path.string();
+      if (b < a) std::swap(a, b);
+      throw InputError(fmt::format("{} and {}: both are preset {}; keep one", a, b, id));
+    }
+    out.push_back({id, path, user});
   }
   return out;
 }
@@ -89,6 +101,8 @@ std::optional<fs::path> preset_of_hf_id(const std::vector<Preset>& presets, cons
 
 }  // namespace
 
+std::optional<fs::path> user_presets_dir() { return user_dir(); }
+
 fs::path presets_dir() {
   for (const fs::path& d : bundled_dirs()) {
     std::error_code ec;
@@ -99,11 +113,16 @@ fs::path presets_dir() {
 
 std::vector<Preset> list_presets(PresetKind kind) {
   std::vector<Preset> out;
-  if (const auto dir = user_dir()) out = presets_in(*dir / subdir(kind));
+  if (const auto dir = user_dir()) out = presets_in(*dir / subdir(kind), true);
   // A bundled preset of the same id is shadowed by the user's.
   if (const fs::path dir = presets_dir(); !dir.empty()) {
-    for (Preset& p : presets_in(dir / subdir(kind))) {
-      if (!has_id(out, p.id)) out.push_back(std::move(p));
+    for (Preset& p : presets_in(dir / subdir(kind), false)) {
+      const auto mine = std::find_if(out.begin(), out.end(), [&](const Preset& u) { return u.id == p.id; });
+      if (mine == out.end()) {
+        out.push_back(std::move(p));
+      } else {
+        mine->shadows_bundled = true;
+      }
     }
   }
   std::sort(out.begin(), out.end(), [](const Preset& a, const Preset& b) { return a.id < b.id; });

@@ -15,12 +15,17 @@ enum class PresetKind { model, gpu };
 struct Preset {
   std::string id;  // the file's stem: `llama-2-7b`
   std::filesystem::path path;
+  bool user = false;             // from $ROOFLINEPLAN_PRESETS, not bundled
+  bool shadows_bundled = false;  // a user's preset in place of the bundled one of its id
 };
 
 // The bundled presets folder (the first with models/), or an empty path.
 [[nodiscard]] std::filesystem::path presets_dir();
-// The user's presets, then the bundled ones they do not shadow, by id. Throws InputError when
-// $ROOFLINEPLAN_PRESETS is set to a folder that does not exist or has neither models/ nor gpus/.
+// $ROOFLINEPLAN_PRESETS, or nothing when it is unset or empty; throws as list_presets does.
+[[nodiscard]] std::optional<std::filesystem::path> user_presets_dir();
+// The user's presets, then the bundled ones they do not shadow, by id: each folder's .yaml and
+// .yml files. Throws InputError when $ROOFLINEPLAN_PRESETS is set to a folder that does not
+// exist or has neither models/ nor gpus/, or when one folder holds `a.yaml` and `a.yml`.
 [[nodiscard]] std::vector<Preset> list_presets(PresetKind kind);
 
 // The Hugging Face id a model preset was converted from, as its `source` names it (`HF

@@ -19,6 +19,8 @@ check "kv dtype" "$(complete_words rooflineplan --kv fp)" fp8
 check "plot flag" "$(complete_words rooflineplan plot --la)" --lang
 out=$(complete_words rooflineplan sweep --la)
 case " $out " in *" --lang "*) echo "FAIL: the --lang of explain and plot offered to sweep"; fail=1 ;; esac
-[ $fail = 0 ] && echo "completion: 11 passed, 0 failed"
+out=$(complete_words rooflineplan fit llama-2-7)
+case " $out " in *" llama-2-7b "*) echo "FAIL: a model preset offered as fit'"'"'s measurements CSV"; fail=1 ;; esac
+[ $fail = 0 ] && echo "completion: 12 passed, 0 failed"
 exit $fail
 ' sh "$1"
