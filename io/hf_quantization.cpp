@@ -105,7 +105,9 @@ Covered covered_by(std::string_view pattern, int layers, bool block_gates) {
     return {Covered::nothing};
   }
   if (last == "lm_head") return {Covered::some, only({TensorClass::lm_head})};
-  if (named({"embed_tokens", "wte", "word_embeddings", "tok_embeddings"})) {
+  // torch's nn.Embedding by its class name, as compressed-tensors and vLLM match a target's class
+  // (`targets: ["Linear", "Embedding"]`): the embedding table, as `Linear` is every block linear.
+  if (named({"embed_tokens", "wte", "word_embeddings", "tok_embeddings"}) || pattern == "Embedding") {
     return {Covered::some, only({TensorClass::embedding})};
   }
   // Routers (and Qwen's shared-expert gate) are priced in 16 bits whatever the quantizer does.
@@ -475,11 +477,32 @@ Covered covered_by_any(std::string_view pattern, int layers, bool block_gates) {
 Classes classes_of_list(const HfFields& q, std::string_view key, const Names& n) {
   Classes out{};
   for (const std::string& pattern : q.words(key)) {
+    // compressed-tensors (and vLLM reading its lists) matches an entry without `re:` as a whole
+    // module name or a class name, never as a wildcard: `*mlp*` names no module, so the checkpoint
+    // quantized (or, in `ignore`, left out) none by it. Read as the module it names, `ignore:
+    // ["*mlp*"]` priced Qwen3-8B's int4 MLP in bf16.
+    const bool literal = !n.globs && !pattern.starts_with("re:");
+    if (literal && pattern.find_first_of("*?[") != std::string::npos) {
+      q.fail(key, fmt::format("\"{}\": compressed-tensors matches an entry without `re:` as a whole module name "
+                              "or a class name, not as a wildcard, so it names no module; write the pattern as a "
+                              "regular expression (such as re:.*mlp.*)",
+                              pattern));
+    }
     std::optional<NameMatch> matched;
     if (const std::optional<NamePattern> p = NamePattern::of(pattern, n.globs, q, key); p && !n.modules.empty()) {
       matched = covered_by_names(*p, n.modules, n.block_gates);
     }
     const Covered c = matched ? matched->covered : covered_by_any(pattern, n.layers, n.block_gates);
+    // A bare name under compressed-tensors that is no module of the model (`self_attn`, `mlp`:
+    // the modules are model.layers.N.self_attn.q_proj, ...) matches nothing there, where read as the
+    // module it names it would move a whole block class; the class name `Linear` is every linear.
+    if (literal && !matched && c.what == Covered::some && pattern != "Linear" &&
+        std::any_of(kBlockClasses.begin(), kBlockClasses.end(), [&](TensorClass t) { return c.classes[index(t)]; })) {
+      q.fail(key, fmt::format("\"{}\": compressed-tensors matches an entry without `re:` as a whole module name "
+                              "(model.layers.0.self_attn.q_proj) or a class name (Linear), and this names no module "
+                              "of the model; write the pattern as a regular expression (re:.*{}.*)",
+                              pattern, pattern));
+    }
     if (c.what == Covered::part) {
       q.fail(key, fmt::format("\"{}\" names part of a tensor class ({}); rooflineplan prices formats per class "
                               "(attention, dense_ffn, experts, shared_experts, lm_head, embedding) and cannot map it",
@@ -657,8 +680,9 @@ std::optional<DType> kv_scheme(const HfFields& q) {
 
 // compressed-tensors. `head_by_class`: a group quantizes every Linear, the LM head (an nn.Linear in
 // the model llm-compressor saved) among them unless `ignore` names it, while no target names it.
+// `tied_table`: a target names the embedding of a model whose table is the LM head's.
 void read_compressed_tensors(const HfFields& q, const Architecture& a, const std::vector<Module>& modules,
-                             Quantization& out, bool& head_by_class) {
+                             Quantization& out, bool& head_by_class, bool& tied_table) {
   for (std::string_view key : {"sparsity_config", "transform_config"}) {
     if (q.filled(key)) q.fail(key, "sparse or transformed weights are not modelled");
     q.use(key);
@@ -675,11 +699,18 @@ void read_compressed_tensors(const HfFields& q, const Architecture& a, const std
     g.use("output_activations");
     dense_format(g);
     const Classes named = classes_of_list(g, "targets", Names{modules, a.layers, false}), present = linears(a);
-    // The LM head where a target names it (`lm_head`, or a pattern catching it), as GPTQ's
-    // `lm_head: true` quantizes it; the embedding stays the model's dtype.
+    // The LM head and the embedding where a target names them (`lm_head`, `model.embed_tokens`, the
+    // class `Embedding`, or a pattern catching them), as GPTQ's `lm_head: true` quantizes the head:
+    // the checkpoint stores them in the group's format. Dropped, a target naming the embedding left
+    // it priced in 16 bits without a word. A tied table is one tensor, the head's (quantization.lm_head).
     Classes targets{};
     for (std::size_t i = 0; i < targets.size(); ++i) {
-      targets[i] = named[i] && (present[i] || i == index(TensorClass::lm_head));
+      targets[i] = named[i] && (present[i] || i == index(TensorClass::lm_head) || i == index(TensorClass::embedding));
+    }
+    if (a.tied_embeddings && targets[index(TensorClass::embedding)]) {
+      targets[index(TensorClass::embedding)] = false;
+      targets[index(TensorClass::lm_head)] = true;
+      tied_table = true;
     }
     const std::vector<std::string> words = g.words("targets");
     if (g.given("weights") && !named[index(TensorClass::lm_head)] &&
@@ -784,7 +815,7 @@ std::optional<Quantization> read_quantization(const HfFields& q, const Architect
   const std::string method = given_method.empty() ? q.text("quant_method") : std::string(given_method);
   Quantization out;
   const std::vector<Module> modules = modules_of(a, naming);
-  bool head_by_class = false;
+  bool head_by_class = false, tied_table = false;
   // The modules a method leaves in the model's dtype, by the names its configs use.
   std::vector<std::string_view> exclusions = {"modules_to_not_convert"};
   if (method == "fp8") {
@@ -806,7 +837,7 @@ std::optional<Quantization> read_quantization(const HfFields& q, const Architect
     read_modelopt(q, a, out);
     exclusions.insert(exclusions.end(), {"exclude_modules", "ignore"});
   } else if (method == "compressed-tensors") {
-    read_compressed_tensors(q, a, modules, out, head_by_class);
+    read_compressed_tensors(q, a, modules, out, head_by_class, tied_table);
     exclusions = {"ignore"};
   } else {
     q.fail("quant_method", fmt::format("\"{}\" is not a quantization rooflineplan reads (fp8, fbgemm_fp8, mxfp4, "
@@ -829,6 +860,12 @@ std::optional<Quantization> read_quantization(const HfFields& q, const Architect
     q.fail("ignore", "leaves the LM head (an nn.Linear) to a group's `Linear` target, so the checkpoint stores it "
                      "quantized, but vLLM matches its LM head to a target by the name `lm_head` only and cannot load "
                      "it: name \"lm_head\" in `ignore` (a 16-bit head) or in the group's `targets`");
+  }
+  // One tied table, quantized by a target naming the embedding and kept by `ignore` naming the
+  // head or the embedding alone: which the checkpoint stores is not for rooflineplan to guess.
+  if (tied_table && kept[index(TensorClass::lm_head)] != kept[index(TensorClass::embedding)]) {
+    q.fail("ignore", "names one of the LM head and the embedding, which are tied, one table, that a group's target "
+                     "quantizes: name both (a 16-bit table) or neither");
   }
   // Shared experts without a format of their own take the routed experts': kept in the model's
   // dtype beside converted routed experts (Kimi-K2-Thinking), they are said to be so.

@@ -293,3 +293,58 @@ TEST_CASE("quantization patterns: an expression is matched without backtracking,
   CHECK(weights(model_with("qwen3-30b-a3b", w4a16(R"(["lm_head", "re:.*mlp\\.gate$"])"))) ==
         weights(model_with("qwen3-30b-a3b", w4a16(R"(["lm_head"])"))));
 }
+
+TEST_CASE("quantization patterns: a compressed-tensors target naming the embedding stores it in the group's format") {
+  // targets ["Linear", T] with T the embedding, by its class (torch's nn.Embedding, as
+  // compressed-tensors matches a class), its whole name or a regular expression; the head left
+  // out by `ignore`. Qwen3-8B: (6,945,767,424 + 622,329,856)·0.515625 + (622,329,856 + 308,224)·2 =
+  // 5,147,576,320 bytes; the target was dropped and the table priced in bf16, 6,071,347,200.
+  for (const std::string table : {R"("Embedding")", R"("model.embed_tokens")", R"("re:.*embed_tokens$")"}) {
+    INFO(table);
+    const ModelSpec m = model_with("qwen3-8b", w4a16(R"(["lm_head"])", R"(["Linear", )" + table + "]"));
+    CHECK(m.quantization->of(TensorClass::embedding) == WeightFormat::int4);
+    CHECK_FALSE(m.quantization->of(TensorClass::lm_head));
+    CHECK(weights(m) == (kLinears8b + kTable8b) * kInt4 + (kTable8b + kNorms8b) * 2);
+    CHECK(weights(m) == 5'147'576'320.0);
+  }
+  // Named in `ignore` too: bf16, as before.
+  CHECK_FALSE(model_with("qwen3-8b", w4a16(R"(["lm_head", "model.embed_tokens"])", R"(["Linear", "Embedding"])"))
+                  .quantization->of(TensorClass::embedding));
+  // Llama-3.2-1B ties its table to the head: one tensor, the head's format (quantization.lm_head).
+  const ModelSpec tied = model_with("llama-3.2-1b", w4a16("[]", R"(["Linear", "Embedding"])"));
+  CHECK(tied.quantization->of(TensorClass::lm_head) == WeightFormat::int4);
+  CHECK_FALSE(tied.quantization->of(TensorClass::embedding));
+  // Both named in `ignore`: a 16-bit table. One of them only: the one table both quantized and
+  // not, refused.
+  CHECK_FALSE(model_with("llama-3.2-1b", w4a16(R"(["lm_head", "model.embed_tokens"])", R"(["Linear", "Embedding"])"))
+                  .quantization->of(TensorClass::lm_head));
+  CHECK_THROWS_WITH(model_with("llama-3.2-1b", w4a16(R"(["lm_head"])", R"(["Linear", "Embedding"])")),
+                    Catch::Contains("quantization_config.ignore: names one of the LM head and the embedding, which are "
+                                    "tied"));
+}
+
+TEST_CASE("quantization patterns: compressed-tensors reads no wildcards and no bare short names, refused not guessed at") {
+  // compressed-tensors and vLLM match an entry without `re:` as a whole module name or a class
+  // name: `*mlp*` and `self_attn` name no module of Qwen3-8B (model.layers.N.mlp.gate_proj, ...),
+  // so `ignore` leaves every linear int4 by them. Read as the module they name they priced the MLP
+  // (or attention) in bf16: 14,140,139,520 bytes, or 8,312,678,400, for the checkpoint's 6,071,347,200.
+  for (const std::string entry : {"*mlp*", "model.layers.*.mlp.*", "self_attn", "mlp"}) {
+    INFO(entry);
+    CHECK_THROWS_WITH(model_with("qwen3-8b", w4a16(R"(["lm_head", ")" + entry + "\"]")),
+                      Catch::Contains("quantization_config.ignore: \"" + entry +
+                                      "\": compressed-tensors matches an entry without `re:` as a whole module name"));
+    CHECK_THROWS_WITH(model_with("qwen3-8b", w4a16(R"(["lm_head"])", "[\"" + entry + "\"]")),
+                      Catch::Contains("group_0.targets: \"" + entry + "\": compressed-tensors matches"));
+  }
+  // As regular expressions they are matched: the MLP, or the attention, whole.
+  CHECK(weights(model_with("qwen3-8b", w4a16(R"(["lm_head", "re:.*mlp.*"])"))) == 14'140'139'520.0);
+  CHECK(weights(model_with("qwen3-8b", w4a16(R"(["lm_head", "re:.*self_attn.*"])"))) ==
+        36 * 150'994'944.0 * kInt4 + (36 * 41'943'040.0 + 2 * kTable8b + kNorms8b) * 2);
+  const ModelSpec mlp = model_with("qwen3-8b", w4a16(R"(["lm_head"])", R"(["re:.*mlp.*"])"));
+  CHECK(mlp.quantization->of(TensorClass::dense_ffn) == WeightFormat::int4);
+  CHECK_FALSE(mlp.quantization->of(TensorClass::attention));
+  // ModelOpt's exclude_modules are shell wildcards, still read as such.
+  CHECK_FALSE(model_with("qwen3-8b", R"({"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16,
+"exclude_modules": ["lm_head", "*mlp*"]})")
+                  .quantization->of(TensorClass::dense_ffn));
+}
