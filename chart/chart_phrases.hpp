@@ -17,8 +17,9 @@ struct ChartPhrases {
   std::string_view roofline_title, intensity_axis, performance_axis, bandwidth_curve, roof_curve, ridge_rule,
       operators_kind, phase_kind, operator_tooltip, phase_tooltip;
   // Decode against batch.
-  std::string_view batch_title, batch_axis, throughput_axis, memory_time, compute_time, tokens_per_s, expected_step,
-      expected_tokens_per_s, expected_band, critical_batch_rule, critical_batch_kv_rule, memory_full_batch,
+  // step_axis: the step-time panel's axis, which holds the bound's curve and the expected one.
+  std::string_view batch_title, batch_axis, step_axis, throughput_axis, memory_time, compute_time, tokens_per_s,
+      expected_step, expected_tokens_per_s, expected_band, critical_batch_rule, critical_batch_kv_rule, memory_full_batch,
       batch_marker, tokens_per_s_marker;
   // Decode against context.
   std::string_view context_title, context_axis, step_time_at_batch, reading_weights, cache_and_rest,

@@ -172,7 +172,7 @@ Figure batch_figure(const Report& base, std::string_view lang) {
   const double t_lo = range(step.points).first;
   const double t_hi = decade_above(*std::max_element(interval.high.begin(), interval.high.end()) * 1.01);
   time.x = rate.x = batch;
-  time.y = Axis{std::string(words.step_time), "s", Scale::log, t_lo, t_hi};
+  time.y = Axis{std::string(words.step_axis), "s", Scale::log, t_lo, t_hi};
   const auto [r_lo_bound, r_hi] = range(tps.points);
   const double r_lo = std::min(r_lo_bound, decade_below(expected_tps.points.front().y));
   rate.y = Axis{std::string(words.throughput_axis), "", Scale::log, r_lo, r_hi};

@@ -279,8 +279,11 @@ std::string steady_note(const Row& r, const PercentileArgs& a, const LoadTarget&
 }
 
 // What each check simulated, as run (the rows' checks may differ: their windows span their own
-// latencies): the requests and the seconds of arrivals they span at the target's rate.
-std::string simulated_words(const std::vector<Row>& rows, const PercentileArgs& a) {
+// latencies): the requests and the seconds of arrivals they span at the target's rate, in the
+// units every other duration is said in ("17.0 min", not "1.02e+03 s"), and what --duration asked
+// at that rate: lengthened where the checks hold more (the least, the latencies' span or the tail),
+// cut where fewer (the work, a trace that holds fewer).
+std::string simulated_words(const std::vector<Row>& rows, const PercentileArgs& a, double requests_per_s) {
   std::size_t least = 0, most = 0;
   double shortest = 0, longest = 0;
   for (const Row& r : rows) {
@@ -300,16 +303,25 @@ std::string simulated_words(const std::vector<Row>& rows, const PercentileArgs& 
       tail > planner::kLeastCheckRequests
           ? fmt::format(", nor {:.0f} requests ({:g} above the P{})", tail, planner::kTailRequests, a.percentile)
           : "";
-  const std::string asked = fmt::format("--duration {} asked, cut to {:g} to {:g} requests by work{}, never under {:g} "
-                                        "requests nor {:g} latencies of a request{}",
-                                        a.duration, planner::kLeastCheckRequests, planner::kMostCheckRequests, trace,
-                                        planner::kLeastCheckRequests, planner::kCheckLatencies, tail_words);
-  if (most == 0) return fmt::format("no check run ({})", asked);
-  const auto span = [](auto lo, auto hi, std::string_view f) {
-    return lo == hi ? fmt::format(fmt::runtime(f), lo) : fmt::format(fmt::runtime(f), lo) + " to " + fmt::format(fmt::runtime(f), hi);
-  };
-  return fmt::format("each check simulated {} requests, {} s of arrivals ({})", span(least, most, "{}"),
-                     span(shortest, longest, "{:.3g}"), asked);
+  // As planner::check_traffic counts them: the rate times the duration, whole requests.
+  const double asked = std::floor(requests_per_s * quantity_flag(a.duration, io::Dimension::time, "duration"));
+  const auto fewest = static_cast<double>(least), greatest = static_cast<double>(most);
+  const std::string_view verdict = most == 0                              ? ""
+                                   : fewest > asked                       ? ", lengthened"
+                                   : greatest < asked                     ? ", cut"
+                                   : fewest == asked && greatest == asked ? ", kept"
+                                   : fewest == asked                      ? ", lengthened for some rows"
+                                   : greatest == asked                    ? ", cut for some rows"
+                                                                          : ", lengthened or cut by row";
+  const std::string rule = fmt::format("a check is held to {:g} to {:g} requests by work{}, never under {:g} requests "
+                                       "nor {:g} latencies of a request{}",
+                                       planner::kLeastCheckRequests, planner::kMostCheckRequests, trace,
+                                       planner::kLeastCheckRequests, planner::kCheckLatencies, tail_words);
+  const std::string asked_words = fmt::format("--duration {} asked {:.0f} requests{}: {}", a.duration, asked, verdict, rule);
+  if (most == 0) return fmt::format("no check run ({})", asked_words);
+  const auto span = [](const std::string& lo, const std::string& hi) { return lo == hi ? lo : lo + " to " + hi; };
+  return fmt::format("each check simulated {} requests, {} of arrivals ({})", span(fmt::format("{}", least), fmt::format("{}", most)),
+                     span(human(Seconds(shortest)), human(Seconds(longest))), asked_words);
 }
 
 double arrivals_cv(const planner::PercentileScenario& scenario) {
@@ -387,7 +399,7 @@ void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& p
       human(target.ttft), human(target.tpot),
       target.sizing.bound ? "bound" : "expected", prefill_words(a),
       target.disaggregate ? pool_words(a) : "",
-      simulated_words(rows, a), a.seed, a.percentile) +
+      simulated_words(rows, a, target.requests_per_s), a.seed, a.percentile) +
                             engine_words(a);
   const bool pools = target.disaggregate;
   const std::vector<std::string> header{"gpu", "layout", "batch", pools ? "steady D+P" : "steady",

@@ -97,37 +97,39 @@ constexpr Words kEnglish{
     ", ",
     english_class};
 
+// In explain's terms (report/explain_phrases.cpp): a token is a 词元, and the roofline's time is a
+// 下界 (a floor; 上界 is a ceiling, said only of a rate such as the compute peak).
 constexpr Words kChinese{"架构未知（只给了 `params`）：KV 缓存、注意力和激活均未建模；解码只读取权重",
-                         "{tokens} 个 token 超过了模型的 max_context（{max}）",
+                         "{tokens} 个词元超过了模型的 max_context（{max}）",
                          "放不下：批大小 {batch} 需要 {needed}，容量只有 {capacity}",
                          "放不下：权重加一个序列需要 {needed}，另有 --reserve 预留 {reserve}，容量只有 {capacity}",
-                         "没有批大小能满足 TPOT {target:.4g} ms：批大小 1 每个 token 已需 {at:.4g} ms",
-                         "没有批大小能满足 TTFT {target:.4g} ms：批大小 1 的首个 token 已需 {at:.4g} ms",
+                         "没有批大小能满足 TPOT {target:.4g} ms：批大小 1 每个词元已需 {at:.4g} ms",
+                         "没有批大小能满足 TTFT {target:.4g} ms：批大小 1 的首个词元已需 {at:.4g} ms",
                          "负载需要超过 {most:g} 个副本",
-                         "所规划请求的 {tokens} 个 token（提示加生成；长度按分布给出时取其均值）超过了模型的 max_context（{max}）：推理引擎会拒绝它，simulate 也一样",
+                         "所规划请求的 {tokens} 个词元（提示加生成；长度按分布给出时取其均值）超过了模型的 max_context（{max}）：推理引擎会拒绝它，simulate 也一样",
                          "线性层以 {compute} 计算：检查点在运行时把它们的输入也量化为 {compute}（W8A8 之类），所以每个算子的"
                          "计算上界都按 {compute} 峰值算（--compute 可另选）",
-                         "线性层以 fp8 计算：推理引擎在 fp8 张量核上以 W8A8 运行 fp8 权重，每个 token 的激活在运行时缩放，所以"
+                         "线性层以 fp8 计算：推理引擎在 fp8 张量核上以 W8A8 运行 fp8 权重，每个词元的激活在运行时缩放，所以"
                          "每个算子的计算上界都按 fp8 峰值算（--compute {activations} 按只量化权重计价）",
                          "权重本应以 {checkpoint} 计算，但 {gpu} 没有 {checkpoint} 峰值：按只量化权重计价，以 {compute} "
                          "计算、权重先解包，与 vLLM 在这类 GPU 上的运行方式一致（--compute 可另选）",
                          "KV 缓存按 {kv} 存储：这是检查点为它声明的格式（kv_cache_quant_algo 或 kv_cache_scheme），"
                          "vLLM 默认的 --kv-cache-dtype auto 也取用它，所以缓存字节和放得下的批大小都按 {kv} 计价（--kv 可另选）",
                          "{gpu} 上没有实测过内核：其预期时间沿用在其他 GPU 内核表上拟合的系数，换到它自己的内核和推理引擎上"
-                         "可能相差很大；上界不受影响（见 docs/expected-performance.md）",
+                         "可能相差很大；屋顶线下界不受影响（见 docs/expected-performance.md）",
                          "{gpu} 的内核表没有测量 {classes}：这些内核的预期时间沿用在其他 GPU 内核表上拟合的系数，换到它自己的内核上"
-                         "可能相差很大；上界不受影响（见 docs/expected-performance.md）",
+                         "可能相差很大；屋顶线下界不受影响（见 docs/expected-performance.md）",
                          "--group-size {group} 不起作用：权重为 {weights}，只有 int4、awq、gptq、fp4 和 fp6 权重才有分组大小"
                          "（用 --weights 选择）",
                          "线性层以 {compute} 计算，每个的计算上界都按 {compute} 峰值算，但 {classes} 的权重以 {stored} "
                          "存储：推理引擎要么以 {stored} 运行这些矩阵乘法，要么先把权重量化（--weights {compute}，字节更少），"
-                         "所以这里它们的上界低于实际耗时",
+                         "所以这里它们的下界低于实际耗时",
                          "没有内核类为 {operators} 计价：内核表没有测量过它们，其预期时间沿用按整个模型的运行拟合的端到端"
-                         "系数，而非它们自己的内核；上界不受影响（见 docs/expected-performance.md）",
+                         "系数，而非它们自己的内核；屋顶线下界不受影响（见 docs/expected-performance.md）",
                          {"配置未给出 torch_dtype：未量化的权重按 bf16 计价（与推理引擎的加载方式一致）",
-                          "多模态模型：只计价文本解码器；视觉塔及其投影层（权重、显存、图像 token）均未建模",
-                          "模型附带的多 token 预测（MTP）层未计价（用它们做的投机解码也未建模）",
-                          "多模态模型：视觉与音频塔的权重计入显存（按其配置的维度估算），但从不运行：其计算以及提示中的图像、音频 token 均未计价",
+                          "多模态模型：只计价文本解码器；视觉塔及其投影层（权重、显存、图像词元）均未建模",
+                          "模型附带的多词元预测（MTP）层未计价（用它们做的投机解码也未建模）",
+                          "多模态模型：视觉与音频塔的权重计入显存（按其配置的维度估算），但从不运行：其计算以及提示中的图像、音频词元均未计价",
                           "权重格式读自 config.json 旁的 hf_quant_config.json（NVIDIA ModelOpt 检查点）",
                           "配置给出的 torch_dtype 为 float32：推理引擎以 16 位加载它（vLLM 的 --dtype auto 为 bf16），所以未量化的"
                           "权重、KV 缓存和矩阵乘法按 bf16 计价（--weights fp32 --activations fp32 按 fp32 计价）"},

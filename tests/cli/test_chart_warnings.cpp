@@ -101,7 +101,7 @@ TEST_CASE("plot context past the model's max_context - the SVG says the warning 
   REQUIRE(test::run_cli({"plot", "-m", "llama-3.1-8b", "-g", "h100-sxm", "-k", "context", "-p", "200000", "--lang", "zh", "-o", zh})
               .code == 0);
   const std::vector<std::string> zh_texts = svg_texts(test::read_text(zh));
-  CHECK(has(zh_texts, "注意：200256 个 token 超过了模型的 max_context（131072）"));
+  CHECK(has(zh_texts, "注意：200256 个词元超过了模型的 max_context（131072）"));
   CHECK(has(zh_texts, "模型的 max_context 131072"));
 }
 

@@ -345,3 +345,22 @@ TEST_CASE("plan --disaggregate --percentile --engine sglang: checked with the de
   CHECK_THAT(r.out, Catch::Contains("decode blocks reserved at its arrival, before its prefill (SGLang)"));
   CHECK_THAT(r.out, Catch::Contains("decode+prefill"));
 }
+
+TEST_CASE("plan --percentile: the seconds a check spans in human units, and a short --duration said lengthened, not cut") {
+  // 60 s at 5 req/s asks 5 × 60 = 300 requests; a check holds at least 5000, so it was lengthened
+  // to 5000, whose Poisson arrivals at 5 req/s span about 5000 / 5 = 1000 s: some 17 min, said as
+  // the other durations are ("17.0 min"), not "1.02e+03 s".
+  const auto r = run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm,l40s", "--rate", "5", "--percentile", "90",
+                          "--duration", "60s"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("each check simulated 5000 requests, 1") && Catch::Contains(" min of arrivals"));
+  CHECK_THAT(r.out, !Catch::Contains("e+0"));
+  CHECK_THAT(r.out, Catch::Contains("--duration 60s asked 300 requests, lengthened:") && !Catch::Contains("cut to"));
+  // 600 s at 100 req/s asks 60 000, cut by work to 2.5e6 / 129 = 19 379: said cut.
+  const auto cut = run_cli({"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "100", "--prompt", "512", "--gen",
+                            "128", "--ttft", "500ms", "--tpot", "50ms", "--percentile", "99"});
+  REQUIRE(cut.code == 0);
+  CHECK_THAT(cut.out, Catch::Contains("each check simulated 19379 requests") &&
+                          Catch::Contains("--duration 600s asked 60000 requests, cut:"));
+}

@@ -13,6 +13,7 @@
 #include "chart/plot_charts.hpp"
 #include "chart/png_canvas.hpp"
 #include "chart/svg_canvas.hpp"
+#include "report/human_units.hpp"
 #include "text/utf8.hpp"
 
 using namespace roofline;
@@ -80,7 +81,7 @@ TEST_CASE("plot roofline: the seed example's phases sit at 512 and 1.00 FLOP/B, 
   // Prefill: 2 × 7e9 × 512 FLOP over 14 GB = 512 FLOP/B, at the 312 TFLOP/s roof (compute-bound).
   CHECK(svg.only("prefill (whole phase)").x == Approx(512));
   CHECK(svg.only("prefill (whole phase)").y == Approx(312e12));
-  // Decode: 14 GFLOP over 14 GB = 1 FLOP/B, on the slope: 1 × 2 TB/s = 2 TFLOP/s attained.
+  // Decode: 14 GFLOP over 14 GB = 1 FLOP/B, on the slope: at most 1 × 2 TB/s = 2 TFLOP/s.
   CHECK(svg.only("decode (whole phase)").x == Approx(1.0));
   CHECK(svg.only("decode (whole phase)").y == Approx(2e12));
   CHECK(svg.has_text("ridge 156 FLOP/B"));
@@ -222,7 +223,7 @@ TEST_CASE("plot without --out, and explain, draw the roofline in characters: P a
   CHECK(d > p);
   const auto plot = test::run_cli({"plot", "-m", "llama-2-7b", "-g", "a100-80gb", "--kind", "batch"});
   REQUIRE(plot.code == 0);
-  CHECK_THAT(plot.out, Catch::Contains("decode step time") && Catch::Contains("B* = "));
+  CHECK_THAT(plot.out, Catch::Contains("decode step time, at least") && Catch::Contains("B* = "));
 }
 
 TEST_CASE("plot --out: PNG where Cairo is built in, a clear error for other extensions") {
@@ -252,14 +253,14 @@ TEST_CASE("plot --out: PNG where Cairo is built in, a clear error for other exte
 TEST_CASE("plot batch: B* = 295 and memory full at batch 439 (Llama-3.1-8B on H100) never print over each other, in English or Chinese") {
   // 0.18 decades apart: beside their rules each label crosses the other rule, so one goes to the
   // panel's header line. Boxes as the SVG canvas measures text: 0.56 em a column, a Chinese
-  // character two columns. The workload's own labels (batch 1 at 4.51 ms, 222 tokens/s) are
-  // measured with them.
+  // character two columns. The workload's own labels (batch 1 at least 4.51 ms, at most 222
+  // tokens/s: the roofline's bounds) are measured with them.
   const ModelSpec m = io::load_model("llama-3.1-8b");
   const GpuSpec g = io::load_gpu("h100-sxm");
   const Report r = evaluate(m, g, test::default_workload(m));
   const std::map<std::string, std::vector<std::string>> labels{
-      {"en", {"B* = 295", "memory full at batch 439", "batch 1: 4.51 ms", "222 tokens/s"}},
-      {"zh", {"临界批大小 B* = 295", "批大小 439 时显存已满", "批大小 1：4.51 ms", "222 词元/秒"}}};
+      {"en", {"B* = 295", "memory full at batch 439", "batch 1: at least 4.51 ms", "at most 222 tokens/s"}},
+      {"zh", {"临界批大小 B* = 295", "批大小 439 时显存已满", "批大小 1：至少 4.51 ms", "至多 222 词元/秒"}}};
   for (const auto& [lang, wanted] : labels) {
     INFO("--lang " << lang);
     const std::string svg = svg_of(chart::batch_figure(r, lang));
@@ -312,15 +313,16 @@ TEST_CASE("plot --lang zh: the batch chart's title, axes, rules and legend are i
   const ParsedSvg svg(test::read_text(path));
   CHECK(svg.has_text("解码随批大小变化：单步耗时与吞吐量，临界批大小 B* 与显存上限"));
   CHECK(svg.has_text("Llama-3.1-8B 在 NVIDIA H100 SXM 上 · 批大小 1 · 上下文长度 640 · bf16 权重"));
-  CHECK(svg.has_text("解码单步耗时"));                  // the upper panel's header and a legend entry
+  CHECK(svg.has_text("解码单步耗时"));                  // the upper panel's header
+  CHECK(svg.has_text("解码单步耗时下界"));              // a legend entry
   CHECK(svg.has_text("吞吐量（词元/秒，全组合计）"));   // the lower panel's header
   CHECK(svg.has_text("批大小（一起解码的序列数）"));    // the x axis
   CHECK(svg.has_text("临界批大小 B* = 295"));
   CHECK(svg.has_text("批大小 439 时显存已满"));
   CHECK(svg.has_text("显存放不下"));
-  CHECK(svg.has_text("222 词元/秒"));
-  // The same engine numbers as the English chart: batch 1's step of 4.51 ms, marked in each panel.
-  CHECK(svg.has_text("批大小 1：4.51 ms"));
+  CHECK(svg.has_text("至多 222 词元/秒"));
+  // The same engine numbers as the English chart: batch 1's step of at least 4.51 ms, marked in each panel.
+  CHECK(svg.has_text("批大小 1：至少 4.51 ms"));
   REQUIRE(svg.count("本工作负载") == 2);
   CHECK(svg.points[0].kind == "本工作负载");
   CHECK(svg.points[0].y == Approx(4.51e-3).epsilon(0.002));
@@ -359,7 +361,7 @@ TEST_CASE("plot --lang en is the English chart, word for word, and what plot dra
   CHECK(svg.has_text("throughput (tokens/s, whole group)"));
   CHECK(svg.has_text("batch (sequences decoded together)"));
   CHECK(svg.has_text("memory full at batch 439"));
-  CHECK(svg.has_text("batch 1: 4.51 ms"));
+  CHECK(svg.has_text("batch 1: at least 4.51 ms"));
 }
 
 TEST_CASE("plot --lang xx is refused, exit 2, naming --lang and what it takes") {
@@ -407,4 +409,56 @@ TEST_CASE("plot --lang zh --out .png draws the Chinese labels where Cairo is bui
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK(test::read_text(png).substr(1, 3) == "PNG");
+}
+
+TEST_CASE("plot batch and context: the roofline curve and marks are said as bounds - a step at least, tokens/s at most") {
+  // Llama-3.1-8B on H100, batch 1 at 640 tokens: the bound step is (15.0 GB of weights + 94.8 MB of
+  // cache and activations) / 3.35 TB/s = 4.51 ms, so at most 1 / 4.51 ms = 222 tokens/s. Those are
+  // the roofline's floor and ceiling, not what a run takes: the expected curve (above them) is the one
+  // that is called expected. Text, SVG and PNG all draw these Figure labels.
+  const ModelSpec m = io::load_model("llama-3.1-8b");
+  const GpuSpec g = io::load_gpu("h100-sxm");
+  const Report r = evaluate(m, g, test::default_workload(m));
+  REQUIRE(report::human(r.decode.step.time) == "4.51 ms");
+  const chart::Figure en = chart::batch_figure(r, "en");
+  REQUIRE(en.panels.size() == 2);
+  // The upper panel holds the expected curve too: its axis names the quantity, its curves which is which.
+  CHECK(en.panels[0].y.label == "decode step time");
+  CHECK(en.panels[0].curves[0].label == "decode step time, at least");
+  CHECK(en.panels[1].curves[0].label == "tokens/s, at most");
+  CHECK(en.panels[1].curves[1].label == "expected tokens/s");
+  CHECK(en.panels[0].markers[0].label == "batch 1: at least 4.51 ms");
+  CHECK(en.panels[1].markers[0].label == "at most 222 tokens/s");
+  const chart::Figure zh = chart::batch_figure(r, "zh");
+  CHECK(zh.panels[0].y.label == "解码单步耗时");
+  CHECK(zh.panels[0].curves[0].label == "解码单步耗时下界");
+  CHECK(zh.panels[1].curves[0].label == "词元/秒上界");
+  CHECK(zh.panels[0].markers[0].label == "批大小 1：至少 4.51 ms");
+  CHECK(zh.panels[1].markers[0].label == "至多 222 词元/秒");
+  // The context chart draws the bound alone: its axis and its marker say so too.
+  const chart::Figure context = chart::context_figure(r, "en");
+  CHECK(context.panels[0].y.label == "decode step time at batch 1, at least");
+  CHECK(context.panels[0].markers[0].label == "context 640: at least 4.51 ms");
+  CHECK(chart::context_figure(r, "zh").panels[0].markers[0].label == "上下文长度 640：至少 4.51 ms");
+  // And the characters plot prints.
+  const auto text = test::run_cli({"plot", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--kind", "batch"});
+  REQUIRE(text.code == 0);
+  CHECK_THAT(text.out, Catch::Contains("batch 1: at least 4.51 ms") && Catch::Contains("at most 222 tokens/s") &&
+                           Catch::Contains("decode step time, at least"));
+}
+
+TEST_CASE("plot roofline: a point's tooltip gives its FLOP/s as a ceiling and its time as a floor, not as attained") {
+  // The seed example: decode moves 14 GB at 2 TB/s in at least 7.00 ms, 14 GFLOP in it: at most
+  // 14e9 / 7e-3 = 2.00 TFLOP/s. Prefill's 512 × 14 GFLOP = 7.17 TFLOP at the 312 TFLOP/s roof:
+  // at least 7.17e12 / 312e12 = 23.0 ms.
+  const test::TeachingExample seed;
+  const ParsedSvg svg(svg_of(chart::roofline_figure(seed.at(1), chart::Detail::summary)));
+  const ParsedSvg zh(svg_of(chart::roofline_figure(seed.at(1), chart::Detail::summary, "zh")));
+  const auto has = [](const ParsedSvg& s, const std::string& t) {
+    return std::find(s.tooltips.begin(), s.tooltips.end(), t) != s.tooltips.end();
+  };
+  CHECK(has(svg, "decode: 1.00 FLOP/B, at most 2.00 TFLOP/s, at least 7.00 ms, memory-bound"));
+  CHECK(has(svg, "prefill: 512 FLOP/B, at most 312 TFLOP/s, at least 23.0 ms, compute-bound"));
+  CHECK(has(zh, "解码：1.00 FLOP/B，至多 2.00 TFLOP/s，至少 7.00 ms，访存受限"));
+  for (const std::string& t : svg.tooltips) CHECK_THAT(t, !Catch::Contains("attained"));
 }

@@ -17,7 +17,7 @@ TEST_CASE("warning text: a size-only model, in English and Chinese") {
 
 TEST_CASE("warning text: 4200 tokens past a max_context of 4096") {
   CHECK(warning_text(BeyondMaxContext{4200, 4096}) == "4200 tokens exceed the model's max_context of 4096");
-  CHECK(warning_text(BeyondMaxContext{4200, 4096}, "zh") == "4200 个 token 超过了模型的 max_context（4096）");
+  CHECK(warning_text(BeyondMaxContext{4200, 4096}, "zh") == "4200 个词元超过了模型的 max_context（4096）");
 }
 
 TEST_CASE("warning text: 143.2 GB needed of 24 GB at batch 1, in human units: 1 MB is not 0.0 GB, 1.13 TB not 1126.6 GB") {
@@ -53,14 +53,14 @@ TEST_CASE("infeasible text: each refusal of a plan, with its numbers, in both la
   CHECK(infeasible_text(BeyondContext{8202, 4096}) ==
         "the planned request's 8202 tokens (prompt and generation, their means under a distribution) exceed the model's "
         "max_context of 4096: engines refuse it, as simulate does");
-  CHECK_THAT(infeasible_text(BeyondContext{8202, 4096}, "zh"), Catch::StartsWith("所规划请求的 8202 个 token"));
+  CHECK_THAT(infeasible_text(BeyondContext{8202, 4096}, "zh"), Catch::StartsWith("所规划请求的 8202 个词元"));
   CHECK(infeasible_text(WeightsDoNotFit{Bytes(138e9), Bytes(24e9), Bytes(2.4e9)}) ==
         "does not fit: the weights and one sequence need 138 GB beside the 2.40 GB --reserve holds back of 24.0 GB");
   CHECK(infeasible_text(WeightsDoNotFit{Bytes(138e9), Bytes(24e9), Bytes(2.4e9)}, "zh") ==
         "放不下：权重加一个序列需要 138 GB，另有 --reserve 预留 2.40 GB，容量只有 24.0 GB");
   CHECK(infeasible_text(TooManyReplicas{1e12}) == "the load needs more than 1e+12 replicas");
   CHECK(infeasible_text(TpotUnreachable{Seconds(0.005), Seconds(0.0070897)}, "zh") ==
-        "没有批大小能满足 TPOT 5 ms：批大小 1 每个 token 已需 7.09 ms");
+        "没有批大小能满足 TPOT 5 ms：批大小 1 每个词元已需 7.09 ms");
   CHECK(infeasible_text(TooManyReplicas{1e12}, "zh") == "负载需要超过 1e+12 个副本");
 }
 
@@ -73,10 +73,10 @@ TEST_CASE("warning text: what a model's reader assumed, each in English and Chin
         "multimodal model: only the text decoder is priced; the vision tower and its projector (weights, memory, image "
         "tokens) are not modelled");
   CHECK(warning_text(Assumed{Assumption::vision_not_modelled}, "zh") ==
-        "多模态模型：只计价文本解码器；视觉塔及其投影层（权重、显存、图像 token）均未建模");
+        "多模态模型：只计价文本解码器；视觉塔及其投影层（权重、显存、图像词元）均未建模");
   CHECK(warning_text(Assumed{Assumption::mtp_not_modelled}) ==
         "the model's multi-token-prediction layers are not priced (nor is speculative decoding with them)");
-  CHECK(warning_text(Assumed{Assumption::mtp_not_modelled}, "zh") == "模型附带的多 token 预测（MTP）层未计价（用它们做的投机解码也未建模）");
+  CHECK(warning_text(Assumed{Assumption::mtp_not_modelled}, "zh") == "模型附带的多词元预测（MTP）层未计价（用它们做的投机解码也未建模）");
   CHECK(warning_text(Assumed{Assumption::towers_in_memory}) ==
         "multimodal model: the vision and audio towers' weights are held in memory (estimated from their configs' "
         "dimensions) but never run: their compute, and image or audio tokens in a prompt, are not priced");
@@ -174,4 +174,44 @@ TEST_CASE("every output says which operators no kernel class prices - Nemotron 3
     const auto measured = test::run_cli({"-m", model, "-g", "h100-sxm"});
     CHECK_THAT(measured.err + measured.out, !Catch::Contains("no kernel class prices"));
   }
+}
+
+TEST_CASE("warning text zh: a time bound is a 下界 and a token a 词元, as explain's Chinese says them") {
+  // The roofline's time is a floor (explain: 耗时至少 …，…下界): its 上界 (ceiling) had been said of it,
+  // "所以这里它们的上界低于实际耗时" of an fp8 GEMM priced at the fp8 peak beside bf16 weights.
+  const ComputeNarrowerThanWeights narrower{DType::fp8, WeightFormat::bf16, {"attention", "dense_ffn"}};
+  CHECK_THAT(warning_text(narrower, "zh"), Catch::EndsWith("所以这里它们的下界低于实际耗时"));
+  // The borrowed coefficients move the expected times, not the bound: 屋顶线下界不受影响, as explain's
+  // 屋顶线下界.
+  for (const Warning& w : std::vector<Warning>{ExpectedBorrowed{"AMD Instinct MI300X", {}},
+                                               ExpectedBorrowed{"NVIDIA A100 80GB SXM", {KernelClass::all_reduce}},
+                                               ExpectedUnclassed{{"router"}}}) {
+    const std::string zh = warning_text(w, "zh");
+    INFO(zh);
+    CHECK_THAT(zh, Catch::Contains("屋顶线下界不受影响") && !Catch::Contains("上界"));
+  }
+  // Every Chinese warning with a token in it says 词元, as explain does (首词元, 草稿词元).
+  CHECK(warning_text(BeyondMaxContext{4200, 4096}, "zh") == "4200 个词元超过了模型的 max_context（4096）");
+  CHECK(report::infeasible_text(TtftUnreachable{Seconds(0.010), Seconds(0.030)}, "zh") ==
+        "没有批大小能满足 TTFT 10 ms：批大小 1 的首个词元已需 30 ms");
+  std::vector<Warning> all{BeyondMaxContext{4200, 4096},
+                           ComputeFromCheckpoint{ComputeSource::fp8_weights, DType::fp8, DType::fp8, "NVIDIA H100 SXM",
+                                                 DType::fp16}};
+  for (std::size_t a = 0; a < kAssumptionCount; ++a) all.emplace_back(Assumed{static_cast<Assumption>(a)});
+  for (const Warning& w : all) {
+    const std::string zh = warning_text(w, "zh");
+    INFO(zh);
+    CHECK_THAT(zh, !Catch::Contains(" token") && !Catch::Contains("token "));
+  }
+  for (const Infeasible& why : std::vector<Infeasible>{TpotUnreachable{Seconds(0.005), Seconds(0.0070897)},
+                                                       TtftUnreachable{Seconds(0.010), Seconds(0.030)},
+                                                       BeyondContext{8202, 4096}}) {
+    const std::string zh = report::infeasible_text(why, "zh");
+    INFO(zh);
+    CHECK_THAT(zh, !Catch::Contains("token"));
+  }
+  // The command the defect was seen in.
+  const auto r = test::run_cli({"explain", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--compute", "fp8", "--lang", "zh"});
+  REQUIRE(r.code == 0);
+  CHECK_THAT(r.out, Catch::Contains("所以这里它们的下界低于实际耗时") && !Catch::Contains("它们的上界"));
 }
