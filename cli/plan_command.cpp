@@ -11,6 +11,7 @@
 
 #include "model/capacity_plan.hpp"
 #include "model/engine.hpp"
+#include "model/kv_transfer.hpp"
 #include "model/layouts.hpp"
 #include "report/human_units.hpp"
 #include "report/layout_label.hpp"
@@ -173,9 +174,41 @@ std::string kv_transfer_note(const PlanRow& r) {
       who + fmt::format(": each request's prompt cache ({}) goes from the prefill to the decode pool",
                         human(*r.plan.kv_transfer_bytes));
   if (!r.plan.kv_transfer) return what + "; the GPU names no interconnect, so its time is not priced (TPOT leaves it out)";
-  const bool network = r.gpu->network && r.gpu->interconnect && 2 * gpus(r.layout) > r.gpu->interconnect->domain;
-  return what + fmt::format(" in {} over the GPU's {}, before the second token: TPOT carries it over the gen - 1 gaps",
-                            human(*r.plan.kv_transfer), network ? "network (the two pools fill more than a node)" : "interconnect");
+  // The pair rule (model/kv_transfer.hpp): one prefill and one decode replica, not the pools.
+  const int pair = 2 * gpus(r.layout);
+  const bool network = r.gpu->network && r.gpu->interconnect && pair > r.gpu->interconnect->domain;
+  const std::string link =
+      network ? fmt::format("network (a prefill and a decode replica, {} GPUs, fill more than its {}-GPU domain)", pair,
+                            r.gpu->interconnect->domain)
+              : "interconnect (priced as a prefill and a decode replica paired in one domain)";
+  const int senders = cache_senders(r.layout);
+  const std::string sender =
+      r.layout.dp_attention && r.layout.tp > 1
+          ? std::string(senders == 1 ? "the rank holding it sending it whole over its own link"
+                                     : "the rank of each stage holding it sending its stage's part over its own link")
+      : senders == 1 ? std::string("its one GPU sending it whole over its own link")
+                     : fmt::format("each of its {} GPUs sending its shard over its own link", senders);
+  return what + fmt::format(" in {} over the GPU's {}, {}, before the second token: TPOT carries it over the gen - 1 "
+                            "gaps",
+                            human(*r.plan.kv_transfer), link, sender);
+}
+
+// A disaggregated plan's fleet that spans more than one domain, its transfers priced over the
+// interconnect by the pair rule (model/kv_transfer.hpp): said as a warning, so that every format
+// carries it (CSV's and JSON's `warnings`), with the time a transfer between domains would take.
+std::optional<std::string> fleet_link_warning(const GpuSpec& g, const Workload& w, const CapacityPlan& p) {
+  if (!p.feasible || !g.interconnect || !p.kv_transfer || !p.kv_transfer_bytes) return std::nullopt;
+  const int domain = g.interconnect->domain;
+  if (2 * gpus(w) > domain || p.gpus <= domain) return std::nullopt;
+  const std::string across =
+      g.network ? fmt::format("over the network in {}",
+                              human(*p.kv_transfer_bytes / static_cast<double>(cache_senders(w)) / g.network->bandwidth +
+                                    g.network->latency))
+                : "between domains, over a network its description does not name";
+  return fmt::format("{} with {}: the KV cache's trip between the pools is priced over the interconnect ({}), as a "
+                     "prefill and a decode replica paired in one {}-GPU domain; the steady plan's {} GPUs span more "
+                     "than one, and a cache sent between domains (a router pairing replicas across them) goes {}",
+                     g.name, layout_label(w), human(*p.kv_transfer), domain, p.gpus, across);
 }
 
 void print(const std::vector<PlanRow>& rows, const PlanArgs& a, const ModelSpec& m, const Workload& w, int too_big,
@@ -239,6 +272,9 @@ void add_prefill_pool(SteadyPlan& s, const ModelSpec& m, const LoadTarget& targe
     throw InputError(fmt::format("--prefill-tp {}: {} on {}: --{}: {}", tp, layout_label(w), s.gpu->name, why->field,
                                  why->message));
   }
+  if (const auto why = pair_refusal(*s.gpu, roofline::gpus(w), roofline::gpus(s.workload))) {
+    throw InputError(fmt::format("--prefill-tp {}: {}", tp, *why));
+  }
   CapacityPlan plan = plan_capacity(m, *s.gpu, w, target);
   if (s.plan.feasible && !plan.feasible) {
     s.plan.feasible = false;
@@ -267,11 +303,25 @@ SteadyRows steady_rows(const PlanArgs& a, const WorkloadAxes& x, const ModelSpec
     std::string reason = plan.why_not ? infeasible_text(*plan.why_not) : std::string();
     std::string sized_on = sizing_name(plan.sizing);
     std::vector<std::string> warnings = warning_texts(input_warnings(m, g, w));
+    if (a.disaggregate) {
+      if (auto fleet = fleet_link_warning(g, w, plan)) warnings.push_back(std::move(*fleet));
+    }
     rows.push_back({&g, w, target.price_per_gpu_hour, std::move(plan), std::move(reason), std::move(sized_on),
                     std::move(warnings)});
   };
   int& too_big = out.too_big;
   std::vector<Skip>& invalid = out.invalid;
+  std::optional<std::string> first_pair_refusal;
+  // Two replicas leaving the domain of a GPU that names no network: the cache's trip cannot be
+  // priced, skipped and said as a layout leaving the domain is (model/kv_transfer.hpp).
+  const auto pair_refused = [&](const GpuSpec& g, const Workload& w) {
+    if (!a.disaggregate) return false;
+    const auto why = pair_refusal(g, roofline::gpus(w), roofline::gpus(w));
+    if (!why) return false;
+    invalid.push_back({g.name, layout_label(w), fmt::format("--disaggregate: {}", *why)});
+    if (!first_pair_refusal) first_pair_refusal = invalid.back().reason;
+    return true;
+  };
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     if (!a.prices.empty()) target.price_per_gpu_hour = a.prices.size() == 1 ? a.prices[0] : a.prices[i];
     index[static_cast<std::size_t>(WorkloadFlag::gpu)] = i;
@@ -279,7 +329,7 @@ SteadyRows steady_rows(const PlanArgs& a, const WorkloadAxes& x, const ModelSpec
       int skipped = 0;
       std::vector<RefusedLayout> refused;
       for (const Workload& w : candidate_layouts(m, gpus[i], workload_at(x, index, m, gpus[i]), &skipped, &refused)) {
-        add(gpus[i], w);
+        if (!pair_refused(gpus[i], w)) add(gpus[i], w);
       }
       too_big += skipped;
       for (const RefusedLayout& r : refused) {
@@ -301,11 +351,13 @@ SteadyRows steady_rows(const PlanArgs& a, const WorkloadAxes& x, const ModelSpec
                                fmt::format("--{}: {}", why->field, why->message)});
             continue;
           }
+          if (pair_refused(gpus[i], w)) continue;
           add(gpus[i], w);
         }
       }
     }
   }
+  if (a.search && rows.empty() && first_pair_refusal) throw InputError(*first_pair_refusal);
   if (a.search && rows.empty()) {
     throw InputError(fmt::format("plan --search: no layout of up to {} GPUs holds {}'s weights on {}", kMostGpusSearched,
                                  m.name, a.workload.gpu.size() == 1 ? gpus.front().name : "these GPUs"));

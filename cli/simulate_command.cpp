@@ -383,6 +383,18 @@ std::string fleet_line(const SimulateArgs& a, const Runs& runs) {
 
 // The pools, their routers and how the requests spread over them; then the link and how busy
 // each pool was.
+// The pair rule's placement where it is not the whole fleet's (model/kv_transfer.hpp): the link is
+// priced as each prefill replica paired with a decode replica in one domain, which a fleet spanning
+// domains keeps only where its router pairs within them.
+std::string pair_words(const GpuSpec& g, const Pools& p, int decode_gpus) {
+  if (!g.interconnect || p.mean_prompt.network) return "";
+  const long fleet = p.prefill * gpus(p.prefill_layout) + p.decode * decode_gpus;
+  if (fleet <= g.interconnect->domain) return "";
+  return fmt::format(", priced as a prefill and a decode replica paired in one {}-GPU domain: the fleet's {} GPUs span "
+                     "more than one, and a pair across domains would send {}",
+                     g.interconnect->domain, fleet, g.network ? "over the network" : "between domains (no network named)");
+}
+
 std::vector<std::string> pool_lines(const SimulateArgs& a, const Replica& r, const Runs& runs) {
   const Pools& p = *runs.pools;
   const auto spread = [](const std::vector<long>& v) {
@@ -406,15 +418,22 @@ std::vector<std::string> pool_lines(const SimulateArgs& a, const Replica& r, con
                       p.prefill_layout.tp != r.point.workload.tp ? " (--prefill-tp: the cache resharded on the link)" : "",
                       report::layout_label(r.point.workload), r.config.kv_blocks, human(r.cache.free)),
           fmt::format("link: each prompt's KV cache crosses the {} once its prefill ends and its decode replica has "
-                      "reserved its blocks ({}), each GPU's shard over its own link, one cache at a time each way (the "
-                      "mean prompt's {} tokens: {} in {}); busy: the prefill pool {:.1f}%, the decode pool {:.1f}%, a "
-                      "prefill replica's link {:.1f}% of the run",
+                      "reserved its blocks ({}), {} (the mean prompt's {} tokens: {} in {}{}); busy: the prefill pool "
+                      "{:.1f}%, the decode pool {:.1f}%, a prefill replica's link{} {:.1f}% of the run",
                       p.mean_prompt.network ? "network" : "interconnect",
                       p.reserve_at_arrival ? "at its arrival, first come first served, before its prefill: SGLang's order"
                                            : "first come first served, as vLLM and TensorRT-LLM do",
+                      // Data-parallel attention: one rank holds a request's whole cache (docs/layouts.md).
+                      r.point.workload.dp_attention && r.point.workload.tp > 1
+                          ? fmt::format("the whole cache from the rank holding it over that rank's own link, a "
+                                        "replica's {} ranks sending {} at once, one each",
+                                        r.point.workload.tp, r.point.workload.tp)
+                          : std::string("each GPU's shard over its own link, one cache at a time each way"),
                       p.mean_prompt_tokens,
                       human(p.mean_prompt.bytes.value_or(Bytes(0))), human(p.mean_prompt.time.value_or(Seconds(0))),
-                      100 * p.e.prefill_busy, 100 * p.e.decode_busy, 100 * p.e.link_busy)};
+                      pair_words(r.point.gpu, p, gpus(r.point.workload)), 100 * p.e.prefill_busy,
+                      100 * p.e.decode_busy, r.point.workload.dp_attention && r.point.workload.tp > 1 ? "s" : "",
+                      100 * p.e.link_busy)};
 }
 
 // How a step fills beside the running decodes, where it is not the simulator's own rule.
@@ -817,7 +836,8 @@ void run_simulate(const SimulateArgs& args, std::ostream& out, std::ostream& err
       throw io::InputError("--model: known only by its size, its KV cache's bytes are unknown: --disaggregate cannot "
                            "price the cache's trip between the pools");
     }
-    if (!probe.time) {
+    // A pair leaving the domain of a GPU without a network is refused below, at both pools' layouts.
+    if (!probe.time && !probe.refused) {
       throw io::InputError(fmt::format("--gpu: {} names no interconnect: --disaggregate cannot price the cache's trip "
                                        "between the pools",
                                        r.point.gpu.name));
@@ -834,6 +854,10 @@ void run_simulate(const SimulateArgs& args, std::ostream& out, std::ostream& err
       prefill_limited = p.limited_layers;
       prefill_kv_bytes = p.kv_bytes;
       prefill_cost.emplace(r.point.model, r.point.gpu, prefill_layout);
+    }
+    if (const auto why = pair_refusal(r.point.gpu, gpus(prefill_layout), gpus(r.point.workload))) {
+      throw io::InputError(
+          fmt::format("{}: {}", prefill_layout.tp != r.point.workload.tp ? "--prefill-tp" : "--disaggregate", *why));
     }
     const KvLink link = kv_link(r.point.model, r.point.gpu, prefill_layout, r.point.workload);
     // The mean prompt's trip as the link prices it (resharded between different layouts).

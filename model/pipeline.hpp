@@ -7,12 +7,15 @@
 // layers, the first holds the embedding, the last the head, and layers differ): the busiest, t_s,
 // paces the steady part: a prefill takes m·t_s + (T − S − t_s) + S, a decode step max(m·t_s, T).
 // Were they even, a prefill of the batch would finish after (m + pp − 1)·t_s + S: the first
-// micro-batch fills the pipeline, the others follow a stage behind, and the stages idle
-// (pp − 1)/(m + pp − 1) of the time: the bubble. A decode step advances every sequence one token:
-// with m ≥ pp micro-batches in flight each stage is always busy and the step takes m·t_s; with
-// fewer, a micro-batch's next token waits for its last one to come round. Work and op costs are
-// one GPU's: the sum over the stages over pp. Neither phase is faster than on one GPU holding all
-// the layers at that micro-batch: a pipeline buys memory and throughput, not latency.
+// micro-batch fills the pipeline, the others follow a stage behind, and each stage idles
+// (pp − 1)/(m + pp − 1) of the time: the bubble. Uneven, the bubble is the busiest stage's idle
+// share of the pass, 1 − m·t_s/time (a lighter stage idles longer; docs/capacity-planning.md's
+// T_req = (1 − bubble)·T reads the busiest stage's busy time from it). A decode step advances
+// every sequence one token: with m ≥ pp micro-batches in flight each stage is always busy and
+// the step takes m·t_s; with fewer, a micro-batch's next token waits for its last one to come
+// round. Work and op costs are one GPU's: the sum over the stages over pp. Neither phase is
+// faster than on one GPU holding all the layers at that micro-batch: a pipeline buys memory and
+// throughput, not latency.
 #include <algorithm>
 #include <optional>
 #include <span>
@@ -30,7 +33,7 @@ struct Pipeline {
   long microbatch = 1;    // sequences in the largest
   Seconds stage_time;     // the largest micro-batch through one stage
   Seconds send_time;      // its activations over every boundary
-  double bubble = 0;      // share of the stages' time spent idle
+  double bubble = 0;      // the busiest stage's idle share of the phase, 1 − microbatches·stage_time/time (the others idle longer)
 };
 
 // The layers each of `stages` stages holds, in order, as vLLM splits them unless told otherwise

@@ -9,10 +9,20 @@
 
 namespace roofline::serve {
 
+namespace {
+
+// What stops a cache being priced, as std::invalid_argument.
+void check_priced(const KvTransfer& probe) {
+  if (!probe.bytes) throw std::invalid_argument("the model gives no architecture: its cache's bytes are unknown");
+  if (probe.refused) throw std::invalid_argument(*probe.refused);
+  if (!probe.time || !probe.latency) throw std::invalid_argument("the GPU names no interconnect to send the cache over");
+}
+
+}  // namespace
+
 KvLink kv_link(const ModelSpec& m, const GpuSpec& g, const Workload& w) {
   const KvTransfer probe = kv_transfer(m, g, w);
-  if (!probe.bytes) throw std::invalid_argument("the model gives no architecture: its cache's bytes are unknown");
-  if (!probe.time || !probe.latency) throw std::invalid_argument("the GPU names no interconnect to send the cache over");
+  check_priced(probe);
   // A trace holds thousands of lengths, a run millions of requests: each length priced once.
   auto seen = std::make_shared<std::unordered_map<long, LinkTime>>();
   KvLink link;
@@ -22,7 +32,10 @@ KvLink kv_link(const ModelSpec& m, const GpuSpec& g, const Workload& w) {
     Workload one = w;
     one.prompt_tokens = prompt;
     const KvTransfer t = kv_transfer(m, g, one);
-    const LinkTime lt{(*t.time - *t.latency).value(), t.latency->value()};
+    // A replica whose ranks each send their own sequences' caches (data-parallel attention) holds
+    // a `links`-th of its links for a cache's time; the cache lands its whole time later.
+    const Seconds busy = (*t.time - *t.latency) / static_cast<double>(t.links);
+    const LinkTime lt{busy.value(), (*t.time - busy).value()};
     seen->emplace(prompt, lt);
     return lt;
   };
@@ -31,11 +44,18 @@ KvLink kv_link(const ModelSpec& m, const GpuSpec& g, const Workload& w) {
 
 KvLink kv_link(const ModelSpec& m, const GpuSpec& g, const Workload& prefill, const Workload& decode) {
   if (prefill.tp == decode.tp && prefill.pp == decode.pp) return kv_link(m, g, decode);
-  const KvTransfer probe = kv_transfer(m, g, decode);
-  if (!probe.bytes) throw std::invalid_argument("the model gives no architecture: its cache's bytes are unknown");
-  if (!probe.time || !probe.latency) throw std::invalid_argument("the GPU names no interconnect to send the cache over");
-  const int p = gpus(prefill), d = gpus(decode);
-  const bool network = g.network && p + d > g.interconnect->domain;
+  // The pair as it is (the decode layout's own pair may leave the domain where this one does not).
+  if (const auto why = pair_refusal(g, gpus(prefill), gpus(decode))) throw std::invalid_argument(*why);
+  KvTransfer probe = kv_transfer(m, g, decode);
+  probe.refused.reset();
+  if (probe.bytes && g.interconnect) probe.time = probe.latency = Seconds(0);  // priced below
+  check_priced(probe);
+  if (prefill.dp_attention || decode.dp_attention) {
+    throw std::invalid_argument("pools of different layouts under data-parallel attention: the cache would be "
+                                "resharded between ranks, not modelled");
+  }
+  const int p = cache_senders(prefill), d = cache_senders(decode);
+  const bool network = g.network && gpus(prefill) + gpus(decode) > g.interconnect->domain;
   const BytesPerSecond bandwidth = network ? g.network->bandwidth : g.interconnect->bandwidth;
   const Seconds latency = network ? g.network->latency : g.interconnect->latency;
   auto seen = std::make_shared<std::unordered_map<long, LinkTime>>();

@@ -2,6 +2,7 @@
 // hand in tests/model/test_capacity_plan.cpp.
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
@@ -198,4 +199,61 @@ TEST_CASE("plan: a pipeline's stage that cannot hold one sequence is said of tha
   CHECK_THAT(r.out, Catch::Contains("does not fit: the weights and one sequence need 16.5 GB beside the 7.73 GB --reserve "
                                     "holds back of 24.2 GB") &&
                         !Catch::Contains("of 72.5 GB"));
+}
+
+TEST_CASE("plan --disaggregate --dp-attention - Qwen3-30B-A3B sends one rank's whole 50.3 MB cache, 116.8 us over NVLink") {
+  // 512 tokens · 48 layers · 4 KV heads · 128 · 2 (K, V) · 2 bytes = 50,331,648 bytes, all on the
+  // rank whose sequence it is; two tp 4 replicas fit the 8-GPU domain: 50,331,648 / 450 GB/s
+  // = 111.85 us + 5 us = 116.85 us (a tp-th of it, 33.0 us, would have the other ranks send a
+  // cache they do not hold).
+  const auto r = test::run_cli({"plan", "-m", "qwen3-30b-a3b", "-g", "h100-sxm", "--rate", "5", "--disaggregate", "--tp",
+                                "4", "--ep", "4", "--dp-attention", "-f", "json"});
+  REQUIRE(r.code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& row = j.at("rows").at(0);
+  CHECK(row.at("kv_transfer_bytes").get<double>() == 50331648.0);
+  CHECK(row.at("kv_transfer_time_s").get<double>() == Approx(50331648.0 / 450e9 + 5e-6).epsilon(1e-9));
+  const auto table = test::run_cli({"plan", "-m", "qwen3-30b-a3b", "-g", "h100-sxm", "--rate", "5", "--disaggregate",
+                                    "--tp", "4", "--ep", "4", "--dp-attention"});
+  CHECK_THAT(table.out, Catch::Contains("(50.3 MB) goes from the prefill to the decode pool in 117 us") &&
+                            Catch::Contains("the rank holding it sending it whole over its own link"));
+}
+
+TEST_CASE("plan --disaggregate - a 19-GPU fleet priced by the pair rule warns of the network in every format") {
+  // Llama-3.1-8B at tp 1 on H100s, 2048-token prompts: 2048 · 131,072 = 268,435,456 bytes, priced
+  // over NVLink as a prefill and a decode replica paired in one node (268 MB / 450 GB/s + 5 us =
+  // 602 us); the plan's 8 + 11 replicas are 19 GPUs, more than a node of 8, and a cache sent
+  // between nodes takes 268 MB / 50 GB/s + 10 us = 5.38 ms: said in the table, CSV and JSON.
+  const std::vector<std::string> args{"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "200", "--prompt",
+                                      "2048", "--gen", "256", "--disaggregate", "--tp", "1"};
+  const auto table = test::run_cli(args);
+  REQUIRE(table.code == 0);
+  CHECK_THAT(table.out, Catch::Contains("in 602 us over the GPU's interconnect (priced as a prefill and a decode replica "
+                                        "paired in one domain)"));
+  const std::string across = fmt::format("goes over the network in {}", "5.38 ms");
+  CHECK_THAT(table.out, Catch::Contains("the steady plan's 19 GPUs span more than one") && Catch::Contains(across));
+  std::vector<std::string> csv = args, json = args;
+  csv.insert(csv.end(), {"-f", "csv"});
+  json.insert(json.end(), {"-f", "json"});
+  CHECK_THAT(test::run_cli(csv).out, Catch::Contains(across));
+  const auto j = nlohmann::json::parse(test::run_cli(json).out);
+  const auto& warnings = j.at("rows").at(0).at("warnings");
+  CHECK(std::any_of(warnings.begin(), warnings.end(),
+                    [&](const auto& w) { return w.template get<std::string>().find(across) != std::string::npos; }));
+  // 268,435,456 / 50e9 + 10e-6 = 5.379 ms: the figure the warning rounds.
+  CHECK(268435456.0 / 50e9 + 10e-6 == Approx(5.379e-3).epsilon(1e-3));
+}
+
+TEST_CASE("plan --disaggregate - two tp-8 replicas on L40S (no network named) are refused, not priced over PCIe") {
+  // The L40S preset has no `network:`: a prefill and a decode replica of 8 GPUs are 16, past its
+  // 8-GPU domain, as a layout of 16 GPUs is refused; beside tp 4 the tp 8 layout is skipped, said.
+  const auto alone = test::run_cli({"plan", "-m", "llama-3.1-70b", "-g", "l40s", "--disaggregate", "--tp", "8"});
+  CHECK(alone.code == 2);
+  CHECK_THAT(alone.err, Catch::Contains("--disaggregate: a prefill replica of 8 GPUs and a decode replica of 8 (16 GPUs)") &&
+                            Catch::Contains("`network: {bandwidth, latency}`"));
+  const auto both = test::run_cli({"plan", "-m", "llama-3.1-70b", "-g", "l40s", "--disaggregate", "--tp", "4,8"});
+  CHECK(both.code == 0);
+  CHECK_THAT(both.err, Catch::Contains("skipped NVIDIA L40S with tp 8: --disaggregate"));
+  // Colocated, one replica of 8 fits the domain: planned as before.
+  CHECK(test::run_cli({"plan", "-m", "llama-3.1-70b", "-g", "l40s", "--tp", "8"}).code == 0);
 }

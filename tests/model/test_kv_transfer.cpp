@@ -44,3 +44,42 @@ TEST_CASE("plan: disaggregated, the first token is the prefill's and the cache's
   colocated.disaggregate = false;
   CHECK_FALSE(plan_capacity(m, g, w, colocated).kv_transfer.has_value());
 }
+
+TEST_CASE("kv transfer: DeepSeek-V3 under dp-attention sends one rank's whole 288 MB cache, 5.767 ms over one NIC") {
+  // 4096 tokens · (512 latent + 64 rope) · 61 layers · 2 bytes = 287,834,112 bytes, all of it on
+  // the one rank whose sequence it is (docs/layouts.md): that rank sends it over its own 50 GB/s
+  // NIC (a prefill and a decode replica of 8 GPUs each leave the 8-GPU domain), 5.757 ms, then
+  // the NIC's 10 us. Not a tp-th of it (720 us): the other ranks hold none of this sequence.
+  const ModelSpec m = test::deepseek_v3();
+  Workload w = test::expert_parallel_8(m, true);
+  w.prompt_tokens = 4096;
+  const KvTransfer t = kv_transfer(m, test::h200_141gb(), w);
+  CHECK(t.bytes->value() == 287834112.0);
+  CHECK(t.network);
+  CHECK_THAT(t.time->value(), WithinRel(287834112.0 / 50e9 + 10e-6, 1e-12));
+  CHECK(t.links == 8);  // the replica's eight ranks send eight such caches at once
+  // Without it each of the 8 GPUs holds the latent (8 copies, 2.30 GB) and sends its own: the same time.
+  w.dp_attention = false;
+  const KvTransfer tp = kv_transfer(m, test::h200_141gb(), w);
+  CHECK(tp.bytes->value() == 8 * 287834112.0);
+  CHECK_THAT(tp.time->value(), WithinRel(287834112.0 / 50e9 + 10e-6, 1e-12));
+  CHECK(tp.links == 1);
+}
+
+TEST_CASE("kv transfer: two tp-8 replicas of a GPU with no network leave its domain, refused naming network") {
+  // L4: PCIe, an 8-GPU domain, no `network:`. Llama-3.1-8B at tp 4: a pair of 8 fits, each GPU's
+  // quarter of 67,108,864 bytes over 32 GB/s, 524 us + 10 us. At tp 8 a pair of 16 would cross
+  // between domains over a network the description does not name: not priced, and said why.
+  const ModelSpec m = test::llama_3_1_8b();
+  Workload w = test::default_workload(m);
+  w.tp = 4;
+  const KvTransfer four = kv_transfer(m, test::l4(), w);
+  CHECK_FALSE(four.refused.has_value());
+  CHECK_THAT(four.time->value(), WithinRel(67108864.0 / 4 / 32e9 + 10e-6, 1e-12));
+  w.tp = 8;
+  const KvTransfer eight = kv_transfer(m, test::l4(), w);
+  CHECK_FALSE(eight.time.has_value());
+  REQUIRE(eight.refused.has_value());
+  CHECK_THAT(*eight.refused, Catch::Matchers::Contains("`network: {bandwidth, latency}`") &&
+                                 Catch::Matchers::Contains("16 GPUs"));
+}

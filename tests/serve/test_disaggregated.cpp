@@ -517,3 +517,30 @@ TEST_CASE("disaggregated: a prefill pool of its own layout runs on its own step 
   CHECK(at_two < at_one);
   CHECK(out.handoffs[0].prefill_end == Approx(at_two));
 }
+
+TEST_CASE("disaggregated: under dp-attention a cache lands its whole time later, holding the replica's 8 links an eighth of it") {
+  // DeepSeek-V3 at tp 8, ep 8, dp-attention on H100s: 4096 tokens · 576 · 61 · 2 bytes =
+  // 287,834,112 bytes on one rank, sent over its own 50 GB/s NIC (16 GPUs leave the domain):
+  // 5.757 ms + 10 us from its sending to its landing; the replica's eight ranks send eight at once,
+  // so a cache holds their pooled links for 5.757 / 8 = 0.720 ms.
+  const ModelSpec m = test::deepseek_v3();
+  const Workload w = test::expert_parallel_8(m, true);
+  const KvLink link = kv_link(m, test::h100_sxm(), w);
+  CHECK(link.network);
+  const LinkTime t = link.time(4096);
+  const double whole = 287834112.0 / 50e9;
+  CHECK(t.busy == Approx(whole / 8));
+  CHECK(t.busy + t.latency == Approx(whole + 10e-6));
+}
+
+TEST_CASE("disaggregated: a pair of replicas leaving the domain of a GPU with no network is refused") {
+  // L4 (PCIe, 8 a host, no `network:`): two tp 8 replicas are 16 GPUs; a tp 4 prefill beside a
+  // tp 8 decode 12. Neither is priced over PCIe as if in one box.
+  const ModelSpec m = test::llama_3_1_8b();
+  Workload four = test::default_workload(m), eight = four;
+  four.tp = 4;
+  eight.tp = 8;
+  CHECK_THROWS_WITH(kv_link(m, test::l4(), eight), Catch::Matchers::Contains("network"));
+  CHECK_THROWS_WITH(kv_link(m, test::l4(), four, eight), Catch::Matchers::Contains("12 GPUs"));
+  CHECK_NOTHROW(kv_link(m, test::l4(), four));
+}
