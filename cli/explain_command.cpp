@@ -283,7 +283,7 @@ Seconds operators_time(const PhaseResult& step) {
 // The decode step's formula, and what the step takes past it where the difference shows. In a
 // pipeline, what its operators add and what the pipeline adds are told apart: Llama-3.1-70B at
 // tp 2, pp 2, batch 1 was said to be made 20.8 ms by its "interconnect-bound operators" (1.5 us
-// of all-reduces), its stages idle half the step (decode.bubble 0.49).
+// of all-reduces), its busiest stage idle half the step (decode.bubble 0.49).
 std::string decode_longer(const Report& r, const Writer& w) {
   const PhaseResult& step = r.decode.step;
   const Phrases& p = w.p_;
