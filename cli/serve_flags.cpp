@@ -65,6 +65,23 @@ void with_groups(Traffic& t, const ServeFlags& f) {
   t.description += fmt::format(", {} prefix groups", f.prefix_groups);
 }
 
+// --max-tokens: each output past it cut at it, as the engine stops there (finish_reason "length"),
+// and said in the traffic's line.
+void with_max_tokens(Traffic& t, const ServeFlags& f) {
+  if (!f.max_tokens) return;
+  if (*f.max_tokens < 1 || *f.max_tokens > kMaxTokens) {
+    throw InputError(fmt::format("--max-tokens: must be 1 to {}, got {}", kMaxTokens, *f.max_tokens));
+  }
+  long cut = 0;
+  for (serve::Request& r : t.requests) {
+    if (r.gen <= *f.max_tokens) continue;
+    r.gen = *f.max_tokens;
+    ++cut;
+  }
+  t.description += fmt::format(", max_tokens {}", *f.max_tokens);
+  if (cut > 0) t.description += fmt::format(" ({} output{} cut at it)", cut, cut == 1 ? "" : "s");
+}
+
 }  // namespace
 
 void add_serve_options(Options& o, ServeFlags& f) {
@@ -81,6 +98,10 @@ void add_serve_options(Options& o, ServeFlags& f) {
         "prompt tokens: N, lognormal:MEAN:SIGMA, uniform:A:B or empirical:FILE[:COLUMN] (a CSV's column; not with a "
         "trace)");
   o.add("--gen", f.gen, "output tokens, in the same forms (not with a trace)");
+  o.add("--max-tokens", f.max_tokens,
+        "the clients' max_tokens, each request's cap on its output: an output past it is cut at it, and a reserving "
+        "admission (--admission reserve, TensorRT-LLM) reserves prompt + this for every request (unset: its own output, "
+        "as if known in advance)");
   o.add("--duration", f.duration, "time over which requests arrive, with a unit").show_default();
   o.add("--engine", f.engine,
         "vllm, sglang or trtllm: start from that engine's scheduler defaults (chunked prefill, token budget, "
@@ -268,6 +289,9 @@ Replica replica(const ServeFlags& f, std::string_view command, long longest_prom
   }
   planner::AssembledReplica a = planner::assemble_replica(r.point.model, r.point.gpu, r.point.workload, std::move(s));
   r.config = a.config;
+  // Only a reserving admission reserves the cap; a growing one's reserved bound (simulate's third
+  // run) keeps its oracle, each request's own output.
+  if (r.config.reserve_whole && f.max_tokens) r.config.max_tokens = *f.max_tokens;
   r.cache = a.cache;
   r.draft = std::move(a.draft);
   r.engine = std::move(a.engine);
@@ -360,6 +384,7 @@ Traffic traffic(const ServeFlags& f, double rate, long block_tokens) {
                                    block_tokens, rounded_rows, rounded_rows == 1 ? "" : "s", rounded_tokens,
                                    rounded_tokens == 1 ? "" : "s");
     }
+    with_max_tokens(t, f);
     with_groups(t, f);
     return t;
   }
@@ -396,6 +421,7 @@ Traffic traffic(const ServeFlags& f, double rate, long block_tokens) {
   t.description = fmt::format("{} at {:g} req/s for {:g} s, prompt {}, output {}, seed {}",
                               a.kind == ArrivalProcess::Kind::poisson ? "Poisson" : fmt::format("gamma (CV {:g})", a.cv),
                               rate, duration, describe(prompt), describe(gen), f.seed);
+  with_max_tokens(t, f);
   with_groups(t, f);
   return t;
 }
@@ -456,6 +482,45 @@ void check_engine(const Replica& r, const Traffic& t) {
                                  "--max-batched-tokens {} or more, or --chunked-prefill",
                                  d.label, budget, longest_prompt, longest_prompt));
   }
+}
+
+std::optional<std::string> reserve_warning(const Replica& r, const Traffic& t, const ServeFlags& f, bool disaggregated) {
+  const serve::ServerConfig& c = r.config;
+  if (!c.reserve_whole) return std::nullopt;
+  if (f.max_tokens) {
+    if (disaggregated) {
+      throw InputError("--max-tokens: not modelled with --disaggregate under a reserving admission (its prefill pool "
+                       "would reserve the cap too, where the engine's context phase makes one token); drop one of them, "
+                       "or --admission grow");
+    }
+    // FCFS admission waits at the queue's head: a reservation past a rank's whole cache would hold
+    // it, and every request behind it, for ever.
+    const long ranks = attention_ranks(r.point.workload);
+    const long rank_blocks = c.kv_blocks / ranks;
+    const long decode_tokens = c.speculation ? c.speculation->k + 1 : 1;
+    const auto policy = serve::make_policy(c);
+    for (const serve::Request& q : t.requests) {
+      if (serve::replica_holds(q, c, ranks) != serve::Holds::yes) continue;  // dropped on arrival
+      const long tokens = policy->admission_tokens({}, q, decode_tokens);
+      if (const long blocks = serve::blocks_for(c, tokens); blocks > rank_blocks) {
+        throw InputError(fmt::format("--max-tokens: a request of {} prompt tokens reserves {} tokens at admission "
+                                     "(prompt + max_tokens {}), {} blocks of {} tokens, more than the {} {} holds: it "
+                                     "would never be admitted; lower --max-tokens",
+                                     q.prompt, tokens, *f.max_tokens, blocks, c.block_tokens, rank_blocks,
+                                     ranks > 1 ? "a rank's share of the cache" : "the whole cache"));
+      }
+    }
+    return std::nullopt;
+  }
+  if (t.requests.empty()) return std::nullopt;
+  const auto [least, most] = std::minmax_element(t.requests.begin(), t.requests.end(),
+                                                 [](const serve::Request& a, const serve::Request& b) { return a.gen < b.gen; });
+  if (least->gen == most->gen) return std::nullopt;
+  return fmt::format("the reserving admission reserved each request's own output length ({} to {} tokens here), as "
+                     "if each client's max_tokens were set to the output it would make; an engine cannot know it, and "
+                     "reserves prompt + max_tokens (TensorRT-LLM's GUARANTEED_NO_EVICT), so it admits fewer at once: "
+                     "give --max-tokens N for the cap the clients send",
+                     least->gen, most->gen);
 }
 
 bool keeps_windows(const ModelSpec& m) {

@@ -24,6 +24,11 @@ struct ServeFlags {
   std::string arrivals = "poisson";
   std::optional<double> trace_rate;  // --trace-rate: a trace's arrivals rescaled to this mean rate
   std::string prompt, gen;
+  // --max-tokens: the client's cap on a request's output (its max_tokens). An output drawn (or a
+  // trace's) past it is cut at it, as the engine stops there; a reserving admission reserves
+  // prompt + this for each request (ServerConfig::max_tokens). Unset: no cap, and a reserving
+  // admission reserves each request's own output (reserve_warning says so where they vary).
+  std::optional<long> max_tokens;
   std::string duration = "3600s";
   long max_batch = 256, max_batched_tokens = 8192, block_tokens = 16;
   bool chunked_prefill = false;  // --chunked-prefill, or false by --no-chunked-prefill
@@ -114,6 +119,14 @@ double require_bounded_work(const Traffic& t, const serve::ServerConfig& c);
 // a token budget below its longest sequence without chunked prefill, TensorRT-LLM a prompt longer
 // than the budget without it. Nothing without --engine.
 void check_engine(const Replica& r, const Traffic& t);
+
+// A reserving admission's output lengths (ServerConfig::max_tokens), for `r` and `t`: with --max-tokens,
+// InputError naming it where a request's reservation would outgrow a rank's whole cache (it would wait
+// for ever) or the run is disaggregated (the prefill pool would reserve the cap too); without it, where
+// the traffic's outputs vary, the warning that each request reserved its own output, as though the
+// client had known it. Nothing for an admission that grows.
+[[nodiscard]] std::optional<std::string> reserve_warning(const Replica& r, const Traffic& t, const ServeFlags& f,
+                                                         bool disaggregated);
 
 // What a simulation of a model whose layers keep only a window (or a chunk) says of its cache
 // blocks, simulate's and plan --percentile's checks alike.

@@ -813,6 +813,7 @@ void run_simulate(const SimulateArgs& args, std::ostream& out, std::ostream& err
                            [&](long longest) { return engine_replica(a.serve, reserve_given, "simulate", longest); });
   const long longest = r.cache.step_tokens;
   check_engine(r, t);
+  if (auto w = reserve_warning(r, t, a.serve, pools.has_value())) r.warnings.push_back(std::move(*w));
   const long replicas = pools ? pools->first + pools->second : a.replicas;
   const char* replicas_flag = pools ? "--disaggregate" : "--replicas";
   if (const double reads = static_cast<double>(replicas) * static_cast<double>(t.requests.size());

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "model/capacity_plan.hpp"
@@ -122,7 +123,23 @@ AssembledReplica assemble_replica(const ModelSpec& m, const GpuSpec& g, const Wo
 
 namespace {
 
-std::string gb(double bytes) { return fmt::format("{:.3g} GB", bytes / 1e9); }
+// Three significant digits in GB, as ever, but never an exponent ({:.3g} wrote DeepSeek-V3's 8 x H200
+// as "1.21e+03 GB"): past 999.5 GB in TB (and on), below 0.0001 GB in MB (and down). planner/
+// cannot reach report/'s human(Bytes) (docs/architecture.md).
+std::string gb(double bytes) {
+  static constexpr std::array<const char*, 7> kUnits{"B", "kB", "MB", "GB", "TB", "PB", "EB"};
+  std::size_t unit = 3;
+  double v = bytes / 1e9;
+  while (std::fabs(v) >= 999.5 && unit + 1 < kUnits.size()) {
+    v /= 1000;
+    ++unit;
+  }
+  while (v != 0 && std::fabs(v) < 1e-4 && unit > 0) {
+    v *= 1000;
+    --unit;
+  }
+  return fmt::format("{:.3g} {}", v, kUnits[unit]);
+}
 
 }  // namespace
 

@@ -166,7 +166,7 @@ TextTable memory_table(const Report& r) {
   row("weights", l.weights);
   row("KV cache", l.kv_cache);
   row("activations (prefill peak)", l.activations);
-  row(fmt::format("reserve ({:.0f}%)", 100 * w.reserve_fraction), l.reserve);
+  row(fmt::format("reserve ({:g}%)", 100 * w.reserve_fraction), l.reserve);  // as given: 0.004 is 0.4%, not 0%
   row("total", l.total);
   row("capacity", l.capacity);
   // Whether it fits is decided here: a GPU over by 0.03% read "85.5 GB  100.0% of its 85.5 GB".

@@ -5,7 +5,7 @@
 namespace roofline::serve {
 
 std::unique_ptr<SchedulingPolicy> make_policy(const ServerConfig& config) {
-  return config.reserve_whole ? reserve_policy() : recompute_policy();
+  return config.reserve_whole ? reserve_policy(config.max_tokens, config.max_context) : recompute_policy();
 }
 
 }  // namespace roofline::serve

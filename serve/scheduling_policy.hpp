@@ -36,8 +36,9 @@ class SchedulingPolicy {
 // scheduler (and SGLang's retraction, approximately). First come first served.
 [[nodiscard]] std::unique_ptr<SchedulingPolicy> recompute_policy();
 // A request's whole length reserved when it is admitted, so none is ever preempted: TensorRT-LLM's
-// GUARANTEED_NO_EVICT. First come first served.
-[[nodiscard]] std::unique_ptr<SchedulingPolicy> reserve_policy();
+// GUARANTEED_NO_EVICT. First come first served. Its output is `max_tokens` (ServerConfig::max_tokens;
+// 0: the request's own), within `max_context` (0: none).
+[[nodiscard]] std::unique_ptr<SchedulingPolicy> reserve_policy(long max_tokens = 0, long max_context = 0);
 // The policy a server config names (ServerConfig::reserve_whole).
 [[nodiscard]] std::unique_ptr<SchedulingPolicy> make_policy(const ServerConfig& config);
 

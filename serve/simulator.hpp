@@ -57,6 +57,10 @@ struct ServerConfig {
   // ever needs another and none is preempted. Else (vLLM, SGLang) blocks are taken as tokens are
   // computed, and a shortage preempts the latest admitted sequence, recomputed later.
   bool reserve_whole = false;
+  // The client's cap on a request's output (its max_tokens), 0: none given. A reserving admission
+  // reserves prompt + this (at most the model's context less a verify's drafts, as TensorRT-LLM
+  // clamps max_new_tokens), not the output the request will make, which the engine cannot know.
+  long max_tokens = 0;
   // A preempted sequence's cached prompt tokens (Request::cached) stay cached, so its recompute
   // starts past them: a prefix cache's blocks outlive the sequence (vLLM, SGLang). False: its
   // whole prompt is recomputed, as a disaggregated decode replica's request is (its cache came over

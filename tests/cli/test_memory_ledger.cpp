@@ -113,3 +113,30 @@ TEST_CASE("memory: under data-parallel attention an odd batch's warning is said 
   }
   CHECK(said);
 }
+
+TEST_CASE("memory ledger: the reserve's label is the --reserve given, not rounded to a whole percent") {
+  // Llama-3.1-8B on an H100 (85,520,809,984 B): --reserve 0.004 holds back 342 MB, 0.4%; the label
+  // had said "reserve (0%)" beside it, 0.995 "(100%)" beside 99.5%, 0.125 "(12%)" beside 12.5%.
+  const auto at = [](const std::string& reserve) {
+    const auto r = test::run_cli({"-m", "llama-3.1-8b", "-g", "h100-sxm", "--reserve", reserve});
+    REQUIRE(r.code == 0);
+    return r.out;
+  };
+  CHECK_THAT(at("0.004"), Catch::Contains("reserve (0.4%)") && Catch::Contains("342 MB"));
+  CHECK_THAT(at("0.995"), Catch::Contains("reserve (99.5%)") && Catch::Contains("85.1 GB"));
+  CHECK_THAT(at("0.125"), Catch::Contains("reserve (12.5%)"));
+  CHECK_THAT(at("0.1"), Catch::Contains("reserve (10%)"));
+}
+
+TEST_CASE("simulate --engine vllm on 8 H200s: the memory rule's 1206 GB as 1.21 TB, never 1.21e+03 GB") {
+  // DeepSeek-V3 at tp 8: 8 x 150,754,820,096 B = 1,206,038,560,768 B, three digits 1.21 TB; the
+  // rule had written "{:.3g} GB" of 1206, "1.21e+03 GB". Below 1000 GB it stays in GB (807 GB).
+  const auto r = test::run_cli({"simulate", "-m", "deepseek-v3", "-g", "h200", "--tp", "8", "--ep", "8",
+                                "--dp-attention", "--kv", "fp8", "--engine", "vllm", "--prompt", "100", "--gen", "10",
+                                "--rate", "1", "--duration", "5s", "-f", "json"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const std::string rule = nlohmann::json::parse(r.out)["engine"]["memory"]["rule"].get<std::string>();
+  CHECK_THAT(rule, Catch::EndsWith("share 0.9 of the 1.21 TB") && Catch::Contains("the weights (807 GB)") &&
+                       !Catch::Contains("e+"));
+}
