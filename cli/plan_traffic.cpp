@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "cli/command.hpp"
 #include "cli/serve_flags.hpp"
 #include "cli/trace_flag.hpp"
 #include "io/input_error.hpp"
@@ -50,7 +51,7 @@ PlanTraffic plan_traffic(const PlanTrafficFlags& f, const std::string& arrivals,
   PlanTraffic t;
   t.rate = rate;
   t.arrivals_words = arrivals;
-  const bool trace = arrivals.ends_with(".csv");
+  const bool trace = has_extension(arrivals, ".csv");
   if (f.trace_rate && !trace) {
     throw InputError("--trace-rate: only with a trace (--arrivals FILE.csv); --rate sets the fleet's rate");
   }

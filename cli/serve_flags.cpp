@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "cli/command.hpp"
 #include "cli/memory_check.hpp"
 #include "cli/trace_flag.hpp"
 #include "io/input_error.hpp"
@@ -168,7 +169,7 @@ SpeculativeFlag speculative_flag(const std::string& value, const ModelSpec& targ
 // the trace's own name or the Azure traces' (prompt_tokens or num_prefill_tokens for --prompt).
 LengthDistribution empirical_flag(const std::string& value, std::string_view flag) {
   std::string file = value.substr(std::string_view("empirical:").size()), column;
-  if (!file.ends_with(".csv")) {
+  if (!has_extension(file, ".csv")) {
     const auto colon = file.rfind(':');
     if (colon == std::string::npos || colon == 0) {
       throw InputError(fmt::format("--{}: `{}`: empirical:FILE.csv or empirical:FILE:COLUMN", flag, value));
@@ -200,6 +201,21 @@ LengthDistribution length_flag(const std::string& value, std::string_view flag) 
   if (p[0] == "lognormal") {
     if (!a || *a < 1 || *a > static_cast<double>(kMaxTokens)) throw bad("has a mean that is not 1 to 10^9 tokens");
     if (!b || *b < 0 || *b > 5) throw bad("has a sigma that is not 0 to 5");
+    // A request has at least one token, so a draw below 1 counts as 1 (serve/traffic.cpp): where
+    // that moves the mean by more than 1% the lengths run are not the distribution asked for
+    // (lognormal:2:2 drew a mean of 2.63, 80% of prompts one token). The shift is
+    // E[max(X, 1)] − a = P(X < 1) − E[X; X < 1], with ln X ~ N(μ, σ²), μ = ln a − σ²/2:
+    // P(X < 1) = Φ(−μ/σ) and E[X; X < 1] = a·Φ(−(μ + σ²)/σ).
+    if (*b > 0) {
+      const auto phi = [](double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); };
+      const double mu = std::log(*a) - *b * *b / 2;
+      const double shift = phi(-mu / *b) - *a * phi(-(mu + *b * *b) / *b);
+      if (shift > 0.01 * *a) {
+        throw bad(fmt::format("draws {:.0f}% of its lengths below one token, which count as one: its mean would be "
+                              "{:.3g}, not {:g}; give a larger mean or a smaller sigma",
+                              100 * phi(-mu / *b), *a + shift, *a));
+      }
+    }
     return {LengthDistribution::Kind::lognormal, *a, *b};
   }
   // Each bound said as it is wrong: `uniform:0:10` was told "needs counts A <= B", which 0 <= 10 is.
@@ -319,7 +335,7 @@ Replica replica(const ServeFlags& f, std::string_view command, long longest_prom
   return r;
 }
 
-Traffic traffic(const ServeFlags& f, double rate, long block_tokens) {
+Traffic traffic(const ServeFlags& f, std::optional<double> given_rate, long block_tokens) {
   if (!(f.prefix_hit >= 0 && f.prefix_hit <= 1)) throw InputError(fmt::format("--prefix-hit: must be 0 to 1, got {}", f.prefix_hit));
   if (f.seed < 0) throw InputError(fmt::format("--seed: must be at least 0, got {}", f.seed));
   check_range(f.prefix_groups, 0, 1'000'000'000, "prefix-groups");
@@ -327,8 +343,9 @@ Traffic traffic(const ServeFlags& f, double rate, long block_tokens) {
   if (duration > kMaxDuration) throw InputError(fmt::format("--duration: {} s is over a year", duration));
   Traffic t;
   t.duration = duration;
-  if (f.arrivals.ends_with(".csv")) {
-    if (rate > 0 || !f.prompt.empty() || !f.gen.empty()) {
+  if (has_extension(f.arrivals, ".csv")) {
+    // Any --rate given is refused beside a trace, 0 and negatives too (they were taken as none).
+    if (given_rate || !f.prompt.empty() || !f.gen.empty()) {
       throw InputError(fmt::format("--arrivals {}: a trace gives the arrivals and lengths; drop --rate, --prompt and --gen", f.arrivals));
     }
     const TraceFlag file = read_trace_flag(f.arrivals);
@@ -398,6 +415,8 @@ Traffic traffic(const ServeFlags& f, double rate, long block_tokens) {
   } else if (f.arrivals != "poisson") {
     throw InputError(fmt::format("--arrivals: `{}` is not poisson, gamma:CV or a .csv trace", f.arrivals));
   }
+  if (!given_rate) throw InputError("--rate: required without a trace (--arrivals FILE.csv): the requests a second arriving");
+  const double rate = *given_rate;
   if (!(rate > 0 && rate <= kMaxRate)) throw InputError(fmt::format("--rate: must be above 0, at most {:g}, got {:g}", kMaxRate, rate));
   if (rate * duration > kMaxRequests) {
     throw InputError(fmt::format("--rate x --duration: {:g} requests, over the {:g} a run holds (about {:g} bytes "

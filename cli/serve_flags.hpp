@@ -20,7 +20,7 @@ namespace roofline::cli {
 
 struct ServeFlags {
   WorkloadFlags workload;  // model, GPU, tp, formats; the lengths are --prompt/--gen below
-  double rate = 0;
+  std::optional<double> rate;  // --rate; none given: required without a trace, refused with one
   std::string arrivals = "poisson";
   std::optional<double> trace_rate;  // --trace-rate: a trace's arrivals rescaled to this mean rate
   std::string prompt, gen;
@@ -88,7 +88,7 @@ struct Traffic {
   // a request's row carries the arrival its trace gave it (cli/requests_out.hpp).
   double origin = 0;
 };
-[[nodiscard]] Traffic traffic(const ServeFlags& f, double rate, long block_tokens);
+[[nodiscard]] Traffic traffic(const ServeFlags& f, std::optional<double> rate, long block_tokens);
 // Without chunked prefill, `r` (assembled beside a step of its token budget) sized beside the step
 // of the longest prompt past the budget that it serves: a prompt runs whole in a step of its own,
 // and the cache is what the memory leaves beside that step's activations. A request its server

@@ -97,6 +97,33 @@ TEST_CASE("simulate: a trace's bad cell, column, order or cached prefix is refus
               data_file("traces/cached_whole.csv") + ":2:", "cached_tokens: 512 is not shorter than the prompt");
   check_error(run_cli(sim({"--arrivals", data_file("traces/small.csv"), "--rate", "5"})), "--arrivals",
               "a trace gives the arrivals and lengths");
+  // A rate of 0 or below beside a trace was taken as none given and the trace run, exit 0.
+  for (const char* rate : {"0", "-5"}) {
+    INFO(rate);
+    check_error(run_cli(sim({"--arrivals", data_file("traces/small.csv"), "--rate", rate})), "--arrivals",
+                "a trace gives the arrivals and lengths");
+  }
+}
+
+TEST_CASE("simulate: no --rate without a trace is said as required, not as a rate of 0") {
+  // Was "--rate: must be above 0, at most 1e+06, got 0" for a rate never given.
+  check_error(run_cli(sim({"--prompt", "100", "--gen", "10", "--duration", "10s"})), "--rate",
+              "required without a trace");
+  check_error(run_cli(sim({"--arrivals", "gamma:2", "--prompt", "100", "--gen", "10", "--duration", "10s"})), "--rate",
+              "required without a trace");
+  check_error(run_cli(sim({"--rate", "0", "--prompt", "100", "--gen", "10", "--duration", "10s"})), "--rate",
+              "must be above 0, at most 1e+06, got 0");
+}
+
+TEST_CASE("simulate: a log-normal whose draws below one token would move its mean by over 1% is refused") {
+  // lognormal:2:2: mu = ln 2 - 2 = -1.3069; P(X < 1) = Phi(1.3069 / 2) = Phi(0.6534) = 0.7433;
+  // E[X; X < 1] = 2 Phi((1.3069 - 4) / 2) = 2 Phi(-1.3466) = 2 x 0.0891 = 0.1781: the floor of one
+  // token adds 0.7433 - 0.1781 = 0.565, a mean of 2.57 (2.63 drawn, with rounding), 28% over 2.
+  check_error(run_cli(sim({"--rate", "5", "--prompt", "lognormal:2:2", "--gen", "10", "--duration", "10s"})), "--prompt",
+              "draws 74% of its lengths below one token, which count as one: its mean would be 2.57, not 2");
+  // lognormal:100:1: mu = 4.105, P(X < 1) = Phi(-4.105) = 2e-5: the shift is under 1e-4 tokens.
+  const auto fine = run_cli(sim({"--rate", "5", "--prompt", "lognormal:100:1", "--gen", "10", "--duration", "10s"}));
+  CHECK(fine.code == 0);
 }
 
 TEST_CASE("simulate: each bad flag is refused by name with exit 2") {
