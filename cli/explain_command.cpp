@@ -647,12 +647,13 @@ void explain_scenario(const Variations& s, const std::string& name, Writer& w) {
   };
   std::erase_if(savings, [](const Saving& v) { return !(v.saved > Seconds(0)); });
   std::stable_sort(savings.begin(), savings.end(), [](const Saving& a, const Saving& b) { return a.saved > b.saved; });
+  // What the point runs already is not a saving still to be had: said after the ranking, unnumbered.
+  std::stable_partition(savings.begin(), savings.end(), [](const Saving& v) { return !v.in_use; });
   w.say(p.ranked_title);
   int i = 1;
   for (const Saving& v : savings) {
     w.say(fmt::format("  {}", v.in_use ? p.rank_flash_in_use : p.rank_line), fmt::arg("i", i++), fmt::arg("what", v.what),
-          fmt::arg("saving", human(v.saved)),
-          fmt::arg("pct", fmt::format("{:.0f}", 100 * (v.saved / total))));
+          fmt::arg("saving", human(v.saved)), fmt::arg("pct", fmt::format("{:.0f}", 100 * (v.saved / total))));
   }
 }
 
