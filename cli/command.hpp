@@ -88,9 +88,9 @@ auto read_flag_file(std::string_view flag, std::string_view arg, Read&& read) ->
 }
 
 // Whether the file name `path` ends in `extension` (".csv"), compared without case: the one rule
-// by which an output file's name says its format, for every flag that reads it (sweep --out,
-// simulate --requests-out, plot --out, explain's and simulate's --plot): `X.SVG` is an SVG and
-// `r.CSV` a CSV, as `a.JSON` is JSON.
+// by which a file's name says its format, for every flag that reads it (sweep --out, simulate
+// --requests-out, plot --out, explain's and simulate's --plot; a trace --arrivals and an
+// empirical: length file): `X.SVG` is an SVG and `r.CSV` a CSV, as `a.JSON` is JSON.
 [[nodiscard]] bool has_extension(std::string_view path, std::string_view extension);
 
 // One command: its name (empty: the flags of `rooflineplan` itself, which evaluate one point), a

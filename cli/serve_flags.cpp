@@ -205,14 +205,15 @@ LengthDistribution length_flag(const std::string& value, std::string_view flag) 
     // that moves the mean by more than 1% the lengths run are not the distribution asked for
     // (lognormal:2:2 drew a mean of 2.63, 80% of prompts one token). The shift is
     // E[max(X, 1)] − a = P(X < 1) − E[X; X < 1], with ln X ~ N(μ, σ²), μ = ln a − σ²/2:
-    // P(X < 1) = Φ(−μ/σ) and E[X; X < 1] = a·Φ(−(μ + σ²)/σ).
+    // P(X < 1) = Φ(−μ/σ) and E[X; X < 1] = a·Φ(−(μ + σ²)/σ); rounding each draw to a whole token
+    // adds a little more where most draws are a few tokens ("about").
     if (*b > 0) {
       const auto phi = [](double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); };
       const double mu = std::log(*a) - *b * *b / 2;
       const double shift = phi(-mu / *b) - *a * phi(-(mu + *b * *b) / *b);
       if (shift > 0.01 * *a) {
         throw bad(fmt::format("draws {:.0f}% of its lengths below one token, which count as one: its mean would be "
-                              "{:.3g}, not {:g}; give a larger mean or a smaller sigma",
+                              "about {:.3g}, not {:g}; give a larger mean or a smaller sigma",
                               100 * phi(-mu / *b), *a + shift, *a));
       }
     }

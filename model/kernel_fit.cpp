@@ -172,6 +172,13 @@ KernelCoefficients fit_class(KernelClass c, std::vector<const MeasuredKernel*> a
   return r.at(best);
 }
 
+// Enough kernels to fit class `c`: kKernelsPerCoefficient for each of its coefficients (their
+// count is the class's, whatever their values).
+bool enough_to_fit(std::size_t kernels, KernelClass c) {
+  KernelCoefficients any;
+  return kernels >= kKernelsPerCoefficient * coefficients_of(c, any).size();
+}
+
 }  // namespace
 
 double expected_kernel_seconds(const KernelCoefficients& k, const MeasuredKernel& m, const KernelCeilings& c) {
@@ -183,7 +190,7 @@ KernelCoefficients fit_kernel_classes(std::span<const MeasuredKernel> kernels, s
   KernelCoefficients k = start;
   for (KernelClass c : kOrder) {
     std::vector<const MeasuredKernel*> mine = of_class(kernels, c);
-    if (mine.size() < kKernelsPerCoefficient * coefficients_of(c, k).size()) continue;
+    if (!enough_to_fit(mine.size(), c)) continue;
     k = fit_class(c, std::move(mine), gpus, k);
   }
   return k;
@@ -203,7 +210,6 @@ KernelFit fit_and_check_kernels(std::span<const MeasuredKernel> kernels, std::sp
     // Held out only where another GPU has kernels to fit on.
     if (!others[g].empty()) held[g] = fit_kernel_classes(others[g], gpus);
   }
-  KernelCoefficients defaults;
   for (KernelClass c : kOrder) {
     std::vector<double> pooled_logs, held_logs;
     std::size_t count = 0;
@@ -211,11 +217,13 @@ KernelFit fit_and_check_kernels(std::span<const MeasuredKernel> kernels, std::sp
       std::vector<double> in, out;
       bool held_has_class = false;
       // Too few kernels of the class to fit it here: the GPU's file borrows it from every GPU's fit
-      // (`fit --kernels --for` lists it), priced under that fit's GEMM as a file prices it.
+      // (`fit --kernels --for` lists it), priced under that fit's GEMM as a file prices it: the
+      // shipped one (KernelCoefficients::split), which is f.pooled.gemm where these tables are the
+      // shipped ones; another set of tables scores its borrowed classes under the shipped GEMM.
       KernelCoefficients mine = f.per_gpu[g];
       const auto here = static_cast<std::size_t>(std::count_if(own[g].begin(), own[g].end(),
                                                                [&](const MeasuredKernel& m) { return m.klass == c; }));
-      if (here < kKernelsPerCoefficient * coefficients_of(c, defaults).size()) mine.borrowed = {c};
+      if (!enough_to_fit(here, c)) mine.borrowed = {c};
       for (const MeasuredKernel& m : own[g]) {
         if (m.klass != c) continue;
         in.push_back(std::fabs(std::log(expected_kernel_seconds(mine, m, gpus[g]) / m.seconds)));
@@ -227,9 +235,8 @@ KernelFit fit_and_check_kernels(std::span<const MeasuredKernel> kernels, std::sp
       // class keeps defaults fitted with this GPU in them.
       std::size_t elsewhere = 0;
       for (const MeasuredKernel& m : others[g]) elsewhere += m.klass == c;
-      held_has_class = elsewhere >= kKernelsPerCoefficient * coefficients_of(c, defaults).size();
-      ClassResidual r{c, g, in.size(), median_abs(in), std::nullopt,
-                      in.size() >= kKernelsPerCoefficient * coefficients_of(c, defaults).size()};
+      held_has_class = enough_to_fit(elsewhere, c);
+      ClassResidual r{c, g, in.size(), median_abs(in), std::nullopt, enough_to_fit(in.size(), c)};
       if (held_has_class) {
         r.held_out = median_abs(out);
         held_logs.insert(held_logs.end(), out.begin(), out.end());
@@ -240,7 +247,7 @@ KernelFit fit_and_check_kernels(std::span<const MeasuredKernel> kernels, std::sp
     if (count == 0) continue;
     f.summary.push_back({c, count, median_abs(pooled_logs),
                          held_logs.empty() ? std::nullopt : std::optional<double>(median_abs(held_logs))});
-    f.summary.back().fitted = count >= kKernelsPerCoefficient * coefficients_of(c, defaults).size();
+    f.summary.back().fitted = enough_to_fit(count, c);
     // The bound against the fastest kernel of the class, relative to its own bound; and how many
     // beat the DRAM roofline (their activations in L2: never the streamed bound, below).
     KernelFit::Summary& s = f.summary.back();

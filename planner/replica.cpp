@@ -123,9 +123,10 @@ AssembledReplica assemble_replica(const ModelSpec& m, const GpuSpec& g, const Wo
 
 namespace {
 
-// Three significant digits in GB, as ever, but never an exponent ({:.3g} wrote DeepSeek-V3's 8 x H200
-// as "1.21e+03 GB"): past 999.5 GB in TB (and on), below 0.0001 GB in MB (and down). planner/
-// cannot reach report/'s human(Bytes) (docs/architecture.md).
+// A size in the rules' sentences, named for GB, its usual unit: three significant digits, never an
+// exponent ({:.3g} wrote DeepSeek-V3's 8 x H200 as "1.21e+03 GB"): past 999.5 GB in TB (and on),
+// below 0.0001 GB in MB (and down). planner/ cannot reach report/'s human(Bytes)
+// (docs/architecture.md).
 std::string gb(double bytes) {
   static constexpr std::array<const char*, 7> kUnits{"B", "kB", "MB", "GB", "TB", "PB", "EB"};
   std::size_t unit = 3;
