@@ -355,6 +355,23 @@ planner::PercentileScenario percentile_scenario(const PercentileArgs& a) {
   return scenario;
 }
 
+// An engine that reserves a request's whole length at admission (TensorRT-LLM's GUARANTEED_NO_EVICT)
+// reserves prompt + the client's max_tokens; the checks, which have no cap to give it, reserve each
+// request's own output, as simulate does without --max-tokens (cli/serve_flags.cpp's
+// reserve_warning): where the outputs vary, more run at once than the engine admits, and the
+// replicas may be too few. Said in every format, as a row's warning.
+std::optional<std::string> reservation_warning(const planner::PercentileScenario& s) {
+  if (!s.engine || engine_defaults(*s.engine, 80).preemption != Preemption::none) return std::nullopt;
+  const bool varies = s.stream ? std::any_of(s.stream->begin(), s.stream->end(),
+                                             [&](const serve::Request& q) { return q.gen != s.stream->front().gen; })
+                               : s.gen && s.gen->kind != serve::LengthDistribution::Kind::fixed;
+  if (!varies) return std::nullopt;
+  return std::string("the checks' reserving admission reserved each request's own output length, as if each client's "
+                     "max_tokens were set to the output it would make; the engine reserves prompt + max_tokens and "
+                     "admits fewer at once, so these replicas may be too few: simulate --max-tokens N checks a "
+                     "replica with the cap the clients send");
+}
+
 std::vector<Row> size_percentile_rows(const ModelSpec& m, const std::vector<SteadyPlan>& plans, const LoadTarget& target,
                                       const planner::PercentileScenario& scenario, std::ostream& err) {
   // Refused naming the flag, as simulate refuses it (a step's cost refused it unnamed).
@@ -385,9 +402,13 @@ std::string lengths_words(const PlanTraffic& t, long prompt_tokens, long gen_tok
                      t.prompt_lengths, t.gen_lengths, t.mean_source, prompt_tokens, gen_tokens);
 }
 
-void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& plans, const LoadTarget& target,
+void print_percentile_plans(const ModelSpec& m, const std::vector<SteadyPlan>& priced, const LoadTarget& target,
                             const PercentileArgs& a, std::ostream& out, std::ostream& err) {
   const planner::PercentileScenario scenario = percentile_scenario(a);
+  std::vector<SteadyPlan> plans = priced;  // the rows point into these, with the reservation's warning
+  if (const auto w = reservation_warning(scenario)) {
+    for (SteadyPlan& s : plans) s.warnings.push_back(*w);
+  }
   std::vector<Row> rows = size_percentile_rows(m, plans, target, scenario, err);
   const std::string pct = fmt::format("P{}", a.percentile);
   const std::string title = fmt::format(

@@ -40,6 +40,9 @@ using planner::SteadyPlan;
 
 // The scenario the flags give (InputError naming the flag).
 [[nodiscard]] planner::PercentileScenario percentile_scenario(const PercentileArgs& a);
+// Where the checks' engine reserves whole lengths and the outputs vary: the warning that each
+// request's own output was reserved (the engine reserves the client's max_tokens), for every row.
+[[nodiscard]] std::optional<std::string> reservation_warning(const planner::PercentileScenario& s);
 
 // Each steady plan sized by simulation, a bar on `err` while they are, when stderr is a terminal.
 // Refusal naming the flag for a plan whose checks would be too long.

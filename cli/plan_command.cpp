@@ -403,6 +403,9 @@ void plan_pools(const PlanArgs& a, const PercentileArgs& p, const WorkloadAxes& 
     for (const PlanRow& r : steady_rows(a, px, m, gpus, sizing.target).rows) {
       sizing.plans.push_back({r.gpu, r.layout, r.plan, r.reason, r.price, std::nullopt, r.warnings});
     }
+    if (const auto w = reservation_warning(scenario.scenario)) {
+      for (SteadyPlan& s : sizing.plans) s.warnings.push_back(*w);
+    }
     sizing.arrivals_cv = scenario.scenario.arrivals.cv;
     sizing.rows = size_percentile_rows(m, sizing.plans, sizing.target, scenario.scenario, err);
   }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -363,4 +364,30 @@ TEST_CASE("plan --percentile: the seconds a check spans in human units, and a sh
   REQUIRE(cut.code == 0);
   CHECK_THAT(cut.out, Catch::Contains("each check simulated 19379 requests") &&
                           Catch::Contains("--duration 600s asked 60000 requests, cut:"));
+}
+
+TEST_CASE("plan --percentile --engine trtllm: varying outputs reserved as each request's own are said in every format") {
+  // TensorRT-LLM's GUARANTEED_NO_EVICT reserves prompt + the client's max_tokens; the checks have no
+  // cap and reserve each request's own output (as simulate does without --max-tokens), so where the
+  // outputs vary the rows warn: in the table's notes, CSV's and JSON's warnings.
+  const std::vector<std::string> base{"plan", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "5",
+                                      "--percentile", "90", "--prompt", "1000"};
+  const auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = base;
+    a.insert(a.end(), extra.begin(), extra.end());
+    const auto r = run_cli(a);
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    return r.out;
+  };
+  const std::string said = "the checks' reserving admission reserved each request's own output length";
+  CHECK_THAT(with({"--engine", "trtllm", "--gen", "lognormal:1000:1"}), Catch::Contains("warning: " + said));
+  const auto rows = nlohmann::json::parse(with({"--engine", "trtllm", "--gen", "lognormal:1000:1", "-f", "json"}));
+  const auto& warnings = rows.at("rows").at(0).at("warnings");
+  CHECK(std::any_of(warnings.begin(), warnings.end(),
+                    [&](const auto& w) { return w.template get<std::string>().starts_with(said); }));
+  CHECK_THAT(with({"--engine", "trtllm", "--gen", "lognormal:1000:1", "-f", "csv"}), Catch::Contains(said));
+  // One fixed output is its own cap; vLLM grows its blocks and reserves nothing.
+  CHECK_THAT(with({"--engine", "trtllm", "--gen", "1000"}), !Catch::Contains(said));
+  CHECK_THAT(with({"--engine", "vllm", "--gen", "lognormal:1000:1"}), !Catch::Contains(said));
 }
