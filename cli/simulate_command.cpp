@@ -946,6 +946,21 @@ void run_simulate(const SimulateArgs& args, std::ostream& out, std::ostream& err
     const Summary reserved = summarize(*runs.reserved_bound, goal);
     runs.b = better(runs.b, reserved);
   }
+  // The cache thrashed: the expected run recomputed more tokens than the prompts it served hold,
+  // so its prefill did more than twice the work the traffic asked (a cache that preempts now and
+  // then recomputes a few percent of it; under a prefix cache, a preemption recomputes only what
+  // was evicted meanwhile). Past that the figures are the thrash's, not the server's: said.
+  if (const SimResult& x = runs.expected; x.preemptions > 0 && x.recomputed_tokens > x.prompt_tokens) {
+    const auto tokens = [](double n) {
+      return n >= 1e3 && n < 1e6 ? fmt::format("{:.3g} k", n / 1e3) : report::human_count(n);
+    };
+    r.warnings.push_back(fmt::format(
+        "the cache thrashed: {} preemptions recomputed {} tokens, {:.3g}× the prompts' {}; a larger cache, fewer "
+        "sequences (--max-batch, or the engine's own limit) or reserving whole lengths (--admission reserve) "
+        "avoids it",
+        x.preemptions, tokens(x.recomputed_tokens), x.recomputed_tokens / std::max(1.0, x.prompt_tokens),
+        tokens(x.prompt_tokens)));
+  }
   if (runs.e.served == 0 && runs.e.dropped > 0) {
     throw io::InputError(fmt::format("simulate: every request was dropped ({} longer than the model's context, {} larger "
                                      "{})",

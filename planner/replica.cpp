@@ -111,6 +111,7 @@ AssembledReplica assemble_replica(const ModelSpec& m, const GpuSpec& g, const Wo
   if (r.engine) {
     r.config.unchunked_fit = r.engine->defaults.unchunked_fit;
     r.config.mixed_steps = r.engine->defaults.mixed_steps;
+    r.config.retention = r.engine->defaults.retention;  // what its prefix cache keeps of a preempted request
   }
   if (s.mixed_steps) r.config.mixed_steps = *s.mixed_steps;
   r.config.reserve_whole = s.reserve_whole;

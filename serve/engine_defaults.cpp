@@ -51,6 +51,10 @@ EngineDefaults vllm(double gpu_gib, std::string_view gpu_name) {
   d.preemption = Preemption::recompute;
   d.queue_order = "fcfs";
   d.prefix_cache = true;  // --enable-prefix-caching: on by default in V1 (off for hybrid models)
+  // A preempted request's full blocks stay hashed in the free queue, freed tail first
+  // (KVCacheManager.free, vllm/v1/core/kv_cache_manager.py), found again on its return
+  // (get_computed_blocks) unless handed out meanwhile, least recently freed first (block_pool.py).
+  d.retention = Retention::computed;
   // Without chunked prefill, SchedulerConfig refuses an explicit max_num_batched_tokens below
   // max_model_len ("makes vLLM reject longer sequences"); a budget left at its default is raised
   // to max_model_len instead (EngineArgs: `self.max_num_batched_tokens = model_config.max_model_len`).
@@ -97,6 +101,10 @@ EngineDefaults sglang(double gpu_gib) {
   // --schedule-policy: "fcfs" (server arguments page; the 0.4.7 source's default too).
   d.queue_order = "fcfs";
   d.prefix_cache = true;  // the radix cache, unless --disable-radix-cache
+  // retract_decode (schedule_batch.py) frees a retracted request's tokens past its cached prefix
+  // and unlocks that prefix in the radix tree (dec_lock_ref), evictable least recently used: its
+  // prompt is found again on its return unless evicted meanwhile; its output is recomputed.
+  d.retention = Retention::prompt;
   d.unchunked = UnchunkedLimit::none;  // no refusal found for an unchunked long prompt
   // --enable-mixed-chunk is off by default (server_args.py: enable_mixed_chunk: bool = False):
   // get_next_batch_to_run runs a new prefill batch whenever one can be formed ("Run prefill first
@@ -135,6 +143,9 @@ EngineDefaults trtllm(double) {
   d.preemption = Preemption::none;
   d.queue_order = "fcfs";
   d.prefix_cache = true;  // KvCacheConfig.enable_block_reuse: True
+  // GUARANTEED_NO_EVICT never preempts; what block reuse keeps of a request paused under
+  // --admission grow was not checked: none modelled (it is recomputed from its prompt).
+  d.retention = Retention::none;
   // Without chunked prefill the LLM API rejects a prompt longer than max_num_tokens
   // (LLM._check_arguments); from the source, not a documentation page.
   d.unchunked = UnchunkedLimit::prompt;

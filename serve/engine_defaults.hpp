@@ -51,6 +51,9 @@ struct EngineDefaults {
   Preemption preemption = Preemption::recompute;
   std::string_view queue_order;  // the waiting queue's order: "fcfs" for all three
   bool prefix_cache = false;     // on by default: vLLM's prefix caching, SGLang's radix cache, TensorRT-LLM's block reuse
+  // What that cache keeps of a preempted request (ServerConfig::retention): vLLM every full block
+  // it computed, SGLang its prompt; TensorRT-LLM none modelled (GUARANTEED_NO_EVICT never preempts).
+  Retention retention = Retention::none;
   UnchunkedLimit unchunked = UnchunkedLimit::none;
   // What its scheduler does with an unchunked prompt longer than the budget the running decodes
   // leave it: passes over it to later prompts (vLLM 0.11), or stops there (TensorRT-LLM).

@@ -1,7 +1,8 @@
 // vLLM's V1 scheduler as the simulator runs it: the waiting queue first come first served, a
 // preempted request back at its head, blocks taken as a step's tokens are computed, and on a
 // shortage the latest admitted running request preempted (vllm/v1/core/sched/scheduler.py of the
-// 0.11 line pops the running list's last) and later recomputed from its prompt and output.
+// 0.11 line pops the running list's last) and later recomputed from its prompt and output (but
+// for what its prefix cache still holds of it: the server's, ServerConfig::retention).
 #include "serve/scheduling_policy.hpp"
 
 namespace roofline::serve {

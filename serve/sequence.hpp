@@ -3,6 +3,7 @@
 // this step computes. Shared by the server (serve/server.hpp) and its scheduling policies
 // (serve/scheduling_policy.hpp), which order, admit and preempt these.
 #include <cstddef>
+#include <cstdint>
 
 namespace roofline::serve {
 
@@ -21,6 +22,9 @@ struct Seq {
   long cached = 0;     // prompt tokens the prefix cache held for it here
   long routed_prefill = 0;  // the prefill blocks a KV router counted for it when it was routed here
   bool remote = false;  // a decode replica's, its cache (`cached`) still to cross the link into blocks not yet reserved
+  // Preempted under a prefix cache: its rank's BlockPool ticket for the full blocks it freed and
+  // the cache still holds (BlockPool::retain); -1: none.
+  std::int64_t ticket = -1;
   [[nodiscard]] bool prefilling() const { return computed < target; }
 };
 

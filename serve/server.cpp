@@ -9,7 +9,8 @@ namespace roofline::serve {
 
 Server::Server(const std::vector<Request>& r, StepCost& c, const ServerConfig& cfg, Timing t, StepCost* draft,
                double* rows)
-    : req_(r), cost_(c), draft_(draft), cfg_(cfg), timing_(t), policy_(make_policy(cfg)),
+    : req_(r), cost_(c), draft_(draft), cfg_(cfg),
+      retain_(cfg.cached_survives_preemption && cfg.limited_layers.empty() ? cfg.retention : Retention::none), timing_(t), policy_(make_policy(cfg)),
       rows_(rows != nullptr ? rows : &own_rows_), rng_(acceptance_seed(cfg.seed)), decode_tokens_(cfg.speculation ? cfg.speculation->k + 1 : 1),
       ranks_(static_cast<std::size_t>(c.ranks())), rank_blocks_(cfg.kv_blocks / c.ranks()) {
   for (Rank& k : ranks_) k.blocks = BlockPool(rank_blocks_);
@@ -259,13 +260,31 @@ void Server::sample() {
   next_sample_ = clock_ + cfg_.sample_every;
 }
 
-// Frees a sequence's blocks and queues it first, to be recomputed from its prompt and output.
+// Frees a sequence's blocks and queues it first, to be recomputed from its prompt and output:
+// under a prefix cache (retain_) only what of it the cache has evicted by its return. vLLM V1
+// (vllm/v1/core/sched/scheduler.py, Scheduler._preempt_request) frees the request's blocks and sets
+// num_computed_tokens = 0, but its full blocks keep their hashes in the free queue (freed tail
+// first, KVCacheManager.free) until handed out, and on its return get_computed_blocks hits every
+// one still there; the partial last block, never hashed, is lost. SGLang (schedule_batch.py,
+// retract_decode) frees the tokens past the request's cached prefix (its prompt, in the radix tree:
+// `last_uncached_pos = len(req.prefix_indices)`) and unlocks that prefix (dec_lock_ref), evictable
+// least recently used, evicted as needed; the output tokens are lost.
 void Server::preempt(Rank& k, Seq s) {
-  k.blocks.give(s.blocks);
   const Request& r = req_[s.req];
-  s.blocks = 0;
+  const long survives = cfg_.cached_survives_preemption ? s.cached : 0;
+  if (retain_ == Retention::none) {
+    k.blocks.give(s.blocks);
+    s.blocks = 0;
+    s.computed = survives;
+  } else {
+    const long kept = retain_ == Retention::prompt ? std::min(s.computed, r.prompt) : s.computed;
+    const long full = std::min(kept / cfg_.block_tokens, s.blocks);
+    k.blocks.give_uncached(s.blocks - full);  // the partial block (and SGLang's output): nothing to find
+    s.ticket = k.blocks.retain(full);
+    s.blocks = 0;
+    s.computed = std::max(full * cfg_.block_tokens, survives);  // as resumed() reads it now
+  }
   s.chunk = 0;
-  s.computed = cfg_.cached_survives_preemption ? s.cached : 0;
   s.target = r.prompt + s.generated;
   s.accepted = 0;
   ++s.preemptions;
@@ -299,6 +318,26 @@ bool Server::grant(Rank& k, std::size_t i, long& budget) {
   return true;
 }
 
+Seq Server::resumed(const Rank& k, Seq s) const {
+  if (s.ticket < 0) return s;
+  s.blocks = k.blocks.held(s.ticket);
+  s.computed = std::max(s.blocks * cfg_.block_tokens, cfg_.cached_survives_preemption ? s.cached : 0);
+  return s;
+}
+
+bool Server::claim(Rank& k, Seq& s, long need) {
+  if (s.ticket >= 0) {
+    // vLLM's allocate_slots counts the cached blocks a request touches among the free ones it may
+    // not take; here they are its own again only when the rest fits (else they stay where they lie).
+    if (need > free_beside(k, s)) return false;
+    k.blocks.reclaim(s.ticket);
+    s.ticket = -1;
+  }
+  if (!k.blocks.take(need)) return false;
+  s.blocks += need;
+  return true;
+}
+
 long Server::blocks_to_admit(const Seq& s) const {
   return std::max(0L, blocks_for(policy_->admission_tokens(s, req_[s.req], decode_tokens_)) - s.blocks);
 }
@@ -315,11 +354,11 @@ bool Server::runs_alone(const Rank& k) const {
       static_cast<long>(k.running.size()) >= cfg_.max_batch) {
     return false;
   }
-  Seq s = k.waiting.front();
+  Seq s = resumed(k, k.waiting.front());
   const long beside = cfg_.max_batched_tokens - static_cast<long>(k.running.size()) * decode_tokens_;
   if (s.remote || s.target - s.computed <= beside) return false;
   s.chunk = s.target - s.computed;  // as admitted below: the blocks it asks for count its whole prompt
-  return blocks_to_admit(s) <= k.blocks.free();
+  return blocks_to_admit(s) <= free_beside(k, s);
 }
 
 // SGLang without --enable-mixed-chunk (get_next_batch_to_run: "Run prefill first if possible"): a
@@ -387,7 +426,7 @@ void Server::schedule(Rank& k) {
 void Server::admit_waiting(Rank& k, long& budget) {
   std::size_t j = 0;
   while (j < k.waiting.size() && static_cast<long>(k.running.size()) < cfg_.max_batch && budget > 0) {
-    Seq s = k.waiting[j];
+    Seq s = resumed(k, k.waiting[j]);
     const long rest = s.target - s.computed;
     const bool alone = budget == cfg_.max_batched_tokens;
     if (!cfg_.chunked_prefill && rest > budget && !alone) {
@@ -396,9 +435,7 @@ void Server::admit_waiting(Rank& k, long& budget) {
       continue;
     }
     s.chunk = cfg_.chunked_prefill ? std::min(rest, budget) : rest;
-    const long need = blocks_to_admit(s);
-    if (!k.blocks.take(need)) break;
-    s.blocks += need;
+    if (!claim(k, s, blocks_to_admit(s))) break;
     k.waiting.erase(k.waiting.begin() + static_cast<std::ptrdiff_t>(j));
     if (s.remote) {
       // Its blocks reserved, its cache crosses the link into them; it computes nothing until

@@ -150,6 +150,16 @@ class Server {
   [[nodiscard]] Sample occupancy() const;
   void sample();
   void preempt(Rank& k, Seq s);
+  // A waiting sequence as it would be admitted now: a preempted one's blocks the prefix cache
+  // still holds its own, its computed tokens theirs (at least its cached prefix).
+  [[nodiscard]] Seq resumed(const Rank& k, Seq s) const;
+  // The blocks free to a resumed sequence beyond its own still held.
+  [[nodiscard]] static long free_beside(const Rank& k, const Seq& s) {
+    return k.blocks.free() - (s.ticket >= 0 ? s.blocks : 0);
+  }
+  // Gives a resumed sequence its held blocks back and `need` more; false (nothing changed) when
+  // they are not free.
+  bool claim(Rank& k, Seq& s, long need);
   bool grant(Rank& k, std::size_t i, long& budget);
   [[nodiscard]] bool runs_alone(const Rank& k) const;
   // Whether a step holds prompts beside decodes (ServerConfig::mixed_steps; a decode replica's always).
@@ -166,6 +176,8 @@ class Server {
   StepCost& cost_;
   StepCost* draft_;
   const ServerConfig& cfg_;
+  // ServerConfig::retention where it applies (cached_survives_preemption, no windowed layers).
+  Retention retain_;
   Timing timing_;
   std::unique_ptr<SchedulingPolicy> policy_;  // orders the queue, admits, picks the victim
   std::unordered_set<std::uint64_t> warm_;  // prefix groups this replica has admitted

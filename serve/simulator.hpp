@@ -3,7 +3,8 @@
 // served first come first served, a running batch limited by max_batch and by the KV cache's
 // blocks (allocated block by block as tokens are computed; when a running sequence needs a block
 // and none is free, the latest admitted sequence is preempted, its blocks freed, and it is
-// recomputed later from its prompt and the tokens it had produced), and a token budget per step
+// recomputed later from its prompt and the tokens it had produced, past what an engine's prefix
+// cache still holds of it: ServerConfig::retention), and a token budget per step
 // that a prefill fills whole or, chunked, in pieces. Each step is timed by StepCost for what it
 // holds: its prefill tokens and each decode sequence at its own context. Under data-parallel
 // attention (StepCost::ranks() > 1) each rank is such a server over its share of the blocks, the
@@ -42,6 +43,15 @@ enum class UnchunkedFit {
   stop,
 };
 
+// What a prefix cache keeps of a preempted sequence (serve/server.cpp's preempt, serve/block_pool.hpp):
+// its full blocks are freed but remembered, evicted least recently freed first, and on its return
+// the sequence recomputes only what was evicted.
+enum class Retention {
+  none,      // nothing but Request::cached (cached_survives_preemption): no --engine, TensorRT-LLM
+  computed,  // every full block it had computed, prompt and output: vLLM V1's prefix caching
+  prompt,    // its prompt's full blocks, its output tokens freed: SGLang's radix cache (retract_decode)
+};
+
 struct ServerConfig {
   long max_batch = 256;            // sequences running at once (a rank's, under data-parallel attention)
   long max_batched_tokens = 8192;  // tokens a step computes (decodes count one each; a rank's)
@@ -67,6 +77,12 @@ struct ServerConfig {
   // the link; vLLM's decode worker recomputes the prompt locally once its blocks are freed). The
   // cached tokens are still counted as arrived cached, so the recomputed ones are counted.
   bool cached_survives_preemption = true;
+  // What the engine's prefix cache keeps of a preempted sequence beyond that (Retention), where
+  // cached_survives_preemption holds and no layer keeps a window (vLLM turns prefix caching off
+  // for hybrid models): a disaggregated decode replica keeps none, its request recomputed whole as
+  // that flag says (vLLM's decode worker does cache the received blocks, `cache_blocks` in
+  // Scheduler._update_waiting_for_remote_kv, so there its recompute is overstated: not modelled).
+  Retention retention = Retention::none;
   long block_tokens = 16;          // tokens a KV block holds
   // Layers that keep at most a window's (or a chunk's) tokens of a sequence, each as {those tokens,
   // their share of a block's bytes} (serve/kv_capacity.cpp): a sequence holds their blocks for its
