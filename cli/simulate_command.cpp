@@ -381,20 +381,26 @@ std::string fleet_line(const SimulateArgs& a, const Runs& runs) {
                      a.replicas, a.router, *least, *most, mean, runs.imbalance);
 }
 
-// The pools, their routers and how the requests spread over them; then the link and how busy
-// each pool was.
 // The pair rule's placement where it is not the whole fleet's (model/kv_transfer.hpp): the link is
 // priced as each prefill replica paired with a decode replica in one domain, which a fleet spanning
-// domains keeps only where its router pairs within them.
-std::string pair_words(const GpuSpec& g, const Pools& p, int decode_gpus) {
-  if (!g.interconnect || p.mean_prompt.network) return "";
+// domains keeps only where its router pairs within them. The fleet's GPUs where it spans domains.
+std::optional<long> fleet_past_domain(const GpuSpec& g, const Pools& p, int decode_gpus) {
+  if (!g.interconnect || p.mean_prompt.network) return std::nullopt;
   const long fleet = p.prefill * gpus(p.prefill_layout) + p.decode * decode_gpus;
-  if (fleet <= g.interconnect->domain) return "";
-  return fmt::format(", priced as a prefill and a decode replica paired in one {}-GPU domain: the fleet's {} GPUs span "
-                     "more than one, and a pair across domains would send {}",
-                     g.interconnect->domain, fleet, g.network ? "over the network" : "between domains (no network named)");
+  if (fleet <= g.interconnect->domain) return std::nullopt;
+  return fleet;
 }
 
+std::string pair_words(const GpuSpec& g, const Pools& p, int decode_gpus) {
+  const std::optional<long> fleet = fleet_past_domain(g, p, decode_gpus);
+  if (!fleet) return "";
+  return fmt::format(", priced as a prefill and a decode replica paired in one {}-GPU domain: the fleet's {} GPUs span "
+                     "more than one, and a pair across domains would send {}",
+                     g.interconnect->domain, *fleet, g.network ? "over the network" : "between domains (no network named)");
+}
+
+// The pools, their routers and how the requests spread over them; then the link and how busy
+// each pool was.
 std::vector<std::string> pool_lines(const SimulateArgs& a, const Replica& r, const Runs& runs) {
   const Pools& p = *runs.pools;
   const auto spread = [](const std::vector<long>& v) {
@@ -960,6 +966,18 @@ void run_simulate(const SimulateArgs& args, std::ostream& out, std::ostream& err
         "avoids it",
         x.preemptions, tokens(x.recomputed_tokens), x.recomputed_tokens / std::max(1.0, x.prompt_tokens),
         tokens(x.prompt_tokens)));
+  }
+  // The pair rule's assumption, where the fleet spans domains, in every format (the table's link
+  // line says it too), as plan's rows warn.
+  if (runs.pools) {
+    if (const auto fleet = fleet_past_domain(r.point.gpu, *runs.pools, gpus(r.point.workload))) {
+      r.warnings.push_back(fmt::format(
+          "the KV cache's trip between the pools is priced over the interconnect, as a prefill and a decode replica "
+          "paired in one {}-GPU domain; the fleet's {} GPUs span more than one, and a cache sent between domains (a "
+          "router pairing replicas across them) goes {}",
+          r.point.gpu.interconnect->domain, *fleet,
+          r.point.gpu.network ? "over the network, slower" : "between domains, over a network its description does not name"));
+    }
   }
   if (runs.e.served == 0 && runs.e.dropped > 0) {
     throw io::InputError(fmt::format("simulate: every request was dropped ({} longer than the model's context, {} larger "

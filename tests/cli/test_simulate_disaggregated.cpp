@@ -164,3 +164,26 @@ TEST_CASE("simulate --engine sglang --disaggregate: the decode blocks reserved b
   CHECK(sglang["disaggregated"]["decode_blocks_reserved"] == "at_arrival");
   CHECK(vllm["disaggregated"]["decode_blocks_reserved"] == "after_prefill");
 }
+
+TEST_CASE("simulate --disaggregate: a fleet past one domain warns in every format that its link is priced for a pair in one") {
+  // 4 prefill + 6 decode replicas of one H100 each: 10 GPUs, past the 8 of an NVLink domain. The
+  // link is priced as a prefill and a decode replica paired in one domain; JSON and CSV carried
+  // only the table's link line before, so nothing said it there.
+  const std::vector<std::string> base{"simulate", "-m", "llama-3.1-8b", "-g", "h100-sxm", "--rate", "50", "--prompt",
+                                      "2048", "--gen", "256", "--duration", "20s", "--disaggregate"};
+  const auto run = [&](const char* pools, const char* format) {
+    std::vector<std::string> a = base;
+    a.insert(a.end(), {pools, "-f", format});
+    const auto r = test::run_cli(a);
+    INFO(r.err);
+    REQUIRE(r.code == 0);
+    return r.out;
+  };
+  const std::string said = "as a prefill and a decode replica paired in one 8-GPU domain; the fleet's 10 GPUs span more than one";
+  const auto j = nlohmann::json::parse(run("4:6", "json"));
+  const auto& w = j.at("warnings");
+  CHECK(std::any_of(w.begin(), w.end(), [&](const auto& s) { return s.template get<std::string>().find(said) != std::string::npos; }));
+  CHECK_THAT(run("4:6", "csv"), Catch::Contains(said));
+  // 2 + 3 GPUs fit one domain: nothing to say.
+  CHECK_THAT(run("2:3", "json"), !Catch::Contains("span more than one"));
+}
