@@ -132,6 +132,10 @@ KernelCoefficients::Split recurrent_split(const RecurrentCoefficients& r, double
   return s;
 }
 
+// Every GPU's fit's GEMM, which its borrowed classes were fitted under (split, below). At namespace
+// scope: a function's static would test its guard at every one of an evaluation's 26 splits.
+const GemmCoefficients kPooledGemm{};
+
 }  // namespace
 
 KernelCoefficients::Split KernelCoefficients::split(KernelClass k, const KernelAsk& a, const KernelCeilings& c) const {
@@ -140,9 +144,9 @@ KernelCoefficients::Split KernelCoefficients::split(KernelClass k, const KernelA
   // the fp8 GEMMs under its memory, overlap and launch, the experts under its compute. It is priced
   // with that GEMM, not this GPU's own (A100: p 1.41 from Vidur's GEMMs made Llama-3.1-8B's decode
   // attention at batch 32 and 4096 tokens 11.10 ms where every GPU's fit, at 1.94, says 10.42).
-  const bool lent = std::find(borrowed.begin(), borrowed.end(), k) != borrowed.end();
-  static const GemmCoefficients pooled{};
-  const GemmCoefficients& g = lent ? pooled : gemm;
+  // (A GPU with its own tables borrows few classes or none, the H100 none: tested empty first.)
+  const bool lent = !borrowed.empty() && std::find(borrowed.begin(), borrowed.end(), k) != borrowed.end();
+  const GemmCoefficients& g = lent ? kPooledGemm : gemm;
   const double stream = a.bytes / (g.memory * c.bandwidth);
   switch (k) {
     case KernelClass::gemm:
