@@ -658,14 +658,13 @@ void write_report(const SimulateArgs& a, const Replica& r, const Traffic& t, con
                     r.point.workload.dp_attention, name(r.point.workload.precision.compute), a.replicas, a.router,
                     runs.imbalance, std::nullopt, std::nullopt,
                     static_cast<long>(t.requests.size()), t.duration, &runs.expected, runs.e, runs.b,
-                    bound_admission(r, runs), std::nullopt};
+                    bound_admission(r, runs), std::nullopt, std::nullopt, r.warnings};
   if (r.engine) {
     f.engine = std::string(engine_name(r.engine->defaults.engine));
     f.engine_version = std::string(r.engine->defaults.label);
   }
   if (runs.pools) f.pools = runs.pools->e;
   if (spec) f.speculative = figures_of(r, *spec);
-  f.warnings = r.warnings;
   SimulateViews views;
   // Only the format asked for is built: the others cost little, but a row needs no table.
   if (format == report::OutputFormat::json) views.document = json_document(a, r, t, runs, spec);
