@@ -24,6 +24,7 @@
 #include "report/warning_text.hpp"
 #include "io/units_parse.hpp"
 #include "cli/launch_files.hpp"
+#include "cli/pair_link_warning.hpp"
 #include "cli/plan_traffic.hpp"
 #include "cli/pools_plan.hpp"
 #include "planner/length_pools.hpp"
@@ -198,17 +199,11 @@ std::string kv_transfer_note(const PlanRow& r) {
 // carries it (CSV's and JSON's `warnings`), with the time a transfer between domains would take.
 std::optional<std::string> fleet_link_warning(const GpuSpec& g, const Workload& w, const CapacityPlan& p) {
   if (!p.feasible || !g.interconnect || !p.kv_transfer || !p.kv_transfer_bytes) return std::nullopt;
-  const int domain = g.interconnect->domain;
-  if (2 * gpus(w) > domain || p.gpus <= domain) return std::nullopt;
-  const std::string across =
-      g.network ? fmt::format("over the network in {}",
-                              human(*p.kv_transfer_bytes / static_cast<double>(cache_senders(w)) / g.network->bandwidth +
-                                    g.network->latency))
-                : "between domains, over a network its description does not name";
-  return fmt::format("{} with {}: the KV cache's trip between the pools is priced over the interconnect ({}), as a "
-                     "prefill and a decode replica paired in one {}-GPU domain; the steady plan's {} GPUs span more "
-                     "than one, and a cache sent between domains (a router pairing replicas across them) goes {}",
-                     g.name, layout_label(w), human(*p.kv_transfer), domain, p.gpus, across);
+  if (2 * gpus(w) > g.interconnect->domain) return std::nullopt;  // the pair itself went over the network
+  const auto said = pair_link_warning(g, p.gpus, "the steady plan's", *p.kv_transfer,
+                                      *p.kv_transfer_bytes / static_cast<double>(cache_senders(w)));
+  if (!said) return std::nullopt;
+  return fmt::format("{} with {}: {}", g.name, layout_label(w), *said);
 }
 
 void print(const std::vector<PlanRow>& rows, const PlanArgs& a, const ModelSpec& m, const Workload& w, int too_big,

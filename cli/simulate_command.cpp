@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "chart/chart.hpp"
+#include "cli/pair_link_warning.hpp"
 #include "cli/plot_command.hpp"
 #include "cli/progress_bar.hpp"
 #include "cli/requests_out.hpp"
@@ -969,13 +970,13 @@ void run_simulate(const SimulateArgs& args, std::ostream& out, std::ostream& err
   // The pair rule's assumption, where the fleet spans domains, in every format (the table's link
   // line says it too), as plan's rows warn.
   if (runs.pools) {
-    if (const auto fleet = fleet_past_domain(r.point.gpu, *runs.pools, gpus(r.point.workload))) {
-      r.warnings.push_back(fmt::format(
-          "the KV cache's trip between the pools is priced over the interconnect, as a prefill and a decode replica "
-          "paired in one {}-GPU domain; the fleet's {} GPUs span more than one, and a cache sent between domains (a "
-          "router pairing replicas across them) goes {}",
-          r.point.gpu.interconnect->domain, *fleet,
-          r.point.gpu.network ? "over the network, slower" : "between domains, over a network its description does not name"));
+    const Pools& p = *runs.pools;
+    if (const auto fleet = fleet_past_domain(r.point.gpu, p, gpus(r.point.workload))) {
+      // The mean prompt's cache, each prefill GPU's shard of it.
+      const Bytes shard = p.mean_prompt.bytes.value_or(Bytes(0)) / static_cast<double>(cache_senders(p.prefill_layout));
+      if (auto w = pair_link_warning(r.point.gpu, *fleet, "the fleet's", std::nullopt, shard)) {
+        r.warnings.push_back(std::move(*w));
+      }
     }
   }
   if (runs.e.served == 0 && runs.e.dropped > 0) {
